@@ -1,0 +1,232 @@
+package types
+
+import "strings"
+
+// Kind identifies a CQL type. The numeric values are minicass's own and are not
+// part of any file format; the native-protocol type id is given by ProtocolID.
+type Kind uint8
+
+// The CQL types minicass supports.
+const (
+	Invalid Kind = iota
+	Ascii
+	Text // also spelled varchar
+	Int
+	Bigint
+	Smallint
+	Tinyint
+	Varint
+	Float
+	Double
+	Decimal
+	Boolean
+	UUID
+	TimeUUID
+	Timestamp
+	Date
+	Time
+	Duration
+	Blob
+	Inet
+	Counter
+	List
+	Set
+	Map
+	Tuple
+)
+
+var kindNames = [...]string{
+	Invalid:   "invalid",
+	Ascii:     "ascii",
+	Text:      "text",
+	Int:       "int",
+	Bigint:    "bigint",
+	Smallint:  "smallint",
+	Tinyint:   "tinyint",
+	Varint:    "varint",
+	Float:     "float",
+	Double:    "double",
+	Decimal:   "decimal",
+	Boolean:   "boolean",
+	UUID:      "uuid",
+	TimeUUID:  "timeuuid",
+	Timestamp: "timestamp",
+	Date:      "date",
+	Time:      "time",
+	Duration:  "duration",
+	Blob:      "blob",
+	Inet:      "inet",
+	Counter:   "counter",
+	List:      "list",
+	Set:       "set",
+	Map:       "map",
+	Tuple:     "tuple",
+}
+
+// String returns the CQL name of the kind, e.g. "bigint" or "map".
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "invalid"
+}
+
+// protocolIDs maps kinds to the native protocol v4 [option] ids
+// (doc/native_protocol_v4.spec section 4.2.5.2).
+var protocolIDs = [...]uint16{
+	Ascii:     0x0001,
+	Bigint:    0x0002,
+	Blob:      0x0003,
+	Boolean:   0x0004,
+	Counter:   0x0005,
+	Decimal:   0x0006,
+	Double:    0x0007,
+	Float:     0x0008,
+	Int:       0x0009,
+	Timestamp: 0x000B,
+	UUID:      0x000C,
+	Text:      0x000D,
+	Varint:    0x000E,
+	TimeUUID:  0x000F,
+	Inet:      0x0010,
+	Date:      0x0011,
+	Time:      0x0012,
+	Smallint:  0x0013,
+	Tinyint:   0x0014,
+	Duration:  0x0015,
+	List:      0x0020,
+	Map:       0x0021,
+	Set:       0x0022,
+	Tuple:     0x0031,
+}
+
+// ProtocolID returns the native protocol v4 type id of the kind. Duration has
+// no v4 id of its own; Cassandra sends it as a custom type (0x0000) named
+// org.apache.cassandra.db.marshal.DurationType, which callers handle.
+func (k Kind) ProtocolID() uint16 {
+	if int(k) < len(protocolIDs) {
+		return protocolIDs[k]
+	}
+	return 0
+}
+
+// Type is a CQL type. Scalar types have no Params. List and Set have one
+// parameter (the element type), Map two (key, value), and Tuple one per field.
+// Frozen is set for frozen collections; tuples are always frozen.
+//
+// Type is a small value type: copy it freely and compare with Equal.
+type Type struct {
+	Kind   Kind
+	Frozen bool
+	Params []Type
+}
+
+// Predefined scalar types, for convenience.
+var (
+	AsciiType     = Type{Kind: Ascii}
+	TextType      = Type{Kind: Text}
+	IntType       = Type{Kind: Int}
+	BigintType    = Type{Kind: Bigint}
+	SmallintType  = Type{Kind: Smallint}
+	TinyintType   = Type{Kind: Tinyint}
+	VarintType    = Type{Kind: Varint}
+	FloatType     = Type{Kind: Float}
+	DoubleType    = Type{Kind: Double}
+	DecimalType   = Type{Kind: Decimal}
+	BooleanType   = Type{Kind: Boolean}
+	UUIDType      = Type{Kind: UUID}
+	TimeUUIDType  = Type{Kind: TimeUUID}
+	TimestampType = Type{Kind: Timestamp}
+	DateType      = Type{Kind: Date}
+	TimeType      = Type{Kind: Time}
+	DurationType  = Type{Kind: Duration}
+	BlobType      = Type{Kind: Blob}
+	InetType      = Type{Kind: Inet}
+	CounterType   = Type{Kind: Counter}
+)
+
+// ListOf returns the type list<elem> (frozen if frozen is true).
+func ListOf(elem Type, frozen bool) Type {
+	return Type{Kind: List, Frozen: frozen, Params: []Type{elem}}
+}
+
+// SetOf returns the type set<elem> (frozen if frozen is true).
+func SetOf(elem Type, frozen bool) Type {
+	return Type{Kind: Set, Frozen: frozen, Params: []Type{elem}}
+}
+
+// MapOf returns the type map<key, value> (frozen if frozen is true).
+func MapOf(key, value Type, frozen bool) Type {
+	return Type{Kind: Map, Frozen: frozen, Params: []Type{key, value}}
+}
+
+// TupleOf returns the type tuple<fields...>. Tuples are always frozen.
+func TupleOf(fields ...Type) Type {
+	return Type{Kind: Tuple, Frozen: true, Params: fields}
+}
+
+// IsCollection reports whether t is a list, set or map.
+func (t Type) IsCollection() bool {
+	return t.Kind == List || t.Kind == Set || t.Kind == Map
+}
+
+// IsMultiCell reports whether values of t are stored as one cell per element:
+// true for non-frozen collections, false for everything else.
+func (t Type) IsMultiCell() bool {
+	return t.IsCollection() && !t.Frozen
+}
+
+// Equal reports whether t and o are the same type.
+func (t Type) Equal(o Type) bool {
+	if t.Kind != o.Kind || t.Frozen != o.Frozen || len(t.Params) != len(o.Params) {
+		return false
+	}
+	for i := range t.Params {
+		if !t.Params[i].Equal(o.Params[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// Freeze returns a copy of t marked frozen (a no-op for scalar types).
+func (t Type) Freeze() Type {
+	if t.IsCollection() || t.Kind == Tuple {
+		t.Frozen = true
+	}
+	return t
+}
+
+// String returns the type as CQL writes it, as in system_schema.columns.type:
+// "text", "list<int>", "frozen<map<text, int>>", "tuple<int, text>".
+func (t Type) String() string {
+	var b strings.Builder
+	t.format(&b, false)
+	return b.String()
+}
+
+func (t Type) format(b *strings.Builder, insideFrozen bool) {
+	switch t.Kind {
+	case List, Set, Map, Tuple:
+		frozenWrap := t.Frozen && !insideFrozen && t.Kind != Tuple
+		if frozenWrap {
+			b.WriteString("frozen<")
+		}
+		b.WriteString(t.Kind.String())
+		b.WriteByte('<')
+		for i, p := range t.Params {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			// Elements of a collection are always frozen; Cassandra prints a
+			// nested collection inside a frozen one without its own frozen<>.
+			p.format(b, t.Frozen || t.Kind == Tuple)
+		}
+		b.WriteByte('>')
+		if frozenWrap {
+			b.WriteByte('>')
+		}
+	default:
+		b.WriteString(t.Kind.String())
+	}
+}
