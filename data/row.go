@@ -1,0 +1,182 @@
+package data
+
+import "bytes"
+
+// ColumnDeletion is a deletion of a whole non-frozen collection column in
+// one row (written by DELETE m or by overwriting the collection, which
+// deletes at timestamp-1 before writing the new elements).
+type ColumnDeletion struct {
+	Column   string
+	Deletion DeletionTime
+}
+
+// Row is one row of a partition, or the partition's static row (whose
+// Clustering is empty).
+type Row struct {
+	// Clustering is the byte-comparable clustering key (types.EncodeClustering);
+	// empty for the static row.
+	Clustering []byte
+	// Liveness is the primary-key liveness record (INSERT sets it).
+	Liveness LivenessInfo
+	// Deletion is the row deletion, LiveDeletion if none.
+	Deletion DeletionTime
+	// ColumnDeletions holds collection tombstones, sorted by column.
+	ColumnDeletions []ColumnDeletion
+	// Cells holds the row's cells sorted by CompareID.
+	Cells []Cell
+}
+
+// NewRow returns an empty row with the given clustering key.
+func NewRow(clustering []byte) Row {
+	return Row{Clustering: clustering, Liveness: EmptyLiveness, Deletion: LiveDeletion}
+}
+
+// IsEmpty reports whether the row carries no information at all.
+func (r *Row) IsEmpty() bool {
+	return r.Liveness.IsEmpty() && r.Deletion.IsLive() && len(r.ColumnDeletions) == 0 && len(r.Cells) == 0
+}
+
+// ColumnDeletion returns the collection deletion recorded for column, or
+// LiveDeletion.
+func (r *Row) ColumnDeletion(column string) DeletionTime {
+	for _, cd := range r.ColumnDeletions {
+		if cd.Column == column {
+			return cd.Deletion
+		}
+	}
+	return LiveDeletion
+}
+
+// HasLiveData reports whether the row is visible at time now (seconds):
+// its liveness record is live, or one of its cells is.
+func (r *Row) HasLiveData(now int64) bool {
+	if r.Liveness.IsLive(now) {
+		return true
+	}
+	for i := range r.Cells {
+		if r.Cells[i].IsLive(now) {
+			return true
+		}
+	}
+	return false
+}
+
+// MergeRows returns the reconciliation of two versions a and b of the same
+// row: the superseding liveness, the later deletions, cells reconciled one by
+// one (Reconcile), and then everything shadowed by the row's deletion or a
+// collection deletion removed. Neither input is modified; the result may
+// share cell memory with them.
+func MergeRows(a, b *Row) Row {
+	out := Row{Clustering: a.Clustering, Liveness: a.Liveness, Deletion: MaxDeletion(a.Deletion, b.Deletion)}
+	if b.Liveness.Supersedes(a.Liveness) {
+		out.Liveness = b.Liveness
+	}
+	out.ColumnDeletions = mergeColumnDeletions(a.ColumnDeletions, b.ColumnDeletions)
+	out.Cells = make([]Cell, 0, len(a.Cells)+len(b.Cells))
+	i, j := 0, 0
+	for i < len(a.Cells) || j < len(b.Cells) {
+		switch {
+		case j >= len(b.Cells):
+			out.Cells = append(out.Cells, a.Cells[i])
+			i++
+		case i >= len(a.Cells):
+			out.Cells = append(out.Cells, b.Cells[j])
+			j++
+		default:
+			c := CompareID(&a.Cells[i], &b.Cells[j])
+			switch {
+			case c < 0:
+				out.Cells = append(out.Cells, a.Cells[i])
+				i++
+			case c > 0:
+				out.Cells = append(out.Cells, b.Cells[j])
+				j++
+			default:
+				out.Cells = append(out.Cells, Reconcile(&a.Cells[i], &b.Cells[j]))
+				i++
+				j++
+			}
+		}
+	}
+	out.PurgeShadowed(LiveDeletion)
+	return out
+}
+
+func mergeColumnDeletions(a, b []ColumnDeletion) []ColumnDeletion {
+	if len(b) == 0 {
+		return a
+	}
+	if len(a) == 0 {
+		return b
+	}
+	out := make([]ColumnDeletion, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case j >= len(b) || (i < len(a) && a[i].Column < b[j].Column):
+			out = append(out, a[i])
+			i++
+		case i >= len(a) || b[j].Column < a[i].Column:
+			out = append(out, b[j])
+			j++
+		default:
+			out = append(out, ColumnDeletion{Column: a[i].Column, Deletion: MaxDeletion(a[i].Deletion, b[j].Deletion)})
+			i++
+			j++
+		}
+	}
+	return out
+}
+
+// PurgeShadowed removes, in place, what a deletion covering the row (outer:
+// a partition deletion or range tombstone, or LiveDeletion) together with the
+// row's own deletion and collection deletions shadow: cells and liveness with
+// a timestamp at or below them. Deletions that outer supersedes are dropped
+// too, since outer already records them.
+func (r *Row) PurgeShadowed(outer DeletionTime) {
+	if !outer.IsLive() && !r.Deletion.Supersedes(outer) {
+		r.Deletion = LiveDeletion
+	}
+	del := MaxDeletion(r.Deletion, outer)
+	if del.Deletes(r.Liveness.Timestamp) {
+		r.Liveness = EmptyLiveness
+	}
+	if len(r.ColumnDeletions) > 0 {
+		kept := r.ColumnDeletions[:0]
+		for _, cd := range r.ColumnDeletions {
+			if cd.Deletion.Supersedes(del) {
+				kept = append(kept, cd)
+			}
+		}
+		r.ColumnDeletions = kept
+	}
+	kept := r.Cells[:0]
+	for _, c := range r.Cells {
+		if del.Deletes(c.Timestamp) {
+			continue
+		}
+		if c.Path != nil && len(r.ColumnDeletions) > 0 && r.ColumnDeletion(c.Column).Deletes(c.Timestamp) {
+			continue
+		}
+		kept = append(kept, c)
+	}
+	r.Cells = kept
+}
+
+// RangeTombstone deletes every row whose clustering key K satisfies
+// Start <= K < End in bytes.Compare order. The bounds are byte-comparable
+// clustering bounds (types.EncodeBound), so inclusive and exclusive ends are
+// already folded into the bytes. A nil Start means from the first row, a nil
+// End to the last.
+type RangeTombstone struct {
+	Start, End []byte
+	Deletion   DeletionTime
+}
+
+// Contains reports whether the clustering key k lies inside the range.
+func (rt *RangeTombstone) Contains(k []byte) bool {
+	if rt.Start != nil && bytes.Compare(k, rt.Start) < 0 {
+		return false
+	}
+	return rt.End == nil || bytes.Compare(k, rt.End) < 0
+}

@@ -1,0 +1,213 @@
+// Package schema describes keyspaces and tables: columns with their CQL types
+// and kinds, the primary key, clustering order and table options. It is a
+// leaf of the import graph (it imports only types and data), shared by the
+// engine, the SSTable tools and the CQL layer.
+//
+// Schema values are immutable once published: a schema change builds a new
+// *Table (or *Keyspace) and swaps the pointer, so readers and writers that
+// hold the old one keep a consistent view.
+package schema
+
+import (
+	"github.com/minicass/minicass/data"
+	"github.com/minicass/minicass/types"
+)
+
+// ColumnKind says what part of the primary key (if any) a column is.
+type ColumnKind uint8
+
+// The column kinds, named as in system_schema.columns.kind.
+const (
+	PartitionKey ColumnKind = iota
+	Clustering
+	Static
+	Regular
+)
+
+// String returns the kind as system_schema.columns.kind spells it.
+func (k ColumnKind) String() string {
+	switch k {
+	case PartitionKey:
+		return "partition_key"
+	case Clustering:
+		return "clustering"
+	case Static:
+		return "static"
+	default:
+		return "regular"
+	}
+}
+
+// Column is one column of a table.
+type Column struct {
+	Name string
+	Type types.Type
+	Kind ColumnKind
+	// Position is the 0-based position within the partition key or the
+	// clustering columns, and -1 for static and regular columns.
+	Position int
+	// Desc is true for a clustering column declared DESC.
+	Desc bool
+}
+
+// ClusteringOrder returns "asc", "desc" or "none", as
+// system_schema.columns.clustering_order spells it.
+func (c *Column) ClusteringOrder() string {
+	if c.Kind != Clustering {
+		return "none"
+	}
+	if c.Desc {
+		return "desc"
+	}
+	return "asc"
+}
+
+// Keyspace is a keyspace definition.
+type Keyspace struct {
+	Name string
+	// Replication is the replication map, including its "class" entry,
+	// with the class written in full (org.apache.cassandra.locator...).
+	Replication   map[string]string
+	DurableWrites bool
+}
+
+// Options are the table options minicass interprets, plus every other
+// option kept verbatim so DESCRIBE can print it back.
+type Options struct {
+	// DefaultTTL is default_time_to_live in seconds (0: no expiry).
+	DefaultTTL int32
+	// GCGraceSeconds is gc_grace_seconds (default 864000).
+	GCGraceSeconds int32
+	// BloomFilterFPChance is bloom_filter_fp_chance (default 0.01).
+	BloomFilterFPChance float64
+	// Comment is the table comment.
+	Comment string
+	// Compaction is the compaction map, with its "class" entry written in
+	// full (org.apache.cassandra.db.compaction...).
+	Compaction map[string]string
+	// Compression is the compression map (class, chunk_length_in_kb, ...),
+	// or {"enabled": "false"} for no compression.
+	Compression map[string]string
+	// Extra holds the other options (caching, crc_check_chance,
+	// speculative_retry, ...) as CQL literal text.
+	Extra map[string]string
+}
+
+// DefaultGCGraceSeconds is Cassandra's default gc_grace_seconds (10 days).
+const DefaultGCGraceSeconds = 864000
+
+// DefaultOptions returns the options of a table created without WITH.
+func DefaultOptions() Options {
+	return Options{
+		GCGraceSeconds:      DefaultGCGraceSeconds,
+		BloomFilterFPChance: 0.01,
+		Compaction: map[string]string{
+			"class":         "org.apache.cassandra.db.compaction.SizeTieredCompactionStrategy",
+			"max_threshold": "32",
+			"min_threshold": "4",
+		},
+		Compression: map[string]string{
+			"chunk_length_in_kb": "16",
+			"class":              "org.apache.cassandra.io.compress.LZ4Compressor",
+		},
+	}
+}
+
+// Table is a table definition. Columns lists every column: partition key
+// columns in key order, then clustering columns in order, then static and
+// regular columns sorted by name (the order of SELECT *).
+type Table struct {
+	Keyspace string
+	Name     string
+	ID       data.TableID
+	Columns  []*Column
+	Options  Options
+
+	partitionKey []*Column
+	clustering   []*Column
+	byName       map[string]*Column
+	clusterTypes []types.ClusteringColumn
+}
+
+// NewTable builds a table from its columns (in any order; positions and kinds
+// must already be set) and options, and indexes it.
+func NewTable(keyspace, name string, id data.TableID, cols []*Column, opts Options) *Table {
+	t := &Table{Keyspace: keyspace, Name: name, ID: id, Options: opts, byName: make(map[string]*Column, len(cols))}
+	var pk, ck, rest []*Column
+	for _, c := range cols {
+		switch c.Kind {
+		case PartitionKey:
+			pk = append(pk, c)
+		case Clustering:
+			ck = append(ck, c)
+		default:
+			rest = append(rest, c)
+		}
+		t.byName[c.Name] = c
+	}
+	sortByPosition(pk)
+	sortByPosition(ck)
+	sortByName(rest)
+	t.partitionKey, t.clustering = pk, ck
+	t.Columns = append(append(append(make([]*Column, 0, len(cols)), pk...), ck...), rest...)
+	for _, c := range ck {
+		order := types.Asc
+		if c.Desc {
+			order = types.Desc
+		}
+		t.clusterTypes = append(t.clusterTypes, types.ClusteringColumn{Type: c.Type, Order: order})
+	}
+	return t
+}
+
+func sortByPosition(cs []*Column) {
+	for i := 1; i < len(cs); i++ {
+		for j := i; j > 0 && cs[j].Position < cs[j-1].Position; j-- {
+			cs[j], cs[j-1] = cs[j-1], cs[j]
+		}
+	}
+}
+
+func sortByName(cs []*Column) {
+	for i := 1; i < len(cs); i++ {
+		for j := i; j > 0 && cs[j].Name < cs[j-1].Name; j-- {
+			cs[j], cs[j-1] = cs[j-1], cs[j]
+		}
+	}
+}
+
+// Column returns the column named name, or nil.
+func (t *Table) Column(name string) *Column { return t.byName[name] }
+
+// PartitionKey returns the partition key columns in order.
+func (t *Table) PartitionKey() []*Column { return t.partitionKey }
+
+// ClusteringColumns returns the clustering columns in order.
+func (t *Table) ClusteringColumns() []*Column { return t.clustering }
+
+// ClusteringTypes returns the clustering columns' types and orders, as the
+// byte-comparable key encoding of package types needs them.
+func (t *Table) ClusteringTypes() []types.ClusteringColumn { return t.clusterTypes }
+
+// HasStatic reports whether the table has a static column.
+func (t *Table) HasStatic() bool {
+	for _, c := range t.Columns {
+		if c.Kind == Static {
+			return true
+		}
+	}
+	return false
+}
+
+// IsCounter reports whether the table's regular columns are counters.
+func (t *Table) IsCounter() bool {
+	for _, c := range t.Columns {
+		if c.Kind == Regular && c.Type.Kind == types.Counter {
+			return true
+		}
+	}
+	return false
+}
+
+// QualifiedName returns "keyspace.table".
+func (t *Table) QualifiedName() string { return t.Keyspace + "." + t.Name }
