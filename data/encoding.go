@@ -202,14 +202,22 @@ func (d *Decoder) raw(n uint64, what string) []byte {
 	return s
 }
 
+// bytes reads a length-prefixed byte string; an empty string decodes as nil.
 func (d *Decoder) bytes(what string) []byte {
-	return d.raw(d.uvarint(what), what)
+	n := d.uvarint(what)
+	if n == 0 {
+		return nil
+	}
+	return d.raw(n, what)
 }
 
 func (d *Decoder) optBytes(what string) []byte {
 	n := d.uvarint(what)
 	if n == 0 || d.err != nil {
 		return nil
+	}
+	if n == 1 {
+		return []byte{} // present but empty: not the same as nil (null)
 	}
 	return d.raw(n-1, what)
 }
