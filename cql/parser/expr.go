@@ -1,0 +1,494 @@
+package parser
+
+// Expressions follow Cassandra's term and selector rules:
+//
+//	term      := mul (('+' | '-') mul)*
+//	mul       := group (('*' | '/' | '%') group)*
+//	group     := '-' simple | simple
+//	simple    := constant | NULL | marker | [..] | {..} | (..) | f(args)
+//	           | '(' type ')' simple | CAST '(' simple AS native ')'
+//
+// Selectors use the same grammar where a bare identifier is a column, plus
+// count(*), writetime(c), ttl(c) and field access expr.field.
+
+// parseTerm parses a term (no column references).
+func (p *parser) parseTerm() (Expr, error) { return p.parseExpr(false) }
+
+// parseExpr parses a term, or a selector when sel is set.
+func (p *parser) parseExpr(sel bool) (Expr, error) {
+	left, err := p.parseMul(sel)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		var op ArithOp
+		switch p.peek().kind {
+		case tPlus:
+			op = OpAdd
+		case tMinus:
+			op = OpSub
+		default:
+			return left, nil
+		}
+		// In a term, "v + c" where c is a bare column name is UPDATE's list
+		// prepend (c = v + c), not arithmetic: stop before the operator.
+		if !sel && isIdentTok(p.peekAt(1)) && p.peekAt(2).kind != tLParen && p.peekAt(2).kind != tDot {
+			return left, nil
+		}
+		p.i++
+		right, err := p.parseMul(sel)
+		if err != nil {
+			return nil, err
+		}
+		left = &BinaryExpr{Op: op, Left: left, Right: right}
+	}
+}
+
+func (p *parser) parseMul(sel bool) (Expr, error) {
+	left, err := p.parseGroup(sel)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		var op ArithOp
+		switch p.peek().kind {
+		case tStar:
+			op = OpMul
+		case tSlash:
+			op = OpDiv
+		case tPercent:
+			op = OpMod
+		default:
+			return left, nil
+		}
+		p.i++
+		right, err := p.parseGroup(sel)
+		if err != nil {
+			return nil, err
+		}
+		left = &BinaryExpr{Op: op, Left: left, Right: right}
+	}
+}
+
+func (p *parser) parseGroup(sel bool) (Expr, error) {
+	if p.peek().kind == tMinus && !(p.peekAt(1).kind == tIdent && p.peekAt(1).kw == kwInfinity) {
+		p.i++
+		e, err := p.parseSimple(sel)
+		if err != nil {
+			return nil, err
+		}
+		return &Neg{Expr: e}, nil
+	}
+	return p.parseSimple(sel)
+}
+
+// parseConstant parses a constant and returns nil, nil if the current token
+// is not one.
+func (p *parser) parseConstant() (*Constant, error) {
+	t := p.peek()
+	var kind ConstKind
+	raw := t.text
+	switch t.kind {
+	case tString:
+		kind = ConstString
+	case tInteger:
+		kind = ConstInteger
+	case tFloat:
+		kind = ConstFloat
+	case tBoolean:
+		kind = ConstBoolean
+	case tUUID:
+		kind = ConstUUID
+	case tHex:
+		kind = ConstHex
+	case tDuration:
+		kind = ConstDuration
+	case tIdent:
+		switch t.kw {
+		case kwNan:
+			kind, raw = ConstFloat, "NaN"
+		case kwInfinity:
+			kind, raw = ConstFloat, "Infinity"
+		default:
+			return nil, nil
+		}
+	case tMinus:
+		if n := p.peekAt(1); n.kind == tIdent && n.kw == kwInfinity {
+			p.i += 2
+			return &Constant{Kind: ConstFloat, Raw: "-Infinity"}, nil
+		}
+		return nil, nil
+	default:
+		return nil, nil
+	}
+	p.i++
+	return &Constant{Kind: kind, Raw: raw}, nil
+}
+
+// parseMarker parses ? or :name and registers it.
+func (p *parser) parseMarker() (*BindMarker, error) {
+	var name Ident
+	if !p.accept(tQMark) {
+		if err := p.expect(tColon); err != nil {
+			return nil, err
+		}
+		id, err := p.ident()
+		if err != nil {
+			return nil, err
+		}
+		name = id
+	}
+	m := &BindMarker{Index: len(p.binds), Name: name}
+	p.binds = append(p.binds, string(name))
+	return m, nil
+}
+
+// canStartSimple reports whether t can begin a simple term or selector.
+func canStartSimple(t *token) bool {
+	switch t.kind {
+	case tString, tInteger, tFloat, tBoolean, tUUID, tHex, tDuration, tQMark, tColon,
+		tLParen, tLBracket, tLBrace, tQuotedIdent:
+		return true
+	case tIdent:
+		return !t.kw.reserved() || t.kw == kwNull || t.kw == kwNan || t.kw == kwInfinity || t.kw == kwToken
+	}
+	return false
+}
+
+func (p *parser) parseSimple(sel bool) (Expr, error) {
+	c, err := p.parseConstant()
+	if err != nil || c != nil {
+		return c, err
+	}
+	t := p.peek()
+	switch t.kind {
+	case tQMark, tColon:
+		return p.parseMarker()
+	case tLBracket:
+		p.i++
+		l := &ListLit{}
+		if p.accept(tRBracket) {
+			return l, nil
+		}
+		for {
+			e, err := p.parseExpr(sel)
+			if err != nil {
+				return nil, err
+			}
+			l.Elems = append(l.Elems, e)
+			if !p.accept(tComma) {
+				break
+			}
+		}
+		return l, p.expect(tRBracket)
+	case tLBrace:
+		return p.parseBraces(sel)
+	case tLParen:
+		if h, ok := p.tryTypeHint(sel); ok {
+			return h, nil
+		}
+		return p.parseTupleLit(sel)
+	case tIdent, tQuotedIdent:
+		if t.kind == tIdent && t.kw == kwNull {
+			p.i++
+			return &Constant{Kind: ConstNull, Raw: "NULL"}, nil
+		}
+		if t.kind == tIdent && t.kw == kwCast && p.peekAt(1).kind == tLParen {
+			return p.parseCast(sel)
+		}
+		if p.peekAt(1).kind == tLParen || (p.peekAt(1).kind == tDot && p.peekAt(3).kind == tLParen) {
+			return p.parseCall(sel)
+		}
+		if sel && isIdentTok(t) {
+			p.i++
+			var e Expr = &ColumnRef{Name: Ident(t.val)}
+			for p.peek().kind == tDot {
+				if !isIdentTok(p.peekAt(1)) {
+					p.i++
+					return nil, p.errAtPrev()
+				}
+				p.i++
+				f, _ := p.ident()
+				e = &FieldAccess{Expr: e, Field: f}
+			}
+			return e, nil
+		}
+	}
+	return nil, p.noViable()
+}
+
+// errAtPrev reports "no viable alternative" at the previous token (used for
+// a dangling '.', as Cassandra reports "no viable alternative at input '.'").
+func (p *parser) errAtPrev() error {
+	p.i--
+	return p.noViable()
+}
+
+// tryTypeHint parses '(' type ')' simple if the input has that shape;
+// otherwise it consumes nothing.
+func (p *parser) tryTypeHint(sel bool) (Expr, bool) {
+	save, nb := p.i, len(p.binds)
+	p.i++
+	typ, err := p.parseType()
+	if err == nil && p.accept(tRParen) && canStartSimple(p.peek()) {
+		e, err := p.parseSimple(sel)
+		if err == nil {
+			return &TypeHint{Type: typ, Expr: e}, true
+		}
+	}
+	p.i, p.binds = save, p.binds[:nb]
+	return nil, false
+}
+
+// parseTupleLit parses (e1, e2, ...).
+func (p *parser) parseTupleLit(sel bool) (*TupleLit, error) {
+	if err := p.expect(tLParen); err != nil {
+		return nil, err
+	}
+	tl := &TupleLit{}
+	for {
+		e, err := p.parseExpr(sel)
+		if err != nil {
+			return nil, err
+		}
+		tl.Elems = append(tl.Elems, e)
+		if !p.accept(tComma) {
+			break
+		}
+	}
+	return tl, p.expect(tRParen)
+}
+
+// parseBraces parses {}, {k: v, ...}, {a, b} or {field: v, ...}.
+func (p *parser) parseBraces(sel bool) (Expr, error) {
+	p.i++ // {
+	if p.accept(tRBrace) {
+		return &EmptyBraces{}, nil
+	}
+	if isIdentTok(p.peek()) && p.peekAt(1).kind == tColon {
+		u := &UDTLit{}
+		for {
+			name, err := p.ident()
+			if err != nil {
+				return nil, err
+			}
+			if err := p.expect(tColon); err != nil {
+				return nil, err
+			}
+			v, err := p.parseExpr(sel)
+			if err != nil {
+				return nil, err
+			}
+			u.Fields = append(u.Fields, UDTField{Name: name, Value: v})
+			if !p.accept(tComma) {
+				break
+			}
+		}
+		return u, p.expect(tRBrace)
+	}
+	first, err := p.parseExpr(sel)
+	if err != nil {
+		return nil, err
+	}
+	if p.accept(tColon) {
+		m := &MapLit{}
+		k := first
+		for {
+			v, err := p.parseExpr(sel)
+			if err != nil {
+				return nil, err
+			}
+			m.Entries = append(m.Entries, MapEntry{Key: k, Value: v})
+			if !p.accept(tComma) {
+				break
+			}
+			if k, err = p.parseExpr(sel); err != nil {
+				return nil, err
+			}
+			if err := p.expect(tColon); err != nil {
+				return nil, err
+			}
+		}
+		return m, p.expect(tRBrace)
+	}
+	s := &SetLit{Elems: []Expr{first}}
+	for p.accept(tComma) {
+		e, err := p.parseExpr(sel)
+		if err != nil {
+			return nil, err
+		}
+		s.Elems = append(s.Elems, e)
+	}
+	return s, p.expect(tRBrace)
+}
+
+func (p *parser) parseCast(sel bool) (Expr, error) {
+	p.i += 2 // CAST (
+	e, err := p.parseSimpleOrSelector(sel)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expectKw(kwAs); err != nil {
+		return nil, err
+	}
+	typ, err := p.parseType()
+	if err != nil {
+		return nil, err
+	}
+	if !typ.Kind.IsNative() || typ.Frozen {
+		return nil, p.noViable()
+	}
+	return &Cast{Expr: e, Type: typ}, p.expect(tRParen)
+}
+
+// parseSimpleOrSelector parses CAST's operand: a simple term, or a full
+// selector in selector mode.
+func (p *parser) parseSimpleOrSelector(sel bool) (Expr, error) {
+	if sel {
+		return p.parseExpr(true)
+	}
+	return p.parseSimple(false)
+}
+
+// parseCall parses [ks.]f(args), count(*), writetime(c) and ttl(c).
+func (p *parser) parseCall(sel bool) (Expr, error) {
+	t := p.peek()
+	var ks Ident
+	if p.peekAt(1).kind == tDot {
+		if !isIdentTok(t) {
+			return nil, p.noViable()
+		}
+		ks = Ident(t.val)
+		p.i += 2
+		t = p.peek()
+	}
+	if !(isIdentTok(t) || (t.kind == tIdent && t.kw == kwToken)) {
+		return nil, p.noViable()
+	}
+	name := Ident(t.val)
+	p.i += 2 // name (
+	if ks == "" && t.kind == tIdent {
+		switch t.kw {
+		case kwCount:
+			if p.accept(tStar) {
+				return &FuncCall{Name: name, Star: true}, p.expect(tRParen)
+			}
+		case kwWritetime, kwTTL:
+			if sel {
+				col, err := p.ident()
+				if err != nil {
+					return nil, err
+				}
+				kind := MetaWritetime
+				if t.kw == kwTTL {
+					kind = MetaTTL
+				}
+				return &CellMeta{Kind: kind, Column: col}, p.expect(tRParen)
+			}
+		}
+	}
+	f := &FuncCall{Keyspace: ks, Name: name}
+	if p.accept(tRParen) {
+		return f, nil
+	}
+	for {
+		e, err := p.parseExpr(sel)
+		if err != nil {
+			return nil, err
+		}
+		f.Args = append(f.Args, e)
+		if !p.accept(tComma) {
+			break
+		}
+	}
+	return f, p.expect(tRParen)
+}
+
+// reservedTypeNames may not name user types (Cassandra's Parser.g).
+var reservedTypeNames = map[string]bool{
+	"byte": true, "complex": true, "enum": true, "date": true, "interval": true,
+	"macaddr": true, "bitstring": true,
+}
+
+var nativeKinds = map[keyword]TypeKind{
+	kwAscii: TypeAscii, kwBigint: TypeBigint, kwBlob: TypeBlob, kwBoolean: TypeBoolean,
+	kwCounter: TypeCounter, kwDate: TypeDate, kwDecimal: TypeDecimal, kwDouble: TypeDouble,
+	kwDuration: TypeDuration, kwFloat: TypeFloat, kwInet: TypeInet, kwInt: TypeInt,
+	kwSmallint: TypeSmallint, kwText: TypeText, kwTime: TypeTime, kwTimestamp: TypeTimestamp,
+	kwTimeuuid: TypeTimeuuid, kwTinyint: TypeTinyint, kwUUID: TypeUUID, kwVarchar: TypeVarchar,
+	kwVarint: TypeVarint,
+}
+
+// parseType parses a CQL type.
+func (p *parser) parseType() (*Type, error) {
+	t := p.peek()
+	if t.kind == tString {
+		p.i++
+		c := &Constant{Kind: ConstString, Raw: t.text}
+		return &Type{Kind: TypeCustom, Custom: c.Value()}, nil
+	}
+	if t.kind == tIdent {
+		if k, ok := nativeKinds[t.kw]; ok {
+			p.i++
+			return &Type{Kind: k}, nil
+		}
+		if p.peekAt(1).kind == tLt {
+			var kind TypeKind
+			n := 1
+			switch t.kw {
+			case kwList:
+				kind = TypeList
+			case kwSet:
+				kind = TypeSet
+			case kwMap:
+				kind, n = TypeMap, 2
+			case kwTuple:
+				kind, n = TypeTuple, -1
+			case kwFrozen:
+				p.i += 2
+				inner, err := p.parseType()
+				if err != nil {
+					return nil, err
+				}
+				inner.Frozen = true
+				return inner, p.expect(tGt)
+			}
+			if kind != 0 {
+				p.i += 2
+				typ := &Type{Kind: kind}
+				for {
+					param, err := p.parseType()
+					if err != nil {
+						return nil, err
+					}
+					typ.Params = append(typ.Params, param)
+					if n > 0 && len(typ.Params) == n {
+						break
+					}
+					if n > 0 {
+						if err := p.expect(tComma); err != nil {
+							return nil, err
+						}
+						continue
+					}
+					if !p.accept(tComma) {
+						break
+					}
+				}
+				return typ, p.expect(tGt)
+			}
+		}
+	}
+	// A user type name: [ks.]name.
+	if !isIdentTok(t) {
+		return nil, p.noViable()
+	}
+	name, err := p.tableName()
+	if err != nil {
+		return nil, err
+	}
+	if t.kind == tIdent && name.Keyspace == "" && reservedTypeNames[string(name.Name)] {
+		return nil, recognition("Invalid (reserved) user type name " + string(name.Name))
+	}
+	return &Type{Kind: TypeUser, Name: name}, nil
+}

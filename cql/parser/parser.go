@@ -1,0 +1,1434 @@
+package parser
+
+import "strings"
+
+// Parse parses exactly one CQL statement, optionally followed by ';'
+// characters. It returns a *SyntaxError (matching ErrSyntax) on bad input;
+// the statement is nil then.
+func Parse(cql string) (Statement, error) {
+	toks, lerr := lex(cql)
+	if lerr != nil {
+		return nil, lerr
+	}
+	p := parser{src: cql, toks: toks}
+	st, err := p.parseStatement()
+	if err != nil {
+		return nil, err
+	}
+	for p.peek().kind == tSemicolon {
+		p.i++
+	}
+	if p.peek().kind != tEOF {
+		return nil, p.mismatched("EOF")
+	}
+	return st, nil
+}
+
+// ParseScript parses a sequence of statements separated by ';' (empty
+// statements are skipped). It returns the statements parsed before the first
+// error together with that error.
+func ParseScript(cql string) ([]Statement, error) {
+	toks, lerr := lex(cql)
+	if lerr != nil {
+		return nil, lerr
+	}
+	p := parser{src: cql, toks: toks}
+	var out []Statement
+	for {
+		for p.peek().kind == tSemicolon {
+			p.i++
+		}
+		if p.peek().kind == tEOF {
+			return out, nil
+		}
+		p.binds = p.binds[:0]
+		st, err := p.parseStatement()
+		if err != nil {
+			return out, err
+		}
+		out = append(out, st)
+		if k := p.peek().kind; k != tSemicolon && k != tEOF {
+			return out, p.mismatched("';'")
+		}
+	}
+}
+
+// parser is a recursive-descent parser over a fully lexed token slice.
+type parser struct {
+	src   string
+	toks  []token
+	i     int
+	binds []string
+}
+
+func (p *parser) peek() *token { return &p.toks[p.i] }
+
+func (p *parser) peekAt(k int) *token {
+	if p.i+k < len(p.toks) {
+		return &p.toks[p.i+k]
+	}
+	return &p.toks[len(p.toks)-1]
+}
+
+func (p *parser) next() *token {
+	t := &p.toks[p.i]
+	if t.kind != tEOF {
+		p.i++
+	}
+	return t
+}
+
+func (p *parser) isKw(kw keyword) bool {
+	t := p.peek()
+	return t.kind == tIdent && t.kw == kw
+}
+
+func (p *parser) acceptKw(kw keyword) bool {
+	if p.isKw(kw) {
+		p.i++
+		return true
+	}
+	return false
+}
+
+func (p *parser) accept(k tokenKind) bool {
+	if p.peek().kind == k {
+		p.i++
+		return true
+	}
+	return false
+}
+
+// keywordTokenName returns ANTLR's token name for a keyword, e.g. K_FROM.
+func keywordTokenName(kw keyword) string {
+	for name, k := range keywords {
+		if k == kw {
+			return "K_" + strings.ToUpper(name)
+		}
+	}
+	return "IDENT"
+}
+
+func (p *parser) expectKw(kw keyword) error {
+	if p.acceptKw(kw) {
+		return nil
+	}
+	return p.mismatched(keywordTokenName(kw))
+}
+
+func (p *parser) expect(k tokenKind) error {
+	if p.accept(k) {
+		return nil
+	}
+	return p.mismatched(tokenNames[k])
+}
+
+// errAt builds a SyntaxError at the current token, with Cassandra's snippet.
+func (p *parser) errAt(msg string) *SyntaxError {
+	t := p.peek()
+	return &SyntaxError{Line: t.line, Column: t.col, Msg: msg, Snippet: p.snippet()}
+}
+
+// mismatched reports "mismatched input 'X' expecting what".
+func (p *parser) mismatched(what string) error {
+	return p.errAt("mismatched input '" + p.peek().text + "' expecting " + what)
+}
+
+// noViable reports "no viable alternative at input 'X'".
+func (p *parser) noViable() error {
+	return p.errAt("no viable alternative at input '" + p.peek().text + "'")
+}
+
+// recognition reports a grammar-action error; like Cassandra it carries no
+// position.
+func recognition(msg string) error { return &SyntaxError{Msg: msg} }
+
+// snippet renders the text around the current token with the token in
+// brackets, approximating Cassandra's ErrorCollector (which takes 10 tokens
+// before and 2 after, counting whitespace tokens).
+func (p *parser) snippet() string {
+	last := len(p.toks) - 1 // the EOF token
+	if last == 0 {
+		return ""
+	}
+	from := max(p.i-5, 0)
+	to := min(p.i+1, last-1)
+	start := p.toks[from].pos
+	endTok := p.toks[to]
+	end := endTok.pos + len(endTok.text)
+	var b strings.Builder
+	if start > 0 {
+		b.WriteString("...")
+	}
+	if off := p.peek(); off.kind != tEOF {
+		b.WriteString(p.src[start:off.pos])
+		b.WriteByte('[')
+		b.WriteString(off.text)
+		b.WriteByte(']')
+		if e := off.pos + len(off.text); e < end {
+			b.WriteString(p.src[e:end])
+		}
+	} else {
+		b.WriteString(p.src[start:end])
+	}
+	if strings.TrimSpace(p.src[end:]) != "" {
+		b.WriteString("...")
+	}
+	return strings.ReplaceAll(b.String(), "\n", "")
+}
+
+// ---- identifiers ----
+
+// isIdentTok reports whether t can be an identifier (a non-reserved word or
+// a quoted name).
+func isIdentTok(t *token) bool {
+	return t.kind == tQuotedIdent || (t.kind == tIdent && !t.kw.reserved())
+}
+
+// ident parses a column, keyspace, table or field identifier.
+func (p *parser) ident() (Ident, error) {
+	t := p.peek()
+	if !isIdentTok(t) {
+		if t.kind == tIdent || t.kind == tEOF {
+			return "", p.noViable()
+		}
+		return "", p.mismatched("IDENT")
+	}
+	p.i++
+	return Ident(t.val), nil
+}
+
+// tableName parses [ks.]name.
+func (p *parser) tableName() (TableName, error) {
+	if p.peek().kind == tQMark {
+		return TableName{}, recognition("Bind variables cannot be used for table names")
+	}
+	a, err := p.ident()
+	if err != nil {
+		return TableName{}, err
+	}
+	if !p.accept(tDot) {
+		return TableName{Name: a}, nil
+	}
+	b, err := p.ident()
+	if err != nil {
+		return TableName{}, err
+	}
+	return TableName{Keyspace: a, Name: b}, nil
+}
+
+func (p *parser) keyspaceName() (Ident, error) {
+	if p.peek().kind == tQMark {
+		return "", recognition("Bind variables cannot be used for keyspace names")
+	}
+	return p.ident()
+}
+
+func (p *parser) identList() ([]Ident, error) {
+	if err := p.expect(tLParen); err != nil {
+		return nil, err
+	}
+	var ids []Ident
+	for {
+		id, err := p.ident()
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+		if !p.accept(tComma) {
+			break
+		}
+	}
+	return ids, p.expect(tRParen)
+}
+
+// ---- statements ----
+
+func (p *parser) parseStatement() (Statement, error) {
+	t := p.peek()
+	if t.kind != tIdent {
+		return nil, p.noViable()
+	}
+	var st Statement
+	var err error
+	switch t.kw {
+	case kwSelect:
+		st, err = p.parseSelect()
+	case kwInsert:
+		st, err = p.parseInsert()
+	case kwUpdate:
+		st, err = p.parseUpdate()
+	case kwDelete:
+		st, err = p.parseDelete()
+	case kwBegin:
+		st, err = p.parseBatch()
+	case kwUse:
+		p.i++
+		var ks Ident
+		ks, err = p.keyspaceName()
+		st = &Use{Keyspace: ks}
+	case kwTruncate:
+		p.i++
+		if !p.acceptKw(kwTable) {
+			p.acceptKw(kwColumnfamily)
+		}
+		var tn TableName
+		tn, err = p.tableName()
+		st = &Truncate{Table: tn}
+	case kwCreate:
+		st, err = p.parseCreate()
+	case kwAlter:
+		st, err = p.parseAlter()
+	case kwDrop:
+		st, err = p.parseDrop()
+	case kwDescribe, kwDesc:
+		st, err = p.parseDescribe()
+	default:
+		return nil, p.noViable()
+	}
+	if err != nil {
+		return nil, err
+	}
+	setBinds(st, p.binds)
+	return st, nil
+}
+
+// setBinds records the statement's bind marker names.
+func setBinds(st Statement, names []string) {
+	if len(names) == 0 {
+		return
+	}
+	cp := append([]string(nil), names...)
+	switch s := st.(type) {
+	case *Select:
+		s.Names = cp
+	case *Insert:
+		s.Names = cp
+	case *Update:
+		s.Names = cp
+	case *Delete:
+		s.Names = cp
+	case *Batch:
+		s.Names = cp
+	}
+}
+
+func (p *parser) parseIfNotExists() (bool, error) {
+	if !p.acceptKw(kwIf) {
+		return false, nil
+	}
+	if err := p.expectKw(kwNot); err != nil {
+		return false, err
+	}
+	return true, p.expectKw(kwExists)
+}
+
+func (p *parser) parseIfExists() (bool, error) {
+	if !p.acceptKw(kwIf) {
+		return false, nil
+	}
+	return true, p.expectKw(kwExists)
+}
+
+func (p *parser) parseCreate() (Statement, error) {
+	p.i++ // CREATE
+	switch {
+	case p.acceptKw(kwKeyspace):
+		s := &CreateKeyspace{}
+		var err error
+		if s.IfNotExists, err = p.parseIfNotExists(); err != nil {
+			return nil, err
+		}
+		if s.Name, err = p.keyspaceName(); err != nil {
+			return nil, err
+		}
+		if err = p.expectKw(kwWith); err != nil {
+			return nil, err
+		}
+		s.Options, err = p.parseProperties()
+		return s, err
+	case p.acceptKw(kwTable), p.acceptKw(kwColumnfamily):
+		return p.parseCreateTable()
+	}
+	return nil, p.noViable()
+}
+
+func (p *parser) parseCreateTable() (Statement, error) {
+	s := &CreateTable{}
+	var err error
+	if s.IfNotExists, err = p.parseIfNotExists(); err != nil {
+		return nil, err
+	}
+	if s.Table, err = p.tableName(); err != nil {
+		return nil, err
+	}
+	if err = p.expect(tLParen); err != nil {
+		return nil, err
+	}
+	for {
+		if p.acceptKw(kwPrimary) {
+			if err = p.expectKw(kwKey); err != nil {
+				return nil, err
+			}
+			if s.Key, err = p.parsePrimaryKey(); err != nil {
+				return nil, err
+			}
+		} else {
+			c, err := p.parseColumnDef(true)
+			if err != nil {
+				return nil, err
+			}
+			s.Columns = append(s.Columns, c)
+		}
+		if !p.accept(tComma) {
+			break
+		}
+		if p.peek().kind == tRParen { // Cassandra accepts a trailing comma.
+			break
+		}
+	}
+	if err = p.expect(tRParen); err != nil {
+		return nil, err
+	}
+	if !p.acceptKw(kwWith) {
+		return s, nil
+	}
+	for {
+		switch {
+		case p.isKw(kwCompact) && p.peekAt(1).kw == kwStorage:
+			p.i += 2
+			s.CompactStorage = true
+		case p.isKw(kwClustering) && p.peekAt(1).kw == kwOrder:
+			p.i += 2
+			if err = p.expectKw(kwBy); err != nil {
+				return nil, err
+			}
+			if err = p.expect(tLParen); err != nil {
+				return nil, err
+			}
+			for {
+				col, err := p.ident()
+				if err != nil {
+					return nil, err
+				}
+				o := Ordering{Column: col}
+				switch {
+				case p.acceptKw(kwAsc):
+				case p.acceptKw(kwDesc):
+					o.Desc = true
+				default:
+					return nil, p.noViable()
+				}
+				s.ClusteringOrder = append(s.ClusteringOrder, o)
+				if !p.accept(tComma) {
+					break
+				}
+			}
+			if err = p.expect(tRParen); err != nil {
+				return nil, err
+			}
+		default:
+			prop, err := p.parseProperty()
+			if err != nil {
+				return nil, err
+			}
+			s.Options = append(s.Options, prop)
+		}
+		if !p.acceptKw(kwAnd) {
+			return s, nil
+		}
+	}
+}
+
+func (p *parser) parseColumnDef(allowPK bool) (*ColumnDef, error) {
+	name, err := p.ident()
+	if err != nil {
+		return nil, err
+	}
+	typ, err := p.parseType()
+	if err != nil {
+		return nil, err
+	}
+	c := &ColumnDef{Name: name, Type: typ}
+	c.Static = p.acceptKw(kwStatic)
+	if allowPK && p.acceptKw(kwPrimary) {
+		if err := p.expectKw(kwKey); err != nil {
+			return nil, err
+		}
+		c.PrimaryKey = true
+	}
+	return c, nil
+}
+
+func (p *parser) parsePrimaryKey() (*PrimaryKey, error) {
+	if err := p.expect(tLParen); err != nil {
+		return nil, err
+	}
+	pk := &PrimaryKey{}
+	if p.peek().kind == tLParen {
+		ids, err := p.identList()
+		if err != nil {
+			return nil, err
+		}
+		pk.PartitionKey = ids
+	} else {
+		id, err := p.ident()
+		if err != nil {
+			return nil, err
+		}
+		pk.PartitionKey = []Ident{id}
+	}
+	for p.accept(tComma) {
+		id, err := p.ident()
+		if err != nil {
+			return nil, err
+		}
+		pk.Clustering = append(pk.Clustering, id)
+	}
+	return pk, p.expect(tRParen)
+}
+
+func (p *parser) parseProperties() ([]Property, error) {
+	var props []Property
+	for {
+		prop, err := p.parseProperty()
+		if err != nil {
+			return nil, err
+		}
+		props = append(props, prop)
+		if !p.acceptKw(kwAnd) {
+			return props, nil
+		}
+	}
+}
+
+// parseProperty parses name = constant | map literal.
+func (p *parser) parseProperty() (Property, error) {
+	name, err := p.ident()
+	if err != nil {
+		return Property{}, err
+	}
+	if err := p.expect(tEq); err != nil {
+		return Property{}, err
+	}
+	if p.peek().kind == tLBrace {
+		v, err := p.parsePropertyMap()
+		return Property{Name: name, Value: v}, err
+	}
+	c, err := p.parseConstant()
+	if err != nil {
+		return Property{}, err
+	}
+	if c == nil {
+		return Property{}, p.noViable()
+	}
+	return Property{Name: name, Value: c}, nil
+}
+
+// parsePropertyMap parses {term: term, ...} for WITH options.
+func (p *parser) parsePropertyMap() (Expr, error) {
+	p.i++ // {
+	if p.accept(tRBrace) {
+		return &EmptyBraces{}, nil
+	}
+	m := &MapLit{}
+	for {
+		k, err := p.parseTerm()
+		if err != nil {
+			return nil, err
+		}
+		if err := p.expect(tColon); err != nil {
+			return nil, err
+		}
+		v, err := p.parseTerm()
+		if err != nil {
+			return nil, err
+		}
+		m.Entries = append(m.Entries, MapEntry{Key: k, Value: v})
+		if !p.accept(tComma) {
+			break
+		}
+	}
+	return m, p.expect(tRBrace)
+}
+
+func (p *parser) parseAlter() (Statement, error) {
+	p.i++ // ALTER
+	switch {
+	case p.acceptKw(kwKeyspace):
+		s := &AlterKeyspace{}
+		var err error
+		if s.IfExists, err = p.parseIfExists(); err != nil {
+			return nil, err
+		}
+		if s.Name, err = p.keyspaceName(); err != nil {
+			return nil, err
+		}
+		if err = p.expectKw(kwWith); err != nil {
+			return nil, err
+		}
+		s.Options, err = p.parseProperties()
+		return s, err
+	case p.acceptKw(kwTable), p.acceptKw(kwColumnfamily):
+		return p.parseAlterTable()
+	}
+	return nil, p.noViable()
+}
+
+func (p *parser) parseAlterTable() (Statement, error) {
+	s := &AlterTable{}
+	var err error
+	if s.IfExists, err = p.parseIfExists(); err != nil {
+		return nil, err
+	}
+	if s.Table, err = p.tableName(); err != nil {
+		return nil, err
+	}
+	switch {
+	case p.acceptKw(kwAlter):
+		s.Kind = AlterType
+		name, err := p.ident()
+		if err != nil {
+			return nil, err
+		}
+		if err := p.expectKw(kwType); err != nil {
+			return nil, err
+		}
+		typ, err := p.parseType()
+		if err != nil {
+			return nil, err
+		}
+		s.Add = []*ColumnDef{{Name: name, Type: typ}}
+	case p.acceptKw(kwAdd):
+		s.Kind = AlterAdd
+		paren := p.accept(tLParen)
+		for {
+			c, err := p.parseColumnDef(false)
+			if err != nil {
+				return nil, err
+			}
+			s.Add = append(s.Add, c)
+			if !p.accept(tComma) {
+				break
+			}
+		}
+		if paren {
+			if err := p.expect(tRParen); err != nil {
+				return nil, err
+			}
+		}
+	case p.acceptKw(kwDrop):
+		s.Kind = AlterDrop
+		if p.peek().kind == tLParen {
+			if s.Drop, err = p.identList(); err != nil {
+				return nil, err
+			}
+		} else {
+			id, err := p.ident()
+			if err != nil {
+				return nil, err
+			}
+			s.Drop = []Ident{id}
+		}
+	case p.acceptKw(kwRename):
+		s.Kind = AlterRename
+		for {
+			from, err := p.ident()
+			if err != nil {
+				return nil, err
+			}
+			if err := p.expectKw(kwTo); err != nil {
+				return nil, err
+			}
+			to, err := p.ident()
+			if err != nil {
+				return nil, err
+			}
+			s.Renames = append(s.Renames, Rename{From: from, To: to})
+			if !p.acceptKw(kwAnd) {
+				break
+			}
+		}
+	case p.acceptKw(kwWith):
+		s.Kind = AlterOptions
+		if s.Options, err = p.parseProperties(); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, p.noViable()
+	}
+	return s, nil
+}
+
+func (p *parser) parseDrop() (Statement, error) {
+	p.i++ // DROP
+	switch {
+	case p.acceptKw(kwKeyspace):
+		s := &DropKeyspace{}
+		var err error
+		if s.IfExists, err = p.parseIfExists(); err != nil {
+			return nil, err
+		}
+		s.Name, err = p.keyspaceName()
+		return s, err
+	case p.acceptKw(kwTable), p.acceptKw(kwColumnfamily):
+		s := &DropTable{}
+		var err error
+		if s.IfExists, err = p.parseIfExists(); err != nil {
+			return nil, err
+		}
+		s.Table, err = p.tableName()
+		return s, err
+	}
+	return nil, p.noViable()
+}
+
+func (p *parser) parseDescribe() (Statement, error) {
+	p.i++ // DESCRIBE | DESC
+	s := &Describe{}
+	var err error
+	switch {
+	case p.acceptKw(kwCluster):
+		s.Kind = DescribeCluster
+	case p.isKw(kwFull) || p.isKw(kwSchema):
+		s.Full = p.acceptKw(kwFull)
+		if err = p.expectKw(kwSchema); err != nil {
+			return nil, err
+		}
+		s.Kind = DescribeSchema
+	case p.acceptKw(kwKeyspaces):
+		s.Kind = DescribeKeyspaces
+	case p.isKw(kwKeyspace) || (p.isKw(kwOnly) && p.peekAt(1).kw == kwKeyspace):
+		s.Only = p.acceptKw(kwOnly)
+		p.i++
+		s.Kind = DescribeKeyspace
+		if isIdentTok(p.peek()) {
+			s.Keyspace, _ = p.ident()
+		}
+	case p.acceptKw(kwTables):
+		s.Kind = DescribeTables
+	case p.acceptKw(kwTable), p.acceptKw(kwColumnfamily):
+		s.Kind = DescribeTable
+		s.Name, err = p.tableName()
+	case p.acceptKw(kwIndex):
+		s.Kind = DescribeIndex
+		s.Name, err = p.tableName()
+	case p.acceptKw(kwMaterialized):
+		if err = p.expectKw(kwView); err != nil {
+			return nil, err
+		}
+		s.Kind = DescribeView
+		s.Name, err = p.tableName()
+	case p.acceptKw(kwTypes):
+		s.Kind = DescribeTypes
+	case p.isKw(kwType) && isIdentTok(p.peekAt(1)):
+		p.i++
+		s.Kind = DescribeType
+		s.Name, err = p.tableName()
+	case p.acceptKw(kwFunctions):
+		s.Kind = DescribeFunctions
+	case p.acceptKw(kwAggregates):
+		s.Kind = DescribeAggregates
+	case isIdentTok(p.peek()):
+		s.Kind = DescribeName
+		s.Name, err = p.tableName()
+	default:
+		return nil, p.noViable()
+	}
+	if err != nil {
+		return nil, err
+	}
+	if p.acceptKw(kwWith) {
+		if err = p.expectKw(kwInternals); err != nil {
+			return nil, err
+		}
+		s.WithInternals = true
+	}
+	return s, nil
+}
+
+// ---- DML ----
+
+// intValue parses INTEGER | ? | :name (LIMIT, TTL, TIMESTAMP).
+func (p *parser) intValue() (Expr, error) {
+	t := p.peek()
+	switch t.kind {
+	case tInteger:
+		p.i++
+		return &Constant{Kind: ConstInteger, Raw: t.text}, nil
+	case tQMark, tColon:
+		return p.parseMarker()
+	}
+	return nil, p.mismatched("INTEGER")
+}
+
+func (p *parser) parseUsing(u *Using, allowTTL bool) error {
+	if !p.acceptKw(kwUsing) {
+		return nil
+	}
+	for {
+		var err error
+		switch {
+		case p.acceptKw(kwTimestamp):
+			u.Timestamp, err = p.intValue()
+		case allowTTL && p.acceptKw(kwTTL):
+			u.TTL, err = p.intValue()
+		default:
+			return p.noViable()
+		}
+		if err != nil {
+			return err
+		}
+		if !p.acceptKw(kwAnd) {
+			return nil
+		}
+	}
+}
+
+func (p *parser) parseInsert() (Statement, error) {
+	p.i++ // INSERT
+	if err := p.expectKw(kwInto); err != nil {
+		return nil, err
+	}
+	s := &Insert{}
+	var err error
+	if s.Table, err = p.tableName(); err != nil {
+		return nil, err
+	}
+	if p.acceptKw(kwJSON) {
+		switch t := p.peek(); t.kind {
+		case tString:
+			p.i++
+			s.JSON = &Constant{Kind: ConstString, Raw: t.text}
+		case tQMark, tColon:
+			if s.JSON, err = p.parseMarker(); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, p.noViable()
+		}
+		if p.acceptKw(kwDefault) {
+			switch {
+			case p.acceptKw(kwNull):
+				s.JSONDefault = JSONDefaultNull
+			case p.acceptKw(kwUnset):
+				s.JSONDefault = JSONDefaultUnset
+			default:
+				return nil, p.noViable()
+			}
+		}
+	} else {
+		if p.peek().kind != tLParen {
+			return nil, p.noViable()
+		}
+		if s.Columns, err = p.identList(); err != nil {
+			return nil, err
+		}
+		if err = p.expectKw(kwValues); err != nil {
+			return nil, err
+		}
+		if err = p.expect(tLParen); err != nil {
+			return nil, err
+		}
+		for {
+			t, err := p.parseTerm()
+			if err != nil {
+				return nil, err
+			}
+			s.Values = append(s.Values, t)
+			if !p.accept(tComma) {
+				break
+			}
+		}
+		if err = p.expect(tRParen); err != nil {
+			return nil, err
+		}
+	}
+	if s.IfNotExists, err = p.parseIfNotExists(); err != nil {
+		return nil, err
+	}
+	return s, p.parseUsing(&s.Using, true)
+}
+
+func (p *parser) parseUpdate() (Statement, error) {
+	p.i++ // UPDATE
+	s := &Update{}
+	var err error
+	if s.Table, err = p.tableName(); err != nil {
+		return nil, err
+	}
+	if err = p.parseUsing(&s.Using, true); err != nil {
+		return nil, err
+	}
+	if err = p.expectKw(kwSet); err != nil {
+		return nil, err
+	}
+	for {
+		a, err := p.parseAssignment()
+		if err != nil {
+			return nil, err
+		}
+		s.Set = append(s.Set, a)
+		if !p.accept(tComma) {
+			break
+		}
+	}
+	if err = p.expectKw(kwWhere); err != nil {
+		return nil, err
+	}
+	if s.Where, err = p.parseWhere(); err != nil {
+		return nil, err
+	}
+	return s, p.parseConditions(&s.Conditions)
+}
+
+// parseAssignment parses one SET item, following Cassandra's
+// columnOperation rules.
+func (p *parser) parseAssignment() (*Assignment, error) {
+	col, err := p.ident()
+	if err != nil {
+		return nil, err
+	}
+	a := &Assignment{Column: col}
+	switch p.peek().kind {
+	case tLBracket:
+		p.i++
+		if a.Key, err = p.parseTerm(); err != nil {
+			return nil, err
+		}
+		if err = p.expect(tRBracket); err != nil {
+			return nil, err
+		}
+		if err = p.expect(tEq); err != nil {
+			return nil, err
+		}
+		a.Op = AssignSetElem
+		a.Value, err = p.parseTerm()
+		return a, err
+	case tDot:
+		p.i++
+		if a.Field, err = p.ident(); err != nil {
+			return nil, err
+		}
+		if err = p.expect(tEq); err != nil {
+			return nil, err
+		}
+		a.Op = AssignSetField
+		a.Value, err = p.parseTerm()
+		return a, err
+	case tPlusEq, tMinusEq:
+		a.Op = AssignAdd
+		if p.next().kind == tMinusEq {
+			a.Op = AssignSub
+		}
+		a.Value, err = p.parseTerm()
+		return a, err
+	}
+	if err = p.expect(tEq); err != nil {
+		return nil, err
+	}
+	// c = c + v | c = c - v | c = c -1 (negative INTEGER lexed as one token)
+	if isIdentTok(p.peek()) {
+		if k := p.peekAt(1).kind; k == tPlus || k == tMinus || (k == tInteger && p.peekAt(1).text[0] == '-') {
+			other, _ := p.ident()
+			op := p.next()
+			switch op.kind {
+			case tInteger:
+				if other != col {
+					return nil, recognition("Only expressions of the form X = X - <value> are supported.")
+				}
+				a.Op, a.Value = AssignAdd, &Constant{Kind: ConstInteger, Raw: op.text}
+				return a, nil
+			case tPlus:
+				a.Op = AssignAdd
+			default:
+				a.Op = AssignSub
+			}
+			if other != col {
+				return nil, recognition("Only expressions of the form X = X " + op.text + "<value> are supported.")
+			}
+			a.Value, err = p.parseTerm()
+			return a, err
+		}
+	}
+	if a.Value, err = p.parseTerm(); err != nil {
+		return nil, err
+	}
+	a.Op = AssignSet
+	if p.accept(tPlus) {
+		other, err := p.ident()
+		if err != nil {
+			return nil, err
+		}
+		if other != col {
+			return nil, recognition("Only expressions of the form X = <value> + X are supported.")
+		}
+		a.Op = AssignPrepend
+	}
+	return a, nil
+}
+
+func (p *parser) parseDelete() (Statement, error) {
+	p.i++ // DELETE
+	s := &Delete{}
+	var err error
+	if !p.isKw(kwFrom) {
+		for {
+			col, err := p.ident()
+			if err != nil {
+				return nil, err
+			}
+			dc := DeleteColumn{Column: col}
+			switch {
+			case p.accept(tLBracket):
+				if dc.Key, err = p.parseTerm(); err != nil {
+					return nil, err
+				}
+				if err = p.expect(tRBracket); err != nil {
+					return nil, err
+				}
+			case p.accept(tDot):
+				if dc.Field, err = p.ident(); err != nil {
+					return nil, err
+				}
+			}
+			s.Columns = append(s.Columns, dc)
+			if !p.accept(tComma) {
+				break
+			}
+		}
+	}
+	if err = p.expectKw(kwFrom); err != nil {
+		return nil, err
+	}
+	if s.Table, err = p.tableName(); err != nil {
+		return nil, err
+	}
+	if err = p.parseUsing(&s.Using, false); err != nil {
+		return nil, err
+	}
+	if err = p.expectKw(kwWhere); err != nil {
+		return nil, err
+	}
+	if s.Where, err = p.parseWhere(); err != nil {
+		return nil, err
+	}
+	return s, p.parseConditions(&s.Conditions)
+}
+
+// parseConditions parses an optional IF EXISTS | IF cond AND ....
+func (p *parser) parseConditions(c *Conditions) error {
+	if !p.acceptKw(kwIf) {
+		return nil
+	}
+	if p.acceptKw(kwExists) {
+		c.IfExists = true
+		return nil
+	}
+	for {
+		cond, err := p.parseCondition()
+		if err != nil {
+			return err
+		}
+		c.If = append(c.If, cond)
+		if !p.acceptKw(kwAnd) {
+			return nil
+		}
+	}
+}
+
+func (p *parser) parseCondition() (*Condition, error) {
+	col, err := p.ident()
+	if err != nil {
+		return nil, err
+	}
+	c := &Condition{Column: col}
+	switch {
+	case p.accept(tLBracket):
+		if c.Elem, err = p.parseTerm(); err != nil {
+			return nil, err
+		}
+		if err = p.expect(tRBracket); err != nil {
+			return nil, err
+		}
+	case p.accept(tDot):
+		if c.Field, err = p.ident(); err != nil {
+			return nil, err
+		}
+	}
+	if op, ok := p.relOp(); ok {
+		c.Op = op
+		c.Value, err = p.parseTerm()
+		return c, err
+	}
+	switch {
+	case p.acceptKw(kwIn):
+		c.Op = OpIn
+		c.Value, err = p.parseInValues()
+	case c.Elem == nil && c.Field == "" && p.acceptKw(kwContains):
+		c.Op = OpContains
+		if p.acceptKw(kwKey) {
+			c.Op = OpContainsKey
+		}
+		c.Value, err = p.parseTerm()
+	default:
+		return nil, p.noViable()
+	}
+	return c, err
+}
+
+func (p *parser) parseBatch() (Statement, error) {
+	p.i++ // BEGIN
+	s := &Batch{Type: BatchLogged}
+	switch {
+	case p.acceptKw(kwUnlogged):
+		s.Type = BatchUnlogged
+	case p.acceptKw(kwCounter):
+		s.Type = BatchCounter
+	}
+	if err := p.expectKw(kwBatch); err != nil {
+		return nil, err
+	}
+	if err := p.parseUsing(&s.Using, true); err != nil {
+		return nil, err
+	}
+	for !p.isKw(kwApply) {
+		start := len(p.binds)
+		var st Statement
+		var err error
+		switch {
+		case p.isKw(kwInsert):
+			st, err = p.parseInsert()
+		case p.isKw(kwUpdate):
+			st, err = p.parseUpdate()
+		case p.isKw(kwDelete):
+			st, err = p.parseDelete()
+		default:
+			return nil, p.mismatched("K_APPLY")
+		}
+		if err != nil {
+			return nil, err
+		}
+		setBinds(st, p.binds[start:])
+		s.Statements = append(s.Statements, st)
+		p.accept(tSemicolon)
+	}
+	p.i++ // APPLY
+	return s, p.expectKw(kwBatch)
+}
+
+func (p *parser) parseSelect() (Statement, error) {
+	p.i++ // SELECT
+	s := &Select{}
+	// json and distinct are valid column names; like Cassandra's syntactic
+	// predicates, they are modifiers only if selectors can follow them.
+	if p.isKw(kwJSON) && p.canParseSelectors(1) {
+		p.i++
+		s.JSON = true
+	}
+	if p.isKw(kwDistinct) && p.canParseSelectors(1) {
+		p.i++
+		s.Distinct = true
+	}
+	var err error
+	if !p.accept(tStar) {
+		for {
+			se, err := p.parseSelector()
+			if err != nil {
+				return nil, err
+			}
+			s.Exprs = append(s.Exprs, se)
+			if !p.accept(tComma) {
+				break
+			}
+		}
+	}
+	if err = p.expectKw(kwFrom); err != nil {
+		return nil, err
+	}
+	if s.Table, err = p.tableName(); err != nil {
+		return nil, err
+	}
+	if p.acceptKw(kwWhere) {
+		if s.Where, err = p.parseWhere(); err != nil {
+			return nil, err
+		}
+	}
+	if p.acceptKw(kwGroup) {
+		if err = p.expectKw(kwBy); err != nil {
+			return nil, err
+		}
+		for {
+			id, err := p.ident()
+			if err != nil {
+				return nil, err
+			}
+			s.GroupBy = append(s.GroupBy, id)
+			if !p.accept(tComma) {
+				break
+			}
+		}
+	}
+	if p.acceptKw(kwOrder) {
+		if err = p.expectKw(kwBy); err != nil {
+			return nil, err
+		}
+		for {
+			id, err := p.ident()
+			if err != nil {
+				return nil, err
+			}
+			o := Ordering{Column: id}
+			if !p.acceptKw(kwAsc) {
+				o.Desc = p.acceptKw(kwDesc)
+			}
+			s.OrderBy = append(s.OrderBy, o)
+			if !p.accept(tComma) {
+				break
+			}
+		}
+	}
+	if p.acceptKw(kwPer) {
+		if err = p.expectKw(kwPartition); err != nil {
+			return nil, err
+		}
+		if err = p.expectKw(kwLimit); err != nil {
+			return nil, err
+		}
+		if s.PerPartitionLimit, err = p.intValue(); err != nil {
+			return nil, err
+		}
+	}
+	if p.acceptKw(kwLimit) {
+		if s.Limit, err = p.intValue(); err != nil {
+			return nil, err
+		}
+	}
+	if p.acceptKw(kwAllow) {
+		if err = p.expectKw(kwFiltering); err != nil {
+			return nil, err
+		}
+		s.AllowFiltering = true
+	}
+	return s, nil
+}
+
+// canParseSelectors reports whether a selector list (or '*') parses at
+// offset k from the current token, without consuming anything.
+func (p *parser) canParseSelectors(k int) bool {
+	save, nb := p.i, len(p.binds)
+	defer func() { p.i, p.binds = save, p.binds[:nb] }()
+	p.i += k
+	if p.accept(tStar) {
+		return true
+	}
+	_, err := p.parseSelector()
+	return err == nil
+}
+
+func (p *parser) parseSelector() (*SelectExpr, error) {
+	e, err := p.parseExpr(true)
+	if err != nil {
+		return nil, err
+	}
+	se := &SelectExpr{Expr: e}
+	if p.acceptKw(kwAs) {
+		if se.Alias, err = p.ident(); err != nil {
+			return nil, err
+		}
+	}
+	return se, nil
+}
+
+// ---- WHERE ----
+
+func (p *parser) parseWhere() ([]Relation, error) {
+	var rels []Relation
+	for {
+		r, err := p.parseRelation()
+		if err != nil {
+			return nil, err
+		}
+		rels = append(rels, r)
+		if !p.acceptKw(kwAnd) {
+			return rels, nil
+		}
+	}
+}
+
+func (p *parser) relOp() (Operator, bool) {
+	var op Operator
+	switch p.peek().kind {
+	case tEq:
+		op = OpEq
+	case tLt:
+		op = OpLt
+	case tLte:
+		op = OpLte
+	case tGt:
+		op = OpGt
+	case tGte:
+		op = OpGte
+	case tNeq:
+		op = OpNeq
+	default:
+		return 0, false
+	}
+	p.i++
+	return op, true
+}
+
+func (p *parser) parseRelation() (Relation, error) {
+	switch {
+	case p.isKw(kwToken):
+		p.i++
+		cols, err := p.identList()
+		if err != nil {
+			return nil, err
+		}
+		op, ok := p.relOp()
+		if !ok {
+			return nil, p.noViable()
+		}
+		v, err := p.parseTerm()
+		return &TokenRelation{Columns: cols, Op: op, Value: v}, err
+	case p.peek().kind == tLParen:
+		cols, err := p.identList()
+		if err != nil {
+			return nil, err
+		}
+		r := &TupleRelation{Columns: cols}
+		if p.acceptKw(kwIn) {
+			r.Op = OpIn
+			r.Value, err = p.parseTupleInValues()
+			return r, err
+		}
+		op, ok := p.relOp()
+		if !ok {
+			return nil, p.noViable()
+		}
+		r.Op = op
+		switch p.peek().kind {
+		case tLParen:
+			r.Value, err = p.parseTupleLit(false)
+		case tQMark, tColon:
+			r.Value, err = p.parseMarker()
+		default:
+			return nil, p.noViable()
+		}
+		return r, err
+	}
+	col, err := p.ident()
+	if err != nil {
+		return nil, err
+	}
+	r := &ColumnRelation{Column: col}
+	if p.accept(tLBracket) {
+		if r.MapKey, err = p.parseTerm(); err != nil {
+			return nil, err
+		}
+		if err = p.expect(tRBracket); err != nil {
+			return nil, err
+		}
+		op, ok := p.relOp()
+		if !ok {
+			return nil, p.noViable()
+		}
+		r.Op = op
+		r.Value, err = p.parseTerm()
+		return r, err
+	}
+	if op, ok := p.relOp(); ok {
+		r.Op = op
+		r.Value, err = p.parseTerm()
+		return r, err
+	}
+	switch {
+	case p.acceptKw(kwIn):
+		r.Op = OpIn
+		r.Value, err = p.parseInValues()
+	case p.acceptKw(kwContains):
+		r.Op = OpContains
+		if p.acceptKw(kwKey) {
+			r.Op = OpContainsKey
+		}
+		r.Value, err = p.parseTerm()
+	case p.acceptKw(kwLike):
+		r.Op = OpLike
+		r.Value, err = p.parseTerm()
+	case p.acceptKw(kwIs):
+		if err = p.expectKw(kwNot); err != nil {
+			return nil, err
+		}
+		if err = p.expectKw(kwNull); err != nil {
+			return nil, err
+		}
+		r.Op = OpIsNot
+		r.Value = &Constant{Kind: ConstNull, Raw: "NULL"}
+	default:
+		return nil, p.noViable()
+	}
+	return r, err
+}
+
+// parseInValues parses the right side of col IN: (terms) or a marker.
+func (p *parser) parseInValues() (Expr, error) {
+	switch p.peek().kind {
+	case tQMark, tColon:
+		return p.parseMarker()
+	case tLParen:
+		p.i++
+		l := &InList{}
+		if p.accept(tRParen) {
+			return l, nil
+		}
+		for {
+			t, err := p.parseTerm()
+			if err != nil {
+				return nil, err
+			}
+			l.Elems = append(l.Elems, t)
+			if !p.accept(tComma) {
+				break
+			}
+		}
+		return l, p.expect(tRParen)
+	}
+	return nil, p.noViable()
+}
+
+// parseTupleInValues parses the right side of (c1, c2) IN: a marker, (),
+// ((..), (..)) or (?, ?).
+func (p *parser) parseTupleInValues() (Expr, error) {
+	switch p.peek().kind {
+	case tQMark, tColon:
+		return p.parseMarker()
+	case tLParen:
+		p.i++
+		l := &InList{}
+		if p.accept(tRParen) {
+			return l, nil
+		}
+		for {
+			var e Expr
+			var err error
+			switch p.peek().kind {
+			case tLParen:
+				e, err = p.parseTupleLit(false)
+			case tQMark, tColon:
+				e, err = p.parseMarker()
+			default:
+				return nil, p.noViable()
+			}
+			if err != nil {
+				return nil, err
+			}
+			l.Elems = append(l.Elems, e)
+			if !p.accept(tComma) {
+				break
+			}
+		}
+		return l, p.expect(tRParen)
+	}
+	return nil, p.noViable()
+}

@@ -1,0 +1,278 @@
+package parser
+
+// tokenKind is the lexical class of a token.
+type tokenKind uint8
+
+const (
+	tEOF tokenKind = iota
+	tIdent
+	tQuotedIdent
+	tString
+	tInteger
+	tFloat
+	tBoolean
+	tUUID
+	tHex
+	tDuration
+	tQMark
+	tLParen
+	tRParen
+	tLBracket
+	tRBracket
+	tLBrace
+	tRBrace
+	tComma
+	tSemicolon
+	tDot
+	tColon
+	tEq
+	tLt
+	tGt
+	tLte
+	tGte
+	tNeq
+	tPlus
+	tMinus
+	tStar
+	tSlash
+	tPercent
+	tPlusEq
+	tMinusEq
+)
+
+// tokenNames are the names ANTLR uses for token types in "expecting X"
+// messages (Cassandra's grammar quotes punctuation and uses symbolic names
+// for everything else).
+var tokenNames = [...]string{
+	tEOF:         "EOF",
+	tIdent:       "IDENT",
+	tQuotedIdent: "QUOTED_NAME",
+	tString:      "STRING_LITERAL",
+	tInteger:     "INTEGER",
+	tFloat:       "FLOAT",
+	tBoolean:     "BOOLEAN",
+	tUUID:        "UUID",
+	tHex:         "HEXNUMBER",
+	tDuration:    "DURATION",
+	tQMark:       "QMARK",
+	tLParen:      "'('",
+	tRParen:      "')'",
+	tLBracket:    "'['",
+	tRBracket:    "']'",
+	tLBrace:      "'{'",
+	tRBrace:      "'}'",
+	tComma:       "','",
+	tSemicolon:   "';'",
+	tDot:         "'.'",
+	tColon:       "':'",
+	tEq:          "'='",
+	tLt:          "'<'",
+	tGt:          "'>'",
+	tLte:         "'<='",
+	tGte:         "'>='",
+	tNeq:         "'!='",
+	tPlus:        "'+'",
+	tMinus:       "'-'",
+	tStar:        "'*'",
+	tSlash:       "'/'",
+	tPercent:     "'%'",
+	tPlusEq:      "'+='",
+	tMinusEq:     "'-='",
+}
+
+// keyword identifies a CQL keyword. Keywords are lexed as identifiers and
+// classified by a case-insensitive lookup; kwNone marks a plain identifier.
+type keyword uint8
+
+const (
+	kwNone keyword = iota
+	// Reserved keywords (Cassandra 4.x reserved_keywords.txt).
+	kwAdd
+	kwAllow
+	kwAlter
+	kwAnd
+	kwApply
+	kwAsc
+	kwAuthorize
+	kwBatch
+	kwBegin
+	kwBy
+	kwColumnfamily
+	kwCreate
+	kwDelete
+	kwDesc
+	kwDescribe
+	kwDrop
+	kwEntries
+	kwExecute
+	kwFrom
+	kwFull
+	kwGrant
+	kwIf
+	kwIn
+	kwIndex
+	kwInfinity
+	kwInsert
+	kwInto
+	kwIs
+	kwKeyspace
+	kwLimit
+	kwMaterialized
+	kwModify
+	kwNan
+	kwNorecursive
+	kwNot
+	kwNull
+	kwOf
+	kwOn
+	kwOr
+	kwOrder
+	kwPrimary
+	kwRename
+	kwRevoke
+	kwSchema
+	kwSelect
+	kwSet
+	kwTable
+	kwTo
+	kwToken
+	kwTruncate
+	kwUnlogged
+	kwUpdate
+	kwUse
+	kwUsing
+	kwView
+	kwWhere
+	kwWith
+	kwLastReserved // marker: keywords above are reserved
+
+	// Unreserved keywords the grammar refers to; they remain valid identifiers.
+	kwAggregates
+	kwAs
+	kwCast
+	kwCluster
+	kwClustering
+	kwCompact
+	kwContains
+	kwCount
+	kwDefault
+	kwDistinct
+	kwExists
+	kwFiltering
+	kwFrozen
+	kwFunctions
+	kwGroup
+	kwInternals
+	kwJSON
+	kwKey
+	kwKeyspaces
+	kwLike
+	kwList
+	kwMap
+	kwOnly
+	kwPartition
+	kwPer
+	kwStatic
+	kwStorage
+	kwTables
+	kwTTL
+	kwTuple
+	kwType
+	kwTypes
+	kwUnset
+	kwValues
+	kwWritetime
+	// Native type names (unreserved).
+	kwAscii
+	kwBigint
+	kwBlob
+	kwBoolean
+	kwCounter
+	kwDate
+	kwDecimal
+	kwDouble
+	kwDuration
+	kwFloat
+	kwInet
+	kwInt
+	kwSmallint
+	kwText
+	kwTime
+	kwTimestamp
+	kwTimeuuid
+	kwTinyint
+	kwUUID
+	kwVarchar
+	kwVarint
+)
+
+// keywords maps lower-case keyword text to its keyword.
+var keywords = map[string]keyword{
+	"add": kwAdd, "allow": kwAllow, "alter": kwAlter, "and": kwAnd, "apply": kwApply,
+	"asc": kwAsc, "authorize": kwAuthorize, "batch": kwBatch, "begin": kwBegin, "by": kwBy,
+	"columnfamily": kwColumnfamily, "create": kwCreate, "delete": kwDelete, "desc": kwDesc,
+	"describe": kwDescribe, "drop": kwDrop, "entries": kwEntries, "execute": kwExecute,
+	"from": kwFrom, "full": kwFull, "grant": kwGrant, "if": kwIf, "in": kwIn, "index": kwIndex,
+	"infinity": kwInfinity, "insert": kwInsert, "into": kwInto, "is": kwIs, "keyspace": kwKeyspace,
+	"limit": kwLimit, "materialized": kwMaterialized, "modify": kwModify, "nan": kwNan,
+	"norecursive": kwNorecursive, "not": kwNot, "null": kwNull, "of": kwOf, "on": kwOn, "or": kwOr,
+	"order": kwOrder, "primary": kwPrimary, "rename": kwRename, "revoke": kwRevoke,
+	"schema": kwSchema, "select": kwSelect, "set": kwSet, "table": kwTable, "to": kwTo,
+	"token": kwToken, "truncate": kwTruncate, "unlogged": kwUnlogged, "update": kwUpdate,
+	"use": kwUse, "using": kwUsing, "view": kwView, "where": kwWhere, "with": kwWith,
+
+	"aggregates": kwAggregates, "as": kwAs, "cast": kwCast, "cluster": kwCluster,
+	"clustering": kwClustering, "compact": kwCompact, "contains": kwContains, "count": kwCount,
+	"default": kwDefault, "distinct": kwDistinct, "exists": kwExists, "filtering": kwFiltering,
+	"frozen": kwFrozen, "functions": kwFunctions, "group": kwGroup, "internals": kwInternals,
+	"json": kwJSON, "key": kwKey, "keyspaces": kwKeyspaces, "like": kwLike, "list": kwList,
+	"map": kwMap, "only": kwOnly, "partition": kwPartition, "per": kwPer, "static": kwStatic,
+	"storage": kwStorage, "tables": kwTables, "ttl": kwTTL, "tuple": kwTuple, "type": kwType,
+	"types": kwTypes, "unset": kwUnset, "values": kwValues, "writetime": kwWritetime,
+
+	"ascii": kwAscii, "bigint": kwBigint, "blob": kwBlob, "boolean": kwBoolean,
+	"counter": kwCounter, "date": kwDate, "decimal": kwDecimal, "double": kwDouble,
+	"duration": kwDuration, "float": kwFloat, "inet": kwInet, "int": kwInt,
+	"smallint": kwSmallint, "text": kwText, "time": kwTime, "timestamp": kwTimestamp,
+	"timeuuid": kwTimeuuid, "tinyint": kwTinyint, "uuid": kwUUID, "varchar": kwVarchar,
+	"varint": kwVarint,
+}
+
+// reserved reports whether k may not be used as an unquoted identifier.
+func (k keyword) reserved() bool { return k != kwNone && k < kwLastReserved }
+
+// IsReservedKeyword reports whether word (case-insensitive) is one of
+// Cassandra 4.x's reserved keywords, which must be double-quoted to be used
+// as identifiers. The boolean literals true and false also count, since the
+// lexer never returns them as identifiers.
+func IsReservedKeyword(word string) bool {
+	var buf [16]byte
+	if len(word) > len(buf) {
+		return false
+	}
+	for i := 0; i < len(word); i++ {
+		c := word[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	w := buf[:len(word)]
+	if string(w) == "true" || string(w) == "false" {
+		return true
+	}
+	return keywords[string(w)].reserved()
+}
+
+// token is one lexical token. Text is the exact source text; Val is the
+// decoded value for strings and identifiers (unquoted identifiers
+// lower-cased, quotes and escapes removed).
+type token struct {
+	kind tokenKind
+	kw   keyword
+	text string
+	val  string
+	pos  int // byte offset in the input
+	line int // 1-based
+	col  int // 0-based, in characters
+}
