@@ -1,0 +1,504 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/klauspost/compress/snappy"
+
+	"github.com/minicass/minicass/server/frame"
+)
+
+// connState is the handshake state of a connection, as in Cassandra's
+// ServerConnection.
+type connState uint8
+
+const (
+	stateUninitialized connState = iota // before STARTUP
+	stateAuthentication                 // after STARTUP, before AUTH_SUCCESS
+	stateReady
+)
+
+// conn is one client connection. The read loop (serve) decodes frames and
+// handles the handshake messages itself, in order; QUERY, PREPARE, EXECUTE
+// and BATCH run on their own goroutines, at most MaxRequestsPerConn at once.
+// Writes are serialized by wmu.
+type conn struct {
+	srv    *Server
+	nc     net.Conn
+	br     *bufio.Reader
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	// Read-loop state.
+	state      connState
+	inCompress bool // bodies of requests may be compressed
+	startup    map[string]string
+	session Session
+	sem     chan struct{}
+	reqs    sync.WaitGroup
+
+	schemaEvents atomic.Bool
+
+	wmu      sync.Mutex
+	bw       *bufio.Writer
+	compress bool // guarded by wmu
+	werr     error
+}
+
+func newConn(s *Server, nc net.Conn) *conn {
+	ctx, cancel := context.WithCancel(s.ctx)
+	return &conn{
+		srv:    s,
+		nc:     nc,
+		br:     bufio.NewReaderSize(nc, 16<<10),
+		bw:     bufio.NewWriterSize(nc, 16<<10),
+		ctx:    ctx,
+		cancel: cancel,
+		sem:    make(chan struct{}, s.opts.MaxRequestsPerConn),
+	}
+}
+
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+// serve runs the read loop until the connection fails or is closed, then
+// waits for the connection's requests and releases the session.
+func (c *conn) serve() {
+	log := c.srv.opts.Logger
+	defer func() {
+		if p := recover(); p != nil {
+			log.Error("panic in connection read loop", "panic", p, "stack", string(debug.Stack()))
+		}
+		c.cancel()
+		c.nc.Close()
+		c.reqs.Wait()
+		if cl, ok := c.session.(io.Closer); ok {
+			cl.Close()
+		}
+	}()
+	for {
+		if err := c.readFrame(); err != nil {
+			if errors.Is(err, errClose) {
+				c.lingerClose()
+			}
+			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+				log.Debug("closing connection", "remote", c.nc.RemoteAddr().String(), "err", err)
+			}
+			return
+		}
+	}
+}
+
+// lingerClose half-closes the connection and drains what the client still
+// sends for a moment, so that the error frame just written is not lost to a
+// TCP reset caused by closing a socket with unread input.
+func (c *conn) lingerClose() {
+	if cw, ok := c.nc.(interface{ CloseWrite() error }); ok {
+		cw.CloseWrite()
+	}
+	c.nc.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
+	io.CopyN(io.Discard, c.br, 1<<20)
+}
+
+// errClose ends the read loop after a fatal protocol error was answered.
+var errClose = errors.New("server: connection closed after protocol error")
+
+// headerSizeFor returns the header size a client speaking version v uses:
+// 8 bytes for v1 and v2, 9 from v3.
+func headerSizeFor(v byte) int {
+	if v == 1 || v == 2 {
+		return 8
+	}
+	return frame.HeaderSize
+}
+
+// readFrame reads and dispatches one frame.
+func (c *conn) readFrame() error {
+	if t := c.srv.opts.ReadTimeout; t > 0 {
+		c.nc.SetReadDeadline(time.Now().Add(t))
+	}
+	first, err := c.br.Peek(1)
+	if err != nil {
+		return err
+	}
+	version := first[0] & frame.VersionMask
+	if version != frame.ProtocolVersion {
+		return c.rejectVersion(version)
+	}
+	var hb [frame.HeaderSize]byte
+	if _, err := io.ReadFull(c.br, hb[:]); err != nil {
+		return err
+	}
+	h, _ := frame.ParseHeader(hb[:])
+	if h.IsResponse() {
+		c.writeMessage(h.Stream, protocolError("Wrong protocol direction (expected REQUEST, got RESPONSE) for opcode %s", h.Opcode), nil)
+		return errClose
+	}
+	if h.Length < 0 {
+		c.writeMessage(h.Stream, protocolError("Invalid value for envelope header body length field: %d", h.Length), nil)
+		return errClose
+	}
+	if total := int64(h.Length) + frame.HeaderSize; total > int64(c.srv.opts.MaxFrameSize) {
+		c.writeMessage(h.Stream, &Error{
+			Code:    frame.ErrCodeInvalid,
+			Message: fmt.Sprintf("Request is too big: length %d exceeds maximum allowed length %d.", total, c.srv.opts.MaxFrameSize),
+		}, nil)
+		return errClose
+	}
+	if !h.Opcode.IsRequest() {
+		c.writeMessage(h.Stream, protocolError("Unknown opcode %d", h.Opcode), nil)
+		return errClose
+	}
+	body := make([]byte, h.Length)
+	if _, err := io.ReadFull(c.br, body); err != nil {
+		return err // a client gone mid-frame: nothing to answer
+	}
+	if h.Flags&frame.FlagCompressed != 0 {
+		if !c.inCompress {
+			c.writeMessage(h.Stream, protocolError("Compressed frame received but no compression was negotiated"), nil)
+			return errClose
+		}
+		n, err := snappy.DecodedLen(body)
+		if err == nil && n+frame.HeaderSize > c.srv.opts.MaxFrameSize {
+			err = fmt.Errorf("decompressed length %d exceeds maximum allowed length %d", n+frame.HeaderSize, c.srv.opts.MaxFrameSize)
+		}
+		if err == nil {
+			body, err = snappy.Decode(nil, body)
+		}
+		if err != nil {
+			c.writeMessage(h.Stream, protocolError("Error decompressing frame: %v", err), nil)
+			return errClose
+		}
+	}
+	f, err := frame.Decode(h, body)
+	if err != nil {
+		c.writeMessage(h.Stream, protocolError("Invalid message: %v", err), nil)
+		return errClose
+	}
+	return c.dispatch(h.Stream, f.Message)
+}
+
+// rejectVersion answers a frame of an unsupported protocol version and
+// closes the connection. As in Cassandra's ProtocolVersion.decode, versions
+// below the supported one are answered in their own version, others in v4.
+func (c *conn) rejectVersion(version byte) error {
+	hb := make([]byte, headerSizeFor(version))
+	if _, err := io.ReadFull(c.br, hb); err != nil {
+		return err
+	}
+	var stream int16
+	if len(hb) == 8 {
+		stream = int16(int8(hb[2]))
+	} else {
+		stream = int16(binary.BigEndian.Uint16(hb[2:4]))
+	}
+	respVersion := frame.ProtocolVersion
+	if version >= 1 && version < frame.ProtocolVersion {
+		respVersion = int(version)
+	}
+	e := protocolError("Invalid or unsupported protocol version (%d); supported versions are (4/v4)", version)
+	body := appendErrorBody(e)
+	out := []byte{frame.DirectionResponse | byte(respVersion), 0}
+	if respVersion <= 2 {
+		out = append(out, byte(stream))
+	} else {
+		out = binary.BigEndian.AppendUint16(out, uint16(stream))
+	}
+	out = append(out, byte(frame.OpError))
+	out = binary.BigEndian.AppendUint32(out, uint32(len(body)))
+	out = append(out, body...)
+	c.wmu.Lock()
+	c.writeRaw(out)
+	c.wmu.Unlock()
+	return errClose
+}
+
+// appendErrorBody encodes just the body of an ERROR message.
+func appendErrorBody(e *Error) []byte {
+	b, _ := (&frame.Frame{Header: frame.Header{Version: frame.VersionResponse}, Message: e}).AppendTo(nil)
+	return b[frame.HeaderSize:]
+}
+
+// dispatch handles one decoded request according to the handshake state.
+func (c *conn) dispatch(stream int16, m frame.Message) error {
+	op := m.Opcode()
+	switch c.state {
+	case stateUninitialized:
+		if op != frame.OpStartup && op != frame.OpOptions {
+			c.writeMessage(stream, protocolError("Unexpected message %s, expecting STARTUP or OPTIONS", op), nil)
+			return nil
+		}
+	case stateAuthentication:
+		if op != frame.OpAuthResponse {
+			c.writeMessage(stream, protocolError("Unexpected message %s, expecting SASL_RESPONSE", op), nil)
+			return nil
+		}
+	case stateReady:
+		if op == frame.OpStartup {
+			c.writeMessage(stream, protocolError("Unexpected message STARTUP, the connection is already initialized"), nil)
+			return nil
+		}
+	}
+	switch m := m.(type) {
+	case *frame.Options:
+		c.writeMessage(stream, &frame.Supported{Options: map[string][]string{
+			"CQL_VERSION":       {c.srv.opts.CQLVersion},
+			"COMPRESSION":       {"snappy"},
+			"PROTOCOL_VERSIONS": {"4/v4"},
+		}}, nil)
+	case *frame.Startup:
+		c.handleStartup(stream, m)
+	case *frame.AuthResponse:
+		c.handleAuthResponse(stream, m)
+	case *frame.Register:
+		for _, ev := range m.Events {
+			switch ev {
+			case "SCHEMA_CHANGE":
+				c.schemaEvents.Store(true)
+			case "TOPOLOGY_CHANGE", "STATUS_CHANGE":
+				// A single node never changes topology or status.
+			default:
+				c.writeMessage(stream, protocolError("Invalid value '%s' for Type", ev), nil)
+				return nil
+			}
+		}
+		c.writeMessage(stream, &frame.Ready{}, nil)
+	default:
+		select {
+		case c.sem <- struct{}{}:
+		case <-c.ctx.Done():
+			return c.ctx.Err()
+		}
+		c.reqs.Add(1)
+		go c.runRequest(stream, m)
+	}
+	return nil
+}
+
+func (c *conn) handleStartup(stream int16, m *frame.Startup) {
+	opts := make(map[string]string, len(m.Options))
+	for k, v := range m.Options {
+		opts[strings.ToUpper(k)] = v
+	}
+	cqlVersion, ok := opts["CQL_VERSION"]
+	if !ok {
+		c.writeMessage(stream, protocolError("Missing value CQL_VERSION in STARTUP message"), nil)
+		return
+	}
+	major, err := cqlMajor(cqlVersion)
+	if err != nil {
+		c.writeMessage(stream, protocolError("Invalid version value: %s", cqlVersion), nil)
+		return
+	}
+	if major < 3 {
+		c.writeMessage(stream, protocolError("CQL version %s is not supported by the binary protocol (supported version are >= 3.0.0)", cqlVersion), nil)
+		return
+	}
+	compress := false
+	if alg, ok := opts["COMPRESSION"]; ok {
+		switch alg = strings.ToLower(alg); alg {
+		case "snappy":
+			compress = true
+		default:
+			c.writeMessage(stream, protocolError("Unknown compression algorithm: %s", alg), nil)
+			return
+		}
+	}
+	c.startup = opts
+	c.inCompress = compress
+	var reply frame.Message = &frame.Ready{}
+	if c.srv.opts.Auth != nil {
+		c.state = stateAuthentication
+		reply = &frame.Authenticate{Authenticator: PasswordAuthenticator}
+	} else {
+		c.becomeReady("")
+	}
+	// As in Cassandra, the reply to STARTUP is already compressed.
+	c.wmu.Lock()
+	c.compress = compress
+	c.wmu.Unlock()
+	c.writeMessage(stream, reply, nil)
+}
+
+// cqlMajor parses a version "X.Y.Z" (or "X.Y") and returns X.
+func cqlMajor(v string) (int, error) {
+	parts := strings.Split(v, ".")
+	if len(parts) < 2 || len(parts) > 3 {
+		return 0, fmt.Errorf("bad version %q", v)
+	}
+	for _, p := range parts {
+		if _, err := strconv.ParseUint(p, 10, 32); err != nil {
+			return 0, err
+		}
+	}
+	return strconv.Atoi(parts[0])
+}
+
+func (c *conn) becomeReady(user string) {
+	c.state = stateReady
+	c.session = c.srv.backend.NewSession(c.ctx, ConnInfo{RemoteAddr: c.nc.RemoteAddr(), User: user, Options: c.startup})
+}
+
+// handleAuthResponse checks a SASL PLAIN token: [authzid] NUL user NUL password.
+func (c *conn) handleAuthResponse(stream int16, m *frame.AuthResponse) {
+	user, pass, err := parsePlain(m.Token)
+	if err != nil {
+		c.writeMessage(stream, &Error{Code: frame.ErrCodeBadCredentials, Message: err.Error()}, nil)
+		return
+	}
+	want, ok := c.srv.opts.Auth[user]
+	if !ok || want != pass {
+		c.writeMessage(stream, &Error{
+			Code:    frame.ErrCodeBadCredentials,
+			Message: fmt.Sprintf("Provided username %s and/or password are incorrect", user),
+		}, nil)
+		return
+	}
+	c.becomeReady(user)
+	c.writeMessage(stream, &frame.AuthSuccess{}, nil)
+}
+
+// parsePlain decodes a SASL PLAIN token the way Cassandra's
+// PlainTextSaslAuthenticator does: the password follows the last NUL, the
+// user the one before it.
+func parsePlain(tok []byte) (user, pass string, err error) {
+	i := bytes.LastIndexByte(tok, 0)
+	if i < 0 {
+		return "", "", errors.New("Password must not be null")
+	}
+	pass = string(tok[i+1:])
+	rest := tok[:i]
+	j := bytes.LastIndexByte(rest, 0)
+	user = string(rest[j+1:])
+	if user == "" {
+		return "", "", errors.New("Authentication ID must not be null")
+	}
+	if pass == "" {
+		return "", "", errors.New("Password must not be null")
+	}
+	return user, pass, nil
+}
+
+// runRequest executes one QUERY, PREPARE, EXECUTE or BATCH and writes the
+// response. A panic in the Session is answered with a Server error.
+func (c *conn) runRequest(stream int16, m frame.Message) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.srv.opts.Logger.Error("panic while executing request", "op", m.Opcode().String(), "panic", p, "stack", string(debug.Stack()))
+			c.writeMessage(stream, &Error{Code: frame.ErrCodeServer, Message: fmt.Sprintf("java.lang.RuntimeException: internal error: %v", p)}, nil)
+		}
+		<-c.sem
+		c.reqs.Done()
+	}()
+	var (
+		res       *Result
+		err       error
+		executeID []byte
+		skipMeta  bool
+	)
+	switch m := m.(type) {
+	case *frame.Query:
+		skipMeta = m.Params.SkipMetadata
+		res, err = c.session.Query(c.ctx, m.Query, &m.Params)
+	case *frame.Prepare:
+		var p *Prepared
+		p, err = c.session.Prepare(c.ctx, m.Query)
+		if err == nil {
+			if p == nil {
+				err = errors.New("backend returned no prepared statement")
+			} else {
+				res = &Result{Kind: ResultPrepared, Prepared: p}
+			}
+		}
+	case *frame.Execute:
+		executeID = m.ID
+		skipMeta = m.Params.SkipMetadata
+		res, err = c.session.Execute(c.ctx, m.ID, &m.Params)
+	case *frame.Batch:
+		res, err = c.session.Batch(c.ctx, m)
+	default:
+		err = protocolError("Unexpected message %s", m.Opcode())
+	}
+	if err != nil {
+		c.writeMessage(stream, toError(err, executeID), nil)
+		return
+	}
+	if res == nil {
+		res = &Result{Kind: ResultVoid}
+	}
+	if res.Kind == ResultRows && skipMeta {
+		r := *res
+		r.NoMetadata = true
+		res = &r
+	}
+	c.writeMessage(stream, res, res.Warnings)
+	if res.Kind == ResultSchemaChange && res.Change != nil {
+		c.srv.PublishSchemaChange(*res.Change)
+	}
+}
+
+// writeMessage encodes m as a response on stream and writes it. If m cannot
+// be encoded (a malformed Result from the backend), a Server error is sent
+// instead. Write errors are remembered and end the connection.
+func (c *conn) writeMessage(stream int16, m frame.Message, warnings []string) {
+	bp := bufPool.Get().(*[]byte)
+	defer bufPool.Put(bp)
+	f := frame.Frame{Header: frame.Header{Version: frame.VersionResponse, Stream: stream}, Warnings: warnings, Message: m}
+	out, err := f.AppendTo((*bp)[:0])
+	if err != nil {
+		c.srv.opts.Logger.Error("cannot encode response", "op", m.Opcode().String(), "err", err)
+		f = frame.Frame{Header: f.Header, Message: &Error{Code: frame.ErrCodeServer, Message: "cannot encode response: " + err.Error()}}
+		if out, err = f.AppendTo((*bp)[:0]); err != nil {
+			return
+		}
+	}
+	*bp = out
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.compress {
+		cp := bufPool.Get().(*[]byte)
+		defer bufPool.Put(cp)
+		body := out[frame.HeaderSize:]
+		dst := (*cp)[:cap(*cp)]
+		if n := frame.HeaderSize + snappy.MaxEncodedLen(len(body)); n > len(dst) {
+			dst = make([]byte, n)
+		}
+		copy(dst, out[:frame.HeaderSize])
+		enc := snappy.Encode(dst[frame.HeaderSize:], body)
+		dst[1] |= byte(frame.FlagCompressed)
+		binary.BigEndian.PutUint32(dst[5:9], uint32(len(enc)))
+		out = dst[:frame.HeaderSize+len(enc)]
+		*cp = dst
+	}
+	c.writeRaw(out)
+}
+
+// writeRaw writes b and flushes; c.wmu must be held.
+func (c *conn) writeRaw(b []byte) {
+	if c.werr != nil {
+		return
+	}
+	if t := c.srv.opts.WriteTimeout; t > 0 {
+		c.nc.SetWriteDeadline(time.Now().Add(t))
+	}
+	if _, err := c.bw.Write(b); err != nil {
+		c.werr = err
+	} else if err := c.bw.Flush(); err != nil {
+		c.werr = err
+	}
+	if c.werr != nil {
+		c.nc.Close()
+	}
+}

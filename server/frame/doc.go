@@ -1,0 +1,69 @@
+// Package frame is the codec of the CQL native protocol version 4
+// (Cassandra's doc/native_protocol_v4.spec): the frame header, the body
+// primitives, and every request and response message.
+//
+// # Frame layout
+//
+// A frame is a 9-byte header followed by a body of Length bytes. All
+// integers are big-endian.
+//
+//	offset size field
+//	0      1    version  0x04 request, 0x84 response (bit 0x80 = response)
+//	1      1    flags    0x01 compressed, 0x02 tracing, 0x04 custom payload,
+//	                     0x08 warning
+//	2      2    stream   int16; >= 0 from clients, -1 for server events
+//	4      1    opcode   see the Op* constants
+//	5      4    length   int32 body length, at most 256 MB by the spec
+//
+// A response body may start with a tracing [uuid] (flag 0x02), a [string
+// list] of warnings (flag 0x08) and a [bytes map] custom payload (flag 0x04),
+// in that order; a request body may start with a custom payload. When
+// compression is negotiated the body, prefix included, is compressed as a
+// whole and the header's length is the compressed length; this package
+// encodes and decodes uncompressed bodies and leaves compression to its
+// caller.
+//
+// # Body primitives
+//
+//	[byte]            1 byte
+//	[short]           uint16
+//	[int], [long]     int32, int64
+//	[string]          [short] n, n bytes of UTF-8
+//	[long string]     [int] n, n bytes
+//	[uuid]            16 bytes
+//	[string list]     [short] n, n [string]
+//	[bytes]           [int] n, n bytes; n < 0 is null
+//	[value]           [int] n, n bytes; -1 null, -2 unset
+//	[short bytes]     [short] n, n bytes
+//	[option]          [short] id, then the parameter [option]s of list, set,
+//	                  map and tuple (tuple: [short] count first); id 0 is a
+//	                  custom type followed by its class name as a [string]
+//	[inet]            [byte] size (4 or 16), the address, [int] port
+//	[consistency]     [short]
+//	[string map]      [short] n, n ([string], [string])
+//	[string multimap] [short] n, n ([string], [string list])
+//	[bytes map]       [short] n, n ([string], [bytes])
+//
+// # Worked example
+//
+// The query "SELECT release_version FROM system.local" at consistency ONE,
+// with no flags, sent on stream 2:
+//
+//	04                 version 4, request
+//	00                 no flags
+//	00 02              stream 2
+//	07                 QUERY
+//	00 00 00 2f        body length 47
+//	00 00 00 28        [long string] length 40
+//	53 45 4c ... 6c    "SELECT release_version FROM system.local"
+//	00 01              consistency ONE
+//	00                 query flags: none
+//
+// Decode turns the body into a *Query; (*Frame).AppendTo produces exactly
+// these bytes from Frame{Header: Header{Version: 4, Stream: 2}, Message:
+// &Query{...}}.
+//
+// Every decoder returns an error wrapping one of the package's sentinel
+// errors on malformed input and never panics; counts announced in a body are
+// checked against the bytes left before anything is allocated.
+package frame

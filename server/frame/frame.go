@@ -1,0 +1,100 @@
+package frame
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// Frame is one protocol frame: a header, the optional body prefix and a
+// message.
+//
+// When encoding, Header.Version, Header.Stream and any request flag such as
+// FlagTracing are taken from Header; Header.Opcode and Header.Length are
+// computed, and FlagTracing (responses), FlagWarning and FlagCustomPayload
+// are set from TracingID, Warnings and CustomPayload. FlagCompressed is
+// cleared: compression is applied to the encoded body by the caller.
+type Frame struct {
+	Header        Header
+	TracingID     *[16]byte // responses only
+	Warnings      []string  // responses only
+	CustomPayload map[string][]byte
+	Message       Message
+}
+
+// AppendTo appends the encoded frame, header and uncompressed body, to dst.
+// On error dst is returned unchanged.
+func (f *Frame) AppendTo(dst []byte) ([]byte, error) {
+	start := len(dst)
+	h := f.Header
+	h.Opcode = f.Message.Opcode()
+	h.Flags &^= FlagCompressed | FlagWarning | FlagCustomPayload
+	response := h.IsResponse()
+	if response {
+		h.Flags &^= FlagTracing
+		if f.TracingID != nil {
+			h.Flags |= FlagTracing
+		}
+		if len(f.Warnings) > 0 {
+			h.Flags |= FlagWarning
+		}
+	}
+	if f.CustomPayload != nil {
+		h.Flags |= FlagCustomPayload
+	}
+	w := Writer{B: AppendHeader(dst, h)}
+	if response && f.TracingID != nil {
+		w.UUID(*f.TracingID)
+	}
+	if h.Flags&FlagWarning != 0 {
+		w.StringList(f.Warnings)
+	}
+	if f.CustomPayload != nil {
+		w.BytesMap(f.CustomPayload)
+	}
+	if err := f.Message.encode(&w); err != nil {
+		return dst[:start], err
+	}
+	if w.err != nil {
+		return dst[:start], w.err
+	}
+	n := len(w.B) - start - HeaderSize
+	if n > MaxSpecBodyLength {
+		return dst[:start], fmt.Errorf("%w: body of %d bytes exceeds the protocol limit", ErrInvalidValue, n)
+	}
+	binary.BigEndian.PutUint32(w.B[start+5:], uint32(n))
+	return w.B, nil
+}
+
+// Decode decodes an uncompressed body whose header is h. The direction bit of
+// h.Version chooses between request and response messages; the protocol
+// version itself is not checked. The returned frame's slices alias body.
+// Bytes after the message are ignored, as Cassandra does.
+func Decode(h Header, body []byte) (*Frame, error) {
+	r := NewReader(body)
+	f := &Frame{Header: h}
+	f.Header.Length = int32(len(body))
+	response := h.IsResponse()
+	if response && h.Flags&FlagTracing != 0 {
+		id := r.UUID()
+		f.TracingID = &id
+	}
+	if response && h.Flags&FlagWarning != 0 {
+		f.Warnings = r.StringList()
+	}
+	if h.Flags&FlagCustomPayload != 0 {
+		f.CustomPayload = r.BytesMap()
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	var err error
+	if response {
+		f.Message, err = decodeResponse(h.Opcode, r)
+	} else {
+		f.Message, err = decodeRequest(h.Opcode, r)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("decoding %s: %w", h.Opcode, err)
+	}
+	return f, nil
+}

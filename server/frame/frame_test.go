@@ -1,0 +1,277 @@
+package frame
+
+import (
+	"encoding/hex"
+	"errors"
+	"net/netip"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/minicass/minicass/types"
+)
+
+func unhex(t testing.TB, s string) []byte {
+	t.Helper()
+	b, err := hex.DecodeString(strings.NewReplacer(" ", "", "|", "", "\n", "", "\t", "").Replace(s))
+	require.NoError(t, err)
+	return b
+}
+
+func encode(t testing.TB, f *Frame) []byte {
+	t.Helper()
+	b, err := f.AppendTo(nil)
+	require.NoError(t, err)
+	return b
+}
+
+func decode(t testing.TB, b []byte) *Frame {
+	t.Helper()
+	h, err := ParseHeader(b)
+	require.NoError(t, err)
+	require.Equal(t, int(h.Length), len(b)-HeaderSize, "header length")
+	f, err := Decode(h, b[HeaderSize:])
+	require.NoError(t, err)
+	return f
+}
+
+// TestExactBytes checks encodings byte for byte against hand-assembled frames,
+// starting with the QUERY example of cassandra-facts.md section 4.
+func TestExactBytes(t *testing.T) {
+	q := "SELECT release_version FROM system.local"
+	tests := []struct {
+		name string
+		f    Frame
+		hex  string
+	}{
+		{
+			name: "query example",
+			f:    Frame{Header: Header{Version: VersionRequest, Stream: 2}, Message: &Query{Query: q, Params: QueryParams{Consistency: One}}},
+			hex:  "04 00 0002 07 0000002f | 00000028" + hex.EncodeToString([]byte(q)) + "| 0001 | 00",
+		},
+		{
+			name: "ready",
+			f:    Frame{Header: Header{Version: VersionResponse, Stream: 1}, Message: &Ready{}},
+			hex:  "84 00 0001 02 00000000",
+		},
+		{
+			name: "options",
+			f:    Frame{Header: Header{Version: VersionRequest, Stream: 0}, Message: &Options{}},
+			hex:  "04 00 0000 05 00000000",
+		},
+		{
+			name: "unavailable error with warning",
+			f: Frame{Header: Header{Version: VersionResponse, Stream: 7}, Warnings: []string{"w"},
+				Message: &Error{Code: ErrCodeUnavailable, Message: "x", Consistency: Quorum, Required: 2, Alive: 1}},
+			hex: "84 08 0007 00 00000016 | 0001 0001 77 | 00001000 0001 78 | 0004 00000002 00000001",
+		},
+		{
+			name: "execute with unset, null and named values, page size, paging state, serial, timestamp",
+			f: Frame{Header: Header{Version: VersionRequest, Stream: 3}, Message: &Execute{ID: []byte{0xab, 0xcd}, Params: QueryParams{
+				Consistency: LocalQuorum, Values: [][]byte{{1}, nil, nil}, Unset: []bool{false, false, true},
+				Names: []string{"a", "b", "c"}, SkipMetadata: true, PageSize: 100, PagingState: []byte{9},
+				SerialConsistency: LocalSerial, DefaultTimestamp: 5, HasTimestamp: true,
+			}}},
+			hex: "04 00 0003 0a 00000032 | 0002 abcd | 0006 7f | 0003 | 0001 61 00000001 01 | 0001 62 ffffffff | 0001 63 fffffffe |" +
+				"00000064 | 00000001 09 | 0009 | 0000000000000005",
+		},
+		{
+			name: "rows with global table spec and paging state",
+			f: Frame{Header: Header{Version: VersionResponse, Stream: 4}, Message: &Result{Kind: ResultRows,
+				Columns: []ColumnSpec{{"ks", "t", "k", types.IntType}, {"ks", "t", "v", types.ListOf(types.TextType, false)}},
+				Rows:    [][][]byte{{{0, 0, 0, 1}, nil}}, PagingState: []byte{0xee}}},
+			hex: "84 00 0004 08 00000034 | 00000002 | 00000003 00000002 00000001 ee | 0002 6b73 0001 74 |" +
+				"0001 6b 0009 | 0001 76 0020 000d | 00000001 | 00000004 00000001 ffffffff",
+		},
+		{
+			name: "prepared insert: pk index, no result metadata",
+			f: Frame{Header: Header{Version: VersionResponse, Stream: 5}, Message: &Result{Kind: ResultPrepared, Prepared: &Prepared{
+				ID: []byte{1, 2}, Bind: []ColumnSpec{{"ks", "t", "k", types.IntType}}, PKIndexes: []uint16{0}}}},
+			hex: "84 00 0005 08 0000002a | 00000004 | 0002 0102 | 00000001 00000001 00000001 0000 | 0002 6b73 0001 74 | 0001 6b 0009 |" +
+				"00000004 00000000",
+		},
+		{
+			name: "schema change event on stream -1",
+			f: Frame{Header: Header{Version: VersionResponse, Stream: -1}, Message: &Event{Type: "SCHEMA_CHANGE",
+				Change: &SchemaChange{Change: "CREATED", Target: "TABLE", Keyspace: "ks", Name: "t"}}},
+			hex: "84 00 ffff 0c 00000026 | 000d" + hex.EncodeToString([]byte("SCHEMA_CHANGE")) + "| 0007" +
+				hex.EncodeToString([]byte("CREATED")) + "| 0005" + hex.EncodeToString([]byte("TABLE")) + "| 0002 6b73 | 0001 74",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want := unhex(t, tt.hex)
+			got := encode(t, &tt.f)
+			require.Equal(t, hex.EncodeToString(want), hex.EncodeToString(got))
+			back := decode(t, got)
+			require.Equal(t, tt.f.Message, back.Message)
+			require.Equal(t, tt.f.Warnings, back.Warnings)
+		})
+	}
+}
+
+// roundTripMessages holds one or more instances of every message type.
+func roundTripMessages() []Frame {
+	req := func(m Message) Frame { return Frame{Header: Header{Version: VersionRequest, Stream: 9}, Message: m} }
+	resp := func(m Message) Frame { return Frame{Header: Header{Version: VersionResponse, Stream: 9}, Message: m} }
+	allTypes := []ColumnSpec{
+		{"ks", "t1", "a", types.AsciiType}, {"ks", "t1", "b", types.BigintType}, {"ks", "t1", "c", types.BlobType},
+		{"ks", "t1", "d", types.BooleanType}, {"ks", "t1", "e", types.CounterType}, {"ks", "t1", "f", types.DecimalType},
+		{"ks", "t1", "g", types.DoubleType}, {"ks", "t1", "h", types.FloatType}, {"ks", "t1", "i", types.IntType},
+		{"ks", "t1", "j", types.TimestampType}, {"ks", "t1", "k", types.UUIDType}, {"ks", "t1", "l", types.TextType},
+		{"ks", "t1", "m", types.VarintType}, {"ks", "t1", "n", types.TimeUUIDType}, {"ks", "t1", "o", types.InetType},
+		{"ks", "t1", "p", types.DateType}, {"ks", "t1", "q", types.TimeType}, {"ks", "t1", "r", types.SmallintType},
+		{"ks", "t1", "s", types.TinyintType}, {"ks", "t1", "u", types.DurationType},
+		{"ks", "t2", "v", types.MapOf(types.TextType, types.SetOf(types.IntType, false), false)},
+		{"ks", "t2", "w", types.TupleOf(types.IntType, types.ListOf(types.BlobType, false))},
+	}
+	row := make([][]byte, len(allTypes))
+	for i := range row {
+		row[i] = []byte{byte(i)}
+	}
+	row[3] = nil
+	row[4] = []byte{}
+	return []Frame{
+		req(&Startup{Options: map[string]string{"CQL_VERSION": "3.0.0", "COMPRESSION": "snappy"}}),
+		req(&Options{}),
+		req(&Query{Query: "SELECT * FROM t WHERE k = ?", Params: QueryParams{Consistency: Quorum, Values: [][]byte{{1, 2}}}}),
+		req(&Query{Query: "SELECT", Params: QueryParams{Consistency: One, PageSize: 5000, PagingState: []byte{}}}),
+		req(&Prepare{Query: "INSERT INTO t (k) VALUES (?)"}),
+		req(&Execute{ID: []byte{1, 2, 3}, Params: QueryParams{Consistency: All, Values: [][]byte{nil, {}}, Unset: []bool{true, false}}}),
+		req(&Register{Events: []string{"TOPOLOGY_CHANGE", "STATUS_CHANGE", "SCHEMA_CHANGE"}}),
+		req(&AuthResponse{Token: []byte("\x00user\x00pass")}),
+		req(&Batch{Type: BatchUnlogged, Consistency: Quorum, SerialConsistency: Serial, HasTimestamp: true, DefaultTimestamp: -7,
+			NamesForValues: true, Entries: []BatchEntry{
+				{Query: "INSERT INTO t (k) VALUES (?)", Values: [][]byte{{1}}},
+				{ID: []byte{7, 7}, Values: [][]byte{nil, {2}}, Unset: []bool{true, false}},
+				{Query: "DELETE FROM t WHERE k = 1", Values: [][]byte{}},
+			}}),
+		{Header: Header{Version: VersionRequest, Stream: 1, Flags: FlagTracing}, CustomPayload: map[string][]byte{"k": {1}},
+			Message: &Query{Query: "x", Params: QueryParams{Consistency: One}}},
+		resp(&Ready{}),
+		resp(&Authenticate{Authenticator: "org.apache.cassandra.auth.PasswordAuthenticator"}),
+		resp(&Supported{Options: map[string][]string{"CQL_VERSION": {"3.4.6"}, "COMPRESSION": {"snappy"}, "PROTOCOL_VERSIONS": {"4/v4"}}}),
+		resp(&AuthChallenge{Token: []byte{1}}),
+		resp(&AuthSuccess{}),
+		resp(&Error{Code: ErrCodeServer, Message: "boom"}),
+		resp(&Error{Code: ErrCodeProtocol, Message: "bad"}),
+		resp(&Error{Code: ErrCodeUnavailable, Message: "u", Consistency: Quorum, Required: 3, Alive: 1}),
+		resp(&Error{Code: ErrCodeWriteTimeout, Message: "wt", Consistency: One, Received: 0, BlockFor: 1, WriteType: "SIMPLE"}),
+		resp(&Error{Code: ErrCodeReadTimeout, Message: "rt", Consistency: One, Received: 0, BlockFor: 1, DataPresent: true}),
+		resp(&Error{Code: ErrCodeReadFailure, Message: "rf", Consistency: Two, Received: 1, BlockFor: 2, NumFailures: 1, DataPresent: true}),
+		resp(&Error{Code: ErrCodeFunctionFailure, Message: "ff", Keyspace: "ks", Function: "f", ArgTypes: []string{"int"}}),
+		resp(&Error{Code: ErrCodeWriteFailure, Message: "wf", Consistency: All, Received: 1, BlockFor: 3, NumFailures: 2, WriteType: "BATCH"}),
+		resp(&Error{Code: ErrCodeAlreadyExists, Message: "ae", Keyspace: "ks", Table: "t"}),
+		resp(&Error{Code: ErrCodeUnprepared, Message: "up", UnpreparedID: []byte{0xde, 0xad}}),
+		resp(&Result{Kind: ResultVoid}),
+		resp(&Result{Kind: ResultRows, Columns: allTypes, Rows: [][][]byte{row, row}}),
+		resp(&Result{Kind: ResultRows, Columns: allTypes[:2], Rows: [][][]byte{}}),
+		resp(&Result{Kind: ResultRows, NoMetadata: true, PagingState: []byte{1, 2}, Rows: [][][]byte{}}),
+		resp(&Result{Kind: ResultSetKeyspace, Keyspace: "ks"}),
+		resp(&Result{Kind: ResultPrepared, Prepared: &Prepared{ID: []byte{1}, Bind: allTypes[:3], PKIndexes: []uint16{2, 0},
+			ResultCols: allTypes[20:]}}),
+		resp(&Result{Kind: ResultPrepared, Prepared: &Prepared{ID: []byte{1}}}),
+		resp(&Result{Kind: ResultSchemaChange, Change: &SchemaChange{Change: "DROPPED", Target: "KEYSPACE", Keyspace: "ks"}}),
+		resp(&Result{Kind: ResultSchemaChange, Change: &SchemaChange{Change: "UPDATED", Target: "TYPE", Keyspace: "ks", Name: "addr"}}),
+		resp(&Result{Kind: ResultSchemaChange, Change: &SchemaChange{Change: "CREATED", Target: "FUNCTION", Keyspace: "ks", Name: "f", Args: []string{"int", "text"}}}),
+		resp(&Event{Type: "SCHEMA_CHANGE", Change: &SchemaChange{Change: "CREATED", Target: "AGGREGATE", Keyspace: "ks", Name: "a", Args: []string{"int"}}}),
+		resp(&Event{Type: "TOPOLOGY_CHANGE", Kind: "NEW_NODE", Addr: netip.MustParseAddrPort("10.0.0.1:9042")}),
+		resp(&Event{Type: "STATUS_CHANGE", Kind: "DOWN", Addr: netip.MustParseAddrPort("[2001:db8::1]:9042")}),
+		{Header: Header{Version: VersionResponse, Stream: 3}, TracingID: &[16]byte{1, 2, 3}, Warnings: []string{"a", "b"},
+			CustomPayload: map[string][]byte{"x": nil, "y": {}}, Message: &Result{Kind: ResultVoid}},
+	}
+}
+
+func TestRoundTripEveryMessage(t *testing.T) {
+	seen := map[Opcode]bool{}
+	for _, f := range roundTripMessages() {
+		t.Run(f.Message.Opcode().String(), func(t *testing.T) {
+			b := encode(t, &f)
+			back := decode(t, b)
+			assert.Equal(t, f.Message, back.Message)
+			assert.Equal(t, f.Warnings, back.Warnings)
+			assert.Equal(t, f.CustomPayload, back.CustomPayload)
+			assert.Equal(t, f.TracingID, back.TracingID)
+			assert.Equal(t, f.Header.Stream, back.Header.Stream)
+			seen[f.Message.Opcode()] = true
+			// Every strict prefix of the body fails cleanly, except where the
+			// message legitimately ends early (empty bodies).
+			for n := HeaderSize; n < len(b); n++ {
+				h, _ := ParseHeader(b)
+				_, err := Decode(h, b[HeaderSize:n])
+				if err != nil {
+					assert.True(t, errors.Is(err, ErrShortBuffer) || errors.Is(err, ErrInvalidValue) || errors.Is(err, ErrUnsupportedType), "prefix %d: %v", n, err)
+				}
+			}
+		})
+	}
+	for op := OpError; op <= OpAuthSuccess; op++ {
+		if op == 0x04 {
+			continue // CREDENTIALS, v1 only
+		}
+		assert.True(t, seen[op], "no round trip for %s", op)
+	}
+}
+
+func TestDecodeErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		h    Header
+		body string
+		want error
+	}{
+		{"response opcode as request", Header{Version: VersionRequest, Opcode: OpResult}, "", ErrUnknownOpcode},
+		{"request opcode as response", Header{Version: VersionResponse, Opcode: OpQuery}, "", ErrUnknownOpcode},
+		{"unknown opcode", Header{Version: VersionRequest, Opcode: 0x42}, "", ErrUnknownOpcode},
+		{"negative long string", Header{Version: VersionRequest, Opcode: OpPrepare}, "ffffffff", ErrInvalidValue},
+		{"value length -3", Header{Version: VersionRequest, Opcode: OpQuery}, "00000001 78 0001 01 0001 fffffffd", ErrInvalidValue},
+		{"huge value count", Header{Version: VersionRequest, Opcode: OpQuery}, "00000001 78 0001 01 ffff", ErrShortBuffer},
+		{"bad batch type", Header{Version: VersionRequest, Opcode: OpBatch}, "03 0000 0001 00", ErrInvalidValue},
+		{"bad batch kind", Header{Version: VersionRequest, Opcode: OpBatch}, "00 0001 05 00000000 0000 0000 00", ErrInvalidValue},
+		{"bad batch flags", Header{Version: VersionRequest, Opcode: OpBatch}, "00 0000 0001 01", ErrInvalidValue},
+		{"unknown type id", Header{Version: VersionResponse, Opcode: OpResult}, "00000002 00000000 00000001 0000 0000 0000 0099", ErrUnsupportedType},
+		{"custom type", Header{Version: VersionResponse, Opcode: OpResult}, "00000002 00000000 00000001 0000 0000 0000 0000 0001 78", ErrUnsupportedType},
+		{"bad inet size", Header{Version: VersionResponse, Opcode: OpEvent}, "000d" + hex.EncodeToString([]byte("STATUS_CHANGE")) + "0002 5550 05", ErrInvalidValue},
+		{"truncated uuid", Header{Version: VersionResponse, Opcode: OpReady, Flags: FlagTracing}, "0102", ErrShortBuffer},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Decode(tt.h, unhex(t, tt.body))
+			require.ErrorIs(t, err, tt.want)
+		})
+	}
+}
+
+func TestDeepTypeNestingRejected(t *testing.T) {
+	// 40 nested lists exceed maxTypeDepth.
+	body := "00000002 00000000 00000001 0000 0000 0000" + strings.Repeat("0020", 40) + "0009"
+	_, err := Decode(Header{Version: VersionResponse, Opcode: OpResult}, unhex(t, body))
+	require.ErrorIs(t, err, ErrInvalidValue)
+}
+
+func TestEncodeErrors(t *testing.T) {
+	long := strings.Repeat("x", 70000)
+	for _, m := range []Message{
+		&Register{Events: []string{long}},
+		&Result{Kind: ResultRows, Columns: []ColumnSpec{{Name: "a", Type: types.IntType}}, Rows: [][][]byte{{}}},
+		&Result{Kind: ResultRows, Columns: []ColumnSpec{{Name: "a", Type: types.Type{Kind: types.List}}}},
+		&Result{Kind: 99},
+		&Result{Kind: ResultPrepared},
+		&Event{Type: "NOPE"},
+	} {
+		buf := []byte("keep")
+		out, err := (&Frame{Header: Header{Version: VersionResponse}, Message: m}).AppendTo(buf)
+		require.ErrorIs(t, err, ErrInvalidValue, "%T", m)
+		require.Equal(t, "keep", string(out))
+	}
+}
+
+func TestConsistencyString(t *testing.T) {
+	assert.Equal(t, "LOCAL_QUORUM", LocalQuorum.String())
+	assert.Equal(t, "LOCAL_ONE", LocalOne.String())
+	assert.Equal(t, "CONSISTENCY(0x0042)", Consistency(0x42).String())
+	assert.Equal(t, "QUERY", OpQuery.String())
+	assert.Equal(t, "OPCODE(0x42)", Opcode(0x42).String())
+}

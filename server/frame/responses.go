@@ -1,0 +1,568 @@
+package frame
+
+import (
+	"fmt"
+	"net/netip"
+)
+
+// Ready is the READY response; its body is empty.
+type Ready struct{}
+
+// Authenticate is the AUTHENTICATE response naming the server's
+// authenticator class.
+type Authenticate struct{ Authenticator string }
+
+// Supported is the SUPPORTED response to OPTIONS.
+type Supported struct{ Options map[string][]string }
+
+// AuthChallenge is the AUTH_CHALLENGE response carrying a SASL token.
+type AuthChallenge struct{ Token []byte }
+
+// AuthSuccess is the AUTH_SUCCESS response; Token is usually nil.
+type AuthSuccess struct{ Token []byte }
+
+// ErrorCode is the [int] code at the start of an ERROR body.
+type ErrorCode int32
+
+// The error codes of protocol v4. They are part of the wire format.
+const (
+	ErrCodeServer          ErrorCode = 0x0000
+	ErrCodeProtocol        ErrorCode = 0x000A
+	ErrCodeBadCredentials  ErrorCode = 0x0100
+	ErrCodeUnavailable     ErrorCode = 0x1000
+	ErrCodeOverloaded      ErrorCode = 0x1001
+	ErrCodeIsBootstrapping ErrorCode = 0x1002
+	ErrCodeTruncate        ErrorCode = 0x1003
+	ErrCodeWriteTimeout    ErrorCode = 0x1100
+	ErrCodeReadTimeout     ErrorCode = 0x1200
+	ErrCodeReadFailure     ErrorCode = 0x1300
+	ErrCodeFunctionFailure ErrorCode = 0x1400
+	ErrCodeWriteFailure    ErrorCode = 0x1500
+	ErrCodeSyntax          ErrorCode = 0x2000
+	ErrCodeUnauthorized    ErrorCode = 0x2100
+	ErrCodeInvalid         ErrorCode = 0x2200
+	ErrCodeConfig          ErrorCode = 0x2300
+	ErrCodeAlreadyExists   ErrorCode = 0x2400
+	ErrCodeUnprepared      ErrorCode = 0x2500
+)
+
+// Error is the ERROR response. Code selects which extra fields are on the
+// wire:
+//
+//	Unavailable     Consistency, Required, Alive
+//	WriteTimeout    Consistency, Received, BlockFor, WriteType
+//	ReadTimeout     Consistency, Received, BlockFor, DataPresent
+//	ReadFailure     Consistency, Received, BlockFor, NumFailures, DataPresent
+//	FunctionFailure Keyspace, Function, ArgTypes
+//	WriteFailure    Consistency, Received, BlockFor, NumFailures, WriteType
+//	AlreadyExists   Keyspace, Table
+//	Unprepared      UnpreparedID
+//
+// Other fields are ignored. Error also implements the error interface, with
+// CQLCode, so a backend may return one directly.
+type Error struct {
+	Code         ErrorCode
+	Message      string
+	Consistency  Consistency
+	Required     int32
+	Alive        int32
+	Received     int32
+	BlockFor     int32
+	NumFailures  int32
+	DataPresent  bool
+	WriteType    string
+	Keyspace     string
+	Table        string
+	Function     string
+	ArgTypes     []string
+	UnpreparedID []byte
+}
+
+// Error returns the message.
+func (e *Error) Error() string { return e.Message }
+
+// CQLCode returns the protocol error code.
+func (e *Error) CQLCode() int32 { return int32(e.Code) }
+
+// ResultKind is the [int] kind at the start of a RESULT body.
+type ResultKind int32
+
+// The result kinds. They are part of the wire format.
+const (
+	ResultVoid         ResultKind = 0x0001
+	ResultRows         ResultKind = 0x0002
+	ResultSetKeyspace  ResultKind = 0x0003
+	ResultPrepared     ResultKind = 0x0004
+	ResultSchemaChange ResultKind = 0x0005
+)
+
+// SchemaChange describes a schema change, in a RESULT or an EVENT. Change is
+// CREATED, UPDATED or DROPPED; Target is KEYSPACE, TABLE, TYPE, FUNCTION or
+// AGGREGATE. Name is empty for KEYSPACE; Args (argument types) is used only
+// for FUNCTION and AGGREGATE.
+type SchemaChange struct {
+	Change   string
+	Target   string
+	Keyspace string
+	Name     string
+	Args     []string
+}
+
+// Prepared is the body of a Prepared result. PKIndexes holds, for each
+// partition key column, the index of the bind marker giving it.
+type Prepared struct {
+	ID         []byte
+	Bind       []ColumnSpec
+	PKIndexes  []uint16
+	ResultCols []ColumnSpec
+}
+
+// Result is the RESULT response, and the value the CQL layer hands to the
+// server. Kind selects the fields in use:
+//
+//	Void          nothing
+//	Rows          Columns, Rows (each row one []byte per column, nil = null),
+//	              PagingState (non-nil: has more pages), NoMetadata
+//	SetKeyspace   Keyspace
+//	Prepared      Prepared
+//	SchemaChange  Change
+//
+// Warnings are not part of the RESULT body: the server sends them in the
+// frame (flag 0x08). A decoded Rows result with NoMetadata has nil Columns.
+type Result struct {
+	Kind        ResultKind
+	Columns     []ColumnSpec
+	Rows        [][][]byte
+	PagingState []byte
+	NoMetadata  bool
+	Keyspace    string
+	Prepared    *Prepared
+	Change      *SchemaChange
+	Warnings    []string
+}
+
+// Event is the EVENT response pushed on stream -1. Type is SCHEMA_CHANGE
+// (Change set), or TOPOLOGY_CHANGE / STATUS_CHANGE (Kind, such as NEW_NODE or
+// UP, and Addr set).
+type Event struct {
+	Type   string
+	Change *SchemaChange
+	Kind   string
+	Addr   netip.AddrPort
+}
+
+// The rows metadata flags. They are part of the wire format.
+const (
+	metaGlobalTableSpec = 0x0001
+	metaHasMorePages    = 0x0002
+	metaNoMetadata      = 0x0004
+)
+
+func (*Ready) Opcode() Opcode         { return OpReady }
+func (*Authenticate) Opcode() Opcode  { return OpAuthenticate }
+func (*Supported) Opcode() Opcode     { return OpSupported }
+func (*AuthChallenge) Opcode() Opcode { return OpAuthChallenge }
+func (*AuthSuccess) Opcode() Opcode   { return OpAuthSuccess }
+func (*Error) Opcode() Opcode         { return OpError }
+func (*Result) Opcode() Opcode        { return OpResult }
+func (*Event) Opcode() Opcode         { return OpEvent }
+
+func (m *Ready) encode(w *Writer) error         { return nil }
+func (m *Authenticate) encode(w *Writer) error  { w.String(m.Authenticator); return nil }
+func (m *Supported) encode(w *Writer) error     { w.StringMultimap(m.Options); return nil }
+func (m *AuthChallenge) encode(w *Writer) error { w.Bytes(m.Token); return nil }
+func (m *AuthSuccess) encode(w *Writer) error   { w.Bytes(m.Token); return nil }
+
+func boolByte(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func (m *Error) encode(w *Writer) error {
+	w.Int(int32(m.Code))
+	w.String(m.Message)
+	switch m.Code {
+	case ErrCodeUnavailable:
+		w.Consistency(m.Consistency)
+		w.Int(m.Required)
+		w.Int(m.Alive)
+	case ErrCodeWriteTimeout:
+		w.Consistency(m.Consistency)
+		w.Int(m.Received)
+		w.Int(m.BlockFor)
+		w.String(m.WriteType)
+	case ErrCodeReadTimeout:
+		w.Consistency(m.Consistency)
+		w.Int(m.Received)
+		w.Int(m.BlockFor)
+		w.Byte(boolByte(m.DataPresent))
+	case ErrCodeReadFailure:
+		w.Consistency(m.Consistency)
+		w.Int(m.Received)
+		w.Int(m.BlockFor)
+		w.Int(m.NumFailures)
+		w.Byte(boolByte(m.DataPresent))
+	case ErrCodeFunctionFailure:
+		w.String(m.Keyspace)
+		w.String(m.Function)
+		w.StringList(m.ArgTypes)
+	case ErrCodeWriteFailure:
+		w.Consistency(m.Consistency)
+		w.Int(m.Received)
+		w.Int(m.BlockFor)
+		w.Int(m.NumFailures)
+		w.String(m.WriteType)
+	case ErrCodeAlreadyExists:
+		w.String(m.Keyspace)
+		w.String(m.Table)
+	case ErrCodeUnprepared:
+		w.ShortBytes(m.UnpreparedID)
+	}
+	return nil
+}
+
+func decodeError(r *Reader) *Error {
+	e := &Error{Code: ErrorCode(r.Int()), Message: r.String()}
+	switch e.Code {
+	case ErrCodeUnavailable:
+		e.Consistency, e.Required, e.Alive = r.Consistency(), r.Int(), r.Int()
+	case ErrCodeWriteTimeout:
+		e.Consistency, e.Received, e.BlockFor, e.WriteType = r.Consistency(), r.Int(), r.Int(), r.String()
+	case ErrCodeReadTimeout:
+		e.Consistency, e.Received, e.BlockFor, e.DataPresent = r.Consistency(), r.Int(), r.Int(), r.Byte() != 0
+	case ErrCodeReadFailure:
+		e.Consistency, e.Received, e.BlockFor = r.Consistency(), r.Int(), r.Int()
+		e.NumFailures, e.DataPresent = r.Int(), r.Byte() != 0
+	case ErrCodeFunctionFailure:
+		e.Keyspace, e.Function, e.ArgTypes = r.String(), r.String(), r.StringList()
+	case ErrCodeWriteFailure:
+		e.Consistency, e.Received, e.BlockFor = r.Consistency(), r.Int(), r.Int()
+		e.NumFailures, e.WriteType = r.Int(), r.String()
+	case ErrCodeAlreadyExists:
+		e.Keyspace, e.Table = r.String(), r.String()
+	case ErrCodeUnprepared:
+		e.UnpreparedID = r.ShortBytes()
+	}
+	return e
+}
+
+// sameTable reports whether all columns share one keyspace and table, in
+// which case metadata uses the global table spec.
+func sameTable(cols []ColumnSpec) bool {
+	if len(cols) == 0 {
+		return false
+	}
+	for _, c := range cols[1:] {
+		if c.Keyspace != cols[0].Keyspace || c.Table != cols[0].Table {
+			return false
+		}
+	}
+	return true
+}
+
+// writeSpecs writes the column specifications (and the global table spec
+// before them if global).
+func writeSpecs(w *Writer, cols []ColumnSpec, global bool) error {
+	if global {
+		w.String(cols[0].Keyspace)
+		w.String(cols[0].Table)
+	}
+	for _, c := range cols {
+		if !global {
+			w.String(c.Keyspace)
+			w.String(c.Table)
+		}
+		w.String(c.Name)
+		if err := w.option(c.Type); err != nil {
+			return fmt.Errorf("column %q: %w", c.Name, err)
+		}
+	}
+	return nil
+}
+
+func readSpecs(r *Reader, n int, global bool) ([]ColumnSpec, error) {
+	if n*4 > r.Remaining() {
+		return nil, fmt.Errorf("%w: %d column specs", ErrShortBuffer, n)
+	}
+	if n == 0 {
+		return nil, r.err
+	}
+	var ks, table string
+	if global {
+		ks, table = r.String(), r.String()
+	}
+	cols := make([]ColumnSpec, n)
+	for i := range cols {
+		c := &cols[i]
+		if global {
+			c.Keyspace, c.Table = ks, table
+		} else {
+			c.Keyspace, c.Table = r.String(), r.String()
+		}
+		c.Name = r.String()
+		t, err := r.Option()
+		if err != nil {
+			return nil, err
+		}
+		c.Type = t
+	}
+	return cols, r.err
+}
+
+// writeRowsMetadata writes <metadata> of a Rows result or of a Prepared
+// result's result metadata.
+func writeRowsMetadata(w *Writer, cols []ColumnSpec, pagingState []byte, noMetadata bool) error {
+	var flags int32
+	global := !noMetadata && sameTable(cols)
+	if global {
+		flags |= metaGlobalTableSpec
+	}
+	if pagingState != nil {
+		flags |= metaHasMorePages
+	}
+	if noMetadata {
+		flags |= metaNoMetadata
+	}
+	w.Int(flags)
+	w.Int(int32(len(cols)))
+	if pagingState != nil {
+		w.Bytes(pagingState)
+	}
+	if noMetadata {
+		return nil
+	}
+	return writeSpecs(w, cols, global)
+}
+
+// readRowsMetadata reads <metadata>; it returns the column count even when
+// the metadata is skipped.
+func readRowsMetadata(r *Reader, res *Result) (int, error) {
+	flags := r.Int()
+	n := int(r.Int())
+	if r.err != nil {
+		return 0, r.err
+	}
+	if n < 0 {
+		return 0, fmt.Errorf("%w: column count %d", ErrInvalidValue, n)
+	}
+	if flags&metaHasMorePages != 0 {
+		res.PagingState = r.Bytes()
+	}
+	if flags&metaNoMetadata != 0 {
+		res.NoMetadata = true
+		return n, r.err
+	}
+	cols, err := readSpecs(r, n, flags&metaGlobalTableSpec != 0)
+	res.Columns = cols
+	return n, err
+}
+
+func (m *Result) encode(w *Writer) error {
+	w.Int(int32(m.Kind))
+	switch m.Kind {
+	case ResultVoid:
+	case ResultRows:
+		if err := writeRowsMetadata(w, m.Columns, m.PagingState, m.NoMetadata); err != nil {
+			return err
+		}
+		w.Int(int32(len(m.Rows)))
+		for i, row := range m.Rows {
+			if len(row) != len(m.Columns) {
+				return fmt.Errorf("%w: row %d has %d cells for %d columns", ErrInvalidValue, i, len(row), len(m.Columns))
+			}
+			for _, cell := range row {
+				w.Bytes(cell)
+			}
+		}
+	case ResultSetKeyspace:
+		w.String(m.Keyspace)
+	case ResultPrepared:
+		p := m.Prepared
+		if p == nil {
+			return fmt.Errorf("%w: Prepared result without Prepared", ErrInvalidValue)
+		}
+		w.ShortBytes(p.ID)
+		global := sameTable(p.Bind)
+		var flags int32
+		if global {
+			flags = metaGlobalTableSpec
+		}
+		w.Int(flags)
+		w.Int(int32(len(p.Bind)))
+		w.Int(int32(len(p.PKIndexes)))
+		for _, i := range p.PKIndexes {
+			w.Short(i)
+		}
+		if err := writeSpecs(w, p.Bind, global); err != nil {
+			return err
+		}
+		// Cassandra sends an empty result metadata as the no_metadata flag with
+		// a zero column count (ResultMetadata.EMPTY).
+		if err := writeRowsMetadata(w, p.ResultCols, nil, len(p.ResultCols) == 0); err != nil {
+			return err
+		}
+	case ResultSchemaChange:
+		if m.Change == nil {
+			return fmt.Errorf("%w: Schema_change result without Change", ErrInvalidValue)
+		}
+		return m.Change.encode(w)
+	default:
+		return fmt.Errorf("%w: result kind %d", ErrInvalidValue, m.Kind)
+	}
+	return w.err
+}
+
+func decodeResult(r *Reader) (*Result, error) {
+	res := &Result{Kind: ResultKind(r.Int())}
+	if r.err != nil {
+		return nil, r.err
+	}
+	switch res.Kind {
+	case ResultVoid:
+	case ResultRows:
+		n, err := readRowsMetadata(r, res)
+		if err != nil {
+			return nil, err
+		}
+		count := int(r.Int())
+		// Each cell takes at least 4 bytes; check before allocating, without
+		// overflowing.
+		if count < 0 || (count > 0 && n == 0) || (n > 0 && count > r.Remaining()/4/n) {
+			return nil, fmt.Errorf("%w: %d rows of %d columns", ErrShortBuffer, count, n)
+		}
+		res.Rows = make([][][]byte, count)
+		for i := range res.Rows {
+			row := make([][]byte, n)
+			for j := range row {
+				row[j] = r.Bytes()
+			}
+			res.Rows[i] = row
+		}
+	case ResultSetKeyspace:
+		res.Keyspace = r.String()
+	case ResultPrepared:
+		p := &Prepared{ID: r.ShortBytes()}
+		flags := r.Int()
+		n := int(r.Int())
+		pk := int(r.Int())
+		if r.err != nil {
+			return nil, r.err
+		}
+		if n < 0 || pk < 0 || pk*2 > r.Remaining() {
+			return nil, fmt.Errorf("%w: prepared metadata of %d columns, %d pk indexes", ErrInvalidValue, n, pk)
+		}
+		if pk > 0 {
+			p.PKIndexes = make([]uint16, pk)
+			for i := range p.PKIndexes {
+				p.PKIndexes[i] = r.Short()
+			}
+		}
+		bind, err := readSpecs(r, n, flags&metaGlobalTableSpec != 0)
+		if err != nil {
+			return nil, err
+		}
+		p.Bind = bind
+		var meta Result
+		if _, err := readRowsMetadata(r, &meta); err != nil {
+			return nil, err
+		}
+		p.ResultCols = meta.Columns
+		res.Prepared = p
+	case ResultSchemaChange:
+		res.Change = decodeSchemaChange(r)
+	default:
+		return nil, fmt.Errorf("%w: result kind %d", ErrInvalidValue, res.Kind)
+	}
+	return res, r.err
+}
+
+func (c *SchemaChange) encode(w *Writer) error {
+	w.String(c.Change)
+	w.String(c.Target)
+	w.String(c.Keyspace)
+	switch c.Target {
+	case "KEYSPACE":
+	case "TABLE", "TYPE":
+		w.String(c.Name)
+	case "FUNCTION", "AGGREGATE":
+		w.String(c.Name)
+		w.StringList(c.Args)
+	default:
+		return fmt.Errorf("%w: schema change target %q", ErrInvalidValue, c.Target)
+	}
+	return w.err
+}
+
+func decodeSchemaChange(r *Reader) *SchemaChange {
+	c := &SchemaChange{Change: r.String(), Target: r.String(), Keyspace: r.String()}
+	switch c.Target {
+	case "KEYSPACE":
+	case "TABLE", "TYPE":
+		c.Name = r.String()
+	case "FUNCTION", "AGGREGATE":
+		c.Name = r.String()
+		c.Args = r.StringList()
+	default:
+		if r.err == nil {
+			r.fail(fmt.Errorf("%w: schema change target %q", ErrInvalidValue, c.Target))
+		}
+	}
+	return c
+}
+
+func (m *Event) encode(w *Writer) error {
+	w.String(m.Type)
+	switch m.Type {
+	case "SCHEMA_CHANGE":
+		if m.Change == nil {
+			return fmt.Errorf("%w: SCHEMA_CHANGE event without Change", ErrInvalidValue)
+		}
+		return m.Change.encode(w)
+	case "TOPOLOGY_CHANGE", "STATUS_CHANGE":
+		w.String(m.Kind)
+		w.Inet(m.Addr)
+		return nil
+	}
+	return fmt.Errorf("%w: event type %q", ErrInvalidValue, m.Type)
+}
+
+func decodeEvent(r *Reader) (*Event, error) {
+	e := &Event{Type: r.String()}
+	switch e.Type {
+	case "SCHEMA_CHANGE":
+		e.Change = decodeSchemaChange(r)
+	case "TOPOLOGY_CHANGE", "STATUS_CHANGE":
+		e.Kind = r.String()
+		e.Addr = r.Inet()
+	default:
+		if r.err == nil {
+			return nil, fmt.Errorf("%w: event type %q", ErrInvalidValue, e.Type)
+		}
+	}
+	return e, r.err
+}
+
+func decodeResponse(op Opcode, r *Reader) (Message, error) {
+	switch op {
+	case OpError:
+		e := decodeError(r)
+		return e, r.err
+	case OpReady:
+		return &Ready{}, nil
+	case OpAuthenticate:
+		return &Authenticate{Authenticator: r.String()}, r.err
+	case OpSupported:
+		return &Supported{Options: r.StringMultimap()}, r.err
+	case OpResult:
+		return decodeResult(r)
+	case OpEvent:
+		return decodeEvent(r)
+	case OpAuthChallenge:
+		return &AuthChallenge{Token: r.Bytes()}, r.err
+	case OpAuthSuccess:
+		return &AuthSuccess{Token: r.Bytes()}, r.err
+	}
+	return nil, fmt.Errorf("%w: %s is not a response", ErrUnknownOpcode, op)
+}

@@ -1,0 +1,169 @@
+package frame
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/minicass/minicass/types"
+)
+
+// Consistency is a consistency level as carried by a [consistency] field.
+type Consistency uint16
+
+// The consistency levels of protocol v4. They are part of the wire format.
+const (
+	Any         Consistency = 0x0000
+	One         Consistency = 0x0001
+	Two         Consistency = 0x0002
+	Three       Consistency = 0x0003
+	Quorum      Consistency = 0x0004
+	All         Consistency = 0x0005
+	LocalQuorum Consistency = 0x0006
+	EachQuorum  Consistency = 0x0007
+	Serial      Consistency = 0x0008
+	LocalSerial Consistency = 0x0009
+	LocalOne    Consistency = 0x000A
+)
+
+var consistencyNames = [...]string{
+	"ANY", "ONE", "TWO", "THREE", "QUORUM", "ALL", "LOCAL_QUORUM", "EACH_QUORUM", "SERIAL", "LOCAL_SERIAL", "LOCAL_ONE",
+}
+
+// String returns the CQL name of the level, e.g. "LOCAL_QUORUM".
+func (c Consistency) String() string {
+	if int(c) < len(consistencyNames) {
+		return consistencyNames[c]
+	}
+	return fmt.Sprintf("CONSISTENCY(0x%04x)", uint16(c))
+}
+
+// Valid reports whether c is one of the levels defined by protocol v4.
+func (c Consistency) Valid() bool { return c <= LocalOne }
+
+// DurationClass is the custom type class name under which protocol v4 sends
+// the duration type, which has no v4 type id of its own.
+const DurationClass = "org.apache.cassandra.db.marshal.DurationType"
+
+// ColumnSpec describes one column of a result or one bind marker of a
+// prepared statement.
+type ColumnSpec struct {
+	Keyspace string
+	Table    string
+	Name     string
+	Type     types.Type
+}
+
+// maxTypeDepth bounds the nesting of [option]s a decoder accepts, so that a
+// hostile frame cannot exhaust the stack.
+const maxTypeDepth = 32
+
+// option writes t as an [option]: the type id, then for collections and
+// tuples the parameter types. Duration is written as the custom type
+// DurationClass. Frozenness is not part of the wire format.
+func (w *Writer) option(t types.Type) error {
+	if t.Kind == types.Duration {
+		w.Short(0x0000)
+		w.String(DurationClass)
+		return nil
+	}
+	id := t.Kind.ProtocolID()
+	if id == 0 {
+		return fmt.Errorf("%w: %s has no protocol v4 id", ErrUnsupportedType, t.Kind)
+	}
+	w.Short(id)
+	switch t.Kind {
+	case types.List, types.Set:
+		if len(t.Params) != 1 {
+			return fmt.Errorf("%w: %s needs 1 parameter, has %d", ErrInvalidValue, t.Kind, len(t.Params))
+		}
+		return w.option(t.Params[0])
+	case types.Map:
+		if len(t.Params) != 2 {
+			return fmt.Errorf("%w: map needs 2 parameters, has %d", ErrInvalidValue, len(t.Params))
+		}
+		if err := w.option(t.Params[0]); err != nil {
+			return err
+		}
+		return w.option(t.Params[1])
+	case types.Tuple:
+		w.short(len(t.Params), "tuple")
+		for _, p := range t.Params {
+			if err := w.option(p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// kindByProtocolID inverts types.Kind.ProtocolID.
+var kindByProtocolID = func() map[uint16]types.Kind {
+	m := make(map[uint16]types.Kind)
+	for k := types.Kind(1); k.String() != "invalid"; k++ {
+		if id := k.ProtocolID(); id != 0 {
+			m[id] = k
+		}
+	}
+	return m
+}()
+
+// Option reads an [option] naming a type. Collections are returned not
+// frozen (the wire does not say), tuples frozen.
+func (r *Reader) Option() (types.Type, error) { return r.option(0) }
+
+func (r *Reader) option(depth int) (types.Type, error) {
+	if depth > maxTypeDepth {
+		return types.Type{}, fmt.Errorf("%w: types nested deeper than %d", ErrInvalidValue, maxTypeDepth)
+	}
+	id := r.Short()
+	if r.err != nil {
+		return types.Type{}, r.err
+	}
+	if id == 0x0000 {
+		class := r.String()
+		if r.err != nil {
+			return types.Type{}, r.err
+		}
+		if class == DurationClass {
+			return types.DurationType, nil
+		}
+		return types.Type{}, fmt.Errorf("%w: custom type %q", ErrUnsupportedType, class)
+	}
+	k, ok := kindByProtocolID[id]
+	if !ok {
+		return types.Type{}, fmt.Errorf("%w: type id 0x%04x", ErrUnsupportedType, id)
+	}
+	t := types.Type{Kind: k}
+	var n int
+	switch k {
+	case types.List, types.Set:
+		n = 1
+	case types.Map:
+		n = 2
+	case types.Tuple:
+		n = int(r.Short())
+		t.Frozen = true
+		if n*2 > r.Remaining() {
+			return types.Type{}, fmt.Errorf("%w: tuple of %d fields", ErrShortBuffer, n)
+		}
+	}
+	for range n {
+		p, err := r.option(depth + 1)
+		if err != nil {
+			return types.Type{}, err
+		}
+		t.Params = append(t.Params, p)
+	}
+	return t, r.err
+}
+
+// SortedKeys returns the keys of m in increasing order.
+func SortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, cmp.Compare[string])
+	return keys
+}
