@@ -197,19 +197,22 @@ func (t Type) Freeze() Type {
 	return t
 }
 
-// String returns the type as CQL writes it, as in system_schema.columns.type:
-// "text", "list<int>", "frozen<map<text, int>>", "tuple<int, text>".
+// String returns the type as Cassandra's CQL3Type.toString writes it, which
+// is also the text of system_schema.columns.type: "text", "list<int>",
+// "frozen<map<text, frozen<list<int>>>>", "frozen<tuple<int, text>>". Every
+// frozen collection carries its own frozen<> (elements of collections and
+// fields of tuples are always frozen), and tuples always print as frozen.
 func (t Type) String() string {
 	var b strings.Builder
-	t.format(&b, false)
+	t.format(&b)
 	return b.String()
 }
 
-func (t Type) format(b *strings.Builder, insideFrozen bool) {
+func (t Type) format(b *strings.Builder) {
 	switch t.Kind {
 	case List, Set, Map, Tuple:
-		frozenWrap := t.Frozen && !insideFrozen && t.Kind != Tuple
-		if frozenWrap {
+		wrap := t.Frozen || t.Kind == Tuple
+		if wrap {
 			b.WriteString("frozen<")
 		}
 		b.WriteString(t.Kind.String())
@@ -218,12 +221,10 @@ func (t Type) format(b *strings.Builder, insideFrozen bool) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			// Elements of a collection are always frozen; Cassandra prints a
-			// nested collection inside a frozen one without its own frozen<>.
-			p.format(b, t.Frozen || t.Kind == Tuple)
+			p.format(b)
 		}
 		b.WriteByte('>')
-		if frozenWrap {
+		if wrap {
 			b.WriteByte('>')
 		}
 	default:

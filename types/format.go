@@ -1,0 +1,443 @@
+package types
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"math"
+	"net/netip"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Default cqlsh precisions (cqlshlib: DEFAULT_FLOAT_PRECISION and
+// DEFAULT_DOUBLE_PRECISION).
+const (
+	cqlshFloatPrecision  = 5
+	cqlshDoublePrecision = 12
+)
+
+type fmtMode uint8
+
+const (
+	modeCqlsh fmtMode = iota
+	modeLiteral
+)
+
+// Format returns the value as cqlsh prints it in a table cell:
+// text unquoted at the top level and quoted inside collections, integers in
+// decimal, floats with cqlsh's default precision (5 significant digits for
+// float, 12 for double: 25.5, 0.1, 1e+20), booleans True/False, timestamps
+// 2024-01-15 10:30:00.123000+0000 (always UTC), dates 2024-01-15, times
+// 10:30:00.123000000, blobs 0x0102, lower-case uuids, inet 127.0.0.1,
+// durations 1h30m, lists [1, 2], sets {1, 2}, maps {'a': 1} and tuples
+// (1, 'a'). nil prints as null and the empty value as "". Bytes that are not
+// a valid value of t print as a blob (0x...), never panic.
+func Format(t Type, b []byte) string {
+	var sb strings.Builder
+	formatValue(&sb, t, b, false, modeCqlsh)
+	return sb.String()
+}
+
+// FormatLiteral returns the value as a CQL literal that ParseLiteral (and
+// Cassandra) parse back to the same value: strings quoted with ” escapes,
+// timestamps as '2024-01-15T10:30:00.123Z', dates '2024-01-15', times
+// '10:30:00.123000000', inet quoted, uuids, blobs and numbers bare, floats in
+// their shortest exact form, durations as 1h30m. nil gives null. The empty
+// value of a type without an empty literal is written as a blob conversion
+// call, e.g. blobasint(0x), which CQL accepts but ParseLiteral does not.
+func FormatLiteral(t Type, b []byte) string {
+	var sb strings.Builder
+	formatValue(&sb, t, b, true, modeLiteral)
+	return sb.String()
+}
+
+func formatValue(sb *strings.Builder, t Type, b []byte, quote bool, mode fmtMode) {
+	if b == nil {
+		sb.WriteString("null")
+		return
+	}
+	if Validate(t, b) != nil {
+		sb.WriteString("0x")
+		sb.WriteString(hex.EncodeToString(b))
+		return
+	}
+	if len(b) == 0 {
+		switch {
+		case t.Kind == Text || t.Kind == Ascii:
+			if quote {
+				sb.WriteString("''")
+			}
+		case t.Kind == Blob:
+			sb.WriteString("0x")
+		case mode == modeLiteral:
+			sb.WriteString("blobas" + t.Kind.String() + "(0x)")
+		}
+		return
+	}
+	q := func(s string) {
+		if quote {
+			sb.WriteByte('\'')
+			sb.WriteString(strings.ReplaceAll(s, "'", "''"))
+			sb.WriteByte('\'')
+			return
+		}
+		sb.WriteString(s)
+	}
+	switch t.Kind {
+	case Ascii, Text:
+		s := string(b)
+		if mode == modeLiteral {
+			q(s)
+			return
+		}
+		s = cqlshEscape(s)
+		q(s)
+	case Int, Bigint, Smallint, Tinyint, Counter:
+		sb.WriteString(strconv.FormatInt(signedInt(b), 10))
+	case Varint:
+		sb.WriteString(decodeVarint(b).String())
+	case Decimal:
+		sb.WriteString(decodeDecimal(b).String())
+	case Float:
+		f := float64(math.Float32frombits(binary.BigEndian.Uint32(b)))
+		if mode == modeLiteral {
+			sb.WriteString(literalFloat(f, 32))
+		} else {
+			sb.WriteString(cqlshFloat(f, cqlshFloatPrecision))
+		}
+	case Double:
+		f := math.Float64frombits(binary.BigEndian.Uint64(b))
+		if mode == modeLiteral {
+			sb.WriteString(literalFloat(f, 64))
+		} else {
+			sb.WriteString(cqlshFloat(f, cqlshDoublePrecision))
+		}
+	case Boolean:
+		switch {
+		case mode == modeLiteral && b[0] != 0:
+			sb.WriteString("true")
+		case mode == modeLiteral:
+			sb.WriteString("false")
+		case b[0] != 0:
+			sb.WriteString("True")
+		default:
+			sb.WriteString("False")
+		}
+	case UUID, TimeUUID:
+		sb.WriteString(UUIDValue(b).String())
+	case Timestamp:
+		ms := signedInt(b)
+		if mode == modeLiteral {
+			s := formatTimestampLiteral(ms)
+			if strings.Contains(s, "T") {
+				q(s)
+			} else {
+				sb.WriteString(s)
+			}
+			return
+		}
+		q(formatTimestamp(ms))
+	case Date:
+		d := decodeDate(b)
+		s := d.String()
+		if mode == modeLiteral {
+			if strings.Contains(s, "-") && len(s) >= 10 {
+				q(s)
+			} else {
+				sb.WriteString(strconv.FormatUint(uint64(binary.BigEndian.Uint32(b)), 10))
+			}
+			return
+		}
+		sb.WriteString(s)
+	case Time:
+		s := formatTime(int64(binary.BigEndian.Uint64(b)))
+		if mode == modeLiteral {
+			q(s)
+			return
+		}
+		sb.WriteString(s)
+	case Duration:
+		d, _ := decodeDuration(b)
+		if mode == modeCqlsh && d == (DurationValue{}) {
+			return
+		}
+		sb.WriteString(d.String())
+	case Blob:
+		sb.WriteString("0x")
+		sb.WriteString(hex.EncodeToString(b))
+	case Inet:
+		q(inetString(b))
+	case List, Set:
+		elems, _ := DecodeCollection(t, b)
+		open, closing := byte('['), byte(']')
+		if t.Kind == Set {
+			open, closing = '{', '}'
+		}
+		sb.WriteByte(open)
+		for i, e := range elems {
+			if i > 0 {
+				sb.WriteString(", ")
+			}
+			formatValue(sb, t.Params[0], e, true, mode)
+		}
+		sb.WriteByte(closing)
+	case Map:
+		elems, _ := DecodeCollection(t, b)
+		sb.WriteByte('{')
+		for i := 0; i+1 < len(elems); i += 2 {
+			if i > 0 {
+				sb.WriteString(", ")
+			}
+			formatValue(sb, t.Params[0], elems[i], true, mode)
+			sb.WriteString(": ")
+			formatValue(sb, t.Params[1], elems[i+1], true, mode)
+		}
+		sb.WriteByte('}')
+	case Tuple:
+		fields, _ := DecodeTuple(t, b)
+		sb.WriteByte('(')
+		for i, f := range fields {
+			if i > 0 {
+				sb.WriteString(", ")
+			}
+			formatValue(sb, t.Params[i], f, true, mode)
+		}
+		sb.WriteByte(')')
+	default:
+		sb.WriteString("0x")
+		sb.WriteString(hex.EncodeToString(b))
+	}
+}
+
+func inetString(b []byte) string {
+	if len(b) == 4 {
+		return netip.AddrFrom4([4]byte(b)).String()
+	}
+	return netip.AddrFrom16([16]byte(b)).String()
+}
+
+// cqlshEscape escapes text as cqlsh's format_value_text does: backslashes
+// doubled, control characters (U+0000-U+001F, U+007F-U+00A0) shown as
+// Python escapes \t, \n, \r or \xNN.
+func cqlshEscape(s string) string {
+	needs := false
+	for _, r := range s {
+		if r == '\\' || r < 0x20 || (r >= 0x7f && r <= 0xa0) {
+			needs = true
+			break
+		}
+	}
+	if !needs {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < 0x20 || (r >= 0x7f && r <= 0xa0):
+			b.WriteString(`\x`)
+			b.WriteString(hex.EncodeToString([]byte{byte(r)}))
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// cqlshFloat formats like cqlshlib's format_floating_point_type: when the
+// decimal exponent is in [-4, precision) the precision is widened by the
+// digits left of the point, then Python's '%.*g'.
+func cqlshFloat(f float64, precision int) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	}
+	if math.Abs(f) > 2.220446049250313e-16 {
+		exp := int(math.Log10(math.Abs(f))) // Python int() truncates toward zero
+		if exp >= -4 && exp < precision {
+			precision += exp + 1
+		}
+	}
+	return pyFormatG(f, precision)
+}
+
+// pyFormatG is Python's '%.*g': precision significant digits, trailing
+// zeros removed, exponent form (e+XX, at least two digits) when the exponent
+// is < -4 or >= precision.
+func pyFormatG(f float64, precision int) string {
+	if precision == 0 {
+		precision = 1
+	}
+	s := strconv.FormatFloat(f, 'e', precision-1, 64)
+	mant, expStr, _ := strings.Cut(s, "e")
+	exp, _ := strconv.Atoi(expStr)
+	if exp < -4 || exp >= precision {
+		if strings.Contains(mant, ".") {
+			mant = strings.TrimRight(strings.TrimRight(mant, "0"), ".")
+		}
+		sign := "+"
+		if exp < 0 {
+			sign, exp = "-", -exp
+		}
+		es := strconv.Itoa(exp)
+		if len(es) < 2 {
+			es = "0" + es
+		}
+		return mant + "e" + sign + es
+	}
+	out := strconv.FormatFloat(f, 'f', max(precision-1-exp, 0), 64)
+	if strings.Contains(out, ".") {
+		out = strings.TrimRight(strings.TrimRight(out, "0"), ".")
+	}
+	return out
+}
+
+// literalFloat returns the shortest text that parses back to exactly f.
+func literalFloat(f float64, bitSize int) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	}
+	return strconv.FormatFloat(f, 'g', -1, bitSize)
+}
+
+// AppendJSON appends the value as JSON to dst: integers, varints and
+// decimals as exact JSON numbers, float and double as numbers in their
+// shortest exact form (NaN, Infinity and -Infinity as strings, which JSON
+// lacks), booleans as true/false, text as strings, uuid, inet, date, time,
+// timestamp and duration as strings in cqlsh's format, blobs as "0x...",
+// lists, sets and tuples as arrays, maps as objects whose keys are the
+// key's JSON text (unquoted if it is a JSON string), and nil as null. The
+// empty value of a non-text type is "" and invalid bytes are a "0x..."
+// string.
+func AppendJSON(dst []byte, t Type, b []byte) []byte {
+	if b == nil {
+		return append(dst, "null"...)
+	}
+	if Validate(t, b) != nil {
+		return appendJSONString(dst, "0x"+hex.EncodeToString(b))
+	}
+	if len(b) == 0 {
+		if t.Kind == Blob {
+			return append(dst, `"0x"`...)
+		}
+		return append(dst, `""`...)
+	}
+	switch t.Kind {
+	case Int, Bigint, Smallint, Tinyint, Counter:
+		return strconv.AppendInt(dst, signedInt(b), 10)
+	case Varint:
+		return decodeVarint(b).Append(dst, 10)
+	case Decimal:
+		return append(dst, decodeDecimal(b).String()...)
+	case Float, Double:
+		f := math.Float64frombits(binary.BigEndian.Uint64(pad8(b)))
+		bits := 64
+		if t.Kind == Float {
+			f, bits = float64(math.Float32frombits(binary.BigEndian.Uint32(b))), 32
+		}
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return appendJSONString(dst, literalFloat(f, bits))
+		}
+		return strconv.AppendFloat(dst, f, 'g', -1, bits)
+	case Boolean:
+		return strconv.AppendBool(dst, b[0] != 0)
+	case Ascii, Text:
+		return appendJSONString(dst, string(b))
+	case List, Set, Tuple:
+		var elems [][]byte
+		if t.Kind == Tuple {
+			elems, _ = DecodeTuple(t, b)
+		} else {
+			elems, _ = DecodeCollection(t, b)
+		}
+		dst = append(dst, '[')
+		for i, e := range elems {
+			if i > 0 {
+				dst = append(dst, ", "...)
+			}
+			et := t.Params[0]
+			if t.Kind == Tuple {
+				et = t.Params[i]
+			}
+			dst = AppendJSON(dst, et, e)
+		}
+		return append(dst, ']')
+	case Map:
+		elems, _ := DecodeCollection(t, b)
+		dst = append(dst, '{')
+		for i := 0; i+1 < len(elems); i += 2 {
+			if i > 0 {
+				dst = append(dst, ", "...)
+			}
+			k := AppendJSON(nil, t.Params[0], elems[i])
+			if len(k) > 0 && k[0] == '"' {
+				dst = append(dst, k...)
+			} else {
+				dst = appendJSONString(dst, string(k))
+			}
+			dst = append(dst, ": "...)
+			dst = AppendJSON(dst, t.Params[1], elems[i+1])
+		}
+		return append(dst, '}')
+	}
+	// uuid, timeuuid, inet, date, time, timestamp, duration, blob.
+	return appendJSONString(dst, Format(t, b))
+}
+
+func pad8(b []byte) []byte {
+	if len(b) >= 8 {
+		return b
+	}
+	return make([]byte, 8)
+}
+
+func appendJSONString(dst []byte, s string) []byte {
+	const hexDigits = "0123456789abcdef"
+	dst = append(dst, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				dst = append(dst, '\\', c)
+			case c == '\n':
+				dst = append(dst, '\\', 'n')
+			case c == '\r':
+				dst = append(dst, '\\', 'r')
+			case c == '\t':
+				dst = append(dst, '\\', 't')
+			case c < 0x20:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			default:
+				dst = append(dst, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, `\ufffd`...)
+		} else {
+			dst = append(dst, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(dst, '"')
+}

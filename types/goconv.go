@@ -1,0 +1,390 @@
+package types
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/big"
+	"net"
+	"reflect"
+	"time"
+)
+
+// EmptyValue is what Decode returns for the empty (zero-length, non-null)
+// value of a type whose Go form has no natural empty state (numbers, uuid,
+// timestamp, collections, ...). Encode turns it back into the empty value.
+type EmptyValue struct{}
+
+// MapEntry is one entry of a decoded map. Decode returns maps as []MapEntry
+// in the map's (key comparator) order, because many key types ([]byte,
+// *big.Int, DecimalValue) are not comparable Go map keys.
+type MapEntry struct {
+	Key, Value any
+}
+
+// Decode converts a serialized value to a Go value:
+//
+//	ascii, text        string
+//	int, bigint, counter, smallint, tinyint  int32, int64, int64, int16, int8
+//	varint             *big.Int
+//	float, double      float32, float64
+//	decimal            DecimalValue
+//	boolean            bool
+//	uuid, timeuuid     UUIDValue
+//	timestamp          time.Time (UTC, millisecond precision)
+//	date               DateValue
+//	time               time.Duration since midnight
+//	duration           DurationValue
+//	blob               []byte (a copy)
+//	inet               net.IP (4 or 16 bytes)
+//	list, set          []any
+//	map                []MapEntry
+//	tuple              []any (nil for null fields)
+//
+// nil (null) gives nil; the empty value gives "" for text and ascii,
+// []byte{} for blob and EmptyValue{} otherwise. Invalid bytes give an error
+// wrapping ErrInvalidValue.
+func Decode(t Type, b []byte) (any, error) {
+	if b == nil {
+		return nil, nil
+	}
+	if err := Validate(t, b); err != nil {
+		return nil, err
+	}
+	return decodeValid(t, b), nil
+}
+
+func decodeValid(t Type, b []byte) any {
+	if b == nil {
+		return nil
+	}
+	if len(b) == 0 {
+		switch t.Kind {
+		case Ascii, Text:
+			return ""
+		case Blob:
+			return []byte{}
+		}
+		return EmptyValue{}
+	}
+	switch t.Kind {
+	case Ascii, Text:
+		return string(b)
+	case Int:
+		return int32(binary.BigEndian.Uint32(b))
+	case Bigint, Counter:
+		return int64(binary.BigEndian.Uint64(b))
+	case Smallint:
+		return int16(binary.BigEndian.Uint16(b))
+	case Tinyint:
+		return int8(b[0])
+	case Varint:
+		return decodeVarint(b)
+	case Float:
+		return math.Float32frombits(binary.BigEndian.Uint32(b))
+	case Double:
+		return math.Float64frombits(binary.BigEndian.Uint64(b))
+	case Decimal:
+		return decodeDecimal(b)
+	case Boolean:
+		return b[0] != 0
+	case UUID, TimeUUID:
+		return UUIDValue(b)
+	case Timestamp:
+		return time.UnixMilli(int64(binary.BigEndian.Uint64(b))).UTC()
+	case Date:
+		return decodeDate(b)
+	case Time:
+		return time.Duration(binary.BigEndian.Uint64(b))
+	case Duration:
+		d, _ := decodeDuration(b)
+		return d
+	case Blob:
+		return append([]byte{}, b...)
+	case Inet:
+		return net.IP(append([]byte{}, b...))
+	case List, Set:
+		elems, _ := DecodeCollection(t, b)
+		out := make([]any, len(elems))
+		for i, e := range elems {
+			out[i] = decodeValid(t.Params[0], e)
+		}
+		return out
+	case Map:
+		elems, _ := DecodeCollection(t, b)
+		out := make([]MapEntry, len(elems)/2)
+		for i := range out {
+			out[i] = MapEntry{Key: decodeValid(t.Params[0], elems[2*i]), Value: decodeValid(t.Params[1], elems[2*i+1])}
+		}
+		return out
+	case Tuple:
+		fields, _ := DecodeTuple(t, b)
+		out := make([]any, len(fields))
+		for i, f := range fields {
+			out[i] = decodeValid(t.Params[i], f)
+		}
+		return out
+	}
+	return append([]byte{}, b...)
+}
+
+// Encode converts a Go value to the serialized value of t. It accepts what
+// Decode returns, plus: any Go integer type for the integer kinds, varint
+// and decimal (range-checked); float32/float64 for float, double and decimal;
+// string for every scalar type (parsed as the matching CQL constant would
+// be: '2024-01-15' for a date, a UUID for uuid, ...); *big.Int or
+// big.Int for varint; time.Time for timestamp and date; [16]byte for uuid;
+// net.IP for inet; []byte for blob; slices and arrays for lists, sets and
+// tuples; maps (via reflect) or []MapEntry for maps. nil gives nil (null) and
+// EmptyValue{} the empty value. Sets and maps are sorted and deduplicated
+// as EncodeSet and EncodeMap do. Errors wrap ErrUnsupportedGoValue or
+// ErrInvalidLiteral.
+func Encode(t Type, v any) ([]byte, error) {
+	switch x := v.(type) {
+	case nil:
+		return nil, nil
+	case EmptyValue:
+		if !emptyAllowed(t) {
+			return nil, goErr(t, v)
+		}
+		return []byte{}, nil
+	case string:
+		return encodeString(t, x)
+	}
+	switch t.Kind {
+	case Int, Bigint, Counter, Smallint, Tinyint:
+		n, ok := toInt64(v)
+		if !ok {
+			return nil, goErr(t, v)
+		}
+		size := map[Kind]int{Int: 4, Smallint: 2, Tinyint: 1}[t.Kind]
+		if size == 0 {
+			size = 8
+		}
+		if size < 8 && (n < -1<<(size*8-1) || n >= 1<<(size*8-1)) {
+			return nil, fmt.Errorf("%w: %d out of range for %s", ErrUnsupportedGoValue, n, t)
+		}
+		return putInt(n, size), nil
+	case Varint:
+		switch x := v.(type) {
+		case *big.Int:
+			return encodeVarint(x), nil
+		case big.Int:
+			return encodeVarint(&x), nil
+		}
+		if n, ok := toInt64(v); ok {
+			return encodeVarint(big.NewInt(n)), nil
+		}
+		if u, ok := v.(uint64); ok {
+			return encodeVarint(new(big.Int).SetUint64(u)), nil
+		}
+	case Decimal:
+		switch x := v.(type) {
+		case DecimalValue:
+			return encodeDecimal(x), nil
+		case float64, float32:
+			f := reflect.ValueOf(x).Float()
+			if math.IsNaN(f) || math.IsInf(f, 0) {
+				return nil, goErr(t, v)
+			}
+			d, _ := ParseDecimal(fmt.Sprint(x))
+			return encodeDecimal(d), nil
+		}
+		if n, ok := toInt64(v); ok {
+			return encodeDecimal(DecimalValue{Unscaled: big.NewInt(n)}), nil
+		}
+	case Float, Double:
+		var f float64
+		switch x := v.(type) {
+		case float32:
+			f = float64(x)
+		case float64:
+			f = x
+		default:
+			n, ok := toInt64(v)
+			if !ok {
+				return nil, goErr(t, v)
+			}
+			f = float64(n)
+		}
+		if t.Kind == Float {
+			return binary.BigEndian.AppendUint32(nil, math.Float32bits(float32(f))), nil
+		}
+		return binary.BigEndian.AppendUint64(nil, math.Float64bits(f)), nil
+	case Boolean:
+		if x, ok := v.(bool); ok {
+			if x {
+				return []byte{1}, nil
+			}
+			return []byte{0}, nil
+		}
+	case UUID, TimeUUID:
+		var u UUIDValue
+		switch x := v.(type) {
+		case UUIDValue:
+			u = x
+		case [16]byte:
+			u = x
+		default:
+			return nil, goErr(t, v)
+		}
+		if err := Validate(t, u[:]); err != nil {
+			return nil, err
+		}
+		return u[:], nil
+	case Timestamp:
+		if x, ok := v.(time.Time); ok {
+			return putInt(x.UnixMilli(), 8), nil
+		}
+		if n, ok := toInt64(v); ok {
+			return putInt(n, 8), nil
+		}
+	case Date:
+		switch x := v.(type) {
+		case DateValue:
+			return encodeDate(x), nil
+		case time.Time:
+			return encodeDate(DateOf(x)), nil
+		}
+	case Time:
+		if x, ok := v.(time.Duration); ok {
+			b := putInt(int64(x), 8)
+			return b, Validate(t, b)
+		}
+	case Duration:
+		if x, ok := v.(DurationValue); ok {
+			b := encodeDuration(x)
+			return b, Validate(t, b)
+		}
+	case Blob:
+		if x, ok := v.([]byte); ok {
+			return append([]byte{}, x...), nil
+		}
+	case Inet:
+		if x, ok := v.(net.IP); ok {
+			if ip4 := x.To4(); ip4 != nil && len(x) == 4 {
+				return append([]byte{}, ip4...), nil
+			}
+			if len(x) == 16 || len(x) == 4 {
+				return append([]byte{}, x...), nil
+			}
+		}
+	case List, Set, Tuple:
+		rv := reflect.ValueOf(v)
+		if (rv.Kind() != reflect.Slice && rv.Kind() != reflect.Array) || rv.Type().Elem().Kind() == reflect.Uint8 {
+			return nil, goErr(t, v)
+		}
+		elems := make([][]byte, rv.Len())
+		for i := range elems {
+			et := Type{}
+			if t.Kind == Tuple {
+				if i >= len(t.Params) {
+					return nil, fmt.Errorf("%w: %d values for %s", ErrUnsupportedGoValue, rv.Len(), t)
+				}
+				et = t.Params[i]
+			} else {
+				et = t.Params[0]
+			}
+			e, err := Encode(et, rv.Index(i).Interface())
+			if err != nil {
+				return nil, err
+			}
+			if e == nil && t.Kind != Tuple {
+				return nil, fmt.Errorf("%w: null is not supported inside collections", ErrUnsupportedGoValue)
+			}
+			elems[i] = e
+		}
+		switch t.Kind {
+		case Set:
+			return EncodeSet(t, elems)
+		case Tuple:
+			return EncodeTuple(elems), nil
+		}
+		return EncodeList(elems), nil
+	case Map:
+		var keys, vals [][]byte
+		add := func(k, val any) error {
+			kb, err := Encode(t.Params[0], k)
+			if err != nil {
+				return err
+			}
+			vb, err := Encode(t.Params[1], val)
+			if err != nil {
+				return err
+			}
+			keys, vals = append(keys, kb), append(vals, vb)
+			return nil
+		}
+		if entries, ok := v.([]MapEntry); ok {
+			for _, e := range entries {
+				if err := add(e.Key, e.Value); err != nil {
+					return nil, err
+				}
+			}
+			return EncodeMap(t, keys, vals)
+		}
+		rv := reflect.ValueOf(v)
+		if rv.Kind() != reflect.Map {
+			return nil, goErr(t, v)
+		}
+		it := rv.MapRange()
+		for it.Next() {
+			if err := add(it.Key().Interface(), it.Value().Interface()); err != nil {
+				return nil, err
+			}
+		}
+		return EncodeMap(t, keys, vals)
+	}
+	return nil, goErr(t, v)
+}
+
+func goErr(t Type, v any) error {
+	return fmt.Errorf("%w: cannot encode %T as %s", ErrUnsupportedGoValue, v, t)
+}
+
+// encodeString converts a Go string by the CQL constant rules of the type.
+func encodeString(t Type, s string) ([]byte, error) {
+	switch t.Kind {
+	case Ascii, Text, Inet, Date, Time, Timestamp:
+		return FromConstant(t, ConstString, s)
+	case Int, Bigint, Counter, Smallint, Tinyint, Varint:
+		return FromConstant(t, ConstInteger, s)
+	case Float, Double, Decimal:
+		return FromConstant(t, ConstFloat, s)
+	case Boolean:
+		return FromConstant(t, ConstBoolean, s)
+	case UUID, TimeUUID:
+		return FromConstant(t, ConstUUID, s)
+	case Blob:
+		return FromConstant(t, ConstHex, s)
+	case Duration:
+		return FromConstant(t, ConstDuration, s)
+	}
+	return ParseLiteral(t, s)
+}
+
+func toInt64(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int:
+		return int64(x), true
+	case int8:
+		return int64(x), true
+	case int16:
+		return int64(x), true
+	case int32:
+		return int64(x), true
+	case int64:
+		return x, true
+	case uint:
+		return int64(x), x <= math.MaxInt64
+	case uint8:
+		return int64(x), true
+	case uint16:
+		return int64(x), true
+	case uint32:
+		return int64(x), true
+	case uint64:
+		return int64(x), x <= math.MaxInt64
+	}
+	return 0, false
+}

@@ -1,0 +1,191 @@
+package types
+
+import (
+	"fmt"
+	"strings"
+)
+
+var nativeByName = map[string]Kind{
+	"ascii": Ascii, "bigint": Bigint, "blob": Blob, "boolean": Boolean,
+	"counter": Counter, "date": Date, "decimal": Decimal, "double": Double,
+	"duration": Duration, "float": Float, "inet": Inet, "int": Int,
+	"smallint": Smallint, "text": Text, "varchar": Text, "time": Time,
+	"timestamp": Timestamp, "timeuuid": TimeUUID, "tinyint": Tinyint,
+	"uuid": UUID, "varint": Varint,
+}
+
+// ParseType parses a CQL type as written in CREATE TABLE or stored in
+// system_schema: "int", "varchar" (an alias of text), "map<text,
+// frozen<list<int>>>", "tuple<int, text>", "frozen<set<uuid>>". Names are
+// case-insensitive and whitespace is free.
+//
+// ParseType applies Cassandra's rules (CQL3Type.Raw): frozen<> is only
+// allowed on collections and tuples, a collection nested in a non-frozen
+// collection must be frozen, collections cannot hold counters, sets and map
+// keys cannot hold durations, and tuples freeze their fields implicitly.
+// Errors wrap ErrUnknownType.
+func ParseType(s string) (Type, error) {
+	p := &typeParser{src: s}
+	t, err := p.parse(false)
+	if err != nil {
+		return Type{}, err
+	}
+	p.skipSpace()
+	if p.pos != len(p.src) {
+		return Type{}, p.errorf("unexpected %q", p.src[p.pos:])
+	}
+	return t, nil
+}
+
+// MustParseType is like ParseType but panics on error. It is meant for
+// tests and package-level variables with constant input.
+func MustParseType(s string) Type {
+	t, err := ParseType(s)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+type typeParser struct {
+	src string
+	pos int
+}
+
+func (p *typeParser) errorf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s in %q", ErrUnknownType, fmt.Sprintf(format, args...), p.src)
+}
+
+func (p *typeParser) skipSpace() {
+	for p.pos < len(p.src) && (p.src[p.pos] == ' ' || p.src[p.pos] == '\t' || p.src[p.pos] == '\n' || p.src[p.pos] == '\r') {
+		p.pos++
+	}
+}
+
+func (p *typeParser) ident() string {
+	p.skipSpace()
+	start := p.pos
+	for p.pos < len(p.src) {
+		c := p.src[p.pos]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' {
+			p.pos++
+			continue
+		}
+		break
+	}
+	return strings.ToLower(p.src[start:p.pos])
+}
+
+func (p *typeParser) expect(c byte) error {
+	p.skipSpace()
+	if p.pos >= len(p.src) || p.src[p.pos] != c {
+		return p.errorf("expected %q", string(c))
+	}
+	p.pos++
+	return nil
+}
+
+func (p *typeParser) peek() byte {
+	p.skipSpace()
+	if p.pos >= len(p.src) {
+		return 0
+	}
+	return p.src[p.pos]
+}
+
+// parse reads one type; frozen reports that an enclosing frozen<> or tuple
+// freezes it.
+func (p *typeParser) parse(frozen bool) (Type, error) {
+	name := p.ident()
+	if name == "" {
+		return Type{}, p.errorf("expected a type name")
+	}
+	switch name {
+	case "frozen":
+		if err := p.expect('<'); err != nil {
+			return Type{}, err
+		}
+		inner, err := p.parse(true)
+		if err != nil {
+			return Type{}, err
+		}
+		if err := p.expect('>'); err != nil {
+			return Type{}, err
+		}
+		if !inner.IsCollection() && inner.Kind != Tuple {
+			return Type{}, p.errorf("frozen<> is only allowed on collections, tuples, and user-defined types (got %s)", inner)
+		}
+		return inner, nil
+	case "list", "set", "map":
+		if err := p.expect('<'); err != nil {
+			return Type{}, err
+		}
+		n := 1
+		kind := List
+		if name == "set" {
+			kind = Set
+		} else if name == "map" {
+			n, kind = 2, Map
+		}
+		t := Type{Kind: kind, Frozen: frozen, Params: make([]Type, 0, n)}
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				if err := p.expect(','); err != nil {
+					return Type{}, err
+				}
+			}
+			elem, err := p.parse(frozen)
+			if err != nil {
+				return Type{}, err
+			}
+			t.Params = append(t.Params, elem)
+		}
+		if err := p.expect('>'); err != nil {
+			return Type{}, err
+		}
+		for i, e := range t.Params {
+			if e.IsMultiCell() {
+				return Type{}, p.errorf("Non-frozen collections are not allowed inside collections: %s", t)
+			}
+			if e.Kind == Counter {
+				return Type{}, p.errorf("Counters are not allowed inside collections: %s", t)
+			}
+			if e.Kind == Duration && kind == Set {
+				return Type{}, p.errorf("Durations are not allowed inside sets: %s", t)
+			}
+			if e.Kind == Duration && kind == Map && i == 0 {
+				return Type{}, p.errorf("Durations are not allowed as map keys: %s", t)
+			}
+		}
+		return t, nil
+	case "tuple":
+		if err := p.expect('<'); err != nil {
+			return Type{}, err
+		}
+		t := Type{Kind: Tuple, Frozen: true}
+		for {
+			f, err := p.parse(true)
+			if err != nil {
+				return Type{}, err
+			}
+			if f.Kind == Counter {
+				return Type{}, p.errorf("counters are not allowed inside tuples")
+			}
+			t.Params = append(t.Params, f.Freeze())
+			if p.peek() == ',' {
+				p.pos++
+				continue
+			}
+			break
+		}
+		if err := p.expect('>'); err != nil {
+			return Type{}, err
+		}
+		return t, nil
+	}
+	k, ok := nativeByName[name]
+	if !ok {
+		return Type{}, p.errorf("unknown type %s", name)
+	}
+	return Type{Kind: k}, nil
+}
