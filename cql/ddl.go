@@ -1,0 +1,522 @@
+package cql
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/minicass/minicass/cql/parser"
+	"github.com/minicass/minicass/data"
+	"github.com/minicass/minicass/engine"
+	"github.com/minicass/minicass/schema"
+	"github.com/minicass/minicass/types"
+)
+
+// systemKeyspaces are the keyspaces minicass serves itself; they cannot be
+// created, altered or dropped by users.
+var systemKeyspaces = map[string]bool{
+	"system": true, "system_schema": true, "system_auth": true, "system_distributed": true,
+	"system_traces": true, "system_views": true, "system_virtual_schema": true,
+}
+
+// IsSystemKeyspace reports whether ks is one of the keyspaces minicass serves
+// itself.
+func IsSystemKeyspace(ks string) bool { return systemKeyspaces[ks] }
+
+// ddlPlan is a schema statement: it has no bind markers and runs once.
+type ddlPlan struct {
+	noBinds
+	run func(ctx context.Context, q *execution) (*Result, error)
+}
+
+func (p *ddlPlan) exec(ctx context.Context, q *execution) (*Result, error) { return p.run(ctx, q) }
+
+func schemaChange(change, target, ks, name string) *Result {
+	return &Result{Kind: ResultSchemaChange, Change: &SchemaChange{Change: change, Target: target, Keyspace: ks, Name: name}}
+}
+
+// keyspaceFor resolves the keyspace of a possibly unqualified table name.
+func (s *Session) keyspaceFor(t parser.TableName) (string, error) {
+	if t.Keyspace != "" {
+		return string(t.Keyspace), nil
+	}
+	ks := s.Keyspace()
+	if ks == "" {
+		return "", invalidf("No keyspace has been specified. USE a keyspace, or explicitly specify keyspace.tablename")
+	}
+	return ks, nil
+}
+
+func (s *Session) compileDDL(stmt parser.Statement) (plan, error) {
+	eng := s.x.eng
+	switch st := stmt.(type) {
+	case *parser.CreateKeyspace:
+		name := string(st.Name)
+		if systemKeyspaces[name] {
+			return nil, &Error{Code: CodeUnauthorized, Message: fmt.Sprintf("Cannot create keyspace %s: it is a system keyspace", name)}
+		}
+		if err := validateName("Keyspace", name); err != nil {
+			return nil, err
+		}
+		ks := &schema.Keyspace{Name: name, DurableWrites: true}
+		if err := keyspaceOptions(ks, st.Options, true); err != nil {
+			return nil, err
+		}
+		return &ddlPlan{run: func(ctx context.Context, q *execution) (*Result, error) {
+			if err := eng.CreateKeyspace(ks); err != nil {
+				if errors.Is(err, engine.ErrKeyspaceExists) {
+					if st.IfNotExists {
+						return voidResult(), nil
+					}
+					return nil, &Error{Code: CodeAlreadyExists, Message: fmt.Sprintf("Cannot add existing keyspace \"%s\"", name), Keyspace: name}
+				}
+				return nil, err
+			}
+			return schemaChange("CREATED", "KEYSPACE", name, ""), nil
+		}}, nil
+	case *parser.AlterKeyspace:
+		name := string(st.Name)
+		if systemKeyspaces[name] {
+			return nil, &Error{Code: CodeUnauthorized, Message: fmt.Sprintf("Cannot alter system keyspace %s", name)}
+		}
+		return &ddlPlan{run: func(ctx context.Context, q *execution) (*Result, error) {
+			old, ok := eng.Keyspace(name)
+			if !ok {
+				if st.IfExists {
+					return voidResult(), nil
+				}
+				return nil, invalidf("Keyspace '%s' doesn't exist", name)
+			}
+			ks := &schema.Keyspace{Name: name, Replication: old.Replication, DurableWrites: old.DurableWrites}
+			if err := keyspaceOptions(ks, st.Options, false); err != nil {
+				return nil, err
+			}
+			if err := eng.AlterKeyspace(ks); err != nil {
+				return nil, err
+			}
+			return schemaChange("UPDATED", "KEYSPACE", name, ""), nil
+		}}, nil
+	case *parser.DropKeyspace:
+		name := string(st.Name)
+		if systemKeyspaces[name] {
+			return nil, &Error{Code: CodeUnauthorized, Message: fmt.Sprintf("Cannot drop system keyspace %s", name)}
+		}
+		return &ddlPlan{run: func(ctx context.Context, q *execution) (*Result, error) {
+			if err := eng.DropKeyspace(name); err != nil {
+				if errors.Is(err, engine.ErrNoKeyspace) {
+					if st.IfExists {
+						return voidResult(), nil
+					}
+					return nil, configf("Keyspace '%s' doesn't exist", name)
+				}
+				return nil, err
+			}
+			if q.s.Keyspace() == name {
+				q.s.SetKeyspace("")
+			}
+			return schemaChange("DROPPED", "KEYSPACE", name, ""), nil
+		}}, nil
+	case *parser.CreateTable:
+		return s.compileCreateTable(st)
+	case *parser.AlterTable:
+		return s.compileAlterTable(st)
+	case *parser.DropTable:
+		ks, err := s.keyspaceFor(st.Table)
+		if err != nil {
+			return nil, err
+		}
+		name := string(st.Table.Name)
+		if systemKeyspaces[ks] {
+			return nil, &Error{Code: CodeUnauthorized, Message: fmt.Sprintf("%s keyspace is not user-modifiable.", ks)}
+		}
+		return &ddlPlan{run: func(ctx context.Context, q *execution) (*Result, error) {
+			if err := eng.DropTable(ks, name); err != nil {
+				if errors.Is(err, engine.ErrNoTable) || errors.Is(err, engine.ErrNoKeyspace) {
+					if st.IfExists {
+						return voidResult(), nil
+					}
+					if errors.Is(err, engine.ErrNoKeyspace) {
+						return nil, invalidf("Keyspace '%s' doesn't exist", ks)
+					}
+					return nil, invalidf("Table '%s.%s' doesn't exist", ks, name)
+				}
+				return nil, err
+			}
+			return schemaChange("DROPPED", "TABLE", ks, name), nil
+		}}, nil
+	case *parser.Truncate:
+		ks, err := s.keyspaceFor(st.Table)
+		if err != nil {
+			return nil, err
+		}
+		name := string(st.Table.Name)
+		if systemKeyspaces[ks] {
+			return nil, &Error{Code: CodeUnauthorized, Message: fmt.Sprintf("Cannot TRUNCATE system table %s.%s", ks, name)}
+		}
+		if _, err := s.lookupTable(st.Table); err != nil {
+			return nil, err
+		}
+		return &ddlPlan{run: func(ctx context.Context, q *execution) (*Result, error) {
+			if err := eng.Truncate(ks, name); err != nil {
+				return nil, err
+			}
+			return voidResult(), nil
+		}}, nil
+	}
+	return nil, invalidf("unsupported schema statement %s", stmt)
+}
+
+// lookupTable finds a table, with Cassandra's errors for a missing keyspace
+// or table.
+func (s *Session) lookupTable(t parser.TableName) (*schema.Table, error) {
+	ks, err := s.keyspaceFor(t)
+	if err != nil {
+		return nil, err
+	}
+	if tbl, ok := s.x.eng.Table(ks, string(t.Name)); ok {
+		return tbl, nil
+	}
+	if tbl := s.x.systemTable(ks, string(t.Name)); tbl != nil {
+		return tbl, nil
+	}
+	if _, ok := s.x.eng.Keyspace(ks); !ok && !systemKeyspaces[ks] {
+		return nil, invalidf("keyspace %s does not exist", ks)
+	}
+	return nil, invalidf("table %s does not exist", t.Name)
+}
+
+func validateName(what, name string) error {
+	if len(name) > 48 {
+		return invalidf("%s name must not be more than 48 characters long (got %d characters for \"%s\")", what, len(name), name)
+	}
+	for _, r := range name {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return invalidf("%s name must not be empty, more than 48 characters long, or contain non-alphanumeric-underscore characters (got \"%s\")", what, name)
+		}
+	}
+	if name == "" {
+		return invalidf("%s name must not be empty, more than 48 characters long, or contain non-alphanumeric-underscore characters (got \"%s\")", what, name)
+	}
+	return nil
+}
+
+func (s *Session) compileCreateTable(st *parser.CreateTable) (plan, error) {
+	ks, err := s.keyspaceFor(st.Table)
+	if err != nil {
+		return nil, err
+	}
+	name := string(st.Table.Name)
+	if systemKeyspaces[ks] {
+		return nil, &Error{Code: CodeUnauthorized, Message: fmt.Sprintf("%s keyspace is not user-modifiable.", ks)}
+	}
+	if err := validateName("Table", name); err != nil {
+		return nil, err
+	}
+	if st.CompactStorage {
+		return nil, invalidf("Compact tables are not allowed in Cassandra starting with 4.0 version.")
+	}
+	defs := map[string]*parser.ColumnDef{}
+	var order []string
+	var inlinePK []string
+	for _, c := range st.Columns {
+		n := string(c.Name)
+		if _, dup := defs[n]; dup {
+			return nil, invalidf("Duplicate column '%s' declaration for table '%s'", n, name)
+		}
+		defs[n] = c
+		order = append(order, n)
+		if c.PrimaryKey {
+			inlinePK = append(inlinePK, n)
+		}
+	}
+	var pk, ck []string
+	switch {
+	case st.Key != nil && len(inlinePK) > 0, len(inlinePK) > 1:
+		return nil, invalidf("Multiple PRIMARY KEY specified for table '%s' (exactly one required)", name)
+	case st.Key != nil:
+		for _, id := range st.Key.PartitionKey {
+			pk = append(pk, string(id))
+		}
+		for _, id := range st.Key.Clustering {
+			ck = append(ck, string(id))
+		}
+	case len(inlinePK) == 1:
+		pk = inlinePK
+	default:
+		return nil, invalidf("No PRIMARY KEY specifed for table '%s' (exactly one required)", name)
+	}
+	var cols []*schema.Column
+	keyCols := map[string]bool{}
+	addKey := func(n string, kind schema.ColumnKind, pos int) error {
+		def, ok := defs[n]
+		if !ok {
+			return invalidf("Unknown column '%s' referenced in PRIMARY KEY for table '%s'", n, name)
+		}
+		if keyCols[n] {
+			return invalidf("Duplicate column '%s' in PRIMARY KEY clause for table '%s'", n, name)
+		}
+		if def.Static {
+			return invalidf("Static column '%s' cannot be part of the PRIMARY KEY", n)
+		}
+		t, err := convertType(def.Type)
+		if err != nil {
+			return err
+		}
+		switch {
+		case t.Kind == types.Counter:
+			return invalidf("counter type is not supported for PRIMARY KEY column '%s'", n)
+		case t.Kind == types.Duration || containsDuration(t):
+			return invalidf("duration type is not supported for PRIMARY KEY column '%s'", n)
+		case t.IsMultiCell():
+			return invalidf("Invalid non-frozen collection type %s for PRIMARY KEY column '%s'", t, n)
+		}
+		keyCols[n] = true
+		cols = append(cols, &schema.Column{Name: n, Type: t.Freeze(), Kind: kind, Position: pos})
+		return nil
+	}
+	for i, n := range pk {
+		if err := addKey(n, schema.PartitionKey, i); err != nil {
+			return nil, err
+		}
+	}
+	for i, n := range ck {
+		if err := addKey(n, schema.Clustering, i); err != nil {
+			return nil, err
+		}
+	}
+	hasCounter, hasNonCounter := false, false
+	for _, n := range order {
+		if keyCols[n] {
+			continue
+		}
+		def := defs[n]
+		t, err := convertType(def.Type)
+		if err != nil {
+			return nil, err
+		}
+		kind := schema.Regular
+		if def.Static {
+			if len(ck) == 0 {
+				return nil, invalidf("Static columns are only useful (and thus allowed) if the table has at least one clustering column")
+			}
+			kind = schema.Static
+		}
+		if t.Kind == types.Counter {
+			hasCounter = true
+		} else {
+			hasNonCounter = true
+		}
+		if err := checkNestedCounter(t, n); err != nil {
+			return nil, err
+		}
+		cols = append(cols, &schema.Column{Name: n, Type: t, Kind: kind, Position: -1})
+	}
+	if hasCounter && hasNonCounter {
+		return nil, configf("Cannot mix counter and non counter columns in the same table")
+	}
+	// CLUSTERING ORDER BY must list a prefix of the clustering columns, in order.
+	for i, o := range st.ClusteringOrder {
+		n := string(o.Column)
+		if !containsString(ck, n) {
+			return nil, invalidf("Only clustering key columns can be defined in CLUSTERING ORDER directive: [%s] are not clustering columns", n)
+		}
+		if i >= len(ck) || ck[i] != n {
+			pos := indexOf(ck, n)
+			if i < len(ck) && pos > i {
+				return nil, invalidf("The order of columns in the CLUSTERING ORDER directive must match that of the clustering columns (%s must appear before %s)", ck[i], n)
+			}
+			return nil, invalidf("Duplicate column '%s' in CLUSTERING ORDER directive", n)
+		}
+	}
+	if len(st.ClusteringOrder) > 0 && len(st.ClusteringOrder) < len(ck) {
+		return nil, invalidf("Missing CLUSTERING ORDER for column %s", ck[len(st.ClusteringOrder)])
+	}
+	for _, o := range st.ClusteringOrder {
+		for _, c := range cols {
+			if c.Name == string(o.Column) {
+				c.Desc = o.Desc
+			}
+		}
+	}
+	opts := schema.DefaultOptions()
+	if err := tableOptions(&opts, st.Options, hasCounter); err != nil {
+		return nil, err
+	}
+	return &ddlPlan{run: func(ctx context.Context, q *execution) (*Result, error) {
+		if _, ok := s.x.eng.Keyspace(ks); !ok {
+			return nil, invalidf("Keyspace '%s' doesn't exist", ks)
+		}
+		id := data.TableID(types.NewRandomUUID())
+		tbl := schema.NewTable(ks, name, id, cols, opts)
+		if err := s.x.eng.CreateTable(tbl); err != nil {
+			if errors.Is(err, engine.ErrTableExists) {
+				if st.IfNotExists {
+					return voidResult(), nil
+				}
+				return nil, &Error{Code: CodeAlreadyExists, Message: fmt.Sprintf("Cannot add already existing table \"%s\" to keyspace \"%s\"", name, ks), Keyspace: ks, Table: name}
+			}
+			if errors.Is(err, engine.ErrNoKeyspace) {
+				return nil, invalidf("Keyspace '%s' doesn't exist", ks)
+			}
+			return nil, err
+		}
+		return schemaChange("CREATED", "TABLE", ks, name), nil
+	}}, nil
+}
+
+func containsDuration(t types.Type) bool {
+	if t.Kind == types.Duration {
+		return true
+	}
+	for _, p := range t.Params {
+		if containsDuration(p) {
+			return true
+		}
+	}
+	return false
+}
+
+func checkNestedCounter(t types.Type, col string) error {
+	for _, p := range t.Params {
+		if p.Kind == types.Counter {
+			return invalidf("Counters are not allowed inside collections: %s", t)
+		}
+	}
+	return nil
+}
+
+func containsString(ss []string, s string) bool { return indexOf(ss, s) >= 0 }
+
+func indexOf(ss []string, s string) int {
+	for i, x := range ss {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
+
+func cloneOptions(o schema.Options) schema.Options {
+	cp := o
+	cp.Compaction = cloneMap(o.Compaction)
+	cp.Compression = cloneMap(o.Compression)
+	cp.Extra = cloneMap(o.Extra)
+	return cp
+}
+
+func cloneMap(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func (s *Session) compileAlterTable(st *parser.AlterTable) (plan, error) {
+	ks, err := s.keyspaceFor(st.Table)
+	if err != nil {
+		return nil, err
+	}
+	name := string(st.Table.Name)
+	if systemKeyspaces[ks] {
+		return nil, &Error{Code: CodeUnauthorized, Message: fmt.Sprintf("%s keyspace is not user-modifiable.", ks)}
+	}
+	return &ddlPlan{run: func(ctx context.Context, q *execution) (*Result, error) {
+		old, ok := s.x.eng.Table(ks, name)
+		if !ok {
+			if st.IfExists {
+				return voidResult(), nil
+			}
+			if _, ok := s.x.eng.Keyspace(ks); !ok {
+				return nil, invalidf("Keyspace '%s' doesn't exist", ks)
+			}
+			return nil, invalidf("Table '%s.%s' doesn't exist", ks, name)
+		}
+		cols := make([]*schema.Column, 0, len(old.Columns))
+		for _, c := range old.Columns {
+			cp := *c
+			cols = append(cols, &cp)
+		}
+		opts := cloneOptions(old.Options)
+		find := func(n string) int {
+			for i, c := range cols {
+				if c.Name == n {
+					return i
+				}
+			}
+			return -1
+		}
+		switch st.Kind {
+		case parser.AlterAdd:
+			for _, def := range st.Add {
+				n := string(def.Name)
+				if find(n) >= 0 {
+					return nil, invalidf("Column with name '%s' already exists", n)
+				}
+				t, err := convertType(def.Type)
+				if err != nil {
+					return nil, err
+				}
+				kind := schema.Regular
+				if def.Static {
+					if len(old.ClusteringColumns()) == 0 {
+						return nil, invalidf("Static columns are only useful (and thus allowed) if the table has at least one clustering column")
+					}
+					kind = schema.Static
+				}
+				if (t.Kind == types.Counter) != old.IsCounter() && len(old.Columns) > len(old.PartitionKey())+len(old.ClusteringColumns()) {
+					if t.Kind == types.Counter {
+						return nil, configf("Cannot add a counter column (%s) in a non counter column family", n)
+					}
+					return nil, configf("Cannot add a non counter column (%s) in a counter column family", n)
+				}
+				cols = append(cols, &schema.Column{Name: n, Type: t, Kind: kind, Position: -1})
+			}
+		case parser.AlterDrop:
+			for _, id := range st.Drop {
+				n := string(id)
+				i := find(n)
+				if i < 0 {
+					return nil, invalidf("Column %s was not found in table %s", n, name)
+				}
+				if cols[i].Kind == schema.PartitionKey || cols[i].Kind == schema.Clustering {
+					return nil, invalidf("Cannot drop PRIMARY KEY column %s", n)
+				}
+				cols = append(cols[:i], cols[i+1:]...)
+			}
+		case parser.AlterRename:
+			for _, r := range st.Renames {
+				from, to := string(r.From), string(r.To)
+				i := find(from)
+				if i < 0 {
+					return nil, invalidf("Column %s was not found in table %s", from, name)
+				}
+				if cols[i].Kind != schema.PartitionKey && cols[i].Kind != schema.Clustering {
+					return nil, invalidf("Cannot rename non PRIMARY KEY column %s", from)
+				}
+				if find(to) >= 0 {
+					return nil, invalidf("Cannot rename column %s to %s in table %s; another column with that name already exists", from, to, name)
+				}
+				cols[i].Name = to
+			}
+		case parser.AlterOptions:
+			if err := tableOptions(&opts, st.Options, old.IsCounter()); err != nil {
+				return nil, err
+			}
+		case parser.AlterType:
+			return nil, invalidf("Altering column types is no longer supported")
+		}
+		tbl := schema.NewTable(ks, name, old.ID, cols, opts)
+		if err := s.x.eng.AlterTable(tbl); err != nil {
+			return nil, err
+		}
+		return schemaChange("UPDATED", "TABLE", ks, name), nil
+	}}, nil
+}
+
+// lowerIdent is a helper for case-insensitive comparisons of identifiers.
+func lowerIdent(id parser.Ident) string { return strings.ToLower(string(id)) }

@@ -1,0 +1,355 @@
+package cql
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/minicass/minicass/cql/parser"
+	"github.com/minicass/minicass/data"
+	"github.com/minicass/minicass/schema"
+)
+
+// propertyValue returns a WITH property's value as text (for a constant) or
+// as a map (for a map literal).
+func propertyValue(p parser.Property) (text string, m map[string]string, err error) {
+	switch v := p.Value.(type) {
+	case *parser.Constant:
+		return v.Value(), nil, nil
+	case *parser.MapLit:
+		m = make(map[string]string, len(v.Entries))
+		for _, e := range v.Entries {
+			k, ok1 := e.Key.(*parser.Constant)
+			val, ok2 := e.Value.(*parser.Constant)
+			if !ok1 || !ok2 {
+				return "", nil, &Error{Code: CodeSyntax, Message: fmt.Sprintf("Invalid value for property '%s'", p.Name)}
+			}
+			m[k.Value()] = val.Value()
+		}
+		return "", m, nil
+	case *parser.EmptyBraces:
+		return "", map[string]string{}, nil
+	}
+	return "", nil, &Error{Code: CodeSyntax, Message: fmt.Sprintf("Invalid value for property '%s'", p.Name)}
+}
+
+// replicationStrategies maps the short names Cassandra accepts to the full
+// class names it stores.
+var replicationStrategies = map[string]string{
+	"simplestrategy":          "org.apache.cassandra.locator.SimpleStrategy",
+	"networktopologystrategy": "org.apache.cassandra.locator.NetworkTopologyStrategy",
+	"localstrategy":           "org.apache.cassandra.locator.LocalStrategy",
+	"everywherestrategy":      "org.apache.cassandra.locator.EverywhereStrategy",
+}
+
+// keyspaceOptions validates CREATE/ALTER KEYSPACE options into ks.
+func keyspaceOptions(ks *schema.Keyspace, props []parser.Property, create bool) error {
+	seen := map[string]bool{}
+	for _, p := range props {
+		name := strings.ToLower(string(p.Name))
+		if seen[name] {
+			return &Error{Code: CodeSyntax, Message: fmt.Sprintf("Multiple definitions for property '%s'", name)}
+		}
+		seen[name] = true
+		text, m, err := propertyValue(p)
+		if err != nil {
+			return err
+		}
+		switch name {
+		case "replication":
+			if m == nil {
+				return &Error{Code: CodeSyntax, Message: "Invalid value for property 'replication'"}
+			}
+			repl, err := validateReplication(m)
+			if err != nil {
+				return err
+			}
+			ks.Replication = repl
+		case "durable_writes":
+			b, err := strconv.ParseBool(strings.ToLower(text))
+			if err != nil {
+				return &Error{Code: CodeSyntax, Message: fmt.Sprintf("Invalid boolean value %s for 'durable_writes'", text)}
+			}
+			ks.DurableWrites = b
+		default:
+			return &Error{Code: CodeSyntax, Message: fmt.Sprintf("Unknown property '%s'", name)}
+		}
+	}
+	if create && !seen["replication"] {
+		return configf("Missing mandatory option 'replication'")
+	}
+	return nil
+}
+
+func validateReplication(m map[string]string) (map[string]string, error) {
+	class, ok := m["class"]
+	if !ok {
+		return nil, configf("Missing replication strategy class")
+	}
+	full := class
+	if !strings.Contains(class, ".") {
+		full = replicationStrategies[strings.ToLower(class)]
+		if full == "" {
+			return nil, configf("Unable to find replication strategy class 'org.apache.cassandra.locator.%s'", class)
+		}
+	} else if !strings.HasPrefix(class, "org.apache.cassandra.locator.") || replicationStrategies[strings.ToLower(strings.TrimPrefix(class, "org.apache.cassandra.locator."))] == "" {
+		return nil, configf("Unable to find replication strategy class '%s'", class)
+	}
+	out := map[string]string{"class": full}
+	for k, v := range m {
+		if k == "class" {
+			continue
+		}
+		switch {
+		case strings.HasSuffix(full, "SimpleStrategy"):
+			if k != "replication_factor" {
+				return nil, configf("Unrecognized strategy option {%s} passed to SimpleStrategy for keyspace", k)
+			}
+		case strings.HasSuffix(full, "LocalStrategy"), strings.HasSuffix(full, "EverywhereStrategy"):
+			return nil, configf("Unrecognized strategy option {%s} passed to %s", k, class)
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return nil, configf("Replication factor must be non-negative; found %s", v)
+		}
+		out[k] = v
+	}
+	if strings.HasSuffix(full, "SimpleStrategy") {
+		if _, ok := out["replication_factor"]; !ok {
+			return nil, configf("SimpleStrategy requires a replication_factor strategy option.")
+		}
+	}
+	return out, nil
+}
+
+// compactionStrategies are the strategy classes minicass accepts.
+var compactionStrategies = map[string]bool{
+	"SizeTieredCompactionStrategy": true,
+	"TimeWindowCompactionStrategy": true,
+	"LeveledCompactionStrategy":    true,
+	"UnifiedCompactionStrategy":    true,
+}
+
+func validateCompaction(m map[string]string) (map[string]string, error) {
+	class, ok := m["class"]
+	if !ok {
+		return nil, configf("Missing sub-option 'class' for the 'compaction' option.")
+	}
+	short := strings.TrimPrefix(class, "org.apache.cassandra.db.compaction.")
+	if !compactionStrategies[short] {
+		if !strings.Contains(class, ".") {
+			class = "org.apache.cassandra.db.compaction." + class
+		}
+		return nil, configf("Unable to find compaction strategy class '%s'", class)
+	}
+	out := map[string]string{"class": "org.apache.cassandra.db.compaction." + short}
+	for k, v := range m {
+		if k != "class" {
+			out[k] = v
+		}
+	}
+	if err := validateCompactionOptions(short, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// validateCompactionOptions checks the sub-options Cassandra's strategies
+// validate (AbstractCompactionStrategy.validateOptions and the strategies').
+func validateCompactionOptions(short string, m map[string]string) error {
+	intOpt := func(name string, min int) (int, bool, error) {
+		v, ok := m[name]
+		if !ok {
+			return 0, false, nil
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return 0, true, configf("%s is not a parsable int (base10) for %s", v, name)
+		}
+		if n < min {
+			return 0, true, configf("%s must be larger than %d, but was %d", name, min-1, n)
+		}
+		return n, true, nil
+	}
+	minT, hasMin, err := intOpt("min_threshold", 2)
+	if err != nil {
+		return err
+	}
+	maxT, hasMax, err := intOpt("max_threshold", 1)
+	if err != nil {
+		return err
+	}
+	if hasMin && hasMax && minT > maxT {
+		return configf("min_threshold cannot be greater than max_threshold")
+	}
+	known := map[string]bool{"class": true, "min_threshold": true, "max_threshold": true, "enabled": true,
+		"tombstone_threshold": true, "tombstone_compaction_interval": true, "unchecked_tombstone_compaction": true,
+		"only_purge_repaired_tombstones": true, "log_all": true, "provide_overlapping_tombstones": true}
+	switch short {
+	case "SizeTieredCompactionStrategy":
+		for _, k := range []string{"bucket_high", "bucket_low", "min_sstable_size"} {
+			known[k] = true
+		}
+	case "TimeWindowCompactionStrategy":
+		for _, k := range []string{"compaction_window_unit", "compaction_window_size", "timestamp_resolution", "expired_sstable_check_frequency_seconds", "unsafe_aggressive_sstable_expiration"} {
+			known[k] = true
+		}
+		if u, ok := m["compaction_window_unit"]; ok {
+			switch strings.ToUpper(u) {
+			case "MINUTES", "HOURS", "DAYS":
+			default:
+				return configf("%s is not valid for compaction_window_unit", u)
+			}
+		}
+		if s, ok := m["compaction_window_size"]; ok {
+			n, err := strconv.Atoi(s)
+			if err != nil {
+				return configf("%s is not a parsable int (base10) for compaction_window_size", s)
+			}
+			if n < 1 {
+				return configf("%d must be greater than 1 for compaction_window_size", n)
+			}
+		}
+	case "LeveledCompactionStrategy":
+		for _, k := range []string{"sstable_size_in_mb", "fanout_size", "single_sstable_uplevel"} {
+			known[k] = true
+		}
+	case "UnifiedCompactionStrategy":
+		return nil
+	}
+	for k := range m {
+		if !known[k] {
+			return configf("Properties specified [%s] are not understood by %s", k, short)
+		}
+	}
+	return nil
+}
+
+var compressors = map[string]string{
+	"LZ4Compressor":     "org.apache.cassandra.io.compress.LZ4Compressor",
+	"SnappyCompressor":  "org.apache.cassandra.io.compress.SnappyCompressor",
+	"ZstdCompressor":    "org.apache.cassandra.io.compress.ZstdCompressor",
+	"DeflateCompressor": "org.apache.cassandra.io.compress.DeflateCompressor",
+	"NoopCompressor":    "org.apache.cassandra.io.compress.NoopCompressor",
+}
+
+func validateCompression(m map[string]string) (map[string]string, error) {
+	if v, ok := m["enabled"]; ok && strings.EqualFold(v, "false") {
+		return map[string]string{"enabled": "false"}, nil
+	}
+	class, ok := m["class"]
+	if !ok {
+		// Cassandra 4 allows {'sstable_compression': ''} to disable; an empty map too.
+		if len(m) == 0 || m["sstable_compression"] == "" {
+			return map[string]string{"enabled": "false"}, nil
+		}
+		class = m["sstable_compression"]
+	}
+	short := strings.TrimPrefix(class, "org.apache.cassandra.io.compress.")
+	full, ok := compressors[short]
+	if !ok {
+		return nil, configf("Could not create Compression for type %s", class)
+	}
+	out := map[string]string{"class": full, "chunk_length_in_kb": "16"}
+	for k, v := range m {
+		switch k {
+		case "class", "sstable_compression", "enabled":
+		case "chunk_length_in_kb", "chunk_length_kb":
+			n, err := strconv.Atoi(v)
+			if err != nil || n <= 0 || n&(n-1) != 0 {
+				return nil, configf("Invalid negative or null chunk_length_in_kb")
+			}
+			out["chunk_length_in_kb"] = v
+		case "crc_check_chance", "min_compress_ratio", "compression_level", "max_compressed_length":
+			out[k] = v
+		default:
+			return nil, configf("Unknown compression options %s", k)
+		}
+	}
+	return out, nil
+}
+
+// tableOptions applies WITH options (other than CLUSTERING ORDER) to o.
+func tableOptions(o *schema.Options, props []parser.Property, hasCounter bool) error {
+	seen := map[string]bool{}
+	for _, p := range props {
+		name := strings.ToLower(string(p.Name))
+		if seen[name] {
+			return &Error{Code: CodeSyntax, Message: fmt.Sprintf("Multiple definitions for property '%s'", name)}
+		}
+		seen[name] = true
+		text, m, err := propertyValue(p)
+		if err != nil {
+			return err
+		}
+		needInt := func(min, max int64) (int64, error) {
+			n, err := strconv.ParseInt(text, 10, 64)
+			if err != nil || m != nil {
+				return 0, &Error{Code: CodeSyntax, Message: fmt.Sprintf("Invalid integer value %s for '%s'", text, name)}
+			}
+			if n < min {
+				return 0, configf("%s must be greater than or equal to %d (got %d)", name, min, n)
+			}
+			if n > max {
+				return 0, configf("%s must be less than or equal to %d (got %d)", name, max, n)
+			}
+			return n, nil
+		}
+		switch name {
+		case "default_time_to_live":
+			n, err := needInt(0, data.MaxTTL)
+			if err != nil {
+				return err
+			}
+			if n > 0 && hasCounter {
+				return configf("Cannot set default_time_to_live on a table with counters")
+			}
+			o.DefaultTTL = int32(n)
+		case "gc_grace_seconds":
+			n, err := needInt(0, 1<<31-1)
+			if err != nil {
+				return err
+			}
+			o.GCGraceSeconds = int32(n)
+		case "bloom_filter_fp_chance":
+			f, err := strconv.ParseFloat(text, 64)
+			if err != nil {
+				return &Error{Code: CodeSyntax, Message: fmt.Sprintf("Invalid double value %s for '%s'", text, name)}
+			}
+			if f <= 0 || f > 1 {
+				return configf("bloom_filter_fp_chance must be larger than 0 and less than or equal to 1.0 (got %s)", text)
+			}
+			o.BloomFilterFPChance = f
+		case "comment":
+			o.Comment = text
+		case "compaction":
+			if m == nil {
+				return &Error{Code: CodeSyntax, Message: "Invalid value for property 'compaction'"}
+			}
+			c, err := validateCompaction(m)
+			if err != nil {
+				return err
+			}
+			o.Compaction = c
+		case "compression":
+			if m == nil {
+				return &Error{Code: CodeSyntax, Message: "Invalid value for property 'compression'"}
+			}
+			c, err := validateCompression(m)
+			if err != nil {
+				return err
+			}
+			o.Compression = c
+		case "caching", "crc_check_chance", "speculative_retry", "additional_write_policy", "read_repair",
+			"memtable_flush_period_in_ms", "min_index_interval", "max_index_interval", "cdc", "extensions",
+			"dclocal_read_repair_chance", "read_repair_chance", "memtable":
+			if o.Extra == nil {
+				o.Extra = map[string]string{}
+			}
+			o.Extra[name] = p.Value.String()
+		default:
+			return &Error{Code: CodeSyntax, Message: fmt.Sprintf("Unknown property '%s'", name)}
+		}
+	}
+	return nil
+}

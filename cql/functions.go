@@ -1,0 +1,250 @@
+package cql
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/minicass/minicass/cql/parser"
+	"github.com/minicass/minicass/types"
+)
+
+// function is one overload of a native scalar function (Cassandra's
+// cql3/functions: TimeFcts, UuidFcts, BytesConversionFcts).
+type function struct {
+	name string
+	args []types.Type
+	ret  types.Type
+	// impl computes the result from serialized arguments; a null argument
+	// gives a null result unless the function says otherwise.
+	impl func(q *execution, args [][]byte) ([]byte, error)
+	// volatile functions (now(), uuid(), current*()) give a new value on
+	// every call and are never folded at compile time.
+	volatile bool
+}
+
+func (f *function) argList() string {
+	parts := make([]string, len(f.args))
+	for i, a := range f.args {
+		parts[i] = a.String()
+	}
+	return strings.Join(parts, ", ")
+}
+
+// functions maps lower-case names to their overloads.
+var functions = map[string][]*function{}
+
+func register(name string, ret types.Type, args []types.Type, impl func(q *execution, args [][]byte) ([]byte, error)) {
+	volatile := len(args) == 0 // now(), uuid(), currentTimestamp(), ...
+	functions[name] = append(functions[name], &function{name: name, args: args, ret: ret, impl: impl, volatile: volatile})
+}
+
+func int64Bytes(v int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(v)) }
+
+func timestampOf(b []byte) time.Time { return time.UnixMilli(int64(binary.BigEndian.Uint64(b))).UTC() }
+
+// dateBytes serializes the date of t (days since the epoch + 2^31).
+func dateBytes(t time.Time) []byte {
+	return binary.BigEndian.AppendUint32(nil, uint32(int64(types.DateOf(t))+(1<<31)))
+}
+
+func dateOfBytes(b []byte) time.Time {
+	days := int64(binary.BigEndian.Uint32(b)) - (1 << 31)
+	return time.Unix(days*86400, 0).UTC()
+}
+
+func nullSafe(f func(q *execution, args [][]byte) ([]byte, error)) func(q *execution, args [][]byte) ([]byte, error) {
+	return func(q *execution, args [][]byte) ([]byte, error) {
+		for _, a := range args {
+			if len(a) == 0 {
+				return nil, nil
+			}
+		}
+		return f(q, args)
+	}
+}
+
+func init() {
+	tu, ts, date, bigint := types.TimeUUIDType, types.TimestampType, types.DateType, types.BigintType
+	register("now", tu, nil, func(q *execution, _ [][]byte) ([]byte, error) {
+		u := q.s.x.uuid.NewTimeUUID(q.now)
+		return u[:], nil
+	})
+	register("currenttimeuuid", tu, nil, func(q *execution, _ [][]byte) ([]byte, error) {
+		u := q.s.x.uuid.NewTimeUUID(q.now)
+		return u[:], nil
+	})
+	register("uuid", types.UUIDType, nil, func(*execution, [][]byte) ([]byte, error) {
+		u := types.NewRandomUUID()
+		return u[:], nil
+	})
+	register("currenttimestamp", ts, nil, func(q *execution, _ [][]byte) ([]byte, error) {
+		return int64Bytes(q.now.UnixMilli()), nil
+	})
+	register("currentdate", date, nil, func(q *execution, _ [][]byte) ([]byte, error) {
+		return dateBytes(q.now), nil
+	})
+	register("currenttime", types.TimeType, nil, func(q *execution, _ [][]byte) ([]byte, error) {
+		y, m, d := q.now.UTC().Date()
+		return int64Bytes(q.now.UTC().Sub(time.Date(y, m, d, 0, 0, 0, 0, time.UTC)).Nanoseconds()), nil
+	})
+	uuidTime := func(b []byte) time.Time {
+		var u types.UUIDValue
+		copy(u[:], b)
+		return types.TimeUUIDTime(u)
+	}
+	register("totimestamp", ts, []types.Type{tu}, nullSafe(func(_ *execution, a [][]byte) ([]byte, error) {
+		return int64Bytes(uuidTime(a[0]).UnixMilli()), nil
+	}))
+	register("totimestamp", ts, []types.Type{date}, nullSafe(func(_ *execution, a [][]byte) ([]byte, error) {
+		return int64Bytes(dateOfBytes(a[0]).UnixMilli()), nil
+	}))
+	register("todate", date, []types.Type{tu}, nullSafe(func(_ *execution, a [][]byte) ([]byte, error) {
+		return dateBytes(uuidTime(a[0])), nil
+	}))
+	register("todate", date, []types.Type{ts}, nullSafe(func(_ *execution, a [][]byte) ([]byte, error) {
+		return dateBytes(timestampOf(a[0])), nil
+	}))
+	register("tounixtimestamp", bigint, []types.Type{tu}, nullSafe(func(_ *execution, a [][]byte) ([]byte, error) {
+		return int64Bytes(uuidTime(a[0]).UnixMilli()), nil
+	}))
+	register("tounixtimestamp", bigint, []types.Type{ts}, nullSafe(func(_ *execution, a [][]byte) ([]byte, error) {
+		return a[0], nil
+	}))
+	register("tounixtimestamp", bigint, []types.Type{date}, nullSafe(func(_ *execution, a [][]byte) ([]byte, error) {
+		return int64Bytes(dateOfBytes(a[0]).UnixMilli()), nil
+	}))
+	register("dateof", ts, []types.Type{tu}, nullSafe(func(_ *execution, a [][]byte) ([]byte, error) {
+		return int64Bytes(uuidTime(a[0]).UnixMilli()), nil
+	}))
+	register("unixtimestampof", bigint, []types.Type{tu}, nullSafe(func(_ *execution, a [][]byte) ([]byte, error) {
+		return int64Bytes(uuidTime(a[0]).UnixMilli()), nil
+	}))
+	register("mintimeuuid", tu, []types.Type{ts}, nullSafe(func(_ *execution, a [][]byte) ([]byte, error) {
+		u := types.MinTimeUUID(timestampOf(a[0]))
+		return u[:], nil
+	}))
+	register("maxtimeuuid", tu, []types.Type{ts}, nullSafe(func(_ *execution, a [][]byte) ([]byte, error) {
+		u := types.MaxTimeUUID(timestampOf(a[0]))
+		return u[:], nil
+	}))
+	// typeAsBlob and blobAsType for every native type.
+	for k := types.Ascii; k <= types.Inet; k++ {
+		t := types.Type{Kind: k}
+		if k == types.Blob || k == types.Counter {
+			continue
+		}
+		register(k.String()+"asblob", types.BlobType, []types.Type{t}, func(_ *execution, a [][]byte) ([]byte, error) {
+			return a[0], nil
+		})
+		register("blobas"+k.String(), t, []types.Type{types.BlobType}, func(_ *execution, a [][]byte) ([]byte, error) {
+			if a[0] != nil {
+				if err := types.Validate(t, a[0]); err != nil {
+					return nil, fmt.Errorf("%s", unwrapReason(err))
+				}
+			}
+			return a[0], nil
+		})
+	}
+	register("varcharasblob", types.BlobType, []types.Type{types.TextType}, func(_ *execution, a [][]byte) ([]byte, error) { return a[0], nil })
+	register("blobasvarchar", types.TextType, []types.Type{types.BlobType}, func(_ *execution, a [][]byte) ([]byte, error) { return a[0], nil })
+}
+
+// compileCall compiles a function call used as a term for receiver r. The
+// first overload whose arguments compile and whose result can be assigned to
+// r is chosen.
+func (c *compileCtx) compileCall(e *parser.FuncCall, r receiver) (term, error) {
+	name := strings.ToLower(string(e.Name))
+	if e.Keyspace != "" && !strings.EqualFold(string(e.Keyspace), "system") {
+		return nil, invalidf("Unknown function %s.%s", e.Keyspace, e.Name)
+	}
+	overloads := functions[name]
+	if len(overloads) == 0 {
+		return nil, invalidf("Unknown function '%s'", e.Name)
+	}
+	var firstErr error
+	for _, fn := range overloads {
+		if len(fn.args) != len(e.Args) || e.Star {
+			continue
+		}
+		if r.typ.Kind != types.Invalid && !assignableType(fn.ret, r.typ) {
+			if firstErr == nil {
+				firstErr = invalidf("Type error: cannot assign result of function system.%s (type %s) to %s (type %s)", name, fn.ret, r.name, r.typ)
+			}
+			continue
+		}
+		args := make([]term, len(e.Args))
+		var err error
+		for i, a := range e.Args {
+			args[i], err = c.compileTerm(a, r.sub(fmt.Sprintf("arg%d(system.%s)", i, name), fn.args[i]))
+			if err != nil {
+				break
+			}
+		}
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		ft := funcTerm{fn: fn, args: args}
+		if !fn.volatile && isConstTerms(args) {
+			// Deterministic functions of constants fold at compile time.
+			if v, err := ft.eval(&execution{}); err == nil {
+				return constTerm{v: v.Bytes}, nil
+			}
+		}
+		return ft, nil
+	}
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	return nil, invalidf("Invalid number of arguments in call to function system.%s: %d required but %d provided", name, len(overloads[0].args), len(e.Args))
+}
+
+func isConstTerms(ts []term) bool {
+	for _, t := range ts {
+		if _, ok := t.(constTerm); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// lookupFunction finds the overload of name taking exactly argTypes (used by
+// selectors, whose argument types are known columns).
+func lookupFunction(name string, argTypes []types.Type) (*function, error) {
+	overloads := functions[strings.ToLower(name)]
+	if len(overloads) == 0 {
+		return nil, invalidf("Unknown function '%s'", name)
+	}
+	for _, fn := range overloads {
+		if len(fn.args) != len(argTypes) {
+			continue
+		}
+		ok := true
+		for i := range argTypes {
+			if !assignableType(argTypes[i], fn.args[i]) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return fn, nil
+		}
+	}
+	parts := make([]string, len(argTypes))
+	for i, a := range argTypes {
+		parts[i] = a.String()
+	}
+	return nil, invalidf("Invalid call to function %s, none of its type signatures match (known type signatures: %s)", name, signatures(overloads))
+}
+
+func signatures(fs []*function) string {
+	parts := make([]string, len(fs))
+	for i, f := range fs {
+		parts[i] = fmt.Sprintf("system.%s : (%s) -> %s", f.name, f.argList(), f.ret)
+	}
+	return strings.Join(parts, ", ")
+}

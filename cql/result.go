@@ -1,0 +1,100 @@
+package cql
+
+import "github.com/minicass/minicass/types"
+
+// Value is one bound value: serialized bytes (nil Bytes = null), or unset.
+// An unset value writes nothing (cql3/Constants.java Setter) and is an error
+// where a value is required.
+type Value struct {
+	Bytes []byte
+	Unset bool
+}
+
+// Params are the per-execution parameters of a statement, as a QUERY or
+// EXECUTE message carries them.
+type Params struct {
+	// Values are the bound values, in bind-marker order (or matched by Names).
+	Values []Value
+	// Names, when set, names each entry of Values (protocol flag 0x40).
+	Names []string
+	// PageSize is the maximum number of rows per page; 0 or less disables
+	// paging.
+	PageSize int
+	// PagingState resumes a previous page; it is opaque to clients.
+	PagingState []byte
+	// Timestamp is the client's default timestamp in microseconds, used when
+	// HasTimestamp is set and the statement has no USING TIMESTAMP.
+	Timestamp    int64
+	HasTimestamp bool
+	// Consistency and SerialConsistency are accepted and ignored: minicass is
+	// one node, where every level is satisfied.
+	Consistency, SerialConsistency uint16
+	// Trace asks the executor to record what the statement touched.
+	Trace bool
+}
+
+// ColumnSpec describes one column of a result or one bind marker.
+type ColumnSpec struct {
+	Keyspace, Table, Name string
+	Type                  types.Type
+}
+
+// ResultKind is the kind of a result, as the protocol's RESULT message
+// numbers them.
+type ResultKind uint8
+
+// The result kinds.
+const (
+	ResultVoid         ResultKind = 1
+	ResultRows         ResultKind = 2
+	ResultSetKeyspace  ResultKind = 3
+	ResultSchemaChange ResultKind = 5
+)
+
+// SchemaChange describes a schema change result or event.
+type SchemaChange struct {
+	// Change is CREATED, UPDATED or DROPPED.
+	Change string
+	// Target is KEYSPACE, TABLE, TYPE, FUNCTION or AGGREGATE.
+	Target   string
+	Keyspace string
+	// Name is the table (or type) name; empty for a keyspace.
+	Name string
+}
+
+// Result is what executing a statement returns.
+type Result struct {
+	Kind ResultKind
+	// Columns and Rows are set for ResultRows; each row has one serialized
+	// value per column (nil = null).
+	Columns []ColumnSpec
+	Rows    [][][]byte
+	// PagingState is non-nil when more pages follow.
+	PagingState []byte
+	// Keyspace is set for ResultSetKeyspace.
+	Keyspace string
+	// Change is set for ResultSchemaChange.
+	Change *SchemaChange
+	// Warnings are server warnings (e.g. tombstone warnings, unlogged batch
+	// across partitions), shown by cqlsh and sent in the protocol's
+	// warnings flag.
+	Warnings []string
+	// Trace records what the statement touched, when Params.Trace was set.
+	Trace *Trace
+}
+
+// Trace is the teaching record of a statement's execution: for reads the
+// engine's read statistics, for writes the mutations applied.
+type Trace struct {
+	// Events are human-readable steps in order, as cqlsh's TRACING shows them.
+	Events []string
+}
+
+func (t *Trace) add(format string, args ...any) {
+	if t == nil {
+		return
+	}
+	t.Events = append(t.Events, sprintf(format, args...))
+}
+
+func voidResult() *Result { return &Result{Kind: ResultVoid} }
