@@ -1,0 +1,427 @@
+package commitlog
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"sync"
+
+	"github.com/minicass/minicass/vfs"
+)
+
+// Log is an open commit log. Append, Sync, Tail, Segments and ReleaseBefore
+// are safe for concurrent use.
+type Log struct {
+	fs   vfs.FS
+	dir  string
+	opts Options
+
+	// replayIDs are the segments that existed when the log was opened.
+	replayIDs []uint64
+
+	mu      sync.Mutex
+	cond    sync.Cond // signalled when a sync finishes; uses mu
+	active  *segment
+	older   []SegmentInfo // closed segments, ascending id
+	buf     []byte        // scratch for framing a record
+	written uint64        // records written to files
+	synced  uint64        // records covered by a finished sync
+	syncing bool          // a sync runs outside mu
+	err     error         // sticky failure, wraps ErrFailed
+	closed  bool
+
+	quit chan struct{}
+	wg   sync.WaitGroup
+}
+
+// segment is the segment being appended to.
+type segment struct {
+	id   uint64
+	f    vfs.File
+	size int64
+}
+
+// SegmentInfo describes one segment file.
+type SegmentInfo struct {
+	// ID is the segment id, as in the file name.
+	ID uint64
+	// Name is the file name, without the directory.
+	Name string
+	// Size is the file size in bytes (for the active segment, the bytes
+	// written so far).
+	Size int64
+	// Active is true for the segment being appended to.
+	Active bool
+}
+
+// Open opens the commit log in dir on fs, creating dir if needed. It
+// repairs a torn tail in the last existing segment (see the package
+// comment) and starts a new segment; existing records are read with Replay
+// before appending. It returns a *CorruptionError if the last segment is
+// corrupt, and an error wrapping ErrInvalidOptions for bad options.
+func Open(fsys vfs.FS, dir string, opts Options) (*Log, error) {
+	opts.EnsureDefaults()
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	if err := fsys.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	ids, err := listSegments(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	l := &Log{fs: fsys, dir: dir, opts: opts, quit: make(chan struct{})}
+	l.cond.L = &l.mu
+	next := uint64(1)
+	if len(ids) > 0 {
+		next = ids[len(ids)-1] + 1
+		if ids, err = l.repairLast(ids); err != nil {
+			return nil, err
+		}
+	}
+	for _, id := range ids {
+		st, err := fsys.Stat(fsys.PathJoin(dir, SegmentFileName(id)))
+		if err != nil {
+			return nil, err
+		}
+		l.older = append(l.older, SegmentInfo{ID: id, Name: SegmentFileName(id), Size: st.Size()})
+	}
+	l.replayIDs = ids
+	if l.active, err = l.createSegment(next); err != nil {
+		return nil, err
+	}
+	if opts.SyncMode == SyncPeriodic {
+		t := opts.NewTicker(opts.SyncPeriod)
+		l.wg.Add(1)
+		go l.periodicSync(t)
+	}
+	return l, nil
+}
+
+// repairLast scans the last segment of ids. A segment without records is
+// removed; one with a torn tail is rewritten without it. It returns the ids
+// that remain.
+func (l *Log) repairLast(ids []uint64) ([]uint64, error) {
+	id := ids[len(ids)-1]
+	name := l.fs.PathJoin(l.dir, SegmentFileName(id))
+	data, end, err := scanSegment(l.fs, l.dir, id, true, nil)
+	if err != nil {
+		return nil, err
+	}
+	if end <= headerSize {
+		if err := l.fs.Remove(name); err != nil {
+			return nil, err
+		}
+		return ids[:len(ids)-1], l.fs.SyncDir(l.dir)
+	}
+	if end == len(data) {
+		return ids, nil
+	}
+	tmp := name + ".tmp"
+	f, err := l.fs.Create(tmp)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.Write(data[:end]); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if err := f.Close(); err != nil {
+		return nil, err
+	}
+	if err := l.fs.Rename(tmp, name); err != nil {
+		return nil, err
+	}
+	return ids, l.fs.SyncDir(l.dir)
+}
+
+// createSegment creates segment id with its header and, unless syncing is
+// off, makes the file and its directory entry durable.
+func (l *Log) createSegment(id uint64) (*segment, error) {
+	f, err := l.fs.Create(l.fs.PathJoin(l.dir, SegmentFileName(id)))
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.Write(appendHeader(nil, id)); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if l.opts.SyncMode != SyncNone {
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return nil, err
+		}
+		if err := l.fs.SyncDir(l.dir); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	return &segment{id: id, f: f, size: headerSize}, nil
+}
+
+// Replay calls fn for every record of the segments that existed when the
+// log was opened (and have not been released since), in order. Call it
+// before the first Append. See the package-level Replay for errors and
+// payload lifetime.
+func (l *Log) Replay(fn func(pos Position, payload []byte) error) error {
+	l.mu.Lock()
+	var ids []uint64
+	for _, s := range l.older {
+		if containsID(l.replayIDs, s.ID) {
+			ids = append(ids, s.ID)
+		}
+	}
+	l.mu.Unlock()
+	return replaySegments(l.fs, l.dir, ids, fn)
+}
+
+func containsID(ids []uint64, id uint64) bool {
+	for _, x := range ids {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
+
+// Append writes one record holding payload and returns its position. Under
+// SyncBatch it returns only once an fsync covers the record; otherwise once
+// the record is written to the file. The payload is not retained. It returns
+// ErrRecordTooLarge for a payload over MaxRecordSize, ErrClosed after
+// Close, and an error wrapping ErrFailed once a write or sync has failed.
+func (l *Log) Append(payload []byte) (Position, error) {
+	if len(payload) > l.opts.MaxRecordSize {
+		return Position{}, fmt.Errorf("%w: %d bytes, maximum %d", ErrRecordTooLarge, len(payload), l.opts.MaxRecordSize)
+	}
+	need := int64(recordHeaderSize + len(payload))
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for {
+		if l.closed {
+			return Position{}, ErrClosed
+		}
+		if l.err != nil {
+			return Position{}, l.err
+		}
+		if l.active.size+need <= l.opts.SegmentSize || l.active.size == headerSize {
+			break
+		}
+		if l.syncing {
+			l.cond.Wait()
+			continue
+		}
+		if err := l.rotate(); err != nil {
+			return Position{}, l.fail(err)
+		}
+	}
+	pos := Position{Segment: l.active.id, Offset: l.active.size}
+	l.buf = appendRecord(l.buf[:0], payload)
+	_, err := l.active.f.Write(l.buf)
+	if cap(l.buf) > 1<<20 {
+		l.buf = nil
+	}
+	if err != nil {
+		return Position{}, l.fail(err)
+	}
+	l.active.size += need
+	l.written++
+	if l.opts.SyncMode == SyncBatch {
+		if err := l.waitSynced(l.written); err != nil {
+			return Position{}, err
+		}
+	}
+	return pos, nil
+}
+
+// fail records err as the log's sticky failure and returns it. l.mu is held.
+func (l *Log) fail(err error) error {
+	if l.err == nil {
+		l.err = fmt.Errorf("%w: %w", ErrFailed, err)
+	}
+	l.cond.Broadcast()
+	return l.err
+}
+
+// waitSynced returns once a sync covers the first seq records, syncing
+// itself if no sync is running (group commit: one sync covers every record
+// written before it started). l.mu is held; it is released during the sync.
+func (l *Log) waitSynced(seq uint64) error {
+	for l.synced < seq {
+		if l.err != nil {
+			return l.err
+		}
+		if l.syncing {
+			l.cond.Wait()
+			continue
+		}
+		l.syncing = true
+		target, f := l.written, l.active.f
+		l.mu.Unlock()
+		err := f.Sync()
+		l.mu.Lock()
+		l.syncing = false
+		l.cond.Broadcast()
+		if err != nil {
+			return l.fail(err)
+		}
+		l.synced = max(l.synced, target)
+	}
+	return nil
+}
+
+// rotate syncs and closes the active segment and starts the next one. l.mu
+// is held and no sync is running.
+func (l *Log) rotate() error {
+	old := l.active
+	if l.opts.SyncMode != SyncNone {
+		if err := old.f.Sync(); err != nil {
+			return err
+		}
+	}
+	l.synced = l.written
+	if err := old.f.Close(); err != nil {
+		return err
+	}
+	next, err := l.createSegment(old.id + 1)
+	if err != nil {
+		return err
+	}
+	l.older = append(l.older, SegmentInfo{ID: old.id, Name: SegmentFileName(old.id), Size: old.size})
+	l.active = next
+	return nil
+}
+
+// Sync makes every record appended so far durable, whatever the sync mode.
+func (l *Log) Sync() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return ErrClosed
+	}
+	if l.err != nil {
+		return l.err
+	}
+	return l.waitSynced(l.written)
+}
+
+// periodicSync syncs on every tick while records are unsynced. It blocks
+// on the ticker between ticks, so it costs nothing when idle.
+func (l *Log) periodicSync(t Ticker) {
+	defer l.wg.Done()
+	defer t.Stop()
+	for {
+		select {
+		case <-l.quit:
+			return
+		case <-t.C():
+			l.mu.Lock()
+			if !l.closed && l.err == nil && l.synced < l.written {
+				_ = l.waitSynced(l.written) // a failure is sticky and reported by Append
+			}
+			l.mu.Unlock()
+		}
+	}
+}
+
+// Tail returns the position the next record would get if it fits in the
+// active segment: everything appended so far lies before it. The engine
+// records it when it switches memtables, and passes it to ReleaseBefore
+// once that memtable's flush is durable.
+func (l *Log) Tail() Position {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return Position{Segment: l.active.id, Offset: l.active.size}
+}
+
+// Segments lists the log's segment files in id order, the active one last.
+func (l *Log) Segments() []SegmentInfo {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := append([]SegmentInfo(nil), l.older...)
+	return append(out, SegmentInfo{ID: l.active.id, Name: SegmentFileName(l.active.id),
+		Size: l.active.size, Active: true})
+}
+
+// ReleaseBefore deletes the segments all of whose records lie before pos:
+// those with an id below pos.Segment, and segment pos.Segment itself if pos
+// is at or past its end. The active segment is never deleted. Call it once
+// the data of every record before pos is durable elsewhere (flushed).
+func (l *Log) ReleaseBefore(pos Position) error {
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return ErrClosed
+	}
+	var drop []SegmentInfo
+	keep := l.older[:0:0]
+	for _, s := range l.older {
+		if s.ID < pos.Segment || (s.ID == pos.Segment && pos.Offset >= s.Size) {
+			drop = append(drop, s)
+		} else {
+			keep = append(keep, s)
+		}
+	}
+	l.older = keep
+	l.mu.Unlock()
+	if len(drop) == 0 {
+		return nil
+	}
+	var errs []error
+	for _, s := range drop {
+		if err := l.fs.Remove(l.fs.PathJoin(l.dir, s.Name)); err != nil && !isNotExist(err) {
+			errs = append(errs, err)
+		}
+	}
+	if err := l.fs.SyncDir(l.dir); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// Close stops periodic syncing, syncs the active segment (unless the mode
+// is SyncNone or the log has failed) and closes it. An active segment with
+// no records is removed. Further calls return ErrClosed.
+func (l *Log) Close() error {
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return ErrClosed
+	}
+	l.closed = true
+	l.mu.Unlock()
+	close(l.quit)
+	l.wg.Wait()
+
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for l.syncing {
+		l.cond.Wait()
+	}
+	var errs []error
+	if l.err == nil && l.opts.SyncMode != SyncNone {
+		if err := l.active.f.Sync(); err != nil {
+			errs = append(errs, l.fail(err))
+		} else {
+			l.synced = l.written
+		}
+	}
+	l.cond.Broadcast()
+	if err := l.active.f.Close(); err != nil {
+		errs = append(errs, err)
+	}
+	if len(errs) == 0 && l.active.size == headerSize {
+		if err := l.fs.Remove(l.fs.PathJoin(l.dir, SegmentFileName(l.active.id))); err != nil {
+			errs = append(errs, err)
+		} else if l.opts.SyncMode != SyncNone {
+			errs = append(errs, l.fs.SyncDir(l.dir))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
