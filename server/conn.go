@@ -26,8 +26,8 @@ import (
 type connState uint8
 
 const (
-	stateUninitialized connState = iota // before STARTUP
-	stateAuthentication                 // after STARTUP, before AUTH_SUCCESS
+	stateUninitialized  connState = iota // before STARTUP
+	stateAuthentication                  // after STARTUP, before AUTH_SUCCESS
 	stateReady
 )
 
@@ -46,9 +46,9 @@ type conn struct {
 	state      connState
 	inCompress bool // bodies of requests may be compressed
 	startup    map[string]string
-	session Session
-	sem     chan struct{}
-	reqs    sync.WaitGroup
+	session    Session
+	sem        chan struct{}
+	reqs       sync.WaitGroup
 
 	schemaEvents atomic.Bool
 

@@ -1,0 +1,45 @@
+// Package server serves the CQL native protocol version 4 over TCP, so that
+// unmodified drivers (gocql, the DataStax Python and Node.js drivers, cqlsh)
+// talk to a minicass engine. The frame codec lives in package frame.
+//
+// # The backend interface
+//
+// The server does not execute CQL. It decodes frames, runs the handshake
+// (OPTIONS, STARTUP, optional password authentication, REGISTER) itself, and
+// hands QUERY, PREPARE, EXECUTE and BATCH to a Session obtained from the
+// Backend, one Session per connection:
+//
+//	srv := server.New(backend, server.Options{})
+//	go srv.ListenAndServe("127.0.0.1:9042")
+//	defer srv.Close()
+//
+// Requests of one connection run concurrently, each on its own goroutine, and
+// responses carry the stream id of their request. A Result of kind
+// ResultSchemaChange is answered and then pushed as an EVENT (stream -1) to
+// every connection that registered for SCHEMA_CHANGE; PublishSchemaChange does
+// the same for changes made outside the protocol.
+//
+// # Errors
+//
+// An error returned by a Session becomes an ERROR frame:
+//
+//   - a *Error (frame.Error), found with errors.As, is sent as is;
+//   - an error implementing Coded (CQLCode() int32) is sent with that code and
+//     its Error() text, and the extras of its code come from the optional
+//     interfaces AlreadyExistsError (Keyspace, Table), UnpreparedIDError
+//     (UnpreparedID; default: the EXECUTE's id) and UnavailableError;
+//   - any other error is a Server error (0x0000).
+//
+// A panic in a Session is recovered and answered with a Server error; it never
+// takes the connection or the process down.
+//
+// # Protocol errors and limits
+//
+// A frame whose version is not 4 is answered with a Protocol error "Invalid or
+// unsupported protocol version (N); supported versions are (4/v4)" on the
+// stream of the request, in version N for N < 4 and in version 4 otherwise
+// (as Cassandra's ProtocolVersion.decode does), and the connection is closed;
+// drivers then retry with v4. A frame larger than Options.MaxFrameSize gets an
+// Invalid error "Request is too big: length N exceeds maximum allowed length
+// M." and a malformed frame a Protocol error; both close that connection only.
+package server
