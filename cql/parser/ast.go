@@ -434,7 +434,11 @@ func (f *FuncCall) Format(buf *strings.Builder) {
 		f.Keyspace.Format(buf)
 		buf.WriteByte('.')
 	}
-	f.Name.Format(buf)
+	if f.Keyspace == "" && f.Name == "token" {
+		buf.WriteString("token") // K_TOKEN is a valid function name
+	} else {
+		f.Name.Format(buf)
+	}
 	if f.Star {
 		buf.WriteString("(*)")
 		return
@@ -800,10 +804,18 @@ func (c *Conditions) format(buf *strings.Builder) {
 type Using struct {
 	TTL       Expr
 	Timestamp Expr
+	// TimestampFirst records that TIMESTAMP was written before TTL, so that
+	// printing keeps the bind markers in their original order.
+	TimestampFirst bool
 }
 
 func (u *Using) format(buf *strings.Builder) {
 	switch {
+	case u.TTL != nil && u.Timestamp != nil && u.TimestampFirst:
+		buf.WriteString(" USING TIMESTAMP ")
+		u.Timestamp.Format(buf)
+		buf.WriteString(" AND TTL ")
+		u.TTL.Format(buf)
 	case u.TTL != nil && u.Timestamp != nil:
 		buf.WriteString(" USING TTL ")
 		u.TTL.Format(buf)

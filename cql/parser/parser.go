@@ -770,6 +770,7 @@ func (p *parser) parseUsing(u *Using, allowTTL bool) error {
 		var err error
 		switch {
 		case p.acceptKw(kwTimestamp):
+			u.TimestampFirst = u.TTL == nil
 			u.Timestamp, err = p.intValue()
 		case allowTTL && p.acceptKw(kwTTL):
 			u.TTL, err = p.intValue()
@@ -1021,7 +1022,9 @@ func (p *parser) parseConditions(c *Conditions) error {
 	if !p.acceptKw(kwIf) {
 		return nil
 	}
-	if p.acceptKw(kwExists) {
+	// "IF exists = 1" is a condition on a column named exists.
+	if p.isKw(kwExists) && !startsConditionOp(p.peekAt(1)) {
+		p.i++
 		c.IfExists = true
 		return nil
 	}
@@ -1431,4 +1434,15 @@ func (p *parser) parseTupleInValues() (Expr, error) {
 		return l, p.expect(tRParen)
 	}
 	return nil, p.noViable()
+}
+
+// startsConditionOp reports whether t can follow a column in an IF condition.
+func startsConditionOp(t *token) bool {
+	switch t.kind {
+	case tEq, tLt, tGt, tLte, tGte, tNeq, tLBracket, tDot:
+		return true
+	case tIdent:
+		return t.kw == kwIn || t.kw == kwContains
+	}
+	return false
 }

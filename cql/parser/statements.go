@@ -127,7 +127,10 @@ func (s *CreateTable) Format(buf *strings.Builder) {
 		c.format(buf)
 	}
 	if s.Key != nil {
-		buf.WriteString(", PRIMARY KEY (")
+		if len(s.Columns) > 0 {
+			buf.WriteString(", ")
+		}
+		buf.WriteString("PRIMARY KEY (")
 		if len(s.Key.PartitionKey) == 1 {
 			s.Key.PartitionKey[0].Format(buf)
 		} else {
