@@ -1,0 +1,291 @@
+package sstable
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"strconv"
+	"strings"
+)
+
+// FormatVersion is the version of the minicass SSTable format written by
+// this package. It is stored in the header of every binary component and is
+// spelled VersionString in file names. Part of the file format.
+//
+//	1 ("xa"): first version, described in FORMAT.md.
+const FormatVersion = 1
+
+// VersionString is the two-letter version in component file names
+// (nb-1-big-Data.db in Cassandra 4.x, xa-1-big-Data.db here). minicass uses
+// its own letters, outside the range Cassandra has used ("ja" to "oa", "da"
+// for BTI), so that no Cassandra tool mistakes a minicass SSTable for one of
+// its own. Part of the file format.
+const VersionString = "xa"
+
+// FormatName is the format name in component file names, as Cassandra's
+// "big" format. Part of the file format.
+const FormatName = "big"
+
+// Component identifies one file of an SSTable.
+type Component uint8
+
+// The components, in the order they are listed in TOC.txt. The values are
+// stored in the headers of the binary components and are part of the file
+// format.
+const (
+	ComponentData Component = iota + 1
+	ComponentIndex
+	ComponentSummary
+	ComponentFilter
+	ComponentStatistics
+	ComponentCompressionInfo
+	ComponentDigest
+	ComponentTOC
+)
+
+// Components lists every component in TOC order.
+var Components = []Component{
+	ComponentData, ComponentIndex, ComponentSummary, ComponentFilter,
+	ComponentStatistics, ComponentCompressionInfo, ComponentDigest, ComponentTOC,
+}
+
+var componentNames = [...]string{
+	ComponentData:            "Data.db",
+	ComponentIndex:           "Index.db",
+	ComponentSummary:         "Summary.db",
+	ComponentFilter:          "Filter.db",
+	ComponentStatistics:      "Statistics.db",
+	ComponentCompressionInfo: "CompressionInfo.db",
+	ComponentDigest:          "Digest.crc32",
+	ComponentTOC:             "TOC.txt",
+}
+
+// String returns the component's file suffix, such as "Data.db".
+func (c Component) String() string {
+	if int(c) < len(componentNames) && componentNames[c] != "" {
+		return componentNames[c]
+	}
+	return "Component(" + strconv.Itoa(int(c)) + ")"
+}
+
+// FileName returns the name of component c of generation gen, such as
+// "xa-1-big-Data.db".
+func FileName(gen int, c Component) string {
+	return VersionString + "-" + strconv.Itoa(gen) + "-" + FormatName + "-" + c.String()
+}
+
+// parseFileName parses a component file name of this format version.
+func parseFileName(name string) (gen int, c Component, ok bool) {
+	rest, found := strings.CutPrefix(name, VersionString+"-")
+	if !found {
+		return 0, 0, false
+	}
+	i := strings.IndexByte(rest, '-')
+	if i <= 0 {
+		return 0, 0, false
+	}
+	g, err := strconv.Atoi(rest[:i])
+	if err != nil || g < 0 || strconv.Itoa(g) != rest[:i] {
+		return 0, 0, false
+	}
+	suffix, found := strings.CutPrefix(rest[i+1:], FormatName+"-")
+	if !found {
+		return 0, 0, false
+	}
+	for _, comp := range Components {
+		if comp.String() == suffix {
+			return g, comp, true
+		}
+	}
+	return 0, 0, false
+}
+
+// Binary component header, 8 bytes, at offset 0 of every binary component
+// (Data, Index, Summary, Filter, Statistics, CompressionInfo). Part of the
+// file format:
+//
+//	magic    [4]byte  "MCS" followed by the component letter
+//	version  uint16   FormatVersion, little-endian
+//	comp     uint8    the Component value
+//	reserved uint8    0
+const headerSize = 8
+
+// magicPrefix starts every binary component. Part of the file format.
+const magicPrefix = "MCS"
+
+// componentLetters gives the fourth magic byte of each binary component.
+// Part of the file format.
+var componentLetters = map[Component]byte{
+	ComponentData:            'D',
+	ComponentIndex:           'I',
+	ComponentSummary:         'S',
+	ComponentFilter:          'F',
+	ComponentStatistics:      'T',
+	ComponentCompressionInfo: 'C',
+}
+
+// trailerSize is the size of the trailer of the small components (Summary,
+// Filter, Statistics, CompressionInfo): a CRC32C, little-endian, of every
+// byte before it (header and body). Part of the file format.
+const trailerSize = 4
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+func crc32c(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
+
+func appendHeader(b []byte, c Component) []byte {
+	b = append(b, magicPrefix...)
+	b = append(b, componentLetters[c])
+	b = binary.LittleEndian.AppendUint16(b, FormatVersion)
+	return append(b, byte(c), 0)
+}
+
+func checkHeader(file string, c Component, b []byte) error {
+	if len(b) < headerSize {
+		return corruptf(file, 0, "file too short for header (%d bytes)", len(b))
+	}
+	if string(b[:3]) != magicPrefix || b[3] != componentLetters[c] {
+		return corruptf(file, 0, "bad magic %q", b[:4])
+	}
+	if v := binary.LittleEndian.Uint16(b[4:]); v != FormatVersion {
+		return corruptf(file, 4, "unsupported format version %d (this build reads %d)", v, FormatVersion)
+	}
+	if Component(b[6]) != c || b[7] != 0 {
+		return corruptf(file, 6, "bad component byte %d", b[6])
+	}
+	return nil
+}
+
+// sealSmall frames body as a small component: header, body, CRC32C trailer.
+func sealSmall(c Component, body []byte) []byte {
+	b := appendHeader(make([]byte, 0, headerSize+len(body)+trailerSize), c)
+	b = append(b, body...)
+	return binary.LittleEndian.AppendUint32(b, crc32c(b))
+}
+
+// openSmall checks the header and trailer of a small component and returns
+// its body.
+func openSmall(file string, c Component, b []byte) ([]byte, error) {
+	if err := checkHeader(file, c, b); err != nil {
+		return nil, err
+	}
+	if len(b) < headerSize+trailerSize {
+		return nil, corruptf(file, int64(len(b)), "file too short for trailer")
+	}
+	n := len(b) - trailerSize
+	if got, want := crc32c(b[:n]), binary.LittleEndian.Uint32(b[n:]); got != want {
+		return nil, corruptf(file, int64(n), "checksum mismatch: computed %08x, stored %08x", got, want)
+	}
+	return b[headerSize:n], nil
+}
+
+// decoder reads the varint-based encodings of the index, summary,
+// statistics and compression info bodies. It keeps the first error, which
+// names the file and the absolute offset.
+type decoder struct {
+	file string
+	base int64 // absolute file offset of buf[0]
+	buf  []byte
+	off  int
+	err  error
+}
+
+func (d *decoder) fail(what string) {
+	if d.err == nil {
+		d.err = corruptf(d.file, d.base+int64(d.off), "bad %s", what)
+	}
+}
+
+func (d *decoder) remaining() int { return len(d.buf) - d.off }
+
+func (d *decoder) uvarint(what string) uint64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(d.buf[d.off:])
+	if n <= 0 {
+		d.fail(what)
+		return 0
+	}
+	d.off += n
+	return v
+}
+
+func (d *decoder) varint(what string) int64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(d.buf[d.off:])
+	if n <= 0 {
+		d.fail(what)
+		return 0
+	}
+	d.off += n
+	return v
+}
+
+func (d *decoder) u64(what string) uint64 {
+	if d.err != nil {
+		return 0
+	}
+	if d.remaining() < 8 {
+		d.fail(what)
+		return 0
+	}
+	v := binary.LittleEndian.Uint64(d.buf[d.off:])
+	d.off += 8
+	return v
+}
+
+func (d *decoder) byte1(what string) byte {
+	if d.err != nil {
+		return 0
+	}
+	if d.remaining() < 1 {
+		d.fail(what)
+		return 0
+	}
+	c := d.buf[d.off]
+	d.off++
+	return c
+}
+
+func (d *decoder) raw(n uint64, what string) []byte {
+	if d.err != nil {
+		return nil
+	}
+	if n > uint64(d.remaining()) {
+		d.fail(what)
+		return nil
+	}
+	s := d.buf[d.off : d.off+int(n) : d.off+int(n)]
+	d.off += int(n)
+	return s
+}
+
+func (d *decoder) bytes(what string) []byte { return d.raw(d.uvarint(what), what) }
+
+// count reads a length that must fit in the remaining bytes given the
+// smallest encoding of one element.
+func (d *decoder) count(what string, minSize int) int {
+	n := d.uvarint(what)
+	if d.err == nil && n > uint64(d.remaining()/minSize) {
+		d.fail(what)
+		return 0
+	}
+	return int(n)
+}
+
+func (d *decoder) finish(what string) error {
+	if d.err == nil && d.remaining() != 0 {
+		d.err = corruptf(d.file, d.base+int64(d.off), "%d trailing bytes after %s", d.remaining(), what)
+	}
+	return d.err
+}
+
+func appendBytes(b, s []byte) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+func fmtGen(gen int) string { return fmt.Sprintf("generation %d", gen) }

@@ -1,0 +1,314 @@
+package sstable
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"sort"
+
+	"github.com/minicass/minicass/data"
+)
+
+// Index.db layout. Part of the file format:
+//
+//	header (8 bytes, see headerSize)
+//	entry*  in partition order, where
+//	entry   := uvarint(len(payload)) payload crc32c(payload):uint32 little-endian
+//	payload := bytes(key) varint(token) uvarint(position) uvarint(length)
+//	           uvarint(rowsOffset) deletion uvarint(nBlocks) nBlocks*block
+//	block   := bytes(firstClustering) bytes(lastClustering)
+//	           uvarint(offset) uvarint(length)
+//
+// position is the partition's offset in the uncompressed Data.db stream and
+// length its size there; rowsOffset, and each block's offset, are relative
+// to position. deletion is the partition deletion (as data.AppendDeletion).
+// nBlocks is 0 for a partition that fits in one ColumnIndexSize block;
+// otherwise the blocks cover its rows in clustering order.
+type indexEntry struct {
+	key             []byte
+	token           int64
+	pos, length     uint64
+	rowsOff         uint64
+	deletion        data.DeletionTime
+	blocks          []blockInfo
+	indexPos        uint64 // offset of the entry in Index.db
+}
+
+// indexReader reads consecutive Index.db entries from [pos, end).
+type indexReader struct {
+	r        *Reader
+	pos, end uint64
+	buf      []byte
+	bufStart uint64
+	st       *ReadStats
+}
+
+const indexReadSize = 16 << 10
+
+// ensure makes buf hold Index.db bytes [pos, pos+n) and returns them.
+func (ir *indexReader) ensure(n uint64) ([]byte, error) {
+	if ir.pos >= ir.bufStart && ir.pos+n <= ir.bufStart+uint64(len(ir.buf)) {
+		return ir.buf[ir.pos-ir.bufStart : ir.pos-ir.bufStart+n], nil
+	}
+	if ir.pos+n > ir.end {
+		return nil, corruptf(ir.r.name(ComponentIndex), int64(ir.pos), "entry runs past %d", ir.end)
+	}
+	size := min(max(n, indexReadSize), ir.end-ir.pos)
+	ir.buf = grow(ir.buf[:0], int(size))[:size]
+	if ir.r.closed.Load() {
+		return nil, ErrClosed
+	}
+	if _, err := ir.r.index.ReadAt(ir.buf, int64(ir.pos)); err != nil {
+		return nil, fmt.Errorf("sstable: read %s at %d: %w", ir.r.name(ComponentIndex), ir.pos, err)
+	}
+	ir.st.IndexBytes += size
+	ir.bufStart = ir.pos
+	return ir.buf[:n], nil
+}
+
+// next returns the raw payload of the next entry (checked against its CRC)
+// and its offset, or nil at the end.
+func (ir *indexReader) next() (payload []byte, at uint64, err error) {
+	if ir.pos >= ir.end {
+		return nil, 0, nil
+	}
+	at = ir.pos
+	name := ir.r.name(ComponentIndex)
+	head, err := ir.ensure(min(binary.MaxVarintLen64, ir.end-ir.pos))
+	if err != nil {
+		return nil, 0, err
+	}
+	l, n := binary.Uvarint(head)
+	if n <= 0 || l == 0 || l > ir.end-ir.pos {
+		return nil, 0, corruptf(name, int64(at), "bad entry length")
+	}
+	total := uint64(n) + l + 4
+	b, err := ir.ensure(total)
+	if err != nil {
+		return nil, 0, err
+	}
+	payload = b[n : uint64(n)+l]
+	if got, want := crc32c(payload), binary.LittleEndian.Uint32(b[uint64(n)+l:]); got != want {
+		return nil, 0, corruptf(name, int64(at), "entry checksum mismatch: computed %08x, stored %08x", got, want)
+	}
+	ir.pos += total
+	ir.st.IndexEntries++
+	return payload, at, nil
+}
+
+// entryKey decodes the key and token at the start of a payload.
+func entryKey(payload []byte) (key []byte, token int64, rest int, ok bool) {
+	l, n := binary.Uvarint(payload)
+	if n <= 0 || l > uint64(len(payload)-n) {
+		return nil, 0, 0, false
+	}
+	key = payload[n : n+int(l)]
+	t, m := binary.Varint(payload[n+int(l):])
+	if m <= 0 {
+		return nil, 0, 0, false
+	}
+	return key, t, n + int(l) + m, true
+}
+
+// decodeEntry decodes a whole payload read at Index.db offset at. The
+// entry's byte slices alias payload.
+func (r *Reader) decodeEntry(payload []byte, at uint64) (indexEntry, error) {
+	d := &decoder{file: r.name(ComponentIndex), base: int64(at), buf: payload}
+	e := indexEntry{indexPos: at}
+	e.key = d.bytes("key")
+	e.token = d.varint("token")
+	e.pos = d.uvarint("position")
+	e.length = d.uvarint("length")
+	e.rowsOff = d.uvarint("rows offset")
+	e.deletion = data.DeletionTime{MarkedForDeleteAt: d.varint("deletion"), LocalDeletionTime: d.varint("deletion")}
+	if n := d.count("blocks", 4); n > 0 {
+		e.blocks = make([]blockInfo, n)
+		for i := range e.blocks {
+			b := &e.blocks[i]
+			b.First = d.bytes("block first clustering")
+			b.Last = d.bytes("block last clustering")
+			b.Offset = d.uvarint("block offset")
+			b.Length = d.uvarint("block length")
+		}
+	}
+	if err := d.finish("index entry"); err != nil {
+		return indexEntry{}, err
+	}
+	// Structural checks so corrupt positions never index outside the data.
+	bad := e.pos+e.length > r.dataLen || e.length == 0 || e.rowsOff >= e.length
+	prevEnd := e.rowsOff
+	for i := range e.blocks {
+		b := &e.blocks[i]
+		if b.Offset != prevEnd || b.Offset+b.Length > e.length-1 || b.Length == 0 || bytes.Compare(b.First, b.Last) > 0 {
+			bad = true
+		}
+		prevEnd = b.Offset + b.Length
+	}
+	if bad {
+		return indexEntry{}, corruptf(r.name(ComponentIndex), int64(at), "entry positions out of range")
+	}
+	return e, nil
+}
+
+// summarySpan returns the Index.db range to search for (token, key): from
+// the last sample at or before it to the next sample.
+func (r *Reader) summarySpan(token int64, key []byte) (start, end uint64) {
+	i := sort.Search(len(r.summary), func(i int) bool {
+		e := &r.summary[i]
+		return data.ComparePartitions(e.token, e.key, token, key) > 0
+	}) - 1
+	if i < 0 {
+		i = 0
+	}
+	start, end = headerSize, r.indexSize
+	if len(r.summary) > 0 {
+		start = r.summary[i].indexPos
+		if i+1 < len(r.summary) {
+			end = r.summary[i+1].indexPos
+		}
+	}
+	return start, end
+}
+
+// Get looks up one partition: bloom filter, then the token range, then the
+// summary, then Index.db, then Data.db for the partition header. found is
+// false (with a nil error) when the SSTable does not hold the partition.
+// The returned source is a *Partition.
+func (r *Reader) Get(token int64, key []byte) (data.PartitionSource, bool, error) {
+	p, found, err := r.GetPartition(token, key)
+	if !found || err != nil {
+		return nil, found, err
+	}
+	return p, true, nil
+}
+
+// GetPartition is Get returning the concrete *Partition, whose ReadStats
+// tell what the lookup touched.
+func (r *Reader) GetPartition(token int64, key []byte) (*Partition, bool, error) {
+	var st ReadStats
+	defer r.total.add(&st)
+	st.FilterChecks++
+	if !r.filter.mayContain(key) {
+		st.FilterNegatives++
+		return nil, false, nil
+	}
+	if r.stats.Partitions == 0 ||
+		data.ComparePartitions(token, key, r.stats.FirstToken, r.stats.FirstKey) < 0 ||
+		data.ComparePartitions(token, key, r.stats.LastToken, r.stats.LastKey) > 0 {
+		return nil, false, nil
+	}
+	start, end := r.summarySpan(token, key)
+	ir := &indexReader{r: r, pos: start, end: end, st: &st}
+	for {
+		payload, at, err := ir.next()
+		if err != nil {
+			return nil, false, err
+		}
+		if payload == nil {
+			return nil, false, nil
+		}
+		k, t, _, ok := entryKey(payload)
+		if !ok {
+			return nil, false, corruptf(r.name(ComponentIndex), int64(at), "bad entry key")
+		}
+		switch c := data.ComparePartitions(t, k, token, key); {
+		case c < 0:
+			continue
+		case c > 0:
+			return nil, false, nil
+		}
+		e, err := r.decodeEntry(payload, at)
+		if err != nil {
+			return nil, false, err
+		}
+		// The entry aliases the index reader's buffer, which is not reused.
+		p, err := r.loadPartition(e, r.newCursor(nil), &st)
+		if err != nil {
+			return nil, false, err
+		}
+		return p, true, nil
+	}
+}
+
+// Scan returns an iterator over the partitions whose tokens lie in tr, in
+// token order. Its PartitionSources are *Partition values.
+func (r *Reader) Scan(tr data.TokenRange) data.PartitionIterator {
+	it := &scanIter{r: r, tr: tr}
+	it.cur = r.newCursor(&it.st)
+	start := uint64(headerSize)
+	i := sort.Search(len(r.summary), func(i int) bool { return r.summary[i].token >= tr.Start }) - 1
+	if i >= 0 {
+		start = r.summary[i].indexPos
+	}
+	it.ir = &indexReader{r: r, pos: start, end: r.indexSize, st: &it.st}
+	return it
+}
+
+type scanIter struct {
+	r    *Reader
+	tr   data.TokenRange
+	ir   *indexReader
+	cur  *chunkCursor
+	st   ReadStats
+	err  error
+	done bool
+	p    *Partition
+}
+
+// Next returns the next partition in range.
+func (it *scanIter) Next() (data.PartitionSource, bool) {
+	if it.done || it.err != nil {
+		return nil, false
+	}
+	for {
+		payload, at, err := it.ir.next()
+		if err != nil {
+			it.err = err
+			return nil, false
+		}
+		if payload == nil {
+			it.done = true
+			return nil, false
+		}
+		_, t, _, ok := entryKey(payload)
+		if !ok {
+			it.err = corruptf(it.r.name(ComponentIndex), int64(at), "bad entry key")
+			return nil, false
+		}
+		if t > it.tr.End {
+			it.done = true
+			return nil, false
+		}
+		if !it.tr.Contains(t) {
+			continue
+		}
+		// Copy the payload: the index reader reuses its buffer.
+		e, err := it.r.decodeEntry(append([]byte(nil), payload...), at)
+		if err != nil {
+			it.err = err
+			return nil, false
+		}
+		var pst ReadStats
+		p, err := it.r.loadPartition(e, it.cur, &pst)
+		it.st.Add(pst)
+		if err != nil {
+			it.err = err
+			return nil, false
+		}
+		it.p = p
+		return p, true
+	}
+}
+
+// Err returns the first error met.
+func (it *scanIter) Err() error { return it.err }
+
+// Close ends the scan and adds what it read to the Reader's ReadStats.
+func (it *scanIter) Close() error {
+	if !it.done {
+		it.done = true
+	}
+	it.r.total.add(&it.st)
+	it.st = ReadStats{}
+	return nil
+}

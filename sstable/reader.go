@@ -1,0 +1,487 @@
+package sstable
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/minicass/minicass/data"
+	"github.com/minicass/minicass/vfs"
+)
+
+// ReadStats counts what reads touched. The engine adds them to its per-query
+// read statistics (TRACING, system_views).
+type ReadStats struct {
+	// FilterChecks counts bloom filter probes; FilterNegatives those that
+	// ruled the key out.
+	FilterChecks, FilterNegatives uint64
+	// IndexEntries counts Index.db entries decoded; IndexBytes the Index.db
+	// bytes read.
+	IndexEntries, IndexBytes uint64
+	// Chunks counts Data.db chunks read, checked and decompressed;
+	// DataBytes the Data.db bytes read for them.
+	Chunks, DataBytes uint64
+	// Blocks counts row blocks decoded (a row-index block, or all the rows
+	// of a partition without a row index).
+	Blocks uint64
+	// Rows counts rows decoded.
+	Rows uint64
+}
+
+// Add adds o to s.
+func (s *ReadStats) Add(o ReadStats) {
+	s.FilterChecks += o.FilterChecks
+	s.FilterNegatives += o.FilterNegatives
+	s.IndexEntries += o.IndexEntries
+	s.IndexBytes += o.IndexBytes
+	s.Chunks += o.Chunks
+	s.DataBytes += o.DataBytes
+	s.Blocks += o.Blocks
+	s.Rows += o.Rows
+}
+
+// atomicStats is the Reader's cumulative ReadStats.
+type atomicStats struct {
+	filterChecks, filterNegatives, indexEntries, indexBytes atomic.Uint64
+	chunks, dataBytes, blocks, rows                       atomic.Uint64
+}
+
+func (a *atomicStats) add(s *ReadStats) {
+	a.filterChecks.Add(s.FilterChecks)
+	a.filterNegatives.Add(s.FilterNegatives)
+	a.indexEntries.Add(s.IndexEntries)
+	a.indexBytes.Add(s.IndexBytes)
+	a.chunks.Add(s.Chunks)
+	a.dataBytes.Add(s.DataBytes)
+	a.blocks.Add(s.Blocks)
+	a.rows.Add(s.Rows)
+}
+
+// Reader reads one SSTable. It is safe for concurrent use; the partitions
+// and iterators it returns are not (each belongs to one goroutine).
+type Reader struct {
+	fs     vfs.FS
+	dir    string
+	gen    int
+	data   vfs.File
+	index  vfs.File
+	closed atomic.Bool
+
+	stats   Stats
+	filter  *bloomFilter
+	summary []summaryEntry
+	// indexSize is the Index.db length; dataLen the uncompressed stream
+	// length.
+	indexSize, dataLen uint64
+	codec              Codec
+	chunkLen           uint64
+	chunkOffsets       []uint64
+	dataFileLen        uint64
+	digest             uint32
+	total              atomicStats
+}
+
+func (r *Reader) name(c Component) string { return FileName(r.gen, c) }
+
+func (r *Reader) path(c Component) string { return r.fs.PathJoin(r.dir, r.name(c)) }
+
+func readWhole(vfsys vfs.FS, path, name string) ([]byte, error) {
+	f, err := vfsys.Open(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%w: %s", ErrMissingComponent, name)
+		}
+		return nil, fmt.Errorf("sstable: open %s: %w", name, err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return nil, fmt.Errorf("sstable: read %s: %w", name, err)
+	}
+	return b, nil
+}
+
+// Open opens generation gen in dir. It checks that every component exists
+// (ErrMissingComponent names the first missing one), the TOC, the magic
+// numbers and versions, and the checksums of the small components
+// (Summary, Filter, Statistics, CompressionInfo), and loads them in memory.
+// Data.db chunks and Index.db entries are checked as they are read, or all
+// at once with ReaderOptions.VerifyData.
+func Open(vfsys vfs.FS, dir string, gen int, opts ReaderOptions) (_ *Reader, err error) {
+	r := &Reader{fs: vfsys, dir: dir, gen: gen}
+	defer func() {
+		if err != nil {
+			_ = r.Close() // the open error is what matters
+		}
+	}()
+	toc, err := readWhole(vfsys, r.path(ComponentTOC), r.name(ComponentTOC))
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.Equal(toc, tocText()) {
+		i := 0
+		for i < len(toc) && i < len(tocText()) && toc[i] == tocText()[i] {
+			i++
+		}
+		return nil, corruptf(r.name(ComponentTOC), int64(i), "unexpected component list")
+	}
+	small := map[Component][]byte{}
+	for _, c := range []Component{ComponentSummary, ComponentFilter, ComponentStatistics, ComponentCompressionInfo, ComponentDigest} {
+		b, err := readWhole(vfsys, r.path(c), r.name(c))
+		if err != nil {
+			return nil, err
+		}
+		if c != ComponentDigest {
+			if b, err = openSmall(r.name(c), c, b); err != nil {
+				return nil, err
+			}
+		}
+		small[c] = b
+	}
+	for _, c := range []Component{ComponentData, ComponentIndex} {
+		f, err := vfsys.Open(r.path(c))
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("%w: %s", ErrMissingComponent, r.name(c))
+			}
+			return nil, fmt.Errorf("sstable: open %s: %w", r.name(c), err)
+		}
+		if c == ComponentData {
+			r.data = f
+		} else {
+			r.index = f
+		}
+		var hdr [headerSize]byte
+		if _, err := f.ReadAt(hdr[:], 0); err != nil && !errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("sstable: read %s: %w", r.name(c), err)
+		}
+		if err := checkHeader(r.name(c), c, hdr[:]); err != nil {
+			return nil, err
+		}
+	}
+	if r.stats, err = decodeStats(r.name(ComponentStatistics), small[ComponentStatistics]); err != nil {
+		return nil, err
+	}
+	if r.filter, err = decodeBloomFilter(r.name(ComponentFilter), small[ComponentFilter]); err != nil {
+		return nil, err
+	}
+	if err := r.decodeSummary(small[ComponentSummary]); err != nil {
+		return nil, err
+	}
+	if err := r.decodeCompressionInfo(small[ComponentCompressionInfo]); err != nil {
+		return nil, err
+	}
+	d, perr := strconv.ParseUint(strings.TrimSpace(string(small[ComponentDigest])), 10, 32)
+	if perr != nil {
+		return nil, corruptf(r.name(ComponentDigest), 0, "not a decimal CRC32: %q", small[ComponentDigest])
+	}
+	r.digest = uint32(d)
+	// Cross-checks between components and file sizes.
+	for _, c := range []struct {
+		comp Component
+		f    vfs.File
+		want uint64
+	}{{ComponentData, r.data, r.dataFileLen}, {ComponentIndex, r.index, r.indexSize}} {
+		fi, err := c.f.Stat()
+		if err != nil {
+			return nil, fmt.Errorf("sstable: stat %s: %w", r.name(c.comp), err)
+		}
+		if uint64(fi.Size()) != c.want {
+			return nil, corruptf(r.name(c.comp), fi.Size(), "file length %d, expected %d", fi.Size(), c.want)
+		}
+	}
+	if r.stats.DataSize != r.dataLen || r.stats.CompressedSize != r.dataFileLen ||
+		r.stats.Compression.Codec != r.codec || uint64(r.stats.Compression.ChunkLength) != r.chunkLen {
+		return nil, corruptf(r.name(ComponentStatistics), 0, "sizes or compression disagree with CompressionInfo.db")
+	}
+	if opts.VerifyData {
+		if err := r.Verify(); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+func (r *Reader) decodeSummary(body []byte) error {
+	d := &decoder{file: r.name(ComponentSummary), base: headerSize, buf: body}
+	interval := d.uvarint("index interval")
+	r.indexSize = d.uvarint("index size")
+	r.dataLen = d.uvarint("data length")
+	n := d.count("sample count", 3)
+	if d.err == nil && (interval == 0 || r.indexSize < headerSize) {
+		d.fail("index interval or size")
+	}
+	r.summary = make([]summaryEntry, 0, n)
+	prev := uint64(0)
+	for i := 0; i < n && d.err == nil; i++ {
+		e := summaryEntry{token: d.varint("sample token"), key: d.bytes("sample key"), indexPos: d.uvarint("sample position")}
+		if d.err == nil && (e.indexPos < headerSize || e.indexPos >= r.indexSize || e.indexPos <= prev) {
+			d.fail("sample position")
+		}
+		prev = e.indexPos
+		r.summary = append(r.summary, e)
+	}
+	first := summaryEntry{token: d.varint("first token"), key: d.bytes("first key")}
+	last := summaryEntry{token: d.varint("last token"), key: d.bytes("last key")}
+	if err := d.finish("summary"); err != nil {
+		return err
+	}
+	if len(r.summary) > 0 && r.summary[0].indexPos != headerSize {
+		return corruptf(r.name(ComponentSummary), headerSize, "first sample does not start the index")
+	}
+	if first.token != r.stats.FirstToken || last.token != r.stats.LastToken ||
+		!bytes.Equal(first.key, r.stats.FirstKey) || !bytes.Equal(last.key, r.stats.LastKey) {
+		return corruptf(r.name(ComponentSummary), 0, "first/last key disagree with Statistics.db")
+	}
+	if uint64(len(r.summary)) != (r.stats.Partitions+interval-1)/interval {
+		return corruptf(r.name(ComponentSummary), 0, "%d samples for %d partitions", len(r.summary), r.stats.Partitions)
+	}
+	return nil
+}
+
+func (r *Reader) decodeCompressionInfo(body []byte) error {
+	d := &decoder{file: r.name(ComponentCompressionInfo), base: headerSize, buf: body}
+	r.codec = Codec(d.byte1("codec"))
+	r.chunkLen = d.uvarint("chunk length")
+	dataLen := d.uvarint("data length")
+	r.dataFileLen = d.uvarint("data file length")
+	n := d.count("chunk count", 8)
+	if d.err == nil {
+		if err := (Compression{Codec: r.codec, ChunkLength: int(min(r.chunkLen, maxChunkLength+1))}).validate(); err != nil || r.codec == CodecDefault {
+			d.fail("codec or chunk length")
+		}
+	}
+	if d.err == nil && (dataLen != r.dataLen || uint64(n) != (dataLen+r.chunkLen-1)/r.chunkLen) {
+		d.fail("chunk count")
+	}
+	r.chunkOffsets = make([]uint64, n)
+	prev := uint64(headerSize)
+	for i := range r.chunkOffsets {
+		off := d.u64("chunk offset")
+		// A chunk has at least a kind byte and a CRC.
+		if d.err == nil && (off != prev && i == 0 || off < prev || off+5 > r.dataFileLen) {
+			d.fail("chunk offset")
+		}
+		r.chunkOffsets[i] = off
+		prev = off + 5
+	}
+	if d.err == nil && n == 0 && r.dataFileLen != headerSize {
+		d.fail("data file length")
+	}
+	return d.finish("compression info")
+}
+
+// Close closes the SSTable's files. Partitions and iterators must not be
+// used afterwards.
+func (r *Reader) Close() error {
+	if r.closed.Swap(true) {
+		return nil
+	}
+	var errs []error
+	for _, f := range []vfs.File{r.data, r.index} {
+		if f != nil {
+			errs = append(errs, f.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Gen returns the SSTable's generation.
+func (r *Reader) Gen() int { return r.gen }
+
+// Dir returns the SSTable's directory.
+func (r *Reader) Dir() string { return r.dir }
+
+// Files returns the SSTable's component file names, in TOC order.
+func (r *Reader) Files() []string { return Files(r.gen) }
+
+// Stats returns the SSTable's metadata from Statistics.db. The caller must
+// not modify the byte slices it holds.
+func (r *Reader) Stats() *Stats { return &r.stats }
+
+// TokenRange returns the range of tokens the SSTable holds, inclusive of
+// both ends (meaningless if it holds no partition).
+func (r *Reader) TokenRange() data.TokenRange {
+	return data.TokenRange{Start: r.stats.FirstToken, End: r.stats.LastToken, StartInclusive: true}
+}
+
+// ReadStats returns what all reads of this Reader have touched so far.
+func (r *Reader) ReadStats() ReadStats {
+	t := &r.total
+	return ReadStats{
+		FilterChecks: t.filterChecks.Load(), FilterNegatives: t.filterNegatives.Load(),
+		IndexEntries: t.indexEntries.Load(), IndexBytes: t.indexBytes.Load(),
+		Chunks: t.chunks.Load(), DataBytes: t.dataBytes.Load(),
+		Blocks: t.blocks.Load(), Rows: t.rows.Load(),
+	}
+}
+
+// MayContain reports whether the bloom filter admits key: false means the
+// SSTable certainly does not hold the partition.
+func (r *Reader) MayContain(key []byte) bool { return r.filter.mayContain(key) }
+
+// chunkCursor caches the last decompressed chunk of one reading goroutine.
+type chunkCursor struct {
+	r     *Reader
+	idx   int
+	plain []byte
+	raw   []byte
+	st    *ReadStats
+}
+
+func (r *Reader) newCursor(st *ReadStats) *chunkCursor {
+	return &chunkCursor{r: r, idx: -1, st: st}
+}
+
+// chunk returns the uncompressed bytes of chunk i, checking its CRC.
+func (c *chunkCursor) chunk(i int) ([]byte, error) {
+	if i == c.idx {
+		return c.plain, nil
+	}
+	r := c.r
+	if r.closed.Load() {
+		return nil, ErrClosed
+	}
+	if i < 0 || i >= len(r.chunkOffsets) {
+		return nil, fmt.Errorf("%w: chunk %d out of range", ErrCorruption, i)
+	}
+	start := r.chunkOffsets[i]
+	end := r.dataFileLen
+	if i+1 < len(r.chunkOffsets) {
+		end = r.chunkOffsets[i+1]
+	}
+	name := r.name(ComponentData)
+	if end < start+5 || end-start > uint64(2*r.chunkLen+64) {
+		return nil, corruptf(name, int64(start), "chunk %d has impossible length %d", i, int64(end-start))
+	}
+	c.raw = grow(c.raw[:0], int(end-start))[:end-start]
+	if _, err := r.data.ReadAt(c.raw, int64(start)); err != nil {
+		return nil, fmt.Errorf("sstable: read %s at %d: %w", name, start, err)
+	}
+	c.st.Chunks++
+	c.st.DataBytes += end - start
+	n := len(c.raw) - 4
+	if got, want := crc32c(c.raw[:n]), binary.LittleEndian.Uint32(c.raw[n:]); got != want {
+		return nil, corruptf(name, int64(start), "chunk %d checksum mismatch: computed %08x, stored %08x", i, got, want)
+	}
+	plainLen := min(r.chunkLen, r.dataLen-uint64(i)*r.chunkLen)
+	var err error
+	switch c.raw[0] {
+	case 0:
+		if uint64(n-1) != plainLen {
+			err = errDecodedLength
+		} else {
+			c.plain = append(c.plain[:0], c.raw[1:n]...)
+		}
+	case 1:
+		c.plain, err = decompressChunk(r.codec, c.plain, c.raw[1:n], int(plainLen))
+	default:
+		err = errors.New("unknown chunk kind")
+	}
+	if err != nil {
+		c.idx = -1
+		return nil, corruptWrap(name, int64(start), err, "chunk %d does not decompress", i)
+	}
+	c.idx = i
+	return c.plain, nil
+}
+
+// readRange appends uncompressed stream bytes [start, end) to dst.
+func (c *chunkCursor) readRange(dst []byte, start, end uint64) ([]byte, error) {
+	r := c.r
+	if end > r.dataLen || start > end {
+		return nil, corruptf(r.name(ComponentData), 0, "stream range [%d, %d) beyond data length %d", start, end, r.dataLen)
+	}
+	for start < end {
+		i := int(start / r.chunkLen)
+		p, err := c.chunk(i)
+		if err != nil {
+			return nil, err
+		}
+		off := start - uint64(i)*r.chunkLen
+		n := min(uint64(len(p))-off, end-start)
+		dst = append(dst, p[off:off+n]...)
+		start += n
+	}
+	return dst, nil
+}
+
+// dataErr reports corruption found while decoding the uncompressed stream
+// at position pos, naming the Data.db file offset of its chunk.
+func (r *Reader) dataErr(pos uint64, err error, format string, args ...any) error {
+	off := int64(0)
+	if i := pos / r.chunkLen; i < uint64(len(r.chunkOffsets)) {
+		off = int64(r.chunkOffsets[i])
+	}
+	return corruptWrap(r.name(ComponentData), off, err, "stream position %d (chunk at file offset %d): %s", pos, off, fmt.Sprintf(format, args...))
+}
+
+// Verify reads all of Data.db, checking every chunk's CRC32C, that every
+// chunk decompresses, and the whole file's CRC32 against Digest.crc32.
+func (r *Reader) Verify() error {
+	var st ReadStats
+	c := r.newCursor(&st)
+	for i := range r.chunkOffsets {
+		if _, err := c.chunk(i); err != nil {
+			return err
+		}
+	}
+	h := crc32.NewIEEE()
+	buf := make([]byte, 256<<10)
+	for off := uint64(0); off < r.dataFileLen; {
+		n := min(uint64(len(buf)), r.dataFileLen-off)
+		if _, err := r.data.ReadAt(buf[:n], int64(off)); err != nil {
+			return fmt.Errorf("sstable: read %s at %d: %w", r.name(ComponentData), off, err)
+		}
+		h.Write(buf[:n])
+		off += n
+	}
+	if got := h.Sum32(); got != r.digest {
+		return corruptf(r.name(ComponentData), 0, "digest mismatch: computed %d, %s holds %d", got, r.name(ComponentDigest), r.digest)
+	}
+	return nil
+}
+
+// List returns the generations of the complete SSTables (those with a
+// TOC.txt) in dir, in increasing order.
+func List(vfsys vfs.FS, dir string) ([]int, error) {
+	names, err := vfsys.List(dir)
+	if err != nil {
+		return nil, fmt.Errorf("sstable: list %s: %w", dir, err)
+	}
+	var gens []int
+	for _, n := range names {
+		if g, c, ok := parseFileName(n); ok && c == ComponentTOC {
+			gens = append(gens, g)
+		}
+	}
+	sort.Ints(gens)
+	return gens, nil
+}
+
+// Remove deletes the components of generation gen from dir, TOC.txt first
+// so that a crash midway leaves no table that List reports. Missing
+// components are not an error.
+func Remove(vfsys vfs.FS, dir string, gen int) error {
+	var errs []error
+	for i := len(Components) - 1; i >= 0; i-- {
+		err := vfsys.Remove(vfsys.PathJoin(dir, FileName(gen, Components[i])))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+		if i == len(Components)-1 && err == nil {
+			if serr := vfsys.SyncDir(dir); serr != nil {
+				errs = append(errs, serr)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}

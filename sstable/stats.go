@@ -1,0 +1,274 @@
+package sstable
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+
+	"github.com/minicass/minicass/data"
+)
+
+// LogPosition is a commit-log position, opaque to this package: the engine
+// passes the position up to which a memtable's mutations are contained in
+// the SSTable, and reads it back at startup to skip replaying them.
+type LogPosition struct {
+	Segment int64
+	Offset  int64
+}
+
+// Stats is the metadata of Statistics.db, computed while writing.
+//
+// Timestamps cover every cell, liveness record and deletion. Local deletion
+// times cover every cell (NoDeletionTime, math.MaxInt64, for a live cell
+// that does not expire, as Cassandra counts Cell.NO_DELETION_TIME), every
+// expiring liveness record and every deletion. Clustering bounds cover rows
+// and range-tombstone bounds; ClusteringUnbounded is set when a partition
+// deletion or a range tombstone open at either end could shadow rows
+// outside [MinClustering, MaxClustering], so the engine must not skip the
+// SSTable by clustering bounds.
+type Stats struct {
+	MinTimestamp, MaxTimestamp                 int64
+	MinLocalDeletionTime, MaxLocalDeletionTime int64
+	// MinClustering and MaxClustering bound the clustering keys of rows and
+	// range-tombstone bounds; both nil when there are none.
+	MinClustering, MaxClustering []byte
+	ClusteringUnbounded          bool
+	FirstToken, LastToken        int64
+	FirstKey, LastKey            []byte
+
+	Partitions, Rows, Cells uint64
+	// ExpiringCells counts cells with a TTL; CellTombstones cells that are
+	// deletions; RowTombstones rows with a row deletion; RangeTombstones and
+	// PartitionTombstones those markers.
+	ExpiringCells, CellTombstones                      uint64
+	RowTombstones, RangeTombstones, PartitionTombstones uint64
+	// PartitionSizes is the histogram of partition sizes in uncompressed
+	// bytes of Data.db; CellCounts of cells per partition.
+	PartitionSizes, CellCounts Histogram
+	// DropTimes holds the local deletion times of tombstones and expiring
+	// cells, for DroppableTombstones.
+	DropTimes DropTimeHistogram
+	// CommitLogUpperBound is the position the engine passed to the writer.
+	CommitLogUpperBound LogPosition
+	// DataSize is the uncompressed length of Data.db's partition stream;
+	// CompressedSize the length of the Data.db file.
+	DataSize, CompressedSize uint64
+	Compression              Compression
+}
+
+// DroppableTombstones estimates the ratio of tombstones droppable at
+// gcBefore (local deletion time before it) to all cells and markers, as
+// Cassandra's getEstimatedDroppableTombstoneRatio does.
+func (s *Stats) DroppableTombstones(gcBefore int64) float64 {
+	total := s.Cells + s.RowTombstones + s.RangeTombstones + s.PartitionTombstones
+	if total == 0 {
+		return 0
+	}
+	return float64(s.DropTimes.Before(gcBefore)) / float64(total)
+}
+
+// newStats returns the starting point of a Stats collection.
+func newStats() Stats {
+	return Stats{
+		MinTimestamp: math.MaxInt64, MaxTimestamp: math.MinInt64,
+		MinLocalDeletionTime: math.MaxInt64, MaxLocalDeletionTime: math.MinInt64,
+		PartitionSizes: NewHistogram(PartitionSizeBuckets),
+		CellCounts:     NewHistogram(CellCountBuckets),
+	}
+}
+
+func (s *Stats) timestamp(ts int64) {
+	s.MinTimestamp = min(s.MinTimestamp, ts)
+	s.MaxTimestamp = max(s.MaxTimestamp, ts)
+}
+
+func (s *Stats) ldt(t int64) {
+	s.MinLocalDeletionTime = min(s.MinLocalDeletionTime, t)
+	s.MaxLocalDeletionTime = max(s.MaxLocalDeletionTime, t)
+}
+
+func (s *Stats) deletion(d data.DeletionTime) {
+	if d.IsLive() {
+		return
+	}
+	s.timestamp(d.MarkedForDeleteAt)
+	s.ldt(d.LocalDeletionTime)
+	s.DropTimes.Add(d.LocalDeletionTime)
+}
+
+func (s *Stats) clustering(k []byte) {
+	if s.MinClustering == nil || bytes.Compare(k, s.MinClustering) < 0 {
+		s.MinClustering = append([]byte{}, k...)
+	}
+	if s.MaxClustering == nil || bytes.Compare(k, s.MaxClustering) > 0 {
+		s.MaxClustering = append([]byte{}, k...)
+	}
+}
+
+// row records a row (or the static row, with static set) and returns the
+// number of cells it holds.
+func (s *Stats) row(r *data.Row, static bool) {
+	if !static {
+		s.Rows++
+		s.clustering(r.Clustering)
+	}
+	if !r.Liveness.IsEmpty() {
+		s.timestamp(r.Liveness.Timestamp)
+		if r.Liveness.IsExpiring() {
+			s.ldt(r.Liveness.ExpiresAt)
+		}
+	}
+	if !r.Deletion.IsLive() {
+		s.RowTombstones++
+		s.deletion(r.Deletion)
+	}
+	for _, cd := range r.ColumnDeletions {
+		s.deletion(cd.Deletion)
+	}
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		s.Cells++
+		s.timestamp(c.Timestamp)
+		s.ldt(c.LocalDeletionTime)
+		switch {
+		case c.Kind == data.CellTombstone:
+			s.CellTombstones++
+			s.DropTimes.Add(c.LocalDeletionTime)
+		case c.TTL > 0:
+			s.ExpiringCells++
+			s.DropTimes.Add(c.LocalDeletionTime)
+		}
+	}
+}
+
+func (s *Stats) rangeTombstone(rt *data.RangeTombstone) {
+	s.RangeTombstones++
+	s.deletion(rt.Deletion)
+	if rt.Start == nil || rt.End == nil {
+		s.ClusteringUnbounded = true
+	}
+	if rt.Start != nil {
+		s.clustering(rt.Start)
+	}
+	if rt.End != nil {
+		s.clustering(rt.End)
+	}
+}
+
+// Statistics.db body (inside the small-component framing). All integers
+// are varints (zig-zag for signed) unless noted; bytes are uvarint length +
+// bytes; a histogram is uvarint(n) then n uvarint counts (its offsets are
+// implied by n). Part of the file format:
+//
+//	varint minTimestamp  varint maxTimestamp
+//	varint minLocalDeletionTime  varint maxLocalDeletionTime
+//	flags:byte (1: has clustering bounds, 2: clustering unbounded)
+//	[bytes minClustering  bytes maxClustering]
+//	varint firstToken  bytes firstKey  varint lastToken  bytes lastKey
+//	uvarint partitions rows cells expiringCells cellTombstones
+//	        rowTombstones rangeTombstones partitionTombstones
+//	histogram partitionSizes  histogram cellCounts
+//	uvarint(n) n*(varint point uvarint count)     -- drop times
+//	varint commitLogSegment  varint commitLogOffset
+//	uvarint dataSize  uvarint compressedSize
+//	codec:byte  uvarint chunkLength
+func (s *Stats) encode() []byte {
+	b := binary.AppendVarint(nil, s.MinTimestamp)
+	b = binary.AppendVarint(b, s.MaxTimestamp)
+	b = binary.AppendVarint(b, s.MinLocalDeletionTime)
+	b = binary.AppendVarint(b, s.MaxLocalDeletionTime)
+	var flags byte
+	if s.MinClustering != nil {
+		flags |= 1
+	}
+	if s.ClusteringUnbounded {
+		flags |= 2
+	}
+	b = append(b, flags)
+	if s.MinClustering != nil {
+		b = appendBytes(b, s.MinClustering)
+		b = appendBytes(b, s.MaxClustering)
+	}
+	b = binary.AppendVarint(b, s.FirstToken)
+	b = appendBytes(b, s.FirstKey)
+	b = binary.AppendVarint(b, s.LastToken)
+	b = appendBytes(b, s.LastKey)
+	for _, n := range []uint64{s.Partitions, s.Rows, s.Cells, s.ExpiringCells, s.CellTombstones,
+		s.RowTombstones, s.RangeTombstones, s.PartitionTombstones} {
+		b = binary.AppendUvarint(b, n)
+	}
+	for _, h := range []*Histogram{&s.PartitionSizes, &s.CellCounts} {
+		b = binary.AppendUvarint(b, uint64(len(h.Offsets)))
+		for _, c := range h.Counts {
+			b = binary.AppendUvarint(b, c)
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(len(s.DropTimes.Points)))
+	for i, p := range s.DropTimes.Points {
+		b = binary.AppendVarint(b, p)
+		b = binary.AppendUvarint(b, s.DropTimes.Counts[i])
+	}
+	b = binary.AppendVarint(b, s.CommitLogUpperBound.Segment)
+	b = binary.AppendVarint(b, s.CommitLogUpperBound.Offset)
+	b = binary.AppendUvarint(b, s.DataSize)
+	b = binary.AppendUvarint(b, s.CompressedSize)
+	b = append(b, byte(s.Compression.Codec))
+	return binary.AppendUvarint(b, uint64(s.Compression.ChunkLength))
+}
+
+func decodeStats(file string, body []byte) (Stats, error) {
+	d := &decoder{file: file, base: headerSize, buf: body}
+	var s Stats
+	s.MinTimestamp = d.varint("min timestamp")
+	s.MaxTimestamp = d.varint("max timestamp")
+	s.MinLocalDeletionTime = d.varint("min local deletion time")
+	s.MaxLocalDeletionTime = d.varint("max local deletion time")
+	flags := d.byte1("flags")
+	if flags&^3 != 0 {
+		d.fail("flags")
+	}
+	if flags&1 != 0 {
+		s.MinClustering = d.bytes("min clustering")
+		s.MaxClustering = d.bytes("max clustering")
+	}
+	s.ClusteringUnbounded = flags&2 != 0
+	s.FirstToken = d.varint("first token")
+	s.FirstKey = d.bytes("first key")
+	s.LastToken = d.varint("last token")
+	s.LastKey = d.bytes("last key")
+	for _, p := range []*uint64{&s.Partitions, &s.Rows, &s.Cells, &s.ExpiringCells, &s.CellTombstones,
+		&s.RowTombstones, &s.RangeTombstones, &s.PartitionTombstones} {
+		*p = d.uvarint("count")
+	}
+	for _, h := range []*Histogram{&s.PartitionSizes, &s.CellCounts} {
+		n := d.count("histogram", 1)
+		if d.err == nil && n != PartitionSizeBuckets && n != CellCountBuckets {
+			d.fail("histogram size")
+		}
+		if d.err != nil {
+			return Stats{}, d.err
+		}
+		*h = NewHistogram(n)
+		for i := range h.Counts {
+			h.Counts[i] = d.uvarint("histogram count")
+		}
+	}
+	n := d.count("drop times", 2)
+	if d.err == nil && n > DropTimeBins {
+		d.fail("drop time count")
+	}
+	for i := 0; i < n && d.err == nil; i++ {
+		s.DropTimes.Points = append(s.DropTimes.Points, d.varint("drop time"))
+		s.DropTimes.Counts = append(s.DropTimes.Counts, d.uvarint("drop count"))
+	}
+	s.CommitLogUpperBound.Segment = d.varint("commit log segment")
+	s.CommitLogUpperBound.Offset = d.varint("commit log offset")
+	s.DataSize = d.uvarint("data size")
+	s.CompressedSize = d.uvarint("compressed size")
+	s.Compression.Codec = Codec(d.byte1("codec"))
+	s.Compression.ChunkLength = int(d.uvarint("chunk length"))
+	if err := d.finish("statistics"); err != nil {
+		return Stats{}, err
+	}
+	return s, nil
+}

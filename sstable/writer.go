@@ -1,0 +1,615 @@
+package sstable
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/minicass/minicass/data"
+	"github.com/minicass/minicass/vfs"
+	"github.com/spaolacci/murmur3"
+)
+
+// Meta describes a finished SSTable.
+type Meta struct {
+	Dir string
+	Gen int
+	// Files lists the component file names (without directory) in TOC
+	// order.
+	Files []string
+	// Sizes holds each component's length in bytes, by component.
+	Sizes map[Component]int64
+	Stats Stats
+}
+
+// blockInfo is one row-index block: rows [Offset, Offset+Length) relative to
+// the partition's start in the uncompressed data stream.
+type blockInfo struct {
+	First, Last    []byte
+	Offset, Length uint64
+}
+
+type summaryEntry struct {
+	token    int64
+	key      []byte
+	indexPos uint64
+}
+
+// Writer writes one SSTable, push-style: BeginPartition, AddRow for each row
+// in clustering order, EndPartition, for each partition in token order, then
+// Finish (or Abort). A Writer is not safe for concurrent use. After an
+// error, the Writer is unusable and Abort removes what it wrote.
+type Writer struct {
+	fs   vfs.FS
+	dir  string
+	gen  int
+	opts WriterOptions
+	err  error // sticky
+	done bool
+
+	data, index   vfs.File
+	created       []string
+	chunk         []byte // uncompressed bytes of the current chunk
+	pos           uint64 // uncompressed stream offset
+	out           []byte // compressed chunks not yet written
+	dataFileOff   uint64
+	chunkOffsets  []uint64
+	digest        uint32
+	indexOut      []byte
+	indexFileOff  uint64
+	summary       []summaryEntry
+	keyHashes     [][2]uint64
+	stats         Stats
+	scratch       []byte
+	rowBuf        []byte
+	hasPartitions bool
+
+	// Current partition.
+	inPartition bool
+	token       int64
+	key         []byte
+	deletion    data.DeletionTime
+	partStart   uint64
+	rowsOff     uint64
+	blocks      []blockInfo
+	blockOpen   bool
+	blockStart  uint64
+	arena       []byte
+	lastClust   []byte
+	hasLastRow  bool
+	partCells   int64
+	lastToken   int64
+	lastKey     []byte
+}
+
+// indexFlushSize and dataFlushSize are the buffer sizes at which the writer
+// hands bytes to the file.
+const (
+	indexFlushSize = 64 << 10
+	dataFlushSize  = 256 << 10
+)
+
+// NewWriter creates the Data.db and Index.db files of generation gen in dir
+// (which must exist) and returns a Writer for them.
+func NewWriter(fs vfs.FS, dir string, gen int, opts WriterOptions) (*Writer, error) {
+	opts.EnsureDefaults()
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	if gen < 0 {
+		return nil, fmt.Errorf("%w: negative generation %d", ErrInvalidOptions, gen)
+	}
+	w := &Writer{fs: fs, dir: dir, gen: gen, opts: opts, stats: newStats()}
+	w.chunk = make([]byte, 0, opts.Compression.ChunkLength)
+	var err error
+	if w.data, err = w.create(ComponentData); err != nil {
+		return nil, err
+	}
+	if w.index, err = w.create(ComponentIndex); err != nil {
+		w.Abort()
+		return nil, err
+	}
+	w.out = appendHeader(w.out, ComponentData)
+	w.dataFileOff = 0 // the header is in w.out
+	w.indexOut = appendHeader(w.indexOut, ComponentIndex)
+	w.indexFileOff = 0 // the header is in w.indexOut
+	return w, nil
+}
+
+func (w *Writer) create(c Component) (vfs.File, error) {
+	name := FileName(w.gen, c)
+	f, err := w.fs.Create(w.fs.PathJoin(w.dir, name))
+	if err != nil {
+		return nil, fmt.Errorf("sstable: create %s: %w", name, err)
+	}
+	w.created = append(w.created, name)
+	return f, nil
+}
+
+func (w *Writer) check() error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.done {
+		return fmt.Errorf("%w: writer already finished or aborted", ErrWriterState)
+	}
+	return nil
+}
+
+func (w *Writer) fail(err error) error {
+	if w.err == nil {
+		w.err = err
+	}
+	return err
+}
+
+// BeginPartition starts a partition. Partitions must come in increasing
+// (token, key) order (data.ComparePartitions). del is the partition
+// deletion (data.LiveDeletion if none), static the static row or nil, rts
+// the partition's range tombstones (in any order; they are stored sorted by
+// Start). The Writer copies what it keeps: the caller may reuse key, static
+// and rts after the call.
+func (w *Writer) BeginPartition(token int64, key []byte, del data.DeletionTime, static *data.Row, rts []data.RangeTombstone) error {
+	if err := w.check(); err != nil {
+		return err
+	}
+	if w.inPartition {
+		return w.fail(fmt.Errorf("%w: BeginPartition inside a partition", ErrWriterState))
+	}
+	if w.hasPartitions && data.ComparePartitions(w.lastToken, w.lastKey, token, key) >= 0 {
+		return w.fail(fmt.Errorf("%w: partition (%d, %x) does not follow (%d, %x)", ErrOutOfOrder, token, key, w.lastToken, w.lastKey))
+	}
+	w.inPartition = true
+	w.token, w.deletion = token, del
+	w.key = append(w.key[:0], key...)
+	w.partStart = w.pos
+	w.blocks = w.blocks[:0]
+	w.blockOpen = false
+	w.arena = w.arena[:0]
+	w.hasLastRow = false
+	w.partCells = 0
+
+	// Partition header: token, key, deletion, static row, range tombstones.
+	b := binary.AppendVarint(w.scratch[:0], token)
+	b = appendBytes(b, key)
+	b = data.AppendDeletion(b, del)
+	if !del.IsLive() {
+		w.stats.PartitionTombstones++
+		w.stats.ClusteringUnbounded = true
+		w.stats.deletion(del)
+	}
+	if static != nil {
+		b = append(b, 1)
+		w.rowBuf = data.AppendRow(w.rowBuf[:0], static)
+		b = binary.AppendUvarint(b, uint64(len(w.rowBuf)))
+		b = append(b, w.rowBuf...)
+		w.stats.row(static, true)
+		w.partCells += int64(len(static.Cells))
+	} else {
+		b = append(b, 0)
+	}
+	sorted := rts
+	if !sort.SliceIsSorted(rts, func(i, j int) bool { return lessBound(rts[i].Start, rts[j].Start) }) {
+		sorted = append([]data.RangeTombstone(nil), rts...)
+		sort.SliceStable(sorted, func(i, j int) bool { return lessBound(sorted[i].Start, sorted[j].Start) })
+	}
+	b = binary.AppendUvarint(b, uint64(len(sorted)))
+	for i := range sorted {
+		b = data.AppendRangeTombstone(b, &sorted[i])
+		w.stats.rangeTombstone(&sorted[i])
+	}
+	w.scratch = b
+	if err := w.writeStream(b); err != nil {
+		return err
+	}
+	w.rowsOff = w.pos - w.partStart
+	return nil
+}
+
+// lessBound orders range-tombstone starts, nil (unbounded) first.
+func lessBound(a, b []byte) bool {
+	if a == nil || b == nil {
+		return a == nil && b != nil
+	}
+	return bytes.Compare(a, b) < 0
+}
+
+// AddRow adds a row to the current partition. Rows must come in strictly
+// increasing clustering order. The row is encoded immediately; the caller
+// may reuse it after the call.
+func (w *Writer) AddRow(r *data.Row) error {
+	if err := w.check(); err != nil {
+		return err
+	}
+	if !w.inPartition {
+		return w.fail(fmt.Errorf("%w: AddRow outside a partition", ErrWriterState))
+	}
+	if w.hasLastRow && bytes.Compare(r.Clustering, w.lastClust) <= 0 {
+		return w.fail(fmt.Errorf("%w: row %x does not follow %x", ErrOutOfOrder, r.Clustering, w.lastClust))
+	}
+	if !w.blockOpen {
+		w.blockOpen = true
+		w.blockStart = w.pos
+		start := len(w.arena)
+		w.arena = append(w.arena, r.Clustering...)
+		w.blocks = append(w.blocks, blockInfo{First: w.arena[start:len(w.arena):len(w.arena)], Offset: w.pos - w.partStart})
+	}
+	// A row record is uvarint(len(row)) followed by the row: encode the
+	// row, append its length after it, and write the two pieces in order.
+	b := data.AppendRow(w.scratch[:0], r)
+	n := len(b)
+	b = binary.AppendUvarint(b, uint64(n))
+	w.scratch = b
+	if err := w.writeStream(b[n:]); err != nil {
+		return err
+	}
+	if err := w.writeStream(b[:n]); err != nil {
+		return err
+	}
+	w.lastClust = append(w.lastClust[:0], r.Clustering...)
+	w.hasLastRow = true
+	w.stats.row(r, false)
+	w.partCells += int64(len(r.Cells))
+	if w.pos-w.blockStart >= uint64(w.opts.ColumnIndexSize) {
+		w.closeBlock()
+	}
+	return nil
+}
+
+func (w *Writer) closeBlock() {
+	if !w.blockOpen {
+		return
+	}
+	blk := &w.blocks[len(w.blocks)-1]
+	start := len(w.arena)
+	w.arena = append(w.arena, w.lastClust...)
+	blk.Last = w.arena[start:len(w.arena):len(w.arena)]
+	blk.Length = w.pos - w.blockStart
+	w.blockOpen = false
+	// Blocks alias the arena; when the arena grew, earlier slices still
+	// point at the old array, which stays valid.
+}
+
+// EndPartition ends the current partition and writes its index entry.
+func (w *Writer) EndPartition() error {
+	if err := w.check(); err != nil {
+		return err
+	}
+	if !w.inPartition {
+		return w.fail(fmt.Errorf("%w: EndPartition outside a partition", ErrWriterState))
+	}
+	w.closeBlock()
+	if err := w.writeStream([]byte{0}); err != nil {
+		return err
+	}
+	w.inPartition = false
+	partLen := w.pos - w.partStart
+
+	// Index entry.
+	entry := appendBytes(w.scratch[:0], w.key)
+	entry = binary.AppendVarint(entry, w.token)
+	entry = binary.AppendUvarint(entry, w.partStart)
+	entry = binary.AppendUvarint(entry, partLen)
+	entry = binary.AppendUvarint(entry, w.rowsOff)
+	entry = data.AppendDeletion(entry, w.deletion)
+	if len(w.blocks) > 1 {
+		entry = binary.AppendUvarint(entry, uint64(len(w.blocks)))
+		for _, blk := range w.blocks {
+			entry = appendBytes(entry, blk.First)
+			entry = appendBytes(entry, blk.Last)
+			entry = binary.AppendUvarint(entry, blk.Offset)
+			entry = binary.AppendUvarint(entry, blk.Length)
+		}
+	} else {
+		entry = binary.AppendUvarint(entry, 0)
+	}
+	w.scratch = entry
+	if w.stats.Partitions%uint64(w.opts.IndexInterval) == 0 {
+		w.summary = append(w.summary, summaryEntry{token: w.token, key: append([]byte(nil), w.key...), indexPos: w.indexFileOff + uint64(len(w.indexOut))})
+	}
+	w.indexOut = binary.AppendUvarint(w.indexOut, uint64(len(entry)))
+	w.indexOut = append(w.indexOut, entry...)
+	w.indexOut = binary.LittleEndian.AppendUint32(w.indexOut, crc32c(entry))
+	if len(w.indexOut) >= indexFlushSize {
+		if err := w.flushIndex(); err != nil {
+			return err
+		}
+	}
+
+	h1, h2 := murmur3.Sum128(w.key)
+	w.keyHashes = append(w.keyHashes, [2]uint64{h1, h2})
+	if !w.hasPartitions {
+		w.stats.FirstToken = w.token
+		w.stats.FirstKey = append([]byte(nil), w.key...)
+	}
+	w.hasPartitions = true
+	w.lastToken = w.token
+	w.lastKey = append(w.lastKey[:0], w.key...)
+	w.stats.Partitions++
+	w.stats.PartitionSizes.Add(int64(partLen))
+	w.stats.CellCounts.Add(w.partCells)
+	return nil
+}
+
+// writeStream appends b to the uncompressed data stream, compressing each
+// chunk as it fills.
+func (w *Writer) writeStream(b []byte) error {
+	for len(b) > 0 {
+		n := min(len(b), cap(w.chunk)-len(w.chunk))
+		w.chunk = append(w.chunk, b[:n]...)
+		b = b[n:]
+		w.pos += uint64(n)
+		if len(w.chunk) == cap(w.chunk) {
+			if err := w.emitChunk(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// emitChunk compresses the current chunk and queues it for Data.db. A chunk
+// on disk is a kind byte (0 stored raw, 1 compressed), the payload, and a
+// CRC32C of kind and payload, little-endian. A chunk that does not shrink by
+// compression is stored raw.
+func (w *Writer) emitChunk() error {
+	if len(w.chunk) == 0 {
+		return nil
+	}
+	w.chunkOffsets = append(w.chunkOffsets, w.dataFileOff+uint64(len(w.out)))
+	start := len(w.out)
+	w.out = append(w.out, 1)
+	var err error
+	if w.opts.Compression.Codec != CodecNone {
+		w.out, err = compressChunk(w.opts.Compression.Codec, w.out, w.chunk)
+		if err != nil {
+			return w.fail(err)
+		}
+	}
+	if w.opts.Compression.Codec == CodecNone || len(w.out)-start-1 >= len(w.chunk) {
+		w.out = append(w.out[:start], 0)
+		w.out = append(w.out, w.chunk...)
+	}
+	w.out = binary.LittleEndian.AppendUint32(w.out, crc32c(w.out[start:]))
+	w.chunk = w.chunk[:0]
+	if len(w.out) >= dataFlushSize {
+		return w.flushData()
+	}
+	return nil
+}
+
+func (w *Writer) flushData() error {
+	if len(w.out) == 0 {
+		return nil
+	}
+	w.digest = crc32.Update(w.digest, crc32.IEEETable, w.out)
+	if _, err := w.data.Write(w.out); err != nil {
+		return w.fail(fmt.Errorf("sstable: write %s: %w", FileName(w.gen, ComponentData), err))
+	}
+	w.dataFileOff += uint64(len(w.out))
+	w.out = w.out[:0]
+	return nil
+}
+
+func (w *Writer) flushIndex() error {
+	if _, err := w.index.Write(w.indexOut); err != nil {
+		return w.fail(fmt.Errorf("sstable: write %s: %w", FileName(w.gen, ComponentIndex), err))
+	}
+	w.indexFileOff += uint64(len(w.indexOut))
+	w.indexOut = w.indexOut[:0]
+	return nil
+}
+
+// Finish completes the SSTable: it flushes Data.db and Index.db, writes the
+// other components, fsyncs every file and the directory, and writes TOC.txt
+// last (then fsyncs it and the directory again), so that a crash before
+// Finish returns never leaves a table that List reports as complete. On
+// error the files are left for Abort to remove.
+func (w *Writer) Finish() (*Meta, error) {
+	if err := w.check(); err != nil {
+		return nil, err
+	}
+	if w.inPartition {
+		return nil, w.fail(fmt.Errorf("%w: Finish inside a partition", ErrWriterState))
+	}
+	if err := w.emitChunk(); err != nil {
+		return nil, err
+	}
+	if err := w.flushData(); err != nil {
+		return nil, err
+	}
+	if err := w.flushIndex(); err != nil {
+		return nil, err
+	}
+	st := &w.stats
+	if st.Partitions == 0 {
+		st.MinTimestamp, st.MaxTimestamp = 0, 0
+		st.MinLocalDeletionTime, st.MaxLocalDeletionTime = 0, 0
+	} else {
+		st.LastToken = w.lastToken
+		st.LastKey = append([]byte(nil), w.lastKey...)
+		if st.MinTimestamp > st.MaxTimestamp { // no timestamps at all
+			st.MinTimestamp, st.MaxTimestamp = 0, 0
+		}
+		if st.MinLocalDeletionTime > st.MaxLocalDeletionTime {
+			st.MinLocalDeletionTime, st.MaxLocalDeletionTime = data.NoDeletionTime, data.NoDeletionTime
+		}
+	}
+	st.CommitLogUpperBound = w.opts.CommitLogUpperBound
+	st.DataSize = w.pos
+	st.CompressedSize = w.dataFileOff
+	st.Compression = w.opts.Compression
+
+	sizes := map[Component]int64{ComponentData: int64(w.dataFileOff), ComponentIndex: int64(w.indexFileOff)}
+	for _, f := range []struct {
+		c    Component
+		body []byte
+	}{
+		{ComponentSummary, w.encodeSummary()},
+		{ComponentFilter, w.buildFilter().encode()},
+		{ComponentStatistics, st.encode()},
+		{ComponentCompressionInfo, w.encodeCompressionInfo()},
+	} {
+		b := sealSmall(f.c, f.body)
+		if err := w.writeFile(f.c, b); err != nil {
+			return nil, err
+		}
+		sizes[f.c] = int64(len(b))
+	}
+	digest := []byte(strconv.FormatUint(uint64(w.digest), 10))
+	if err := w.writeFile(ComponentDigest, digest); err != nil {
+		return nil, err
+	}
+	sizes[ComponentDigest] = int64(len(digest))
+	for _, f := range []struct {
+		c Component
+		f vfs.File
+	}{{ComponentData, w.data}, {ComponentIndex, w.index}} {
+		if err := f.f.Sync(); err != nil {
+			return nil, w.fail(fmt.Errorf("sstable: sync %s: %w", FileName(w.gen, f.c), err))
+		}
+		if err := f.f.Close(); err != nil {
+			return nil, w.fail(fmt.Errorf("sstable: close %s: %w", FileName(w.gen, f.c), err))
+		}
+	}
+	w.data, w.index = nil, nil
+	if err := w.fs.SyncDir(w.dir); err != nil {
+		return nil, w.fail(fmt.Errorf("sstable: sync directory %s: %w", w.dir, err))
+	}
+	toc := tocText()
+	if err := w.writeFile(ComponentTOC, toc); err != nil {
+		return nil, err
+	}
+	sizes[ComponentTOC] = int64(len(toc))
+	if err := w.fs.SyncDir(w.dir); err != nil {
+		return nil, w.fail(fmt.Errorf("sstable: sync directory %s: %w", w.dir, err))
+	}
+	w.done = true
+	return &Meta{Dir: w.dir, Gen: w.gen, Files: Files(w.gen), Sizes: sizes, Stats: *st}, nil
+}
+
+// tocText returns TOC.txt: the component suffixes, one a line, in TOC order.
+func tocText() []byte {
+	var sb strings.Builder
+	for _, c := range Components {
+		sb.WriteString(c.String())
+		sb.WriteByte('\n')
+	}
+	return []byte(sb.String())
+}
+
+// writeFile creates, writes, fsyncs and closes one component.
+func (w *Writer) writeFile(c Component, b []byte) error {
+	f, err := w.create(c)
+	if err != nil {
+		return w.fail(err)
+	}
+	name := FileName(w.gen, c)
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return w.fail(fmt.Errorf("sstable: write %s: %w", name, err))
+	}
+	return nil
+}
+
+// Summary.db body (inside the small-component framing). Part of the file
+// format:
+//
+//	uvarint(indexInterval) uvarint(indexFileLength) uvarint(dataLength)
+//	uvarint(n) n*(varint(token) bytes(key) uvarint(indexPosition))
+//	varint(firstToken) bytes(firstKey) varint(lastToken) bytes(lastKey)
+//
+// indexPosition is the Index.db offset of every indexInterval-th entry,
+// starting with the first; dataLength is the uncompressed length of the
+// Data.db stream.
+func (w *Writer) encodeSummary() []byte {
+	b := binary.AppendUvarint(nil, uint64(w.opts.IndexInterval))
+	b = binary.AppendUvarint(b, w.indexFileOff)
+	b = binary.AppendUvarint(b, w.pos)
+	b = binary.AppendUvarint(b, uint64(len(w.summary)))
+	for _, e := range w.summary {
+		b = binary.AppendVarint(b, e.token)
+		b = appendBytes(b, e.key)
+		b = binary.AppendUvarint(b, e.indexPos)
+	}
+	b = binary.AppendVarint(b, w.stats.FirstToken)
+	b = appendBytes(b, w.stats.FirstKey)
+	b = binary.AppendVarint(b, w.stats.LastToken)
+	return appendBytes(b, w.stats.LastKey)
+}
+
+// CompressionInfo.db body (inside the small-component framing). Part of
+// the file format:
+//
+//	codec:byte uvarint(chunkLength) uvarint(dataLength) uvarint(dataFileLength)
+//	uvarint(n) n*uint64(chunk offset in Data.db, little-endian)
+//
+// Chunk i holds uncompressed bytes [i*chunkLength, (i+1)*chunkLength) of the
+// stream and occupies Data.db bytes [offset[i], offset[i+1]) (the last one
+// ends at dataFileLength).
+func (w *Writer) encodeCompressionInfo() []byte {
+	b := []byte{byte(w.opts.Compression.Codec)}
+	b = binary.AppendUvarint(b, uint64(w.opts.Compression.ChunkLength))
+	b = binary.AppendUvarint(b, w.pos)
+	b = binary.AppendUvarint(b, w.dataFileOff)
+	b = binary.AppendUvarint(b, uint64(len(w.chunkOffsets)))
+	for _, off := range w.chunkOffsets {
+		b = binary.LittleEndian.AppendUint64(b, off)
+	}
+	return b
+}
+
+func (w *Writer) buildFilter() *bloomFilter {
+	f := newBloomFilter(len(w.keyHashes), w.opts.BloomFilterFPChance)
+	if f.nbits > 0 {
+		for _, h := range w.keyHashes {
+			f.addHash(h[0], h[1])
+		}
+	}
+	return f
+}
+
+// Abort closes and removes every file the Writer created. It is safe to
+// call after an error, and a no-op after Finish succeeded.
+func (w *Writer) Abort() error {
+	if w.done && w.err == nil {
+		return nil
+	}
+	w.done = true
+	var errs []error
+	for _, f := range []vfs.File{w.data, w.index} {
+		if f != nil {
+			_ = f.Close() // the files are removed below; a close error changes nothing
+		}
+	}
+	w.data, w.index = nil, nil
+	// Remove the TOC first so a crash midway never leaves a complete-looking
+	// table.
+	for i := len(w.created) - 1; i >= 0; i-- {
+		if err := w.fs.Remove(w.fs.PathJoin(w.dir, w.created[i])); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	w.created = nil
+	return errors.Join(errs...)
+}
+
+// Files returns the component file names of generation gen, in TOC order.
+func Files(gen int) []string {
+	out := make([]string, len(Components))
+	for i, c := range Components {
+		out[i] = FileName(gen, c)
+	}
+	return out
+}
