@@ -76,7 +76,7 @@ func assignable(k ConstKind, t Kind) bool {
 
 // FromConstant converts a CQL constant to the serialized value of type t.
 // text is the constant's exact source text, already unquoted for strings
-// (the parser has replaced ” by '). A ConstNull gives nil (null) for any
+// (a doubled single quote already reduced to one). A ConstNull gives nil (null) for any
 // type.
 //
 // The accepted kinds per type follow Cassandra's assignment rules: a string

@@ -102,8 +102,8 @@ func ParseDecimal(s string) (DecimalValue, bool) {
 	}
 	scale := int64(len(frac))
 	if exp != "" {
-		e, err := strconv.ParseInt(exp, 10, 32)
-		if err != nil {
+		e, err := strconv.ParseInt(exp, 10, 64)
+		if err != nil || e > 1<<40 || e < -1<<40 {
 			return DecimalValue{}, false
 		}
 		scale -= e

@@ -40,7 +40,7 @@ func Format(t Type, b []byte) string {
 }
 
 // FormatLiteral returns the value as a CQL literal that ParseLiteral (and
-// Cassandra) parse back to the same value: strings quoted with ” escapes,
+// Cassandra) parse back to the same value: strings in single quotes (a quote inside doubled),
 // timestamps as '2024-01-15T10:30:00.123Z', dates '2024-01-15', times
 // '10:30:00.123000000', inet quoted, uuids, blobs and numbers bare, floats in
 // their shortest exact form, durations as 1h30m. nil gives null. The empty
@@ -142,7 +142,7 @@ func formatValue(sb *strings.Builder, t Type, b []byte, quote bool, mode fmtMode
 		d := decodeDate(b)
 		s := d.String()
 		if mode == modeLiteral {
-			if strings.Contains(s, "-") && len(s) >= 10 {
+			if y := d.Time().Year(); y >= 1 && y <= 9999 {
 				q(s)
 			} else {
 				sb.WriteString(strconv.FormatUint(uint64(binary.BigEndian.Uint32(b)), 10))

@@ -623,7 +623,7 @@ func (r *keyReader) decimal() ([]byte, error) {
 	if len(digits) == 0 || digits[0] == '0' || digits[len(digits)-1] == '0' {
 		return nil, keyErr("non-normalised decimal digits")
 	}
-	if exp > math.MaxInt32+int64(len(digits)) || exp < math.MinInt32-int64(len(digits))-1 {
+	if exp > 1<<40 || exp < -1<<40 {
 		return nil, keyErr("decimal exponent out of range")
 	}
 	scale := int64(len(digits)-1) - exp

@@ -7,7 +7,7 @@ import (
 )
 
 // ParseLiteral parses a whole CQL literal of type t, as written in a CQL
-// statement: 42, -1.5e3, NaN, 'it”s', $$raw$$, 0xff, true, null, a UUID,
+// statement: 42, -1.5e3, NaN, a quoted string (a quote inside doubled), $$raw$$, 0xff, true, null, a UUID,
 // a duration such as 1h30m, [1, 2] for lists, {1, 2} for sets, {'a': 1}
 // for maps (an empty {} is accepted for sets and maps), and (1, 'x') for
 // tuples. It uses its own small lexer, independent of the CQL parser, and
@@ -125,7 +125,7 @@ func (p *litParser) word() string {
 	return p.src[start:p.pos]
 }
 
-// str reads a '...' string (with ” escapes) or a $$...$$ string.
+// str reads a '...' string (a quote inside doubled) or a $$...$$ string.
 func (p *litParser) str() (string, error) {
 	if strings.HasPrefix(p.src[p.pos:], "$$") {
 		end := strings.Index(p.src[p.pos+2:], "$$")
