@@ -80,12 +80,12 @@ func checkHeader(h []byte, id uint64) string {
 	return ""
 }
 
-// appendRecord appends the framing and payload of one record to dst.
+// appendRecord appends the framing and payload of one record to dst. It
+// does not allocate when dst has room.
 func appendRecord(dst, payload []byte) []byte {
-	var lb [4]byte
-	binary.LittleEndian.PutUint32(lb[:], uint32(len(payload)))
-	crc := crc32.Update(crc32.Checksum(lb[:], castagnoli), castagnoli, payload)
-	dst = append(dst, lb[:]...)
+	start := len(dst)
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(payload)))
+	crc := crc32.Update(crc32.Checksum(dst[start:start+4], castagnoli), castagnoli, payload)
 	dst = binary.LittleEndian.AppendUint32(dst, crc)
 	return append(dst, payload...)
 }
