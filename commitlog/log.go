@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"sync"
+	"time"
 
 	"github.com/minicass/minicass/vfs"
 )
@@ -28,7 +29,10 @@ type Log struct {
 	synced  uint64        // records covered by a finished sync
 	syncing bool          // a sync runs outside mu
 	err     error         // sticky failure, wraps ErrFailed
-	closed  bool
+	// lastSync is when the last sync finished (or the log opened); used
+	// by SyncPeriodic to detect a sync that has fallen behind.
+	lastSync time.Time
+	closed   bool
 
 	quit chan struct{}
 	wg   sync.WaitGroup
@@ -71,7 +75,7 @@ func Open(fsys vfs.FS, dir string, opts Options) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Log{fs: fsys, dir: dir, opts: opts, quit: make(chan struct{})}
+	l := &Log{fs: fsys, dir: dir, opts: opts, quit: make(chan struct{}), lastSync: opts.Now()}
 	l.cond.L = &l.mu
 	next := uint64(1)
 	if len(ids) > 0 {
@@ -230,9 +234,16 @@ func (l *Log) Append(payload []byte) (Position, error) {
 	}
 	l.active.size += need
 	l.written++
-	if l.opts.SyncMode == SyncBatch {
+	switch l.opts.SyncMode {
+	case SyncBatch:
 		if err := l.waitSynced(l.written); err != nil {
 			return Position{}, err
+		}
+	case SyncPeriodic:
+		if l.opts.Now().Sub(l.lastSync) > l.opts.SyncPeriod*3/2 {
+			if err := l.waitSynced(l.written); err != nil {
+				return Position{}, err
+			}
 		}
 	}
 	return pos, nil
@@ -270,6 +281,7 @@ func (l *Log) waitSynced(seq uint64) error {
 			return l.fail(err)
 		}
 		l.synced = max(l.synced, target)
+		l.lastSync = l.opts.Now()
 	}
 	return nil
 }
@@ -284,6 +296,7 @@ func (l *Log) rotate() error {
 		}
 	}
 	l.synced = l.written
+	l.lastSync = l.opts.Now()
 	if err := old.f.Close(); err != nil {
 		return err
 	}
@@ -320,8 +333,12 @@ func (l *Log) periodicSync(t Ticker) {
 			return
 		case <-t.C():
 			l.mu.Lock()
-			if !l.closed && l.err == nil && l.synced < l.written {
-				_ = l.waitSynced(l.written) // a failure is sticky and reported by Append
+			if !l.closed && l.err == nil {
+				if l.synced < l.written {
+					_ = l.waitSynced(l.written) // a failure is sticky and reported by Append
+				} else {
+					l.lastSync = l.opts.Now() // nothing to sync: not behind
+				}
 			}
 			l.mu.Unlock()
 		}

@@ -421,3 +421,55 @@ func writeRaw(t testing.TB, fsys vfs.FS, name string, data []byte) {
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
 }
+
+// fakeClock is a manually advanced clock for Options.Now.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// TestPeriodicSyncBehindBlocksAppend checks that under SyncPeriodic an
+// Append syncs by itself when the last sync is more than 1.5 periods old,
+// as Cassandra blocks writers on a lagging periodic sync.
+func TestPeriodicSyncBehindBlocksAppend(t *testing.T) {
+	mem := vfs.NewCrashableMem()
+	clock := &fakeClock{now: time.Unix(1000, 0)}
+	l, err := Open(mem, "cl", Options{SyncPeriod: 10 * time.Second, Now: clock.Now,
+		NewTicker: newManualTicker().factory})
+	require.NoError(t, err)
+	defer l.Close()
+
+	_, err = l.Append([]byte("a"))
+	require.NoError(t, err)
+	clock.Advance(15 * time.Second) // exactly 1.5 periods: not yet behind
+	_, err = l.Append([]byte("b"))
+	require.NoError(t, err)
+	rs, err := replayAll(t, mem.CrashClone(), "cl")
+	require.NoError(t, err)
+	assert.Empty(t, rs)
+
+	clock.Advance(time.Millisecond)
+	_, err = l.Append([]byte("c"))
+	require.NoError(t, err)
+	rs, err = replayAll(t, mem.CrashClone(), "cl")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a", "b", "c"}, payloads(rs), "the late append synced everything")
+
+	_, err = l.Append([]byte("d")) // the sync just happened: no wait
+	require.NoError(t, err)
+	rs, err = replayAll(t, mem.CrashClone(), "cl")
+	require.NoError(t, err)
+	assert.Len(t, rs, 3)
+}

@@ -10,7 +10,10 @@ type SyncMode int
 
 const (
 	// SyncPeriodic syncs in the background every Options.SyncPeriod; Append
-	// does not wait. It is the default, as in Cassandra.
+	// does not wait, unless the last sync finished more than 1.5 periods
+	// ago, in which case it syncs (or waits for a running sync) first, as
+	// Cassandra blocks writers when the periodic sync falls behind. It is
+	// the default, as in Cassandra.
 	SyncPeriodic SyncMode = iota
 	// SyncBatch makes Append wait for an fsync covering its record;
 	// concurrent appenders share fsyncs.
@@ -65,6 +68,9 @@ type Options struct {
 	// NewTicker creates the ticker of periodic syncing. Default: a
 	// time.Ticker. Only used with SyncPeriodic.
 	NewTicker func(d time.Duration) Ticker
+	// Now returns the current time; it decides when a periodic sync is
+	// late (see SyncPeriodic). Default time.Now.
+	Now func() time.Time
 }
 
 // EnsureDefaults fills zero fields with their defaults.
@@ -77,6 +83,9 @@ func (o *Options) EnsureDefaults() {
 	}
 	if o.MaxRecordSize == 0 {
 		o.MaxRecordSize = int(o.SegmentSize / 2)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
 	}
 	if o.NewTicker == nil {
 		o.NewTicker = func(d time.Duration) Ticker { return timeTicker{time.NewTicker(d)} }
