@@ -23,15 +23,21 @@ import (
 // length its size there; rowsOffset, and each block's offset, are relative
 // to position. deletion is the partition deletion (as data.AppendDeletion).
 // nBlocks is 0 for a partition that fits in one ColumnIndexSize block;
-// otherwise the blocks cover its rows in clustering order.
+// otherwise the blocks cover its rows in clustering order, and the offset
+// table lets a reader binary-search them, decoding only the blocks it
+// needs (a latest-N read of a huge partition decodes one).
 type indexEntry struct {
-	key             []byte
-	token           int64
-	pos, length     uint64
-	rowsOff         uint64
-	deletion        data.DeletionTime
-	blocks          []blockInfo
-	indexPos        uint64 // offset of the entry in Index.db
+	key         []byte
+	token       int64
+	pos, length uint64
+	rowsOff     uint64
+	deletion    data.DeletionTime
+	indexPos    uint64 // offset of the entry in Index.db
+	indexFile   string
+	// blockRaw is the entry payload and blockTable its trailing table of
+	// block offsets (uint32 LE, relative to the payload) when the partition
+	// has a row index.
+	blockRaw, blockTable []byte
 }
 
 // indexReader reads consecutive Index.db entries from [pos, end).
@@ -121,32 +127,24 @@ func (r *Reader) decodeEntry(payload []byte, at uint64) (indexEntry, error) {
 	e.length = d.uvarint("length")
 	e.rowsOff = d.uvarint("rows offset")
 	e.deletion = data.DeletionTime{MarkedForDeleteAt: d.varint("deletion"), LocalDeletionTime: d.varint("deletion")}
-	if n := d.count("blocks", 4); n > 0 {
-		e.blocks = make([]blockInfo, n)
-		for i := range e.blocks {
-			b := &e.blocks[i]
-			b.First = d.bytes("block first clustering")
-			b.Last = d.bytes("block last clustering")
-			b.Offset = d.uvarint("block offset")
-			b.Length = d.uvarint("block length")
+	n := d.count("blocks", 8)
+	if n > 0 {
+		// The blocks are decoded on demand (block); check the offset table.
+		tableAt := len(payload) - 4*n
+		if d.err == nil && tableAt < d.off {
+			d.fail("block table")
 		}
+		e.blockRaw = payload
+		e.blockTable = payload[max(tableAt, 0):]
+		d.off = len(payload)
 	}
 	if err := d.finish("index entry"); err != nil {
 		return indexEntry{}, err
 	}
-	// Structural checks so corrupt positions never index outside the data.
-	bad := e.pos+e.length > r.dataLen || e.length == 0 || e.rowsOff >= e.length
-	prevEnd := e.rowsOff
-	for i := range e.blocks {
-		b := &e.blocks[i]
-		if b.Offset != prevEnd || b.Offset+b.Length > e.length-1 || b.Length == 0 || bytes.Compare(b.First, b.Last) > 0 {
-			bad = true
-		}
-		prevEnd = b.Offset + b.Length
-	}
-	if bad {
+	if e.pos+e.length > r.dataLen || e.length == 0 || e.rowsOff >= e.length {
 		return indexEntry{}, corruptf(r.name(ComponentIndex), int64(at), "entry positions out of range")
 	}
+	e.indexFile = r.name(ComponentIndex)
 	return e, nil
 }
 
@@ -311,4 +309,29 @@ func (it *scanIter) Close() error {
 	it.r.total.add(&it.st)
 	it.st = ReadStats{}
 	return nil
+}
+
+// numBlocks returns the number of row-index blocks.
+func (e *indexEntry) numBlocks() int { return len(e.blockTable) / 4 }
+
+// block decodes row-index block i.
+func (e *indexEntry) block(i int) (blockInfo, error) {
+	off := binary.LittleEndian.Uint32(e.blockTable[4*i:])
+	limit := len(e.blockRaw) - len(e.blockTable)
+	if uint64(off) >= uint64(limit) {
+		return blockInfo{}, corruptf(e.indexFile, int64(e.indexPos), "block %d offset out of range", i)
+	}
+	d := &decoder{file: e.indexFile, base: int64(e.indexPos), buf: e.blockRaw[:limit], off: int(off)}
+	var b blockInfo
+	b.First = d.bytes("block first clustering")
+	b.Last = d.bytes("block last clustering")
+	b.Offset = d.uvarint("block offset")
+	b.Length = d.uvarint("block length")
+	if d.err != nil {
+		return blockInfo{}, d.err
+	}
+	if b.Offset < e.rowsOff || b.Length == 0 || b.Offset+b.Length > e.length-1 || bytes.Compare(b.First, b.Last) > 0 {
+		return blockInfo{}, corruptf(e.indexFile, int64(e.indexPos), "block %d positions out of range", i)
+	}
+	return b, nil
 }

@@ -3,6 +3,7 @@ package sstable
 import (
 	"bytes"
 	"encoding/binary"
+	"sort"
 
 	"github.com/minicass/minicass/data"
 )
@@ -119,7 +120,7 @@ func (p *Partition) Size() uint64 { return p.e.length }
 
 // IndexBlocks returns the number of row-index blocks (0 for a partition
 // without a row index).
-func (p *Partition) IndexBlocks() int { return len(p.e.blocks) }
+func (p *Partition) IndexBlocks() int { return p.e.numBlocks() }
 
 // ReadStats returns what this partition's lookup and its closed row
 // iterators touched.
@@ -155,22 +156,40 @@ func (p *Partition) Rows(slices data.Slices, reverse bool) data.RowIterator {
 	it := &rowIter{p: p, slices: slices, reverse: reverse}
 	it.cur = p.r.newCursor(&it.st)
 	e := &p.e
-	if len(e.blocks) == 0 {
+	n := e.numBlocks()
+	if n == 0 {
 		if e.length-1 > e.rowsOff {
 			it.segs = append(it.segs, segment{e.pos + e.rowsOff, e.pos + e.length - 1})
 		}
-	} else {
-		for i := range e.blocks {
-			b := &e.blocks[i]
-			if blockIntersects(b, slices) {
-				it.segs = append(it.segs, segment{e.pos + b.Offset, e.pos + b.Offset + b.Length})
-			}
+		return it
+	}
+	it.blockMode = true
+	it.lo, it.hi = 0, n-1
+	if len(slices) > 0 {
+		if start := slices[0].Start; start != nil {
+			it.lo = sort.Search(n, func(i int) bool {
+				b, err := e.block(i)
+				if err != nil {
+					it.err = err
+					return true
+				}
+				return bytes.Compare(b.Last, start) >= 0
+			})
+		}
+		if end := slices[len(slices)-1].End; end != nil {
+			it.hi = sort.Search(n, func(i int) bool {
+				b, err := e.block(i)
+				if err != nil {
+					it.err = err
+					return true
+				}
+				return bytes.Compare(b.First, end) >= 0
+			}) - 1
 		}
 	}
+	it.nextBlock = it.lo
 	if reverse {
-		for i, j := 0, len(it.segs)-1; i < j; i, j = i+1, j-1 {
-			it.segs[i], it.segs[j] = it.segs[j], it.segs[i]
-		}
+		it.nextBlock = it.hi
 	}
 	return it
 }
@@ -192,27 +211,55 @@ type rowIter struct {
 	slices  data.Slices
 	reverse bool
 	segs    []segment
-	seg     int // next segment to load
-	cur     *chunkCursor
-	buf     []byte
-	segPos  uint64 // stream position of buf[0]
-	off     int    // forward: next record offset in buf
-	offs    []int  // reverse: record offsets in buf
-	ri      int    // reverse: next index into offs, counting down
-	row     data.Row
-	st      ReadStats
-	err     error
-	done    bool
-	closed  bool
+	seg     int // next segment to load; > 0 once one is loaded
+	// With a row index, blocks lo..hi may intersect the slices; nextBlock
+	// is the next one to consider.
+	blockMode         bool
+	lo, hi, nextBlock int
+	cur               *chunkCursor
+	buf               []byte
+	segPos            uint64 // stream position of buf[0]
+	off               int    // forward: next record offset in buf
+	offs              []int  // reverse: record offsets in buf
+	ri                int    // reverse: next index into offs, counting down
+	row               data.Row
+	st                ReadStats
+	err               error
+	done              bool
+	closed            bool
 }
 
 // loadSegment reads the next segment; false at the end or on error.
 func (it *rowIter) loadSegment() bool {
-	if it.seg >= len(it.segs) {
-		it.done = true
-		return false
+	var s segment
+	if it.blockMode {
+		for {
+			if it.nextBlock < it.lo || it.nextBlock > it.hi {
+				it.done = true
+				return false
+			}
+			b, err := it.p.e.block(it.nextBlock)
+			if err != nil {
+				it.err = err
+				return false
+			}
+			if it.reverse {
+				it.nextBlock--
+			} else {
+				it.nextBlock++
+			}
+			if blockIntersects(&b, it.slices) {
+				s = segment{it.p.e.pos + b.Offset, it.p.e.pos + b.Offset + b.Length}
+				break
+			}
+		}
+	} else {
+		if it.seg >= len(it.segs) {
+			it.done = true
+			return false
+		}
+		s = it.segs[it.seg]
 	}
-	s := it.segs[it.seg]
 	it.seg++
 	var err error
 	it.buf, err = it.cur.readRange(it.buf[:0], s.start, s.end)

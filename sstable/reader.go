@@ -51,7 +51,7 @@ func (s *ReadStats) Add(o ReadStats) {
 // atomicStats is the Reader's cumulative ReadStats.
 type atomicStats struct {
 	filterChecks, filterNegatives, indexEntries, indexBytes atomic.Uint64
-	chunks, dataBytes, blocks, rows                       atomic.Uint64
+	chunks, dataBytes, blocks, rows                         atomic.Uint64
 }
 
 func (a *atomicStats) add(s *ReadStats) {

@@ -40,7 +40,7 @@ type Stats struct {
 	// ExpiringCells counts cells with a TTL; CellTombstones cells that are
 	// deletions; RowTombstones rows with a row deletion; RangeTombstones and
 	// PartitionTombstones those markers.
-	ExpiringCells, CellTombstones                      uint64
+	ExpiringCells, CellTombstones                       uint64
 	RowTombstones, RangeTombstones, PartitionTombstones uint64
 	// PartitionSizes is the histogram of partition sizes in uncompressed
 	// bytes of Data.db; CellCounts of cells per partition.

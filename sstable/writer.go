@@ -67,6 +67,7 @@ type Writer struct {
 	stats         Stats
 	scratch       []byte
 	rowBuf        []byte
+	blockOffs     []uint32
 	hasPartitions bool
 
 	// Current partition.
@@ -299,11 +300,16 @@ func (w *Writer) EndPartition() error {
 	entry = data.AppendDeletion(entry, w.deletion)
 	if len(w.blocks) > 1 {
 		entry = binary.AppendUvarint(entry, uint64(len(w.blocks)))
+		w.blockOffs = w.blockOffs[:0]
 		for _, blk := range w.blocks {
+			w.blockOffs = append(w.blockOffs, uint32(len(entry)))
 			entry = appendBytes(entry, blk.First)
 			entry = appendBytes(entry, blk.Last)
 			entry = binary.AppendUvarint(entry, blk.Offset)
 			entry = binary.AppendUvarint(entry, blk.Length)
+		}
+		for _, off := range w.blockOffs {
+			entry = binary.LittleEndian.AppendUint32(entry, off)
 		}
 	} else {
 		entry = binary.AppendUvarint(entry, 0)
