@@ -3,6 +3,7 @@ package commitlog
 import (
 	"bytes"
 	"errors"
+	"io"
 	"testing"
 
 	"github.com/minicass/minicass/vfs"
@@ -49,6 +50,10 @@ func FuzzReplay(f *testing.F) {
 			})
 			if err != nil && !errors.Is(err, ErrCorruption) {
 				t.Fatalf("unexpected error kind: %v", err)
+			}
+			// Dump must describe any bytes without failing.
+			if err := Dump(io.Discard, mem, "cl"); err != nil {
+				t.Fatalf("dump: %v", err)
 			}
 			// Open must also cope (repairing or refusing, never panicking).
 			if l, err := Open(mem, "cl", Options{SyncMode: SyncNone}); err == nil {
