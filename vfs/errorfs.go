@@ -1,6 +1,7 @@
 package vfs
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -84,9 +85,40 @@ func FromNth(op Op, n int) Injector {
 	})
 }
 
+// ShortWriteError is an injected error that makes a File.Write of an
+// ErrorFS write the first Keep bytes of its buffer before failing, as a
+// write interrupted by a full disk or an I/O error can. It wraps
+// ErrInjected.
+type ShortWriteError struct {
+	// Keep is the number of bytes written before the failure.
+	Keep int
+}
+
+// Error implements error.
+func (e *ShortWriteError) Error() string {
+	return fmt.Sprintf("vfs: injected error after a short write of %d bytes", e.Keep)
+}
+
+// Unwrap makes errors.Is(err, ErrInjected) hold.
+func (e *ShortWriteError) Unwrap() error { return ErrInjected }
+
+// ShortWriteOnNth returns an Injector that makes the n-th (1-based)
+// File.Write write only its first keep bytes and then fail with a
+// *ShortWriteError.
+func ShortWriteOnNth(n, keep int) Injector {
+	var count atomic.Int64
+	return InjectorFunc(func(o Op, name string) error {
+		if o == OpWrite && count.Add(1) == int64(n) {
+			return &ShortWriteError{Keep: keep}
+		}
+		return nil
+	})
+}
+
 // ErrorFS wraps an FS and fails the operations its Injector chooses. A
-// failed operation has no effect on the wrapped FS: a failed write writes
-// nothing, a failed sync syncs nothing.
+// failed operation has no effect on the wrapped FS (a failed write writes
+// nothing, a failed sync syncs nothing), except a write failed with a
+// *ShortWriteError, which writes the bytes it keeps.
 type ErrorFS struct {
 	fs  FS
 	inj Injector
@@ -224,6 +256,14 @@ func (f *errorFile) ReadAt(p []byte, off int64) (int, error) {
 
 func (f *errorFile) Write(p []byte) (int, error) {
 	if err := f.e.check(OpWrite, f.name); err != nil {
+		var sw *ShortWriteError
+		if errors.As(err, &sw) && sw.Keep > 0 {
+			n, werr := f.f.Write(p[:min(sw.Keep, len(p))])
+			if werr != nil {
+				return n, werr
+			}
+			return n, err
+		}
 		return 0, err
 	}
 	return f.f.Write(p)

@@ -245,3 +245,18 @@ func TestErrorFSEveryOp(t *testing.T) {
 		})
 	}
 }
+
+func TestErrorFSShortWrite(t *testing.T) {
+	e := NewErrorFS(NewMem(), ShortWriteOnNth(2, 3))
+	f, err := e.Create("f")
+	require.NoError(t, err)
+	_, err = f.Write([]byte("first|"))
+	require.NoError(t, err)
+	n, err := f.Write([]byte("second"))
+	require.ErrorIs(t, err, ErrInjected)
+	var sw *ShortWriteError
+	require.True(t, errors.As(err, &sw))
+	assert.Equal(t, 3, n)
+	require.NoError(t, f.Close())
+	assert.Equal(t, "first|sec", readFile(t, e, "f"))
+}
