@@ -76,8 +76,8 @@ func assignable(k ConstKind, t Kind) bool {
 
 // FromConstant converts a CQL constant to the serialized value of type t.
 // text is the constant's exact source text, already unquoted for strings
-// (a doubled single quote already reduced to one). A ConstNull gives nil (null) for any
-// type.
+// (a doubled single quote already reduced to one). A ConstNull gives nil
+// (null) for any type.
 //
 // The accepted kinds per type follow Cassandra's assignment rules: a string
 // for ascii, text, inet, date, time and timestamp; an integer for every

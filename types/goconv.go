@@ -157,10 +157,7 @@ func Encode(t Type, v any) ([]byte, error) {
 		if !ok {
 			return nil, goErr(t, v)
 		}
-		size := map[Kind]int{Int: 4, Smallint: 2, Tinyint: 1}[t.Kind]
-		if size == 0 {
-			size = 8
-		}
+		size := intSize(t.Kind)
 		if size < 8 && (n < -1<<(size*8-1) || n >= 1<<(size*8-1)) {
 			return nil, fmt.Errorf("%w: %d out of range for %s", ErrUnsupportedGoValue, n, t)
 		}

@@ -430,6 +430,19 @@ func (r *keyReader) component(t Type) ([]byte, error) {
 	return nil, keyErr("bad component header %#x", h)
 }
 
+// intSize is the serialized size of a fixed-width integer kind.
+func intSize(k Kind) int {
+	switch k {
+	case Int:
+		return 4
+	case Smallint:
+		return 2
+	case Tinyint:
+		return 1
+	}
+	return 8
+}
+
 func emptyAllowed(t Type) bool {
 	switch t.Kind {
 	case Smallint, Tinyint, Date, Time, Duration:
@@ -443,11 +456,7 @@ func (r *keyReader) body(t Type) ([]byte, error) {
 	var err error
 	switch t.Kind {
 	case Int, Bigint, Smallint, Tinyint, Counter, Timestamp, Time:
-		n := map[Kind]int{Int: 4, Smallint: 2, Tinyint: 1}[t.Kind]
-		if n == 0 {
-			n = 8
-		}
-		if v, err = r.read(n); err != nil {
+		if v, err = r.read(intSize(t.Kind)); err != nil {
 			return nil, err
 		}
 		v[0] ^= 0x80

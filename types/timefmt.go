@@ -167,42 +167,41 @@ func (sc *scanner) parseZone() (int, bool) {
 // UTC; Cassandra uses the server's default zone there. Errors wrap
 // ErrInvalidValue.
 func ParseTimestamp(s string) (int64, error) {
-	bad := fmt.Errorf("%w: Unable to coerce '%s' to a formatted date (long)", ErrInvalidValue, s)
 	if isInteger(s) {
 		v, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
-			return 0, bad
+			return 0, badTimestamp(s)
 		}
 		return v, nil
 	}
 	sc := &scanner{s: s}
 	y, mo, d, ok := sc.parseYMD()
 	if !ok {
-		return 0, bad
+		return 0, badTimestamp(s)
 	}
 	var h, mi, sec, nanos int
 	if sc.pos < len(s) && (s[sc.pos] == ' ' || s[sc.pos] == 'T') && sc.pos+1 < len(s) && s[sc.pos+1] >= '0' && s[sc.pos+1] <= '9' {
 		sc.pos++
 		if h, ok = sc.digits(2, 2); !ok || h > 23 || !sc.eat(':') {
-			return 0, bad
+			return 0, badTimestamp(s)
 		}
 		if mi, ok = sc.digits(2, 2); !ok || mi > 59 {
-			return 0, bad
+			return 0, badTimestamp(s)
 		}
 		if sc.eat(':') {
 			if sec, ok = sc.digits(2, 2); !ok || sec > 59 {
-				return 0, bad
+				return 0, badTimestamp(s)
 			}
 			if sc.eat('.') {
 				if nanos, ok = sc.parseFraction(); !ok {
-					return 0, bad
+					return 0, badTimestamp(s)
 				}
 			}
 		}
 	}
 	off, ok := sc.parseZone()
 	if !ok {
-		return 0, bad
+		return 0, badTimestamp(s)
 	}
 	days := time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC).Unix() / 86400
 	if y < 0 {
@@ -210,9 +209,13 @@ func ParseTimestamp(s string) (int64, error) {
 	}
 	secs := days*86400 + int64(h*3600+mi*60+sec) - int64(off)
 	if secs > math.MaxInt64/1000-1 || secs < math.MinInt64/1000+1 {
-		return 0, bad
+		return 0, badTimestamp(s)
 	}
 	return secs*1000 + int64(nanos/1e6), nil
+}
+
+func badTimestamp(s string) error {
+	return fmt.Errorf("%w: Unable to coerce '%s' to a formatted date (long)", ErrInvalidValue, s)
 }
 
 // daysFromCivil converts a proleptic Gregorian date to days since the epoch
@@ -245,7 +248,6 @@ func isInteger(s string) bool {
 // unsigned value itself (2147483648 is 1970-01-01). Errors wrap
 // ErrInvalidValue.
 func ParseDate(s string) (DateValue, error) {
-	bad := fmt.Errorf("%w: Unable to coerce '%s' to a formatted date (long)", ErrInvalidValue, s)
 	if isInteger(s) {
 		v, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || v < 0 || v > math.MaxUint32 {
@@ -256,7 +258,7 @@ func ParseDate(s string) (DateValue, error) {
 	sc := &scanner{s: s}
 	y, m, d, ok := sc.parseYMD()
 	if !ok || !sc.done() {
-		return 0, bad
+		return 0, badTimestamp(s)
 	}
 	days := daysFromCivil(int64(y), m, d)
 	if days < math.MinInt32 || days > math.MaxInt32 {
@@ -272,37 +274,40 @@ const maxTimeNanos = 24 * 3600 * 1e9
 // optional fraction of 1 to 9 digits, or an integer number of nanoseconds
 // since midnight. It returns nanoseconds. Errors wrap ErrInvalidValue.
 func ParseTime(s string) (int64, error) {
-	bad := fmt.Errorf("%w: Unable to coerce '%s' to a formatted time (long)", ErrInvalidValue, s)
 	if isInteger(s) {
 		v, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || v < 0 || v >= maxTimeNanos {
-			return 0, bad
+			return 0, badTime(s)
 		}
 		return v, nil
 	}
 	sc := &scanner{s: s}
 	h, ok := sc.digits(1, 2)
 	if !ok || h > 23 || !sc.eat(':') {
-		return 0, bad
+		return 0, badTime(s)
 	}
 	m, ok := sc.digits(2, 2)
 	if !ok || m > 59 || !sc.eat(':') {
-		return 0, bad
+		return 0, badTime(s)
 	}
 	sec, ok := sc.digits(2, 2)
 	if !ok || sec > 59 {
-		return 0, bad
+		return 0, badTime(s)
 	}
 	nanos := 0
 	if sc.eat('.') {
 		if nanos, ok = sc.parseFraction(); !ok {
-			return 0, bad
+			return 0, badTime(s)
 		}
 	}
 	if !sc.done() {
-		return 0, bad
+		return 0, badTime(s)
 	}
 	return int64(h)*3600e9 + int64(m)*60e9 + int64(sec)*1e9 + int64(nanos), nil
+}
+
+func badTime(s string) error {
+	return fmt.Errorf("%w: Unable to coerce '%s' to a formatted time (long)", ErrInvalidValue, s)
 }
 
 // formatTimestamp prints milliseconds since the epoch as cqlsh does:

@@ -449,3 +449,42 @@ func TestClusteringWorkedExample(t *testing.T) {
 	_, err = EncodeClustering(cols[:1], [][]byte{{0xff}})
 	assert.ErrorIs(t, err, ErrInvalidValue)
 }
+
+// TestFormatFromConstantRoundTrip checks that what cqlsh prints for
+// representative values is accepted back as a constant of the matching
+// kind, as a user copying a cell from cqlsh into an INSERT would do.
+func TestFormatFromConstantRoundTrip(t *testing.T) {
+	for _, c := range []struct {
+		ty   string
+		kind ConstKind
+		text string
+	}{
+		{"int", ConstInteger, "-42"},
+		{"bigint", ConstInteger, "1705312800000"},
+		{"varint", ConstInteger, "-123456789012345678901234567890"},
+		{"decimal", ConstFloat, "12.340"},
+		{"double", ConstFloat, "1013.25"},
+		{"float", ConstFloat, "25.5"},
+		{"double", ConstFloat, "1e+20"},
+		{"boolean", ConstBoolean, "true"},
+		{"text", ConstString, "héllo wörld"},
+		{"timestamp", ConstString, "2024-01-15 10:30:00.123+0000"},
+		{"timestamp", ConstString, "1969-07-20 20:17:40"},
+		{"date", ConstString, "2024-01-15"},
+		{"date", ConstString, "0001-01-01"},
+		{"time", ConstString, "23:59:59.999999999"},
+		{"uuid", ConstUUID, "550e8400-e29b-41d4-a716-446655440000"},
+		{"timeuuid", ConstUUID, "50554d6e-29bb-11e5-b345-feff819cdc9f"},
+		{"blob", ConstHex, "0xcafe"},
+		{"inet", ConstString, "192.168.0.1"},
+		{"duration", ConstDuration, "1y2mo3d4h5m6s7ms8us9ns"},
+	} {
+		ty := MustParseType(c.ty)
+		b, err := FromConstant(ty, c.kind, c.text)
+		require.NoError(t, err, c.text)
+		printed := Format(ty, b)
+		back, err := FromConstant(ty, c.kind, printed)
+		require.NoError(t, err, "%s: cqlsh text %q", c.ty, printed)
+		assert.Equal(t, b, back, "%s: %q printed as %q", c.ty, c.text, printed)
+	}
+}
