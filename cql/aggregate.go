@@ -1,0 +1,450 @@
+package cql
+
+import (
+	"encoding/binary"
+	"math"
+	"math/big"
+	"strconv"
+
+	"github.com/minicass/minicass/types"
+)
+
+// This file holds the native aggregates (cql3/functions/AggregateFcts):
+// count(*), count(x), min, max, sum and avg, and CAST (CastFcts). Their
+// result types and overflow behaviour follow Cassandra: sum and avg of an
+// integer type have that type and wrap around on overflow as Java's
+// arithmetic does; avg truncates towards zero; count is a bigint.
+
+func isAggregateName(name string) bool {
+	switch name {
+	case "count", "min", "max", "sum", "avg":
+		return true
+	}
+	return false
+}
+
+// countRowsSel is count(*), named "count".
+type countRowsSel struct{}
+
+func (*countRowsSel) name() string       { return "count" }
+func (*countRowsSel) typ() types.Type    { return types.BigintType }
+func (*countRowsSel) aggregate() bool    { return true }
+func (*countRowsSel) newEval() evaluator { return &countEval{} }
+
+type countEval struct {
+	n   int64
+	arg evaluator // nil for count(*)
+}
+
+func (e *countEval) add(q *execution, r *selRow) error {
+	if e.arg == nil {
+		e.n++
+		return nil
+	}
+	e.arg.reset()
+	if err := e.arg.add(q, r); err != nil {
+		return err
+	}
+	v, err := e.arg.out(q)
+	if err != nil {
+		return err
+	}
+	if v != nil {
+		e.n++
+	}
+	return nil
+}
+
+func (e *countEval) out(*execution) ([]byte, error) { return int64Bytes(e.n), nil }
+func (e *countEval) reset()                         { e.n = 0 }
+
+// aggSel is count(x), min(x), max(x), sum(x) or avg(x).
+type aggSel struct {
+	fn  string
+	arg selector
+	ret types.Type
+}
+
+func newAggregateSel(fn string, arg selector) (selector, error) {
+	t := arg.typ()
+	s := &aggSel{fn: fn, arg: arg, ret: t}
+	switch fn {
+	case "count":
+		s.ret = types.BigintType
+	case "sum", "avg":
+		switch t.Kind {
+		case types.Tinyint, types.Smallint, types.Int, types.Bigint, types.Float, types.Double, types.Varint, types.Decimal, types.Counter:
+			if t.Kind == types.Counter {
+				s.ret = types.BigintType
+			}
+		default:
+			return nil, invalidf("Invalid call to function %s, none of its type signatures match (known type signatures: system.%s : (tinyint) -> tinyint, system.%s : (smallint) -> smallint, system.%s : (int) -> int, system.%s : (bigint) -> bigint, system.%s : (float) -> float, system.%s : (double) -> double, system.%s : (decimal) -> decimal, system.%s : (varint) -> varint, system.%s : (counter) -> bigint)", fn, fn, fn, fn, fn, fn, fn, fn, fn, fn)
+		}
+	}
+	return s, nil
+}
+
+func (s *aggSel) name() string    { return "system." + s.fn + "(" + s.arg.name() + ")" }
+func (s *aggSel) typ() types.Type { return s.ret }
+func (s *aggSel) aggregate() bool { return true }
+func (s *aggSel) newEval() evaluator {
+	if s.fn == "count" {
+		return &countEval{arg: s.arg.newEval()}
+	}
+	return &aggEval{s: s, arg: s.arg.newEval()}
+}
+
+type aggEval struct {
+	s     *aggSel
+	arg   evaluator
+	best  []byte // min / max
+	n     int64
+	isum  *big.Int // integer sums (wrapped at output)
+	fsum  float64
+	fcomp float64 // Kahan compensation, as Cassandra sums floating point
+	dsum  *big.Rat
+	dscal int32
+}
+
+func (e *aggEval) reset() {
+	e.best, e.n, e.isum, e.fsum, e.fcomp, e.dsum, e.dscal = nil, 0, nil, 0, 0, nil, 0
+}
+
+func (e *aggEval) add(q *execution, r *selRow) error {
+	e.arg.reset()
+	if err := e.arg.add(q, r); err != nil {
+		return err
+	}
+	v, err := e.arg.out(q)
+	if err != nil || v == nil {
+		return err
+	}
+	t := e.s.arg.typ()
+	switch e.s.fn {
+	case "min":
+		if e.best == nil || types.Compare(t, v, e.best) < 0 {
+			e.best = v
+		}
+		return nil
+	case "max":
+		if e.best == nil || types.Compare(t, v, e.best) > 0 {
+			e.best = v
+		}
+		return nil
+	}
+	if len(v) == 0 {
+		return nil
+	}
+	e.n++
+	switch t.Kind {
+	case types.Float, types.Double:
+		f := floatOf(t, v)
+		y := f - e.fcomp
+		s := e.fsum + y
+		e.fcomp = (s - e.fsum) - y
+		e.fsum = s
+	case types.Decimal:
+		d, ok := decimalOf(v)
+		if !ok {
+			return nil
+		}
+		if e.dsum == nil {
+			e.dsum = new(big.Rat)
+		}
+		e.dsum.Add(e.dsum, d.Rat())
+		if d.Scale > e.dscal {
+			e.dscal = d.Scale
+		}
+	default:
+		if e.isum == nil {
+			e.isum = new(big.Int)
+		}
+		e.isum.Add(e.isum, intOf(t, v))
+	}
+	return nil
+}
+
+func (e *aggEval) out(*execution) ([]byte, error) {
+	if e.s.fn == "min" || e.s.fn == "max" {
+		return e.best, nil
+	}
+	t := e.s.arg.typ()
+	avg := e.s.fn == "avg"
+	switch t.Kind {
+	case types.Float, types.Double:
+		f := e.fsum
+		if avg {
+			if e.n == 0 {
+				f = 0
+			} else {
+				f /= float64(e.n)
+			}
+		}
+		return floatBytes(t, f), nil
+	case types.Decimal:
+		sum := e.dsum
+		if sum == nil {
+			sum = new(big.Rat)
+		}
+		if avg && e.n > 0 {
+			sum = new(big.Rat).Quo(sum, new(big.Rat).SetInt64(e.n))
+		}
+		return ratDecimal(sum, e.dscal, avg), nil
+	}
+	sum := e.isum
+	if sum == nil {
+		sum = new(big.Int)
+	}
+	if avg && e.n > 0 {
+		sum = new(big.Int).Quo(sum, big.NewInt(e.n)) // truncates towards zero, as Java
+	}
+	return intBytes(e.s.ret, sum), nil
+}
+
+// intOf decodes an integer value of type t.
+func intOf(t types.Type, v []byte) *big.Int {
+	switch t.Kind {
+	case types.Varint:
+		return varintOf(v)
+	}
+	var x int64
+	switch len(v) {
+	case 1:
+		x = int64(int8(v[0]))
+	case 2:
+		x = int64(int16(binary.BigEndian.Uint16(v)))
+	case 4:
+		x = int64(int32(binary.BigEndian.Uint32(v)))
+	case 8:
+		x = int64(binary.BigEndian.Uint64(v))
+	}
+	return big.NewInt(x)
+}
+
+func varintOf(v []byte) *big.Int {
+	x := new(big.Int).SetBytes(v)
+	if len(v) > 0 && v[0]&0x80 != 0 {
+		x.Sub(x, new(big.Int).Lsh(big.NewInt(1), uint(8*len(v))))
+	}
+	return x
+}
+
+// intBytes serializes x as type t, wrapping around like Java's narrowing.
+func intBytes(t types.Type, x *big.Int) []byte {
+	if t.Kind == types.Varint {
+		return varintBytes(x)
+	}
+	// Low 64 bits, two's complement.
+	m := new(big.Int).And(x, new(big.Int).SetUint64(math.MaxUint64))
+	u := m.Uint64()
+	switch t.Kind {
+	case types.Tinyint:
+		return []byte{byte(u)}
+	case types.Smallint:
+		return binary.BigEndian.AppendUint16(nil, uint16(u))
+	case types.Int:
+		return binary.BigEndian.AppendUint32(nil, uint32(u))
+	}
+	return binary.BigEndian.AppendUint64(nil, u)
+}
+
+func varintBytes(x *big.Int) []byte {
+	if x.Sign() == 0 {
+		return []byte{0}
+	}
+	if x.Sign() > 0 {
+		b := x.Bytes()
+		if b[0]&0x80 != 0 {
+			b = append([]byte{0}, b...)
+		}
+		return b
+	}
+	// Two's complement of a negative number in the minimal length.
+	n := len(x.Bytes()) + 1
+	m := new(big.Int).Add(new(big.Int).Lsh(big.NewInt(1), uint(8*n)), x)
+	b := m.Bytes()
+	for len(b) < n {
+		b = append([]byte{0xff}, b...)
+	}
+	for len(b) > 1 && b[0] == 0xff && b[1]&0x80 != 0 {
+		b = b[1:]
+	}
+	return b
+}
+
+func floatOf(t types.Type, v []byte) float64 {
+	if t.Kind == types.Float && len(v) == 4 {
+		return float64(math.Float32frombits(binary.BigEndian.Uint32(v)))
+	}
+	if len(v) == 8 {
+		return math.Float64frombits(binary.BigEndian.Uint64(v))
+	}
+	return 0
+}
+
+func floatBytes(t types.Type, f float64) []byte {
+	if t.Kind == types.Float {
+		return binary.BigEndian.AppendUint32(nil, math.Float32bits(float32(f)))
+	}
+	return binary.BigEndian.AppendUint64(nil, math.Float64bits(f))
+}
+
+func decimalOf(v []byte) (types.DecimalValue, bool) {
+	if len(v) < 4 {
+		return types.DecimalValue{}, false
+	}
+	return types.DecimalValue{Scale: int32(binary.BigEndian.Uint32(v)), Unscaled: varintOf(v[4:])}, true
+}
+
+// ratDecimal serializes r as a decimal with the given scale (sum), or for
+// avg with up to 34 significant digits (Java's MathContext.DECIMAL128).
+func ratDecimal(r *big.Rat, scale int32, avg bool) []byte {
+	if avg && !r.IsInt() {
+		s := r.FloatString(34)
+		d, ok := types.ParseDecimal(trimZeros(s))
+		if ok {
+			return append(binary.BigEndian.AppendUint32(nil, uint32(d.Scale)), varintBytes(d.Unscaled)...)
+		}
+	}
+	num := new(big.Int).Mul(r.Num(), new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale)), nil))
+	num.Quo(num, r.Denom())
+	out := binary.BigEndian.AppendUint32(nil, uint32(scale))
+	return append(out, varintBytes(num)...)
+}
+
+func trimZeros(s string) string {
+	for len(s) > 1 && s[len(s)-1] == '0' {
+		s = s[:len(s)-1]
+	}
+	if s[len(s)-1] == '.' {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// newCastSel compiles CAST(arg AS to). Numeric types convert to each other
+// (Java's narrowing for integers, truncation for floating point), and every
+// type converts to text and ascii.
+func newCastSel(arg selector, to types.Type) (selector, error) {
+	from := arg.typ()
+	s := &castSel{arg: arg, to: to}
+	numeric := func(k types.Kind) bool {
+		switch k {
+		case types.Tinyint, types.Smallint, types.Int, types.Bigint, types.Float, types.Double, types.Varint, types.Decimal, types.Counter:
+			return true
+		}
+		return false
+	}
+	switch {
+	case from.Equal(to):
+		s.conv = func(b []byte) ([]byte, error) { return b, nil }
+	case to.Kind == types.Text || to.Kind == types.Ascii:
+		s.conv = func(b []byte) ([]byte, error) { return []byte(castText(from, b)), nil }
+	case numeric(from.Kind) && numeric(to.Kind):
+		s.conv = func(b []byte) ([]byte, error) { return castNumber(from, to, b), nil }
+	case from.Kind == types.TimeUUID && to.Kind == types.Timestamp:
+		fn, _ := lookupFunction("totimestamp", []types.Type{from})
+		s.conv = func(b []byte) ([]byte, error) { return fn.impl(nil, [][]byte{b}) }
+	case from.Kind == types.TimeUUID && to.Kind == types.Date, from.Kind == types.Timestamp && to.Kind == types.Date:
+		fn, _ := lookupFunction("todate", []types.Type{from})
+		s.conv = func(b []byte) ([]byte, error) { return fn.impl(nil, [][]byte{b}) }
+	case from.Kind == types.Date && to.Kind == types.Timestamp:
+		fn, _ := lookupFunction("totimestamp", []types.Type{from})
+		s.conv = func(b []byte) ([]byte, error) { return fn.impl(nil, [][]byte{b}) }
+	default:
+		return nil, invalidf("%s cannot be cast to %s", from, to)
+	}
+	return s, nil
+}
+
+// castText renders a value as CAST(x AS text) does.
+func castText(t types.Type, b []byte) string {
+	switch t.Kind {
+	case types.Text, types.Ascii:
+		return string(b)
+	case types.Float, types.Double:
+		f := floatOf(t, b)
+		bits := 64
+		if t.Kind == types.Float {
+			bits = 32
+		}
+		s := strconv.FormatFloat(f, 'G', -1, bits)
+		if !containsAny(s, ".EN") {
+			s += ".0"
+		}
+		return s
+	}
+	j := types.AppendJSON(nil, t, b)
+	if len(j) >= 2 && j[0] == '"' && j[len(j)-1] == '"' {
+		return string(j[1 : len(j)-1])
+	}
+	return string(j)
+}
+
+func containsAny(s, chars string) bool {
+	for i := 0; i < len(s); i++ {
+		for j := 0; j < len(chars); j++ {
+			if s[i] == chars[j] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func castNumber(from, to types.Type, b []byte) []byte {
+	if len(b) == 0 {
+		return nil
+	}
+	var r *big.Rat
+	var f float64
+	isFloat := false
+	switch from.Kind {
+	case types.Float, types.Double:
+		f, isFloat = floatOf(from, b), true
+	case types.Decimal:
+		d, ok := decimalOf(b)
+		if !ok {
+			return nil
+		}
+		r = d.Rat()
+	default:
+		r = new(big.Rat).SetInt(intOf(from, b))
+	}
+	switch to.Kind {
+	case types.Float, types.Double:
+		if !isFloat {
+			f, _ = r.Float64()
+		}
+		return floatBytes(to, f)
+	case types.Decimal:
+		if isFloat {
+			d, ok := types.ParseDecimal(strconv.FormatFloat(f, 'f', -1, 64))
+			if !ok {
+				return nil
+			}
+			return append(binary.BigEndian.AppendUint32(nil, uint32(d.Scale)), varintBytes(d.Unscaled)...)
+		}
+		if r.IsInt() {
+			return append(binary.BigEndian.AppendUint32(nil, 0), varintBytes(r.Num())...)
+		}
+		return b
+	}
+	var i *big.Int
+	if isFloat {
+		// Java's (long) d saturates; NaN becomes 0.
+		switch {
+		case math.IsNaN(f):
+			i = new(big.Int)
+		case f >= math.MaxInt64:
+			i = big.NewInt(math.MaxInt64)
+		case f <= math.MinInt64:
+			i = big.NewInt(math.MinInt64)
+		default:
+			i = big.NewInt(int64(f))
+		}
+	} else {
+		i = new(big.Int).Quo(r.Num(), r.Denom())
+	}
+	return intBytes(to, i)
+}

@@ -1,0 +1,1258 @@
+package cql
+
+import (
+	"bytes"
+	"sort"
+	"strings"
+
+	"github.com/minicass/minicass/cql/parser"
+	"github.com/minicass/minicass/data"
+	"github.com/minicass/minicass/partitioner"
+	"github.com/minicass/minicass/schema"
+	"github.com/minicass/minicass/types"
+)
+
+// This file analyses a WHERE clause the way Cassandra 4.1's
+// StatementRestrictions does: it sorts relations into partition key,
+// token, clustering and filtering restrictions, checks them with Cassandra's
+// rules and error texts, and at execution turns them into the list of
+// partition keys (or a token range), the clustering slices to read, and the
+// residual row filters.
+
+// filteringMsg is Cassandra's REQUIRES_ALLOW_FILTERING_MESSAGE.
+const filteringMsg = "Cannot execute this query as it might involve data filtering and thus may have unpredictable performance. If you want to execute this query despite the performance unpredictability, use ALLOW FILTERING"
+
+// whereValues is an EQ or IN restriction of one column: one term for EQ,
+// several for IN (...), or a marker bound to a list for IN ?.
+type whereValues struct {
+	col    *schema.Column
+	in     bool
+	terms  []term
+	marker term // IN ?: evaluates to a list<type>
+}
+
+// eval returns the restricted values, checking nulls and unset values with
+// Cassandra's texts. IN values may repeat; callers sort and deduplicate.
+func (w *whereValues) eval(q *execution) ([][]byte, error) {
+	if w.marker != nil {
+		v, err := w.marker.eval(q)
+		if err != nil {
+			return nil, err
+		}
+		if v.Unset {
+			return nil, invalidf("Invalid unset value for column %s", w.col.Name)
+		}
+		if v.Bytes == nil {
+			return nil, invalidf("Invalid null value for column %s", w.col.Name)
+		}
+		elems, err := types.DecodeCollection(types.ListOf(w.col.Type, false), v.Bytes)
+		if err != nil {
+			return nil, invalidf("Invalid list value for in(%s): %v", w.col.Name, err)
+		}
+		for _, e := range elems {
+			if e == nil {
+				return nil, invalidf("Invalid null value in condition for column %s", w.col.Name)
+			}
+		}
+		return elems, nil
+	}
+	out := make([][]byte, 0, len(w.terms))
+	for _, t := range w.terms {
+		v, err := t.eval(q)
+		if err != nil {
+			return nil, err
+		}
+		if v.Unset {
+			return nil, invalidf("Invalid unset value for column %s", w.col.Name)
+		}
+		if v.Bytes == nil {
+			return nil, invalidf("Invalid null value in condition for column %s", w.col.Name)
+		}
+		out = append(out, v.Bytes)
+	}
+	return out, nil
+}
+
+// tupleValues is a multi-column EQ or IN restriction: (c1, c2) = (..) or
+// (c1, c2) IN ((..), (..)) or IN ?.
+type tupleValues struct {
+	cols   []*schema.Column
+	in     bool
+	tuples [][]term // literal tuples, one term per column
+	whole  []term   // markers standing for a whole tuple
+	marker term     // IN ?: a list of tuples
+}
+
+func (w *tupleValues) eval(q *execution) ([][][]byte, error) {
+	var out [][][]byte
+	ttyp := tupleTypeOf(w.cols)
+	decodeTuple := func(b []byte) ([][]byte, error) {
+		fields, err := types.DecodeTuple(ttyp, b)
+		if err != nil {
+			return nil, invalidf("Invalid tuple value: %v", err)
+		}
+		return fields, nil
+	}
+	switch {
+	case w.marker != nil:
+		v, err := w.marker.eval(q)
+		if err != nil {
+			return nil, err
+		}
+		if v.Unset {
+			return nil, invalidf("Invalid unset value for tuple %s", tupleName(w.cols))
+		}
+		if v.Bytes == nil {
+			return nil, invalidf("Invalid null value for tuple %s", tupleName(w.cols))
+		}
+		elems, err := types.DecodeCollection(types.ListOf(ttyp, false), v.Bytes)
+		if err != nil {
+			return nil, invalidf("Invalid list value for in(%s): %v", tupleName(w.cols), err)
+		}
+		for _, e := range elems {
+			f, err := decodeTuple(e)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, f)
+		}
+	default:
+		for _, t := range w.whole {
+			v, err := t.eval(q)
+			if err != nil {
+				return nil, err
+			}
+			if v.Unset {
+				return nil, invalidf("Invalid unset value for tuple %s", tupleName(w.cols))
+			}
+			if v.Bytes == nil {
+				return nil, invalidf("Invalid null value for tuple %s", tupleName(w.cols))
+			}
+			f, err := decodeTuple(v.Bytes)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, f)
+		}
+		for _, tuple := range w.tuples {
+			vals := make([][]byte, len(tuple))
+			for i, t := range tuple {
+				v, err := t.eval(q)
+				if err != nil {
+					return nil, err
+				}
+				if v.Unset {
+					return nil, invalidf("Invalid unset value for column %s", w.cols[i].Name)
+				}
+				vals[i] = v.Bytes
+			}
+			out = append(out, vals)
+		}
+	}
+	for _, vals := range out {
+		for i, v := range vals {
+			if v == nil {
+				return nil, invalidf("Invalid null value in condition for column %s", w.cols[i].Name)
+			}
+		}
+	}
+	return out, nil
+}
+
+func tupleTypeOf(cols []*schema.Column) types.Type {
+	ps := make([]types.Type, len(cols))
+	for i, c := range cols {
+		ps[i] = c.Type
+	}
+	return types.Type{Kind: types.Tuple, Params: ps}
+}
+
+func tupleName(cols []*schema.Column) string {
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = c.Name
+	}
+	return "(" + strings.Join(names, ",") + ")"
+}
+
+// sliceBound is one side of a slice: a single value or a tuple of values
+// for cols (a prefix of the clustering columns starting at the slice's first
+// column).
+type sliceBound struct {
+	cols  []*schema.Column
+	incl  bool
+	terms []term // one per column
+	whole term   // a marker standing for the whole tuple
+	multi bool
+	rel   string // the relation's text, for error messages
+}
+
+func (b *sliceBound) eval(q *execution) ([][]byte, error) {
+	if b.whole != nil {
+		v, err := b.whole.eval(q)
+		if err != nil {
+			return nil, err
+		}
+		if v.Unset {
+			return nil, invalidf("Invalid unset value for tuple %s", tupleName(b.cols))
+		}
+		if v.Bytes == nil {
+			return nil, invalidf("Invalid null value for tuple %s", tupleName(b.cols))
+		}
+		fields, err := types.DecodeTuple(tupleTypeOf(b.cols), v.Bytes)
+		if err != nil {
+			return nil, invalidf("Invalid tuple value: %v", err)
+		}
+		for i, f := range fields {
+			if f == nil {
+				return nil, invalidf("Invalid null value in condition for column %s", b.cols[i].Name)
+			}
+		}
+		return fields, nil
+	}
+	out := make([][]byte, len(b.terms))
+	for i, t := range b.terms {
+		v, err := t.eval(q)
+		if err != nil {
+			return nil, err
+		}
+		if v.Unset {
+			return nil, invalidf("Invalid unset value for column %s", b.cols[i].Name)
+		}
+		if v.Bytes == nil {
+			return nil, invalidf("Invalid null value in condition for column %s", b.cols[i].Name)
+		}
+		out[i] = v.Bytes
+	}
+	return out, nil
+}
+
+// ckPart is the restriction of one or more consecutive clustering columns
+// starting at position first: EQ/IN on one column, multi-column EQ/IN, or a
+// slice (single or multi-column).
+type ckPart struct {
+	first        int
+	single       *whereValues
+	tuple        *tupleValues
+	lower, upper *sliceBound
+	multi        bool
+}
+
+func (p *ckPart) isSlice() bool { return p.lower != nil || p.upper != nil }
+
+func (p *ckPart) isIn() bool {
+	return (p.single != nil && p.single.in) || (p.tuple != nil && p.tuple.in)
+}
+
+// width is the number of clustering columns the part covers.
+func (p *ckPart) width() int {
+	switch {
+	case p.single != nil:
+		return 1
+	case p.tuple != nil:
+		return len(p.tuple.cols)
+	}
+	n := 0
+	if p.lower != nil {
+		n = len(p.lower.cols)
+	}
+	if p.upper != nil && len(p.upper.cols) > n {
+		n = len(p.upper.cols)
+	}
+	return n
+}
+
+// tokenBound is one side of a token restriction.
+type tokenBound struct {
+	t    term
+	incl bool
+}
+
+// whereClause is a compiled WHERE clause of a SELECT.
+type whereClause struct {
+	tbl            *schema.Table
+	allowFiltering bool
+
+	// pk holds, per partition key column, its EQ/IN restriction (nil if none).
+	pk []*whereValues
+	// pkComplete is set when every partition key column has EQ or IN.
+	pkComplete bool
+	// pkIn is set when a partition key column is restricted by IN.
+	pkIn bool
+	// tokenEq, tokenLower and tokenUpper are the token restrictions.
+	tokenEq             term
+	tokenLower, tokenUp *tokenBound
+	// parts are the clustering restrictions by first column; prefix is the
+	// number of parts usable to compute slices (the rest filter rows).
+	parts  []*ckPart
+	prefix int
+	// filters are evaluated on each row (ALLOW FILTERING).
+	filters []rowFilter
+	// ckRestricted is set when any clustering column is restricted.
+	ckRestricted bool
+	// nonPK is set when a static or regular column is restricted.
+	nonPK bool
+	// restricted records every restricted column by name.
+	restricted map[string]bool
+}
+
+// hasToken reports whether the partition token is restricted.
+func (w *whereClause) hasToken() bool {
+	return w.tokenEq != nil || w.tokenLower != nil || w.tokenUp != nil
+}
+
+// isKeyRange reports whether the query scans a token range rather than
+// reading a list of partitions.
+func (w *whereClause) isKeyRange() bool { return !w.pkComplete }
+
+// eqRestricted reports whether column position pos of the clustering key is
+// restricted by a single-value EQ (used by ORDER BY and GROUP BY rules).
+func (w *whereClause) ckEq(pos int) bool {
+	for _, p := range w.parts {
+		if p.first <= pos && pos < p.first+p.width() {
+			if p.single != nil && !p.single.in {
+				return true
+			}
+			if p.tuple != nil && !p.tuple.in {
+				return true
+			}
+			return false
+		}
+	}
+	return false
+}
+
+// pkEq reports whether partition key column pos is restricted by EQ.
+func (w *whereClause) pkEq(pos int) bool {
+	return pos < len(w.pk) && w.pk[pos] != nil && !w.pk[pos].in
+}
+
+// compileWhere analyses the relations of a SELECT on tbl.
+func (c *compileCtx) compileWhere(tbl *schema.Table, where []parser.Relation, allowFiltering bool) (*whereClause, error) {
+	w := &whereClause{tbl: tbl, allowFiltering: allowFiltering, pk: make([]*whereValues, len(tbl.PartitionKey())), restricted: map[string]bool{}}
+	var pkSliced bool
+	var tokenCols string
+	for _, rel := range where {
+		switch r := rel.(type) {
+		case *parser.ColumnRelation:
+			sliced, err := c.addColumnRelation(w, r)
+			if err != nil {
+				return nil, err
+			}
+			pkSliced = pkSliced || sliced
+		case *parser.TupleRelation:
+			if err := c.addTupleRelation(w, r); err != nil {
+				return nil, err
+			}
+		case *parser.TokenRelation:
+			cols, err := c.addTokenRelation(w, r)
+			if err != nil {
+				return nil, err
+			}
+			tokenCols = cols
+		}
+	}
+	// Partition key.
+	pkAny, pkAll := pkSliced, true
+	for i, v := range w.pk {
+		if v != nil {
+			pkAny = true
+			if v.in {
+				w.pkIn = true
+			}
+		} else {
+			pkAll = false
+		}
+		_ = i
+	}
+	if w.hasToken() && pkAny {
+		return nil, invalidf("Columns \"%s\" cannot be restricted by both a normal relation and a token relation", tokenCols)
+	}
+	w.pkComplete = pkAll && !pkSliced
+	if pkAny && !w.pkComplete {
+		if !allowFiltering {
+			return nil, invalidf(filteringMsg)
+		}
+		// Scan and filter on the key components.
+		for _, v := range w.pk {
+			if v != nil {
+				w.filters = append(w.filters, &valuesFilter{col: v.col, vals: v})
+			}
+		}
+		w.pkIn = false
+	}
+	// Clustering columns.
+	sort.SliceStable(w.parts, func(i, j int) bool { return w.parts[i].first < w.parts[j].first })
+	ck := tbl.ClusteringColumns()
+	next := 0
+	w.prefix = len(w.parts)
+	var prev *ckPart
+	for i, p := range w.parts {
+		w.ckRestricted = true
+		if p.first > next {
+			if !allowFiltering {
+				if prev != nil && prev.isSlice() {
+					return nil, invalidf("Clustering column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)", ck[p.first].Name, ck[next-1].Name)
+				}
+				return nil, invalidf("PRIMARY KEY column \"%s\" cannot be restricted as preceding column \"%s\" is not restricted", ck[p.first].Name, ck[next].Name)
+			}
+			if w.prefix > i {
+				w.prefix = i
+			}
+		}
+		if prev != nil && prev.isSlice() {
+			if !allowFiltering {
+				return nil, invalidf("Clustering column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)", ck[p.first].Name, ck[prev.first].Name)
+			}
+			if w.prefix > i {
+				w.prefix = i
+			}
+		}
+		end := p.first + p.width()
+		if end > next {
+			next = end
+		}
+		if p.first <= next {
+			// contiguous (or overlapping, which merging already refused)
+		}
+		prev = p
+	}
+	if w.ckRestricted && w.isKeyRange() && !allowFiltering {
+		return nil, invalidf(filteringMsg)
+	}
+	// Parts past the usable prefix become row filters.
+	for _, p := range w.parts[w.prefix:] {
+		w.filters = append(w.filters, &ckPartFilter{tbl: tbl, part: p})
+	}
+	if w.nonPK && !allowFiltering {
+		return nil, invalidf(filteringMsg)
+	}
+	return w, nil
+}
+
+// addColumnRelation adds a single-column relation; it reports whether the
+// relation slices a partition key column.
+func (c *compileCtx) addColumnRelation(w *whereClause, r *parser.ColumnRelation) (bool, error) {
+	tbl := w.tbl
+	col := tbl.Column(string(r.Column))
+	if col == nil {
+		return false, invalidf("Undefined column name %s in table %s", r.Column.String(), tbl.QualifiedName())
+	}
+	recv := receiver{ks: tbl.Keyspace, table: tbl.Name, name: col.Name, typ: col.Type}
+	switch r.Op {
+	case parser.OpIsNot:
+		return false, invalidf("Unsupported restriction: %s", r)
+	case parser.OpNeq:
+		return false, invalidf("Unsupported \"!=\" relation: %s", r)
+	case parser.OpLike:
+		return false, invalidf("LIKE restriction is only supported on properly indexed columns. %s is not valid.", r)
+	}
+	w.restricted[col.Name] = true
+	if r.MapKey != nil {
+		if col.Type.Kind != types.Map || !col.Type.IsMultiCell() {
+			if col.Type.Kind != types.Map {
+				return false, invalidf("Column %s cannot be used as a map", col.Name)
+			}
+		}
+		if r.Op != parser.OpEq {
+			return false, invalidf("Unsupported \"%s\" relation: %s", r.Op, r)
+		}
+		kt, err := c.compileTerm(r.MapKey, recv.sub("key("+col.Name+")", col.Type.Params[0]))
+		if err != nil {
+			return false, err
+		}
+		vt, err := c.compileTerm(r.Value, recv.sub("value("+col.Name+")", col.Type.Params[1]))
+		if err != nil {
+			return false, err
+		}
+		w.nonPK = true
+		w.filters = append(w.filters, &mapEntryFilter{col: col, key: kt, val: vt})
+		return false, nil
+	}
+	if r.Op == parser.OpContains || r.Op == parser.OpContainsKey {
+		if !col.Type.IsCollection() {
+			return false, invalidf("Cannot use %s on non-collection column %s", r.Op, col.Name)
+		}
+		var et types.Type
+		name := "value(" + col.Name + ")"
+		switch {
+		case r.Op == parser.OpContainsKey:
+			if col.Type.Kind != types.Map {
+				return false, invalidf("Cannot use CONTAINS KEY on non-map column %s", col.Name)
+			}
+			et, name = col.Type.Params[0], "key("+col.Name+")"
+		case col.Type.Kind == types.Map:
+			et = col.Type.Params[1]
+		default:
+			et = col.Type.Params[0]
+		}
+		t, err := c.compileTerm(r.Value, recv.sub(name, et))
+		if err != nil {
+			return false, err
+		}
+		switch col.Kind {
+		case schema.Clustering:
+			if !w.allowFiltering {
+				return false, invalidf("Clustering columns can only be restricted with CONTAINS with a secondary index or filtering")
+			}
+			w.ckRestricted = true
+		case schema.PartitionKey:
+			if !w.allowFiltering {
+				return false, invalidf(filteringMsg)
+			}
+		default:
+			w.nonPK = true
+		}
+		w.filters = append(w.filters, &containsFilter{col: col, key: r.Op == parser.OpContainsKey, val: t})
+		return false, nil
+	}
+	if col.Type.IsMultiCell() {
+		return false, invalidf("Collection column '%s' (%s) cannot be restricted by a '%s' relation", col.Name, col.Type, r.Op)
+	}
+	var vals *whereValues
+	var bound *sliceBound
+	switch r.Op {
+	case parser.OpEq:
+		t, err := c.compileTerm(r.Value, recv)
+		if err != nil {
+			return false, err
+		}
+		vals = &whereValues{col: col, terms: []term{t}}
+	case parser.OpIn:
+		vals = &whereValues{col: col, in: true}
+		switch v := r.Value.(type) {
+		case *parser.BindMarker:
+			vals.marker = c.bind(v, recv.sub("in("+col.Name+")", types.ListOf(col.Type, false)))
+		case *parser.InList:
+			for _, e := range v.Elems {
+				t, err := c.compileTerm(e, recv)
+				if err != nil {
+					return false, err
+				}
+				vals.terms = append(vals.terms, t)
+			}
+		default:
+			return false, invalidf("Invalid IN relation: %s", r)
+		}
+	case parser.OpLt, parser.OpLte, parser.OpGt, parser.OpGte:
+		t, err := c.compileTerm(r.Value, recv)
+		if err != nil {
+			return false, err
+		}
+		bound = &sliceBound{cols: []*schema.Column{col}, terms: []term{t}, incl: r.Op == parser.OpLte || r.Op == parser.OpGte, rel: r.String()}
+	default:
+		return false, invalidf("Unsupported \"%s\" relation: %s", r.Op, r)
+	}
+	isLower := r.Op == parser.OpGt || r.Op == parser.OpGte
+	switch col.Kind {
+	case schema.PartitionKey:
+		if bound != nil {
+			if !w.allowFiltering {
+				// Reported after all relations are read, as Cassandra does;
+				// remember the slice as a filter either way.
+			}
+			w.filters = append(w.filters, sliceFilterFor(col, bound, isLower))
+			return true, nil
+		}
+		if prev := w.pk[col.Position]; prev != nil {
+			return false, mergeEqError(col.Name, prev.in)
+		}
+		w.pk[col.Position] = vals
+		return false, nil
+	case schema.Clustering:
+		return false, w.addCkSingle(col, vals, bound, isLower)
+	}
+	w.nonPK = true
+	if vals != nil {
+		w.filters = append(w.filters, &valuesFilter{col: col, vals: vals})
+	} else {
+		w.filters = append(w.filters, sliceFilterFor(col, bound, isLower))
+	}
+	return false, nil
+}
+
+func mergeEqError(name string, in bool) error {
+	if in {
+		return invalidf("%s cannot be restricted by more than one relation if it includes a IN", name)
+	}
+	return invalidf("%s cannot be restricted by more than one relation if it includes an Equal", name)
+}
+
+// partAt returns the clustering part covering position pos, or nil.
+func (w *whereClause) partAt(pos int) *ckPart {
+	for _, p := range w.parts {
+		if p.first <= pos && pos < p.first+p.width() {
+			return p
+		}
+	}
+	return nil
+}
+
+func (w *whereClause) addCkSingle(col *schema.Column, vals *whereValues, bound *sliceBound, isLower bool) error {
+	prev := w.partAt(col.Position)
+	if prev == nil {
+		p := &ckPart{first: col.Position, single: vals}
+		if bound != nil {
+			if isLower {
+				p.lower = bound
+			} else {
+				p.upper = bound
+			}
+		}
+		w.parts = append(w.parts, p)
+		return nil
+	}
+	switch {
+	case !prev.isSlice():
+		if prev.multi {
+			if bound != nil {
+				return invalidf("Column \"%s\" cannot be restricted by both an equality and an inequality relation", col.Name)
+			}
+			return mergeEqError(col.Name, prev.isIn())
+		}
+		return mergeEqError(col.Name, prev.isIn())
+	case bound == nil:
+		return invalidf("Column \"%s\" cannot be restricted by both an equality and an inequality relation", col.Name)
+	case prev.multi:
+		return invalidf("Column \"%s\" cannot be restricted by both a tuple notation inequality and a single column inequality (%s)", col.Name, bound.rel)
+	case prev.first != col.Position:
+		return invalidf("Column \"%s\" cannot be restricted by both a tuple notation inequality and a single column inequality (%s)", col.Name, bound.rel)
+	}
+	if isLower {
+		if prev.lower != nil {
+			return invalidf("More than one restriction was found for the start bound on %s", col.Name)
+		}
+		prev.lower = bound
+	} else {
+		if prev.upper != nil {
+			return invalidf("More than one restriction was found for the end bound on %s", col.Name)
+		}
+		prev.upper = bound
+	}
+	return nil
+}
+
+func (c *compileCtx) addTupleRelation(w *whereClause, r *parser.TupleRelation) error {
+	tbl := w.tbl
+	cols := make([]*schema.Column, len(r.Columns))
+	for i, id := range r.Columns {
+		col := tbl.Column(string(id))
+		if col == nil {
+			return invalidf("Undefined column name %s in table %s", id.String(), tbl.QualifiedName())
+		}
+		if col.Kind != schema.Clustering {
+			return invalidf("Multi-column relations can only be applied to clustering columns but was applied to: %s", col.Name)
+		}
+		cols[i] = col
+	}
+	for i := 1; i < len(cols); i++ {
+		if cols[i].Position != cols[i-1].Position+1 {
+			if cols[i].Position < cols[i-1].Position {
+				return invalidf("Clustering columns must appear in the PRIMARY KEY order in multi-column relations: %s", r)
+			}
+			return invalidf("Clustering columns may not be skipped in multi-column relations. They should appear in the PRIMARY KEY order. Got %s", r)
+		}
+	}
+	for _, col := range cols {
+		w.restricted[col.Name] = true
+	}
+	ttyp := tupleTypeOf(cols)
+	trecv := receiver{ks: tbl.Keyspace, table: tbl.Name, name: tupleName(cols), typ: ttyp}
+	compileTuple := func(e parser.Expr) ([]term, term, error) {
+		switch v := e.(type) {
+		case *parser.BindMarker:
+			return nil, c.bind(v, trecv), nil
+		case *parser.TupleLit:
+			if len(v.Elems) != len(cols) {
+				return nil, nil, invalidf("Expected %d elements in value tuple, but got %d: %s", len(cols), len(v.Elems), v)
+			}
+			ts := make([]term, len(cols))
+			for i, el := range v.Elems {
+				t, err := c.compileTerm(el, receiver{ks: tbl.Keyspace, table: tbl.Name, name: cols[i].Name, typ: cols[i].Type})
+				if err != nil {
+					return nil, nil, err
+				}
+				ts[i] = t
+			}
+			return ts, nil, nil
+		}
+		return nil, nil, invalidf("Invalid tuple value %s for %s", e, tupleName(cols))
+	}
+	first := cols[0].Position
+	switch r.Op {
+	case parser.OpEq, parser.OpIn:
+		tv := &tupleValues{cols: cols, in: r.Op == parser.OpIn}
+		if r.Op == parser.OpEq {
+			ts, whole, err := compileTuple(r.Value)
+			if err != nil {
+				return err
+			}
+			if whole != nil {
+				tv.whole = []term{whole}
+			} else {
+				tv.tuples = [][]term{ts}
+			}
+		} else {
+			switch v := r.Value.(type) {
+			case *parser.BindMarker:
+				tv.marker = c.bind(v, trecv.sub("in("+tupleName(cols)+")", types.ListOf(ttyp, false)))
+			case *parser.InList:
+				for _, el := range v.Elems {
+					ts, whole, err := compileTuple(el)
+					if err != nil {
+						return err
+					}
+					if whole != nil {
+						tv.whole = append(tv.whole, whole)
+					} else {
+						tv.tuples = append(tv.tuples, ts)
+					}
+				}
+			default:
+				return invalidf("Invalid IN relation: %s", r)
+			}
+		}
+		for _, col := range cols {
+			if prev := w.partAt(col.Position); prev != nil {
+				if prev.isSlice() {
+					return invalidf("Column \"%s\" cannot be restricted by both an equality and an inequality relation", col.Name)
+				}
+				return mergeEqError(col.Name, prev.isIn())
+			}
+		}
+		w.parts = append(w.parts, &ckPart{first: first, tuple: tv, multi: true})
+		return nil
+	case parser.OpLt, parser.OpLte, parser.OpGt, parser.OpGte:
+		ts, whole, err := compileTuple(r.Value)
+		if err != nil {
+			return err
+		}
+		b := &sliceBound{cols: cols, incl: r.Op == parser.OpLte || r.Op == parser.OpGte, terms: ts, whole: whole, multi: true, rel: r.String()}
+		isLower := r.Op == parser.OpGt || r.Op == parser.OpGte
+		var prev *ckPart
+		for _, col := range cols {
+			if p := w.partAt(col.Position); p != nil {
+				prev = p
+				if !p.isSlice() {
+					return invalidf("Column \"%s\" cannot be restricted by both an equality and an inequality relation", col.Name)
+				}
+				if !p.multi {
+					return invalidf("Column \"%s\" cannot have both tuple-notation inequalities and single-column inequalities: %s", col.Name, r)
+				}
+				if p.first != first {
+					return invalidf("Column \"%s\" cannot be restricted by two tuple-notation inequalities not starting with the same column: %s", col.Name, r)
+				}
+				break
+			}
+		}
+		if prev == nil {
+			p := &ckPart{first: first, multi: true}
+			if isLower {
+				p.lower = b
+			} else {
+				p.upper = b
+			}
+			w.parts = append(w.parts, p)
+			return nil
+		}
+		if isLower {
+			if prev.lower != nil {
+				return invalidf("More than one restriction was found for the start bound on %s", cols[0].Name)
+			}
+			prev.lower = b
+		} else {
+			if prev.upper != nil {
+				return invalidf("More than one restriction was found for the end bound on %s", cols[0].Name)
+			}
+			prev.upper = b
+		}
+		return nil
+	}
+	return invalidf("Unsupported \"%s\" relation: %s", r.Op, r)
+}
+
+// addTokenRelation adds token(k...) op value and returns the column list as
+// Cassandra prints it in messages.
+func (c *compileCtx) addTokenRelation(w *whereClause, r *parser.TokenRelation) (string, error) {
+	tbl := w.tbl
+	pk := tbl.PartitionKey()
+	names := make([]string, len(r.Columns))
+	for i, id := range r.Columns {
+		col := tbl.Column(string(id))
+		if col == nil {
+			return "", invalidf("Undefined column name %s in table %s", id.String(), tbl.QualifiedName())
+		}
+		if col.Kind != schema.PartitionKey {
+			return "", invalidf("The token() function must contains only partition key components")
+		}
+		names[i] = col.Name
+	}
+	if len(r.Columns) != len(pk) {
+		return "", invalidf("The token() function must be applied to all partition key components or none of them")
+	}
+	for i, col := range pk {
+		if names[i] != col.Name {
+			pkNames := make([]string, len(pk))
+			for j, c := range pk {
+				pkNames[j] = c.Name
+			}
+			return "", invalidf("The token function arguments must be in the partition key order: %s", strings.Join(pkNames, ", "))
+		}
+	}
+	for _, n := range names {
+		w.restricted[n] = true
+	}
+	joined := strings.Join(names, ", ")
+	var t term
+	if fc, ok := r.Value.(*parser.FuncCall); ok && fc.Keyspace == "" && strings.EqualFold(string(fc.Name), "token") {
+		if len(fc.Args) != len(pk) {
+			return "", invalidf("Invalid number of arguments in call to function system.token: %d required but %d provided", len(pk), len(fc.Args))
+		}
+		args := make([]term, len(pk))
+		for i, a := range fc.Args {
+			at, err := c.compileTerm(a, receiver{ks: tbl.Keyspace, table: tbl.Name, name: pk[i].Name, typ: pk[i].Type})
+			if err != nil {
+				return "", err
+			}
+			args[i] = at
+		}
+		t = tokenOfTerm{tbl: tbl, args: args}
+	} else {
+		var err error
+		t, err = c.compileTerm(r.Value, receiver{ks: tbl.Keyspace, table: tbl.Name, name: "partition key token", typ: types.BigintType})
+		if err != nil {
+			return "", err
+		}
+	}
+	switch r.Op {
+	case parser.OpEq:
+		if w.tokenEq != nil {
+			return "", mergeEqError(joined, false)
+		}
+		if w.tokenLower != nil || w.tokenUp != nil {
+			return "", invalidf("Columns \"%s\" cannot be restricted by both an equality and an inequality relation", joined)
+		}
+		w.tokenEq = t
+	case parser.OpGt, parser.OpGte:
+		if w.tokenEq != nil {
+			return "", mergeEqError(joined, false)
+		}
+		if w.tokenLower != nil {
+			return "", invalidf("More than one restriction was found for the start bound on %s", joined)
+		}
+		w.tokenLower = &tokenBound{t: t, incl: r.Op == parser.OpGte}
+	case parser.OpLt, parser.OpLte:
+		if w.tokenEq != nil {
+			return "", mergeEqError(joined, false)
+		}
+		if w.tokenUp != nil {
+			return "", invalidf("More than one restriction was found for the end bound on %s", joined)
+		}
+		w.tokenUp = &tokenBound{t: t, incl: r.Op == parser.OpLte}
+	default:
+		return "", invalidf("Unsupported \"%s\" relation: %s", r.Op, r)
+	}
+	return joined, nil
+}
+
+// tokenOfTerm evaluates token(v1, ...) on values: the Murmur3 token of the
+// serialized partition key, as a bigint.
+type tokenOfTerm struct {
+	tbl  *schema.Table
+	args []term
+}
+
+func (t tokenOfTerm) eval(q *execution) (Value, error) {
+	parts := make([][]byte, len(t.args))
+	for i, a := range t.args {
+		v, err := a.eval(q)
+		if err != nil {
+			return Value{}, err
+		}
+		if v.Unset || v.Bytes == nil {
+			return Value{}, invalidf("Invalid null value for partition key part %s", t.tbl.PartitionKey()[i].Name)
+		}
+		parts[i] = v.Bytes
+	}
+	key, err := serializePartitionKey(parts)
+	if err != nil {
+		return Value{}, err
+	}
+	return Value{Bytes: int64Bytes(int64(partitioner.Murmur3(key)))}, nil
+}
+
+// serializePartitionKey builds the partition key bytes from its components
+// (CompositeKey for several), with Cassandra's key validation.
+func serializePartitionKey(parts [][]byte) ([]byte, error) {
+	var key []byte
+	if len(parts) == 1 {
+		key = parts[0]
+	} else {
+		var err error
+		key, err = partitioner.CompositeKey(parts)
+		if err != nil {
+			return nil, invalidf("%v", err)
+		}
+	}
+	if len(key) == 0 {
+		return nil, invalidf("Key may not be empty")
+	}
+	if len(key) > 65535 {
+		return nil, invalidf("Key length of %d is longer than maximum of 65535", len(key))
+	}
+	return key, nil
+}
+
+// partitionKeys returns the serialized partition keys selected by EQ/IN
+// restrictions, sorted by the partition key's type order and without
+// duplicates: Cassandra builds them with a MultiCBuilder into a sorted set
+// (PartitionKeySingleRestrictionSet.values), so k IN (3, 1) reads 1 then 3.
+// It must only be called when pkComplete is set.
+func (w *whereClause) partitionKeys(q *execution) ([][]byte, [][][]byte, error) {
+	pkCols := w.tbl.PartitionKey()
+	sets := make([][][]byte, len(w.pk))
+	for i, v := range w.pk {
+		vals, err := v.eval(q)
+		if err != nil {
+			return nil, nil, err
+		}
+		sets[i] = sortedUnique(pkCols[i].Type, false, vals)
+	}
+	combos := cartesianValues(sets)
+	keys := make([][]byte, 0, len(combos))
+	for _, combo := range combos {
+		k, err := serializePartitionKey(combo)
+		if err != nil {
+			return nil, nil, err
+		}
+		keys = append(keys, k)
+	}
+	return keys, combos, nil
+}
+
+// sortedUnique sorts values by the type's comparator (reversed for desc) and
+// removes duplicates.
+func sortedUnique(t types.Type, desc bool, vals [][]byte) [][]byte {
+	out := append([][]byte(nil), vals...)
+	sort.SliceStable(out, func(i, j int) bool {
+		c := types.Compare(t, out[i], out[j])
+		if desc {
+			return c > 0
+		}
+		return c < 0
+	})
+	n := 0
+	for i, v := range out {
+		if i > 0 && types.Compare(t, v, out[n-1]) == 0 {
+			continue
+		}
+		out[n] = v
+		n++
+	}
+	return out[:n]
+}
+
+func cartesianValues(sets [][][]byte) [][][]byte {
+	out := [][][]byte{{}}
+	for _, set := range sets {
+		next := make([][][]byte, 0, len(out)*len(set))
+		for _, prefix := range out {
+			for _, v := range set {
+				next = append(next, append(append(make([][]byte, 0, len(prefix)+1), prefix...), v))
+			}
+		}
+		out = next
+	}
+	return out
+}
+
+// tokenRange returns the token range selected by token() restrictions (the
+// whole ring without them). empty is set when the range selects nothing,
+// e.g. token(k) > 5 AND token(k) < 3: Cassandra does not wrap around the
+// ring for SELECT.
+func (w *whereClause) tokenRange(q *execution) (tr data.TokenRange, empty bool, err error) {
+	tr = data.FullRing
+	evalTok := func(t term) (int64, error) {
+		v, err := t.eval(q)
+		if err != nil {
+			return 0, err
+		}
+		if v.Unset {
+			return 0, invalidf("Invalid unset value for partition key token")
+		}
+		if v.Bytes == nil {
+			return 0, invalidf("Invalid null token value")
+		}
+		if len(v.Bytes) != 8 {
+			return 0, invalidf("Invalid token value")
+		}
+		return int64(uint64(v.Bytes[0])<<56 | uint64(v.Bytes[1])<<48 | uint64(v.Bytes[2])<<40 | uint64(v.Bytes[3])<<32 |
+			uint64(v.Bytes[4])<<24 | uint64(v.Bytes[5])<<16 | uint64(v.Bytes[6])<<8 | uint64(v.Bytes[7])), nil
+	}
+	const minTok, maxTok = -1 << 63, 1<<63 - 1
+	if w.tokenEq != nil {
+		t, err := evalTok(w.tokenEq)
+		if err != nil {
+			return tr, false, err
+		}
+		return data.TokenRange{Start: t, End: t, StartInclusive: true}, false, nil
+	}
+	if w.tokenLower != nil {
+		t, err := evalTok(w.tokenLower.t)
+		if err != nil {
+			return tr, false, err
+		}
+		// token(k) >= MIN is the whole ring; token(k) > t is (t, ...].
+		tr.Start, tr.StartInclusive = t, w.tokenLower.incl
+	}
+	if w.tokenUp != nil {
+		t, err := evalTok(w.tokenUp.t)
+		if err != nil {
+			return tr, false, err
+		}
+		if !w.tokenUp.incl {
+			if t == minTok {
+				return tr, true, nil
+			}
+			t--
+		}
+		tr.End = t
+	}
+	if tr.Start > tr.End || (tr.Start == tr.End && !tr.StartInclusive) {
+		return tr, true, nil
+	}
+	if !tr.StartInclusive && tr.Start == maxTok {
+		return tr, true, nil
+	}
+	return tr, false, nil
+}
+
+// clusteringPrefixes returns the clustering prefixes fixed by the EQ/IN
+// parts of the usable prefix (sorted in clustering order, deduplicated), and
+// the slice part that follows them (nil if none).
+func (w *whereClause) clusteringPrefixes(q *execution) ([][][]byte, *ckPart, error) {
+	ck := w.tbl.ClusteringColumns()
+	prefixes := [][][]byte{{}}
+	for _, p := range w.parts[:w.prefix] {
+		if p.isSlice() {
+			return prefixes, p, nil
+		}
+		var sets [][][]byte // alternatives for the columns of p
+		if p.single != nil {
+			vals, err := p.single.eval(q)
+			if err != nil {
+				return nil, nil, err
+			}
+			for _, v := range vals {
+				sets = append(sets, [][]byte{v})
+			}
+		} else {
+			tuples, err := p.tuple.eval(q)
+			if err != nil {
+				return nil, nil, err
+			}
+			sets = tuples
+		}
+		next := make([][][]byte, 0, len(prefixes)*len(sets))
+		for _, pre := range prefixes {
+			for _, s := range sets {
+				next = append(next, append(append(make([][]byte, 0, len(pre)+len(s)), pre...), s...))
+			}
+		}
+		prefixes = next
+	}
+	// Sort in clustering order and deduplicate.
+	cols := w.tbl.ClusteringTypes()
+	type enc struct {
+		key  []byte
+		vals [][]byte
+	}
+	encs := make([]enc, 0, len(prefixes))
+	for _, pre := range prefixes {
+		b, err := types.EncodeBound(cols[:len(pre)], pre, types.StartInclusive)
+		if err != nil {
+			return nil, nil, invalidf("%v", unwrapReason(err))
+		}
+		encs = append(encs, enc{b, pre})
+	}
+	sort.SliceStable(encs, func(i, j int) bool { return bytes.Compare(encs[i].key, encs[j].key) < 0 })
+	out := prefixes[:0]
+	for i, e := range encs {
+		if i > 0 && bytes.Equal(e.key, encs[i-1].key) {
+			continue
+		}
+		out = append(out, e.vals)
+	}
+	_ = ck
+	return out, nil, nil
+}
+
+// slices returns the clustering slices to read, sorted and merged, or nil
+// when every row is selected. none is set when no row can match.
+func (w *whereClause) slices(q *execution) (ss data.Slices, none bool, err error) {
+	if w.prefix == 0 {
+		return nil, false, nil
+	}
+	prefixes, slice, err := w.clusteringPrefixes(q)
+	if err != nil {
+		return nil, false, err
+	}
+	if len(prefixes) == 0 {
+		return nil, true, nil
+	}
+	cols := w.tbl.ClusteringTypes()
+	var lower, upper [][]byte
+	if slice != nil {
+		if slice.lower != nil {
+			if lower, err = slice.lower.eval(q); err != nil {
+				return nil, false, err
+			}
+		}
+		if slice.upper != nil {
+			if upper, err = slice.upper.eval(q); err != nil {
+				return nil, false, err
+			}
+		}
+	}
+	for _, pre := range prefixes {
+		all, err := prefixRange(cols, pre)
+		if err != nil {
+			return nil, false, err
+		}
+		if slice == nil {
+			ss = append(ss, all)
+			continue
+		}
+		rs := []data.Slice{all}
+		if slice.lower != nil {
+			lr, err := boundRanges(cols, pre, lower, slice.lower.incl, true)
+			if err != nil {
+				return nil, false, err
+			}
+			rs = intersectRanges(rs, lr)
+		}
+		if slice.upper != nil {
+			ur, err := boundRanges(cols, pre, upper, slice.upper.incl, false)
+			if err != nil {
+				return nil, false, err
+			}
+			rs = intersectRanges(rs, ur)
+		}
+		ss = append(ss, rs...)
+	}
+	ss = mergeRanges(ss)
+	if len(ss) == 0 {
+		return nil, true, nil
+	}
+	return ss, false, nil
+}
+
+// prefixRange is the byte range of every key starting with prefix.
+func prefixRange(cols []types.ClusteringColumn, prefix [][]byte) (data.Slice, error) {
+	s, err := types.EncodeBound(cols[:len(prefix)], prefix, types.StartInclusive)
+	if err != nil {
+		return data.Slice{}, invalidf("%v", unwrapReason(err))
+	}
+	e, err := types.EncodeBound(cols[:len(prefix)], prefix, types.EndInclusive)
+	if err != nil {
+		return data.Slice{}, invalidf("%v", unwrapReason(err))
+	}
+	return data.Slice{Start: s, End: e}, nil
+}
+
+// boundRanges returns the sorted byte ranges of the keys with prefix pre
+// whose following columns compare, as a tuple in value order, above
+// (lower) or below (!lower) vals. A tuple comparison (c1, c2) > (v1, v2) is
+// the union of c1 > v1 and (c1 = v1 AND c2 > v2), plus equality when
+// inclusive; each piece is one column slice after an equality prefix, and a
+// slice on a DESC column is a reversed byte range. So mixed ASC/DESC columns
+// give several ranges.
+func boundRanges(cols []types.ClusteringColumn, pre, vals [][]byte, incl, lower bool) ([]data.Slice, error) {
+	var out []data.Slice
+	for i := range vals {
+		p := append(append(make([][]byte, 0, len(pre)+i+1), pre...), vals[:i]...)
+		col := cols[len(p)]
+		withV := append(append(make([][]byte, 0, len(p)+1), p...), vals[i])
+		last := i == len(vals)-1
+		// The piece "column > v" (lower) or "column < v" (upper); at the
+		// last column, inclusive bounds also take "column = v".
+		inclHere := last && incl
+		all, err := prefixRange(cols, p)
+		if err != nil {
+			return nil, err
+		}
+		var r data.Slice
+		var kind types.BoundKind
+		greaterInBytes := lower != (col.Order == types.Desc) // the piece lies after v in byte order
+		if greaterInBytes {
+			if inclHere {
+				kind = types.StartInclusive
+			} else {
+				kind = types.StartExclusive
+			}
+			b, err := types.EncodeBound(cols[:len(withV)], withV, kind)
+			if err != nil {
+				return nil, invalidf("%v", unwrapReason(err))
+			}
+			r = data.Slice{Start: b, End: all.End}
+		} else {
+			if inclHere {
+				kind = types.EndInclusive
+			} else {
+				kind = types.EndExclusive
+			}
+			b, err := types.EncodeBound(cols[:len(withV)], withV, kind)
+			if err != nil {
+				return nil, invalidf("%v", unwrapReason(err))
+			}
+			r = data.Slice{Start: all.Start, End: b}
+		}
+		out = append(out, r)
+	}
+	return mergeRanges(out), nil
+}
+
+// intersectRanges intersects two sorted lists of disjoint ranges.
+func intersectRanges(a, b []data.Slice) []data.Slice {
+	var out []data.Slice
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		start := a[i].Start
+		if bytes.Compare(b[j].Start, start) > 0 {
+			start = b[j].Start
+		}
+		end := a[i].End
+		if bytes.Compare(b[j].End, end) < 0 {
+			end = b[j].End
+		}
+		if bytes.Compare(start, end) < 0 {
+			out = append(out, data.Slice{Start: start, End: end})
+		}
+		if bytes.Compare(a[i].End, b[j].End) < 0 {
+			i++
+		} else {
+			j++
+		}
+	}
+	return out
+}
+
+// mergeRanges sorts ranges by start and merges overlapping or touching ones;
+// empty ranges are dropped.
+func mergeRanges(rs []data.Slice) []data.Slice {
+	sort.Slice(rs, func(i, j int) bool { return bytes.Compare(rs[i].Start, rs[j].Start) < 0 })
+	var out []data.Slice
+	for _, r := range rs {
+		if bytes.Compare(r.Start, r.End) >= 0 {
+			continue
+		}
+		if n := len(out); n > 0 && bytes.Compare(r.Start, out[n-1].End) <= 0 {
+			if bytes.Compare(r.End, out[n-1].End) > 0 {
+				out[n-1].End = r.End
+			}
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}

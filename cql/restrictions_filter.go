@@ -1,0 +1,228 @@
+package cql
+
+import (
+	"bytes"
+
+	"github.com/minicass/minicass/schema"
+	"github.com/minicass/minicass/types"
+)
+
+// rowFilter is a restriction evaluated on each row read (ALLOW FILTERING,
+// or clustering restrictions that cannot become slices). A null value never
+// matches.
+type rowFilter interface {
+	match(q *execution, r *selRow) (bool, error)
+}
+
+// valuesFilter keeps rows whose column equals one of the values (EQ, IN).
+type valuesFilter struct {
+	col  *schema.Column
+	vals *whereValues
+}
+
+func (f *valuesFilter) match(q *execution, r *selRow) (bool, error) {
+	v := r.value(f.col)
+	if v == nil {
+		return false, nil
+	}
+	vals, err := f.vals.eval(q)
+	if err != nil {
+		return false, err
+	}
+	for _, x := range vals {
+		if types.Compare(f.col.Type, v, x) == 0 {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// sliceFilter keeps rows whose column compares above (lower) or below the
+// bound.
+type sliceFilter struct {
+	col   *schema.Column
+	bound *sliceBound
+	lower bool
+}
+
+func sliceFilterFor(col *schema.Column, b *sliceBound, lower bool) rowFilter {
+	return &sliceFilter{col: col, bound: b, lower: lower}
+}
+
+func (f *sliceFilter) match(q *execution, r *selRow) (bool, error) {
+	v := r.value(f.col)
+	if v == nil {
+		return false, nil
+	}
+	bv, err := f.bound.eval(q)
+	if err != nil {
+		return false, err
+	}
+	return cmpOK(types.Compare(f.col.Type, v, bv[0]), f.lower, f.bound.incl), nil
+}
+
+func cmpOK(c int, lower, incl bool) bool {
+	if c == 0 {
+		return incl
+	}
+	return (c > 0) == lower
+}
+
+// containsFilter is CONTAINS / CONTAINS KEY on a collection.
+type containsFilter struct {
+	col *schema.Column
+	key bool
+	val term
+}
+
+func (f *containsFilter) match(q *execution, r *selRow) (bool, error) {
+	v := r.value(f.col)
+	if v == nil {
+		return false, nil
+	}
+	x, err := f.val.eval(q)
+	if err != nil {
+		return false, err
+	}
+	if x.Unset {
+		return false, invalidf("Invalid unset value for column %s", f.col.Name)
+	}
+	if x.Bytes == nil {
+		return false, invalidf("Invalid null value for column %s", f.col.Name)
+	}
+	elems, err := types.DecodeCollection(f.col.Type, v)
+	if err != nil {
+		return false, nil
+	}
+	t := f.col.Type
+	switch {
+	case t.Kind == types.Map && f.key:
+		for i := 0; i+1 < len(elems); i += 2 {
+			if types.Compare(t.Params[0], elems[i], x.Bytes) == 0 {
+				return true, nil
+			}
+		}
+	case t.Kind == types.Map:
+		for i := 0; i+1 < len(elems); i += 2 {
+			if types.Compare(t.Params[1], elems[i+1], x.Bytes) == 0 {
+				return true, nil
+			}
+		}
+	default:
+		for _, e := range elems {
+			if types.Compare(t.Params[0], e, x.Bytes) == 0 {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
+
+// mapEntryFilter is m[key] = value.
+type mapEntryFilter struct {
+	col      *schema.Column
+	key, val term
+}
+
+func (f *mapEntryFilter) match(q *execution, r *selRow) (bool, error) {
+	v := r.value(f.col)
+	if v == nil {
+		return false, nil
+	}
+	k, err := f.key.eval(q)
+	if err != nil {
+		return false, err
+	}
+	x, err := f.val.eval(q)
+	if err != nil {
+		return false, err
+	}
+	if k.Unset || x.Unset {
+		return false, invalidf("Invalid unset value for column %s", f.col.Name)
+	}
+	if k.Bytes == nil {
+		return false, invalidf("Invalid null value for map key of column %s", f.col.Name)
+	}
+	elems, err := types.DecodeCollection(f.col.Type, v)
+	if err != nil {
+		return false, nil
+	}
+	for i := 0; i+1 < len(elems); i += 2 {
+		if types.Compare(f.col.Type.Params[0], elems[i], k.Bytes) == 0 {
+			return x.Bytes != nil && types.Compare(f.col.Type.Params[1], elems[i+1], x.Bytes) == 0, nil
+		}
+	}
+	return false, nil
+}
+
+// ckPartFilter evaluates a clustering restriction on the row's clustering
+// values (multi-column slices compare tuples in value order).
+type ckPartFilter struct {
+	tbl  *schema.Table
+	part *ckPart
+}
+
+func (f *ckPartFilter) match(q *execution, r *selRow) (bool, error) {
+	if r.ck == nil {
+		return false, nil
+	}
+	ck := f.tbl.ClusteringColumns()
+	p := f.part
+	switch {
+	case p.single != nil:
+		vals, err := p.single.eval(q)
+		if err != nil {
+			return false, err
+		}
+		for _, v := range vals {
+			if types.Compare(ck[p.first].Type, r.ck[p.first], v) == 0 {
+				return true, nil
+			}
+		}
+		return false, nil
+	case p.tuple != nil:
+		tuples, err := p.tuple.eval(q)
+		if err != nil {
+			return false, err
+		}
+		for _, t := range tuples {
+			if compareTuple(ck[p.first:], r.ck[p.first:], t) == 0 {
+				return true, nil
+			}
+		}
+		return false, nil
+	}
+	if p.lower != nil {
+		vals, err := p.lower.eval(q)
+		if err != nil {
+			return false, err
+		}
+		if !cmpOK(compareTuple(ck[p.first:], r.ck[p.first:], vals), true, p.lower.incl) {
+			return false, nil
+		}
+	}
+	if p.upper != nil {
+		vals, err := p.upper.eval(q)
+		if err != nil {
+			return false, err
+		}
+		if !cmpOK(compareTuple(ck[p.first:], r.ck[p.first:], vals), false, p.upper.incl) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// compareTuple compares the row's values with a (possibly shorter) tuple in
+// value order, column by column; a row equal on the tuple's length compares
+// equal.
+func compareTuple(cols []*schema.Column, row, tuple [][]byte) int {
+	for i, t := range tuple {
+		if c := types.Compare(cols[i].Type, row[i], t); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+var _ = bytes.Compare

@@ -1,0 +1,244 @@
+package cql
+
+import (
+	"github.com/minicass/minicass/cql/parser"
+	"github.com/minicass/minicass/schema"
+	"github.com/minicass/minicass/types"
+)
+
+// selectPlan is a compiled SELECT.
+type selectPlan struct {
+	tbl   *schema.Table
+	where *whereClause
+	sels  []selector
+	specs []ColumnSpec
+	bspec []ColumnSpec
+	pkIdx []uint16
+
+	json, distinct bool
+	// aggregate is set when the selection has aggregates.
+	aggregate bool
+	// groupBy is the number of primary key columns (partition key first,
+	// then clustering) that define a group; 0 without GROUP BY.
+	groupBy int
+	// reversed reads clustering order backwards (ORDER BY flips it).
+	reversed bool
+	// postSort is set for ORDER BY with IN on the partition key: rows of
+	// all partitions are merged in the requested order.
+	postSort bool
+	// staticRows applies the "static row only" rule: a partition with
+	// static data and no live row returns one row of key and statics.
+	staticRows bool
+
+	limit, perPartitionLimit term
+}
+
+func (p *selectPlan) binds() []ColumnSpec   { return p.bspec }
+func (p *selectPlan) columns() []ColumnSpec { return p.specs }
+func (p *selectPlan) pkIndexes() []uint16   { return p.pkIdx }
+
+// compileSelect validates a SELECT against the schema and compiles it.
+func (s *Session) compileSelect(st *parser.Select) (plan, error) {
+	tbl, err := s.lookupTable(st.Table)
+	if err != nil {
+		return nil, err
+	}
+	c := newCompileCtx(st.BindCount())
+	p := &selectPlan{tbl: tbl, json: st.JSON, distinct: st.Distinct}
+
+	// Selection first: Cassandra prepares it before the WHERE clause.
+	if len(st.Exprs) == 0 {
+		for _, col := range tbl.Columns {
+			p.sels = append(p.sels, &columnSel{col: col})
+		}
+	}
+	var aliases []string
+	for _, e := range st.Exprs {
+		sel, err := c.compileSelector(tbl, e.Expr)
+		if err != nil {
+			return nil, err
+		}
+		p.sels = append(p.sels, sel)
+		aliases = append(aliases, string(e.Alias))
+	}
+	for _, sel := range p.sels {
+		if sel.aggregate() {
+			p.aggregate = true
+		}
+	}
+
+	w, err := c.compileWhere(tbl, st.Where, st.AllowFiltering)
+	if err != nil {
+		return nil, err
+	}
+	p.where = w
+
+	if st.Distinct {
+		if err := p.checkDistinct(); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.compileGroupBy(st.GroupBy); err != nil {
+		return nil, err
+	}
+	if err := p.compileOrderBy(st.OrderBy); err != nil {
+		return nil, err
+	}
+	if st.PerPartitionLimit != nil {
+		if st.Distinct {
+			return nil, invalidf("PER PARTITION LIMIT is not allowed with SELECT DISTINCT queries")
+		}
+		if p.perPartitionLimit, err = c.compileTerm(st.PerPartitionLimit, receiver{ks: tbl.Keyspace, table: tbl.Name, name: "[per_partition_limit]", typ: types.IntType}); err != nil {
+			return nil, err
+		}
+	}
+	if st.Limit != nil {
+		if p.limit, err = c.compileTerm(st.Limit, receiver{ks: tbl.Keyspace, table: tbl.Name, name: "[limit]", typ: types.IntType}); err != nil {
+			return nil, err
+		}
+	}
+	p.staticRows = tbl.HasStatic() && !w.ckRestricted && len(w.parts) == 0 && !w.nonPK
+
+	// Result metadata.
+	if p.json {
+		p.specs = []ColumnSpec{{Keyspace: tbl.Keyspace, Table: tbl.Name, Name: "[json]", Type: types.TextType}}
+	} else {
+		for i, sel := range p.sels {
+			name := sel.name()
+			if i < len(aliases) && aliases[i] != "" {
+				name = aliases[i]
+			}
+			p.specs = append(p.specs, ColumnSpec{Keyspace: tbl.Keyspace, Table: tbl.Name, Name: name, Type: sel.typ()})
+		}
+	}
+	p.bspec = c.specs
+	p.pkIdx = selectPKIndexes(w)
+	return p, nil
+}
+
+// selectPKIndexes returns, for each partition key column, the bind marker
+// giving it by "=", or nil when some column is not bound that way.
+func selectPKIndexes(w *whereClause) []uint16 {
+	idx := make([]uint16, len(w.pk))
+	for i, v := range w.pk {
+		if v == nil || v.in || len(v.terms) != 1 {
+			return nil
+		}
+		b, ok := v.terms[0].(bindTerm)
+		if !ok {
+			return nil
+		}
+		idx[i] = uint16(b.idx)
+	}
+	if len(idx) == 0 {
+		return nil
+	}
+	return idx
+}
+
+// checkDistinct applies SelectStatement.validateDistinctSelection.
+func (p *selectPlan) checkDistinct() error {
+	seen := map[string]bool{}
+	for _, sel := range p.sels {
+		cs, ok := sel.(*columnSel)
+		if !ok {
+			continue
+		}
+		if cs.col.Kind != schema.PartitionKey && cs.col.Kind != schema.Static {
+			return invalidf("SELECT DISTINCT queries must only request partition key columns and/or static columns (not %s)", cs.col.Name)
+		}
+		seen[cs.col.Name] = true
+	}
+	for _, col := range p.tbl.PartitionKey() {
+		if !seen[col.Name] {
+			return invalidf("SELECT DISTINCT queries must request all the partition key columns (missing %s)", col.Name)
+		}
+	}
+	if p.where.ckRestricted || p.where.nonPK {
+		for name := range p.where.restricted {
+			col := p.tbl.Column(name)
+			if col.Kind != schema.PartitionKey && col.Kind != schema.Static {
+				return invalidf("SELECT DISTINCT with WHERE clause only supports restriction by partition key and/or static columns.")
+			}
+		}
+	}
+	return nil
+}
+
+// compileGroupBy applies SelectStatement.getAggregationSpecification: the
+// GROUP BY columns are a prefix of the primary key, where a column
+// restricted by EQ may be skipped.
+func (p *selectPlan) compileGroupBy(cols []parser.Ident) error {
+	if len(cols) == 0 {
+		return nil
+	}
+	pkCols := append(append([]*schema.Column{}, p.tbl.PartitionKey()...), p.tbl.ClusteringColumns()...)
+	pos := 0
+	for _, id := range cols {
+		col := p.tbl.Column(string(id))
+		if col == nil {
+			return invalidf("Undefined column name %s in table %s", id.String(), p.tbl.QualifiedName())
+		}
+		if col.Kind != schema.PartitionKey && col.Kind != schema.Clustering {
+			return invalidf("Group by is currently only supported on the columns of the PRIMARY KEY, got %s", col.Name)
+		}
+		for pos < len(pkCols) && pkCols[pos] != col {
+			skipped := pkCols[pos]
+			eq := (skipped.Kind == schema.PartitionKey && p.where.pkEq(skipped.Position)) ||
+				(skipped.Kind == schema.Clustering && p.where.ckEq(skipped.Position))
+			if !eq {
+				return invalidf("Group by currently only support groups of columns following their declared order in the PRIMARY KEY")
+			}
+			pos++
+		}
+		if pos == len(pkCols) {
+			return invalidf("Group by currently only support groups of columns following their declared order in the PRIMARY KEY")
+		}
+		pos++
+	}
+	if p.distinct {
+		return invalidf("Grouping on clustering columns is not allowed for SELECT DISTINCT queries")
+	}
+	p.groupBy = pos
+	return nil
+}
+
+// compileOrderBy applies SelectStatement's ORDER BY rules.
+func (p *selectPlan) compileOrderBy(order []parser.Ordering) error {
+	if len(order) == 0 {
+		return nil
+	}
+	if !p.where.pkComplete {
+		return invalidf("ORDER BY is only supported when the partition key is restricted by an EQ or an IN.")
+	}
+	ck := p.tbl.ClusteringColumns()
+	var reversed *bool
+	pos := 0
+	for _, o := range order {
+		col := p.tbl.Column(string(o.Column))
+		if col == nil {
+			return invalidf("Undefined column name %s in table %s", o.Column.String(), p.tbl.QualifiedName())
+		}
+		if col.Kind != schema.Clustering {
+			return invalidf("Order by is currently only supported on the clustered columns of the PRIMARY KEY, got %s", col.Name)
+		}
+		for pos < col.Position {
+			if !p.where.ckEq(pos) {
+				return invalidf("Order by currently only supports the ordering of columns following their declared order in the PRIMARY KEY")
+			}
+			pos++
+		}
+		if pos > col.Position {
+			return invalidf("Order by currently only supports the ordering of columns following their declared order in the PRIMARY KEY")
+		}
+		pos++
+		flip := o.Desc != ck[col.Position].Desc
+		if reversed != nil && *reversed != flip {
+			return invalidf("Unsupported order by relation")
+		}
+		reversed = &flip
+	}
+	p.reversed = *reversed
+	p.postSort = p.where.pkIn
+	return nil
+}

@@ -1,0 +1,639 @@
+package cql
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"sort"
+
+	"github.com/minicass/minicass/data"
+	"github.com/minicass/minicass/partitioner"
+	"github.com/minicass/minicass/schema"
+	"github.com/minicass/minicass/types"
+)
+
+// selectRun is one execution of a selectPlan: it consumes partitions in
+// result order, filters rows, applies PER PARTITION LIMIT, groups and
+// aggregates, projects, and stops at LIMIT or when the page is full.
+type selectRun struct {
+	p     *selectPlan
+	q     *execution
+	evals []evaluator
+
+	limit, ppl, pageSize int
+	// resume is the paging state this page starts from (nil for the first).
+	resume *pagingState
+
+	rows [][][]byte
+	// units counts result rows (groups with GROUP BY) of this page;
+	// returned counts them over all pages.
+	units, returned int
+	// Position of the last row consumed.
+	lastKey    []byte
+	lastCk     []byte
+	inPart     int
+	stopped    bool // LIMIT reached or page full
+	more       bool // a paging state must be returned
+	groupOpen  bool
+	groupKey   [][]byte
+	groupRow   *selRow
+	stats      readStats
+	curPartKey []byte
+}
+
+// readStats is what the trace reports about a read.
+type readStats struct {
+	partitions, rows, liveRows, staticRows int
+}
+
+func (p *selectPlan) exec(ctx context.Context, q *execution) (*Result, error) {
+	r := &selectRun{p: p, q: q}
+	var err error
+	if r.limit, err = evalLimit(q, p.limit, "LIMIT"); err != nil {
+		return nil, err
+	}
+	if r.ppl, err = evalLimit(q, p.perPartitionLimit, "PER PARTITION LIMIT"); err != nil {
+		return nil, err
+	}
+	r.pageSize = q.params.PageSize
+	if p.aggregate && p.groupBy == 0 {
+		r.pageSize = 0 // aggregates without GROUP BY return one row, unpaged
+	}
+	if p.postSort && r.pageSize > 0 && (r.limit == 0 || r.limit > r.pageSize) {
+		return nil, invalidf("Cannot page queries with both ORDER BY and a IN restriction on the partition key; you must either remove the ORDER BY or the IN and sort client side, or disable paging for this query")
+	}
+	if r.pageSize > 0 && len(q.params.PagingState) > 0 {
+		if r.resume, err = decodePagingState(q.params.PagingState); err != nil {
+			return nil, err
+		}
+		r.returned = r.resume.returned
+		if r.limit > 0 && r.returned >= r.limit {
+			return &Result{Kind: ResultRows, Columns: p.specs}, nil
+		}
+	}
+	r.evals = make([]evaluator, len(p.sels))
+	for i, s := range p.sels {
+		r.evals[i] = s.newEval()
+	}
+	if err := r.run(ctx); err != nil {
+		return nil, err
+	}
+	res := &Result{Kind: ResultRows, Columns: p.specs, Rows: r.rows}
+	if r.more {
+		st := &pagingState{hasLast: true, key: r.lastKey, clustering: r.lastCk, returned: r.returned, inPartition: r.inPart}
+		st.partDone = r.lastCk == nil
+		res.PagingState = st.encode()
+	}
+	if q.trace != nil {
+		q.trace.add("Read %d live rows and %d static rows from %d partitions of %s", r.stats.liveRows, r.stats.staticRows, r.stats.partitions, p.tbl.QualifiedName())
+		q.trace.add("Returned %d rows", len(r.rows))
+	}
+	if r.rows == nil {
+		res.Rows = [][][]byte{}
+	}
+	return res, nil
+}
+
+// evalLimit evaluates LIMIT or PER PARTITION LIMIT (0 = none).
+func evalLimit(q *execution, t term, what string) (int, error) {
+	if t == nil {
+		return 0, nil
+	}
+	v, err := t.eval(q)
+	if err != nil {
+		return 0, err
+	}
+	if v.Unset {
+		return 0, nil
+	}
+	if v.Bytes == nil {
+		return 0, invalidf("Invalid null value of limit")
+	}
+	if len(v.Bytes) != 4 {
+		return 0, invalidf("Invalid limit value")
+	}
+	n := int32(binary.BigEndian.Uint32(v.Bytes))
+	if n <= 0 {
+		if what == "LIMIT" {
+			return 0, invalidf("LIMIT must be strictly positive")
+		}
+		return 0, invalidf("PER PARTITION LIMIT must be strictly positive")
+	}
+	return int(n), nil
+}
+
+func (r *selectRun) run(ctx context.Context) error {
+	p, q := r.p, r.q
+	w := p.where
+	slices, none, err := w.slices(q)
+	if err != nil {
+		return err
+	}
+	if none {
+		return r.finish()
+	}
+	readLimit := 0 // rows per partition the engine needs to return (0: all)
+	if len(w.filters) == 0 && !p.aggregate && p.groupBy == 0 {
+		if r.ppl > 0 {
+			readLimit = r.ppl
+		}
+		if r.limit > 0 && (readLimit == 0 || r.limit < readLimit) {
+			readLimit = r.limit
+		}
+		if r.pageSize > 0 && (readLimit == 0 || r.pageSize < readLimit) {
+			readLimit = r.pageSize
+		}
+		if p.distinct {
+			readLimit = 1
+		}
+	}
+	if w.pkComplete {
+		keys, comps, err := w.partitionKeys(q)
+		if err != nil {
+			return err
+		}
+		if p.postSort {
+			return r.runSorted(ctx, keys, comps, slices)
+		}
+		start := 0
+		if r.resume != nil {
+			// Keys are sorted and unique: find where the last page stopped.
+			for start < len(keys) && !bytes.Equal(keys[start], r.resume.key) {
+				start++
+			}
+			if start == len(keys) {
+				return errPagingState()
+			}
+		}
+		for i := start; i < len(keys) && !r.stopped; i++ {
+			sl, skip, inPart := r.resumeSlices(keys[i], slices)
+			if skip {
+				continue
+			}
+			part, err := p.readPartition(ctx, q, keys[i], sl, readLimit)
+			if err != nil {
+				return err
+			}
+			if err := r.partition(comps[i], part, inPart); err != nil {
+				return err
+			}
+		}
+		return r.finish()
+	}
+	tr, empty, err := w.tokenRange(q)
+	if err != nil {
+		return err
+	}
+	if empty {
+		return r.finish()
+	}
+	var after []byte
+	var afterTok int64
+	if r.resume != nil {
+		after = r.resume.key
+		afterTok = int64(partitioner.Murmur3(after))
+		if tr.Contains(afterTok) {
+			tr.Start, tr.StartInclusive = afterTok, true
+		}
+	}
+	err = p.scan(ctx, q, tr, func(key []byte) (data.Slices, bool) {
+		if after != nil {
+			c := data.ComparePartitions(int64(partitioner.Murmur3(key)), key, afterTok, after)
+			if c < 0 {
+				return nil, true
+			}
+			if c == 0 {
+				sl, skip, _ := r.resumeSlices(key, slices)
+				return sl, skip
+			}
+		}
+		return slices, false
+	}, readLimit, func(part *selPart) (bool, error) {
+		comps, err := splitKey(p.tbl, part.key)
+		if err != nil {
+			return false, err
+		}
+		inPart := 0
+		if after != nil && bytes.Equal(part.key, after) {
+			inPart = r.resume.inPartition
+		}
+		if err := r.partition(comps, part, inPart); err != nil {
+			return false, err
+		}
+		return r.stopped, nil
+	})
+	if err != nil {
+		return err
+	}
+	return r.finish()
+}
+
+// resumeSlices narrows slices for the partition the previous page stopped
+// in: rows after the last one returned. skip is set when that partition is
+// finished. inPart is the number of rows already returned from it.
+func (r *selectRun) resumeSlices(key []byte, slices data.Slices) (data.Slices, bool, int) {
+	if r.resume == nil || !bytes.Equal(key, r.resume.key) {
+		return slices, false, 0
+	}
+	st := r.resume
+	if st.partDone || st.clustering == nil {
+		return nil, true, 0
+	}
+	if r.ppl > 0 && st.inPartition >= r.ppl {
+		return nil, true, 0
+	}
+	var rest data.Slice
+	if r.p.reversed {
+		rest = data.Slice{Start: []byte{}, End: st.clustering}
+	} else {
+		rest = data.Slice{Start: append(append([]byte{}, st.clustering...), 0x00), End: []byte{0xff, 0xff}}
+	}
+	in := slices
+	if len(in) == 0 {
+		in = data.Slices{{Start: []byte{}, End: []byte{0xff, 0xff}}}
+	}
+	out := intersectRanges(in, []data.Slice{rest})
+	if len(out) == 0 {
+		return nil, true, 0
+	}
+	return out, false, st.inPartition
+}
+
+// splitKey returns the partition key components of a serialized key.
+func splitKey(tbl *schema.Table, key []byte) ([][]byte, error) {
+	if len(tbl.PartitionKey()) == 1 {
+		return [][]byte{key}, nil
+	}
+	parts, err := partitioner.SplitCompositeKey(key)
+	if err != nil {
+		return nil, &Error{Code: CodeServer, Message: err.Error(), Err: err}
+	}
+	return parts, nil
+}
+
+// selPart is one partition as SELECT reads it: the live static row (nil if
+// none) and the live rows of the requested slices, in read order.
+type selPart struct {
+	key    []byte
+	static *data.Row
+	rows   []data.Row
+	// resumed is set when earlier rows of the partition were returned on a
+	// previous page.
+}
+
+// partition consumes one partition's rows.
+func (r *selectRun) partition(pk [][]byte, part *selPart, inPart int) error {
+	p := r.p
+	r.stats.partitions++
+	if part.static != nil {
+		r.stats.staticRows++
+	}
+	r.curPartKey = part.key
+	r.inPart = inPart
+	resumed := inPart > 0
+	now := r.q.now.Unix()
+	if p.distinct {
+		if part.static == nil && len(part.rows) == 0 {
+			return nil
+		}
+		return r.emit(&selRow{pk: pk, static: part.static, now: now}, nil)
+	}
+	matched := 0
+	for i := range part.rows {
+		if r.stopped {
+			return nil
+		}
+		row := &part.rows[i]
+		r.stats.rows++
+		ck, _, err := types.DecodeClustering(p.tbl.ClusteringTypes(), row.Clustering)
+		if err != nil {
+			return &Error{Code: CodeServer, Message: err.Error(), Err: err}
+		}
+		if len(p.tbl.ClusteringColumns()) == 0 {
+			ck = [][]byte{}
+		}
+		sr := &selRow{pk: pk, ck: ck, static: part.static, row: row, now: now}
+		ok, err := r.filter(sr)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		r.stats.liveRows++
+		matched++
+		if err := r.emit(sr, row.Clustering); err != nil {
+			return err
+		}
+		if r.ppl > 0 && r.inPart >= r.ppl && p.groupBy == 0 {
+			break
+		}
+	}
+	if matched == 0 && !resumed && p.staticRows && part.static != nil && !r.stopped {
+		sr := &selRow{pk: pk, static: part.static, now: now}
+		ok, err := r.filter(sr)
+		if err != nil || !ok {
+			return err
+		}
+		return r.emit(sr, nil)
+	}
+	return nil
+}
+
+func (r *selectRun) filter(sr *selRow) (bool, error) {
+	for _, f := range r.p.where.filters {
+		ok, err := f.match(r.q, sr)
+		if err != nil || !ok {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// groupKeyOf returns the values that define sr's group.
+func (r *selectRun) groupKeyOf(sr *selRow) [][]byte {
+	n := r.p.groupBy
+	out := make([][]byte, 0, n)
+	for i := 0; i < n; i++ {
+		if i < len(sr.pk) {
+			out = append(out, sr.pk[i])
+		} else if sr.ck != nil && i-len(sr.pk) < len(sr.ck) {
+			out = append(out, sr.ck[i-len(sr.pk)])
+		} else {
+			out = append(out, nil)
+		}
+	}
+	return out
+}
+
+func sameGroup(a, b [][]byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !bytes.Equal(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// emit feeds one matching row (clustering is its key, nil for a static or
+// DISTINCT row).
+func (r *selectRun) emit(sr *selRow, clustering []byte) error {
+	p := r.p
+	if p.aggregate || p.groupBy > 0 {
+		if p.groupBy > 0 {
+			key := r.groupKeyOf(sr)
+			newPart := r.groupRow == nil || !bytes.Equal(r.lastKey, r.curPartKey)
+			if r.groupOpen && !sameGroup(key, r.groupKey) {
+				if err := r.closeGroup(); err != nil {
+					return err
+				}
+				if r.stopped {
+					return nil
+				}
+			}
+			if newPart && r.lastKey != nil && !bytes.Equal(r.lastKey, r.curPartKey) {
+				// r.inPart was reset by partition().
+			}
+			if !r.groupOpen {
+				if r.ppl > 0 && r.inPart >= r.ppl {
+					return nil
+				}
+				if r.pageFull() {
+					r.stopped, r.more = true, true
+					return nil
+				}
+				r.groupOpen, r.groupKey = true, key
+			}
+		}
+		for _, e := range r.evals {
+			if err := e.add(r.q, sr); err != nil {
+				return err
+			}
+		}
+		r.groupRow = sr
+		r.lastKey, r.lastCk = r.curPartKey, clustering
+		return nil
+	}
+	if err := r.project(sr); err != nil {
+		return err
+	}
+	r.lastKey, r.lastCk = r.curPartKey, clustering
+	r.inPart++
+	r.count()
+	return nil
+}
+
+func (r *selectRun) pageFull() bool { return r.pageSize > 0 && r.units >= r.pageSize }
+
+// count records one result unit and stops at LIMIT or a full page.
+func (r *selectRun) count() {
+	r.units++
+	r.returned++
+	if r.limit > 0 && r.returned >= r.limit {
+		r.stopped = true
+		return
+	}
+	if r.pageFull() && r.p.groupBy == 0 {
+		r.stopped, r.more = true, true
+	}
+}
+
+func (r *selectRun) closeGroup() error {
+	if !r.groupOpen {
+		return nil
+	}
+	if err := r.output(); err != nil {
+		return err
+	}
+	r.groupOpen = false
+	r.inPart++
+	r.count()
+	return nil
+}
+
+// finish closes the last group, or produces the single row of an
+// aggregate query without GROUP BY.
+func (r *selectRun) finish() error {
+	p := r.p
+	if p.groupBy > 0 {
+		if !r.stopped {
+			return r.closeGroup()
+		}
+		return nil
+	}
+	if p.aggregate {
+		return r.output()
+	}
+	return nil
+}
+
+// project evaluates the selectors on one row and appends the result row.
+func (r *selectRun) project(sr *selRow) error {
+	for _, e := range r.evals {
+		e.reset()
+		if err := e.add(r.q, sr); err != nil {
+			return err
+		}
+	}
+	return r.output()
+}
+
+func (r *selectRun) output() error {
+	vals := make([][]byte, len(r.evals))
+	for i, e := range r.evals {
+		v, err := e.out(r.q)
+		if err != nil {
+			return err
+		}
+		vals[i] = v
+		e.reset()
+	}
+	if r.p.json {
+		vals = [][]byte{r.p.jsonRow(vals)}
+	}
+	r.rows = append(r.rows, vals)
+	return nil
+}
+
+// runSorted reads every partition of an IN list and merges their rows in
+// the ORDER BY order (SelectStatement.orderResults); paging was refused.
+func (r *selectRun) runSorted(ctx context.Context, keys [][]byte, comps [][][]byte, slices data.Slices) error {
+	type item struct {
+		sr *selRow
+		ck []byte
+	}
+	var items []item
+	now := r.q.now.Unix()
+	for i, key := range keys {
+		part, err := r.p.readPartition(ctx, r.q, key, slices, 0)
+		if err != nil {
+			return err
+		}
+		r.stats.partitions++
+		n := 0
+		for j := range part.rows {
+			row := &part.rows[j]
+			ck, _, err := types.DecodeClustering(r.p.tbl.ClusteringTypes(), row.Clustering)
+			if err != nil {
+				return &Error{Code: CodeServer, Message: err.Error(), Err: err}
+			}
+			sr := &selRow{pk: comps[i], ck: ck, static: part.static, row: row, now: now}
+			ok, err := r.filter(sr)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+			items = append(items, item{sr, row.Clustering})
+			n++
+			if r.ppl > 0 && n >= r.ppl {
+				break
+			}
+		}
+	}
+	sort.SliceStable(items, func(i, j int) bool {
+		c := bytes.Compare(items[i].ck, items[j].ck)
+		if r.p.reversed {
+			return c > 0
+		}
+		return c < 0
+	})
+	saved := r.ppl
+	r.ppl = 0
+	for _, it := range items {
+		if r.stopped {
+			break
+		}
+		r.stats.liveRows++
+		r.curPartKey = nil
+		if err := r.emit(it.sr, it.ck); err != nil {
+			return err
+		}
+	}
+	r.ppl = saved
+	r.more = false
+	return r.finish()
+}
+
+// jsonRow renders a row as SELECT JSON does: one object whose keys are the
+// column names (double-quoted inside the key when they need quoting in
+// CQL, as Cassandra's Selection.rowToJson does).
+func (p *selectPlan) jsonRow(vals [][]byte) []byte {
+	out := []byte{'{'}
+	for i, v := range vals {
+		if i > 0 {
+			out = append(out, ", "...)
+		}
+		name := p.jsonName(i)
+		out = appendJSONKey(out, name)
+		out = append(out, ": "...)
+		if v == nil {
+			out = append(out, "null"...)
+		} else {
+			out = types.AppendJSON(out, p.sels[i].typ(), v)
+		}
+	}
+	return append(out, '}')
+}
+
+func (p *selectPlan) jsonName(i int) string {
+	if cs, ok := p.sels[i].(*columnSel); ok {
+		return cs.col.Name
+	}
+	return p.sels[i].name()
+}
+
+func appendJSONKey(out []byte, name string) []byte {
+	quoted := false
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' && i > 0 || c == '_' && i > 0) {
+			quoted = true
+			break
+		}
+	}
+	if quoted && name != "" && !(name[0] >= 'a' && name[0] <= 'z') || quoted {
+		// Only names that are not plain lower-case identifiers are quoted.
+		if !isFunctionColumnName(name) {
+			name = `"` + name + `"`
+		}
+	}
+	b, _ := jsonString(name)
+	return append(out, b...)
+}
+
+// isFunctionColumnName reports names such as "system.count(*)" or
+// "count" that Cassandra writes unquoted in JSON keys.
+func isFunctionColumnName(name string) bool {
+	for i := 0; i < len(name); i++ {
+		if name[i] == '(' {
+			return true
+		}
+	}
+	return false
+}
+
+func jsonString(s string) ([]byte, error) {
+	out := []byte{'"'}
+	for _, c := range []byte(s) {
+		switch c {
+		case '"':
+			out = append(out, '\\', '"')
+		case '\\':
+			out = append(out, '\\', '\\')
+		case '\n':
+			out = append(out, '\\', 'n')
+		default:
+			if c < 0x20 {
+				out = append(out, []byte(sprintf("\\u%04x", c))...)
+			} else {
+				out = append(out, c)
+			}
+		}
+	}
+	return append(out, '"'), nil
+}

@@ -1,0 +1,130 @@
+package cql
+
+import (
+	"sort"
+
+	"github.com/minicass/minicass/data"
+	"github.com/minicass/minicass/schema"
+	"github.com/minicass/minicass/types"
+)
+
+// selRow is one CQL row as the selection and the filters see it: the
+// partition key components, the clustering values (nil for a partition's
+// static-only row), the partition's static row and the clustered row. now
+// is the read time in seconds, against which TTLs are judged.
+type selRow struct {
+	pk     [][]byte
+	ck     [][]byte
+	static *data.Row
+	row    *data.Row
+	now    int64
+}
+
+// cells returns the cells of column col in the row that holds it (static
+// or clustered), with their paths; they are contiguous because a row's
+// cells are sorted by column then path.
+func (r *selRow) cells(col *schema.Column) []data.Cell {
+	src := r.row
+	if col.Kind == schema.Static {
+		src = r.static
+	}
+	if src == nil {
+		return nil
+	}
+	cs := src.Cells
+	i := sort.Search(len(cs), func(i int) bool { return cs[i].Column >= col.Name })
+	j := i
+	for j < len(cs) && cs[j].Column == col.Name {
+		j++
+	}
+	return cs[i:j]
+}
+
+// cell returns the live cell of a simple (non-collection or frozen) column,
+// or nil.
+func (r *selRow) cell(col *schema.Column) *data.Cell {
+	cs := r.cells(col)
+	for i := range cs {
+		if cs[i].Path == nil && cs[i].IsLive(r.now) {
+			return &cs[i]
+		}
+	}
+	return nil
+}
+
+// value returns the serialized value of col in this row, nil for null. A
+// non-frozen collection is assembled from its live element cells (list
+// values in path order, set elements and map keys decoded from their
+// paths); a collection without live elements is null.
+func (r *selRow) value(col *schema.Column) []byte {
+	switch col.Kind {
+	case schema.PartitionKey:
+		return r.pk[col.Position]
+	case schema.Clustering:
+		if r.ck == nil {
+			return nil
+		}
+		return r.ck[col.Position]
+	}
+	if !col.Type.IsMultiCell() {
+		c := r.cell(col)
+		if c == nil {
+			return nil
+		}
+		return c.Value
+	}
+	return collectionValue(col.Type, r.cells(col), r.now)
+}
+
+// collectionValue assembles a non-frozen collection from its cells.
+func collectionValue(t types.Type, cs []data.Cell, now int64) []byte {
+	var keys, vals [][]byte
+	for i := range cs {
+		c := &cs[i]
+		if c.Path == nil || !c.IsLive(now) {
+			continue
+		}
+		switch t.Kind {
+		case types.List:
+			vals = append(vals, c.Value)
+		case types.Set:
+			k, err := types.DecodeKey(t.Params[0], c.Path)
+			if err != nil {
+				continue
+			}
+			keys = append(keys, k)
+		case types.Map:
+			k, err := types.DecodeKey(t.Params[0], c.Path)
+			if err != nil {
+				continue
+			}
+			keys, vals = append(keys, k), append(vals, c.Value)
+		}
+	}
+	switch t.Kind {
+	case types.List:
+		if len(vals) == 0 {
+			return nil
+		}
+		return types.EncodeList(vals)
+	case types.Set:
+		if len(keys) == 0 {
+			return nil
+		}
+		b, err := types.EncodeSet(t, keys)
+		if err != nil {
+			return nil
+		}
+		return b
+	case types.Map:
+		if len(keys) == 0 {
+			return nil
+		}
+		b, err := types.EncodeMap(t, keys, vals)
+		if err != nil {
+			return nil
+		}
+		return b
+	}
+	return nil
+}

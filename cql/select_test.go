@@ -1,0 +1,122 @@
+package cql
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/datadriven"
+	"github.com/minicass/minicass/cql/parser"
+	"github.com/minicass/minicass/types"
+	"github.com/stretchr/testify/require"
+)
+
+// TestSelectScripts runs the datadriven scripts under testdata/select.
+//
+// Directives:
+//
+//	exec [page=N]   runs each statement of the input; prints SELECT rows as a
+//	                table (all pages concatenated when page=N, with the number
+//	                of pages) or an error as "code=2200 message=..."
+//	clock advance=D advances the engine's clock by a Go duration
+func TestSelectScripts(t *testing.T) {
+	datadriven.Walk(t, "testdata/select", func(t *testing.T, path string) {
+		s := newSelectTestSession(t)
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			switch d.Cmd {
+			case "exec":
+				page := 0
+				if d.HasArg("page") {
+					d.ScanArgs(t, "page", &page)
+				}
+				return runScript(t, s, d.Input, page)
+			case "clock":
+				var adv string
+				d.ScanArgs(t, "advance", &adv)
+				dur, err := time.ParseDuration(adv)
+				require.NoError(t, err)
+				advanceClock(s, dur)
+				return ""
+			}
+			t.Fatalf("unknown directive %s", d.Cmd)
+			return ""
+		})
+	})
+}
+
+func runScript(t *testing.T, s *Session, input string, page int) string {
+	stmts, rest := parser.SplitStatements(input + ";")
+	require.Empty(t, strings.TrimSpace(rest))
+	var out strings.Builder
+	for _, q := range stmts {
+		q = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(q), ";"))
+		if q == "" {
+			continue
+		}
+		res, pages, err := queryAllPages(s, q, page)
+		if err != nil {
+			e := AsError(err)
+			fmt.Fprintf(&out, "code=%04x message=%s\n", int32(e.Code), e.Message)
+			continue
+		}
+		if res.Kind != ResultRows {
+			continue
+		}
+		out.WriteString(formatRows(res))
+		if page > 0 {
+			fmt.Fprintf(&out, "(%d pages)\n", pages)
+		}
+	}
+	return out.String()
+}
+
+// queryAllPages runs q, fetching every page when pageSize > 0.
+func queryAllPages(s *Session, q string, pageSize int) (*Result, int, error) {
+	ctx := context.Background()
+	p := &Params{PageSize: pageSize}
+	res, err := s.Query(ctx, q, p)
+	if err != nil {
+		return nil, 0, err
+	}
+	pages := 1
+	for res.PagingState != nil && pageSize > 0 {
+		if len(res.Rows) > pageSize {
+			return nil, 0, fmt.Errorf("page of %d rows for page size %d", len(res.Rows), pageSize)
+		}
+		next, err := s.Query(ctx, q, &Params{PageSize: pageSize, PagingState: res.PagingState})
+		if err != nil {
+			return nil, 0, err
+		}
+		pages++
+		res.Rows = append(res.Rows, next.Rows...)
+		res.PagingState = next.PagingState
+	}
+	return res, pages, nil
+}
+
+func formatRows(res *Result) string {
+	var b strings.Builder
+	names := make([]string, len(res.Columns))
+	for i, c := range res.Columns {
+		names[i] = c.Name + ":" + c.Type.String()
+	}
+	b.WriteString(strings.Join(names, " | "))
+	b.WriteString("\n")
+	for _, row := range res.Rows {
+		vals := make([]string, len(row))
+		for i, v := range row {
+			if v == nil {
+				vals[i] = "null"
+			} else {
+				vals[i] = types.Format(res.Columns[i].Type, v)
+			}
+		}
+		b.WriteString(strings.Join(vals, " | "))
+		b.WriteString("\n")
+	}
+	b.WriteString("(" + strconv.Itoa(len(res.Rows)) + " rows)\n")
+	return b.String()
+}

@@ -1,0 +1,356 @@
+package cql
+
+import (
+	"strings"
+
+	"github.com/minicass/minicass/cql/parser"
+	"github.com/minicass/minicass/partitioner"
+	"github.com/minicass/minicass/schema"
+	"github.com/minicass/minicass/types"
+)
+
+// selector is one compiled selector of a SELECT clause. Selectors are
+// shared by concurrent executions, so per-execution state lives in the
+// evaluator that newEval returns, following Cassandra's Selector model:
+// add feeds a row (aggregates accumulate, others keep the first row's
+// value, which is what GROUP BY returns for plain columns), out returns the
+// value and reset starts a new group.
+type selector interface {
+	// name is the result column name, as Cassandra names it
+	// (cql3/selection/Selectable*.toString / columnName).
+	name() string
+	typ() types.Type
+	// aggregate reports whether the selector is, or contains, an aggregate.
+	aggregate() bool
+	newEval() evaluator
+}
+
+// evaluator is the per-execution state of a selector.
+type evaluator interface {
+	add(q *execution, r *selRow) error
+	out(q *execution) ([]byte, error)
+	reset()
+}
+
+// firstValue keeps the first value fed to it.
+type firstValue struct {
+	set bool
+	v   []byte
+	fn  func(q *execution, r *selRow) ([]byte, error)
+}
+
+func (f *firstValue) add(q *execution, r *selRow) error {
+	if f.set {
+		return nil
+	}
+	v, err := f.fn(q, r)
+	if err != nil {
+		return err
+	}
+	f.set, f.v = true, v
+	return nil
+}
+
+func (f *firstValue) out(*execution) ([]byte, error) { return f.v, nil }
+func (f *firstValue) reset()                         { f.set, f.v = false, nil }
+
+// columnSel selects a column.
+type columnSel struct{ col *schema.Column }
+
+func (s *columnSel) name() string    { return s.col.Name }
+func (s *columnSel) typ() types.Type { return s.col.Type }
+func (s *columnSel) aggregate() bool { return false }
+func (s *columnSel) newEval() evaluator {
+	return &firstValue{fn: func(_ *execution, r *selRow) ([]byte, error) { return r.value(s.col), nil }}
+}
+
+// tokenSel is token(k1, ...): the partition's Murmur3 token as a bigint.
+type tokenSel struct{ label string }
+
+func (s *tokenSel) name() string    { return s.label }
+func (s *tokenSel) typ() types.Type { return types.BigintType }
+func (s *tokenSel) aggregate() bool { return false }
+func (s *tokenSel) newEval() evaluator {
+	return &firstValue{fn: func(_ *execution, r *selRow) ([]byte, error) {
+		key, err := serializePartitionKey(r.pk)
+		if err != nil {
+			return nil, err
+		}
+		return int64Bytes(int64(partitioner.Murmur3(key))), nil
+	}}
+}
+
+// metaSel is writetime(c) or ttl(c).
+type metaSel struct {
+	col *schema.Column
+	ttl bool
+}
+
+func (s *metaSel) name() string {
+	if s.ttl {
+		return "ttl(" + s.col.Name + ")"
+	}
+	return "writetime(" + s.col.Name + ")"
+}
+
+func (s *metaSel) typ() types.Type {
+	if s.ttl {
+		return types.IntType
+	}
+	return types.BigintType
+}
+
+func (s *metaSel) aggregate() bool { return false }
+
+func (s *metaSel) newEval() evaluator {
+	return &firstValue{fn: func(_ *execution, r *selRow) ([]byte, error) {
+		c := r.cell(s.col)
+		if c == nil {
+			return nil, nil
+		}
+		if !s.ttl {
+			return int64Bytes(c.Timestamp), nil
+		}
+		if c.TTL <= 0 {
+			return nil, nil
+		}
+		left := c.LocalDeletionTime - r.now
+		return int32Bytes(int32(left)), nil
+	}}
+}
+
+func int32Bytes(v int32) []byte {
+	return []byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}
+}
+
+// constSel is a literal used as a selector argument (count(1), f('x')).
+type constSel struct {
+	label string
+	t     types.Type
+	v     []byte
+}
+
+func (s *constSel) name() string    { return s.label }
+func (s *constSel) typ() types.Type { return s.t }
+func (s *constSel) aggregate() bool { return false }
+func (s *constSel) newEval() evaluator {
+	return &firstValue{fn: func(*execution, *selRow) ([]byte, error) { return s.v, nil }}
+}
+
+// funcSel applies a native scalar function to its argument selectors.
+type funcSel struct {
+	fn   *function
+	args []selector
+}
+
+func (s *funcSel) name() string {
+	parts := make([]string, len(s.args))
+	for i, a := range s.args {
+		parts[i] = a.name()
+	}
+	return "system." + s.fn.name + "(" + strings.Join(parts, ", ") + ")"
+}
+
+func (s *funcSel) typ() types.Type { return s.fn.ret }
+
+func (s *funcSel) aggregate() bool {
+	for _, a := range s.args {
+		if a.aggregate() {
+			return true
+		}
+	}
+	return false
+}
+
+type funcEval struct {
+	s    *funcSel
+	args []evaluator
+}
+
+func (s *funcSel) newEval() evaluator {
+	e := &funcEval{s: s, args: make([]evaluator, len(s.args))}
+	for i, a := range s.args {
+		e.args[i] = a.newEval()
+	}
+	return e
+}
+
+func (e *funcEval) add(q *execution, r *selRow) error {
+	for _, a := range e.args {
+		if err := a.add(q, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *funcEval) out(q *execution) ([]byte, error) {
+	vals := make([][]byte, len(e.args))
+	for i, a := range e.args {
+		v, err := a.out(q)
+		if err != nil {
+			return nil, err
+		}
+		vals[i] = v
+	}
+	b, err := e.s.fn.impl(q, vals)
+	if err != nil {
+		return nil, &Error{Code: CodeFunctionFailure, Message: sprintf("execution of 'system.%s[%s]' failed: %v", e.s.fn.name, e.s.fn.argList(), err)}
+	}
+	return b, nil
+}
+
+func (e *funcEval) reset() {
+	for _, a := range e.args {
+		a.reset()
+	}
+}
+
+// compileSelector compiles one selector expression of a SELECT on tbl.
+func (c *compileCtx) compileSelector(tbl *schema.Table, e parser.Expr) (selector, error) {
+	switch e := e.(type) {
+	case *parser.ColumnRef:
+		col := tbl.Column(string(e.Name))
+		if col == nil {
+			return nil, invalidf("Undefined column name %s in table %s", e.Name.String(), tbl.QualifiedName())
+		}
+		return &columnSel{col: col}, nil
+	case *parser.CellMeta:
+		col := tbl.Column(string(e.Column))
+		if col == nil {
+			return nil, invalidf("Undefined column name %s in table %s", e.Column.String(), tbl.QualifiedName())
+		}
+		fname := "writeTime"
+		if e.Kind == parser.MetaTTL {
+			fname = "ttl"
+		}
+		if col.Kind == schema.PartitionKey || col.Kind == schema.Clustering {
+			return nil, invalidf("Cannot use selection function %s on PRIMARY KEY part %s", fname, col.Name)
+		}
+		if col.Type.IsMultiCell() {
+			return nil, invalidf("Cannot use selection function %s on non-frozen collection %s", fname, col.Name)
+		}
+		return &metaSel{col: col, ttl: e.Kind == parser.MetaTTL}, nil
+	case *parser.FuncCall:
+		return c.compileSelectorCall(tbl, e)
+	case *parser.Cast:
+		arg, err := c.compileSelector(tbl, e.Expr)
+		if err != nil {
+			return nil, err
+		}
+		to, err := convertType(e.Type)
+		if err != nil {
+			return nil, err
+		}
+		return newCastSel(arg, to)
+	case *parser.Constant:
+		return nil, invalidf("Cannot infer type for term %s in selection clause (try using a type hint)", e)
+	case *parser.TypeHint:
+		t, err := convertType(e.Type)
+		if err != nil {
+			return nil, err
+		}
+		tm, err := c.compileTerm(e.Expr, receiver{ks: tbl.Keyspace, table: tbl.Name, name: e.String(), typ: t})
+		if err != nil {
+			return nil, err
+		}
+		ct, ok := tm.(constTerm)
+		if !ok {
+			return nil, invalidf("Bind markers are not supported in the selection clause: %s", e)
+		}
+		return &constSel{label: e.Expr.String(), t: t, v: ct.v}, nil
+	}
+	return nil, invalidf("Unsupported selector %s", e)
+}
+
+func (c *compileCtx) compileSelectorCall(tbl *schema.Table, e *parser.FuncCall) (selector, error) {
+	name := strings.ToLower(string(e.Name))
+	if e.Keyspace != "" && !strings.EqualFold(string(e.Keyspace), "system") {
+		return nil, invalidf("Unknown function %s.%s", e.Keyspace, e.Name)
+	}
+	if e.Star {
+		if name != "count" {
+			return nil, invalidf("Unknown function '%s(*)'", e.Name)
+		}
+		return &countRowsSel{}, nil
+	}
+	if name == "token" {
+		pk := tbl.PartitionKey()
+		if len(e.Args) != len(pk) {
+			return nil, invalidf("Invalid number of arguments in call to function system.token: %d required but %d provided", len(pk), len(e.Args))
+		}
+		names := make([]string, len(pk))
+		for i, a := range e.Args {
+			ref, ok := a.(*parser.ColumnRef)
+			col := (*schema.Column)(nil)
+			if ok {
+				col = tbl.Column(string(ref.Name))
+			}
+			if !ok || col == nil || col.Kind != schema.PartitionKey || col.Position != i {
+				return nil, invalidf("Type error: %s cannot be passed as argument %d of function system.token of type %s", a, i, pk[i].Type)
+			}
+			names[i] = col.Name
+		}
+		return &tokenSel{label: "system.token(" + strings.Join(names, ", ") + ")"}, nil
+	}
+	args := make([]selector, len(e.Args))
+	for i, a := range e.Args {
+		if k, ok := a.(*parser.Constant); ok && isAggregateName(name) && name == "count" {
+			// count(1) counts rows: its argument is never null.
+			args[i] = &constSel{label: k.Raw, t: types.IntType, v: []byte{0, 0, 0, 1}}
+			continue
+		}
+		s, err := c.compileSelector(tbl, a)
+		if err != nil {
+			return nil, err
+		}
+		if s.aggregate() && isAggregateName(name) {
+			return nil, invalidf("aggregate functions cannot be used as arguments of aggregate functions")
+		}
+		args[i] = s
+	}
+	if isAggregateName(name) {
+		if len(args) != 1 {
+			return nil, invalidf("Invalid number of arguments in call to function system.%s: 1 required but %d provided", name, len(args))
+		}
+		return newAggregateSel(name, args[0])
+	}
+	argTypes := make([]types.Type, len(args))
+	for i, a := range args {
+		argTypes[i] = a.typ()
+	}
+	fn, err := lookupFunction(name, argTypes)
+	if err != nil {
+		return nil, err
+	}
+	return &funcSel{fn: fn, args: args}, nil
+}
+
+// castSel is CAST(x AS type) (cql3/functions/CastFcts).
+type castSel struct {
+	arg  selector
+	to   types.Type
+	conv func(b []byte) ([]byte, error)
+}
+
+func (s *castSel) name() string {
+	return "cast(" + s.arg.name() + " as " + strings.ToLower(s.to.String()) + ")"
+}
+func (s *castSel) typ() types.Type { return s.to }
+func (s *castSel) aggregate() bool { return s.arg.aggregate() }
+
+type castEval struct {
+	s   *castSel
+	arg evaluator
+}
+
+func (s *castSel) newEval() evaluator                 { return &castEval{s: s, arg: s.arg.newEval()} }
+func (e *castEval) add(q *execution, r *selRow) error { return e.arg.add(q, r) }
+func (e *castEval) reset()                            { e.arg.reset() }
+func (e *castEval) out(q *execution) ([]byte, error) {
+	v, err := e.arg.out(q)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	return e.s.conv(v)
+}
