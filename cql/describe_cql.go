@@ -1,0 +1,244 @@
+package cql
+
+import (
+	"encoding/hex"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/minicass/minicass/cql/parser"
+	"github.com/minicass/minicass/schema"
+)
+
+// CQL generation for DESCRIBE, as Cassandra 4.1 prints it
+// (schema/KeyspaceMetadata.toCqlString, schema/TableMetadata.toCqlString,
+// schema/TableParams.appendCqlTo, cql3/CqlBuilder):
+//
+//	CREATE TABLE ks.t (
+//	    k int,
+//	    c text,
+//	    s int static,
+//	    v text,
+//	    PRIMARY KEY (k, c)
+//	) WITH CLUSTERING ORDER BY (c ASC)
+//	    AND additional_write_policy = '99p'
+//	    ...
+//	    AND speculative_retry = '99p';
+//
+// Identifiers are quoted only when needed (ColumnIdentifier.maybeQuote),
+// maps print with their keys sorted and values quoted, doubles print as
+// Java's Double.toString does, and the options are always all printed, in
+// the alphabetical order of TableParams (memtable after compression, as in
+// 4.1).
+
+// quoteIdent returns name as CQL writes an identifier: bare when it lexes
+// back as itself, double-quoted otherwise.
+func quoteIdent(name string) string { return parser.Ident(name).String() }
+
+// quoteString returns s as a CQL string literal.
+func quoteString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// javaDouble formats f as Java's Double.toString: "0.01", "1.0", "1.0E-4".
+func javaDouble(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	case f == 0:
+		if math.Signbit(f) {
+			return "-0.0"
+		}
+		return "0.0"
+	}
+	abs := math.Abs(f)
+	if abs >= 1e-3 && abs < 1e7 {
+		s := strconv.FormatFloat(f, 'f', -1, 64)
+		if !strings.Contains(s, ".") {
+			s += ".0"
+		}
+		return s
+	}
+	s := strconv.FormatFloat(f, 'E', -1, 64) // e.g. 1E-04, 1.5E+07
+	mant, exp, _ := strings.Cut(s, "E")
+	if !strings.Contains(mant, ".") {
+		mant += ".0"
+	}
+	n, _ := strconv.Atoi(exp)
+	return mant + "E" + strconv.Itoa(n)
+}
+
+// cqlMap formats a map as CqlBuilder.append(Map) does: keys sorted, keys
+// and (when quoteValues) values single-quoted.
+func cqlMap(m map[string]string, quoteValues bool) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(quoteString(k))
+		b.WriteString(": ")
+		if quoteValues {
+			b.WriteString(quoteString(m[k]))
+		} else {
+			b.WriteString(m[k])
+		}
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// keyspaceCQL returns the CREATE KEYSPACE statement of ks (with Cassandra's
+// two spaces before AND).
+func keyspaceCQL(ks *schema.Keyspace) string {
+	if virtualKeyspaces[ks.Name] {
+		return "/*\nWarning: Keyspace " + quoteIdent(ks.Name) + " is a virtual keyspace and cannot be recreated with CQL.\n" +
+			"Structure, for reference:\nVIRTUAL KEYSPACE " + quoteIdent(ks.Name) + ";\n*/"
+	}
+	return "CREATE KEYSPACE " + quoteIdent(ks.Name) + " WITH replication = " + cqlMap(ks.Replication, true) +
+		"  AND durable_writes = " + strconv.FormatBool(ks.DurableWrites) + ";"
+}
+
+// tableCQL returns the CREATE TABLE statement of t. Tables of virtual
+// keyspaces print as a commented VIRTUAL TABLE, as Cassandra does.
+func tableCQL(t *schema.Table) string {
+	if virtualKeyspaces[t.Keyspace] {
+		return virtualTableCQL(t)
+	}
+	var b strings.Builder
+	b.WriteString("CREATE TABLE ")
+	b.WriteString(quoteIdent(t.Keyspace) + "." + quoteIdent(t.Name))
+	b.WriteString(" (\n")
+	writeColumns(&b, t)
+	b.WriteString(") WITH ")
+	if ck := t.ClusteringColumns(); len(ck) > 0 {
+		b.WriteString("CLUSTERING ORDER BY (")
+		for i, c := range ck {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(quoteIdent(c.Name))
+			if c.Desc {
+				b.WriteString(" DESC")
+			} else {
+				b.WriteString(" ASC")
+			}
+		}
+		b.WriteString(")\n    AND ")
+	}
+	writeTableParams(&b, paramsOf(t.Options))
+	b.WriteString(";")
+	return b.String()
+}
+
+func virtualTableCQL(t *schema.Table) string {
+	var b strings.Builder
+	name := quoteIdent(t.Keyspace) + "." + quoteIdent(t.Name)
+	b.WriteString("/*\nWarning: Table " + name + " is a virtual table and cannot be recreated with CQL.\nStructure, for reference:\n")
+	b.WriteString("VIRTUAL TABLE " + name + " (\n")
+	writeColumns(&b, t)
+	b.WriteString(") WITH ")
+	if ck := t.ClusteringColumns(); len(ck) > 0 {
+		b.WriteString("CLUSTERING ORDER BY (")
+		for i, c := range ck {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(quoteIdent(c.Name) + map[bool]string{true: " DESC", false: " ASC"}[c.Desc])
+		}
+		b.WriteString(")\n    AND ")
+	}
+	b.WriteString("comment = " + quoteString(t.Options.Comment) + ";\n*/")
+	return b.String()
+}
+
+// writeColumns writes the column definitions and the PRIMARY KEY clause:
+// partition key, clustering, static then regular columns (each sorted by
+// name), as TableMetadata.allColumnsInCreateOrder orders them.
+func writeColumns(b *strings.Builder, t *schema.Table) {
+	pk, ck := t.PartitionKey(), t.ClusteringColumns()
+	inlinePK := len(pk) == 1 && len(ck) == 0
+	var statics, regulars []*schema.Column
+	for _, c := range t.Columns {
+		switch c.Kind {
+		case schema.Static:
+			statics = append(statics, c)
+		case schema.Regular:
+			regulars = append(regulars, c)
+		}
+	}
+	sort.Slice(statics, func(i, j int) bool { return statics[i].Name < statics[j].Name })
+	sort.Slice(regulars, func(i, j int) bool { return regulars[i].Name < regulars[j].Name })
+	all := append(append(append(append([]*schema.Column{}, pk...), ck...), statics...), regulars...)
+	for _, c := range all {
+		b.WriteString("    " + quoteIdent(c.Name) + " " + c.Type.String())
+		if c.Kind == schema.Static {
+			b.WriteString(" static")
+		}
+		if inlinePK && c.Kind == schema.PartitionKey {
+			b.WriteString(" PRIMARY KEY")
+		}
+		if !inlinePK || c != all[len(all)-1] {
+			b.WriteByte(',')
+		}
+		b.WriteByte('\n')
+	}
+	if inlinePK {
+		return
+	}
+	b.WriteString("    PRIMARY KEY (")
+	if len(pk) > 1 {
+		b.WriteByte('(')
+	}
+	for i, c := range pk {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(quoteIdent(c.Name))
+	}
+	if len(pk) > 1 {
+		b.WriteByte(')')
+	}
+	for _, c := range ck {
+		b.WriteString(", " + quoteIdent(c.Name))
+	}
+	b.WriteString(")\n")
+}
+
+// writeTableParams writes the table options, one per line after the first,
+// as TableParams.appendCqlTo does.
+func writeTableParams(b *strings.Builder, p tableParams) {
+	ext := make(map[string]string, len(p.extensions))
+	for k, v := range p.extensions {
+		ext[k] = "0x" + hex.EncodeToString(v)
+	}
+	lines := []string{
+		"additional_write_policy = " + quoteString(p.additionalWritePolicy),
+		"bloom_filter_fp_chance = " + javaDouble(p.bloomFilterFPChance),
+		"caching = " + cqlMap(p.caching, true),
+		"cdc = " + strconv.FormatBool(p.cdc),
+		"comment = " + quoteString(p.comment),
+		"compaction = " + cqlMap(p.compaction, true),
+		"compression = " + cqlMap(p.compression, true),
+		"memtable = " + quoteString(p.memtable),
+		"crc_check_chance = " + javaDouble(p.crcCheckChance),
+		"default_time_to_live = " + strconv.Itoa(int(p.defaultTTL)),
+		"extensions = " + cqlMap(ext, false),
+		"gc_grace_seconds = " + strconv.Itoa(int(p.gcGraceSeconds)),
+		"max_index_interval = " + strconv.Itoa(int(p.maxIndexInterval)),
+		"memtable_flush_period_in_ms = " + strconv.Itoa(int(p.memtableFlushPeriod)),
+		"min_index_interval = " + strconv.Itoa(int(p.minIndexInterval)),
+		"read_repair = " + quoteString(p.readRepair),
+		"speculative_retry = " + quoteString(p.speculativeRetry),
+	}
+	b.WriteString(strings.Join(lines, "\n    AND "))
+}

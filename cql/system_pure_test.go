@@ -1,0 +1,137 @@
+package cql
+
+import (
+	"net"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/minicass/minicass/data"
+	"github.com/minicass/minicass/schema"
+	"github.com/minicass/minicass/types"
+)
+
+func TestSystemTableID(t *testing.T) {
+	// Cassandra's ids of these tables are fixed (TableId.forSystemTable).
+	assert.Equal(t, "7ad54392-bcdd-35a6-8417-4e047860b377", types.UUIDValue(SystemTableID("system", "local")).String())
+	assert.Equal(t, "37f71aca-7dc2-383b-a706-72528af04d4f", types.UUIDValue(SystemTableID("system", "peers")).String())
+}
+
+func TestSystemTablesShape(t *testing.T) {
+	for _, ks := range systemKeyspaceOrder {
+		ts := systemTables(ks)
+		require.NotEmpty(t, ts, ks)
+		for i, tbl := range ts {
+			if i > 0 {
+				assert.Less(t, ts[i-1].Name, tbl.Name, "sorted")
+			}
+			assert.NotEmpty(t, tbl.PartitionKey(), tbl.QualifiedName())
+			assert.Equal(t, SystemTableID(ks, tbl.Name), tbl.ID)
+		}
+	}
+	// The column types gocql asserts (cassandra-facts.md section 5).
+	local := (&Executor{}).systemTable("system", "local")
+	require.NotNil(t, local)
+	for col, typ := range map[string]string{
+		"data_center": "text", "rack": "text", "release_version": "text", "cluster_name": "text", "partitioner": "text",
+		"host_id": "uuid", "schema_version": "uuid", "rpc_address": "inet", "broadcast_address": "inet", "tokens": "set<text>",
+	} {
+		require.NotNil(t, local.Column(col), col)
+		assert.Equal(t, typ, local.Column(col).Type.String(), col)
+	}
+	peers := (&Executor{}).systemTable("system", "peers_v2")
+	assert.Equal(t, "int", peers.Column("native_port").Type.String())
+	assert.Equal(t, "inet", peers.Column("preferred_ip").Type.String())
+	assert.Len(t, peers.ClusteringColumns(), 1)
+	assert.Nil(t, (&Executor{}).systemTable("system", "nope"))
+	assert.Nil(t, (&Executor{}).systemTable("ks", "local"))
+}
+
+func TestNodeTokens(t *testing.T) {
+	id := types.UUIDValue{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
+	a, b := nodeTokens(id), nodeTokens(id)
+	require.Len(t, a, NumTokens)
+	assert.Equal(t, a, b, "deterministic per host id")
+	seen := map[string]bool{}
+	for _, tok := range a {
+		seen[tok] = true
+	}
+	assert.Len(t, seen, NumTokens, "distinct")
+	assert.NotEqual(t, a, nodeTokens(types.UUIDValue{9}))
+}
+
+func TestLocalRowMutation(t *testing.T) {
+	local := (&Executor{}).systemTable("system", "local")
+	n := nodeInfo{clusterName: "Test Cluster", dataCenter: "datacenter1", rack: "rack1", rpcAddress: net.ParseIP("127.0.0.1"), rpcPort: 9042,
+		hostID: types.UUIDValue{7}, tokens: []string{"-5", "10"}}
+	m, err := partitionMutation(sysPartition{table: local, key: textV("local"), rows: []sysValues{localRow(n)}}, 10, 11, 100)
+	require.NoError(t, err)
+	assert.Equal(t, local.ID, m.Table)
+	assert.Equal(t, []byte("local"), m.Key)
+	assert.Equal(t, int64(10), m.PartitionDeletion.MarkedForDeleteAt)
+	require.Len(t, m.Rows, 1)
+	row := m.Rows[0]
+	assert.Equal(t, int64(11), row.Liveness.Timestamp)
+	for i := 1; i < len(row.Cells); i++ {
+		assert.Negative(t, data.CompareID(&row.Cells[i-1], &row.Cells[i]), "cells sorted")
+	}
+	// tokens is a non-frozen set: one cell per element, keyed by its path.
+	var tokens []string
+	for _, c := range row.Cells {
+		if c.Column == "tokens" {
+			v, err := types.DecodeKey(types.TextType, c.Path)
+			require.NoError(t, err)
+			tokens = append(tokens, string(v))
+		}
+		if c.Column == "rpc_address" {
+			assert.Equal(t, []byte{127, 0, 0, 1}, c.Value)
+		}
+	}
+	assert.ElementsMatch(t, []string{"-5", "10"}, tokens)
+}
+
+func TestSchemaPartitions(t *testing.T) {
+	ks := &schema.Keyspace{Name: "ks", DurableWrites: true, Replication: map[string]string{"class": "org.apache.cassandra.locator.SimpleStrategy", "replication_factor": "1"}}
+	tbl := testTable(t, "ks", "t", "k int pk 0\nc text ck 0 desc\nv counter", schema.DefaultOptions())
+	parts := schemaPartitions(schemaSnapshot{keyspaces: []*schema.Keyspace{ks, systemKeyspaceDef("system_views")}, tables: map[string][]*schema.Table{"ks": {tbl}}}, []string{"gone"})
+	byTable := map[string][]sysPartition{}
+	for _, p := range parts {
+		byTable[p.table.QualifiedName()] = append(byTable[p.table.QualifiedName()], p)
+	}
+	// system_views is virtual: described by system_virtual_schema only.
+	require.Len(t, byTable["system_schema.keyspaces"], 2, "ks and the dropped keyspace")
+	assert.Equal(t, "ks", string(byTable["system_schema.keyspaces"][0].key))
+	assert.Empty(t, byTable["system_schema.keyspaces"][1].rows, "dropped keyspace: emptied")
+	trow := byTable["system_schema.tables"][0].rows[0]
+	flags, err := types.DecodeCollection(types.SetOf(types.TextType, true), trow["flags"])
+	require.NoError(t, err)
+	assert.Equal(t, [][]byte{[]byte("compound"), []byte("counter")}, flags)
+	assert.Equal(t, tbl.ID[:], trow["id"])
+	cols := byTable["system_schema.columns"][0].rows
+	require.Len(t, cols, 3)
+	assert.Equal(t, "desc", string(cols[1]["clustering_order"]))
+	assert.Equal(t, "clustering", string(cols[1]["kind"]))
+	assert.Equal(t, intV(0), cols[1]["position"])
+	assert.Equal(t, intV(-1), cols[2]["position"])
+	assert.Equal(t, "counter", string(cols[2]["type"]))
+	// Every partition turns into a valid mutation.
+	for _, p := range parts {
+		_, err := partitionMutation(p, 1, 2, 3)
+		require.NoError(t, err, p.table.QualifiedName())
+	}
+	assert.Len(t, byTable["system_virtual_schema.keyspaces"], 2)
+}
+
+func TestParamsOf(t *testing.T) {
+	o := schema.DefaultOptions()
+	o.Extra = map[string]string{"caching": "{'rows_per_partition': '10'}", "speculative_retry": "'NONE'", "cdc": "true",
+		"min_index_interval": "64", "memtable": "'trie'"}
+	p := paramsOf(o)
+	assert.Equal(t, map[string]string{"keys": "ALL", "rows_per_partition": "10"}, p.caching)
+	assert.Equal(t, "NONE", p.speculativeRetry)
+	assert.True(t, p.cdc)
+	assert.Equal(t, int32(64), p.minIndexInterval)
+	assert.Equal(t, "trie", p.memtable)
+	assert.Equal(t, 0.01, paramsOf(schema.Options{}).bloomFilterFPChance)
+}

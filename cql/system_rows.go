@@ -1,0 +1,512 @@
+package cql
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"net"
+	"sort"
+	"strconv"
+
+	"github.com/minicass/minicass/data"
+	"github.com/minicass/minicass/partitioner"
+	"github.com/minicass/minicass/schema"
+	"github.com/minicass/minicass/types"
+)
+
+// sysValues is one row of a system table: serialized values by column name
+// (native protocol bytes; a missing column is null). Non-frozen collections
+// are given serialized as a whole and split into cells when written.
+type sysValues map[string][]byte
+
+// sysPartition is the new content of one partition of a system table.
+type sysPartition struct {
+	table *schema.Table
+	key   []byte
+	rows  []sysValues
+}
+
+// Value encoders for system rows.
+
+func textV(s string) []byte { return []byte(s) }
+
+func intV(n int32) []byte { return binary.BigEndian.AppendUint32(nil, uint32(n)) }
+
+func boolV(b bool) []byte {
+	if b {
+		return []byte{1}
+	}
+	return []byte{0}
+}
+
+func doubleV(f float64) []byte { return binary.BigEndian.AppendUint64(nil, math.Float64bits(f)) }
+
+func inetV(ip net.IP) []byte {
+	if v4 := ip.To4(); v4 != nil {
+		return []byte(v4)
+	}
+	return []byte(ip.To16())
+}
+
+var (
+	textMapType   = types.MapOf(types.TextType, types.TextType, true)
+	blobMapType   = types.MapOf(types.TextType, types.BlobType, true)
+	textSetType   = types.SetOf(types.TextType, true)
+	textListType  = types.ListOf(types.TextType, true)
+	extensionType = blobMapType
+)
+
+func textMapV(m map[string]string) []byte {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var ks, vs [][]byte
+	for _, k := range keys {
+		ks, vs = append(ks, []byte(k)), append(vs, []byte(m[k]))
+	}
+	b, _ := types.EncodeMap(textMapType, ks, vs) // text keys and values always encode
+	return b
+}
+
+func textSetV(elems ...string) []byte {
+	bs := make([][]byte, len(elems))
+	for i, e := range elems {
+		bs[i] = []byte(e)
+	}
+	b, _ := types.EncodeSet(textSetType, bs)
+	return b
+}
+
+func textListV(elems ...string) []byte {
+	bs := make([][]byte, len(elems))
+	for i, e := range elems {
+		bs[i] = []byte(e)
+	}
+	return types.EncodeList(bs)
+}
+
+// Table option defaults, as Cassandra 4.1 stores them in
+// system_schema.tables (schema/TableParams.java).
+const (
+	defaultAdditionalWritePolicy = "99p"
+	defaultSpeculativeRetry      = "99p"
+	defaultReadRepair            = "BLOCKING"
+	defaultCRCCheckChance        = 1.0
+	defaultMinIndexInterval      = 128
+	defaultMaxIndexInterval      = 2048
+)
+
+var defaultCaching = map[string]string{"keys": "ALL", "rows_per_partition": "NONE"}
+
+// tableParams are a table's options with every default filled in: the
+// values of its system_schema.tables row and of DESCRIBE.
+type tableParams struct {
+	additionalWritePolicy string
+	bloomFilterFPChance   float64
+	caching               map[string]string
+	cdc                   bool
+	comment               string
+	compaction            map[string]string
+	compression           map[string]string
+	crcCheckChance        float64
+	defaultTTL            int32
+	extensions            map[string][]byte
+	gcGraceSeconds        int32
+	maxIndexInterval      int32
+	memtable              string
+	memtableFlushPeriod   int32
+	minIndexInterval      int32
+	readRepair            string
+	speculativeRetry      string
+}
+
+// paramsOf completes o with Cassandra's defaults. Options kept as CQL
+// literal text in o.Extra are parsed; a literal that does not parse (it was
+// validated when the table was created, so this does not happen) keeps the
+// default.
+func paramsOf(o schema.Options) tableParams {
+	p := tableParams{
+		additionalWritePolicy: defaultAdditionalWritePolicy,
+		bloomFilterFPChance:   o.BloomFilterFPChance,
+		caching:               defaultCaching,
+		comment:               o.Comment,
+		compaction:            o.Compaction,
+		compression:           o.Compression,
+		crcCheckChance:        defaultCRCCheckChance,
+		defaultTTL:            o.DefaultTTL,
+		extensions:            map[string][]byte{},
+		gcGraceSeconds:        o.GCGraceSeconds,
+		maxIndexInterval:      defaultMaxIndexInterval,
+		memtable:              "default",
+		minIndexInterval:      defaultMinIndexInterval,
+		readRepair:            defaultReadRepair,
+		speculativeRetry:      defaultSpeculativeRetry,
+	}
+	if p.bloomFilterFPChance == 0 {
+		p.bloomFilterFPChance = 0.01
+	}
+	def := schema.DefaultOptions()
+	if p.compaction == nil {
+		p.compaction = def.Compaction
+	}
+	if p.compression == nil {
+		p.compression = def.Compression
+	}
+	text := func(lit string, dst *string) {
+		if b, err := types.ParseLiteral(types.TextType, lit); err == nil && b != nil {
+			*dst = string(b)
+		}
+	}
+	double := func(lit string, dst *float64) {
+		if f, err := strconv.ParseFloat(lit, 64); err == nil {
+			*dst = f
+		}
+	}
+	integer := func(lit string, dst *int32) {
+		if n, err := strconv.ParseInt(lit, 10, 32); err == nil {
+			*dst = int32(n)
+		}
+	}
+	for name, lit := range o.Extra {
+		switch name {
+		case "additional_write_policy":
+			text(lit, &p.additionalWritePolicy)
+		case "speculative_retry":
+			text(lit, &p.speculativeRetry)
+		case "memtable":
+			text(lit, &p.memtable)
+		case "read_repair":
+			text(lit, &p.readRepair)
+		case "crc_check_chance":
+			double(lit, &p.crcCheckChance)
+		case "memtable_flush_period_in_ms":
+			integer(lit, &p.memtableFlushPeriod)
+		case "min_index_interval":
+			integer(lit, &p.minIndexInterval)
+		case "max_index_interval":
+			integer(lit, &p.maxIndexInterval)
+		case "cdc":
+			p.cdc = lit == "true" || lit == "'true'"
+		case "caching":
+			if b, err := types.ParseLiteral(types.MapOf(types.TextType, types.TextType, false), lit); err == nil && b != nil {
+				m := map[string]string{}
+				for k, v := range decodeTextMap(b) {
+					m[k] = string(v)
+				}
+				c := map[string]string{"keys": defaultCaching["keys"], "rows_per_partition": defaultCaching["rows_per_partition"]}
+				for k, v := range m {
+					c[k] = v
+				}
+				p.caching = c
+			}
+		case "extensions":
+			if b, err := types.ParseLiteral(types.MapOf(types.TextType, types.BlobType, false), lit); err == nil && b != nil {
+				p.extensions = decodeTextMap(b)
+			}
+		}
+	}
+	return p
+}
+
+func decodeTextMap(b []byte) map[string][]byte {
+	elems, err := types.DecodeCollection(types.MapOf(types.TextType, types.BlobType, true), b)
+	out := map[string][]byte{}
+	if err != nil {
+		return out
+	}
+	for i := 0; i+1 < len(elems); i += 2 {
+		out[string(elems[i])] = elems[i+1]
+	}
+	return out
+}
+
+func extensionsV(m map[string][]byte) []byte {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var ks, vs [][]byte
+	for _, k := range keys {
+		ks, vs = append(ks, []byte(k)), append(vs, m[k])
+	}
+	b, _ := types.EncodeMap(extensionType, ks, vs)
+	return b
+}
+
+// tableFlags returns system_schema.tables.flags for t: always "compound"
+// (every CQL3 table since 4.0), plus "counter" for a counter table.
+func tableFlags(t *schema.Table) []string {
+	if t.IsCounter() {
+		return []string{"compound", "counter"}
+	}
+	return []string{"compound"}
+}
+
+// keyspaceRow is a keyspace's system_schema.keyspaces row.
+func keyspaceRow(ks *schema.Keyspace) sysValues {
+	return sysValues{"keyspace_name": textV(ks.Name), "durable_writes": boolV(ks.DurableWrites), "replication": textMapV(ks.Replication)}
+}
+
+// tableRow is a table's system_schema.tables row.
+func tableRow(t *schema.Table) sysValues {
+	p := paramsOf(t.Options)
+	return sysValues{
+		"keyspace_name":               textV(t.Keyspace),
+		"table_name":                  textV(t.Name),
+		"additional_write_policy":     textV(p.additionalWritePolicy),
+		"bloom_filter_fp_chance":      doubleV(p.bloomFilterFPChance),
+		"caching":                     textMapV(p.caching),
+		"cdc":                         boolV(p.cdc),
+		"comment":                     textV(p.comment),
+		"compaction":                  textMapV(p.compaction),
+		"compression":                 textMapV(p.compression),
+		"crc_check_chance":            doubleV(p.crcCheckChance),
+		"dclocal_read_repair_chance":  doubleV(0),
+		"default_time_to_live":        intV(p.defaultTTL),
+		"extensions":                  extensionsV(p.extensions),
+		"flags":                       textSetV(tableFlags(t)...),
+		"gc_grace_seconds":            intV(p.gcGraceSeconds),
+		"id":                          append([]byte(nil), t.ID[:]...),
+		"max_index_interval":          intV(p.maxIndexInterval),
+		"memtable_flush_period_in_ms": intV(p.memtableFlushPeriod),
+		"min_index_interval":          intV(p.minIndexInterval),
+		"read_repair":                 textV(p.readRepair),
+		"read_repair_chance":          doubleV(0),
+		"speculative_retry":           textV(p.speculativeRetry),
+	}
+}
+
+// columnRows are a table's system_schema.columns rows (also the shape of
+// system_virtual_schema.columns).
+func columnRows(t *schema.Table) []sysValues {
+	out := make([]sysValues, 0, len(t.Columns))
+	for _, c := range t.Columns {
+		out = append(out, sysValues{
+			"keyspace_name":     textV(t.Keyspace),
+			"table_name":        textV(t.Name),
+			"column_name":       textV(c.Name),
+			"clustering_order":  textV(c.ClusteringOrder()),
+			"column_name_bytes": []byte(c.Name),
+			"kind":              textV(c.Kind.String()),
+			"position":          intV(int32(c.Position)),
+			"type":              textV(c.Type.String()),
+		})
+	}
+	return out
+}
+
+// schemaSnapshot is the schema the system_schema tables describe.
+type schemaSnapshot struct {
+	keyspaces []*schema.Keyspace
+	tables    map[string][]*schema.Table
+}
+
+// schemaPartitions returns the partitions of every system_schema and
+// system_virtual_schema table that describe snap, one per keyspace and
+// table (empty partitions included, so that writing them replaces stale
+// rows). Keyspaces in dropped get empty partitions.
+func schemaPartitions(snap schemaSnapshot, dropped []string) []sysPartition {
+	schemaTables := systemTables("system_schema")
+	var parts []sysPartition
+	for _, ks := range snap.keyspaces {
+		if virtualKeyspaces[ks.Name] {
+			continue
+		}
+		byTable := map[string][]sysValues{"keyspaces": {keyspaceRow(ks)}}
+		for _, t := range snap.tables[ks.Name] {
+			byTable["tables"] = append(byTable["tables"], tableRow(t))
+			byTable["columns"] = append(byTable["columns"], columnRows(t)...)
+		}
+		for _, st := range schemaTables {
+			parts = append(parts, sysPartition{table: st, key: textV(ks.Name), rows: byTable[st.Name]})
+		}
+	}
+	for _, name := range dropped {
+		for _, st := range schemaTables {
+			parts = append(parts, sysPartition{table: st, key: textV(name)})
+		}
+	}
+	// system_virtual_schema describes the virtual keyspaces.
+	var vks, vtables, vcols *schema.Table
+	for _, t := range systemTables("system_virtual_schema") {
+		switch t.Name {
+		case "keyspaces":
+			vks = t
+		case "tables":
+			vtables = t
+		case "columns":
+			vcols = t
+		}
+	}
+	for _, name := range systemKeyspaceOrder {
+		if !virtualKeyspaces[name] {
+			continue
+		}
+		parts = append(parts, sysPartition{table: vks, key: textV(name), rows: []sysValues{{"keyspace_name": textV(name)}}})
+		var trows, crows []sysValues
+		for _, t := range systemTables(name) {
+			trows = append(trows, sysValues{"keyspace_name": textV(name), "table_name": textV(t.Name), "comment": textV(t.Options.Comment)})
+			crows = append(crows, columnRows(t)...)
+		}
+		parts = append(parts, sysPartition{table: vtables, key: textV(name), rows: trows},
+			sysPartition{table: vcols, key: textV(name), rows: crows})
+	}
+	return parts
+}
+
+// nodeInfo is what system.local says about the node.
+type nodeInfo struct {
+	clusterName, dataCenter, rack string
+	hostID                        types.UUIDValue
+	schemaVersion                 types.UUIDValue
+	rpcAddress                    net.IP
+	rpcPort                       int
+	gossipGeneration              int32
+	tokens                        []string
+}
+
+// Versions minicass reports in system.local.
+const (
+	// ReleaseVersion is system.local.release_version: the Cassandra release
+	// minicass behaves like.
+	ReleaseVersion = "4.1.6"
+	// CQLVersion is system.local.cql_version (Cassandra 4.1's).
+	CQLVersion = "3.4.6"
+	// NativeProtocolVersion is system.local.native_protocol_version.
+	NativeProtocolVersion = "4"
+	// Partitioner is system.local.partitioner.
+	Partitioner = "org.apache.cassandra.dht.Murmur3Partitioner"
+	// NumTokens is the number of tokens the node owns (Cassandra 4's
+	// num_tokens default).
+	NumTokens = 16
+)
+
+// localRow is the system.local row.
+func localRow(n nodeInfo) sysValues {
+	return sysValues{
+		"key":                     textV("local"),
+		"bootstrapped":            textV("COMPLETED"),
+		"broadcast_address":       inetV(n.rpcAddress),
+		"broadcast_port":          intV(7000),
+		"cluster_name":            textV(n.clusterName),
+		"cql_version":             textV(CQLVersion),
+		"data_center":             textV(n.dataCenter),
+		"gossip_generation":       intV(n.gossipGeneration),
+		"host_id":                 append([]byte(nil), n.hostID[:]...),
+		"listen_address":          inetV(n.rpcAddress),
+		"listen_port":             intV(7000),
+		"native_protocol_version": textV(NativeProtocolVersion),
+		"partitioner":             textV(Partitioner),
+		"rack":                    textV(n.rack),
+		"release_version":         textV(ReleaseVersion),
+		"rpc_address":             inetV(n.rpcAddress),
+		"rpc_port":                intV(int32(n.rpcPort)),
+		"schema_version":          append([]byte(nil), n.schemaVersion[:]...),
+		"tokens":                  textSetV(n.tokens...),
+	}
+}
+
+// nodeTokens returns the node's NumTokens tokens, evenly spaced around the
+// ring from an offset derived from the host id, so a node keeps its tokens
+// for as long as it keeps its host id. They are decimal strings, as
+// system.local.tokens stores them.
+func nodeTokens(hostID types.UUIDValue) []string {
+	offset := binary.BigEndian.Uint64(hostID[:8]) ^ binary.BigEndian.Uint64(hostID[8:])
+	step := uint64(1) << 60 // 2^64 / NumTokens
+	out := make([]string, NumTokens)
+	for i := range out {
+		t := int64(offset + uint64(i)*step)
+		if t == math.MinInt64 {
+			t++ // MinToken is reserved for the ring minimum
+		}
+		out[i] = strconv.FormatInt(t, 10)
+	}
+	return out
+}
+
+// partitionMutation turns the new content of a system table partition into
+// a mutation that replaces it: a partition deletion at delTS, then rows
+// written at ts (> delTS) with a primary-key liveness record, as INSERT
+// writes them. now is the write time in seconds.
+func partitionMutation(p sysPartition, delTS, ts, now int64) (*data.Mutation, error) {
+	t := p.table
+	m := &data.Mutation{Table: t.ID, Key: p.key, PartitionDeletion: data.DeletionTime{MarkedForDeleteAt: delTS, LocalDeletionTime: now}}
+	for _, r := range p.rows {
+		var ck [][]byte
+		for _, c := range t.ClusteringColumns() {
+			v := r[c.Name]
+			if v == nil {
+				return nil, fmt.Errorf("cql: system row of %s lacks clustering column %s", t.QualifiedName(), c.Name)
+			}
+			ck = append(ck, v)
+		}
+		clustering, err := types.EncodeClustering(t.ClusteringTypes(), ck)
+		if err != nil {
+			return nil, err
+		}
+		row := data.NewRow(clustering)
+		row.Liveness = data.LivenessInfo{Timestamp: ts, ExpiresAt: data.NoDeletionTime}
+		for _, c := range t.Columns {
+			if c.Kind == schema.PartitionKey || c.Kind == schema.Clustering {
+				continue
+			}
+			v, ok := r[c.Name]
+			if !ok || v == nil {
+				continue
+			}
+			cells, err := systemCells(c, v, ts)
+			if err != nil {
+				return nil, fmt.Errorf("cql: system row of %s, column %s: %w", t.QualifiedName(), c.Name, err)
+			}
+			row.Cells = append(row.Cells, cells...)
+		}
+		sort.Slice(row.Cells, func(i, j int) bool { return data.CompareID(&row.Cells[i], &row.Cells[j]) < 0 })
+		m.Rows = append(m.Rows, row)
+	}
+	return m, nil
+}
+
+// systemCells returns the cells of value v of column c: one cell, or one
+// per element for a non-frozen set or map.
+func systemCells(c *schema.Column, v []byte, ts int64) ([]data.Cell, error) {
+	cell := func(path, value []byte) data.Cell {
+		return data.Cell{Column: c.Name, Path: path, Kind: data.CellRegular, Timestamp: ts, LocalDeletionTime: data.NoDeletionTime, Value: value}
+	}
+	if !c.Type.IsMultiCell() {
+		return []data.Cell{cell(nil, v)}, nil
+	}
+	elems, err := types.DecodeCollection(c.Type, v)
+	if err != nil {
+		return nil, err
+	}
+	var out []data.Cell
+	switch c.Type.Kind {
+	case types.Set:
+		for _, e := range elems {
+			out = append(out, cell(types.EncodeKey(c.Type.Params[0], e), []byte{}))
+		}
+	case types.Map:
+		for i := 0; i+1 < len(elems); i += 2 {
+			out = append(out, cell(types.EncodeKey(c.Type.Params[0], elems[i]), elems[i+1]))
+		}
+	default:
+		return nil, fmt.Errorf("cql: non-frozen %s is not supported in system tables", c.Type)
+	}
+	return out, nil
+}
+
+// partitionKeyOfValues returns the partition key of row r of table t.
+func partitionKeyOfValues(t *schema.Table, r sysValues) ([]byte, error) {
+	pk := t.PartitionKey()
+	if len(pk) == 1 {
+		return r[pk[0].Name], nil
+	}
+	parts := make([][]byte, len(pk))
+	for i, c := range pk {
+		parts[i] = r[c.Name]
+	}
+	return partitioner.CompositeKey(parts)
+}
