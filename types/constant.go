@@ -67,7 +67,9 @@ func assignable(k ConstKind, t Kind) bool {
 	case ConstBoolean:
 		return t == Boolean
 	case ConstHex:
-		return t == Blob
+		// Cassandra's preferred type for a hex constant is ByteType, so a
+		// hex constant is an exact match for tinyint as well as blob.
+		return t == Blob || t == Tinyint
 	case ConstDuration:
 		return t == Duration
 	}
@@ -111,6 +113,13 @@ func FromConstant(t Type, k ConstKind, text string) ([]byte, error) {
 		}
 		return []byte(text), nil
 	case Int, Bigint, Counter, Smallint, Tinyint:
+		if k == ConstHex {
+			b, err := hex.DecodeString(text[min(2, len(text)):])
+			if err != nil || len(text) < 2 || len(b) != 1 {
+				return fail("Expected 1 byte for a tinyint (%d)", len(b))
+			}
+			return b, nil
+		}
 		bitsz, name := 32, "int"
 		switch t.Kind {
 		case Bigint, Counter:
@@ -171,6 +180,9 @@ func FromConstant(t Type, k ConstKind, text string) ([]byte, error) {
 		}
 		return u[:], nil
 	case Timestamp:
+		if text == "" {
+			return []byte{}, nil // TimestampType.fromString: empty string, empty value
+		}
 		ms, err := ParseTimestamp(text)
 		if err != nil {
 			return fail("Unable to coerce '%s' to a formatted date (long)", text)
@@ -199,6 +211,9 @@ func FromConstant(t Type, k ConstKind, text string) ([]byte, error) {
 		}
 		return b, nil
 	case Inet:
+		if text == "" {
+			return []byte{}, nil // InetAddressType.fromString: empty string, empty value
+		}
 		b, ok := parseInet(text)
 		if !ok {
 			return fail("Unable to make inet address from '%s'", text)
@@ -233,7 +248,7 @@ func isDecimalText(s string) bool {
 // ParseFloat spellings such as "inf", hex floats or underscores are refused.
 func parseCQLFloat(s string, single bool) (float64, bool) {
 	switch s {
-	case "NaN":
+	case "NaN", "-NaN":
 		return math.Float64frombits(0x7ff8000000000000), true // Java's canonical NaN
 	case "Infinity", "+Infinity":
 		return math.Inf(1), true

@@ -61,7 +61,7 @@ func (p *litParser) expect(c byte) error {
 var (
 	uuidRE     = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 	integerRE  = regexp.MustCompile(`^-?[0-9]+$`)
-	floatRE    = regexp.MustCompile(`^-?[0-9]+(\.[0-9]*)?([eE][+-]?[0-9]+)?$|^(-?Infinity|NaN)$`)
+	floatRE    = regexp.MustCompile(`^-?[0-9]+(\.[0-9]*)?([eE][+-]?[0-9]+)?$|^-?(Infinity|NaN)$`)
 	hexRE      = regexp.MustCompile(`^0[xX][0-9a-fA-F]*$`)
 	durationRE = regexp.MustCompile(`^-?([0-9]+[a-zA-Zµ]+)+$|^-?P[0-9A-Z:\-]*$`)
 )

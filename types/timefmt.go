@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -121,8 +122,8 @@ func (sc *scanner) parseFraction() (int, bool) {
 	return v, true
 }
 
-// parseZone reads an optional zone: Z, z, UTC, GMT, ±hh, ±hhmm, ±hh:mm,
-// optionally after one space. It returns the offset in seconds.
+// parseZone reads an optional zone: Z, z, UTC, GMT, ±hh, ±hhmm, ±hh:mm or
+// GMT±hh:mm, optionally after one space. It returns the offset in seconds.
 func (sc *scanner) parseZone() (int, bool) {
 	save := sc.pos
 	sc.eat(' ')
@@ -135,6 +136,9 @@ func (sc *scanner) parseZone() (int, bool) {
 	case "Z", "z", "UTC", "GMT":
 		sc.pos = len(sc.s)
 		return 0, true
+	}
+	if strings.HasPrefix(rest, "UTC") || strings.HasPrefix(rest, "GMT") {
+		sc.pos += 3 // GMT+01:00, as Java's general time zone syntax
 	}
 	sign := 1
 	switch {

@@ -91,6 +91,12 @@ func TestFromConstant(t *testing.T) {
 		{"duration", ConstDuration, "P2W", "001c00"},
 		{"duration", ConstDuration, "-1mo", "010000"},
 		{"text", ConstString, "héllo", "68c3a96c6c6f"},
+		{"timestamp", ConstString, "2024-01-15 11:00:00 GMT+01:00", "0000018d0c904d00"},
+		{"timestamp", ConstString, "2024-01-15 10:00:00 UTC", "0000018d0c904d00"},
+		{"timestamp", ConstString, "", ""},
+		{"inet", ConstString, "", ""},
+		{"tinyint", ConstHex, "0x05", "05"},
+		{"double", ConstFloat, "-NaN", "7ff8000000000000"},
 	} {
 		b, err := FromConstant(MustParseType(c.ty), c.kind, c.text)
 		require.NoError(t, err, "%s %s", c.ty, c.text)
@@ -125,6 +131,10 @@ func TestFromConstantErrors(t *testing.T) {
 		{"duration", ConstDuration, "1x", false, "Unable to convert '1x' to a duration"},
 		{"double", ConstFloat, "inf", false, ""},
 		{"list<int>", ConstString, "[1]", true, ""},
+		{"int", ConstHex, "0x01", true, ""},
+		{"tinyint", ConstHex, "0x0102", false, "Expected 1 byte for a tinyint (2)"},
+		{"date", ConstString, "", false, ""},
+		{"time", ConstString, "", false, ""},
 	} {
 		_, err := FromConstant(MustParseType(c.ty), c.kind, c.text)
 		require.Error(t, err, "%s %q", c.ty, c.text)
