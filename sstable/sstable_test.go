@@ -652,3 +652,21 @@ func TestBloomFilterFPRate(t *testing.T) {
 	assert.True(t, newBloomFilter(10, 1).mayContain([]byte("x")), "fp chance 1 keeps no filter")
 	_ = bytes.Compare
 }
+
+// TestLayout checks the layout of the worked example of FORMAT.md.
+func TestLayout(t *testing.T) {
+	fs := vfs.NewMem()
+	r := data.NewRow([]byte{0x80, 0, 0, 1})
+	r.Liveness = data.LivenessInfo{Timestamp: 5, ExpiresAt: data.NoDeletionTime}
+	r.Cells = []data.Cell{{Column: "v", Timestamp: 5, LocalDeletionTime: data.NoDeletionTime, Value: []byte{0, 0, 0, 42}}}
+	writeTable(t, fs, "", 1, WriterOptions{Compression: Compression{Codec: CodecNone}}, []testPartition{{token: -3, key: []byte("k"), del: data.LiveDeletion, rows: []data.Row{r}}})
+	rd, err := Open(fs, "", 1, ReaderOptions{})
+	require.NoError(t, err)
+	defer rd.Close()
+	var sb bytes.Buffer
+	require.NoError(t, Layout(&sb, rd))
+	assert.Equal(t, `sstable xa generation 1: 1 partitions, stream 87 bytes, Data.db 100 bytes, codec none, chunk 16384
+chunk 0: file [8, 100) stream [0, 87)
+partition 6b token -3: position 0 length 87 rows at 25 index entry at 8
+`, sb.String())
+}
