@@ -145,24 +145,33 @@ var (
 	CounterType   = Type{Kind: Counter}
 )
 
-// ListOf returns the type list<elem> (frozen if frozen is true).
+// ListOf returns the type list<elem> (frozen if frozen is true). A
+// collection element is always frozen, so elem is frozen if it is a
+// collection.
 func ListOf(elem Type, frozen bool) Type {
-	return Type{Kind: List, Frozen: frozen, Params: []Type{elem}}
+	return Type{Kind: List, Frozen: frozen, Params: []Type{elem.Freeze()}}
 }
 
-// SetOf returns the type set<elem> (frozen if frozen is true).
+// SetOf returns the type set<elem> (frozen if frozen is true), with elem
+// frozen.
 func SetOf(elem Type, frozen bool) Type {
-	return Type{Kind: Set, Frozen: frozen, Params: []Type{elem}}
+	return Type{Kind: Set, Frozen: frozen, Params: []Type{elem.Freeze()}}
 }
 
-// MapOf returns the type map<key, value> (frozen if frozen is true).
+// MapOf returns the type map<key, value> (frozen if frozen is true), with
+// key and value frozen.
 func MapOf(key, value Type, frozen bool) Type {
-	return Type{Kind: Map, Frozen: frozen, Params: []Type{key, value}}
+	return Type{Kind: Map, Frozen: frozen, Params: []Type{key.Freeze(), value.Freeze()}}
 }
 
-// TupleOf returns the type tuple<fields...>. Tuples are always frozen.
+// TupleOf returns the type tuple<fields...>, with the fields frozen. Tuples
+// are always frozen.
 func TupleOf(fields ...Type) Type {
-	return Type{Kind: Tuple, Frozen: true, Params: fields}
+	params := make([]Type, len(fields))
+	for i, f := range fields {
+		params[i] = f.Freeze()
+	}
+	return Type{Kind: Tuple, Frozen: true, Params: params}
 }
 
 // IsCollection reports whether t is a list, set or map.

@@ -130,9 +130,10 @@ func TimeUUIDTime(u UUIDValue) time.Time {
 }
 
 // TimeUUIDGenerator makes version 1 UUIDs. Its clock sequence and node are
-// chosen once, randomly, when it is created (with the multicast bit set, as
-// RFC 4122 asks for random nodes), so they are fixed for its lifetime.
-// It is safe for concurrent use.
+// chosen once, randomly, when it is created or first used (with the
+// multicast bit set, as RFC 4122 asks for random nodes), so they are fixed
+// for its lifetime; an engine keeps one generator per process. The zero
+// value is ready to use. It is safe for concurrent use.
 type TimeUUIDGenerator struct {
 	mu        sync.Mutex
 	lastTicks uint64
@@ -142,12 +143,15 @@ type TimeUUIDGenerator struct {
 // NewTimeUUIDGenerator returns a generator with a random clock sequence and
 // node.
 func NewTimeUUIDGenerator() *TimeUUIDGenerator {
+	return &TimeUUIDGenerator{lsb: randomClockSeqAndNode()}
+}
+
+func randomClockSeqAndNode() uint64 {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	lsb := binary.BigEndian.Uint64(b[:])
 	lsb = lsb&0x3fffffffffffffff | 0x8000000000000000 // RFC 4122 variant
-	lsb |= 0x0000010000000000                         // multicast bit of the node
-	return &TimeUUIDGenerator{lsb: lsb}
+	return lsb | 0x0000010000000000                   // multicast bit of the node
 }
 
 // NewTimeUUID returns a version 1 UUID for t. Successive calls return
@@ -157,10 +161,14 @@ func NewTimeUUIDGenerator() *TimeUUIDGenerator {
 func (g *TimeUUIDGenerator) NewTimeUUID(t time.Time) UUIDValue {
 	ticks := uint64(t.UnixNano()/100) + uuidEpochOffset
 	g.mu.Lock()
+	if g.lsb == 0 {
+		g.lsb = randomClockSeqAndNode()
+	}
 	if ticks <= g.lastTicks {
 		ticks = g.lastTicks + 1
 	}
 	g.lastTicks = ticks
+	lsb := g.lsb
 	g.mu.Unlock()
-	return makeTimeUUID(ticks, g.lsb)
+	return makeTimeUUID(ticks, lsb)
 }
