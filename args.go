@@ -1,0 +1,171 @@
+package minicass
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/minicass/minicass/cql"
+	"github.com/minicass/minicass/types"
+)
+
+// Arguments of Exec and Query.
+//
+// The variadic args of Exec, Query, Stmt.Exec and Stmt.Query mix bind values
+// and options. A QueryOption (PageSize, PagingState, WithTimestamp, Tracing)
+// configures the call; every other argument is a bind value, in bind-marker
+// order, or a NamedArg for a named marker (:name) or a marker matched by its
+// column name. Bind values are converted with types.Encode using the type
+// Cassandra infers for the marker: Go integers for the integer types, string
+// for text and for any scalar type written as its CQL constant text,
+// time.Time for timestamp and date, types.UUIDValue or [16]byte for uuid,
+// net.IP for inet, []byte for blob, slices for lists and sets, Go maps for
+// maps, and so on. nil (or a nil pointer) binds null, Unset leaves the
+// column untouched, and non-nil pointers are followed.
+
+// UnsetValue is the type of Unset.
+type UnsetValue struct{}
+
+// Unset is a bind value that writes nothing: the column keeps its current
+// value, as the native protocol's "unset" value does (protocol v4). Where a
+// value is required (a key column, a LIMIT) Cassandra's error is returned.
+var Unset = UnsetValue{}
+
+// NamedArg is a bind value for the marker with the given name. Use Named to
+// build one.
+type NamedArg struct {
+	Name  string
+	Value any
+}
+
+// Named binds value to the bind marker named name: a named marker
+// (":name"), or a positional marker matched by the name Cassandra gives it
+// (the column name, e.g. "k" in "WHERE k = ?"). Names match
+// case-insensitively. Named and positional values cannot be mixed in one
+// call.
+func Named(name string, value any) NamedArg { return NamedArg{Name: name, Value: value} }
+
+// QueryOption configures one Exec or Query call. Pass options among the
+// args; they are not bind values.
+type QueryOption interface {
+	apply(p *cql.Params)
+}
+
+type optionFunc func(p *cql.Params)
+
+func (f optionFunc) apply(p *cql.Params) { f(p) }
+
+// PageSize asks for at most n rows: the returned Rows hold one page, and
+// Rows.PagingState returns the opaque state to pass to PagingState for the
+// next page (nil after the last page). Without PageSize a query returns all
+// its rows at once. n <= 0 disables paging.
+func PageSize(n int) QueryOption {
+	return optionFunc(func(p *cql.Params) { p.PageSize = n })
+}
+
+// PagingState resumes a paged query where the page that returned state
+// stopped. The query text, bind values and page size must be those of the
+// first call. A nil state starts at the beginning.
+func PagingState(state []byte) QueryOption {
+	return optionFunc(func(p *cql.Params) { p.PagingState = state })
+}
+
+// WithTimestamp sets the write timestamp, in microseconds since the Unix
+// epoch, of the statement's writes, as a driver's default timestamp does.
+// A USING TIMESTAMP clause in the statement takes precedence. Without it
+// the engine clock gives the timestamp.
+func WithTimestamp(micros int64) QueryOption {
+	return optionFunc(func(p *cql.Params) { p.Timestamp, p.HasTimestamp = micros, true })
+}
+
+// Tracing asks the executor to record what the statement touched; read it
+// with Rows.Trace.
+func Tracing() QueryOption {
+	return optionFunc(func(p *cql.Params) { p.Trace = true })
+}
+
+// splitArgs separates options from bind values.
+func splitArgs(args []any) (p *cql.Params, values []any) {
+	p = &cql.Params{}
+	for _, a := range args {
+		if o, ok := a.(QueryOption); ok {
+			o.apply(p)
+			continue
+		}
+		values = append(values, a)
+	}
+	return p, values
+}
+
+// bindArgs encodes values for the bind markers described by specs into p.
+func bindArgs(p *cql.Params, specs []cql.ColumnSpec, values []any) error {
+	named := 0
+	for _, v := range values {
+		if _, ok := v.(NamedArg); ok {
+			named++
+		}
+	}
+	if named > 0 && named != len(values) {
+		return fmt.Errorf("%w: named and positional values cannot be mixed", ErrArgument)
+	}
+	if named == 0 {
+		if len(values) != len(specs) {
+			return &cql.Error{Code: cql.CodeInvalid, Message: fmt.Sprintf("There were %d markers(?) in CQL but %d bound variables", len(specs), len(values))}
+		}
+		p.Values = make([]cql.Value, len(values))
+		for i, v := range values {
+			b, err := encodeArg(specs[i], v)
+			if err != nil {
+				return err
+			}
+			p.Values[i] = b
+		}
+		return nil
+	}
+	p.Values = make([]cql.Value, len(values))
+	p.Names = make([]string, len(values))
+	for i, v := range values {
+		na := v.(NamedArg)
+		j := -1
+		for k, s := range specs {
+			if strings.EqualFold(s.Name, na.Name) {
+				j = k
+				break
+			}
+		}
+		if j < 0 {
+			return &cql.Error{Code: cql.CodeInvalid, Message: fmt.Sprintf("No column %s in statement", na.Name)}
+		}
+		b, err := encodeArg(specs[j], na.Value)
+		if err != nil {
+			return err
+		}
+		p.Values[i], p.Names[i] = b, specs[j].Name
+	}
+	return nil
+}
+
+// encodeArg converts one Go value for the marker spec.
+func encodeArg(spec cql.ColumnSpec, v any) (cql.Value, error) {
+	if _, ok := v.(UnsetValue); ok {
+		return cql.Value{Unset: true}, nil
+	}
+	if v != nil {
+		rv := reflect.ValueOf(v)
+		for rv.Kind() == reflect.Pointer {
+			if rv.IsNil() {
+				return cql.Value{}, nil
+			}
+			rv = rv.Elem()
+		}
+		v = rv.Interface()
+	}
+	b, err := types.Encode(spec.Type, v)
+	if err != nil {
+		return cql.Value{}, fmt.Errorf("%w: value for %s of type %s: %w", ErrArgument, spec.Name, spec.Type, err)
+	}
+	if b == nil {
+		return cql.Value{}, nil
+	}
+	return cql.Value{Bytes: b}, nil
+}

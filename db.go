@@ -1,0 +1,88 @@
+package minicass
+
+import (
+	"context"
+	"sync"
+
+	"github.com/minicass/minicass/cql"
+	"github.com/minicass/minicass/engine"
+)
+
+// DB is an open minicass database: a storage engine and the CQL executor
+// over it. It is safe for concurrent use. Exec, Query and Prepare on the DB
+// run on its default session, whose current keyspace USE changes for every
+// caller of these methods; use Session for a private current keyspace.
+type DB struct {
+	eng  *engine.Engine
+	x    *cql.Executor
+	def  *Session
+	opts Options
+
+	mu     sync.Mutex
+	closed bool
+}
+
+// Open opens (or creates) the database described by opts. With an empty
+// Dir the database lives in memory.
+func Open(opts Options) (*DB, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	eng, err := engine.Open(engineOptions(opts))
+	if err != nil {
+		return nil, err
+	}
+	db := &DB{eng: eng, opts: opts}
+	db.x = cql.NewExecutor(eng, cql.Options{Logger: opts.Logger, ClusterName: opts.ClusterName})
+	db.def = db.Session()
+	return db, nil
+}
+
+// Close closes the engine (syncing what its commit-log mode requires).
+// Calls after Close, including a second Close, return ErrClosed.
+func (db *DB) Close() error {
+	db.mu.Lock()
+	if db.closed {
+		db.mu.Unlock()
+		return ErrClosed
+	}
+	db.closed = true
+	db.mu.Unlock()
+	return db.eng.Close()
+}
+
+func (db *DB) isClosed() bool {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	return db.closed
+}
+
+// Dir returns the data directory ("" for an in-memory database).
+func (db *DB) Dir() string { return db.opts.Dir }
+
+// Engine returns the storage engine, for tools that need more than CQL.
+func (db *DB) Engine() *engine.Engine { return db.eng }
+
+// Executor returns the CQL executor, for the native protocol server.
+func (db *DB) Executor() *cql.Executor { return db.x }
+
+// Session returns a new session with no current keyspace. Sessions are
+// cheap; each has its own current keyspace and is safe for concurrent use.
+func (db *DB) Session() *Session {
+	return &Session{db: db, s: db.x.NewSession(), prepared: make(map[string]*cql.Prepared)}
+}
+
+// Exec runs a statement on the default session; see Session.Exec.
+func (db *DB) Exec(ctx context.Context, query string, args ...any) error {
+	return db.def.Exec(ctx, query, args...)
+}
+
+// Query runs a statement on the default session; see Session.Query.
+func (db *DB) Query(ctx context.Context, query string, args ...any) *Rows {
+	return db.def.Query(ctx, query, args...)
+}
+
+// Prepare prepares a statement on the default session; see Session.Prepare.
+func (db *DB) Prepare(ctx context.Context, query string) (*Stmt, error) {
+	return db.def.Prepare(ctx, query)
+}

@@ -1,0 +1,96 @@
+package minicass
+
+import (
+	"context"
+	"sync"
+
+	"github.com/minicass/minicass/cql"
+)
+
+// Session runs statements with its own current keyspace (set by USE). It
+// is safe for concurrent use.
+type Session struct {
+	db *DB
+	s  *cql.Session
+
+	mu       sync.Mutex
+	prepared map[string]*cql.Prepared // by keyspace + "\x00" + query text
+}
+
+// Keyspace returns the current keyspace ("" before any USE).
+func (s *Session) Keyspace() string { return s.s.Keyspace() }
+
+// CQL returns the underlying executor session, for the native protocol
+// server and tools.
+func (s *Session) CQL() *cql.Session { return s.s }
+
+// Exec runs one CQL statement and discards any rows. args hold bind values
+// and QueryOptions (see Named, Unset, WithTimestamp). The error is an *Error
+// for statements Cassandra would reject (errors.Is(err, ErrInvalid), ...),
+// or wraps ErrArgument or ErrClosed.
+func (s *Session) Exec(ctx context.Context, query string, args ...any) error {
+	return s.Query(ctx, query, args...).Err()
+}
+
+// Query runs one CQL statement and returns its rows. It never returns nil:
+// a failure is reported by Rows.Err (and Next returns false). A statement
+// without bind values is parsed and run directly; with bind values it is
+// prepared once per session and keyspace (cached by its text) so the values
+// are encoded with the types of their markers.
+func (s *Session) Query(ctx context.Context, query string, args ...any) *Rows {
+	if s.db.isClosed() {
+		return errRows(ErrClosed)
+	}
+	p, values := splitArgs(args)
+	if len(values) == 0 {
+		res, err := s.s.Query(ctx, query, p)
+		return &Rows{res: res, err: err}
+	}
+	prep, err := s.prepare(ctx, query)
+	if err != nil {
+		return errRows(err)
+	}
+	return s.execute(ctx, prep, p, values)
+}
+
+// Prepare parses and validates a statement once, for repeated execution
+// with Stmt.Exec and Stmt.Query.
+func (s *Session) Prepare(ctx context.Context, query string) (*Stmt, error) {
+	if s.db.isClosed() {
+		return nil, ErrClosed
+	}
+	prep, err := s.prepare(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return &Stmt{s: s, prep: prep}, nil
+}
+
+func (s *Session) prepare(ctx context.Context, query string) (*cql.Prepared, error) {
+	key := s.Keyspace() + "\x00" + query
+	s.mu.Lock()
+	prep := s.prepared[key]
+	s.mu.Unlock()
+	if prep != nil {
+		return prep, nil
+	}
+	prep, err := s.s.Prepare(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.prepared[key] = prep
+	s.mu.Unlock()
+	return prep, nil
+}
+
+func (s *Session) execute(ctx context.Context, prep *cql.Prepared, p *cql.Params, values []any) *Rows {
+	if s.db.isClosed() {
+		return errRows(ErrClosed)
+	}
+	if err := bindArgs(p, prep.Bind, values); err != nil {
+		return errRows(err)
+	}
+	res, err := s.s.ExecutePrepared(ctx, prep, p)
+	return &Rows{res: res, err: err}
+}
