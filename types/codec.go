@@ -247,12 +247,9 @@ func Validate(t Type, b []byte) error {
 	case Date:
 		return fixedLen(t, b, 4, false)
 	case Time:
-		if err := fixedLen(t, b, 8, false); err != nil {
-			return err
-		}
-		if ns := int64(binary.BigEndian.Uint64(b)); ns < 0 || ns >= maxTimeNanos {
-			return valueErr(t, "Time value %d out of range", ns)
-		}
+		// Like TimeSerializer, only the size is checked: out-of-range
+		// nanoseconds are refused when parsing text, not when validating.
+		return fixedLen(t, b, 8, false)
 	case UUID:
 		return fixedLen(t, b, 16, true)
 	case TimeUUID:
