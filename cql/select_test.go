@@ -82,13 +82,16 @@ func queryAllPages(s *Session, q string, pageSize int) (*Result, int, error) {
 		return nil, 0, err
 	}
 	pages := 1
+	if pageSize > 0 && len(res.Rows) > pageSize {
+		return nil, 0, fmt.Errorf("page of %d rows for page size %d", len(res.Rows), pageSize)
+	}
 	for res.PagingState != nil && pageSize > 0 {
-		if len(res.Rows) > pageSize {
-			return nil, 0, fmt.Errorf("page of %d rows for page size %d", len(res.Rows), pageSize)
-		}
 		next, err := s.Query(ctx, q, &Params{PageSize: pageSize, PagingState: res.PagingState})
 		if err != nil {
 			return nil, 0, err
+		}
+		if len(next.Rows) > pageSize {
+			return nil, 0, fmt.Errorf("page of %d rows for page size %d", len(next.Rows), pageSize)
 		}
 		pages++
 		res.Rows = append(res.Rows, next.Rows...)

@@ -1,0 +1,132 @@
+package cql
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func setupWide(tb testing.TB, rows int) *Session {
+	s := newSelectTestSession(tb)
+	ctx := context.Background()
+	for _, q := range []string{
+		"CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"USE ks",
+		"CREATE TABLE w (k int, c int, v text, PRIMARY KEY (k, c))",
+	} {
+		_, err := s.Query(ctx, q, nil)
+		require.NoError(tb, err)
+	}
+	for i := 0; i < rows; i++ {
+		_, err := s.Query(ctx, fmt.Sprintf("INSERT INTO w (k, c, v) VALUES (1, %d, 'value')", i), nil)
+		require.NoError(tb, err)
+	}
+	return s
+}
+
+func intValue(v int32) Value { return Value{Bytes: binary.BigEndian.AppendUint32(nil, uint32(v))} }
+
+// TestSelectPrepared checks bind marker metadata, pk indexes and a
+// malformed paging state.
+func TestSelectPrepared(t *testing.T) {
+	s := setupWide(t, 5)
+	ctx := context.Background()
+	p, err := s.Prepare(ctx, "SELECT c, v FROM w WHERE k = ? AND c IN ? LIMIT ?")
+	require.NoError(t, err)
+	assert.Equal(t, []uint16{0}, p.PKIndexes)
+	require.Len(t, p.Bind, 3)
+	assert.Equal(t, "k", p.Bind[0].Name)
+	assert.Equal(t, "in(c)", p.Bind[1].Name)
+	assert.Equal(t, "list<int>", p.Bind[1].Type.String())
+	assert.Equal(t, "[limit]", p.Bind[2].Name)
+	list := binary.BigEndian.AppendUint32(nil, 2)
+	for _, c := range []int32{3, 1} {
+		list = binary.BigEndian.AppendUint32(list, 4)
+		list = binary.BigEndian.AppendUint32(list, uint32(c))
+	}
+	res, err := s.ExecutePrepared(ctx, p, &Params{Values: []Value{intValue(1), {Bytes: list}, intValue(10)}})
+	require.NoError(t, err)
+	require.Len(t, res.Rows, 2)
+	assert.Equal(t, intValue(1).Bytes, res.Rows[0][0])
+	assert.Equal(t, intValue(3).Bytes, res.Rows[1][0])
+
+	_, err = s.ExecutePrepared(ctx, p, &Params{Values: []Value{{Unset: true}, {Bytes: list}, intValue(10)}})
+	require.Error(t, err)
+	assert.Equal(t, "Invalid unset value for column k", err.Error())
+
+	p2, err := s.Prepare(ctx, "SELECT * FROM w WHERE token(k) > ? AND k IN (1) ALLOW FILTERING")
+	assert.Nil(t, p2)
+	require.Error(t, err)
+
+	p3, err := s.Prepare(ctx, "SELECT * FROM w WHERE token(k) > ?")
+	require.NoError(t, err)
+	assert.Nil(t, p3.PKIndexes)
+	assert.Equal(t, "partition key token", p3.Bind[0].Name)
+
+	_, err = s.Query(ctx, "SELECT * FROM w WHERE k = 1", &Params{PageSize: 2, PagingState: []byte{1, 2, 3, 4, 5, 6, 7}})
+	require.Error(t, err)
+	assert.ErrorIs(t, err, ErrInvalid)
+	assert.Equal(t, "Invalid value for the paging state", err.Error())
+}
+
+// FuzzDecodePagingState checks that no input panics and that what decodes
+// encodes back to the same bytes.
+func FuzzDecodePagingState(f *testing.F) {
+	f.Add((&pagingState{hasLast: true, key: []byte{0, 0, 0, 1}, clustering: []byte{0x40, 0x80, 0, 0, 1, 0x80}, returned: 3, inPartition: 3}).encode())
+	f.Add((&pagingState{hasLast: true, key: []byte("k"), partDone: true, returned: 1}).encode())
+	f.Add([]byte{1, 0})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		st, err := decodePagingState(b)
+		if err != nil {
+			return
+		}
+		assert.Equal(t, b, st.encode())
+	})
+}
+
+func BenchmarkSelectCompile(b *testing.B) {
+	s := setupWide(b, 1)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := s.Prepare(ctx, "SELECT c, v FROM w WHERE k = ? AND c > ? AND c <= ? ORDER BY c DESC LIMIT ?"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkSelectPoint(b *testing.B) {
+	s := setupWide(b, 100)
+	ctx := context.Background()
+	p, err := s.Prepare(ctx, "SELECT v FROM w WHERE k = ? AND c = ?")
+	require.NoError(b, err)
+	params := &Params{Values: []Value{intValue(1), intValue(42)}}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		res, err := s.ExecutePrepared(ctx, p, params)
+		if err != nil || len(res.Rows) != 1 {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkSelectLatest10(b *testing.B) {
+	s := setupWide(b, 10000)
+	ctx := context.Background()
+	p, err := s.Prepare(ctx, "SELECT c, v FROM w WHERE k = ? ORDER BY c DESC LIMIT 10")
+	require.NoError(b, err)
+	params := &Params{Values: []Value{intValue(1)}}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		res, err := s.ExecutePrepared(ctx, p, params)
+		if err != nil || len(res.Rows) != 10 {
+			b.Fatal(err)
+		}
+	}
+}
