@@ -172,9 +172,12 @@ func invert(b []byte) {
 // EncodeKey encodes one value as an ascending component without a
 // terminator, so element keys of non-frozen collections (map keys, set
 // elements, list timeuuids) sort with bytes.Compare as the element type's
-// comparator orders them. v must be a valid non-null value of t; EncodeKey
-// does not validate it (see Validate).
+// comparator orders them. It returns nil if v is null or not a valid value
+// of t (a real key is never empty).
 func EncodeKey(t Type, v []byte) []byte {
+	if v == nil || Validate(t, v) != nil {
+		return nil
+	}
 	return appendComponent(make([]byte, 0, len(v)+3), t, v)
 }
 

@@ -498,3 +498,14 @@ func TestFormatFromConstantRoundTrip(t *testing.T) {
 		assert.Equal(t, b, back, "%s: %q printed as %q", c.ty, c.text, printed)
 	}
 }
+
+func TestEncodeKeyInvalid(t *testing.T) {
+	assert.Nil(t, EncodeKey(IntType, nil))
+	assert.Nil(t, EncodeKey(FloatType, []byte{1, 2}))
+	assert.Nil(t, EncodeKey(ListOf(IntType, true), []byte{0, 0, 0, 9}))
+	assert.Equal(t, []byte{headerEmpty}, EncodeKey(IntType, []byte{}))
+	_, err := DecodeKey(IntType, []byte{headerValue, 0x80})
+	assert.ErrorIs(t, err, ErrInvalidKey)
+	_, err = DecodeKey(IntType, append(EncodeKey(IntType, putInt(1, 4)), 0))
+	assert.ErrorIs(t, err, ErrInvalidKey, "trailing bytes")
+}
