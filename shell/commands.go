@@ -191,7 +191,8 @@ func (sh *Shell) source(ctx context.Context, arg string) {
 	sh.failed = sh.failed || sub.failed
 }
 
-// unquote parses a CQL string constant 'like ''this'''.
+// unquote parses a CQL string constant: quoted by single quotes, a quote
+// inside doubled.
 func unquote(s string) (string, bool) {
 	if len(s) < 2 || s[0] != '\'' || s[len(s)-1] != '\'' {
 		return "", false

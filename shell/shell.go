@@ -240,11 +240,15 @@ again:
 			}
 			sh.statement(ctx, st)
 		}
-		if rest != "" && eof {
+		if rest == "" {
+			return ""
+		}
+		if eof {
 			sh.printErr("Incomplete statement at end of file")
 			return ""
 		}
-		return rest
+		// rest is trimmed: keep a line break between it and the next line.
+		return rest + "\n"
 	}
 	return ""
 }

@@ -1,0 +1,198 @@
+package shell
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/chzyer/readline"
+
+	"github.com/minicass/minicass"
+)
+
+// Exit statuses of Main, as cqlsh uses them.
+const (
+	ExitOK = 0
+	// ExitStartup reports a database that cannot be opened or a file that
+	// cannot be read (cqlsh's sys.exit(message)).
+	ExitStartup = 1
+	// ExitError reports bad flags, or, with -e, -f or piped input, that a
+	// statement failed (cqlsh exits 2 when batch_mode and statement_error).
+	ExitError = 2
+)
+
+// BaseDir returns the directory minicass keeps its state in:
+// $XDG_DATA_HOME/minicass when XDG_DATA_HOME is set, else ~/.minicass. The
+// default data directory is BaseDir/data and the shell history is
+// BaseDir/history.
+func BaseDir() string {
+	if x := os.Getenv("XDG_DATA_HOME"); x != "" {
+		return filepath.Join(x, "minicass")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".minicass")
+	}
+	return ".minicass"
+}
+
+// DefaultDataDir returns the data directory used when neither --data nor
+// --memory is given.
+func DefaultDataDir() string { return filepath.Join(BaseDir(), "data") }
+
+// Main runs the shell command line. args are the arguments after "shell"
+// (or all of them for a bare "minicass"):
+//
+//	--data DIR      data directory (default DefaultDataDir())
+//	--memory        an in-memory database; nothing is written to disk
+//	-e STATEMENTS   run the statements and exit
+//	-f FILE         run the statements of FILE and exit
+//	--format F      table (default), json or csv
+//	-k KEYSPACE     start in KEYSPACE
+//
+// Without -e and -f it reads stdin: interactively with prompts, line
+// editing and history when stdin is a terminal, as a script otherwise. As in
+// cqlsh, a failed statement does not stop -e, -f or a script: the others
+// run, and Main returns ExitError at the end.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, version string) int {
+	fs := flag.NewFlagSet("minicass shell", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dataDir := fs.String("data", "", "data `directory` (default "+DefaultDataDir()+")")
+	memory := fs.Bool("memory", false, "use an in-memory database; nothing is written to disk")
+	execute := fs.String("e", "", "execute the `statements` and exit")
+	file := fs.String("f", "", "execute the statements of `file` and exit")
+	format := fs.String("format", "table", "output `format`: table, json or csv")
+	keyspace := fs.String("k", "", "start in `keyspace`")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return ExitOK
+		}
+		return ExitError
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "minicass shell: unexpected argument %q\n", fs.Arg(0))
+		return ExitError
+	}
+	f, err := ParseFormat(*format)
+	if err != nil {
+		fmt.Fprintf(stderr, "minicass shell: %v\n", err)
+		return ExitError
+	}
+	if *memory && *dataDir != "" {
+		fmt.Fprintln(stderr, "minicass shell: --data and --memory exclude each other")
+		return ExitError
+	}
+	if *execute != "" && *file != "" {
+		fmt.Fprintln(stderr, "minicass shell: -e and -f exclude each other")
+		return ExitError
+	}
+	dir := *dataDir
+	if !*memory && dir == "" {
+		dir = DefaultDataDir()
+	}
+	var in io.Reader = stdin
+	name := "<stdin>"
+	if *file != "" {
+		fh, err := os.Open(*file)
+		if err != nil {
+			fmt.Fprintf(stderr, "Can't open %q: %v\n", *file, err)
+			return ExitStartup
+		}
+		defer fh.Close()
+		in, name = fh, *file
+	}
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			fmt.Fprintf(stderr, "Connection error: %v\n", err)
+			return ExitStartup
+		}
+	}
+	db, err := minicass.Open(minicass.Options{Dir: dir})
+	if err != nil {
+		fmt.Fprintf(stderr, "Connection error: %v\n", err)
+		return ExitStartup
+	}
+	defer db.Close()
+
+	tty := false
+	var term *os.File
+	if osf, ok := stdin.(*os.File); ok && *execute == "" && *file == "" && readline.IsTerminal(int(osf.Fd())) {
+		tty, term = true, osf
+	}
+	sh, err := New(Config{DB: db, Out: stdout, Err: stderr, Format: f, Keyspace: *keyspace, Name: name, TTY: tty, Version: version})
+	if err != nil {
+		fmt.Fprintf(stderr, "Connection error: %s\n", errorText(err))
+		return ExitStartup
+	}
+	ctx := context.Background()
+	switch {
+	case *execute != "":
+		sh.Execute(ctx, *execute)
+	case tty:
+		if err := sh.interactive(ctx, term, stdout, stderr); err != nil {
+			fmt.Fprintf(stderr, "minicass shell: %v\n", err)
+			return ExitStartup
+		}
+		return ExitOK
+	default:
+		if err := sh.Run(ctx, in); err != nil {
+			fmt.Fprintf(stderr, "minicass shell: %v\n", err)
+			return ExitStartup
+		}
+	}
+	if sh.Failed() {
+		return ExitError
+	}
+	return ExitOK
+}
+
+// interactive reads lines with readline (history in BaseDir()/history),
+// printing the banner, prompts and ---MORE--- between pages.
+func (sh *Shell) interactive(ctx context.Context, stdin *os.File, stdout, stderr io.Writer) error {
+	hist := ""
+	if err := os.MkdirAll(BaseDir(), 0o755); err == nil {
+		hist = filepath.Join(BaseDir(), "history")
+	}
+	rl, err := readline.NewEx(&readline.Config{
+		Prompt:      sh.Prompt(false),
+		HistoryFile: hist,
+		Stdin:       stdin,
+		Stdout:      stdout,
+		Stderr:      stderr,
+	})
+	if err != nil {
+		return err
+	}
+	defer rl.Close()
+	sh.Banner(where(sh.cfg.DB))
+	sh.more = func() bool {
+		rl.SetPrompt("---MORE---")
+		_, err := rl.Readline()
+		return err == nil
+	}
+	pending := ""
+	for !sh.stop {
+		rl.SetPrompt(sh.Prompt(pending != ""))
+		line, err := rl.Readline()
+		switch {
+		case errors.Is(err, readline.ErrInterrupt):
+			pending = ""
+			fmt.Fprintln(stdout)
+			continue
+		case errors.Is(err, io.EOF):
+			fmt.Fprintln(stdout)
+			if strings.TrimSpace(pending) != "" {
+				sh.feed(ctx, pending, true)
+			}
+			return nil
+		case err != nil:
+			return err
+		}
+		pending = sh.Line(ctx, pending, line)
+	}
+	return nil
+}

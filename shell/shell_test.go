@@ -1,0 +1,192 @@
+package shell
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/minicass/minicass"
+	"github.com/minicass/minicass/cql"
+	"github.com/minicass/minicass/types"
+)
+
+// parseResult reads a result written as a header line of "name type"
+// columns separated by " | " and one line per row of CQL literals separated
+// by " | " (null for null).
+func parseResult(t *testing.T, input string) ([]cql.ColumnSpec, [][][]byte) {
+	t.Helper()
+	lines := strings.Split(input, "\n")
+	var cols []cql.ColumnSpec
+	for _, c := range strings.Split(lines[0], " | ") {
+		name, typ, ok := strings.Cut(strings.TrimSpace(c), " ")
+		require.True(t, ok, "column %q", c)
+		ty, err := types.ParseType(typ)
+		require.NoError(t, err)
+		cols = append(cols, cql.ColumnSpec{Name: name, Type: ty})
+	}
+	var rows [][][]byte
+	for _, l := range lines[1:] {
+		vals := strings.Split(l, " | ")
+		require.Len(t, vals, len(cols), "row %q", l)
+		row := make([][]byte, len(cols))
+		for i, v := range vals {
+			if v == "null" {
+				continue
+			}
+			b, err := types.ParseLiteral(cols[i].Type, v)
+			require.NoError(t, err, "literal %q", v)
+			row[i] = b
+		}
+		rows = append(rows, row)
+	}
+	return cols, rows
+}
+
+// TestFormat draws results in every output format from literal rows, without
+// a database.
+func TestFormat(t *testing.T) {
+	datadriven.RunTest(t, "testdata/format", func(t *testing.T, d *datadriven.TestData) string {
+		cols, rows := parseResult(t, d.Input)
+		var out bytes.Buffer
+		switch d.Cmd {
+		case "table":
+			writeTable(&out, cols, formatRows(cols, rows), true, d.HasArg("tty"))
+		case "expand":
+			writeVertical(&out, cols, formatRows(cols, rows), 0)
+		case "json":
+			out.Write(appendJSONRows([]byte{'['}, cols, rows, 0))
+			out.WriteString("]\n")
+		case "csv":
+			require.NoError(t, writeCSV(csv.NewWriter(&out), cols, rows))
+		default:
+			t.Fatalf("unknown command %s", d.Cmd)
+		}
+		return out.String()
+	})
+}
+
+// TestScripts runs shell scripts on an in-memory database and compares the
+// output (results and errors interleaved) with the golden files.
+//
+//	run [format=json|csv] [execute] [expect-fail]
+//	<shell input>
+//
+// Each file starts from a fresh database; the runs of one file share it.
+// execute runs the input as -e does instead of line by line.
+func TestScripts(t *testing.T) {
+	datadriven.Walk(t, "testdata/scripts", func(t *testing.T, path string) {
+		db, err := minicass.Open(minicass.Options{})
+		require.NoError(t, err)
+		defer db.Close()
+		dir := t.TempDir()
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			switch d.Cmd {
+			case "file":
+				// file name=x.cql writes a file for SOURCE.
+				var name string
+				d.ScanArgs(t, "name", &name)
+				require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(d.Input+"\n"), 0o644))
+				return ""
+			case "run":
+			default:
+				t.Fatalf("unknown command %s", d.Cmd)
+			}
+			format := "table"
+			d.MaybeScanArgs(t, "format", &format)
+			f, err := ParseFormat(format)
+			require.NoError(t, err)
+			var out bytes.Buffer
+			sh, err := New(Config{DB: db, Out: &out, Format: f, Version: "test"})
+			require.NoError(t, err)
+			input := strings.ReplaceAll(d.Input, "$DIR", dir)
+			if d.HasArg("execute") {
+				sh.Execute(context.Background(), input)
+			} else {
+				require.NoError(t, sh.Run(context.Background(), strings.NewReader(input)))
+			}
+			assert.Equal(t, d.HasArg("expect-fail"), sh.Failed(), "Failed()")
+			return strings.ReplaceAll(out.String(), dir, "$DIR")
+		})
+	})
+}
+
+func TestPrompt(t *testing.T) {
+	db, err := minicass.Open(minicass.Options{})
+	require.NoError(t, err)
+	defer db.Close()
+	sh, err := New(Config{DB: db})
+	require.NoError(t, err)
+	assert.Equal(t, "cqlsh> ", sh.Prompt(false))
+	assert.Equal(t, "   ... ", sh.Prompt(true))
+	require.NoError(t, db.Exec(context.Background(), "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}"))
+	sh.Execute(context.Background(), "USE ks")
+	assert.Equal(t, "cqlsh:ks> ", sh.Prompt(false))
+	assert.Equal(t, "          ... ", sh.Prompt(true), "continuation aligned under the keyspace prompt")
+	assert.Equal(t, len(sh.Prompt(false)), len(sh.Prompt(true)))
+}
+
+func TestStderrSeparate(t *testing.T) {
+	db, err := minicass.Open(minicass.Options{})
+	require.NoError(t, err)
+	defer db.Close()
+	var out, errw bytes.Buffer
+	sh, err := New(Config{DB: db, Out: &out, Err: &errw})
+	require.NoError(t, err)
+	sh.Execute(context.Background(), "EXPAND ON; SELEC 1")
+	assert.Equal(t, "Now Expanded output is enabled\n", out.String())
+	assert.True(t, strings.HasPrefix(errw.String(), "<stdin>:1:SyntaxException: Error from server: code=2000 [Syntax error in CQL query] message=\""), errw.String())
+	assert.True(t, sh.Failed())
+}
+
+func TestColumnize(t *testing.T) {
+	var b bytes.Buffer
+	columnize(&b, []string{"alpha", "beta", "gamma"}, 80)
+	assert.Equal(t, "alpha  beta  gamma\n", b.String())
+	b.Reset()
+	var names []string
+	for _, s := range strings.Fields("system_auth system_schema system_distributed system system_traces system_views system_virtual_schema ks1 ks2") {
+		names = append(names, s)
+	}
+	columnize(&b, names, 40)
+	for _, l := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
+		assert.LessOrEqual(t, len(l), 40, "line %q", l)
+	}
+	assert.Equal(t, len(names), len(strings.Fields(b.String())))
+	b.Reset()
+	columnize(&b, nil, 80)
+	assert.Equal(t, "<empty>\n", b.String())
+}
+
+func TestParseFormat(t *testing.T) {
+	for _, f := range []Format{FormatTable, FormatJSON, FormatCSV} {
+		g, err := ParseFormat(f.String())
+		require.NoError(t, err)
+		assert.Equal(t, f, g)
+	}
+	_, err := ParseFormat("xml")
+	assert.ErrorIs(t, err, ErrUsage)
+}
+
+func BenchmarkTable(b *testing.B) {
+	cols := []cql.ColumnSpec{{Name: "k", Type: types.MustParseType("int")}, {Name: "v", Type: types.MustParseType("text")}, {Name: "m", Type: types.MustParseType("map<text, int>")}}
+	m, _ := types.Encode(cols[2].Type, map[string]int{"a": 1, "b": 2})
+	rows := make([][][]byte, 100)
+	for i := range rows {
+		k, _ := types.Encode(cols[0].Type, i)
+		rows[i] = [][]byte{k, []byte("hello world"), m}
+	}
+	var out bytes.Buffer
+	b.ReportAllocs()
+	for b.Loop() {
+		out.Reset()
+		writeTable(&out, cols, formatRows(cols, rows), true, false)
+	}
+}
