@@ -354,7 +354,7 @@ func (c *compileCtx) compileWhere(tbl *schema.Table, where []parser.Relation, al
 	}
 	// Partition key.
 	pkAny, pkAll := pkSliced, true
-	for i, v := range w.pk {
+	for _, v := range w.pk {
 		if v != nil {
 			pkAny = true
 			if v.in {
@@ -363,7 +363,6 @@ func (c *compileCtx) compileWhere(tbl *schema.Table, where []parser.Relation, al
 		} else {
 			pkAll = false
 		}
-		_ = i
 	}
 	if w.hasToken() && pkAny {
 		return nil, invalidf("Columns \"%s\" cannot be restricted by both a normal relation and a token relation", tokenCols)
@@ -408,12 +407,8 @@ func (c *compileCtx) compileWhere(tbl *schema.Table, where []parser.Relation, al
 				w.prefix = i
 			}
 		}
-		end := p.first + p.width()
-		if end > next {
+		if end := p.first + p.width(); end > next {
 			next = end
-		}
-		if p.first <= next {
-			// contiguous (or overlapping, which merging already refused)
 		}
 		prev = p
 	}
@@ -449,10 +444,8 @@ func (c *compileCtx) addColumnRelation(w *whereClause, r *parser.ColumnRelation)
 	}
 	w.restricted[col.Name] = true
 	if r.MapKey != nil {
-		if col.Type.Kind != types.Map || !col.Type.IsMultiCell() {
-			if col.Type.Kind != types.Map {
-				return false, invalidf("Column %s cannot be used as a map", col.Name)
-			}
+		if col.Type.Kind != types.Map {
+			return false, invalidf("Column %s cannot be used as a map", col.Name)
 		}
 		if r.Op != parser.OpEq {
 			return false, invalidf("Unsupported \"%s\" relation: %s", r.Op, r)
@@ -547,10 +540,8 @@ func (c *compileCtx) addColumnRelation(w *whereClause, r *parser.ColumnRelation)
 	switch col.Kind {
 	case schema.PartitionKey:
 		if bound != nil {
-			if !w.allowFiltering {
-				// Reported after all relations are read, as Cassandra does;
-				// remember the slice as a filter either way.
-			}
+			// Without ALLOW FILTERING this is refused once all relations
+			// are read, as Cassandra does; with it, the slice filters rows.
 			w.filters = append(w.filters, sliceFilterFor(col, bound, isLower))
 			return true, nil
 		}
@@ -1031,7 +1022,6 @@ func (w *whereClause) tokenRange(q *execution) (tr data.TokenRange, empty bool, 
 // parts of the usable prefix (sorted in clustering order, deduplicated), and
 // the slice part that follows them (nil if none).
 func (w *whereClause) clusteringPrefixes(q *execution) ([][][]byte, *ckPart, error) {
-	ck := w.tbl.ClusteringColumns()
 	prefixes := [][][]byte{{}}
 	for _, p := range w.parts[:w.prefix] {
 		if p.isSlice() {
@@ -1083,7 +1073,6 @@ func (w *whereClause) clusteringPrefixes(q *execution) ([][][]byte, *ckPart, err
 		}
 		out = append(out, e.vals)
 	}
-	_ = ck
 	return out, nil, nil
 }
 

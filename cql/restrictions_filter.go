@@ -1,8 +1,6 @@
 package cql
 
 import (
-	"bytes"
-
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
 )
@@ -224,5 +222,3 @@ func compareTuple(cols []*schema.Column, row, tuple [][]byte) int {
 	}
 	return 0
 }
-
-var _ = bytes.Compare

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"sort"
 
+	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/partitioner"
 	"github.com/minicass/minicass/schema"
@@ -36,7 +37,6 @@ type selectRun struct {
 	more       bool // a paging state must be returned
 	groupOpen  bool
 	groupKey   [][]byte
-	groupRow   *selRow
 	stats      readStats
 	curPartKey []byte
 }
@@ -277,8 +277,6 @@ type selPart struct {
 	key    []byte
 	static *data.Row
 	rows   []data.Row
-	// resumed is set when earlier rows of the partition were returned on a
-	// previous page.
 }
 
 // partition consumes one partition's rows.
@@ -385,7 +383,6 @@ func (r *selectRun) emit(sr *selRow, clustering []byte) error {
 	if p.aggregate || p.groupBy > 0 {
 		if p.groupBy > 0 {
 			key := r.groupKeyOf(sr)
-			newPart := r.groupRow == nil || !bytes.Equal(r.lastKey, r.curPartKey)
 			if r.groupOpen && !sameGroup(key, r.groupKey) {
 				if err := r.closeGroup(); err != nil {
 					return err
@@ -393,9 +390,6 @@ func (r *selectRun) emit(sr *selRow, clustering []byte) error {
 				if r.stopped {
 					return nil
 				}
-			}
-			if newPart && r.lastKey != nil && !bytes.Equal(r.lastKey, r.curPartKey) {
-				// r.inPart was reset by partition().
 			}
 			if !r.groupOpen {
 				if r.ppl > 0 && r.inPart >= r.ppl {
@@ -413,7 +407,6 @@ func (r *selectRun) emit(sr *selRow, clustering []byte) error {
 				return err
 			}
 		}
-		r.groupRow = sr
 		r.lastKey, r.lastCk = r.curPartKey, clustering
 		return nil
 	}
@@ -588,22 +581,10 @@ func (p *selectPlan) jsonName(i int) string {
 }
 
 func appendJSONKey(out []byte, name string) []byte {
-	quoted := false
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' && i > 0 || c == '_' && i > 0) {
-			quoted = true
-			break
-		}
+	if !isFunctionColumnName(name) && parser.Ident(name).String() != name {
+		name = `"` + name + `"`
 	}
-	if quoted && name != "" && !(name[0] >= 'a' && name[0] <= 'z') || quoted {
-		// Only names that are not plain lower-case identifiers are quoted.
-		if !isFunctionColumnName(name) {
-			name = `"` + name + `"`
-		}
-	}
-	b, _ := jsonString(name)
-	return append(out, b...)
+	return append(out, jsonString(name)...)
 }
 
 // isFunctionColumnName reports names such as "system.count(*)" or
@@ -617,7 +598,7 @@ func isFunctionColumnName(name string) bool {
 	return false
 }
 
-func jsonString(s string) ([]byte, error) {
+func jsonString(s string) []byte {
 	out := []byte{'"'}
 	for _, c := range []byte(s) {
 		switch c {
@@ -635,5 +616,5 @@ func jsonString(s string) ([]byte, error) {
 			}
 		}
 	}
-	return append(out, '"'), nil
+	return append(out, '"')
 }

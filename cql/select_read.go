@@ -23,10 +23,8 @@ func (p *selectPlan) readPartition(ctx context.Context, q *execution, key []byte
 // gives each partition's slices (skip drops the partition); fn receives each
 // partition and returns true to stop.
 func (p *selectPlan) scan(ctx context.Context, q *execution, tr data.TokenRange, slicesFor func(key []byte) (data.Slices, bool), limit int, fn func(*selPart) (bool, error)) error {
-	// The engine scans with one set of slices; partitions that need other
-	// slices (the one a page resumes in) are read again on their own.
-	base, _ := slicesFor(nil)
-	_ = base
+	// The scan finds the partitions; each is then read with its own slices
+	// (the one a page resumes in needs narrower ones).
 	err := q.s.x.eng.Scan(ctx, p.tbl, tr, engine.ReadOptions{Reverse: p.reversed, Now: q.now}, func(ep *engine.Partition) (bool, error) {
 		sl, skip := slicesFor(ep.Key)
 		if skip {
