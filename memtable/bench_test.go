@@ -1,0 +1,84 @@
+package memtable
+
+import (
+	"encoding/binary"
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/minicass/minicass/data"
+)
+
+func benchKey(i int) []byte { return binary.BigEndian.AppendUint64(nil, uint64(i)) }
+
+// BenchmarkApplyNarrow inserts one single-row partition per operation.
+func BenchmarkApplyNarrow(b *testing.B) {
+	m := New()
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		k := benchKey(i)
+		m.Apply(int64(i*7919), &data.Mutation{Key: k, PartitionDeletion: data.LiveDeletion,
+			Rows: []data.Row{{Clustering: k[:0:0], Liveness: data.LivenessInfo{Timestamp: 1, ExpiresAt: data.NoDeletionTime},
+				Deletion: data.LiveDeletion, Cells: []data.Cell{cell("v", 1, "0123456789abcdef")}}}})
+	}
+}
+
+// BenchmarkApplyWide appends rows to 100 partitions in turn.
+func BenchmarkApplyWide(b *testing.B) {
+	m := New()
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		p := i % 100
+		m.Apply(int64(p), &data.Mutation{Key: benchKey(p), PartitionDeletion: data.LiveDeletion,
+			Rows: []data.Row{row(string(benchKey(i/100)), cell("v", 1, "0123456789abcdef"))}})
+	}
+}
+
+// BenchmarkLatest10 reads the last ten rows of a partition of the given
+// width, forward (first ten) and reverse (last ten).
+func BenchmarkLatest10(b *testing.B) {
+	for _, width := range []int{1000, 100_000, 1_000_000} {
+		m := New()
+		for i := 0; i < width; i++ {
+			m.Apply(1, &data.Mutation{Key: []byte("k"), PartitionDeletion: data.LiveDeletion,
+				Rows: []data.Row{row(string(benchKey(i)), cell("v", 1, "x"))}})
+		}
+		for _, reverse := range []bool{false, true} {
+			b.Run(fmt.Sprintf("width=%d/reverse=%v", width, reverse), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					ps, _ := m.Get(1, []byte("k"))
+					it := ps.Rows(nil, reverse)
+					for j := 0; j < 10; j++ {
+						if _, ok := it.Next(); !ok {
+							b.Fatal("short partition")
+						}
+					}
+					it.Close()
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkMemoryPerCell reports the heap bytes per stored cell of a
+// memtable of narrow partitions holding one 16-byte value each.
+func BenchmarkMemoryPerCell(b *testing.B) {
+	const n = 200_000
+	for b.Loop() {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		m := New()
+		for i := 0; i < n; i++ {
+			k := benchKey(i)
+			m.Apply(int64(i*7919), &data.Mutation{Key: k, PartitionDeletion: data.LiveDeletion,
+				Rows: []data.Row{row("", cell("v", 1, "0123456789abcdef"))}})
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "heapB/cell")
+		b.ReportMetric(float64(m.Size())/n, "estB/cell")
+		runtime.KeepAlive(m)
+	}
+}

@@ -1,0 +1,151 @@
+package memtable
+
+import (
+	"math"
+	"sync"
+	"sync/atomic"
+
+	"github.com/google/btree"
+
+	"github.com/minicass/minicass/data"
+)
+
+// btreeDegree is the degree of the partition and row B-trees: nodes hold up
+// to 2*degree-1 items.
+const btreeDegree = 16
+
+// Memtable is a sorted in-memory buffer of partitions. See the package
+// documentation for its layout and concurrency model. The zero value is not
+// usable; call New.
+type Memtable struct {
+	mu    sync.RWMutex
+	parts *btree.BTreeG[*partition]
+	// snap caches a clone of parts taken by a scan; it is dropped when a
+	// partition is inserted. Guarded by mu.
+	snap *btree.BTreeG[*partition]
+
+	rowFree *btree.FreeListG[*data.Row]
+
+	size  atomic.Int64
+	count atomic.Int64
+	minTS atomic.Int64
+	maxTS atomic.Int64
+}
+
+// New returns an empty memtable.
+func New() *Memtable {
+	m := &Memtable{
+		parts:   btree.NewG(btreeDegree, lessPartition),
+		rowFree: btree.NewFreeListG[*data.Row](64),
+	}
+	m.minTS.Store(math.MaxInt64)
+	m.maxTS.Store(math.MinInt64)
+	return m
+}
+
+func lessPartition(a, b *partition) bool {
+	return data.ComparePartitions(a.token, a.key, b.token, b.key) < 0
+}
+
+// Size returns the estimated number of bytes the memtable holds.
+func (m *Memtable) Size() int64 { return m.size.Load() }
+
+// Len returns the number of partitions in the memtable.
+func (m *Memtable) Len() int { return int(m.count.Load()) }
+
+// IsEmpty reports whether nothing was ever applied to the memtable.
+func (m *Memtable) IsEmpty() bool { return m.count.Load() == 0 }
+
+// TimestampBounds returns the smallest and largest write timestamp (of cells,
+// liveness records and deletions) applied so far, and false if the memtable
+// holds no timestamp.
+func (m *Memtable) TimestampBounds() (min, max int64, ok bool) {
+	min, max = m.minTS.Load(), m.maxTS.Load()
+	return min, max, min <= max
+}
+
+func (m *Memtable) noteTimestamps(lo, hi int64) {
+	if lo > hi {
+		return
+	}
+	for {
+		cur := m.minTS.Load()
+		if lo >= cur || m.minTS.CompareAndSwap(cur, lo) {
+			break
+		}
+	}
+	for {
+		cur := m.maxTS.Load()
+		if hi <= cur || m.maxTS.CompareAndSwap(cur, hi) {
+			break
+		}
+	}
+}
+
+// Apply applies mutation mu to the partition (token, mu.Key), creating the
+// partition if needed, and returns the change of the memtable's estimated
+// size in bytes (negative when reconciliation dropped more than was added).
+// The whole mutation becomes visible to readers at once. The memtable takes
+// ownership of mu's key, rows, cells and their bytes: the caller must not
+// modify them afterwards. mu.Table is not checked; the caller routes
+// mutations to the memtable of their table.
+func (m *Memtable) Apply(token int64, mu *data.Mutation) (bytesAdded int) {
+	p := m.partitionFor(token, mu.Key)
+	p.mu.Lock()
+	delta, lo, hi := p.apply(mu, m.rowFree)
+	p.mu.Unlock()
+	m.size.Add(int64(delta))
+	m.noteTimestamps(lo, hi)
+	return delta
+}
+
+// partitionFor returns the partition (token, key), inserting an empty one if
+// there is none.
+func (m *Memtable) partitionFor(token int64, key []byte) *partition {
+	probe := partition{token: token, key: key}
+	m.mu.RLock()
+	p, ok := m.parts.Get(&probe)
+	m.mu.RUnlock()
+	if ok {
+		return p
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if p, ok := m.parts.Get(&probe); ok {
+		return p
+	}
+	p = newPartition(token, key)
+	m.parts.ReplaceOrInsert(p)
+	m.snap = nil
+	m.count.Add(1)
+	m.size.Add(int64(partitionOverhead + len(key)))
+	return p
+}
+
+// Get returns a snapshot of the partition (token, key), or false if the
+// memtable holds nothing for it. The snapshot is not affected by later
+// writes.
+func (m *Memtable) Get(token int64, key []byte) (data.PartitionSource, bool) {
+	probe := partition{token: token, key: key}
+	m.mu.RLock()
+	p, ok := m.parts.Get(&probe)
+	m.mu.RUnlock()
+	if !ok {
+		return nil, false
+	}
+	return p.snapshot(), true
+}
+
+// Scan returns an iterator over the partitions whose token lies in r, in
+// (token, key) order. It works on a snapshot of the partition set taken now
+// (partitions inserted later are not seen); each partition is itself
+// snapshotted when the iterator reaches it.
+func (m *Memtable) Scan(r data.TokenRange) data.PartitionIterator {
+	m.mu.Lock()
+	if m.snap == nil {
+		m.snap = m.parts.Clone()
+	}
+	tree := m.snap
+	m.mu.Unlock()
+	return &partitionIter{tree: tree, r: r, batch: minBatch}
+}

@@ -1,0 +1,286 @@
+package memtable
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+
+	"github.com/minicass/minicass/data"
+)
+
+func cell(col string, ts int64, v string) data.Cell {
+	return data.Cell{Column: col, Kind: data.CellRegular, Timestamp: ts, LocalDeletionTime: data.NoDeletionTime, Value: []byte(v)}
+}
+
+func row(ck string, cells ...data.Cell) data.Row {
+	r := data.NewRow([]byte(ck))
+	r.Cells = cells
+	return r
+}
+
+func mut(key string, rows ...data.Row) *data.Mutation {
+	return &data.Mutation{Key: []byte(key), PartitionDeletion: data.LiveDeletion, Rows: rows}
+}
+
+func collect(t *testing.T, it data.RowIterator) []string {
+	t.Helper()
+	var out []string
+	for {
+		r, ok := it.Next()
+		if !ok {
+			break
+		}
+		out = append(out, string(r.Clustering))
+	}
+	require.NoError(t, it.Err())
+	require.NoError(t, it.Close())
+	return out
+}
+
+func TestApplyMergesRows(t *testing.T) {
+	m := New()
+	require.True(t, m.IsEmpty())
+	n1 := m.Apply(1, mut("k", row("a", cell("v", 10, "x"))))
+	require.Positive(t, n1)
+	m.Apply(1, mut("k", row("a", cell("v", 5, "old"), cell("w", 7, "w"))))
+	m.Apply(1, mut("k", row("b", cell("v", 3, "y"))))
+	require.Equal(t, 1, m.Len())
+
+	ps, ok := m.Get(1, []byte("k"))
+	require.True(t, ok)
+	it := ps.Rows(nil, false)
+	r, ok := it.Next()
+	require.True(t, ok)
+	require.Equal(t, "a", string(r.Clustering))
+	require.Len(t, r.Cells, 2)
+	assert.Equal(t, "x", string(r.Cells[0].Value), "the higher timestamp wins")
+	assert.Equal(t, "w", string(r.Cells[1].Value))
+	r, ok = it.Next()
+	require.True(t, ok)
+	assert.Equal(t, "b", string(r.Clustering))
+	_, ok = it.Next()
+	assert.False(t, ok)
+
+	_, ok = m.Get(2, []byte("k"))
+	assert.False(t, ok, "same key, other token")
+	lo, hi, ok := m.TimestampBounds()
+	require.True(t, ok)
+	assert.Equal(t, [2]int64{3, 10}, [2]int64{lo, hi})
+	assert.Positive(t, m.Size())
+}
+
+func TestPartitionLevelData(t *testing.T) {
+	m := New()
+	mu := mut("k")
+	mu.PartitionDeletion = data.DeletionTime{MarkedForDeleteAt: 5, LocalDeletionTime: 100}
+	st := row("", cell("s", 4, "S"))
+	mu.Static = &st
+	mu.RangeTombstones = []data.RangeTombstone{
+		{Start: []byte("m"), End: []byte("p"), Deletion: data.DeletionTime{MarkedForDeleteAt: 9, LocalDeletionTime: 1}},
+		{Start: nil, End: []byte("c"), Deletion: data.DeletionTime{MarkedForDeleteAt: 8, LocalDeletionTime: 1}},
+	}
+	m.Apply(7, mu)
+	mu2 := mut("k")
+	mu2.PartitionDeletion = data.DeletionTime{MarkedForDeleteAt: 3, LocalDeletionTime: 200}
+	st2 := row("", cell("s", 6, "T"))
+	mu2.Static = &st2
+	mu2.RangeTombstones = []data.RangeTombstone{{Start: []byte("d"), End: nil, Deletion: data.DeletionTime{MarkedForDeleteAt: 2, LocalDeletionTime: 1}}}
+	m.Apply(7, mu2)
+
+	ps, ok := m.Get(7, []byte("k"))
+	require.True(t, ok)
+	assert.Equal(t, int64(5), ps.Deletion().MarkedForDeleteAt, "the later deletion is kept")
+	require.NotNil(t, ps.Static())
+	assert.Equal(t, "T", string(ps.Static().Cells[0].Value))
+	var starts []string
+	for _, rt := range ps.RangeTombstones(nil) {
+		starts = append(starts, string(rt.Start))
+	}
+	assert.Equal(t, []string{"", "d", "m"}, starts)
+	got := ps.RangeTombstones(data.Slices{{Start: []byte("c"), End: []byte("e")}})
+	require.Len(t, got, 1, "[nil,c) does not reach c; [d,nil) does")
+	assert.Equal(t, "d", string(got[0].Start))
+}
+
+func TestSnapshotIsolation(t *testing.T) {
+	m := New()
+	m.Apply(1, mut("k", row("a", cell("v", 1, "1"))))
+	m.Apply(1, mut("k", row("b", cell("v", 1, "1"))))
+	ps, _ := m.Get(1, []byte("k"))
+	m.Apply(1, mut("k", row("c", cell("v", 1, "1"))))
+	m.Apply(1, mut("k", row("a", cell("v", 2, "2"))))
+	assert.Equal(t, []string{"a", "b"}, collect(t, ps.Rows(nil, false)))
+	it := ps.Rows(nil, false)
+	r, _ := it.Next()
+	assert.Equal(t, "1", string(r.Cells[0].Value), "snapshot keeps the old version")
+	ps2, _ := m.Get(1, []byte("k"))
+	assert.Equal(t, []string{"c", "b", "a"}, collect(t, ps2.Rows(nil, true)))
+}
+
+func TestSlicesForwardReverse(t *testing.T) {
+	m := New()
+	for i := 0; i < 1000; i++ {
+		m.Apply(1, mut("k", row(fmt.Sprintf("%04d", i), cell("v", 1, "x"))))
+	}
+	ps, _ := m.Get(1, []byte("k"))
+	sl := data.Slices{{Start: []byte("0010"), End: []byte("0013")}, {Start: []byte("0500"), End: []byte("0502")}, {Start: []byte("0998")}}
+	assert.Equal(t, []string{"0010", "0011", "0012", "0500", "0501", "0998", "0999"}, collect(t, ps.Rows(sl, false)))
+	assert.Equal(t, []string{"0999", "0998", "0501", "0500", "0012", "0011", "0010"}, collect(t, ps.Rows(sl, true)))
+	assert.Len(t, collect(t, ps.Rows(nil, true)), 1000)
+	assert.Empty(t, collect(t, ps.Rows(data.Slices{{Start: []byte("1"), End: []byte("2")}}, false)))
+}
+
+func TestSingleInlineRow(t *testing.T) {
+	m := New()
+	m.Apply(1, mut("k", row("b", cell("v", 1, "x"))))
+	ps, _ := m.Get(1, []byte("k"))
+	assert.Equal(t, []string{"b"}, collect(t, ps.Rows(nil, true)))
+	assert.Empty(t, collect(t, ps.Rows(data.Slices{{End: []byte("b")}}, false)))
+	assert.Equal(t, []string{"b"}, collect(t, ps.Rows(data.Slices{{Start: []byte("b"), End: []byte("c")}}, false)))
+}
+
+func TestScanTokenRange(t *testing.T) {
+	m := New()
+	for _, tok := range []int64{-5, 0, 3, 3, 9} {
+		m.Apply(tok, mut(fmt.Sprintf("k%d", tok), row("a", cell("v", 1, "x"))))
+	}
+	m.Apply(3, mut("a3", row("a", cell("v", 1, "x"))))
+	scan := func(r data.TokenRange) []string {
+		it := m.Scan(r)
+		var out []string
+		for {
+			ps, ok := it.Next()
+			if !ok {
+				break
+			}
+			out = append(out, fmt.Sprintf("%d/%s", ps.Token(), ps.Key()))
+		}
+		require.NoError(t, it.Close())
+		return out
+	}
+	assert.Equal(t, []string{"-5/k-5", "0/k0", "3/a3", "3/k3", "9/k9"}, scan(data.FullRing))
+	assert.Equal(t, []string{"3/a3", "3/k3"}, scan(data.TokenRange{Start: 0, End: 3}))
+	assert.Equal(t, []string{"0/k0", "3/a3", "3/k3"}, scan(data.TokenRange{Start: 0, End: 8, StartInclusive: true}))
+	assert.Empty(t, scan(data.TokenRange{Start: 10, End: 20}))
+	// Many partitions exercise the batched seeks.
+	for i := 0; i < 2000; i++ {
+		m.Apply(int64(100+i), mut("p", row("a", cell("v", 1, "x"))))
+	}
+	assert.Len(t, scan(data.TokenRange{Start: 99, End: 1<<63 - 1}), 2000)
+}
+
+// TestRowsModel checks row iteration over random slices against a sorted
+// slice of keys.
+func TestRowsModel(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		keys := rapid.SliceOfDistinct(rapid.StringMatching(`[a-e]{0,3}`), func(s string) string { return s }).Draw(t, "keys")
+		m := New()
+		for _, k := range keys {
+			m.Apply(1, mut("k", row(k, cell("v", 1, "x"))))
+		}
+		bounds := rapid.SliceOfDistinct(rapid.StringMatching(`[a-e]{1,3}`), func(s string) string { return s }).Draw(t, "bounds")
+		sort.Strings(bounds)
+		var sl data.Slices
+		for i := 0; i+1 < len(bounds); i += 2 {
+			sl = append(sl, data.Slice{Start: []byte(bounds[i]), End: []byte(bounds[i+1])})
+		}
+		if rapid.Bool().Draw(t, "openEnd") && len(bounds)%2 == 1 {
+			sl = append(sl, data.Slice{Start: []byte(bounds[len(bounds)-1])})
+		}
+		sorted := append([]string(nil), keys...)
+		sort.Strings(sorted)
+		var want []string
+		for _, k := range sorted {
+			if sl.Contains([]byte(k)) {
+				want = append(want, k)
+			}
+		}
+		reverse := rapid.Bool().Draw(t, "reverse")
+		if reverse {
+			for i, j := 0, len(want)-1; i < j; i, j = i+1, j-1 {
+				want[i], want[j] = want[j], want[i]
+			}
+		}
+		ps, ok := m.Get(1, []byte("k"))
+		if len(keys) == 0 {
+			if ok {
+				t.Fatal("empty memtable returned a partition")
+			}
+			return
+		}
+		var got []string
+		it := ps.Rows(sl, reverse)
+		for {
+			r, ok := it.Next()
+			if !ok {
+				break
+			}
+			got = append(got, string(r.Clustering))
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("slices %q reverse=%v: got %q want %q", sl, reverse, got, want)
+		}
+	})
+}
+
+// TestConcurrentApplyAndRead runs writers and readers at once (meaningful
+// under -race) and checks that every reader sees whole mutations: each
+// mutation writes the same value to two rows of a partition.
+func TestConcurrentApplyAndRead(t *testing.T) {
+	m := New()
+	const writers, readers, n = 4, 4, 300
+	var wg sync.WaitGroup
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; i < n; i++ {
+				v := fmt.Sprintf("%d-%05d", w, i)
+				ts := int64(i*writers + w + 1)
+				key := fmt.Sprintf("k%d", i%5)
+				m.Apply(int64(i%5), mut(key, row("a", cell("v", ts, v)), row("b", cell("v", ts, v))))
+			}
+		}(w)
+	}
+	errs := make(chan error, readers)
+	for r := 0; r < readers; r++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < n; i++ {
+				it := m.Scan(data.FullRing)
+				for {
+					ps, ok := it.Next()
+					if !ok {
+						break
+					}
+					rows := ps.Rows(nil, i%2 == 0)
+					var vals [][]byte
+					for {
+						r, ok := rows.Next()
+						if !ok {
+							break
+						}
+						vals = append(vals, r.Cells[0].Value)
+					}
+					if len(vals) != 2 || !bytes.Equal(vals[0], vals[1]) {
+						errs <- fmt.Errorf("torn read of %s: %q", ps.Key(), vals)
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	assert.Equal(t, 5, m.Len())
+}

@@ -1,0 +1,242 @@
+package memtable
+
+import (
+	"bytes"
+	"sync"
+
+	"github.com/google/btree"
+
+	"github.com/minicass/minicass/data"
+)
+
+// partitionOverhead estimates the bytes of a partition struct.
+const partitionOverhead = 160
+
+// partition is one partition of a memtable. token and key never change; the
+// other fields are guarded by mu. Stored rows are immutable.
+type partition struct {
+	token int64
+	key   []byte
+
+	mu       sync.Mutex
+	deletion data.DeletionTime
+	static   *data.Row
+	// rts is sorted by Start (nil first) and replaced, never modified in
+	// place, so snapshots can share it.
+	rts []data.RangeTombstone
+	// one is the only row while the partition has a single row; rows is
+	// nil until a second row arrives, and then holds every row.
+	one  *data.Row
+	rows *btree.BTreeG[*data.Row]
+	// snap is a clone of rows shared by readers until the next write.
+	snap *btree.BTreeG[*data.Row]
+}
+
+func newPartition(token int64, key []byte) *partition {
+	return &partition{token: token, key: key, deletion: data.LiveDeletion}
+}
+
+func lessRow(a, b *data.Row) bool { return bytes.Compare(a.Clustering, b.Clustering) < 0 }
+
+// tsRange accumulates the timestamp bounds of applied data.
+type tsRange struct{ lo, hi int64 }
+
+func (r *tsRange) add(ts int64) {
+	if ts == data.NoTimestamp {
+		return
+	}
+	if ts < r.lo {
+		r.lo = ts
+	}
+	if ts > r.hi {
+		r.hi = ts
+	}
+}
+
+func (r *tsRange) addRow(row *data.Row) {
+	r.add(row.Liveness.Timestamp)
+	r.add(row.Deletion.MarkedForDeleteAt)
+	for i := range row.ColumnDeletions {
+		r.add(row.ColumnDeletions[i].Deletion.MarkedForDeleteAt)
+	}
+	for i := range row.Cells {
+		r.add(row.Cells[i].Timestamp)
+	}
+}
+
+// apply merges mu into p, which the caller has locked. It returns the size
+// delta and the bounds of the timestamps applied.
+func (p *partition) apply(mu *data.Mutation, free *btree.FreeListG[*data.Row]) (delta int, lo, hi int64) {
+	ts := tsRange{lo: 1<<63 - 1, hi: -1 << 63}
+	if !mu.PartitionDeletion.IsLive() {
+		p.deletion = data.MaxDeletion(p.deletion, mu.PartitionDeletion)
+		ts.add(mu.PartitionDeletion.MarkedForDeleteAt)
+	}
+	if len(mu.RangeTombstones) > 0 {
+		p.rts = insertRangeTombstones(p.rts, mu.RangeTombstones)
+		for i := range mu.RangeTombstones {
+			rt := &mu.RangeTombstones[i]
+			delta += 48 + len(rt.Start) + len(rt.End)
+			ts.add(rt.Deletion.MarkedForDeleteAt)
+		}
+	}
+	if mu.Static != nil && !mu.Static.IsEmpty() {
+		ts.addRow(mu.Static)
+		if p.static == nil {
+			r := *mu.Static
+			p.static = &r
+			delta += r.Size()
+		} else {
+			merged := data.MergeRows(p.static, mu.Static)
+			delta += merged.Size() - p.static.Size()
+			p.static = &merged
+		}
+	}
+	for i := range mu.Rows {
+		in := &mu.Rows[i]
+		ts.addRow(in)
+		delta += p.applyRow(in, free)
+	}
+	return delta, ts.lo, ts.hi
+}
+
+// applyRow merges one row into p and returns the size delta.
+func (p *partition) applyRow(in *data.Row, free *btree.FreeListG[*data.Row]) int {
+	if p.rows == nil {
+		if p.one == nil {
+			r := *in
+			p.one = &r
+			return r.Size()
+		}
+		if bytes.Equal(p.one.Clustering, in.Clustering) {
+			merged := data.MergeRows(p.one, in)
+			delta := merged.Size() - p.one.Size()
+			p.one = &merged
+			return delta
+		}
+		p.rows = btree.NewWithFreeListG(btreeDegree, lessRow, free)
+		p.rows.ReplaceOrInsert(p.one)
+		p.one = nil
+	}
+	p.snap = nil
+	old, ok := p.rows.Get(in)
+	if !ok {
+		r := *in
+		p.rows.ReplaceOrInsert(&r)
+		return r.Size()
+	}
+	merged := data.MergeRows(old, in)
+	p.rows.ReplaceOrInsert(&merged)
+	return merged.Size() - old.Size()
+}
+
+// insertRangeTombstones returns a new slice holding old and add, sorted by
+// Start (nil first). old is not modified.
+func insertRangeTombstones(old, add []data.RangeTombstone) []data.RangeTombstone {
+	out := make([]data.RangeTombstone, 0, len(old)+len(add))
+	out = append(out, old...)
+	for _, rt := range add {
+		i := len(out)
+		for i > 0 && compareStart(out[i-1].Start, rt.Start) > 0 {
+			i--
+		}
+		out = append(out, data.RangeTombstone{})
+		copy(out[i+1:], out[i:])
+		out[i] = rt
+	}
+	return out
+}
+
+// compareStart orders range start bounds, nil (unbounded) first.
+func compareStart(a, b []byte) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return -1
+	case b == nil:
+		return 1
+	}
+	return bytes.Compare(a, b)
+}
+
+// snapshot returns a consistent read-only view of p.
+func (p *partition) snapshot() *snapshot {
+	p.mu.Lock()
+	s := &snapshot{token: p.token, key: p.key, deletion: p.deletion, static: p.static, rts: p.rts, one: p.one}
+	if p.rows != nil {
+		if p.snap == nil {
+			p.snap = p.rows.Clone()
+		}
+		s.rows = p.snap
+	}
+	p.mu.Unlock()
+	return s
+}
+
+// snapshot is an immutable view of a partition; it implements
+// data.PartitionSource.
+type snapshot struct {
+	token    int64
+	key      []byte
+	deletion data.DeletionTime
+	static   *data.Row
+	rts      []data.RangeTombstone
+	one      *data.Row
+	rows     *btree.BTreeG[*data.Row]
+}
+
+// Key returns the partition key.
+func (s *snapshot) Key() []byte { return s.key }
+
+// Token returns the partition token.
+func (s *snapshot) Token() int64 { return s.token }
+
+// Deletion returns the partition deletion.
+func (s *snapshot) Deletion() data.DeletionTime { return s.deletion }
+
+// Static returns the static row, or nil. The row must not be modified.
+func (s *snapshot) Static() *data.Row { return s.static }
+
+// RangeTombstones returns the range tombstones that intersect one of slices
+// (all of them for empty slices), sorted by Start. The returned slice must
+// not be modified.
+func (s *snapshot) RangeTombstones(slices data.Slices) []data.RangeTombstone {
+	if len(slices) == 0 || len(s.rts) == 0 {
+		return s.rts
+	}
+	var out []data.RangeTombstone
+	for i := range s.rts {
+		for _, sl := range slices {
+			if intersects(&s.rts[i], sl) {
+				out = append(out, s.rts[i])
+				break
+			}
+		}
+	}
+	return out
+}
+
+// intersects reports whether [rt.Start, rt.End) and [sl.Start, sl.End)
+// share a key.
+func intersects(rt *data.RangeTombstone, sl data.Slice) bool {
+	if rt.End != nil && sl.Start != nil && bytes.Compare(rt.End, sl.Start) <= 0 {
+		return false
+	}
+	if rt.Start != nil && sl.End != nil && bytes.Compare(rt.Start, sl.End) >= 0 {
+		return false
+	}
+	return true
+}
+
+// Rows returns an iterator over the rows of the snapshot in slices.
+func (s *snapshot) Rows(slices data.Slices, reverse bool) data.RowIterator {
+	if len(slices) == 0 {
+		slices = data.Slices{{}}
+	}
+	it := &rowIter{one: s.one, tree: s.rows, slices: slices, reverse: reverse, batch: minBatch}
+	if reverse {
+		it.si = len(slices) - 1
+	}
+	return it
+}
