@@ -36,6 +36,9 @@ type Executor struct {
 
 	mu       sync.Mutex
 	prepared map[string]*Prepared
+
+	// sys is the node identity and system table state (system_exec.go).
+	sys *systemState
 }
 
 // NewExecutor returns an executor over eng.
@@ -52,7 +55,14 @@ func NewExecutor(eng *engine.Engine, opts Options) *Executor {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Executor{eng: eng, opts: opts, uuid: types.NewTimeUUIDGenerator(), prepared: make(map[string]*Prepared)}
+	x := &Executor{eng: eng, opts: opts, uuid: types.NewTimeUUIDGenerator(), prepared: make(map[string]*Prepared),
+		sys: newSystemState(eng.Clock().Now().Unix())}
+	// Bootstrap creates and fills the system keyspaces; its error is
+	// logged here, and returned by an explicit call to Bootstrap.
+	if err := x.Bootstrap(context.Background()); err != nil {
+		opts.Logger.Error("cql: bootstrapping the system keyspaces", "err", err)
+	}
+	return x
 }
 
 // Engine returns the engine the executor runs on.
@@ -161,6 +171,13 @@ func (s *Session) run(ctx context.Context, pl plan, stmt parser.Statement, p *Pa
 	res, err = pl.exec(ctx, q)
 	if err != nil {
 		return nil, err
+	}
+	if res.Kind == ResultSchemaChange {
+		// system_schema and system.local.schema_version follow every
+		// schema change before the statement returns (system_exec.go).
+		if err := s.x.refreshSystemTables(ctx); err != nil {
+			return nil, AsError(err)
+		}
 	}
 	if q.trace != nil {
 		res.Trace = q.trace
@@ -312,7 +329,10 @@ func (s *Session) compile(stmt parser.Statement) (plan, error) {
 }
 
 // usePlan is USE ks.
-type usePlan struct{ noBinds }
+type usePlan struct {
+	noBinds
+	ks string
+}
 
 func (p *usePlan) exec(ctx context.Context, q *execution) (*Result, error) {
 	if _, ok := q.s.x.eng.Keyspace(p.ks); !ok {

@@ -1,0 +1,321 @@
+package cql
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/minicass/minicass/cql/parser"
+	"github.com/minicass/minicass/data"
+	"github.com/minicass/minicass/schema"
+	"github.com/minicass/minicass/types"
+)
+
+// Cassandra's batch warning thresholds (cassandra.yaml defaults).
+const (
+	batchSizeWarnThreshold               = 5 * 1024
+	unloggedBatchPartitionsWarnThreshold = 10
+)
+
+// batchContext is shared by the statements of one BATCH execution.
+type batchContext struct {
+	timestamp int64
+}
+
+// batchPlan is a compiled BATCH.
+type batchPlan struct {
+	typ       parser.BatchType
+	stmts     []*modPlan
+	specs     []ColumnSpec
+	timestamp term
+}
+
+func (p *batchPlan) binds() []ColumnSpec   { return p.specs }
+func (p *batchPlan) columns() []ColumnSpec { return nil }
+func (p *batchPlan) pkIndexes() []uint16 {
+	if len(p.stmts) > 0 {
+		return p.stmts[0].pkIdx
+	}
+	return nil
+}
+
+func (s *Session) compileBatch(st *parser.Batch) (plan, error) {
+	if st.Using.TTL != nil {
+		return nil, invalidf("Global TTL on the BATCH statement is not supported.")
+	}
+	bp := &batchPlan{typ: st.Type, specs: make([]ColumnSpec, st.BindCount())}
+	c := newCompileCtx(st.BindCount())
+	if st.Using.Timestamp != nil {
+		t, err := c.compileTerm(st.Using.Timestamp, receiver{name: "[timestamp]", typ: types.BigintType})
+		if err != nil {
+			return nil, err
+		}
+		bp.timestamp = t
+	}
+	hasCounters, hasNonCounters, hasConditions := false, false, false
+	for _, inner := range st.Statements {
+		var pl plan
+		var err error
+		switch is := inner.(type) {
+		case *parser.Insert:
+			pl, err = s.compileInsert(is)
+		case *parser.Update:
+			pl, err = s.compileUpdate(is)
+		case *parser.Delete:
+			pl, err = s.compileDelete(is)
+		default:
+			return nil, invalidf("Invalid statement in batch: only UPDATE, INSERT and DELETE statements are allowed.")
+		}
+		if err != nil {
+			return nil, err
+		}
+		mp := pl.(*modPlan)
+		isCounter := mp.tbl.IsCounter()
+		switch {
+		case st.Type == parser.BatchCounter && !isCounter:
+			return nil, invalidf("Cannot include non-counter statement in a counter batch")
+		case st.Type == parser.BatchLogged && isCounter:
+			return nil, invalidf("Cannot include a counter statement in a logged batch")
+		}
+		if isCounter {
+			hasCounters = true
+		} else {
+			hasNonCounters = true
+		}
+		if hasCounters && hasNonCounters {
+			return nil, invalidf("Counter and non-counter mutations cannot exist in the same batch")
+		}
+		if mp.timestamp != nil && bp.timestamp != nil {
+			return nil, invalidf("Timestamp must be set either on BATCH or individual statements")
+		}
+		if mp.conds != nil {
+			hasConditions = true
+		}
+		for i, spec := range mp.specs {
+			if i < len(bp.specs) && spec.Name != "" {
+				bp.specs[i] = spec
+			}
+		}
+		bp.stmts = append(bp.stmts, mp)
+	}
+	for i, spec := range c.specs {
+		if spec.Name != "" {
+			bp.specs[i] = spec
+		}
+	}
+	if hasConditions {
+		if bp.timestamp != nil {
+			return nil, invalidf("Cannot provide custom timestamp for conditional BATCH")
+		}
+		for _, mp := range bp.stmts {
+			if mp.tbl != bp.stmts[0].tbl {
+				return nil, invalidf("Batch with conditions cannot span multiple tables")
+			}
+		}
+	}
+	return bp, nil
+}
+
+// partitionKeyOf identifies a mutation's partition across tables.
+func partitionKeyOf(m *data.Mutation) string { return string(m.Table[:]) + string(m.Key) }
+
+func (p *batchPlan) exec(ctx context.Context, q *execution) (*Result, error) {
+	var ts int64
+	switch {
+	case p.timestamp != nil:
+		v, err := p.timestamp.eval(q)
+		if err != nil {
+			return nil, err
+		}
+		if v.Bytes == nil || v.Unset {
+			return nil, invalidf("Invalid null value of timestamp")
+		}
+		ts = int64(binary.BigEndian.Uint64(v.Bytes))
+	case q.params.HasTimestamp:
+		ts = q.params.Timestamp
+	default:
+		ts = q.s.x.eng.NewTimestamp()
+	}
+	q.batch = &batchContext{timestamp: ts}
+	conditional := false
+	for _, mp := range p.stmts {
+		if mp.conds != nil {
+			conditional = true
+		}
+	}
+	if conditional {
+		return p.execConditional(ctx, q)
+	}
+	merged, tables, err := p.buildMutations(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	res := voidResult()
+	res.Warnings = p.warnings(merged, tables)
+	for _, m := range merged {
+		if m.IsEmpty() {
+			continue
+		}
+		if err := q.s.x.eng.Apply(ctx, tables[partitionKeyOf(m)], m); err != nil {
+			return nil, engineError(err)
+		}
+	}
+	q.trace.add("Applied batch of %d statements as %d partition mutations", len(p.stmts), len(merged))
+	return res, nil
+}
+
+// buildMutations builds every statement's mutations and merges those of the
+// same partition, so each partition's changes apply atomically. Nothing is
+// written: a statement that fails validation fails the whole batch.
+func (p *batchPlan) buildMutations(ctx context.Context, q *execution) ([]*data.Mutation, map[string]*schema.Table, error) {
+	var merged []*data.Mutation
+	index := map[string]int{}
+	tables := map[string]*schema.Table{}
+	for _, mp := range p.stmts {
+		wc, err := mp.writeContext(q)
+		if err != nil {
+			return nil, nil, err
+		}
+		muts, err := mp.mutations(ctx, q, wc)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, m := range muts {
+			k := partitionKeyOf(m)
+			tables[k] = mp.tbl
+			if i, ok := index[k]; ok {
+				merged[i] = mergeMutations(merged[i], m)
+				continue
+			}
+			index[k] = len(merged)
+			merged = append(merged, m)
+		}
+	}
+	return merged, tables, nil
+}
+
+// mergeMutations combines two mutations of the same partition.
+func mergeMutations(a, b *data.Mutation) *data.Mutation {
+	out := &data.Mutation{Table: a.Table, Key: a.Key, PartitionDeletion: data.MaxDeletion(a.PartitionDeletion, b.PartitionDeletion)}
+	out.RangeTombstones = append(append(out.RangeTombstones, a.RangeTombstones...), b.RangeTombstones...)
+	switch {
+	case a.Static == nil:
+		out.Static = b.Static
+	case b.Static == nil:
+		out.Static = a.Static
+	default:
+		st := data.MergeRows(a.Static, b.Static)
+		out.Static = &st
+	}
+	rows := append(append([]data.Row{}, a.Rows...), b.Rows...)
+	sort.SliceStable(rows, func(i, j int) bool { return bytes.Compare(rows[i].Clustering, rows[j].Clustering) < 0 })
+	for _, r := range rows {
+		if n := len(out.Rows); n > 0 && bytes.Equal(out.Rows[n-1].Clustering, r.Clustering) {
+			out.Rows[n-1] = data.MergeRows(&out.Rows[n-1], &r)
+			continue
+		}
+		out.Rows = append(out.Rows, r)
+	}
+	return out
+}
+
+// warnings returns Cassandra's batch warnings: a batch larger than 5 KiB,
+// and an unlogged batch spanning more than 10 partitions.
+func (p *batchPlan) warnings(muts []*data.Mutation, tables map[string]*schema.Table) []string {
+	var warns []string
+	size := 0
+	names := map[string]bool{}
+	for _, m := range muts {
+		size += m.Size()
+		names[tables[partitionKeyOf(m)].QualifiedName()] = true
+	}
+	var list []string
+	for n := range names {
+		list = append(list, n)
+	}
+	sort.Strings(list)
+	if size > batchSizeWarnThreshold {
+		warns = append(warns, fmt.Sprintf("Batch for [%s] is of size %s, exceeding specified threshold of %s by %s.",
+			strings.Join(list, ", "), kib(size), kib(batchSizeWarnThreshold), kib(size-batchSizeWarnThreshold)))
+	}
+	if p.typ == parser.BatchUnlogged && len(muts) > unloggedBatchPartitionsWarnThreshold {
+		plural := ""
+		if len(list) > 1 {
+			plural = "s"
+		}
+		warns = append(warns, fmt.Sprintf("Unlogged batch covering %d partitions detected against table%s [%s]. You should use a logged batch for atomicity, or asynchronous writes for performance.",
+			len(muts), plural, strings.Join(list, ", ")))
+	}
+	return warns
+}
+
+func kib(n int) string { return fmt.Sprintf("%.3fKiB", float64(n)/1024) }
+
+// execConditional runs a batch with IF conditions: every statement must touch
+// the same partition; all conditions are checked under its lock and the batch
+// applies only if they all hold.
+func (p *batchPlan) execConditional(ctx context.Context, q *execution) (*Result, error) {
+	tbl := p.stmts[0].tbl
+	var key []byte
+	for _, mp := range p.stmts {
+		keys, err := mp.where.partitionKeys(q)
+		if err != nil {
+			return nil, err
+		}
+		if len(keys) != 1 || (key != nil && !bytes.Equal(key, keys[0])) {
+			return nil, invalidf("Batch with conditions cannot span multiple partitions")
+		}
+		key = keys[0]
+	}
+	unlock := q.s.x.eng.LockPartition(tbl, key)
+	defer unlock()
+	for _, mp := range p.stmts {
+		if mp.conds == nil {
+			continue
+		}
+		var clustering []byte
+		if !mp.staticOnly && len(tbl.ClusteringColumns()) > 0 {
+			prefixes, err := mp.where.clusteringPrefixes(q)
+			if err != nil {
+				return nil, err
+			}
+			if len(prefixes) != 1 || len(prefixes[0]) != len(tbl.ClusteringColumns()) {
+				return nil, invalidf("IN on the clustering key columns is not supported with conditional updates")
+			}
+			if clustering, err = types.EncodeClustering(tbl.ClusteringTypes(), prefixes[0]); err != nil {
+				return nil, invalidf("%v", err)
+			}
+		} else if len(tbl.ClusteringColumns()) == 0 {
+			clustering = []byte{}
+		}
+		st, err := readState(ctx, q, tbl, key, clustering)
+		if err != nil {
+			return nil, err
+		}
+		ok, err := mp.conds.applies(q, st)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return casFailure(mp.conds, st)
+		}
+	}
+	merged, tables, err := p.buildMutations(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range merged {
+		if err := q.s.x.eng.Apply(ctx, tables[partitionKeyOf(m)], m); err != nil {
+			return nil, engineError(err)
+		}
+	}
+	for _, mp := range p.stmts {
+		if mp.conds != nil {
+			return casSuccess(mp.conds), nil
+		}
+	}
+	return voidResult(), nil
+}

@@ -1,0 +1,479 @@
+package cql
+
+import (
+	"context"
+
+	"github.com/minicass/minicass/cql/parser"
+	"github.com/minicass/minicass/data"
+	"github.com/minicass/minicass/partitioner"
+	"github.com/minicass/minicass/schema"
+	"github.com/minicass/minicass/types"
+)
+
+// condition is one compiled IF condition of a lightweight transaction.
+type condition struct {
+	col *schema.Column
+	// elem is the element key (map) or index (list) of c[k] op v.
+	elem   term
+	op     parser.Operator
+	values []term
+	// inMarker is set for "c IN ?".
+	inMarker *bindTerm
+}
+
+// conditions is the compiled IF clause of a statement.
+type conditions struct {
+	tbl                   *schema.Table
+	ifExists, ifNotExists bool
+	conds                 []condition
+}
+
+func (p *modPlan) compileConditions(c *compileCtx, pc parser.Conditions) error {
+	if !pc.IfExists && !pc.IfNotExists && len(pc.If) == 0 {
+		return nil
+	}
+	if p.timestamp != nil {
+		return invalidf("Cannot provide custom timestamp for conditional updates")
+	}
+	if p.counter {
+		return invalidf("Conditional updates are not supported on counter tables")
+	}
+	cs := &conditions{tbl: p.tbl, ifExists: pc.IfExists, ifNotExists: pc.IfNotExists}
+	tbl := p.tbl
+	for _, cond := range pc.If {
+		name := string(cond.Column)
+		col := tbl.Column(name)
+		if col == nil {
+			return invalidf("Undefined column name %s in table %s", name, tbl.QualifiedName())
+		}
+		if col.Kind == schema.PartitionKey || col.Kind == schema.Clustering {
+			return invalidf("PRIMARY KEY column '%s' cannot have IF conditions", name)
+		}
+		cc := condition{col: col, op: cond.Op}
+		recv := receiver{ks: tbl.Keyspace, table: tbl.Name, name: name, typ: col.Type}
+		if cond.Elem != nil {
+			switch col.Type.Kind {
+			case types.Map:
+				k, err := c.compileTerm(cond.Elem, recv.sub("key("+name+")", col.Type.Params[0]))
+				if err != nil {
+					return err
+				}
+				cc.elem = k
+				recv = recv.sub("value("+name+")", col.Type.Params[1])
+			case types.List:
+				k, err := c.compileTerm(cond.Elem, recv.sub("idx("+name+")", types.IntType))
+				if err != nil {
+					return err
+				}
+				cc.elem = k
+				recv = recv.sub("value("+name+")", col.Type.Params[0])
+			default:
+				return invalidf("Invalid element access syntax for non-collection column %s", name)
+			}
+		}
+		switch cond.Op {
+		case parser.OpIn:
+			switch v := cond.Value.(type) {
+			case *parser.BindMarker:
+				bt := c.bind(v, recv.sub("in("+recv.name+")", types.ListOf(recv.typ, false)))
+				cc.inMarker = &bt
+			case *parser.InList:
+				for _, e := range v.Elems {
+					t, err := c.compileTerm(e, recv)
+					if err != nil {
+						return err
+					}
+					cc.values = append(cc.values, t)
+				}
+			}
+		case parser.OpEq, parser.OpNeq, parser.OpLt, parser.OpLte, parser.OpGt, parser.OpGte:
+			t, err := c.compileTerm(cond.Value, recv)
+			if err != nil {
+				return err
+			}
+			cc.values = []term{t}
+		default:
+			return invalidf("Unsupported operator %s in IF condition", cond.Op)
+		}
+		cs.conds = append(cs.conds, cc)
+	}
+	p.conds = cs
+	return nil
+}
+
+// currentState is what a conditional statement reads under its partition lock.
+type currentState struct {
+	row    *data.Row // the clustering row, live cells only (nil if absent)
+	static *data.Row
+	// pk and ck are the primary key values of the row read.
+	pk, ck [][]byte
+}
+
+func (st *currentState) cellsOf(col *schema.Column) []data.Cell {
+	r := st.row
+	if col.Kind == schema.Static {
+		r = st.static
+	}
+	if r == nil {
+		return nil
+	}
+	var out []data.Cell
+	for _, c := range r.Cells {
+		if c.Column == col.Name {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// columnValue assembles a column's serialized value from live cells: a simple
+// cell's value, or a non-frozen collection built from its element cells.
+// It returns nil (null) when there is no live data.
+func columnValue(col *schema.Column, cells []data.Cell) ([]byte, error) {
+	if len(cells) == 0 {
+		return nil, nil
+	}
+	t := col.Type
+	if !t.IsMultiCell() {
+		if t.Kind == types.Counter {
+			return data.CounterBytes(data.CounterValue(cells[0].Value)), nil
+		}
+		return cells[0].Value, nil
+	}
+	switch t.Kind {
+	case types.List:
+		vals := make([][]byte, len(cells))
+		for i, c := range cells {
+			vals[i] = c.Value
+		}
+		return types.EncodeList(vals), nil
+	case types.Set:
+		vals := make([][]byte, len(cells))
+		for i, c := range cells {
+			v, err := types.DecodeKey(t.Params[0], c.Path)
+			if err != nil {
+				return nil, err
+			}
+			vals[i] = v
+		}
+		return types.EncodeSet(t, vals)
+	case types.Map:
+		keys, vals := make([][]byte, len(cells)), make([][]byte, len(cells))
+		for i, c := range cells {
+			k, err := types.DecodeKey(t.Params[0], c.Path)
+			if err != nil {
+				return nil, err
+			}
+			keys[i], vals[i] = k, c.Value
+		}
+		return types.EncodeMap(t, keys, vals)
+	}
+	return nil, nil
+}
+
+// check evaluates one condition against the current state.
+func (cc *condition) check(q *execution, st *currentState) (bool, error) {
+	cells := st.cellsOf(cc.col)
+	var cur []byte
+	valType := cc.col.Type
+	if cc.elem != nil {
+		k, err := cc.elem.eval(q)
+		if err != nil {
+			return false, err
+		}
+		if k.Bytes == nil || k.Unset {
+			return false, invalidf("Invalid null value for %s element access", cc.col.Name)
+		}
+		switch valType.Kind {
+		case types.Map:
+			path := types.EncodeKey(valType.Params[0], k.Bytes)
+			for _, c := range cells {
+				if string(c.Path) == string(path) {
+					cur = c.Value
+				}
+			}
+			valType = valType.Params[1]
+		case types.List:
+			idx := int(int32(be32(k.Bytes)))
+			if idx >= 0 && idx < len(cells) {
+				cur = cells[idx].Value
+			}
+			valType = valType.Params[0]
+		}
+	} else {
+		v, err := columnValue(cc.col, cells)
+		if err != nil {
+			return false, err
+		}
+		cur = v
+	}
+	var vals [][]byte
+	if cc.inMarker != nil {
+		v, err := cc.inMarker.eval(q)
+		if err != nil {
+			return false, err
+		}
+		if v.Bytes != nil && !v.Unset {
+			elems, err := types.DecodeCollection(types.ListOf(valType, false), v.Bytes)
+			if err != nil {
+				return false, invalidf("Invalid IN value for %s: %v", cc.col.Name, err)
+			}
+			vals = elems
+		}
+	} else {
+		for _, t := range cc.values {
+			v, err := t.eval(q)
+			if err != nil {
+				return false, err
+			}
+			if v.Unset {
+				return false, invalidf("Invalid 'unset' value in condition")
+			}
+			vals = append(vals, v.Bytes)
+		}
+	}
+	equal := func(a, b []byte) bool {
+		if a == nil || b == nil {
+			return a == nil && b == nil
+		}
+		if valType.IsCollection() {
+			return string(a) == string(b)
+		}
+		return types.Compare(valType, a, b) == 0
+	}
+	switch cc.op {
+	case parser.OpEq:
+		return equal(cur, vals[0]), nil
+	case parser.OpNeq:
+		return !equal(cur, vals[0]), nil
+	case parser.OpIn:
+		for _, v := range vals {
+			if equal(cur, v) {
+				return true, nil
+			}
+		}
+		return false, nil
+	}
+	if vals[0] == nil {
+		return false, invalidf("Invalid comparison with null for operator \"%s\"", cc.op)
+	}
+	if cur == nil {
+		return false, nil
+	}
+	c := types.Compare(valType, cur, vals[0])
+	switch cc.op {
+	case parser.OpLt:
+		return c < 0, nil
+	case parser.OpLte:
+		return c <= 0, nil
+	case parser.OpGt:
+		return c > 0, nil
+	case parser.OpGte:
+		return c >= 0, nil
+	}
+	return false, nil
+}
+
+func be32(b []byte) uint32 {
+	if len(b) != 4 {
+		return 0
+	}
+	return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
+}
+
+// applies evaluates the whole IF clause.
+func (cs *conditions) applies(q *execution, st *currentState) (bool, error) {
+	exists := st.row != nil && len(st.row.Cells)+boolInt(st.row.Liveness.IsLive(q.now.Unix())) > 0
+	if st.row == nil && st.static != nil && len(cs.conds) > 0 && cs.onlyStatic() {
+		exists = true
+	}
+	switch {
+	case cs.ifNotExists:
+		return !exists, nil
+	case cs.ifExists:
+		return exists, nil
+	}
+	for i := range cs.conds {
+		ok, err := cs.conds[i].check(q, st)
+		if err != nil || !ok {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+func (cs *conditions) onlyStatic() bool {
+	for _, c := range cs.conds {
+		if c.col.Kind != schema.Static {
+			return false
+		}
+	}
+	return true
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+var appliedSpecName = "[applied]"
+
+// resultColumns returns the columns of a conditional result.
+func (cs *conditions) resultColumns(cols []*schema.Column) []ColumnSpec {
+	out := []ColumnSpec{{Keyspace: cs.tbl.Keyspace, Table: cs.tbl.Name, Name: appliedSpecName, Type: types.BooleanType}}
+	for _, c := range cols {
+		out = append(out, ColumnSpec{Keyspace: cs.tbl.Keyspace, Table: cs.tbl.Name, Name: c.Name, Type: c.Type})
+	}
+	return out
+}
+
+// failureColumns lists the columns a failed condition reports: every column
+// for IF EXISTS / IF NOT EXISTS, the conditioned columns otherwise (in table
+// order), as Cassandra's buildCasFailureResultSet does.
+func (cs *conditions) failureColumns() []*schema.Column {
+	if cs.ifExists || cs.ifNotExists {
+		return cs.tbl.Columns
+	}
+	used := map[string]bool{}
+	for _, c := range cs.conds {
+		used[c.col.Name] = true
+	}
+	var out []*schema.Column
+	for _, c := range cs.tbl.Columns {
+		if used[c.Name] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func boolBytes(b bool) []byte {
+	if b {
+		return []byte{1}
+	}
+	return []byte{0}
+}
+
+// readState reads the current row and static row of a conditional statement.
+func readState(ctx context.Context, q *execution, tbl *schema.Table, key, clustering []byte) (*currentState, error) {
+	st := &currentState{}
+	var err error
+	if st.pk, err = splitPartitionKey(tbl, key); err != nil {
+		return nil, err
+	}
+	if len(clustering) > 0 {
+		if st.ck, _, err = types.DecodeClustering(tbl.ClusteringTypes(), clustering); err != nil {
+			return nil, err
+		}
+	}
+	if clustering != nil {
+		if st.row, err = readOneRow(ctx, q, tbl, key, clustering, false); err != nil {
+			return nil, err
+		}
+	}
+	if tbl.HasStatic() {
+		if st.static, err = readOneRow(ctx, q, tbl, key, nil, true); err != nil {
+			return nil, err
+		}
+	}
+	return st, nil
+}
+
+// execConditional runs a conditional INSERT, UPDATE or DELETE: it reads the
+// current state, checks the conditions and applies the mutation, all under
+// the partition's lock (Paxos on a single node degenerates to this).
+func (p *modPlan) execConditional(ctx context.Context, q *execution, wc *writeContext) (*Result, error) {
+	keys, err := p.where.partitionKeys(q)
+	if err != nil {
+		return nil, err
+	}
+	if len(keys) != 1 {
+		return nil, invalidf("IN on the partition key is not supported with conditional updates")
+	}
+	var clustering []byte
+	if !p.staticOnly && len(p.tbl.ClusteringColumns()) > 0 {
+		prefixes, err := p.where.clusteringPrefixes(q)
+		if err != nil {
+			return nil, err
+		}
+		if len(prefixes) != 1 || len(prefixes[0]) != len(p.tbl.ClusteringColumns()) {
+			return nil, invalidf("IN on the clustering key columns is not supported with conditional updates")
+		}
+		if clustering, err = types.EncodeClustering(p.tbl.ClusteringTypes(), prefixes[0]); err != nil {
+			return nil, invalidf("%v", err)
+		}
+	} else if len(p.tbl.ClusteringColumns()) == 0 {
+		clustering = []byte{}
+	}
+	unlock := q.s.x.eng.LockPartition(p.tbl, keys[0])
+	defer unlock()
+	st, err := readState(ctx, q, p.tbl, keys[0], clustering)
+	if err != nil {
+		return nil, err
+	}
+	ok, err := p.conds.applies(q, st)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return casFailure(p.conds, st)
+	}
+	muts, err := p.mutations(ctx, q, wc)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range muts {
+		if err := q.s.x.eng.Apply(ctx, p.tbl, m); err != nil {
+			return nil, engineError(err)
+		}
+	}
+	return casSuccess(p.conds), nil
+}
+
+func casSuccess(cs *conditions) *Result {
+	return &Result{Kind: ResultRows, Columns: cs.resultColumns(nil), Rows: [][][]byte{{boolBytes(true)}}}
+}
+
+func casFailure(cs *conditions, st *currentState) (*Result, error) {
+	if st.row == nil && st.static == nil {
+		return &Result{Kind: ResultRows, Columns: cs.resultColumns(nil), Rows: [][][]byte{{boolBytes(false)}}}, nil
+	}
+	cols := cs.failureColumns()
+	row := [][]byte{boolBytes(false)}
+	for _, c := range cols {
+		v, err := stateValue(cs.tbl, c, st)
+		if err != nil {
+			return nil, err
+		}
+		row = append(row, v)
+	}
+	return &Result{Kind: ResultRows, Columns: cs.resultColumns(cols), Rows: [][][]byte{row}}, nil
+}
+
+// splitPartitionKey returns the components of a serialized partition key.
+func splitPartitionKey(tbl *schema.Table, key []byte) ([][]byte, error) {
+	if len(tbl.PartitionKey()) == 1 {
+		return [][]byte{key}, nil
+	}
+	return partitioner.SplitCompositeKey(key)
+}
+
+// stateValue returns the value of column c in the state read by a
+// conditional statement.
+func stateValue(tbl *schema.Table, c *schema.Column, st *currentState) ([]byte, error) {
+	switch c.Kind {
+	case schema.PartitionKey:
+		if c.Position < len(st.pk) {
+			return st.pk[c.Position], nil
+		}
+		return nil, nil
+	case schema.Clustering:
+		if st.row != nil && c.Position < len(st.ck) {
+			return st.ck[c.Position], nil
+		}
+		return nil, nil
+	}
+	return columnValue(c, st.cellsOf(c))
+}

@@ -1,0 +1,856 @@
+package cql
+
+import (
+	"context"
+	"encoding/binary"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/minicass/minicass/cql/parser"
+	"github.com/minicass/minicass/data"
+	"github.com/minicass/minicass/schema"
+	"github.com/minicass/minicass/types"
+)
+
+// opKind is what one column operation of INSERT, UPDATE or DELETE does.
+type opKind uint8
+
+const (
+	opSet        opKind = iota // c = v (INSERT values too)
+	opAdd                      // c = c + v: append, add elements, put entries, counter increment
+	opSub                      // c = c - v: remove elements/keys, counter decrement
+	opPrepend                  // l = v + l
+	opSetElem                  // c[k] = v
+	opDelete                   // DELETE c
+	opDeleteElem               // DELETE c[k]
+)
+
+// colOp is one compiled column operation.
+type colOp struct {
+	col   *schema.Column
+	kind  opKind
+	key   term // element key or list index for opSetElem and opDeleteElem
+	value term
+}
+
+// needsRead reports whether the operation reads the current list first
+// (set or delete by index, removal of list elements by value).
+func (o *colOp) needsRead() bool {
+	if o.col.Type.Kind != types.List || !o.col.Type.IsMultiCell() {
+		return false
+	}
+	return o.kind == opSetElem || o.kind == opDeleteElem || o.kind == opSub
+}
+
+// modPlan is a compiled INSERT, UPDATE or DELETE.
+type modPlan struct {
+	tbl   *schema.Table
+	kind  stmtKind
+	specs []ColumnSpec
+	pkIdx []uint16
+	where *modWhere
+	ops   []colOp
+	// deleteRows is a DELETE without columns: rows, ranges or partitions.
+	deleteRows bool
+	// insertLiveness is set for INSERT (which writes row liveness).
+	insertLiveness bool
+	ttl, timestamp term
+	conds          *conditions
+	counter        bool
+	// staticOnly is set when only static columns are written.
+	staticOnly bool
+}
+
+func (p *modPlan) binds() []ColumnSpec { return p.specs }
+// columns is nil: a conditional statement's result columns depend on whether
+// it applied, so (as in Cassandra) each result carries its own metadata.
+func (p *modPlan) columns() []ColumnSpec { return nil }
+func (p *modPlan) pkIndexes() []uint16 { return p.pkIdx }
+
+// pkBindIndexes returns the bind marker of each partition key column when
+// every one is a single '=' bind marker.
+func pkBindIndexes(w *modWhere) []uint16 {
+	var out []uint16
+	for _, kv := range w.pk {
+		if len(kv.terms) != 1 {
+			return nil
+		}
+		bt, ok := kv.terms[0].(bindTerm)
+		if !ok {
+			return nil
+		}
+		out = append(out, uint16(bt.idx))
+	}
+	return out
+}
+
+func (s *Session) compileUsing(c *compileCtx, tbl *schema.Table, u parser.Using) (ttl, ts term, err error) {
+	if u.TTL != nil {
+		ttl, err = c.compileTerm(u.TTL, receiver{ks: tbl.Keyspace, table: tbl.Name, name: "[ttl]", typ: types.IntType})
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	if u.Timestamp != nil {
+		ts, err = c.compileTerm(u.Timestamp, receiver{ks: tbl.Keyspace, table: tbl.Name, name: "[timestamp]", typ: types.BigintType})
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	return ttl, ts, nil
+}
+
+func (s *Session) modTable(t parser.TableName, kind stmtKind) (*schema.Table, error) {
+	tbl, err := s.lookupTable(t)
+	if err != nil {
+		return nil, err
+	}
+	if systemKeyspaces[tbl.Keyspace] {
+		return nil, &Error{Code: CodeUnauthorized, Message: "Modification of system keyspaces is not allowed: " + tbl.QualifiedName()}
+	}
+	return tbl, nil
+}
+
+func (s *Session) compileInsert(st *parser.Insert) (plan, error) {
+	tbl, err := s.modTable(st.Table, kindInsert)
+	if err != nil {
+		return nil, err
+	}
+	if st.JSON != nil {
+		return nil, invalidf("INSERT JSON is not supported by minicass")
+	}
+	if tbl.IsCounter() {
+		return nil, invalidf("INSERT statements are not allowed on counter tables, use UPDATE instead")
+	}
+	if len(st.Columns) != len(st.Values) {
+		return nil, invalidf("Unmatched column names/values")
+	}
+	c := newCompileCtx(st.BindCount())
+	p := &modPlan{tbl: tbl, kind: kindInsert, insertLiveness: true, where: &modWhere{tbl: tbl}}
+	byName := map[string]*keyValues{}
+	staticOnly := true
+	for i, id := range st.Columns {
+		name := string(id)
+		col := tbl.Column(name)
+		if col == nil {
+			return nil, invalidf("Undefined column name %s in table %s", name, tbl.QualifiedName())
+		}
+		if _, dup := byName[name]; dup {
+			return nil, invalidf("Multiple definitions found for column %s", name)
+		}
+		t, err := c.compileTerm(st.Values[i], receiver{ks: tbl.Keyspace, table: tbl.Name, name: name, typ: col.Type})
+		if err != nil {
+			return nil, err
+		}
+		byName[name] = &keyValues{col: col, terms: []term{t}}
+		switch col.Kind {
+		case schema.PartitionKey, schema.Clustering:
+		default:
+			if col.Kind == schema.Regular {
+				staticOnly = false
+			}
+			p.ops = append(p.ops, colOp{col: col, kind: opSet, value: t})
+		}
+	}
+	var missing []string
+	for _, col := range tbl.PartitionKey() {
+		if kv := byName[col.Name]; kv != nil {
+			p.where.pk = append(p.where.pk, kv)
+		} else {
+			missing = append(missing, col.Name)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, invalidf("Some partition key parts are missing: %s", strings.Join(missing, ", "))
+	}
+	missing = nil
+	for _, col := range tbl.ClusteringColumns() {
+		if kv := byName[col.Name]; kv != nil {
+			p.where.clustering = append(p.where.clustering, kv)
+		} else {
+			missing = append(missing, col.Name)
+		}
+	}
+	hasStaticOps := false
+	for _, o := range p.ops {
+		if o.col.Kind == schema.Static {
+			hasStaticOps = true
+		}
+	}
+	if len(missing) > 0 {
+		// Cassandra accepts an INSERT of the partition key and static columns
+		// only; it writes the static row.
+		if !(len(p.where.clustering) == 0 && staticOnly && hasStaticOps) {
+			return nil, invalidf("Some clustering keys are missing: %s", strings.Join(missing, ", "))
+		}
+		p.staticOnly = true
+	}
+	if p.ttl, p.timestamp, err = s.compileUsing(c, tbl, st.Using); err != nil {
+		return nil, err
+	}
+	if st.IfNotExists {
+		if p.timestamp != nil {
+			return nil, invalidf("Cannot provide custom timestamp for conditional updates")
+		}
+		p.conds = &conditions{tbl: tbl, ifNotExists: true}
+	}
+	p.specs = c.specs
+	p.pkIdx = pkBindIndexes(p.where)
+	return p, nil
+}
+
+func (s *Session) compileUpdate(st *parser.Update) (plan, error) {
+	tbl, err := s.modTable(st.Table, kindUpdate)
+	if err != nil {
+		return nil, err
+	}
+	c := newCompileCtx(st.BindCount())
+	p := &modPlan{tbl: tbl, kind: kindUpdate, counter: tbl.IsCounter()}
+	if p.ttl, p.timestamp, err = s.compileUsing(c, tbl, st.Using); err != nil {
+		return nil, err
+	}
+	staticOnly := true
+	seen := map[string]bool{}
+	for _, a := range st.Set {
+		name := string(a.Column)
+		col := tbl.Column(name)
+		if col == nil {
+			return nil, invalidf("Undefined column name %s in table %s", name, tbl.QualifiedName())
+		}
+		if col.Kind == schema.PartitionKey || col.Kind == schema.Clustering {
+			return nil, invalidf("PRIMARY KEY part %s found in SET part", name)
+		}
+		if seen[name] && a.Op != parser.AssignSetElem {
+			return nil, invalidf("Multiple incompatible setting of column %s", name)
+		}
+		seen[name] = true
+		if col.Kind == schema.Regular {
+			staticOnly = false
+		}
+		op, err := c.compileAssignment(tbl, col, a)
+		if err != nil {
+			return nil, err
+		}
+		p.ops = append(p.ops, op)
+	}
+	if p.counter {
+		if p.ttl != nil {
+			return nil, invalidf("Cannot provide custom TTL for counter updates")
+		}
+		if p.timestamp != nil {
+			return nil, invalidf("Cannot provide custom timestamp for counter updates")
+		}
+	}
+	if p.where, err = c.compileModWhere(tbl, st.Where, kindUpdate); err != nil {
+		return nil, err
+	}
+	if staticOnly && len(p.ops) > 0 {
+		if len(p.where.clustering) > 0 {
+			return nil, invalidf("Invalid restrictions on clustering columns since the UPDATE statement modifies only static columns")
+		}
+		p.staticOnly = true
+	} else if !p.where.fullClustering() {
+		return nil, invalidf("Some clustering keys are missing: %s", p.where.missingClustering())
+	}
+	if err := p.compileConditions(c, st.Conditions); err != nil {
+		return nil, err
+	}
+	p.specs = c.specs
+	p.pkIdx = pkBindIndexes(p.where)
+	return p, nil
+}
+
+func (c *compileCtx) compileAssignment(tbl *schema.Table, col *schema.Column, a *parser.Assignment) (colOp, error) {
+	recv := receiver{ks: tbl.Keyspace, table: tbl.Name, name: col.Name, typ: col.Type}
+	t := col.Type
+	if t.Kind == types.Counter {
+		switch a.Op {
+		case parser.AssignAdd, parser.AssignSub:
+			v, err := c.compileTerm(a.Value, recv.sub(col.Name, types.BigintType))
+			if err != nil {
+				return colOp{}, err
+			}
+			k := opAdd
+			if a.Op == parser.AssignSub {
+				k = opSub
+			}
+			return colOp{col: col, kind: k, value: v}, nil
+		}
+		return colOp{}, invalidf("Cannot set the value of counter column %s (counters can only be incremented/decremented, not set)", col.Name)
+	}
+	switch a.Op {
+	case parser.AssignSet:
+		v, err := c.compileTerm(a.Value, recv)
+		if err != nil {
+			return colOp{}, err
+		}
+		return colOp{col: col, kind: opSet, value: v}, nil
+	case parser.AssignAdd, parser.AssignSub, parser.AssignPrepend:
+		if !t.IsCollection() {
+			return colOp{}, invalidf("Invalid operation (%s) for non counter column %s", a, col.Name)
+		}
+		if !t.IsMultiCell() {
+			return colOp{}, invalidf("Invalid operation (%s) for frozen collection column %s", a, col.Name)
+		}
+		vr := recv
+		if a.Op == parser.AssignSub && t.Kind == types.Map {
+			vr = recv.sub(col.Name, types.SetOf(t.Params[0], false)) // m = m - {keys}
+		}
+		if a.Op == parser.AssignPrepend && t.Kind != types.List {
+			return colOp{}, invalidf("Invalid operation (%s) for non list column %s", a, col.Name)
+		}
+		v, err := c.compileTerm(a.Value, vr)
+		if err != nil {
+			return colOp{}, err
+		}
+		k := map[parser.AssignOp]opKind{parser.AssignAdd: opAdd, parser.AssignSub: opSub, parser.AssignPrepend: opPrepend}[a.Op]
+		return colOp{col: col, kind: k, value: v}, nil
+	case parser.AssignSetElem:
+		switch {
+		case t.Kind == types.List && t.IsMultiCell():
+			idx, err := c.compileTerm(a.Key, recv.sub("idx("+col.Name+")", types.IntType))
+			if err != nil {
+				return colOp{}, err
+			}
+			v, err := c.compileTerm(a.Value, recv.sub("value("+col.Name+")", t.Params[0]))
+			if err != nil {
+				return colOp{}, err
+			}
+			return colOp{col: col, kind: opSetElem, key: idx, value: v}, nil
+		case t.Kind == types.Map && t.IsMultiCell():
+			k, err := c.compileTerm(a.Key, recv.sub("key("+col.Name+")", t.Params[0]))
+			if err != nil {
+				return colOp{}, err
+			}
+			v, err := c.compileTerm(a.Value, recv.sub("value("+col.Name+")", t.Params[1]))
+			if err != nil {
+				return colOp{}, err
+			}
+			return colOp{col: col, kind: opSetElem, key: k, value: v}, nil
+		case t.IsCollection():
+			return colOp{}, invalidf("Invalid operation (%s) for frozen collection column %s", a, col.Name)
+		}
+		return colOp{}, invalidf("Column %s is not a list or a map", col.Name)
+	}
+	return colOp{}, invalidf("Invalid operation (%s) for column %s", a, col.Name)
+}
+
+func (s *Session) compileDelete(st *parser.Delete) (plan, error) {
+	tbl, err := s.modTable(st.Table, kindDelete)
+	if err != nil {
+		return nil, err
+	}
+	c := newCompileCtx(st.BindCount())
+	p := &modPlan{tbl: tbl, kind: kindDelete, deleteRows: len(st.Columns) == 0}
+	if st.Using.TTL != nil {
+		return nil, invalidf("TTL attribute is not allowed for deletes")
+	}
+	if _, p.timestamp, err = s.compileUsing(c, tbl, st.Using); err != nil {
+		return nil, err
+	}
+	staticOnly := true
+	for _, dc := range st.Columns {
+		name := string(dc.Column)
+		col := tbl.Column(name)
+		if col == nil {
+			return nil, invalidf("Undefined column name %s in table %s", name, tbl.QualifiedName())
+		}
+		if col.Kind == schema.PartitionKey || col.Kind == schema.Clustering {
+			return nil, invalidf("Invalid identifier %s for deletion (should not be a PRIMARY KEY part)", name)
+		}
+		if col.Kind == schema.Regular {
+			staticOnly = false
+		}
+		if dc.Key == nil {
+			p.ops = append(p.ops, colOp{col: col, kind: opDelete})
+			continue
+		}
+		t := col.Type
+		if !t.IsMultiCell() || (t.Kind != types.List && t.Kind != types.Map && t.Kind != types.Set) {
+			return nil, invalidf("Invalid deletion operation for non collection column %s", name)
+		}
+		var kr receiver
+		switch t.Kind {
+		case types.List:
+			kr = receiver{ks: tbl.Keyspace, table: tbl.Name, name: "idx(" + name + ")", typ: types.IntType}
+		default:
+			kr = receiver{ks: tbl.Keyspace, table: tbl.Name, name: "key(" + name + ")", typ: t.Params[0]}
+		}
+		k, err := c.compileTerm(dc.Key, kr)
+		if err != nil {
+			return nil, err
+		}
+		p.ops = append(p.ops, colOp{col: col, kind: opDeleteElem, key: k})
+	}
+	if p.where, err = c.compileModWhere(tbl, st.Where, kindDelete); err != nil {
+		return nil, err
+	}
+	if len(p.ops) > 0 {
+		if p.where.slice != nil {
+			return nil, invalidf("Range deletions are not supported for specific columns")
+		}
+		if staticOnly {
+			p.staticOnly = true
+		} else if !p.where.fullClustering() {
+			return nil, invalidf("DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to delete non static columns")
+		}
+	}
+	if err := p.compileConditions(c, st.Conditions); err != nil {
+		return nil, err
+	}
+	if p.conds != nil && p.deleteRows && !p.where.fullClustering() && len(tbl.ClusteringColumns()) > 0 && len(p.where.clustering) > 0 {
+		return nil, invalidf("DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to use IF conditions")
+	}
+	p.specs = c.specs
+	p.pkIdx = pkBindIndexes(p.where)
+	return p, nil
+}
+
+// writeContext carries what building mutations needs: the write timestamp,
+// the TTL and the current time.
+type writeContext struct {
+	ts      int64
+	ttl     int32
+	nowSec  int64
+	now     time.Time
+	current map[string]*data.Row // rows read for list operations, by partition key + clustering
+}
+
+func (p *modPlan) writeContext(q *execution) (*writeContext, error) {
+	wc := &writeContext{now: q.now, nowSec: q.now.Unix()}
+	ttl := p.tbl.Options.DefaultTTL
+	if p.ttl != nil {
+		v, err := p.ttl.eval(q)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case v.Unset:
+		case v.Bytes == nil:
+			ttl = 0
+		default:
+			n := int32(binary.BigEndian.Uint32(v.Bytes))
+			if n < 0 {
+				return nil, invalidf("A TTL must be greater or equal to 0, but was %d", n)
+			}
+			if n > data.MaxTTL {
+				return nil, invalidf("ttl is too large. requested (%d) maximum (%d)", n, data.MaxTTL)
+			}
+			ttl = n
+		}
+	}
+	wc.ttl = ttl
+	switch {
+	case q.batch != nil:
+		wc.ts = q.batch.timestamp
+		if p.timestamp != nil {
+			v, err := p.timestamp.eval(q)
+			if err != nil {
+				return nil, err
+			}
+			if !v.Unset && v.Bytes != nil {
+				wc.ts = int64(binary.BigEndian.Uint64(v.Bytes))
+			}
+		}
+	case p.timestamp != nil:
+		v, err := p.timestamp.eval(q)
+		if err != nil {
+			return nil, err
+		}
+		if v.Unset || v.Bytes == nil {
+			return nil, invalidf("Invalid null value of timestamp")
+		}
+		wc.ts = int64(binary.BigEndian.Uint64(v.Bytes))
+	case q.params.HasTimestamp:
+		wc.ts = q.params.Timestamp
+	default:
+		wc.ts = q.s.x.eng.NewTimestamp()
+	}
+	return wc, nil
+}
+
+func (wc *writeContext) cell(col string, path, value []byte) data.Cell {
+	c := data.Cell{Column: col, Path: path, Timestamp: wc.ts, LocalDeletionTime: data.NoDeletionTime, Value: value}
+	if value == nil {
+		c.Kind = data.CellTombstone
+		c.LocalDeletionTime = wc.nowSec
+		return c
+	}
+	if wc.ttl > 0 {
+		c.TTL = wc.ttl
+		c.LocalDeletionTime = wc.nowSec + int64(wc.ttl)
+	}
+	return c
+}
+
+func (wc *writeContext) tombstone(col string, path []byte) data.Cell {
+	return data.Cell{Column: col, Path: path, Kind: data.CellTombstone, Timestamp: wc.ts, LocalDeletionTime: wc.nowSec}
+}
+
+func (wc *writeContext) deletion(ts int64) data.DeletionTime {
+	return data.DeletionTime{MarkedForDeleteAt: ts, LocalDeletionTime: wc.nowSec}
+}
+
+// listReferenceTime is Cassandra's reference time for list prepends
+// (Lists.java: 2010-01-01T00:00:00Z): prepended elements get time UUIDs
+// counting down from it, so they sort before every appended element.
+var listReferenceTime = time.Date(2010, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// mutations builds the mutations of one execution (one per partition).
+func (p *modPlan) mutations(ctx context.Context, q *execution, wc *writeContext) ([]*data.Mutation, error) {
+	keys, err := p.where.partitionKeys(q)
+	if err != nil {
+		return nil, err
+	}
+	var prefixes [][][]byte
+	if !p.staticOnly {
+		if prefixes, err = p.where.clusteringPrefixes(q); err != nil {
+			return nil, err
+		}
+	}
+	var muts []*data.Mutation
+	for _, key := range keys {
+		m := &data.Mutation{Table: p.tbl.ID, Key: key, PartitionDeletion: data.LiveDeletion}
+		switch {
+		case p.kind == kindDelete && p.deleteRows:
+			if err := p.deleteRowsInto(q, wc, m, prefixes); err != nil {
+				return nil, err
+			}
+		case p.staticOnly:
+			row := data.NewRow(nil)
+			if err := p.applyOps(ctx, q, wc, key, &row); err != nil {
+				return nil, err
+			}
+			m.Static = &row
+		default:
+			cols := p.tbl.ClusteringTypes()
+			for _, prefix := range prefixes {
+				ck, err := types.EncodeClustering(cols, prefix)
+				if err != nil {
+					return nil, invalidf("%v", err)
+				}
+				row := data.NewRow(ck)
+				if p.insertLiveness {
+					row.Liveness = data.LivenessInfo{Timestamp: wc.ts, ExpiresAt: data.NoDeletionTime}
+					if wc.ttl > 0 {
+						row.Liveness.TTL, row.Liveness.ExpiresAt = wc.ttl, wc.nowSec+int64(wc.ttl)
+					}
+				}
+				static := data.NewRow(nil)
+				if err := p.applyOpsSplit(ctx, q, wc, key, &row, &static); err != nil {
+					return nil, err
+				}
+				m.Rows = append(m.Rows, row)
+				if !static.IsEmpty() {
+					if m.Static == nil {
+						st := data.NewRow(nil)
+						m.Static = &st
+					}
+					merged := data.MergeRows(m.Static, &static)
+					m.Static = &merged
+				}
+			}
+		}
+		muts = append(muts, m)
+	}
+	return muts, nil
+}
+
+func (p *modPlan) deleteRowsInto(q *execution, wc *writeContext, m *data.Mutation, prefixes [][][]byte) error {
+	del := wc.deletion(wc.ts)
+	if len(p.where.clustering) == 0 && p.where.slice == nil {
+		m.PartitionDeletion = del
+		return nil
+	}
+	for _, prefix := range prefixes {
+		if p.where.fullClustering() {
+			ck, err := types.EncodeClustering(p.tbl.ClusteringTypes(), prefix)
+			if err != nil {
+				return invalidf("%v", err)
+			}
+			row := data.NewRow(ck)
+			row.Deletion = del
+			m.Rows = append(m.Rows, row)
+			continue
+		}
+		start, end, empty, err := p.where.rangeFor(q, prefix)
+		if err != nil {
+			return err
+		}
+		if !empty {
+			m.RangeTombstones = append(m.RangeTombstones, rangeTombstone(start, end, del))
+		}
+	}
+	return nil
+}
+
+// applyOps applies every column operation to row (the static row of a
+// static-only statement).
+func (p *modPlan) applyOps(ctx context.Context, q *execution, wc *writeContext, key []byte, row *data.Row) error {
+	return p.applyOpsSplit(ctx, q, wc, key, row, row)
+}
+
+// applyOpsSplit applies the operations of regular columns to row and of
+// static columns to static.
+func (p *modPlan) applyOpsSplit(ctx context.Context, q *execution, wc *writeContext, key []byte, row, static *data.Row) error {
+	for i := range p.ops {
+		op := &p.ops[i]
+		target := row
+		if op.col.Kind == schema.Static {
+			target = static
+		}
+		if err := p.applyOp(ctx, q, wc, key, target, op); err != nil {
+			return err
+		}
+	}
+	sortCells(row)
+	if static != row {
+		sortCells(static)
+	}
+	return nil
+}
+
+func sortCells(r *data.Row) {
+	sort.SliceStable(r.Cells, func(i, j int) bool { return data.CompareID(&r.Cells[i], &r.Cells[j]) < 0 })
+	// Later operations on the same cell win (e.g. two m[k] = v for one k).
+	out := r.Cells[:0]
+	for i := range r.Cells {
+		if len(out) > 0 && data.CompareID(&out[len(out)-1], &r.Cells[i]) == 0 {
+			out[len(out)-1] = r.Cells[i]
+			continue
+		}
+		out = append(out, r.Cells[i])
+	}
+	r.Cells = out
+	sort.Slice(r.ColumnDeletions, func(i, j int) bool { return r.ColumnDeletions[i].Column < r.ColumnDeletions[j].Column })
+}
+
+func addColumnDeletion(r *data.Row, col string, d data.DeletionTime) {
+	for i := range r.ColumnDeletions {
+		if r.ColumnDeletions[i].Column == col {
+			r.ColumnDeletions[i].Deletion = data.MaxDeletion(r.ColumnDeletions[i].Deletion, d)
+			return
+		}
+	}
+	r.ColumnDeletions = append(r.ColumnDeletions, data.ColumnDeletion{Column: col, Deletion: d})
+}
+
+func (p *modPlan) applyOp(ctx context.Context, q *execution, wc *writeContext, key []byte, row *data.Row, op *colOp) error {
+	col := op.col
+	t := col.Type
+	var val Value
+	if op.value != nil {
+		v, err := op.value.eval(q)
+		if err != nil {
+			return err
+		}
+		val = v
+	}
+	if val.Unset && op.kind != opDelete && op.kind != opDeleteElem {
+		return nil // an unset value writes nothing
+	}
+	if t.Kind == types.Counter {
+		if val.Bytes == nil {
+			return invalidf("Invalid null value for counter increment")
+		}
+		n := int64(binary.BigEndian.Uint64(val.Bytes))
+		if op.kind == opSub {
+			n = -n
+		}
+		row.Cells = append(row.Cells, data.Cell{Column: col.Name, Kind: data.CellCounter, Timestamp: wc.ts, LocalDeletionTime: data.NoDeletionTime, Value: data.CounterBytes(n)})
+		return nil
+	}
+	multi := t.IsMultiCell()
+	switch op.kind {
+	case opSet:
+		if !multi {
+			row.Cells = append(row.Cells, wc.cell(col.Name, nil, val.Bytes))
+			return nil
+		}
+		addColumnDeletion(row, col.Name, wc.deletion(wc.ts-1))
+		if val.Bytes == nil {
+			return nil
+		}
+		return p.addElements(q, wc, row, col, val.Bytes, false)
+	case opAdd:
+		if val.Bytes == nil {
+			return nil
+		}
+		return p.addElements(q, wc, row, col, val.Bytes, false)
+	case opPrepend:
+		if val.Bytes == nil {
+			return nil
+		}
+		return p.addElements(q, wc, row, col, val.Bytes, true)
+	case opSub:
+		if val.Bytes == nil {
+			return nil
+		}
+		switch t.Kind {
+		case types.Set, types.Map:
+			setType := t
+			if t.Kind == types.Map {
+				setType = types.SetOf(t.Params[0], false)
+			}
+			elems, err := types.DecodeCollection(setType, val.Bytes)
+			if err != nil {
+				return invalidf("Invalid set value for %s: %v", col.Name, err)
+			}
+			for _, e := range elems {
+				row.Cells = append(row.Cells, wc.tombstone(col.Name, types.EncodeKey(t.Params[0], e)))
+			}
+		case types.List:
+			remove, err := types.DecodeCollection(t, val.Bytes)
+			if err != nil {
+				return invalidf("Invalid list value for %s: %v", col.Name, err)
+			}
+			cur, err := p.currentList(ctx, q, key, row.Clustering, col)
+			if err != nil {
+				return err
+			}
+			for _, c := range cur {
+				for _, r := range remove {
+					if string(c.Value) == string(r) {
+						row.Cells = append(row.Cells, wc.tombstone(col.Name, c.Path))
+						break
+					}
+				}
+			}
+		}
+		return nil
+	case opSetElem:
+		k, err := op.key.eval(q)
+		if err != nil {
+			return err
+		}
+		if k.Unset || k.Bytes == nil {
+			return invalidf("Invalid null value for %s element key", col.Name)
+		}
+		if t.Kind == types.Map {
+			row.Cells = append(row.Cells, wc.cell(col.Name, types.EncodeKey(t.Params[0], k.Bytes), nonNilOrTomb(val.Bytes)))
+			return nil
+		}
+		path, err := p.listIndexPath(ctx, q, key, row.Clustering, col, k.Bytes)
+		if err != nil {
+			return err
+		}
+		row.Cells = append(row.Cells, wc.cell(col.Name, path, nonNilOrTomb(val.Bytes)))
+		return nil
+	case opDelete:
+		if multi {
+			addColumnDeletion(row, col.Name, wc.deletion(wc.ts))
+			return nil
+		}
+		row.Cells = append(row.Cells, wc.tombstone(col.Name, nil))
+		return nil
+	case opDeleteElem:
+		k, err := op.key.eval(q)
+		if err != nil {
+			return err
+		}
+		if k.Unset {
+			return nil
+		}
+		if k.Bytes == nil {
+			return invalidf("Invalid null value for %s element key", col.Name)
+		}
+		if t.Kind == types.List {
+			path, err := p.listIndexPath(ctx, q, key, row.Clustering, col, k.Bytes)
+			if err != nil {
+				return err
+			}
+			row.Cells = append(row.Cells, wc.tombstone(col.Name, path))
+			return nil
+		}
+		row.Cells = append(row.Cells, wc.tombstone(col.Name, types.EncodeKey(t.Params[0], k.Bytes)))
+		return nil
+	}
+	return nil
+}
+
+// nonNilOrTomb keeps nil (a tombstone) as is; it exists to make the intent
+// of element writes explicit.
+func nonNilOrTomb(b []byte) []byte { return b }
+
+// addElements writes the elements of a serialized collection as cells.
+func (p *modPlan) addElements(q *execution, wc *writeContext, row *data.Row, col *schema.Column, value []byte, prepend bool) error {
+	t := col.Type
+	elems, err := types.DecodeCollection(t, value)
+	if err != nil {
+		return invalidf("Invalid collection value for %s: %v", col.Name, err)
+	}
+	switch t.Kind {
+	case types.List:
+		base := wc.now
+		if prepend {
+			base = listReferenceTime.Add(-wc.now.Sub(listReferenceTime))
+		}
+		for _, e := range elems {
+			u := q.s.x.uuid.NewTimeUUID(base)
+			row.Cells = append(row.Cells, wc.cell(col.Name, types.EncodeKey(types.TimeUUIDType, u[:]), e))
+		}
+	case types.Set:
+		for _, e := range elems {
+			row.Cells = append(row.Cells, wc.cell(col.Name, types.EncodeKey(t.Params[0], e), []byte{}))
+		}
+	case types.Map:
+		for i := 0; i+1 < len(elems); i += 2 {
+			row.Cells = append(row.Cells, wc.cell(col.Name, types.EncodeKey(t.Params[0], elems[i]), elems[i+1]))
+		}
+	}
+	return nil
+}
+
+// listIndexPath returns the element path of the idx-th live element of a
+// list column, reading the current row.
+func (p *modPlan) listIndexPath(ctx context.Context, q *execution, key, clustering []byte, col *schema.Column, idxBytes []byte) ([]byte, error) {
+	idx := int(int32(binary.BigEndian.Uint32(idxBytes)))
+	cur, err := p.currentList(ctx, q, key, clustering, col)
+	if err != nil {
+		return nil, err
+	}
+	if idx < 0 || idx >= len(cur) {
+		return nil, invalidf("List index %d out of bound, list has size %d", idx, len(cur))
+	}
+	return cur[idx].Path, nil
+}
+
+// currentList reads the live elements of a list column of one row.
+func (p *modPlan) currentList(ctx context.Context, q *execution, key, clustering []byte, col *schema.Column) ([]data.Cell, error) {
+	row, err := readOneRow(ctx, q, p.tbl, key, clustering, col.Kind == schema.Static)
+	if err != nil || row == nil {
+		return nil, err
+	}
+	var out []data.Cell
+	for _, c := range row.Cells {
+		if c.Column == col.Name && c.IsLive(q.now.Unix()) {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+func (p *modPlan) exec(ctx context.Context, q *execution) (*Result, error) {
+	wc, err := p.writeContext(q)
+	if err != nil {
+		return nil, err
+	}
+	if p.conds != nil {
+		return p.execConditional(ctx, q, wc)
+	}
+	muts, err := p.mutations(ctx, q, wc)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range muts {
+		if m.IsEmpty() {
+			continue
+		}
+		q.trace.add("Applying mutation to %s, partition of %d bytes key, %d rows", p.tbl.QualifiedName(), len(m.Key), len(m.Rows))
+		if err := q.s.x.eng.Apply(ctx, p.tbl, m); err != nil {
+			return nil, engineError(err)
+		}
+	}
+	return voidResult(), nil
+}
