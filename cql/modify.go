@@ -63,10 +63,11 @@ type modPlan struct {
 }
 
 func (p *modPlan) binds() []ColumnSpec { return p.specs }
+
 // columns is nil: a conditional statement's result columns depend on whether
 // it applied, so (as in Cassandra) each result carries its own metadata.
 func (p *modPlan) columns() []ColumnSpec { return nil }
-func (p *modPlan) pkIndexes() []uint16 { return p.pkIdx }
+func (p *modPlan) pkIndexes() []uint16   { return p.pkIdx }
 
 // pkBindIndexes returns the bind marker of each partition key column when
 // every one is a single '=' bind marker.
