@@ -1,0 +1,214 @@
+package cql
+
+import (
+	"context"
+	"strings"
+
+	"github.com/minicass/minicass/cql/parser"
+	"github.com/minicass/minicass/schema"
+	"github.com/minicass/minicass/types"
+)
+
+// Server-side DESCRIBE (Cassandra 4.0+, cql3/statements/DescribeStatement.java).
+//
+// Listings (DESCRIBE KEYSPACES, TABLES, TYPES, FUNCTIONS, AGGREGATES) return
+// the columns keyspace_name, type and name; element descriptions (KEYSPACE,
+// TABLE, SCHEMA, a name) add create_statement, which cqlsh prints. DESCRIBE
+// CLUSTER returns cluster, partitioner, snitch and, when the session has a
+// keyspace, range_ownership. The result's table is system.describe, as in
+// Cassandra.
+
+// Snitch is the snitch class DESCRIBE CLUSTER reports.
+const Snitch = "org.apache.cassandra.locator.DynamicEndpointSnitch"
+
+func describeSpec(name string, t types.Type) ColumnSpec {
+	return ColumnSpec{Keyspace: "system", Table: "describe", Name: name, Type: t}
+}
+
+var (
+	describeListColumns = []ColumnSpec{
+		describeSpec("keyspace_name", types.TextType), describeSpec("type", types.TextType), describeSpec("name", types.TextType),
+	}
+	describeElementColumns = append(append([]ColumnSpec{}, describeListColumns...), describeSpec("create_statement", types.TextType))
+	rangeOwnershipType     = types.MapOf(types.TextType, types.ListOf(types.TextType, true), false)
+)
+
+// describePlan is a compiled DESCRIBE; it reads the schema when it runs.
+type describePlan struct {
+	st   *parser.Describe
+	cols []ColumnSpec
+}
+
+func (p *describePlan) binds() []ColumnSpec   { return nil }
+func (p *describePlan) columns() []ColumnSpec { return p.cols }
+func (p *describePlan) pkIndexes() []uint16   { return nil }
+
+// compileDescribe validates a DESCRIBE statement; the schema is read when
+// it executes.
+func (s *Session) compileDescribe(st *parser.Describe) (plan, error) {
+	switch st.Kind {
+	case parser.DescribeKeyspaces, parser.DescribeTables, parser.DescribeTypes, parser.DescribeFunctions, parser.DescribeAggregates:
+		return &describePlan{st: st, cols: describeListColumns}, nil
+	case parser.DescribeCluster:
+		cols := []ColumnSpec{describeSpec("cluster", types.TextType), describeSpec("partitioner", types.TextType), describeSpec("snitch", types.TextType)}
+		if s.Keyspace() != "" {
+			cols = append(cols, describeSpec("range_ownership", rangeOwnershipType))
+		}
+		return &describePlan{st: st, cols: cols}, nil
+	}
+	return &describePlan{st: st, cols: describeElementColumns}, nil
+}
+
+func (p *describePlan) exec(ctx context.Context, q *execution) (*Result, error) {
+	x := q.s.x
+	snap := x.currentSchema()
+	st := p.st
+	res := &Result{Kind: ResultRows, Columns: p.cols, Rows: [][][]byte{}}
+	list := func(ks, typ, name string) {
+		res.Rows = append(res.Rows, [][]byte{textV(ks), textV(typ), textV(name)})
+	}
+	elem := func(ks, typ, name, create string) {
+		res.Rows = append(res.Rows, [][]byte{textV(ks), textV(typ), textV(name), textV(create)})
+	}
+	describeKeyspace := func(ks *schema.Keyspace, only bool) {
+		elem(ks.Name, "keyspace", ks.Name, keyspaceCQL(ks))
+		if only {
+			return
+		}
+		for _, t := range snap.tables[ks.Name] {
+			elem(ks.Name, "table", t.Name, tableCQL(t))
+		}
+	}
+	findKeyspace := func(name string) *schema.Keyspace {
+		for _, ks := range snap.keyspaces {
+			if ks.Name == name {
+				return ks
+			}
+		}
+		return nil
+	}
+	findTable := func(ks, name string) *schema.Table {
+		for _, t := range snap.tables[ks] {
+			if t.Name == name {
+				return t
+			}
+		}
+		return nil
+	}
+	current := q.s.Keyspace()
+	switch st.Kind {
+	case parser.DescribeKeyspaces:
+		for _, ks := range snap.keyspaces {
+			list(ks.Name, "keyspace", ks.Name)
+		}
+	case parser.DescribeTables:
+		for _, ks := range snap.keyspaces {
+			for _, t := range snap.tables[ks.Name] {
+				list(ks.Name, "table", t.Name)
+			}
+		}
+	case parser.DescribeTypes, parser.DescribeFunctions, parser.DescribeAggregates:
+		// minicass has no user-defined types, functions or aggregates.
+	case parser.DescribeSchema:
+		for _, ks := range snap.keyspaces {
+			if st.Full || !systemKeyspaces[ks.Name] {
+				describeKeyspace(ks, false)
+			}
+		}
+	case parser.DescribeKeyspace:
+		name := string(st.Keyspace)
+		if name == "" {
+			name = current
+		}
+		if name == "" {
+			return nil, invalidf("No keyspace specified and no current keyspace")
+		}
+		ks := findKeyspace(name)
+		if ks == nil {
+			return nil, invalidf("'%s' not found in keyspaces", name)
+		}
+		describeKeyspace(ks, st.Only)
+	case parser.DescribeTable:
+		ksName := string(st.Name.Keyspace)
+		if ksName == "" {
+			ksName = current
+		}
+		if ksName == "" {
+			return nil, invalidf("No keyspace specified and no current keyspace")
+		}
+		if findKeyspace(ksName) == nil {
+			return nil, invalidf("'%s' not found in keyspaces", ksName)
+		}
+		t := findTable(ksName, string(st.Name.Name))
+		if t == nil {
+			return nil, invalidf("'%s' not found in keyspace '%s'", st.Name.Name, ksName)
+		}
+		elem(ksName, "table", t.Name, tableCQL(t))
+	case parser.DescribeName:
+		if st.Name.Keyspace == "" {
+			if ks := findKeyspace(string(st.Name.Name)); ks != nil {
+				describeKeyspace(ks, false)
+				break
+			}
+		}
+		ksName := string(st.Name.Keyspace)
+		if ksName == "" {
+			ksName = current
+		}
+		if ksName == "" {
+			return nil, invalidf("'%s' not found in keyspaces", st.Name.Name)
+		}
+		if findKeyspace(ksName) == nil {
+			return nil, invalidf("'%s' not found in keyspaces", ksName)
+		}
+		t := findTable(ksName, string(st.Name.Name))
+		if t == nil {
+			return nil, invalidf("'%s' not found in keyspace '%s'", st.Name.Name, ksName)
+		}
+		elem(ksName, "table", t.Name, tableCQL(t))
+	case parser.DescribeIndex, parser.DescribeView:
+		name := st.Name.Name
+		ksName := string(st.Name.Keyspace)
+		if ksName == "" {
+			ksName = current
+		}
+		what := "index"
+		if st.Kind == parser.DescribeView {
+			what = "materialized view"
+		}
+		return nil, invalidf("%s '%s' not found in '%s' keyspace", what, name, ksName)
+	case parser.DescribeType:
+		ksName := string(st.Name.Keyspace)
+		if ksName == "" {
+			ksName = current
+		}
+		return nil, invalidf("User defined type '%s' not found in '%s'", st.Name.Name, ksName)
+	case parser.DescribeCluster:
+		row := [][]byte{textV(x.opts.ClusterName), textV(Partitioner), textV(Snitch)}
+		if len(p.cols) == 4 {
+			row = append(row, x.rangeOwnership())
+		}
+		res.Rows = append(res.Rows, row)
+	default:
+		return nil, invalidf("unsupported DESCRIBE statement %s", st)
+	}
+	return res, nil
+}
+
+// rangeOwnership returns DESCRIBE CLUSTER's range_ownership: each token
+// range's end token mapped to its replicas (this node's address), as a
+// map<text, frozen<list<text>>>.
+func (x *Executor) rangeOwnership() []byte {
+	ip, _ := x.NodeAddress()
+	tokens := nodeTokens(x.HostID())
+	var keys, vals [][]byte
+	for _, t := range tokens {
+		keys = append(keys, textV(t))
+		vals = append(vals, types.EncodeList([][]byte{textV(strings.TrimPrefix(ip.String(), "/") + ":7000")}))
+	}
+	b, err := types.EncodeMap(rangeOwnershipType, keys, vals)
+	if err != nil {
+		return nil
+	}
+	return b
+}

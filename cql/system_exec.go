@@ -1,0 +1,162 @@
+package cql
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sort"
+	"sync"
+
+	"github.com/minicass/minicass/engine"
+	"github.com/minicass/minicass/schema"
+	"github.com/minicass/minicass/types"
+)
+
+// systemState is the executor's node identity and what it last wrote to
+// the system tables.
+type systemState struct {
+	mu         sync.Mutex
+	hostID     types.UUIDValue
+	rpcAddress net.IP
+	rpcPort    int
+	generation int32
+	// written lists the keyspaces described in system_schema by the last
+	// refresh, so that a dropped keyspace's rows are removed.
+	written map[string]bool
+	booted  bool
+}
+
+func newSystemState(now int64) *systemState {
+	return &systemState{
+		hostID:     types.NewRandomUUID(),
+		rpcAddress: net.IPv4(127, 0, 0, 1),
+		rpcPort:    9042,
+		generation: int32(now),
+		written:    map[string]bool{},
+	}
+}
+
+// HostID returns the node's host id (system.local.host_id).
+func (x *Executor) HostID() types.UUIDValue { return x.sys.hostID }
+
+// Bootstrap creates the system keyspaces and tables that do not exist yet
+// and writes system.local, system_schema.* and system_virtual_schema.*.
+// NewExecutor calls it; calling it again is harmless (it rewrites the
+// contents).
+func (x *Executor) Bootstrap(ctx context.Context) error {
+	for _, ks := range systemKeyspaceOrder {
+		if _, ok := x.eng.Keyspace(ks); !ok {
+			if err := x.eng.CreateKeyspace(systemKeyspaceDef(ks)); err != nil && !errors.Is(err, engine.ErrKeyspaceExists) {
+				return fmt.Errorf("cql: creating system keyspace %s: %w", ks, err)
+			}
+		}
+		for _, t := range systemTables(ks) {
+			if _, ok := x.eng.Table(ks, t.Name); ok {
+				continue
+			}
+			if err := x.eng.CreateTable(t); err != nil && !errors.Is(err, engine.ErrTableExists) {
+				return fmt.Errorf("cql: creating system table %s: %w", t.QualifiedName(), err)
+			}
+		}
+	}
+	x.sys.mu.Lock()
+	x.sys.booted = true
+	x.sys.mu.Unlock()
+	return x.refreshSystemTables(ctx)
+}
+
+// SetNodeAddress sets the address and native protocol port the node is
+// reached at (system.local's rpc_address, broadcast_address, listen_address
+// and rpc_port) and rewrites system.local. The default is 127.0.0.1:9042.
+// Drivers connect to rpc_address, so it must be a real address: an
+// unspecified one (0.0.0.0, ::) is refused.
+func (x *Executor) SetNodeAddress(ctx context.Context, ip net.IP, port int) error {
+	if ip == nil || ip.IsUnspecified() {
+		return invalidf("rpc_address must be a specific address, not %v", ip)
+	}
+	x.sys.mu.Lock()
+	x.sys.rpcAddress, x.sys.rpcPort = ip, port
+	x.sys.mu.Unlock()
+	return x.refreshSystemTables(ctx)
+}
+
+// NodeAddress returns the address and port set by SetNodeAddress.
+func (x *Executor) NodeAddress() (net.IP, int) {
+	x.sys.mu.Lock()
+	defer x.sys.mu.Unlock()
+	return x.sys.rpcAddress, x.sys.rpcPort
+}
+
+// currentSchema returns every keyspace with its tables, sorted by name.
+func (x *Executor) currentSchema() schemaSnapshot {
+	kss := x.eng.Keyspaces()
+	sort.Slice(kss, func(i, j int) bool { return kss[i].Name < kss[j].Name })
+	snap := schemaSnapshot{keyspaces: kss, tables: make(map[string][]*schema.Table, len(kss))}
+	for _, ks := range kss {
+		ts := x.eng.Tables(ks.Name)
+		sortTables(ts)
+		snap.tables[ks.Name] = ts
+	}
+	return snap
+}
+
+// refreshSystemTables rewrites system_schema.*, system_virtual_schema.* and
+// system.local from the engine's current schema. The executor calls it
+// after every schema change, before the statement returns, so a driver that
+// reads the schema tables right after its DDL sees the change.
+func (x *Executor) refreshSystemTables(ctx context.Context) error {
+	x.sys.mu.Lock()
+	defer x.sys.mu.Unlock()
+	if !x.sys.booted {
+		return nil
+	}
+	snap := x.currentSchema()
+	present := map[string]bool{}
+	for _, ks := range snap.keyspaces {
+		present[ks.Name] = true
+	}
+	var dropped []string
+	for name := range x.sys.written {
+		if !present[name] {
+			dropped = append(dropped, name)
+		}
+	}
+	sort.Strings(dropped)
+	parts := schemaPartitions(snap, dropped)
+	n := nodeInfo{
+		clusterName: x.opts.ClusterName, dataCenter: x.opts.DataCenter, rack: x.opts.Rack,
+		hostID: x.sys.hostID, schemaVersion: x.eng.SchemaVersion(),
+		rpcAddress: x.sys.rpcAddress, rpcPort: x.sys.rpcPort, gossipGeneration: x.sys.generation,
+		tokens: nodeTokens(x.sys.hostID),
+	}
+	parts = append(parts, sysPartition{table: x.systemTable("system", "local"), key: textV("local"), rows: []sysValues{localRow(n)}})
+	if err := x.writeSystemPartitions(ctx, parts); err != nil {
+		return err
+	}
+	x.sys.written = present
+	return nil
+}
+
+// writeSystemPartitions replaces each partition's content: a partition
+// deletion, then the new rows at a later timestamp.
+func (x *Executor) writeSystemPartitions(ctx context.Context, parts []sysPartition) error {
+	delTS := x.eng.NewTimestamp()
+	ts := x.eng.NewTimestamp()
+	now := x.eng.Clock().Now().Unix()
+	for _, p := range parts {
+		tbl, ok := x.eng.Table(p.table.Keyspace, p.table.Name)
+		if !ok {
+			return fmt.Errorf("cql: system table %s is missing", p.table.QualifiedName())
+		}
+		p.table = tbl
+		m, err := partitionMutation(p, delTS, ts, now)
+		if err != nil {
+			return err
+		}
+		if err := x.eng.Apply(ctx, tbl, m); err != nil {
+			return fmt.Errorf("cql: writing %s: %w", tbl.QualifiedName(), err)
+		}
+	}
+	return nil
+}
