@@ -189,12 +189,31 @@ func writeCSV(cw *csv.Writer, cols []cql.ColumnSpec, rows [][][]byte) error {
 }
 
 // errorText renders err as cqlsh prints it: the Python driver's exception
-// class, then "Error from server: code=2200 [Invalid query]
-// message=\"...\"" for errors the executor returned.
+// class, a colon, and what cqlsh prints of the exception. The driver turns
+// some server errors into exceptions whose text is its summary message, e.g.
+//
+//	InvalidRequest: Error from server: code=2200 [Invalid query] message="..."
+//	AlreadyExists: Keyspace 'ks' already exists
+//
+// and keeps the others (SyntaxException, ConfigurationException, ...),
+// whose server message cqlsh prints as is:
+//
+//	SyntaxException: line 1:0 no viable alternative at input 'SELEC' ...
 func errorText(err error) string {
 	var e *cql.Error
 	if !errors.As(err, &e) {
 		return err.Error()
 	}
-	return fmt.Sprintf("%s: Error from server: code=%04x [%s] message=\"%s\"", e.Code.ExceptionName(), int32(e.Code), e.Code, e.Message)
+	name := e.Code.ExceptionName()
+	switch e.Code {
+	case cql.CodeAlreadyExists:
+		if e.Table != "" {
+			return fmt.Sprintf("%s: Table '%s.%s' already exists", name, e.Keyspace, e.Table)
+		}
+		return fmt.Sprintf("%s: Keyspace '%s' already exists", name, e.Keyspace)
+	case cql.CodeInvalid, cql.CodeUnauthorized, cql.CodeUnavailable, cql.CodeReadTimeout, cql.CodeWriteTimeout,
+		cql.CodeReadFailure, cql.CodeWriteFailure, cql.CodeFunctionFailure:
+		return fmt.Sprintf("%s: Error from server: code=%04x [%s] message=\"%s\"", name, int32(e.Code), e.Code, e.Message)
+	}
+	return name + ": " + e.Message
 }

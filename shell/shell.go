@@ -128,7 +128,7 @@ func (sh *Shell) Prompt(continuation bool) string {
 	case continuation && ks == "":
 		return "   ... "
 	case continuation:
-		return strings.Repeat(" ", len("cqlsh:")+len(ks)-3) + "   ... "
+		return strings.Repeat(" ", len(ks)) + "    ... "
 	case ks == "":
 		return "cqlsh> "
 	}
