@@ -1,0 +1,191 @@
+package minicasstest
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/gocql/gocql"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// newSession connects gocql to srv the way applications do: control
+// connection, system.local/peers discovery, REGISTER, token-aware routing.
+func newSession(t testing.TB, srv *Server, keyspace string) *gocql.Session {
+	t.Helper()
+	cluster := gocql.NewCluster(srv.Host())
+	cluster.Port = srv.Port()
+	cluster.Keyspace = keyspace
+	cluster.ProtoVersion = 4
+	cluster.Timeout = 5 * time.Second
+	cluster.ConnectTimeout = 5 * time.Second
+	cluster.Consistency = gocql.One
+	cluster.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(gocql.RoundRobinHostPolicy())
+	sess, err := cluster.CreateSession()
+	require.NoError(t, err)
+	t.Cleanup(sess.Close)
+	return sess
+}
+
+func setupKeyspace(t testing.TB, srv *Server) {
+	t.Helper()
+	srv.MustExec(t, "CREATE KEYSPACE app WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+}
+
+func TestGocqlConnectAndSchema(t *testing.T) {
+	srv := Start(t)
+	sess := newSession(t, srv, "")
+	var release, cluster string
+	require.NoError(t, sess.Query("SELECT release_version, cluster_name FROM system.local WHERE key='local'").Scan(&release, &cluster))
+	assert.Equal(t, "4.1.6", release)
+	assert.Equal(t, "Test Cluster", cluster)
+
+	// DDL through the driver: it waits for schema agreement (schema_version
+	// polling) before returning.
+	require.NoError(t, sess.Query("CREATE KEYSPACE app WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}").Exec())
+	require.NoError(t, sess.Query("CREATE TABLE app.users (id int, name text, tags set<text>, prefs map<text, int>, PRIMARY KEY (id))").Exec())
+	require.NoError(t, sess.Query("CREATE TABLE app.events (k text, c int, v text, PRIMARY KEY (k, c)) WITH CLUSTERING ORDER BY (c DESC)").Exec())
+
+	md, err := sess.KeyspaceMetadata("app")
+	require.NoError(t, err)
+	require.Contains(t, md.Tables, "events")
+	ev := md.Tables["events"]
+	require.Len(t, ev.PartitionKey, 1)
+	assert.Equal(t, "k", ev.PartitionKey[0].Name)
+	require.Len(t, ev.ClusteringColumns, 1)
+	assert.Equal(t, "c", ev.ClusteringColumns[0].Name)
+	assert.Equal(t, gocql.DESC, ev.ClusteringColumns[0].Order, "clustering order")
+	assert.Contains(t, ev.Columns, "v")
+
+	// Errors carry Cassandra's codes.
+	err = sess.Query("CREATE TABLE app.users (id int PRIMARY KEY)").Exec()
+	var exists *gocql.RequestErrAlreadyExists
+	require.True(t, errors.As(err, &exists), "%T %v", err, err)
+	assert.Equal(t, "app", exists.Keyspace)
+	assert.Equal(t, "users", exists.Table)
+	err = sess.Query("SELECT * FROM app.nope").Exec()
+	var rerr gocql.RequestError
+	require.True(t, errors.As(err, &rerr), "%T %v", err, err)
+	assert.Equal(t, gocql.ErrCodeInvalid, rerr.Code())
+	err = sess.Query("SELEC * FROM app.users").Exec()
+	require.True(t, errors.As(err, &rerr))
+	assert.Equal(t, gocql.ErrCodeSyntax, rerr.Code())
+	err = sess.Query("INSERT INTO system.local (key) VALUES ('x')").Exec()
+	require.True(t, errors.As(err, &rerr))
+	assert.Equal(t, gocql.ErrCodeUnauthorized, rerr.Code())
+}
+
+func TestGocqlPreparedPagingBatch(t *testing.T) {
+	srv := Start(t)
+	setupKeyspace(t, srv)
+	srv.MustExec(t, "CREATE TABLE app.kv (k int, c int, v text, PRIMARY KEY (k, c))")
+	sess := newSession(t, srv, "app")
+
+	for i := 0; i < 25; i++ {
+		require.NoError(t, sess.Query("INSERT INTO kv (k, c, v) VALUES (?, ?, ?)", 1, i, fmt.Sprint("v", i)).Exec())
+	}
+	// Paging: 25 rows in pages of 7.
+	iter := sess.Query("SELECT c, v FROM kv WHERE k = ?", 1).PageSize(7).Iter()
+	var cs []int
+	var c int
+	var v string
+	for iter.Scan(&c, &v) {
+		cs = append(cs, c)
+	}
+	require.NoError(t, iter.Close())
+	require.Len(t, cs, 25)
+	assert.True(t, sort.IntsAreSorted(cs))
+
+	// Manual paging state pass-through.
+	q := sess.Query("SELECT c FROM kv WHERE k = 1").PageSize(10)
+	it := q.Iter()
+	state := it.PageState()
+	require.NoError(t, it.Close())
+	require.NotEmpty(t, state)
+	it = sess.Query("SELECT c FROM kv WHERE k = 1").PageSize(10).PageState(state).Iter()
+	require.True(t, it.Scan(&c))
+	assert.Equal(t, 10, c)
+	require.NoError(t, it.Close())
+
+	// Batches with prepared and unprepared entries.
+	b := sess.NewBatch(gocql.LoggedBatch)
+	b.Query("INSERT INTO kv (k, c, v) VALUES (?, ?, ?)", 2, 1, "a")
+	b.Query("INSERT INTO kv (k, c, v) VALUES (2, 2, 'b')")
+	b.Query("UPDATE kv SET v = ? WHERE k = ? AND c = ?", "c", 2, 3)
+	require.NoError(t, sess.ExecuteBatch(b))
+	srv.CheckCount(t, "SELECT * FROM app.kv WHERE k = 2", nil, 3)
+	srv.CheckRow(t, "SELECT v FROM app.kv WHERE k = 2 AND c = 3", nil, "c")
+
+	// Unset values leave columns untouched (gocql.UnsetValue).
+	require.NoError(t, sess.Query("UPDATE kv SET v = ? WHERE k = 2 AND c = ?", gocql.UnsetValue, 3).Exec())
+	srv.CheckRow(t, "SELECT v FROM app.kv WHERE k = 2 AND c = 3", nil, "c")
+}
+
+func TestGocqlLWTCountersCollectionsTTL(t *testing.T) {
+	srv := Start(t)
+	setupKeyspace(t, srv)
+	srv.MustExec(t,
+		"CREATE TABLE app.users (id int PRIMARY KEY, name text, tags set<text>, prefs map<text, int>)",
+		"CREATE TABLE app.hits (page text PRIMARY KEY, n counter)")
+	sess := newSession(t, srv, "app")
+
+	// LWT.
+	applied, err := sess.Query("INSERT INTO users (id, name) VALUES (?, ?) IF NOT EXISTS", 1, "alice").ScanCAS()
+	require.NoError(t, err)
+	assert.True(t, applied)
+	existing := map[string]any{}
+	applied, err = sess.Query("INSERT INTO users (id, name) VALUES (?, ?) IF NOT EXISTS", 1, "bob").MapScanCAS(existing)
+	require.NoError(t, err)
+	assert.False(t, applied)
+	assert.Equal(t, "alice", existing["name"])
+	var name string
+	applied, err = sess.Query("UPDATE users SET name = 'carol' WHERE id = 1 IF name = 'alice'").ScanCAS(&name)
+	require.NoError(t, err)
+	assert.True(t, applied)
+
+	// Counters.
+	for i := 0; i < 3; i++ {
+		require.NoError(t, sess.Query("UPDATE hits SET n = n + ? WHERE page = ?", int64(2), "home").Exec())
+	}
+	var n int64
+	require.NoError(t, sess.Query("SELECT n FROM hits WHERE page = 'home'").Scan(&n))
+	assert.Equal(t, int64(6), n)
+
+	// Collections.
+	require.NoError(t, sess.Query("UPDATE users SET tags = tags + ?, prefs[?] = ? WHERE id = 1", []string{"x", "y"}, "dark", 1).Exec())
+	var tags []string
+	var prefs map[string]int
+	require.NoError(t, sess.Query("SELECT tags, prefs FROM users WHERE id = 1").Scan(&tags, &prefs))
+	assert.Equal(t, []string{"x", "y"}, tags)
+	assert.Equal(t, map[string]int{"dark": 1}, prefs)
+
+	// TTL with the manual clock.
+	require.NoError(t, sess.Query("INSERT INTO users (id, name) VALUES (2, 'temp') USING TTL 60").Exec())
+	srv.CheckCount(t, "SELECT * FROM app.users WHERE id = 2", nil, 1)
+	var ttl int
+	require.NoError(t, sess.Query("SELECT TTL(name) FROM users WHERE id = 2").Scan(&ttl))
+	assert.InDelta(t, 60, ttl, 1)
+	srv.FastForward(61 * time.Second)
+	srv.CheckCount(t, "SELECT * FROM app.users WHERE id = 2", nil, 0)
+	err = sess.Query("SELECT name FROM users WHERE id = 2").Scan(&name)
+	assert.ErrorIs(t, err, gocql.ErrNotFound)
+}
+
+func TestGocqlUseAndSchemaEvents(t *testing.T) {
+	srv := Start(t)
+	setupKeyspace(t, srv)
+	sess := newSession(t, srv, "")
+	// A schema change made by another client reaches the driver's metadata
+	// through system_schema (the driver refreshes lazily).
+	srv.MustExec(t, "CREATE TABLE app.later (k int PRIMARY KEY, v int)")
+	require.NoError(t, sess.Query("INSERT INTO app.later (k, v) VALUES (1, 2)").Exec())
+	var v int
+	require.NoError(t, sess.Query("SELECT v FROM app.later WHERE k = 1").Scan(&v))
+	assert.Equal(t, 2, v)
+	md, err := sess.KeyspaceMetadata("app")
+	require.NoError(t, err)
+	assert.Contains(t, md.Tables, "later")
+}

@@ -1,0 +1,204 @@
+// Package cqlbackend implements the native protocol server's Backend with
+// the CQL executor of package cql: one cql.Session per connection, with the
+// protocol's parameters, results, prepared statements and errors mapped
+// field by field.
+//
+//	x := db.Executor()
+//	srv := server.New(cqlbackend.New(x), server.Options{})
+//	l, _ := net.Listen("tcp", "127.0.0.1:9042")
+//	cqlbackend.Announce(x, l.Addr()) // system.local.rpc_address and rpc_port
+//	go srv.Serve(l)
+//
+// It is a subpackage of server so that the server package itself depends on
+// nothing above the frame codec.
+package cqlbackend
+
+import (
+	"context"
+	"errors"
+	"net"
+	"strings"
+
+	"github.com/minicass/minicass/cql"
+	"github.com/minicass/minicass/server"
+	"github.com/minicass/minicass/server/frame"
+)
+
+// Backend serves CQL requests with an executor. It is safe for concurrent
+// use.
+type Backend struct {
+	x *cql.Executor
+}
+
+// New returns a Backend over x.
+func New(x *cql.Executor) *Backend { return &Backend{x: x} }
+
+// NewSession returns the Session of one connection, with no current
+// keyspace.
+func (b *Backend) NewSession(ctx context.Context, info server.ConnInfo) server.Session {
+	return &Session{s: b.x.NewSession()}
+}
+
+// Announce tells x the address clients reach it at (the listener's
+// address), for system.local's rpc_address, broadcast_address and rpc_port.
+// An unspecified address (0.0.0.0 or ::) is announced as 127.0.0.1, since
+// drivers refuse 0.0.0.0.
+func Announce(x *cql.Executor, addr net.Addr) error {
+	tcp, ok := addr.(*net.TCPAddr)
+	if !ok {
+		return nil
+	}
+	ip := tcp.IP
+	if ip == nil || ip.IsUnspecified() {
+		ip = net.IPv4(127, 0, 0, 1)
+	}
+	return x.SetNodeAddress(context.Background(), ip, tcp.Port)
+}
+
+// Session is one connection's session.
+type Session struct {
+	s *cql.Session
+}
+
+// Query runs one statement.
+func (s *Session) Query(ctx context.Context, query string, p *server.QueryParams) (*server.Result, error) {
+	res, err := s.s.Query(ctx, query, params(p))
+	if err != nil {
+		return nil, toError(err)
+	}
+	return result(res, false), nil
+}
+
+// Prepare prepares a statement.
+func (s *Session) Prepare(ctx context.Context, query string) (*server.Prepared, error) {
+	prep, err := s.s.Prepare(ctx, query)
+	if err != nil {
+		return nil, toError(err)
+	}
+	return &server.Prepared{ID: prep.ID, Bind: specs(prep.Bind), PKIndexes: prep.PKIndexes, ResultCols: specs(prep.Result)}, nil
+}
+
+// Execute runs a prepared statement. With the skip-metadata flag, a Rows
+// result is sent without its column metadata, as the driver asked.
+func (s *Session) Execute(ctx context.Context, id []byte, p *server.QueryParams) (*server.Result, error) {
+	res, err := s.s.Execute(ctx, id, params(p))
+	if err != nil {
+		return nil, toError(err)
+	}
+	return result(res, p != nil && p.SkipMetadata), nil
+}
+
+// Batch runs a BATCH request. The entries become one BEGIN BATCH ... APPLY
+// BATCH statement (prepared entries contribute their query text), whose bind
+// markers take the entries' values in order, so it is validated and executed
+// exactly like a CQL batch.
+func (s *Session) Batch(ctx context.Context, b *server.BatchRequest) (*server.Result, error) {
+	var sb strings.Builder
+	switch b.Type {
+	case frame.BatchUnlogged:
+		sb.WriteString("BEGIN UNLOGGED BATCH ")
+	case frame.BatchCounter:
+		sb.WriteString("BEGIN COUNTER BATCH ")
+	default:
+		sb.WriteString("BEGIN BATCH ")
+	}
+	p := &cql.Params{Consistency: uint16(b.Consistency), SerialConsistency: uint16(b.SerialConsistency),
+		Timestamp: b.DefaultTimestamp, HasTimestamp: b.HasTimestamp}
+	sess := s.s
+	for i, e := range b.Entries {
+		q := e.Query
+		if e.ID != nil {
+			prep := sess.Executor().Lookup(e.ID)
+			if prep == nil {
+				return nil, &server.Error{Code: frame.ErrCodeUnprepared, Message: server.UnpreparedError(e.ID).Message, UnpreparedID: e.ID}
+			}
+			q = prep.Query
+			if prep.Keyspace != "" && prep.Keyspace != sess.Keyspace() {
+				// The statement was prepared in another keyspace: resolve
+				// its unqualified names there.
+				sess = sess.Executor().NewSession()
+				sess.SetKeyspace(prep.Keyspace)
+			}
+		}
+		if i > 0 {
+			sb.WriteString("; ")
+		}
+		sb.WriteString(strings.TrimRight(strings.TrimSpace(q), ";"))
+		for j, v := range e.Values {
+			p.Values = append(p.Values, cql.Value{Bytes: v, Unset: j < len(e.Unset) && e.Unset[j]})
+		}
+	}
+	sb.WriteString(" APPLY BATCH")
+	res, err := sess.Query(ctx, sb.String(), p)
+	if err != nil {
+		return nil, toError(err)
+	}
+	return result(res, false), nil
+}
+
+// params converts the protocol's query parameters.
+func params(p *server.QueryParams) *cql.Params {
+	if p == nil {
+		return &cql.Params{}
+	}
+	out := &cql.Params{
+		Names:             p.Names,
+		PageSize:          int(p.PageSize),
+		PagingState:       p.PagingState,
+		Timestamp:         p.DefaultTimestamp,
+		HasTimestamp:      p.HasTimestamp,
+		Consistency:       uint16(p.Consistency),
+		SerialConsistency: uint16(p.SerialConsistency),
+	}
+	if len(p.Values) > 0 {
+		out.Values = make([]cql.Value, len(p.Values))
+		for i, v := range p.Values {
+			out.Values[i] = cql.Value{Bytes: v, Unset: i < len(p.Unset) && p.Unset[i]}
+		}
+	}
+	return out
+}
+
+func specs(cs []cql.ColumnSpec) []server.ColumnSpec {
+	if cs == nil {
+		return nil
+	}
+	out := make([]server.ColumnSpec, len(cs))
+	for i, c := range cs {
+		out[i] = server.ColumnSpec{Keyspace: c.Keyspace, Table: c.Table, Name: c.Name, Type: c.Type}
+	}
+	return out
+}
+
+// result converts an executor result.
+func result(r *cql.Result, noMetadata bool) *server.Result {
+	if r == nil {
+		return nil
+	}
+	out := &server.Result{Kind: server.ResultKind(r.Kind), Warnings: r.Warnings}
+	switch r.Kind {
+	case cql.ResultRows:
+		out.Columns, out.Rows, out.PagingState = specs(r.Columns), r.Rows, r.PagingState
+		out.NoMetadata = noMetadata
+		if out.Columns == nil {
+			out.Columns = []server.ColumnSpec{}
+		}
+	case cql.ResultSetKeyspace:
+		out.Keyspace = r.Keyspace
+	case cql.ResultSchemaChange:
+		if c := r.Change; c != nil {
+			out.Change = &server.SchemaChange{Change: c.Change, Target: c.Target, Keyspace: c.Keyspace, Name: c.Name}
+		}
+	}
+	return out
+}
+
+// toError converts an executor error into an ERROR message with its
+// extras; anything that is not a *cql.Error is a Server error.
+func toError(err error) error {
+	var ce *cql.Error
+	if !errors.As(err, &ce) {
+		return &server.Error{Code: frame.ErrCodeServer, Message: err.Error()}
+	}
+	return &server.Error{Code: server.ErrorCode(ce.Code), Message: ce.Message, Keyspace: ce.Keyspace, Table: ce.Table, UnpreparedID: ce.ID}
+}

@@ -1,0 +1,61 @@
+package cqlbackend
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/minicass/minicass/cql"
+	"github.com/minicass/minicass/server"
+	"github.com/minicass/minicass/server/frame"
+	"github.com/minicass/minicass/types"
+)
+
+func TestParams(t *testing.T) {
+	p := params(&server.QueryParams{Values: [][]byte{{1}, nil, {}}, Unset: []bool{false, false, true}, Names: []string{"a", "b", "c"},
+		PageSize: 7, PagingState: []byte{9}, DefaultTimestamp: 42, HasTimestamp: true, Consistency: frame.Quorum})
+	assert.Equal(t, []cql.Value{{Bytes: []byte{1}}, {}, {Bytes: []byte{}, Unset: true}}, p.Values)
+	assert.Equal(t, []string{"a", "b", "c"}, p.Names)
+	assert.Equal(t, 7, p.PageSize)
+	assert.Equal(t, []byte{9}, p.PagingState)
+	assert.Equal(t, int64(42), p.Timestamp)
+	assert.True(t, p.HasTimestamp)
+	assert.Equal(t, uint16(frame.Quorum), p.Consistency)
+	assert.Equal(t, &cql.Params{}, params(nil))
+}
+
+func TestResult(t *testing.T) {
+	cols := []cql.ColumnSpec{{Keyspace: "ks", Table: "t", Name: "k", Type: types.IntType}}
+	r := result(&cql.Result{Kind: cql.ResultRows, Columns: cols, Rows: [][][]byte{{{0, 0, 0, 1}}}, PagingState: []byte{1}, Warnings: []string{"w"}}, true)
+	assert.Equal(t, server.ResultRows, r.Kind)
+	assert.Equal(t, []server.ColumnSpec{{Keyspace: "ks", Table: "t", Name: "k", Type: types.IntType}}, r.Columns)
+	assert.True(t, r.NoMetadata)
+	assert.Equal(t, []byte{1}, r.PagingState)
+	assert.Equal(t, []string{"w"}, r.Warnings)
+
+	r = result(&cql.Result{Kind: cql.ResultSchemaChange, Change: &cql.SchemaChange{Change: "CREATED", Target: "TABLE", Keyspace: "ks", Name: "t"}}, false)
+	assert.Equal(t, &server.SchemaChange{Change: "CREATED", Target: "TABLE", Keyspace: "ks", Name: "t"}, r.Change)
+	r = result(&cql.Result{Kind: cql.ResultSetKeyspace, Keyspace: "ks"}, false)
+	assert.Equal(t, "ks", r.Keyspace)
+	assert.Nil(t, result(nil, false))
+}
+
+func TestToError(t *testing.T) {
+	var fe *server.Error
+	err := toError(&cql.Error{Code: cql.CodeAlreadyExists, Message: "exists", Keyspace: "ks", Table: "t"})
+	require.True(t, errors.As(err, &fe))
+	assert.Equal(t, frame.ErrCodeAlreadyExists, fe.Code)
+	assert.Equal(t, "ks", fe.Keyspace)
+	assert.Equal(t, "t", fe.Table)
+
+	err = toError(&cql.Error{Code: cql.CodeUnprepared, Message: "gone", ID: []byte{1, 2}})
+	require.True(t, errors.As(err, &fe))
+	assert.Equal(t, []byte{1, 2}, fe.UnpreparedID)
+
+	err = toError(errors.New("boom"))
+	require.True(t, errors.As(err, &fe))
+	assert.Equal(t, frame.ErrCodeServer, fe.Code)
+	assert.Equal(t, "boom", fe.Message)
+}
