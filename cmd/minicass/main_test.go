@@ -30,9 +30,9 @@ func TestVersionAndUsage(t *testing.T) {
 	code, _, errs := runArgs("frobnicate")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errs, `unknown command "frobnicate"`)
-	code, _, errs = runArgs("serve")
-	assert.Equal(t, 1, code)
-	assert.Contains(t, errs, "not yet available")
+	code, _, errs = runArgs("serve", "--bogus")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "flag provided but not defined")
 }
 
 func TestShellInProcess(t *testing.T) {
