@@ -22,7 +22,7 @@ var (
 	ErrOutOfOrder = errors.New("sstable: out of order")
 	// ErrWriterState is returned when Writer methods are called in the wrong
 	// order (AddRow outside a partition, BeginPartition twice, use after
-	// Finish or Abort).
+	// Finish or Abort) or given a static row with a clustering key.
 	ErrWriterState = errors.New("sstable: writer misuse")
 	// ErrInvalidOptions is returned for an invalid compression map or
 	// writer option. Its message follows Cassandra's ConfigurationException

@@ -33,8 +33,11 @@ type Partition struct {
 	r      *Reader
 	e      indexEntry
 	static *data.Row
-	rts    []data.RangeTombstone
-	stats  ReadStats
+	// staticPos is the stream position of the static row's record (valid
+	// when static is not nil).
+	staticPos uint64
+	rts       []data.RangeTombstone
+	stats     ReadStats
 }
 
 func (r *Reader) loadPartition(e indexEntry, cur *chunkCursor, st *ReadStats) (*Partition, error) {
@@ -69,6 +72,7 @@ func (p *Partition) decodeHeader(buf []byte) error {
 	switch d.byte1("static flag") {
 	case 0:
 	case 1:
+		p.staticPos = e.pos + uint64(d.off)
 		raw := d.bytes("static row")
 		if d.err == nil {
 			dd := data.NewDecoder(raw)
@@ -76,6 +80,7 @@ func (p *Partition) decodeHeader(buf []byte) error {
 			if dd.Err() != nil || dd.Remaining() != 0 {
 				return r.dataErr(e.pos, dd.Err(), "bad static row")
 			}
+			row.Clustering = nil // see Static
 			p.static = &row
 		}
 	default:
@@ -108,7 +113,11 @@ func (p *Partition) Token() int64 { return p.e.token }
 // Deletion returns the partition deletion.
 func (p *Partition) Deletion() data.DeletionTime { return p.e.deletion }
 
-// Static returns the static row, or nil.
+// Static returns the static row, or nil. Its Clustering is nil, whatever
+// empty slice the writer was given: package cql builds static rows with
+// data.NewRow(nil) and the memtable keeps the row it was given, so the
+// static rows of both sources compare equal. Callers test for the static
+// row by position (Static), never by len(Clustering) alone.
 func (p *Partition) Static() *data.Row { return p.static }
 
 // Position returns the partition's offset in the uncompressed Data.db
@@ -223,6 +232,7 @@ type rowIter struct {
 	offs              []int  // reverse: record offsets in buf
 	ri                int    // reverse: next index into offs, counting down
 	row               data.Row
+	rowPos            uint64 // stream position of the record of row
 	st                ReadStats
 	err               error
 	done              bool
@@ -365,6 +375,7 @@ func (it *rowIter) Next() (*data.Row, bool) {
 			return nil, false
 		}
 		it.st.Rows++
+		it.rowPos = it.segPos + uint64(at)
 		return &it.row, true
 	}
 }

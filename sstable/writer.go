@@ -165,6 +165,9 @@ func (w *Writer) BeginPartition(token int64, key []byte, del data.DeletionTime, 
 	if w.hasPartitions && data.ComparePartitions(w.lastToken, w.lastKey, token, key) >= 0 {
 		return w.fail(fmt.Errorf("%w: partition (%d, %x) does not follow (%d, %x)", ErrOutOfOrder, token, key, w.lastToken, w.lastKey))
 	}
+	if static != nil && len(static.Clustering) != 0 {
+		return w.fail(fmt.Errorf("%w: static row with clustering %x", ErrWriterState, static.Clustering))
+	}
 	w.inPartition = true
 	w.token, w.deletion = token, del
 	w.key = append(w.key[:0], key...)
