@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/minicass/minicass/cql"
+	"github.com/minicass/minicass/engine"
 )
 
 // Error is the error type of every statement the executor rejects: a CQL
@@ -47,6 +48,9 @@ var (
 	// ErrNoRows is returned by Rows.ScanOne when the statement returned no
 	// row.
 	ErrNoRows = errors.New("minicass: no rows in result")
+	// ErrNotDurable is returned by Open for a non-empty Options.Dir while
+	// the engine keeps data in memory only (the engine's sentinel).
+	ErrNotDurable = engine.ErrNotDurable
 	// ErrNotAvailable reports a maintenance operation (Flush, Compact) the
 	// storage engine does not offer.
 	ErrNotAvailable = errors.New("minicass: operation not available")
