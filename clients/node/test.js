@@ -1,0 +1,74 @@
+// Client suite: the DataStax Node.js driver against a running `minicass serve`.
+// Run: MINICASS_PORT=9042 node --test test.js (MINICASS_HOST defaults to
+// 127.0.0.1). .ci/run starts the server first.
+'use strict';
+
+const { test, before, after } = require('node:test');
+const assert = require('node:assert');
+const cassandra = require('cassandra-driver');
+
+const host = process.env.MINICASS_HOST || '127.0.0.1';
+const port = Number(process.env.MINICASS_PORT || 9042);
+const ks = 'node_suite';
+
+let client;
+
+before(async () => {
+  client = new cassandra.Client({
+    contactPoints: [`${host}:${port}`],
+    localDataCenter: 'datacenter1',
+  });
+  await client.connect();
+  await client.execute(`DROP KEYSPACE IF EXISTS ${ks}`);
+  await client.execute(`CREATE KEYSPACE ${ks} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`);
+  await client.execute(`CREATE TABLE ${ks}.events (k text, c int, v text, PRIMARY KEY (k, c))`);
+});
+
+after(async () => {
+  if (client) await client.shutdown();
+});
+
+test('system.local describes a Cassandra 4 node', async () => {
+  const rs = await client.execute("SELECT release_version, data_center FROM system.local WHERE key = 'local'");
+  assert.match(rs.first().release_version, /^4\./);
+  assert.strictEqual(rs.first().data_center, 'datacenter1');
+});
+
+test('write, then read with paging', async () => {
+  const insert = `INSERT INTO ${ks}.events (k, c, v) VALUES (?, ?, ?)`;
+  for (let i = 0; i < 25; i++) {
+    await client.execute(insert, ['p', i, `v${i}`], { prepare: true });
+  }
+  const seen = [];
+  let pageState;
+  let pages = 0;
+  do {
+    const rs = await client.execute(`SELECT c FROM ${ks}.events WHERE k = ?`, ['p'],
+      { prepare: true, fetchSize: 10, pageState });
+    rs.rows.forEach((r) => seen.push(r.c));
+    pageState = rs.pageState;
+    pages++;
+  } while (pageState);
+  assert.strictEqual(pages, 3);
+  assert.deepStrictEqual(seen, Array.from({ length: 25 }, (_, i) => i));
+});
+
+test('batch', async () => {
+  await client.batch([
+    { query: `INSERT INTO ${ks}.events (k, c, v) VALUES (?, ?, ?)`, params: ['b', 1, 'x'] },
+    { query: `INSERT INTO ${ks}.events (k, c, v) VALUES (?, ?, ?)`, params: ['b', 2, 'y'] },
+  ], { prepare: true });
+  const rs = await client.execute(`SELECT v FROM ${ks}.events WHERE k = 'b'`);
+  assert.deepStrictEqual(rs.rows.map((r) => r.v), ['x', 'y']);
+});
+
+test('errors carry Cassandra codes', async () => {
+  await assert.rejects(client.execute(`SELECT * FROM ${ks}.nope`), (err) => {
+    assert.strictEqual(err.code, cassandra.types.responseErrorCodes.invalid);
+    return true;
+  });
+  await assert.rejects(client.execute(`CREATE TABLE ${ks}.events (k int PRIMARY KEY)`), (err) => {
+    assert.strictEqual(err.code, cassandra.types.responseErrorCodes.alreadyExists);
+    return true;
+  });
+});

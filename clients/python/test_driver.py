@@ -1,0 +1,75 @@
+"""Client suite: the DataStax Python driver (Debian package python3-cassandra)
+against a running `minicass serve`.
+
+Run: MINICASS_PORT=9042 /usr/bin/python3 -m unittest -v test_driver.py
+(MINICASS_HOST defaults to 127.0.0.1.) .ci/run starts the server first.
+"""
+import os
+import unittest
+
+from cassandra import InvalidRequest, AlreadyExists
+from cassandra.cluster import Cluster, NoHostAvailable  # noqa: F401
+from cassandra.query import SimpleStatement, BatchStatement
+
+HOST = os.environ.get("MINICASS_HOST", "127.0.0.1")
+PORT = int(os.environ.get("MINICASS_PORT", "9042"))
+KS = "py_suite"
+
+
+class DriverSuite(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        # The driver negotiates down to protocol v4 and loads the schema from
+        # system_schema.* (every table must answer).
+        cls.cluster = Cluster([HOST], port=PORT, connect_timeout=10)
+        cls.session = cls.cluster.connect()
+        cls.session.execute("DROP KEYSPACE IF EXISTS " + KS)
+        cls.session.execute(
+            "CREATE KEYSPACE " + KS + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+        cls.session.set_keyspace(KS)
+        cls.session.execute("CREATE TABLE events (k text, c int, v text, PRIMARY KEY (k, c)) WITH CLUSTERING ORDER BY (c DESC)")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.cluster.shutdown()
+
+    def test_local_and_metadata(self):
+        row = self.session.execute("SELECT release_version, cluster_name, partitioner FROM system.local WHERE key='local'").one()
+        self.assertTrue(row.release_version.startswith("4."))
+        self.assertEqual(row.partitioner, "org.apache.cassandra.dht.Murmur3Partitioner")
+        self.cluster.refresh_schema_metadata()
+        table = self.cluster.metadata.keyspaces[KS].tables["events"]
+        self.assertEqual([c.name for c in table.partition_key], ["k"])
+        self.assertEqual([c.name for c in table.clustering_key], ["c"])
+        self.assertIn("v", table.columns)
+
+    def test_write_read_paging(self):
+        insert = self.session.prepare("INSERT INTO events (k, c, v) VALUES (?, ?, ?)")
+        for i in range(30):
+            self.session.execute(insert, ("p", i, "v%d" % i))
+        stmt = SimpleStatement("SELECT c, v FROM events WHERE k = %s", fetch_size=7)
+        result = self.session.execute(stmt, ("p",))
+        self.assertTrue(result.has_more_pages)
+        cs = [r.c for r in result]  # iterating fetches every page
+        self.assertEqual(cs, list(range(29, -1, -1)))
+
+    def test_batch(self):
+        batch = BatchStatement()
+        batch.add("INSERT INTO events (k, c, v) VALUES (%s, %s, %s)", ("b", 1, "x"))
+        batch.add("INSERT INTO events (k, c, v) VALUES (%s, %s, %s)", ("b", 2, "y"))
+        self.session.execute(batch)
+        rows = list(self.session.execute("SELECT v FROM events WHERE k = 'b'"))
+        self.assertEqual([r.v for r in rows], ["y", "x"])
+
+    def test_errors(self):
+        with self.assertRaises(InvalidRequest) as cm:
+            self.session.execute("SELECT * FROM nope")
+        self.assertIn("nope", str(cm.exception))
+        with self.assertRaises(AlreadyExists):
+            self.session.execute("CREATE TABLE events (k int PRIMARY KEY)")
+        with self.assertRaises(InvalidRequest):
+            self.session.execute("SELECT * FROM events WHERE v = 'x'")
+
+
+if __name__ == "__main__":
+    unittest.main()
