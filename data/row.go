@@ -1,6 +1,9 @@
 package data
 
-import "bytes"
+import (
+	"bytes"
+	"slices"
+)
 
 // ColumnDeletion is a deletion of a whole non-frozen collection column in
 // one row (written by DELETE m or by overwriting the collection, which
@@ -103,11 +106,13 @@ func MergeRows(a, b *Row) Row {
 }
 
 func mergeColumnDeletions(a, b []ColumnDeletion) []ColumnDeletion {
+	// The result is always a new slice: PurgeShadowed filters it in place,
+	// and a or b may belong to a row that readers share (a memtable row).
 	if len(b) == 0 {
-		return a
+		return slices.Clone(a)
 	}
 	if len(a) == 0 {
-		return b
+		return slices.Clone(b)
 	}
 	out := make([]ColumnDeletion, 0, len(a)+len(b))
 	i, j := 0, 0

@@ -1,0 +1,259 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/datadriven"
+
+	"github.com/minicass/minicass/data"
+)
+
+// TestDataDriven runs the scripts in testdata/. Commands:
+//
+//	apply key=K [ts=N] [ttl=N]      one mutation; lines (C is a clustering key):
+//	  insert C col=val ...           INSERT: liveness record + cells
+//	  row C col=val col=null ...     UPDATE: cells only (null: cell tombstone)
+//	  elem C m[key]=val ...          collection elements (null: element tombstone)
+//	  set-coll C m key=val ...       overwrite a collection: deletion at ts-1 + elements
+//	  delete-coll C m                DELETE m: collection deletion
+//	  counter C n=+N                 counter delta
+//	  delete-row C                   row deletion
+//	  delete-range a..c              range tombstone ("a..=c", "(a..c", "..c", "a..")
+//	  delete-partition               partition deletion
+//	  static s=val                   static row cells (UPDATE)
+//	read key=K [reverse] [limit=N] [slice=(a..c,e..)] [cols=(v,w)] [stats]
+//	scan [limit=N] [per-partition-limit=N] [stats]
+//	advance DURATION                move the manual clock
+//	switch                          freeze the active memtable (reads merge both)
+//	truncate
+func TestDataDriven(t *testing.T) {
+	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+		e, clock, tbl := newTestEngine(t)
+		ctx := context.Background()
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			now := clock.Now().Unix()
+			switch d.Cmd {
+			case "apply":
+				m, err := parseMutation(d, e, now)
+				if err != nil {
+					return "error: " + err.Error() + "\n"
+				}
+				if err := e.Apply(ctx, tbl, m); err != nil {
+					return "error: " + err.Error() + "\n"
+				}
+				return "ok\n"
+			case "read", "scan":
+				opts := ReadOptions{Reverse: d.HasArg("reverse")}
+				d.MaybeScanArgs(t, "limit", &opts.Limit)
+				d.MaybeScanArgs(t, "per-partition-limit", &opts.PerPartitionLimit)
+				if arg, ok := d.Arg("slice"); ok {
+					for _, v := range arg.Vals {
+						sl, err := parseSlice(v)
+						if err != nil {
+							d.Fatalf(t, "%v", err)
+						}
+						opts.Slices = append(opts.Slices, sl)
+					}
+				}
+				if arg, ok := d.Arg("cols"); ok {
+					opts.Columns = arg.Vals
+				}
+				var b strings.Builder
+				var stats *ReadStats
+				if d.Cmd == "read" {
+					var key string
+					d.ScanArgs(t, "key", &key)
+					p, err := e.ReadPartition(ctx, tbl, []byte(key), opts)
+					if err != nil {
+						return "error: " + err.Error() + "\n"
+					}
+					drain(t, &b, p, now)
+					stats = p.Stats()
+				} else {
+					sc, err := e.Scan(ctx, tbl, data.FullRing, opts)
+					if err != nil {
+						return "error: " + err.Error() + "\n"
+					}
+					for {
+						p, ok := sc.Next()
+						if !ok {
+							break
+						}
+						fmt.Fprintf(&b, "partition %s\n", p.Key())
+						drain(t, &b, p, now)
+					}
+					if err := sc.Close(); err != nil {
+						return "error: " + err.Error() + "\n"
+					}
+					stats = sc.Stats()
+				}
+				if b.Len() == 0 {
+					b.WriteString("(empty)\n")
+				}
+				if d.HasArg("stats") {
+					b.WriteString("--\n" + stats.String())
+				}
+				return b.String()
+			case "advance":
+				dur, err := time.ParseDuration(strings.TrimSpace(d.CmdArgs[0].Key))
+				if err != nil {
+					d.Fatalf(t, "%v", err)
+				}
+				clock.Advance(dur)
+				return fmt.Sprintf("now=%d\n", clock.Now().Unix())
+			case "switch":
+				ok, err := e.SwitchMemtable(tbl)
+				if err != nil {
+					return "error: " + err.Error() + "\n"
+				}
+				return fmt.Sprintf("switched=%v\n", ok)
+			case "truncate":
+				if err := e.Truncate("ks", "t"); err != nil {
+					return "error: " + err.Error() + "\n"
+				}
+				return "ok\n"
+			}
+			d.Fatalf(t, "unknown command %s", d.Cmd)
+			return ""
+		})
+	})
+}
+
+// parseMutation builds a mutation from an apply command.
+func parseMutation(d *datadriven.TestData, e *Engine, now int64) (*data.Mutation, error) {
+	var key string
+	for _, a := range d.CmdArgs {
+		if a.Key == "key" && len(a.Vals) > 0 {
+			key = a.Vals[0]
+		}
+	}
+	ts := int64(-1)
+	ttl := 0
+	for _, a := range d.CmdArgs {
+		var err error
+		switch a.Key {
+		case "ts":
+			ts, err = strconv.ParseInt(a.Vals[0], 10, 64)
+		case "ttl":
+			ttl, err = strconv.Atoi(a.Vals[0])
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if ts < 0 {
+		ts = e.NewTimestamp()
+	}
+	m := &data.Mutation{Key: []byte(key), PartitionDeletion: data.LiveDeletion}
+	del := data.DeletionTime{MarkedForDeleteAt: ts, LocalDeletionTime: now}
+	rows := map[string]*data.Row{}
+	var order []string
+	rowFor := func(ck string) *data.Row {
+		if r, ok := rows[ck]; ok {
+			return r
+		}
+		r := data.NewRow([]byte(ck))
+		rows[ck] = &r
+		order = append(order, ck)
+		return &r
+	}
+	mkCell := func(col string, path []byte, val string) data.Cell {
+		c := data.Cell{Column: col, Path: path, Timestamp: ts, LocalDeletionTime: data.NoDeletionTime}
+		switch {
+		case val == "null":
+			c.Kind, c.LocalDeletionTime = data.CellTombstone, now
+		default:
+			c.Value = []byte(val)
+			if ttl > 0 {
+				c.TTL, c.LocalDeletionTime = int32(ttl), now+int64(ttl)
+			}
+			if ttl < 0 {
+				c.TTL = int32(ttl)
+			}
+		}
+		return c
+	}
+	for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		switch f[0] {
+		case "insert", "row", "elem":
+			r := rowFor(f[1])
+			if f[0] == "insert" {
+				r.Liveness = data.LivenessInfo{Timestamp: ts, ExpiresAt: data.NoDeletionTime}
+				if ttl != 0 {
+					r.Liveness.TTL, r.Liveness.ExpiresAt = int32(ttl), now+int64(ttl)
+				}
+			}
+			for _, kv := range f[2:] {
+				col, val, _ := strings.Cut(kv, "=")
+				var path []byte
+				if i := strings.IndexByte(col, '['); i >= 0 {
+					path = []byte(strings.TrimSuffix(col[i+1:], "]"))
+					col = col[:i]
+				}
+				r.Cells = append(r.Cells, mkCell(col, path, val))
+			}
+		case "set-coll":
+			r := rowFor(f[1])
+			r.ColumnDeletions = append(r.ColumnDeletions, data.ColumnDeletion{Column: f[2],
+				Deletion: data.DeletionTime{MarkedForDeleteAt: ts - 1, LocalDeletionTime: now}})
+			for _, kv := range f[3:] {
+				k, v, _ := strings.Cut(kv, "=")
+				r.Cells = append(r.Cells, mkCell(f[2], []byte(k), v))
+			}
+		case "delete-coll":
+			r := rowFor(f[1])
+			r.ColumnDeletions = append(r.ColumnDeletions, data.ColumnDeletion{Column: f[2], Deletion: del})
+		case "counter":
+			r := rowFor(f[1])
+			for _, kv := range f[2:] {
+				col, val, _ := strings.Cut(kv, "=")
+				n, err := strconv.ParseInt(val, 10, 64)
+				if err != nil {
+					return nil, err
+				}
+				r.Cells = append(r.Cells, data.Cell{Column: col, Kind: data.CellCounter, Timestamp: ts,
+					LocalDeletionTime: data.NoDeletionTime, Value: data.CounterBytes(n)})
+			}
+		case "delete-row":
+			rowFor(f[1]).Deletion = del
+		case "delete-range":
+			sl, err := parseSlice(f[1])
+			if err != nil {
+				return nil, err
+			}
+			m.RangeTombstones = append(m.RangeTombstones, data.RangeTombstone{Start: sl.Start, End: sl.End, Deletion: del})
+		case "delete-partition":
+			m.PartitionDeletion = del
+		case "static":
+			if m.Static == nil {
+				r := data.NewRow(nil)
+				m.Static = &r
+			}
+			for _, kv := range f[1:] {
+				col, val, _ := strings.Cut(kv, "=")
+				m.Static.Cells = append(m.Static.Cells, mkCell(col, nil, val))
+			}
+		default:
+			return nil, fmt.Errorf("unknown line %q", line)
+		}
+	}
+	for _, ck := range order {
+		r := rows[ck]
+		slices.SortFunc(r.Cells, func(a, b data.Cell) int { return data.CompareID(&a, &b) })
+		m.Rows = append(m.Rows, *r)
+	}
+	if m.Static != nil {
+		slices.SortFunc(m.Static.Cells, func(a, b data.Cell) int { return data.CompareID(&a, &b) })
+	}
+	return m, nil
+}

@@ -1,0 +1,252 @@
+package engine
+
+import (
+	"bytes"
+	"slices"
+
+	"github.com/minicass/minicass/data"
+)
+
+// This file merges the sources of one partition into its live view. The
+// steps, per clustering key, in clustering order (or reverse):
+//
+//  1. rowMerger: a k-way merge of the sources' row iterators (a linear scan
+//     of the heads: reads rarely have more than a handful of sources), the
+//     versions of one row reconciled with data.MergeRows;
+//  2. rtCursor: the range tombstones covering the key, found by a sweep
+//     over tombstones sorted by start (forward) or end (reverse);
+//  3. partitionReader.filter: the row purged of what the partition
+//     deletion, covering range tombstones, row deletion and collection
+//     deletions shadow, then reduced to its live cells at the read time;
+//     it is returned if its liveness record or one of its cells is live.
+
+// rowMerger merges the row iterators of several sources.
+type rowMerger struct {
+	iters   []data.RowIterator
+	heads   []*data.Row
+	srcIdx  []int // index of each iterator's source in stats.Sources
+	reverse bool
+	stats   *ReadStats
+	err     error
+
+	scratch data.Row
+	cells   []data.Cell
+	cds     []data.ColumnDeletion
+	same    []int
+}
+
+func (m *rowMerger) add(it data.RowIterator, srcIdx int) {
+	m.iters = append(m.iters, it)
+	m.heads = append(m.heads, nil)
+	m.srcIdx = append(m.srcIdx, srcIdx)
+	m.advance(len(m.iters) - 1)
+}
+
+// advance moves iterator i to its next row.
+func (m *rowMerger) advance(i int) {
+	r, ok := m.iters[i].Next()
+	if !ok {
+		m.heads[i] = nil
+		if err := m.iters[i].Err(); err != nil && m.err == nil {
+			m.err = err
+		}
+		return
+	}
+	m.heads[i] = r
+	m.stats.RowsRead++
+	m.stats.Sources[m.srcIdx[i]].Rows++
+}
+
+// next returns the reconciled versions of the next clustering key. The row
+// is owned by the merger and valid until the next call; the caller may
+// modify it.
+func (m *rowMerger) next() (*data.Row, bool) {
+	if m.err != nil {
+		return nil, false
+	}
+	m.same = m.same[:0]
+	for i, h := range m.heads {
+		if h == nil {
+			continue
+		}
+		if len(m.same) == 0 {
+			m.same = append(m.same, i)
+			continue
+		}
+		c := bytes.Compare(h.Clustering, m.heads[m.same[0]].Clustering)
+		if m.reverse {
+			c = -c
+		}
+		switch {
+		case c < 0:
+			m.same = append(m.same[:0], i)
+		case c == 0:
+			m.same = append(m.same, i)
+		}
+	}
+	if len(m.same) == 0 {
+		return nil, false
+	}
+	first := m.heads[m.same[0]]
+	if len(m.same) == 1 {
+		m.scratch = *first
+		m.scratch.Clustering = append(m.scratch.Clustering[:0:0], first.Clustering...)
+		m.cells = append(m.cells[:0], first.Cells...)
+		m.scratch.Cells = m.cells
+		if len(first.ColumnDeletions) > 0 {
+			m.cds = append(m.cds[:0], first.ColumnDeletions...)
+			m.scratch.ColumnDeletions = m.cds
+		}
+	} else {
+		merged := data.MergeRows(first, m.heads[m.same[1]])
+		for _, i := range m.same[2:] {
+			merged = data.MergeRows(&merged, m.heads[i])
+		}
+		merged.Clustering = append(merged.Clustering[:0:0], first.Clustering...)
+		merged.ColumnDeletions = slices.Clone(merged.ColumnDeletions)
+		m.scratch = merged
+	}
+	for _, i := range m.same {
+		m.advance(i)
+	}
+	return &m.scratch, true
+}
+
+func (m *rowMerger) close() error {
+	var err error
+	for _, it := range m.iters {
+		if cerr := it.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}
+	m.iters, m.heads = nil, nil
+	return err
+}
+
+// rtCursor finds the range tombstones covering successive clustering keys
+// that arrive in clustering order (or reverse order).
+type rtCursor struct {
+	rts     []data.RangeTombstone
+	next    int
+	active  []data.RangeTombstone
+	reverse bool
+}
+
+func newRTCursor(rts []data.RangeTombstone, reverse bool) rtCursor {
+	if reverse {
+		// Sort by End, largest (nil: unbounded) first.
+		slices.SortFunc(rts, func(a, b data.RangeTombstone) int { return -compareEnd(a.End, b.End) })
+	} else {
+		slices.SortFunc(rts, func(a, b data.RangeTombstone) int { return compareStart(a.Start, b.Start) })
+	}
+	return rtCursor{rts: rts, reverse: reverse}
+}
+
+func compareStart(a, b []byte) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return -1
+	case b == nil:
+		return 1
+	}
+	return bytes.Compare(a, b)
+}
+
+func compareEnd(a, b []byte) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return 1
+	case b == nil:
+		return -1
+	}
+	return bytes.Compare(a, b)
+}
+
+// covering returns the strongest deletion of the range tombstones that
+// contain k, LiveDeletion if none.
+func (c *rtCursor) covering(k []byte) data.DeletionTime {
+	if len(c.rts) == 0 {
+		return data.LiveDeletion
+	}
+	if c.reverse {
+		// Tombstones whose end lies beyond k may cover k (and smaller keys).
+		for c.next < len(c.rts) && (c.rts[c.next].End == nil || bytes.Compare(c.rts[c.next].End, k) > 0) {
+			c.active = append(c.active, c.rts[c.next])
+			c.next++
+		}
+	} else {
+		for c.next < len(c.rts) && (c.rts[c.next].Start == nil || bytes.Compare(c.rts[c.next].Start, k) <= 0) {
+			c.active = append(c.active, c.rts[c.next])
+			c.next++
+		}
+	}
+	d := data.LiveDeletion
+	kept := c.active[:0]
+	for _, rt := range c.active {
+		// Drop tombstones the sweep has passed for good.
+		if c.reverse && rt.Start != nil && bytes.Compare(rt.Start, k) > 0 {
+			continue
+		}
+		if !c.reverse && rt.End != nil && bytes.Compare(rt.End, k) <= 0 {
+			continue
+		}
+		kept = append(kept, rt)
+		if rt.Contains(k) {
+			d = data.MaxDeletion(d, rt.Deletion)
+		}
+	}
+	c.active = kept
+	return d
+}
+
+// columnFilter selects the cells returned; nil selects all.
+type columnFilter []string
+
+func (f columnFilter) selects(col string) bool {
+	if f == nil {
+		return true
+	}
+	return slices.Contains(f, col)
+}
+
+// liveView reduces r, in place, to its live data at now: it applies outer
+// (the partition deletion and covering range tombstones) and r's own
+// deletions, drops tombstones and expired cells and the cells f does not
+// select, and reports whether the row is live. Liveness is decided on all
+// cells, selected or not (Cassandra fetches all columns to decide whether a
+// row exists). Statistics are added to st.
+func liveView(r *data.Row, outer data.DeletionTime, now int64, f columnFilter, st *ReadStats) bool {
+	if !r.Deletion.IsLive() {
+		st.Tombstones.Row++
+	}
+	st.Tombstones.Collection += len(r.ColumnDeletions)
+	r.PurgeShadowed(outer)
+	live := r.Liveness.IsLive(now)
+	kept := r.Cells[:0]
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		switch {
+		case c.Kind == data.CellTombstone:
+			st.Tombstones.Cell++
+			continue
+		case c.IsExpired(now):
+			st.ExpiredCells++
+			continue
+		}
+		live = true
+		if f.selects(c.Column) {
+			kept = append(kept, *c)
+		}
+	}
+	r.Cells = kept
+	r.Deletion = data.LiveDeletion
+	r.ColumnDeletions = nil
+	if live {
+		st.LiveCells += len(kept)
+	}
+	return live
+}

@@ -1,0 +1,455 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/minicass/minicass/data"
+	"github.com/minicass/minicass/schema"
+)
+
+// ReadOptions restrict and shape a read.
+type ReadOptions struct {
+	// Slices selects clustering ranges; nil selects every row.
+	Slices data.Slices
+	// Reverse returns rows in reverse clustering order.
+	Reverse bool
+	// Limit is the maximum number of rows returned by the whole read (all
+	// partitions of a scan); 0 means no limit. Static-only partitions do
+	// not count: the CQL layer, which decides to emit them, counts them.
+	Limit int
+	// PerPartitionLimit is the maximum number of rows returned per
+	// partition; 0 means no limit.
+	PerPartitionLimit int
+	// Columns lists the static and regular columns whose cells are
+	// returned; nil returns all. Row liveness is still decided on every
+	// column, so a row whose only live cells are unselected is returned
+	// with no cells, as Cassandra does.
+	Columns []string
+	// Now is the read time in seconds since the epoch, against which TTLs
+	// expire; 0 means the engine clock's time.
+	Now int64
+}
+
+// Partition is the live view of one partition: its static row and a stream
+// of its live rows, merged from every source of the table. Call Next until
+// it returns false, then Err; Close releases it (closing twice is harmless).
+type Partition struct {
+	key   []byte
+	token int64
+	// static is the live static row, or nil.
+	static *data.Row
+	reader *partitionReader
+	stats  *ReadStats
+
+	ctx      context.Context
+	limit    int  // rows left for this partition, -1: unlimited
+	shared   *int // rows left for the whole read, nil: unlimited
+	returned int
+	peeked   *data.Row
+	done     bool
+	err      error
+}
+
+// Key returns the partition key.
+func (p *Partition) Key() []byte { return p.key }
+
+// Token returns the partition's token.
+func (p *Partition) Token() int64 { return p.token }
+
+// Static returns the partition's live static row (only live, selected
+// cells), or nil if it has no live static data. The row stays valid.
+func (p *Partition) Static() *data.Row { return p.static }
+
+// Stats returns the statistics of the read this partition belongs to.
+func (p *Partition) Stats() *ReadStats { return p.stats }
+
+// RowsReturned returns the number of rows Next has returned.
+func (p *Partition) RowsReturned() int { return p.returned }
+
+// StaticOnly reports whether the partition, now exhausted, returned no row
+// but has live static data. For a read of the full partition (no clustering
+// restriction) Cassandra then returns one row with the key, the static
+// values and nulls elsewhere; the CQL layer emits it.
+func (p *Partition) StaticOnly() bool { return p.done && p.returned == 0 && p.static != nil }
+
+// Next returns the next live row. The row (its cells and their bytes) is
+// valid until the next call to Next or Close; copy what must outlive it.
+// Its cells keep their Timestamp, TTL and LocalDeletionTime, for WRITETIME
+// and TTL.
+func (p *Partition) Next() (*data.Row, bool) {
+	if p.done {
+		return nil, false
+	}
+	if p.limit == 0 || (p.shared != nil && *p.shared <= 0) {
+		p.finish()
+		return nil, false
+	}
+	r := p.peeked
+	p.peeked = nil
+	if r == nil {
+		if p.returned%256 == 255 {
+			if err := p.ctx.Err(); err != nil {
+				p.err = err
+				p.finish()
+				return nil, false
+			}
+		}
+		var ok bool
+		if p.reader != nil {
+			r, ok = p.reader.next()
+		}
+		if !ok {
+			if p.reader != nil && p.reader.merger.err != nil {
+				p.err = p.reader.merger.err
+			}
+			p.finish()
+			return nil, false
+		}
+	}
+	p.returned++
+	p.stats.RowsReturned++
+	if p.limit > 0 {
+		p.limit--
+	}
+	if p.shared != nil {
+		*p.shared--
+	}
+	return r, true
+}
+
+// peek fetches the first row ahead (to skip empty partitions in scans)
+// without counting it.
+func (p *Partition) peek() bool {
+	if p.reader == nil || p.limit == 0 {
+		return false
+	}
+	r, ok := p.reader.next()
+	if !ok {
+		if p.reader.merger.err != nil {
+			p.err = p.reader.merger.err
+		}
+		return false
+	}
+	p.peeked = r
+	return true
+}
+
+func (p *Partition) finish() {
+	p.done = true
+	if p.reader != nil {
+		if err := p.reader.merger.close(); err != nil && p.err == nil {
+			p.err = err
+		}
+		p.reader = nil
+	}
+}
+
+// Err returns the error that ended Next early, if any.
+func (p *Partition) Err() error { return p.err }
+
+// Close releases the partition's iterators and returns Err.
+func (p *Partition) Close() error {
+	if !p.done {
+		p.finish()
+	}
+	return p.err
+}
+
+// partitionReader yields the live rows of one partition.
+type partitionReader struct {
+	merger   rowMerger
+	deletion data.DeletionTime
+	rts      rtCursor
+	now      int64
+	cols     columnFilter
+	stats    *ReadStats
+}
+
+func (r *partitionReader) next() (*data.Row, bool) {
+	for {
+		row, ok := r.merger.next()
+		if !ok {
+			return nil, false
+		}
+		outer := data.MaxDeletion(r.deletion, r.rts.covering(row.Clustering))
+		if liveView(row, outer, r.now, r.cols, r.stats) {
+			return row, true
+		}
+	}
+}
+
+// readOptions holds per-read settings resolved from ReadOptions.
+type readState struct {
+	now   int64
+	cols  columnFilter
+	stats *ReadStats
+}
+
+func (e *Engine) resolve(opts *ReadOptions) readState {
+	rs := readState{now: opts.Now, stats: &ReadStats{}}
+	if rs.now == 0 {
+		rs.now = e.Now()
+	}
+	if opts.Columns != nil {
+		rs.cols = columnFilter(opts.Columns)
+	}
+	return rs
+}
+
+// part is one source's view of a partition being read.
+type part struct {
+	src Source
+	ps  data.PartitionSource
+}
+
+// openPartition builds the live view of a partition from its sources'
+// views.
+func (e *Engine) openPartition(ctx context.Context, token int64, key []byte, parts []part, opts *ReadOptions, rs readState, shared *int) *Partition {
+	st := rs.stats
+	st.Partitions++
+	p := &Partition{key: key, token: token, stats: st, ctx: ctx, limit: -1, shared: shared}
+	if opts.PerPartitionLimit > 0 {
+		p.limit = opts.PerPartitionLimit
+	}
+	if len(parts) == 0 {
+		p.done = true
+		return p
+	}
+	r := &partitionReader{deletion: data.LiveDeletion, now: rs.now, cols: rs.cols, stats: st}
+	r.merger = rowMerger{reverse: opts.Reverse, stats: st}
+	var static *data.Row
+	var rts []data.RangeTombstone
+	for _, pt := range parts {
+		d := pt.ps.Deletion()
+		if !d.IsLive() {
+			r.deletion = data.MaxDeletion(r.deletion, d)
+		}
+		if s := pt.ps.Static(); s != nil {
+			if static == nil {
+				c := *s
+				c.Cells = append([]data.Cell(nil), s.Cells...)
+				c.ColumnDeletions = append([]data.ColumnDeletion(nil), s.ColumnDeletions...)
+				static = &c
+			} else {
+				merged := data.MergeRows(static, s)
+				static = &merged
+			}
+		}
+		rts = append(rts, pt.ps.RangeTombstones(opts.Slices)...)
+	}
+	if !r.deletion.IsLive() {
+		st.Tombstones.Partition++
+	}
+	st.Tombstones.Range += len(rts)
+	r.rts = newRTCursor(rts, opts.Reverse)
+	if static != nil && liveView(static, r.deletion, rs.now, rs.cols, st) {
+		p.static = static
+	}
+	for _, pt := range parts {
+		src := st.source(pt.src)
+		src.Read++
+		r.merger.add(pt.ps.Rows(opts.Slices, opts.Reverse), indexOf(st, pt.src))
+	}
+	p.reader = r
+	return p
+}
+
+func indexOf(st *ReadStats, src Source) int {
+	for i := range st.Sources {
+		if st.Sources[i].Name == src.Name() {
+			return i
+		}
+	}
+	return -1
+}
+
+// ReadPartition returns the live view of the partition key of table t,
+// merged from all the table's sources, restricted and ordered by opts. The
+// result is never nil when err is nil: a partition that does not exist has
+// no rows and no static row. Rows stream: only the rows Next returns (and
+// the dead ones skipped to reach them) are read.
+func (e *Engine) ReadPartition(ctx context.Context, t *schema.Table, key []byte, opts ReadOptions) (*Partition, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s, err := e.storeFor(t)
+	if err != nil {
+		return nil, err
+	}
+	if len(key) == 0 {
+		return nil, ErrEmptyKey
+	}
+	rs := e.resolve(&opts)
+	token := Token(key)
+	var parts []part
+	for _, src := range s.sources() {
+		ps, skip, err := src.Partition(ctx, token, key)
+		if err != nil {
+			return nil, fmt.Errorf("engine: reading %s from %s: %w", t.QualifiedName(), src.Name(), err)
+		}
+		if ps == nil {
+			ss := rs.stats.source(src)
+			ss.Skipped++
+			ss.SkipReason = skip
+			continue
+		}
+		parts = append(parts, part{src: src, ps: ps})
+	}
+	var shared *int
+	if opts.Limit > 0 {
+		n := opts.Limit
+		shared = &n
+	}
+	return e.openPartition(ctx, token, key, parts, &opts, rs, shared), nil
+}
+
+// Scanner walks the live partitions of a token range in token order. A
+// partition with neither a live row (in the read's slices) nor live static
+// data is skipped. Each Partition returned must be used before the next
+// call to Next, which closes it.
+type Scanner struct {
+	ctx    context.Context
+	e      *Engine
+	opts   ReadOptions
+	rs     readState
+	srcs   []Source
+	iters  []data.PartitionIterator
+	heads  []data.PartitionSource
+	used   []int
+	cur    *Partition
+	shared *int
+	err    error
+	done   bool
+}
+
+// Scan returns a scanner over the partitions of table t whose token lies in
+// r, merged from all the table's sources. opts.Limit bounds the rows of the
+// whole scan.
+func (e *Engine) Scan(ctx context.Context, t *schema.Table, r data.TokenRange, opts ReadOptions) (*Scanner, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s, err := e.storeFor(t)
+	if err != nil {
+		return nil, err
+	}
+	sc := &Scanner{ctx: ctx, e: e, opts: opts, rs: e.resolve(&opts)}
+	if opts.Limit > 0 {
+		n := opts.Limit
+		sc.shared = &n
+	}
+	for _, src := range s.sources() {
+		it, err := src.Partitions(ctx, r)
+		if err != nil {
+			sc.Close()
+			return nil, fmt.Errorf("engine: scanning %s in %s: %w", t.QualifiedName(), src.Name(), err)
+		}
+		sc.srcs = append(sc.srcs, src)
+		sc.iters = append(sc.iters, it)
+		sc.heads = append(sc.heads, nil)
+		sc.used = append(sc.used, len(sc.iters)-1)
+	}
+	return sc, nil
+}
+
+// Stats returns the statistics of the scan so far.
+func (sc *Scanner) Stats() *ReadStats { return sc.rs.stats }
+
+// Next returns the next partition with live data, closing the previous one.
+func (sc *Scanner) Next() (*Partition, bool) {
+	for !sc.done {
+		if sc.cur != nil {
+			if err := sc.cur.Close(); err != nil {
+				sc.fail(err)
+				return nil, false
+			}
+			sc.cur = nil
+		}
+		if sc.shared != nil && *sc.shared <= 0 {
+			sc.done = true
+			break
+		}
+		if err := sc.ctx.Err(); err != nil {
+			sc.fail(err)
+			return nil, false
+		}
+		// Advance the sources whose partition was consumed last time.
+		for _, i := range sc.used {
+			ps, ok := sc.iters[i].Next()
+			if !ok {
+				if err := sc.iters[i].Err(); err != nil {
+					sc.fail(err)
+					return nil, false
+				}
+				ps = nil
+			}
+			sc.heads[i] = ps
+		}
+		sc.used = sc.used[:0]
+		for i, h := range sc.heads {
+			if h == nil {
+				continue
+			}
+			if len(sc.used) == 0 {
+				sc.used = append(sc.used, i)
+				continue
+			}
+			m := sc.heads[sc.used[0]]
+			switch c := data.ComparePartitions(h.Token(), h.Key(), m.Token(), m.Key()); {
+			case c < 0:
+				sc.used = append(sc.used[:0], i)
+			case c == 0:
+				sc.used = append(sc.used, i)
+			}
+		}
+		if len(sc.used) == 0 {
+			sc.done = true
+			break
+		}
+		parts := make([]part, 0, len(sc.used))
+		for _, i := range sc.used {
+			parts = append(parts, part{src: sc.srcs[i], ps: sc.heads[i]})
+		}
+		first := parts[0].ps
+		p := sc.e.openPartition(sc.ctx, first.Token(), first.Key(), parts, &sc.opts, sc.rs, sc.shared)
+		sc.cur = p
+		if p.static == nil && !p.peek() {
+			if p.err != nil {
+				sc.fail(p.err)
+				return nil, false
+			}
+			continue
+		}
+		return p, true
+	}
+	return nil, false
+}
+
+func (sc *Scanner) fail(err error) {
+	if sc.err == nil {
+		sc.err = err
+	}
+	sc.done = true
+}
+
+// Err returns the error that ended the scan early, if any.
+func (sc *Scanner) Err() error { return sc.err }
+
+// Close releases the scanner and its current partition and returns Err.
+func (sc *Scanner) Close() error {
+	if sc.cur != nil {
+		if err := sc.cur.Close(); err != nil && sc.err == nil {
+			sc.err = err
+		}
+		sc.cur = nil
+	}
+	for _, it := range sc.iters {
+		if err := it.Close(); err != nil && sc.err == nil {
+			sc.err = err
+		}
+	}
+	sc.iters = nil
+	sc.done = true
+	return sc.err
+}

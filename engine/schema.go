@@ -1,0 +1,385 @@
+package engine
+
+import (
+	"crypto/md5"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/minicass/minicass/data"
+	"github.com/minicass/minicass/schema"
+	"github.com/minicass/minicass/types"
+)
+
+// The schema registry. All schema state lives in one immutable schemaState
+// value behind an atomic pointer: lookups load the pointer and never lock,
+// and a change (serialized by schemaMu) builds a new state, copying only the
+// maps it touches, and swaps the pointer. A reader or writer that loaded the
+// old state keeps a consistent view; a write to a table dropped meanwhile
+// lands in a store nobody reads any more, as in Cassandra.
+
+// schemaState is one immutable version of the schema.
+type schemaState struct {
+	keyspaces map[string]*keyspaceState
+	// stores holds the data of every table, by table ID. A store survives
+	// AlterTable (same ID) and is discarded by DropTable.
+	stores  map[data.TableID]*tableStore
+	version types.UUIDValue
+}
+
+// keyspaceState is a keyspace and its tables, immutable once published.
+type keyspaceState struct {
+	def    *schema.Keyspace
+	tables map[string]*schema.Table
+}
+
+func emptySchemaState() *schemaState {
+	s := &schemaState{keyspaces: map[string]*keyspaceState{}, stores: map[data.TableID]*tableStore{}}
+	s.version = s.digest()
+	return s
+}
+
+// clone returns a shallow copy of s whose top-level maps may be modified.
+func (s *schemaState) clone() *schemaState {
+	return &schemaState{keyspaces: maps.Clone(s.keyspaces), stores: maps.Clone(s.stores)}
+}
+
+// digest returns a name-based (version 3) UUID of the MD5 of a canonical
+// description of the schema, as Cassandra derives its schema version from a
+// digest of the schema tables: equal schemas have equal versions.
+func (s *schemaState) digest() types.UUIDValue {
+	h := md5.New()
+	for _, name := range slices.Sorted(maps.Keys(s.keyspaces)) {
+		ks := s.keyspaces[name]
+		fmt.Fprintf(h, "keyspace %q %v %v\n", name, ks.def.Replication, ks.def.DurableWrites)
+		for _, tn := range slices.Sorted(maps.Keys(ks.tables)) {
+			t := ks.tables[tn]
+			fmt.Fprintf(h, "table %q %x %+v\n", tn, t.ID, t.Options)
+			for _, c := range t.Columns {
+				fmt.Fprintf(h, "column %q %s %s %d %v\n", c.Name, c.Type, c.Kind, c.Position, c.Desc)
+			}
+		}
+	}
+	var u types.UUIDValue
+	copy(u[:], h.Sum(nil))
+	u[6] = u[6]&0x0f | 0x30
+	u[8] = u[8]&0x3f | 0x80
+	return u
+}
+
+// SchemaChangeKind says what a schema change did.
+type SchemaChangeKind uint8
+
+// The schema change kinds, as the native protocol's SCHEMA_CHANGE event
+// names them.
+const (
+	Created SchemaChangeKind = iota
+	Updated
+	Dropped
+)
+
+// String returns "CREATED", "UPDATED" or "DROPPED".
+func (k SchemaChangeKind) String() string {
+	switch k {
+	case Created:
+		return "CREATED"
+	case Updated:
+		return "UPDATED"
+	default:
+		return "DROPPED"
+	}
+}
+
+// SchemaTarget says what kind of object a schema change touched.
+type SchemaTarget uint8
+
+// The schema change targets.
+const (
+	TargetKeyspace SchemaTarget = iota
+	TargetTable
+)
+
+// String returns "KEYSPACE" or "TABLE".
+func (t SchemaTarget) String() string {
+	if t == TargetKeyspace {
+		return "KEYSPACE"
+	}
+	return "TABLE"
+}
+
+// SchemaChange describes one schema change for listeners. Table is empty
+// for keyspace changes. Truncate is not a schema change and is not
+// reported.
+type SchemaChange struct {
+	Kind     SchemaChangeKind
+	Target   SchemaTarget
+	Keyspace string
+	Table    string
+	// Version is the schema version after the change.
+	Version types.UUIDValue
+}
+
+// Subscribe registers fn to be called after every schema change, in the
+// order of the changes, once the change is visible to lookups. fn runs on
+// the goroutine that made the change while the schema is locked: it must
+// return quickly and must not change the schema (lookups are fine). The
+// returned function removes the listener.
+func (e *Engine) Subscribe(fn func(SchemaChange)) (cancel func()) {
+	e.schemaMu.Lock()
+	id := e.nextLis
+	e.nextLis++
+	e.listeners[id] = fn
+	e.schemaMu.Unlock()
+	return func() {
+		e.schemaMu.Lock()
+		delete(e.listeners, id)
+		e.schemaMu.Unlock()
+	}
+}
+
+// publish installs next as the current state (computing its version) and
+// notifies listeners. The caller holds schemaMu.
+func (e *Engine) publish(next *schemaState, ch SchemaChange) {
+	next.version = next.digest()
+	e.state.Store(next)
+	ch.Version = next.version
+	e.opts.Logger.Debug("schema change", "kind", ch.Kind, "target", ch.Target, "keyspace", ch.Keyspace, "table", ch.Table)
+	for _, id := range slices.Sorted(maps.Keys(e.listeners)) {
+		e.listeners[id](ch)
+	}
+}
+
+// SchemaVersion returns the current schema version (system.local
+// schema_version): a UUID that changes whenever the schema does.
+func (e *Engine) SchemaVersion() types.UUIDValue { return e.state.Load().version }
+
+// Keyspace returns the keyspace named name.
+func (e *Engine) Keyspace(name string) (*schema.Keyspace, bool) {
+	ks, ok := e.state.Load().keyspaces[name]
+	if !ok {
+		return nil, false
+	}
+	return ks.def, true
+}
+
+// Keyspaces returns every keyspace, sorted by name.
+func (e *Engine) Keyspaces() []*schema.Keyspace {
+	st := e.state.Load()
+	out := make([]*schema.Keyspace, 0, len(st.keyspaces))
+	for _, name := range slices.Sorted(maps.Keys(st.keyspaces)) {
+		out = append(out, st.keyspaces[name].def)
+	}
+	return out
+}
+
+// Table returns the table keyspace.name.
+func (e *Engine) Table(keyspace, name string) (*schema.Table, bool) {
+	ks, ok := e.state.Load().keyspaces[keyspace]
+	if !ok {
+		return nil, false
+	}
+	t, ok := ks.tables[name]
+	return t, ok
+}
+
+// Tables returns the tables of keyspace sorted by name, or nil if it does
+// not exist.
+func (e *Engine) Tables(keyspace string) []*schema.Table {
+	ks, ok := e.state.Load().keyspaces[keyspace]
+	if !ok {
+		return nil
+	}
+	out := make([]*schema.Table, 0, len(ks.tables))
+	for _, name := range slices.Sorted(maps.Keys(ks.tables)) {
+		out = append(out, ks.tables[name])
+	}
+	return out
+}
+
+// CreateKeyspace registers a new keyspace. It returns ErrKeyspaceExists if
+// one of that name exists.
+func (e *Engine) CreateKeyspace(ks *schema.Keyspace) error {
+	if ks == nil || ks.Name == "" {
+		return fmt.Errorf("%w: keyspace without a name", ErrInvalidSchema)
+	}
+	if err := e.checkOpen(); err != nil {
+		return err
+	}
+	e.schemaMu.Lock()
+	defer e.schemaMu.Unlock()
+	cur := e.state.Load()
+	if _, ok := cur.keyspaces[ks.Name]; ok {
+		return fmt.Errorf("%w: %s", ErrKeyspaceExists, ks.Name)
+	}
+	next := cur.clone()
+	next.keyspaces[ks.Name] = &keyspaceState{def: ks, tables: map[string]*schema.Table{}}
+	e.publish(next, SchemaChange{Kind: Created, Target: TargetKeyspace, Keyspace: ks.Name})
+	return nil
+}
+
+// AlterKeyspace replaces the definition of an existing keyspace (matched by
+// name). It returns ErrNoKeyspace if there is none.
+func (e *Engine) AlterKeyspace(ks *schema.Keyspace) error {
+	if ks == nil || ks.Name == "" {
+		return fmt.Errorf("%w: keyspace without a name", ErrInvalidSchema)
+	}
+	if err := e.checkOpen(); err != nil {
+		return err
+	}
+	e.schemaMu.Lock()
+	defer e.schemaMu.Unlock()
+	cur := e.state.Load()
+	old, ok := cur.keyspaces[ks.Name]
+	if !ok {
+		return fmt.Errorf("%w: %s", ErrNoKeyspace, ks.Name)
+	}
+	next := cur.clone()
+	next.keyspaces[ks.Name] = &keyspaceState{def: ks, tables: old.tables}
+	e.publish(next, SchemaChange{Kind: Updated, Target: TargetKeyspace, Keyspace: ks.Name})
+	return nil
+}
+
+// DropKeyspace removes a keyspace, its tables and their data. It returns
+// ErrNoKeyspace if there is none. Listeners get one keyspace event.
+func (e *Engine) DropKeyspace(name string) error {
+	if err := e.checkOpen(); err != nil {
+		return err
+	}
+	e.schemaMu.Lock()
+	defer e.schemaMu.Unlock()
+	cur := e.state.Load()
+	old, ok := cur.keyspaces[name]
+	if !ok {
+		return fmt.Errorf("%w: %s", ErrNoKeyspace, name)
+	}
+	next := cur.clone()
+	delete(next.keyspaces, name)
+	for _, t := range old.tables {
+		delete(next.stores, t.ID)
+	}
+	e.publish(next, SchemaChange{Kind: Dropped, Target: TargetKeyspace, Keyspace: name})
+	return nil
+}
+
+func validTable(t *schema.Table) error {
+	if t == nil || t.Name == "" || t.Keyspace == "" {
+		return fmt.Errorf("%w: table without a name", ErrInvalidSchema)
+	}
+	if len(t.PartitionKey()) == 0 {
+		return fmt.Errorf("%w: table %s has no partition key", ErrInvalidSchema, t.QualifiedName())
+	}
+	return nil
+}
+
+// CreateTable registers a new table in its keyspace, with empty data. It
+// returns ErrNoKeyspace or ErrTableExists.
+func (e *Engine) CreateTable(t *schema.Table) error {
+	if err := validTable(t); err != nil {
+		return err
+	}
+	if err := e.checkOpen(); err != nil {
+		return err
+	}
+	e.schemaMu.Lock()
+	defer e.schemaMu.Unlock()
+	cur := e.state.Load()
+	ks, ok := cur.keyspaces[t.Keyspace]
+	if !ok {
+		return fmt.Errorf("%w: %s", ErrNoKeyspace, t.Keyspace)
+	}
+	if _, ok := ks.tables[t.Name]; ok {
+		return fmt.Errorf("%w: %s", ErrTableExists, t.QualifiedName())
+	}
+	if _, ok := cur.stores[t.ID]; ok {
+		return fmt.Errorf("%w: table id %x is in use", ErrTableExists, t.ID)
+	}
+	next := cur.clone()
+	tables := maps.Clone(ks.tables)
+	tables[t.Name] = t
+	next.keyspaces[t.Keyspace] = &keyspaceState{def: ks.def, tables: tables}
+	next.stores[t.ID] = newTableStore(t)
+	e.publish(next, SchemaChange{Kind: Created, Target: TargetTable, Keyspace: t.Keyspace, Table: t.Name})
+	return nil
+}
+
+// AlterTable replaces the definition of an existing table, keeping its data.
+// The new definition must carry the table's ID (ErrTableIDMismatch
+// otherwise). It returns ErrNoKeyspace or ErrNoTable.
+func (e *Engine) AlterTable(t *schema.Table) error {
+	if err := validTable(t); err != nil {
+		return err
+	}
+	if err := e.checkOpen(); err != nil {
+		return err
+	}
+	e.schemaMu.Lock()
+	defer e.schemaMu.Unlock()
+	cur := e.state.Load()
+	ks, ok := cur.keyspaces[t.Keyspace]
+	if !ok {
+		return fmt.Errorf("%w: %s", ErrNoKeyspace, t.Keyspace)
+	}
+	old, ok := ks.tables[t.Name]
+	if !ok {
+		return fmt.Errorf("%w: %s", ErrNoTable, t.QualifiedName())
+	}
+	if old.ID != t.ID {
+		return fmt.Errorf("%w: %s", ErrTableIDMismatch, t.QualifiedName())
+	}
+	next := cur.clone()
+	tables := maps.Clone(ks.tables)
+	tables[t.Name] = t
+	next.keyspaces[t.Keyspace] = &keyspaceState{def: ks.def, tables: tables}
+	e.publish(next, SchemaChange{Kind: Updated, Target: TargetTable, Keyspace: t.Keyspace, Table: t.Name})
+	return nil
+}
+
+// DropTable removes a table and its data. It returns ErrNoKeyspace or
+// ErrNoTable.
+func (e *Engine) DropTable(keyspace, name string) error {
+	if err := e.checkOpen(); err != nil {
+		return err
+	}
+	e.schemaMu.Lock()
+	defer e.schemaMu.Unlock()
+	cur := e.state.Load()
+	ks, ok := cur.keyspaces[keyspace]
+	if !ok {
+		return fmt.Errorf("%w: %s", ErrNoKeyspace, keyspace)
+	}
+	old, ok := ks.tables[name]
+	if !ok {
+		return fmt.Errorf("%w: %s.%s", ErrNoTable, keyspace, name)
+	}
+	next := cur.clone()
+	tables := maps.Clone(ks.tables)
+	delete(tables, name)
+	next.keyspaces[keyspace] = &keyspaceState{def: ks.def, tables: tables}
+	delete(next.stores, old.ID)
+	e.publish(next, SchemaChange{Kind: Dropped, Target: TargetTable, Keyspace: keyspace, Table: name})
+	return nil
+}
+
+// Truncate removes every row of a table, keeping its definition. Writes
+// that race with Truncate may land before or after it. It returns
+// ErrNoKeyspace or ErrNoTable.
+func (e *Engine) Truncate(keyspace, name string) error {
+	if err := e.checkOpen(); err != nil {
+		return err
+	}
+	st := e.state.Load()
+	ks, ok := st.keyspaces[keyspace]
+	if !ok {
+		return fmt.Errorf("%w: %s", ErrNoKeyspace, keyspace)
+	}
+	t, ok := ks.tables[name]
+	if !ok {
+		return fmt.Errorf("%w: %s.%s", ErrNoTable, keyspace, name)
+	}
+	store, ok := st.stores[t.ID]
+	if !ok {
+		return fmt.Errorf("%w: %s.%s", ErrNoTable, keyspace, name)
+	}
+	store.truncate()
+	return nil
+}

@@ -1,0 +1,90 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+)
+
+// TombstoneStats counts the tombstones a read met, by kind.
+type TombstoneStats struct {
+	// Cell counts cell tombstones (DELETE col, null writes).
+	Cell int
+	// Collection counts whole-collection deletions (DELETE m, and the
+	// deletion at ts-1 that overwriting a collection writes).
+	Collection int
+	// Row counts row deletions.
+	Row int
+	// Range counts range tombstones.
+	Range int
+	// Partition counts partition deletions.
+	Partition int
+}
+
+// Total returns the number of tombstones of every kind.
+func (t TombstoneStats) Total() int { return t.Cell + t.Collection + t.Row + t.Range + t.Partition }
+
+// SourceStats says what a read did with one source.
+type SourceStats struct {
+	// Name is the source's name (Source.Name).
+	Name string
+	// Kind is the source's kind.
+	Kind SourceKind
+	// Read counts the partitions read from the source.
+	Read int
+	// Skipped counts the partitions the source was not read for, and
+	// SkipReason gives the last reason (e.g. "not present").
+	Skipped    int
+	SkipReason string
+	// Rows counts the row versions read from the source.
+	Rows int
+}
+
+// ReadStats describes what one read touched, for TRACING and tests. The
+// counters cover what has been read so far: they are complete once the
+// read's iterators are exhausted or closed.
+type ReadStats struct {
+	// Partitions counts the partitions read.
+	Partitions int
+	// RowsRead counts row versions read from all sources, before merging.
+	RowsRead int
+	// RowsReturned counts the live rows returned.
+	RowsReturned int
+	// LiveCells counts the live cells returned.
+	LiveCells int
+	// ExpiredCells counts cells found expired at the read time.
+	ExpiredCells int
+	// Tombstones counts the tombstones met, by kind.
+	Tombstones TombstoneStats
+	// Sources has one entry per source consulted, in read order.
+	Sources []SourceStats
+}
+
+// source returns the entry of the source named name, adding it if needed.
+func (s *ReadStats) source(src Source) *SourceStats {
+	name := src.Name()
+	for i := range s.Sources {
+		if s.Sources[i].Name == name {
+			return &s.Sources[i]
+		}
+	}
+	s.Sources = append(s.Sources, SourceStats{Name: name, Kind: src.Kind()})
+	return &s.Sources[len(s.Sources)-1]
+}
+
+// String formats the statistics on a few lines, as TRACING prints them.
+func (s *ReadStats) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "partitions=%d rows-read=%d rows-returned=%d live-cells=%d expired-cells=%d\n",
+		s.Partitions, s.RowsRead, s.RowsReturned, s.LiveCells, s.ExpiredCells)
+	t := s.Tombstones
+	fmt.Fprintf(&b, "tombstones: cell=%d collection=%d row=%d range=%d partition=%d\n",
+		t.Cell, t.Collection, t.Row, t.Range, t.Partition)
+	for _, src := range s.Sources {
+		fmt.Fprintf(&b, "%s %s: read=%d rows=%d", src.Kind, src.Name, src.Read, src.Rows)
+		if src.Skipped > 0 {
+			fmt.Fprintf(&b, " skipped=%d (%s)", src.Skipped, src.SkipReason)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}

@@ -1,0 +1,143 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"hash/maphash"
+
+	"github.com/minicass/minicass/data"
+	"github.com/minicass/minicass/schema"
+)
+
+// Write-path limits.
+const (
+	// MaxKeySize is the largest partition key, in bytes (Cassandra's
+	// 65535-byte key limit).
+	MaxKeySize = 65535
+	// MaxMutationSize is the largest mutation (data.Mutation.Size), half of
+	// Cassandra's default 32 MiB commit-log segment.
+	MaxMutationSize = 16 << 20
+	// MaxExpirationTime is the latest expiry a TTL may reach, in seconds:
+	// 2038-01-19T03:14:06Z, Cassandra 4.x's Cell.MAX_DELETION_TIME.
+	MaxExpirationTime = 1<<31 - 2
+)
+
+// Apply validates mutation m and applies it to table t, atomically for its
+// partition: a concurrent read sees all of m or none of it. m.Table must be
+// t.ID or zero (then it is set to t.ID). The engine takes ownership of m and
+// the memory it references: the caller must not modify them afterwards.
+//
+// Validation: a non-empty key of at most MaxKeySize bytes, at most
+// MaxMutationSize bytes in all, TTLs between 0 and data.MaxTTL expiring no
+// later than MaxExpirationTime, cells sorted by data.CompareID, counter cells
+// holding 8-byte values. An invalid mutation changes nothing.
+//
+// Apply computes no timestamps, TTLs or expiry times: the caller (the CQL
+// layer) builds cells with them, using NewTimestamp, Now and the table's
+// default_time_to_live. Plain writes do not take LockPartition.
+func (e *Engine) Apply(ctx context.Context, t *schema.Table, m *data.Mutation) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s, err := e.storeFor(t)
+	if err != nil {
+		return err
+	}
+	if m.Table != (data.TableID{}) && m.Table != t.ID {
+		return fmt.Errorf("%w: mutation for table %x applied to %s", ErrInvalidMutation, m.Table, t.QualifiedName())
+	}
+	if err := validateMutation(m); err != nil {
+		return err
+	}
+	m.Table = t.ID
+	token := Token(m.Key)
+	// (Durability will append m to the commit log here.)
+	s.mu.RLock()
+	s.active.mt.Apply(token, m)
+	s.mu.RUnlock()
+	return nil
+}
+
+func validateMutation(m *data.Mutation) error {
+	if len(m.Key) == 0 {
+		return ErrEmptyKey
+	}
+	if len(m.Key) > MaxKeySize {
+		return fmt.Errorf("%w: %d bytes (maximum %d)", ErrKeyTooLarge, len(m.Key), MaxKeySize)
+	}
+	if n := m.Size(); n > MaxMutationSize {
+		return fmt.Errorf("%w: %d bytes (maximum %d)", ErrMutationTooLarge, n, MaxMutationSize)
+	}
+	if m.Static != nil {
+		if err := validateRow(m.Static); err != nil {
+			return err
+		}
+	}
+	for i := range m.Rows {
+		if err := validateRow(&m.Rows[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func validateTTL(ttl int32, expires int64) error {
+	switch {
+	case ttl < 0:
+		return fmt.Errorf("%w: A TTL must be greater or equal to 0, but was %d", ErrInvalidTTL, ttl)
+	case ttl > data.MaxTTL:
+		return fmt.Errorf("%w: ttl is too large. requested (%d) maximum (%d)", ErrTTLTooLarge, ttl, data.MaxTTL)
+	case ttl > 0 && expires > MaxExpirationTime:
+		return fmt.Errorf("%w: expiry %d is after %d", ErrExpirationOverflow, expires, MaxExpirationTime)
+	}
+	return nil
+}
+
+func validateRow(r *data.Row) error {
+	if err := validateTTL(r.Liveness.TTL, r.Liveness.ExpiresAt); err != nil {
+		return err
+	}
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		if err := validateTTL(c.TTL, c.LocalDeletionTime); err != nil {
+			return err
+		}
+		if i > 0 && data.CompareID(&r.Cells[i-1], c) >= 0 {
+			return fmt.Errorf("%w: cells not sorted or duplicated at %q", ErrInvalidMutation, c.Column)
+		}
+		switch c.Kind {
+		case data.CellCounter:
+			if len(c.Value) != 8 {
+				return fmt.Errorf("%w: counter cell %q holds %d bytes", ErrInvalidMutation, c.Column, len(c.Value))
+			}
+		case data.CellRegular, data.CellTombstone:
+		default:
+			return fmt.Errorf("%w: cell kind %d", ErrInvalidMutation, c.Kind)
+		}
+	}
+	return nil
+}
+
+// lwtStripes is the number of partition locks LockPartition spreads
+// partitions over.
+const lwtStripes = 256
+
+var lwtSeed = maphash.MakeSeed()
+
+// LockPartition locks the partition key of table t for a read-modify-write
+// (a lightweight transaction's compare-and-set) and returns the function that
+// unlocks it. Only callers of LockPartition are serialized: plain writes do
+// not take the lock, as in Cassandra, where a non-LWT write can interleave
+// with a Paxos round. Partitions share a fixed set of locks, so a caller must
+// hold at most one partition lock at a time.
+func (e *Engine) LockPartition(t *schema.Table, key []byte) (unlock func()) {
+	var h maphash.Hash
+	h.SetSeed(lwtSeed)
+	if t != nil {
+		h.Write(t.ID[:])
+	}
+	h.Write(key)
+	mu := &e.lwt[h.Sum64()%lwtStripes]
+	mu.Lock()
+	return mu.Unlock
+}
