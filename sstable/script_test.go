@@ -40,6 +40,8 @@ import (
 //	                                        sorts partitions by token)
 //	static [ts=TIME] COL=CELL...            the static row
 //	row CK=LIT... [ts=TIME] [ttl=N] [insert] [deleted=TIME] COL=CELL...
+//	rows CK=FROM..TO ...                    one row per int value, same
+//	                                        arguments as row
 //	range CK(>=|>|<=|<|=)LIT... @TIME       a range tombstone
 //
 // A CELL is LIT[@TIME][+TTL]; null is a tombstone. A non-frozen collection
@@ -264,6 +266,23 @@ func (s *script) build(d *datadriven.TestData) (string, error) {
 			var r data.Row
 			if r, err = s.row(s.table.ClusteringColumns(), toks[1:]); err == nil {
 				cur.rows = append(cur.rows, r)
+			}
+		case "rows":
+			// rows CK=FROM..TO rest...: one row per int clustering value.
+			name, _, span, ok := splitAssign(toks[1])
+			from, to, ok2 := strings.Cut(span, "..")
+			lo, err1 := strconv.Atoi(from)
+			hi, err2 := strconv.Atoi(to)
+			if !ok || !ok2 || err1 != nil || err2 != nil {
+				err = fmt.Errorf("bad rows range %q", toks[1])
+				break
+			}
+			for i := lo; i <= hi && err == nil; i++ {
+				var r data.Row
+				args := append([]string{name + "=" + strconv.Itoa(i)}, toks[2:]...)
+				if r, err = s.row(s.table.ClusteringColumns(), args); err == nil {
+					cur.rows = append(cur.rows, r)
+				}
 			}
 		case "range":
 			var rt data.RangeTombstone
