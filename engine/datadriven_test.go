@@ -24,7 +24,7 @@ import (
 //	  delete-coll C m                DELETE m: collection deletion
 //	  counter C n=+N                 counter delta
 //	  delete-row C                   row deletion
-//	  delete-range a..c              range tombstone ("a..=c", "(a..c", "..c", "a..")
+//	  delete-range a..c              range tombstone ("a..=c", "!a..c", "..c", "a..")
 //	  delete-partition               partition deletion
 //	  static s=val                   static row cells (UPDATE)
 //	read key=K [reverse] [limit=N] [slice=(a..c,e..)] [cols=(v,w)] [stats]

@@ -47,15 +47,15 @@ func testTable(name string, id data.TableID) *schema.Table {
 }
 
 // parseSlice parses "a..c" ([a, c)), "a..=c" ([a, c]), "a.." and "..c".
-// A leading "(" makes the start exclusive: "(a..c".
+// A leading "!" makes the start exclusive: "!a..c".
 func parseSlice(s string) (data.Slice, error) {
 	lo, hi, ok := strings.Cut(s, "..")
 	if !ok {
 		return data.Slice{}, fmt.Errorf("bad slice %q", s)
 	}
 	var sl data.Slice
-	if excl := strings.HasPrefix(lo, "("); excl || lo != "" {
-		lo = strings.TrimPrefix(lo, "(")
+	if excl := strings.HasPrefix(lo, "!"); excl || lo != "" {
+		lo = strings.TrimPrefix(lo, "!")
 		sl.Start = []byte(lo)
 		if excl {
 			sl.Start = append(sl.Start, 0)

@@ -226,6 +226,9 @@ func liveView(r *data.Row, outer data.DeletionTime, now int64, f columnFilter, s
 	st.Tombstones.Collection += len(r.ColumnDeletions)
 	r.PurgeShadowed(outer)
 	live := r.Liveness.IsLive(now)
+	if !live {
+		r.Liveness = data.EmptyLiveness
+	}
 	kept := r.Cells[:0]
 	for i := range r.Cells {
 		c := &r.Cells[i]
