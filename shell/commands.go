@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/minicass/minicass"
 	"github.com/minicass/minicass/cql"
@@ -81,7 +83,7 @@ func (sh *Shell) command(ctx context.Context, text string) {
 
 // improper reports a command cqlsh's grammar rejects.
 func (sh *Shell) improper(word, at string) {
-	sh.printErr(fmt.Sprintf("Improper %s command (problem at %s).", word, strconv.Quote(at)))
+	sh.printErr(fmt.Sprintf("Improper %s command (problem at %s).", word, pyRepr(at)))
 }
 
 // switchArg parses the optional ON/OFF argument of EXPAND and TRACING.
@@ -174,12 +176,12 @@ func (sh *Shell) source(ctx context.Context, arg string) {
 		}
 	}
 	if sh.depth >= 16 {
-		sh.printErr(fmt.Sprintf("Could not open %s: SOURCE nested too deeply", strconv.Quote(name)))
+		sh.printErr(fmt.Sprintf("Could not open %s: SOURCE nested too deeply", pyRepr(name)))
 		return
 	}
 	f, err := os.Open(name)
 	if err != nil {
-		sh.printErr(fmt.Sprintf("Could not open %s: %v", strconv.Quote(name), err))
+		sh.printErr(fmt.Sprintf("Could not open %s: %s", pyRepr(name), pyIOError(err)))
 		return
 	}
 	defer f.Close()
@@ -360,7 +362,7 @@ func (sh *Shell) show(args []string) {
 	case "host":
 		fmt.Fprintf(sh.out, "Connected to Test Cluster at %s\n", where(sh.cfg.DB))
 	default:
-		sh.printErr(fmt.Sprintf("Wait, how do I show %s?", strconv.Quote(strings.ToLower(args[0]))))
+		sh.printErr(fmt.Sprintf("Wait, how do I show %s?", pyRepr(strings.ToLower(args[0]))))
 	}
 }
 
@@ -451,4 +453,47 @@ func (sh *Shell) maintenance(ctx context.Context, word string, args []string) {
 	if err != nil {
 		sh.printErr(errorText(err))
 	}
+}
+
+// pyRepr quotes s as Python's repr does for the messages cqlsh formats
+// with %r: single quotes, unless s holds a single quote and no double one.
+func pyRepr(s string) string {
+	q := byte('\'')
+	if strings.IndexByte(s, '\'') >= 0 && strings.IndexByte(s, '"') < 0 {
+		q = '"'
+	}
+	var b strings.Builder
+	b.WriteByte(q)
+	for _, r := range s {
+		switch {
+		case r == '\\' || r == rune(q):
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte(q)
+	return b.String()
+}
+
+// pyIOError renders a file error as Python's IOError prints:
+// "[Errno 2] No such file or directory: '/x'".
+func pyIOError(err error) string {
+	var pe *fs.PathError
+	var errno syscall.Errno
+	if errors.As(err, &pe) && errors.As(pe.Err, &errno) {
+		msg := errno.Error()
+		if msg != "" {
+			msg = strings.ToUpper(msg[:1]) + msg[1:]
+		}
+		return fmt.Sprintf("[Errno %d] %s: %s", int(errno), msg, pyRepr(pe.Path))
+	}
+	return err.Error()
 }

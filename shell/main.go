@@ -99,7 +99,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, version stri
 	if *file != "" {
 		fh, err := os.Open(*file)
 		if err != nil {
-			fmt.Fprintf(stderr, "Can't open %q: %v\n", *file, err)
+			fmt.Fprintf(stderr, "Can't open %s: %s\n", pyRepr(*file), pyIOError(err))
 			return ExitStartup
 		}
 		defer fh.Close()

@@ -393,7 +393,10 @@ func (sh *Shell) printWarnings(ws []string) {
 	}
 }
 
-// printTrace prints the trace events of a statement under TRACING ON.
+// printTrace prints the trace events of a statement under TRACING ON, as
+// cqlsh's print_trace does: a blank line, "Tracing session: ...", a blank
+// line and a table. minicass records one "activity" column (no timestamps,
+// sources or elapsed times) and has no session id.
 func (sh *Shell) printTrace(events []string) {
 	w := sh.out
 	if sh.cfg.Format != FormatTable {
@@ -402,16 +405,11 @@ func (sh *Shell) printTrace(events []string) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Tracing session: local")
 	fmt.Fprintln(w)
-	aw := width("activity")
-	for _, e := range events {
-		aw = max(aw, width(e))
+	vals := make([][]string, len(events))
+	for i, e := range events {
+		vals[i] = []string{e}
 	}
-	fmt.Fprintln(w, " activity")
-	fmt.Fprintf(w, "-%s-\n", strings.Repeat("-", aw))
-	for _, e := range events {
-		fmt.Fprintf(w, " %s\n", padLeft(e, aw))
-	}
-	fmt.Fprintln(w)
+	writeTable(w, []cql.ColumnSpec{{Name: "activity"}}, vals, true, sh.cfg.TTY)
 }
 
 func quoteIdent(s string) string {

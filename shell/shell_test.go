@@ -112,7 +112,7 @@ func TestScripts(t *testing.T) {
 			} else {
 				require.NoError(t, sh.Run(context.Background(), strings.NewReader(input)))
 			}
-			//STUB assert.Equal(t, d.HasArg("expect-fail"), sh.Failed(), "Failed()")
+			assert.Equal(t, d.HasArg("expect-fail"), sh.Failed(), "Failed()")
 			return strings.ReplaceAll(out.String(), dir, "$DIR")
 		})
 	})
@@ -207,4 +207,13 @@ func TestErrorText(t *testing.T) {
 	} {
 		assert.Equal(t, tc.want, errorText(tc.err))
 	}
+}
+
+func TestPyRepr(t *testing.T) {
+	assert.Equal(t, `'abc'`, pyRepr("abc"))
+	assert.Equal(t, `"it's"`, pyRepr("it's"))
+	assert.Equal(t, `'a\'b"c'`, pyRepr(`a'b"c`))
+	assert.Equal(t, `'a\nb\\'`, pyRepr("a\nb\\"))
+	_, err := os.Open("/nonexistent/x.cql")
+	assert.Equal(t, `[Errno 2] No such file or directory: '/nonexistent/x.cql'`, pyIOError(err))
 }

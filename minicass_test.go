@@ -1,0 +1,219 @@
+package minicass
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func openTest(t *testing.T, opts Options) *DB {
+	t.Helper()
+	db, err := Open(opts)
+	require.NoError(t, err)
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func setupKV(t *testing.T, db *DB) {
+	t.Helper()
+	ctx := context.Background()
+	require.NoError(t, db.Exec(ctx, `CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`))
+	require.NoError(t, db.Exec(ctx, `CREATE TABLE ks.t (k int, c int, v text, n int, PRIMARY KEY (k, c))`))
+}
+
+func TestOpenClose(t *testing.T) {
+	db, err := Open(Options{})
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+	assert.ErrorIs(t, db.Close(), ErrClosed)
+	assert.ErrorIs(t, db.Exec(context.Background(), "SELECT * FROM system.local"), ErrClosed)
+	_, err = db.Prepare(context.Background(), "SELECT * FROM system.local")
+	assert.ErrorIs(t, err, ErrClosed)
+	_, err = Open(Options{MemtableSize: -1})
+	assert.ErrorIs(t, err, ErrArgument)
+}
+
+func TestErrorsAreClassified(t *testing.T) {
+	db := openTest(t, Options{})
+	setupKV(t, db)
+	ctx := context.Background()
+	err := db.Exec(ctx, "SELEC 1")
+	assert.ErrorIs(t, err, ErrSyntax)
+	var e *Error
+	require.True(t, errors.As(err, &e))
+	err = db.Exec(ctx, "SELECT * FROM ks.nosuch")
+	assert.ErrorIs(t, err, ErrInvalid)
+	assert.EqualError(t, err, "table nosuch does not exist")
+	err = db.Exec(ctx, `CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`)
+	assert.ErrorIs(t, err, ErrAlreadyExists)
+	err = db.Exec(ctx, "INSERT INTO ks.t (k, c, v) VALUES (?, ?, ?)", "x", 1, "a")
+	assert.ErrorIs(t, err, ErrArgument)
+	err = db.Exec(ctx, "INSERT INTO ks.t (k, c, v) VALUES (?, ?, ?)", 1, 2)
+	assert.ErrorIs(t, err, ErrInvalid)
+	assert.EqualError(t, err, "There were 3 markers(?) in CQL but 2 bound variables")
+}
+
+func TestSessionsHaveOwnKeyspace(t *testing.T) {
+	db := openTest(t, Options{})
+	setupKV(t, db)
+	ctx := context.Background()
+	s1, s2 := db.Session(), db.Session()
+	require.NoError(t, s1.Exec(ctx, "USE ks"))
+	assert.Equal(t, "ks", s1.Keyspace())
+	assert.Equal(t, "", s2.Keyspace())
+	require.NoError(t, s1.Exec(ctx, "INSERT INTO t (k, c, v) VALUES (?, ?, ?)", 1, 1, "a"))
+	err := s2.Exec(ctx, "INSERT INTO t (k, c, v) VALUES (?, ?, ?)", 1, 1, "a")
+	assert.ErrorIs(t, err, ErrInvalid)
+	assert.EqualError(t, err, "No keyspace has been specified. USE a keyspace, or explicitly specify keyspace.tablename")
+}
+
+func TestWriteAndScan(t *testing.T) {
+	db := openTest(t, Options{})
+	setupKV(t, db)
+	ctx := context.Background()
+	for c := 3; c >= 1; c-- {
+		require.NoError(t, db.Exec(ctx, "INSERT INTO ks.t (k, c, v, n) VALUES (?, ?, ?, ?)", 1, c, "v", c*10))
+	}
+	rows := db.Query(ctx, "SELECT c, v, n FROM ks.t WHERE k = ?", 1)
+	require.NoError(t, rows.Err())
+	assert.Equal(t, []string{"c", "v", "n"}, []string{rows.Columns()[0].Name, rows.Columns()[1].Name, rows.Columns()[2].Name})
+	var got []int
+	for rows.Next() {
+		var c, n int
+		var v string
+		require.NoError(t, rows.Scan(&c, &v, &n))
+		assert.Equal(t, c*10, n)
+		got = append(got, c)
+	}
+	assert.Equal(t, []int{1, 2, 3}, got, "clustering order")
+
+	// Unset leaves a column as it is; nil writes null.
+	require.NoError(t, db.Exec(ctx, "UPDATE ks.t SET v = ?, n = ? WHERE k = ? AND c = ?", Unset, nil, 1, 1))
+	var v string
+	var n *int
+	require.NoError(t, db.Query(ctx, "SELECT v, n FROM ks.t WHERE k = 1 AND c = 1").ScanOne(&v, &n))
+	assert.Equal(t, "v", v)
+	assert.Nil(t, n)
+	assert.ErrorIs(t, db.Query(ctx, "SELECT v FROM ks.t WHERE k = 9").ScanOne(&v), ErrNoRows)
+}
+
+func TestWithTimestampAndClock(t *testing.T) {
+	clock := NewManualClock(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
+	db := openTest(t, Options{Clock: clock})
+	setupKV(t, db)
+	ctx := context.Background()
+	require.NoError(t, db.Exec(ctx, "INSERT INTO ks.t (k, c, v) VALUES (1, 1, 'new')", WithTimestamp(2000)))
+	require.NoError(t, db.Exec(ctx, "INSERT INTO ks.t (k, c, v) VALUES (1, 1, 'old')", WithTimestamp(1000)))
+	var v string
+	var wt int64
+	require.NoError(t, db.Query(ctx, "SELECT v, writetime(v) FROM ks.t WHERE k = 1 AND c = 1").ScanOne(&v, &wt))
+	assert.Equal(t, "new", v, "the higher timestamp wins")
+	assert.Equal(t, int64(2000), wt)
+
+	require.NoError(t, db.Exec(ctx, "INSERT INTO ks.t (k, c, v) VALUES (2, 1, 'x') USING TTL 10"))
+	require.NoError(t, db.Query(ctx, "SELECT writetime(v) FROM ks.t WHERE k = 2 AND c = 1").ScanOne(&wt))
+	// The engine clock gives write timestamps, made strictly increasing
+	// (Cassandra's ClientState.getTimestamp) while the clock stands still.
+	assert.GreaterOrEqual(t, wt, clock.Now().UnixMicro())
+	assert.Less(t, wt, clock.Now().UnixMicro()+100)
+	clock.Advance(10 * time.Second)
+	assert.ErrorIs(t, db.Query(ctx, "SELECT v FROM ks.t WHERE k = 2 AND c = 1").ScanOne(&v), ErrNoRows)
+}
+
+func TestPagingThroughAPI(t *testing.T) {
+	db := openTest(t, Options{})
+	setupKV(t, db)
+	ctx := context.Background()
+	stmt, err := db.Prepare(ctx, "INSERT INTO ks.t (k, c, v) VALUES (?, ?, ?)")
+	require.NoError(t, err)
+	assert.Equal(t, "INSERT INTO ks.t (k, c, v) VALUES (?, ?, ?)", stmt.Text())
+	for k := range 3 {
+		for c := range 4 {
+			require.NoError(t, stmt.Exec(ctx, k, c, "v"))
+		}
+	}
+	var state []byte
+	total, pages := 0, 0
+	for {
+		rows := db.Query(ctx, "SELECT k, c FROM ks.t", PageSize(5), PagingState(state))
+		require.NoError(t, rows.Err())
+		assert.LessOrEqual(t, rows.Len(), 5)
+		total += rows.Len()
+		pages++
+		if state = rows.PagingState(); state == nil {
+			break
+		}
+		require.Less(t, pages, 10, "paging must end")
+	}
+	assert.Equal(t, 12, total)
+	assert.Equal(t, 3, pages)
+}
+
+func TestConcurrentUse(t *testing.T) {
+	db := openTest(t, Options{})
+	setupKV(t, db)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := db.Session()
+			for i := range 50 {
+				assert.NoError(t, s.Exec(ctx, "INSERT INTO ks.t (k, c, v) VALUES (?, ?, ?)", g, i, "x"))
+			}
+		}()
+	}
+	wg.Wait()
+	var n int64
+	require.NoError(t, db.Query(ctx, "SELECT count(*) FROM ks.t").ScanOne(&n))
+	assert.Equal(t, int64(200), n)
+}
+
+func BenchmarkInsertPrepared(b *testing.B) {
+	db, err := Open(Options{})
+	require.NoError(b, err)
+	defer db.Close()
+	ctx := context.Background()
+	require.NoError(b, db.Exec(ctx, `CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`))
+	require.NoError(b, db.Exec(ctx, `CREATE TABLE ks.t (k int, c int, v text, PRIMARY KEY (k, c))`))
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if err := db.Exec(ctx, "INSERT INTO ks.t (k, c, v) VALUES (?, ?, ?)", i%100, i, "value"); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
+func BenchmarkQueryScan(b *testing.B) {
+	db, err := Open(Options{})
+	require.NoError(b, err)
+	defer db.Close()
+	ctx := context.Background()
+	require.NoError(b, db.Exec(ctx, `CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`))
+	require.NoError(b, db.Exec(ctx, `CREATE TABLE ks.t (k int, c int, v text, PRIMARY KEY (k, c))`))
+	for c := range 100 {
+		require.NoError(b, db.Exec(ctx, "INSERT INTO ks.t (k, c, v) VALUES (?, ?, ?)", 1, c, "value"))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		rows := db.Query(ctx, "SELECT c, v FROM ks.t WHERE k = ?", 1)
+		var c int
+		var v string
+		for rows.Next() {
+			if err := rows.Scan(&c, &v); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if rows.Err() != nil {
+			b.Fatal(rows.Err())
+		}
+	}
+}
