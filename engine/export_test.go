@@ -1,0 +1,7 @@
+package engine
+
+import "github.com/minicass/minicass/memtable"
+
+type memtableMT = memtable.Memtable
+
+func newMT() *memtable.Memtable { return memtable.New() }
