@@ -38,6 +38,9 @@ func scanValue(dest any, t types.Type, b []byte) error {
 	if u, ok := dest.(Unmarshaler); ok {
 		return u.UnmarshalCQL(t, b)
 	}
+	if ok, err := scanFast(dest, t, b); ok {
+		return err
+	}
 	rv := reflect.ValueOf(dest)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return fmt.Errorf("%w: destination %T is not a non-nil pointer", ErrScan, dest)
@@ -353,4 +356,55 @@ func signed(b []byte) int64 {
 
 func overflow(t types.Type, n int64, v reflect.Value) error {
 	return fmt.Errorf("%w: %s value %d overflows %s", ErrScan, t, n, v.Type())
+}
+
+// scanFast handles the most common destinations without reflection. It
+// reports false when dest is not one of them (or b needs the general path).
+func scanFast(dest any, t types.Type, b []byte) (bool, error) {
+	k := t.Kind
+	switch d := dest.(type) {
+	case *string:
+		if d != nil && (k == types.Text || k == types.Ascii) {
+			if b == nil {
+				*d = ""
+				return true, nil
+			}
+			if err := types.Validate(t, b); err != nil {
+				return true, fmt.Errorf("%w: %w", ErrScan, err)
+			}
+			*d = string(b)
+			return true, nil
+		}
+	case *int:
+		if d != nil && (k == types.Int || k == types.Bigint || k == types.Counter) && (len(b) == 4 && k == types.Int || len(b) == 8 && k != types.Int) {
+			*d = int(signed(b))
+			return true, nil
+		}
+	case *int64:
+		if d != nil && (k == types.Bigint || k == types.Counter || k == types.Timestamp) && len(b) == 8 {
+			*d = signed(b)
+			return true, nil
+		}
+	case *int32:
+		if d != nil && k == types.Int && len(b) == 4 {
+			*d = int32(signed(b))
+			return true, nil
+		}
+	case *time.Time:
+		if d != nil && k == types.Timestamp && len(b) == 8 {
+			*d = time.UnixMilli(signed(b)).UTC()
+			return true, nil
+		}
+	case *float64:
+		if d != nil && k == types.Double && len(b) == 8 {
+			*d = math.Float64frombits(binary.BigEndian.Uint64(b))
+			return true, nil
+		}
+	case *bool:
+		if d != nil && k == types.Boolean && len(b) == 1 {
+			*d = b[0] != 0
+			return true, nil
+		}
+	}
+	return false, nil
 }
