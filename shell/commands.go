@@ -360,7 +360,7 @@ func (sh *Shell) show(args []string) {
 	case "version":
 		fmt.Fprintf(sh.out, "[minicass %s | Cassandra %s | CQL spec %s | Native protocol v%d]\n", sh.cfg.Version, CassandraVersion, CQLVersion, ProtocolVersion)
 	case "host":
-		fmt.Fprintf(sh.out, "Connected to Test Cluster at %s\n", where(sh.cfg.DB))
+		fmt.Fprintf(sh.out, "Connected to minicass at %s\n", where(sh.cfg.DB))
 	default:
 		sh.printErr(fmt.Sprintf("Wait, how do I show %s?", pyRepr(strings.ToLower(args[0]))))
 	}

@@ -135,9 +135,11 @@ func (sh *Shell) Prompt(continuation bool) string {
 	return "cqlsh:" + ks + "> "
 }
 
-// Banner prints cqlsh's connection banner for a database at where.
+// Banner prints cqlsh's connection banner for a database at where (the
+// data directory, or "memory"): "Connected to minicass at DIR", the
+// versions line and "Use HELP for help.".
 func (sh *Shell) Banner(where string) {
-	fmt.Fprintf(sh.out, "Connected to Test Cluster at %s\n", where)
+	fmt.Fprintf(sh.out, "Connected to minicass at %s\n", where)
 	fmt.Fprintf(sh.out, "[minicass %s | Cassandra %s | CQL spec %s | Native protocol v%d]\n", sh.cfg.Version, CassandraVersion, CQLVersion, ProtocolVersion)
 	fmt.Fprintln(sh.out, "Use HELP for help.")
 }

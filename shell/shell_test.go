@@ -217,3 +217,27 @@ func TestPyRepr(t *testing.T) {
 	_, err := os.Open("/nonexistent/x.cql")
 	assert.Equal(t, `[Errno 2] No such file or directory: '/nonexistent/x.cql'`, pyIOError(err))
 }
+
+func TestBannerAndWarnings(t *testing.T) {
+	db, err := minicass.Open(minicass.Options{})
+	require.NoError(t, err)
+	defer db.Close()
+	var out, errw bytes.Buffer
+	sh, err := New(Config{DB: db, Out: &out, Err: &errw, Version: "1.2.3"})
+	require.NoError(t, err)
+	sh.Banner(where(db))
+	assert.Equal(t, "Connected to minicass at memory\n[minicass 1.2.3 | Cassandra 4.1.0 | CQL spec 3.4.6 | Native protocol v4]\nUse HELP for help.\n", out.String())
+
+	out.Reset()
+	sh.printWarnings([]string{"Aggregation query used without partition key", "second"})
+	assert.Equal(t, "\nWarnings :\nAggregation query used without partition key\n\nsecond\n\n", out.String())
+	sh.printWarnings(nil)
+	assert.Equal(t, "\nWarnings :\nAggregation query used without partition key\n\nsecond\n\n", out.String(), "no block without warnings")
+
+	// In JSON and CSV, stdout carries only rows: warnings go to stderr.
+	out.Reset()
+	sh.cfg.Format = FormatJSON
+	sh.printWarnings([]string{"w"})
+	assert.Empty(t, out.String())
+	assert.Equal(t, "\nWarnings :\nw\n\n", errw.String())
+}
