@@ -58,24 +58,41 @@ func BenchmarkWrite(b *testing.B) {
 				b.SetBytes(int64(size))
 				var m *Meta
 				for n := 0; n < b.N; n++ {
-					fs := vfs.NewMem()
-					w, err := NewWriter(fs, "", 1, WriterOptions{Compression: Compression{Codec: codec}})
-					require.NoError(b, err)
-					for p := 0; p < total/shape.perPart; p++ {
-						require.NoError(b, w.BeginPartition(int64(p), keys[p], data.LiveDeletion, nil, nil))
-						for j := 0; j < shape.perPart; j++ {
-							require.NoError(b, w.AddRow(&rows[p*shape.perPart+j]))
-						}
-						require.NoError(b, w.EndPartition())
+					// No require in the loop: its t.Helper() walks the
+					// stack on every call and would dominate narrow
+					// partitions.
+					var err error
+					m, err = writeBenchTable(codec, keys, rows, shape.perPart)
+					if err != nil {
+						b.Fatal(err)
 					}
-					m, err = w.Finish()
-					require.NoError(b, err)
 				}
 				b.ReportMetric(float64(total*b.N)/b.Elapsed().Seconds(), "rows/s")
 				b.ReportMetric(float64(m.Stats.CompressedSize)/float64(m.Stats.DataSize), "ratio")
 			})
 		}
 	}
+}
+
+func writeBenchTable(codec Codec, keys [][]byte, rows []data.Row, perPart int) (*Meta, error) {
+	w, err := NewWriter(vfs.NewMem(), "", 1, WriterOptions{Compression: Compression{Codec: codec}})
+	if err != nil {
+		return nil, err
+	}
+	for p := 0; p < len(rows)/perPart; p++ {
+		if err := w.BeginPartition(int64(p), keys[p], data.LiveDeletion, nil, nil); err != nil {
+			return nil, err
+		}
+		for j := 0; j < perPart; j++ {
+			if err := w.AddRow(&rows[p*perPart+j]); err != nil {
+				return nil, err
+			}
+		}
+		if err := w.EndPartition(); err != nil {
+			return nil, err
+		}
+	}
+	return w.Finish()
 }
 
 // BenchmarkPointRead measures Get plus reading the row of a narrow

@@ -15,6 +15,10 @@
 // file and offset, never served as data. Reads count what they touched in
 // ReadStats.
 //
+// Layout prints a table's physical layout (chunks, partitions, row-index
+// blocks) and Dump its content in the JSON of Cassandra's sstabledump, given
+// the table's schema.
+//
 // Keys and values are opaque: clustering keys are byte-comparable
 // (bytes.Compare order), partitions are ordered by data.ComparePartitions.
 package sstable

@@ -96,12 +96,22 @@ func (s *Stats) deletion(d data.DeletionTime) {
 	s.DropTimes.Add(d.LocalDeletionTime)
 }
 
+// clustering widens the clustering bounds to k. The bounds are copied into
+// buffers that are reused as they move (rows mostly arrive in increasing
+// order, so MaxClustering changes on nearly every row of a flush): no
+// allocation once a buffer is large enough. A nil bound means none yet.
 func (s *Stats) clustering(k []byte) {
 	if s.MinClustering == nil || bytes.Compare(k, s.MinClustering) < 0 {
-		s.MinClustering = append([]byte{}, k...)
+		s.MinClustering = append(s.MinClustering[:0:cap(s.MinClustering)], k...)
+		if s.MinClustering == nil {
+			s.MinClustering = []byte{}
+		}
 	}
 	if s.MaxClustering == nil || bytes.Compare(k, s.MaxClustering) > 0 {
-		s.MaxClustering = append([]byte{}, k...)
+		s.MaxClustering = append(s.MaxClustering[:0:cap(s.MaxClustering)], k...)
+		if s.MaxClustering == nil {
+			s.MaxClustering = []byte{}
+		}
 	}
 }
 

@@ -181,7 +181,7 @@ func (w *Writer) BeginPartition(token int64, key []byte, del data.DeletionTime, 
 	// Partition header: token, key, deletion, static row, range tombstones.
 	b := binary.AppendVarint(w.scratch[:0], token)
 	b = appendBytes(b, key)
-	b = data.AppendDeletion(b, del)
+	b = appendDeletion(b, del)
 	if !del.IsLive() {
 		w.stats.PartitionTombstones++
 		w.stats.ClusteringUnbounded = true
@@ -198,7 +198,7 @@ func (w *Writer) BeginPartition(token int64, key []byte, del data.DeletionTime, 
 		b = append(b, 0)
 	}
 	sorted := rts
-	if !sort.SliceIsSorted(rts, func(i, j int) bool { return lessBound(rts[i].Start, rts[j].Start) }) {
+	if len(rts) > 1 && !sort.SliceIsSorted(rts, func(i, j int) bool { return lessBound(rts[i].Start, rts[j].Start) }) {
 		sorted = append([]data.RangeTombstone(nil), rts...)
 		sort.SliceStable(sorted, func(i, j int) bool { return lessBound(sorted[i].Start, sorted[j].Start) })
 	}
@@ -213,6 +213,22 @@ func (w *Writer) BeginPartition(token int64, key []byte, del data.DeletionTime, 
 	}
 	w.rowsOff = w.pos - w.partStart
 	return nil
+}
+
+// endOfPartition is the byte that ends a partition's records.
+var endOfPartition = [1]byte{0}
+
+// liveDeletion is data.AppendDeletion(nil, data.LiveDeletion): two 10-byte
+// varints that nearly every partition header and index entry carry.
+var liveDeletion = data.AppendDeletion(nil, data.LiveDeletion)
+
+// appendDeletion is data.AppendDeletion with the live deletion copied from
+// liveDeletion instead of encoded.
+func appendDeletion(b []byte, del data.DeletionTime) []byte {
+	if del == data.LiveDeletion {
+		return append(b, liveDeletion...)
+	}
+	return data.AppendDeletion(b, del)
 }
 
 // lessBound orders range-tombstone starts, nil (unbounded) first.
@@ -287,8 +303,12 @@ func (w *Writer) EndPartition() error {
 	if !w.inPartition {
 		return w.fail(fmt.Errorf("%w: EndPartition outside a partition", ErrWriterState))
 	}
-	w.closeBlock()
-	if err := w.writeStream([]byte{0}); err != nil {
+	if len(w.blocks) > 1 {
+		w.closeBlock()
+	} else {
+		w.blockOpen = false // a single block is not indexed: no copy of its last key
+	}
+	if err := w.writeStream(endOfPartition[:]); err != nil {
 		return err
 	}
 	w.inPartition = false
@@ -300,7 +320,7 @@ func (w *Writer) EndPartition() error {
 	entry = binary.AppendUvarint(entry, w.partStart)
 	entry = binary.AppendUvarint(entry, partLen)
 	entry = binary.AppendUvarint(entry, w.rowsOff)
-	entry = data.AppendDeletion(entry, w.deletion)
+	entry = appendDeletion(entry, w.deletion)
 	if len(w.blocks) > 1 {
 		entry = binary.AppendUvarint(entry, uint64(len(w.blocks)))
 		w.blockOffs = w.blockOffs[:0]
