@@ -3,19 +3,22 @@ module github.com/minicass/minicass
 go 1.26
 
 require (
-	github.com/chzyer/readline v1.5.1 // indirect
-	github.com/cockroachdb/datadriven v1.0.3 // indirect
+	github.com/chzyer/readline v1.5.1
+	github.com/cockroachdb/datadriven v1.0.3
+	github.com/gocql/gocql v1.7.0
+	github.com/google/btree v1.1.3
+	github.com/klauspost/compress v1.20.4
+	github.com/spaolacci/murmur3 v1.1.0
+	github.com/stretchr/testify v1.11.1
+	pgregory.net/rapid v1.2.0
+)
+
+require (
 	github.com/davecgh/go-spew v1.1.1 // indirect
-	github.com/gocql/gocql v1.7.0 // indirect
 	github.com/golang/snappy v0.0.3 // indirect
-	github.com/google/btree v1.1.3 // indirect
 	github.com/hailocab/go-hostpool v0.0.0-20160125115350-e80d13ce29ed // indirect
-	github.com/klauspost/compress v1.20.4 // indirect
 	github.com/pmezard/go-difflib v1.0.0 // indirect
-	github.com/spaolacci/murmur3 v1.1.0 // indirect
-	github.com/stretchr/testify v1.11.1 // indirect
 	golang.org/x/sys v0.0.0-20220310020820-b874c991c1a5 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
-	pgregory.net/rapid v1.2.0 // indirect
 )

@@ -289,7 +289,7 @@ func (p *batchPlan) execConditional(ctx context.Context, q *execution) (*Result,
 				return nil, invalidf("%v", err)
 			}
 		} else if len(tbl.ClusteringColumns()) == 0 {
-			clustering = []byte{}
+			clustering, _ = types.EncodeClustering(nil, nil) // the single row's key
 		}
 		st, err := readState(ctx, q, tbl, key, clustering)
 		if err != nil {

@@ -405,7 +405,7 @@ func (p *modPlan) execConditional(ctx context.Context, q *execution, wc *writeCo
 			return nil, invalidf("%v", err)
 		}
 	} else if len(p.tbl.ClusteringColumns()) == 0 {
-		clustering = []byte{}
+		clustering, _ = types.EncodeClustering(nil, nil) // the single row's key
 	}
 	unlock := q.s.x.eng.LockPartition(p.tbl, keys[0])
 	defer unlock()

@@ -2,6 +2,7 @@ package cql
 
 import (
 	"context"
+	"strings"
 
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/engine"
@@ -12,32 +13,111 @@ import (
 // readPartition reads one partition: its live static row and the live rows
 // of slices in the plan's order, at most limit rows (0: all).
 func (p *selectPlan) readPartition(ctx context.Context, q *execution, key []byte, slices data.Slices, limit int) (*selPart, error) {
-	part, err := q.s.x.eng.ReadPartition(ctx, p.tbl, key, engine.ReadOptions{Slices: slices, Reverse: p.reversed, Limit: limit, Now: q.now})
+	part, err := q.s.x.eng.ReadPartition(ctx, p.tbl, key, engine.ReadOptions{Slices: slices, Reverse: p.reversed, Limit: limit, Now: q.now.Unix()})
 	if err != nil {
-		return nil, AsError(err)
+		return nil, engineError(err)
 	}
-	return &selPart{key: key, static: part.Static, rows: part.Rows}, nil
+	sp, err := collectPartition(part)
+	if err != nil {
+		return nil, err
+	}
+	if q.trace != nil {
+		q.trace.add("Read partition %x of %s", key, p.tbl.QualifiedName())
+		for _, line := range strings.Split(strings.TrimSpace(part.Stats().String()), "\n") {
+			q.trace.add("  %s", line)
+		}
+	}
+	return sp, nil
+}
+
+// collectPartition drains an engine partition into a selPart, copying each
+// row (the engine's rows are valid only until the next call to Next).
+func collectPartition(part *engine.Partition) (*selPart, error) {
+	defer part.Close()
+	sp := &selPart{key: part.Key()}
+	if st := part.Static(); st != nil {
+		cp := copyRow(st)
+		sp.static = &cp
+	}
+	for {
+		r, ok := part.Next()
+		if !ok {
+			break
+		}
+		sp.rows = append(sp.rows, copyRow(r))
+	}
+	if err := part.Err(); err != nil {
+		return nil, engineError(err)
+	}
+	return sp, nil
+}
+
+// copyRow deep-copies a row, with all its byte slices in one allocation.
+func copyRow(r *data.Row) data.Row {
+	n := len(r.Clustering)
+	for i := range r.Cells {
+		n += len(r.Cells[i].Path) + len(r.Cells[i].Value)
+	}
+	buf := make([]byte, 0, n)
+	clone := func(b []byte) []byte {
+		if b == nil {
+			return nil
+		}
+		start := len(buf)
+		buf = append(buf, b...)
+		return buf[start:len(buf):len(buf)]
+	}
+	out := *r
+	out.Clustering = clone(r.Clustering)
+	out.Cells = make([]data.Cell, len(r.Cells))
+	for i, c := range r.Cells {
+		c.Path = clone(c.Path)
+		c.Value = clone(c.Value)
+		out.Cells[i] = c
+	}
+	if r.ColumnDeletions != nil {
+		out.ColumnDeletions = append([]data.ColumnDeletion(nil), r.ColumnDeletions...)
+	}
+	return out
 }
 
 // scan reads the partitions of a token range in token order. slicesFor
 // gives each partition's slices (skip drops the partition); fn receives each
 // partition and returns true to stop.
 func (p *selectPlan) scan(ctx context.Context, q *execution, tr data.TokenRange, slicesFor func(key []byte) (data.Slices, bool), limit int, fn func(*selPart) (bool, error)) error {
-	// The scan finds the partitions; each is then read with its own slices
-	// (the one a page resumes in needs narrower ones).
-	err := q.s.x.eng.Scan(ctx, p.tbl, tr, engine.ReadOptions{Reverse: p.reversed, Now: q.now}, func(ep *engine.Partition) (bool, error) {
-		sl, skip := slicesFor(ep.Key)
-		if skip {
-			return false, nil
-		}
-		part, err := p.readPartition(ctx, q, ep.Key, sl, limit)
-		if err != nil {
-			return false, err
-		}
-		return fn(part)
-	})
+	// The scanner finds the partitions in token order; each is then read
+	// with its own slices (the one a page resumes in needs narrower ones).
+	// The scanner's own rows are never pulled, so it reads only what it
+	// needs to know a partition has live data.
+	sc, err := q.s.x.eng.Scan(ctx, p.tbl, tr, engine.ReadOptions{Reverse: p.reversed, Now: q.now.Unix()})
 	if err != nil {
-		return AsError(err)
+		return engineError(err)
+	}
+	defer sc.Close()
+	for {
+		ep, ok := sc.Next()
+		if !ok {
+			break
+		}
+		key := append([]byte(nil), ep.Key()...)
+		sl, skip := slicesFor(key)
+		if skip {
+			continue
+		}
+		part, err := p.readPartition(ctx, q, key, sl, limit)
+		if err != nil {
+			return err
+		}
+		stop, err := fn(part)
+		if err != nil {
+			return err
+		}
+		if stop {
+			break
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return engineError(err)
 	}
 	return nil
 }

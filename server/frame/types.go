@@ -108,8 +108,9 @@ var kindByProtocolID = func() map[uint16]types.Kind {
 	return m
 }()
 
-// Option reads an [option] naming a type. Collections are returned not
-// frozen (the wire does not say), tuples frozen.
+// Option reads an [option] naming a type. A top-level collection is returned
+// not frozen (the wire does not say); collections nested in another type are
+// frozen, as CQL requires of them, and tuples are always frozen.
 func (r *Reader) Option() (types.Type, error) { return r.option(0) }
 
 func (r *Reader) option(depth int) (types.Type, error) {
@@ -153,7 +154,7 @@ func (r *Reader) option(depth int) (types.Type, error) {
 		if err != nil {
 			return types.Type{}, err
 		}
-		t.Params = append(t.Params, p)
+		t.Params = append(t.Params, p.Freeze())
 	}
 	return t, r.err
 }
