@@ -315,8 +315,20 @@ func (sh *Shell) statement(ctx context.Context, stmt string) {
 		return
 	}
 	res := rows.Result()
-	if res.Kind == cql.ResultRows {
+	switch {
+	case res.Kind != cql.ResultRows:
+	case firstWord(skipComments(stmt)) == "select" || sh.cfg.Format != FormatTable:
 		sh.printRows(ctx, stmt, opts, rows)
+	default:
+		// A conditional (LWT) INSERT, UPDATE, DELETE or BATCH: cqlsh prints
+		// its [applied] row as a bare table, without "(N rows)".
+		fmt.Fprintln(sh.out)
+		vals := formatRows(res.Columns, res.Rows)
+		if sh.expand && len(vals) > 0 {
+			writeVertical(sh.out, res.Columns, vals, 0)
+		} else {
+			writeTable(sh.out, res.Columns, vals, true, sh.cfg.TTY)
+		}
 	}
 	sh.printWarnings(rows.Warnings())
 	if sh.tracing {
