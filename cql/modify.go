@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/minicass/minicass/cql/parser"
@@ -212,6 +213,10 @@ func (s *Session) compileUpdate(st *parser.Update) (plan, error) {
 		return nil, err
 	}
 	staticOnly := true
+	// seen records, per column, whether a plain "c = v" was among its
+	// assignments: that one is incompatible with any other setting of the
+	// column (Operation.RawUpdate.isCompatibleWith); additions, removals,
+	// prepends and element settings combine.
 	seen := map[string]bool{}
 	for _, a := range st.Set {
 		name := string(a.Column)
@@ -222,10 +227,10 @@ func (s *Session) compileUpdate(st *parser.Update) (plan, error) {
 		if col.Kind == schema.PartitionKey || col.Kind == schema.Clustering {
 			return nil, invalidf("PRIMARY KEY part %s found in SET part", name)
 		}
-		if seen[name] && a.Op != parser.AssignSetElem {
+		if prevSet, ok := seen[name]; ok && (prevSet || a.Op == parser.AssignSet) {
 			return nil, invalidf("Multiple incompatible setting of column %s", name)
 		}
-		seen[name] = true
+		seen[name] = seen[name] || a.Op == parser.AssignSet
 		if col.Kind == schema.Regular {
 			staticOnly = false
 		}
@@ -497,6 +502,29 @@ func (wc *writeContext) deletion(ts int64) data.DeletionTime {
 // (Lists.java: 2010-01-01T00:00:00Z): prepended elements get time UUIDs
 // counting down from it, so they sort before every appended element.
 var listReferenceTime = time.Date(2010, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// prependSeq orders prepended list elements: each prepend takes the next
+// lower values, so a later prepend sorts before an earlier one even within
+// the same millisecond (Cassandra's PrecisionTime counts down likewise).
+var prependSeq atomic.Int64
+
+func init() { prependSeq.Store(1 << 54) }
+
+// prependUUID returns the time UUID of a prepended list element: the time
+// part is base (counting down from the reference time as the clock moves
+// forward) and the low 8 bytes carry seq so that the comparator (which
+// compares them as signed bytes) orders elements by seq.
+func prependUUID(base time.Time, seq int64) types.UUIDValue {
+	u := types.MinTimeUUID(base)
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], uint64(seq))
+	// Byte 8 keeps the RFC 4122 variant; bytes 9-15 hold seq's low 56
+	// bits, each flipped so their unsigned order is the signed-byte order.
+	for i := 9; i < 16; i++ {
+		u[i] = b[i-8] ^ 0x80
+	}
+	return u
+}
 
 // mutations builds the mutations of one execution (one per partition).
 func (p *modPlan) mutations(ctx context.Context, q *execution, wc *writeContext) ([]*data.Mutation, error) {
@@ -783,12 +811,17 @@ func (p *modPlan) addElements(q *execution, wc *writeContext, row *data.Row, col
 	}
 	switch t.Kind {
 	case types.List:
-		base := wc.now
 		if prepend {
-			base = listReferenceTime.Add(-wc.now.Sub(listReferenceTime))
+			base := listReferenceTime.Add(-wc.now.Sub(listReferenceTime))
+			seq := prependSeq.Add(-int64(len(elems)))
+			for i, e := range elems {
+				u := prependUUID(base, seq+int64(i))
+				row.Cells = append(row.Cells, wc.cell(col.Name, types.EncodeKey(types.TimeUUIDType, u[:]), e))
+			}
+			break
 		}
 		for _, e := range elems {
-			u := q.s.x.uuid.NewTimeUUID(base)
+			u := q.s.x.uuid.NewTimeUUID(wc.now)
 			row.Cells = append(row.Cells, wc.cell(col.Name, types.EncodeKey(types.TimeUUIDType, u[:]), e))
 		}
 	case types.Set:

@@ -62,6 +62,9 @@ func runScript(t *testing.T, s *Session, input string, page int) string {
 			fmt.Fprintf(&out, "code=%04x message=%s\n", int32(e.Code), e.Message)
 			continue
 		}
+		for _, w := range res.Warnings {
+			fmt.Fprintf(&out, "warning: %s\n", w)
+		}
 		if res.Kind != ResultRows {
 			continue
 		}
