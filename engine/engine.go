@@ -1,16 +1,20 @@
 package engine
 
 import (
+	"errors"
+	"io"
 	"sync"
 	"sync/atomic"
 
+	"github.com/minicass/minicass/commitlog"
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/partitioner"
+	"github.com/minicass/minicass/vfs"
 )
 
 // Engine is an open storage engine: a schema registry and, per table, the
-// memtables (and later SSTables) that hold its data. It is safe for
-// concurrent use by any number of goroutines.
+// memtables and SSTables that hold its data, with a commit log when it has a
+// data directory. It is safe for concurrent use by any number of goroutines.
 type Engine struct {
 	opts Options
 	ts   timestamps
@@ -20,33 +24,84 @@ type Engine struct {
 	// state is the current schema and table set, replaced as a whole on
 	// every schema change (see schema.go).
 	state atomic.Pointer[schemaState]
-	// schemaMu serializes schema changes and guards listeners.
+	// schemaMu serializes schema changes and guards listeners, schemaN
+	// and truncated.
 	schemaMu  sync.Mutex
 	listeners map[int]func(SchemaChange)
 	nextLis   int
 
 	// lwt stripes the partition locks of LockPartition.
 	lwt [lwtStripes]sync.Mutex
+
+	// Storage (see durable.go). fs holds the SSTables: opts.FS for a data
+	// directory, a private MemFS for an in-memory engine. log, lock and
+	// the schema file exist only with a data directory.
+	fs        vfs.FS
+	dataDir   string
+	schemaDir string
+	lock      io.Closer
+	log       *commitlog.Log
+	schemaN   uint64
+	truncated map[data.TableID]commitlog.Position
+
+	// Flushing (see flush.go).
+	mem         atomic.Int64 // bytes held by all memtables
+	memMu       sync.Mutex
+	memCond     *sync.Cond // signalled when mem drops
+	flushSem    chan struct{}
+	bg          sync.WaitGroup
+	releaseMu   sync.Mutex
+	globalFlush atomic.Bool
 }
 
 // Open returns a new engine configured by opts (see Options; the zero value
-// works).
+// works). With a data directory it takes the directory's LOCK (ErrLocked if
+// another engine holds it), loads the schema file, opens every table's
+// SSTables and replays the commit log over them before returning.
 func Open(opts Options) (*Engine, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	e := &Engine{opts: opts.EnsureDefaults(), listeners: map[int]func(SchemaChange){}}
+	e := &Engine{opts: opts.EnsureDefaults(), listeners: map[int]func(SchemaChange){},
+		truncated: map[data.TableID]commitlog.Position{}}
+	e.memCond = sync.NewCond(&e.memMu)
+	e.flushSem = make(chan struct{}, e.opts.FlushWorkers)
 	e.state.Store(emptySchemaState())
+	if err := e.openStorage(); err != nil {
+		e.closed.Store(true)
+		return nil, errors.Join(err, e.closeStorage())
+	}
 	return e, nil
 }
 
-// Close closes the engine. Later calls that read or write return ErrClosed;
-// a second Close returns ErrClosed too.
+// Close closes the engine: it flushes the tables of keyspaces created with
+// durable_writes = false (whose writes bypass the commit log), waits for
+// running flushes, syncs and closes the commit log and releases the data
+// directory. Data of durable keyspaces still in memtables is recovered from
+// the commit log by the next Open. Later calls that read or write return
+// ErrClosed; a second Close returns ErrClosed too.
 func (e *Engine) Close() error {
 	if e.closed.Swap(true) {
 		return ErrClosed
 	}
-	return nil
+	var errs []error
+	if e.log != nil {
+		st := e.state.Load()
+		for _, ks := range st.keyspaces {
+			if ks.def.DurableWrites {
+				continue
+			}
+			for _, t := range ks.tables {
+				if s, ok := st.stores[t.ID]; ok {
+					s.switchMemtable(0, e.logTail)
+					errs = append(errs, e.flushStore(s))
+				}
+			}
+		}
+	}
+	e.bg.Wait()
+	errs = append(errs, e.closeStorage())
+	return errors.Join(errs...)
 }
 
 // Options returns the engine's options, with defaults filled in.

@@ -22,8 +22,6 @@ func TestOpenOptions(t *testing.T) {
 	assert.ErrorIs(t, e.Close(), ErrClosed)
 	assert.ErrorIs(t, e.CreateKeyspace(&schema.Keyspace{Name: "x"}), ErrClosed)
 
-	_, err = Open(Options{Dir: "/tmp/x"})
-	assert.ErrorIs(t, err, ErrNotDurable)
 	_, err = Open(Options{MemtableSize: -1})
 	assert.ErrorIs(t, err, ErrInvalidOptions)
 }

@@ -8,9 +8,25 @@ import "errors"
 var (
 	// ErrClosed is returned by every call on a closed engine.
 	ErrClosed = errors.New("engine: closed")
-	// ErrNotDurable is returned by Open when Options.Dir is set: durable
-	// storage (commit log, SSTables) is not built yet.
+	// ErrNotDurable is no longer returned: Options.Dir opens a durable
+	// engine.
+	//
+	// Deprecated: kept only until package minicass drops its alias; it
+	// will be removed.
 	ErrNotDurable = errors.New("engine: durable storage is not available yet")
+	// ErrLocked is returned by Open when the data directory is in use by
+	// another engine (in this process or another): its LOCK file is held.
+	// The message names the directory.
+	ErrLocked = errors.New("engine: data directory locked")
+	// ErrCorruption is wrapped by errors reporting damaged files: a commit
+	// log segment, an SSTable component or the schema file whose bytes
+	// are not what was written. The message names the file and offset;
+	// the underlying *commitlog.CorruptionError or
+	// *sstable.CorruptionError is wrapped too.
+	ErrCorruption = errors.New("engine: corruption")
+	// ErrFlush is wrapped by errors of a flush (writing a memtable to an
+	// SSTable); the memtable stays readable and is flushed again later.
+	ErrFlush = errors.New("engine: flush failed")
 	// ErrInvalidOptions is returned by Open for invalid options.
 	ErrInvalidOptions = errors.New("engine: invalid options")
 

@@ -48,7 +48,7 @@ func (m *rowMerger) advance(i int) {
 	if !ok {
 		m.heads[i] = nil
 		if err := m.iters[i].Err(); err != nil && m.err == nil {
-			m.err = err
+			m.err = wrapCorruption(err)
 		}
 		return
 	}

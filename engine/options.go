@@ -4,10 +4,54 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime"
+	"time"
+
+	"github.com/minicass/minicass/commitlog"
+	"github.com/minicass/minicass/sstable"
+	"github.com/minicass/minicass/vfs"
 )
 
-// DefaultMemtableSize is the default Options.MemtableSize: 64 MiB.
+// DefaultMemtableSize is the default Options.MemtableSize: 64 MiB per table.
+//
+// The threshold is per table rather than a share of a global pool because an
+// embedded engine usually serves a handful of tables: a per-table threshold
+// keeps each flushed SSTable a useful size (a few tens of MiB of data) and
+// makes a table's flushes independent of its neighbours' traffic. The global
+// bound is MemtableHardLimit: past half of it the largest memtable is
+// flushed (Cassandra's memtable_cleanup_threshold with two flush writers),
+// past all of it writes wait.
 const DefaultMemtableSize = 64 << 20
+
+// CommitLogSync says when commit-log appends are made durable, as
+// cassandra.yaml's commitlog_sync.
+type CommitLogSync int
+
+// The commit-log sync modes.
+const (
+	// SyncPeriodic (the default) acknowledges writes once they are in the
+	// commit-log file and fsyncs every CommitLogSyncPeriod (10 s): a crash
+	// loses at most the writes of the last period.
+	SyncPeriodic CommitLogSync = iota
+	// SyncBatch acknowledges a write only after an fsync covers it;
+	// concurrent writers share fsyncs (group commit).
+	SyncBatch
+	// SyncNone never fsyncs the commit log (tests, throwaway data).
+	SyncNone
+)
+
+// String returns the mode's name as in cassandra.yaml.
+func (s CommitLogSync) String() string {
+	switch s {
+	case SyncPeriodic:
+		return "periodic"
+	case SyncBatch:
+		return "batch"
+	case SyncNone:
+		return "none"
+	}
+	return fmt.Sprintf("CommitLogSync(%d)", int(s))
+}
 
 // Options configure an engine. The zero value is valid: an in-memory engine
 // on the system clock that logs nothing.
@@ -16,23 +60,42 @@ type Options struct {
 	// times. Nil (the default) is the system clock; tests pass a
 	// ManualClock.
 	Clock Clock
-	// MemtableSize is the size, in bytes, above which a table's memtable is
-	// switched out and flushed. 0 means DefaultMemtableSize. Until SSTables
-	// land nothing is flushed; the threshold is recorded for the flush
-	// path.
-	MemtableSize int64
 	// Logger receives the engine's log records. Nil discards them.
 	Logger *slog.Logger
 
-	// Durable storage. The fields below belong to the commit log and SSTable
-	// layers, which are not built yet: Dir must be empty for now (Open
-	// returns ErrNotDurable otherwise). The filesystem (a vfs.FS), the
-	// commit-log sync mode (periodic 10 s, batch, group) and segment size
-	// will be added next to Dir when durability lands.
-
 	// Dir is the data directory; "" (the default) keeps everything in
-	// memory.
+	// memory: no commit log, no schema file, and the SSTables of flushes
+	// live in a private in-memory filesystem that disappears with the
+	// engine. See the package documentation for the layout of Dir.
 	Dir string
+	// FS is the filesystem Dir lives on. Nil means vfs.Default when Dir is
+	// set. Tests pass vfs.NewCrashableMem or vfs.NewErrorFS.
+	FS vfs.FS
+
+	// CommitLogSync chooses when writes are made durable; the default is
+	// SyncPeriodic, as Cassandra's.
+	CommitLogSync CommitLogSync
+	// CommitLogSyncPeriod is the interval of periodic syncs. 0 means 10 s.
+	CommitLogSyncPeriod time.Duration
+	// CommitLogSegmentSize is the size of a commit-log segment file. 0
+	// means 32 MiB; the largest mutation is half a segment.
+	CommitLogSegmentSize int64
+
+	// MemtableSize is the size, in bytes, above which a table's memtable is
+	// switched out and flushed to an SSTable in the background. 0 means
+	// DefaultMemtableSize.
+	MemtableSize int64
+	// MemtableHardLimit bounds the bytes held by all memtables (active and
+	// being flushed). Past half of it the largest active memtable is
+	// flushed; past all of it writes wait for flushes to catch up. 0 means
+	// four times MemtableSize.
+	MemtableHardLimit int64
+	// FlushWorkers is the number of memtables flushed at once. 0 means 2,
+	// Cassandra's default memtable_flush_writers.
+	FlushWorkers int
+	// ColumnIndexSize is the row-index granularity inside wide partitions
+	// of the SSTables written (column_index_size). 0 means 64 KiB.
+	ColumnIndexSize int
 }
 
 // EnsureDefaults fills in the defaults of unset fields and returns o.
@@ -43,6 +106,24 @@ func (o Options) EnsureDefaults() Options {
 	if o.MemtableSize == 0 {
 		o.MemtableSize = DefaultMemtableSize
 	}
+	if o.MemtableHardLimit == 0 {
+		o.MemtableHardLimit = 4 * o.MemtableSize
+	}
+	if o.FlushWorkers == 0 {
+		o.FlushWorkers = min(2, max(1, runtime.GOMAXPROCS(0)))
+	}
+	if o.ColumnIndexSize == 0 {
+		o.ColumnIndexSize = sstable.DefaultColumnIndexSize
+	}
+	if o.CommitLogSyncPeriod == 0 {
+		o.CommitLogSyncPeriod = commitlog.DefaultSyncPeriod
+	}
+	if o.CommitLogSegmentSize == 0 {
+		o.CommitLogSegmentSize = commitlog.DefaultSegmentSize
+	}
+	if o.Dir != "" && o.FS == nil {
+		o.FS = vfs.Default
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -51,11 +132,39 @@ func (o Options) EnsureDefaults() Options {
 
 // Validate reports whether o can open an engine.
 func (o Options) Validate() error {
-	if o.MemtableSize < 0 {
+	switch {
+	case o.MemtableSize < 0:
 		return fmt.Errorf("%w: negative MemtableSize %d", ErrInvalidOptions, o.MemtableSize)
-	}
-	if o.Dir != "" {
-		return fmt.Errorf("%w: Dir %q", ErrNotDurable, o.Dir)
+	case o.MemtableHardLimit < 0:
+		return fmt.Errorf("%w: negative MemtableHardLimit %d", ErrInvalidOptions, o.MemtableHardLimit)
+	case o.MemtableHardLimit > 0 && o.MemtableHardLimit < o.MemtableSize:
+		return fmt.Errorf("%w: MemtableHardLimit %d below MemtableSize %d", ErrInvalidOptions, o.MemtableHardLimit, o.MemtableSize)
+	case o.FlushWorkers < 0:
+		return fmt.Errorf("%w: negative FlushWorkers %d", ErrInvalidOptions, o.FlushWorkers)
+	case o.ColumnIndexSize < 0:
+		return fmt.Errorf("%w: negative ColumnIndexSize %d", ErrInvalidOptions, o.ColumnIndexSize)
+	case o.CommitLogSync < SyncPeriodic || o.CommitLogSync > SyncNone:
+		return fmt.Errorf("%w: unknown CommitLogSync %d", ErrInvalidOptions, int(o.CommitLogSync))
+	case o.CommitLogSyncPeriod < 0:
+		return fmt.Errorf("%w: negative CommitLogSyncPeriod %v", ErrInvalidOptions, o.CommitLogSyncPeriod)
+	case o.CommitLogSegmentSize < 0:
+		return fmt.Errorf("%w: negative CommitLogSegmentSize %d", ErrInvalidOptions, o.CommitLogSegmentSize)
+	case o.CommitLogSegmentSize > 0 && o.CommitLogSegmentSize < 4096:
+		return fmt.Errorf("%w: CommitLogSegmentSize %d below 4 KiB", ErrInvalidOptions, o.CommitLogSegmentSize)
 	}
 	return nil
+}
+
+// commitLogOptions returns the options of the engine's commit log.
+func (o Options) commitLogOptions() commitlog.Options {
+	co := commitlog.Options{SyncPeriod: o.CommitLogSyncPeriod, SegmentSize: o.CommitLogSegmentSize}
+	switch o.CommitLogSync {
+	case SyncBatch:
+		co.SyncMode = commitlog.SyncBatch
+	case SyncNone:
+		co.SyncMode = commitlog.SyncNone
+	default:
+		co.SyncMode = commitlog.SyncPeriodic
+	}
+	return co
 }

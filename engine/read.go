@@ -283,7 +283,24 @@ func (e *Engine) ReadPartition(ctx context.Context, t *schema.Table, key []byte,
 	rs := e.resolve(&opts)
 	token := Token(key)
 	var parts []part
+	hasStatic := t.HasStatic()
+	deleted := data.LiveDeletion // the newest partition deletion found so far
 	for _, src := range s.sources() {
+		if sst, ok := src.(*sstableSource); ok {
+			reason := ""
+			switch {
+			case sst.shadowedBy(deleted):
+				reason = skipTimestamp
+			case sst.skipBySlices(opts.Slices, hasStatic):
+				reason = skipClustering
+			}
+			if reason != "" {
+				ss := rs.stats.source(src)
+				ss.Skipped++
+				ss.SkipReason = reason
+				continue
+			}
+		}
 		ps, skip, err := src.Partition(ctx, token, key)
 		if err != nil {
 			return nil, fmt.Errorf("engine: reading %s from %s: %w", t.QualifiedName(), src.Name(), err)
@@ -294,6 +311,7 @@ func (e *Engine) ReadPartition(ctx context.Context, t *schema.Table, key []byte,
 			ss.SkipReason = skip
 			continue
 		}
+		deleted = data.MaxDeletion(deleted, ps.Deletion())
 		parts = append(parts, part{src: src, ps: ps})
 	}
 	var shared *int

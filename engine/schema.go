@@ -2,12 +2,15 @@ package engine
 
 import (
 	"crypto/md5"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
 
+	"github.com/minicass/minicass/commitlog"
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/schema"
+	"github.com/minicass/minicass/sstable"
 	"github.com/minicass/minicass/types"
 )
 
@@ -213,6 +216,9 @@ func (e *Engine) CreateKeyspace(ks *schema.Keyspace) error {
 	}
 	next := cur.clone()
 	next.keyspaces[ks.Name] = &keyspaceState{def: ks, tables: map[string]*schema.Table{}}
+	if err := e.persistSchema(next); err != nil {
+		return err
+	}
 	e.publish(next, SchemaChange{Kind: Created, Target: TargetKeyspace, Keyspace: ks.Name})
 	return nil
 }
@@ -235,6 +241,9 @@ func (e *Engine) AlterKeyspace(ks *schema.Keyspace) error {
 	}
 	next := cur.clone()
 	next.keyspaces[ks.Name] = &keyspaceState{def: ks, tables: old.tables}
+	if err := e.persistSchema(next); err != nil {
+		return err
+	}
 	e.publish(next, SchemaChange{Kind: Updated, Target: TargetKeyspace, Keyspace: ks.Name})
 	return nil
 }
@@ -256,9 +265,18 @@ func (e *Engine) DropKeyspace(name string) error {
 	delete(next.keyspaces, name)
 	for _, t := range old.tables {
 		delete(next.stores, t.ID)
+		delete(e.truncated, t.ID)
+	}
+	if err := e.persistSchema(next); err != nil {
+		return err
 	}
 	e.publish(next, SchemaChange{Kind: Dropped, Target: TargetKeyspace, Keyspace: name})
-	return nil
+	var errs []error
+	for _, t := range old.tables {
+		errs = append(errs, e.dropStore(cur.stores[t.ID]))
+	}
+	errs = append(errs, e.fs.RemoveAll(e.fs.PathJoin(e.dataDir, name)))
+	return errors.Join(errs...)
 }
 
 func validTable(t *schema.Table) error {
@@ -297,7 +315,14 @@ func (e *Engine) CreateTable(t *schema.Table) error {
 	tables := maps.Clone(ks.tables)
 	tables[t.Name] = t
 	next.keyspaces[t.Keyspace] = &keyspaceState{def: ks.def, tables: tables}
-	next.stores[t.ID] = newTableStore(t)
+	dir := e.tableDir(t)
+	if err := e.fs.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("engine: creating %s: %w", dir, err)
+	}
+	next.stores[t.ID] = newTableStore(t, dir)
+	if err := e.persistSchema(next); err != nil {
+		return err
+	}
 	e.publish(next, SchemaChange{Kind: Created, Target: TargetTable, Keyspace: t.Keyspace, Table: t.Name})
 	return nil
 }
@@ -330,6 +355,12 @@ func (e *Engine) AlterTable(t *schema.Table) error {
 	tables := maps.Clone(ks.tables)
 	tables[t.Name] = t
 	next.keyspaces[t.Keyspace] = &keyspaceState{def: ks.def, tables: tables}
+	if err := e.persistSchema(next); err != nil {
+		return err
+	}
+	if s, ok := cur.stores[t.ID]; ok {
+		s.table.Store(t)
+	}
 	e.publish(next, SchemaChange{Kind: Updated, Target: TargetTable, Keyspace: t.Keyspace, Table: t.Name})
 	return nil
 }
@@ -356,8 +387,36 @@ func (e *Engine) DropTable(keyspace, name string) error {
 	delete(tables, name)
 	next.keyspaces[keyspace] = &keyspaceState{def: ks.def, tables: tables}
 	delete(next.stores, old.ID)
+	truncated, hadTrunc := e.truncated[old.ID]
+	delete(e.truncated, old.ID)
+	if err := e.persistSchema(next); err != nil {
+		if hadTrunc {
+			e.truncated[old.ID] = truncated
+		}
+		return err
+	}
 	e.publish(next, SchemaChange{Kind: Dropped, Target: TargetTable, Keyspace: keyspace, Table: name})
-	return nil
+	return e.dropStore(cur.stores[old.ID])
+}
+
+// dropStore discards the data of a dropped table: it stops its flushes,
+// closes its SSTables and deletes its directory. Replay skips the table's
+// commit-log records, since the table is no longer in the schema.
+func (e *Engine) dropStore(s *tableStore) error {
+	if s == nil {
+		return nil
+	}
+	s.dropped.Store(true)
+	s.flushMu.Lock()
+	defer s.flushMu.Unlock()
+	dropped, freed := s.truncate(nil)
+	e.releaseMemory(freed)
+	var errs []error
+	for _, src := range dropped {
+		errs = append(errs, src.r.Close())
+	}
+	errs = append(errs, e.fs.RemoveAll(s.dir), e.releaseLog())
+	return errors.Join(errs...)
 }
 
 // Truncate removes every row of a table, keeping its definition. Writes
@@ -380,6 +439,29 @@ func (e *Engine) Truncate(keyspace, name string) error {
 	if !ok {
 		return fmt.Errorf("%w: %s.%s", ErrNoTable, keyspace, name)
 	}
-	store.truncate()
-	return nil
+	e.schemaMu.Lock()
+	defer e.schemaMu.Unlock()
+	store.flushMu.Lock()
+	defer store.flushMu.Unlock()
+	var pos commitlog.Position
+	dropped, freed := store.truncate(func() commitlog.Position {
+		pos = e.logTail()
+		return pos
+	})
+	e.releaseMemory(freed)
+	if e.log != nil {
+		// Saved before the SSTables are deleted: if a crash comes
+		// between the two, Open deletes the SSTables the record covers
+		// and replay skips the records before it.
+		e.truncated[t.ID] = pos
+		if err := e.persistSchema(e.state.Load()); err != nil {
+			return err
+		}
+	}
+	var errs []error
+	for _, src := range dropped {
+		errs = append(errs, src.r.Close(), sstable.Remove(e.fs, store.dir, src.r.Gen()))
+	}
+	errs = append(errs, e.releaseLog())
+	return errors.Join(errs...)
 }

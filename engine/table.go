@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
+	"github.com/minicass/minicass/commitlog"
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/memtable"
 	"github.com/minicass/minicass/schema"
@@ -49,6 +51,15 @@ type Source interface {
 type memtableSource struct {
 	name string
 	mt   *memtable.Memtable
+
+	// minPos is the packed commit-log position (packPos) of the oldest
+	// record applied to the memtable, 0 if none: the commit log must keep
+	// it until the memtable is flushed.
+	minPos atomic.Uint64
+	// upper is the commit-log tail when the memtable was switched out:
+	// every record of the table before it is in this memtable or an older
+	// source. Set under tableStore.mu when the memtable is frozen.
+	upper commitlog.Position
 }
 
 // Name returns the memtable's name.
@@ -71,22 +82,66 @@ func (s *memtableSource) Partitions(_ context.Context, r data.TokenRange) (data.
 	return s.mt.Scan(r), nil
 }
 
-// tableStore holds the data of one table: the active memtable that takes
-// writes, the memtables being flushed, and the other sources (SSTables).
-type tableStore struct {
-	name string // keyspace.table, for source names and logs
-
-	// mu guards the source lists. Writers hold it shared while applying,
-	// so a memtable switch (exclusive) never loses a write.
-	mu       sync.RWMutex
-	active   *memtableSource
-	flushing []*memtableSource
-	others   []Source
-	gen      int
+// notePos records that the record at pos was applied to the memtable.
+func (s *memtableSource) notePos(pos commitlog.Position) {
+	p := packPos(pos)
+	for {
+		cur := s.minPos.Load()
+		if cur != 0 && cur <= p {
+			return
+		}
+		if s.minPos.CompareAndSwap(cur, p) {
+			return
+		}
+	}
 }
 
-func newTableStore(t *schema.Table) *tableStore {
-	s := &tableStore{name: t.QualifiedName()}
+// packPos packs a commit-log position into a uint64 ordered as positions
+// are (segment ids below 2^24, offsets below 2^40); a valid position is
+// never 0 (records start after the segment header).
+func packPos(p commitlog.Position) uint64 { return p.Segment<<40 | uint64(p.Offset) }
+
+func unpackPos(v uint64) commitlog.Position {
+	return commitlog.Position{Segment: v >> 40, Offset: int64(v & (1<<40 - 1))}
+}
+
+// tableStore holds the data of one table: the active memtable that takes
+// writes, the memtables being flushed, the SSTables, and the other sources
+// attached with AddSource.
+type tableStore struct {
+	name string // keyspace.table, for source names and logs
+	id   data.TableID
+	// table is the current definition (replaced by AlterTable), read by
+	// flushes for the table's options.
+	table atomic.Pointer[schema.Table]
+	// dir is the table's SSTable directory.
+	dir string
+
+	// mu guards the source lists. Writers hold it shared while appending
+	// to the commit log and applying, so a memtable switch (exclusive)
+	// never loses a write and sees every appended record applied.
+	mu       sync.RWMutex
+	active   *memtableSource
+	flushing []*memtableSource // oldest first
+	ssts     []*sstableSource  // newest first
+	others   []Source
+	gen      int
+
+	// flushMu serializes the flushes of the table, so its SSTables are
+	// completed in switch order (the commit-log upper bounds only grow),
+	// and excludes flushes from Truncate and DropTable.
+	flushMu sync.Mutex
+	// nextGen is the generation of the next SSTable (under flushMu).
+	nextGen int
+	// flushScheduled is set while a background flush is queued.
+	flushScheduled atomic.Bool
+	// dropped is set once the table is dropped: flushes stop.
+	dropped atomic.Bool
+}
+
+func newTableStore(t *schema.Table, dir string) *tableStore {
+	s := &tableStore{name: t.QualifiedName(), id: t.ID, dir: dir, nextGen: 1}
+	s.table.Store(t)
 	s.active = s.newMemtable()
 	return s
 }
@@ -99,39 +154,65 @@ func (s *tableStore) newMemtable() *memtableSource {
 }
 
 // sources returns the sources to read, newest first: the active memtable,
-// the flushing memtables (newest first), then the others in the order they
-// were added.
+// the flushing memtables (newest first), the SSTables (newest first), then
+// the others in the order they were added.
 func (s *tableStore) sources() []Source {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	out := make([]Source, 0, 1+len(s.flushing)+len(s.others))
+	out := make([]Source, 0, 1+len(s.flushing)+len(s.ssts)+len(s.others))
 	out = append(out, s.active)
 	for i := len(s.flushing) - 1; i >= 0; i-- {
 		out = append(out, s.flushing[i])
+	}
+	for _, t := range s.ssts {
+		out = append(out, t)
 	}
 	return append(out, s.others...)
 }
 
 // switchMemtable freezes the active memtable, moving it to the flushing
 // list, and installs an empty one. It does nothing if the active memtable
-// is empty.
-func (s *tableStore) switchMemtable() bool {
+// is empty or holds less than minSize bytes. tail gives the commit-log
+// position recorded as the frozen memtable's upper bound; it is called
+// while no write to the table is in flight.
+func (s *tableStore) switchMemtable(minSize int64, tail func() commitlog.Position) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.active.mt.IsEmpty() {
+	if s.active.mt.IsEmpty() || s.active.mt.Size() < minSize {
 		return false
+	}
+	if tail != nil {
+		s.active.upper = tail()
 	}
 	s.flushing = append(s.flushing, s.active)
 	s.active = s.newMemtable()
 	return true
 }
 
-// truncate drops every source and installs an empty memtable.
-func (s *tableStore) truncate() {
+// memBytes returns the bytes held by the table's memtables. The caller
+// holds mu.
+func (s *tableStore) memBytes() int64 {
+	n := s.active.mt.Size()
+	for _, m := range s.flushing {
+		n += m.mt.Size()
+	}
+	return n
+}
+
+// truncate drops every source and installs an empty memtable. It returns
+// the SSTables dropped and the memtable bytes released. mark, if not nil,
+// is called while no write to the table is in flight.
+func (s *tableStore) truncate(mark func() commitlog.Position) ([]*sstableSource, int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if mark != nil {
+		mark()
+	}
+	freed := s.memBytes()
+	dropped := s.ssts
 	s.active = s.newMemtable()
-	s.flushing, s.others = nil, nil
+	s.flushing, s.others, s.ssts = nil, nil, nil
+	return dropped, freed
 }
 
 func (e *Engine) storeFor(t *schema.Table) (*tableStore, error) {
@@ -149,16 +230,16 @@ func (e *Engine) storeFor(t *schema.Table) (*tableStore, error) {
 }
 
 // SwitchMemtable freezes the table's active memtable and starts a new one,
-// the first step of a flush. The frozen memtable stays readable. Until
-// SSTables land it is never released; the call exists for the flush path
-// and for tests of multi-source reads. It reports whether anything was
-// switched (an empty memtable is not).
+// the first step of a flush. The frozen memtable stays readable until a
+// flush (Flush, or the next background flush of the table) writes it to an
+// SSTable. It reports whether anything was switched (an empty memtable is
+// not).
 func (e *Engine) SwitchMemtable(t *schema.Table) (bool, error) {
 	s, err := e.storeFor(t)
 	if err != nil {
 		return false, err
 	}
-	return s.switchMemtable(), nil
+	return s.switchMemtable(0, e.logTail), nil
 }
 
 // AddSource attaches a read source (an SSTable) to a table. Reads merge it

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/maphash"
+	"sync"
 
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/schema"
@@ -51,11 +52,52 @@ func (e *Engine) Apply(ctx context.Context, t *schema.Table, m *data.Mutation) e
 	}
 	m.Table = t.ID
 	token := Token(m.Key)
-	// (Durability will append m to the commit log here.)
+	if err := e.waitForMemory(ctx, s); err != nil {
+		return err
+	}
+	logged := e.log != nil && e.durableWrites(t.Keyspace)
+	var buf *[]byte
+	if logged {
+		buf = encodeBufs.Get().(*[]byte)
+		*buf = data.AppendMutation((*buf)[:0], m)
+	}
+	// The shared lock spans the append and the apply, so that a memtable
+	// switch sees every appended record of the table in the memtable it
+	// freezes (see tableStore.mu and releaseLog).
 	s.mu.RLock()
-	s.active.mt.Apply(token, m)
+	active := s.active
+	if logged {
+		pos, err := e.log.Append(*buf)
+		if err != nil {
+			s.mu.RUnlock()
+			encodeBufs.Put(buf)
+			return fmt.Errorf("engine: commit log append for %s: %w", t.QualifiedName(), err)
+		}
+		active.notePos(pos)
+	}
+	n := active.mt.Apply(token, m)
 	s.mu.RUnlock()
+	if logged {
+		if cap(*buf) <= 1<<20 {
+			encodeBufs.Put(buf)
+		}
+	}
+	e.mem.Add(int64(n))
+	if active.mt.Size() >= e.opts.MemtableSize || e.mem.Load() >= e.opts.MemtableHardLimit/2 {
+		e.maybeFlush(s)
+	}
 	return nil
+}
+
+// encodeBufs recycles the buffers mutations are encoded into for the
+// commit log (the log copies the payload).
+var encodeBufs = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+// durableWrites reports whether the keyspace's writes go through the commit
+// log (durable_writes, true unless the keyspace says otherwise).
+func (e *Engine) durableWrites(keyspace string) bool {
+	ks, ok := e.state.Load().keyspaces[keyspace]
+	return !ok || ks.def.DurableWrites
 }
 
 func validateMutation(m *data.Mutation) error {

@@ -1,0 +1,300 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/minicass/minicass/commitlog"
+	"github.com/minicass/minicass/data"
+	"github.com/minicass/minicass/schema"
+	"github.com/minicass/minicass/sstable"
+	"github.com/minicass/minicass/vfs"
+)
+
+// Directory and file names of a data directory (see the package
+// documentation).
+const (
+	lockFileName     = "LOCK"
+	commitLogDirName = "commitlog"
+	dataDirName      = "data"
+)
+
+// openStorage prepares the engine's files: for an in-memory engine a
+// private MemFS for the SSTables of flushes; for a data directory the lock,
+// the schema, the SSTables and the commit log, replayed.
+func (e *Engine) openStorage() error {
+	if e.opts.Dir == "" {
+		e.fs = vfs.NewMem()
+		e.dataDir = dataDirName
+		return e.fs.MkdirAll(e.dataDir, 0o755)
+	}
+	fsys, dir := e.opts.FS, e.opts.Dir
+	e.fs = fsys
+	if err := fsys.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("engine: creating data directory %s: %w", dir, err)
+	}
+	lock, err := fsys.Lock(fsys.PathJoin(dir, lockFileName))
+	if err != nil {
+		if errors.Is(err, vfs.ErrLocked) {
+			return fmt.Errorf("%w: %s is in use by another minicass engine or process (%w)", ErrLocked, dir, err)
+		}
+		return fmt.Errorf("engine: locking data directory %s: %w", dir, err)
+	}
+	e.lock = lock
+	e.dataDir = fsys.PathJoin(dir, dataDirName)
+	e.schemaDir = fsys.PathJoin(dir, schemaDirName)
+	for _, d := range []string{e.dataDir, e.schemaDir} {
+		if err := fsys.MkdirAll(d, 0o755); err != nil {
+			return fmt.Errorf("engine: creating %s: %w", d, err)
+		}
+	}
+	st, truncated, n, err := readSchemaFile(fsys, e.schemaDir)
+	if err != nil {
+		return err
+	}
+	if st != nil {
+		e.schemaN, e.truncated = n, truncated
+		e.state.Store(st) // so that closeStorage closes what was opened
+		for _, ks := range st.keyspaces {
+			for _, t := range ks.tables {
+				s, err := e.openTableStore(t)
+				if err != nil {
+					st.stores[t.ID] = s // closed by closeStorage
+					return err
+				}
+				st.stores[t.ID] = s
+			}
+		}
+		st.version = st.digest()
+		e.state.Store(st)
+	}
+	if err := e.removeOrphans(); err != nil {
+		return err
+	}
+	log, err := commitlog.Open(fsys, fsys.PathJoin(dir, commitLogDirName), e.opts.commitLogOptions())
+	if err != nil {
+		return wrapCorruption(err)
+	}
+	e.log = log
+	return e.replay()
+}
+
+// closeStorage closes the commit log, the SSTables and the lock.
+func (e *Engine) closeStorage() error {
+	var errs []error
+	if e.log != nil {
+		errs = append(errs, e.log.Close())
+	}
+	for _, s := range e.state.Load().stores {
+		s.mu.Lock()
+		for _, t := range s.ssts {
+			errs = append(errs, t.r.Close())
+		}
+		s.mu.Unlock()
+	}
+	if e.lock != nil {
+		errs = append(errs, e.lock.Close())
+		e.lock = nil
+	}
+	return errors.Join(errs...)
+}
+
+// wrapCorruption marks errors of damaged files with ErrCorruption.
+func wrapCorruption(err error) error {
+	if err != nil && (errors.Is(err, commitlog.ErrCorruption) || errors.Is(err, sstable.ErrCorruption)) && !errors.Is(err, ErrCorruption) {
+		return fmt.Errorf("%w: %w", ErrCorruption, err)
+	}
+	return err
+}
+
+// tableDirName returns the directory name of a table, as Cassandra's
+// <table>-<32 hex digits of the id>.
+func tableDirName(t *schema.Table) string { return t.Name + "-" + hex.EncodeToString(t.ID[:]) }
+
+// tableDir returns the SSTable directory of t.
+func (e *Engine) tableDir(t *schema.Table) string {
+	return e.fs.PathJoin(e.dataDir, t.Keyspace, tableDirName(t))
+}
+
+// openTableStore creates the store of t and opens its SSTables, deleting
+// incomplete ones (a flush cut by a crash) and those the table's
+// truncation record covers.
+func (e *Engine) openTableStore(t *schema.Table) (*tableStore, error) {
+	dir := e.tableDir(t)
+	s := newTableStore(t, dir)
+	if err := e.fs.MkdirAll(dir, 0o755); err != nil {
+		return s, err
+	}
+	gens, err := sstable.List(e.fs, dir)
+	if err != nil {
+		return s, fmt.Errorf("engine: listing SSTables of %s in %s: %w", s.name, dir, err)
+	}
+	names, err := e.fs.List(dir)
+	if err != nil {
+		return s, err
+	}
+	maxGen := 0
+	for _, name := range names {
+		g, ok := parseGen(name)
+		if !ok {
+			continue
+		}
+		maxGen = max(maxGen, g)
+		if !slices.Contains(gens, g) {
+			// An SSTable without TOC.txt: a flush that did not finish.
+			if err := e.fs.Remove(e.fs.PathJoin(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return s, err
+			}
+		}
+	}
+	s.nextGen = maxGen + 1
+	trunc, truncated := e.truncated[t.ID]
+	for _, g := range gens {
+		r, err := sstable.Open(e.fs, dir, g, sstable.ReaderOptions{})
+		if err != nil {
+			return s, wrapCorruption(fmt.Errorf("engine: opening SSTable %d of %s in %s: %w", g, s.name, dir, err))
+		}
+		src := newSSTableSource(r)
+		if truncated && src.upper.Compare(trunc) <= 0 {
+			// Written before the table was truncated: the truncation
+			// record was saved but the files were not yet deleted.
+			if err := errors.Join(r.Close(), sstable.Remove(e.fs, dir, g)); err != nil {
+				return s, err
+			}
+			continue
+		}
+		s.ssts = append([]*sstableSource{src}, s.ssts...)
+	}
+	return s, nil
+}
+
+// parseGen returns the generation of an SSTable component file name
+// (xa-<gen>-big-<component>).
+func parseGen(name string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, sstable.VersionString+"-")
+	if !ok {
+		return 0, false
+	}
+	num, _, ok := strings.Cut(rest, "-")
+	if !ok {
+		return 0, false
+	}
+	g, err := strconv.Atoi(num)
+	return g, err == nil && g > 0
+}
+
+// removeOrphans deletes the directories of tables and keyspaces that are
+// no longer in the schema (dropped before a crash finished deleting them).
+func (e *Engine) removeOrphans() error {
+	st := e.state.Load()
+	keyspaces, err := e.fs.List(e.dataDir)
+	if err != nil {
+		return err
+	}
+	for _, ksName := range keyspaces {
+		ksDir := e.fs.PathJoin(e.dataDir, ksName)
+		ks, ok := st.keyspaces[ksName]
+		if !ok {
+			if err := e.fs.RemoveAll(ksDir); err != nil {
+				return err
+			}
+			continue
+		}
+		want := map[string]bool{}
+		for _, t := range ks.tables {
+			want[tableDirName(t)] = true
+		}
+		dirs, err := e.fs.List(ksDir)
+		if err != nil {
+			return err
+		}
+		for _, d := range dirs {
+			if !want[d] {
+				if err := e.fs.RemoveAll(e.fs.PathJoin(ksDir, d)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// replay applies the commit log's records to the memtables, skipping for
+// each table what its SSTables hold (their commit-log upper bound) and
+// what a truncation removed, and the records of tables that no longer
+// exist. It then schedules flushes for memtables over the threshold.
+func (e *Engine) replay() error {
+	st := e.state.Load()
+	skip := map[data.TableID]commitlog.Position{}
+	for id, s := range st.stores {
+		var p commitlog.Position
+		for _, t := range s.ssts {
+			if t.upper.Compare(p) > 0 {
+				p = t.upper
+			}
+		}
+		if tr, ok := e.truncated[id]; ok && tr.Compare(p) > 0 {
+			p = tr
+		}
+		skip[id] = p
+	}
+	var replayed, skipped int
+	err := e.log.Replay(func(pos commitlog.Position, payload []byte) error {
+		m, err := data.DecodeMutation(bytes.Clone(payload))
+		if err != nil {
+			return fmt.Errorf("%w: commit log record at %v: %w", ErrCorruption, pos, err)
+		}
+		s, ok := st.stores[m.Table]
+		if !ok || pos.Compare(skip[m.Table]) < 0 {
+			skipped++
+			return nil
+		}
+		if err := validateMutation(m); err != nil {
+			return fmt.Errorf("%w: commit log record at %v: %w", ErrCorruption, pos, err)
+		}
+		n := s.active.mt.Apply(Token(m.Key), m)
+		s.active.notePos(pos)
+		e.mem.Add(int64(n))
+		replayed++
+		return nil
+	})
+	if err != nil {
+		return wrapCorruption(err)
+	}
+	e.opts.Logger.Info("commit log replayed", "dir", e.opts.Dir, "applied", replayed, "skipped", skipped)
+	for _, s := range st.stores {
+		e.maybeFlush(s)
+	}
+	return nil
+}
+
+// persistSchema writes the schema file for next (a no-op for an in-memory
+// engine). The caller holds schemaMu.
+func (e *Engine) persistSchema(next *schemaState) error {
+	if e.schemaDir == "" {
+		return nil
+	}
+	b, err := encodeSchema(next, e.truncated)
+	if err != nil {
+		return err
+	}
+	if err := writeSchemaFile(e.fs, e.schemaDir, e.schemaN+1, b); err != nil {
+		return fmt.Errorf("engine: writing schema file in %s: %w", e.schemaDir, err)
+	}
+	e.schemaN++
+	return nil
+}
+
+// logTail returns the commit log's tail, the zero Position without a log.
+func (e *Engine) logTail() commitlog.Position {
+	if e.log == nil {
+		return commitlog.Position{}
+	}
+	return e.log.Tail()
+}

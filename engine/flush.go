@@ -1,0 +1,328 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/minicass/minicass/commitlog"
+	"github.com/minicass/minicass/data"
+	"github.com/minicass/minicass/sstable"
+)
+
+// Flushing. A table's active memtable is switched out (tableStore.
+// switchMemtable, which records the commit-log tail as its upper bound) when
+// it passes Options.MemtableSize, when all memtables together pass half of
+// MemtableHardLimit (the largest is chosen), or on Flush. A background
+// goroutine, at most FlushWorkers at a time, then writes the frozen
+// memtables of the table to SSTables, oldest first and one at a time per
+// table, so that a table's SSTables complete in switch order and the
+// largest upper bound among them covers everything before it. While a
+// memtable is written, reads keep merging it; once the SSTable is complete
+// (TOC.txt durable) it replaces the memtable as a source, and the commit-log
+// segments that no table still needs are released.
+
+// maybeFlush starts a background flush of s if its active memtable passed
+// the threshold, or of the largest memtable if all memtables together are
+// past half of the hard limit.
+func (e *Engine) maybeFlush(s *tableStore) {
+	if e.closed.Load() {
+		return
+	}
+	if s.active.mt.Size() >= e.opts.MemtableSize {
+		if s.switchMemtable(e.opts.MemtableSize, e.logTail) {
+			e.scheduleFlush(s)
+		}
+	}
+	if e.mem.Load() >= e.opts.MemtableHardLimit/2 && e.globalFlush.CompareAndSwap(false, true) {
+		defer e.globalFlush.Store(false)
+		var largest *tableStore
+		var size int64
+		for _, st := range e.state.Load().stores {
+			if n := st.active.mt.Size(); n > size {
+				largest, size = st, n
+			}
+		}
+		if largest != nil && largest.switchMemtable(1, e.logTail) {
+			e.scheduleFlush(largest)
+		}
+	}
+}
+
+// scheduleFlush flushes the frozen memtables of s in the background,
+// unless a background flush of s is already queued.
+func (e *Engine) scheduleFlush(s *tableStore) {
+	if !s.flushScheduled.CompareAndSwap(false, true) {
+		return
+	}
+	e.bg.Add(1)
+	go func() {
+		defer e.bg.Done()
+		e.flushSem <- struct{}{}
+		s.flushScheduled.Store(false)
+		err := e.flushStore(s)
+		<-e.flushSem
+		if err != nil {
+			e.opts.Logger.Error("background flush failed", "table", s.name, "err", err)
+		}
+	}()
+}
+
+// flushStore writes the frozen memtables of s to SSTables, oldest first.
+// A memtable whose flush fails stays frozen and readable, and its
+// commit-log records are kept: the next flush of the table retries it.
+func (e *Engine) flushStore(s *tableStore) error {
+	s.flushMu.Lock()
+	defer s.flushMu.Unlock()
+	for {
+		if s.dropped.Load() {
+			return nil
+		}
+		s.mu.RLock()
+		if len(s.flushing) == 0 {
+			s.mu.RUnlock()
+			return nil
+		}
+		mt := s.flushing[0]
+		s.mu.RUnlock()
+		src, err := e.writeSSTable(s, mt)
+		if err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrFlush, s.name, err)
+		}
+		s.mu.Lock()
+		if len(s.flushing) == 0 || s.flushing[0] != mt {
+			// Truncated meanwhile (Truncate waits for flushMu, so this
+			// does not happen; kept as a guard).
+			s.mu.Unlock()
+			_ = src.r.Close()
+			return sstable.Remove(e.fs, s.dir, src.r.Gen())
+		}
+		s.flushing = s.flushing[1:]
+		s.ssts = append([]*sstableSource{src}, s.ssts...)
+		s.mu.Unlock()
+		e.releaseMemory(mt.mt.Size())
+		if err := e.releaseLog(); err != nil {
+			e.opts.Logger.Error("releasing commit log segments", "err", err)
+		}
+	}
+}
+
+// writeSSTable writes the frozen memtable mt of s to a new SSTable and
+// opens it.
+func (e *Engine) writeSSTable(s *tableStore, mt *memtableSource) (*sstableSource, error) {
+	t := s.table.Load()
+	comp, err := sstable.CompressionFromOptions(t.Options.Compression)
+	if err != nil {
+		return nil, err
+	}
+	gen := s.nextGen
+	s.nextGen++
+	w, err := sstable.NewWriter(e.fs, s.dir, gen, sstable.WriterOptions{
+		Compression:         comp,
+		ColumnIndexSize:     e.opts.ColumnIndexSize,
+		BloomFilterFPChance: t.Options.BloomFilterFPChance,
+		CommitLogUpperBound: sstable.LogPosition{Segment: int64(mt.upper.Segment), Offset: mt.upper.Offset},
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := copyMemtable(w, mt); err != nil {
+		return nil, errors.Join(err, w.Abort())
+	}
+	if _, err := w.Finish(); err != nil {
+		return nil, errors.Join(err, w.Abort())
+	}
+	r, err := sstable.Open(e.fs, s.dir, gen, sstable.ReaderOptions{})
+	if err != nil {
+		return nil, wrapCorruption(err)
+	}
+	return newSSTableSource(r), nil
+}
+
+// copyMemtable writes every partition of mt to w.
+func copyMemtable(w *sstable.Writer, mt *memtableSource) error {
+	it := mt.mt.Scan(data.FullRing)
+	defer it.Close()
+	for {
+		ps, ok := it.Next()
+		if !ok {
+			return it.Err()
+		}
+		if err := w.BeginPartition(ps.Token(), ps.Key(), ps.Deletion(), ps.Static(), ps.RangeTombstones(nil)); err != nil {
+			return err
+		}
+		rows := ps.Rows(nil, false)
+		for {
+			r, ok := rows.Next()
+			if !ok {
+				break
+			}
+			if err := w.AddRow(r); err != nil {
+				_ = rows.Close()
+				return err
+			}
+		}
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			return err
+		}
+		if err := w.EndPartition(); err != nil {
+			return err
+		}
+	}
+}
+
+// releaseMemory subtracts n bytes from the memtable total and wakes writers
+// waiting for memory.
+func (e *Engine) releaseMemory(n int64) {
+	e.mem.Add(-n)
+	e.memMu.Lock()
+	e.memCond.Broadcast()
+	e.memMu.Unlock()
+}
+
+// waitForMemory blocks a write while the memtables hold more than
+// MemtableHardLimit, until flushes free memory or ctx ends.
+func (e *Engine) waitForMemory(ctx context.Context, s *tableStore) error {
+	if e.mem.Load() < e.opts.MemtableHardLimit {
+		return nil
+	}
+	e.maybeFlush(s)
+	stop := context.AfterFunc(ctx, func() {
+		e.memMu.Lock()
+		e.memCond.Broadcast()
+		e.memMu.Unlock()
+	})
+	defer stop()
+	e.memMu.Lock()
+	defer e.memMu.Unlock()
+	for e.mem.Load() >= e.opts.MemtableHardLimit {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if e.closed.Load() {
+			return ErrClosed
+		}
+		e.memCond.Wait()
+	}
+	return nil
+}
+
+// releaseLog deletes the commit-log segments that hold no record still
+// needed: the oldest record of every table's unflushed memtables bounds
+// what is kept.
+func (e *Engine) releaseLog() error {
+	if e.log == nil {
+		return nil
+	}
+	e.releaseMu.Lock()
+	defer e.releaseMu.Unlock()
+	// The tail is read first: a record appended later lies after it, and
+	// one appended earlier is noted in its memtable by the time the
+	// store's lock is taken (writers hold it shared from append to note).
+	bound := e.log.Tail()
+	for _, s := range e.state.Load().stores {
+		s.mu.Lock()
+		for _, m := range append(s.flushing[:len(s.flushing):len(s.flushing)], s.active) {
+			if p := m.minPos.Load(); p != 0 {
+				if up := unpackPos(p); up.Compare(bound) < 0 {
+					bound = up
+				}
+			}
+		}
+		s.mu.Unlock()
+	}
+	return e.log.ReleaseBefore(bound)
+}
+
+// Flush writes the memtables of one table (keyspace and table set), of
+// every table of a keyspace (table empty) or of every table (both empty)
+// to SSTables, and returns once they are durable. Writes continue
+// meanwhile (into new memtables). It returns ErrNoKeyspace or ErrNoTable
+// for a name that does not exist, and an error wrapping ErrFlush if
+// writing failed (the data stays in memory and in the commit log).
+func (e *Engine) Flush(ctx context.Context, keyspace, table string) error {
+	if err := e.checkOpen(); err != nil {
+		return err
+	}
+	st := e.state.Load()
+	var stores []*tableStore
+	for name, ks := range st.keyspaces {
+		if keyspace != "" && name != keyspace {
+			continue
+		}
+		for tn, t := range ks.tables {
+			if table != "" && tn != table {
+				continue
+			}
+			if s, ok := st.stores[t.ID]; ok {
+				stores = append(stores, s)
+			}
+		}
+	}
+	if keyspace != "" {
+		ks, ok := st.keyspaces[keyspace]
+		if !ok {
+			return fmt.Errorf("%w: %s", ErrNoKeyspace, keyspace)
+		}
+		if _, ok := ks.tables[table]; table != "" && !ok {
+			return fmt.Errorf("%w: %s.%s", ErrNoTable, keyspace, table)
+		}
+	} else if table != "" {
+		return fmt.Errorf("%w: table %q without a keyspace", ErrNoTable, table)
+	}
+	var errs []error
+	for _, s := range stores {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		s.switchMemtable(0, e.logTail)
+		errs = append(errs, e.flushStore(s))
+	}
+	return errors.Join(errs...)
+}
+
+// SSTableInfo describes one SSTable of a table, for teaching views
+// (nodetool tablestats, system_views.sstables) and tests.
+type SSTableInfo struct {
+	// Name is the Data.db file name, as read statistics name the source.
+	Name string
+	// Dir is the table's directory; Gen the SSTable's generation.
+	Dir string
+	Gen int
+	// Files lists the component file names, in TOC order.
+	Files []string
+	// DiskSize is the total size in bytes of the component files.
+	DiskSize int64
+	// CommitLogUpperBound is the commit-log position the SSTable covers.
+	CommitLogUpperBound commitlog.Position
+	// Stats is the SSTable's metadata (Statistics.db); do not modify it.
+	Stats *sstable.Stats
+}
+
+// SSTables lists the SSTables of keyspace.table, newest first. It returns
+// nil for a table that does not exist.
+func (e *Engine) SSTables(keyspace, table string) []SSTableInfo {
+	t, ok := e.Table(keyspace, table)
+	if !ok {
+		return nil
+	}
+	s, ok := e.store(t.ID)
+	if !ok {
+		return nil
+	}
+	s.mu.RLock()
+	ssts := append([]*sstableSource(nil), s.ssts...)
+	s.mu.RUnlock()
+	out := make([]SSTableInfo, 0, len(ssts))
+	for _, src := range ssts {
+		info := SSTableInfo{Name: src.name, Dir: src.r.Dir(), Gen: src.r.Gen(), Files: src.r.Files(),
+			CommitLogUpperBound: src.upper, Stats: src.stats}
+		for _, f := range info.Files {
+			if fi, err := e.fs.Stat(e.fs.PathJoin(info.Dir, f)); err == nil {
+				info.DiskSize += fi.Size()
+			}
+		}
+		out = append(out, info)
+	}
+	return out
+}

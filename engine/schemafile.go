@@ -1,0 +1,287 @@
+package engine
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/minicass/minicass/commitlog"
+	"github.com/minicass/minicass/data"
+	"github.com/minicass/minicass/schema"
+	"github.com/minicass/minicass/types"
+	"github.com/minicass/minicass/vfs"
+)
+
+// The schema file keeps the keyspaces, tables and truncation records across
+// restarts. Every schema change (and Truncate) writes a new file,
+// DIR/schema/schema-<n>.db with n one more than the last, atomically:
+// written as schema-<n>.db.tmp, fsynced, renamed, and the directory fsynced;
+// then the older files are removed. Open reads the highest n.
+//
+// Format (version 1), integers little-endian:
+//
+//	[4]  magic "MCSF"
+//	[4]  uint32 format version (1)
+//	[4]  uint32 payload length n
+//	[4]  uint32 CRC32C (Castagnoli) of the payload
+//	[n]  payload: JSON, {"keyspaces": [...]} as schemaFileJSON below
+//
+// Worked example: the payload {"keyspaces":[]} (16 bytes) is stored as
+//
+//	4d 43 53 46  01 00 00 00  10 00 00 00  <crc32c LE>  7b 22 6b 65 ...
+//
+// A table carries its ID (32 hex digits) and, once truncated, the
+// commit-log position of the truncation: replay skips the table's records
+// before it, and Open deletes SSTables that end before it.
+
+const (
+	schemaMagic      = "MCSF"
+	schemaVersion    = 1
+	schemaHeaderSize = 16
+	schemaDirName    = "schema"
+	schemaFilePrefix = "schema-"
+	schemaFileSuffix = ".db"
+)
+
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
+
+type schemaFileJSON struct {
+	Keyspaces []keyspaceJSON `json:"keyspaces"`
+}
+
+type keyspaceJSON struct {
+	Name          string            `json:"name"`
+	Replication   map[string]string `json:"replication"`
+	DurableWrites bool              `json:"durable_writes"`
+	Tables        []tableJSON       `json:"tables"`
+}
+
+type tableJSON struct {
+	Name        string         `json:"name"`
+	ID          string         `json:"id"`
+	Columns     []columnJSON   `json:"columns"`
+	Options     schema.Options `json:"options"`
+	TruncatedAt *positionJSON  `json:"truncated_at,omitempty"`
+}
+
+type columnJSON struct {
+	Name     string `json:"name"`
+	Type     string `json:"type"`
+	Kind     string `json:"kind"`
+	Position int    `json:"position"`
+	Desc     bool   `json:"desc,omitempty"`
+}
+
+type positionJSON struct {
+	Segment uint64 `json:"segment"`
+	Offset  int64  `json:"offset"`
+}
+
+var columnKinds = map[string]schema.ColumnKind{
+	schema.PartitionKey.String(): schema.PartitionKey,
+	schema.Clustering.String():   schema.Clustering,
+	schema.Static.String():       schema.Static,
+	schema.Regular.String():      schema.Regular,
+}
+
+// encodeSchema returns the schema file bytes of st with the truncation
+// records truncated.
+func encodeSchema(st *schemaState, truncated map[data.TableID]commitlog.Position) ([]byte, error) {
+	var f schemaFileJSON
+	f.Keyspaces = []keyspaceJSON{}
+	for _, name := range slices.Sorted(maps.Keys(st.keyspaces)) {
+		ks := st.keyspaces[name]
+		kj := keyspaceJSON{Name: name, Replication: ks.def.Replication, DurableWrites: ks.def.DurableWrites, Tables: []tableJSON{}}
+		for _, tn := range slices.Sorted(maps.Keys(ks.tables)) {
+			t := ks.tables[tn]
+			tj := tableJSON{Name: tn, ID: hex.EncodeToString(t.ID[:]), Options: t.Options}
+			for _, c := range t.Columns {
+				tj.Columns = append(tj.Columns, columnJSON{Name: c.Name, Type: c.Type.String(), Kind: c.Kind.String(), Position: c.Position, Desc: c.Desc})
+			}
+			if p, ok := truncated[t.ID]; ok {
+				tj.TruncatedAt = &positionJSON{Segment: p.Segment, Offset: p.Offset}
+			}
+			kj.Tables = append(kj.Tables, tj)
+		}
+		f.Keyspaces = append(f.Keyspaces, kj)
+	}
+	payload, err := json.Marshal(&f)
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, schemaHeaderSize, schemaHeaderSize+len(payload))
+	copy(b, schemaMagic)
+	binary.LittleEndian.PutUint32(b[4:], schemaVersion)
+	binary.LittleEndian.PutUint32(b[8:], uint32(len(payload)))
+	binary.LittleEndian.PutUint32(b[12:], crc32.Checksum(payload, crcTable))
+	return append(b, payload...), nil
+}
+
+// decodeSchema parses a schema file named file into keyspaces, tables and
+// truncation records.
+func decodeSchema(file string, b []byte) (*schemaState, map[data.TableID]commitlog.Position, error) {
+	bad := func(off int, format string, args ...any) error {
+		return fmt.Errorf("%w: schema file %s at offset %d: %s", ErrCorruption, file, off, fmt.Sprintf(format, args...))
+	}
+	if len(b) < schemaHeaderSize {
+		return nil, nil, bad(0, "%d bytes, shorter than the header", len(b))
+	}
+	if string(b[:4]) != schemaMagic {
+		return nil, nil, bad(0, "bad magic %q", b[:4])
+	}
+	if v := binary.LittleEndian.Uint32(b[4:]); v != schemaVersion {
+		return nil, nil, bad(4, "unknown version %d", v)
+	}
+	n := binary.LittleEndian.Uint32(b[8:])
+	if uint64(n) != uint64(len(b)-schemaHeaderSize) {
+		return nil, nil, bad(8, "payload length %d, file holds %d", n, len(b)-schemaHeaderSize)
+	}
+	payload := b[schemaHeaderSize:]
+	if got, want := crc32.Checksum(payload, crcTable), binary.LittleEndian.Uint32(b[12:]); got != want {
+		return nil, nil, bad(schemaHeaderSize, "checksum mismatch (stored %08x, computed %08x)", want, got)
+	}
+	var f schemaFileJSON
+	if err := json.Unmarshal(payload, &f); err != nil {
+		return nil, nil, bad(schemaHeaderSize, "%v", err)
+	}
+	st := emptySchemaState()
+	truncated := map[data.TableID]commitlog.Position{}
+	for _, kj := range f.Keyspaces {
+		ks := &keyspaceState{def: &schema.Keyspace{Name: kj.Name, Replication: kj.Replication, DurableWrites: kj.DurableWrites},
+			tables: map[string]*schema.Table{}}
+		for _, tj := range kj.Tables {
+			var id data.TableID
+			if raw, err := hex.DecodeString(tj.ID); err != nil || len(raw) != len(id) {
+				return nil, nil, bad(schemaHeaderSize, "table %s.%s: bad id %q", kj.Name, tj.Name, tj.ID)
+			} else {
+				copy(id[:], raw)
+			}
+			cols := make([]*schema.Column, 0, len(tj.Columns))
+			for _, cj := range tj.Columns {
+				typ, err := types.ParseType(cj.Type)
+				if err != nil {
+					return nil, nil, bad(schemaHeaderSize, "column %s of %s.%s: %v", cj.Name, kj.Name, tj.Name, err)
+				}
+				kind, ok := columnKinds[cj.Kind]
+				if !ok {
+					return nil, nil, bad(schemaHeaderSize, "column %s of %s.%s: kind %q", cj.Name, kj.Name, tj.Name, cj.Kind)
+				}
+				cols = append(cols, &schema.Column{Name: cj.Name, Type: typ, Kind: kind, Position: cj.Position, Desc: cj.Desc})
+			}
+			t := schema.NewTable(kj.Name, tj.Name, id, cols, tj.Options)
+			ks.tables[tj.Name] = t
+			if tj.TruncatedAt != nil {
+				truncated[id] = commitlog.Position{Segment: tj.TruncatedAt.Segment, Offset: tj.TruncatedAt.Offset}
+			}
+		}
+		st.keyspaces[kj.Name] = ks
+	}
+	return st, truncated, nil
+}
+
+// schemaFileName returns the name of schema file n.
+func schemaFileName(n uint64) string { return schemaFilePrefix + strconv.FormatUint(n, 10) + schemaFileSuffix }
+
+// parseSchemaFileName returns n for a name schema-<n>.db.
+func parseSchemaFileName(name string) (uint64, bool) {
+	s, ok := strings.CutPrefix(name, schemaFilePrefix)
+	if !ok {
+		return 0, false
+	}
+	s, ok = strings.CutSuffix(s, schemaFileSuffix)
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(s, 10, 64)
+	return n, err == nil
+}
+
+// readSchemaFile loads the newest schema file of dir, removing leftovers
+// (temporary files, older versions). It returns a nil state and n = 0 when
+// there is none.
+func readSchemaFile(fsys vfs.FS, dir string) (*schemaState, map[data.TableID]commitlog.Position, uint64, error) {
+	names, err := fsys.List(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, 0, nil
+	}
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	var newest uint64
+	var found bool
+	for _, name := range names {
+		if n, ok := parseSchemaFileName(name); ok && (!found || n > newest) {
+			newest, found = n, true
+		}
+	}
+	for _, name := range names {
+		if n, ok := parseSchemaFileName(name); (ok && n != newest) || strings.HasSuffix(name, ".tmp") {
+			if err := fsys.Remove(fsys.PathJoin(dir, name)); err != nil {
+				return nil, nil, 0, err
+			}
+		}
+	}
+	if !found {
+		return nil, nil, 0, nil
+	}
+	path := fsys.PathJoin(dir, schemaFileName(newest))
+	f, err := fsys.Open(path)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	b, err := io.ReadAll(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("engine: reading %s: %w", path, err)
+	}
+	st, truncated, err := decodeSchema(path, b)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	return st, truncated, newest, nil
+}
+
+// writeSchemaFile writes b as schema file n of dir atomically and removes
+// file n-1.
+func writeSchemaFile(fsys vfs.FS, dir string, n uint64, b []byte) error {
+	final := fsys.PathJoin(dir, schemaFileName(n))
+	tmp := final + ".tmp"
+	f, err := fsys.Create(tmp)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		_ = f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		_ = f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := fsys.Rename(tmp, final); err != nil {
+		return err
+	}
+	if err := fsys.SyncDir(dir); err != nil {
+		return err
+	}
+	if n > 1 {
+		if err := fsys.Remove(fsys.PathJoin(dir, schemaFileName(n-1))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,124 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+
+	"github.com/minicass/minicass/commitlog"
+	"github.com/minicass/minicass/data"
+	"github.com/minicass/minicass/sstable"
+)
+
+// Skip reasons of SSTable sources, as ReadStats reports them.
+const (
+	skipTokenRange = "token out of range"
+	skipBloom      = "bloom filter"
+	skipNotPresent = "not present"
+	skipClustering = "clustering bounds"
+	skipTimestamp  = "older than partition deletion"
+)
+
+// sstableSource adapts an SSTable Reader to Source.
+type sstableSource struct {
+	r     *sstable.Reader
+	name  string
+	stats *sstable.Stats
+	// upper is the commit-log position up to which the table's writes are
+	// in this SSTable or older ones (Statistics.db CommitLogUpperBound).
+	upper commitlog.Position
+}
+
+func newSSTableSource(r *sstable.Reader) *sstableSource {
+	st := r.Stats()
+	return &sstableSource{r: r, name: sstable.FileName(r.Gen(), sstable.ComponentData), stats: st,
+		upper: commitlog.Position{Segment: uint64(st.CommitLogUpperBound.Segment), Offset: st.CommitLogUpperBound.Offset}}
+}
+
+// Name returns the SSTable's Data.db file name.
+func (s *sstableSource) Name() string { return s.name }
+
+// Kind returns SourceSSTable.
+func (s *sstableSource) Kind() SourceKind { return SourceSSTable }
+
+// Partition looks the partition up: token range, bloom filter, then the
+// index.
+func (s *sstableSource) Partition(ctx context.Context, token int64, key []byte) (data.PartitionSource, string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, "", err
+	}
+	if s.stats.Partitions == 0 || token < s.stats.FirstToken || token > s.stats.LastToken {
+		return nil, skipTokenRange, nil
+	}
+	if !s.r.MayContain(key) {
+		return nil, skipBloom, nil
+	}
+	ps, ok, err := s.r.Get(token, key)
+	if err != nil {
+		return nil, "", wrapCorruption(err)
+	}
+	if !ok {
+		return nil, skipNotPresent, nil
+	}
+	return ps, "", nil
+}
+
+// Partitions scans the SSTable's partitions in r; an SSTable whose token
+// range does not meet r yields nothing without being read.
+func (s *sstableSource) Partitions(_ context.Context, r data.TokenRange) (data.PartitionIterator, error) {
+	if s.stats.Partitions == 0 || !overlaps(r, s.stats.FirstToken, s.stats.LastToken) {
+		return emptyPartitions{}, nil
+	}
+	return corruptionIter{s.r.Scan(r)}, nil
+}
+
+// overlaps reports whether r contains a token of [first, last].
+func overlaps(r data.TokenRange, first, last int64) bool {
+	if r.End < first {
+		return false
+	}
+	if r.StartInclusive {
+		return r.Start <= last
+	}
+	return r.Start < last
+}
+
+// skipBySlices reports whether the read's clustering slices provably miss
+// every row and range tombstone of the SSTable: the SSTable then adds
+// nothing to the read. It never skips when the table has static columns
+// (the static row is read whatever the slices) or when a partition
+// deletion or open-ended range tombstone makes the bounds unbounded.
+func (s *sstableSource) skipBySlices(slices data.Slices, hasStatic bool) bool {
+	st := s.stats
+	if len(slices) == 0 || hasStatic || st.ClusteringUnbounded {
+		return false
+	}
+	if st.MinClustering == nil && st.MaxClustering == nil {
+		return st.Rows == 0 && st.RangeTombstones == 0
+	}
+	for _, sl := range slices {
+		if (sl.Start == nil || bytes.Compare(sl.Start, st.MaxClustering) <= 0) &&
+			(sl.End == nil || bytes.Compare(sl.End, st.MinClustering) > 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// shadowedBy reports whether everything in the SSTable is at or below the
+// deletion d (a partition deletion found in a newer source), so that none
+// of it can be visible.
+func (s *sstableSource) shadowedBy(d data.DeletionTime) bool {
+	return !d.IsLive() && d.Deletes(s.stats.MaxTimestamp)
+}
+
+type emptyPartitions struct{}
+
+func (emptyPartitions) Next() (data.PartitionSource, bool) { return nil, false }
+func (emptyPartitions) Err() error                         { return nil }
+func (emptyPartitions) Close() error                       { return nil }
+
+// corruptionIter marks SSTable corruption errors with ErrCorruption.
+type corruptionIter struct{ data.PartitionIterator }
+
+func (it corruptionIter) Err() error   { return wrapCorruption(it.PartitionIterator.Err()) }
+func (it corruptionIter) Close() error { return wrapCorruption(it.PartitionIterator.Close()) }
