@@ -189,7 +189,9 @@ func decodeSchema(file string, b []byte) (*schemaState, map[data.TableID]commitl
 }
 
 // schemaFileName returns the name of schema file n.
-func schemaFileName(n uint64) string { return schemaFilePrefix + strconv.FormatUint(n, 10) + schemaFileSuffix }
+func schemaFileName(n uint64) string {
+	return schemaFilePrefix + strconv.FormatUint(n, 10) + schemaFileSuffix
+}
 
 // parseSchemaFileName returns n for a name schema-<n>.db.
 func parseSchemaFileName(name string) (uint64, bool) {
