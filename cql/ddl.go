@@ -20,6 +20,10 @@ var systemKeyspaces = map[string]bool{
 	"system_traces": true, "system_views": true, "system_virtual_schema": true,
 }
 
+// notModifiable is Cassandra's text for a change to a system keyspace
+// (ClientState.ensurePermission).
+func notModifiable(ks string) string { return ks + " keyspace is not user-modifiable." }
+
 // IsSystemKeyspace reports whether ks is one of the keyspaces minicass serves
 // itself.
 func IsSystemKeyspace(ks string) bool { return systemKeyspaces[ks] }
@@ -54,7 +58,10 @@ func (s *Session) compileDDL(stmt parser.Statement) (plan, error) {
 	case *parser.CreateKeyspace:
 		name := string(st.Name)
 		if systemKeyspaces[name] {
-			return nil, &Error{Code: CodeUnauthorized, Message: fmt.Sprintf("Cannot create keyspace %s: it is a system keyspace", name)}
+			if st.IfNotExists {
+				return &ddlPlan{run: func(context.Context, *execution) (*Result, error) { return voidResult(), nil }}, nil
+			}
+			return nil, &Error{Code: CodeAlreadyExists, Message: fmt.Sprintf("Cannot add existing keyspace \"%s\"", name), Keyspace: name}
 		}
 		if err := validateName("Keyspace", name); err != nil {
 			return nil, err
@@ -78,7 +85,7 @@ func (s *Session) compileDDL(stmt parser.Statement) (plan, error) {
 	case *parser.AlterKeyspace:
 		name := string(st.Name)
 		if systemKeyspaces[name] {
-			return nil, &Error{Code: CodeUnauthorized, Message: fmt.Sprintf("Cannot alter system keyspace %s", name)}
+			return nil, &Error{Code: CodeUnauthorized, Message: notModifiable(name)}
 		}
 		return &ddlPlan{run: func(ctx context.Context, q *execution) (*Result, error) {
 			old, ok := eng.Keyspace(name)
@@ -100,7 +107,7 @@ func (s *Session) compileDDL(stmt parser.Statement) (plan, error) {
 	case *parser.DropKeyspace:
 		name := string(st.Name)
 		if systemKeyspaces[name] {
-			return nil, &Error{Code: CodeUnauthorized, Message: fmt.Sprintf("Cannot drop system keyspace %s", name)}
+			return nil, &Error{Code: CodeUnauthorized, Message: notModifiable(name)}
 		}
 		return &ddlPlan{run: func(ctx context.Context, q *execution) (*Result, error) {
 			if err := eng.DropKeyspace(name); err != nil {
@@ -128,7 +135,7 @@ func (s *Session) compileDDL(stmt parser.Statement) (plan, error) {
 		}
 		name := string(st.Table.Name)
 		if systemKeyspaces[ks] {
-			return nil, &Error{Code: CodeUnauthorized, Message: fmt.Sprintf("%s keyspace is not user-modifiable.", ks)}
+			return nil, &Error{Code: CodeUnauthorized, Message: notModifiable(ks)}
 		}
 		return &ddlPlan{run: func(ctx context.Context, q *execution) (*Result, error) {
 			if err := eng.DropTable(ks, name); err != nil {
@@ -152,7 +159,7 @@ func (s *Session) compileDDL(stmt parser.Statement) (plan, error) {
 		}
 		name := string(st.Table.Name)
 		if systemKeyspaces[ks] {
-			return nil, &Error{Code: CodeUnauthorized, Message: fmt.Sprintf("Cannot TRUNCATE system table %s.%s", ks, name)}
+			return nil, &Error{Code: CodeUnauthorized, Message: notModifiable(ks)}
 		}
 		if _, err := s.lookupTable(st.Table); err != nil {
 			return nil, err
@@ -208,7 +215,7 @@ func (s *Session) compileCreateTable(st *parser.CreateTable) (plan, error) {
 	}
 	name := string(st.Table.Name)
 	if systemKeyspaces[ks] {
-		return nil, &Error{Code: CodeUnauthorized, Message: fmt.Sprintf("%s keyspace is not user-modifiable.", ks)}
+		return nil, &Error{Code: CodeUnauthorized, Message: notModifiable(ks)}
 	}
 	if err := validateName("Table", name); err != nil {
 		return nil, err
@@ -315,22 +322,27 @@ func (s *Session) compileCreateTable(st *parser.CreateTable) (plan, error) {
 	if hasCounter && hasNonCounter {
 		return nil, configf("Cannot mix counter and non counter columns in the same table")
 	}
-	// CLUSTERING ORDER BY must list a prefix of the clustering columns, in order.
-	for i, o := range st.ClusteringOrder {
-		n := string(o.Column)
-		if !containsString(ck, n) {
-			return nil, invalidf("Only clustering key columns can be defined in CLUSTERING ORDER directive: [%s] are not clustering columns", n)
-		}
-		if i >= len(ck) || ck[i] != n {
-			pos := indexOf(ck, n)
-			if i < len(ck) && pos > i {
-				return nil, invalidf("The order of columns in the CLUSTERING ORDER directive must match that of the clustering columns (%s must appear before %s)", ck[i], n)
-			}
-			return nil, invalidf("Duplicate column '%s' in CLUSTERING ORDER directive", n)
+	// CLUSTERING ORDER BY lists a prefix of the clustering columns, in order
+	// (CreateTableStatement.builder): the unlisted tail stays ASC.
+	for _, o := range st.ClusteringOrder {
+		if !containsString(ck, string(o.Column)) {
+			return nil, invalidf("Only clustering key columns can be defined in CLUSTERING ORDER directive: [%s] are not clustering columns", o.Column)
 		}
 	}
-	if len(st.ClusteringOrder) > 0 && len(st.ClusteringOrder) < len(ck) {
-		return nil, invalidf("Missing CLUSTERING ORDER for column %s", ck[len(st.ClusteringOrder)])
+	listed := map[string]bool{}
+	for _, o := range st.ClusteringOrder {
+		if listed[string(o.Column)] {
+			return nil, invalidf("Duplicate column '%s' in CLUSTERING ORDER directive", o.Column)
+		}
+		listed[string(o.Column)] = true
+	}
+	for i, o := range st.ClusteringOrder {
+		if c := ck[i]; c != string(o.Column) {
+			if listed[c] {
+				return nil, invalidf("The order of columns in the CLUSTERING ORDER directive must match that of the clustering columns (%s must appear before %s)", c, o.Column)
+			}
+			return nil, invalidf("Missing CLUSTERING ORDER for column %s", c)
+		}
 	}
 	for _, o := range st.ClusteringOrder {
 		for _, c := range cols {
@@ -423,7 +435,7 @@ func (s *Session) compileAlterTable(st *parser.AlterTable) (plan, error) {
 	}
 	name := string(st.Table.Name)
 	if systemKeyspaces[ks] {
-		return nil, &Error{Code: CodeUnauthorized, Message: fmt.Sprintf("%s keyspace is not user-modifiable.", ks)}
+		return nil, &Error{Code: CodeUnauthorized, Message: notModifiable(ks)}
 	}
 	return &ddlPlan{run: func(ctx context.Context, q *execution) (*Result, error) {
 		old, ok := s.x.eng.Table(ks, name)

@@ -161,7 +161,7 @@ func (c *compileCtx) compileCall(e *parser.FuncCall, r receiver) (term, error) {
 	}
 	overloads := functions[name]
 	if len(overloads) == 0 {
-		return nil, invalidf("Unknown function '%s'", e.Name)
+		return nil, invalidf("Unknown function %s called", e.Name)
 	}
 	var firstErr error
 	for _, fn := range overloads {

@@ -109,7 +109,7 @@ func (s *Session) modTable(t parser.TableName, kind stmtKind) (*schema.Table, er
 		return nil, err
 	}
 	if systemKeyspaces[tbl.Keyspace] {
-		return nil, &Error{Code: CodeUnauthorized, Message: "Modification of system keyspaces is not allowed: " + tbl.QualifiedName()}
+		return nil, &Error{Code: CodeUnauthorized, Message: notModifiable(tbl.Keyspace)}
 	}
 	return tbl, nil
 }
