@@ -105,6 +105,12 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, version stri
 		defer fh.Close()
 		in, name = fh, *file
 	}
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			fmt.Fprintf(stderr, "Connection error: %v\n", err)
+			return ExitStartup
+		}
+	}
 	db, err := minicass.Open(minicass.Options{Dir: dir})
 	if errors.Is(err, minicass.ErrNotDurable) && *dataDir == "" && !*memory {
 		// The default directory is a convenience: until the engine stores
