@@ -29,7 +29,7 @@ func (e *Engine) maybeFlush(s *tableStore) {
 	if e.closed.Load() {
 		return
 	}
-	if s.active.mt.Size() >= e.opts.MemtableSize {
+	if s.activeSize() >= e.opts.MemtableSize {
 		if s.switchMemtable(e.opts.MemtableSize, e.logTail) {
 			e.scheduleFlush(s)
 		}
@@ -39,7 +39,7 @@ func (e *Engine) maybeFlush(s *tableStore) {
 		var largest *tableStore
 		var size int64
 		for _, st := range e.state.Load().stores {
-			if n := st.active.mt.Size(); n > size {
+			if n := st.activeSize(); n > size {
 				largest, size = st, n
 			}
 		}

@@ -189,6 +189,13 @@ func (s *tableStore) switchMemtable(minSize int64, tail func() commitlog.Positio
 	return true
 }
 
+// activeSize returns the bytes held by the active memtable.
+func (s *tableStore) activeSize() int64 {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.active.mt.Size()
+}
+
 // memBytes returns the bytes held by the table's memtables. The caller
 // holds mu.
 func (s *tableStore) memBytes() int64 {
