@@ -130,7 +130,7 @@ func (s *Session) compileInsert(st *parser.Insert) (plan, error) {
 	}
 	c := newCompileCtx(st.BindCount())
 	p := &modPlan{tbl: tbl, kind: kindInsert, insertLiveness: true, where: &modWhere{tbl: tbl}}
-	byName := map[string]*keyValues{}
+	byName := map[string]*whereValues{}
 	staticOnly := true
 	for i, id := range st.Columns {
 		name := string(id)
@@ -145,7 +145,7 @@ func (s *Session) compileInsert(st *parser.Insert) (plan, error) {
 		if err != nil {
 			return nil, err
 		}
-		byName[name] = &keyValues{col: col, terms: []term{t}}
+		byName[name] = &whereValues{col: col, terms: []term{t}}
 		switch col.Kind {
 		case schema.PartitionKey, schema.Clustering:
 		default:

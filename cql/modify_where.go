@@ -20,51 +20,6 @@ const (
 	kindDelete stmtKind = "DELETE"
 )
 
-// keyValues is a compiled restriction of one primary key column in a
-// modification: an EQ (one term) or IN (several terms, or one bind marker
-// holding a list).
-type keyValues struct {
-	col   *schema.Column
-	terms []term
-	// inMarker is set for "col IN ?": the bound value is a list.
-	inMarker *bindTerm
-}
-
-func (kv *keyValues) values(q *execution) ([][]byte, error) {
-	var out [][]byte
-	if kv.inMarker != nil {
-		v, err := kv.inMarker.eval(q)
-		if err != nil {
-			return nil, err
-		}
-		if v.Unset {
-			return nil, invalidf("Invalid unset value for column %s", kv.col.Name)
-		}
-		if v.Bytes == nil {
-			return nil, invalidf("Invalid null value for column %s", kv.col.Name)
-		}
-		elems, err := types.DecodeCollection(types.ListOf(kv.col.Type, false), v.Bytes)
-		if err != nil {
-			return nil, invalidf("Invalid list value for in(%s): %v", kv.col.Name, err)
-		}
-		return elems, nil
-	}
-	for _, t := range kv.terms {
-		v, err := t.eval(q)
-		if err != nil {
-			return nil, err
-		}
-		if v.Unset {
-			return nil, invalidf("Invalid unset value for column %s", kv.col.Name)
-		}
-		if v.Bytes == nil {
-			return nil, invalidf("Invalid null value in condition for column %s", kv.col.Name)
-		}
-		out = append(out, v.Bytes)
-	}
-	return out, nil
-}
-
 // keySlice is a slice restriction on the last restricted clustering column of
 // a DELETE (a range deletion).
 type keySlice struct {
@@ -77,14 +32,14 @@ type keySlice struct {
 // key restrictions in key order.
 type modWhere struct {
 	tbl        *schema.Table
-	pk         []*keyValues
-	clustering []*keyValues // a prefix of the clustering columns
+	pk         []*whereValues
+	clustering []*whereValues // a prefix of the clustering columns
 	slice      *keySlice    // DELETE only
 }
 
 func (c *compileCtx) compileModWhere(tbl *schema.Table, where []parser.Relation, kind stmtKind) (*modWhere, error) {
 	w := &modWhere{tbl: tbl}
-	byCol := map[string]*keyValues{}
+	byCol := map[string]*whereValues{}
 	var slice *keySlice
 	var nonPK []string
 	for _, rel := range where {
@@ -116,16 +71,15 @@ func (c *compileCtx) compileModWhere(tbl *schema.Table, where []parser.Relation,
 				if err != nil {
 					return nil, err
 				}
-				byCol[name] = &keyValues{col: col, terms: []term{t}}
+				byCol[name] = &whereValues{col: col, terms: []term{t}}
 			case parser.OpIn:
 				if byCol[name] != nil {
 					return nil, invalidf("%s cannot be restricted by more than one relation if it includes a IN", name)
 				}
-				kv := &keyValues{col: col}
+				kv := &whereValues{col: col, in: true}
 				switch v := r.Value.(type) {
 				case *parser.BindMarker:
-					bt := c.bind(v, receiver{ks: tbl.Keyspace, table: tbl.Name, name: "in(" + name + ")", typ: types.ListOf(col.Type, false)})
-					kv.inMarker = &bt
+					kv.marker = c.bind(v, receiver{ks: tbl.Keyspace, table: tbl.Name, name: "in(" + name + ")", typ: types.ListOf(col.Type, false)})
 				case *parser.InList:
 					for _, e := range v.Elems {
 						t, err := c.compileTerm(e, recv)
@@ -279,7 +233,7 @@ func partitionKey(tbl *schema.Table, parts [][]byte) ([]byte, error) {
 func (w *modWhere) partitionKeys(q *execution) ([][]byte, error) {
 	sets := make([][][]byte, len(w.pk))
 	for i, kv := range w.pk {
-		vals, err := kv.values(q)
+		vals, err := kv.eval(q)
 		if err != nil {
 			return nil, err
 		}
@@ -305,7 +259,7 @@ func (w *modWhere) partitionKeys(q *execution) ([][]byte, error) {
 func (w *modWhere) clusteringPrefixes(q *execution) ([][][]byte, error) {
 	sets := make([][][]byte, len(w.clustering))
 	for i, kv := range w.clustering {
-		vals, err := kv.values(q)
+		vals, err := kv.eval(q)
 		if err != nil {
 			return nil, err
 		}

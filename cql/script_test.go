@@ -11,14 +11,17 @@ import (
 // TestCQLScripts runs the datadriven scripts under testdata/scripts: DDL,
 // INSERT/UPDATE/DELETE semantics, collections, counters, TTL, BATCH and
 // lightweight transactions, and the schemas and queries of the seed articles.
+func TestCQLScripts(t *testing.T) { runScripts(t, "testdata/scripts") }
+
+// runScripts runs every datadriven script under dir, each on a fresh engine
+// whose clock starts at testEpoch. Directives:
 //
-// Directives (as in TestSelectScripts):
-//
-//	exec [page=N]   runs each statement of the input; prints result rows,
+//	exec [page=N]   runs each statement of the input; prints result rows (all
+//	                pages concatenated when page=N, with the number of pages),
 //	                warnings, or the error as "code=2200 message=..."
 //	clock advance=D advances the engine's clock by a Go duration
-func TestCQLScripts(t *testing.T) {
-	datadriven.Walk(t, "testdata/scripts", func(t *testing.T, path string) {
+func runScripts(t *testing.T, dir string) {
+	datadriven.Walk(t, dir, func(t *testing.T, path string) {
 		s := newSelectTestSession(t)
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
 			switch d.Cmd {

@@ -6,46 +6,15 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/cockroachdb/datadriven"
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/types"
 	"github.com/stretchr/testify/require"
 )
 
-// TestSelectScripts runs the datadriven scripts under testdata/select.
-//
-// Directives:
-//
-//	exec [page=N]   runs each statement of the input; prints SELECT rows as a
-//	                table (all pages concatenated when page=N, with the number
-//	                of pages) or an error as "code=2200 message=..."
-//	clock advance=D advances the engine's clock by a Go duration
-func TestSelectScripts(t *testing.T) {
-	datadriven.Walk(t, "testdata/select", func(t *testing.T, path string) {
-		s := newSelectTestSession(t)
-		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
-			switch d.Cmd {
-			case "exec":
-				page := 0
-				if d.HasArg("page") {
-					d.ScanArgs(t, "page", &page)
-				}
-				return runScript(t, s, d.Input, page)
-			case "clock":
-				var adv string
-				d.ScanArgs(t, "advance", &adv)
-				dur, err := time.ParseDuration(adv)
-				require.NoError(t, err)
-				advanceClock(s, dur)
-				return ""
-			}
-			t.Fatalf("unknown directive %s", d.Cmd)
-			return ""
-		})
-	})
-}
+// TestSelectScripts runs the datadriven scripts under testdata/select
+// (directives: see runScripts).
+func TestSelectScripts(t *testing.T) { runScripts(t, "testdata/select") }
 
 func runScript(t *testing.T, s *Session, input string, page int) string {
 	stmts, rest := parser.SplitStatements(input + ";")
