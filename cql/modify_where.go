@@ -34,7 +34,7 @@ type modWhere struct {
 	tbl        *schema.Table
 	pk         []*whereValues
 	clustering []*whereValues // a prefix of the clustering columns
-	slice      *keySlice    // DELETE only
+	slice      *keySlice      // DELETE only
 }
 
 func (c *compileCtx) compileModWhere(tbl *schema.Table, where []parser.Relation, kind stmtKind) (*modWhere, error) {
