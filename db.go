@@ -28,7 +28,7 @@ func Open(opts Options) (*DB, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	eng, err := engine.Open(engineOptions(opts))
+	eng, err := engine.Open(opts.engineOptions())
 	if err != nil {
 		return nil, err
 	}

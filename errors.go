@@ -48,9 +48,9 @@ var (
 	// ErrNoRows is returned by Rows.ScanOne when the statement returned no
 	// row.
 	ErrNoRows = errors.New("minicass: no rows in result")
-	// ErrNotDurable is returned by Open for a non-empty Options.Dir while
-	// the engine keeps data in memory only (the engine's sentinel).
-	ErrNotDurable = engine.ErrNotDurable
+	// ErrLocked is returned by Open when the data directory is in use by
+	// another open DB, in this process or another (the engine's sentinel).
+	ErrLocked = engine.ErrLocked
 	// ErrNotAvailable reports a maintenance operation (Flush, Compact) the
 	// storage engine does not offer.
 	ErrNotAvailable = errors.New("minicass: operation not available")

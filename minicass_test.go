@@ -238,3 +238,39 @@ func TestFlush(t *testing.T) {
 	err = db.Flush(ctx, "ks", "nosuch")
 	assert.EqualError(t, err, "Table 'ks.nosuch' doesn't exist")
 }
+
+func TestDurableDir(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	db, err := Open(Options{Dir: dir, CommitLogSync: SyncBatch})
+	require.NoError(t, err)
+	setupKV(t, db)
+	require.NoError(t, db.Exec(ctx, "INSERT INTO ks.t (k, c, v) VALUES (1, 1, 'logged')"))
+	require.NoError(t, db.Exec(ctx, "INSERT INTO ks.t (k, c, v) VALUES (1, 2, 'flushed')"))
+	require.NoError(t, db.Flush(ctx, "ks", "t"))
+	require.NoError(t, db.Exec(ctx, "INSERT INTO ks.t (k, c, v) VALUES (1, 3, 'after flush')"))
+	assert.Equal(t, dir, db.Dir())
+
+	_, err = Open(Options{Dir: dir})
+	assert.ErrorIs(t, err, ErrLocked, "the data directory is locked while open")
+	require.NoError(t, db.Close())
+
+	db, err = Open(Options{Dir: dir})
+	require.NoError(t, err)
+	defer db.Close()
+	var got []string
+	for row, err := range db.Query(ctx, "SELECT v FROM ks.t WHERE k = 1").All() {
+		require.NoError(t, err)
+		var v string
+		require.NoError(t, row.Scan(&v))
+		got = append(got, v)
+	}
+	assert.Equal(t, []string{"logged", "flushed", "after flush"}, got, "schema and rows survive a restart")
+}
+
+func TestOptionsValidate(t *testing.T) {
+	_, err := Open(Options{CommitLogSync: CommitLogSync(42)})
+	assert.ErrorIs(t, err, ErrArgument)
+	_, err = Open(Options{FlushWorkers: -1})
+	assert.ErrorIs(t, err, ErrArgument)
+}

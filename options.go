@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/minicass/minicass/engine"
+	"github.com/minicass/minicass/vfs"
 )
 
 // Clock gives the current time. The engine reads it for write timestamps,
@@ -13,29 +16,83 @@ type Clock interface {
 	Now() time.Time
 }
 
+// CommitLogSync says when commit-log appends are made durable, as
+// cassandra.yaml's commitlog_sync. It is the engine's type.
+type CommitLogSync = engine.CommitLogSync
+
+// The commit-log sync modes.
+const (
+	// SyncPeriodic (the default) acknowledges writes once they are in the
+	// commit-log file and syncs every CommitLogSyncPeriod (10 s).
+	SyncPeriodic = engine.SyncPeriodic
+	// SyncBatch acknowledges a write only after a sync covers it.
+	SyncBatch = engine.SyncBatch
+	// SyncNone never syncs the commit log (tests, throwaway data).
+	SyncNone = engine.SyncNone
+)
+
 // Options configure a DB. The zero value works: an in-memory database on
-// the real clock that logs nothing.
+// the real clock that logs nothing. The fields after Logger tune the
+// storage engine and are passed to it unchanged (engine.Options documents
+// them in full).
 type Options struct {
-	// Dir is the data directory. Empty (the default) keeps everything in
-	// memory and writes nothing to disk.
+	// Dir is the data directory (commit log, SSTables, schema). Empty (the
+	// default) keeps everything in memory and writes nothing to disk.
 	Dir string
 	// Clock gives the time. Nil (the default) is the real time.
 	Clock Clock
 	// Logger receives engine and executor warnings. Nil (the default)
 	// discards them.
 	Logger *slog.Logger
-	// MemtableSize is the memtable size, in bytes, above which it is flushed
-	// to an SSTable. Zero (the default) uses the engine's default.
-	MemtableSize int64
 	// ClusterName is the cluster_name of system.local (default
 	// "Test Cluster").
 	ClusterName string
+
+	// FS is the filesystem Dir lives on; nil means the operating system's.
+	// Tests pass vfs.NewCrashableMem or vfs.NewErrorFS.
+	FS vfs.FS
+	// CommitLogSync chooses when writes are durable (default SyncPeriodic).
+	CommitLogSync CommitLogSync
+	// CommitLogSyncPeriod is the interval of periodic syncs (default 10 s).
+	CommitLogSyncPeriod time.Duration
+	// CommitLogSegmentSize is the size of a commit-log segment file
+	// (default 32 MiB).
+	CommitLogSegmentSize int64
+	// MemtableSize is the size, in bytes, above which a table's memtable is
+	// flushed to an SSTable (default 64 MiB).
+	MemtableSize int64
+	// MemtableHardLimit bounds the bytes of all memtables (default four
+	// times MemtableSize).
+	MemtableHardLimit int64
+	// FlushWorkers is the number of memtables flushed at once (default 2).
+	FlushWorkers int
+	// ColumnIndexSize is the row-index granularity inside wide partitions
+	// of the SSTables written (default 64 KiB).
+	ColumnIndexSize int
 }
 
-// Validate reports options that cannot work.
+// engineOptions translates Options into the engine's options.
+func (o *Options) engineOptions() engine.Options {
+	eo := engine.Options{
+		Dir: o.Dir, FS: o.FS, Logger: o.Logger,
+		CommitLogSync: o.CommitLogSync, CommitLogSyncPeriod: o.CommitLogSyncPeriod, CommitLogSegmentSize: o.CommitLogSegmentSize,
+		MemtableSize: o.MemtableSize, MemtableHardLimit: o.MemtableHardLimit, FlushWorkers: o.FlushWorkers,
+		ColumnIndexSize: o.ColumnIndexSize,
+	}
+	if o.Clock != nil {
+		eo.Clock = o.Clock
+	}
+	return eo
+}
+
+// Validate reports options that cannot work. Open calls it; the engine
+// checks its own fields as well.
 func (o *Options) Validate() error {
 	if o.MemtableSize < 0 {
 		return fmt.Errorf("%w: negative MemtableSize %d", ErrArgument, o.MemtableSize)
+	}
+	if err := o.engineOptions().Validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrArgument, err)
 	}
 	return nil
 }

@@ -112,13 +112,6 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, version stri
 		}
 	}
 	db, err := minicass.Open(minicass.Options{Dir: dir})
-	if errors.Is(err, minicass.ErrNotDurable) && *dataDir == "" && !*memory {
-		// The default directory is a convenience: until the engine stores
-		// data on disk, fall back to memory and say so.
-		fmt.Fprintf(stderr, "WARNING: %v; using an in-memory database instead of %s (nothing will be saved)\n", err, dir)
-		dir = ""
-		db, err = minicass.Open(minicass.Options{})
-	}
 	if err != nil {
 		fmt.Fprintf(stderr, "Connection error: %v\n", err)
 		return ExitStartup

@@ -87,3 +87,18 @@ func TestCompiledCommand(t *testing.T) {
 	assert.Equal(t, "[{\"key\": \"local\"}]\n[{\"key\": \"local\"}]\n", stdout.String(), "the statements after the error still run")
 	assert.Contains(t, stderr.String(), "<stdin>:1:SyntaxException: line 1:")
 }
+
+func TestShellDataDirPersists(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	code, _, errs := runArgs("shell", "--data", dir, "-e", `
+		CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};
+		CREATE TABLE ks.t (k int PRIMARY KEY, v text);
+		INSERT INTO ks.t (k, v) VALUES (1, 'kept');`)
+	require.Equal(t, 0, code, errs)
+	code, out, errs := runArgs("shell", "--data", dir, "-k", "ks", "--format", "csv", "-e", "SELECT * FROM t")
+	require.Equal(t, 0, code, errs)
+	assert.Equal(t, "k,v\n1,kept\n", out)
+	code, _, errs = runArgs("shell", "--data", dir, "-k", "nosuch", "-e", "SELECT * FROM t")
+	assert.Equal(t, 1, code)
+	assert.Equal(t, "Connection error: InvalidRequest: Error from server: code=2200 [Invalid query] message=\"Keyspace 'nosuch' does not exist\"\n", errs)
+}
