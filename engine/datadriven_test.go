@@ -10,9 +10,31 @@ import (
 	"time"
 
 	"github.com/cockroachdb/datadriven"
+	"github.com/stretchr/testify/require"
 
 	"github.com/minicass/minicass/data"
+	"github.com/minicass/minicass/schema"
+	"github.com/minicass/minicass/vfs"
 )
+
+// formatSSTables prints SSTables one a line with their main statistics.
+func formatSSTables(infos []SSTableInfo) string {
+	if len(infos) == 0 {
+		return "(no sstables)\n"
+	}
+	var b strings.Builder
+	for _, in := range infos {
+		st := in.Stats
+		fmt.Fprintf(&b, "%s: partitions=%d rows=%d cells=%d tombstones(partition=%d range=%d row=%d cell=%d) ts=[%d,%d] clustering=[%s,%s]",
+			in.Name, st.Partitions, st.Rows, st.Cells, st.PartitionTombstones, st.RangeTombstones, st.RowTombstones, st.CellTombstones,
+			st.MinTimestamp, st.MaxTimestamp, st.MinClustering, st.MaxClustering)
+		if st.ClusteringUnbounded {
+			b.WriteString(" unbounded")
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
 
 // TestDataDriven runs the scripts in testdata/. Commands:
 //
@@ -32,9 +54,17 @@ import (
 //	advance DURATION                move the manual clock
 //	switch                          freeze the active memtable (reads merge both)
 //	truncate
+//	flush                           write the memtables to an SSTable; prints the SSTables
+//	sstables                        list the table's SSTables, newest first
+//	restart [crash]                 close (or crash: keep only what is durable) and reopen
+//	use table=NAME [static=false]   switch to table ks.NAME, creating it if needed
+//
+// The engine is durable, on an in-memory crashable filesystem.
 func TestDataDriven(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
-		e, clock, tbl := newTestEngine(t)
+		fsys := vfs.NewCrashableMem()
+		e, clock, tbl := openDurable(t, fsys, Options{CommitLogSync: SyncBatch})
+		defer func() { _ = e.Close() }()
 		ctx := context.Background()
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
 			now := clock.Now().Unix()
@@ -114,10 +144,57 @@ func TestDataDriven(t *testing.T) {
 				}
 				return fmt.Sprintf("switched=%v\n", ok)
 			case "truncate":
-				if err := e.Truncate("ks", "t"); err != nil {
+				if err := e.Truncate("ks", tbl.Name); err != nil {
 					return "error: " + err.Error() + "\n"
 				}
 				return "ok\n"
+			case "flush":
+				if err := e.Flush(ctx, "ks", tbl.Name); err != nil {
+					return "error: " + err.Error() + "\n"
+				}
+				return formatSSTables(e.SSTables("ks", tbl.Name))
+			case "sstables":
+				return formatSSTables(e.SSTables("ks", tbl.Name))
+			case "restart":
+				if d.HasArg("crash") {
+					crashed := fsys.CrashClone()
+					require.NoError(t, e.Close())
+					fsys = crashed
+				} else {
+					require.NoError(t, e.Close())
+				}
+				var err error
+				e, err = Open(Options{Dir: "db", FS: fsys, Clock: clock, CommitLogSync: SyncBatch})
+				if err != nil {
+					return "error: " + err.Error() + "\n"
+				}
+				var ok bool
+				if tbl, ok = e.Table("ks", tbl.Name); !ok {
+					return "table lost\n"
+				}
+				return "ok\n"
+			case "use":
+				var name string
+				d.ScanArgs(t, "table", &name)
+				if cur, ok := e.Table("ks", name); ok {
+					tbl = cur
+					return "ok\n"
+				}
+				nt := testTable(name, data.TableID{byte(len(e.Tables("ks")) + 1)})
+				if d.HasArg("static") {
+					var cols []*schema.Column
+					for _, c := range nt.Columns {
+						if c.Kind != schema.Static {
+							cols = append(cols, c)
+						}
+					}
+					nt = schema.NewTable("ks", name, nt.ID, cols, nt.Options)
+				}
+				if err := e.CreateTable(nt); err != nil {
+					return "error: " + err.Error() + "\n"
+				}
+				tbl = nt
+				return "created\n"
 			}
 			d.Fatalf(t, "unknown command %s", d.Cmd)
 			return ""

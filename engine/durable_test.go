@@ -20,7 +20,10 @@ import (
 // schema has no keyspace ks it creates ks and table ks.t (testTable).
 func openDurable(t testing.TB, fsys vfs.FS, opts Options) (*Engine, *ManualClock, *schema.Table) {
 	t.Helper()
-	clock := NewManualClock(testStart)
+	clock, ok := opts.Clock.(*ManualClock)
+	if !ok {
+		clock = NewManualClock(testStart)
+	}
 	opts.Clock, opts.FS = clock, fsys
 	if opts.Dir == "" {
 		opts.Dir = "db"

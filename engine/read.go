@@ -286,6 +286,7 @@ func (e *Engine) ReadPartition(ctx context.Context, t *schema.Table, key []byte,
 	hasStatic := t.HasStatic()
 	deleted := data.LiveDeletion // the newest partition deletion found so far
 	for _, src := range s.sources() {
+		rs.stats.source(src) // list the sources in read order
 		if sst, ok := src.(*sstableSource); ok {
 			reason := ""
 			switch {
