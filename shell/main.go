@@ -133,7 +133,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, version stri
 	case *execute != "":
 		sh.Execute(ctx, *execute)
 	case tty:
-		if err := sh.interactive(ctx, term, stdout, stderr); err != nil {
+		if err := sh.interactive(ctx, term, stdout, stderr, nil); err != nil {
 			fmt.Fprintf(stderr, "minicass shell: %v\n", err)
 			return ExitStartup
 		}
@@ -151,19 +151,18 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, version stri
 }
 
 // interactive reads lines with readline (history in BaseDir()/history),
-// printing the banner, prompts and ---MORE--- between pages.
-func (sh *Shell) interactive(ctx context.Context, stdin *os.File, stdout, stderr io.Writer) error {
-	hist := ""
-	if err := os.MkdirAll(BaseDir(), 0o755); err == nil {
-		hist = filepath.Join(BaseDir(), "history")
+// printing the banner, prompts and ---MORE--- between pages. cfg, if not
+// nil, overrides the readline configuration (tests run it on a pipe).
+func (sh *Shell) interactive(ctx context.Context, stdin io.ReadCloser, stdout, stderr io.Writer, cfg *readline.Config) error {
+	if cfg == nil {
+		hist := ""
+		if err := os.MkdirAll(BaseDir(), 0o755); err == nil {
+			hist = filepath.Join(BaseDir(), "history")
+		}
+		cfg = &readline.Config{HistoryFile: hist, Stdin: stdin, Stdout: stdout, Stderr: stderr}
 	}
-	rl, err := readline.NewEx(&readline.Config{
-		Prompt:      sh.Prompt(false),
-		HistoryFile: hist,
-		Stdin:       stdin,
-		Stdout:      stdout,
-		Stderr:      stderr,
-	})
+	cfg.Prompt = sh.Prompt(false)
+	rl, err := readline.NewEx(cfg)
 	if err != nil {
 		return err
 	}

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/chzyer/readline"
 	"github.com/cockroachdb/datadriven"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -240,4 +242,60 @@ func TestBannerAndWarnings(t *testing.T) {
 	sh.printWarnings([]string{"w"})
 	assert.Empty(t, out.String())
 	assert.Equal(t, "\nWarnings :\nw\n\n", errw.String())
+}
+
+// TestTerminalPaging checks paging on a terminal: every page has its header
+// and trailing blank line, ---MORE--- is asked between pages, and
+// answering it with end of input stops the listing.
+func TestTerminalPaging(t *testing.T) {
+	db, err := minicass.Open(minicass.Options{})
+	require.NoError(t, err)
+	defer db.Close()
+	ctx := context.Background()
+	require.NoError(t, db.Exec(ctx, `CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`))
+	require.NoError(t, db.Exec(ctx, `CREATE TABLE ks.t (k int, c int, PRIMARY KEY (k, c))`))
+	for c := range 5 {
+		require.NoError(t, db.Exec(ctx, `INSERT INTO ks.t (k, c) VALUES (1, ?)`, c))
+	}
+	var out bytes.Buffer
+	sh, err := New(Config{DB: db, Out: &out, TTY: true})
+	require.NoError(t, err)
+	asked := 0
+	sh.more = func() bool { asked++; return true }
+	sh.Line(ctx, "", "PAGING 2")
+	out.Reset()
+	sh.Line(ctx, "", "SELECT c FROM ks.t WHERE k = 1;")
+	assert.Equal(t, 2, asked)
+	assert.Equal(t, "\n c\n---\n 0\n 1\n\n c\n---\n 2\n 3\n\n c\n---\n 4\n\n(5 rows)\n", out.String())
+
+	out.Reset()
+	sh.more = func() bool { return false }
+	sh.Line(ctx, "", "SELECT c FROM ks.t WHERE k = 1;")
+	assert.Equal(t, "\n c\n---\n 0\n 1\n\n(2 rows)\n", out.String())
+}
+
+// TestInteractiveReadline runs the readline loop on a pipe: banner, a
+// multi-line statement, a shell command and EXIT.
+func TestInteractiveReadline(t *testing.T) {
+	db, err := minicass.Open(minicass.Options{})
+	require.NoError(t, err)
+	defer db.Close()
+	var out, errw bytes.Buffer
+	sh, err := New(Config{DB: db, Out: &out, Err: &errw, TTY: true, Version: "x"})
+	require.NoError(t, err)
+	hist := filepath.Join(t.TempDir(), "history")
+	in := io.NopCloser(strings.NewReader("SELECT key\nFROM system.local;\nCONSISTENCY\nSELEC;\nEXIT\nCONSISTENCY\n"))
+	cfg := &readline.Config{Stdin: in, Stdout: &out, Stderr: &errw, HistoryFile: hist,
+		FuncIsTerminal: func() bool { return false }}
+	require.NoError(t, sh.interactive(context.Background(), in, &out, &errw, cfg))
+	o := out.String()
+	assert.True(t, strings.HasPrefix(o, "Connected to minicass at memory\n"), o)
+	assert.Contains(t, o, " key\n-------\n local\n")
+	assert.Contains(t, o, "(1 rows)\n")
+	assert.Equal(t, 1, strings.Count(o, "Current consistency level is ONE."), "EXIT stops reading")
+	assert.Contains(t, errw.String(), "SyntaxException: line 1:0")
+	assert.NotContains(t, errw.String(), "<stdin>:", "no line prefix on a terminal")
+	h, err := os.ReadFile(hist)
+	require.NoError(t, err)
+	assert.Contains(t, string(h), "CONSISTENCY", "history is saved")
 }
