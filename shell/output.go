@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/minicass/minicass/cql"
@@ -52,9 +53,34 @@ func (f Format) String() string {
 	return "table"
 }
 
-// width is the display width of s: its rune count (cqlsh counts East Asian
-// wide characters twice; minicass does not).
-func width(s string) int { return utf8.RuneCountInString(s) }
+// width is the display width of s on a terminal, as cqlsh's wcwidth-based
+// displaywidth counts it: East Asian wide and fullwidth characters count
+// two columns, combining marks and other zero-width characters none.
+func width(s string) int {
+	n := 0
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		n += runeWidth(r)
+	}
+	return n
+}
+
+func runeWidth(r rune) int {
+	switch {
+	case r < 0x300:
+		return 1
+	case unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf) || r == 0x200b:
+		return 0
+	case r >= 0x1100 && r <= 0x115f, r >= 0x2e80 && r <= 0x303e, r >= 0x3041 && r <= 0x33ff,
+		r >= 0x3400 && r <= 0x4dbf, r >= 0x4e00 && r <= 0x9fff, r >= 0xa000 && r <= 0xa4cf,
+		r >= 0xac00 && r <= 0xd7a3, r >= 0xf900 && r <= 0xfaff, r >= 0xfe30 && r <= 0xfe4f,
+		r >= 0xff00 && r <= 0xff60, r >= 0xffe0 && r <= 0xffe6, r >= 0x1f300 && r <= 0x1f64f,
+		r >= 0x1f900 && r <= 0x1f9ff, r >= 0x20000 && r <= 0x3fffd:
+		return 2
+	}
+	return 1
+}
 
 func pad(s string, w int) string {
 	if n := w - width(s); n > 0 {

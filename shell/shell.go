@@ -301,6 +301,10 @@ func (sh *Shell) printErr(text string) {
 
 // statement runs one CQL statement and prints its result.
 func (sh *Shell) statement(ctx context.Context, stmt string) {
+	if w := firstWord(skipComments(stmt)); w == "copy" || w == "capture" || w == "login" {
+		sh.printErr(fmt.Sprintf("%s is not supported by minicass.", strings.ToUpper(w)))
+		return
+	}
 	var opts []any
 	if sh.tracing {
 		opts = append(opts, minicass.Tracing())

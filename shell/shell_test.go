@@ -299,3 +299,14 @@ func TestInteractiveReadline(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(h), "CONSISTENCY", "history is saved")
 }
+
+func TestWidth(t *testing.T) {
+	assert.Equal(t, 5, width("hello"))
+	assert.Equal(t, 5, width("héllo"))
+	assert.Equal(t, 4, width("日本"), "wide characters take two columns")
+	assert.Equal(t, 1, width("e\u0301"), "combining accent takes none")
+	var b bytes.Buffer
+	cols := []cql.ColumnSpec{{Name: "k", Type: types.MustParseType("text")}}
+	writeTable(&b, cols, [][]string{{"日本"}, {"abc"}}, true, false)
+	assert.Equal(t, " k\n------\n 日本\n  abc\n", b.String())
+}
