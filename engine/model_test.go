@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/minicass/minicass/data"
+	"github.com/minicass/minicass/vfs"
 )
 
 var seedFlag = flag.Int64("seed", 0, "seed of TestModel (0: time-based)")
@@ -154,9 +155,10 @@ func formatModelRow(r *data.Row) string {
 }
 
 // TestModel applies random mutations (equal timestamps, TTLs, deletions of
-// every kind, collections, clock advances, memtable switches) to the engine
-// and to the reference model, and compares random reads. Rerun a failure
-// with -seed.
+// every kind, collections, clock advances, memtable switches, flushes to
+// SSTables, background flushes of small memtables, and restarts that
+// replay the commit log) to the engine and to the reference model, and
+// compares random reads. Rerun a failure with -seed.
 func TestModel(t *testing.T) {
 	seed := *seedFlag
 	if seed == 0 {
@@ -170,7 +172,9 @@ func TestModel(t *testing.T) {
 }
 
 func runModelRound(t *testing.T, rng *rand.Rand, seed int64, round int) {
-	e, clock, tbl := newTestEngine(t)
+	fsys := vfs.NewMem()
+	e, clock, tbl := openDurable(t, fsys, Options{CommitLogSync: SyncNone, MemtableSize: int64(1024 + rng.Intn(4096))})
+	defer func() { require.NoError(t, e.Close()) }()
 	md := newModel()
 	ctx := context.Background()
 	keys := []string{"p1", "p2"}
@@ -184,7 +188,14 @@ func runModelRound(t *testing.T, rng *rand.Rand, seed int64, round int) {
 	}
 	for step := 0; step < 200; step++ {
 		now := clock.Now().Unix()
-		switch op := rng.Intn(20); {
+		switch op := rng.Intn(22); {
+		case op == 20:
+			require.NoError(t, e.Flush(ctx, "ks", "t"))
+			continue
+		case op == 21:
+			require.NoError(t, e.Close())
+			e, _, tbl = openDurable(t, fsys, Options{Clock: clock, CommitLogSync: SyncNone, MemtableSize: int64(1024 + rng.Intn(4096))})
+			continue
 		case op == 0:
 			clock.Advance(time.Duration(rng.Intn(4)) * time.Second)
 			continue
