@@ -3,6 +3,7 @@ package minicass
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -273,4 +274,21 @@ func TestOptionsValidate(t *testing.T) {
 	assert.ErrorIs(t, err, ErrArgument)
 	_, err = Open(Options{FlushWorkers: -1})
 	assert.ErrorIs(t, err, ErrArgument)
+}
+
+func TestPreparedCacheBounded(t *testing.T) {
+	db := openTest(t, Options{})
+	setupKV(t, db)
+	ctx := context.Background()
+	s := db.Session()
+	for i := range maxCachedStatements + 10 {
+		require.NoError(t, s.Exec(ctx, fmt.Sprintf("INSERT INTO ks.t (k, c, v) VALUES (?, %d, 'x')", i), 1))
+	}
+	s.mu.Lock()
+	n := len(s.prepared)
+	s.mu.Unlock()
+	assert.LessOrEqual(t, n, maxCachedStatements)
+	var count int64
+	require.NoError(t, db.Query(ctx, "SELECT count(*) FROM ks.t WHERE k = 1").ScanOne(&count))
+	assert.Equal(t, int64(maxCachedStatements+10), count)
 }

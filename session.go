@@ -7,6 +7,10 @@ import (
 	"github.com/minicass/minicass/cql"
 )
 
+// maxCachedStatements bounds the statements a Session keeps prepared for
+// Query with bind values.
+const maxCachedStatements = 1024
+
 // Session runs statements with its own current keyspace (set by USE). It
 // is safe for concurrent use.
 type Session struct {
@@ -79,6 +83,11 @@ func (s *Session) prepare(ctx context.Context, query string) (*cql.Prepared, err
 		return nil, err
 	}
 	s.mu.Lock()
+	if len(s.prepared) >= maxCachedStatements {
+		// Queries built with literals would grow the cache forever: start
+		// over, as a driver's bounded statement cache evicts.
+		clear(s.prepared)
+	}
 	s.prepared[key] = prep
 	s.mu.Unlock()
 	return prep, nil
