@@ -292,3 +292,24 @@ func TestPreparedCacheBounded(t *testing.T) {
 	require.NoError(t, db.Query(ctx, "SELECT count(*) FROM ks.t WHERE k = 1").ScanOne(&count))
 	assert.Equal(t, int64(maxCachedStatements+10), count)
 }
+
+func TestApplied(t *testing.T) {
+	db := openTest(t, Options{})
+	setupKV(t, db)
+	ctx := context.Background()
+	ok, err := db.Query(ctx, "INSERT INTO ks.t (k, c, v) VALUES (1, 1, 'a') IF NOT EXISTS").Applied()
+	require.NoError(t, err)
+	assert.True(t, ok)
+	rows := db.Query(ctx, "INSERT INTO ks.t (k, c, v) VALUES (1, 1, 'b') IF NOT EXISTS")
+	ok, err = rows.Applied()
+	require.NoError(t, err)
+	assert.False(t, ok)
+	v, found := rows.Row().Value("v")
+	assert.True(t, found)
+	assert.Equal(t, "a", v, "a failed condition returns the current values")
+
+	_, err = db.Query(ctx, "INSERT INTO ks.t (k, c, v) VALUES (1, 2, 'a')").Applied()
+	assert.ErrorIs(t, err, ErrScan)
+	_, err = db.Query(ctx, "INSERT INTO ks.nosuch (k) VALUES (1) IF NOT EXISTS").Applied()
+	assert.ErrorIs(t, err, ErrInvalid)
+}

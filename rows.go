@@ -161,6 +161,30 @@ func (r *Rows) ScanOne(dest ...any) error {
 	return r.Scan(dest...)
 }
 
+// Applied reports whether a conditional statement (INSERT ... IF NOT
+// EXISTS, UPDATE ... IF, DELETE ... IF, a BATCH with conditions) was
+// applied: the "[applied]" column of its result. When it was not, the row
+// also holds the current values of the columns in the conditions, which
+// Row and Scan read (Scan's first destination receives [applied]). It
+// returns the statement's error, or an error wrapping ErrScan if the
+// statement was not conditional.
+func (r *Rows) Applied() (bool, error) {
+	if r.err != nil {
+		return false, r.err
+	}
+	if r.res == nil || len(r.res.Columns) == 0 || r.res.Columns[0].Name != "[applied]" || len(r.res.Rows) == 0 {
+		return false, fmt.Errorf("%w: the statement is not conditional (no [applied] column)", ErrScan)
+	}
+	var applied bool
+	if err := scanValue(&applied, r.res.Columns[0].Type, r.res.Rows[0][0]); err != nil {
+		return false, err
+	}
+	if r.pos == 0 {
+		r.pos = 1
+	}
+	return applied, nil
+}
+
 // Row returns the current row (the zero Row before Next or after the end).
 // The Row stays valid after Next.
 func (r *Rows) Row() Row {
