@@ -185,7 +185,7 @@ func TestRunSelectedDurable(t *testing.T) {
 func TestRunDuration(t *testing.T) {
 	c := tinyConfig()
 	c.Workloads = []string{"point-read"}
-	c.Ops, c.Duration, c.Peer = 1 << 40, time.Millisecond, StoreNone
+	c.Ops, c.Duration, c.Peer = 1<<40, time.Millisecond, StoreNone
 	res, err := Run(context.Background(), c, nil)
 	require.NoError(t, err)
 	assert.Positive(t, res[0].Subject.Ops)
