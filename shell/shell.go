@@ -36,8 +36,8 @@ import (
 // Versions printed in the banner and by SHOW VERSION. minicass answers as a
 // Cassandra 4.1 node does.
 const (
-	CassandraVersion = "4.1.0"
-	CQLVersion       = "3.4.6"
+	CassandraVersion = cql.ReleaseVersion
+	CQLVersion       = cql.CQLVersion
 	ProtocolVersion  = 4
 )
 

@@ -21,7 +21,7 @@ func runArgs(args ...string) (int, string, string) {
 func TestVersionAndUsage(t *testing.T) {
 	code, out, _ := runArgs("version")
 	assert.Equal(t, 0, code)
-	assert.Equal(t, "minicass "+version+" (Cassandra 4.1.0, CQL spec 3.4.6, native protocol v4)\n", out)
+	assert.Equal(t, "minicass "+version+" (Cassandra 4.1.6, CQL spec 3.4.6, native protocol v4)\n", out)
 	code, out, _ = runArgs("--help")
 	assert.Equal(t, 0, code)
 	for _, c := range []string{"shell", "serve", "nodetool", "version"} {
