@@ -228,7 +228,7 @@ func TestBannerAndWarnings(t *testing.T) {
 	sh, err := New(Config{DB: db, Out: &out, Err: &errw, Version: "1.2.3"})
 	require.NoError(t, err)
 	sh.Banner(where(db))
-	assert.Equal(t, "Connected to minicass at memory\n[minicass 1.2.3 | Cassandra 4.1.0 | CQL spec 3.4.6 | Native protocol v4]\nUse HELP for help.\n", out.String())
+	assert.Equal(t, "Connected to minicass at memory\n[minicass 1.2.3 | Cassandra 4.1.6 | CQL spec 3.4.6 | Native protocol v4]\nUse HELP for help.\n", out.String())
 
 	out.Reset()
 	sh.printWarnings([]string{"Aggregation query used without partition key", "second"})
