@@ -258,7 +258,9 @@ type timer struct {
 	h        Histogram
 	deadline time.Time // zero: none
 	began    time.Time
-	over     bool // the deadline has passed
+	over     bool // the deadline has passed or ctx is done
+	ctx      context.Context
+	n        int
 }
 
 func (t *timer) start() time.Time { return time.Now() }
@@ -271,8 +273,14 @@ func (t *timer) stop(start time.Time) {
 	}
 }
 
-// more reports whether the phase may do another operation.
-func (t *timer) more() bool { return !t.over }
+// more reports whether the phase may do another operation: not once the
+// deadline has passed or the context is done (checked every 256 operations).
+func (t *timer) more() bool {
+	if t.n++; t.n&255 == 0 && t.ctx.Err() != nil {
+		t.over = true
+	}
+	return !t.over
+}
 
 // Measurement is the outcome of one workload's timed phase on one store.
 type Measurement struct {
@@ -329,6 +337,9 @@ func Run(ctx context.Context, c Config, progress func(string)) ([]Result, error)
 	}
 	var results []Result
 	for _, name := range names {
+		if err := ctx.Err(); err != nil {
+			return results, err
+		}
 		w, _ := workloadByName(name)
 		r := Result{Workload: w.Name, Params: w.params(&c), Flushed: c.Flush && w.reads}
 		progress(fmt.Sprintf("%s on %s", w.Name, c.Store))
@@ -381,12 +392,15 @@ func measure(ctx context.Context, w Workload, kind string, c *Config, value []by
 			return m, err
 		}
 	}
-	t := &timer{}
+	t := &timer{ctx: ctx}
 	t.began = time.Now()
 	if c.Duration > 0 {
 		t.deadline = t.began.Add(c.Duration)
 	}
 	if err := w.run(ctx, s, c, value, t); err != nil {
+		return m, err
+	}
+	if err := ctx.Err(); err != nil {
 		return m, err
 	}
 	return newMeasurement(s.Name(), &t.h, time.Since(t.began)), nil
