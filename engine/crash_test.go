@@ -172,8 +172,8 @@ func TestCommitLogCorruption(t *testing.T) {
 
 func TestSSTableCorruption(t *testing.T) {
 	for _, c := range []struct {
-		comp    sstable.Component
-		atOpen  bool
+		comp     sstable.Component
+		atOpen   bool
 		sentinel error
 	}{
 		{sstable.ComponentData, false, ErrCorruption},

@@ -17,9 +17,12 @@
 //
 // Apply(ctx, table, mutation) validates the mutation (key size, TTL bounds,
 // sorted cells, counter values), computes the partition's Murmur3 token and
-// applies the mutation to the table's active memtable, atomically for the
-// partition (see package memtable). A later change appends it to the commit
-// log first. Timestamps come from NewTimestamp (strictly increasing
+// appends it to the commit log (data.AppendMutation; skipped for keyspaces
+// with durable_writes = false, as in Cassandra) and then applies it to the
+// table's active memtable, atomically for the partition (see package
+// memtable). Under SyncBatch Apply returns after an fsync covers the record
+// (concurrent writers share fsyncs); under SyncPeriodic (the default)
+// after the write, the log being fsynced every 10 s. Timestamps come from NewTimestamp (strictly increasing
 // microseconds of Options.Clock) or from the client; the engine never calls
 // time.Now. LockPartition serializes read-modify-write sequences
 // (lightweight transactions); plain writes do not take it.
@@ -48,4 +51,58 @@
 // skips partitions with nothing live. Every read fills ReadStats: rows read
 // and returned, live and expired cells, tombstones by kind and what each
 // source did, for TRACING.
+//
+// An SSTable is not read for a partition when it provably adds nothing,
+// and the skip reason is reported: "token out of range" (outside the
+// SSTable's first and last token), "bloom filter", "not present" (a bloom
+// false positive caught by the index), "clustering bounds" (the read's
+// slices miss the SSTable's clustering min/max; only for tables without
+// static columns, and never when a partition deletion or an open-ended
+// range tombstone makes the bounds unbounded) and "older than partition
+// deletion" (the SSTable's maximum timestamp is covered by a partition
+// deletion found in a newer source). Reverse reads of wide partitions seek
+// the SSTable's row index from the end.
+//
+// # Flush
+//
+// When a table's active memtable passes Options.MemtableSize, or all
+// memtables together pass half of MemtableHardLimit (then the largest is
+// chosen), the memtable is switched out, recording the commit-log tail as
+// its upper bound, and written to an SSTable by a background worker
+// (FlushWorkers at a time; a table's memtables one at a time, oldest
+// first). Reads keep merging the frozen memtable until the SSTable is
+// complete, then read the SSTable instead. The SSTable records the upper
+// bound (Statistics.db), and commit-log segments are released once no
+// table's unflushed memtable holds a record in them. Writes never wait for
+// a flush unless the memtables pass MemtableHardLimit. Flush forces the
+// switch and waits for the SSTables. An in-memory engine (Dir == "") writes
+// its SSTables to a private in-memory filesystem.
+//
+// # On disk
+//
+// A data directory holds:
+//
+//	DIR/LOCK                             held while an engine has DIR open (ErrLocked)
+//	DIR/schema/schema-<n>.db             the schema and truncation records (schemafile.go)
+//	DIR/commitlog/CommitLog-<n>.log      commit-log segments (package commitlog)
+//	DIR/data/<keyspace>/<table>-<id>/    the table's SSTables, xa-<gen>-big-<Component>
+//	                                     (package sstable); <id> is the table id in 32 hex digits
+//
+// # Restart and crashes
+//
+// Open loads the newest schema file, opens each table's SSTables (deleting
+// incomplete ones, without TOC.txt, left by a crash during a flush, and the
+// directories of tables no longer in the schema), then replays the commit
+// log: a table's records before the largest upper bound of its SSTables, or
+// before its truncation record, are skipped (counters are deltas: nothing
+// is applied twice), as are the records of dropped tables. A crash loses
+// nothing acknowledged under SyncBatch, and under SyncPeriodic only the
+// writes of the last unsynced period, as a suffix: never a write without
+// the ones before it, never half a mutation. Truncate saves the commit-log
+// position of the truncation in the schema file before deleting the
+// SSTables; DropTable removes the table from the schema file before
+// deleting its directory. Damaged bytes in a commit-log segment, an SSTable
+// component or the schema file give an error wrapping ErrCorruption that
+// names the file and offset; a missing SSTable component gives
+// sstable.ErrMissingComponent naming it. Nothing damaged is served.
 package engine

@@ -77,12 +77,56 @@ func (e *Engine) openStorage() error {
 	if err := e.removeOrphans(); err != nil {
 		return err
 	}
-	log, err := commitlog.Open(fsys, fsys.PathJoin(dir, commitLogDirName), e.opts.commitLogOptions())
+	logDir := fsys.PathJoin(dir, commitLogDirName)
+	if err := e.reserveSegmentIDs(logDir); err != nil {
+		return err
+	}
+	log, err := commitlog.Open(fsys, logDir, e.opts.commitLogOptions())
 	if err != nil {
 		return wrapCorruption(err)
 	}
 	e.log = log
 	return e.replay()
+}
+
+// reserveSegmentIDs makes sure the commit log's next segment id is above
+// every segment the SSTables' upper bounds and the truncation records refer
+// to. The log numbers a new segment after the highest existing file, and
+// Close removes an active segment without records: after every segment
+// was released, a reopened log would start again at segment 1, and replay
+// would then skip its records as already flushed. An empty file named after
+// the highest referenced segment moves the numbering past it; commitlog.Open
+// removes it as an empty last segment.
+func (e *Engine) reserveSegmentIDs(logDir string) error {
+	var ref uint64
+	for _, s := range e.state.Load().stores {
+		for _, t := range s.ssts {
+			ref = max(ref, t.upper.Segment)
+		}
+	}
+	for _, p := range e.truncated {
+		ref = max(ref, p.Segment)
+	}
+	if ref == 0 {
+		return nil
+	}
+	if err := e.fs.MkdirAll(logDir, 0o755); err != nil {
+		return err
+	}
+	names, err := e.fs.List(logDir)
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		if id, ok := commitlog.ParseSegmentFileName(name); ok && id >= ref {
+			return nil
+		}
+	}
+	f, err := e.fs.Create(e.fs.PathJoin(logDir, commitlog.SegmentFileName(ref)))
+	if err != nil {
+		return err
+	}
+	return f.Close()
 }
 
 // closeStorage closes the commit log, the SSTables and the lock.
@@ -268,6 +312,10 @@ func (e *Engine) replay() error {
 		return wrapCorruption(err)
 	}
 	e.opts.Logger.Info("commit log replayed", "dir", e.opts.Dir, "applied", replayed, "skipped", skipped)
+	// Segments whose records were all flushed before the restart go now.
+	if err := e.releaseLog(); err != nil {
+		return err
+	}
 	for _, s := range st.stores {
 		e.maybeFlush(s)
 	}

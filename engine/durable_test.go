@@ -202,3 +202,29 @@ func TestOnDiskLayout(t *testing.T) {
 
 var _ = errors.Is
 var _ = commitlog.Position{}
+
+// TestRestartAfterAllSegmentsReleased covers a reopened commit log that
+// finds no segment (all were released, the empty active one removed at
+// Close): its new segments must be numbered after the ones the SSTables
+// refer to, or replay would skip the new records as flushed.
+func TestRestartAfterAllSegmentsReleased(t *testing.T) {
+	fsys := vfs.NewMem()
+	e, _, tbl := openDurable(t, fsys, Options{})
+	put(t, e, tbl, "k", "a", "1", 1)
+	require.NoError(t, e.Flush(context.Background(), "", ""))
+	require.NoError(t, e.Close())
+	// A session without writes releases segment 1 and leaves none.
+	e, _, _ = openDurable(t, fsys, Options{})
+	require.NoError(t, e.Close())
+	names, err := fsys.List("db/commitlog")
+	require.NoError(t, err)
+	assert.Empty(t, names)
+	for i, ck := range []string{"b", "c"} {
+		e, _, tbl = openDurable(t, fsys, Options{})
+		put(t, e, tbl, "k", ck, "2", int64(2+i))
+		require.NoError(t, e.Close())
+	}
+	e, _, tbl = openDurable(t, fsys, Options{})
+	assert.Equal(t, []string{"a:1", "b:2", "c:2"}, dump(t, e, tbl, "k", false))
+	require.NoError(t, e.Close())
+}
