@@ -75,7 +75,8 @@
 // bound (Statistics.db), and commit-log segments are released once no
 // table's unflushed memtable holds a record in them. Writes never wait for
 // a flush unless the memtables pass MemtableHardLimit. Flush forces the
-// switch and waits for the SSTables. An in-memory engine (Dir == "") writes
+// switch and waits for the SSTables. An in-memory engine (Dir == "") never
+// flushes on its own (its memtables grow, as they always did); Flush writes
 // its SSTables to a private in-memory filesystem.
 //
 // # On disk

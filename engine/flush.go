@@ -25,8 +25,11 @@ import (
 // maybeFlush starts a background flush of s if its active memtable passed
 // the threshold, or of the largest memtable if all memtables together are
 // past half of the hard limit.
+//
+// An in-memory engine (no Dir) never flushes on its own, as before
+// durability: its memtables grow until Flush is called.
 func (e *Engine) maybeFlush(s *tableStore) {
-	if e.closed.Load() {
+	if e.closed.Load() || e.opts.Dir == "" {
 		return
 	}
 	if s.activeSize() >= e.opts.MemtableSize {
@@ -183,7 +186,7 @@ func (e *Engine) releaseMemory(n int64) {
 // waitForMemory blocks a write while the memtables hold more than
 // MemtableHardLimit, until flushes free memory or ctx ends.
 func (e *Engine) waitForMemory(ctx context.Context, s *tableStore) error {
-	if e.mem.Load() < e.opts.MemtableHardLimit {
+	if e.mem.Load() < e.opts.MemtableHardLimit || e.opts.Dir == "" {
 		return nil
 	}
 	e.maybeFlush(s)

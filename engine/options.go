@@ -64,9 +64,9 @@ type Options struct {
 	Logger *slog.Logger
 
 	// Dir is the data directory; "" (the default) keeps everything in
-	// memory: no commit log, no schema file, and the SSTables of flushes
-	// live in a private in-memory filesystem that disappears with the
-	// engine. See the package documentation for the layout of Dir.
+	// memory: no commit log, no schema file, no automatic flush (memtables
+	// grow without bound), and the SSTables of explicit Flush calls live in
+	// a private in-memory filesystem that disappears with the engine. See the package documentation for the layout of Dir.
 	Dir string
 	// FS is the filesystem Dir lives on. Nil means vfs.Default when Dir is
 	// set. Tests pass vfs.NewCrashableMem or vfs.NewErrorFS.
