@@ -195,8 +195,37 @@ func (r *Reader) GetPartition(token int64, key []byte) (*Partition, bool, error)
 		data.ComparePartitions(token, key, r.stats.LastToken, r.stats.LastKey) > 0 {
 		return nil, false, nil
 	}
+	var e *indexEntry
+	if r.keys != nil {
+		e, _ = r.keys.get(token, key)
+	}
+	if e == nil {
+		var found bool
+		var err error
+		e, found, err = r.findEntry(token, key, &st)
+		if err != nil || !found {
+			return nil, false, err
+		}
+	}
+	cur := r.newCursor(nil, true)
+	p, err := r.loadPartition(*e, cur, &st)
+	if err != nil {
+		return nil, false, err
+	}
+	p.cur = cur
+	return p, true, nil
+}
+
+// findEntry reads the index entry of (token, key) from Index.db, between
+// the summary samples around it, and adds it to the key cache.
+func (r *Reader) findEntry(token int64, key []byte, st *ReadStats) (*indexEntry, bool, error) {
 	start, end := r.summarySpan(token, key)
-	ir := &indexReader{r: r, pos: start, end: end, st: &st}
+	bufp := indexPool.Get().(*[]byte)
+	ir := &indexReader{r: r, pos: start, end: end, st: st, buf: (*bufp)[:0]}
+	defer func() {
+		*bufp = ir.buf
+		indexPool.Put(bufp)
+	}()
 	for {
 		payload, at, err := ir.next()
 		if err != nil {
@@ -215,16 +244,16 @@ func (r *Reader) GetPartition(token int64, key []byte) (*Partition, bool, error)
 		case c > 0:
 			return nil, false, nil
 		}
-		e, err := r.decodeEntry(payload, at)
+		// Copy the payload out of the pooled buffer: the entry aliases it
+		// from now on, and may be cached.
+		e, err := r.decodeEntry(append([]byte(nil), payload...), at)
 		if err != nil {
 			return nil, false, err
 		}
-		// The entry aliases the index reader's buffer, which is not reused.
-		p, err := r.loadPartition(e, r.newCursor(nil), &st)
-		if err != nil {
-			return nil, false, err
+		if r.keys != nil {
+			r.keys.put(&e, len(payload))
 		}
-		return p, true, nil
+		return &e, true, nil
 	}
 }
 
@@ -232,7 +261,7 @@ func (r *Reader) GetPartition(token int64, key []byte) (*Partition, bool, error)
 // token order. Its PartitionSources are *Partition values.
 func (r *Reader) Scan(tr data.TokenRange) data.PartitionIterator {
 	it := &scanIter{r: r, tr: tr}
-	it.cur = r.newCursor(&it.st)
+	it.cur = r.newCursor(&it.st, false)
 	start := uint64(headerSize)
 	i := sort.Search(len(r.summary), func(i int) bool { return r.summary[i].token >= tr.Start }) - 1
 	if i >= 0 {
@@ -293,6 +322,8 @@ func (it *scanIter) Next() (data.PartitionSource, bool) {
 			it.err = err
 			return nil, false
 		}
+		// The partition's rows start in the chunk just read: share it.
+		p.cur = it.cur.share(nil)
 		it.p = p
 		return p, true
 	}

@@ -65,4 +65,15 @@ type ReaderOptions struct {
 	// CRC32C and the Digest.crc32 (as nodetool verify does) before
 	// returning, instead of checking each chunk when it is read.
 	VerifyData bool
+	// ChunkCacheSize is the budget in bytes of decompressed Data.db chunks
+	// the Reader keeps for reuse by point and slice reads (0 means
+	// DefaultChunkCacheSize, a negative value disables the cache). Scans
+	// use cached chunks but do not add to the cache.
+	ChunkCacheSize int
+	// KeyCacheSize is the budget in bytes of decoded Index.db entries the
+	// Reader keeps by partition key, so that a hot partition (a wide one
+	// especially, whose entry holds its row index) is found without
+	// reading Index.db (0 means DefaultKeyCacheSize, a negative value
+	// disables the cache).
+	KeyCacheSize int
 }

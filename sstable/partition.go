@@ -38,14 +38,22 @@ type Partition struct {
 	staticPos uint64
 	rts       []data.RangeTombstone
 	stats     ReadStats
+	// cur read the header; the first row iterator takes it over, so that
+	// the chunk holding the first rows is not read again.
+	cur *chunkCursor
 }
 
+// loadPartition reads the header of the partition of e through cur,
+// adding what it read to st, and returns the Partition with the stats so
+// far.
 func (r *Reader) loadPartition(e indexEntry, cur *chunkCursor, st *ReadStats) (*Partition, error) {
 	p := &Partition{r: r, e: e}
 	var hs ReadStats
+	prev := cur.st
 	cur.st = &hs
-	buf, err := cur.readRange(nil, e.pos, e.pos+e.rowsOff)
-	cur.st = nil
+	// The header is copied: the static row and range tombstones alias it.
+	buf, err := cur.readRange(make([]byte, 0, e.rowsOff), e.pos, e.pos+e.rowsOff)
+	cur.st = prev
 	st.Add(hs)
 	p.stats = *st
 	if err != nil {
@@ -159,11 +167,19 @@ type segment struct{ start, end uint64 }
 // Rows returns an iterator over the rows in slices (sorted, not
 // overlapping; nil for all), in clustering order or, if reverse, in reverse
 // order. With a row index, only the blocks that intersect slices are read;
-// a reverse read decodes one block at a time from the end. The *Row returned
-// by Next is valid until the next call to Next or Close.
+// a forward read streams rows out of the chunks, reading only the chunks
+// that hold the rows it returns, and a reverse read decodes one block at a
+// time from the end. The *Row returned by Next is valid until the next call
+// to Next or Close; the byte slices it holds stay valid through the next
+// call to Next (so a merge may hold the previous row while it advances).
 func (p *Partition) Rows(slices data.Slices, reverse bool) data.RowIterator {
 	it := &rowIter{p: p, slices: slices, reverse: reverse}
-	it.cur = p.r.newCursor(&it.st)
+	if p.cur != nil {
+		it.cur, p.cur = p.cur, nil
+		it.cur.st = &it.st
+	} else {
+		it.cur = p.r.newCursor(&it.st, true)
+	}
 	e := &p.e
 	n := e.numBlocks()
 	if n == 0 {
@@ -226,17 +242,22 @@ type rowIter struct {
 	blockMode         bool
 	lo, hi, nextBlock int
 	cur               *chunkCursor
-	buf               []byte
-	segPos            uint64 // stream position of buf[0]
-	off               int    // forward: next record offset in buf
-	offs              []int  // reverse: record offsets in buf
-	ri                int    // reverse: next index into offs, counting down
-	row               data.Row
-	rowPos            uint64 // stream position of the record of row
-	st                ReadStats
-	err               error
-	done              bool
-	closed            bool
+	// pos is the stream position of the next record (forward) or of the
+	// record being read (reverse), end that of the end of the segment; records straddling chunks are assembled in
+	// the scratch buffers, used in turn.
+	pos, end uint64
+	scratch  [2][]byte
+	sc       int
+	// Reverse: offs holds the stream positions of the records of the
+	// segment, ri the next index into offs, counting down.
+	offs   []uint64
+	ri     int
+	row    data.Row
+	rowPos uint64 // stream position of the record of row
+	st     ReadStats
+	err    error
+	done   bool
+	closed bool
 }
 
 // loadSegment reads the next segment; false at the end or on error.
@@ -271,39 +292,51 @@ func (it *rowIter) loadSegment() bool {
 		s = it.segs[it.seg]
 	}
 	it.seg++
-	var err error
-	it.buf, err = it.cur.readRange(it.buf[:0], s.start, s.end)
-	if err != nil {
-		it.err = err
-		return false
-	}
 	it.st.Blocks++
-	it.segPos = s.start
-	it.off = 0
-	if it.reverse {
-		it.offs = it.offs[:0]
-		for off := 0; off < len(it.buf); {
-			l, n := binary.Uvarint(it.buf[off:])
-			if n <= 0 || l == 0 || l > uint64(len(it.buf)-off-n) {
-				it.err = it.p.r.dataErr(s.start+uint64(off), nil, "bad row record length")
-				return false
-			}
-			it.offs = append(it.offs, off)
-			off += n + int(l)
-		}
-		it.ri = len(it.offs) - 1
+	if !it.reverse {
+		it.pos, it.end = s.start, s.end
+		return true
 	}
-	return true
+	it.end = s.end
+	return it.indexRecords(s)
 }
 
-// record returns the row bytes of the record at off and the next offset.
-func (it *rowIter) record(off int) ([]byte, int, bool) {
-	l, n := binary.Uvarint(it.buf[off:])
-	if n <= 0 || l == 0 || l > uint64(len(it.buf)-off-n) {
-		it.err = it.p.r.dataErr(it.segPos+uint64(off), nil, "bad row record length")
-		return nil, 0, false
+// indexRecords collects the stream positions of the records of segment s
+// for a reverse read, reading their lengths through the cursor (the rows
+// are decoded later, from the end).
+func (it *rowIter) indexRecords(s segment) bool {
+	r := it.p.r
+	it.offs = it.offs[:0]
+	for pos := s.start; pos < s.end; {
+		i := int(pos / r.chunkLen)
+		c, err := it.cur.chunk(i)
+		if err != nil {
+			it.err = err
+			return false
+		}
+		base := uint64(i) * r.chunkLen
+		for pos < s.end && pos-base < uint64(len(c)) {
+			l, n := binary.Uvarint(c[pos-base:])
+			if n == 0 && uint64(len(c))-(pos-base) < binary.MaxVarintLen64 {
+				// The length straddles two chunks.
+				var tmp [binary.MaxVarintLen64]byte
+				b, err := it.cur.readRange(tmp[:0], pos, min(pos+binary.MaxVarintLen64, s.end))
+				if err != nil {
+					it.err = err
+					return false
+				}
+				l, n = binary.Uvarint(b)
+			}
+			if n <= 0 || l == 0 || l > s.end-pos-uint64(n) {
+				it.err = r.dataErr(pos, nil, "bad row record length")
+				return false
+			}
+			it.offs = append(it.offs, pos)
+			pos += uint64(n) + l
+		}
 	}
-	return it.buf[off+n : off+n+int(l)], off + n + int(l), true
+	it.ri = len(it.offs) - 1
+	return true
 }
 
 // clustering returns the clustering key at the start of an encoded row.
@@ -315,6 +348,56 @@ func clusteringOf(row []byte) ([]byte, bool) {
 	return row[n : n+int(l)], true
 }
 
+// streamRecord returns the row bytes of the record at it.pos and moves
+// past it. A record inside one chunk aliases the chunk (which the
+// cursor then no longer overwrites); one straddling chunks is copied into a
+// scratch buffer.
+func (it *rowIter) streamRecord() ([]byte, bool) {
+	r, at := it.p.r, it.pos
+	i := int(at / r.chunkLen)
+	c, err := it.cur.chunk(i)
+	if err != nil {
+		it.err = err
+		return nil, false
+	}
+	off := at - uint64(i)*r.chunkLen
+	if off >= uint64(len(c)) {
+		it.err = r.dataErr(at, nil, "record beyond chunk")
+		return nil, false
+	}
+	l, n := binary.Uvarint(c[off:])
+	if n == 0 && uint64(len(c))-off < binary.MaxVarintLen64 {
+		// The length itself straddles two chunks.
+		var tmp [binary.MaxVarintLen64]byte
+		b, err := it.cur.readRange(tmp[:0], at, min(at+binary.MaxVarintLen64, it.end))
+		if err != nil {
+			it.err = err
+			return nil, false
+		}
+		l, n = binary.Uvarint(b)
+	}
+	if n <= 0 || l == 0 || l > it.end-at-uint64(n) {
+		it.err = r.dataErr(at, nil, "bad row record length")
+		return nil, false
+	}
+	start := at + uint64(n)
+	it.pos = start + l
+	if s := off + uint64(n); s+l <= uint64(len(c)) {
+		// The chunk may have moved to the other slot meanwhile, but its
+		// bytes are the same.
+		it.cur.giveAway(i)
+		return c[s : s+l : s+l], true
+	}
+	it.sc = 1 - it.sc
+	b, err := it.cur.readRange(it.scratch[it.sc][:0], start, it.pos)
+	if err != nil {
+		it.err = err
+		return nil, false
+	}
+	it.scratch[it.sc] = b
+	return b, true
+}
+
 // Next returns the next row in slices.
 func (it *rowIter) Next() (*data.Row, bool) {
 	if it.err != nil || it.done || it.closed {
@@ -322,7 +405,7 @@ func (it *rowIter) Next() (*data.Row, bool) {
 	}
 	for {
 		var raw []byte
-		var at int
+		var rowPos uint64
 		if it.reverse {
 			if it.seg == 0 || it.ri < 0 {
 				if !it.loadSegment() {
@@ -330,28 +413,29 @@ func (it *rowIter) Next() (*data.Row, bool) {
 				}
 				continue
 			}
-			at = it.offs[it.ri]
+			rowPos = it.offs[it.ri]
 			it.ri--
+			it.pos = rowPos
 			var ok bool
-			if raw, _, ok = it.record(at); !ok {
+			if raw, ok = it.streamRecord(); !ok {
 				return nil, false
 			}
 		} else {
-			if it.seg == 0 || it.off >= len(it.buf) {
+			if it.seg == 0 || it.pos >= it.end {
 				if !it.loadSegment() {
 					return nil, false
 				}
 				continue
 			}
-			at = it.off
+			rowPos = it.pos
 			var ok bool
-			if raw, it.off, ok = it.record(at); !ok {
+			if raw, ok = it.streamRecord(); !ok {
 				return nil, false
 			}
 		}
 		ck, ok := clusteringOf(raw)
 		if !ok {
-			it.err = it.p.r.dataErr(it.segPos+uint64(at), nil, "bad clustering")
+			it.err = it.p.r.dataErr(rowPos, nil, "bad clustering")
 			return nil, false
 		}
 		if len(it.slices) > 0 {
@@ -371,11 +455,11 @@ func (it *rowIter) Next() (*data.Row, bool) {
 		d := data.NewDecoder(raw)
 		it.row = d.Row()
 		if d.Err() != nil || d.Remaining() != 0 {
-			it.err = it.p.r.dataErr(it.segPos+uint64(at), d.Err(), "bad row")
+			it.err = it.p.r.dataErr(rowPos, d.Err(), "bad row")
 			return nil, false
 		}
 		it.st.Rows++
-		it.rowPos = it.segPos + uint64(at)
+		it.rowPos = rowPos
 		return &it.row, true
 	}
 }
@@ -392,6 +476,6 @@ func (it *rowIter) Close() error {
 	it.closed = true
 	it.p.stats.Add(it.st)
 	it.p.r.total.add(&it.st)
-	it.buf, it.offs = nil, nil
+	it.offs, it.scratch = nil, [2][]byte{}
 	return nil
 }

@@ -87,6 +87,9 @@ type Reader struct {
 	dataFileLen        uint64
 	digest             uint32
 	total              atomicStats
+	// chunks and keys are the chunk and key caches (nil when disabled).
+	chunks *chunkCache
+	keys   *keyCache
 }
 
 func (r *Reader) name(c Component) string { return FileName(r.gen, c) }
@@ -179,6 +182,8 @@ func Open(vfsys vfs.FS, dir string, gen int, opts ReaderOptions) (_ *Reader, err
 	if err := r.decodeCompressionInfo(small[ComponentCompressionInfo]); err != nil {
 		return nil, err
 	}
+	r.chunks = newChunkCache(cacheBudget(opts.ChunkCacheSize, DefaultChunkCacheSize), r.chunkLen)
+	r.keys = newKeyCache(cacheBudget(opts.KeyCacheSize, DefaultKeyCacheSize))
 	d, perr := strconv.ParseUint(strings.TrimSpace(string(small[ComponentDigest])), 10, 32)
 	if perr != nil {
 		return nil, corruptf(r.name(ComponentDigest), 0, "not a decimal CRC32: %q", small[ComponentDigest])
@@ -328,28 +333,90 @@ func (r *Reader) ReadStats() ReadStats {
 // SSTable certainly does not hold the partition.
 func (r *Reader) MayContain(key []byte) bool { return r.filter.mayContain(key) }
 
-// chunkCursor caches the last decompressed chunk of one reading goroutine.
+// chunkCursor reads the chunks of one reading goroutine. It holds the two
+// chunks it used last, so that a row aliasing one of them stays valid while
+// the next row is read (a k-way merge holds the previous row of a source
+// while it advances that source), and a record straddling two chunks is
+// assembled without reading either again. Chunks come from the Reader's
+// chunk cache when it holds them; a cursor with fill set adds the chunks it
+// decompresses to the cache (each in a fresh buffer, which the cache then
+// owns), one without reuses its own two buffers.
 type chunkCursor struct {
-	r     *Reader
-	idx   int
-	plain []byte
-	raw   []byte
-	st    *ReadStats
+	r    *Reader
+	fill bool
+	// idx, buf and own describe the two slots: chunk index (-1 for none),
+	// its bytes, and whether the buffer is the cursor's to overwrite.
+	idx [2]int
+	buf [2][]byte
+	own [2]bool
+	mru int // the slot used last
+	st  *ReadStats
 }
 
-func (r *Reader) newCursor(st *ReadStats) *chunkCursor {
-	return &chunkCursor{r: r, idx: -1, st: st}
+func (r *Reader) newCursor(st *ReadStats, fill bool) *chunkCursor {
+	return &chunkCursor{r: r, idx: [2]int{-1, -1}, st: st, fill: fill && r.chunks != nil}
 }
 
 // chunk returns the uncompressed bytes of chunk i, checking its CRC.
 func (c *chunkCursor) chunk(i int) ([]byte, error) {
-	if i == c.idx {
-		return c.plain, nil
+	if c.idx[c.mru] == i {
+		return c.buf[c.mru], nil
+	}
+	if c.idx[1-c.mru] == i {
+		c.mru = 1 - c.mru
+		return c.buf[c.mru], nil
 	}
 	r := c.r
 	if r.closed.Load() {
 		return nil, ErrClosed
 	}
+	s := 1 - c.mru
+	if r.chunks != nil {
+		if b, ok := r.chunks.get(i); ok {
+			c.idx[s], c.buf[s], c.own[s], c.mru = i, b, false, s
+			return b, nil
+		}
+	}
+	var dst []byte
+	if !c.fill && c.own[s] {
+		dst = c.buf[s]
+	}
+	// The slot is overwritten (or dropped) whatever happens below.
+	c.idx[s], c.buf[s], c.own[s] = -1, nil, false
+	plain, err := r.readChunk(i, dst, c.st)
+	if err != nil {
+		return nil, err
+	}
+	if c.fill {
+		r.chunks.put(i, plain)
+	}
+	c.idx[s], c.buf[s], c.own[s], c.mru = i, plain, !c.fill, s
+	return plain, nil
+}
+
+// giveAway marks the buffer holding chunk i as no longer the cursor's to
+// overwrite: a row returned to the caller aliases it.
+func (c *chunkCursor) giveAway(i int) {
+	for s := range c.idx {
+		if c.idx[s] == i {
+			c.own[s] = false
+		}
+	}
+}
+
+// share returns a cursor for another reader of the same goroutine that
+// starts with c's chunks. Neither cursor overwrites the buffers they then
+// share: each decompresses into a fresh buffer when it needs a slot.
+func (c *chunkCursor) share(st *ReadStats) *chunkCursor {
+	c.own = [2]bool{}
+	d := *c
+	d.st = st
+	return &d
+}
+
+// readChunk reads chunk i, checks its CRC and decompresses it into dst[:0]
+// (a new buffer if dst is too small).
+func (r *Reader) readChunk(i int, dst []byte, st *ReadStats) ([]byte, error) {
 	if i < 0 || i >= len(r.chunkOffsets) {
 		return nil, fmt.Errorf("%w: chunk %d out of range", ErrCorruption, i)
 	}
@@ -362,36 +429,40 @@ func (c *chunkCursor) chunk(i int) ([]byte, error) {
 	if end < start+5 || end-start > uint64(2*r.chunkLen+64) {
 		return nil, corruptf(name, int64(start), "chunk %d has impossible length %d", i, int64(end-start))
 	}
-	c.raw = grow(c.raw[:0], int(end-start))[:end-start]
-	if _, err := r.data.ReadAt(c.raw, int64(start)); err != nil {
+	rawp := rawPool.Get().(*[]byte)
+	defer rawPool.Put(rawp)
+	raw := grow((*rawp)[:0], int(end-start))[:end-start]
+	*rawp = raw
+	if _, err := r.data.ReadAt(raw, int64(start)); err != nil {
 		return nil, fmt.Errorf("sstable: read %s at %d: %w", name, start, err)
 	}
-	c.st.Chunks++
-	c.st.DataBytes += end - start
-	n := len(c.raw) - 4
-	if got, want := crc32c(c.raw[:n]), binary.LittleEndian.Uint32(c.raw[n:]); got != want {
+	if st != nil {
+		st.Chunks++
+		st.DataBytes += end - start
+	}
+	n := len(raw) - 4
+	if got, want := crc32c(raw[:n]), binary.LittleEndian.Uint32(raw[n:]); got != want {
 		return nil, corruptf(name, int64(start), "chunk %d checksum mismatch: computed %08x, stored %08x", i, got, want)
 	}
 	plainLen := min(r.chunkLen, r.dataLen-uint64(i)*r.chunkLen)
 	var err error
-	switch c.raw[0] {
+	var plain []byte
+	switch raw[0] {
 	case 0:
 		if uint64(n-1) != plainLen {
 			err = errDecodedLength
 		} else {
-			c.plain = append(c.plain[:0], c.raw[1:n]...)
+			plain = append(dst[:0], raw[1:n]...)
 		}
 	case 1:
-		c.plain, err = decompressChunk(r.codec, c.plain, c.raw[1:n], int(plainLen))
+		plain, err = decompressChunk(r.codec, dst, raw[1:n], int(plainLen))
 	default:
 		err = errors.New("unknown chunk kind")
 	}
 	if err != nil {
-		c.idx = -1
 		return nil, corruptWrap(name, int64(start), err, "chunk %d does not decompress", i)
 	}
-	c.idx = i
-	return c.plain, nil
+	return plain, nil
 }
 
 // readRange appends uncompressed stream bytes [start, end) to dst.
@@ -427,15 +498,18 @@ func (r *Reader) dataErr(pos uint64, err error, format string, args ...any) erro
 // Verify reads all of Data.db, checking every chunk's CRC32C, that every
 // chunk decompresses, and the whole file's CRC32 against Digest.crc32.
 func (r *Reader) Verify() error {
-	var st ReadStats
-	c := r.newCursor(&st)
+	var buf []byte
 	for i := range r.chunkOffsets {
-		if _, err := c.chunk(i); err != nil {
+		if r.closed.Load() {
+			return ErrClosed
+		}
+		var err error
+		if buf, err = r.readChunk(i, buf, nil); err != nil {
 			return err
 		}
 	}
 	h := crc32.NewIEEE()
-	buf := make([]byte, 256<<10)
+	buf = make([]byte, 256<<10)
 	for off := uint64(0); off < r.dataFileLen; {
 		n := min(uint64(len(buf)), r.dataFileLen-off)
 		if _, err := r.data.ReadAt(buf[:n], int64(off)); err != nil {
