@@ -1,0 +1,272 @@
+package sstable
+
+import (
+	"fmt"
+	"math/rand"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/minicass/minicass/data"
+	"github.com/minicass/minicass/vfs"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// cacheSettings are the reader cache configurations the tests compare: the
+// caches must change what is read, never what is returned.
+var cacheSettings = []struct {
+	name string
+	opts ReaderOptions
+}{
+	{"default", ReaderOptions{}},
+	{"none", ReaderOptions{ChunkCacheSize: -1, KeyCacheSize: -1}},
+	{"tiny", ReaderOptions{ChunkCacheSize: 2 * 512, KeyCacheSize: 600}},
+}
+
+// bigRowPartitions returns partitions whose rows range from a few bytes to
+// several 512-byte chunks, so that records straddle two and more chunks.
+func bigRowPartitions(rng *rand.Rand, n int) []testPartition {
+	parts := make([]testPartition, n)
+	for i := range parts {
+		p := &parts[i]
+		p.token = int64(i * 10)
+		p.key = []byte("big" + strconv.Itoa(i))
+		p.del = data.LiveDeletion
+		for j := 0; j < 1+rng.Intn(60); j++ {
+			r := randomRow(rng, ckOf(j))
+			if rng.Intn(3) == 0 {
+				r.Cells = append(r.Cells, data.Cell{Column: "blob", Timestamp: 1, LocalDeletionTime: data.NoDeletionTime, Value: randBytes(rng, rng.Intn(2000))})
+			}
+			p.rows = append(p.rows, r)
+		}
+	}
+	return parts
+}
+
+// TestReaderCaches reads every partition of random tables (with rows larger
+// than a chunk) twice under each cache setting, forward and reverse over
+// random slices, and checks the rows; the second lookup of a partition is
+// served by the caches when they are on.
+func TestReaderCaches(t *testing.T) {
+	rng := rand.New(rand.NewSource(seed(t)))
+	fs := vfs.NewMem()
+	parts := append(bigRowPartitions(rng, 30), randomPartitions(rng, 30, 200)...)
+	for i := range parts {
+		parts[i].token = int64(i)
+	}
+	writeTable(t, fs, "", 1, WriterOptions{Compression: Compression{Codec: CodecS2, ChunkLength: 512}, ColumnIndexSize: 1024, IndexInterval: 4}, parts)
+	for _, cs := range cacheSettings {
+		t.Run(cs.name, func(t *testing.T) {
+			r, err := Open(fs, "", 1, cs.opts)
+			require.NoError(t, err)
+			defer r.Close()
+			for round := 0; round < 2; round++ {
+				for i := range parts {
+					src, found, err := r.Get(parts[i].token, parts[i].key)
+					require.NoError(t, err)
+					require.True(t, found)
+					checkPartition(t, rng, src, &parts[i])
+				}
+			}
+			// Scans share their chunks with the partitions' row iterators.
+			it := r.Scan(data.TokenRange{Start: -1, End: int64(len(parts))})
+			for i := 0; ; i++ {
+				src, ok := it.Next()
+				if !ok {
+					require.Equal(t, len(parts), i)
+					break
+				}
+				got := collectRows(t, src.Rows(nil, i%2 == 1))
+				require.Equal(t, normRows(expectRows(parts[i].rows, nil, i%2 == 1)), normRows(got), "partition %d", i)
+			}
+			require.NoError(t, it.Err())
+			require.NoError(t, it.Close())
+		})
+	}
+}
+
+// TestPreviousRowStaysValid holds each row returned by an iterator while
+// calling Next again, as the engine's merge does, and checks that its
+// bytes did not change: the cursor must not overwrite a chunk that the
+// previous row aliases.
+func TestPreviousRowStaysValid(t *testing.T) {
+	rng := rand.New(rand.NewSource(seed(t)))
+	fs := vfs.NewMem()
+	parts := bigRowPartitions(rng, 10)
+	writeTable(t, fs, "", 1, WriterOptions{Compression: Compression{Codec: CodecNone, ChunkLength: 512}, ColumnIndexSize: 2048}, parts)
+	for _, cs := range cacheSettings {
+		r, err := Open(fs, "", 1, cs.opts)
+		require.NoError(t, err)
+		for i := range parts {
+			for _, reverse := range []bool{false, true} {
+				src, found, err := r.Get(parts[i].token, parts[i].key)
+				require.NoError(t, err)
+				require.True(t, found)
+				want := expectRows(parts[i].rows, nil, reverse)
+				it := src.Rows(nil, reverse)
+				var prev data.Row
+				n := 0
+				for {
+					row, ok := it.Next()
+					if n > 0 {
+						require.Equal(t, normRow(want[n-1]), normRow(prev), "%s: partition %d row %d after the next Next", cs.name, i, n-1)
+					}
+					if !ok {
+						break
+					}
+					prev = *row // aliases the iterator's buffers
+					prev.Cells = append([]data.Cell(nil), row.Cells...)
+					n++
+				}
+				require.NoError(t, it.Err())
+				require.Equal(t, len(want), n)
+				require.NoError(t, it.Close())
+			}
+		}
+		require.NoError(t, r.Close())
+	}
+}
+
+// TestCachedLookupStats checks what a repeated lookup of a wide partition
+// reads: nothing from Index.db (the key cache) and no chunk (the chunk
+// cache), and that disabling the caches reads them again.
+func TestCachedLookupStats(t *testing.T) {
+	fs := vfs.NewMem()
+	rng := rand.New(rand.NewSource(3))
+	p := testPartition{token: 1, key: []byte("wide"), del: data.LiveDeletion}
+	for i := 0; i < 3000; i++ {
+		p.rows = append(p.rows, randomRow(rng, ckOf(i)))
+	}
+	writeTable(t, fs, "", 1, WriterOptions{ColumnIndexSize: 4096}, []testPartition{p})
+	read := func(r *Reader, reverse bool) ReadStats {
+		part, found, err := r.GetPartition(1, []byte("wide"))
+		require.NoError(t, err)
+		require.True(t, found)
+		it := part.Rows(nil, reverse)
+		for i := 0; i < 10; i++ {
+			_, ok := it.Next()
+			require.True(t, ok)
+		}
+		require.NoError(t, it.Close())
+		return part.ReadStats()
+	}
+	r, err := Open(fs, "", 1, ReaderOptions{})
+	require.NoError(t, err)
+	defer r.Close()
+	for _, reverse := range []bool{false, true} {
+		first := read(r, reverse)
+		second := read(r, reverse)
+		if !reverse {
+			assert.Equal(t, uint64(1), first.IndexEntries)
+			assert.Equal(t, uint64(1), first.Chunks, "header and the first rows share a chunk")
+		}
+		assert.Zero(t, second.IndexEntries, "reverse=%v", reverse)
+		assert.Zero(t, second.IndexBytes, "reverse=%v", reverse)
+		assert.Zero(t, second.Chunks, "reverse=%v", reverse)
+		assert.Equal(t, uint64(10), second.Rows)
+		assert.Equal(t, uint64(1), second.Blocks)
+	}
+	off, err := Open(fs, "", 1, ReaderOptions{ChunkCacheSize: -1, KeyCacheSize: -1})
+	require.NoError(t, err)
+	defer off.Close()
+	read(off, false)
+	st := read(off, false)
+	assert.Equal(t, uint64(1), st.IndexEntries)
+	assert.Equal(t, uint64(1), st.Chunks)
+}
+
+func TestChunkCacheClock(t *testing.T) {
+	assert.Nil(t, newChunkCache(100, 64), "fewer than two chunks: no cache")
+	c := newChunkCache(3*64, 64)
+	buf := func(i int) []byte { return []byte{byte(i)} }
+	for i := 0; i < 3; i++ {
+		c.put(i, buf(i))
+	}
+	_, ok := c.get(0) // chunk 0 gets a second chance
+	require.True(t, ok)
+	c.put(3, buf(3)) // evicts 1: the hand skips 0
+	_, ok = c.get(1)
+	assert.False(t, ok)
+	for _, i := range []int{0, 2, 3} {
+		b, ok := c.get(i)
+		require.True(t, ok, "chunk %d", i)
+		assert.Equal(t, buf(i), b)
+	}
+	c.put(2, []byte{99}) // already cached: kept as is
+	b, _ := c.get(2)
+	assert.Equal(t, buf(2), b)
+	assert.Len(t, c.where, 3)
+}
+
+func TestKeyCacheBudget(t *testing.T) {
+	c := newKeyCache(10 * (keyCacheOverhead + 20))
+	for i := 0; i < 100; i++ {
+		key := []byte(fmt.Sprintf("key%07d", i)) // 10 bytes
+		c.put(&indexEntry{key: key, token: int64(i)}, 10)
+		require.LessOrEqual(t, c.size, c.budget)
+	}
+	assert.Len(t, c.m, 10)
+	for k, it := range c.m {
+		e, ok := c.get(it.e.token, []byte(k))
+		require.True(t, ok)
+		assert.Equal(t, k, string(e.key))
+		_, ok = c.get(it.e.token+1, []byte(k))
+		assert.False(t, ok, "a token mismatch is a miss")
+	}
+	c.put(&indexEntry{key: []byte("huge")}, c.budget)
+	_, ok := c.get(0, []byte("huge"))
+	assert.False(t, ok, "entries over half the budget are not cached")
+	assert.Nil(t, newKeyCache(0))
+}
+
+// TestConcurrentReads reads one Reader from several goroutines with small
+// caches (run with -race).
+func TestConcurrentReads(t *testing.T) {
+	rng := rand.New(rand.NewSource(seed(t)))
+	fs := vfs.NewMem()
+	parts := bigRowPartitions(rng, 40)
+	writeTable(t, fs, "", 1, WriterOptions{Compression: Compression{ChunkLength: 512}, ColumnIndexSize: 1024, IndexInterval: 4}, parts)
+	r, err := Open(fs, "", 1, ReaderOptions{ChunkCacheSize: 4 * 512, KeyCacheSize: 2000})
+	require.NoError(t, err)
+	defer r.Close()
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for k := 0; k < 200; k++ {
+				p := &parts[(g*7+k*13)%len(parts)]
+				src, found, err := r.Get(p.token, p.key)
+				if err != nil || !found {
+					errs <- fmt.Errorf("get %s: %v %v", p.key, found, err)
+					return
+				}
+				reverse := k%2 == 0
+				want := expectRows(p.rows, nil, reverse)
+				it := src.Rows(nil, reverse)
+				for n := 0; ; n++ {
+					row, ok := it.Next()
+					if !ok {
+						if n != len(want) || it.Err() != nil {
+							errs <- fmt.Errorf("%s: %d rows of %d: %v", p.key, n, len(want), it.Err())
+							return
+						}
+						break
+					}
+					if string(row.Clustering) != string(want[n].Clustering) || len(row.Cells) != len(want[n].Cells) {
+						errs <- fmt.Errorf("%s row %d: got %x", p.key, n, row.Clustering)
+						return
+					}
+				}
+				_ = it.Close()
+			}
+		}(g)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+}
