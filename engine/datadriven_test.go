@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -58,12 +59,20 @@ func formatSSTables(infos []SSTableInfo) string {
 //	sstables                        list the table's SSTables, newest first
 //	restart [crash]                 close (or crash: keep only what is durable) and reopen
 //	use table=NAME [static=false]   switch to table ks.NAME, creating it if needed
+//	options [gc=N] [compaction=(k=v,...)]  alter the table's gc_grace_seconds / compaction map
+//	compact [sstables=(names)]      major (or user-defined) compaction; prints the SSTables
+//	compact-background              run background compactions until none is due;
+//	                                prints each one's inputs, then the SSTables
+//	history                         the compaction history (reason, inputs -> outputs, rows merged)
+//
+// Background compaction is off (DisableAutoCompaction) so that the
+// SSTable lists printed are deterministic.
 //
 // The engine is durable, on an in-memory crashable filesystem.
 func TestDataDriven(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
 		fsys := vfs.NewCrashableMem()
-		e, clock, tbl := openDurable(t, fsys, Options{CommitLogSync: SyncBatch})
+		e, clock, tbl := openDurable(t, fsys, Options{CommitLogSync: SyncBatch, DisableAutoCompaction: true})
 		defer func() { _ = e.Close() }()
 		ctx := context.Background()
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
@@ -164,7 +173,7 @@ func TestDataDriven(t *testing.T) {
 					require.NoError(t, e.Close())
 				}
 				var err error
-				e, err = Open(Options{Dir: "db", FS: fsys, Clock: clock, CommitLogSync: SyncBatch})
+				e, err = Open(Options{Dir: "db", FS: fsys, Clock: clock, CommitLogSync: SyncBatch, DisableAutoCompaction: true})
 				if err != nil {
 					return "error: " + err.Error() + "\n"
 				}
@@ -173,6 +182,68 @@ func TestDataDriven(t *testing.T) {
 					return "table lost\n"
 				}
 				return "ok\n"
+			case "options":
+				nt := *tbl
+				nt.Options.Compaction = maps.Clone(tbl.Options.Compaction)
+				for _, a := range d.CmdArgs {
+					switch a.Key {
+					case "gc":
+						n, err := strconv.Atoi(a.Vals[0])
+						if err != nil {
+							d.Fatalf(t, "%v", err)
+						}
+						nt.Options.GCGraceSeconds = int32(n)
+					case "compaction":
+						nt.Options.Compaction = map[string]string{}
+						for _, kv := range a.Vals {
+							k, v, _ := strings.Cut(kv, "=")
+							nt.Options.Compaction[k] = v
+						}
+					}
+				}
+				if err := ValidateCompactionOptions(nt.Options.Compaction); err != nil {
+					return "error: " + err.Error() + "\n"
+				}
+				if err := e.AlterTable(&nt); err != nil {
+					return "error: " + err.Error() + "\n"
+				}
+				tbl, _ = e.Table("ks", tbl.Name)
+				return "ok\n"
+			case "compact":
+				if arg, ok := d.Arg("sstables"); ok {
+					if _, err := e.CompactSSTables(ctx, "ks", tbl.Name, arg.Vals); err != nil {
+						return "error: " + err.Error() + "\n"
+					}
+					return formatSSTables(e.SSTables("ks", tbl.Name))
+				}
+				if err := e.Compact(ctx, "ks", tbl.Name); err != nil {
+					return "error: " + err.Error() + "\n"
+				}
+				return formatSSTables(e.SSTables("ks", tbl.Name))
+			case "compact-background":
+				var b strings.Builder
+				recs, err := e.CompactPending(ctx, "ks", tbl.Name)
+				if err != nil {
+					return "error: " + err.Error() + "\n"
+				}
+				for _, r := range recs {
+					fmt.Fprintf(&b, "%s: %v -> %v", r.Reason, r.Inputs, r.Outputs)
+					if len(r.Expired) > 0 {
+						fmt.Fprintf(&b, " expired=%v", r.Expired)
+					}
+					b.WriteString("\n")
+				}
+				if len(recs) == 0 {
+					b.WriteString("nothing to compact\n")
+				}
+				b.WriteString(formatSSTables(e.SSTables("ks", tbl.Name)))
+				return b.String()
+			case "history":
+				var b strings.Builder
+				for _, r := range e.CompactionHistory() {
+					fmt.Fprintf(&b, "%s %s.%s: %v -> %v rows_merged=%v\n", r.Reason, r.Keyspace, r.Table, r.Inputs, r.Outputs, formatMerged(r.RowsMerged))
+				}
+				return b.String()
 			case "use":
 				var name string
 				d.ScanArgs(t, "table", &name)
@@ -200,6 +271,17 @@ func TestDataDriven(t *testing.T) {
 			return ""
 		})
 	})
+}
+
+// formatMerged prints rows_merged as nodetool compactionhistory does:
+// {1:3, 2:1}.
+func formatMerged(m map[int]int64) string {
+	keys := slices.Sorted(maps.Keys(m))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%d:%d", k, m[k])
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
 }
 
 // parseMutation builds a mutation from an apply command.

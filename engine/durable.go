@@ -47,6 +47,7 @@ func (e *Engine) openStorage() error {
 		return fmt.Errorf("engine: locking data directory %s: %w", dir, err)
 	}
 	e.lock = lock
+	e.loadHistory()
 	e.dataDir = fsys.PathJoin(dir, dataDirName)
 	e.schemaDir = fsys.PathJoin(dir, schemaDirName)
 	for _, d := range []string{e.dataDir, e.schemaDir} {
@@ -175,6 +176,11 @@ func (e *Engine) openTableStore(t *schema.Table) (*tableStore, error) {
 	if err := e.fs.MkdirAll(dir, 0o755); err != nil {
 		return s, err
 	}
+	// Finish or roll back the compactions a crash interrupted, before the
+	// SSTables are listed (see txnlog.go).
+	if _, err := replayTxns(e.fs, dir); err != nil {
+		return s, fmt.Errorf("engine: replaying compaction logs of %s in %s: %w", s.name, dir, err)
+	}
 	gens, err := sstable.List(e.fs, dir)
 	if err != nil {
 		return s, fmt.Errorf("engine: listing SSTables of %s in %s: %w", s.name, dir, err)
@@ -197,7 +203,7 @@ func (e *Engine) openTableStore(t *schema.Table) (*tableStore, error) {
 			}
 		}
 	}
-	s.nextGen = maxGen + 1
+	s.nextGen.Store(int64(maxGen + 1))
 	trunc, truncated := e.truncated[t.ID]
 	for _, g := range gens {
 		r, err := sstable.Open(e.fs, dir, g, sstable.ReaderOptions{})
@@ -205,6 +211,7 @@ func (e *Engine) openTableStore(t *schema.Table) (*tableStore, error) {
 			return s, wrapCorruption(fmt.Errorf("engine: opening SSTable %d of %s in %s: %w", g, s.name, dir, err))
 		}
 		src := newSSTableSource(r)
+		src.created = e.Now()
 		if truncated && src.upper.Compare(trunc) <= 0 {
 			// Written before the table was truncated: the truncation
 			// record was saved but the files were not yet deleted.

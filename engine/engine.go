@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"io"
 	"sync"
@@ -52,6 +53,14 @@ type Engine struct {
 	bg          sync.WaitGroup
 	releaseMu   sync.Mutex
 	globalFlush atomic.Bool
+
+	// Compaction (see compaction.go, strategy.go). bgCtx is cancelled by
+	// Close, stopping background compactions; compactSem bounds them.
+	bgCtx      context.Context
+	bgCancel   context.CancelFunc
+	compactSem chan struct{}
+	historyMu  sync.Mutex
+	history    []CompactionRecord
 }
 
 // Open returns a new engine configured by opts (see Options; the zero value
@@ -66,9 +75,12 @@ func Open(opts Options) (*Engine, error) {
 		truncated: map[data.TableID]commitlog.Position{}}
 	e.memCond = sync.NewCond(&e.memMu)
 	e.flushSem = make(chan struct{}, e.opts.FlushWorkers)
+	e.compactSem = make(chan struct{}, e.opts.CompactionWorkers)
+	e.bgCtx, e.bgCancel = context.WithCancel(context.Background())
 	e.state.Store(emptySchemaState())
 	if err := e.openStorage(); err != nil {
 		e.closed.Store(true)
+		e.bgCancel()
 		return nil, errors.Join(err, e.closeStorage())
 	}
 	return e, nil
@@ -84,6 +96,7 @@ func (e *Engine) Close() error {
 	if e.closed.Swap(true) {
 		return ErrClosed
 	}
+	e.bgCancel()
 	var errs []error
 	if e.log != nil {
 		st := e.state.Load()

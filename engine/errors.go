@@ -63,4 +63,16 @@ var (
 	// cells, a counter cell without an 8-byte value, a mutation addressed
 	// to another table.
 	ErrInvalidMutation = errors.New("engine: invalid mutation")
+
+	// ErrTombstoneOverwhelming is returned by a read that met more
+	// tombstones than Options.TombstoneFailureThreshold (Cassandra's
+	// TombstoneOverwhelmingException, a ReadFailure for the client).
+	ErrTombstoneOverwhelming = errors.New("engine: too many tombstones")
+	// ErrInvalidCompactionOptions is returned by ValidateCompactionOptions
+	// for a compaction option Cassandra rejects; the message is
+	// Cassandra's ConfigurationException text.
+	ErrInvalidCompactionOptions = errors.New("engine: invalid compaction options")
+	// ErrCompaction is wrapped by errors of a compaction; the input
+	// SSTables stay in place.
+	ErrCompaction = errors.New("engine: compaction failed")
 )

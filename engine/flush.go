@@ -97,8 +97,9 @@ func (e *Engine) flushStore(s *tableStore) error {
 			// Truncated meanwhile (Truncate waits for flushMu, so this
 			// does not happen; kept as a guard).
 			s.mu.Unlock()
-			_ = src.r.Close()
-			return sstable.Remove(e.fs, s.dir, src.r.Gen())
+			var rerr error
+			src.retire(e.fs, func(err error) { rerr = err })
+			return rerr
 		}
 		s.flushing = s.flushing[1:]
 		s.ssts = append([]*sstableSource{src}, s.ssts...)
@@ -107,6 +108,7 @@ func (e *Engine) flushStore(s *tableStore) error {
 		if err := e.releaseLog(); err != nil {
 			e.opts.Logger.Error("releasing commit log segments", "err", err)
 		}
+		e.scheduleCompaction(s)
 	}
 }
 
@@ -118,8 +120,7 @@ func (e *Engine) writeSSTable(s *tableStore, mt *memtableSource) (*sstableSource
 	if err != nil {
 		return nil, err
 	}
-	gen := s.nextGen
-	s.nextGen++
+	gen := s.allocGen()
 	w, err := sstable.NewWriter(e.fs, s.dir, gen, sstable.WriterOptions{
 		Compression:         comp,
 		ColumnIndexSize:     e.opts.ColumnIndexSize,
@@ -129,7 +130,10 @@ func (e *Engine) writeSSTable(s *tableStore, mt *memtableSource) (*sstableSource
 	if err != nil {
 		return nil, err
 	}
-	if err := copyMemtable(w, mt); err != nil {
+	file := sstable.FileName(gen, sstable.ComponentData)
+	if err := copyMemtable(w, mt, func(key []byte, size, rows int64) {
+		e.warnLargePartition(s, key, size, rows, file)
+	}); err != nil {
 		return nil, errors.Join(err, w.Abort())
 	}
 	if _, err := w.Finish(); err != nil {
@@ -139,11 +143,14 @@ func (e *Engine) writeSSTable(s *tableStore, mt *memtableSource) (*sstableSource
 	if err != nil {
 		return nil, wrapCorruption(err)
 	}
-	return newSSTableSource(r), nil
+	src := newSSTableSource(r)
+	src.created = e.Now()
+	return src, nil
 }
 
-// copyMemtable writes every partition of mt to w.
-func copyMemtable(w *sstable.Writer, mt *memtableSource) error {
+// copyMemtable writes every partition of mt to w, calling done with each
+// partition's key, estimated size and row count.
+func copyMemtable(w *sstable.Writer, mt *memtableSource, done func(key []byte, size, rows int64)) error {
 	it := mt.mt.Scan(data.FullRing)
 	defer it.Close()
 	for {
@@ -154,6 +161,11 @@ func copyMemtable(w *sstable.Writer, mt *memtableSource) error {
 		if err := w.BeginPartition(ps.Token(), ps.Key(), ps.Deletion(), ps.Static(), ps.RangeTombstones(nil)); err != nil {
 			return err
 		}
+		size := int64(len(ps.Key()))
+		if st := ps.Static(); st != nil {
+			size += int64(st.Size())
+		}
+		var n int64
 		rows := ps.Rows(nil, false)
 		for {
 			r, ok := rows.Next()
@@ -164,6 +176,8 @@ func copyMemtable(w *sstable.Writer, mt *memtableSource) error {
 				_ = rows.Close()
 				return err
 			}
+			size += int64(r.Size())
+			n++
 		}
 		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 			return err
@@ -171,6 +185,7 @@ func copyMemtable(w *sstable.Writer, mt *memtableSource) error {
 		if err := w.EndPartition(); err != nil {
 			return err
 		}
+		done(ps.Key(), size, n)
 	}
 }
 

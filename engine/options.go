@@ -96,7 +96,42 @@ type Options struct {
 	// ColumnIndexSize is the row-index granularity inside wide partitions
 	// of the SSTables written (column_index_size). 0 means 64 KiB.
 	ColumnIndexSize int
+
+	// CompactionWorkers is the number of compactions run at once in the
+	// background (concurrent_compactors). 0 means 1.
+	CompactionWorkers int
+	// DisableAutoCompaction turns background compaction off for every
+	// table (nodetool disableautocompaction); Compact still works.
+	DisableAutoCompaction bool
+	// MaxSSTableSize bounds the Data.db size of the SSTables a compaction
+	// writes: the output is split into SSTables of about this many
+	// uncompressed bytes, at partition boundaries. 0 means 160 MiB.
+	MaxSSTableSize int64
+	// LargePartitionWarnBytes is the partition size past which flushes and
+	// compactions log "Writing large partition" (Cassandra's
+	// compaction_large_partition_warning_threshold). 0 means 100 MiB.
+	LargePartitionWarnBytes int64
+	// WidePartitionWarnRows is the row count past which flushes and
+	// compactions log "Writing wide partition". 0 means 100,000.
+	WidePartitionWarnRows int64
+	// TombstoneWarnThreshold is tombstone_warn_threshold: a read that
+	// meets more tombstones carries a warning (ReadStats.TombstoneWarning).
+	// 0 means 1,000; negative disables the warning.
+	TombstoneWarnThreshold int
+	// TombstoneFailureThreshold is tombstone_failure_threshold: a read
+	// that meets more tombstones fails with ErrTombstoneOverwhelming. 0
+	// means 100,000; negative disables the check.
+	TombstoneFailureThreshold int
 }
+
+// Defaults of the compaction and warning options.
+const (
+	DefaultMaxSSTableSize            = 160 << 20
+	DefaultLargePartitionWarnBytes   = 100 << 20
+	DefaultWidePartitionWarnRows     = 100_000
+	DefaultTombstoneWarnThreshold    = 1000
+	DefaultTombstoneFailureThreshold = 100_000
+)
 
 // EnsureDefaults fills in the defaults of unset fields and returns o.
 func (o Options) EnsureDefaults() Options {
@@ -114,6 +149,24 @@ func (o Options) EnsureDefaults() Options {
 	}
 	if o.ColumnIndexSize == 0 {
 		o.ColumnIndexSize = sstable.DefaultColumnIndexSize
+	}
+	if o.CompactionWorkers == 0 {
+		o.CompactionWorkers = 1
+	}
+	if o.MaxSSTableSize == 0 {
+		o.MaxSSTableSize = DefaultMaxSSTableSize
+	}
+	if o.LargePartitionWarnBytes == 0 {
+		o.LargePartitionWarnBytes = DefaultLargePartitionWarnBytes
+	}
+	if o.WidePartitionWarnRows == 0 {
+		o.WidePartitionWarnRows = DefaultWidePartitionWarnRows
+	}
+	if o.TombstoneWarnThreshold == 0 {
+		o.TombstoneWarnThreshold = DefaultTombstoneWarnThreshold
+	}
+	if o.TombstoneFailureThreshold == 0 {
+		o.TombstoneFailureThreshold = DefaultTombstoneFailureThreshold
 	}
 	if o.CommitLogSyncPeriod == 0 {
 		o.CommitLogSyncPeriod = commitlog.DefaultSyncPeriod
@@ -141,6 +194,12 @@ func (o Options) Validate() error {
 		return fmt.Errorf("%w: MemtableHardLimit %d below MemtableSize %d", ErrInvalidOptions, o.MemtableHardLimit, o.MemtableSize)
 	case o.FlushWorkers < 0:
 		return fmt.Errorf("%w: negative FlushWorkers %d", ErrInvalidOptions, o.FlushWorkers)
+	case o.CompactionWorkers < 0:
+		return fmt.Errorf("%w: negative CompactionWorkers %d", ErrInvalidOptions, o.CompactionWorkers)
+	case o.MaxSSTableSize < 0:
+		return fmt.Errorf("%w: negative MaxSSTableSize %d", ErrInvalidOptions, o.MaxSSTableSize)
+	case o.LargePartitionWarnBytes < 0 || o.WidePartitionWarnRows < 0:
+		return fmt.Errorf("%w: negative large-partition threshold", ErrInvalidOptions)
 	case o.ColumnIndexSize < 0:
 		return fmt.Errorf("%w: negative ColumnIndexSize %d", ErrInvalidOptions, o.ColumnIndexSize)
 	case o.CommitLogSync < SyncPeriodic || o.CommitLogSync > SyncNone:

@@ -43,8 +43,9 @@ type Partition struct {
 	stats  *ReadStats
 
 	ctx      context.Context
-	limit    int  // rows left for this partition, -1: unlimited
-	shared   *int // rows left for the whole read, nil: unlimited
+	release  func() // drops the read's SSTable references; nil for scans
+	limit    int    // rows left for this partition, -1: unlimited
+	shared   *int   // rows left for the whole read, nil: unlimited
 	returned int
 	peeked   *data.Row
 	done     bool
@@ -143,6 +144,10 @@ func (p *Partition) finish() {
 		}
 		p.reader = nil
 	}
+	if p.release != nil {
+		p.release()
+		p.release = nil
+	}
 }
 
 // Err returns the error that ended Next early, if any.
@@ -173,7 +178,12 @@ func (r *partitionReader) next() (*data.Row, bool) {
 			return nil, false
 		}
 		outer := data.MaxDeletion(r.deletion, r.rts.covering(row.Clustering))
-		if liveView(row, outer, r.now, r.cols, r.stats) {
+		live := liveView(row, outer, r.now, r.cols, r.stats)
+		if err := r.stats.checkTombstones(); err != nil {
+			r.merger.err = err
+			return nil, false
+		}
+		if live {
 			return row, true
 		}
 	}
@@ -187,7 +197,7 @@ type readState struct {
 }
 
 func (e *Engine) resolve(opts *ReadOptions) readState {
-	rs := readState{now: opts.Now, stats: &ReadStats{}}
+	rs := readState{now: opts.Now, stats: &ReadStats{warnAt: e.opts.TombstoneWarnThreshold, failAt: e.opts.TombstoneFailureThreshold}}
 	if rs.now == 0 {
 		rs.now = e.Now()
 	}
@@ -242,6 +252,9 @@ func (e *Engine) openPartition(ctx context.Context, token int64, key []byte, par
 		st.Tombstones.Partition++
 	}
 	st.Tombstones.Range += len(rts)
+	if err := st.checkTombstones(); err != nil {
+		r.merger.err = err
+	}
 	r.rts = newRTCursor(rts, opts.Reverse)
 	if static != nil && liveView(static, r.deletion, rs.now, rs.cols, st) {
 		p.static = static
@@ -285,7 +298,9 @@ func (e *Engine) ReadPartition(ctx context.Context, t *schema.Table, key []byte,
 	var parts []part
 	hasStatic := t.HasStatic()
 	deleted := data.LiveDeletion // the newest partition deletion found so far
-	for _, src := range s.sources() {
+	s.readCount.Add(1)
+	srcs, release := s.sources()
+	for _, src := range srcs {
 		rs.stats.source(src) // list the sources in read order
 		if sst, ok := src.(*sstableSource); ok {
 			reason := ""
@@ -304,6 +319,7 @@ func (e *Engine) ReadPartition(ctx context.Context, t *schema.Table, key []byte,
 		}
 		ps, skip, err := src.Partition(ctx, token, key)
 		if err != nil {
+			release()
 			return nil, fmt.Errorf("engine: reading %s from %s: %w", t.QualifiedName(), src.Name(), err)
 		}
 		if ps == nil {
@@ -320,7 +336,19 @@ func (e *Engine) ReadPartition(ctx context.Context, t *schema.Table, key []byte,
 		n := opts.Limit
 		shared = &n
 	}
-	return e.openPartition(ctx, token, key, parts, &opts, rs, shared), nil
+	p := e.openPartition(ctx, token, key, parts, &opts, rs, shared)
+	if p.done {
+		release()
+	} else {
+		p.release = release
+	}
+	if p.reader != nil && p.reader.merger.err != nil {
+		// Too many tombstones already (range tombstones of the partition).
+		p.err = p.reader.merger.err
+		p.finish()
+		return nil, p.err
+	}
+	return p, nil
 }
 
 // Scanner walks the live partitions of a token range in token order. A
@@ -328,18 +356,19 @@ func (e *Engine) ReadPartition(ctx context.Context, t *schema.Table, key []byte,
 // data is skipped. Each Partition returned must be used before the next
 // call to Next, which closes it.
 type Scanner struct {
-	ctx    context.Context
-	e      *Engine
-	opts   ReadOptions
-	rs     readState
-	srcs   []Source
-	iters  []data.PartitionIterator
-	heads  []data.PartitionSource
-	used   []int
-	cur    *Partition
-	shared *int
-	err    error
-	done   bool
+	ctx     context.Context
+	e       *Engine
+	opts    ReadOptions
+	rs      readState
+	srcs    []Source
+	iters   []data.PartitionIterator
+	heads   []data.PartitionSource
+	used    []int
+	cur     *Partition
+	release func()
+	shared  *int
+	err     error
+	done    bool
 }
 
 // Scan returns a scanner over the partitions of table t whose token lies in
@@ -358,7 +387,10 @@ func (e *Engine) Scan(ctx context.Context, t *schema.Table, r data.TokenRange, o
 		n := opts.Limit
 		sc.shared = &n
 	}
-	for _, src := range s.sources() {
+	s.readCount.Add(1)
+	srcs, release := s.sources()
+	sc.release = release
+	for _, src := range srcs {
 		it, err := src.Partitions(ctx, r)
 		if err != nil {
 			sc.Close()
@@ -470,5 +502,9 @@ func (sc *Scanner) Close() error {
 	}
 	sc.iters = nil
 	sc.done = true
+	if sc.release != nil {
+		sc.release()
+		sc.release = nil
+	}
 	return sc.err
 }

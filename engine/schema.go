@@ -10,7 +10,6 @@ import (
 	"github.com/minicass/minicass/commitlog"
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/schema"
-	"github.com/minicass/minicass/sstable"
 	"github.com/minicass/minicass/types"
 )
 
@@ -413,7 +412,10 @@ func (e *Engine) dropStore(s *tableStore) error {
 	e.releaseMemory(freed)
 	var errs []error
 	for _, src := range dropped {
-		errs = append(errs, src.r.Close())
+		// Reads in flight keep their reference; the directory goes now
+		// (open files stay readable), the readers close with the last
+		// reference.
+		src.retire(nil, nil)
 	}
 	errs = append(errs, e.fs.RemoveAll(s.dir), e.releaseLog())
 	return errors.Join(errs...)
@@ -460,7 +462,13 @@ func (e *Engine) Truncate(keyspace, name string) error {
 	}
 	var errs []error
 	for _, src := range dropped {
-		errs = append(errs, src.r.Close(), sstable.Remove(e.fs, store.dir, src.r.Gen()))
+		// The files go with the last reference: now, or when the reads
+		// in flight finish.
+		src.retire(e.fs, func(err error) {
+			if err != nil {
+				e.opts.Logger.Error("removing truncated SSTable", "table", store.name, "err", err)
+			}
+		})
 	}
 	errs = append(errs, e.releaseLog())
 	return errors.Join(errs...)

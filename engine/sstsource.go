@@ -3,10 +3,13 @@ package engine
 import (
 	"bytes"
 	"context"
+	"errors"
+	"sync/atomic"
 
 	"github.com/minicass/minicass/commitlog"
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/sstable"
+	"github.com/minicass/minicass/vfs"
 )
 
 // Skip reasons of SSTable sources, as ReadStats reports them.
@@ -26,13 +29,65 @@ type sstableSource struct {
 	// upper is the commit-log position up to which the table's writes are
 	// in this SSTable or older ones (Statistics.db CommitLogUpperBound).
 	upper commitlog.Position
+
+	// refs counts the holders of the reader: the table's SSTable list
+	// (one reference while the SSTable is listed) and every read or
+	// compaction using it. The reader is closed when refs drops to zero,
+	// and the files are removed then if the SSTable is obsolete (replaced
+	// by a compaction, truncated). A read holding a reference keeps
+	// reading the old files after a compaction switched the list.
+	refs atomic.Int32
+	// obsolete, set before the list's reference is released, removes the
+	// files on the last release; then onRemoved is called, if set.
+	obsolete  atomic.Bool
+	fs        vfs.FS
+	onRemoved func(error)
+	// reads counts the partitions read from the SSTable (hotness).
+	reads atomic.Int64
+	// created is the engine time (seconds) when the SSTable was written or
+	// opened, for tombstone_compaction_interval.
+	created int64
 }
 
 func newSSTableSource(r *sstable.Reader) *sstableSource {
 	st := r.Stats()
-	return &sstableSource{r: r, name: sstable.FileName(r.Gen(), sstable.ComponentData), stats: st,
+	s := &sstableSource{r: r, name: sstable.FileName(r.Gen(), sstable.ComponentData), stats: st,
 		upper: commitlog.Position{Segment: uint64(st.CommitLogUpperBound.Segment), Offset: st.CommitLogUpperBound.Offset}}
+	s.refs.Store(1)
+	return s
 }
+
+// acquire takes a reference; the caller already holds one, or holds the
+// table's mu while the SSTable is listed.
+func (s *sstableSource) acquire() { s.refs.Add(1) }
+
+// release drops a reference. The last one closes the reader and, for an
+// obsolete SSTable, removes its files.
+func (s *sstableSource) release() {
+	if s.refs.Add(-1) != 0 {
+		return
+	}
+	err := s.r.Close()
+	if s.obsolete.Load() && s.fs != nil {
+		err = errors.Join(err, sstable.Remove(s.fs, s.r.Dir(), s.r.Gen()))
+	}
+	if s.onRemoved != nil {
+		s.onRemoved(err)
+	}
+}
+
+// retire marks the SSTable obsolete (its files go with the last reference)
+// and drops the table list's reference. Call it after removing the SSTable
+// from the list.
+func (s *sstableSource) retire(fsys vfs.FS, onRemoved func(error)) {
+	s.fs = fsys
+	s.onRemoved = onRemoved
+	s.obsolete.Store(true)
+	s.release()
+}
+
+// size returns the SSTable's Data.db size on disk.
+func (s *sstableSource) size() int64 { return int64(s.stats.CompressedSize) }
 
 // Name returns the SSTable's Data.db file name.
 func (s *sstableSource) Name() string { return s.name }
@@ -52,6 +107,7 @@ func (s *sstableSource) Partition(ctx context.Context, token int64, key []byte) 
 	if !s.r.MayContain(key) {
 		return nil, skipBloom, nil
 	}
+	s.reads.Add(1)
 	ps, ok, err := s.r.Get(token, key)
 	if err != nil {
 		return nil, "", wrapCorruption(err)

@@ -57,6 +57,33 @@ type ReadStats struct {
 	Tombstones TombstoneStats
 	// Sources has one entry per source consulted, in read order.
 	Sources []SourceStats
+
+	// warnAt and failAt are the engine's tombstone thresholds (negative:
+	// off).
+	warnAt, failAt int
+}
+
+// TombstonesScanned returns the tombstones the read met as Cassandra
+// counts them for tombstone_warn_threshold: deletions of every kind and
+// expired cells.
+func (s *ReadStats) TombstonesScanned() int { return s.Tombstones.Total() + s.ExpiredCells }
+
+// TombstoneWarning reports whether the read met more tombstones than
+// Options.TombstoneWarnThreshold. The CQL layer then adds Cassandra's
+// warning, "Read N live rows and M tombstone cells for query ... (see
+// tombstone_warn_threshold)", to the result.
+func (s *ReadStats) TombstoneWarning() bool {
+	return s.warnAt > 0 && s.TombstonesScanned() > s.warnAt
+}
+
+// checkTombstones returns an error wrapping ErrTombstoneOverwhelming once
+// the read has met more tombstones than the failure threshold.
+func (s *ReadStats) checkTombstones() error {
+	if s.failAt > 0 && s.TombstonesScanned() > s.failAt {
+		return fmt.Errorf("%w: scanned over %d tombstones (tombstone_failure_threshold %d); query aborted",
+			ErrTombstoneOverwhelming, s.TombstonesScanned(), s.failAt)
+	}
+	return nil
 }
 
 // source returns the entry of the source named name, adding it if needed.

@@ -131,8 +131,20 @@ type tableStore struct {
 	// completed in switch order (the commit-log upper bounds only grow),
 	// and excludes flushes from Truncate and DropTable.
 	flushMu sync.Mutex
-	// nextGen is the generation of the next SSTable (under flushMu).
-	nextGen int
+	// nextGen is the generation of the next SSTable (flushes and
+	// compactions allocate with allocGen).
+	nextGen atomic.Int64
+	// compactMu serializes the compactions of the table.
+	compactMu sync.Mutex
+	// obsoleteBytes is the disk size of compacted SSTables whose files
+	// are not yet removed.
+	obsoleteBytes atomic.Int64
+	// removeMu guards the countdown of a compaction's removed inputs.
+	removeMu sync.Mutex
+	// compactScheduled is set while a background compaction is queued.
+	compactScheduled atomic.Bool
+	// stats counts reads and writes (tablestats).
+	readCount, writeCount atomic.Int64
 	// flushScheduled is set while a background flush is queued.
 	flushScheduled atomic.Bool
 	// dropped is set once the table is dropped: flushes stop.
@@ -140,7 +152,8 @@ type tableStore struct {
 }
 
 func newTableStore(t *schema.Table, dir string) *tableStore {
-	s := &tableStore{name: t.QualifiedName(), id: t.ID, dir: dir, nextGen: 1}
+	s := &tableStore{name: t.QualifiedName(), id: t.ID, dir: dir}
+	s.nextGen.Store(1)
 	s.table.Store(t)
 	s.active = s.newMemtable()
 	return s
@@ -155,8 +168,10 @@ func (s *tableStore) newMemtable() *memtableSource {
 
 // sources returns the sources to read, newest first: the active memtable,
 // the flushing memtables (newest first), the SSTables (newest first), then
-// the others in the order they were added.
-func (s *tableStore) sources() []Source {
+// the others in the order they were added. The SSTables are referenced
+// until release is called (once), so that a compaction or truncation
+// switching the list meanwhile does not close them under the read.
+func (s *tableStore) sources() (srcs []Source, release func()) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	out := make([]Source, 0, 1+len(s.flushing)+len(s.ssts)+len(s.others))
@@ -164,11 +179,24 @@ func (s *tableStore) sources() []Source {
 	for i := len(s.flushing) - 1; i >= 0; i-- {
 		out = append(out, s.flushing[i])
 	}
-	for _, t := range s.ssts {
+	held := make([]*sstableSource, len(s.ssts))
+	for i, t := range s.ssts {
+		t.acquire()
+		held[i] = t
 		out = append(out, t)
 	}
-	return append(out, s.others...)
+	var once sync.Once
+	return append(out, s.others...), func() {
+		once.Do(func() {
+			for _, t := range held {
+				t.release()
+			}
+		})
+	}
 }
+
+// allocGen returns a new SSTable generation of the table.
+func (s *tableStore) allocGen() int { return int(s.nextGen.Add(1) - 1) }
 
 // switchMemtable freezes the active memtable, moving it to the flushing
 // list, and installs an empty one. It does nothing if the active memtable

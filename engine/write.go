@@ -77,6 +77,7 @@ func (e *Engine) Apply(ctx context.Context, t *schema.Table, m *data.Mutation) e
 	}
 	n := active.mt.Apply(token, m)
 	s.mu.RUnlock()
+	s.writeCount.Add(1)
 	if logged {
 		if cap(*buf) <= 1<<20 {
 			encodeBufs.Put(buf)

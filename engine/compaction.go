@@ -1,0 +1,672 @@
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/minicass/minicass/commitlog"
+	"github.com/minicass/minicass/data"
+	"github.com/minicass/minicass/sstable"
+	"github.com/minicass/minicass/vfs"
+)
+
+// Compaction merges SSTables of one table into new ones (compactor.run):
+//
+//  1. the inputs that are fully expired (getFullyExpiredSSTables: every
+//     local deletion time before gcBefore, and no data of another SSTable
+//     or memtable that they could shadow older than their newest
+//     timestamp) are dropped whole, unread;
+//  2. the others are merged partition by partition in token order (a
+//     k-way merge of their scans), rows of a partition in clustering order
+//     through the read path's rowMerger (cells reconciled, counters
+//     summed), shadowed data removed (partition deletion, range
+//     tombstones, row and collection deletions);
+//  3. purge (Cassandra's PurgeFunction and AbstractCell.purge): an expired
+//     cell whose expiry is before gcBefore and below the partition's max
+//     purgeable timestamp is dropped, otherwise rewritten as a tombstone
+//     dated expiry - ttl; tombstones of every kind (and expired liveness)
+//     with a local deletion time before gcBefore and a timestamp below the
+//     max purgeable timestamp are dropped. gcBefore is now -
+//     gc_grace_seconds; the max purgeable timestamp of a partition is the
+//     smallest timestamp of the SSTables outside the compaction that may
+//     hold it (token range and bloom filter) and of the memtables holding
+//     it, so a tombstone never goes while older data it shadows lives on;
+//  4. output split into SSTables of about Options.MaxSSTableSize bytes,
+//     each with the largest commit-log upper bound of the inputs;
+//  5. the switch, made atomic by the transaction log (txnlog.go).
+
+// CompactionRecord is one entry of the compaction history (nodetool
+// compactionhistory, system.compaction_history).
+type CompactionRecord struct {
+	// ID identifies the compaction (a random UUID).
+	ID string `json:"id"`
+	// Keyspace and Table name the table compacted.
+	Keyspace string `json:"keyspace"`
+	Table    string `json:"table"`
+	// CompactedAt is the engine clock's time when the compaction ended.
+	CompactedAt time.Time `json:"compacted_at"`
+	// BytesIn and BytesOut are the Data.db sizes of the inputs and
+	// outputs.
+	BytesIn  int64 `json:"bytes_in"`
+	BytesOut int64 `json:"bytes_out"`
+	// RowsMerged maps the number of input SSTables a partition came from
+	// to the number of such partitions, as Cassandra's rows_merged.
+	RowsMerged map[int]int64 `json:"rows_merged"`
+	// Inputs and Outputs are the Data.db file names; Expired those of the
+	// inputs dropped whole.
+	Inputs  []string `json:"inputs"`
+	Outputs []string `json:"outputs"`
+	Expired []string `json:"expired,omitempty"`
+	// Reason says why it ran: "major", "background", "tombstone",
+	// "expired".
+	Reason string `json:"reason"`
+}
+
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// compactor runs one compaction of a table.
+type compactor struct {
+	e        *Engine
+	s        *tableStore
+	inputs   []*sstableSource // all inputs, expired ones included
+	merge    []*sstableSource // the inputs read
+	expired  []*sstableSource
+	now      int64
+	gcBefore int64
+	others   []*sstableSource // the table's SSTables outside the compaction
+	rec      CompactionRecord
+
+	txn     *txnLog
+	w       *sstable.Writer
+	wGen    int
+	wBytes  int64
+	outputs []*sstableSource
+	upper   sstable.LogPosition
+}
+
+// compact runs a compaction of inputs (SSTables of s). The caller holds
+// s.compactMu. Nothing is done for fewer than one input.
+func (e *Engine) compact(ctx context.Context, s *tableStore, inputs []*sstableSource, reason string) (*CompactionRecord, error) {
+	if len(inputs) == 0 || s.dropped.Load() {
+		return nil, nil
+	}
+	t := s.table.Load()
+	c := &compactor{e: e, s: s, inputs: inputs, now: e.Now()}
+	c.gcBefore = c.now - int64(t.Options.GCGraceSeconds)
+	c.rec = CompactionRecord{ID: newUUID(), Keyspace: t.Keyspace, Table: t.Name, RowsMerged: map[int]int64{}, Reason: reason}
+
+	// Reference the inputs and the other SSTables for the duration.
+	s.mu.RLock()
+	for _, in := range inputs {
+		if !slices.Contains(s.ssts, in) {
+			s.mu.RUnlock()
+			return nil, nil // compacted or truncated meanwhile
+		}
+	}
+	for _, o := range s.ssts {
+		o.acquire()
+		if !slices.Contains(inputs, o) {
+			c.others = append(c.others, o)
+		}
+	}
+	held := slices.Clone(s.ssts)
+	s.mu.RUnlock()
+	defer func() {
+		for _, h := range held {
+			h.release()
+		}
+	}()
+
+	c.expired, c.merge = c.fullyExpired()
+	for _, in := range inputs {
+		c.rec.BytesIn += in.size()
+		c.rec.Inputs = append(c.rec.Inputs, in.name)
+		if in.upper.Compare(commitlog.Position{Segment: uint64(c.upper.Segment), Offset: c.upper.Offset}) > 0 {
+			c.upper = sstable.LogPosition{Segment: int64(in.upper.Segment), Offset: in.upper.Offset}
+		}
+	}
+	for _, x := range c.expired {
+		c.rec.Expired = append(c.rec.Expired, x.name)
+	}
+	if len(c.merge) == 0 && reason != "expired" && len(c.expired) > 0 {
+		c.rec.Reason = "expired"
+	}
+	gens := make([]int, len(inputs))
+	for i, in := range inputs {
+		gens[i] = in.r.Gen()
+	}
+	txn, err := createTxn(e.fs, s.dir, s.allocGen(), gens)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: transaction log: %w", ErrCompaction, s.name, err)
+	}
+	c.txn = txn
+	if err := c.run(ctx); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrCompaction, s.name, errors.Join(err, c.rollback()))
+	}
+	if err := c.switchSets(); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrCompaction, s.name, err)
+	}
+	c.rec.CompactedAt = e.opts.Clock.Now()
+	e.recordCompaction(c.rec)
+	e.opts.Logger.Info("Compacted", "id", c.rec.ID, "table", s.name, "inputs", len(inputs), "expired", len(c.expired),
+		"outputs", len(c.outputs), "bytes_in", c.rec.BytesIn, "bytes_out", c.rec.BytesOut, "reason", c.rec.Reason)
+	return &c.rec, nil
+}
+
+// fullyExpired splits the inputs into those that can be dropped whole and
+// those to merge (CompactionController.getFullyExpiredSSTables): an input
+// is fully expired when its newest local deletion time is before gcBefore
+// and its newest timestamp is below the oldest timestamp of every other
+// SSTable and memtable of the table and of every input not expired.
+func (c *compactor) fullyExpired() (expired, merge []*sstableSource) {
+	minTS := int64(math.MaxInt64)
+	for _, o := range c.others {
+		if o.stats.Partitions > 0 {
+			minTS = min(minTS, o.stats.MinTimestamp)
+		}
+	}
+	for _, mt := range c.s.memtables() {
+		if lo, _, ok := mt.mt.TimestampBounds(); ok {
+			minTS = min(minTS, lo)
+		}
+	}
+	var candidates []*sstableSource
+	for _, in := range c.inputs {
+		st := in.stats
+		if st.Partitions > 0 && st.MaxLocalDeletionTime < c.gcBefore {
+			candidates = append(candidates, in)
+		} else if st.Partitions > 0 {
+			minTS = min(minTS, st.MinTimestamp)
+		}
+	}
+	for _, in := range c.inputs {
+		if slices.Contains(candidates, in) && in.stats.MaxTimestamp < minTS {
+			expired = append(expired, in)
+		} else {
+			merge = append(merge, in)
+		}
+	}
+	return expired, merge
+}
+
+// diskSize returns the size of the SSTable's component files.
+func (s *sstableSource) diskSize(fsys vfs.FS) int64 {
+	var n int64
+	for _, f := range s.r.Files() {
+		if fi, err := fsys.Stat(fsys.PathJoin(s.r.Dir(), f)); err == nil {
+			n += fi.Size()
+		}
+	}
+	return n
+}
+
+// memtables returns the table's memtables, active first.
+func (s *tableStore) memtables() []*memtableSource {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return append([]*memtableSource{s.active}, s.flushing...)
+}
+
+// run merges c.merge into new SSTables.
+func (c *compactor) run(ctx context.Context) error {
+	iters := make([]data.PartitionIterator, len(c.merge))
+	heads := make([]data.PartitionSource, len(c.merge))
+	defer func() {
+		for _, it := range iters {
+			if it != nil {
+				_ = it.Close()
+			}
+		}
+	}()
+	for i, in := range c.merge {
+		iters[i] = corruptionIter{in.r.Scan(data.FullRing)}
+	}
+	var used []int
+	for i := range iters {
+		used = append(used, i)
+	}
+	parts := make([]data.PartitionSource, 0, len(iters))
+	for n := 0; ; n++ {
+		if n%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if c.s.dropped.Load() {
+				return ErrNoTable
+			}
+		}
+		for _, i := range used {
+			ps, ok := iters[i].Next()
+			if !ok {
+				if err := iters[i].Err(); err != nil {
+					return err
+				}
+				ps = nil
+			}
+			heads[i] = ps
+		}
+		used = used[:0]
+		for i, h := range heads {
+			if h == nil {
+				continue
+			}
+			if len(used) == 0 {
+				used = append(used, i)
+				continue
+			}
+			m := heads[used[0]]
+			switch cmp := data.ComparePartitions(h.Token(), h.Key(), m.Token(), m.Key()); {
+			case cmp < 0:
+				used = append(used[:0], i)
+			case cmp == 0:
+				used = append(used, i)
+			}
+		}
+		if len(used) == 0 {
+			break
+		}
+		parts = parts[:0]
+		for _, i := range used {
+			parts = append(parts, heads[i])
+		}
+		c.rec.RowsMerged[len(parts)]++
+		if err := c.mergePartition(parts); err != nil {
+			return err
+		}
+	}
+	return c.finishWriter()
+}
+
+// maxPurgeable returns the timestamp below which a tombstone of the
+// partition may be purged: the smallest timestamp of the data outside the
+// compaction that may hold the partition.
+func (c *compactor) maxPurgeable(token int64, key []byte) int64 {
+	ts := int64(math.MaxInt64)
+	for _, o := range c.others {
+		st := o.stats
+		if st.Partitions == 0 || token < st.FirstToken || token > st.LastToken || st.MinTimestamp >= ts {
+			continue
+		}
+		if o.r.MayContain(key) {
+			ts = st.MinTimestamp
+		}
+	}
+	for _, mt := range c.s.memtables() {
+		if ps, ok := mt.mt.Get(token, key); ok {
+			ts = min(ts, partitionMinTimestamp(ps))
+		}
+	}
+	return ts
+}
+
+// partitionMinTimestamp returns the smallest timestamp in a (memtable)
+// partition.
+func partitionMinTimestamp(ps data.PartitionSource) int64 {
+	ts := int64(math.MaxInt64)
+	note := func(t int64) {
+		if t != data.NoTimestamp {
+			ts = min(ts, t)
+		}
+	}
+	noteRow := func(r *data.Row) {
+		note(r.Liveness.Timestamp)
+		note(r.Deletion.MarkedForDeleteAt)
+		for _, cd := range r.ColumnDeletions {
+			note(cd.Deletion.MarkedForDeleteAt)
+		}
+		for i := range r.Cells {
+			note(r.Cells[i].Timestamp)
+		}
+	}
+	note(ps.Deletion().MarkedForDeleteAt)
+	if st := ps.Static(); st != nil {
+		noteRow(st)
+	}
+	for _, rt := range ps.RangeTombstones(nil) {
+		note(rt.Deletion.MarkedForDeleteAt)
+	}
+	rows := ps.Rows(nil, false)
+	for {
+		r, ok := rows.Next()
+		if !ok {
+			break
+		}
+		noteRow(r)
+	}
+	_ = rows.Close()
+	return ts
+}
+
+// purger decides what purge drops in one partition.
+type purger struct {
+	now, gcBefore, maxPurgeable int64
+}
+
+// purgeable reports whether a deletion (or expired data) written at ts
+// with local deletion time ldt may be dropped.
+func (p purger) purgeable(ts, ldt int64) bool { return ldt < p.gcBefore && ts < p.maxPurgeable }
+
+func (p purger) deletion(d data.DeletionTime) data.DeletionTime {
+	if !d.IsLive() && p.purgeable(d.MarkedForDeleteAt, d.LocalDeletionTime) {
+		return data.LiveDeletion
+	}
+	return d
+}
+
+// row purges r in place (Row.purge): expired liveness, deletions and
+// tombstones past gc grace go; expired cells become tombstones dated at
+// their write time (expiry - ttl) or go.
+func (p purger) row(r *data.Row) {
+	if !r.Liveness.IsEmpty() && !r.Liveness.IsLive(p.now) && p.purgeable(r.Liveness.Timestamp, r.Liveness.ExpiresAt) {
+		r.Liveness = data.EmptyLiveness
+	}
+	r.Deletion = p.deletion(r.Deletion)
+	if len(r.ColumnDeletions) > 0 {
+		kept := r.ColumnDeletions[:0]
+		for _, cd := range r.ColumnDeletions {
+			if cd.Deletion = p.deletion(cd.Deletion); !cd.Deletion.IsLive() {
+				kept = append(kept, cd)
+			}
+		}
+		r.ColumnDeletions = kept
+	}
+	kept := r.Cells[:0]
+	for _, c := range r.Cells {
+		if !c.IsLive(p.now) {
+			if p.purgeable(c.Timestamp, c.LocalDeletionTime) {
+				continue
+			}
+			if c.IsExpiring() {
+				c = data.Cell{Column: c.Column, Path: c.Path, Kind: data.CellTombstone, Timestamp: c.Timestamp,
+					LocalDeletionTime: c.LocalDeletionTime - int64(c.TTL)}
+			}
+		}
+		kept = append(kept, c)
+	}
+	r.Cells = kept
+}
+
+// mergePartition merges the versions of one partition and writes what
+// survives purge.
+func (c *compactor) mergePartition(parts []data.PartitionSource) error {
+	token, key := parts[0].Token(), parts[0].Key()
+	p := purger{now: c.now, gcBefore: c.gcBefore, maxPurgeable: c.maxPurgeable(token, key)}
+	del := data.LiveDeletion
+	var static *data.Row
+	var rts []data.RangeTombstone
+	for _, ps := range parts {
+		del = data.MaxDeletion(del, ps.Deletion())
+		if st := ps.Static(); st != nil {
+			if static == nil {
+				cp := *st
+				cp.Cells = slices.Clone(st.Cells)
+				cp.ColumnDeletions = slices.Clone(st.ColumnDeletions)
+				static = &cp
+			} else {
+				merged := data.MergeRows(static, st)
+				static = &merged
+			}
+		}
+		for _, rt := range ps.RangeTombstones(nil) {
+			if !del.IsLive() && !rt.Deletion.Supersedes(del) {
+				continue
+			}
+			rts = append(rts, rt)
+		}
+	}
+	// Range tombstones the partition deletion covers go (the partition
+	// deletion is only known in full now).
+	keptRTs := rts[:0]
+	for _, rt := range rts {
+		if del.IsLive() || rt.Deletion.Supersedes(del) {
+			keptRTs = append(keptRTs, rt)
+		}
+	}
+	rts = keptRTs
+	if static != nil {
+		static.PurgeShadowed(del)
+		p.row(static)
+		if static.IsEmpty() {
+			static = nil
+		}
+	}
+	var outRTs []data.RangeTombstone
+	for _, rt := range rts {
+		if d := p.deletion(rt.Deletion); !d.IsLive() {
+			outRTs = append(outRTs, rt)
+		}
+	}
+	cursor := newRTCursor(slices.Clone(rts), false)
+	stats := &ReadStats{Sources: make([]SourceStats, len(parts))}
+	m := rowMerger{stats: stats}
+	for i, ps := range parts {
+		m.add(ps.Rows(nil, false), i)
+	}
+	defer func() { _ = m.close() }()
+	next := func() (*data.Row, bool) {
+		for {
+			r, ok := m.next()
+			if !ok {
+				return nil, false
+			}
+			r.PurgeShadowed(data.MaxDeletion(del, cursor.covering(r.Clustering)))
+			p.row(r)
+			if !r.IsEmpty() {
+				return r, true
+			}
+		}
+	}
+	first, ok := next()
+	if m.err != nil {
+		return m.err
+	}
+	outDel := p.deletion(del)
+	if !ok && outDel.IsLive() && static == nil && len(outRTs) == 0 {
+		return nil // nothing survives
+	}
+	if err := c.ensureWriter(); err != nil {
+		return err
+	}
+	if err := c.w.BeginPartition(token, key, outDel, static, outRTs); err != nil {
+		return err
+	}
+	size := int64(len(key))
+	if static != nil {
+		size += int64(static.Size())
+	}
+	var rows int64
+	for r := first; ok; r, ok = next() {
+		if err := c.w.AddRow(r); err != nil {
+			return err
+		}
+		size += int64(r.Size())
+		rows++
+	}
+	if m.err != nil {
+		return m.err
+	}
+	if err := c.w.EndPartition(); err != nil {
+		return err
+	}
+	c.wBytes += size
+	c.e.warnLargePartition(c.s, key, size, rows, sstable.FileName(c.wGen, sstable.ComponentData))
+	if c.wBytes >= c.e.opts.MaxSSTableSize {
+		return c.finishWriter()
+	}
+	return nil
+}
+
+// warnLargePartition logs a partition past the size or row thresholds, as
+// Cassandra's "Writing large partition" warning.
+func (e *Engine) warnLargePartition(s *tableStore, key []byte, size, rows int64, file string) {
+	if size > e.opts.LargePartitionWarnBytes {
+		e.opts.Logger.Warn(fmt.Sprintf("Writing large partition %s:%x (%s) to sstable %s",
+			s.ksSlashTable(), key, formatBytes(size), file),
+			"keyspace", s.table.Load().Keyspace, "table", s.table.Load().Name, "key", fmt.Sprintf("%x", key), "size", size, "rows", rows)
+	}
+	if rows > e.opts.WidePartitionWarnRows {
+		e.opts.Logger.Warn(fmt.Sprintf("Writing wide partition %s:%x (%d rows) to sstable %s",
+			s.ksSlashTable(), key, rows, file),
+			"keyspace", s.table.Load().Keyspace, "table", s.table.Load().Name, "key", fmt.Sprintf("%x", key), "size", size, "rows", rows)
+	}
+}
+
+func (s *tableStore) ksSlashTable() string {
+	t := s.table.Load()
+	return t.Keyspace + "/" + t.Name
+}
+
+// formatBytes formats n as Cassandra's FBUtilities.prettyPrintMemory.
+func formatBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.3fGiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.3fMiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.3fKiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%dB", n)
+}
+
+// ensureWriter opens an output SSTable if none is open, recording its
+// generation in the transaction log first.
+func (c *compactor) ensureWriter() error {
+	if c.w != nil {
+		return nil
+	}
+	t := c.s.table.Load()
+	comp, err := sstable.CompressionFromOptions(t.Options.Compression)
+	if err != nil {
+		return err
+	}
+	gen := c.s.allocGen()
+	if err := c.txn.add(gen); err != nil {
+		return err
+	}
+	w, err := sstable.NewWriter(c.e.fs, c.s.dir, gen, sstable.WriterOptions{
+		Compression:         comp,
+		ColumnIndexSize:     c.e.opts.ColumnIndexSize,
+		BloomFilterFPChance: t.Options.BloomFilterFPChance,
+		CommitLogUpperBound: c.upper,
+	})
+	if err != nil {
+		return err
+	}
+	c.w, c.wGen, c.wBytes = w, gen, 0
+	return nil
+}
+
+// finishWriter completes the open output SSTable and opens its reader.
+func (c *compactor) finishWriter() error {
+	if c.w == nil {
+		return nil
+	}
+	w := c.w
+	c.w = nil
+	if _, err := w.Finish(); err != nil {
+		return errors.Join(err, w.Abort())
+	}
+	r, err := sstable.Open(c.e.fs, c.s.dir, c.wGen, sstable.ReaderOptions{})
+	if err != nil {
+		return wrapCorruption(err)
+	}
+	src := newSSTableSource(r)
+	src.created = c.now
+	c.outputs = append(c.outputs, src)
+	c.rec.BytesOut += src.size()
+	c.rec.Outputs = append(c.rec.Outputs, src.name)
+	return nil
+}
+
+// rollback removes the outputs and the transaction log after a failure.
+func (c *compactor) rollback() error {
+	var errs []error
+	if c.w != nil {
+		errs = append(errs, c.w.Abort())
+		c.w = nil
+	}
+	for _, o := range c.outputs {
+		o.retire(c.e.fs, func(err error) { errs = append(errs, err) })
+	}
+	c.outputs = nil
+	if c.txn != nil {
+		errs = append(errs, c.txn.remove())
+	}
+	return errors.Join(errs...)
+}
+
+// switchSets commits the compaction: under the table's lock it checks that
+// every input is still listed (a Truncate may have removed them), writes
+// the commit record and replaces the inputs by the outputs in the list.
+// The inputs' files are removed once no read holds them, then the log.
+func (c *compactor) switchSets() error {
+	s := c.s
+	s.mu.Lock()
+	for _, in := range c.inputs {
+		if !slices.Contains(s.ssts, in) {
+			s.mu.Unlock()
+			return errors.Join(fmt.Errorf("input %s no longer listed (truncated?)", in.name), c.rollback())
+		}
+	}
+	if err := c.txn.commit(); err != nil {
+		s.mu.Unlock()
+		return errors.Join(err, c.rollback())
+	}
+	var next []*sstableSource
+	placed := false
+	for _, t := range s.ssts {
+		if slices.Contains(c.inputs, t) {
+			if !placed {
+				next = append(next, c.outputs...)
+				placed = true
+			}
+			continue
+		}
+		next = append(next, t)
+	}
+	s.ssts = next
+	s.mu.Unlock()
+
+	txn := c.txn
+	_ = txn.close()
+	pending := int32(len(c.inputs))
+	var failed bool
+	var mu = &s.removeMu
+	done := func(err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			failed = true
+			c.e.opts.Logger.Error("removing compacted SSTable", "table", s.name, "err", err)
+		}
+		pending--
+		if pending == 0 && !failed {
+			// Every input is gone: the log is no longer needed (a crash
+			// before this point replays it, which is idempotent).
+			if err := txn.remove(); err != nil {
+				c.e.opts.Logger.Error("removing compaction log", "table", s.name, "err", err)
+			}
+		}
+	}
+	for _, in := range c.inputs {
+		size := in.diskSize(c.e.fs)
+		s.obsoleteBytes.Add(size)
+		in.retire(c.e.fs, func(err error) {
+			s.obsoleteBytes.Add(-size)
+			done(err)
+		})
+	}
+	return nil
+}
