@@ -2,6 +2,7 @@ package sstable
 
 import (
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -50,7 +51,7 @@ func NewHistogram(n int) Histogram {
 
 // Add counts v once.
 func (h *Histogram) Add(v int64) {
-	i := sort.Search(len(h.Offsets), func(i int) bool { return h.Offsets[i] >= v })
+	i, _ := slices.BinarySearch(h.Offsets, v) // the first offset >= v
 	h.Counts[i]++
 }
 

@@ -107,6 +107,11 @@ func NewWriter(fs vfs.FS, dir string, gen int, opts WriterOptions) (*Writer, err
 	}
 	w := &Writer{fs: fs, dir: dir, gen: gen, opts: opts, stats: newStats()}
 	w.chunk = make([]byte, 0, opts.Compression.ChunkLength)
+	// Room for a flush's worth of chunks plus one more chunk at its worst
+	// compression, so that the output buffers never grow.
+	w.out = make([]byte, 0, dataFlushSize+2*opts.Compression.ChunkLength+64)
+	w.indexOut = make([]byte, 0, 2*indexFlushSize)
+	w.keyHashes = make([][2]uint64, 0, 1024)
 	var err error
 	if w.data, err = w.create(ComponentData); err != nil {
 		return nil, err
