@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,8 +34,23 @@ const (
 
 // conn is one client connection. The read loop (serve) decodes frames and
 // handles the handshake messages itself, in order; QUERY, PREPARE, EXECUTE
-// and BATCH run on their own goroutines, at most MaxRequestsPerConn at once.
-// Writes are serialized by wmu.
+// and BATCH run on the connection's workers, at most MaxRequestsPerConn at
+// once.
+//
+// Workers: the read loop hands a request to an idle worker over the
+// unbuffered channel work, or starts a new worker when none is idle and
+// fewer than MaxRequestsPerConn exist, or else waits for one to become idle.
+// A worker that finishes a request stays for the next one unless maxIdle
+// workers are already idle. Reusing goroutines keeps their grown stacks: a
+// fresh goroutine per request spent a tenth of the CPU of a prepared INSERT
+// growing its stack through the CQL executor.
+//
+// Writes: a response is encoded by the goroutine that produced it and
+// appended to wbuf under wmu. If no goroutine is writing, the appender
+// becomes the writer and writes wbuf with one syscall, then whatever was
+// appended meanwhile, until wbuf is empty. Responses finishing while a write
+// is in progress thus leave in one syscall, with no timer and no extra
+// goroutine: a lone request is written at once.
 type conn struct {
 	srv    *Server
 	nc     net.Conn
@@ -47,28 +63,52 @@ type conn struct {
 	inCompress bool // bodies of requests may be compressed
 	startup    map[string]string
 	session    Session
-	sem        chan struct{}
-	reqs       sync.WaitGroup
+	reqs       sync.WaitGroup // running workers
+
+	work     chan request // unbuffered: a send succeeds only to an idle worker
+	nworkers atomic.Int32 // started by the read loop, decremented on exit
+	idle     atomic.Int32 // workers waiting on work
 
 	schemaEvents atomic.Bool
 
 	wmu      sync.Mutex
-	bw       *bufio.Writer
-	compress bool // guarded by wmu
-	werr     error
+	wcond    sync.Cond // signalled (with wmu) when a write syscall ends
+	wbuf     []byte    // encoded responses waiting to be written
+	spare    []byte    // the buffer being written, reused as wbuf
+	writing  bool      // a goroutine is writing; guarded by wmu
+	compress bool      // guarded by wmu
+	werr     error     // guarded by wmu
 }
+
+// request is a QUERY, PREPARE, EXECUTE or BATCH handed to a worker.
+type request struct {
+	stream int16
+	m      frame.Message
+}
+
+// Tuning of the connection loop.
+const (
+	// maxIdle is the number of idle workers a connection keeps.
+	maxIdle = 16
+	// maxPending is the amount of encoded responses waiting for a slow
+	// client beyond which producers wait for the writer (backpressure).
+	maxPending = 1 << 20
+	// maxSpare is the largest write buffer kept for reuse.
+	maxSpare = 256 << 10
+)
 
 func newConn(s *Server, nc net.Conn) *conn {
 	ctx, cancel := context.WithCancel(s.ctx)
-	return &conn{
+	c := &conn{
 		srv:    s,
 		nc:     nc,
 		br:     bufio.NewReaderSize(nc, 16<<10),
-		bw:     bufio.NewWriterSize(nc, 16<<10),
 		ctx:    ctx,
 		cancel: cancel,
-		sem:    make(chan struct{}, s.opts.MaxRequestsPerConn),
+		work:   make(chan request),
 	}
+	c.wcond.L = &c.wmu
+	return c
 }
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
@@ -91,6 +131,7 @@ func (c *conn) serve() {
 	for {
 		if err := c.readFrame(); err != nil {
 			if errors.Is(err, errClose) {
+				c.waitWritten()
 				c.lingerClose()
 			}
 			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
@@ -137,11 +178,12 @@ func (c *conn) readFrame() error {
 	if version != frame.ProtocolVersion {
 		return c.rejectVersion(version)
 	}
-	var hb [frame.HeaderSize]byte
-	if _, err := io.ReadFull(c.br, hb[:]); err != nil {
+	hb, err := c.br.Peek(frame.HeaderSize)
+	if err != nil {
 		return err
 	}
-	h, _ := frame.ParseHeader(hb[:])
+	h, _ := frame.ParseHeader(hb)
+	c.br.Discard(frame.HeaderSize)
 	if h.IsResponse() {
 		c.writeMessage(h.Stream, protocolError("Wrong protocol direction (expected REQUEST, got RESPONSE) for opcode %s", h.Opcode), nil)
 		return errClose
@@ -182,12 +224,12 @@ func (c *conn) readFrame() error {
 			return errClose
 		}
 	}
-	f, err := frame.Decode(h, body)
+	m, err := frame.DecodeRequest(h, body)
 	if err != nil {
 		c.writeMessage(h.Stream, protocolError("Invalid message: %v", err), nil)
 		return errClose
 	}
-	return c.dispatch(h.Stream, f.Message)
+	return c.dispatch(h.Stream, m)
 }
 
 // rejectVersion answers a frame of an unsupported protocol version and
@@ -219,9 +261,7 @@ func (c *conn) rejectVersion(version byte) error {
 	out = append(out, byte(frame.OpError))
 	out = binary.BigEndian.AppendUint32(out, uint32(len(body)))
 	out = append(out, body...)
-	c.wmu.Lock()
-	c.writeRaw(out)
-	c.wmu.Unlock()
+	c.send(out)
 	return errClose
 }
 
@@ -276,15 +316,55 @@ func (c *conn) dispatch(stream int16, m frame.Message) error {
 		}
 		c.writeMessage(stream, &frame.Ready{}, nil)
 	default:
-		select {
-		case c.sem <- struct{}{}:
-		case <-c.ctx.Done():
-			return c.ctx.Err()
-		}
-		c.reqs.Add(1)
-		go c.runRequest(stream, m)
+		return c.startRequest(request{stream: stream, m: m})
 	}
 	return nil
+}
+
+// startRequest hands r to an idle worker, to a new worker, or waits for a
+// worker to become idle when MaxRequestsPerConn are busy.
+func (c *conn) startRequest(r request) error {
+	select {
+	case c.work <- r:
+		return nil
+	default:
+	}
+	if int(c.nworkers.Load()) < c.srv.opts.MaxRequestsPerConn {
+		c.nworkers.Add(1)
+		c.reqs.Add(1)
+		go c.worker(r)
+		return nil
+	}
+	select {
+	case c.work <- r:
+		return nil
+	case <-c.ctx.Done():
+		return c.ctx.Err()
+	}
+}
+
+// worker runs r, then further requests from c.work while the connection
+// lives, unless enough workers are idle already.
+func (c *conn) worker(r request) {
+	defer func() {
+		c.nworkers.Add(-1)
+		c.reqs.Done()
+	}()
+	for {
+		c.runRequest(r.stream, r.m)
+		r = request{}
+		if c.idle.Add(1) > maxIdle {
+			c.idle.Add(-1)
+			return
+		}
+		select {
+		case r = <-c.work:
+			c.idle.Add(-1)
+		case <-c.ctx.Done():
+			c.idle.Add(-1)
+			return
+		}
+	}
 }
 
 func (c *conn) handleStartup(stream int16, m *frame.Startup) {
@@ -399,8 +479,6 @@ func (c *conn) runRequest(stream int16, m frame.Message) {
 			c.srv.opts.Logger.Error("panic while executing request", "op", m.Opcode().String(), "panic", p, "stack", string(debug.Stack()))
 			c.writeMessage(stream, &Error{Code: frame.ErrCodeServer, Message: fmt.Sprintf("java.lang.RuntimeException: internal error: %v", p)}, nil)
 		}
-		<-c.sem
-		c.reqs.Done()
 	}()
 	var (
 		res       *Result
@@ -438,7 +516,7 @@ func (c *conn) runRequest(stream int16, m frame.Message) {
 	if res == nil {
 		res = &Result{Kind: ResultVoid}
 	}
-	if res.Kind == ResultRows && skipMeta {
+	if res.Kind == ResultRows && skipMeta && !res.NoMetadata {
 		r := *res
 		r.NoMetadata = true
 		res = &r
@@ -449,12 +527,16 @@ func (c *conn) runRequest(stream int16, m frame.Message) {
 	}
 }
 
-// writeMessage encodes m as a response on stream and writes it. If m cannot
+// writeMessage encodes m as a response on stream and sends it. If m cannot
 // be encoded (a malformed Result from the backend), a Server error is sent
 // instead. Write errors are remembered and end the connection.
 func (c *conn) writeMessage(stream int16, m frame.Message, warnings []string) {
 	bp := bufPool.Get().(*[]byte)
-	defer bufPool.Put(bp)
+	defer func() {
+		if cap(*bp) <= maxSpare {
+			bufPool.Put(bp)
+		}
+	}()
 	f := frame.Frame{Header: frame.Header{Version: frame.VersionResponse, Stream: stream}, Warnings: warnings, Message: m}
 	out, err := f.AppendTo((*bp)[:0])
 	if err != nil {
@@ -465,40 +547,77 @@ func (c *conn) writeMessage(stream int16, m frame.Message, warnings []string) {
 		}
 	}
 	*bp = out
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	if c.compress {
-		cp := bufPool.Get().(*[]byte)
-		defer bufPool.Put(cp)
-		body := out[frame.HeaderSize:]
-		dst := (*cp)[:cap(*cp)]
-		if n := frame.HeaderSize + snappy.MaxEncodedLen(len(body)); n > len(dst) {
-			dst = make([]byte, n)
-		}
-		copy(dst, out[:frame.HeaderSize])
-		enc := snappy.Encode(dst[frame.HeaderSize:], body)
-		dst[1] |= byte(frame.FlagCompressed)
-		binary.BigEndian.PutUint32(dst[5:9], uint32(len(enc)))
-		out = dst[:frame.HeaderSize+len(enc)]
-		*cp = dst
-	}
-	c.writeRaw(out)
+	c.send(out)
 }
 
-// writeRaw writes b and flushes; c.wmu must be held.
-func (c *conn) writeRaw(b []byte) {
+// send appends the encoded frame b to the pending output, compressing its
+// body if the connection negotiated compression, and writes the pending
+// output unless another goroutine is already writing (that one writes b
+// too, when its current syscall ends). b is copied: the caller keeps it.
+func (c *conn) send(b []byte) {
+	c.wmu.Lock()
+	for len(c.wbuf) > maxPending && c.writing && c.werr == nil {
+		c.wcond.Wait()
+	}
 	if c.werr != nil {
+		c.wmu.Unlock()
 		return
 	}
+	if c.compress {
+		start := len(c.wbuf)
+		body := b[frame.HeaderSize:]
+		c.wbuf = slices.Grow(c.wbuf, frame.HeaderSize+snappy.MaxEncodedLen(len(body)))
+		c.wbuf = append(c.wbuf, b[:frame.HeaderSize]...)
+		dst := c.wbuf[len(c.wbuf):cap(c.wbuf)]
+		enc := snappy.Encode(dst, body)
+		c.wbuf = c.wbuf[:len(c.wbuf)+len(enc)]
+		c.wbuf[start+1] |= byte(frame.FlagCompressed)
+		binary.BigEndian.PutUint32(c.wbuf[start+5:start+9], uint32(len(enc)))
+	} else {
+		c.wbuf = append(c.wbuf, b...)
+	}
+	if c.writing {
+		c.wmu.Unlock()
+		return
+	}
+	c.writing = true
+	for len(c.wbuf) > 0 && c.werr == nil {
+		out := c.wbuf
+		c.wbuf = c.spare[:0]
+		c.spare = nil
+		c.wmu.Unlock()
+		err := c.writeOut(out)
+		c.wmu.Lock()
+		if cap(out) <= maxSpare {
+			c.spare = out[:0]
+		}
+		if err != nil {
+			c.werr = err
+			c.wbuf = nil
+			c.nc.Close()
+		}
+		c.wcond.Broadcast()
+	}
+	c.writing = false
+	c.wcond.Broadcast()
+	c.wmu.Unlock()
+}
+
+// writeOut writes b to the connection with the write timeout, if any.
+func (c *conn) writeOut(b []byte) error {
 	if t := c.srv.opts.WriteTimeout; t > 0 {
 		c.nc.SetWriteDeadline(time.Now().Add(t))
 	}
-	if _, err := c.bw.Write(b); err != nil {
-		c.werr = err
-	} else if err := c.bw.Flush(); err != nil {
-		c.werr = err
+	_, err := c.nc.Write(b)
+	return err
+}
+
+// waitWritten waits until no response is pending: everything sent before
+// was written, or writing failed.
+func (c *conn) waitWritten() {
+	c.wmu.Lock()
+	for c.writing {
+		c.wcond.Wait()
 	}
-	if c.werr != nil {
-		c.nc.Close()
-	}
+	c.wmu.Unlock()
 }

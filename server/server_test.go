@@ -613,6 +613,56 @@ func TestConcurrentStreams(t *testing.T) {
 	assert.Equal(t, "a", f.Message.(*frame.Result).Keyspace)
 }
 
+// TestMaxRequestsPerConn checks that a connection runs at most
+// MaxRequestsPerConn requests at once: a further request waits for a busy
+// one to finish, and idle workers are reused.
+func TestMaxRequestsPerConn(t *testing.T) {
+	b := newFake()
+	srv := start(t, b, server.Options{MaxRequestsPerConn: 2})
+	c := dial(t, srv)
+	c.startup()
+	for i, name := range []string{"a", "b", "c"} {
+		c.send(int16(10+i), &frame.Query{Query: "WAIT " + name, Params: frame.QueryParams{Consistency: frame.One}})
+	}
+	require.Eventually(t, func() bool { return len(b.Calls()) == 2 }, 5*time.Second, time.Millisecond)
+	time.Sleep(20 * time.Millisecond)
+	require.Len(t, b.Calls(), 2, "a third request ran while two were busy")
+	close(b.gate("a"))
+	f := c.recv()
+	require.Equal(t, int16(10), f.Header.Stream)
+	require.Eventually(t, func() bool { return len(b.Calls()) == 3 }, 5*time.Second, time.Millisecond)
+	close(b.gate("b"))
+	close(b.gate("c"))
+	got := map[int16]bool{c.recv().Header.Stream: true, c.recv().Header.Stream: true}
+	assert.Equal(t, map[int16]bool{11: true, 12: true}, got)
+	// The workers are idle now and serve the next requests.
+	for i := range 5 {
+		require.IsType(t, &frame.Result{}, c.query(int16(20+i), "USE ks"))
+	}
+}
+
+// TestPipelinedCompressed sends many requests without waiting on a
+// compressed connection: responses written together in one syscall must
+// each be a complete compressed frame.
+func TestPipelinedCompressed(t *testing.T) {
+	srv := start(t, newFake(), server.Options{})
+	c := dial(t, srv)
+	c.send(0, &frame.Startup{Options: map[string]string{"CQL_VERSION": "3.0.0", "COMPRESSION": "snappy"}})
+	c.compress = true
+	require.IsType(t, &frame.Ready{}, c.recv().Message)
+	const n = 200
+	for i := range n {
+		c.send(int16(i), &frame.Query{Query: "SELECT * FROM ks.kv", Params: frame.QueryParams{Consistency: frame.One}})
+	}
+	seen := map[int16]bool{}
+	for range n {
+		f := c.recv()
+		require.Len(t, f.Message.(*frame.Result).Rows, 3)
+		seen[f.Header.Stream] = true
+	}
+	assert.Len(t, seen, n)
+}
+
 func TestManyConcurrentClients(t *testing.T) {
 	srv := start(t, newFake(), server.Options{})
 	var wg sync.WaitGroup

@@ -51,7 +51,15 @@ func (f *Frame) AppendTo(dst []byte) ([]byte, error) {
 	if f.CustomPayload != nil {
 		w.BytesMap(f.CustomPayload)
 	}
-	if err := f.Message.encode(&w); err != nil {
+	// A Result, the common response, is encoded through a static call so
+	// that w stays on the stack; an interface call would move it to the heap.
+	var err error
+	if res, ok := f.Message.(*Result); ok {
+		err = res.encode(&w)
+	} else {
+		err = encodeDynamic(f.Message, &w)
+	}
+	if err != nil {
 		return dst[:start], err
 	}
 	if w.err != nil {
@@ -63,6 +71,37 @@ func (f *Frame) AppendTo(dst []byte) ([]byte, error) {
 	}
 	binary.BigEndian.PutUint32(w.B[start+5:], uint32(n))
 	return w.B, nil
+}
+
+// encodeDynamic encodes m through the Message interface. It copies w so
+// that only this path allocates a Writer on the heap.
+func encodeDynamic(m Message, w *Writer) error {
+	hw := &Writer{B: w.B, err: w.err}
+	err := m.encode(hw)
+	w.B, w.err = hw.B, hw.err
+	return err
+}
+
+// DecodeRequest decodes the message of an uncompressed request body whose
+// header is h, skipping the custom payload if the header announces one. It
+// is Decode without the Frame, for servers: the returned message's slices
+// alias body. h must be a request header.
+func DecodeRequest(h Header, body []byte) (Message, error) {
+	if h.IsResponse() {
+		return nil, fmt.Errorf("%w: %s is a response", ErrUnknownOpcode, h.Opcode)
+	}
+	r := Reader{buf: body}
+	if h.Flags&FlagCustomPayload != 0 {
+		r.BytesMap()
+		if r.err != nil {
+			return nil, r.err
+		}
+	}
+	m, err := decodeRequest(h.Opcode, &r)
+	if err != nil {
+		return nil, fmt.Errorf("decoding %s: %w", h.Opcode, err)
+	}
+	return m, nil
 }
 
 // Decode decodes an uncompressed body whose header is h. The direction bit of

@@ -196,6 +196,12 @@ func TestRoundTripEveryMessage(t *testing.T) {
 			assert.Equal(t, f.TracingID, back.TracingID)
 			assert.Equal(t, f.Header.Stream, back.Header.Stream)
 			seen[f.Message.Opcode()] = true
+			if h, _ := ParseHeader(b); !h.IsResponse() {
+				// DecodeRequest decodes the same message as Decode.
+				m, err := DecodeRequest(h, b[HeaderSize:])
+				require.NoError(t, err)
+				assert.Equal(t, back.Message, m)
+			}
 			// Every strict prefix of the body fails cleanly, except where the
 			// message legitimately ends early (empty bodies).
 			for n := HeaderSize; n < len(b); n++ {
@@ -274,4 +280,56 @@ func TestConsistencyString(t *testing.T) {
 	assert.Equal(t, "CONSISTENCY(0x0042)", Consistency(0x42).String())
 	assert.Equal(t, "QUERY", OpQuery.String())
 	assert.Equal(t, "OPCODE(0x42)", Opcode(0x42).String())
+}
+
+func TestDecodeRequestRejectsResponses(t *testing.T) {
+	b := encode(t, &Frame{Header: Header{Version: VersionResponse}, Message: &Ready{}})
+	h, _ := ParseHeader(b)
+	_, err := DecodeRequest(h, b[HeaderSize:])
+	require.ErrorIs(t, err, ErrUnknownOpcode)
+	// A truncated custom payload is reported, not skipped.
+	_, err = DecodeRequest(Header{Version: VersionRequest, Flags: FlagCustomPayload, Opcode: OpOptions}, []byte{0, 1, 0})
+	require.ErrorIs(t, err, ErrShortBuffer)
+}
+
+// TestResultEncodingAllocations checks that encoding a Result into a buffer
+// with enough room allocates nothing: the server encodes one per request.
+func TestResultEncodingAllocations(t *testing.T) {
+	res := &Result{Kind: ResultRows, Columns: []ColumnSpec{{Keyspace: "ks", Table: "t", Name: "v", Type: types.TextType}},
+		Rows: [][][]byte{{[]byte("a")}, {nil}}}
+	buf := make([]byte, 0, 512)
+	allocs := testing.AllocsPerRun(100, func() {
+		f := Frame{Header: Header{Version: VersionResponse, Stream: 3}, Message: res}
+		if _, err := f.AppendTo(buf[:0]); err != nil {
+			t.Fatal(err)
+		}
+	})
+	assert.Zero(t, allocs)
+}
+
+// BenchmarkDecodeRequestExecute decodes an EXECUTE the way the server
+// does, without a Frame.
+func BenchmarkDecodeRequestExecute(b *testing.B) {
+	p := QueryParams{Consistency: One, Values: [][]byte{{0, 0, 0, 7}, []byte("value")}, HasTimestamp: true, DefaultTimestamp: 1}
+	buf := encode(b, &Frame{Header: Header{Version: VersionRequest}, Message: &Execute{ID: make([]byte, 16), Params: p}})
+	h, _ := ParseHeader(buf)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := DecodeRequest(h, buf[HeaderSize:]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkEncodeRows(b *testing.B) {
+	res := &Result{Kind: ResultRows, NoMetadata: true, Columns: make([]ColumnSpec, 2),
+		Rows: [][][]byte{{{0, 0, 0, 7}, []byte("value")}}}
+	buf := make([]byte, 0, 512)
+	b.ReportAllocs()
+	for b.Loop() {
+		f := Frame{Header: Header{Version: VersionResponse, Stream: 3}, Message: res}
+		if _, err := f.AppendTo(buf[:0]); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
