@@ -15,6 +15,14 @@
 // file and offset, never served as data. Reads count what they touched in
 // ReadStats.
 //
+// A Reader keeps, per table and within small budgets (ReaderOptions), the
+// decompressed chunks and the index entries of recent point and slice
+// reads, as Cassandra's chunk cache and key cache do: a warm read of a hot
+// partition touches neither Index.db nor a codec. Forward row reads stream
+// records out of the chunks (a LIMIT 10 decodes about 10 rows), reverse
+// reads index the record positions of one row-index block and decode from
+// its end.
+//
 // Layout prints a table's physical layout (chunks, partitions, row-index
 // blocks) and Dump its content in the JSON of Cassandra's sstabledump, given
 // the table's schema.

@@ -90,9 +90,17 @@ type Reader struct {
 	// chunks and keys are the chunk and key caches (nil when disabled).
 	chunks *chunkCache
 	keys   *keyCache
+	names  [ComponentTOC + 1]string
 }
 
-func (r *Reader) name(c Component) string { return FileName(r.gen, c) }
+// name returns the file name of component c, computed once at Open for the
+// components reads name in their errors and decoders.
+func (r *Reader) name(c Component) string {
+	if int(c) < len(r.names) && r.names[c] != "" {
+		return r.names[c]
+	}
+	return FileName(r.gen, c)
+}
 
 func (r *Reader) path(c Component) string { return r.fs.PathJoin(r.dir, r.name(c)) }
 
@@ -120,6 +128,9 @@ func readWhole(vfsys vfs.FS, path, name string) ([]byte, error) {
 // at once with ReaderOptions.VerifyData.
 func Open(vfsys vfs.FS, dir string, gen int, opts ReaderOptions) (_ *Reader, err error) {
 	r := &Reader{fs: vfsys, dir: dir, gen: gen}
+	for _, c := range Components {
+		r.names[c] = FileName(gen, c)
+	}
 	defer func() {
 		if err != nil {
 			_ = r.Close() // the open error is what matters
