@@ -1,6 +1,8 @@
 package cql
 
 import (
+	"github.com/minicass/minicass/engine"
+
 	"fmt"
 	"strconv"
 	"strings"
@@ -150,6 +152,11 @@ func validateCompaction(m map[string]string) (map[string]string, error) {
 	}
 	if err := validateCompactionOptions(short, out); err != nil {
 		return nil, err
+	}
+	// The strategies' own option checks (bucket_low/high, min_sstable_size,
+	// tombstone options, TWCS units and resolution) live in the engine.
+	if err := engine.ValidateCompactionOptions(out); err != nil {
+		return nil, configf("%s", engine.CompactionErrorMessage(err))
 	}
 	return out, nil
 }

@@ -28,6 +28,10 @@ func engineError(err error) error {
 		return &Error{Code: CodeInvalid, Message: err.Error(), Err: err}
 	case errors.Is(err, engine.ErrNoTable):
 		return &Error{Code: CodeInvalid, Message: err.Error(), Err: err}
+	case errors.Is(err, engine.ErrTombstoneOverwhelming):
+		// TombstoneOverwhelmingException reaches the client as a
+		// ReadFailure from the one replica.
+		return &Error{Code: CodeReadFailure, Message: "Operation failed - received 0 responses and 1 failures: READ_TOO_MANY_TOMBSTONES from localhost/127.0.0.1:7000", Err: err}
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return &Error{Code: CodeServer, Message: err.Error(), Err: err}
 	}

@@ -2,10 +2,12 @@ package cql
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/engine"
+	"github.com/minicass/minicass/types"
 )
 
 // This file is the only place where SELECT talks to the engine's read API.
@@ -21,6 +23,7 @@ func (p *selectPlan) readPartition(ctx context.Context, q *execution, key []byte
 	if err != nil {
 		return nil, err
 	}
+	p.noteTombstones(q, key, part.Stats(), limit)
 	if q.trace != nil {
 		q.trace.add("Read partition %x of %s", key, p.tbl.QualifiedName())
 		for _, line := range strings.Split(strings.TrimSpace(part.Stats().String()), "\n") {
@@ -120,4 +123,30 @@ func (p *selectPlan) scan(ctx context.Context, q *execution, tr data.TokenRange,
 		return engineError(err)
 	}
 	return nil
+}
+
+// noteTombstones records Cassandra's tombstone warning for a partition
+// read that met more tombstones than tombstone_warn_threshold: "Read N live
+// rows and M tombstone cells for query SELECT ... (see
+// tombstone_warn_threshold)". The query is printed as Cassandra's
+// ReadCommand.toCQLString prints it: the table, the partition key and the
+// limit (5000, the default page size, when none).
+func (p *selectPlan) noteTombstones(q *execution, key []byte, st *engine.ReadStats, limit int) {
+	if st == nil || !st.TombstoneWarning() {
+		return
+	}
+	var where []string
+	if comps, err := splitKey(p.tbl, key); err == nil {
+		for i, c := range p.tbl.PartitionKey() {
+			if i < len(comps) {
+				where = append(where, fmt.Sprintf("%s = %s", c.Name, types.FormatLiteral(c.Type, comps[i])))
+			}
+		}
+	}
+	if limit <= 0 {
+		limit = 5000
+	}
+	query := fmt.Sprintf("SELECT * FROM %s WHERE %s LIMIT %d", p.tbl.QualifiedName(), strings.Join(where, " AND "), limit)
+	q.warnings = append(q.warnings, fmt.Sprintf("Read %d live rows and %d tombstone cells for query %s (see tombstone_warn_threshold)",
+		st.RowsReturned, st.TombstonesScanned(), query))
 }

@@ -119,6 +119,9 @@ type execution struct {
 	trace  *Trace
 	// batchTimestamp is set when the statement runs inside a BATCH.
 	batch *batchContext
+	// warnings are server warnings gathered while reading (tombstone
+	// warnings, select_read.go), added to the result.
+	warnings []string
 }
 
 // Query parses, validates and runs one CQL statement.
@@ -182,6 +185,7 @@ func (s *Session) run(ctx context.Context, pl plan, stmt parser.Statement, p *Pa
 	if q.trace != nil {
 		res.Trace = q.trace
 	}
+	res.Warnings = append(res.Warnings, q.warnings...)
 	return res, nil
 }
 
