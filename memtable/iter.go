@@ -32,6 +32,30 @@ type rowIter struct {
 	started bool   // last is set
 	done    bool   // the current slice is exhausted
 	batch   int
+
+	// visit is the B-tree callback of fill, made once per iterator; it
+	// reads the current slice and batch size from vsl and vn.
+	visit func(*data.Row) bool
+	vsl   data.Slice
+	vn    int
+	// pivot is the seek key of fill; bufArr backs the first batch.
+	pivot  data.Row
+	bufArr [minBatch]*data.Row
+}
+
+// everything selects every row; it is never modified.
+var everything = data.Slices{{}}
+
+// init prepares it to walk one (the inline row) or tree in slices.
+func (it *rowIter) init(one *data.Row, tree *btree.BTreeG[*data.Row], slices data.Slices, reverse bool) {
+	if len(slices) == 0 {
+		slices = everything
+	}
+	it.one, it.tree, it.slices, it.reverse, it.batch = one, tree, slices, reverse, minBatch
+	if reverse {
+		it.si = len(slices) - 1
+	}
+	it.buf = it.bufArr[:0]
 }
 
 // Next returns the next row. The row belongs to the memtable and is never
@@ -80,53 +104,48 @@ func (it *rowIter) nextOne() (*data.Row, bool) {
 
 // fill collects the next batch of rows of the current slice into buf.
 func (it *rowIter) fill() {
-	sl := it.slices[it.si]
-	it.buf, it.pos = it.buf[:0], 0
-	n := it.batch
+	it.vsl = it.slices[it.si]
+	sl := &it.vsl
+	it.pos = 0
+	it.vn = it.batch
 	if it.batch < maxBatch {
 		it.batch *= 2
 	}
-	if it.reverse {
-		visit := func(r *data.Row) bool {
-			if (it.started && bytes.Compare(r.Clustering, it.last) >= 0) ||
-				(sl.End != nil && bytes.Compare(r.Clustering, sl.End) >= 0) {
-				return true // the pivot itself, or the excluded end bound
-			}
-			if sl.Start != nil && bytes.Compare(r.Clustering, sl.Start) < 0 {
-				return false
-			}
-			it.buf = append(it.buf, r)
-			return len(it.buf) < n
-		}
-		switch {
-		case it.started:
-			it.tree.DescendLessOrEqual(&data.Row{Clustering: it.last}, visit)
-		case sl.End != nil:
-			it.tree.DescendLessOrEqual(&data.Row{Clustering: sl.End}, visit)
-		default:
-			it.tree.Descend(visit)
-		}
-	} else {
-		visit := func(r *data.Row) bool {
-			if it.started && bytes.Compare(r.Clustering, it.last) <= 0 {
-				return true
-			}
-			if sl.End != nil && bytes.Compare(r.Clustering, sl.End) >= 0 {
-				return false
-			}
-			it.buf = append(it.buf, r)
-			return len(it.buf) < n
-		}
-		switch {
-		case it.started:
-			it.tree.AscendGreaterOrEqual(&data.Row{Clustering: it.last}, visit)
-		case sl.Start != nil:
-			it.tree.AscendGreaterOrEqual(&data.Row{Clustering: sl.Start}, visit)
-		default:
-			it.tree.Ascend(visit)
+	if cap(it.buf) < it.vn {
+		it.buf = make([]*data.Row, 0, it.vn)
+	}
+	it.buf = it.buf[:0]
+	if it.visit == nil {
+		if it.reverse {
+			it.visit = it.visitReverse
+		} else {
+			it.visit = it.visitForward
 		}
 	}
-	if len(it.buf) < n {
+	if it.reverse {
+		switch {
+		case it.started:
+			it.pivot.Clustering = it.last
+			it.tree.DescendLessOrEqual(&it.pivot, it.visit)
+		case sl.End != nil:
+			it.pivot.Clustering = sl.End
+			it.tree.DescendLessOrEqual(&it.pivot, it.visit)
+		default:
+			it.tree.Descend(it.visit)
+		}
+	} else {
+		switch {
+		case it.started:
+			it.pivot.Clustering = it.last
+			it.tree.AscendGreaterOrEqual(&it.pivot, it.visit)
+		case sl.Start != nil:
+			it.pivot.Clustering = sl.Start
+			it.tree.AscendGreaterOrEqual(&it.pivot, it.visit)
+		default:
+			it.tree.Ascend(it.visit)
+		}
+	}
+	if len(it.buf) < it.vn {
 		it.done = true
 	}
 	if len(it.buf) > 0 {
@@ -134,72 +153,71 @@ func (it *rowIter) fill() {
 	}
 }
 
+// visitForward collects rows of the current slice after last.
+func (it *rowIter) visitForward(r *data.Row) bool {
+	if it.started && bytes.Compare(r.Clustering, it.last) <= 0 {
+		return true
+	}
+	if it.vsl.End != nil && bytes.Compare(r.Clustering, it.vsl.End) >= 0 {
+		return false
+	}
+	it.buf = append(it.buf, r)
+	return len(it.buf) < it.vn
+}
+
+// visitReverse collects rows of the current slice before last.
+func (it *rowIter) visitReverse(r *data.Row) bool {
+	if (it.started && bytes.Compare(r.Clustering, it.last) >= 0) ||
+		(it.vsl.End != nil && bytes.Compare(r.Clustering, it.vsl.End) >= 0) {
+		return true // the pivot itself, or the excluded end bound
+	}
+	if it.vsl.Start != nil && bytes.Compare(r.Clustering, it.vsl.Start) < 0 {
+		return false
+	}
+	it.buf = append(it.buf, r)
+	return len(it.buf) < it.vn
+}
+
 // Err returns nil: a memtable iterator cannot fail.
 func (it *rowIter) Err() error { return nil }
 
 // Close releases the iterator.
 func (it *rowIter) Close() error {
-	it.buf, it.tree, it.one = nil, nil, nil
+	it.buf, it.tree, it.one, it.visit = nil, nil, nil, nil
 	it.si = -1
 	return nil
 }
 
-// partitionIter walks a snapshot of the partition tree over a token range.
+// partitionIter walks a snapshot of the partition tree over a token range
+// with a cursor.
 type partitionIter struct {
-	tree  *btree.BTreeG[*partition]
-	r     data.TokenRange
-	buf   []*partition
-	pos   int
-	last  *partition
-	done  bool
-	batch int
+	tree    *ptree
+	r       data.TokenRange
+	c       pcursor
+	started bool
+	done    bool
 }
 
 // Next returns a snapshot of the next partition in the range.
 func (it *partitionIter) Next() (data.PartitionSource, bool) {
-	for {
-		if it.pos < len(it.buf) {
-			p := it.buf[it.pos]
-			it.pos++
-			return p.snapshot(), true
-		}
-		if it.done || it.tree == nil {
-			return nil, false
-		}
-		it.fill()
+	if it.done || it.tree == nil {
+		return nil, false
 	}
-}
-
-func (it *partitionIter) fill() {
-	it.buf, it.pos = it.buf[:0], 0
-	n := it.batch
-	if it.batch < maxBatch {
-		it.batch *= 2
-	}
-	visit := func(p *partition) bool {
-		if it.last != nil && !lessPartition(it.last, p) {
-			return true
+	var ok bool
+	if !it.started {
+		it.started = true
+		ok = it.c.seekToken(it.tree.root, it.r.Start)
+		for ok && !it.r.StartInclusive && it.c.cur().token == it.r.Start {
+			ok = it.c.next()
 		}
-		if !it.r.StartInclusive && p.token == it.r.Start {
-			return true
-		}
-		if p.token > it.r.End {
-			return false
-		}
-		it.buf = append(it.buf, p)
-		return len(it.buf) < n
-	}
-	if it.last != nil {
-		it.tree.AscendGreaterOrEqual(it.last, visit)
 	} else {
-		it.tree.AscendGreaterOrEqual(&partition{token: it.r.Start}, visit)
+		ok = it.c.next()
 	}
-	if len(it.buf) < n {
+	if !ok || it.c.cur().token > it.r.End {
 		it.done = true
+		return nil, false
 	}
-	if len(it.buf) > 0 {
-		it.last = it.buf[len(it.buf)-1]
-	}
+	return it.c.cur().snapshot(), true
 }
 
 // Err returns nil: a memtable iterator cannot fail.
@@ -207,6 +225,7 @@ func (it *partitionIter) Err() error { return nil }
 
 // Close releases the iterator.
 func (it *partitionIter) Close() error {
-	it.tree, it.buf, it.done = nil, nil, true
+	it.tree, it.done = nil, true
+	it.c = pcursor{}
 	return nil
 }

@@ -10,8 +10,8 @@ import (
 	"github.com/minicass/minicass/data"
 )
 
-// btreeDegree is the degree of the partition and row B-trees: nodes hold up
-// to 2*degree-1 items.
+// btreeDegree is the degree of the row B-trees: nodes hold up to
+// 2*degree-1 items.
 const btreeDegree = 16
 
 // Memtable is a sorted in-memory buffer of partitions. See the package
@@ -19,10 +19,10 @@ const btreeDegree = 16
 // usable; call New.
 type Memtable struct {
 	mu    sync.RWMutex
-	parts *btree.BTreeG[*partition]
-	// snap caches a clone of parts taken by a scan; it is dropped when a
+	parts *ptree
+	// snap caches a snapshot of parts taken by a scan; it is dropped when a
 	// partition is inserted. Guarded by mu.
-	snap *btree.BTreeG[*partition]
+	snap *ptree
 
 	rowFree *btree.FreeListG[*data.Row]
 
@@ -35,16 +35,12 @@ type Memtable struct {
 // New returns an empty memtable.
 func New() *Memtable {
 	m := &Memtable{
-		parts:   btree.NewG(btreeDegree, lessPartition),
+		parts:   newPtree(),
 		rowFree: btree.NewFreeListG[*data.Row](64),
 	}
 	m.minTS.Store(math.MaxInt64)
 	m.maxTS.Store(math.MinInt64)
 	return m
-}
-
-func lessPartition(a, b *partition) bool {
-	return data.ComparePartitions(a.token, a.key, b.token, b.key) < 0
 }
 
 // Size returns the estimated number of bytes the memtable holds.
@@ -100,25 +96,28 @@ func (m *Memtable) Apply(token int64, mu *data.Mutation) (bytesAdded int) {
 }
 
 // partitionFor returns the partition (token, key), inserting an empty one if
-// there is none.
+// there is none. An existing partition costs one tree walk under the read
+// lock; a new one a second walk under the write lock, which finds or
+// inserts it at once. The new partition is allocated before the write lock
+// is taken, so the lock is held only for the walk.
 func (m *Memtable) partitionFor(token int64, key []byte) *partition {
-	probe := partition{token: token, key: key}
 	m.mu.RLock()
-	p, ok := m.parts.Get(&probe)
+	p := m.parts.get(token, key)
 	m.mu.RUnlock()
-	if ok {
+	if p != nil {
 		return p
 	}
+	np := newPartition(token, key)
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	if p, ok := m.parts.Get(&probe); ok {
-		return p
+	p, inserted := m.parts.getOrInsert(np)
+	if inserted {
+		m.snap = nil
 	}
-	p = newPartition(token, key)
-	m.parts.ReplaceOrInsert(p)
-	m.snap = nil
-	m.count.Add(1)
-	m.size.Add(int64(partitionOverhead + len(key)))
+	m.mu.Unlock()
+	if inserted {
+		m.count.Add(1)
+		m.size.Add(int64(partitionOverhead + len(key)))
+	}
 	return p
 }
 
@@ -126,11 +125,10 @@ func (m *Memtable) partitionFor(token int64, key []byte) *partition {
 // memtable holds nothing for it. The snapshot is not affected by later
 // writes.
 func (m *Memtable) Get(token int64, key []byte) (data.PartitionSource, bool) {
-	probe := partition{token: token, key: key}
 	m.mu.RLock()
-	p, ok := m.parts.Get(&probe)
+	p := m.parts.get(token, key)
 	m.mu.RUnlock()
-	if !ok {
+	if p == nil {
 		return nil, false
 	}
 	return p.snapshot(), true
@@ -143,9 +141,9 @@ func (m *Memtable) Get(token int64, key []byte) (data.PartitionSource, bool) {
 func (m *Memtable) Scan(r data.TokenRange) data.PartitionIterator {
 	m.mu.Lock()
 	if m.snap == nil {
-		m.snap = m.parts.Clone()
+		m.snap = m.parts.clone()
 	}
 	tree := m.snap
 	m.mu.Unlock()
-	return &partitionIter{tree: tree, r: r, batch: minBatch}
+	return &partitionIter{tree: tree, r: r}
 }

@@ -3,6 +3,7 @@ package memtable
 import (
 	"bytes"
 	"sync"
+	"sync/atomic"
 
 	"github.com/google/btree"
 
@@ -30,6 +31,10 @@ type partition struct {
 	rows *btree.BTreeG[*data.Row]
 	// snap is a clone of rows shared by readers until the next write.
 	snap *btree.BTreeG[*data.Row]
+	// first holds the first row ever inserted, so that a narrow partition
+	// and its row are one allocation. It is written once, before one
+	// points to it, and never modified afterwards (rows are immutable).
+	first data.Row
 }
 
 func newPartition(token int64, key []byte) *partition {
@@ -104,9 +109,11 @@ func (p *partition) apply(mu *data.Mutation, free *btree.FreeListG[*data.Row]) (
 func (p *partition) applyRow(in *data.Row, free *btree.FreeListG[*data.Row]) int {
 	if p.rows == nil {
 		if p.one == nil {
-			r := *in
-			p.one = &r
-			return r.Size()
+			// The partition never had a row (p.first is unused): only
+			// a partition without rows lacks both one and rows.
+			p.first = *in
+			p.one = &p.first
+			return in.Size()
 		}
 		if bytes.Equal(p.one.Clustering, in.Clustering) {
 			merged := data.MergeRows(p.one, in)
@@ -119,10 +126,12 @@ func (p *partition) applyRow(in *data.Row, free *btree.FreeListG[*data.Row]) int
 		p.one = nil
 	}
 	p.snap = nil
-	old, ok := p.rows.Get(in)
+	// Inserting first costs one walk for a new row (the common case of
+	// appends to a wide partition); an existing row is put back merged.
+	r := new(data.Row)
+	*r = *in
+	old, ok := p.rows.ReplaceOrInsert(r)
 	if !ok {
-		r := *in
-		p.rows.ReplaceOrInsert(&r)
 		return r.Size()
 	}
 	merged := data.MergeRows(old, in)
@@ -160,7 +169,8 @@ func compareStart(a, b []byte) int {
 	return bytes.Compare(a, b)
 }
 
-// snapshot returns a consistent read-only view of p.
+// snapshot returns a consistent read-only view of p. The view and the first
+// row iterator asked of it are one allocation.
 func (p *partition) snapshot() *snapshot {
 	p.mu.Lock()
 	s := &snapshot{token: p.token, key: p.key, deletion: p.deletion, static: p.static, rts: p.rts, one: p.one}
@@ -184,6 +194,10 @@ type snapshot struct {
 	rts      []data.RangeTombstone
 	one      *data.Row
 	rows     *btree.BTreeG[*data.Row]
+
+	// iter is handed out by the first call to Rows (iterTaken).
+	iter      rowIter
+	iterTaken atomic.Bool
 }
 
 // Key returns the partition key.
@@ -231,12 +245,12 @@ func intersects(rt *data.RangeTombstone, sl data.Slice) bool {
 
 // Rows returns an iterator over the rows of the snapshot in slices.
 func (s *snapshot) Rows(slices data.Slices, reverse bool) data.RowIterator {
-	if len(slices) == 0 {
-		slices = data.Slices{{}}
+	var it *rowIter
+	if s.iterTaken.CompareAndSwap(false, true) {
+		it = &s.iter
+	} else {
+		it = new(rowIter)
 	}
-	it := &rowIter{one: s.one, tree: s.rows, slices: slices, reverse: reverse, batch: minBatch}
-	if reverse {
-		it.si = len(slices) - 1
-	}
+	it.init(s.one, s.rows, slices, reverse)
 	return it
 }
