@@ -4,14 +4,22 @@
 //
 // # Layout
 //
-// A Memtable holds a B-tree (github.com/google/btree, BTreeG) of partitions
-// ordered by (token, key bytes) as data.ComparePartitions orders them. Each
-// partition keeps its partition deletion, its static row, its range
+// A Memtable indexes its partitions by (token, key bytes), as
+// data.ComparePartitions orders them, in 16 shards that split the token ring
+// into equal ranges (murmur3 tokens spread evenly over them). Each shard is
+// a copy-on-write B-tree specialized for partitions (ptree.go): nodes keep
+// their items' tokens in an array of their own, so a lookup compares int64s
+// held contiguously and dereferences a partition only on a token tie, and
+// an insert is one walk that either finds the partition or adds it.
+// Partitions are never removed from a memtable.
+//
+// Each partition keeps its partition deletion, its static row, its range
 // tombstones sorted by start bound, and its rows ordered by clustering bytes
-// (bytes.Compare on the byte-comparable keys of package types). A partition
-// with a single row stores it inline and only grows a row B-tree when a second
-// row arrives: narrow tables (one row per partition) then cost one small
-// struct per partition.
+// (bytes.Compare on the byte-comparable keys of package types), in a
+// github.com/google/btree BTreeG. A partition with a single row stores it
+// inline, in the same allocation as the partition struct, and only grows a
+// row B-tree when a second row arrives: narrow tables (one row per
+// partition) then cost one allocation per partition.
 //
 // Rows stored in a memtable are immutable: applying a mutation to an existing
 // row builds the reconciled row with data.MergeRows and replaces the pointer.
@@ -22,9 +30,12 @@
 //
 // Any number of goroutines may call Apply, Get and Scan at once.
 //
-//   - The partition tree is guarded by an RWMutex. Lookups take the read
-//     lock; inserting a new partition, or taking a snapshot of the tree for
-//     a scan (btree Clone, O(1) copy-on-write), takes the write lock briefly.
+//   - Each shard of the partition index is guarded by an RWMutex. Lookups
+//     take the read lock; inserting a new partition (one tree walk; the
+//     partition is allocated before the lock is taken), or taking a
+//     snapshot of the tree for a scan (O(1) copy-on-write clone), takes the
+//     write lock briefly. A scan locks the shards of its range together
+//     while it snapshots them, so it sees the partition set of one instant.
 //   - Each partition has its own mutex. Apply holds it for the whole
 //     mutation, so a reader never sees half of a mutation: atomicity is per
 //     partition, as in Cassandra.
@@ -35,7 +46,8 @@
 //     so repeated reads of an idle partition allocate nothing for the tree.
 //     The mutex is released before any row is returned: iterating never
 //     blocks writers, and a snapshot stays consistent whatever is written
-//     afterwards.
+//     afterwards. The snapshot and the first row iterator asked of it are
+//     one allocation: a point read of a narrow partition allocates once.
 //
 // # Iteration
 //
@@ -43,7 +55,8 @@
 // restricted to data.Slices, by seeking the B-tree (AscendGreaterOrEqual /
 // DescendLessOrEqual) in batches that start at 8 rows and double up to 256:
 // LIMIT 10 on a partition of a million rows touches a few more than ten rows
-// in either direction. The *data.Row values returned point into the memtable
+// in either direction. Partition scans walk the shard snapshots with a
+// cursor that keeps its path from the root and allocates nothing. The *data.Row values returned point into the memtable
 // and are never modified; they stay valid as long as the caller keeps them.
 //
 // # Accounting

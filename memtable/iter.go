@@ -33,11 +33,19 @@ type rowIter struct {
 	done    bool   // the current slice is exhausted
 	batch   int
 
+	// w holds the state of B-tree walks, allocated by the first fill: a
+	// partition with a single inline row never needs it.
+	w *treeWalk
+}
+
+// treeWalk is the state fill needs to walk a row B-tree without allocating
+// per batch.
+type treeWalk struct {
 	// visit is the B-tree callback of fill, made once per iterator; it
-	// reads the current slice and batch size from vsl and vn.
+	// reads the current slice and batch size from sl and n.
 	visit func(*data.Row) bool
-	vsl   data.Slice
-	vn    int
+	sl    data.Slice
+	n     int
 	// pivot is the seek key of fill; bufArr backs the first batch.
 	pivot  data.Row
 	bufArr [minBatch]*data.Row
@@ -55,7 +63,6 @@ func (it *rowIter) init(one *data.Row, tree *btree.BTreeG[*data.Row], slices dat
 	if reverse {
 		it.si = len(slices) - 1
 	}
-	it.buf = it.bufArr[:0]
 }
 
 // Next returns the next row. The row belongs to the memtable and is never
@@ -104,48 +111,51 @@ func (it *rowIter) nextOne() (*data.Row, bool) {
 
 // fill collects the next batch of rows of the current slice into buf.
 func (it *rowIter) fill() {
-	it.vsl = it.slices[it.si]
-	sl := &it.vsl
+	w := it.w
+	if w == nil {
+		w = new(treeWalk)
+		if it.reverse {
+			w.visit = it.visitReverse
+		} else {
+			w.visit = it.visitForward
+		}
+		it.w, it.buf = w, w.bufArr[:0]
+	}
+	w.sl = it.slices[it.si]
+	sl := &w.sl
 	it.pos = 0
-	it.vn = it.batch
+	w.n = it.batch
 	if it.batch < maxBatch {
 		it.batch *= 2
 	}
-	if cap(it.buf) < it.vn {
-		it.buf = make([]*data.Row, 0, it.vn)
+	if cap(it.buf) < w.n {
+		it.buf = make([]*data.Row, 0, w.n)
 	}
 	it.buf = it.buf[:0]
-	if it.visit == nil {
-		if it.reverse {
-			it.visit = it.visitReverse
-		} else {
-			it.visit = it.visitForward
-		}
-	}
 	if it.reverse {
 		switch {
 		case it.started:
-			it.pivot.Clustering = it.last
-			it.tree.DescendLessOrEqual(&it.pivot, it.visit)
+			w.pivot.Clustering = it.last
+			it.tree.DescendLessOrEqual(&w.pivot, w.visit)
 		case sl.End != nil:
-			it.pivot.Clustering = sl.End
-			it.tree.DescendLessOrEqual(&it.pivot, it.visit)
+			w.pivot.Clustering = sl.End
+			it.tree.DescendLessOrEqual(&w.pivot, w.visit)
 		default:
-			it.tree.Descend(it.visit)
+			it.tree.Descend(w.visit)
 		}
 	} else {
 		switch {
 		case it.started:
-			it.pivot.Clustering = it.last
-			it.tree.AscendGreaterOrEqual(&it.pivot, it.visit)
+			w.pivot.Clustering = it.last
+			it.tree.AscendGreaterOrEqual(&w.pivot, w.visit)
 		case sl.Start != nil:
-			it.pivot.Clustering = sl.Start
-			it.tree.AscendGreaterOrEqual(&it.pivot, it.visit)
+			w.pivot.Clustering = sl.Start
+			it.tree.AscendGreaterOrEqual(&w.pivot, w.visit)
 		default:
-			it.tree.Ascend(it.visit)
+			it.tree.Ascend(w.visit)
 		}
 	}
-	if len(it.buf) < it.vn {
+	if len(it.buf) < w.n {
 		it.done = true
 	}
 	if len(it.buf) > 0 {
@@ -158,24 +168,24 @@ func (it *rowIter) visitForward(r *data.Row) bool {
 	if it.started && bytes.Compare(r.Clustering, it.last) <= 0 {
 		return true
 	}
-	if it.vsl.End != nil && bytes.Compare(r.Clustering, it.vsl.End) >= 0 {
+	if it.w.sl.End != nil && bytes.Compare(r.Clustering, it.w.sl.End) >= 0 {
 		return false
 	}
 	it.buf = append(it.buf, r)
-	return len(it.buf) < it.vn
+	return len(it.buf) < it.w.n
 }
 
 // visitReverse collects rows of the current slice before last.
 func (it *rowIter) visitReverse(r *data.Row) bool {
 	if (it.started && bytes.Compare(r.Clustering, it.last) >= 0) ||
-		(it.vsl.End != nil && bytes.Compare(r.Clustering, it.vsl.End) >= 0) {
+		(it.w.sl.End != nil && bytes.Compare(r.Clustering, it.w.sl.End) >= 0) {
 		return true // the pivot itself, or the excluded end bound
 	}
-	if it.vsl.Start != nil && bytes.Compare(r.Clustering, it.vsl.Start) < 0 {
+	if it.w.sl.Start != nil && bytes.Compare(r.Clustering, it.w.sl.Start) < 0 {
 		return false
 	}
 	it.buf = append(it.buf, r)
-	return len(it.buf) < it.vn
+	return len(it.buf) < it.w.n
 }
 
 // Err returns nil: a memtable iterator cannot fail.
@@ -183,41 +193,49 @@ func (it *rowIter) Err() error { return nil }
 
 // Close releases the iterator.
 func (it *rowIter) Close() error {
-	it.buf, it.tree, it.one, it.visit = nil, nil, nil, nil
+	it.buf, it.tree, it.one, it.w = nil, nil, nil, nil
 	it.si = -1
 	return nil
 }
 
-// partitionIter walks a snapshot of the partition tree over a token range
-// with a cursor.
+// partitionIter walks snapshots of the partition shards over a token
+// range with a cursor, shard after shard (shards are in token order).
 type partitionIter struct {
-	tree    *ptree
+	trees   [numShards]*ptree
+	shard   int // the shard the cursor is in
+	last    int // the last shard to walk
 	r       data.TokenRange
 	c       pcursor
-	started bool
+	started bool // the cursor is positioned in shard
 	done    bool
 }
 
 // Next returns a snapshot of the next partition in the range.
 func (it *partitionIter) Next() (data.PartitionSource, bool) {
-	if it.done || it.tree == nil {
-		return nil, false
-	}
-	var ok bool
-	if !it.started {
-		it.started = true
-		ok = it.c.seekToken(it.tree.root, it.r.Start)
-		for ok && !it.r.StartInclusive && it.c.cur().token == it.r.Start {
+	for !it.done {
+		var ok bool
+		if !it.started {
+			it.started = true
+			ok = it.c.seekToken(it.trees[it.shard].root, it.r.Start)
+			for ok && !it.r.StartInclusive && it.c.cur().token == it.r.Start {
+				ok = it.c.next()
+			}
+		} else {
 			ok = it.c.next()
 		}
-	} else {
-		ok = it.c.next()
-	}
-	if !ok || it.c.cur().token > it.r.End {
+		if !ok {
+			if it.shard++; it.shard > it.last {
+				it.done = true
+			}
+			it.started = false
+			continue
+		}
+		if p := it.c.cur(); p.token <= it.r.End {
+			return p.snapshot(), true
+		}
 		it.done = true
-		return nil, false
 	}
-	return it.c.cur().snapshot(), true
+	return nil, false
 }
 
 // Err returns nil: a memtable iterator cannot fail.
@@ -225,7 +243,6 @@ func (it *partitionIter) Err() error { return nil }
 
 // Close releases the iterator.
 func (it *partitionIter) Close() error {
-	it.tree, it.done = nil, true
-	it.c = pcursor{}
+	*it = partitionIter{done: true}
 	return nil
 }

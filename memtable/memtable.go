@@ -18,11 +18,7 @@ const btreeDegree = 16
 // documentation for its layout and concurrency model. The zero value is not
 // usable; call New.
 type Memtable struct {
-	mu    sync.RWMutex
-	parts *ptree
-	// snap caches a snapshot of parts taken by a scan; it is dropped when a
-	// partition is inserted. Guarded by mu.
-	snap *ptree
+	shards [numShards]shard
 
 	rowFree *btree.FreeListG[*data.Row]
 
@@ -32,10 +28,34 @@ type Memtable struct {
 	maxTS atomic.Int64
 }
 
+// The partition index is split by token range into numShards shards, each
+// a B-tree under its own lock, so concurrent writers of different
+// partitions rarely touch the same lock or tree. Shard i holds the tokens
+// whose top shardBits bits (of the token offset by 2^63, so that shards are
+// in token order) are i; murmur3 tokens spread evenly over them.
+const (
+	shardBits = 4
+	numShards = 1 << shardBits
+)
+
+// shard is one token range of the partition index.
+type shard struct {
+	mu    sync.RWMutex
+	parts ptree
+	// snap caches a snapshot of parts taken by a scan; it is dropped when a
+	// partition is inserted. Guarded by mu.
+	snap *ptree
+	// The padding rounds a shard to a 64-byte cache line (RWMutex 24,
+	// ptree 24, snap 8), so that writers of two shards do not share one.
+	_ [8]byte
+}
+
+// shardOf returns the index of the shard holding token.
+func shardOf(token int64) int { return int((uint64(token) ^ 1<<63) >> (64 - shardBits)) }
+
 // New returns an empty memtable.
 func New() *Memtable {
 	m := &Memtable{
-		parts:   newPtree(),
 		rowFree: btree.NewFreeListG[*data.Row](64),
 	}
 	m.minTS.Store(math.MaxInt64)
@@ -101,19 +121,20 @@ func (m *Memtable) Apply(token int64, mu *data.Mutation) (bytesAdded int) {
 // inserts it at once. The new partition is allocated before the write lock
 // is taken, so the lock is held only for the walk.
 func (m *Memtable) partitionFor(token int64, key []byte) *partition {
-	m.mu.RLock()
-	p := m.parts.get(token, key)
-	m.mu.RUnlock()
+	sh := &m.shards[shardOf(token)]
+	sh.mu.RLock()
+	p := sh.parts.get(token, key)
+	sh.mu.RUnlock()
 	if p != nil {
 		return p
 	}
 	np := newPartition(token, key)
-	m.mu.Lock()
-	p, inserted := m.parts.getOrInsert(np)
+	sh.mu.Lock()
+	p, inserted := sh.parts.getOrInsert(np)
 	if inserted {
-		m.snap = nil
+		sh.snap = nil
 	}
-	m.mu.Unlock()
+	sh.mu.Unlock()
 	if inserted {
 		m.count.Add(1)
 		m.size.Add(int64(partitionOverhead + len(key)))
@@ -125,9 +146,10 @@ func (m *Memtable) partitionFor(token int64, key []byte) *partition {
 // memtable holds nothing for it. The snapshot is not affected by later
 // writes.
 func (m *Memtable) Get(token int64, key []byte) (data.PartitionSource, bool) {
-	m.mu.RLock()
-	p := m.parts.get(token, key)
-	m.mu.RUnlock()
+	sh := &m.shards[shardOf(token)]
+	sh.mu.RLock()
+	p := sh.parts.get(token, key)
+	sh.mu.RUnlock()
 	if p == nil {
 		return nil, false
 	}
@@ -136,14 +158,29 @@ func (m *Memtable) Get(token int64, key []byte) (data.PartitionSource, bool) {
 
 // Scan returns an iterator over the partitions whose token lies in r, in
 // (token, key) order. It works on a snapshot of the partition set taken now
-// (partitions inserted later are not seen); each partition is itself
-// snapshotted when the iterator reaches it.
+// (partitions inserted later are not seen): the shards are locked together
+// while their snapshots are taken. Each partition is itself snapshotted
+// when the iterator reaches it.
 func (m *Memtable) Scan(r data.TokenRange) data.PartitionIterator {
-	m.mu.Lock()
-	if m.snap == nil {
-		m.snap = m.parts.clone()
+	it := &partitionIter{r: r}
+	if r.Start > r.End {
+		it.done = true
+		return it
 	}
-	tree := m.snap
-	m.mu.Unlock()
-	return &partitionIter{tree: tree, r: r}
+	lo, hi := shardOf(r.Start), shardOf(r.End)
+	for i := lo; i <= hi; i++ {
+		m.shards[i].mu.Lock()
+	}
+	for i := lo; i <= hi; i++ {
+		sh := &m.shards[i]
+		if sh.snap == nil {
+			sh.snap = sh.parts.clone()
+		}
+		it.trees[i] = sh.snap
+	}
+	for i := hi; i >= lo; i-- {
+		m.shards[i].mu.Unlock()
+	}
+	it.shard, it.last = lo, hi
+	return it
 }

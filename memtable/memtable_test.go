@@ -244,7 +244,7 @@ func TestConcurrentApplyAndRead(t *testing.T) {
 				v := fmt.Sprintf("%d-%05d", w, i)
 				ts := int64(i*writers + w + 1)
 				key := fmt.Sprintf("k%d", i%5)
-				m.Apply(int64(i%5), mut(key, row("a", cell("v", ts, v)), row("b", cell("v", ts, v))))
+				m.Apply(int64(i%5-2)<<61, mut(key, row("a", cell("v", ts, v)), row("b", cell("v", ts, v))))
 			}
 		}(w)
 	}

@@ -17,7 +17,8 @@ import "bytes"
 // tree a fresh token, so the next inserts copy the nodes they touch instead
 // of modifying ones the snapshot shares (as github.com/google/btree does).
 // A snapshot is never written, so it may be read without locks while the
-// tree goes on taking inserts.
+// tree goes on taking inserts. The zero ptree is an empty tree: its nodes
+// carry a nil token until the first clone.
 type ptree struct {
 	root *pnode
 	cow  *cowToken
@@ -49,8 +50,6 @@ type pnode struct {
 	parts  [ptreeMaxItems]*partition
 	kids   *[ptreeMaxItems + 1]*pnode // nil for a leaf
 }
-
-func newPtree() *ptree { return &ptree{cow: new(cowToken)} }
 
 // find returns the index of the first item not less than (token, key), and
 // whether that item is (token, key).
