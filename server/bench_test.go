@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/binary"
 	"io"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -47,6 +49,21 @@ func (staticSession) Execute(_ context.Context, _ []byte, p *server.QueryParams)
 
 func (staticSession) Batch(context.Context, *server.BatchRequest) (*server.Result, error) {
 	return staticVoid, nil
+}
+
+// cpuTime returns the CPU time (user and system) the process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportCPU reports the process CPU time per operation since start (client
+// and server): on a shared machine it is steadier than ns/op.
+func reportCPU(b *testing.B, start time.Duration) {
+	b.ReportMetric(float64(cpuTime()-start)/float64(b.N)/1e3, "cpu-µs/op")
 }
 
 // executeFrame encodes an EXECUTE of the static prepared id on stream with
@@ -96,6 +113,7 @@ func BenchmarkServerExecute(b *testing.B) {
 			req := executeFrame(b, 1, bc.values)
 			buf := make([]byte, 4096)
 			b.ReportAllocs()
+			defer reportCPU(b, cpuTime())
 			for b.Loop() {
 				if _, err := c.nc.Write(req); err != nil {
 					b.Fatal(err)
@@ -123,6 +141,7 @@ func BenchmarkServerExecutePipelined(b *testing.B) {
 	buf := make([]byte, 4096)
 	b.ReportAllocs()
 	b.ResetTimer()
+	defer reportCPU(b, cpuTime())
 	// The writer sends b.N requests, never more than inFlight ahead of the
 	// responses read; each response frees its stream for the next request.
 	free := make(chan int16, inFlight)
