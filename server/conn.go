@@ -153,6 +153,9 @@ func (c *conn) lingerClose() {
 	io.CopyN(io.Discard, c.br, 1<<20)
 }
 
+// voidResult is sent for a nil Result. It is never modified.
+var voidResult = &Result{Kind: ResultVoid}
+
 // errClose ends the read loop after a fatal protocol error was answered.
 var errClose = errors.New("server: connection closed after protocol error")
 
@@ -514,7 +517,7 @@ func (c *conn) runRequest(stream int16, m frame.Message) {
 		return
 	}
 	if res == nil {
-		res = &Result{Kind: ResultVoid}
+		res = voidResult
 	}
 	if res.Kind == ResultRows && skipMeta && !res.NoMetadata {
 		r := *res

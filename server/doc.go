@@ -13,8 +13,12 @@
 //	go srv.ListenAndServe("127.0.0.1:9042")
 //	defer srv.Close()
 //
-// Requests of one connection run concurrently, each on its own goroutine, and
-// responses carry the stream id of their request. A Result of kind
+// Requests of one connection run concurrently on the connection's worker
+// goroutines (at most Options.MaxRequestsPerConn at once; idle workers are
+// kept for the next requests, so their grown stacks are reused), and
+// responses carry the stream id of their request. Responses that finish
+// while another is being written are written together in one syscall; a
+// lone response is written at once, with no timer. A Result of kind
 // ResultSchemaChange is answered and then pushed as an EVENT (stream -1) to
 // every connection that registered for SCHEMA_CHANGE; PublishSchemaChange does
 // the same for changes made outside the protocol.

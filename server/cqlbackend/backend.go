@@ -79,7 +79,8 @@ func (s *Session) Prepare(ctx context.Context, query string) (*server.Prepared, 
 }
 
 // Execute runs a prepared statement. With the skip-metadata flag, a Rows
-// result is sent without its column metadata, as the driver asked.
+// result is sent without its column metadata, as the driver asked; its
+// Columns are then zero-valued placeholders that only give the count.
 func (s *Session) Execute(ctx context.Context, id []byte, p *server.QueryParams) (*server.Result, error) {
 	res, err := s.s.Execute(ctx, id, params(p))
 	if err != nil {
@@ -136,12 +137,21 @@ func (s *Session) Batch(ctx context.Context, b *server.BatchRequest) (*server.Re
 	return result(res, false), nil
 }
 
-// params converts the protocol's query parameters.
+// paramsBlock holds a cql.Params and room for a few values, so that the
+// parameters of a typical statement take one allocation instead of two.
+type paramsBlock struct {
+	p    cql.Params
+	vals [4]cql.Value
+}
+
+// params converts the protocol's query parameters. The values alias p's.
 func params(p *server.QueryParams) *cql.Params {
 	if p == nil {
 		return &cql.Params{}
 	}
-	out := &cql.Params{
+	blk := &paramsBlock{}
+	out := &blk.p
+	*out = cql.Params{
 		Names:             p.Names,
 		PageSize:          int(p.PageSize),
 		PagingState:       p.PagingState,
@@ -150,8 +160,12 @@ func params(p *server.QueryParams) *cql.Params {
 		Consistency:       uint16(p.Consistency),
 		SerialConsistency: uint16(p.SerialConsistency),
 	}
-	if len(p.Values) > 0 {
-		out.Values = make([]cql.Value, len(p.Values))
+	if n := len(p.Values); n > 0 {
+		if n <= len(blk.vals) {
+			out.Values = blk.vals[:n:n]
+		} else {
+			out.Values = make([]cql.Value, n)
+		}
 		for i, v := range p.Values {
 			out.Values[i] = cql.Value{Bytes: v, Unset: i < len(p.Unset) && p.Unset[i]}
 		}
@@ -170,16 +184,27 @@ func specs(cs []cql.ColumnSpec) []server.ColumnSpec {
 	return out
 }
 
-// result converts an executor result.
+// noMetadataColumns backs the Columns of results sent without metadata:
+// the encoder then uses only their number, so they need not be converted.
+// It is never written to.
+var noMetadataColumns = make([]server.ColumnSpec, 64)
+
+// result converts an executor result. A Void result without warnings is
+// returned as nil, which the server sends as Void without allocating.
 func result(r *cql.Result, noMetadata bool) *server.Result {
-	if r == nil {
+	if r == nil || (r.Kind == cql.ResultVoid && len(r.Warnings) == 0) {
 		return nil
 	}
 	out := &server.Result{Kind: server.ResultKind(r.Kind), Warnings: r.Warnings}
 	switch r.Kind {
 	case cql.ResultRows:
-		out.Columns, out.Rows, out.PagingState = specs(r.Columns), r.Rows, r.PagingState
+		out.Rows, out.PagingState = r.Rows, r.PagingState
 		out.NoMetadata = noMetadata
+		if n := len(r.Columns); noMetadata && n <= len(noMetadataColumns) {
+			out.Columns = noMetadataColumns[:n:n]
+		} else {
+			out.Columns = specs(r.Columns)
+		}
 		if out.Columns == nil {
 			out.Columns = []server.ColumnSpec{}
 		}

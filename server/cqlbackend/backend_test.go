@@ -24,13 +24,24 @@ func TestParams(t *testing.T) {
 	assert.True(t, p.HasTimestamp)
 	assert.Equal(t, uint16(frame.Quorum), p.Consistency)
 	assert.Equal(t, &cql.Params{}, params(nil))
+
+	// More values than the inline block holds.
+	many := make([][]byte, 9)
+	for i := range many {
+		many[i] = []byte{byte(i)}
+	}
+	p = params(&server.QueryParams{Values: many})
+	require.Len(t, p.Values, 9)
+	for i, v := range p.Values {
+		assert.Equal(t, []byte{byte(i)}, v.Bytes)
+	}
 }
 
 func TestResult(t *testing.T) {
 	cols := []cql.ColumnSpec{{Keyspace: "ks", Table: "t", Name: "k", Type: types.IntType}}
 	r := result(&cql.Result{Kind: cql.ResultRows, Columns: cols, Rows: [][][]byte{{{0, 0, 0, 1}}}, PagingState: []byte{1}, Warnings: []string{"w"}}, true)
 	assert.Equal(t, server.ResultRows, r.Kind)
-	assert.Equal(t, []server.ColumnSpec{{Keyspace: "ks", Table: "t", Name: "k", Type: types.IntType}}, r.Columns)
+	assert.Len(t, r.Columns, 1, "without metadata the columns are placeholders of the right count")
 	assert.True(t, r.NoMetadata)
 	assert.Equal(t, []byte{1}, r.PagingState)
 	assert.Equal(t, []string{"w"}, r.Warnings)
@@ -40,6 +51,27 @@ func TestResult(t *testing.T) {
 	r = result(&cql.Result{Kind: cql.ResultSetKeyspace, Keyspace: "ks"}, false)
 	assert.Equal(t, "ks", r.Keyspace)
 	assert.Nil(t, result(nil, false))
+
+	// Void without warnings is nil (the server sends Void); with warnings
+	// the warnings travel.
+	assert.Nil(t, result(&cql.Result{Kind: cql.ResultVoid}, false))
+	r = result(&cql.Result{Kind: cql.ResultVoid, Warnings: []string{"w"}}, false)
+	assert.Equal(t, server.ResultVoid, r.Kind)
+	assert.Equal(t, []string{"w"}, r.Warnings)
+
+	// Without metadata only the column count matters, and rows still match it.
+	two := []cql.ColumnSpec{cols[0], {Keyspace: "ks", Table: "t", Name: "v", Type: types.TextType}}
+	r = result(&cql.Result{Kind: cql.ResultRows, Columns: two, Rows: [][][]byte{{{0, 0, 0, 1}, []byte("x")}}}, true)
+	assert.Len(t, r.Columns, 2)
+	b, err := (&frame.Frame{Header: frame.Header{Version: frame.VersionResponse}, Message: r}).AppendTo(nil)
+	require.NoError(t, err)
+	h, _ := frame.ParseHeader(b)
+	back, err := frame.Decode(h, b[frame.HeaderSize:])
+	require.NoError(t, err)
+	assert.Equal(t, [][][]byte{{{0, 0, 0, 1}, []byte("x")}}, back.Message.(*frame.Result).Rows)
+	// A result with metadata converts every column.
+	r = result(&cql.Result{Kind: cql.ResultRows, Columns: cols}, false)
+	assert.Equal(t, []server.ColumnSpec{{Keyspace: "ks", Table: "t", Name: "k", Type: types.IntType}}, r.Columns)
 }
 
 func TestToError(t *testing.T) {
