@@ -1,6 +1,7 @@
 package frame
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/minicass/minicass/types"
@@ -50,8 +51,9 @@ func FuzzFrameDecode(f *testing.F) {
 }
 
 // FuzzRequestDecode feeds an opcode and an arbitrary request body, as the
-// server does after reading a header. Property: no panic, and an error for
-// anything that is not a request opcode.
+// server does after reading a header. Properties: no panic, an error for
+// anything that is not a request opcode, and DecodeRequest (the server's
+// path) agrees with Decode.
 func FuzzRequestDecode(f *testing.F) {
 	for _, fr := range roundTripMessages() {
 		if fr.Header.IsResponse() {
@@ -71,6 +73,13 @@ func FuzzRequestDecode(f *testing.F) {
 		}
 		if err == nil && fr.Message.Opcode() != Opcode(op) {
 			t.Fatalf("decoded opcode %s as %s", Opcode(op), fr.Message.Opcode())
+		}
+		m, err2 := DecodeRequest(h, body)
+		if (err == nil) != (err2 == nil) {
+			t.Fatalf("Decode error %v, DecodeRequest error %v", err, err2)
+		}
+		if err == nil && !reflect.DeepEqual(fr.Message, m) {
+			t.Fatalf("Decode %+v, DecodeRequest %+v", fr.Message, m)
 		}
 	})
 }
