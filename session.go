@@ -94,12 +94,20 @@ func (s *Session) prepare(ctx context.Context, query string) (*cql.Prepared, err
 }
 
 func (s *Session) execute(ctx context.Context, prep *cql.Prepared, p *cql.Params, values []any) *Rows {
-	if s.db.isClosed() {
-		return errRows(ErrClosed)
-	}
-	if err := bindArgs(p, prep.Bind, values); err != nil {
+	res, err := s.run(ctx, prep, p, values)
+	if err != nil {
 		return errRows(err)
 	}
-	res, err := s.s.ExecutePrepared(ctx, prep, p)
-	return &Rows{res: res, err: err}
+	return &Rows{res: res}
+}
+
+// run binds values and executes prep; Exec uses it directly, without Rows.
+func (s *Session) run(ctx context.Context, prep *cql.Prepared, p *cql.Params, values []any) (*cql.Result, error) {
+	if s.db.isClosed() {
+		return nil, ErrClosed
+	}
+	if err := bindArgs(p, prep.Bind, values); err != nil {
+		return nil, err
+	}
+	return s.s.ExecutePrepared(ctx, prep, p)
 }

@@ -27,7 +27,9 @@ func (st *Stmt) Columns() []Column { return st.prep.Result }
 // Exec runs the statement with args (bind values and QueryOptions) and
 // discards any rows.
 func (st *Stmt) Exec(ctx context.Context, args ...any) error {
-	return st.Query(ctx, args...).Err()
+	p, values := splitArgs(args)
+	_, err := st.s.run(ctx, st.prep, p, values)
+	return err
 }
 
 // Query runs the statement with args and returns its rows; see

@@ -3,6 +3,7 @@ package cql
 import (
 	"context"
 	"encoding/binary"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -61,6 +62,13 @@ type modPlan struct {
 	counter        bool
 	// staticOnly is set when only static columns are written.
 	staticOnly bool
+	// simple is set when an execution writes exactly one row of one
+	// partition with plain cells: every key column is restricted by one
+	// '=' term, and every operation sets a regular, non-collection,
+	// non-counter column. simpleOps are those operations sorted by column
+	// name, the order of the row's cells (see simpleMutation).
+	simple    bool
+	simpleOps []colOp
 }
 
 func (p *modPlan) binds() []ColumnSpec { return p.specs }
@@ -199,6 +207,7 @@ func (s *Session) compileInsert(st *parser.Insert) (plan, error) {
 	}
 	p.specs = c.specs
 	p.pkIdx = pkBindIndexes(p.where)
+	p.planSimple()
 	return p, nil
 }
 
@@ -264,6 +273,7 @@ func (s *Session) compileUpdate(st *parser.Update) (plan, error) {
 	}
 	p.specs = c.specs
 	p.pkIdx = pkBindIndexes(p.where)
+	p.planSimple()
 	return p, nil
 }
 
@@ -424,12 +434,21 @@ type writeContext struct {
 }
 
 func (p *modPlan) writeContext(q *execution) (*writeContext, error) {
-	wc := &writeContext{now: q.now, nowSec: q.now.Unix()}
+	wc := &writeContext{}
+	if err := p.initWriteContext(q, wc); err != nil {
+		return nil, err
+	}
+	return wc, nil
+}
+
+// initWriteContext fills wc for one execution; exec keeps wc on its stack.
+func (p *modPlan) initWriteContext(q *execution, wc *writeContext) error {
+	*wc = writeContext{now: q.now, nowSec: q.now.Unix()}
 	ttl := p.tbl.Options.DefaultTTL
 	if p.ttl != nil {
 		v, err := p.ttl.eval(q)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		switch {
 		case v.Unset:
@@ -438,10 +457,10 @@ func (p *modPlan) writeContext(q *execution) (*writeContext, error) {
 		default:
 			n := int32(binary.BigEndian.Uint32(v.Bytes))
 			if n < 0 {
-				return nil, invalidf("A TTL must be greater or equal to 0, but was %d", n)
+				return invalidf("A TTL must be greater or equal to 0, but was %d", n)
 			}
 			if n > data.MaxTTL {
-				return nil, invalidf("ttl is too large. requested (%d) maximum (%d)", n, data.MaxTTL)
+				return invalidf("ttl is too large. requested (%d) maximum (%d)", n, data.MaxTTL)
 			}
 			ttl = n
 		}
@@ -453,7 +472,7 @@ func (p *modPlan) writeContext(q *execution) (*writeContext, error) {
 		if p.timestamp != nil {
 			v, err := p.timestamp.eval(q)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			if !v.Unset && v.Bytes != nil {
 				wc.ts = int64(binary.BigEndian.Uint64(v.Bytes))
@@ -462,10 +481,10 @@ func (p *modPlan) writeContext(q *execution) (*writeContext, error) {
 	case p.timestamp != nil:
 		v, err := p.timestamp.eval(q)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if v.Unset || v.Bytes == nil {
-			return nil, invalidf("Invalid null value of timestamp")
+			return invalidf("Invalid null value of timestamp")
 		}
 		wc.ts = int64(binary.BigEndian.Uint64(v.Bytes))
 	case q.params.HasTimestamp:
@@ -473,7 +492,7 @@ func (p *modPlan) writeContext(q *execution) (*writeContext, error) {
 	default:
 		wc.ts = q.s.x.eng.NewTimestamp()
 	}
-	return wc, nil
+	return nil
 }
 
 func (wc *writeContext) cell(col string, path, value []byte) data.Cell {
@@ -528,6 +547,13 @@ func prependUUID(base time.Time, seq int64) types.UUIDValue {
 
 // mutations builds the mutations of one execution (one per partition).
 func (p *modPlan) mutations(ctx context.Context, q *execution, wc *writeContext) ([]*data.Mutation, error) {
+	if p.simple {
+		m, err := p.simpleMutation(q, wc)
+		if err != nil {
+			return nil, err
+		}
+		return []*data.Mutation{m}, nil
+	}
 	keys, err := p.where.partitionKeys(q)
 	if err != nil {
 		return nil, err
@@ -641,6 +667,9 @@ func (p *modPlan) applyOpsSplit(ctx context.Context, q *execution, wc *writeCont
 }
 
 func sortCells(r *data.Row) {
+	if len(r.Cells) < 2 && len(r.ColumnDeletions) < 2 {
+		return
+	}
 	sort.SliceStable(r.Cells, func(i, j int) bool { return data.CompareID(&r.Cells[i], &r.Cells[j]) < 0 })
 	// Later operations on the same cell win (e.g. two m[k] = v for one k).
 	out := r.Cells[:0]
@@ -866,25 +895,182 @@ func (p *modPlan) currentList(ctx context.Context, q *execution, key, clustering
 }
 
 func (p *modPlan) exec(ctx context.Context, q *execution) (*Result, error) {
-	wc, err := p.writeContext(q)
-	if err != nil {
+	var wc writeContext
+	if err := p.initWriteContext(q, &wc); err != nil {
 		return nil, err
 	}
 	if p.conds != nil {
-		return p.execConditional(ctx, q, wc)
+		return p.execConditional(ctx, q, &wc)
 	}
-	muts, err := p.mutations(ctx, q, wc)
+	if p.simple {
+		m, err := p.simpleMutation(q, &wc)
+		if err != nil {
+			return nil, err
+		}
+		if err := p.apply(ctx, q, m); err != nil {
+			return nil, err
+		}
+		return voidResult(), nil
+	}
+	muts, err := p.mutations(ctx, q, &wc)
 	if err != nil {
 		return nil, err
 	}
 	for _, m := range muts {
-		if m.IsEmpty() {
-			continue
-		}
-		q.trace.add("Applying mutation to %s, partition of %d bytes key, %d rows", p.tbl.QualifiedName(), len(m.Key), len(m.Rows))
-		if err := q.s.x.eng.Apply(ctx, p.tbl, m); err != nil {
-			return nil, engineError(err)
+		if err := p.apply(ctx, q, m); err != nil {
+			return nil, err
 		}
 	}
 	return voidResult(), nil
+}
+
+// apply hands one mutation to the engine; an empty mutation writes nothing.
+func (p *modPlan) apply(ctx context.Context, q *execution, m *data.Mutation) error {
+	if m.IsEmpty() {
+		return nil
+	}
+	if q.trace != nil {
+		q.trace.add("Applying mutation to %s, partition of %d bytes key, %d rows", p.tbl.QualifiedName(), len(m.Key), len(m.Rows))
+	}
+	if err := q.s.x.eng.Apply(ctx, p.tbl, m); err != nil {
+		return engineError(err)
+	}
+	return nil
+}
+
+// planSimple decides whether executions can take the single-row path
+// (simpleMutation) and prepares its operations. It runs once per compiled
+// plan.
+func (p *modPlan) planSimple() {
+	p.simple = false
+	if p.conds != nil || p.staticOnly || p.deleteRows || p.counter || (p.kind != kindInsert && p.kind != kindUpdate) {
+		return
+	}
+	w := p.where
+	if w == nil || w.slice != nil || len(w.clustering) != len(p.tbl.ClusteringColumns()) {
+		return
+	}
+	for _, kv := range w.pk {
+		if !kv.single() {
+			return
+		}
+	}
+	for _, kv := range w.clustering {
+		if !kv.single() {
+			return
+		}
+	}
+	for i := range p.ops {
+		op := &p.ops[i]
+		if op.kind != opSet || op.value == nil || op.col.Kind != schema.Regular ||
+			op.col.Type.IsMultiCell() || op.col.Type.Kind == types.Counter {
+			return
+		}
+	}
+	p.simple = true
+}
+
+// single reports whether the restriction is one '=' term.
+func (w *whereValues) single() bool {
+	return !w.in && w.marker == nil && len(w.terms) == 1
+}
+
+// singleValue evaluates a single '=' restriction with the checks and error
+// texts of eval.
+func (w *whereValues) singleValue(q *execution) ([]byte, error) {
+	v, err := w.terms[0].eval(q)
+	if err != nil {
+		return nil, err
+	}
+	if v.Unset {
+		return nil, invalidf("Invalid unset value for column %s", w.col.Name)
+	}
+	if v.Bytes == nil {
+		return nil, invalidf("Invalid null value in condition for column %s", w.col.Name)
+	}
+	return v.Bytes, nil
+}
+
+// simpleRow is a mutation of one row, allocated with its row.
+type simpleRow struct {
+	m   data.Mutation
+	row [1]data.Row
+}
+
+// maxInlineKeyParts bounds the key components simpleMutation evaluates into
+// arrays on its stack; longer keys use the heap.
+const maxInlineKeyParts = 8
+
+// simpleMutation builds the mutation of a simple plan (see planSimple): the
+// same mutation mutations builds for one partition key and one clustering
+// key, with the same checks in the same order, but without the
+// combinations, deduplication and sorting that IN restrictions and
+// collection operations need. The partition key and the cell values alias
+// the bound values (they become the memtable's once applied, as with
+// mutations); the clustering key and the cells are allocated per call.
+func (p *modPlan) simpleMutation(q *execution, wc *writeContext) (*data.Mutation, error) {
+	w := p.where
+	var partsBuf [maxInlineKeyParts][]byte
+	parts := partsBuf[:0]
+	for _, kv := range w.pk {
+		v, err := kv.singleValue(q)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, v)
+	}
+	key, err := partitionKey(p.tbl, parts)
+	if err != nil {
+		return nil, err
+	}
+	var ckBuf [maxInlineKeyParts][]byte
+	ckVals := ckBuf[:0]
+	size := 1
+	for _, kv := range w.clustering {
+		v, err := kv.singleValue(q)
+		if err != nil {
+			return nil, err
+		}
+		if len(v) > 0xFFFF {
+			return nil, invalidf("Key length of %d is longer than maximum of 65535", len(v))
+		}
+		ckVals = append(ckVals, v)
+		size += 2 + len(v)
+	}
+	ck, err := types.AppendClustering(make([]byte, 0, size), p.tbl.ClusteringTypes(), ckVals)
+	if err != nil {
+		return nil, invalidf("%v", err)
+	}
+	h := &simpleRow{m: data.Mutation{Table: p.tbl.ID, Key: key, PartitionDeletion: data.LiveDeletion}}
+	h.row[0] = data.NewRow(ck)
+	row := &h.row[0]
+	if p.insertLiveness {
+		row.Liveness = data.LivenessInfo{Timestamp: wc.ts, ExpiresAt: data.NoDeletionTime}
+		if wc.ttl > 0 {
+			row.Liveness.TTL, row.Liveness.ExpiresAt = wc.ttl, wc.nowSec+int64(wc.ttl)
+		}
+	}
+	var cells []data.Cell
+	for i := range p.ops {
+		op := &p.ops[i]
+		v, err := op.value.eval(q)
+		if err != nil {
+			return nil, err
+		}
+		if v.Unset {
+			continue // an unset value writes nothing
+		}
+		if cells == nil {
+			cells = make([]data.Cell, 0, len(p.ops)-i)
+		}
+		cells = append(cells, wc.cell(op.col.Name, nil, v.Bytes))
+	}
+	// No column is set twice (INSERT and UPDATE refuse it), so sorting by
+	// name alone gives the cells' order.
+	if len(cells) > 1 {
+		slices.SortFunc(cells, func(a, b data.Cell) int { return strings.Compare(a.Column, b.Column) })
+	}
+	row.Cells = cells
+	h.m.Rows = h.row[:]
+	return &h.m, nil
 }

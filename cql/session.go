@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/minicass/minicass/cql/parser"
@@ -185,7 +186,9 @@ func (s *Session) run(ctx context.Context, pl plan, stmt parser.Statement, p *Pa
 	if q.trace != nil {
 		res.Trace = q.trace
 	}
-	res.Warnings = append(res.Warnings, q.warnings...)
+	if len(q.warnings) > 0 {
+		res.Warnings = append(res.Warnings, q.warnings...)
+	}
 	return res, nil
 }
 
@@ -236,9 +239,17 @@ type Prepared struct {
 	// PKIndexes gives, per partition key column, its bind marker index.
 	PKIndexes []uint16
 
-	stmt          parser.Statement
-	plan          plan
-	schemaVersion types.UUIDValue
+	stmt parser.Statement
+	// cur is the plan and the schema version it was compiled against,
+	// replaced as a whole when the schema changes: executions read it
+	// without a lock.
+	cur atomic.Pointer[versionedPlan]
+}
+
+// versionedPlan is a plan and the schema version it was compiled against.
+type versionedPlan struct {
+	plan    plan
+	version types.UUIDValue
 }
 
 // Prepare parses and validates query and caches it under its id.
@@ -255,7 +266,8 @@ func (s *Session) Prepare(ctx context.Context, query string) (*Prepared, error) 
 	}
 	sum := md5.Sum([]byte(ks + query))
 	p := &Prepared{ID: sum[:], Query: query, Keyspace: ks, Bind: pl.binds(), Result: pl.columns(), PKIndexes: pl.pkIndexes(),
-		stmt: stmt, plan: pl, schemaVersion: version}
+		stmt: stmt}
+	p.cur.Store(&versionedPlan{plan: pl, version: version})
 	s.x.mu.Lock()
 	s.x.prepared[string(p.ID)] = p
 	s.x.mu.Unlock()
@@ -291,20 +303,15 @@ func (s *Session) ExecutePrepared(ctx context.Context, prep *Prepared, p *Params
 
 func (s *Session) planFor(prep *Prepared) (plan, error) {
 	version := s.x.eng.SchemaVersion()
-	s.x.mu.Lock()
-	pl, stale := prep.plan, prep.schemaVersion != version
-	s.x.mu.Unlock()
-	if !stale {
-		return pl, nil
+	if cur := prep.cur.Load(); cur.version == version {
+		return cur.plan, nil
 	}
 	ps := &Session{x: s.x, ks: prep.Keyspace}
 	pl, err := ps.compile(prep.stmt)
 	if err != nil {
 		return nil, err
 	}
-	s.x.mu.Lock()
-	prep.plan, prep.schemaVersion = pl, version
-	s.x.mu.Unlock()
+	prep.cur.Store(&versionedPlan{plan: pl, version: version})
 	return pl, nil
 }
 
