@@ -124,9 +124,10 @@ func (s *Stats) row(r *data.Row, static bool) {
 	}
 	if !r.Liveness.IsEmpty() {
 		s.timestamp(r.Liveness.Timestamp)
-		if r.Liveness.IsExpiring() {
-			s.ldt(r.Liveness.ExpiresAt)
-		}
+		// A liveness record that does not expire counts as NoDeletionTime,
+		// as Cassandra's MetadataCollector does: an SSTable of row markers
+		// must never look fully expired.
+		s.ldt(r.Liveness.ExpiresAt)
 	}
 	if !r.Deletion.IsLive() {
 		s.RowTombstones++
