@@ -548,7 +548,7 @@ func prependUUID(base time.Time, seq int64) types.UUIDValue {
 // mutations builds the mutations of one execution (one per partition).
 func (p *modPlan) mutations(ctx context.Context, q *execution, wc *writeContext) ([]*data.Mutation, error) {
 	if p.simple {
-		m, err := p.simpleMutation(q, wc)
+		m, err := p.simpleMutation(q, wc, new(simpleRow))
 		if err != nil {
 			return nil, err
 		}
@@ -903,14 +903,19 @@ func (p *modPlan) exec(ctx context.Context, q *execution) (*Result, error) {
 		return p.execConditional(ctx, q, &wc)
 	}
 	if p.simple {
-		m, err := p.simpleMutation(q, &wc)
+		// The result and the mutation in one allocation.
+		x := &struct {
+			res Result
+			row simpleRow
+		}{res: Result{Kind: ResultVoid}}
+		m, err := p.simpleMutation(q, &wc, &x.row)
 		if err != nil {
 			return nil, err
 		}
 		if err := p.apply(ctx, q, m); err != nil {
 			return nil, err
 		}
-		return voidResult(), nil
+		return &x.res, nil
 	}
 	muts, err := p.mutations(ctx, q, &wc)
 	if err != nil {
@@ -991,7 +996,7 @@ func (w *whereValues) singleValue(q *execution) ([]byte, error) {
 	return v.Bytes, nil
 }
 
-// simpleRow is a mutation of one row, allocated with its row.
+// simpleRow is a mutation of one row with room for its row.
 type simpleRow struct {
 	m   data.Mutation
 	row [1]data.Row
@@ -1008,7 +1013,9 @@ const maxInlineKeyParts = 8
 // collection operations need. The partition key and the cell values alias
 // the bound values (they become the memtable's once applied, as with
 // mutations); the clustering key and the cells are allocated per call.
-func (p *modPlan) simpleMutation(q *execution, wc *writeContext) (*data.Mutation, error) {
+//
+// h receives the mutation: it must be fresh, as the engine may keep it.
+func (p *modPlan) simpleMutation(q *execution, wc *writeContext, h *simpleRow) (*data.Mutation, error) {
 	w := p.where
 	var partsBuf [maxInlineKeyParts][]byte
 	parts := partsBuf[:0]
@@ -1041,7 +1048,7 @@ func (p *modPlan) simpleMutation(q *execution, wc *writeContext) (*data.Mutation
 	if err != nil {
 		return nil, invalidf("%v", err)
 	}
-	h := &simpleRow{m: data.Mutation{Table: p.tbl.ID, Key: key, PartitionDeletion: data.LiveDeletion}}
+	h.m = data.Mutation{Table: p.tbl.ID, Key: key, PartitionDeletion: data.LiveDeletion}
 	h.row[0] = data.NewRow(ck)
 	row := &h.row[0]
 	if p.insertLiveness {

@@ -31,6 +31,19 @@ type selectPlan struct {
 	staticRows bool
 
 	limit, perPartitionLimit term
+
+	// plainCols is set when every selector is a plain column and rows are
+	// neither aggregated nor rendered as JSON: a row is then projected by
+	// reading the columns, without per-execution evaluators.
+	plainCols []*schema.Column
+	// singlePK is set when every partition key column is restricted by one
+	// '=' term, singlePrefix when the clustering restrictions that select
+	// slices are one '=' term per column, and singleRow when both select
+	// at most one row (see selectRun.partitionKeys and slices).
+	singlePK, singlePrefix, singleRow bool
+	// needCk is set unless no selector, filter or grouping reads the
+	// clustering values of rows (which are then not decoded).
+	needCk bool
 }
 
 func (p *selectPlan) binds() []ColumnSpec   { return p.bspec }
@@ -113,7 +126,52 @@ func (s *Session) compileSelect(st *parser.Select) (plan, error) {
 	}
 	p.bspec = c.specs
 	p.pkIdx = selectPKIndexes(w)
+	p.plainCols = plainColumns(p)
+	p.planSingle()
+	p.needCk = p.plainCols == nil || len(w.filters) > 0 || p.groupBy > 0 || p.postSort
+	for _, col := range p.plainCols {
+		if col.Kind == schema.Clustering {
+			p.needCk = true
+		}
+	}
 	return p, nil
+}
+
+// planSingle sets singlePK, singlePrefix and singleRow.
+func (p *selectPlan) planSingle() {
+	w := p.where
+	p.singlePK = w.pkComplete && len(w.pk) > 0
+	for _, kv := range w.pk {
+		if kv == nil || !kv.single() {
+			p.singlePK = false
+		}
+	}
+	p.singlePrefix = w.prefix > 0 && w.prefix <= maxInlineKeyParts
+	for _, part := range w.parts[:w.prefix] {
+		if part.single == nil || !part.single.single() || part.isSlice() {
+			p.singlePrefix = false
+		}
+	}
+	nck := len(p.tbl.ClusteringColumns())
+	p.singleRow = p.singlePK && !p.postSort &&
+		(nck == 0 || (p.singlePrefix && w.prefix == nck))
+}
+
+// plainColumns returns the columns of a selection made only of plain
+// columns, without aggregation or JSON, or nil.
+func plainColumns(p *selectPlan) []*schema.Column {
+	if p.json || p.aggregate || p.groupBy > 0 || len(p.sels) == 0 {
+		return nil
+	}
+	cols := make([]*schema.Column, len(p.sels))
+	for i, sel := range p.sels {
+		cs, ok := sel.(*columnSel)
+		if !ok {
+			return nil
+		}
+		cols[i] = cs.col
+	}
+	return cols
 }
 
 // selectPKIndexes returns, for each partition key column, the bind marker

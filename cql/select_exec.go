@@ -26,6 +26,12 @@ type selectRun struct {
 	resume *pagingState
 
 	rows [][][]byte
+	// vals is room for the values of the next result rows (plain
+	// projections take each row's values from it).
+	vals    [][]byte
+	valRows int // rows of the last block of vals
+	// slice is room for the slice of a single-row or single-prefix read.
+	slice [1]data.Slice
 	// units counts result rows (groups with GROUP BY) of this page;
 	// returned counts them over all pages.
 	units, returned int
@@ -71,9 +77,11 @@ func (p *selectPlan) exec(ctx context.Context, q *execution) (*Result, error) {
 			return &Result{Kind: ResultRows, Columns: p.specs}, nil
 		}
 	}
-	r.evals = make([]evaluator, len(p.sels))
-	for i, s := range p.sels {
-		r.evals[i] = s.newEval()
+	if p.plainCols == nil {
+		r.evals = make([]evaluator, len(p.sels))
+		for i, s := range p.sels {
+			r.evals[i] = s.newEval()
+		}
 	}
 	if err := r.run(ctx); err != nil {
 		return nil, err
@@ -125,7 +133,7 @@ func evalLimit(q *execution, t term, what string) (int, error) {
 func (r *selectRun) run(ctx context.Context) error {
 	p, q := r.p, r.q
 	w := p.where
-	slices, none, err := w.slices(q)
+	slices, none, err := r.slices()
 	if err != nil {
 		return err
 	}
@@ -148,7 +156,7 @@ func (r *selectRun) run(ctx context.Context) error {
 		}
 	}
 	if w.pkComplete {
-		keys, comps, err := w.partitionKeys(q)
+		keys, comps, err := r.partitionKeys()
 		if err != nil {
 			return err
 		}
@@ -271,6 +279,11 @@ func splitKey(tbl *schema.Table, key []byte) ([][]byte, error) {
 	return parts, nil
 }
 
+// noClustering is the clustering values of a row of a table without
+// clustering columns, or of a row whose values nothing reads (see
+// selectPlan.needCk): empty, but not nil, which marks a static-only row.
+var noClustering = [][]byte{}
+
 // selPart is one partition as SELECT reads it: the live static row (nil if
 // none) and the live rows of the requested slices, in read order.
 type selPart struct {
@@ -297,20 +310,27 @@ func (r *selectRun) partition(pk [][]byte, part *selPart, inPart int) error {
 		return r.emit(&selRow{pk: pk, static: part.static, now: now}, nil)
 	}
 	matched := 0
+	// One selRow serves every row: filters, selectors and aggregates read
+	// it and keep none of it but value bytes.
+	sr := &selRow{}
 	for i := range part.rows {
 		if r.stopped {
 			return nil
 		}
 		row := &part.rows[i]
 		r.stats.rows++
-		ck, _, err := types.DecodeClustering(p.tbl.ClusteringTypes(), row.Clustering)
-		if err != nil {
-			return &Error{Code: CodeServer, Message: err.Error(), Err: err}
+		ck := noClustering
+		if p.needCk {
+			var err error
+			ck, _, err = types.DecodeClustering(p.tbl.ClusteringTypes(), row.Clustering)
+			if err != nil {
+				return &Error{Code: CodeServer, Message: err.Error(), Err: err}
+			}
+			if len(p.tbl.ClusteringColumns()) == 0 {
+				ck = noClustering
+			}
 		}
-		if len(p.tbl.ClusteringColumns()) == 0 {
-			ck = [][]byte{}
-		}
-		sr := &selRow{pk: pk, ck: ck, static: part.static, row: row, now: now}
+		*sr = selRow{pk: pk, ck: ck, static: part.static, row: row, now: now}
 		ok, err := r.filter(sr)
 		if err != nil {
 			return err
@@ -465,6 +485,14 @@ func (r *selectRun) finish() error {
 
 // project evaluates the selectors on one row and appends the result row.
 func (r *selectRun) project(sr *selRow) error {
+	if cols := r.p.plainCols; cols != nil {
+		vals := r.rowValues(len(cols))
+		for i, col := range cols {
+			vals[i] = sr.value(col)
+		}
+		r.rows = append(r.rows, vals)
+		return nil
+	}
 	for _, e := range r.evals {
 		e.reset()
 		if err := e.add(r.q, sr); err != nil {
@@ -489,6 +517,82 @@ func (r *selectRun) output() error {
 	}
 	r.rows = append(r.rows, vals)
 	return nil
+}
+
+// rowValues returns room for the n values of one result row. Rows are
+// carved from blocks: sized for the rows still expected when LIMIT or the
+// page size bounds them, else 8 rows, then twice the previous block up to
+// 256 rows. A read of ten rows allocates its values once.
+func (r *selectRun) rowValues(n int) [][]byte {
+	if len(r.vals) < n {
+		rows := min(max(2*r.valRows, 8), 256)
+		bounded := false
+		if left := r.limit - r.returned; r.limit > 0 && left <= 256 {
+			rows, bounded = max(left, 1), true
+		}
+		if left := r.pageSize - r.units; r.pageSize > 0 && left <= 256 && (!bounded || left < rows) {
+			rows, bounded = max(left, 1), true
+		}
+		if r.p.singleRow {
+			rows, bounded = 1, true
+		}
+		if r.rows == nil && bounded {
+			r.rows = make([][][]byte, 0, rows)
+		}
+		r.valRows = rows
+		r.vals = make([][]byte, n*rows)
+	}
+	vals := r.vals[:n:n]
+	r.vals = r.vals[n:]
+	return vals
+}
+
+// partitionKeys returns the keys to read and their components: those of
+// whereClause.partitionKeys, computed without sorting or combinations when
+// every partition key column is restricted by one '=' term.
+func (r *selectRun) partitionKeys() ([][]byte, [][][]byte, error) {
+	w := r.p.where
+	if !r.p.singlePK {
+		return w.partitionKeys(r.q)
+	}
+	comps := make([][]byte, len(w.pk))
+	for i, kv := range w.pk {
+		v, err := kv.singleValue(r.q)
+		if err != nil {
+			return nil, nil, err
+		}
+		comps[i] = v
+	}
+	key, err := serializePartitionKey(comps)
+	if err != nil {
+		return nil, nil, err
+	}
+	return [][]byte{key}, [][][]byte{comps}, nil
+}
+
+// slices returns whereClause.slices, computed without combinations or
+// sorting when the clustering restrictions are one '=' term per column of
+// a prefix (a point read, or the rows under one prefix).
+func (r *selectRun) slices() (data.Slices, bool, error) {
+	w := r.p.where
+	if !r.p.singlePrefix {
+		return w.slices(r.q)
+	}
+	var buf [maxInlineKeyParts][]byte
+	prefix := buf[:0]
+	for _, part := range w.parts[:w.prefix] {
+		v, err := part.single.singleValue(r.q)
+		if err != nil {
+			return nil, false, err
+		}
+		prefix = append(prefix, v)
+	}
+	all, err := prefixRange(w.tbl.ClusteringTypes(), prefix)
+	if err != nil {
+		return nil, false, err
+	}
+	r.slice[0] = all
+	return r.slice[:], false, nil
 }
 
 // runSorted reads every partition of an IN list and merges their rows in

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"unsafe"
 
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/engine"
@@ -19,7 +20,7 @@ func (p *selectPlan) readPartition(ctx context.Context, q *execution, key []byte
 	if err != nil {
 		return nil, engineError(err)
 	}
-	sp, err := collectPartition(part)
+	sp, err := collectPartitionN(part, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -36,18 +37,28 @@ func (p *selectPlan) readPartition(ctx context.Context, q *execution, key []byte
 // collectPartition drains an engine partition into a selPart, copying each
 // row (the engine's rows are valid only until the next call to Next).
 func collectPartition(part *engine.Partition) (*selPart, error) {
+	return collectPartitionN(part, 0)
+}
+
+// collectPartitionN is collectPartition for a read of at most limit rows
+// (0: unknown), which sizes the row slice.
+func collectPartitionN(part *engine.Partition, limit int) (*selPart, error) {
 	defer part.Close()
 	sp := &selPart{key: part.Key()}
+	var a rowArena
 	if st := part.Static(); st != nil {
-		cp := copyRow(st)
+		cp := a.copyRow(st)
 		sp.static = &cp
+	}
+	if limit > 0 && limit <= 256 {
+		sp.rows = make([]data.Row, 0, limit)
 	}
 	for {
 		r, ok := part.Next()
 		if !ok {
 			break
 		}
-		sp.rows = append(sp.rows, copyRow(r))
+		sp.rows = append(sp.rows, a.copyRow(r))
 	}
 	if err := part.Err(); err != nil {
 		return nil, engineError(err)
@@ -57,31 +68,68 @@ func collectPartition(part *engine.Partition) (*selPart, error) {
 
 // copyRow deep-copies a row, with all its byte slices in one allocation.
 func copyRow(r *data.Row) data.Row {
+	var a rowArena
+	return a.copyRow(r)
+}
+
+// rowArena hands out the bytes and cells of copied rows from blocks: each
+// block holds at least twice the previous one (up to maxArenaBlock bytes or
+// cells), so the rows of one read take a few allocations instead of two
+// per row. Blocks are never reused; they live as long as any row copied
+// into them.
+type rowArena struct {
+	bytes []byte
+	cells []data.Cell
+	// lastBytes and lastCells are the sizes of the last blocks.
+	lastBytes, lastCells int
+}
+
+// maxArenaBlock bounds the growth of rowArena blocks (in bytes, and in
+// cells).
+const maxArenaBlock = 16 << 10
+
+// copyRow deep-copies r into the arena.
+func (a *rowArena) copyRow(r *data.Row) data.Row {
 	n := len(r.Clustering)
 	for i := range r.Cells {
 		n += len(r.Cells[i].Path) + len(r.Cells[i].Value)
 	}
-	buf := make([]byte, 0, n)
-	clone := func(b []byte) []byte {
-		if b == nil {
-			return nil
-		}
-		start := len(buf)
-		buf = append(buf, b...)
-		return buf[start:len(buf):len(buf)]
+	if cap(a.bytes)-len(a.bytes) < n {
+		size := max(n, min(2*a.lastBytes, maxArenaBlock))
+		a.bytes, a.lastBytes = make([]byte, 0, size), size
 	}
 	out := *r
-	out.Clustering = clone(r.Clustering)
-	out.Cells = make([]data.Cell, len(r.Cells))
-	for i, c := range r.Cells {
-		c.Path = clone(c.Path)
-		c.Value = clone(c.Value)
-		out.Cells[i] = c
+	out.Clustering = a.clone(r.Clustering)
+	if r.Cells != nil {
+		nc := len(r.Cells)
+		if cap(a.cells)-len(a.cells) < nc {
+			size := max(nc, min(2*a.lastCells, maxArenaBlock/int(unsafe.Sizeof(data.Cell{}))))
+			a.cells, a.lastCells = make([]data.Cell, 0, size), size
+		}
+		start := len(a.cells)
+		a.cells = append(a.cells, r.Cells...)
+		out.Cells = a.cells[start:len(a.cells):len(a.cells)]
+		for i := range out.Cells {
+			c := &out.Cells[i]
+			c.Path = a.clone(c.Path)
+			c.Value = a.clone(c.Value)
+		}
 	}
 	if r.ColumnDeletions != nil {
 		out.ColumnDeletions = append([]data.ColumnDeletion(nil), r.ColumnDeletions...)
 	}
 	return out
+}
+
+// clone copies b into the current block, which has room for it (nil stays
+// nil).
+func (a *rowArena) clone(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	start := len(a.bytes)
+	a.bytes = append(a.bytes, b...)
+	return a.bytes[start:len(a.bytes):len(a.bytes)]
 }
 
 // scan reads the partitions of a token range in token order. slicesFor
