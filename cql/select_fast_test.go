@@ -22,9 +22,9 @@ func TestSelectPlanFlags(t *testing.T) {
 	_, err := s.Query(context.Background(), "CREATE TABLE m (k1 int, k2 int, c1 int, c2 int, v int, s int static, PRIMARY KEY ((k1, k2), c1, c2))", nil)
 	require.NoError(t, err)
 	for _, tc := range []struct {
-		query                                   string
+		query                                    string
 		plain, singlePK, singlePrefix, singleRow bool
-		needCk                                  bool
+		needCk                                   bool
 	}{
 		{"SELECT v FROM w WHERE k = ? AND c = ?", true, true, true, true, false},
 		{"SELECT c, v FROM w WHERE k = ? ORDER BY c DESC LIMIT 10", true, true, false, false, true},
