@@ -71,9 +71,12 @@ func (s *Session) Prepare(ctx context.Context, query string) (*Stmt, error) {
 }
 
 func (s *Session) prepare(ctx context.Context, query string) (*cql.Prepared, error) {
-	key := s.Keyspace() + "\x00" + query
+	// The cache key is built on the stack for texts up to 256 bytes (a
+	// lookup by string(bytes) does not allocate); only a miss stores it.
+	var buf [256]byte
+	key := append(append(append(buf[:0], s.Keyspace()...), 0), query...)
 	s.mu.Lock()
-	prep := s.prepared[key]
+	prep := s.prepared[string(key)]
 	s.mu.Unlock()
 	if prep != nil {
 		return prep, nil
@@ -88,7 +91,7 @@ func (s *Session) prepare(ctx context.Context, query string) (*cql.Prepared, err
 		// over, as a driver's bounded statement cache evicts.
 		clear(s.prepared)
 	}
-	s.prepared[key] = prep
+	s.prepared[string(key)] = prep
 	s.mu.Unlock()
 	return prep, nil
 }
