@@ -140,6 +140,9 @@ func (s *Session) compileInsert(st *parser.Insert) (plan, error) {
 	p := &modPlan{tbl: tbl, kind: kindInsert, insertLiveness: true, where: &modWhere{tbl: tbl}}
 	byName := map[string]*whereValues{}
 	staticOnly := true
+	// One allocation for the key restrictions and one for their terms.
+	kvs := make([]whereValues, len(st.Columns))
+	terms := make([]term, len(st.Columns))
 	for i, id := range st.Columns {
 		name := string(id)
 		col := tbl.Column(name)
@@ -153,7 +156,9 @@ func (s *Session) compileInsert(st *parser.Insert) (plan, error) {
 		if err != nil {
 			return nil, err
 		}
-		byName[name] = &whereValues{col: col, terms: []term{t}}
+		terms[i] = t
+		kvs[i] = whereValues{col: col, terms: terms[i : i+1 : i+1]}
+		byName[name] = &kvs[i]
 		switch col.Kind {
 		case schema.PartitionKey, schema.Clustering:
 		default:

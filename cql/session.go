@@ -264,7 +264,7 @@ func (s *Session) Prepare(ctx context.Context, query string) (*Prepared, error) 
 	if err != nil {
 		return nil, err
 	}
-	sum := md5.Sum([]byte(ks + query))
+	sum := statementID(ks, query)
 	p := &Prepared{ID: sum[:], Query: query, Keyspace: ks, Bind: pl.binds(), Result: pl.columns(), PKIndexes: pl.pkIndexes(),
 		stmt: stmt}
 	p.cur.Store(&versionedPlan{plan: pl, version: version})
@@ -272,6 +272,13 @@ func (s *Session) Prepare(ctx context.Context, query string) (*Prepared, error) 
 	s.x.prepared[string(p.ID)] = p
 	s.x.mu.Unlock()
 	return p, nil
+}
+
+// statementID is the MD5 of the keyspace and the query text, hashed from a
+// buffer on the stack when they are short.
+func statementID(ks, query string) [md5.Size]byte {
+	var buf [512]byte
+	return md5.Sum(append(append(buf[:0], ks...), query...))
 }
 
 // Lookup returns the prepared statement with the given id, or nil.

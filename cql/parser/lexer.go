@@ -35,7 +35,9 @@ type lexer struct {
 // lex tokenizes src completely, ending with a tEOF token.
 func lex(src string) ([]token, *SyntaxError) {
 	l := lexer{src: src, line: 1}
-	toks := make([]token, 0, len(src)/5+2)
+	// Statements average a token per two or three bytes: size for that
+	// rather than growing the slice several times.
+	toks := make([]token, 0, len(src)/2+2)
 	for {
 		tok, err := l.next()
 		if err != nil {
@@ -175,12 +177,23 @@ func (l *lexer) next() (token, *SyntaxError) {
 				tok.val = lw
 			}
 		} else {
-			tok.val = toLowerASCII(tok.text)
+			// The keyword's own lower-case spelling: no allocation for
+			// upper-case keywords.
+			tok.val = keywordText[tok.kw]
 		}
 	}
 	l.advance(end)
 	return tok, nil
 }
+
+// keywordText is the lower-case spelling of each keyword (the keys of
+// keywords), indexed by keyword.
+var keywordText = func() (out [256]string) {
+	for text, kw := range keywords {
+		out[kw] = text
+	}
+	return out
+}()
 
 // lookupKeyword returns the keyword spelled by word, case-insensitively.
 func lookupKeyword(word string) keyword {
