@@ -66,4 +66,12 @@
 // Every decoder returns an error wrapping one of the package's sentinel
 // errors on malformed input and never panics; counts announced in a body are
 // checked against the bytes left before anything is allocated.
+//
+// # Allocations
+//
+// A server decodes requests with DecodeRequest, which returns the message
+// without a Frame: an EXECUTE costs two allocations (the message and its
+// value slice; the values alias the body). Encoding a Result with AppendTo
+// into a buffer with room allocates nothing; other messages allocate one
+// Writer.
 package frame
