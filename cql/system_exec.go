@@ -78,7 +78,7 @@ func (x *Executor) SetNodeAddress(ctx context.Context, ip net.IP, port int) erro
 	x.sys.mu.Lock()
 	x.sys.rpcAddress, x.sys.rpcPort = ip, port
 	x.sys.mu.Unlock()
-	return x.refreshSystemTables(ctx)
+	return x.refreshLocal(ctx)
 }
 
 // NodeAddress returns the address and port set by SetNodeAddress.
@@ -99,6 +99,23 @@ func (x *Executor) currentSchema() schemaSnapshot {
 		snap.tables[ks.Name] = ts
 	}
 	return snap
+}
+
+// refreshLocal rewrites system.local only.
+func (x *Executor) refreshLocal(ctx context.Context) error {
+	x.sys.mu.Lock()
+	defer x.sys.mu.Unlock()
+	if !x.sys.booted {
+		return nil
+	}
+	n := nodeInfo{
+		clusterName: x.opts.ClusterName, dataCenter: x.opts.DataCenter, rack: x.opts.Rack,
+		hostID: x.sys.hostID, schemaVersion: x.eng.SchemaVersion(),
+		rpcAddress: x.sys.rpcAddress, rpcPort: x.sys.rpcPort, gossipGeneration: x.sys.generation,
+		tokens: nodeTokens(x.sys.hostID),
+	}
+	parts := []sysPartition{{table: x.systemTable("system", "local"), key: textV("local"), rows: []sysValues{localRow(n)}}}
+	return x.writeSystemPartitions(ctx, parts)
 }
 
 // refreshSystemTables rewrites system_schema.*, system_virtual_schema.* and
