@@ -30,8 +30,16 @@ type selectRun struct {
 	// projections take each row's values from it).
 	vals    [][]byte
 	valRows int // rows of the last block of vals
-	// slice is room for the slice of a single-row or single-prefix read.
+	// slice is room for the slice of a single-row or single-prefix read;
+	// key, comps and pk for the key of a single-partition read; sr for the
+	// row being filtered and projected; res for the result. They are
+	// allocated with the run, which lives as long as its result.
 	slice [1]data.Slice
+	key   [1][]byte
+	comps [1][][]byte
+	pk    [2][]byte // longer keys use the heap
+	sr    selRow
+	res   Result
 	// units counts result rows (groups with GROUP BY) of this page;
 	// returned counts them over all pages.
 	units, returned int
@@ -86,7 +94,8 @@ func (p *selectPlan) exec(ctx context.Context, q *execution) (*Result, error) {
 	if err := r.run(ctx); err != nil {
 		return nil, err
 	}
-	res := &Result{Kind: ResultRows, Columns: p.specs, Rows: r.rows}
+	r.res = Result{Kind: ResultRows, Columns: p.specs, Rows: r.rows}
+	res := &r.res
 	if r.more {
 		st := &pagingState{hasLast: true, key: r.lastKey, clustering: r.lastCk, returned: r.returned, inPartition: r.inPart}
 		st.partDone = r.lastCk == nil
@@ -312,7 +321,7 @@ func (r *selectRun) partition(pk [][]byte, part *selPart, inPart int) error {
 	matched := 0
 	// One selRow serves every row: filters, selectors and aggregates read
 	// it and keep none of it but value bytes.
-	sr := &selRow{}
+	sr := &r.sr
 	for i := range part.rows {
 		if r.stopped {
 			return nil
@@ -555,19 +564,20 @@ func (r *selectRun) partitionKeys() ([][]byte, [][][]byte, error) {
 	if !r.p.singlePK {
 		return w.partitionKeys(r.q)
 	}
-	comps := make([][]byte, len(w.pk))
-	for i, kv := range w.pk {
+	comps := r.pk[:0:len(r.pk)]
+	for _, kv := range w.pk {
 		v, err := kv.singleValue(r.q)
 		if err != nil {
 			return nil, nil, err
 		}
-		comps[i] = v
+		comps = append(comps, v)
 	}
 	key, err := serializePartitionKey(comps)
 	if err != nil {
 		return nil, nil, err
 	}
-	return [][]byte{key}, [][][]byte{comps}, nil
+	r.key[0], r.comps[0] = key, comps
+	return r.key[:], r.comps[:], nil
 }
 
 // slices returns whereClause.slices, computed without combinations or
