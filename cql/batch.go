@@ -3,7 +3,6 @@ package cql
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"fmt"
 	"sort"
 	"strings"
@@ -133,7 +132,9 @@ func (p *batchPlan) exec(ctx context.Context, q *execution) (*Result, error) {
 		if v.Bytes == nil || v.Unset {
 			return nil, invalidf("Invalid null value of timestamp")
 		}
-		ts = int64(binary.BigEndian.Uint64(v.Bytes))
+		if ts, err = timestampValue(v.Bytes); err != nil {
+			return nil, err
+		}
 	case q.params.HasTimestamp:
 		ts = q.params.Timestamp
 	default:

@@ -459,6 +459,8 @@ func (p *modPlan) initWriteContext(q *execution, wc *writeContext) error {
 		case v.Unset:
 		case v.Bytes == nil:
 			ttl = 0
+		case len(v.Bytes) != 4:
+			return invalidf("Invalid TTL value: an int needs 4 bytes, got %d", len(v.Bytes))
 		default:
 			n := int32(binary.BigEndian.Uint32(v.Bytes))
 			if n < 0 {
@@ -480,7 +482,9 @@ func (p *modPlan) initWriteContext(q *execution, wc *writeContext) error {
 				return err
 			}
 			if !v.Unset && v.Bytes != nil {
-				wc.ts = int64(binary.BigEndian.Uint64(v.Bytes))
+				if wc.ts, err = timestampValue(v.Bytes); err != nil {
+					return err
+				}
 			}
 		}
 	case p.timestamp != nil:
@@ -491,7 +495,9 @@ func (p *modPlan) initWriteContext(q *execution, wc *writeContext) error {
 		if v.Unset || v.Bytes == nil {
 			return invalidf("Invalid null value of timestamp")
 		}
-		wc.ts = int64(binary.BigEndian.Uint64(v.Bytes))
+		if wc.ts, err = timestampValue(v.Bytes); err != nil {
+			return err
+		}
 	case q.params.HasTimestamp:
 		wc.ts = q.params.Timestamp
 	default:
@@ -520,6 +526,15 @@ func (wc *writeContext) tombstone(col string, path []byte) data.Cell {
 
 func (wc *writeContext) deletion(ts int64) data.DeletionTime {
 	return data.DeletionTime{MarkedForDeleteAt: ts, LocalDeletionTime: wc.nowSec}
+}
+
+// timestampValue decodes a USING TIMESTAMP value (a bigint), refusing the
+// empty value a driver may bind.
+func timestampValue(b []byte) (int64, error) {
+	if len(b) != 8 {
+		return 0, invalidf("Invalid timestamp value: a bigint needs 8 bytes, got %d", len(b))
+	}
+	return int64(binary.BigEndian.Uint64(b)), nil
 }
 
 // listReferenceTime is Cassandra's reference time for list prepends
