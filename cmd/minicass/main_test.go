@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -56,13 +55,7 @@ func TestCompiledCommand(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "minicass")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if ov := os.Getenv("MINICASS_TEST_OVERLAY"); ov != "" {
-		build.Args = append(build.Args[:2], "-overlay", ov, "-o", bin, ".")
-	}
-	outb, err := build.CombinedOutput()
-	require.NoError(t, err, "%s", outb)
+	bin := buildBinary(t)
 
 	cmd := exec.Command(bin, "shell", "--memory", "-e", `
 		CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};
@@ -80,7 +73,7 @@ func TestCompiledCommand(t *testing.T) {
 	stdout.Reset()
 	stderr.Reset()
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err = cmd.Run()
+	err := cmd.Run()
 	var ee *exec.ExitError
 	require.ErrorAs(t, err, &ee)
 	assert.Equal(t, 2, ee.ExitCode(), "cqlsh exits 2 after a failed statement")
