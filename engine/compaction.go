@@ -158,6 +158,9 @@ func (e *Engine) compact(ctx context.Context, s *tableStore, inputs []*sstableSo
 		return nil, fmt.Errorf("%w: %s: %w", ErrCompaction, s.name, err)
 	}
 	c.rec.CompactedAt = e.opts.Clock.Now()
+	for _, o := range c.outputs {
+		e.bytesCompacted.Add(int64(o.stats.DataSize))
+	}
 	e.recordCompaction(c.rec)
 	e.opts.Logger.Info("Compacted", "id", c.rec.ID, "table", s.name, "inputs", len(inputs), "expired", len(c.expired),
 		"outputs", len(c.outputs), "bytes_in", c.rec.BytesIn, "bytes_out", c.rec.BytesOut, "reason", c.rec.Reason)

@@ -79,6 +79,34 @@
 // flushes on its own (its memtables grow, as they always did); Flush writes
 // its SSTables to a private in-memory filesystem.
 //
+// # Compaction
+//
+// After every flush a background worker (CompactionWorkers at a time, one
+// per table; nothing runs while idle) asks the table's strategy for work:
+// SizeTieredCompactionStrategy (the default), TimeWindowCompactionStrategy,
+// or LeveledCompactionStrategy and UnifiedCompactionStrategy, which run as
+// STCS (strategy.go). Compact forces a major compaction of a table's
+// SSTables; CompactSSTables compacts named ones (nodetool compact
+// --user-defined); CompactPending runs the due background work in the
+// caller's goroutine. A compaction (compaction.go) drops the inputs that
+// are fully expired without reading them, then streams a k-way merge of the
+// others in token and clustering order through the read path's rowMerger
+// (reconciliation, counters summed, shadowed data dropped), purges what
+// gc_grace_seconds allows (expired cells become tombstones dated expiry -
+// ttl; tombstones older than gcBefore whose timestamp is below every
+// timestamp of the partition outside the compaction go) and writes SSTables
+// of at most MaxSSTableSize bytes carrying the inputs' largest commit-log
+// upper bound. The switch from inputs to outputs is atomic across crashes
+// through a compaction log (txnlog.go), and readers are reference counted:
+// a read in flight keeps the inputs open until it ends, then their files
+// are removed. Flushes and compactions log partitions past
+// LargePartitionWarnBytes or WidePartitionWarnRows; reads past
+// TombstoneWarnThreshold tombstones carry a warning
+// (ReadStats.TombstoneWarning), past TombstoneFailureThreshold they fail
+// with ErrTombstoneOverwhelming. TableStats, CompactionHistory and
+// WriteStats feed nodetool tablestats, tablehistograms and
+// compactionhistory.
+//
 // # On disk
 //
 // A data directory holds:
@@ -88,6 +116,8 @@
 //	DIR/commitlog/CommitLog-<n>.log      commit-log segments (package commitlog)
 //	DIR/data/<keyspace>/<table>-<id>/    the table's SSTables, xa-<gen>-big-<Component>
 //	                                     (package sstable); <id> is the table id in 32 hex digits
+//	  compaction-<n>.txn                 a compaction's log while it runs (txnlog.go)
+//	DIR/compaction_history.json          the compaction history, one JSON record a line
 //
 // # Restart and crashes
 //

@@ -61,6 +61,25 @@ type Engine struct {
 	compactSem chan struct{}
 	historyMu  sync.Mutex
 	history    []CompactionRecord
+
+	// bytesFlushed and bytesCompacted count the uncompressed Data.db
+	// bytes written by flushes and compactions (WriteStats).
+	bytesFlushed, bytesCompacted atomic.Int64
+}
+
+// WriteStats are the bytes the engine wrote to SSTables since it opened,
+// uncompressed (the partition stream of Data.db, before compression): write
+// amplification is (Flushed + Compacted) / bytes of mutations.
+type WriteStats struct {
+	// Flushed is the data bytes of the SSTables flushes wrote.
+	Flushed int64
+	// Compacted is the data bytes of the SSTables compactions wrote.
+	Compacted int64
+}
+
+// WriteStats returns the bytes written to SSTables so far.
+func (e *Engine) WriteStats() WriteStats {
+	return WriteStats{Flushed: e.bytesFlushed.Load(), Compacted: e.bytesCompacted.Load()}
 }
 
 // Open returns a new engine configured by opts (see Options; the zero value

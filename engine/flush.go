@@ -145,6 +145,7 @@ func (e *Engine) writeSSTable(s *tableStore, mt *memtableSource) (*sstableSource
 	}
 	src := newSSTableSource(r)
 	src.created = e.Now()
+	e.bytesFlushed.Add(int64(src.stats.DataSize))
 	return src, nil
 }
 
