@@ -120,3 +120,33 @@ func TestTWCSExpiredWindowsLeaveDisk(t *testing.T) {
 	}
 	require.Positive(t, expired, "expired SSTables were dropped whole")
 }
+
+// TestTombstoneWarningReachesClient checks that a SELECT meeting more than
+// tombstone_warn_threshold (1,000) tombstones carries Cassandra's warning
+// in its result.
+func TestTombstoneWarningReachesClient(t *testing.T) {
+	ctx := context.Background()
+	db, err := minicass.Open(minicass.Options{})
+	require.NoError(t, err)
+	defer db.Close()
+	require.NoError(t, db.Exec(ctx, `CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`))
+	require.NoError(t, db.Exec(ctx, `CREATE TABLE ks.q (k text, c int, v text, PRIMARY KEY (k, c))`))
+	require.NoError(t, db.Exec(ctx, `INSERT INTO ks.q (k, c, v) VALUES ('a', 5000, 'live')`))
+	for i := 0; i < 1001; i++ {
+		require.NoError(t, db.Exec(ctx, `DELETE FROM ks.q WHERE k = 'a' AND c = ?`, i))
+	}
+	rows := db.Query(ctx, `SELECT * FROM ks.q WHERE k = 'a'`)
+	n := 0
+	for rows.Next() {
+		n++
+	}
+	require.NoError(t, rows.Err())
+	require.Equal(t, 1, n)
+	require.Equal(t, []string{"Read 1 live rows and 1001 tombstone cells for query SELECT * FROM ks.q WHERE k = 'a' LIMIT 5000 (see tombstone_warn_threshold)"}, rows.Warnings())
+
+	rows = db.Query(ctx, `SELECT * FROM ks.q WHERE k = 'b'`)
+	for rows.Next() {
+	}
+	require.NoError(t, rows.Err())
+	require.Empty(t, rows.Warnings())
+}
