@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -71,6 +72,9 @@ func formatSSTables(infos []SSTableInfo) string {
 // The engine is durable, on an in-memory crashable filesystem.
 func TestDataDriven(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+		if strings.Contains(filepath.ToSlash(path), "testdata/fuzz/") {
+			t.Skip("fuzz corpus")
+		}
 		fsys := vfs.NewCrashableMem()
 		e, clock, tbl := openDurable(t, fsys, Options{CommitLogSync: SyncBatch, DisableAutoCompaction: true})
 		defer func() { _ = e.Close() }()

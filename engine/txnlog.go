@@ -28,12 +28,12 @@ import (
 // line that is torn or fails its checksum ends the file (a crash while
 // appending). Worked example, a compaction of generations 1 and 2 into 5:
 //
-//	remove 1 8c2f0d5e
-//	remove 2 1a7e43b0
-//	add 5 6bd1c2f4
-//	commit 0 0d8a5b1e
+//	remove 1 01eddd04
+//	remove 2 12bd2ef0
+//	add 5 945ddd87
+//	commit 0 0306d4ea
 //
-// (checksums illustrative). Open replays every log before listing the
+// Open replays every log before listing the
 // SSTables: a committed log removes the "remove" generations, an
 // uncommitted one the "add" generations; then the log itself is deleted.
 // The commit record is the single atomic step, so a crash at any point
