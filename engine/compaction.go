@@ -122,6 +122,7 @@ func (e *Engine) compact(ctx context.Context, s *tableStore, inputs []*sstableSo
 	}
 	held := slices.Clone(s.ssts)
 	s.mu.RUnlock()
+	slices.SortFunc(c.others, func(a, b *sstableSource) int { return cmpInt64(a.stats.MinTimestamp, b.stats.MinTimestamp) })
 	defer func() {
 		for _, h := range held {
 			h.release()
@@ -293,16 +294,18 @@ func (c *compactor) run(ctx context.Context) error {
 
 // maxPurgeable returns the timestamp below which a tombstone of the
 // partition may be purged: the smallest timestamp of the data outside the
-// compaction that may hold the partition.
+// compaction that may hold the partition. c.others is sorted by minimum
+// timestamp, so the first SSTable that may hold the key decides.
 func (c *compactor) maxPurgeable(token int64, key []byte) int64 {
 	ts := int64(math.MaxInt64)
 	for _, o := range c.others {
 		st := o.stats
-		if st.Partitions == 0 || token < st.FirstToken || token > st.LastToken || st.MinTimestamp >= ts {
+		if st.Partitions == 0 || token < st.FirstToken || token > st.LastToken {
 			continue
 		}
 		if o.r.MayContain(key) {
 			ts = st.MinTimestamp
+			break
 		}
 	}
 	for _, mt := range c.s.memtables() {
@@ -351,14 +354,26 @@ func partitionMinTimestamp(ps data.PartitionSource) int64 {
 	return ts
 }
 
-// purger decides what purge drops in one partition.
+// purger decides what purge drops in one partition. The max purgeable
+// timestamp is looked up (bloom filters, memtables) only when something
+// is past gc grace.
 type purger struct {
-	now, gcBefore, maxPurgeable int64
+	now, gcBefore int64
+	max           func() int64
+	maxPurgeable  *int64
 }
 
 // purgeable reports whether a deletion (or expired data) written at ts
 // with local deletion time ldt may be dropped.
-func (p purger) purgeable(ts, ldt int64) bool { return ldt < p.gcBefore && ts < p.maxPurgeable }
+func (p purger) purgeable(ts, ldt int64) bool {
+	if ldt >= p.gcBefore {
+		return false
+	}
+	if *p.maxPurgeable == math.MinInt64 {
+		*p.maxPurgeable = p.max()
+	}
+	return ts < *p.maxPurgeable
+}
 
 func (p purger) deletion(d data.DeletionTime) data.DeletionTime {
 	if !d.IsLive() && p.purgeable(d.MarkedForDeleteAt, d.LocalDeletionTime) {
@@ -404,7 +419,9 @@ func (p purger) row(r *data.Row) {
 // survives purge.
 func (c *compactor) mergePartition(parts []data.PartitionSource) error {
 	token, key := parts[0].Token(), parts[0].Key()
-	p := purger{now: c.now, gcBefore: c.gcBefore, maxPurgeable: c.maxPurgeable(token, key)}
+	unknown := int64(math.MinInt64)
+	p := purger{now: c.now, gcBefore: c.gcBefore, maxPurgeable: &unknown,
+		max: func() int64 { return c.maxPurgeable(token, key) }}
 	del := data.LiveDeletion
 	var static *data.Row
 	var rts []data.RangeTombstone

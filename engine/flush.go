@@ -39,14 +39,19 @@ func (e *Engine) maybeFlush(s *tableStore) {
 	}
 	if e.mem.Load() >= e.opts.MemtableHardLimit/2 && e.globalFlush.CompareAndSwap(false, true) {
 		defer e.globalFlush.Store(false)
+		// As Cassandra's memtable_cleanup_threshold, only memtables not
+		// already being flushed count: otherwise every write during a
+		// flush would switch out a tiny memtable.
 		var largest *tableStore
-		var size int64
+		var size, active int64
 		for _, st := range e.state.Load().stores {
-			if n := st.activeSize(); n > size {
+			n := st.activeSize()
+			active += n
+			if n > size {
 				largest, size = st, n
 			}
 		}
-		if largest != nil && largest.switchMemtable(1, e.logTail) {
+		if active >= e.opts.MemtableHardLimit/2 && largest != nil && largest.switchMemtable(1, e.logTail) {
 			e.scheduleFlush(largest)
 		}
 	}
