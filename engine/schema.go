@@ -27,6 +27,11 @@ type schemaState struct {
 	// AlterTable (same ID) and is discarded by DropTable.
 	stores  map[data.TableID]*tableStore
 	version types.UUIDValue
+	// tableDigests memoizes each published table definition's digest, so
+	// computing the version of the next state costs one map lookup per
+	// unchanged table rather than formatting every column again (tables are
+	// immutable once published).
+	tableDigests map[*schema.Table][md5.Size]byte
 }
 
 // keyspaceState is a keyspace and its tables, immutable once published.
@@ -43,7 +48,7 @@ func emptySchemaState() *schemaState {
 
 // clone returns a shallow copy of s whose top-level maps may be modified.
 func (s *schemaState) clone() *schemaState {
-	return &schemaState{keyspaces: maps.Clone(s.keyspaces), stores: maps.Clone(s.stores)}
+	return &schemaState{keyspaces: maps.Clone(s.keyspaces), stores: maps.Clone(s.stores), tableDigests: s.tableDigests}
 }
 
 // digest returns a name-based (version 3) UUID of the MD5 of a canonical
@@ -51,15 +56,19 @@ func (s *schemaState) clone() *schemaState {
 // digest of the schema tables: equal schemas have equal versions.
 func (s *schemaState) digest() types.UUIDValue {
 	h := md5.New()
+	prev := s.tableDigests
+	s.tableDigests = make(map[*schema.Table][md5.Size]byte, len(prev))
 	for _, name := range slices.Sorted(maps.Keys(s.keyspaces)) {
 		ks := s.keyspaces[name]
 		fmt.Fprintf(h, "keyspace %q %v %v\n", name, ks.def.Replication, ks.def.DurableWrites)
 		for _, tn := range slices.Sorted(maps.Keys(ks.tables)) {
 			t := ks.tables[tn]
-			fmt.Fprintf(h, "table %q %x %+v\n", tn, t.ID, t.Options)
-			for _, c := range t.Columns {
-				fmt.Fprintf(h, "column %q %s %s %d %v\n", c.Name, c.Type, c.Kind, c.Position, c.Desc)
+			d, ok := prev[t]
+			if !ok {
+				d = tableDigest(tn, t)
 			}
+			s.tableDigests[t] = d
+			h.Write(d[:])
 		}
 	}
 	var u types.UUIDValue
@@ -67,6 +76,18 @@ func (s *schemaState) digest() types.UUIDValue {
 	u[6] = u[6]&0x0f | 0x30
 	u[8] = u[8]&0x3f | 0x80
 	return u
+}
+
+// tableDigest is the MD5 of a canonical description of one table.
+func tableDigest(name string, t *schema.Table) [md5.Size]byte {
+	h := md5.New()
+	fmt.Fprintf(h, "table %q %x %+v\n", name, t.ID, t.Options)
+	for _, c := range t.Columns {
+		fmt.Fprintf(h, "column %q %s %s %d %v\n", c.Name, c.Type, c.Kind, c.Position, c.Desc)
+	}
+	var d [md5.Size]byte
+	copy(d[:], h.Sum(nil))
+	return d
 }
 
 // SchemaChangeKind says what a schema change did.
