@@ -8,12 +8,6 @@ import "errors"
 var (
 	// ErrClosed is returned by every call on a closed engine.
 	ErrClosed = errors.New("engine: closed")
-	// ErrNotDurable is no longer returned: Options.Dir opens a durable
-	// engine.
-	//
-	// Deprecated: kept only until package minicass drops its alias; it
-	// will be removed.
-	ErrNotDurable = errors.New("engine: durable storage is not available yet")
 	// ErrLocked is returned by Open when the data directory is in use by
 	// another engine (in this process or another): its LOCK file is held.
 	// The message names the directory.
