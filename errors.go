@@ -51,7 +51,4 @@ var (
 	// ErrLocked is returned by Open when the data directory is in use by
 	// another open DB, in this process or another (the engine's sentinel).
 	ErrLocked = engine.ErrLocked
-	// ErrNotAvailable reports a maintenance operation (Flush, Compact) the
-	// storage engine does not offer.
-	ErrNotAvailable = errors.New("minicass: operation not available")
 )

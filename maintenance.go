@@ -9,45 +9,24 @@ import (
 	"github.com/minicass/minicass/engine"
 )
 
-// The engine's maintenance operations, looked up dynamically so the Go API
-// keeps compiling while the engine grows them.
-type (
-	flusher interface {
-		Flush(ctx context.Context, keyspace, table string) error
-	}
-	compacter interface {
-		Compact(ctx context.Context, keyspace, table string) error
-	}
-)
-
 // Flush writes the memtables of one table (ks and table set), of every
 // table of a keyspace (table empty) or of every table (both empty) to
 // SSTables, and returns once they are durable. An unknown keyspace or table
-// gives an *Error (ErrInvalid) with Cassandra's message. It returns an
-// error wrapping ErrNotAvailable if the engine cannot flush.
+// gives an *Error (ErrInvalid) with Cassandra's message.
 func (db *DB) Flush(ctx context.Context, ks, table string) error {
 	if db.isClosed() {
 		return ErrClosed
 	}
-	f, ok := any(db.eng).(flusher)
-	if !ok {
-		return fmt.Errorf("%w: the engine has no flush yet", ErrNotAvailable)
-	}
-	return maintenanceError(f.Flush(ctx, ks, table), ks, table)
+	return maintenanceError(db.eng.Flush(ctx, ks, table), ks, table)
 }
 
-// Compact compacts the SSTables of one table, a keyspace or every table, as
-// Flush selects them. It returns an error wrapping ErrNotAvailable if the
-// engine cannot compact.
+// Compact runs a major compaction of the SSTables of one table, a keyspace or
+// every table, as Flush selects them, and returns once it is done.
 func (db *DB) Compact(ctx context.Context, ks, table string) error {
 	if db.isClosed() {
 		return ErrClosed
 	}
-	c, ok := any(db.eng).(compacter)
-	if !ok {
-		return fmt.Errorf("%w: the engine has no compaction yet", ErrNotAvailable)
-	}
-	return maintenanceError(c.Compact(ctx, ks, table), ks, table)
+	return maintenanceError(db.eng.Compact(ctx, ks, table), ks, table)
 }
 
 // maintenanceError turns the engine's unknown-name errors into nodetool's

@@ -197,8 +197,8 @@ func (s *Server) MustExec(t testing.TB, queries ...string) {
 	}
 }
 
-// Flush writes every memtable to SSTables, when the engine supports it
-// (otherwise the error wraps minicass.ErrNotAvailable).
+// Flush writes every memtable to SSTables (in memory: the server's engine
+// has no data directory) and returns once they are written.
 func (s *Server) Flush() error { return s.db.Flush(context.Background(), "", "") }
 
 // Rows runs query with args and returns its rows as Go values (see

@@ -446,10 +446,6 @@ func (sh *Shell) maintenance(ctx context.Context, word string, args []string) {
 	} else {
 		err = sh.cfg.DB.Compact(ctx, ks, table)
 	}
-	if errors.Is(err, minicass.ErrNotAvailable) {
-		sh.printErr(fmt.Sprintf("%s is not available yet: %v", strings.ToUpper(word), err))
-		return
-	}
 	if err != nil {
 		sh.printErr(errorText(err))
 	}
