@@ -104,3 +104,43 @@ func TestKilledProcessKeepsAcknowledgedWrites(t *testing.T) {
 	out := shellRun(t, bin, dir, "SELECT count(*) FROM ks.t; SELECT v FROM ks.t WHERE k = 49")
 	assert.Equal(t, fmt.Sprintf("count\n%d\nv\nv49\n", n), out)
 }
+
+// TestTWCSExpiryThroughTheShell is the issue's acceptance scenario driven
+// through the command line: a TimeWindowCompactionStrategy table with a
+// default TTL; once the data has expired and gc_grace_seconds (0 here) has
+// passed, COMPACT removes its data files from disk. The real clock is used,
+// so the TTL is 1 s instead of 60 s (the Go API test
+// TestTWCSExpiredWindowsLeaveDisk uses 60 s with a manual clock).
+func TestTWCSExpiryThroughTheShell(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and waits for a TTL")
+	}
+	bin := buildBinary(t)
+	dir := filepath.Join(t.TempDir(), "data")
+	shellRun(t, bin, dir, `
+		CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};
+		CREATE TABLE ks.logs (app text, id int, msg text, PRIMARY KEY (app, id))
+		  WITH compaction = {'class': 'TimeWindowCompactionStrategy', 'compaction_window_unit': 'MINUTES', 'compaction_window_size': 1}
+		  AND default_time_to_live = 1 AND gc_grace_seconds = 0;
+		INSERT INTO ks.logs (app, id, msg) VALUES ('a', 1, 'x');
+		INSERT INTO ks.logs (app, id, msg) VALUES ('a', 2, 'y');
+		FLUSH ks.logs`)
+	dataFiles := func() []string {
+		files, err := filepath.Glob(filepath.Join(dir, "data", "ks", "logs-*", "*-Data.db"))
+		require.NoError(t, err)
+		return files
+	}
+	require.Len(t, dataFiles(), 1, "the flush wrote one SSTable")
+	nodetool := func() string {
+		out, err := exec.Command(bin, "nodetool", "--data", dir, "tablestats", "ks.logs").CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		return string(out)
+	}
+	assert.Contains(t, nodetool(), "SSTable count: 1")
+
+	time.Sleep(2200 * time.Millisecond) // past the TTL (1 s) and gc_grace_seconds (0)
+	out := shellRun(t, bin, dir, "SELECT * FROM ks.logs; COMPACT ks.logs")
+	assert.Equal(t, "app,id,msg\n", out, "expired rows read as absent")
+	assert.Empty(t, dataFiles(), "compaction removed the expired window's data file")
+	assert.Contains(t, nodetool(), "SSTable count: 0")
+}
