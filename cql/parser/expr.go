@@ -166,21 +166,11 @@ func (p *parser) parseSimple(sel bool) (Expr, error) {
 		return p.parseMarker()
 	case tLBracket:
 		p.i++
-		l := &ListLit{}
-		if p.accept(tRBracket) {
-			return l, nil
+		elems, err := optionalList(p, tRBracket, func() (Expr, error) { return p.parseExpr(sel) })
+		if err != nil {
+			return nil, err
 		}
-		for {
-			e, err := p.parseExpr(sel)
-			if err != nil {
-				return nil, err
-			}
-			l.Elems = append(l.Elems, e)
-			if !p.accept(tComma) {
-				break
-			}
-		}
-		return l, p.expect(tRBracket)
+		return &ListLit{Elems: elems}, nil
 	case tLBrace:
 		return p.parseBraces(sel)
 	case tLParen:
@@ -242,21 +232,11 @@ func (p *parser) tryTypeHint(sel bool) (Expr, bool) {
 
 // parseTupleLit parses (e1, e2, ...).
 func (p *parser) parseTupleLit(sel bool) (*TupleLit, error) {
-	if err := p.expect(tLParen); err != nil {
+	elems, err := enclosedList(p, tLParen, tRParen, func() (Expr, error) { return p.parseExpr(sel) })
+	if err != nil {
 		return nil, err
 	}
-	tl := &TupleLit{}
-	for {
-		e, err := p.parseExpr(sel)
-		if err != nil {
-			return nil, err
-		}
-		tl.Elems = append(tl.Elems, e)
-		if !p.accept(tComma) {
-			break
-		}
-	}
-	return tl, p.expect(tRParen)
+	return &TupleLit{Elems: elems}, nil
 }
 
 // parseBraces parses {}, {k: v, ...}, {a, b} or {field: v, ...}.
@@ -266,25 +246,21 @@ func (p *parser) parseBraces(sel bool) (Expr, error) {
 		return &EmptyBraces{}, nil
 	}
 	if isIdentTok(p.peek()) && p.peekAt(1).kind == tColon {
-		u := &UDTLit{}
-		for {
+		fields, err := closedList(p, tRBrace, func() (UDTField, error) {
 			name, err := p.ident()
 			if err != nil {
-				return nil, err
+				return UDTField{}, err
 			}
 			if err := p.expect(tColon); err != nil {
-				return nil, err
+				return UDTField{}, err
 			}
 			v, err := p.parseExpr(sel)
-			if err != nil {
-				return nil, err
-			}
-			u.Fields = append(u.Fields, UDTField{Name: name, Value: v})
-			if !p.accept(tComma) {
-				break
-			}
+			return UDTField{Name: name, Value: v}, err
+		})
+		if err != nil {
+			return nil, err
 		}
-		return u, p.expect(tRBrace)
+		return &UDTLit{Fields: fields}, nil
 	}
 	first, err := p.parseExpr(sel)
 	if err != nil {
@@ -387,21 +363,11 @@ func (p *parser) parseCall(sel bool) (Expr, error) {
 			}
 		}
 	}
-	f := &FuncCall{Keyspace: ks, Name: name}
-	if p.accept(tRParen) {
-		return f, nil
+	args, err := optionalList(p, tRParen, func() (Expr, error) { return p.parseExpr(sel) })
+	if err != nil {
+		return nil, err
 	}
-	for {
-		e, err := p.parseExpr(sel)
-		if err != nil {
-			return nil, err
-		}
-		f.Args = append(f.Args, e)
-		if !p.accept(tComma) {
-			break
-		}
-	}
-	return f, p.expect(tRParen)
+	return &FuncCall{Keyspace: ks, Name: name, Args: args}, nil
 }
 
 // reservedTypeNames may not name user types (Cassandra's Parser.g).

@@ -225,21 +225,19 @@ func (p *parser) keyspaceName() (Ident, error) {
 }
 
 func (p *parser) identList() ([]Ident, error) {
-	if err := p.expect(tLParen); err != nil {
+	return enclosedList(p, tLParen, tRParen, p.ident)
+}
+
+// identOrList parses ident | '(' ident, ... ')'.
+func (p *parser) identOrList() ([]Ident, error) {
+	if p.peek().kind == tLParen {
+		return p.identList()
+	}
+	id, err := p.ident()
+	if err != nil {
 		return nil, err
 	}
-	var ids []Ident
-	for {
-		id, err := p.ident()
-		if err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-		if !p.accept(tComma) {
-			break
-		}
-	}
-	return ids, p.expect(tRParen)
+	return []Ident{id}, nil
 }
 
 // ---- statements ----
@@ -339,18 +337,26 @@ func (p *parser) parseCreate() (Statement, error) {
 		if s.IfNotExists, err = p.parseIfNotExists(); err != nil {
 			return nil, err
 		}
-		if s.Name, err = p.keyspaceName(); err != nil {
-			return nil, err
-		}
-		if err = p.expectKw(kwWith); err != nil {
-			return nil, err
-		}
-		s.Options, err = p.parseProperties()
+		s.Name, s.Options, err = p.keyspaceWith()
 		return s, err
 	case p.acceptKw(kwTable), p.acceptKw(kwColumnfamily):
 		return p.parseCreateTable()
 	}
 	return nil, p.noViable()
+}
+
+// keyspaceWith parses the rest of CREATE and ALTER KEYSPACE: name WITH
+// properties.
+func (p *parser) keyspaceWith() (Ident, []Property, error) {
+	name, err := p.keyspaceName()
+	if err != nil {
+		return "", nil, err
+	}
+	if err = p.expectKw(kwWith); err != nil {
+		return "", nil, err
+	}
+	props, err := p.parseProperties()
+	return name, props, err
 }
 
 func (p *parser) parseCreateTable() (Statement, error) {
@@ -403,30 +409,11 @@ func (p *parser) parseCreateTable() (Statement, error) {
 			if err = p.expectKw(kwBy); err != nil {
 				return nil, err
 			}
-			if err = p.expect(tLParen); err != nil {
+			order, err := enclosedList(p, tLParen, tRParen, p.parseClusteringOrder)
+			if err != nil {
 				return nil, err
 			}
-			for {
-				col, err := p.ident()
-				if err != nil {
-					return nil, err
-				}
-				o := Ordering{Column: col}
-				switch {
-				case p.acceptKw(kwAsc):
-				case p.acceptKw(kwDesc):
-					o.Desc = true
-				default:
-					return nil, p.noViable()
-				}
-				s.ClusteringOrder = append(s.ClusteringOrder, o)
-				if !p.accept(tComma) {
-					break
-				}
-			}
-			if err = p.expect(tRParen); err != nil {
-				return nil, err
-			}
+			s.ClusteringOrder = append(s.ClusteringOrder, order...)
 		default:
 			prop, err := p.parseProperty()
 			if err != nil {
@@ -438,6 +425,23 @@ func (p *parser) parseCreateTable() (Statement, error) {
 			return s, nil
 		}
 	}
+}
+
+// parseClusteringOrder parses one column ASC | DESC of CLUSTERING ORDER BY.
+func (p *parser) parseClusteringOrder() (Ordering, error) {
+	col, err := p.ident()
+	if err != nil {
+		return Ordering{}, err
+	}
+	o := Ordering{Column: col}
+	switch {
+	case p.acceptKw(kwAsc):
+	case p.acceptKw(kwDesc):
+		o.Desc = true
+	default:
+		return Ordering{}, p.noViable()
+	}
+	return o, nil
 }
 
 func (p *parser) parseColumnDef(allowPK bool) (*ColumnDef, error) {
@@ -465,18 +469,9 @@ func (p *parser) parsePrimaryKey() (*PrimaryKey, error) {
 		return nil, err
 	}
 	pk := &PrimaryKey{}
-	if p.peek().kind == tLParen {
-		ids, err := p.identList()
-		if err != nil {
-			return nil, err
-		}
-		pk.PartitionKey = ids
-	} else {
-		id, err := p.ident()
-		if err != nil {
-			return nil, err
-		}
-		pk.PartitionKey = []Ident{id}
+	var err error
+	if pk.PartitionKey, err = p.identOrList(); err != nil {
+		return nil, err
 	}
 	for p.accept(tComma) {
 		id, err := p.ident()
@@ -489,17 +484,7 @@ func (p *parser) parsePrimaryKey() (*PrimaryKey, error) {
 }
 
 func (p *parser) parseProperties() ([]Property, error) {
-	var props []Property
-	for {
-		prop, err := p.parseProperty()
-		if err != nil {
-			return nil, err
-		}
-		props = append(props, prop)
-		if !p.acceptKw(kwAnd) {
-			return props, nil
-		}
-	}
+	return andList(p, p.parseProperty)
 }
 
 // parseProperty parses name = constant | map literal.
@@ -531,25 +516,27 @@ func (p *parser) parsePropertyMap() (Expr, error) {
 	if p.accept(tRBrace) {
 		return &EmptyBraces{}, nil
 	}
-	m := &MapLit{}
-	for {
-		k, err := p.parseTerm()
-		if err != nil {
-			return nil, err
-		}
-		if err := p.expect(tColon); err != nil {
-			return nil, err
-		}
-		v, err := p.parseTerm()
-		if err != nil {
-			return nil, err
-		}
-		m.Entries = append(m.Entries, MapEntry{Key: k, Value: v})
-		if !p.accept(tComma) {
-			break
-		}
+	entries, err := closedList(p, tRBrace, p.parsePropertyEntry)
+	if err != nil {
+		return nil, err
 	}
-	return m, p.expect(tRBrace)
+	return &MapLit{Entries: entries}, nil
+}
+
+// parsePropertyEntry parses term: term inside a WITH option map.
+func (p *parser) parsePropertyEntry() (MapEntry, error) {
+	k, err := p.parseTerm()
+	if err != nil {
+		return MapEntry{}, err
+	}
+	if err := p.expect(tColon); err != nil {
+		return MapEntry{}, err
+	}
+	v, err := p.parseTerm()
+	if err != nil {
+		return MapEntry{}, err
+	}
+	return MapEntry{Key: k, Value: v}, nil
 }
 
 func (p *parser) parseAlter() (Statement, error) {
@@ -561,13 +548,7 @@ func (p *parser) parseAlter() (Statement, error) {
 		if s.IfExists, err = p.parseIfExists(); err != nil {
 			return nil, err
 		}
-		if s.Name, err = p.keyspaceName(); err != nil {
-			return nil, err
-		}
-		if err = p.expectKw(kwWith); err != nil {
-			return nil, err
-		}
-		s.Options, err = p.parseProperties()
+		s.Name, s.Options, err = p.keyspaceWith()
 		return s, err
 	case p.acceptKw(kwTable), p.acceptKw(kwColumnfamily):
 		return p.parseAlterTable()
@@ -602,15 +583,8 @@ func (p *parser) parseAlterTable() (Statement, error) {
 	case p.acceptKw(kwAdd):
 		s.Kind = AlterAdd
 		paren := p.accept(tLParen)
-		for {
-			c, err := p.parseColumnDef(false)
-			if err != nil {
-				return nil, err
-			}
-			s.Add = append(s.Add, c)
-			if !p.accept(tComma) {
-				break
-			}
+		if s.Add, err = commaList(p, func() (*ColumnDef, error) { return p.parseColumnDef(false) }); err != nil {
+			return nil, err
 		}
 		if paren {
 			if err := p.expect(tRParen); err != nil {
@@ -619,35 +593,13 @@ func (p *parser) parseAlterTable() (Statement, error) {
 		}
 	case p.acceptKw(kwDrop):
 		s.Kind = AlterDrop
-		if p.peek().kind == tLParen {
-			if s.Drop, err = p.identList(); err != nil {
-				return nil, err
-			}
-		} else {
-			id, err := p.ident()
-			if err != nil {
-				return nil, err
-			}
-			s.Drop = []Ident{id}
+		if s.Drop, err = p.identOrList(); err != nil {
+			return nil, err
 		}
 	case p.acceptKw(kwRename):
 		s.Kind = AlterRename
-		for {
-			from, err := p.ident()
-			if err != nil {
-				return nil, err
-			}
-			if err := p.expectKw(kwTo); err != nil {
-				return nil, err
-			}
-			to, err := p.ident()
-			if err != nil {
-				return nil, err
-			}
-			s.Renames = append(s.Renames, Rename{From: from, To: to})
-			if !p.acceptKw(kwAnd) {
-				break
-			}
+		if s.Renames, err = andList(p, p.parseRename); err != nil {
+			return nil, err
 		}
 	case p.acceptKw(kwWith):
 		s.Kind = AlterOptions
@@ -658,6 +610,22 @@ func (p *parser) parseAlterTable() (Statement, error) {
 		return nil, p.noViable()
 	}
 	return s, nil
+}
+
+// parseRename parses one from TO to of ALTER TABLE RENAME.
+func (p *parser) parseRename() (Rename, error) {
+	from, err := p.ident()
+	if err != nil {
+		return Rename{}, err
+	}
+	if err := p.expectKw(kwTo); err != nil {
+		return Rename{}, err
+	}
+	to, err := p.ident()
+	if err != nil {
+		return Rename{}, err
+	}
+	return Rename{From: from, To: to}, nil
 }
 
 func (p *parser) parseDrop() (Statement, error) {
@@ -828,20 +796,7 @@ func (p *parser) parseInsert() (Statement, error) {
 		if err = p.expectKw(kwValues); err != nil {
 			return nil, err
 		}
-		if err = p.expect(tLParen); err != nil {
-			return nil, err
-		}
-		for {
-			t, err := p.parseTerm()
-			if err != nil {
-				return nil, err
-			}
-			s.Values = append(s.Values, t)
-			if !p.accept(tComma) {
-				break
-			}
-		}
-		if err = p.expect(tRParen); err != nil {
+		if s.Values, err = enclosedList(p, tLParen, tRParen, p.parseTerm); err != nil {
 			return nil, err
 		}
 	}
@@ -864,15 +819,8 @@ func (p *parser) parseUpdate() (Statement, error) {
 	if err = p.expectKw(kwSet); err != nil {
 		return nil, err
 	}
-	for {
-		a, err := p.parseAssignment()
-		if err != nil {
-			return nil, err
-		}
-		s.Set = append(s.Set, a)
-		if !p.accept(tComma) {
-			break
-		}
+	if s.Set, err = commaList(p, p.parseAssignment); err != nil {
+		return nil, err
 	}
 	if err = p.expectKw(kwWhere); err != nil {
 		return nil, err
@@ -974,29 +922,8 @@ func (p *parser) parseDelete() (Statement, error) {
 	s := &Delete{}
 	var err error
 	if !p.isKw(kwFrom) {
-		for {
-			col, err := p.ident()
-			if err != nil {
-				return nil, err
-			}
-			dc := DeleteColumn{Column: col}
-			switch {
-			case p.accept(tLBracket):
-				if dc.Key, err = p.parseTerm(); err != nil {
-					return nil, err
-				}
-				if err = p.expect(tRBracket); err != nil {
-					return nil, err
-				}
-			case p.accept(tDot):
-				if dc.Field, err = p.ident(); err != nil {
-					return nil, err
-				}
-			}
-			s.Columns = append(s.Columns, dc)
-			if !p.accept(tComma) {
-				break
-			}
+		if s.Columns, err = commaList(p, p.parseDeleteColumn); err != nil {
+			return nil, err
 		}
 	}
 	if err = p.expectKw(kwFrom); err != nil {
@@ -1017,6 +944,36 @@ func (p *parser) parseDelete() (Statement, error) {
 	return s, p.parseConditions(&s.Conditions)
 }
 
+// parseDeleteColumn parses one DELETE selection: col, col[term] or col.field.
+func (p *parser) parseDeleteColumn() (DeleteColumn, error) {
+	col, err := p.ident()
+	if err != nil {
+		return DeleteColumn{}, err
+	}
+	dc := DeleteColumn{Column: col}
+	if dc.Key, dc.Field, err = p.parseElemOrField(); err != nil {
+		return DeleteColumn{}, err
+	}
+	return dc, nil
+}
+
+// parseElemOrField parses the optional [term] or .field after a column in
+// DELETE selections and IF conditions.
+func (p *parser) parseElemOrField() (Expr, Ident, error) {
+	switch {
+	case p.accept(tLBracket):
+		elem, err := p.parseTerm()
+		if err != nil {
+			return nil, "", err
+		}
+		return elem, "", p.expect(tRBracket)
+	case p.accept(tDot):
+		field, err := p.ident()
+		return nil, field, err
+	}
+	return nil, "", nil
+}
+
 // parseConditions parses an optional IF EXISTS | IF cond AND ....
 func (p *parser) parseConditions(c *Conditions) error {
 	if !p.acceptKw(kwIf) {
@@ -1028,16 +985,9 @@ func (p *parser) parseConditions(c *Conditions) error {
 		c.IfExists = true
 		return nil
 	}
-	for {
-		cond, err := p.parseCondition()
-		if err != nil {
-			return err
-		}
-		c.If = append(c.If, cond)
-		if !p.acceptKw(kwAnd) {
-			return nil
-		}
-	}
+	conds, err := andList(p, p.parseCondition)
+	c.If = append(c.If, conds...)
+	return err
 }
 
 func (p *parser) parseCondition() (*Condition, error) {
@@ -1046,18 +996,8 @@ func (p *parser) parseCondition() (*Condition, error) {
 		return nil, err
 	}
 	c := &Condition{Column: col}
-	switch {
-	case p.accept(tLBracket):
-		if c.Elem, err = p.parseTerm(); err != nil {
-			return nil, err
-		}
-		if err = p.expect(tRBracket); err != nil {
-			return nil, err
-		}
-	case p.accept(tDot):
-		if c.Field, err = p.ident(); err != nil {
-			return nil, err
-		}
+	if c.Elem, c.Field, err = p.parseElemOrField(); err != nil {
+		return nil, err
 	}
 	if op, ok := p.relOp(); ok {
 		c.Op = op
@@ -1135,15 +1075,8 @@ func (p *parser) parseSelect() (Statement, error) {
 	}
 	var err error
 	if !p.accept(tStar) {
-		for {
-			se, err := p.parseSelector()
-			if err != nil {
-				return nil, err
-			}
-			s.Exprs = append(s.Exprs, se)
-			if !p.accept(tComma) {
-				break
-			}
+		if s.Exprs, err = commaList(p, p.parseSelector); err != nil {
+			return nil, err
 		}
 	}
 	if err = p.expectKw(kwFrom); err != nil {
@@ -1161,34 +1094,16 @@ func (p *parser) parseSelect() (Statement, error) {
 		if err = p.expectKw(kwBy); err != nil {
 			return nil, err
 		}
-		for {
-			id, err := p.ident()
-			if err != nil {
-				return nil, err
-			}
-			s.GroupBy = append(s.GroupBy, id)
-			if !p.accept(tComma) {
-				break
-			}
+		if s.GroupBy, err = commaList(p, p.ident); err != nil {
+			return nil, err
 		}
 	}
 	if p.acceptKw(kwOrder) {
 		if err = p.expectKw(kwBy); err != nil {
 			return nil, err
 		}
-		for {
-			id, err := p.ident()
-			if err != nil {
-				return nil, err
-			}
-			o := Ordering{Column: id}
-			if !p.acceptKw(kwAsc) {
-				o.Desc = p.acceptKw(kwDesc)
-			}
-			s.OrderBy = append(s.OrderBy, o)
-			if !p.accept(tComma) {
-				break
-			}
+		if s.OrderBy, err = commaList(p, p.parseOrdering); err != nil {
+			return nil, err
 		}
 	}
 	if p.acceptKw(kwPer) {
@@ -1214,6 +1129,19 @@ func (p *parser) parseSelect() (Statement, error) {
 		s.AllowFiltering = true
 	}
 	return s, nil
+}
+
+// parseOrdering parses one column [ASC | DESC] of ORDER BY.
+func (p *parser) parseOrdering() (Ordering, error) {
+	id, err := p.ident()
+	if err != nil {
+		return Ordering{}, err
+	}
+	o := Ordering{Column: id}
+	if !p.acceptKw(kwAsc) {
+		o.Desc = p.acceptKw(kwDesc)
+	}
+	return o, nil
 }
 
 // canParseSelectors reports whether a selector list (or '*') parses at
@@ -1246,17 +1174,7 @@ func (p *parser) parseSelector() (*SelectExpr, error) {
 // ---- WHERE ----
 
 func (p *parser) parseWhere() ([]Relation, error) {
-	var rels []Relation
-	for {
-		r, err := p.parseRelation()
-		if err != nil {
-			return nil, err
-		}
-		rels = append(rels, r)
-		if !p.acceptKw(kwAnd) {
-			return rels, nil
-		}
-	}
+	return andList(p, p.parseRelation)
 }
 
 func (p *parser) relOp() (Operator, bool) {
@@ -1381,21 +1299,11 @@ func (p *parser) parseInValues() (Expr, error) {
 		return p.parseMarker()
 	case tLParen:
 		p.i++
-		l := &InList{}
-		if p.accept(tRParen) {
-			return l, nil
+		elems, err := optionalList(p, tRParen, p.parseTerm)
+		if err != nil {
+			return nil, err
 		}
-		for {
-			t, err := p.parseTerm()
-			if err != nil {
-				return nil, err
-			}
-			l.Elems = append(l.Elems, t)
-			if !p.accept(tComma) {
-				break
-			}
-		}
-		return l, p.expect(tRParen)
+		return &InList{Elems: elems}, nil
 	}
 	return nil, p.noViable()
 }
@@ -1408,30 +1316,23 @@ func (p *parser) parseTupleInValues() (Expr, error) {
 		return p.parseMarker()
 	case tLParen:
 		p.i++
-		l := &InList{}
-		if p.accept(tRParen) {
-			return l, nil
+		elems, err := optionalList(p, tRParen, p.parseTupleInValue)
+		if err != nil {
+			return nil, err
 		}
-		for {
-			var e Expr
-			var err error
-			switch p.peek().kind {
-			case tLParen:
-				e, err = p.parseTupleLit(false)
-			case tQMark, tColon:
-				e, err = p.parseMarker()
-			default:
-				return nil, p.noViable()
-			}
-			if err != nil {
-				return nil, err
-			}
-			l.Elems = append(l.Elems, e)
-			if !p.accept(tComma) {
-				break
-			}
-		}
-		return l, p.expect(tRParen)
+		return &InList{Elems: elems}, nil
+	}
+	return nil, p.noViable()
+}
+
+// parseTupleInValue parses one element of a tuple IN list: a tuple literal
+// or a marker.
+func (p *parser) parseTupleInValue() (Expr, error) {
+	switch p.peek().kind {
+	case tLParen:
+		return p.parseTupleLit(false)
+	case tQMark, tColon:
+		return p.parseMarker()
 	}
 	return nil, p.noViable()
 }
