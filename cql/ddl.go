@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/minicass/minicass/cql/parser"
@@ -454,6 +455,7 @@ func (s *Session) compileAlterTable(st *parser.AlterTable) (plan, error) {
 			cols = append(cols, &cp)
 		}
 		opts := cloneOptions(old.Options)
+		dropped := old.Dropped
 		find := func(n string) int {
 			for i, c := range cols {
 				if c.Name == n {
@@ -498,6 +500,13 @@ func (s *Session) compileAlterTable(st *parser.AlterTable) (plan, error) {
 				if cols[i].Kind == schema.PartitionKey || cols[i].Kind == schema.Clustering {
 					return nil, invalidf("Cannot drop PRIMARY KEY column %s", n)
 				}
+				// Cells written up to now stay hidden even if a column of
+				// that name comes back (system_schema.dropped_columns).
+				dropped = maps.Clone(dropped)
+				if dropped == nil {
+					dropped = map[string]schema.DroppedColumn{}
+				}
+				dropped[n] = schema.DroppedColumn{Type: cols[i].Type, DroppedAt: s.x.eng.NewTimestamp()}
 				cols = append(cols[:i], cols[i+1:]...)
 			}
 		case parser.AlterRename:
@@ -523,6 +532,7 @@ func (s *Session) compileAlterTable(st *parser.AlterTable) (plan, error) {
 			return nil, invalidf("Altering column types is no longer supported")
 		}
 		tbl := schema.NewTable(ks, name, old.ID, cols, opts)
+		tbl.Dropped = dropped
 		if err := s.x.eng.AlterTable(tbl); err != nil {
 			return nil, err
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/minicass/minicass/commitlog"
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/schema"
+	"github.com/minicass/minicass/types"
 	"github.com/minicass/minicass/vfs"
 )
 
@@ -227,4 +228,23 @@ func TestRestartAfterAllSegmentsReleased(t *testing.T) {
 	e, _, tbl = openDurable(t, fsys, Options{})
 	assert.Equal(t, []string{"a:1", "b:2", "c:2"}, dump(t, e, tbl, "k", false))
 	require.NoError(t, e.Close())
+}
+
+// TestDroppedColumnsSurviveRestart checks that a table's dropped columns are
+// kept in the schema file and still hide the old cells after a restart.
+func TestDroppedColumnsSurviveRestart(t *testing.T) {
+	fsys := vfs.NewMem()
+	e, _, tbl := openDurable(t, fsys, Options{})
+	put(t, e, tbl, "k1", "a", "old", 10)
+	altered := schema.NewTable(tbl.Keyspace, tbl.Name, tbl.ID, tbl.Columns, tbl.Options)
+	altered.Dropped = map[string]schema.DroppedColumn{"v": {Type: types.TextType, DroppedAt: 10}}
+	require.NoError(t, e.AlterTable(altered))
+	put(t, e, altered, "k1", "b", "new", 11)
+	assert.Equal(t, []string{"a:", "b:new"}, dump(t, e, altered, "k1", false), "the cell written at the drop time is hidden")
+	require.NoError(t, e.Close())
+
+	e2, _, tbl2 := openDurable(t, fsys, Options{})
+	defer e2.Close()
+	assert.Equal(t, altered.Dropped, tbl2.Dropped)
+	assert.Equal(t, []string{"a:", "b:new"}, dump(t, e2, tbl2, "k1", false))
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/minicass/minicass/data"
+	"github.com/minicass/minicass/schema"
 )
 
 // This file merges the sources of one partition into its live view. The
@@ -219,7 +220,7 @@ func (f columnFilter) selects(col string) bool {
 // select, and reports whether the row is live. Liveness is decided on all
 // cells, selected or not (Cassandra fetches all columns to decide whether a
 // row exists). Statistics are added to st.
-func liveView(r *data.Row, outer data.DeletionTime, now int64, f columnFilter, st *ReadStats) bool {
+func liveView(r *data.Row, outer data.DeletionTime, now int64, f columnFilter, dropped map[string]schema.DroppedColumn, st *ReadStats) bool {
 	if !r.Deletion.IsLive() {
 		st.Tombstones.Row++
 	}
@@ -239,6 +240,9 @@ func liveView(r *data.Row, outer data.DeletionTime, now int64, f columnFilter, s
 		case c.IsExpired(now):
 			st.ExpiredCells++
 			continue
+		}
+		if d, ok := dropped[c.Column]; ok && c.Timestamp <= d.DroppedAt {
+			continue // written before the column was dropped
 		}
 		live = true
 		if f.selects(c.Column) {

@@ -168,6 +168,7 @@ type partitionReader struct {
 	rts      rtCursor
 	now      int64
 	cols     columnFilter
+	dropped  map[string]schema.DroppedColumn
 	stats    *ReadStats
 }
 
@@ -178,7 +179,7 @@ func (r *partitionReader) next() (*data.Row, bool) {
 			return nil, false
 		}
 		outer := data.MaxDeletion(r.deletion, r.rts.covering(row.Clustering))
-		live := liveView(row, outer, r.now, r.cols, r.stats)
+		live := liveView(row, outer, r.now, r.cols, r.dropped, r.stats)
 		if err := r.stats.checkTombstones(); err != nil {
 			r.merger.err = err
 			return nil, false
@@ -194,6 +195,8 @@ type readState struct {
 	now   int64
 	cols  columnFilter
 	stats *ReadStats
+	// dropped hides the cells of dropped columns (schema.Table.Dropped).
+	dropped map[string]schema.DroppedColumn
 }
 
 func (e *Engine) resolve(opts *ReadOptions) readState {
@@ -226,7 +229,7 @@ func (e *Engine) openPartition(ctx context.Context, token int64, key []byte, par
 		p.done = true
 		return p
 	}
-	r := &partitionReader{deletion: data.LiveDeletion, now: rs.now, cols: rs.cols, stats: st}
+	r := &partitionReader{deletion: data.LiveDeletion, now: rs.now, cols: rs.cols, stats: st, dropped: rs.dropped}
 	r.merger = rowMerger{reverse: opts.Reverse, stats: st}
 	var static *data.Row
 	var rts []data.RangeTombstone
@@ -256,7 +259,7 @@ func (e *Engine) openPartition(ctx context.Context, token int64, key []byte, par
 		r.merger.err = err
 	}
 	r.rts = newRTCursor(rts, opts.Reverse)
-	if static != nil && liveView(static, r.deletion, rs.now, rs.cols, st) {
+	if static != nil && liveView(static, r.deletion, rs.now, rs.cols, rs.dropped, st) {
 		p.static = static
 	}
 	for _, pt := range parts {
@@ -294,6 +297,7 @@ func (e *Engine) ReadPartition(ctx context.Context, t *schema.Table, key []byte,
 		return nil, ErrEmptyKey
 	}
 	rs := e.resolve(&opts)
+	rs.dropped = t.Dropped
 	token := Token(key)
 	var parts []part
 	hasStatic := t.HasStatic()
@@ -383,6 +387,7 @@ func (e *Engine) Scan(ctx context.Context, t *schema.Table, r data.TokenRange, o
 		return nil, err
 	}
 	sc := &Scanner{ctx: ctx, e: e, opts: opts, rs: e.resolve(&opts)}
+	sc.rs.dropped = t.Dropped
 	if opts.Limit > 0 {
 		n := opts.Limit
 		sc.shared = &n

@@ -71,6 +71,14 @@ type tableJSON struct {
 	Columns     []columnJSON   `json:"columns"`
 	Options     schema.Options `json:"options"`
 	TruncatedAt *positionJSON  `json:"truncated_at,omitempty"`
+	Dropped     []droppedJSON  `json:"dropped_columns,omitempty"`
+}
+
+// droppedJSON is one entry of a table's dropped columns.
+type droppedJSON struct {
+	Name      string `json:"name"`
+	Type      string `json:"type"`
+	DroppedAt int64  `json:"dropped_at"`
 }
 
 type columnJSON struct {
@@ -106,6 +114,10 @@ func encodeSchema(st *schemaState, truncated map[data.TableID]commitlog.Position
 			tj := tableJSON{Name: tn, ID: hex.EncodeToString(t.ID[:]), Options: t.Options}
 			for _, c := range t.Columns {
 				tj.Columns = append(tj.Columns, columnJSON{Name: c.Name, Type: c.Type.String(), Kind: c.Kind.String(), Position: c.Position, Desc: c.Desc})
+			}
+			for _, name := range slices.Sorted(maps.Keys(t.Dropped)) {
+				d := t.Dropped[name]
+				tj.Dropped = append(tj.Dropped, droppedJSON{Name: name, Type: d.Type.String(), DroppedAt: d.DroppedAt})
 			}
 			if p, ok := truncated[t.ID]; ok {
 				tj.TruncatedAt = &positionJSON{Segment: p.Segment, Offset: p.Offset}
@@ -178,6 +190,16 @@ func decodeSchema(file string, b []byte) (*schemaState, map[data.TableID]commitl
 				cols = append(cols, &schema.Column{Name: cj.Name, Type: typ, Kind: kind, Position: cj.Position, Desc: cj.Desc})
 			}
 			t := schema.NewTable(kj.Name, tj.Name, id, cols, tj.Options)
+			for _, dj := range tj.Dropped {
+				typ, err := types.ParseType(dj.Type)
+				if err != nil {
+					return nil, nil, bad(schemaHeaderSize, "dropped column %s of %s.%s: %v", dj.Name, kj.Name, tj.Name, err)
+				}
+				if t.Dropped == nil {
+					t.Dropped = map[string]schema.DroppedColumn{}
+				}
+				t.Dropped[dj.Name] = schema.DroppedColumn{Type: typ, DroppedAt: dj.DroppedAt}
+			}
 			ks.tables[tj.Name] = t
 			if tj.TruncatedAt != nil {
 				truncated[id] = commitlog.Position{Segment: tj.TruncatedAt.Segment, Offset: tj.TruncatedAt.Offset}

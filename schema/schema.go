@@ -113,6 +113,15 @@ func DefaultOptions() Options {
 	}
 }
 
+// DroppedColumn records a column removed by ALTER TABLE DROP, as
+// system_schema.dropped_columns does: cells of that name written at or
+// before DroppedAt (microseconds) are ignored by reads, even when a column
+// of the same name is added again later.
+type DroppedColumn struct {
+	Type      types.Type
+	DroppedAt int64
+}
+
 // Table is a table definition. Columns lists every column: partition key
 // columns in key order, then clustering columns in order, then static and
 // regular columns sorted by name (the order of SELECT *).
@@ -122,6 +131,9 @@ type Table struct {
 	ID       data.TableID
 	Columns  []*Column
 	Options  Options
+	// Dropped lists the columns dropped from the table, by name. Set it
+	// before the table is published; nil means none.
+	Dropped map[string]DroppedColumn
 
 	partitionKey []*Column
 	clustering   []*Column
@@ -207,6 +219,13 @@ func (t *Table) IsCounter() bool {
 		}
 	}
 	return false
+}
+
+// DroppedAt returns the time (microseconds) column was last dropped, and
+// whether it ever was.
+func (t *Table) DroppedAt(column string) (int64, bool) {
+	d, ok := t.Dropped[column]
+	return d.DroppedAt, ok
 }
 
 // QualifiedName returns "keyspace.table".
