@@ -39,6 +39,9 @@ func boolV(b bool) []byte {
 	return []byte{0}
 }
 
+// timestampV encodes milliseconds since the epoch as a timestamp.
+func timestampV(ms int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(ms)) }
+
 func doubleV(f float64) []byte { return binary.BigEndian.AppendUint64(nil, math.Float64bits(f)) }
 
 func inetV(ip net.IP) []byte {
@@ -298,6 +301,32 @@ func columnRows(t *schema.Table) []sysValues {
 	return out
 }
 
+// droppedColumnRows are a table's system_schema.dropped_columns rows.
+func droppedColumnRows(t *schema.Table) []sysValues {
+	names := make([]string, 0, len(t.Dropped))
+	for name := range t.Dropped {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	out := make([]sysValues, 0, len(names))
+	for _, name := range names {
+		d := t.Dropped[name]
+		kind := "regular"
+		if c := t.Column(name); c != nil && c.Kind == schema.Static {
+			kind = "static"
+		}
+		out = append(out, sysValues{
+			"keyspace_name": textV(t.Keyspace),
+			"table_name":    textV(t.Name),
+			"column_name":   textV(name),
+			"dropped_time":  timestampV(d.DroppedAt / 1000),
+			"kind":          textV(kind),
+			"type":          textV(d.Type.String()),
+		})
+	}
+	return out
+}
+
 // schemaSnapshot is the schema the system_schema tables describe.
 type schemaSnapshot struct {
 	keyspaces []*schema.Keyspace
@@ -319,6 +348,7 @@ func schemaPartitions(snap schemaSnapshot, dropped []string) []sysPartition {
 		for _, t := range snap.tables[ks.Name] {
 			byTable["tables"] = append(byTable["tables"], tableRow(t))
 			byTable["columns"] = append(byTable["columns"], columnRows(t)...)
+			byTable["dropped_columns"] = append(byTable["dropped_columns"], droppedColumnRows(t)...)
 		}
 		for _, st := range schemaTables {
 			parts = append(parts, sysPartition{table: st, key: textV(ks.Name), rows: byTable[st.Name]})
