@@ -127,114 +127,52 @@ func AppendMutation(b []byte, m *Mutation) []byte {
 // alias the input; copy them if the input is reused. The first error is kept
 // and every later read returns zero values.
 type Decoder struct {
-	buf []byte
-	off int
+	c   Cursor
 	err error
 }
 
 // NewDecoder returns a Decoder reading b.
-func NewDecoder(b []byte) *Decoder { return &Decoder{buf: b} }
+func NewDecoder(b []byte) *Decoder { return &Decoder{c: Cursor{Buf: b}} }
 
 // Err returns the first decoding error, or nil.
-func (d *Decoder) Err() error { return d.err }
+func (d *Decoder) Err() error {
+	if d.err == nil {
+		if what, at, ok := d.c.Failure(); ok {
+			d.err = fmt.Errorf("%w: bad %s at offset %d", ErrCorrupt, what, at)
+		}
+	}
+	return d.err
+}
 
 // Remaining returns the number of bytes not yet read.
-func (d *Decoder) Remaining() int { return len(d.buf) - d.off }
+func (d *Decoder) Remaining() int { return d.c.Remaining() }
 
 // Offset returns the number of bytes read so far.
-func (d *Decoder) Offset() int { return d.off }
-
-func (d *Decoder) fail(what string) {
-	if d.err == nil {
-		d.err = fmt.Errorf("%w: bad %s at offset %d", ErrCorrupt, what, d.off)
-	}
-}
-
-func (d *Decoder) uvarint(what string) uint64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(d.buf[d.off:])
-	if n <= 0 {
-		d.fail(what)
-		return 0
-	}
-	d.off += n
-	return v
-}
-
-func (d *Decoder) varint(what string) int64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Varint(d.buf[d.off:])
-	if n <= 0 {
-		d.fail(what)
-		return 0
-	}
-	d.off += n
-	return v
-}
-
-func (d *Decoder) byte1(what string) byte {
-	if d.err != nil {
-		return 0
-	}
-	if d.off >= len(d.buf) {
-		d.fail(what)
-		return 0
-	}
-	c := d.buf[d.off]
-	d.off++
-	return c
-}
-
-func (d *Decoder) raw(n uint64, what string) []byte {
-	if d.err != nil {
-		return nil
-	}
-	if n > uint64(len(d.buf)-d.off) {
-		d.fail(what)
-		return nil
-	}
-	s := d.buf[d.off : d.off+int(n) : d.off+int(n)]
-	d.off += int(n)
-	return s
-}
+func (d *Decoder) Offset() int { return d.c.Off }
 
 // bytes reads a length-prefixed byte string; an empty string decodes as nil.
 func (d *Decoder) bytes(what string) []byte {
-	n := d.uvarint(what)
-	if n == 0 {
-		return nil
+	if b := d.c.Bytes(what); len(b) > 0 {
+		return b
 	}
-	return d.raw(n, what)
+	return nil
 }
 
 func (d *Decoder) optBytes(what string) []byte {
-	n := d.uvarint(what)
-	if n == 0 || d.err != nil {
+	n := d.c.Uvarint(what)
+	if n == 0 || d.c.Failed() {
 		return nil
 	}
 	if n == 1 {
 		return []byte{} // present but empty: not the same as nil (null)
 	}
-	return d.raw(n-1, what)
-}
-
-func (d *Decoder) count(what string, minSize int) int {
-	n := d.uvarint(what)
-	if d.err == nil && n > uint64(d.Remaining()/minSize) {
-		d.fail(what)
-		return 0
-	}
-	return int(n)
+	return d.c.Raw(n-1, what)
 }
 
 func (d *Decoder) ttl(what string) int32 {
-	v := d.uvarint(what)
+	v := d.c.Uvarint(what)
 	if v > MaxTTL {
-		d.fail(what)
+		d.c.Fail(what)
 		return 0
 	}
 	return int32(v)
@@ -242,20 +180,20 @@ func (d *Decoder) ttl(what string) int32 {
 
 // Deletion decodes a DeletionTime.
 func (d *Decoder) Deletion() DeletionTime {
-	return DeletionTime{MarkedForDeleteAt: d.varint("deletion"), LocalDeletionTime: d.varint("deletion")}
+	return DeletionTime{MarkedForDeleteAt: d.c.Varint("deletion"), LocalDeletionTime: d.c.Varint("deletion")}
 }
 
 // Cell decodes a cell into c.
 func (d *Decoder) Cell(c *Cell) {
 	c.Column = string(d.bytes("cell column"))
 	c.Path = d.optBytes("cell path")
-	c.Kind = CellKind(d.byte1("cell kind"))
+	c.Kind = CellKind(d.c.Byte("cell kind"))
 	if c.Kind > CellCounter {
-		d.fail("cell kind")
+		d.c.Fail("cell kind")
 	}
-	c.Timestamp = d.varint("cell timestamp")
+	c.Timestamp = d.c.Varint("cell timestamp")
 	c.TTL = d.ttl("cell ttl")
-	c.LocalDeletionTime = d.varint("cell deletion time")
+	c.LocalDeletionTime = d.c.Varint("cell deletion time")
 	c.Value = d.optBytes("cell value")
 }
 
@@ -263,18 +201,18 @@ func (d *Decoder) Cell(c *Cell) {
 func (d *Decoder) Row() Row {
 	var r Row
 	r.Clustering = d.bytes("clustering")
-	r.Liveness.Timestamp = d.varint("liveness")
+	r.Liveness.Timestamp = d.c.Varint("liveness")
 	r.Liveness.TTL = d.ttl("liveness ttl")
-	r.Liveness.ExpiresAt = d.varint("liveness")
+	r.Liveness.ExpiresAt = d.c.Varint("liveness")
 	r.Deletion = d.Deletion()
-	if n := d.count("column deletions", 3); n > 0 {
+	if n := d.c.Count("column deletions", 3); n > 0 {
 		r.ColumnDeletions = make([]ColumnDeletion, n)
 		for i := range r.ColumnDeletions {
 			r.ColumnDeletions[i].Column = string(d.bytes("column deletion"))
 			r.ColumnDeletions[i].Deletion = d.Deletion()
 		}
 	}
-	if n := d.count("cells", 7); n > 0 {
+	if n := d.c.Count("cells", 7); n > 0 {
 		r.Cells = make([]Cell, n)
 		for i := range r.Cells {
 			d.Cell(&r.Cells[i])
@@ -292,34 +230,34 @@ func (d *Decoder) RangeTombstone() RangeTombstone {
 // aliases b.
 func DecodeMutation(b []byte) (*Mutation, error) {
 	d := NewDecoder(b)
-	if v := d.byte1("version"); d.err == nil && v != MutationFormatVersion {
+	if v := d.c.Byte("version"); !d.c.Failed() && v != MutationFormatVersion {
 		return nil, fmt.Errorf("%w: unknown mutation format version %d", ErrCorrupt, v)
 	}
 	m := &Mutation{}
-	copy(m.Table[:], d.raw(16, "table id"))
+	copy(m.Table[:], d.c.Raw(16, "table id"))
 	m.Key = d.bytes("partition key")
 	m.PartitionDeletion = d.Deletion()
-	if n := d.count("range tombstones", 4); n > 0 {
+	if n := d.c.Count("range tombstones", 4); n > 0 {
 		m.RangeTombstones = make([]RangeTombstone, n)
 		for i := range m.RangeTombstones {
 			m.RangeTombstones[i] = d.RangeTombstone()
 		}
 	}
-	if d.byte1("static flag") == 1 {
+	if d.c.Byte("static flag") == 1 {
 		r := d.Row()
 		m.Static = &r
 	}
-	if n := d.count("rows", 8); n > 0 {
+	if n := d.c.Count("rows", 8); n > 0 {
 		m.Rows = make([]Row, n)
 		for i := range m.Rows {
 			m.Rows[i] = d.Row()
 		}
 	}
-	if d.err == nil && d.Remaining() != 0 {
-		d.fail("trailing bytes")
+	if !d.c.Failed() && d.Remaining() != 0 {
+		d.c.Fail("trailing bytes")
 	}
-	if d.err != nil {
-		return nil, d.err
+	if err := d.Err(); err != nil {
+		return nil, err
 	}
 	return m, nil
 }

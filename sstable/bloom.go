@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 
+	"github.com/minicass/minicass/data"
 	"github.com/spaolacci/murmur3"
 )
 
@@ -75,13 +76,13 @@ func (f *bloomFilter) encode() []byte {
 }
 
 func decodeBloomFilter(file string, body []byte) (*bloomFilter, error) {
-	d := &decoder{file: file, base: headerSize, buf: body}
-	f := &bloomFilter{hashes: d.uvarint("hash count"), nbits: d.uvarint("bit count")}
-	if d.err == nil && (f.hashes > maxBloomHashes || f.nbits%64 != 0 || f.nbits/8 != uint64(d.remaining()) || (f.nbits == 0) != (f.hashes == 0)) {
-		d.fail("filter size")
+	d := &decoder{file: file, base: headerSize, Cursor: data.Cursor{Buf: body}}
+	f := &bloomFilter{hashes: d.Uvarint("hash count"), nbits: d.Uvarint("bit count")}
+	if d.Err() == nil && (f.hashes > maxBloomHashes || f.nbits%64 != 0 || f.nbits/8 != uint64(d.Remaining()) || (f.nbits == 0) != (f.hashes == 0)) {
+		d.Fail("filter size")
 	}
-	if d.err != nil {
-		return nil, d.err
+	if d.Err() != nil {
+		return nil, d.Err()
 	}
 	f.words = make([]uint64, f.nbits/64)
 	for i := range f.words {

@@ -6,6 +6,8 @@ import (
 	"hash/crc32"
 	"strconv"
 	"strings"
+
+	"github.com/minicass/minicass/data"
 )
 
 // FormatVersion is the version of the minicass SSTable format written by
@@ -180,105 +182,37 @@ func openSmall(file string, c Component, b []byte) ([]byte, error) {
 }
 
 // decoder reads the varint-based encodings of the index, summary,
-// statistics and compression info bodies. It keeps the first error, which
-// names the file and the absolute offset.
+// statistics and compression info bodies with data.Cursor's primitives. It
+// keeps the first error, which names the file and the absolute offset.
 type decoder struct {
+	data.Cursor
 	file string
-	base int64 // absolute file offset of buf[0]
-	buf  []byte
-	off  int
+	base int64 // absolute file offset of Buf[0]
 	err  error
 }
 
-func (d *decoder) fail(what string) {
+// Err returns the first decoding error, or nil.
+func (d *decoder) Err() error {
 	if d.err == nil {
-		d.err = corruptf(d.file, d.base+int64(d.off), "bad %s", what)
+		if what, at, ok := d.Failure(); ok {
+			d.err = corruptf(d.file, d.base+int64(at), "bad %s", what)
+		}
 	}
+	return d.err
 }
 
-func (d *decoder) remaining() int { return len(d.buf) - d.off }
-
-func (d *decoder) uvarint(what string) uint64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(d.buf[d.off:])
-	if n <= 0 {
-		d.fail(what)
-		return 0
-	}
-	d.off += n
-	return v
-}
-
-func (d *decoder) varint(what string) int64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Varint(d.buf[d.off:])
-	if n <= 0 {
-		d.fail(what)
-		return 0
-	}
-	d.off += n
-	return v
-}
-
+// u64 reads a little-endian uint64.
 func (d *decoder) u64(what string) uint64 {
-	if d.err != nil {
+	b := d.Raw(8, what)
+	if b == nil {
 		return 0
 	}
-	if d.remaining() < 8 {
-		d.fail(what)
-		return 0
-	}
-	v := binary.LittleEndian.Uint64(d.buf[d.off:])
-	d.off += 8
-	return v
-}
-
-func (d *decoder) byte1(what string) byte {
-	if d.err != nil {
-		return 0
-	}
-	if d.remaining() < 1 {
-		d.fail(what)
-		return 0
-	}
-	c := d.buf[d.off]
-	d.off++
-	return c
-}
-
-func (d *decoder) raw(n uint64, what string) []byte {
-	if d.err != nil {
-		return nil
-	}
-	if n > uint64(d.remaining()) {
-		d.fail(what)
-		return nil
-	}
-	s := d.buf[d.off : d.off+int(n) : d.off+int(n)]
-	d.off += int(n)
-	return s
-}
-
-func (d *decoder) bytes(what string) []byte { return d.raw(d.uvarint(what), what) }
-
-// count reads a length that must fit in the remaining bytes given the
-// smallest encoding of one element.
-func (d *decoder) count(what string, minSize int) int {
-	n := d.uvarint(what)
-	if d.err == nil && n > uint64(d.remaining()/minSize) {
-		d.fail(what)
-		return 0
-	}
-	return int(n)
+	return binary.LittleEndian.Uint64(b)
 }
 
 func (d *decoder) finish(what string) error {
-	if d.err == nil && d.remaining() != 0 {
-		d.err = corruptf(d.file, d.base+int64(d.off), "%d trailing bytes after %s", d.remaining(), what)
+	if d.Err() == nil && d.Remaining() != 0 {
+		d.err = corruptf(d.file, d.base+int64(d.Off), "%d trailing bytes after %s", d.Remaining(), what)
 	}
 	return d.err
 }

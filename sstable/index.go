@@ -119,24 +119,24 @@ func entryKey(payload []byte) (key []byte, token int64, rest int, ok bool) {
 // decodeEntry decodes a whole payload read at Index.db offset at. The
 // entry's byte slices alias payload.
 func (r *Reader) decodeEntry(payload []byte, at uint64) (indexEntry, error) {
-	d := &decoder{file: r.name(ComponentIndex), base: int64(at), buf: payload}
+	d := &decoder{file: r.name(ComponentIndex), base: int64(at), Cursor: data.Cursor{Buf: payload}}
 	e := indexEntry{indexPos: at}
-	e.key = d.bytes("key")
-	e.token = d.varint("token")
-	e.pos = d.uvarint("position")
-	e.length = d.uvarint("length")
-	e.rowsOff = d.uvarint("rows offset")
-	e.deletion = data.DeletionTime{MarkedForDeleteAt: d.varint("deletion"), LocalDeletionTime: d.varint("deletion")}
-	n := d.count("blocks", 8)
+	e.key = d.Bytes("key")
+	e.token = d.Varint("token")
+	e.pos = d.Uvarint("position")
+	e.length = d.Uvarint("length")
+	e.rowsOff = d.Uvarint("rows offset")
+	e.deletion = data.DeletionTime{MarkedForDeleteAt: d.Varint("deletion"), LocalDeletionTime: d.Varint("deletion")}
+	n := d.Count("blocks", 8)
 	if n > 0 {
 		// The blocks are decoded on demand (block); check the offset table.
 		tableAt := len(payload) - 4*n
-		if d.err == nil && tableAt < d.off {
-			d.fail("block table")
+		if d.Err() == nil && tableAt < d.Off {
+			d.Fail("block table")
 		}
 		e.blockRaw = payload
 		e.blockTable = payload[max(tableAt, 0):]
-		d.off = len(payload)
+		d.Off = len(payload)
 	}
 	if err := d.finish("index entry"); err != nil {
 		return indexEntry{}, err
@@ -352,14 +352,14 @@ func (e *indexEntry) block(i int) (blockInfo, error) {
 	if uint64(off) >= uint64(limit) {
 		return blockInfo{}, corruptf(e.indexFile, int64(e.indexPos), "block %d offset out of range", i)
 	}
-	d := &decoder{file: e.indexFile, base: int64(e.indexPos), buf: e.blockRaw[:limit], off: int(off)}
+	d := &decoder{file: e.indexFile, base: int64(e.indexPos), Cursor: data.Cursor{Buf: e.blockRaw[:limit], Off: int(off)}}
 	var b blockInfo
-	b.First = d.bytes("block first clustering")
-	b.Last = d.bytes("block last clustering")
-	b.Offset = d.uvarint("block offset")
-	b.Length = d.uvarint("block length")
-	if d.err != nil {
-		return blockInfo{}, d.err
+	b.First = d.Bytes("block first clustering")
+	b.Last = d.Bytes("block last clustering")
+	b.Offset = d.Uvarint("block offset")
+	b.Length = d.Uvarint("block length")
+	if d.Err() != nil {
+		return blockInfo{}, d.Err()
 	}
 	if b.Offset < e.rowsOff || b.Length == 0 || b.Offset+b.Length > e.length-1 || bytes.Compare(b.First, b.Last) > 0 {
 		return blockInfo{}, corruptf(e.indexFile, int64(e.indexPos), "block %d positions out of range", i)

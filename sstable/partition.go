@@ -67,22 +67,22 @@ func (r *Reader) loadPartition(e indexEntry, cur *chunkCursor, st *ReadStats) (*
 
 func (p *Partition) decodeHeader(buf []byte) error {
 	r, e := p.r, &p.e
-	d := &decoder{file: r.name(ComponentData), buf: buf}
-	token := d.varint("token")
-	key := d.bytes("key")
-	del := data.DeletionTime{MarkedForDeleteAt: d.varint("deletion"), LocalDeletionTime: d.varint("deletion")}
-	if d.err != nil {
-		return r.dataErr(e.pos, d.err, "bad partition header")
+	d := &decoder{file: r.name(ComponentData), Cursor: data.Cursor{Buf: buf}}
+	token := d.Varint("token")
+	key := d.Bytes("key")
+	del := data.DeletionTime{MarkedForDeleteAt: d.Varint("deletion"), LocalDeletionTime: d.Varint("deletion")}
+	if d.Err() != nil {
+		return r.dataErr(e.pos, d.Err(), "bad partition header")
 	}
 	if token != e.token || !bytes.Equal(key, e.key) || del != e.deletion {
 		return r.dataErr(e.pos, nil, "partition header disagrees with %s entry at %d", r.name(ComponentIndex), e.indexPos)
 	}
-	switch d.byte1("static flag") {
+	switch d.Byte("static flag") {
 	case 0:
 	case 1:
-		p.staticPos = e.pos + uint64(d.off)
-		raw := d.bytes("static row")
-		if d.err == nil {
+		p.staticPos = e.pos + uint64(d.Off)
+		raw := d.Bytes("static row")
+		if d.Err() == nil {
 			dd := data.NewDecoder(raw)
 			row := dd.Row()
 			if dd.Err() != nil || dd.Remaining() != 0 {
@@ -92,11 +92,11 @@ func (p *Partition) decodeHeader(buf []byte) error {
 			p.static = &row
 		}
 	default:
-		d.fail("static flag")
+		d.Fail("static flag")
 	}
-	n := d.count("range tombstones", 4)
-	if d.err == nil && n > 0 {
-		dd := data.NewDecoder(buf[d.off:])
+	n := d.Count("range tombstones", 4)
+	if d.Err() == nil && n > 0 {
+		dd := data.NewDecoder(buf[d.Off:])
 		p.rts = make([]data.RangeTombstone, n)
 		for i := range p.rts {
 			p.rts[i] = dd.RangeTombstone()
@@ -104,7 +104,7 @@ func (p *Partition) decodeHeader(buf []byte) error {
 		if dd.Err() != nil {
 			return r.dataErr(e.pos, dd.Err(), "bad range tombstone")
 		}
-		d.off += dd.Offset()
+		d.Off += dd.Offset()
 	}
 	if err := d.finish("partition header"); err != nil {
 		return r.dataErr(e.pos, err, "bad partition header")

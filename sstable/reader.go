@@ -227,26 +227,26 @@ func Open(vfsys vfs.FS, dir string, gen int, opts ReaderOptions) (_ *Reader, err
 }
 
 func (r *Reader) decodeSummary(body []byte) error {
-	d := &decoder{file: r.name(ComponentSummary), base: headerSize, buf: body}
-	interval := d.uvarint("index interval")
-	r.indexSize = d.uvarint("index size")
-	r.dataLen = d.uvarint("data length")
-	n := d.count("sample count", 3)
-	if d.err == nil && (interval == 0 || r.indexSize < headerSize) {
-		d.fail("index interval or size")
+	d := &decoder{file: r.name(ComponentSummary), base: headerSize, Cursor: data.Cursor{Buf: body}}
+	interval := d.Uvarint("index interval")
+	r.indexSize = d.Uvarint("index size")
+	r.dataLen = d.Uvarint("data length")
+	n := d.Count("sample count", 3)
+	if d.Err() == nil && (interval == 0 || r.indexSize < headerSize) {
+		d.Fail("index interval or size")
 	}
 	r.summary = make([]summaryEntry, 0, n)
 	prev := uint64(0)
-	for i := 0; i < n && d.err == nil; i++ {
-		e := summaryEntry{token: d.varint("sample token"), key: d.bytes("sample key"), indexPos: d.uvarint("sample position")}
-		if d.err == nil && (e.indexPos < headerSize || e.indexPos >= r.indexSize || e.indexPos <= prev) {
-			d.fail("sample position")
+	for i := 0; i < n && d.Err() == nil; i++ {
+		e := summaryEntry{token: d.Varint("sample token"), key: d.Bytes("sample key"), indexPos: d.Uvarint("sample position")}
+		if d.Err() == nil && (e.indexPos < headerSize || e.indexPos >= r.indexSize || e.indexPos <= prev) {
+			d.Fail("sample position")
 		}
 		prev = e.indexPos
 		r.summary = append(r.summary, e)
 	}
-	first := summaryEntry{token: d.varint("first token"), key: d.bytes("first key")}
-	last := summaryEntry{token: d.varint("last token"), key: d.bytes("last key")}
+	first := summaryEntry{token: d.Varint("first token"), key: d.Bytes("first key")}
+	last := summaryEntry{token: d.Varint("last token"), key: d.Bytes("last key")}
 	if err := d.finish("summary"); err != nil {
 		return err
 	}
@@ -264,33 +264,33 @@ func (r *Reader) decodeSummary(body []byte) error {
 }
 
 func (r *Reader) decodeCompressionInfo(body []byte) error {
-	d := &decoder{file: r.name(ComponentCompressionInfo), base: headerSize, buf: body}
-	r.codec = Codec(d.byte1("codec"))
-	r.chunkLen = d.uvarint("chunk length")
-	dataLen := d.uvarint("data length")
-	r.dataFileLen = d.uvarint("data file length")
-	n := d.count("chunk count", 8)
-	if d.err == nil {
+	d := &decoder{file: r.name(ComponentCompressionInfo), base: headerSize, Cursor: data.Cursor{Buf: body}}
+	r.codec = Codec(d.Byte("codec"))
+	r.chunkLen = d.Uvarint("chunk length")
+	dataLen := d.Uvarint("data length")
+	r.dataFileLen = d.Uvarint("data file length")
+	n := d.Count("chunk count", 8)
+	if d.Err() == nil {
 		if err := (Compression{Codec: r.codec, ChunkLength: int(min(r.chunkLen, maxChunkLength+1))}).validate(); err != nil || r.codec == CodecDefault {
-			d.fail("codec or chunk length")
+			d.Fail("codec or chunk length")
 		}
 	}
-	if d.err == nil && (dataLen != r.dataLen || uint64(n) != (dataLen+r.chunkLen-1)/r.chunkLen) {
-		d.fail("chunk count")
+	if d.Err() == nil && (dataLen != r.dataLen || uint64(n) != (dataLen+r.chunkLen-1)/r.chunkLen) {
+		d.Fail("chunk count")
 	}
 	r.chunkOffsets = make([]uint64, n)
 	prev := uint64(headerSize)
 	for i := range r.chunkOffsets {
 		off := d.u64("chunk offset")
 		// A chunk has at least a kind byte and a CRC.
-		if d.err == nil && (off != prev && i == 0 || off < prev || off+5 > r.dataFileLen) {
-			d.fail("chunk offset")
+		if d.Err() == nil && (off != prev && i == 0 || off < prev || off+5 > r.dataFileLen) {
+			d.Fail("chunk offset")
 		}
 		r.chunkOffsets[i] = off
 		prev = off + 5
 	}
-	if d.err == nil && n == 0 && r.dataFileLen != headerSize {
-		d.fail("data file length")
+	if d.Err() == nil && n == 0 && r.dataFileLen != headerSize {
+		d.Fail("data file length")
 	}
 	return d.finish("compression info")
 }

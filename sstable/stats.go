@@ -228,56 +228,56 @@ func (s *Stats) encode() []byte {
 }
 
 func decodeStats(file string, body []byte) (Stats, error) {
-	d := &decoder{file: file, base: headerSize, buf: body}
+	d := &decoder{file: file, base: headerSize, Cursor: data.Cursor{Buf: body}}
 	var s Stats
-	s.MinTimestamp = d.varint("min timestamp")
-	s.MaxTimestamp = d.varint("max timestamp")
-	s.MinLocalDeletionTime = d.varint("min local deletion time")
-	s.MaxLocalDeletionTime = d.varint("max local deletion time")
-	flags := d.byte1("flags")
+	s.MinTimestamp = d.Varint("min timestamp")
+	s.MaxTimestamp = d.Varint("max timestamp")
+	s.MinLocalDeletionTime = d.Varint("min local deletion time")
+	s.MaxLocalDeletionTime = d.Varint("max local deletion time")
+	flags := d.Byte("flags")
 	if flags&^3 != 0 {
-		d.fail("flags")
+		d.Fail("flags")
 	}
 	if flags&1 != 0 {
-		s.MinClustering = d.bytes("min clustering")
-		s.MaxClustering = d.bytes("max clustering")
+		s.MinClustering = d.Bytes("min clustering")
+		s.MaxClustering = d.Bytes("max clustering")
 	}
 	s.ClusteringUnbounded = flags&2 != 0
-	s.FirstToken = d.varint("first token")
-	s.FirstKey = d.bytes("first key")
-	s.LastToken = d.varint("last token")
-	s.LastKey = d.bytes("last key")
+	s.FirstToken = d.Varint("first token")
+	s.FirstKey = d.Bytes("first key")
+	s.LastToken = d.Varint("last token")
+	s.LastKey = d.Bytes("last key")
 	for _, p := range []*uint64{&s.Partitions, &s.Rows, &s.Cells, &s.ExpiringCells, &s.CellTombstones,
 		&s.RowTombstones, &s.RangeTombstones, &s.PartitionTombstones} {
-		*p = d.uvarint("count")
+		*p = d.Uvarint("count")
 	}
 	for _, h := range []*Histogram{&s.PartitionSizes, &s.CellCounts} {
-		n := d.count("histogram", 1)
-		if d.err == nil && n != PartitionSizeBuckets && n != CellCountBuckets {
-			d.fail("histogram size")
+		n := d.Count("histogram", 1)
+		if d.Err() == nil && n != PartitionSizeBuckets && n != CellCountBuckets {
+			d.Fail("histogram size")
 		}
-		if d.err != nil {
-			return Stats{}, d.err
+		if d.Err() != nil {
+			return Stats{}, d.Err()
 		}
 		*h = NewHistogram(n)
 		for i := range h.Counts {
-			h.Counts[i] = d.uvarint("histogram count")
+			h.Counts[i] = d.Uvarint("histogram count")
 		}
 	}
-	n := d.count("drop times", 2)
-	if d.err == nil && n > DropTimeBins {
-		d.fail("drop time count")
+	n := d.Count("drop times", 2)
+	if d.Err() == nil && n > DropTimeBins {
+		d.Fail("drop time count")
 	}
-	for i := 0; i < n && d.err == nil; i++ {
-		s.DropTimes.Points = append(s.DropTimes.Points, d.varint("drop time"))
-		s.DropTimes.Counts = append(s.DropTimes.Counts, d.uvarint("drop count"))
+	for i := 0; i < n && d.Err() == nil; i++ {
+		s.DropTimes.Points = append(s.DropTimes.Points, d.Varint("drop time"))
+		s.DropTimes.Counts = append(s.DropTimes.Counts, d.Uvarint("drop count"))
 	}
-	s.CommitLogUpperBound.Segment = d.varint("commit log segment")
-	s.CommitLogUpperBound.Offset = d.varint("commit log offset")
-	s.DataSize = d.uvarint("data size")
-	s.CompressedSize = d.uvarint("compressed size")
-	s.Compression.Codec = Codec(d.byte1("codec"))
-	s.Compression.ChunkLength = int(d.uvarint("chunk length"))
+	s.CommitLogUpperBound.Segment = d.Varint("commit log segment")
+	s.CommitLogUpperBound.Offset = d.Varint("commit log offset")
+	s.DataSize = d.Uvarint("data size")
+	s.CompressedSize = d.Uvarint("compressed size")
+	s.Compression.Codec = Codec(d.Byte("codec"))
+	s.Compression.ChunkLength = int(d.Uvarint("chunk length"))
 	if err := d.finish("statistics"); err != nil {
 		return Stats{}, err
 	}

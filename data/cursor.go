@@ -1,0 +1,115 @@
+package data
+
+import "encoding/binary"
+
+// Cursor reads the primitive encodings shared by the row and mutation
+// encoding of this package and by the SSTable component bodies: varints
+// (encoding/binary: signed zig-zag, unsigned plain), single bytes, raw byte
+// runs and uvarint-length-prefixed byte strings. It keeps only the first
+// failure, as the name of the field being read and the offset where it
+// started; every read after a failure returns a zero value. Callers turn
+// the failure into their own error type (see Decoder.Err). Byte slices that
+// a Cursor returns alias Buf and have their capacity clipped to their
+// length.
+type Cursor struct {
+	// Buf is the input.
+	Buf []byte
+	// Off is the number of bytes of Buf already read.
+	Off int
+
+	failed   bool
+	failWhat string
+	failAt   int
+}
+
+// Fail records a failure reading what at the current offset, unless an
+// earlier failure is already recorded.
+func (c *Cursor) Fail(what string) {
+	if !c.failed {
+		c.failed, c.failWhat, c.failAt = true, what, c.Off
+	}
+}
+
+// Failed reports whether a read has failed.
+func (c *Cursor) Failed() bool { return c.failed }
+
+// Failure returns the first failure: what was being read and at which
+// offset. ok is false when no read has failed.
+func (c *Cursor) Failure() (what string, at int, ok bool) {
+	return c.failWhat, c.failAt, c.failed
+}
+
+// Remaining returns the number of bytes not yet read.
+func (c *Cursor) Remaining() int { return len(c.Buf) - c.Off }
+
+// Uvarint reads an unsigned varint.
+func (c *Cursor) Uvarint(what string) uint64 {
+	if c.failed {
+		return 0
+	}
+	v, n := binary.Uvarint(c.Buf[c.Off:])
+	if n <= 0 {
+		c.Fail(what)
+		return 0
+	}
+	c.Off += n
+	return v
+}
+
+// Varint reads a signed (zig-zag) varint.
+func (c *Cursor) Varint(what string) int64 {
+	if c.failed {
+		return 0
+	}
+	v, n := binary.Varint(c.Buf[c.Off:])
+	if n <= 0 {
+		c.Fail(what)
+		return 0
+	}
+	c.Off += n
+	return v
+}
+
+// Byte reads one byte.
+func (c *Cursor) Byte(what string) byte {
+	if c.failed {
+		return 0
+	}
+	if c.Off >= len(c.Buf) {
+		c.Fail(what)
+		return 0
+	}
+	b := c.Buf[c.Off]
+	c.Off++
+	return b
+}
+
+// Raw reads the next n bytes.
+func (c *Cursor) Raw(n uint64, what string) []byte {
+	if c.failed {
+		return nil
+	}
+	if n > uint64(len(c.Buf)-c.Off) {
+		c.Fail(what)
+		return nil
+	}
+	s := c.Buf[c.Off : c.Off+int(n) : c.Off+int(n)]
+	c.Off += int(n)
+	return s
+}
+
+// Bytes reads a uvarint length and that many bytes. An empty string reads
+// as a non-nil empty slice.
+func (c *Cursor) Bytes(what string) []byte { return c.Raw(c.Uvarint(what), what) }
+
+// Count reads an element count (a uvarint) and fails unless that many
+// elements, each at least minSize bytes long, fit in the remaining input;
+// it guards allocations against corrupt counts.
+func (c *Cursor) Count(what string, minSize int) int {
+	n := c.Uvarint(what)
+	if !c.failed && n > uint64(c.Remaining()/minSize) {
+		c.Fail(what)
+		return 0
+	}
+	return int(n)
+}
