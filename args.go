@@ -1,13 +1,9 @@
 package minicass
 
 import (
-	"encoding/binary"
 	"fmt"
-	"math"
 	"reflect"
 	"strings"
-	"time"
-	"unicode/utf8"
 
 	"github.com/minicass/minicass/cql"
 	"github.com/minicass/minicass/types"
@@ -129,7 +125,7 @@ func splitArgs(args []any) (p *cql.Params, values []any) {
 
 // bindArgs encodes values for the bind markers described by specs into p.
 // p.Values is reused when its capacity suffices. Positional values of the
-// common types (see fastLen) are encoded into one buffer allocated for the
+// common types (see types.EncodedLen) are encoded into one buffer allocated for the
 // call; every value owns a distinct part of it, which the engine may keep.
 func bindArgs(p *cql.Params, specs []cql.ColumnSpec, values []any) error {
 	named := 0
@@ -152,7 +148,7 @@ func bindArgs(p *cql.Params, specs []cql.ColumnSpec, values []any) error {
 		}
 		total := 0
 		for i, v := range values {
-			if n := fastLen(specs[i].Type, v); n > 0 {
+			if n := types.EncodedLen(specs[i].Type, v); n > 0 {
 				total += n
 			}
 		}
@@ -162,13 +158,13 @@ func bindArgs(p *cql.Params, specs []cql.ColumnSpec, values []any) error {
 		}
 		off := 0
 		for i, v := range values {
-			if n := fastLen(specs[i].Type, v); n >= 0 {
+			if n := types.EncodedLen(specs[i].Type, v); n >= 0 {
 				// A value of length 0 is empty, not null: keep it non-nil.
 				b := buf[off : off+n : off+n]
 				if n == 0 {
 					b = []byte{}
 				}
-				putFast(b, specs[i].Type, v)
+				types.EncodeInto(b, specs[i].Type, v)
 				p.Values[i] = cql.Value{Bytes: b}
 				off += n
 				continue
@@ -202,126 +198,6 @@ func bindArgs(p *cql.Params, specs []cql.ColumnSpec, values []any) error {
 		p.Values[i], p.Names[i] = b, specs[j].Name
 	}
 	return nil
-}
-
-// fastLen returns the encoded length of v as a value of type t when putFast
-// encodes it, or -1 when encodeArg must (other Go types, pointers, values
-// out of range, invalid text). putFast's encodings are those of
-// types.Encode: big-endian integers of the type's width, blob bytes copied,
-// text and ascii bytes (checked as types.Encode checks them), booleans,
-// IEEE floats and timestamps as milliseconds.
-func fastLen(t types.Type, v any) int {
-	switch t.Kind {
-	case types.Int, types.Bigint, types.Counter, types.Smallint, types.Tinyint:
-		n, ok := fastInt(v)
-		if !ok {
-			return -1
-		}
-		size := intWidth(t.Kind)
-		if size < 8 && (n < -1<<(size*8-1) || n >= 1<<(size*8-1)) {
-			return -1
-		}
-		return size
-	case types.Blob:
-		if b, ok := v.([]byte); ok {
-			return len(b)
-		}
-	case types.Text:
-		if s, ok := v.(string); ok && utf8.ValidString(s) {
-			return len(s)
-		}
-	case types.Ascii:
-		if s, ok := v.(string); ok && isASCII(s) {
-			return len(s)
-		}
-	case types.Boolean:
-		if _, ok := v.(bool); ok {
-			return 1
-		}
-	case types.Double:
-		if _, ok := v.(float64); ok {
-			return 8
-		}
-	case types.Timestamp:
-		if _, ok := v.(time.Time); ok {
-			return 8
-		}
-	}
-	return -1
-}
-
-// putFast encodes v, for which fastLen returned len(dst), into dst.
-func putFast(dst []byte, t types.Type, v any) {
-	switch x := v.(type) {
-	case []byte:
-		copy(dst, x)
-	case string:
-		copy(dst, x)
-	case bool:
-		if x {
-			dst[0] = 1
-		}
-	case float64:
-		binary.BigEndian.PutUint64(dst, math.Float64bits(x))
-	case time.Time:
-		binary.BigEndian.PutUint64(dst, uint64(x.UnixMilli()))
-	default:
-		n, _ := fastInt(v)
-		for i := len(dst) - 1; i >= 0; i-- {
-			dst[i] = byte(n)
-			n >>= 8
-		}
-	}
-}
-
-// fastInt converts the Go integer types to int64, as types.Encode accepts
-// them (unsigned values above MaxInt64 are refused).
-func fastInt(v any) (int64, bool) {
-	switch x := v.(type) {
-	case int:
-		return int64(x), true
-	case int64:
-		return x, true
-	case int32:
-		return int64(x), true
-	case int16:
-		return int64(x), true
-	case int8:
-		return int64(x), true
-	case uint8:
-		return int64(x), true
-	case uint16:
-		return int64(x), true
-	case uint32:
-		return int64(x), true
-	case uint:
-		return int64(x), uint64(x) <= math.MaxInt64
-	case uint64:
-		return int64(x), x <= math.MaxInt64
-	}
-	return 0, false
-}
-
-// intWidth is the encoded width of an integer type.
-func intWidth(k types.Kind) int {
-	switch k {
-	case types.Int:
-		return 4
-	case types.Smallint:
-		return 2
-	case types.Tinyint:
-		return 1
-	}
-	return 8
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] > 0x7f {
-			return false
-		}
-	}
-	return true
 }
 
 // encodeArg converts one Go value for the marker spec.

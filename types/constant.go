@@ -101,10 +101,8 @@ func FromConstant(t Type, k ConstKind, text string) ([]byte, error) {
 	}
 	switch t.Kind {
 	case Ascii:
-		for i := 0; i < len(text); i++ {
-			if text[i] > 0x7f {
-				return fail("Invalid ASCII character in string literal: %s", text)
-			}
+		if !isASCII(text) {
+			return fail("Invalid ASCII character in string literal: %s", text)
 		}
 		return []byte(text), nil
 	case Text:

@@ -140,7 +140,7 @@ func decodeValid(t Type, b []byte) any {
 // as EncodeSet and EncodeMap do. Errors wrap ErrUnsupportedGoValue or
 // ErrInvalidLiteral.
 func Encode(t Type, v any) ([]byte, error) {
-	switch x := v.(type) {
+	switch v.(type) {
 	case nil:
 		return nil, nil
 	case EmptyValue:
@@ -148,7 +148,13 @@ func Encode(t Type, v any) ([]byte, error) {
 			return nil, goErr(t, v)
 		}
 		return []byte{}, nil
-	case string:
+	}
+	if n := EncodedLen(t, v); n >= 0 {
+		b := make([]byte, n)
+		EncodeInto(b, t, v)
+		return b, nil
+	}
+	if x, ok := v.(string); ok {
 		return encodeString(t, x)
 	}
 	switch t.Kind {
@@ -157,11 +163,8 @@ func Encode(t Type, v any) ([]byte, error) {
 		if !ok {
 			return nil, goErr(t, v)
 		}
-		size := intSize(t.Kind)
-		if size < 8 && (n < -1<<(size*8-1) || n >= 1<<(size*8-1)) {
-			return nil, fmt.Errorf("%w: %d out of range for %s", ErrUnsupportedGoValue, n, t)
-		}
-		return putInt(n, size), nil
+		// EncodedLen took every value in range.
+		return nil, fmt.Errorf("%w: %d out of range for %s", ErrUnsupportedGoValue, n, t)
 	case Varint:
 		switch x := v.(type) {
 		case *big.Int:
@@ -208,13 +211,6 @@ func Encode(t Type, v any) ([]byte, error) {
 			return binary.BigEndian.AppendUint32(nil, math.Float32bits(float32(f))), nil
 		}
 		return binary.BigEndian.AppendUint64(nil, math.Float64bits(f)), nil
-	case Boolean:
-		if x, ok := v.(bool); ok {
-			if x {
-				return []byte{1}, nil
-			}
-			return []byte{0}, nil
-		}
 	case UUID, TimeUUID:
 		var u UUIDValue
 		switch x := v.(type) {
@@ -230,9 +226,6 @@ func Encode(t Type, v any) ([]byte, error) {
 		}
 		return u[:], nil
 	case Timestamp:
-		if x, ok := v.(time.Time); ok {
-			return putInt(x.UnixMilli(), 8), nil
-		}
 		if n, ok := toInt64(v); ok {
 			return putInt(n, 8), nil
 		}
@@ -252,10 +245,6 @@ func Encode(t Type, v any) ([]byte, error) {
 		if x, ok := v.(DurationValue); ok {
 			b := encodeDuration(x)
 			return b, Validate(t, b)
-		}
-	case Blob:
-		if x, ok := v.([]byte); ok {
-			return append([]byte{}, x...), nil
 		}
 	case Inet:
 		if x, ok := v.(net.IP); ok {
