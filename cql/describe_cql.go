@@ -2,13 +2,13 @@ package cql
 
 import (
 	"encoding/hex"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/schema"
+	"github.com/minicass/minicass/types"
 )
 
 // CQL generation for DESCRIBE, as Cassandra 4.1 prints it
@@ -38,38 +38,6 @@ func quoteIdent(name string) string { return parser.Ident(name).String() }
 
 // quoteString returns s as a CQL string literal.
 func quoteString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
-
-// javaDouble formats f as Java's Double.toString: "0.01", "1.0", "1.0E-4".
-func javaDouble(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	case f == 0:
-		if math.Signbit(f) {
-			return "-0.0"
-		}
-		return "0.0"
-	}
-	abs := math.Abs(f)
-	if abs >= 1e-3 && abs < 1e7 {
-		s := strconv.FormatFloat(f, 'f', -1, 64)
-		if !strings.Contains(s, ".") {
-			s += ".0"
-		}
-		return s
-	}
-	s := strconv.FormatFloat(f, 'E', -1, 64) // e.g. 1E-04, 1.5E+07
-	mant, exp, _ := strings.Cut(s, "E")
-	if !strings.Contains(mant, ".") {
-		mant += ".0"
-	}
-	n, _ := strconv.Atoi(exp)
-	return mant + "E" + strconv.Itoa(n)
-}
 
 // cqlMap formats a map as CqlBuilder.append(Map) does: keys sorted, keys
 // and (when quoteValues) values single-quoted.
@@ -223,14 +191,14 @@ func writeTableParams(b *strings.Builder, p tableParams) {
 	}
 	lines := []string{
 		"additional_write_policy = " + quoteString(p.additionalWritePolicy),
-		"bloom_filter_fp_chance = " + javaDouble(p.bloomFilterFPChance),
+		"bloom_filter_fp_chance = " + types.JavaFloat(p.bloomFilterFPChance, 64),
 		"caching = " + cqlMap(p.caching, true),
 		"cdc = " + strconv.FormatBool(p.cdc),
 		"comment = " + quoteString(p.comment),
 		"compaction = " + cqlMap(p.compaction, true),
 		"compression = " + cqlMap(p.compression, true),
 		"memtable = " + quoteString(p.memtable),
-		"crc_check_chance = " + javaDouble(p.crcCheckChance),
+		"crc_check_chance = " + types.JavaFloat(p.crcCheckChance, 64),
 		"default_time_to_live = " + strconv.Itoa(int(p.defaultTTL)),
 		"extensions = " + cqlMap(ext, false),
 		"gc_grace_seconds = " + strconv.Itoa(int(p.gcGraceSeconds)),

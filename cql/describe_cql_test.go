@@ -22,7 +22,7 @@ func TestJavaDouble(t *testing.T) {
 		{0.01, "0.01"}, {1, "1.0"}, {0.1, "0.1"}, {0, "0.0"}, {1e-4, "1.0E-4"}, {0.001, "0.001"},
 		{1.5e7, "1.5E7"}, {1234567, "1234567.0"}, {-2.5, "-2.5"},
 	} {
-		assert.Equal(t, tc.want, javaDouble(tc.f), "%v", tc.f)
+		assert.Equal(t, tc.want, types.JavaFloat(tc.f, 64), "%v", tc.f)
 	}
 }
 

@@ -740,9 +740,9 @@ func typeString(t types.Type, v []byte) string {
 	case types.Boolean:
 		return strconv.FormatBool(v[0] != 0)
 	case types.Float:
-		return javaFloat(float64(math.Float32frombits(binary.BigEndian.Uint32(v))), 32)
+		return types.JavaFloat(float64(math.Float32frombits(binary.BigEndian.Uint32(v))), 32)
 	case types.Double:
-		return javaFloat(math.Float64frombits(binary.BigEndian.Uint64(v)), 64)
+		return types.JavaFloat(math.Float64frombits(binary.BigEndian.Uint64(v)), 64)
 	case types.Timestamp:
 		ms := int64(binary.BigEndian.Uint64(v))
 		return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000Z")
@@ -762,38 +762,4 @@ func typeString(t types.Type, v []byte) string {
 		return strings.Join(parts, ":")
 	}
 	return types.Format(t, v)
-}
-
-// javaFloat formats f as Java's Double.toString (Float.toString for
-// bitSize 32): "NaN", "Infinity", plain decimals with at least one
-// fractional digit for magnitudes in [1e-3, 1e7), otherwise d.dddE±n.
-func javaFloat(f float64, bitSize int) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	case f == 0:
-		if math.Signbit(f) {
-			return "-0.0"
-		}
-		return "0.0"
-	}
-	abs := math.Abs(f)
-	if abs >= 1e-3 && abs < 1e7 {
-		s := strconv.FormatFloat(f, 'f', -1, bitSize)
-		if !strings.Contains(s, ".") {
-			s += ".0"
-		}
-		return s
-	}
-	s := strconv.FormatFloat(f, 'e', -1, bitSize) // -1.2345e+08
-	mant, exp, _ := strings.Cut(s, "e")
-	if !strings.Contains(mant, ".") {
-		mant += ".0"
-	}
-	e, _ := strconv.Atoi(exp)
-	return mant + "E" + strconv.Itoa(e)
 }

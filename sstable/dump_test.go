@@ -45,9 +45,9 @@ func TestJavaFloat(t *testing.T) {
 		0: "0.0", 1: "1.0", 21.5: "21.5", 1e7: "1.0E7", 1.5e-4: "1.5E-4", 0.001: "0.001",
 		-123456.25: "-123456.25", math.Inf(1): "Infinity", math.NaN(): "NaN", 1e21: "1.0E21",
 	} {
-		assert.Equal(t, want, javaFloat(f, 64), "%v", f)
+		assert.Equal(t, want, types.JavaFloat(f, 64), "%v", f)
 	}
-	assert.Equal(t, "0.1", javaFloat(float64(float32(0.1)), 32))
+	assert.Equal(t, "0.1", types.JavaFloat(float64(float32(0.1)), 32))
 }
 
 func TestTypeString(t *testing.T) {

@@ -256,13 +256,8 @@ func cqlshEscape(s string) string {
 // decimal exponent is in [-4, precision) the precision is widened by the
 // digits left of the point, then Python's '%.*g'.
 func cqlshFloat(f float64, precision int) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
+	if s, ok := nonFinite(f); ok {
+		return s
 	}
 	if math.Abs(f) > 2.220446049250313e-16 {
 		exp := int(math.Log10(math.Abs(f))) // Python int() truncates toward zero
@@ -440,4 +435,50 @@ func appendJSONString(dst []byte, s string) []byte {
 		i += size
 	}
 	return append(dst, '"')
+}
+
+// nonFinite returns the text Java and cqlsh both give NaN and the
+// infinities, and false for a finite f.
+func nonFinite(f float64) (string, bool) {
+	switch {
+	case math.IsNaN(f):
+		return "NaN", true
+	case math.IsInf(f, 1):
+		return "Infinity", true
+	case math.IsInf(f, -1):
+		return "-Infinity", true
+	}
+	return "", false
+}
+
+// JavaFloat formats f as Java's Double.toString does (Float.toString for
+// bitSize 32), as Cassandra prints doubles in DESCRIBE output and
+// sstabledump: "NaN", "Infinity", "-0.0", plain decimals with at least one
+// fractional digit for magnitudes in [1e-3, 1e7), otherwise d.dddE±n
+// ("1.0E-4", "1.5E7").
+func JavaFloat(f float64, bitSize int) string {
+	if s, ok := nonFinite(f); ok {
+		return s
+	}
+	if f == 0 {
+		if math.Signbit(f) {
+			return "-0.0"
+		}
+		return "0.0"
+	}
+	abs := math.Abs(f)
+	if abs >= 1e-3 && abs < 1e7 {
+		s := strconv.FormatFloat(f, 'f', -1, bitSize)
+		if !strings.Contains(s, ".") {
+			s += ".0"
+		}
+		return s
+	}
+	s := strconv.FormatFloat(f, 'e', -1, bitSize) // -1.2345e+08
+	mant, exp, _ := strings.Cut(s, "e")
+	if !strings.Contains(mant, ".") {
+		mant += ".0"
+	}
+	e, _ := strconv.Atoi(exp)
+	return mant + "E" + strconv.Itoa(e)
 }
