@@ -25,6 +25,24 @@ var systemKeyspaces = map[string]bool{
 // (ClientState.ensurePermission).
 func notModifiable(ks string) string { return ks + " keyspace is not user-modifiable." }
 
+// checkModifiable returns Cassandra's Unauthorized error for a change to a
+// system keyspace, or nil for a user keyspace.
+func checkModifiable(ks string) error {
+	if systemKeyspaces[ks] {
+		return &Error{Code: CodeUnauthorized, Message: notModifiable(ks)}
+	}
+	return nil
+}
+
+// modifiableTable resolves the keyspace and name of the table a schema
+// statement changes, refusing system keyspaces.
+func (s *Session) modifiableTable(t parser.TableName) (ks, name string, err error) {
+	if ks, err = s.keyspaceFor(t); err != nil {
+		return "", "", err
+	}
+	return ks, string(t.Name), checkModifiable(ks)
+}
+
 // IsSystemKeyspace reports whether ks is one of the keyspaces minicass serves
 // itself.
 func IsSystemKeyspace(ks string) bool { return systemKeyspaces[ks] }
@@ -85,8 +103,8 @@ func (s *Session) compileDDL(stmt parser.Statement) (plan, error) {
 		}}, nil
 	case *parser.AlterKeyspace:
 		name := string(st.Name)
-		if systemKeyspaces[name] {
-			return nil, &Error{Code: CodeUnauthorized, Message: notModifiable(name)}
+		if err := checkModifiable(name); err != nil {
+			return nil, err
 		}
 		return &ddlPlan{run: func(ctx context.Context, q *execution) (*Result, error) {
 			old, ok := eng.Keyspace(name)
@@ -107,8 +125,8 @@ func (s *Session) compileDDL(stmt parser.Statement) (plan, error) {
 		}}, nil
 	case *parser.DropKeyspace:
 		name := string(st.Name)
-		if systemKeyspaces[name] {
-			return nil, &Error{Code: CodeUnauthorized, Message: notModifiable(name)}
+		if err := checkModifiable(name); err != nil {
+			return nil, err
 		}
 		return &ddlPlan{run: func(ctx context.Context, q *execution) (*Result, error) {
 			if err := eng.DropKeyspace(name); err != nil {
@@ -130,13 +148,9 @@ func (s *Session) compileDDL(stmt parser.Statement) (plan, error) {
 	case *parser.AlterTable:
 		return s.compileAlterTable(st)
 	case *parser.DropTable:
-		ks, err := s.keyspaceFor(st.Table)
+		ks, name, err := s.modifiableTable(st.Table)
 		if err != nil {
 			return nil, err
-		}
-		name := string(st.Table.Name)
-		if systemKeyspaces[ks] {
-			return nil, &Error{Code: CodeUnauthorized, Message: notModifiable(ks)}
 		}
 		return &ddlPlan{run: func(ctx context.Context, q *execution) (*Result, error) {
 			if err := eng.DropTable(ks, name); err != nil {
@@ -154,13 +168,9 @@ func (s *Session) compileDDL(stmt parser.Statement) (plan, error) {
 			return schemaChange("DROPPED", "TABLE", ks, name), nil
 		}}, nil
 	case *parser.Truncate:
-		ks, err := s.keyspaceFor(st.Table)
+		ks, name, err := s.modifiableTable(st.Table)
 		if err != nil {
 			return nil, err
-		}
-		name := string(st.Table.Name)
-		if systemKeyspaces[ks] {
-			return nil, &Error{Code: CodeUnauthorized, Message: notModifiable(ks)}
 		}
 		if _, err := s.lookupTable(st.Table); err != nil {
 			return nil, err
@@ -210,13 +220,9 @@ func validateName(what, name string) error {
 }
 
 func (s *Session) compileCreateTable(st *parser.CreateTable) (plan, error) {
-	ks, err := s.keyspaceFor(st.Table)
+	ks, name, err := s.modifiableTable(st.Table)
 	if err != nil {
 		return nil, err
-	}
-	name := string(st.Table.Name)
-	if systemKeyspaces[ks] {
-		return nil, &Error{Code: CodeUnauthorized, Message: notModifiable(ks)}
 	}
 	if err := validateName("Table", name); err != nil {
 		return nil, err
@@ -412,31 +418,16 @@ func indexOf(ss []string, s string) int {
 
 func cloneOptions(o schema.Options) schema.Options {
 	cp := o
-	cp.Compaction = cloneMap(o.Compaction)
-	cp.Compression = cloneMap(o.Compression)
-	cp.Extra = cloneMap(o.Extra)
+	cp.Compaction = maps.Clone(o.Compaction)
+	cp.Compression = maps.Clone(o.Compression)
+	cp.Extra = maps.Clone(o.Extra)
 	return cp
 }
 
-func cloneMap(m map[string]string) map[string]string {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
 func (s *Session) compileAlterTable(st *parser.AlterTable) (plan, error) {
-	ks, err := s.keyspaceFor(st.Table)
+	ks, name, err := s.modifiableTable(st.Table)
 	if err != nil {
 		return nil, err
-	}
-	name := string(st.Table.Name)
-	if systemKeyspaces[ks] {
-		return nil, &Error{Code: CodeUnauthorized, Message: notModifiable(ks)}
 	}
 	return &ddlPlan{run: func(ctx context.Context, q *execution) (*Result, error) {
 		old, ok := s.x.eng.Table(ks, name)

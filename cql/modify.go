@@ -116,8 +116,8 @@ func (s *Session) modTable(t parser.TableName, kind stmtKind) (*schema.Table, er
 	if err != nil {
 		return nil, err
 	}
-	if systemKeyspaces[tbl.Keyspace] {
-		return nil, &Error{Code: CodeUnauthorized, Message: notModifiable(tbl.Keyspace)}
+	if err := checkModifiable(tbl.Keyspace); err != nil {
+		return nil, err
 	}
 	return tbl, nil
 }

@@ -2,6 +2,7 @@ package cql
 
 import (
 	"crypto/md5"
+	"maps"
 	"strconv"
 	"strings"
 	"sync"
@@ -296,7 +297,7 @@ func sortTables(ts []*schema.Table) {
 
 // systemKeyspaceDef returns the definition of system keyspace name.
 func systemKeyspaceDef(name string) *schema.Keyspace {
-	return &schema.Keyspace{Name: name, Replication: cloneMap(systemReplication[name]), DurableWrites: true}
+	return &schema.Keyspace{Name: name, Replication: maps.Clone(systemReplication[name]), DurableWrites: true}
 }
 
 // systemTable returns the definition of the system table ks.name, or nil.
