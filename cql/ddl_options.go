@@ -44,19 +44,31 @@ var replicationStrategies = map[string]string{
 	"everywherestrategy":      "org.apache.cassandra.locator.EverywhereStrategy",
 }
 
-// keyspaceOptions validates CREATE/ALTER KEYSPACE options into ks.
-func keyspaceOptions(ks *schema.Keyspace, props []parser.Property, create bool) error {
+// eachProperty calls f for each WITH property in order, with its name in
+// lower case and its value as propertyValue decodes it, after refusing a
+// property given twice as Cassandra does. It returns the names seen.
+func eachProperty(props []parser.Property, f func(p parser.Property, name, text string, m map[string]string) error) (map[string]bool, error) {
 	seen := map[string]bool{}
 	for _, p := range props {
 		name := strings.ToLower(string(p.Name))
 		if seen[name] {
-			return &Error{Code: CodeSyntax, Message: fmt.Sprintf("Multiple definitions for property '%s'", name)}
+			return nil, &Error{Code: CodeSyntax, Message: fmt.Sprintf("Multiple definitions for property '%s'", name)}
 		}
 		seen[name] = true
 		text, m, err := propertyValue(p)
 		if err != nil {
-			return err
+			return nil, err
 		}
+		if err := f(p, name, text, m); err != nil {
+			return nil, err
+		}
+	}
+	return seen, nil
+}
+
+// keyspaceOptions validates CREATE/ALTER KEYSPACE options into ks.
+func keyspaceOptions(ks *schema.Keyspace, props []parser.Property, create bool) error {
+	seen, err := eachProperty(props, func(p parser.Property, name, text string, m map[string]string) error {
 		switch name {
 		case "replication":
 			if m == nil {
@@ -76,6 +88,10 @@ func keyspaceOptions(ks *schema.Keyspace, props []parser.Property, create bool) 
 		default:
 			return &Error{Code: CodeSyntax, Message: fmt.Sprintf("Unknown property '%s'", name)}
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if create && !seen["replication"] {
 		return configf("Missing mandatory option 'replication'")
@@ -278,17 +294,7 @@ func validateCompression(m map[string]string) (map[string]string, error) {
 
 // tableOptions applies WITH options (other than CLUSTERING ORDER) to o.
 func tableOptions(o *schema.Options, props []parser.Property, hasCounter bool) error {
-	seen := map[string]bool{}
-	for _, p := range props {
-		name := strings.ToLower(string(p.Name))
-		if seen[name] {
-			return &Error{Code: CodeSyntax, Message: fmt.Sprintf("Multiple definitions for property '%s'", name)}
-		}
-		seen[name] = true
-		text, m, err := propertyValue(p)
-		if err != nil {
-			return err
-		}
+	_, err := eachProperty(props, func(p parser.Property, name, text string, m map[string]string) error {
 		needInt := func(min, max int64) (int64, error) {
 			n, err := strconv.ParseInt(text, 10, 64)
 			if err != nil || m != nil {
@@ -357,6 +363,7 @@ func tableOptions(o *schema.Options, props []parser.Property, hasCounter bool) e
 		default:
 			return &Error{Code: CodeSyntax, Message: fmt.Sprintf("Unknown property '%s'", name)}
 		}
-	}
-	return nil
+		return nil
+	})
+	return err
 }
