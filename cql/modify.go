@@ -1046,7 +1046,7 @@ func (p *modPlan) simpleMutation(q *execution, wc *writeContext, h *simpleRow) (
 		}
 		parts = append(parts, v)
 	}
-	key, err := partitionKey(p.tbl, parts)
+	key, err := serializePartitionKey(parts)
 	if err != nil {
 		return nil, err
 	}

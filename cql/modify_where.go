@@ -6,7 +6,6 @@ import (
 
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/data"
-	"github.com/minicass/minicass/partitioner"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
 )
@@ -202,32 +201,6 @@ func cartesian(sets [][][]byte) [][][]byte {
 	return out
 }
 
-// partitionKey serializes a partition key from its components.
-func partitionKey(tbl *schema.Table, parts [][]byte) ([]byte, error) {
-	for _, p := range parts {
-		if len(p) == 0 && len(parts) == 1 {
-			return nil, invalidf("Key may not be empty")
-		}
-	}
-	var key []byte
-	if len(parts) == 1 {
-		key = parts[0]
-	} else {
-		var err error
-		key, err = partitioner.CompositeKey(parts)
-		if err != nil {
-			return nil, invalidf("%v", err)
-		}
-	}
-	if len(key) == 0 {
-		return nil, invalidf("Key may not be empty")
-	}
-	if len(key) > 65535 {
-		return nil, invalidf("Key length of %d is longer than maximum of 65535", len(key))
-	}
-	return key, nil
-}
-
 // partitionKeys evaluates the partition key restrictions into serialized
 // keys, in IN order, without duplicates.
 func (w *modWhere) partitionKeys(q *execution) ([][]byte, error) {
@@ -242,7 +215,7 @@ func (w *modWhere) partitionKeys(q *execution) ([][]byte, error) {
 	seen := map[string]bool{}
 	var keys [][]byte
 	for _, combo := range cartesian(sets) {
-		k, err := partitionKey(w.tbl, combo)
+		k, err := serializePartitionKey(combo)
 		if err != nil {
 			return nil, err
 		}

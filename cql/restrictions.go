@@ -95,17 +95,11 @@ func (w *tupleValues) eval(q *execution) ([][][]byte, error) {
 	}
 	switch {
 	case w.marker != nil:
-		v, err := w.marker.eval(q)
+		b, err := evalWholeTuple(q, w.marker, w.cols)
 		if err != nil {
 			return nil, err
 		}
-		if v.Unset {
-			return nil, invalidf("Invalid unset value for tuple %s", tupleName(w.cols))
-		}
-		if v.Bytes == nil {
-			return nil, invalidf("Invalid null value for tuple %s", tupleName(w.cols))
-		}
-		elems, err := types.DecodeCollection(types.ListOf(ttyp, false), v.Bytes)
+		elems, err := types.DecodeCollection(types.ListOf(ttyp, false), b)
 		if err != nil {
 			return nil, invalidf("Invalid list value for in(%s): %v", tupleName(w.cols), err)
 		}
@@ -118,17 +112,11 @@ func (w *tupleValues) eval(q *execution) ([][][]byte, error) {
 		}
 	default:
 		for _, t := range w.whole {
-			v, err := t.eval(q)
+			b, err := evalWholeTuple(q, t, w.cols)
 			if err != nil {
 				return nil, err
 			}
-			if v.Unset {
-				return nil, invalidf("Invalid unset value for tuple %s", tupleName(w.cols))
-			}
-			if v.Bytes == nil {
-				return nil, invalidf("Invalid null value for tuple %s", tupleName(w.cols))
-			}
-			f, err := decodeTuple(v.Bytes)
+			f, err := decodeTuple(b)
 			if err != nil {
 				return nil, err
 			}
@@ -157,6 +145,22 @@ func (w *tupleValues) eval(q *execution) ([][][]byte, error) {
 		}
 	}
 	return out, nil
+}
+
+// evalWholeTuple evaluates a marker standing for a whole tuple (or list of
+// tuples) of cols, refusing unset and null as Cassandra does.
+func evalWholeTuple(q *execution, t term, cols []*schema.Column) ([]byte, error) {
+	v, err := t.eval(q)
+	if err != nil {
+		return nil, err
+	}
+	if v.Unset {
+		return nil, invalidf("Invalid unset value for tuple %s", tupleName(cols))
+	}
+	if v.Bytes == nil {
+		return nil, invalidf("Invalid null value for tuple %s", tupleName(cols))
+	}
+	return v.Bytes, nil
 }
 
 func tupleTypeOf(cols []*schema.Column) types.Type {
@@ -189,17 +193,11 @@ type sliceBound struct {
 
 func (b *sliceBound) eval(q *execution) ([][]byte, error) {
 	if b.whole != nil {
-		v, err := b.whole.eval(q)
+		v, err := evalWholeTuple(q, b.whole, b.cols)
 		if err != nil {
 			return nil, err
 		}
-		if v.Unset {
-			return nil, invalidf("Invalid unset value for tuple %s", tupleName(b.cols))
-		}
-		if v.Bytes == nil {
-			return nil, invalidf("Invalid null value for tuple %s", tupleName(b.cols))
-		}
-		fields, err := types.DecodeTuple(tupleTypeOf(b.cols), v.Bytes)
+		fields, err := types.DecodeTuple(tupleTypeOf(b.cols), v)
 		if err != nil {
 			return nil, invalidf("Invalid tuple value: %v", err)
 		}
@@ -909,7 +907,7 @@ func (w *whereClause) partitionKeys(q *execution) ([][]byte, [][][]byte, error) 
 		}
 		sets[i] = sortedUnique(pkCols[i].Type, false, vals)
 	}
-	combos := cartesianValues(sets)
+	combos := cartesian(sets)
 	keys := make([][]byte, 0, len(combos))
 	for _, combo := range combos {
 		k, err := serializePartitionKey(combo)
@@ -941,20 +939,6 @@ func sortedUnique(t types.Type, desc bool, vals [][]byte) [][]byte {
 		n++
 	}
 	return out[:n]
-}
-
-func cartesianValues(sets [][][]byte) [][][]byte {
-	out := [][][]byte{{}}
-	for _, set := range sets {
-		next := make([][][]byte, 0, len(out)*len(set))
-		for _, prefix := range out {
-			for _, v := range set {
-				next = append(next, append(append(make([][]byte, 0, len(prefix)+1), prefix...), v))
-			}
-		}
-		out = next
-	}
-	return out
 }
 
 // tokenRange returns the token range selected by token() restrictions (the
