@@ -185,3 +185,31 @@ func (rt *RangeTombstone) Contains(k []byte) bool {
 	}
 	return rt.End == nil || bytes.Compare(k, rt.End) < 0
 }
+
+// CompareStarts orders range tombstone start bounds: a nil (unbounded)
+// start first, then bytes.Compare order.
+func CompareStarts(a, b []byte) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return -1
+	case b == nil:
+		return 1
+	}
+	return bytes.Compare(a, b)
+}
+
+// CompareEnds orders range tombstone end bounds: bytes.Compare order, then
+// a nil (unbounded) end last.
+func CompareEnds(a, b []byte) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return 1
+	case b == nil:
+		return -1
+	}
+	return bytes.Compare(a, b)
+}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -122,7 +123,7 @@ func (e *Engine) compact(ctx context.Context, s *tableStore, inputs []*sstableSo
 	}
 	held := slices.Clone(s.ssts)
 	s.mu.RUnlock()
-	slices.SortFunc(c.others, func(a, b *sstableSource) int { return cmpInt64(a.stats.MinTimestamp, b.stats.MinTimestamp) })
+	slices.SortFunc(c.others, func(a, b *sstableSource) int { return cmp.Compare(a.stats.MinTimestamp, b.stats.MinTimestamp) })
 	defer func() {
 		for _, h := range held {
 			h.release()

@@ -136,35 +136,11 @@ type rtCursor struct {
 func newRTCursor(rts []data.RangeTombstone, reverse bool) rtCursor {
 	if reverse {
 		// Sort by End, largest (nil: unbounded) first.
-		slices.SortFunc(rts, func(a, b data.RangeTombstone) int { return -compareEnd(a.End, b.End) })
+		slices.SortFunc(rts, func(a, b data.RangeTombstone) int { return -data.CompareEnds(a.End, b.End) })
 	} else {
-		slices.SortFunc(rts, func(a, b data.RangeTombstone) int { return compareStart(a.Start, b.Start) })
+		slices.SortFunc(rts, func(a, b data.RangeTombstone) int { return data.CompareStarts(a.Start, b.Start) })
 	}
 	return rtCursor{rts: rts, reverse: reverse}
-}
-
-func compareStart(a, b []byte) int {
-	switch {
-	case a == nil && b == nil:
-		return 0
-	case a == nil:
-		return -1
-	case b == nil:
-		return 1
-	}
-	return bytes.Compare(a, b)
-}
-
-func compareEnd(a, b []byte) int {
-	switch {
-	case a == nil && b == nil:
-		return 0
-	case a == nil:
-		return 1
-	case b == nil:
-		return -1
-	}
-	return bytes.Compare(a, b)
 }
 
 // covering returns the strongest deletion of the range tombstones that

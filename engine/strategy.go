@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -264,7 +265,7 @@ func parseTWCS(m map[string]string, p *compactionParams) error {
 // below minSize; a bucket's average is updated as members join.
 func stcsBuckets(ssts []*sstableSource, low, high float64, minSize int64) [][]*sstableSource {
 	sorted := slices.Clone(ssts)
-	slices.SortStableFunc(sorted, func(a, b *sstableSource) int { return cmpInt64(a.size(), b.size()) })
+	slices.SortStableFunc(sorted, func(a, b *sstableSource) int { return cmp.Compare(a.size(), b.size()) })
 	type bucket struct {
 		avg     int64
 		members []*sstableSource
@@ -291,16 +292,6 @@ func stcsBuckets(ssts []*sstableSource, low, high float64, minSize int64) [][]*s
 		out[i] = b.members
 	}
 	return out
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // hotness is an SSTable's reads per partition (Cassandra: read rate per
@@ -413,7 +404,7 @@ func (p *compactionParams) twcsCandidates(ssts []*sstableSource) []*sstableSourc
 			}
 		case k < newest && len(b) >= 2:
 			trimmed := slices.Clone(b)
-			slices.SortStableFunc(trimmed, func(x, y *sstableSource) int { return cmpInt64(x.size(), y.size()) })
+			slices.SortStableFunc(trimmed, func(x, y *sstableSource) int { return cmp.Compare(x.size(), y.size()) })
 			if len(trimmed) > p.maxThreshold {
 				trimmed = trimmed[:p.maxThreshold]
 			}

@@ -146,7 +146,7 @@ func insertRangeTombstones(old, add []data.RangeTombstone) []data.RangeTombstone
 	out = append(out, old...)
 	for _, rt := range add {
 		i := len(out)
-		for i > 0 && compareStart(out[i-1].Start, rt.Start) > 0 {
+		for i > 0 && data.CompareStarts(out[i-1].Start, rt.Start) > 0 {
 			i--
 		}
 		out = append(out, data.RangeTombstone{})
@@ -154,19 +154,6 @@ func insertRangeTombstones(old, add []data.RangeTombstone) []data.RangeTombstone
 		out[i] = rt
 	}
 	return out
-}
-
-// compareStart orders range start bounds, nil (unbounded) first.
-func compareStart(a, b []byte) int {
-	switch {
-	case a == nil && b == nil:
-		return 0
-	case a == nil:
-		return -1
-	case b == nil:
-		return 1
-	}
-	return bytes.Compare(a, b)
 }
 
 // snapshot returns a consistent read-only view of p. The view and the first

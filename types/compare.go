@@ -2,6 +2,7 @@ package types
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"math"
 )
@@ -35,7 +36,7 @@ func Compare(t Type, a, b []byte) int {
 		if len(a) != len(b) || len(a) > 8 {
 			return bytes.Compare(a, b)
 		}
-		return cmpInt(signedInt(a), signedInt(b))
+		return cmp.Compare(signedInt(a), signedInt(b))
 	case Varint:
 		return decodeVarint(a).Cmp(decodeVarint(b))
 	case Decimal:
@@ -47,12 +48,12 @@ func Compare(t Type, a, b []byte) int {
 		if len(a) != 4 || len(b) != 4 {
 			return bytes.Compare(a, b)
 		}
-		return cmpUint(floatKey32(a), floatKey32(b))
+		return cmp.Compare(floatKey32(a), floatKey32(b))
 	case Double:
 		if len(a) != 8 || len(b) != 8 {
 			return bytes.Compare(a, b)
 		}
-		return cmpUint(floatKey64(a), floatKey64(b))
+		return cmp.Compare(floatKey64(a), floatKey64(b))
 	case Boolean:
 		return boolCmp(a[0] != 0, b[0] != 0)
 	case TimeUUID:
@@ -86,7 +87,7 @@ func Compare(t Type, a, b []byte) int {
 				return c
 			}
 		}
-		return cmpInt(int64(len(ea)), int64(len(eb)))
+		return cmp.Compare(int64(len(ea)), int64(len(eb)))
 	case Tuple:
 		fa, erra := DecodeTuple(t, a)
 		fb, errb := DecodeTuple(t, b)
@@ -120,26 +121,6 @@ func boolCmp(a, b bool) int {
 		return 1
 	}
 	return -1
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-func cmpUint(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // signedInt reads a big-endian two's complement integer of 1 to 8 bytes.

@@ -2,6 +2,7 @@ package types
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -57,23 +58,23 @@ func refCompare(ty Type, a, b []byte) int {
 		la, lb := binary.BigEndian.Uint64(a[8:]), binary.BigEndian.Uint64(b[8:])
 		reorder := func(m uint64) int64 { return int64(m<<48 | (m<<16)&0xFFFF00000000 | m>>32) }
 		if ty.Kind == TimeUUID {
-			if c := cmpInt(reorder(ma), reorder(mb)); c != 0 {
+			if c := cmp.Compare(reorder(ma), reorder(mb)); c != 0 {
 				return c
 			}
-			return cmpInt(int64(la^0x0080808080808080), int64(lb^0x0080808080808080))
+			return cmp.Compare(int64(la^0x0080808080808080), int64(lb^0x0080808080808080))
 		}
 		va, vb := int(ma>>12&0xf), int(mb>>12&0xf)
 		if va != vb {
-			return cmpInt(int64(va), int64(vb))
+			return cmp.Compare(int64(va), int64(vb))
 		}
 		if va == 1 {
-			if c := cmpInt(reorder(ma), reorder(mb)); c != 0 {
+			if c := cmp.Compare(reorder(ma), reorder(mb)); c != 0 {
 				return c
 			}
-		} else if c := cmpUint(ma, mb); c != 0 {
+		} else if c := cmp.Compare(ma, mb); c != 0 {
 			return c
 		}
-		return cmpUint(la, lb)
+		return cmp.Compare(la, lb)
 	case List, Set, Map:
 		ea, _ := DecodeCollection(ty, a)
 		eb, _ := DecodeCollection(ty, b)
@@ -86,7 +87,7 @@ func refCompare(ty Type, a, b []byte) int {
 				return c
 			}
 		}
-		return cmpInt(int64(len(ea)), int64(len(eb)))
+		return cmp.Compare(int64(len(ea)), int64(len(eb)))
 	case Tuple:
 		fa, _ := DecodeTuple(ty, a)
 		fb, _ := DecodeTuple(ty, b)
