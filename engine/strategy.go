@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/minicass/minicass/types"
 )
 
 // Compaction strategies. A table's `compaction` option chooses one:
@@ -81,15 +83,6 @@ func ValidateCompactionOptions(m map[string]string) error {
 // error returned by ValidateCompactionOptions.
 func CompactionErrorMessage(err error) string {
 	return strings.TrimPrefix(err.Error(), ErrInvalidCompactionOptions.Error()+": ")
-}
-
-// javaFloat formats f as Java's Double.toString does for ordinary values.
-func javaFloat(f float64) string {
-	s := strconv.FormatFloat(f, 'f', -1, 64)
-	if !strings.ContainsAny(s, ".eE") {
-		s += ".0"
-	}
-	return s
 }
 
 func parseCompaction(m map[string]string) (compactionParams, error) {
@@ -185,19 +178,19 @@ func parseSTCS(m map[string]string, p *compactionParams) error {
 	if v, ok := m["bucket_low"]; ok {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil {
-			return configErr("%s is not a parsable int (base10) for %s", v, javaFloat(defaultBucketLow))
+			return configErr("%s is not a parsable int (base10) for %s", v, types.JavaFloat(defaultBucketLow, 64))
 		}
 		p.bucketLow = f
 	}
 	if v, ok := m["bucket_high"]; ok {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil {
-			return configErr("%s is not a parsable int (base10) for %s", v, javaFloat(defaultBucketHigh))
+			return configErr("%s is not a parsable int (base10) for %s", v, types.JavaFloat(defaultBucketHigh, 64))
 		}
 		p.bucketHigh = f
 	}
 	if p.bucketHigh <= p.bucketLow {
-		return configErr("Bucket high value (%s) is less than or equal bucket low value (%s)", javaFloat(p.bucketHigh), javaFloat(p.bucketLow))
+		return configErr("Bucket high value (%s) is less than or equal bucket low value (%s)", types.JavaFloat(p.bucketHigh, 64), types.JavaFloat(p.bucketLow, 64))
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/minicass/minicass"
 	"github.com/minicass/minicass/engine"
+	"github.com/minicass/minicass/types"
 )
 
 // nodetool runs Cassandra's nodetool maintenance commands and teaching
@@ -171,7 +172,7 @@ func tablestats(e *engine.Engine, args []string, w io.Writer) error {
 			p("Space used (live): %d", t.SpaceUsedLive)
 			p("Space used (total): %d", t.SpaceUsedTotal)
 			p("Space used by snapshots (total): 0")
-			p("SSTable Compression Ratio: %s", javaDouble(ratio))
+			p("SSTable Compression Ratio: %s", types.JavaFloat(ratio, 64))
 			p("Number of partitions (estimate): %d", t.PartitionsEstimate)
 			p("Memtable cell count: %d", t.MemtablePartitions)
 			p("Memtable data size: %d", t.MemtableSize)
@@ -191,15 +192,6 @@ func tablestats(e *engine.Engine, args []string, w io.Writer) error {
 		fmt.Fprintln(w, "----------------")
 	}
 	return nil
-}
-
-// javaDouble formats f as Java's Double.toString for ordinary values.
-func javaDouble(f float64) string {
-	s := fmt.Sprintf("%v", f)
-	if !strings.ContainsAny(s, ".eE") {
-		s += ".0"
-	}
-	return s
 }
 
 // tablehistograms prints nodetool tablehistograms ks table. minicass does
