@@ -157,7 +157,9 @@ func (e *Engine) writeSSTable(s *tableStore, mt *memtableSource) (*sstableSource
 // copyMemtable writes every partition of mt to w, calling done with each
 // partition's key, estimated size and row count.
 func copyMemtable(w *sstable.Writer, mt *memtableSource, done func(key []byte, size, rows int64)) error {
-	it := mt.mt.Scan(data.FullRing)
+	// Each partition is written before the next is asked for: the
+	// iterator may reuse its snapshot.
+	it := mt.mt.ScanReuse(data.FullRing)
 	defer it.Close()
 	for {
 		ps, ok := it.Next()

@@ -208,6 +208,11 @@ type partitionIter struct {
 	c       pcursor
 	started bool // the cursor is positioned in shard
 	done    bool
+
+	// reuse makes Next overwrite snap instead of allocating a snapshot
+	// per partition (ScanReuse).
+	reuse bool
+	snap  snapshot
 }
 
 // Next returns a snapshot of the next partition in the range.
@@ -231,6 +236,10 @@ func (it *partitionIter) Next() (data.PartitionSource, bool) {
 			continue
 		}
 		if p := it.c.cur(); p.token <= it.r.End {
+			if it.reuse {
+				p.snapshotInto(&it.snap)
+				return &it.snap, true
+			}
 			return p.snapshot(), true
 		}
 		it.done = true

@@ -162,7 +162,23 @@ func (m *Memtable) Get(token int64, key []byte) (data.PartitionSource, bool) {
 // while their snapshots are taken. Each partition is itself snapshotted
 // when the iterator reaches it.
 func (m *Memtable) Scan(r data.TokenRange) data.PartitionIterator {
-	it := &partitionIter{r: r}
+	return m.scan(r, false)
+}
+
+// ScanReuse is Scan for a caller that finishes with each partition before
+// asking for the next, such as a flush: Next overwrites one snapshot
+// instead of allocating a new one per partition. The PartitionSource that
+// Next returns, and the row iterator its Rows returns, are valid only until
+// the next call to Next or Close; the rows, keys and range tombstones they
+// hand out belong to the memtable and stay valid, as with Scan. Each
+// partition is still snapshotted consistently when the iterator reaches
+// it, so ScanReuse is safe while writes continue.
+func (m *Memtable) ScanReuse(r data.TokenRange) data.PartitionIterator {
+	return m.scan(r, true)
+}
+
+func (m *Memtable) scan(r data.TokenRange, reuse bool) data.PartitionIterator {
+	it := &partitionIter{r: r, reuse: reuse}
 	if r.Start > r.End {
 		it.done = true
 		return it

@@ -159,8 +159,19 @@ func insertRangeTombstones(old, add []data.RangeTombstone) []data.RangeTombstone
 // snapshot returns a consistent read-only view of p. The view and the first
 // row iterator asked of it are one allocation.
 func (p *partition) snapshot() *snapshot {
+	s := new(snapshot)
+	p.snapshotInto(s)
+	return s
+}
+
+// snapshotInto overwrites s, which no reader may still use, with a
+// consistent read-only view of p, as snapshot does without allocating.
+func (p *partition) snapshotInto(s *snapshot) {
+	s.token, s.key = p.token, p.key
+	s.iter = rowIter{}
+	s.iterTaken.Store(false)
 	p.mu.Lock()
-	s := &snapshot{token: p.token, key: p.key, deletion: p.deletion, static: p.static, rts: p.rts, one: p.one}
+	s.deletion, s.static, s.rts, s.one, s.rows = p.deletion, p.static, p.rts, p.one, nil
 	if p.rows != nil {
 		if p.snap == nil {
 			p.snap = p.rows.Clone()
@@ -168,7 +179,6 @@ func (p *partition) snapshot() *snapshot {
 		s.rows = p.snap
 	}
 	p.mu.Unlock()
-	return s
 }
 
 // snapshot is an immutable view of a partition; it implements
