@@ -209,14 +209,93 @@ type partitionIter struct {
 	started bool // the cursor is positioned in shard
 	done    bool
 
-	// reuse makes Next overwrite snap instead of allocating a snapshot
-	// per partition (ScanReuse).
-	reuse bool
-	snap  snapshot
+	// reuse makes Next overwrite the snapshots of ring instead of
+	// allocating one per partition (ScanReuse). ring holds the snapshots
+	// of the next n partitions from ring[head] on, taken ahead of time;
+	// handed reports that ring[head] was returned by the last Next.
+	reuse  bool
+	ring   *[lookahead]snapshot
+	head   int
+	n      int
+	handed bool
+	sink   byte
 }
+
+// lookahead is how many partitions ScanReuse snapshots ahead of the one it
+// returns. A flush walks partitions scattered over the heap, and each costs
+// several cache misses (the partition, its key, its cells, their values)
+// that would otherwise come one after the other: snapshotting partitions
+// early and touching the key and cells of the ones half-way issues those
+// misses together, while the caller works on the current partition.
+const lookahead = 8
 
 // Next returns a snapshot of the next partition in the range.
 func (it *partitionIter) Next() (data.PartitionSource, bool) {
+	if !it.reuse {
+		p := it.advance()
+		if p == nil {
+			return nil, false
+		}
+		return p.snapshot(), true
+	}
+	if it.ring == nil {
+		it.ring = new([lookahead]snapshot)
+	}
+	if it.handed {
+		it.handed = false
+		it.head = (it.head + 1) % lookahead
+		it.n--
+	}
+	for it.n < lookahead {
+		p := it.advance()
+		if p == nil {
+			break
+		}
+		p.snapshotInto(&it.ring[(it.head+it.n)%lookahead])
+		it.n++
+	}
+	if it.n == 0 {
+		return nil, false
+	}
+	if it.n > lookahead/2 {
+		it.touch(&it.ring[(it.head+lookahead/2)%lookahead], false)
+	}
+	if it.n > lookahead/4 {
+		it.touch(&it.ring[(it.head+lookahead/4)%lookahead], true)
+	}
+	it.handed = true
+	return &it.ring[it.head], true
+}
+
+// touch reads the first byte of s's key and the first cell of its inline
+// row (deep: the cell's value and the row's clustering), so that the
+// memory is in cache by the time the caller reaches s. The row is immutable
+// once the snapshot holds it: reading it needs no lock.
+func (it *partitionIter) touch(s *snapshot, deep bool) {
+	if len(s.key) > 0 {
+		it.sink ^= s.key[0]
+	}
+	r := s.one
+	if r == nil || len(r.Cells) == 0 {
+		return
+	}
+	c := &r.Cells[0]
+	if !deep {
+		it.sink ^= byte(len(c.Column))
+		return
+	}
+	if len(c.Value) > 0 {
+		it.sink ^= c.Value[0]
+	}
+	if len(r.Clustering) > 0 {
+		it.sink ^= r.Clustering[0]
+	}
+}
+
+// advance moves the cursor to the next partition in the range and returns
+// it, or nil at the end.
+func (it *partitionIter) advance() *partition {
+
 	for !it.done {
 		var ok bool
 		if !it.started {
@@ -236,15 +315,11 @@ func (it *partitionIter) Next() (data.PartitionSource, bool) {
 			continue
 		}
 		if p := it.c.cur(); p.token <= it.r.End {
-			if it.reuse {
-				p.snapshotInto(&it.snap)
-				return &it.snap, true
-			}
-			return p.snapshot(), true
+			return p
 		}
 		it.done = true
 	}
-	return nil, false
+	return nil
 }
 
 // Err returns nil: a memtable iterator cannot fail.

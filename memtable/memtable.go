@@ -171,8 +171,9 @@ func (m *Memtable) Scan(r data.TokenRange) data.PartitionIterator {
 // Next returns, and the row iterator its Rows returns, are valid only until
 // the next call to Next or Close; the rows, keys and range tombstones they
 // hand out belong to the memtable and stay valid, as with Scan. Each
-// partition is still snapshotted consistently when the iterator reaches
-// it, so ScanReuse is safe while writes continue.
+// partition is still snapshotted consistently, a few partitions before
+// Next returns it (to overlap the cache misses of neighbouring partitions),
+// so ScanReuse is safe while writes continue.
 func (m *Memtable) ScanReuse(r data.TokenRange) data.PartitionIterator {
 	return m.scan(r, true)
 }
