@@ -136,3 +136,47 @@ func BenchmarkMemoryPerCell(b *testing.B) {
 		runtime.KeepAlive(m)
 	}
 }
+
+// BenchmarkScanNarrow walks 100,000 single-row partitions and their rows,
+// as a flush does, with Scan (a snapshot allocated per partition) and with
+// ScanReuse (snapshots reused and taken ahead).
+func BenchmarkScanNarrow(b *testing.B) {
+	const parts = 100_000
+	m := New()
+	for i := 0; i < parts; i++ {
+		m.Apply(int64(uint64(i)*0x9E3779B97F4A7C15), narrowMutation(i))
+	}
+	for _, bc := range []struct {
+		name string
+		scan func(data.TokenRange) data.PartitionIterator
+	}{{"Scan", m.Scan}, {"ScanReuse", m.ScanReuse}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				it := bc.scan(data.FullRing)
+				n, cells := 0, 0
+				for {
+					ps, ok := it.Next()
+					if !ok {
+						break
+					}
+					rows := ps.Rows(nil, false)
+					for {
+						r, ok := rows.Next()
+						if !ok {
+							break
+						}
+						cells += len(r.Cells) + len(ps.Key())
+					}
+					_ = rows.Close()
+					n++
+				}
+				_ = it.Close()
+				if n != parts || cells == 0 {
+					b.Fatalf("walked %d partitions, want %d", n, parts)
+				}
+			}
+			b.ReportMetric(float64(parts)*float64(b.N)/b.Elapsed().Seconds(), "partitions/s")
+		})
+	}
+}
