@@ -31,8 +31,10 @@
 // Any number of goroutines may call Apply, Get and Scan at once.
 //
 //   - Each shard of the partition index is guarded by an RWMutex. Lookups
-//     take the read lock; inserting a new partition (one tree walk; the
-//     partition is allocated before the lock is taken), or taking a
+//     take the read lock; inserting a new partition (into the leaf the
+//     read-locked lookup found, if the tree did not change in between,
+//     else with one walk; the partition is allocated before the lock is
+//     taken), or taking a
 //     snapshot of the tree for a scan (O(1) copy-on-write clone), takes the
 //     write lock briefly. A scan locks the shards of its range together
 //     while it snapshots them, so it sees the partition set of one instant.

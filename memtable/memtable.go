@@ -117,20 +117,27 @@ func (m *Memtable) Apply(token int64, mu *data.Mutation) (bytesAdded int) {
 
 // partitionFor returns the partition (token, key), inserting an empty one if
 // there is none. An existing partition costs one tree walk under the read
-// lock; a new one a second walk under the write lock, which finds or
-// inserts it at once. The new partition is allocated before the write lock
-// is taken, so the lock is held only for the walk.
+// lock. A new one is allocated after that walk, before the write lock is
+// taken, so the lock is held only briefly: if the shard's tree did not
+// change in between, the partition goes straight into the leaf the walk
+// found; otherwise (another insert, a scan's clone, or a full leaf) a
+// second walk finds or inserts it at once.
 func (m *Memtable) partitionFor(token int64, key []byte) *partition {
 	sh := &m.shards[shardOf(token)]
 	sh.mu.RLock()
-	p := sh.parts.get(token, key)
+	p, at := sh.parts.lookup(token, key)
 	sh.mu.RUnlock()
 	if p != nil {
 		return p
 	}
 	np := newPartition(token, key)
 	sh.mu.Lock()
-	p, inserted := sh.parts.getOrInsert(np)
+	inserted := sh.parts.insertAt(at, np)
+	if inserted {
+		p = np
+	} else {
+		p, inserted = sh.parts.getOrInsert(np)
+	}
 	if inserted {
 		sh.snap = nil
 	}

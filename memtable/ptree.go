@@ -97,6 +97,48 @@ func (t *ptree) get(token int64, key []byte) *partition {
 	return nil
 }
 
+// lookup is get that also reports, on a miss, where the partition would go:
+// the leaf it belongs in, the index there and the tree's length at the time.
+// insertAt can use them later, under the same write lock discipline, to add
+// the partition without a second walk (see insertAt).
+func (t *ptree) lookup(token int64, key []byte) (p *partition, at insertPos) {
+	n := t.root
+	for n != nil {
+		i, found := n.find(token, key)
+		if found {
+			return n.parts[i], insertPos{}
+		}
+		if n.kids == nil {
+			return nil, insertPos{leaf: n, i: i, len: t.len}
+		}
+		n = n.kids[i]
+	}
+	return nil, insertPos{}
+}
+
+// insertPos is the place a lookup that missed found for its partition.
+type insertPos struct {
+	leaf *pnode
+	i    int
+	len  int
+}
+
+// insertAt inserts p at the position a lookup for p's token and key
+// returned, if the tree has not changed since and the leaf can take it in
+// place, and reports whether it did. The tree has not changed if it holds as
+// many partitions as then (partitions are never removed) and still owns the
+// leaf (a clone since would have given the tree a new cowToken). Otherwise
+// the caller falls back to getOrInsert.
+func (t *ptree) insertAt(at insertPos, p *partition) bool {
+	n := at.leaf
+	if n == nil || t.len != at.len || n.cow != t.cow || n.n == ptreeMaxItems {
+		return false
+	}
+	n.insertAt(at.i, p.token, p, nil)
+	t.len++
+	return true
+}
+
 // mutable returns n if the tree owns it, or a copy the tree owns.
 func (t *ptree) mutable(n *pnode) *pnode {
 	if n.cow == t.cow {

@@ -111,7 +111,40 @@ func TestPtreeModel(t *testing.T) {
 			key := []byte(rapid.StringMatching(`[a-c]{1,2}`).Draw(t, "key"))
 			id := fmt.Sprintf("%d/%s", tok, key)
 			p := newPartition(tok, key)
-			got, inserted := tr.getOrInsert(p)
+			// Half of the inserts go through lookup and insertAt, as
+			// Memtable.Apply does, sometimes with another insert or a
+			// clone in between that makes the position stale.
+			var got *partition
+			var inserted bool
+			if rapid.Bool().Draw(t, "viaLookup") {
+				found, at := tr.lookup(tok, key)
+				switch rapid.IntRange(0, 5).Draw(t, "between") {
+				case 0:
+					otok := rapid.Int64Range(-tokens, tokens).Draw(t, "otherToken")
+					other := newPartition(otok, []byte("z"))
+					oid := fmt.Sprintf("%d/z", otok)
+					if o, ins := tr.getOrInsert(other); ins {
+						model[oid] = other
+					} else if o != model[oid] {
+						t.Fatalf("getOrInsert(%s) returned a stranger", oid)
+					}
+				case 1:
+					snaps = append(snaps, snap{tr.clone(), sorted()})
+				}
+				switch {
+				case found != nil:
+					got = found
+				case tr.insertAt(at, p):
+					got, inserted = p, true
+				default:
+					got, inserted = tr.getOrInsert(p)
+				}
+				if found != nil && model[id] != found {
+					t.Fatalf("lookup(%s) returned a stranger", id)
+				}
+			} else {
+				got, inserted = tr.getOrInsert(p)
+			}
 			if old, ok := model[id]; ok {
 				if inserted || got != old {
 					t.Fatalf("getOrInsert(%s) inserted a duplicate", id)
