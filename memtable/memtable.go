@@ -45,9 +45,8 @@ type shard struct {
 	// snap caches a snapshot of parts taken by a scan; it is dropped when a
 	// partition is inserted. Guarded by mu.
 	snap *ptree
-	// The padding rounds a shard to a 64-byte cache line (RWMutex 24,
-	// ptree 24, snap 8), so that writers of two shards do not share one.
-	_ [8]byte
+	// A shard fills a 64-byte cache line (RWMutex 24, ptree 32, snap 8),
+	// so that writers of two shards do not share one.
 }
 
 // shardOf returns the index of the shard holding token.
@@ -106,11 +105,11 @@ func (m *Memtable) noteTimestamps(lo, hi int64) {
 // modify them afterwards. mu.Table is not checked; the caller routes
 // mutations to the memtable of their table.
 func (m *Memtable) Apply(token int64, mu *data.Mutation) (bytesAdded int) {
-	p := m.partitionFor(token, mu.Key)
+	p, overhead := m.partitionFor(token, mu.Key)
 	p.mu.Lock()
 	delta, lo, hi := p.apply(mu, m.rowFree)
 	p.mu.Unlock()
-	m.size.Add(int64(delta))
+	m.size.Add(int64(delta + overhead))
 	m.noteTimestamps(lo, hi)
 	return delta
 }
@@ -122,13 +121,17 @@ func (m *Memtable) Apply(token int64, mu *data.Mutation) (bytesAdded int) {
 // change in between, the partition goes straight into the leaf the walk
 // found; otherwise (another insert, a scan's clone, or a full leaf) a
 // second walk finds or inserts it at once.
-func (m *Memtable) partitionFor(token int64, key []byte) *partition {
+//
+// overhead is the estimated size of a partition it inserted (zero if it
+// found one), which the caller adds to the memtable's size with its own
+// change, in one atomic add.
+func (m *Memtable) partitionFor(token int64, key []byte) (p *partition, overhead int) {
 	sh := &m.shards[shardOf(token)]
 	sh.mu.RLock()
 	p, at := sh.parts.lookup(token, key)
 	sh.mu.RUnlock()
 	if p != nil {
-		return p
+		return p, 0
 	}
 	np := newPartition(token, key)
 	sh.mu.Lock()
@@ -144,9 +147,9 @@ func (m *Memtable) partitionFor(token int64, key []byte) *partition {
 	sh.mu.Unlock()
 	if inserted {
 		m.count.Add(1)
-		m.size.Add(int64(partitionOverhead + len(key)))
+		overhead = partitionOverhead + len(key)
 	}
-	return p
+	return p, overhead
 }
 
 // Get returns a snapshot of the partition (token, key), or false if the

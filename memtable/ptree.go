@@ -23,6 +23,11 @@ type ptree struct {
 	root *pnode
 	cow  *cowToken
 	len  int
+	// gen counts the changes to the tree's shape: inserts and splits
+	// (getOrInsert splits full nodes on its way down even when it finds
+	// the partition). insertAt trusts a lookup's position only while gen
+	// is unchanged.
+	gen uint64
 }
 
 // Node shape: a node holds up to ptreeMaxItems items and, when internal,
@@ -109,7 +114,7 @@ func (t *ptree) lookup(token int64, key []byte) (p *partition, at insertPos) {
 			return n.parts[i], insertPos{}
 		}
 		if n.kids == nil {
-			return nil, insertPos{leaf: n, i: i, len: t.len}
+			return nil, insertPos{leaf: n, i: i, gen: t.gen}
 		}
 		n = n.kids[i]
 	}
@@ -120,22 +125,23 @@ func (t *ptree) lookup(token int64, key []byte) (p *partition, at insertPos) {
 type insertPos struct {
 	leaf *pnode
 	i    int
-	len  int
+	gen  uint64
 }
 
 // insertAt inserts p at the position a lookup for p's token and key
 // returned, if the tree has not changed since and the leaf can take it in
-// place, and reports whether it did. The tree has not changed if it holds as
-// many partitions as then (partitions are never removed) and still owns the
-// leaf (a clone since would have given the tree a new cowToken). Otherwise
-// the caller falls back to getOrInsert.
+// place, and reports whether it did. The tree has not changed if its gen is
+// the same (no insert or split since) and it still owns the leaf (a clone
+// since would have given the tree a new cowToken). Otherwise the caller
+// falls back to getOrInsert.
 func (t *ptree) insertAt(at insertPos, p *partition) bool {
 	n := at.leaf
-	if n == nil || t.len != at.len || n.cow != t.cow || n.n == ptreeMaxItems {
+	if n == nil || t.gen != at.gen || n.cow != t.cow || n.n == ptreeMaxItems {
 		return false
 	}
 	n.insertAt(at.i, p.token, p, nil)
 	t.len++
+	t.gen++
 	return true
 }
 
@@ -158,6 +164,7 @@ func (t *ptree) mutable(n *pnode) *pnode {
 // the middle item and the new node. n must be owned by the tree.
 func (t *ptree) split(n *pnode) (int64, *partition, *pnode) {
 	const mid = ptreeMaxItems / 2
+	t.gen++
 	right := &pnode{cow: t.cow, n: n.n - mid - 1}
 	copy(right.tokens[:], n.tokens[mid+1:n.n])
 	copy(right.parts[:], n.parts[mid+1:n.n])
@@ -193,6 +200,7 @@ func (t *ptree) getOrInsert(p *partition) (_ *partition, inserted bool) {
 		t.root = &pnode{cow: t.cow, n: 1}
 		t.root.tokens[0], t.root.parts[0] = p.token, p
 		t.len++
+		t.gen++
 		return p, true
 	}
 	t.root = t.mutable(t.root)
@@ -212,6 +220,7 @@ func (t *ptree) getOrInsert(p *partition) (_ *partition, inserted bool) {
 		if n.kids == nil {
 			n.insertAt(i, p.token, p, nil)
 			t.len++
+			t.gen++
 			return p, true
 		}
 		child := t.mutable(n.kids[i])
