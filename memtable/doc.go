@@ -10,7 +10,9 @@
 // a copy-on-write B-tree specialized for partitions (ptree.go): nodes keep
 // their items' tokens in an array of their own, so a lookup compares int64s
 // held contiguously and dereferences a partition only on a token tie, and
-// an insert is one walk that either finds the partition or adds it.
+// an insert is one walk that either finds the partition or adds it. An
+// internal node and its child pointers are one allocation, so a walk takes
+// one cache miss less per level.
 // Partitions are never removed from a memtable.
 //
 // Each partition keeps its partition deletion, its static row, its range

@@ -56,6 +56,24 @@ type pnode struct {
 	kids   *[ptreeMaxItems + 1]*pnode // nil for a leaf
 }
 
+// pinternal is the allocation of an internal node: the node and its child
+// array side by side, with node.kids pointing at kids. A walk that has
+// searched the node's tokens then finds the child pointer in the same
+// allocation, just past the node, instead of in one of its own: one cache
+// miss less per level. Leaves are bare pnodes, with no child array.
+type pinternal struct {
+	node pnode
+	kids [ptreeMaxItems + 1]*pnode
+}
+
+// newInternal returns an empty internal node owned by cow.
+func newInternal(cow *cowToken) *pnode {
+	in := new(pinternal)
+	in.node.cow = cow
+	in.node.kids = &in.kids
+	return &in.node
+}
+
 // find returns the index of the first item not less than (token, key), and
 // whether that item is (token, key).
 func (n *pnode) find(token int64, key []byte) (int, bool) {
@@ -150,13 +168,15 @@ func (t *ptree) mutable(n *pnode) *pnode {
 	if n.cow == t.cow {
 		return n
 	}
-	c := new(pnode)
-	*c = *n
-	c.cow = t.cow
-	if n.kids != nil {
-		kids := *n.kids
-		c.kids = &kids
+	if n.kids == nil {
+		c := new(pnode)
+		*c = *n
+		c.cow = t.cow
+		return c
 	}
+	c := newInternal(t.cow)
+	c.n, c.tokens, c.parts = n.n, n.tokens, n.parts
+	*c.kids = *n.kids
 	return c
 }
 
@@ -165,16 +185,19 @@ func (t *ptree) mutable(n *pnode) *pnode {
 func (t *ptree) split(n *pnode) (int64, *partition, *pnode) {
 	const mid = ptreeMaxItems / 2
 	t.gen++
-	right := &pnode{cow: t.cow, n: n.n - mid - 1}
+	var right *pnode
+	if n.kids != nil {
+		right = newInternal(t.cow)
+		copy(right.kids[:], n.kids[mid+1:n.n+1])
+		clear(n.kids[mid+1 : n.n+1])
+	} else {
+		right = &pnode{cow: t.cow}
+	}
+	right.n = n.n - mid - 1
 	copy(right.tokens[:], n.tokens[mid+1:n.n])
 	copy(right.parts[:], n.parts[mid+1:n.n])
 	tok, p := n.tokens[mid], n.parts[mid]
 	clear(n.parts[mid:n.n])
-	if n.kids != nil {
-		right.kids = new([ptreeMaxItems + 1]*pnode)
-		copy(right.kids[:], n.kids[mid+1:n.n+1])
-		clear(n.kids[mid+1 : n.n+1])
-	}
 	n.n = mid
 	return tok, p, right
 }
@@ -207,7 +230,8 @@ func (t *ptree) getOrInsert(p *partition) (_ *partition, inserted bool) {
 	if t.root.n == ptreeMaxItems {
 		old := t.root
 		tok, mp, right := t.split(old)
-		t.root = &pnode{cow: t.cow, n: 1, kids: new([ptreeMaxItems + 1]*pnode)}
+		t.root = newInternal(t.cow)
+		t.root.n = 1
 		t.root.tokens[0], t.root.parts[0] = tok, mp
 		t.root.kids[0], t.root.kids[1] = old, right
 	}
