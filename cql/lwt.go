@@ -107,6 +107,8 @@ type currentState struct {
 	static *data.Row
 	// pk and ck are the primary key values of the row read.
 	pk, ck [][]byte
+	// now is the read time (seconds), against which cells are live.
+	now int64
 }
 
 func (st *currentState) cellsOf(col *schema.Column) []data.Cell {
@@ -126,49 +128,22 @@ func (st *currentState) cellsOf(col *schema.Column) []data.Cell {
 	return out
 }
 
-// columnValue assembles a column's serialized value from live cells: a simple
-// cell's value, or a non-frozen collection built from its element cells.
-// It returns nil (null) when there is no live data.
-func columnValue(col *schema.Column, cells []data.Cell) ([]byte, error) {
+// columnValue assembles a column's serialized value from the live cells a
+// conditional statement read: a simple cell's value, or a non-frozen
+// collection built from its element cells (collectionValue, shared with
+// SELECT). It returns nil (null) when there is no live data.
+func columnValue(col *schema.Column, cells []data.Cell, now int64) []byte {
 	if len(cells) == 0 {
-		return nil, nil
+		return nil
 	}
 	t := col.Type
-	if !t.IsMultiCell() {
-		if t.Kind == types.Counter {
-			return data.CounterBytes(data.CounterValue(cells[0].Value)), nil
-		}
-		return cells[0].Value, nil
+	if t.IsMultiCell() {
+		return collectionValue(t, cells, now)
 	}
-	switch t.Kind {
-	case types.List:
-		vals := make([][]byte, len(cells))
-		for i, c := range cells {
-			vals[i] = c.Value
-		}
-		return types.EncodeList(vals), nil
-	case types.Set:
-		vals := make([][]byte, len(cells))
-		for i, c := range cells {
-			v, err := types.DecodeKey(t.Params[0], c.Path)
-			if err != nil {
-				return nil, err
-			}
-			vals[i] = v
-		}
-		return types.EncodeSet(t, vals)
-	case types.Map:
-		keys, vals := make([][]byte, len(cells)), make([][]byte, len(cells))
-		for i, c := range cells {
-			k, err := types.DecodeKey(t.Params[0], c.Path)
-			if err != nil {
-				return nil, err
-			}
-			keys[i], vals[i] = k, c.Value
-		}
-		return types.EncodeMap(t, keys, vals)
+	if t.Kind == types.Counter {
+		return data.CounterBytes(data.CounterValue(cells[0].Value))
 	}
-	return nil, nil
+	return cells[0].Value
 }
 
 // check evaluates one condition against the current state.
@@ -201,11 +176,7 @@ func (cc *condition) check(q *execution, st *currentState) (bool, error) {
 			valType = valType.Params[0]
 		}
 	} else {
-		v, err := columnValue(cc.col, cells)
-		if err != nil {
-			return false, err
-		}
-		cur = v
+		cur = columnValue(cc.col, cells, q.now.Unix())
 	}
 	var vals [][]byte
 	if cc.inMarker != nil {
@@ -358,7 +329,7 @@ func boolBytes(b bool) []byte {
 
 // readState reads the current row and static row of a conditional statement.
 func readState(ctx context.Context, q *execution, tbl *schema.Table, key, clustering []byte) (*currentState, error) {
-	st := &currentState{}
+	st := &currentState{now: q.now.Unix()}
 	var err error
 	if st.pk, err = splitPartitionKey(tbl, key); err != nil {
 		return nil, err
@@ -475,5 +446,5 @@ func stateValue(tbl *schema.Table, c *schema.Column, st *currentState) ([]byte, 
 		}
 		return nil, nil
 	}
-	return columnValue(c, st.cellsOf(c))
+	return columnValue(c, st.cellsOf(c), st.now), nil
 }
