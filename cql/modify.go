@@ -506,6 +506,8 @@ func (p *modPlan) initWriteContext(q *execution, wc *writeContext) error {
 	return nil
 }
 
+// cell builds a cell written by this statement: a nil value writes a
+// tombstone (a null), anything else a value expiring with the write's TTL.
 func (wc *writeContext) cell(col string, path, value []byte) data.Cell {
 	c := data.Cell{Column: col, Path: path, Timestamp: wc.ts, LocalDeletionTime: data.NoDeletionTime, Value: value}
 	if value == nil {
@@ -806,14 +808,14 @@ func (p *modPlan) applyOp(ctx context.Context, q *execution, wc *writeContext, k
 			return invalidf("Invalid null value for %s element key", col.Name)
 		}
 		if t.Kind == types.Map {
-			row.Cells = append(row.Cells, wc.cell(col.Name, types.EncodeKey(t.Params[0], k.Bytes), nonNilOrTomb(val.Bytes)))
+			row.Cells = append(row.Cells, wc.cell(col.Name, types.EncodeKey(t.Params[0], k.Bytes), val.Bytes))
 			return nil
 		}
 		path, err := p.listIndexPath(ctx, q, key, row.Clustering, col, k.Bytes)
 		if err != nil {
 			return err
 		}
-		row.Cells = append(row.Cells, wc.cell(col.Name, path, nonNilOrTomb(val.Bytes)))
+		row.Cells = append(row.Cells, wc.cell(col.Name, path, val.Bytes))
 		return nil
 	case opDelete:
 		if multi {
@@ -846,10 +848,6 @@ func (p *modPlan) applyOp(ctx context.Context, q *execution, wc *writeContext, k
 	}
 	return nil
 }
-
-// nonNilOrTomb keeps nil (a tombstone) as is; it exists to make the intent
-// of element writes explicit.
-func nonNilOrTomb(b []byte) []byte { return b }
 
 // addElements writes the elements of a serialized collection as cells.
 func (p *modPlan) addElements(q *execution, wc *writeContext, row *data.Row, col *schema.Column, value []byte, prepend bool) error {

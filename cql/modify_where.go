@@ -1,7 +1,6 @@
 package cql
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/minicass/minicass/cql/parser"
@@ -315,4 +314,3 @@ func rangeTombstone(start, end []byte, del data.DeletionTime) data.RangeTombston
 	return data.RangeTombstone{Start: start, End: end, Deletion: del}
 }
 
-var _ = fmt.Sprintf
