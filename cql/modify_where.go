@@ -313,4 +313,3 @@ func (w *modWhere) rangeFor(q *execution, prefix [][]byte) (start, end []byte, e
 func rangeTombstone(start, end []byte, del data.DeletionTime) data.RangeTombstone {
 	return data.RangeTombstone{Start: start, End: end, Deletion: del}
 }
-
