@@ -182,7 +182,7 @@ func (c *compactor) fullyExpired() (expired, merge []*sstableSource) {
 		}
 	}
 	for _, mt := range c.s.memtables() {
-		if lo, _, ok := mt.mt.TimestampBounds(); ok {
+		if lo, ok := mt.mt.MinTimestamp(); ok {
 			minTS = min(minTS, lo)
 		}
 	}

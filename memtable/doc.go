@@ -6,14 +6,17 @@
 //
 // A Memtable indexes its partitions by (token, key bytes), as
 // data.ComparePartitions orders them, in 16 shards that split the token ring
-// into equal ranges (murmur3 tokens spread evenly over them). Each shard is
-// a copy-on-write B-tree specialized for partitions (ptree.go): nodes keep
-// their items' tokens in an array of their own, so a lookup compares int64s
-// held contiguously and dereferences a partition only on a token tie, and
-// an insert is one walk that either finds the partition or adds it. An
-// internal node and its child pointers are one allocation, so a walk takes
-// one cache miss less per level.
-// Partitions are never removed from a memtable.
+// into equal ranges (murmur3 tokens spread evenly over them). Each shard's
+// index is an order-preserving extendible hash on the token (pindex.go): a
+// directory indexed by the token's next bits points to buckets of up to 31
+// partitions, so finding a partition costs one directory load and one
+// bucket whatever the memtable's size, where a B-tree of a million
+// partitions walks four or five nodes, each a likely cache miss. Buckets
+// keep their partitions in insertion order (an insert appends; a full
+// bucket splits on the next token bit) and a scan sorts each bucket as it
+// reaches it; the directory itself is in token order. Partitions are
+// allocated in slabs of up to 8 KiB per shard and never removed from a
+// memtable.
 //
 // Each partition keeps its partition deletion, its static row, its range
 // tombstones sorted by start bound, and its rows ordered by clustering bytes
@@ -32,14 +35,17 @@
 //
 // Any number of goroutines may call Apply, Get and Scan at once.
 //
-//   - Each shard of the partition index is guarded by an RWMutex. Lookups
-//     take the read lock; inserting a new partition (into the leaf the
-//     read-locked lookup found, if the tree did not change in between,
-//     else with one walk; the partition is allocated before the lock is
-//     taken), or taking a
-//     snapshot of the tree for a scan (O(1) copy-on-write clone), takes the
-//     write lock briefly. A scan locks the shards of its range together
-//     while it snapshots them, so it sees the partition set of one instant.
+//   - Finding a partition takes no lock: bucket items, once published by
+//     an atomic store of the bucket's count, never change; a bucket that a
+//     split replaces is never written again; directory entries and the
+//     directory are swapped atomically (see pindex.go). Inserting a new
+//     partition takes the shard's mutex, checks that the bucket the
+//     lock-free lookup found is unchanged (else looks again), applies the
+//     mutation to the partition before publishing it, and appends it.
+//     A scan takes the mutexes of the shards in its range together while
+//     it snapshots them (the directory and an insertion number: later
+//     partitions are skipped), so it sees the partition set of one
+//     instant; the next change of a snapshotted directory copies it.
 //   - Each partition has its own mutex. Apply holds it for the whole
 //     mutation, so a reader never sees half of a mutation: atomicity is per
 //     partition, as in Cassandra.
@@ -68,7 +74,7 @@
 // Size is an estimate of the bytes held (data.Row.Size and friends: the
 // structs plus key, value and path bytes), updated on every Apply by the
 // difference between the new and the replaced version of what changed. The
-// memtable also tracks its partition count and the minimum and maximum write
-// timestamps it holds (of cells, liveness records and deletions), which an
-// SSTable writer records in its statistics.
+// memtable also tracks its partition count and the minimum write timestamp
+// it holds (of cells, liveness records and deletions), which compaction
+// reads before purging tombstones.
 package memtable

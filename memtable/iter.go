@@ -201,7 +201,7 @@ func (it *rowIter) Close() error {
 // partitionIter walks snapshots of the partition shards over a token
 // range with a cursor, shard after shard (shards are in token order).
 type partitionIter struct {
-	trees   [numShards]*ptree
+	trees   [numShards]*psnap
 	shard   int // the shard the cursor is in
 	last    int // the last shard to walk
 	r       data.TokenRange
@@ -300,7 +300,7 @@ func (it *partitionIter) advance() *partition {
 		var ok bool
 		if !it.started {
 			it.started = true
-			ok = it.c.seekToken(it.trees[it.shard].root, it.r.Start)
+			ok = it.c.seekToken(it.trees[it.shard], it.r.Start)
 			for ok && !it.r.StartInclusive && it.c.cur().token == it.r.Start {
 				ok = it.c.next()
 			}

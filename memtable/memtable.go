@@ -4,6 +4,7 @@ import (
 	"math"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/google/btree"
 
@@ -25,7 +26,6 @@ type Memtable struct {
 	size  atomic.Int64
 	count atomic.Int64
 	minTS atomic.Int64
-	maxTS atomic.Int64
 }
 
 // The partition index is split by token range into numShards shards, each
@@ -40,13 +40,48 @@ const (
 
 // shard is one token range of the partition index.
 type shard struct {
-	mu    sync.RWMutex
-	parts ptree
+	// mu serializes inserts into parts and snapshots of it; lookups take
+	// no lock (see pindex).
+	mu    sync.Mutex
+	parts pindex
 	// snap caches a snapshot of parts taken by a scan; it is dropped when a
 	// partition is inserted. Guarded by mu.
-	snap *ptree
-	// A shard fills a 64-byte cache line (RWMutex 24, ptree 32, snap 8),
-	// so that writers of two shards do not share one.
+	snap *psnap
+	// slab holds the shard's next partitions, allocated together: next
+	// is the first unused one. Guarded by mu.
+	slab []partition
+	next int
+	// A shard fills two 64-byte cache lines (Mutex 8, pindex 24, snap 8,
+	// slab 32, padding 56), so that writers of two shards do not share
+	// one.
+	_ [56]byte
+}
+
+// Partitions are allocated in slabs of growing size, from one partition up
+// to maxSlab (about 8 KiB): a memtable with a few partitions per shard
+// wastes little, and a large one makes one allocation per maxSlab
+// partitions instead of one per partition. All partitions of a slab live
+// as long as the memtable, so none holds another's memory longer than it
+// would itself be held.
+const maxSlab = 8192 / int(unsafe.Sizeof(partition{}))
+
+// newPartition returns a new, empty partition (token, key) from the shard's
+// slab. The caller holds sh.mu; if it does not insert the partition, it
+// returns it with unnew before unlocking.
+func (sh *shard) newPartition(token int64, key []byte) *partition {
+	if sh.next == len(sh.slab) {
+		sh.slab, sh.next = make([]partition, min(max(2*len(sh.slab), 1), maxSlab)), 0
+	}
+	p := &sh.slab[sh.next]
+	sh.next++
+	p.token, p.key, p.deletion = token, key, data.LiveDeletion
+	return p
+}
+
+// unnew gives back p, the last partition newPartition returned.
+func (sh *shard) unnew(p *partition) {
+	*p = partition{}
+	sh.next--
 }
 
 // shardOf returns the index of the shard holding token.
@@ -58,7 +93,6 @@ func New() *Memtable {
 		rowFree: btree.NewFreeListG[*data.Row](64),
 	}
 	m.minTS.Store(math.MaxInt64)
-	m.maxTS.Store(math.MinInt64)
 	return m
 }
 
@@ -71,28 +105,22 @@ func (m *Memtable) Len() int { return int(m.count.Load()) }
 // IsEmpty reports whether nothing was ever applied to the memtable.
 func (m *Memtable) IsEmpty() bool { return m.count.Load() == 0 }
 
-// TimestampBounds returns the smallest and largest write timestamp (of cells,
-// liveness records and deletions) applied so far, and false if the memtable
-// holds no timestamp.
-func (m *Memtable) TimestampBounds() (min, max int64, ok bool) {
-	min, max = m.minTS.Load(), m.maxTS.Load()
-	return min, max, min <= max
+// MinTimestamp returns the smallest write timestamp (of cells, liveness
+// records and deletions) applied so far, and false if the memtable holds no
+// timestamp. Compaction reads it: a tombstone may be purged only if it is
+// older than everything a memtable could still shadow.
+func (m *Memtable) MinTimestamp() (int64, bool) {
+	min := m.minTS.Load()
+	return min, min != math.MaxInt64
 }
 
-func (m *Memtable) noteTimestamps(lo, hi int64) {
-	if lo > hi {
-		return
-	}
+// noteTimestamp lowers the minimum timestamp to ts. Write timestamps mostly
+// grow, so this is usually one load.
+func (m *Memtable) noteTimestamp(ts int64) {
 	for {
 		cur := m.minTS.Load()
-		if lo >= cur || m.minTS.CompareAndSwap(cur, lo) {
-			break
-		}
-	}
-	for {
-		cur := m.maxTS.Load()
-		if hi <= cur || m.maxTS.CompareAndSwap(cur, hi) {
-			break
+		if ts >= cur || m.minTS.CompareAndSwap(cur, ts) {
+			return
 		}
 	}
 }
@@ -104,62 +132,57 @@ func (m *Memtable) noteTimestamps(lo, hi int64) {
 // ownership of mu's key, rows, cells and their bytes: the caller must not
 // modify them afterwards. mu.Table is not checked; the caller routes
 // mutations to the memtable of their table.
+//
+// An existing partition is found without a lock and updated under its own
+// mutex. A new one is taken from the shard's slab under the shard's mutex;
+// if the bucket the lookup found has not changed in between, the mutation
+// is applied to the partition before it is published, with no partition
+// lock, and the partition is appended to the bucket. Otherwise (another
+// insert, a split, or a full bucket) a second lookup under the mutex finds
+// or inserts it.
 func (m *Memtable) Apply(token int64, mu *data.Mutation) (bytesAdded int) {
-	p, overhead := m.partitionFor(token, mu.Key)
+	sh := &m.shards[shardOf(token)]
+	p, at := sh.parts.lookup(token, mu.Key)
+	overhead := 0
+	if p == nil {
+		sh.mu.Lock()
+		np := sh.newPartition(token, mu.Key)
+		if sh.parts.canInsertAt(at, token) {
+			// np is not published yet: nobody else can see it.
+			delta, lo := np.apply(mu, m.rowFree)
+			sh.parts.insertAt(at, np)
+			sh.snap = nil
+			sh.mu.Unlock()
+			m.count.Add(1)
+			m.size.Add(int64(delta + partitionOverhead + len(mu.Key)))
+			m.noteTimestamp(lo)
+			return delta
+		}
+		var inserted bool
+		if p, inserted = sh.parts.getOrInsert(np); inserted {
+			sh.snap = nil
+			overhead = partitionOverhead + len(mu.Key)
+		} else {
+			sh.unnew(np)
+		}
+		sh.mu.Unlock()
+		if inserted {
+			m.count.Add(1)
+		}
+	}
 	p.mu.Lock()
-	delta, lo, hi := p.apply(mu, m.rowFree)
+	delta, lo := p.apply(mu, m.rowFree)
 	p.mu.Unlock()
 	m.size.Add(int64(delta + overhead))
-	m.noteTimestamps(lo, hi)
+	m.noteTimestamp(lo)
 	return delta
-}
-
-// partitionFor returns the partition (token, key), inserting an empty one if
-// there is none. An existing partition costs one tree walk under the read
-// lock. A new one is allocated after that walk, before the write lock is
-// taken, so the lock is held only briefly: if the shard's tree did not
-// change in between, the partition goes straight into the leaf the walk
-// found; otherwise (another insert, a scan's clone, or a full leaf) a
-// second walk finds or inserts it at once.
-//
-// overhead is the estimated size of a partition it inserted (zero if it
-// found one), which the caller adds to the memtable's size with its own
-// change, in one atomic add.
-func (m *Memtable) partitionFor(token int64, key []byte) (p *partition, overhead int) {
-	sh := &m.shards[shardOf(token)]
-	sh.mu.RLock()
-	p, at := sh.parts.lookup(token, key)
-	sh.mu.RUnlock()
-	if p != nil {
-		return p, 0
-	}
-	np := newPartition(token, key)
-	sh.mu.Lock()
-	inserted := sh.parts.insertAt(at, np)
-	if inserted {
-		p = np
-	} else {
-		p, inserted = sh.parts.getOrInsert(np)
-	}
-	if inserted {
-		sh.snap = nil
-	}
-	sh.mu.Unlock()
-	if inserted {
-		m.count.Add(1)
-		overhead = partitionOverhead + len(key)
-	}
-	return p, overhead
 }
 
 // Get returns a snapshot of the partition (token, key), or false if the
 // memtable holds nothing for it. The snapshot is not affected by later
 // writes.
 func (m *Memtable) Get(token int64, key []byte) (data.PartitionSource, bool) {
-	sh := &m.shards[shardOf(token)]
-	sh.mu.RLock()
-	p := sh.parts.get(token, key)
-	sh.mu.RUnlock()
+	p := m.shards[shardOf(token)].parts.get(token, key)
 	if p == nil {
 		return nil, false
 	}
@@ -201,7 +224,7 @@ func (m *Memtable) scan(r data.TokenRange, reuse bool) data.PartitionIterator {
 	for i := lo; i <= hi; i++ {
 		sh := &m.shards[i]
 		if sh.snap == nil {
-			sh.snap = sh.parts.clone()
+			sh.snap = sh.parts.clone(i)
 		}
 		it.trees[i] = sh.snap
 	}

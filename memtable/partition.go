@@ -18,6 +18,9 @@ const partitionOverhead = 160
 type partition struct {
 	token int64
 	key   []byte
+	// seq numbers the partition among those inserted into its shard; a
+	// snapshot of the shard's index skips the ones numbered after it.
+	seq uint64
 
 	mu       sync.Mutex
 	deletion data.DeletionTime
@@ -37,28 +40,18 @@ type partition struct {
 	first data.Row
 }
 
-func newPartition(token int64, key []byte) *partition {
-	return &partition{token: token, key: key, deletion: data.LiveDeletion}
-}
-
 func lessRow(a, b *data.Row) bool { return bytes.Compare(a.Clustering, b.Clustering) < 0 }
 
-// tsRange accumulates the timestamp bounds of applied data.
-type tsRange struct{ lo, hi int64 }
+// minTS accumulates the smallest timestamp of applied data.
+type minTS int64
 
-func (r *tsRange) add(ts int64) {
-	if ts == data.NoTimestamp {
-		return
-	}
-	if ts < r.lo {
-		r.lo = ts
-	}
-	if ts > r.hi {
-		r.hi = ts
+func (r *minTS) add(ts int64) {
+	if ts != data.NoTimestamp && ts < int64(*r) {
+		*r = minTS(ts)
 	}
 }
 
-func (r *tsRange) addRow(row *data.Row) {
+func (r *minTS) addRow(row *data.Row) {
 	r.add(row.Liveness.Timestamp)
 	r.add(row.Deletion.MarkedForDeleteAt)
 	for i := range row.ColumnDeletions {
@@ -69,10 +62,11 @@ func (r *tsRange) addRow(row *data.Row) {
 	}
 }
 
-// apply merges mu into p, which the caller has locked. It returns the size
-// delta and the bounds of the timestamps applied.
-func (p *partition) apply(mu *data.Mutation, free *btree.FreeListG[*data.Row]) (delta int, lo, hi int64) {
-	ts := tsRange{lo: 1<<63 - 1, hi: -1 << 63}
+// apply merges mu into p, which the caller has locked (or not yet
+// published). It returns the size delta and the smallest timestamp applied
+// (math.MaxInt64 if none).
+func (p *partition) apply(mu *data.Mutation, free *btree.FreeListG[*data.Row]) (delta int, lo int64) {
+	ts := minTS(1<<63 - 1)
 	if !mu.PartitionDeletion.IsLive() {
 		p.deletion = data.MaxDeletion(p.deletion, mu.PartitionDeletion)
 		ts.add(mu.PartitionDeletion.MarkedForDeleteAt)
@@ -102,7 +96,7 @@ func (p *partition) apply(mu *data.Mutation, free *btree.FreeListG[*data.Row]) (
 		ts.addRow(in)
 		delta += p.applyRow(in, free)
 	}
-	return delta, ts.lo, ts.hi
+	return delta, int64(ts)
 }
 
 // applyRow merges one row into p and returns the size delta.

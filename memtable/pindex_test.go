@@ -13,82 +13,89 @@ import (
 	"github.com/minicass/minicass/data"
 )
 
-// ptreeItems returns the (token/key) items of a tree in cursor order,
+// newPartition returns a new, empty partition (token, key) on its own.
+func newPartition(token int64, key []byte) *partition {
+	return &partition{token: token, key: key, deletion: data.LiveDeletion}
+}
+
+// indexItems returns the (token/key) items of a snapshot in cursor order,
 // starting at the first token not below from.
-func ptreeItems(t *ptree, from int64) []string {
+func indexItems(s *psnap, from int64) []string {
 	var out []string
 	var c pcursor
-	for ok := c.seekToken(t.root, from); ok; ok = c.next() {
+	for ok := c.seekToken(s, from); ok; ok = c.next() {
 		p := c.cur()
 		out = append(out, fmt.Sprintf("%d/%s", p.token, p.key))
 	}
 	return out
 }
 
-// checkPtree verifies the B-tree invariants of t: item order inside and
-// across nodes, node fill, equal leaf depth, and the item count.
-func checkPtree(t *ptree) error {
-	if t.root == nil {
-		if t.len != 0 {
-			return fmt.Errorf("empty tree with len %d", t.len)
-		}
-		return nil
+// checkIndex verifies the invariants of t: the directory has 2^g entries;
+// each bucket of depth d covers an aligned run of 2^(g-d) entries and only
+// holds tokens whose first d bits are the run's; chains only at maxDepth,
+// behind full buckets; no partition twice; every partition numbered below
+// seq. It returns the number of partitions.
+func checkIndex(t *pindex) (int, error) {
+	d := t.dir.Load()
+	if d == nil {
+		return 0, nil
 	}
-	leafDepth := -1
+	if len(d.entries) != 1<<d.g {
+		return 0, fmt.Errorf("directory of %d entries at depth %d", len(d.entries), d.g)
+	}
+	seen := map[*partition]bool{}
 	count := 0
-	var last *partition
-	var walk func(n *pnode, depth int, root bool) error
-	walk = func(n *pnode, depth int, root bool) error {
-		if n.n > ptreeMaxItems || (!root && n.n < ptreeMaxItems/2) || n.n == 0 {
-			return fmt.Errorf("node with %d items", n.n)
+	for i := 0; i < len(d.entries); {
+		b := d.entries[i].Load()
+		if b.depth > d.g {
+			return 0, fmt.Errorf("bucket depth %d above global depth %d", b.depth, d.g)
 		}
-		for i := 0; i <= n.n; i++ {
-			if n.kids != nil {
-				if err := walk(n.kids[i], depth+1, false); err != nil {
-					return err
+		span := 1 << (d.g - b.depth)
+		if i%span != 0 {
+			return 0, fmt.Errorf("bucket of depth %d starts at entry %d", b.depth, i)
+		}
+		for j := i; j < i+span; j++ {
+			if d.entries[j].Load() != b {
+				return 0, fmt.Errorf("entry %d of a run of %d points elsewhere", j, span)
+			}
+		}
+		for c := b; c != nil; c = c.next {
+			if c != b && (b.depth != maxDepth || c.n.Load() != bucketCap) {
+				return 0, fmt.Errorf("chained bucket at depth %d with %d items", b.depth, c.n.Load())
+			}
+			for k := 0; k < int(c.n.Load()); k++ {
+				p := c.parts[k]
+				if p.token != c.tokens[k] {
+					return 0, fmt.Errorf("token %d stored for partition %d", c.tokens[k], p.token)
 				}
-			}
-			if i == n.n {
-				break
-			}
-			p := n.parts[i]
-			if p.token != n.tokens[i] {
-				return fmt.Errorf("token %d stored for partition %d", n.tokens[i], p.token)
-			}
-			if last != nil && comparePart(last.token, last.key, p.token, p.key) >= 0 {
-				return fmt.Errorf("%d/%s not after %d/%s", p.token, p.key, last.token, last.key)
-			}
-			last = p
-			count++
-		}
-		if n.kids == nil {
-			if leafDepth < 0 {
-				leafDepth = depth
-			} else if leafDepth != depth {
-				return fmt.Errorf("leaves at depths %d and %d", leafDepth, depth)
+				if b.depth > 0 && slot(p.token, d.g)>>(d.g-b.depth) != i>>(d.g-b.depth) {
+					return 0, fmt.Errorf("token %d in the bucket at entry %d, depth %d", p.token, i, b.depth)
+				}
+				if seen[p] || p.seq >= t.seq {
+					return 0, fmt.Errorf("partition %d/%s seen twice or numbered %d of %d", p.token, p.key, p.seq, t.seq)
+				}
+				seen[p] = true
+				count++
 			}
 		}
-		return nil
+		i += span
 	}
-	if err := walk(t.root, 0, true); err != nil {
-		return err
-	}
-	if count != t.len {
-		return fmt.Errorf("len %d, %d items", t.len, count)
-	}
-	return nil
+	return count, nil
 }
 
-// TestPtreeModel inserts random partitions (few tokens, so ties on the
-// token are frequent) and takes snapshots at random points; the tree and
-// every snapshot must match a sorted model of what was inserted before
-// them, and get and getOrInsert must find existing partitions.
-func TestPtreeModel(t *testing.T) {
+// TestIndexModel inserts random partitions into one shard's index and
+// takes snapshots at random points; the index and every snapshot must match
+// a sorted model of what was inserted before them, and get and getOrInsert
+// must find existing partitions. The tokens spread over 2^bits values from
+// the start of shard 8 (token 0): a few bits make token ties frequent and
+// chain buckets at maxDepth, many bits split the directory.
+func TestIndexModel(t *testing.T) {
+	const shard = numShards / 2
 	rapid.Check(t, func(t *rapid.T) {
-		tr := new(ptree)
+		tr := new(pindex)
 		model := map[string]*partition{}
 		type snap struct {
-			tree *ptree
+			s    *psnap
 			want []string
 		}
 		var snaps []snap
@@ -105,22 +112,24 @@ func TestPtreeModel(t *testing.T) {
 			return out
 		}
 		n := rapid.IntRange(0, 700).Draw(t, "n")
-		tokens := rapid.Int64Range(1, 1<<62).Draw(t, "tokenSpread")
+		bits := rapid.IntRange(0, 64-shardBits).Draw(t, "bits")
+		spread := int64(1)<<bits - 1
+		token := func(label string) int64 { return rapid.Int64Range(0, spread).Draw(t, label) }
 		for i := 0; i < n; i++ {
-			tok := rapid.Int64Range(-tokens, tokens).Draw(t, "token")
+			tok := token("token")
 			key := []byte(rapid.StringMatching(`[a-c]{1,2}`).Draw(t, "key"))
 			id := fmt.Sprintf("%d/%s", tok, key)
 			p := newPartition(tok, key)
 			// Half of the inserts go through lookup and insertAt, as
 			// Memtable.Apply does, sometimes with another insert or a
-			// clone in between that makes the position stale.
+			// snapshot in between that makes the position stale.
 			var got *partition
 			var inserted bool
 			if rapid.Bool().Draw(t, "viaLookup") {
 				found, at := tr.lookup(tok, key)
 				switch rapid.IntRange(0, 5).Draw(t, "between") {
 				case 0:
-					otok := rapid.Int64Range(-tokens, tokens).Draw(t, "otherToken")
+					otok := token("otherToken")
 					other := newPartition(otok, []byte("z"))
 					oid := fmt.Sprintf("%d/z", otok)
 					if o, ins := tr.getOrInsert(other); ins {
@@ -129,12 +138,13 @@ func TestPtreeModel(t *testing.T) {
 						t.Fatalf("getOrInsert(%s) returned a stranger", oid)
 					}
 				case 1:
-					snaps = append(snaps, snap{tr.clone(), sorted()})
+					snaps = append(snaps, snap{tr.clone(shard), sorted()})
 				}
 				switch {
 				case found != nil:
 					got = found
-				case tr.insertAt(at, p):
+				case tr.canInsertAt(at, tok):
+					tr.insertAt(at, p)
 					got, inserted = p, true
 				default:
 					got, inserted = tr.getOrInsert(p)
@@ -159,26 +169,31 @@ func TestPtreeModel(t *testing.T) {
 				t.Fatalf("get(%s) misses", id)
 			}
 			if rapid.IntRange(0, 60).Draw(t, "snapshot") == 0 {
-				snaps = append(snaps, snap{tr.clone(), sorted()})
+				snaps = append(snaps, snap{tr.clone(shard), sorted()})
 			}
 		}
-		if err := checkPtree(tr); err != nil {
+		count, err := checkIndex(tr)
+		if err != nil {
 			t.Fatal(err)
 		}
+		if count != len(model) {
+			t.Fatalf("index holds %d partitions, want %d", count, len(model))
+		}
 		want := sorted()
-		if got := ptreeItems(tr, -1<<63); fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Fatalf("tree holds %d items, want %d", len(got), len(want))
+		if got := indexItems(tr.clone(shard), -1<<63); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("index holds %d items, want %d", len(got), len(want))
 		}
 		for i, s := range snaps {
-			if err := checkPtree(s.tree); err != nil {
-				t.Fatalf("snapshot %d: %v", i, err)
-			}
-			if got := ptreeItems(s.tree, -1<<63); fmt.Sprint(got) != fmt.Sprint(s.want) {
+			if got := indexItems(s.s, -1<<63); fmt.Sprint(got) != fmt.Sprint(s.want) {
 				t.Fatalf("snapshot %d changed: %d items, want %d", i, len(got), len(s.want))
 			}
 		}
-		// A seek lands on the first partition with a token at least from.
-		from := rapid.Int64Range(-tokens-1, tokens+1).Draw(t, "from")
+		// A seek lands on the first partition with a token at least from;
+		// a token of a later shard finds none.
+		from := rapid.Int64Range(-2, spread+2).Draw(t, "from")
+		if rapid.IntRange(0, 9).Draw(t, "laterShard") == 0 {
+			from = 1 << (64 - shardBits - 1)
+		}
 		var wantFrom []string
 		for _, id := range want {
 			var tok int64
@@ -187,30 +202,52 @@ func TestPtreeModel(t *testing.T) {
 				wantFrom = append(wantFrom, id)
 			}
 		}
-		if got := ptreeItems(tr, from); fmt.Sprint(got) != fmt.Sprint(wantFrom) {
+		if got := indexItems(tr.clone(shard), from); fmt.Sprint(got) != fmt.Sprint(wantFrom) {
 			t.Fatalf("seek %d: got %d items, want %d", from, len(got), len(wantFrom))
 		}
 	})
 }
 
-// TestPtreeSequential grows a tree past several levels in ascending and
-// descending token order, the patterns that split the same edge of the
-// tree again and again.
-func TestPtreeSequential(t *testing.T) {
-	for _, step := range []int64{1, -1} {
-		tr := new(ptree)
-		const n = 40_000
-		for i := int64(0); i < n; i++ {
-			_, inserted := tr.getOrInsert(newPartition(i*step, []byte("k")))
-			require.True(t, inserted)
-		}
-		require.NoError(t, checkPtree(tr))
-		require.Equal(t, n, tr.len)
-		items := ptreeItems(tr, -1<<63)
-		require.Len(t, items, n)
-		assert.Equal(t, fmt.Sprintf("%d/k", min(0, (n-1)*step)), items[0])
-		assert.Nil(t, tr.get(n, []byte("k")))
-		assert.NotNil(t, tr.get((n-1)*step, []byte("k")))
+// TestIndexGrowth fills one shard's index with uniform tokens (the murmur3
+// case: the directory splits evenly) and with consecutive tokens (all in
+// one directory entry: buckets split to maxDepth, then chain).
+func TestIndexGrowth(t *testing.T) {
+	const shard = numShards / 2
+	for _, tc := range []struct {
+		name  string
+		n     int64
+		token func(i int64) int64
+	}{
+		{"uniform", 200_000, func(i int64) int64 { return int64(uint64(i) * 0x9E3779B97F4A7C15 >> (shardBits + 1)) }},
+		{"consecutive", 5_000, func(i int64) int64 { return i }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := new(pindex)
+			for i := int64(0); i < tc.n; i++ {
+				_, inserted := tr.getOrInsert(newPartition(tc.token(i), []byte("k")))
+				require.True(t, inserted)
+			}
+			count, err := checkIndex(tr)
+			require.NoError(t, err)
+			require.Equal(t, int(tc.n), count)
+			items := indexItems(tr.clone(shard), -1<<63)
+			require.Len(t, items, int(tc.n))
+			require.True(t, sort.SliceIsSorted(items, func(i, j int) bool {
+				var a, b int64
+				fmt.Sscanf(items[i], "%d/", &a)
+				fmt.Sscanf(items[j], "%d/", &b)
+				return a < b
+			}))
+			for i := int64(0); i < tc.n; i += 97 {
+				assert.NotNil(t, tr.get(tc.token(i), []byte("k")))
+				assert.Nil(t, tr.get(tc.token(i), []byte("x")))
+			}
+			if tc.name == "uniform" {
+				// About n/bucketCap buckets, each at least half full on
+				// average: the directory is no more than 4x that.
+				assert.LessOrEqual(t, len(tr.dir.Load().entries), 4*int(tc.n)/(bucketCap/2))
+			}
+		})
 	}
 }
 
@@ -241,9 +278,13 @@ func TestScanSnapshotIgnoresLaterPartitions(t *testing.T) {
 	require.NoError(t, it.Close())
 	assert.Equal(t, 1000, n)
 	assert.Equal(t, 2000, m.Len())
+	total := 0
 	for i := range m.shards {
-		require.NoError(t, checkPtree(&m.shards[i].parts))
+		n, err := checkIndex(&m.shards[i].parts)
+		require.NoError(t, err)
+		total += n
 	}
+	assert.Equal(t, 2000, total)
 }
 
 // TestScanModel scans random token ranges of a memtable whose tokens spread
