@@ -298,3 +298,19 @@ func TestConcurrentReadWriteSchema(t *testing.T) {
 		require.NoError(t, err)
 	}
 }
+
+// TestRealClock checks that the system clock, which reads the wall clock
+// only once per anchorAge, stays within a millisecond of time.Now and never
+// goes back between two readings taken in order.
+func TestRealClock(t *testing.T) {
+	c := RealClock()
+	prev := c.Now()
+	for i := 0; i < 1000; i++ {
+		before := time.Now()
+		got := c.Now()
+		after := time.Now()
+		require.False(t, got.Before(prev), "clock went back from %v to %v", prev, got)
+		require.WithinRange(t, got, before.Add(-time.Millisecond), after.Add(time.Millisecond))
+		prev = got
+	}
+}

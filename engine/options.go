@@ -136,7 +136,7 @@ const (
 // EnsureDefaults fills in the defaults of unset fields and returns o.
 func (o Options) EnsureDefaults() Options {
 	if o.Clock == nil {
-		o.Clock = realClock{}
+		o.Clock = systemClock
 	}
 	if o.MemtableSize == 0 {
 		o.MemtableSize = DefaultMemtableSize
