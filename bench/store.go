@@ -164,6 +164,11 @@ func Key(k int64) []byte { return binary.BigEndian.AppendUint64(make([]byte, 0, 
 
 // Mutation returns the mutation of the row (k, c, v) at timestamp ts, as the
 // CQL layer builds it for an INSERT.
+//
+// Like the CQL layer's single-row plans, it allocates the mutation and its
+// row together, the clustering key at its final size and the cells on
+// their own (the memtable keeps the row's clustering and cells, not the
+// mutation).
 func (s *EngineStore) Mutation(k, c int64, v []byte, ts int64) (*data.Mutation, error) {
 	var cb [8]byte
 	binary.BigEndian.PutUint64(cb[:], uint64(c))
@@ -171,13 +176,17 @@ func (s *EngineStore) Mutation(k, c int64, v []byte, ts int64) (*data.Mutation, 
 	if err != nil {
 		return nil, err
 	}
-	m := &data.Mutation{Table: s.tbl.ID, Key: Key(k), PartitionDeletion: data.LiveDeletion, Rows: make([]data.Row, 1)}
-	r := &m.Rows[0]
+	h := new(struct {
+		m   data.Mutation
+		row [1]data.Row
+	})
+	h.m = data.Mutation{Table: s.tbl.ID, Key: Key(k), PartitionDeletion: data.LiveDeletion, Rows: h.row[:]}
+	r := &h.row[0]
 	r.Clustering = ck
 	r.Liveness = data.LivenessInfo{Timestamp: ts, ExpiresAt: data.NoDeletionTime}
 	r.Deletion = data.LiveDeletion
 	r.Cells = []data.Cell{{Column: "v", Timestamp: ts, LocalDeletionTime: data.NoDeletionTime, Value: v}}
-	return m, nil
+	return &h.m, nil
 }
 
 // Write applies the mutation of the row (k, c, v).

@@ -253,22 +253,27 @@ func workloadByName(name string) (Workload, bool) {
 }
 
 // timer times the operations of one phase into a histogram and ends the
-// phase once its deadline has passed.
+// phase once its deadline has passed. It reads only the monotonic clock
+// (time.Since, about 30 ns here, against 55 ns for time.Now, which also
+// reads the wall clock), so that less of each recorded latency is the
+// timer's own.
 type timer struct {
 	h        Histogram
-	deadline time.Time // zero: none
+	deadline time.Duration // since began; zero: none
 	began    time.Time
 	over     bool // the deadline has passed or ctx is done
 	ctx      context.Context
 	n        int
 }
 
-func (t *timer) start() time.Time { return time.Now() }
+// start returns the time an operation starts, as an offset from began.
+func (t *timer) start() time.Duration { return time.Since(t.began) }
 
-func (t *timer) stop(start time.Time) {
-	now := time.Now()
-	t.h.Record(now.Sub(start))
-	if !t.deadline.IsZero() && now.After(t.deadline) {
+// stop records the operation that started at start.
+func (t *timer) stop(start time.Duration) {
+	now := time.Since(t.began)
+	t.h.Record(now - start)
+	if t.deadline != 0 && now > t.deadline {
 		t.over = true
 	}
 }
@@ -395,7 +400,7 @@ func measure(ctx context.Context, w Workload, kind string, c *Config, value []by
 	t := &timer{ctx: ctx}
 	t.began = time.Now()
 	if c.Duration > 0 {
-		t.deadline = t.began.Add(c.Duration)
+		t.deadline = c.Duration
 	}
 	if err := w.run(ctx, s, c, value, t); err != nil {
 		return m, err

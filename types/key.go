@@ -89,7 +89,13 @@ const (
 // duration, non-frozen collections) are refused with an error wrapping
 // ErrInvalidKey or ErrInvalidValue.
 func EncodeClustering(cols []ClusteringColumn, values [][]byte) ([]byte, error) {
-	return AppendClustering(nil, cols, values)
+	// A component is a header byte and a body about as long as the value
+	// (exactly for the fixed-width types); one more byte ends the key.
+	size := 1
+	for _, v := range values {
+		size += 2 + len(v)
+	}
+	return AppendClustering(make([]byte, 0, size), cols, values)
 }
 
 // AppendClustering appends the full clustering key of values to dst; see
