@@ -10,14 +10,20 @@ import (
 //
 // # Layout
 //
-// A directory of 2^g entries (g is the global depth) splits the shard's
-// token range into 2^g equal parts: entry i holds the tokens whose g bits
-// after the shard bits are i, so the directory is in token order. Each
-// entry points to a bucket of up to bucketCap partitions. A bucket of local
-// depth d <= g covers the 2^(g-d) consecutive entries that share its first
-// d bits. A full bucket splits in two on its next bit (doubling the
-// directory first if its depth was g); past maxDepth bits it stops
-// splitting and a new bucket is chained in front of it instead.
+// A directory of 2^g entries (g is its global depth) splits a token range
+// into 2^g equal parts: entry i holds the tokens whose next g bits are i,
+// so a directory is in token order. Each entry points to a bucket of up to
+// bucketCap partitions. A bucket of local depth d <= g covers the 2^(g-d)
+// consecutive entries that share its first d bits. A full bucket splits in
+// two on its next bit, doubling the directory first if its depth was g.
+//
+// A directory has at most maxDepth bits. A full bucket that already uses
+// all of them becomes a link to a directory of its own over the next bits,
+// so tokens that share a long prefix (never with murmur3, but with any
+// token a caller passes) nest a few directories deep instead of piling up:
+// the top directory covers the 60 token bits below the shard bits from the
+// top, and four levels cover all of them. Only partitions with the same
+// token (a murmur3 collision) share a bucket with no bit left; they chain.
 //
 // Murmur3 tokens are uniform, so finding a partition costs one directory
 // load and one bucket, against a walk of four or five nodes in a B-tree
@@ -34,61 +40,77 @@ import (
 //   - A bucket's published items (those below its count n) never change.
 //     A writer publishes an item by storing n after writing the item;
 //     readers load n before reading items.
-//   - A bucket that a split or a chain takes out of the directory is never
-//     written again, so a reader still holding it sees a consistent past
-//     state; directory entries and the directory itself are swapped
-//     atomically.
+//   - A bucket that a split takes out of a directory is never written
+//     again and never comes back, so a reader still holding it sees a
+//     consistent past state. Directory entries, and the top directory, are
+//     swapped atomically; a directory replaced by a bigger one or by a copy
+//     is not written again either. Links and their directories never
+//     change: a new directory gets a new link.
 //
 // A lookup that races with an insert may miss the new partition, as if it
 // had run just before; Memtable.Apply checks again under the mutex before
 // inserting.
 //
-// A snapshot is the directory at one moment and the number of partitions
-// inserted so far (its cut): items appended to its buckets later carry a
-// later insertion number and are skipped. Taking a snapshot marks the
-// directory shared, and the next change of an entry copies the directory
-// first, so the snapshot's directory never changes.
+// A snapshot is the top directory at one moment and the number of
+// partitions inserted so far (its cut): items appended to its buckets later
+// carry a later insertion number and are skipped. Taking a snapshot starts
+// a new epoch; a directory made in an earlier epoch may be reachable from a
+// snapshot, so before changing an entry of one the index copies it (and the
+// directories above it, which must point to the copy), as a copy-on-write
+// tree does. The snapshot's directories never change.
 //
 // Partitions are never removed: a memtable only grows until it is flushed.
 // The zero pindex is an empty index.
 type pindex struct {
-	// dir is the current directory, nil while the index is empty.
+	// dir is the top directory, nil while the index is empty.
 	dir atomic.Pointer[pdir]
 	// The fields below are guarded by the shard's mutex.
 
-	// shared reports that a snapshot holds dir: it must be copied before
-	// an entry changes.
-	shared bool
+	// epoch counts the snapshots taken: directories of an earlier epoch
+	// are copied before they change.
+	epoch uint64
 	// seq counts the partitions inserted; the next one gets seq as its
 	// insertion number.
 	seq uint64
 }
 
-// pdir is a directory: 2^g entries.
+// Index shape.
+const (
+	// bucketCap makes a bucket 512 bytes: count and depth (8), bucketCap
+	// tokens and pointers, and the link and chain pointers.
+	bucketCap = 30
+	// maxDepth bounds a directory at 2^16 entries (512 KiB); with uniform
+	// tokens a shard's top directory reaches it at about a million
+	// partitions.
+	maxDepth = 16
+	// tokenBits is the number of token bits below the shard bits, which the
+	// directories index.
+	tokenBits = 64 - shardBits
+	// maxLevels is the most directories a lookup goes through.
+	maxLevels = (tokenBits + maxDepth - 1) / maxDepth
+)
+
+// pdir is a directory: 2^g entries over the g token bits that follow the
+// first off bits below the shard bits.
 type pdir struct {
-	g       uint8
+	g, off  uint8
+	epoch   uint64 // the index's epoch when the directory was made
 	entries []atomic.Pointer[bucket]
 }
 
-// Bucket shape. A bucket is 512 bytes: its count and depth (8), bucketCap
-// tokens and pointers, and the chain pointer.
-const (
-	bucketCap = 31
-	// maxDepth bounds the directory at 2^16 entries (512 KiB) per shard;
-	// with uniform tokens a shard reaches it at about a million
-	// partitions. Deeper buckets chain.
-	maxDepth = 16
-)
-
 // bucket holds up to bucketCap partitions of one token range in insertion
-// order. Items below n never change once n covers them.
+// order, or links to a deeper directory. Items below n never change once n
+// covers them.
 type bucket struct {
 	n      atomic.Int32
-	depth  uint8
+	depth  uint8 // local depth in the directory holding the bucket
 	tokens [bucketCap]int64
 	parts  [bucketCap]*partition
-	// next is an older, full bucket of the same range (chains form only at
-	// maxDepth). It is set when the bucket is made and never changes.
+	// sub, if not nil, makes the bucket a link: its range is indexed by
+	// sub, and the bucket holds no item. Set when the bucket is made.
+	sub *pdir
+	// next is an older, full bucket of partitions with the same token
+	// (chains form only when no bit is left). Set when the bucket is made.
 	next *bucket
 }
 
@@ -96,16 +118,57 @@ type bucket struct {
 // uint64: tokens in one shard are in the same order as their rel.
 func rel(token int64) uint64 { return (uint64(token) ^ 1<<63) << shardBits }
 
-// slot returns the directory index of token for global depth g.
-func slot(token int64, g uint8) int {
-	if g == 0 {
+// slot returns the index of token's entry in d.
+func (d *pdir) slot(token int64) int {
+	if d.g == 0 {
 		return 0
 	}
-	return int(rel(token) >> (64 - g))
+	return int(rel(token) << d.off >> (64 - d.g))
 }
 
-// bucketOf returns the bucket for token in d.
-func (d *pdir) bucketOf(token int64) *bucket { return d.entries[slot(token, d.g)].Load() }
+// maxG returns the most bits d may index.
+func (d *pdir) maxG() uint8 { return min(maxDepth, tokenBits-d.off) }
+
+// span returns the first entry and the number of entries of a bucket of
+// local depth depth that covers entry i of d.
+func (d *pdir) span(i int, depth uint8) (start, n int) {
+	n = 1 << (d.g - depth)
+	return i &^ (n - 1), n
+}
+
+// set points the entries of a bucket of local depth depth covering entry i
+// to b.
+func (d *pdir) set(i int, depth uint8, b *bucket) {
+	start, n := d.span(i, depth)
+	for j := start; j < start+n; j++ {
+		d.entries[j].Store(b)
+	}
+}
+
+// copyAt returns a copy of d made in epoch, with g more bits: each entry
+// repeated 2^grow times.
+func (d *pdir) copyAt(epoch uint64, grow uint8) *pdir {
+	c := &pdir{g: d.g + grow, off: d.off, epoch: epoch, entries: make([]atomic.Pointer[bucket], len(d.entries)<<grow)}
+	for i := range d.entries {
+		b := d.entries[i].Load()
+		for j := i << grow; j < (i+1)<<grow; j++ {
+			c.entries[j].Store(b)
+		}
+	}
+	return c
+}
+
+// leaf returns the bucket that holds or would hold token in the index
+// under d.
+func leaf(d *pdir, token int64) *bucket {
+	for {
+		b := d.entries[d.slot(token)].Load()
+		if b.sub == nil {
+			return b
+		}
+		d = b.sub
+	}
+}
 
 // find returns the partition (token, key) in the chain starting at b, or
 // nil, and the number of items b (the head) held when it looked.
@@ -113,7 +176,7 @@ func (b *bucket) find(token int64, key []byte) (*partition, int32) {
 	head := b.n.Load()
 	n := head
 	for {
-		for i := int32(0); i < n; i++ {
+		for i := range b.tokens[:n] {
 			if b.tokens[i] == token && bytes.Equal(b.parts[i].key, key) {
 				return b.parts[i], head
 			}
@@ -139,7 +202,7 @@ func (t *pindex) get(token int64, key []byte) *partition {
 	if d == nil {
 		return nil
 	}
-	p, _ := d.bucketOf(token).find(token, key)
+	p, _ := leaf(d, token).find(token, key)
 	return p
 }
 
@@ -158,7 +221,7 @@ func (t *pindex) lookup(token int64, key []byte) (*partition, insertPos) {
 	if d == nil {
 		return nil, insertPos{}
 	}
-	b := d.bucketOf(token)
+	b := leaf(d, token)
 	p, n := b.find(token, key)
 	if p != nil {
 		return p, insertPos{}
@@ -167,13 +230,13 @@ func (t *pindex) lookup(token int64, key []byte) (*partition, insertPos) {
 }
 
 // canInsertAt reports whether the partition a lookup did not find at at
-// can be appended there: the bucket is still the one in the directory for
-// token (buckets leave the directory for good, so it was there all along)
-// and holds the same items (so the partition was not inserted since), with
+// can be appended there: the bucket is still the one for token (a bucket
+// that leaves the index never comes back, so it was there all along) and
+// holds the same items (so the partition was not inserted since), with
 // room for one more. The caller holds the mutex.
 func (t *pindex) canInsertAt(at insertPos, token int64) bool {
 	b := at.b
-	return b != nil && at.n < bucketCap && b.n.Load() == at.n && t.dir.Load().bucketOf(token) == b
+	return b != nil && at.n < bucketCap && b.n.Load() == at.n && leaf(t.dir.Load(), token) == b
 }
 
 // insertAt appends p, which has the token of the lookup that returned at,
@@ -187,51 +250,110 @@ func (t *pindex) add(b *bucket, p *partition) {
 	b.push(p)
 }
 
+// pframe is a directory and an entry index in it: one level of a path or
+// of a cursor.
+type pframe struct {
+	d *pdir
+	i int
+}
+
 // getOrInsert returns the partition with p's token and key if the index
 // holds one, and otherwise inserts p and returns it; inserted tells which.
 // The caller holds the mutex.
 func (t *pindex) getOrInsert(p *partition) (_ *partition, inserted bool) {
 	if t.dir.Load() == nil {
-		d := &pdir{entries: make([]atomic.Pointer[bucket], 1)}
+		d := &pdir{epoch: t.epoch, entries: make([]atomic.Pointer[bucket], 1)}
 		d.entries[0].Store(new(bucket))
 		t.dir.Store(d)
-		t.shared = false
 	}
+	var path [maxLevels]pframe
 	for {
+		// Walk down to the bucket for p's token.
+		lvl := 0
 		d := t.dir.Load()
-		i := slot(p.token, d.g)
-		b := d.entries[i].Load()
+		var b *bucket
+		for {
+			i := d.slot(p.token)
+			path[lvl] = pframe{d, i}
+			if b = d.entries[i].Load(); b.sub == nil {
+				break
+			}
+			d = b.sub
+			lvl++
+		}
 		if q, _ := b.find(p.token, p.key); q != nil {
 			return q, false
 		}
-		switch {
-		case b.n.Load() < bucketCap:
+		if b.n.Load() < bucketCap {
 			t.add(b, p)
 			return p, true
-		case b.depth < maxDepth:
-			t.split(i, b)
+		}
+		// The bucket is full: change its directory, then look again.
+		d = t.own(path[:lvl+1])
+		i := path[lvl].i
+		switch {
+		case b.depth < d.maxG():
+			if b.depth == d.g {
+				d = t.replace(path[:lvl+1], d.copyAt(t.epoch, 1))
+				i <<= 1
+			}
+			t.split(d, i, b)
+		case d.off+d.g < tokenBits:
+			// A new directory over the next bits, holding b's items
+			// in one bucket that the next pass splits.
+			sub := &pdir{off: d.off + d.g, epoch: t.epoch, entries: make([]atomic.Pointer[bucket], 1)}
+			nb := new(bucket)
+			copy(nb.tokens[:], b.tokens[:])
+			copy(nb.parts[:], b.parts[:])
+			nb.n.Store(b.n.Load())
+			sub.entries[0].Store(nb)
+			d.set(i, b.depth, &bucket{depth: b.depth, sub: sub})
 		default:
-			t.setEntries(i, b.depth, &bucket{depth: b.depth, next: b})
+			d.set(i, b.depth, &bucket{depth: b.depth, next: b})
 		}
 	}
 }
 
-// split replaces the full bucket b at directory index i by two buckets one
-// bit deeper, doubling the directory first if the bucket's depth is the
-// global depth. One of the two may still be full if all items share the
-// bit; the caller splits again.
-func (t *pindex) split(i int, b *bucket) {
-	if b.depth == t.dir.Load().g {
-		t.double()
-		i <<= 1
+// own makes the directories of path, from the top down, ones of the
+// current epoch, copying those of an earlier one (and pointing the level
+// above, or the index, to the copy), and returns the last one.
+func (t *pindex) own(path []pframe) *pdir {
+	for lvl := range path {
+		if path[lvl].d.epoch != t.epoch {
+			t.replace(path[:lvl+1], path[lvl].d.copyAt(t.epoch, 0))
+		}
 	}
-	d := b.depth
-	lo, hi := &bucket{depth: d + 1}, &bucket{depth: d + 1}
+	return path[len(path)-1].d
+}
+
+// replace puts directory d in place of the last directory of path, whose
+// levels above are of the current epoch, and returns d: the index's top
+// directory, or a new link in the level above.
+func (t *pindex) replace(path []pframe, d *pdir) *pdir {
+	lvl := len(path) - 1
+	path[lvl].d = d
+	if lvl == 0 {
+		t.dir.Store(d)
+		return d
+	}
+	up := path[lvl-1]
+	link := up.d.entries[up.i].Load()
+	up.d.set(up.i, link.depth, &bucket{depth: link.depth, sub: d})
+	return d
+}
+
+// split replaces the full bucket b covering entry i of d, which has room
+// for one more bit, by two buckets one bit deeper. One of the two may still
+// be full if all items share the bit; the caller splits again.
+func (t *pindex) split(d *pdir, i int, b *bucket) {
+	depth := b.depth
+	lo, hi := &bucket{depth: depth + 1}, &bucket{depth: depth + 1}
 	// The new buckets are not published yet: fill them with plain writes
 	// and store their counts once.
 	var nlo, nhi int32
+	shift := 63 - uint(d.off) - uint(depth)
 	for j := range b.tokens[:b.n.Load()] {
-		if tok := b.tokens[j]; rel(tok)>>(63-d)&1 == 0 {
+		if tok := b.tokens[j]; rel(tok)>>shift&1 == 0 {
 			lo.tokens[nlo], lo.parts[nlo] = tok, b.parts[j]
 			nlo++
 		} else {
@@ -241,62 +363,19 @@ func (t *pindex) split(i int, b *bucket) {
 	}
 	lo.n.Store(nlo)
 	hi.n.Store(nhi)
-	t.own()
-	dir := t.dir.Load()
-	span := 1 << (dir.g - d)
-	start := i &^ (span - 1)
-	for j := start; j < start+span/2; j++ {
-		dir.entries[j].Store(lo)
+	start, n := d.span(i, depth)
+	for j := start; j < start+n/2; j++ {
+		d.entries[j].Store(lo)
 	}
-	for j := start + span/2; j < start+span; j++ {
-		dir.entries[j].Store(hi)
+	for j := start + n/2; j < start+n; j++ {
+		d.entries[j].Store(hi)
 	}
-}
-
-// setEntries points the directory entries of the bucket of depth d at index
-// i to b.
-func (t *pindex) setEntries(i int, d uint8, b *bucket) {
-	t.own()
-	dir := t.dir.Load()
-	span := 1 << (dir.g - d)
-	start := i &^ (span - 1)
-	for j := start; j < start+span; j++ {
-		dir.entries[j].Store(b)
-	}
-}
-
-// double replaces the directory by one twice its size: entry i becomes
-// entries 2i and 2i+1.
-func (t *pindex) double() {
-	old := t.dir.Load()
-	d := &pdir{g: old.g + 1, entries: make([]atomic.Pointer[bucket], 2*len(old.entries))}
-	for i := range old.entries {
-		b := old.entries[i].Load()
-		d.entries[2*i].Store(b)
-		d.entries[2*i+1].Store(b)
-	}
-	t.dir.Store(d)
-	t.shared = false
-}
-
-// own copies the directory if a snapshot shares it.
-func (t *pindex) own() {
-	if !t.shared {
-		return
-	}
-	old := t.dir.Load()
-	d := &pdir{g: old.g, entries: make([]atomic.Pointer[bucket], len(old.entries))}
-	for i := range old.entries {
-		d.entries[i].Store(old.entries[i].Load())
-	}
-	t.dir.Store(d)
-	t.shared = false
 }
 
 // clone returns an immutable snapshot of the index's current contents: later
 // inserts are not seen in it. The caller holds the mutex.
 func (t *pindex) clone(shard int) *psnap {
-	t.shared = true
+	t.epoch++
 	return &psnap{dir: t.dir.Load(), cut: t.seq, shard: shard}
 }
 
@@ -316,8 +395,11 @@ type pitem struct {
 // pcursor walks the partitions of a snapshot in (token, key) order. It
 // sorts each bucket's items into its buffer when it reaches the bucket.
 type pcursor struct {
-	s     *psnap
-	di    int // the directory index after the current bucket's entries
+	s *psnap
+	// stack holds the directories being walked, top first, each with the
+	// index of the next entry to visit.
+	stack [maxLevels]pframe
+	depth int
 	from  int64
 	items []pitem
 	i     int
@@ -327,38 +409,59 @@ type pcursor struct {
 // seekToken positions c on the first partition of s whose token is at
 // least token and reports whether there is one.
 func (c *pcursor) seekToken(s *psnap, token int64) bool {
-	c.s, c.items, c.i = s, c.buf[:0], 0
+	c.s, c.items, c.i, c.depth = s, c.buf[:0], 0, 0
+	if s.dir == nil {
+		return false
+	}
 	switch sh := shardOf(token); {
-	case s.dir == nil || sh > s.shard:
-		c.di, c.from = len(c.entries()), token
+	case sh > s.shard:
+		return false
 	case sh < s.shard:
-		c.di, c.from = 0, -1<<63
+		c.from = -1 << 63
+		c.stack[0] = pframe{s.dir, 0}
+		c.depth = 1
 	default:
-		c.di, c.from = slot(token, s.dir.g), token
+		// Go down to the bucket for token; every level above resumes
+		// after the link it went through.
+		c.from = token
+		for d := s.dir; ; {
+			i := d.slot(token)
+			b := d.entries[i].Load()
+			if b.sub == nil {
+				c.stack[c.depth] = pframe{d, i}
+				c.depth++
+				break
+			}
+			start, n := d.span(i, b.depth)
+			c.stack[c.depth] = pframe{d, start + n}
+			c.depth++
+			d = b.sub
+		}
 	}
 	return c.fill()
 }
 
-// entries returns the directory entries of c's snapshot.
-func (c *pcursor) entries() []atomic.Pointer[bucket] {
-	if c.s.dir == nil {
-		return nil
-	}
-	return c.s.dir.entries
-}
-
-// fill loads buckets from c.di on until one holds items of the snapshot at
-// or after c.from, and reports whether it found one.
+// fill visits entries from the top of the stack on until a bucket holds
+// items of the snapshot at or after c.from, and reports whether it found
+// one.
 func (c *pcursor) fill() bool {
-	entries := c.entries()
-	for c.di < len(entries) {
-		b := entries[c.di].Load()
-		shift := c.s.dir.g - b.depth
-		c.di = (c.di>>shift + 1) << shift
+	for c.depth > 0 {
+		f := &c.stack[c.depth-1]
+		if f.i >= len(f.d.entries) {
+			c.depth--
+			continue
+		}
+		b := f.d.entries[f.i].Load()
+		start, n := f.d.span(f.i, b.depth)
+		f.i = start + n
+		if b.sub != nil {
+			c.stack[c.depth] = pframe{b.sub, 0}
+			c.depth++
+			continue
+		}
 		c.items, c.i = c.items[:0], 0
 		for ; b != nil; b = b.next {
-			n := int(b.n.Load())
-			for j := 0; j < n; j++ {
+			for j := range b.tokens[:b.n.Load()] {
 				if tok, p := b.tokens[j], b.parts[j]; tok >= c.from && p.seq < c.s.cut {
 					c.items = append(c.items, pitem{tok, p})
 				}
@@ -374,14 +477,17 @@ func (c *pcursor) fill() bool {
 }
 
 // sortItems sorts a bucket's items by (token, key) with an insertion sort:
-// buckets are small.
+// buckets are small. Keys are compared only between equal tokens.
 func sortItems(items []pitem) {
 	for i := 1; i < len(items); i++ {
 		x := items[i]
 		j := i
-		for j > 0 && comparePart(items[j-1].token, items[j-1].p.key, x.token, x.p.key) > 0 {
-			items[j] = items[j-1]
-			j--
+		for ; j > 0; j-- {
+			y := &items[j-1]
+			if y.token < x.token || y.token == x.token && bytes.Compare(y.p.key, x.p.key) <= 0 {
+				break
+			}
+			items[j] = *y
 		}
 		items[j] = x
 	}

@@ -30,55 +30,78 @@ func indexItems(s *psnap, from int64) []string {
 	return out
 }
 
-// checkIndex verifies the invariants of t: the directory has 2^g entries;
-// each bucket of depth d covers an aligned run of 2^(g-d) entries and only
-// holds tokens whose first d bits are the run's; chains only at maxDepth,
-// behind full buckets; no partition twice; every partition numbered below
-// seq. It returns the number of partitions.
+// checkIndex verifies the invariants of t: every directory has 2^g
+// entries, g within its bound, and links to directories over the next
+// bits; each bucket of depth d covers an aligned run of 2^(g-d) entries;
+// each partition is in the bucket its token leads to; chains hold only full
+// buckets of one token, where no bit is left; no partition twice; every
+// partition numbered below seq. It returns the number of partitions.
 func checkIndex(t *pindex) (int, error) {
-	d := t.dir.Load()
-	if d == nil {
+	top := t.dir.Load()
+	if top == nil {
 		return 0, nil
-	}
-	if len(d.entries) != 1<<d.g {
-		return 0, fmt.Errorf("directory of %d entries at depth %d", len(d.entries), d.g)
 	}
 	seen := map[*partition]bool{}
 	count := 0
-	for i := 0; i < len(d.entries); {
-		b := d.entries[i].Load()
-		if b.depth > d.g {
-			return 0, fmt.Errorf("bucket depth %d above global depth %d", b.depth, d.g)
+	var walk func(d *pdir) error
+	walk = func(d *pdir) error {
+		if len(d.entries) != 1<<d.g || d.g > d.maxG() {
+			return fmt.Errorf("directory of %d entries at depth %d, offset %d", len(d.entries), d.g, d.off)
 		}
-		span := 1 << (d.g - b.depth)
-		if i%span != 0 {
-			return 0, fmt.Errorf("bucket of depth %d starts at entry %d", b.depth, i)
-		}
-		for j := i; j < i+span; j++ {
-			if d.entries[j].Load() != b {
-				return 0, fmt.Errorf("entry %d of a run of %d points elsewhere", j, span)
+		for i := 0; i < len(d.entries); {
+			b := d.entries[i].Load()
+			if b.depth > d.g {
+				return fmt.Errorf("bucket depth %d above global depth %d", b.depth, d.g)
+			}
+			start, span := d.span(i, b.depth)
+			if start != i {
+				return fmt.Errorf("bucket of depth %d starts at entry %d", b.depth, i)
+			}
+			for j := i; j < i+span; j++ {
+				if d.entries[j].Load() != b {
+					return fmt.Errorf("entry %d of a run of %d points elsewhere", j, span)
+				}
+			}
+			i += span
+			if b.sub != nil {
+				if b.sub.off != d.off+d.g || b.depth != d.g || b.n.Load() != 0 {
+					return fmt.Errorf("link at offset %d depth %d to a directory at offset %d", d.off, b.depth, b.sub.off)
+				}
+				if err := walk(b.sub); err != nil {
+					return err
+				}
+				continue
+			}
+			if b.next != nil && int(d.off)+int(b.depth) != tokenBits {
+				return fmt.Errorf("chain at offset %d depth %d", d.off, b.depth)
+			}
+			for c := b; c != nil; c = c.next {
+				if c != b && c.n.Load() != bucketCap {
+					return fmt.Errorf("chained bucket with %d items", c.n.Load())
+				}
+				for k := 0; k < int(c.n.Load()); k++ {
+					p := c.parts[k]
+					if p.token != c.tokens[k] {
+						return fmt.Errorf("token %d stored for partition %d", c.tokens[k], p.token)
+					}
+					if leaf(top, p.token) != b {
+						return fmt.Errorf("token %d in a bucket it does not lead to", p.token)
+					}
+					if c != b && p.token != b.tokens[0] {
+						return fmt.Errorf("chain holds tokens %d and %d", p.token, b.tokens[0])
+					}
+					if seen[p] || p.seq >= t.seq {
+						return fmt.Errorf("partition %d/%s seen twice or numbered %d of %d", p.token, p.key, p.seq, t.seq)
+					}
+					seen[p] = true
+					count++
+				}
 			}
 		}
-		for c := b; c != nil; c = c.next {
-			if c != b && (b.depth != maxDepth || c.n.Load() != bucketCap) {
-				return 0, fmt.Errorf("chained bucket at depth %d with %d items", b.depth, c.n.Load())
-			}
-			for k := 0; k < int(c.n.Load()); k++ {
-				p := c.parts[k]
-				if p.token != c.tokens[k] {
-					return 0, fmt.Errorf("token %d stored for partition %d", c.tokens[k], p.token)
-				}
-				if b.depth > 0 && slot(p.token, d.g)>>(d.g-b.depth) != i>>(d.g-b.depth) {
-					return 0, fmt.Errorf("token %d in the bucket at entry %d, depth %d", p.token, i, b.depth)
-				}
-				if seen[p] || p.seq >= t.seq {
-					return 0, fmt.Errorf("partition %d/%s seen twice or numbered %d of %d", p.token, p.key, p.seq, t.seq)
-				}
-				seen[p] = true
-				count++
-			}
-		}
-		i += span
+		return nil
+	}
+	if err := walk(top); err != nil {
+		return 0, err
 	}
 	return count, nil
 }
@@ -209,8 +232,9 @@ func TestIndexModel(t *testing.T) {
 }
 
 // TestIndexGrowth fills one shard's index with uniform tokens (the murmur3
-// case: the directory splits evenly) and with consecutive tokens (all in
-// one directory entry: buckets split to maxDepth, then chain).
+// case: the directory splits evenly), with consecutive tokens (they share
+// all but their low bits: directories nest to the bottom level), and with
+// many partitions of one token (a chain).
 func TestIndexGrowth(t *testing.T) {
 	const shard = numShards / 2
 	for _, tc := range []struct {
@@ -219,12 +243,14 @@ func TestIndexGrowth(t *testing.T) {
 		token func(i int64) int64
 	}{
 		{"uniform", 200_000, func(i int64) int64 { return int64(uint64(i) * 0x9E3779B97F4A7C15 >> (shardBits + 1)) }},
-		{"consecutive", 5_000, func(i int64) int64 { return i }},
+		{"consecutive", 50_000, func(i int64) int64 { return i }},
+		{"one token", 500, func(i int64) int64 { return 7 }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := new(pindex)
+			key := func(i int64) []byte { return []byte(fmt.Sprint("k", i)) }
 			for i := int64(0); i < tc.n; i++ {
-				_, inserted := tr.getOrInsert(newPartition(tc.token(i), []byte("k")))
+				_, inserted := tr.getOrInsert(newPartition(tc.token(i), key(i)))
 				require.True(t, inserted)
 			}
 			count, err := checkIndex(tr)
@@ -234,12 +260,13 @@ func TestIndexGrowth(t *testing.T) {
 			require.Len(t, items, int(tc.n))
 			require.True(t, sort.SliceIsSorted(items, func(i, j int) bool {
 				var a, b int64
-				fmt.Sscanf(items[i], "%d/", &a)
-				fmt.Sscanf(items[j], "%d/", &b)
-				return a < b
+				var ka, kb string
+				fmt.Sscanf(items[i], "%d/%s", &a, &ka)
+				fmt.Sscanf(items[j], "%d/%s", &b, &kb)
+				return a < b || a == b && ka < kb
 			}))
 			for i := int64(0); i < tc.n; i += 97 {
-				assert.NotNil(t, tr.get(tc.token(i), []byte("k")))
+				assert.NotNil(t, tr.get(tc.token(i), key(i)))
 				assert.Nil(t, tr.get(tc.token(i), []byte("x")))
 			}
 			if tc.name == "uniform" {
