@@ -74,7 +74,7 @@ func (sh *shard) newPartition(token int64, key []byte) *partition {
 	}
 	p := &sh.slab[sh.next]
 	sh.next++
-	p.token, p.key, p.deletion = token, key, data.LiveDeletion
+	p.token, p.key = token, key
 	return p
 }
 

@@ -10,11 +10,16 @@ import (
 	"github.com/minicass/minicass/data"
 )
 
-// partitionOverhead estimates the bytes of a partition struct.
-const partitionOverhead = 160
+// partitionOverhead estimates the bytes of a partition struct without its
+// inline row (the row's own estimate counts that).
+const partitionOverhead = 64
 
 // partition is one partition of a memtable. token and key never change; the
 // other fields are guarded by mu. Stored rows are immutable.
+//
+// A narrow partition (one row, no partition-level data) is this struct
+// alone, 176 bytes with its row inline; what only some partitions have
+// lives behind more.
 type partition struct {
 	token int64
 	key   []byte
@@ -22,22 +27,45 @@ type partition struct {
 	// snapshot of the shard's index skips the ones numbered after it.
 	seq uint64
 
-	mu       sync.Mutex
+	mu sync.Mutex
+	// one is the only row while the partition has a single row; it is nil
+	// once more.rows holds every row.
+	one *data.Row
+	// more is nil until the partition gets a deletion, a static row, a
+	// range tombstone or a second row.
+	more *partitionMore
+	// first holds the first row ever inserted, so that a narrow partition
+	// and its row are one allocation. It is written once, before one
+	// points to it, and never modified afterwards (rows are immutable).
+	first data.Row
+}
+
+// partitionMore is the partition-level data and the row tree of a
+// partition that has them.
+type partitionMore struct {
 	deletion data.DeletionTime
 	static   *data.Row
 	// rts is sorted by Start (nil first) and replaced, never modified in
 	// place, so snapshots can share it.
 	rts []data.RangeTombstone
-	// one is the only row while the partition has a single row; rows is
-	// nil until a second row arrives, and then holds every row.
-	one  *data.Row
+	// rows holds every row of a partition that had more than one.
 	rows *btree.BTreeG[*data.Row]
 	// snap is a clone of rows shared by readers until the next write.
 	snap *btree.BTreeG[*data.Row]
-	// first holds the first row ever inserted, so that a narrow partition
-	// and its row are one allocation. It is written once, before one
-	// points to it, and never modified afterwards (rows are immutable).
-	first data.Row
+}
+
+// partitionMoreSize estimates the bytes of a partitionMore.
+const partitionMoreSize = 80
+
+// extra returns p.more, allocating it first if needed, and the growth of
+// the partition's estimated size. The caller holds p.mu (or has not
+// published p).
+func (p *partition) extra() (*partitionMore, int) {
+	if p.more != nil {
+		return p.more, 0
+	}
+	p.more = &partitionMore{deletion: data.LiveDeletion}
+	return p.more, partitionMoreSize
 }
 
 func lessRow(a, b *data.Row) bool { return bytes.Compare(a.Clustering, b.Clustering) < 0 }
@@ -68,11 +96,15 @@ func (r *minTS) addRow(row *data.Row) {
 func (p *partition) apply(mu *data.Mutation, free *btree.FreeListG[*data.Row]) (delta int, lo int64) {
 	ts := minTS(1<<63 - 1)
 	if !mu.PartitionDeletion.IsLive() {
-		p.deletion = data.MaxDeletion(p.deletion, mu.PartitionDeletion)
+		m, grown := p.extra()
+		delta += grown
+		m.deletion = data.MaxDeletion(m.deletion, mu.PartitionDeletion)
 		ts.add(mu.PartitionDeletion.MarkedForDeleteAt)
 	}
 	if len(mu.RangeTombstones) > 0 {
-		p.rts = insertRangeTombstones(p.rts, mu.RangeTombstones)
+		m, grown := p.extra()
+		delta += grown
+		m.rts = insertRangeTombstones(m.rts, mu.RangeTombstones)
 		for i := range mu.RangeTombstones {
 			rt := &mu.RangeTombstones[i]
 			delta += 48 + len(rt.Start) + len(rt.End)
@@ -81,14 +113,16 @@ func (p *partition) apply(mu *data.Mutation, free *btree.FreeListG[*data.Row]) (
 	}
 	if mu.Static != nil && !mu.Static.IsEmpty() {
 		ts.addRow(mu.Static)
-		if p.static == nil {
+		m, grown := p.extra()
+		delta += grown
+		if m.static == nil {
 			r := *mu.Static
-			p.static = &r
+			m.static = &r
 			delta += r.Size()
 		} else {
-			merged := data.MergeRows(p.static, mu.Static)
-			delta += merged.Size() - p.static.Size()
-			p.static = &merged
+			merged := data.MergeRows(m.static, mu.Static)
+			delta += merged.Size() - m.static.Size()
+			m.static = &merged
 		}
 	}
 	for i := range mu.Rows {
@@ -101,7 +135,8 @@ func (p *partition) apply(mu *data.Mutation, free *btree.FreeListG[*data.Row]) (
 
 // applyRow merges one row into p and returns the size delta.
 func (p *partition) applyRow(in *data.Row, free *btree.FreeListG[*data.Row]) int {
-	if p.rows == nil {
+	delta := 0
+	if p.more == nil || p.more.rows == nil {
 		if p.one == nil {
 			// The partition never had a row (p.first is unused): only
 			// a partition without rows lacks both one and rows.
@@ -115,22 +150,25 @@ func (p *partition) applyRow(in *data.Row, free *btree.FreeListG[*data.Row]) int
 			p.one = &merged
 			return delta
 		}
-		p.rows = btree.NewWithFreeListG(btreeDegree, lessRow, free)
-		p.rows.ReplaceOrInsert(p.one)
+		var m *partitionMore
+		m, delta = p.extra()
+		m.rows = btree.NewWithFreeListG(btreeDegree, lessRow, free)
+		m.rows.ReplaceOrInsert(p.one)
 		p.one = nil
 	}
-	p.snap = nil
+	m := p.more
+	m.snap = nil
 	// Inserting first costs one walk for a new row (the common case of
 	// appends to a wide partition); an existing row is put back merged.
 	r := new(data.Row)
 	*r = *in
-	old, ok := p.rows.ReplaceOrInsert(r)
+	old, ok := m.rows.ReplaceOrInsert(r)
 	if !ok {
-		return r.Size()
+		return delta + r.Size()
 	}
 	merged := data.MergeRows(old, in)
-	p.rows.ReplaceOrInsert(&merged)
-	return merged.Size() - old.Size()
+	m.rows.ReplaceOrInsert(&merged)
+	return delta + merged.Size() - old.Size()
 }
 
 // insertRangeTombstones returns a new slice holding old and add, sorted by
@@ -165,12 +203,17 @@ func (p *partition) snapshotInto(s *snapshot) {
 	s.iter = rowIter{}
 	s.iterTaken.Store(false)
 	p.mu.Lock()
-	s.deletion, s.static, s.rts, s.one, s.rows = p.deletion, p.static, p.rts, p.one, nil
-	if p.rows != nil {
-		if p.snap == nil {
-			p.snap = p.rows.Clone()
+	s.one = p.one
+	if m := p.more; m == nil {
+		s.deletion, s.static, s.rts, s.rows = data.LiveDeletion, nil, nil, nil
+	} else {
+		s.deletion, s.static, s.rts, s.rows = m.deletion, m.static, m.rts, nil
+		if m.rows != nil {
+			if m.snap == nil {
+				m.snap = m.rows.Clone()
+			}
+			s.rows = m.snap
 		}
-		s.rows = p.snap
 	}
 	p.mu.Unlock()
 }

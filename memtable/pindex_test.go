@@ -15,7 +15,7 @@ import (
 
 // newPartition returns a new, empty partition (token, key) on its own.
 func newPartition(token int64, key []byte) *partition {
-	return &partition{token: token, key: key, deletion: data.LiveDeletion}
+	return &partition{token: token, key: key}
 }
 
 // indexItems returns the (token/key) items of a snapshot in cursor order,
@@ -377,4 +377,11 @@ func TestShardOrder(t *testing.T) {
 // TestShardSize checks that shards fill whole cache lines.
 func TestShardSize(t *testing.T) {
 	assert.Zero(t, unsafe.Sizeof(shard{})%64, "shard is %d bytes", unsafe.Sizeof(shard{}))
+}
+
+// TestPartitionSize guards the size the partition's documentation gives:
+// a narrow partition and its inline row in 176 bytes, a size class of Go's
+// allocator (slabs hold 46 of them in 8 KiB).
+func TestPartitionSize(t *testing.T) {
+	assert.Equal(t, uintptr(176), unsafe.Sizeof(partition{}))
 }
