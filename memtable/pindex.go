@@ -101,17 +101,20 @@ type pdir struct {
 // bucket holds up to bucketCap partitions of one token range in insertion
 // order, or links to a deeper directory. Items below n never change once n
 // covers them.
+//
+// The fields a lookup reads first (sub, n, the first tokens) share the
+// bucket's first cache line.
 type bucket struct {
-	n      atomic.Int32
-	depth  uint8 // local depth in the directory holding the bucket
-	tokens [bucketCap]int64
-	parts  [bucketCap]*partition
+	n     atomic.Int32
+	depth uint8 // local depth in the directory holding the bucket
 	// sub, if not nil, makes the bucket a link: its range is indexed by
 	// sub, and the bucket holds no item. Set when the bucket is made.
 	sub *pdir
 	// next is an older, full bucket of partitions with the same token
 	// (chains form only when no bit is left). Set when the bucket is made.
-	next *bucket
+	next   *bucket
+	tokens [bucketCap]int64
+	parts  [bucketCap]*partition
 }
 
 // rel returns the bits of token below the shard bits, at the top of a

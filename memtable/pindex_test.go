@@ -385,3 +385,13 @@ func TestShardSize(t *testing.T) {
 func TestPartitionSize(t *testing.T) {
 	assert.Equal(t, uintptr(176), unsafe.Sizeof(partition{}))
 }
+
+// TestBucketLayout checks that a bucket fits its 512-byte size class and
+// that a lookup's first reads (the link, the count, the first tokens)
+// share one cache line.
+func TestBucketLayout(t *testing.T) {
+	var b bucket
+	assert.LessOrEqual(t, unsafe.Sizeof(b), uintptr(512))
+	assert.Less(t, unsafe.Offsetof(b.sub), uintptr(64))
+	assert.Less(t, unsafe.Offsetof(b.tokens), uintptr(64))
+}
