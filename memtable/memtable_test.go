@@ -357,10 +357,21 @@ func TestScanReuseMatchesScan(t *testing.T) {
 // duplicates while buckets split and directories double under it. At the
 // end every partition is in the index exactly once. Run it under -race.
 func TestConcurrentInserts(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		tokenOf func(i int) int64
+	}{
+		{"uniform", func(i int) int64 { return int64(uint64(i)*0x9E3779B97F4A7C15) >> 2 }}, // 4 shards
+		{"clustered", func(i int) int64 { return int64(i) * 7919 }},                        // nested directories
+	} {
+		t.Run(tc.name, func(t *testing.T) { testConcurrentInserts(t, tc.tokenOf) })
+	}
+}
+
+func testConcurrentInserts(t *testing.T, tokenOf func(i int) int64) {
 	m := New()
 	const writers, n = 4, 3000
-	tokenOf := func(i int) int64 { return int64(uint64(i)*0x9E3779B97F4A7C15) >> 2 } // 4 shards
-	var done [writers]atomic.Int64                                                   // done[w]: writer w applied keys below it
+	var done [writers]atomic.Int64 // done[w]: writer w applied keys below it
 	var wg sync.WaitGroup
 	for w := 0; w < writers; w++ {
 		wg.Add(1)
