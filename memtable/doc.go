@@ -8,15 +8,16 @@
 // data.ComparePartitions orders them, in 16 shards that split the token ring
 // into equal ranges (murmur3 tokens spread evenly over them). Each shard's
 // index is an order-preserving extendible hash on the token (pindex.go): a
-// directory indexed by the token's next bits points to buckets of up to 31
+// directory indexed by the token's next bits points to buckets of up to 30
 // partitions, so finding a partition costs one directory load and one
 // bucket whatever the memtable's size, where a B-tree of a million
 // partitions walks four or five nodes, each a likely cache miss. Buckets
 // keep their partitions in insertion order (an insert appends; a full
 // bucket splits on the next token bit) and a scan sorts each bucket as it
-// reaches it; the directory itself is in token order. Partitions are
-// allocated in slabs of up to 8 KiB per shard and never removed from a
-// memtable.
+// reaches it; the directory itself is in token order. Tokens that share a
+// long prefix (never murmur3's, but any a caller passes) nest up to four
+// directories deep. Partitions are allocated in slabs of up to 8 KiB per
+// shard and never removed from a memtable.
 //
 // Each partition keeps its partition deletion, its static row, its range
 // tombstones sorted by start bound, and its rows ordered by clustering bytes
