@@ -496,9 +496,6 @@ func sortItems(items []pitem) {
 	}
 }
 
-// valid reports whether c is on a partition.
-func (c *pcursor) valid() bool { return c.i < len(c.items) }
-
 // cur returns the partition c is on; c must be valid.
 func (c *pcursor) cur() *partition { return c.items[c.i].p }
 
@@ -512,16 +509,4 @@ func (c *pcursor) next() bool {
 		return false
 	}
 	return c.fill()
-}
-
-// comparePart orders partitions by token, then key bytes
-// (data.ComparePartitions).
-func comparePart(tokA int64, keyA []byte, tokB int64, keyB []byte) int {
-	switch {
-	case tokA < tokB:
-		return -1
-	case tokA > tokB:
-		return 1
-	}
-	return bytes.Compare(keyA, keyB)
 }
