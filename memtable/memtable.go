@@ -143,7 +143,7 @@ func (m *Memtable) noteTimestamp(ts int64) {
 func (m *Memtable) Apply(token int64, mu *data.Mutation) (bytesAdded int) {
 	sh := &m.shards[shardOf(token)]
 	p, at := sh.parts.lookup(token, mu.Key)
-	overhead := 0
+	inserted := false
 	if p == nil {
 		sh.mu.Lock()
 		np := sh.newPartition(token, mu.Key)
@@ -153,29 +153,32 @@ func (m *Memtable) Apply(token int64, mu *data.Mutation) (bytesAdded int) {
 			sh.parts.insertAt(at, np)
 			sh.snap = nil
 			sh.mu.Unlock()
-			m.count.Add(1)
-			m.size.Add(int64(delta + partitionOverhead + len(mu.Key)))
-			m.noteTimestamp(lo)
+			m.noteApplied(delta, lo, true, mu.Key)
 			return delta
 		}
-		var inserted bool
 		if p, inserted = sh.parts.getOrInsert(np); inserted {
 			sh.snap = nil
-			overhead = partitionOverhead + len(mu.Key)
 		} else {
 			sh.unnew(np)
 		}
 		sh.mu.Unlock()
-		if inserted {
-			m.count.Add(1)
-		}
 	}
 	p.mu.Lock()
 	delta, lo := p.apply(mu, m.rowFree)
 	p.mu.Unlock()
-	m.size.Add(int64(delta + overhead))
-	m.noteTimestamp(lo)
+	m.noteApplied(delta, lo, inserted, mu.Key)
 	return delta
+}
+
+// noteApplied accounts for a mutation applied with size change delta and
+// smallest timestamp lo, to a partition with key that it inserted or not.
+func (m *Memtable) noteApplied(delta int, lo int64, inserted bool, key []byte) {
+	if inserted {
+		m.count.Add(1)
+		delta += partitionOverhead + len(key)
+	}
+	m.size.Add(int64(delta))
+	m.noteTimestamp(lo)
 }
 
 // Get returns a snapshot of the partition (token, key), or false if the
