@@ -634,6 +634,12 @@ func (c *compactor) rollback() error {
 // The inputs' files are removed once no read holds them, then the log.
 func (c *compactor) switchSets() error {
 	s := c.s
+	if len(c.outputs) == 0 {
+		// Nothing carries the inputs' upper bound on: record it first.
+		if err := c.e.markCompactedTo(s, c.inputs, commitlog.Position{Segment: uint64(c.upper.Segment), Offset: c.upper.Offset}); err != nil {
+			return errors.Join(err, c.rollback())
+		}
+	}
 	s.mu.Lock()
 	for _, in := range c.inputs {
 		if !slices.Contains(s.ssts, in) {
@@ -688,6 +694,48 @@ func (c *compactor) switchSets() error {
 			s.obsoleteBytes.Add(-size)
 			done(err)
 		})
+	}
+	return nil
+}
+
+// markCompactedTo records in the schema file that the table's commit-log
+// records before upper are persisted, when a compaction is about to remove
+// inputs without writing an output and no other SSTable of the table
+// reaches upper. Replay would otherwise apply those records again, without
+// the tombstones the compaction purged. It is a no-op without a commit log.
+func (e *Engine) markCompactedTo(s *tableStore, inputs []*sstableSource, upper commitlog.Position) error {
+	if e.log == nil {
+		return nil
+	}
+	e.schemaMu.Lock()
+	defer e.schemaMu.Unlock()
+	t := s.table.Load()
+	covered := e.marks.compactedTo[t.ID]
+	if tr, ok := e.marks.truncated[t.ID]; ok && tr.Compare(covered) > 0 {
+		covered = tr
+	}
+	s.mu.RLock()
+	for _, o := range s.ssts {
+		if !slices.Contains(inputs, o) && o.upper.Compare(covered) > 0 {
+			covered = o.upper
+		}
+	}
+	s.mu.RUnlock()
+	if upper.Compare(covered) <= 0 {
+		return nil
+	}
+	if _, ok := e.state.Load().stores[t.ID]; !ok {
+		return nil // dropped: replay skips the table's records anyway
+	}
+	prev, had := e.marks.compactedTo[t.ID]
+	e.marks.compactedTo[t.ID] = upper
+	if err := e.persistSchema(e.state.Load()); err != nil {
+		if had {
+			e.marks.compactedTo[t.ID] = prev
+		} else {
+			delete(e.marks.compactedTo, t.ID)
+		}
+		return err
 	}
 	return nil
 }

@@ -125,8 +125,10 @@
 // incomplete ones, without TOC.txt, left by a crash during a flush, and the
 // directories of tables no longer in the schema), then replays the commit
 // log: a table's records before the largest upper bound of its SSTables, or
-// before its truncation record, are skipped (counters are deltas: nothing
-// is applied twice), as are the records of dropped tables. A crash loses
+// before its truncation record, or before the upper bound of SSTables that a
+// compaction removed without writing any (compacted_to in the schema file:
+// everything purged), are skipped (counters are deltas: nothing is applied
+// twice), as are the records of dropped tables. A crash loses
 // nothing acknowledged under SyncBatch, and under SyncPeriodic only the
 // writes of the last unsynced period, as a suffix: never a write without
 // the ones before it, never half a mutation. Truncate saves the commit-log

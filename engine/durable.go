@@ -55,12 +55,12 @@ func (e *Engine) openStorage() error {
 			return fmt.Errorf("engine: creating %s: %w", d, err)
 		}
 	}
-	st, truncated, n, err := readSchemaFile(fsys, e.schemaDir)
+	st, marks, n, err := readSchemaFile(fsys, e.schemaDir)
 	if err != nil {
 		return err
 	}
 	if st != nil {
-		e.schemaN, e.truncated = n, truncated
+		e.schemaN, e.marks = n, marks
 		e.state.Store(st) // so that closeStorage closes what was opened
 		for _, ks := range st.keyspaces {
 			for _, t := range ks.tables {
@@ -105,8 +105,10 @@ func (e *Engine) reserveSegmentIDs(logDir string) error {
 			ref = max(ref, t.upper.Segment)
 		}
 	}
-	for _, p := range e.truncated {
-		ref = max(ref, p.Segment)
+	for _, m := range []map[data.TableID]commitlog.Position{e.marks.truncated, e.marks.compactedTo} {
+		for _, p := range m {
+			ref = max(ref, p.Segment)
+		}
 	}
 	if ref == 0 {
 		return nil
@@ -204,7 +206,7 @@ func (e *Engine) openTableStore(t *schema.Table) (*tableStore, error) {
 		}
 	}
 	s.nextGen.Store(int64(maxGen + 1))
-	trunc, truncated := e.truncated[t.ID]
+	trunc, truncated := e.marks.truncated[t.ID]
 	for _, g := range gens {
 		r, err := sstable.Open(e.fs, dir, g, sstable.ReaderOptions{})
 		if err != nil {
@@ -290,8 +292,11 @@ func (e *Engine) replay() error {
 				p = t.upper
 			}
 		}
-		if tr, ok := e.truncated[id]; ok && tr.Compare(p) > 0 {
+		if tr, ok := e.marks.truncated[id]; ok && tr.Compare(p) > 0 {
 			p = tr
+		}
+		if ct, ok := e.marks.compactedTo[id]; ok && ct.Compare(p) > 0 {
+			p = ct
 		}
 		skip[id] = p
 	}
@@ -335,7 +340,7 @@ func (e *Engine) persistSchema(next *schemaState) error {
 	if e.schemaDir == "" {
 		return nil
 	}
-	b, err := encodeSchema(next, e.truncated)
+	b, err := encodeSchema(next, e.marks)
 	if err != nil {
 		return err
 	}

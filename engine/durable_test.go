@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -247,4 +248,43 @@ func TestDroppedColumnsSurviveRestart(t *testing.T) {
 	defer e2.Close()
 	assert.Equal(t, altered.Dropped, tbl2.Dropped)
 	assert.Equal(t, []string{"a:", "b:new"}, dump(t, e2, tbl2, "k1", false))
+}
+
+// TestCompactionToNothingNotReplayed covers a compaction that purges
+// everything and writes no SSTable: the commit-log records its inputs held
+// must not be replayed after a restart. Here the partition tombstone's
+// record is in a released segment and the row it shadows in the active
+// one, so replaying the row alone would resurrect it.
+func TestCompactionToNothingNotReplayed(t *testing.T) {
+	fsys := vfs.NewMem()
+	e, clock, tbl := openDurable(t, fsys, Options{})
+	ctx := context.Background()
+	nt := *tbl
+	nt.Options.GCGraceSeconds = 0
+	require.NoError(t, e.AlterTable(&nt))
+	tbl, _ = e.Table("ks", "t")
+	require.NoError(t, e.Apply(ctx, tbl, &data.Mutation{Key: []byte("k"),
+		PartitionDeletion: data.DeletionTime{MarkedForDeleteAt: 10, LocalDeletionTime: clock.Now().Unix()}}))
+	require.NoError(t, e.Close())
+
+	e, _, tbl = openDurable(t, fsys, Options{Clock: clock})
+	put(t, e, tbl, "k", "a", "shadowed", 5)
+	require.NoError(t, e.Flush(ctx, "ks", "t"))
+	require.Len(t, e.SSTables("ks", "t"), 1)
+	clock.Advance(2 * time.Second)
+	require.NoError(t, e.Compact(ctx, "ks", "t"))
+	require.Empty(t, e.SSTables("ks", "t"), "the tombstone and the row it shadows are purged")
+	assert.Empty(t, dump(t, e, tbl, "k", false))
+	crashed := fsys.CrashClone()
+	require.NoError(t, e.Close())
+
+	for _, f := range []*vfs.MemFS{fsys, crashed} {
+		e, _, tbl = openDurable(t, f, Options{Clock: clock})
+		assert.Empty(t, dump(t, e, tbl, "k", false), "replay applied the purged row again")
+		put(t, e, tbl, "k", "b", "new", 20)
+		require.NoError(t, e.Close())
+		e, _, tbl = openDurable(t, f, Options{Clock: clock})
+		assert.Equal(t, []string{"b:new"}, dump(t, e, tbl, "k", false), "a later write is replayed")
+		require.NoError(t, e.Close())
+	}
 }

@@ -26,7 +26,7 @@ type Engine struct {
 	// every schema change (see schema.go).
 	state atomic.Pointer[schemaState]
 	// schemaMu serializes schema changes and guards listeners, schemaN
-	// and truncated.
+	// and marks.
 	schemaMu  sync.Mutex
 	listeners map[int]func(SchemaChange)
 	nextLis   int
@@ -43,7 +43,7 @@ type Engine struct {
 	lock      io.Closer
 	log       *commitlog.Log
 	schemaN   uint64
-	truncated map[data.TableID]commitlog.Position
+	marks     logMarks
 
 	// Flushing (see flush.go).
 	mem         atomic.Int64 // bytes held by all memtables
@@ -91,7 +91,7 @@ func Open(opts Options) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{opts: opts.EnsureDefaults(), listeners: map[int]func(SchemaChange){},
-		truncated: map[data.TableID]commitlog.Position{}}
+		marks: newLogMarks()}
 	e.memCond = sync.NewCond(&e.memMu)
 	e.flushSem = make(chan struct{}, e.opts.FlushWorkers)
 	e.compactSem = make(chan struct{}, e.opts.CompactionWorkers)

@@ -17,7 +17,10 @@ import (
 	"github.com/minicass/minicass/vfs"
 )
 
-var seedFlag = flag.Int64("seed", 0, "seed of TestModel (0: time-based)")
+var (
+	seedFlag  = flag.Int64("seed", 0, "seed of TestModel (0: time-based)")
+	traceFlag = flag.Bool("model.trace", false, "log every step of TestModel")
+)
 
 // model is the reference: every version ever written, evaluated naively
 // at read time.
@@ -146,6 +149,16 @@ func (md *model) read(k string, sl data.Slices, reverse bool, limit int, now int
 	return out
 }
 
+// formatModelMutation prints m for -model.trace.
+func formatModelMutation(m *data.Mutation) string {
+	s := fmt.Sprintf("%s pdel=%v rts=%v", m.Key, m.PartitionDeletion, m.RangeTombstones)
+	for i := range m.Rows {
+		r := &m.Rows[i]
+		s += fmt.Sprintf(" row %s liveness=%+v del=%v coldels=%v cells=%s", r.Clustering, r.Liveness, r.Deletion, r.ColumnDeletions, formatModelRow(r))
+	}
+	return s
+}
+
 func formatModelRow(r *data.Row) string {
 	var cells []string
 	for _, c := range r.Cells {
@@ -202,10 +215,35 @@ func runModelRound(t *testing.T, rng *rand.Rand, seed int64, round int) {
 		}
 		return append(randCK(), []byte{0}[:rng.Intn(2)]...)
 	}
+	check := func(step int, now int64, key string, sl data.Slices, reverse bool, limit int) {
+		t.Helper()
+		want := md.read(key, sl, reverse, limit, now)
+		p, err := e.ReadPartition(ctx, tbl, []byte(key), ReadOptions{Slices: sl, Reverse: reverse, Limit: limit})
+		require.NoError(t, err)
+		var got []string
+		for {
+			r, ok := p.Next()
+			if !ok {
+				break
+			}
+			got = append(got, formatModelRow(r))
+		}
+		require.NoError(t, p.Close())
+		require.Equal(t, want, got, "seed %d round %d step %d: read %s slices %q reverse=%v limit=%d", seed, round, step, key, sl, reverse, limit)
+	}
 	var base, maxTS int64
 	for step := 0; step < 200; step++ {
 		now := clock.Now().Unix()
-		switch op := rng.Intn(25); {
+		op := rng.Intn(25)
+		if *traceFlag {
+			// Every step reads both partitions in full, so that a
+			// failure shows at the first step that diverges.
+			for _, key := range keys {
+				check(step, now, key, nil, false, 0)
+			}
+			t.Logf("round %d step %d now %d op %d", round, step, now, op)
+		}
+		switch {
 		case op == 22 || op == 23:
 			// Flush, then compact (op 23: background compactions first,
 			// then a major one), so that every cell is in the compacted
@@ -259,19 +297,7 @@ func runModelRound(t *testing.T, rng *rand.Rand, seed int64, round int) {
 				}
 			}
 			reverse, limit := rng.Intn(2) == 0, rng.Intn(4)
-			want := md.read(key, sl, reverse, limit, now)
-			p, err := e.ReadPartition(ctx, tbl, []byte(key), ReadOptions{Slices: sl, Reverse: reverse, Limit: limit})
-			require.NoError(t, err)
-			var got []string
-			for {
-				r, ok := p.Next()
-				if !ok {
-					break
-				}
-				got = append(got, formatModelRow(r))
-			}
-			require.NoError(t, p.Close())
-			require.Equal(t, want, got, "seed %d round %d step %d: read %s slices %q reverse=%v limit=%d", seed, round, step, key, sl, reverse, limit)
+			check(step, now, key, sl, reverse, limit)
 			continue
 		}
 		ts := base + int64(1+rng.Intn(8)) // few timestamps: many ties
@@ -323,6 +349,9 @@ func runModelRound(t *testing.T, rng *rand.Rand, seed int64, round int) {
 				r.Cells = append(r.Cells, c)
 			}
 			m.Rows = []data.Row{r}
+		}
+		if *traceFlag {
+			t.Logf("round %d step %d apply %s", round, step, formatModelMutation(m))
 		}
 		md.apply(m)
 		require.NoError(t, e.Apply(ctx, tbl, m))

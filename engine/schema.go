@@ -283,11 +283,13 @@ func (e *Engine) DropKeyspace(name string) error {
 	}
 	next := cur.clone()
 	delete(next.keyspaces, name)
+	saved := e.marks.clone()
 	for _, t := range old.tables {
 		delete(next.stores, t.ID)
-		delete(e.truncated, t.ID)
+		e.marks.forget(t.ID)
 	}
 	if err := e.persistSchema(next); err != nil {
+		e.marks = saved
 		return err
 	}
 	e.publish(next, SchemaChange{Kind: Dropped, Target: TargetKeyspace, Keyspace: name})
@@ -407,12 +409,10 @@ func (e *Engine) DropTable(keyspace, name string) error {
 	delete(tables, name)
 	next.keyspaces[keyspace] = &keyspaceState{def: ks.def, tables: tables}
 	delete(next.stores, old.ID)
-	truncated, hadTrunc := e.truncated[old.ID]
-	delete(e.truncated, old.ID)
+	saved := e.marks.clone()
+	e.marks.forget(old.ID)
 	if err := e.persistSchema(next); err != nil {
-		if hadTrunc {
-			e.truncated[old.ID] = truncated
-		}
+		e.marks = saved
 		return err
 	}
 	e.publish(next, SchemaChange{Kind: Dropped, Target: TargetTable, Keyspace: keyspace, Table: name})
@@ -476,7 +476,7 @@ func (e *Engine) Truncate(keyspace, name string) error {
 		// Saved before the SSTables are deleted: if a crash comes
 		// between the two, Open deletes the SSTables the record covers
 		// and replay skips the records before it.
-		e.truncated[t.ID] = pos
+		e.marks.truncated[t.ID] = pos
 		if err := e.persistSchema(e.state.Load()); err != nil {
 			return err
 		}

@@ -39,9 +39,9 @@ import (
 //
 //	4d 43 53 46  01 00 00 00  10 00 00 00  <crc32c LE>  7b 22 6b 65 ...
 //
-// A table carries its ID (32 hex digits) and, once truncated, the
-// commit-log position of the truncation: replay skips the table's records
-// before it, and Open deletes SSTables that end before it.
+// A table carries its ID (32 hex digits) and its log marks (see logMarks):
+// truncated_at once truncated, compacted_to once a compaction removed
+// SSTables without writing any.
 
 const (
 	schemaMagic      = "MCSF"
@@ -71,6 +71,7 @@ type tableJSON struct {
 	Columns     []columnJSON   `json:"columns"`
 	Options     schema.Options `json:"options"`
 	TruncatedAt *positionJSON  `json:"truncated_at,omitempty"`
+	CompactedTo *positionJSON  `json:"compacted_to,omitempty"`
 	Dropped     []droppedJSON  `json:"dropped_columns,omitempty"`
 }
 
@@ -101,9 +102,39 @@ var columnKinds = map[string]schema.ColumnKind{
 	schema.Regular.String():      schema.Regular,
 }
 
-// encodeSchema returns the schema file bytes of st with the truncation
-// records truncated.
-func encodeSchema(st *schemaState, truncated map[data.TableID]commitlog.Position) ([]byte, error) {
+// logMarks are the commit-log positions the schema file keeps for each
+// table, outside its SSTables. Replay skips a table's records before the
+// largest of them and of its SSTables' upper bounds.
+type logMarks struct {
+	// truncated is the log tail at the table's last truncation. Open also
+	// deletes SSTables that end before it (a truncation that saved its
+	// record but crashed before deleting the files).
+	truncated map[data.TableID]commitlog.Position
+	// compactedTo is the largest upper bound among SSTables that a
+	// compaction removed without writing an output (every cell purged or
+	// expired). Without it the largest upper bound of the remaining
+	// SSTables could go back, and replay would apply again records whose
+	// data, or the tombstones shadowing it, that compaction dropped.
+	compactedTo map[data.TableID]commitlog.Position
+}
+
+func newLogMarks() logMarks {
+	return logMarks{truncated: map[data.TableID]commitlog.Position{}, compactedTo: map[data.TableID]commitlog.Position{}}
+}
+
+// forget removes the marks of table id (a dropped table).
+func (m logMarks) forget(id data.TableID) {
+	delete(m.truncated, id)
+	delete(m.compactedTo, id)
+}
+
+// clone returns a copy of m, to restore if a schema file write fails.
+func (m logMarks) clone() logMarks {
+	return logMarks{truncated: maps.Clone(m.truncated), compactedTo: maps.Clone(m.compactedTo)}
+}
+
+// encodeSchema returns the schema file bytes of st with the log marks.
+func encodeSchema(st *schemaState, marks logMarks) ([]byte, error) {
 	var f schemaFileJSON
 	f.Keyspaces = []keyspaceJSON{}
 	for _, name := range slices.Sorted(maps.Keys(st.keyspaces)) {
@@ -119,8 +150,11 @@ func encodeSchema(st *schemaState, truncated map[data.TableID]commitlog.Position
 				d := t.Dropped[name]
 				tj.Dropped = append(tj.Dropped, droppedJSON{Name: name, Type: d.Type.String(), DroppedAt: d.DroppedAt})
 			}
-			if p, ok := truncated[t.ID]; ok {
+			if p, ok := marks.truncated[t.ID]; ok {
 				tj.TruncatedAt = &positionJSON{Segment: p.Segment, Offset: p.Offset}
+			}
+			if p, ok := marks.compactedTo[t.ID]; ok {
+				tj.CompactedTo = &positionJSON{Segment: p.Segment, Offset: p.Offset}
 			}
 			kj.Tables = append(kj.Tables, tj)
 		}
@@ -139,41 +173,41 @@ func encodeSchema(st *schemaState, truncated map[data.TableID]commitlog.Position
 }
 
 // decodeSchema parses a schema file named file into keyspaces, tables and
-// truncation records.
-func decodeSchema(file string, b []byte) (*schemaState, map[data.TableID]commitlog.Position, error) {
+// log marks.
+func decodeSchema(file string, b []byte) (*schemaState, logMarks, error) {
 	bad := func(off int, format string, args ...any) error {
 		return fmt.Errorf("%w: schema file %s at offset %d: %s", ErrCorruption, file, off, fmt.Sprintf(format, args...))
 	}
 	if len(b) < schemaHeaderSize {
-		return nil, nil, bad(0, "%d bytes, shorter than the header", len(b))
+		return nil, logMarks{}, bad(0, "%d bytes, shorter than the header", len(b))
 	}
 	if string(b[:4]) != schemaMagic {
-		return nil, nil, bad(0, "bad magic %q", b[:4])
+		return nil, logMarks{}, bad(0, "bad magic %q", b[:4])
 	}
 	if v := binary.LittleEndian.Uint32(b[4:]); v != schemaVersion {
-		return nil, nil, bad(4, "unknown version %d", v)
+		return nil, logMarks{}, bad(4, "unknown version %d", v)
 	}
 	n := binary.LittleEndian.Uint32(b[8:])
 	if uint64(n) != uint64(len(b)-schemaHeaderSize) {
-		return nil, nil, bad(8, "payload length %d, file holds %d", n, len(b)-schemaHeaderSize)
+		return nil, logMarks{}, bad(8, "payload length %d, file holds %d", n, len(b)-schemaHeaderSize)
 	}
 	payload := b[schemaHeaderSize:]
 	if got, want := crc32.Checksum(payload, crcTable), binary.LittleEndian.Uint32(b[12:]); got != want {
-		return nil, nil, bad(schemaHeaderSize, "checksum mismatch (stored %08x, computed %08x)", want, got)
+		return nil, logMarks{}, bad(schemaHeaderSize, "checksum mismatch (stored %08x, computed %08x)", want, got)
 	}
 	var f schemaFileJSON
 	if err := json.Unmarshal(payload, &f); err != nil {
-		return nil, nil, bad(schemaHeaderSize, "%v", err)
+		return nil, logMarks{}, bad(schemaHeaderSize, "%v", err)
 	}
 	st := emptySchemaState()
-	truncated := map[data.TableID]commitlog.Position{}
+	marks := newLogMarks()
 	for _, kj := range f.Keyspaces {
 		ks := &keyspaceState{def: &schema.Keyspace{Name: kj.Name, Replication: kj.Replication, DurableWrites: kj.DurableWrites},
 			tables: map[string]*schema.Table{}}
 		for _, tj := range kj.Tables {
 			var id data.TableID
 			if raw, err := hex.DecodeString(tj.ID); err != nil || len(raw) != len(id) {
-				return nil, nil, bad(schemaHeaderSize, "table %s.%s: bad id %q", kj.Name, tj.Name, tj.ID)
+				return nil, logMarks{}, bad(schemaHeaderSize, "table %s.%s: bad id %q", kj.Name, tj.Name, tj.ID)
 			} else {
 				copy(id[:], raw)
 			}
@@ -181,11 +215,11 @@ func decodeSchema(file string, b []byte) (*schemaState, map[data.TableID]commitl
 			for _, cj := range tj.Columns {
 				typ, err := types.ParseType(cj.Type)
 				if err != nil {
-					return nil, nil, bad(schemaHeaderSize, "column %s of %s.%s: %v", cj.Name, kj.Name, tj.Name, err)
+					return nil, logMarks{}, bad(schemaHeaderSize, "column %s of %s.%s: %v", cj.Name, kj.Name, tj.Name, err)
 				}
 				kind, ok := columnKinds[cj.Kind]
 				if !ok {
-					return nil, nil, bad(schemaHeaderSize, "column %s of %s.%s: kind %q", cj.Name, kj.Name, tj.Name, cj.Kind)
+					return nil, logMarks{}, bad(schemaHeaderSize, "column %s of %s.%s: kind %q", cj.Name, kj.Name, tj.Name, cj.Kind)
 				}
 				cols = append(cols, &schema.Column{Name: cj.Name, Type: typ, Kind: kind, Position: cj.Position, Desc: cj.Desc})
 			}
@@ -193,7 +227,7 @@ func decodeSchema(file string, b []byte) (*schemaState, map[data.TableID]commitl
 			for _, dj := range tj.Dropped {
 				typ, err := types.ParseType(dj.Type)
 				if err != nil {
-					return nil, nil, bad(schemaHeaderSize, "dropped column %s of %s.%s: %v", dj.Name, kj.Name, tj.Name, err)
+					return nil, logMarks{}, bad(schemaHeaderSize, "dropped column %s of %s.%s: %v", dj.Name, kj.Name, tj.Name, err)
 				}
 				if t.Dropped == nil {
 					t.Dropped = map[string]schema.DroppedColumn{}
@@ -202,12 +236,15 @@ func decodeSchema(file string, b []byte) (*schemaState, map[data.TableID]commitl
 			}
 			ks.tables[tj.Name] = t
 			if tj.TruncatedAt != nil {
-				truncated[id] = commitlog.Position{Segment: tj.TruncatedAt.Segment, Offset: tj.TruncatedAt.Offset}
+				marks.truncated[id] = commitlog.Position{Segment: tj.TruncatedAt.Segment, Offset: tj.TruncatedAt.Offset}
+			}
+			if tj.CompactedTo != nil {
+				marks.compactedTo[id] = commitlog.Position{Segment: tj.CompactedTo.Segment, Offset: tj.CompactedTo.Offset}
 			}
 		}
 		st.keyspaces[kj.Name] = ks
 	}
-	return st, truncated, nil
+	return st, marks, nil
 }
 
 // schemaFileName returns the name of schema file n.
@@ -232,13 +269,13 @@ func parseSchemaFileName(name string) (uint64, bool) {
 // readSchemaFile loads the newest schema file of dir, removing leftovers
 // (temporary files, older versions). It returns a nil state and n = 0 when
 // there is none.
-func readSchemaFile(fsys vfs.FS, dir string) (*schemaState, map[data.TableID]commitlog.Position, uint64, error) {
+func readSchemaFile(fsys vfs.FS, dir string) (*schemaState, logMarks, uint64, error) {
 	names, err := fsys.List(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, 0, nil
+		return nil, logMarks{}, 0, nil
 	}
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, logMarks{}, 0, err
 	}
 	var newest uint64
 	var found bool
@@ -250,30 +287,30 @@ func readSchemaFile(fsys vfs.FS, dir string) (*schemaState, map[data.TableID]com
 	for _, name := range names {
 		if n, ok := parseSchemaFileName(name); (ok && n != newest) || strings.HasSuffix(name, ".tmp") {
 			if err := fsys.Remove(fsys.PathJoin(dir, name)); err != nil {
-				return nil, nil, 0, err
+				return nil, logMarks{}, 0, err
 			}
 		}
 	}
 	if !found {
-		return nil, nil, 0, nil
+		return nil, logMarks{}, 0, nil
 	}
 	path := fsys.PathJoin(dir, schemaFileName(newest))
 	f, err := fsys.Open(path)
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, logMarks{}, 0, err
 	}
 	b, err := io.ReadAll(f)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return nil, nil, 0, fmt.Errorf("engine: reading %s: %w", path, err)
+		return nil, logMarks{}, 0, fmt.Errorf("engine: reading %s: %w", path, err)
 	}
-	st, truncated, err := decodeSchema(path, b)
+	st, marks, err := decodeSchema(path, b)
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, logMarks{}, 0, err
 	}
-	return st, truncated, newest, nil
+	return st, marks, newest, nil
 }
 
 // writeSchemaFile writes b as schema file n of dir atomically and removes
