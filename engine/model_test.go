@@ -232,6 +232,7 @@ func runModelRound(t *testing.T, rng *rand.Rand, seed int64, round int) {
 		require.Equal(t, want, got, "seed %d round %d step %d: read %s slices %q reverse=%v limit=%d", seed, round, step, key, sl, reverse, limit)
 	}
 	var base, maxTS int64
+	expiring := map[string]int64{} // expiry of the expiring versions, by cell and timestamp
 	for step := 0; step < 200; step++ {
 		now := clock.Now().Unix()
 		op := rng.Intn(25)
@@ -342,8 +343,17 @@ func runModelRound(t *testing.T, rng *rand.Rand, seed int64, round int) {
 				case 0:
 					c.Kind, c.Value, c.LocalDeletionTime = data.CellTombstone, nil, now
 				case 1:
-					if ttl > 0 {
+					// Two expiring versions of a cell with one timestamp
+					// and different expiries are left out: once the
+					// earlier one expires, whether it still exists to be
+					// rewritten as a tombstone (and then win the tie)
+					// depends on whether it met the other in a memtable
+					// or in a compaction first (CASSANDRA-14592), which
+					// the model does not track.
+					id := fmt.Sprintf("%s/%s/%s/%s@%d", m.Key, r.Clustering, c.Column, c.Path, ts)
+					if exp, ok := expiring[id]; ttl > 0 && (!ok || exp == now+int64(ttl)) {
 						c.TTL, c.LocalDeletionTime = ttl, now+int64(ttl)
+						expiring[id] = c.LocalDeletionTime
 					}
 				}
 				r.Cells = append(r.Cells, c)
