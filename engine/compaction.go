@@ -12,6 +12,7 @@ import (
 
 	"github.com/minicass/minicass/commitlog"
 	"github.com/minicass/minicass/data"
+	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/sstable"
 	"github.com/minicass/minicass/vfs"
 )
@@ -32,7 +33,9 @@ import (
 //     purgeable timestamp is dropped, otherwise rewritten as a tombstone
 //     dated expiry - ttl; tombstones of every kind (and expired liveness)
 //     with a local deletion time before gcBefore and a timestamp below the
-//     max purgeable timestamp are dropped. gcBefore is now -
+//     max purgeable timestamp are dropped; the cells and collection
+//     deletions of dropped columns written before the drop are dropped.
+//     gcBefore is now -
 //     gc_grace_seconds; the max purgeable timestamp of a partition is the
 //     smallest timestamp of the SSTables outside the compaction that may
 //     hold it (token range and bloom filter) and of the memtables holding
@@ -85,7 +88,8 @@ type compactor struct {
 	expired  []*sstableSource
 	now      int64
 	gcBefore int64
-	others   []*sstableSource // the table's SSTables outside the compaction
+	dropped  map[string]schema.DroppedColumn // the table's, when the compaction began
+	others   []*sstableSource                // the table's SSTables outside the compaction
 	rec      CompactionRecord
 
 	txn     *txnLog
@@ -105,6 +109,7 @@ func (e *Engine) compact(ctx context.Context, s *tableStore, inputs []*sstableSo
 	t := s.table.Load()
 	c := &compactor{e: e, s: s, inputs: inputs, now: e.Now()}
 	c.gcBefore = c.now - int64(t.Options.GCGraceSeconds)
+	c.dropped = t.Dropped
 	c.rec = CompactionRecord{ID: newUUID(), Keyspace: t.Keyspace, Table: t.Name, RowsMerged: map[int]int64{}, Reason: reason}
 
 	// Reference the inputs and the other SSTables for the duration.
@@ -362,6 +367,18 @@ type purger struct {
 	now, gcBefore int64
 	max           func() int64
 	maxPurgeable  *int64
+	// dropped are the table's dropped columns: their cells and collection
+	// deletions written up to the drop go, whatever gc grace says, as
+	// Cassandra skips them when it reads an SSTable
+	// (SerializationHelper.isDropped).
+	dropped map[string]schema.DroppedColumn
+}
+
+// isDropped reports whether data of column written at ts predates the
+// column's drop.
+func (p purger) isDropped(column string, ts int64) bool {
+	d, ok := p.dropped[column]
+	return ok && ts <= d.DroppedAt
 }
 
 // purgeable reports whether a deletion (or expired data) written at ts
@@ -385,7 +402,7 @@ func (p purger) deletion(d data.DeletionTime) data.DeletionTime {
 
 // row purges r in place (Row.purge): expired liveness, deletions and
 // tombstones past gc grace go; expired cells become tombstones dated at
-// their write time (expiry - ttl) or go.
+// their write time (expiry - ttl) or go; data of dropped columns goes.
 func (p purger) row(r *data.Row) {
 	if !r.Liveness.IsEmpty() && !r.Liveness.IsLive(p.now) && p.purgeable(r.Liveness.Timestamp, r.Liveness.ExpiresAt) {
 		r.Liveness = data.EmptyLiveness
@@ -394,6 +411,9 @@ func (p purger) row(r *data.Row) {
 	if len(r.ColumnDeletions) > 0 {
 		kept := r.ColumnDeletions[:0]
 		for _, cd := range r.ColumnDeletions {
+			if p.isDropped(cd.Column, cd.Deletion.MarkedForDeleteAt) {
+				continue
+			}
 			if cd.Deletion = p.deletion(cd.Deletion); !cd.Deletion.IsLive() {
 				kept = append(kept, cd)
 			}
@@ -402,6 +422,9 @@ func (p purger) row(r *data.Row) {
 	}
 	kept := r.Cells[:0]
 	for _, c := range r.Cells {
+		if p.isDropped(c.Column, c.Timestamp) {
+			continue
+		}
 		if !c.IsLive(p.now) {
 			if p.purgeable(c.Timestamp, c.LocalDeletionTime) {
 				continue
@@ -422,7 +445,7 @@ func (c *compactor) mergePartition(parts []data.PartitionSource) error {
 	token, key := parts[0].Token(), parts[0].Key()
 	unknown := int64(math.MinInt64)
 	p := purger{now: c.now, gcBefore: c.gcBefore, maxPurgeable: &unknown,
-		max: func() int64 { return c.maxPurgeable(token, key) }}
+		max: func() int64 { return c.maxPurgeable(token, key) }, dropped: c.dropped}
 	del := data.LiveDeletion
 	var static *data.Row
 	var rts []data.RangeTombstone

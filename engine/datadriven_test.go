@@ -16,6 +16,7 @@ import (
 
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/schema"
+	"github.com/minicass/minicass/types"
 	"github.com/minicass/minicass/vfs"
 )
 
@@ -209,6 +210,48 @@ func TestDataDriven(t *testing.T) {
 					return "error: " + err.Error() + "\n"
 				}
 				if err := e.AlterTable(&nt); err != nil {
+					return "error: " + err.Error() + "\n"
+				}
+				tbl, _ = e.Table("ks", tbl.Name)
+				return "ok\n"
+			case "drop-column":
+				// drop-column name=<column> at=<timestamp>, as ALTER TABLE
+				// DROP does it (the cql package).
+				var name string
+				var at int64
+				d.ScanArgs(t, "name", &name)
+				d.ScanArgs(t, "at", &at)
+				var cols []*schema.Column
+				for _, c := range tbl.Columns {
+					if c.Name != name {
+						cp := *c
+						cols = append(cols, &cp)
+					}
+				}
+				nt := schema.NewTable(tbl.Keyspace, tbl.Name, tbl.ID, cols, tbl.Options)
+				nt.Dropped = maps.Clone(tbl.Dropped)
+				if nt.Dropped == nil {
+					nt.Dropped = map[string]schema.DroppedColumn{}
+				}
+				nt.Dropped[name] = schema.DroppedColumn{Type: tbl.Column(name).Type, DroppedAt: at}
+				if err := e.AlterTable(nt); err != nil {
+					return "error: " + err.Error() + "\n"
+				}
+				tbl, _ = e.Table("ks", tbl.Name)
+				return "ok\n"
+			case "add-column":
+				// add-column name=<column>: a text regular column, as
+				// ALTER TABLE ADD does it.
+				var name string
+				d.ScanArgs(t, "name", &name)
+				cols := []*schema.Column{{Name: name, Type: types.TextType, Kind: schema.Regular, Position: -1}}
+				for _, c := range tbl.Columns {
+					cp := *c
+					cols = append(cols, &cp)
+				}
+				nt := schema.NewTable(tbl.Keyspace, tbl.Name, tbl.ID, cols, tbl.Options)
+				nt.Dropped = tbl.Dropped
+				if err := e.AlterTable(nt); err != nil {
 					return "error: " + err.Error() + "\n"
 				}
 				tbl, _ = e.Table("ks", tbl.Name)
