@@ -475,3 +475,32 @@ func FuzzParseTxn(f *testing.F) {
 		require.Equal(t, r.committed, r2.committed)
 	})
 }
+
+// TestPeriodicCompactionCheck checks that time passing alone gets expired
+// SSTables dropped: after a restart nothing flushes, and the periodic check
+// finds the TWCS SSTable whose data all expired.
+func TestPeriodicCompactionCheck(t *testing.T) {
+	fsys := vfs.NewMem()
+	e, clock, tbl := openDurable(t, fsys, Options{})
+	ctx := context.Background()
+	nt := *tbl
+	nt.Options.GCGraceSeconds = 0
+	nt.Options.Compaction = map[string]string{"class": "TimeWindowCompactionStrategy"}
+	require.NoError(t, e.AlterTable(&nt))
+	tbl, _ = e.Table("ks", "t")
+	r := data.NewRow([]byte("a"))
+	now := clock.Now().Unix()
+	r.Cells = []data.Cell{{Column: "v", Timestamp: e.NewTimestamp(), TTL: 60, LocalDeletionTime: now + 60, Value: []byte("1")}}
+	require.NoError(t, e.Apply(ctx, tbl, &data.Mutation{Key: []byte("k"), PartitionDeletion: data.LiveDeletion, Rows: []data.Row{r}}))
+	require.NoError(t, e.Flush(ctx, "ks", "t"))
+	require.NoError(t, e.Close()) // waits for the compaction check after the flush
+
+	clock.Advance(61 * time.Second)
+	e, _, _ = openDurable(t, fsys, Options{Clock: clock, CompactionCheckPeriod: time.Millisecond})
+	defer func() { require.NoError(t, e.Close()) }()
+	require.Eventually(t, func() bool { return len(e.SSTables("ks", "t")) == 0 }, 10*time.Second, time.Millisecond,
+		"the expired SSTable is still listed")
+	h := e.CompactionHistory()
+	require.NotEmpty(t, h)
+	assert.Equal(t, "expired", h[len(h)-1].Reason)
+}

@@ -81,8 +81,9 @@
 //
 // # Compaction
 //
-// After every flush a background worker (CompactionWorkers at a time, one
-// per table; nothing runs while idle) asks the table's strategy for work:
+// After every flush, and every CompactionCheckPeriod (a minute) for every
+// table, a background worker (CompactionWorkers at a time, one per table)
+// asks the table's strategy for work:
 // SizeTieredCompactionStrategy (the default), TimeWindowCompactionStrategy,
 // or LeveledCompactionStrategy and UnifiedCompactionStrategy, which run as
 // STCS (strategy.go). Compact forces a major compaction of a table's

@@ -102,6 +102,10 @@ func Open(opts Options) (*Engine, error) {
 		e.bgCancel()
 		return nil, errors.Join(err, e.closeStorage())
 	}
+	if !e.opts.DisableAutoCompaction && e.opts.CompactionCheckPeriod > 0 {
+		e.bg.Add(1)
+		go e.checkCompactions()
+	}
 	return e, nil
 }
 

@@ -103,6 +103,13 @@ type Options struct {
 	// DisableAutoCompaction turns background compaction off for every
 	// table (nodetool disableautocompaction); Compact still works.
 	DisableAutoCompaction bool
+	// CompactionCheckPeriod is how often (wall-clock time) every table is
+	// checked for background compactions due, besides after each flush,
+	// as Cassandra's periodic background compaction submitter does: it is
+	// what drops the expired SSTables of a table that no longer flushes.
+	// 0 means DefaultCompactionCheckPeriod; negative turns the periodic
+	// check off.
+	CompactionCheckPeriod time.Duration
 	// MaxSSTableSize bounds the Data.db size of the SSTables a compaction
 	// writes: the output is split into SSTables of about this many
 	// uncompressed bytes, at partition boundaries. 0 means 160 MiB.
@@ -126,6 +133,7 @@ type Options struct {
 
 // Defaults of the compaction and warning options.
 const (
+	DefaultCompactionCheckPeriod     = time.Minute
 	DefaultMaxSSTableSize            = 160 << 20
 	DefaultLargePartitionWarnBytes   = 100 << 20
 	DefaultWidePartitionWarnRows     = 100_000
@@ -152,6 +160,9 @@ func (o Options) EnsureDefaults() Options {
 	}
 	if o.CompactionWorkers == 0 {
 		o.CompactionWorkers = 1
+	}
+	if o.CompactionCheckPeriod == 0 {
+		o.CompactionCheckPeriod = DefaultCompactionCheckPeriod
 	}
 	if o.MaxSSTableSize == 0 {
 		o.MaxSSTableSize = DefaultMaxSSTableSize

@@ -438,7 +438,7 @@ func (e *Engine) nextCompaction(s *tableStore) ([]*sstableSource, string) {
 
 // scheduleCompaction runs the background compactions of s, one after the
 // other until none is due, on one of CompactionWorkers workers, unless one
-// is already queued for s. Nothing runs while idle.
+// is already queued for s.
 func (e *Engine) scheduleCompaction(s *tableStore) {
 	if e.opts.DisableAutoCompaction || e.closed.Load() || s.dropped.Load() {
 		return
@@ -469,6 +469,27 @@ func (e *Engine) scheduleCompaction(s *tableStore) {
 			}
 		}
 	}()
+}
+
+// checkCompactions schedules, every CompactionCheckPeriod until Close, the
+// background compactions of every table (Cassandra runs its background
+// compaction submitter every minute as a backstop to the checks after
+// flushes). Time passing alone can make a compaction due: TWCS drops an
+// SSTable once all its data expired more than gc_grace_seconds ago.
+func (e *Engine) checkCompactions() {
+	defer e.bg.Done()
+	tick := time.NewTicker(e.opts.CompactionCheckPeriod)
+	defer tick.Stop()
+	for {
+		select {
+		case <-e.bgCtx.Done():
+			return
+		case <-tick.C:
+		}
+		for _, s := range e.state.Load().stores {
+			e.scheduleCompaction(s)
+		}
+	}
 }
 
 // Compact forces a major compaction of one table (keyspace and table set),
