@@ -33,13 +33,13 @@ import (
 //     purgeable timestamp is dropped, otherwise rewritten as a tombstone
 //     dated expiry - ttl; tombstones of every kind (and expired liveness)
 //     with a local deletion time before gcBefore and a timestamp below the
-//     max purgeable timestamp are dropped; the cells and collection
-//     deletions of dropped columns written before the drop are dropped.
-//     gcBefore is now -
-//     gc_grace_seconds; the max purgeable timestamp of a partition is the
-//     smallest timestamp of the SSTables outside the compaction that may
-//     hold it (token range and bloom filter) and of the memtables holding
-//     it, so a tombstone never goes while older data it shadows lives on;
+//     max purgeable timestamp are dropped; so are the cells and collection
+//     deletions of dropped columns written before the drop. gcBefore is
+//     now - gc_grace_seconds; the max purgeable timestamp of a partition
+//     is the smallest timestamp of the SSTables outside the compaction
+//     that may hold it (token range and bloom filter) and of the memtables
+//     holding it, so a tombstone never goes while older data it shadows
+//     lives on;
 //  4. output split into SSTables of about Options.MaxSSTableSize bytes,
 //     each with the largest commit-log upper bound of the inputs;
 //  5. the switch, made atomic by the transaction log (txnlog.go).
@@ -733,10 +733,7 @@ func (e *Engine) markCompactedTo(s *tableStore, inputs []*sstableSource, upper c
 	e.schemaMu.Lock()
 	defer e.schemaMu.Unlock()
 	t := s.table.Load()
-	covered := e.marks.compactedTo[t.ID]
-	if tr, ok := e.marks.truncated[t.ID]; ok && tr.Compare(covered) > 0 {
-		covered = tr
-	}
+	covered := e.marks.floor(t.ID)
 	s.mu.RLock()
 	for _, o := range s.ssts {
 		if !slices.Contains(inputs, o) && o.upper.Compare(covered) > 0 {

@@ -286,17 +286,11 @@ func (e *Engine) replay() error {
 	st := e.state.Load()
 	skip := map[data.TableID]commitlog.Position{}
 	for id, s := range st.stores {
-		var p commitlog.Position
+		p := e.marks.floor(id)
 		for _, t := range s.ssts {
 			if t.upper.Compare(p) > 0 {
 				p = t.upper
 			}
-		}
-		if tr, ok := e.marks.truncated[id]; ok && tr.Compare(p) > 0 {
-			p = tr
-		}
-		if ct, ok := e.marks.compactedTo[id]; ok && ct.Compare(p) > 0 {
-			p = ct
 		}
 		skip[id] = p
 	}

@@ -128,6 +128,16 @@ func (m logMarks) forget(id data.TableID) {
 	delete(m.compactedTo, id)
 }
 
+// floor returns the position before which replay skips the records of
+// table id whatever its SSTables cover: the larger of its marks.
+func (m logMarks) floor(id data.TableID) commitlog.Position {
+	p := m.truncated[id]
+	if ct := m.compactedTo[id]; ct.Compare(p) > 0 {
+		p = ct
+	}
+	return p
+}
+
 // clone returns a copy of m, to restore if a schema file write fails.
 func (m logMarks) clone() logMarks {
 	return logMarks{truncated: maps.Clone(m.truncated), compactedTo: maps.Clone(m.compactedTo)}
