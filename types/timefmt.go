@@ -328,11 +328,24 @@ func formatTimestamp(ms int64) string {
 // formatTimestampLiteral prints a timestamp as Cassandra's toCQLLiteral
 // does (TimestampSerializer.toStringUTC): 2024-01-15T10:30:00.123Z.
 func formatTimestampLiteral(ms int64) string {
+	return formatTimestampUTC(ms, "2006-01-02T15:04:05.000Z")
+}
+
+// formatTimestampJSON prints a timestamp as Cassandra's toJSONString does
+// (TimestampSerializer.getJsonDateFormatter, "yyyy-MM-dd HH:mm:ss.SSSX" in
+// UTC): 2024-01-15 10:30:00.123Z.
+func formatTimestampJSON(ms int64) string {
+	return formatTimestampUTC(ms, "2006-01-02 15:04:05.000Z")
+}
+
+// formatTimestampUTC prints a timestamp in UTC with layout, or as the raw
+// milliseconds outside years 1..9999.
+func formatTimestampUTC(ms int64, layout string) string {
 	t := time.UnixMilli(ms).UTC()
 	if t.Year() < 1 || t.Year() > 9999 {
 		return strconv.FormatInt(ms, 10)
 	}
-	return t.Format("2006-01-02T15:04:05.000Z")
+	return t.Format(layout)
 }
 
 // formatTime prints nanoseconds since midnight as hh:mm:ss.nnnnnnnnn, as
