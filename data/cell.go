@@ -119,7 +119,12 @@ func CounterBytes(n int64) []byte {
 //  3. between a tombstone and an expiring cell, the tombstone wins;
 //  4. between two expiring cells or two tombstones, the larger local deletion
 //     time wins;
-//  5. otherwise the larger value wins, comparing raw bytes as unsigned.
+//  5. otherwise the larger value wins, comparing raw bytes as unsigned;
+//  6. two expiring cells equal in all of the above (same expiry, same value)
+//     but for their TTL: the larger TTL wins. Cassandra keeps whichever it
+//     met first, which in one memtable is the earlier write, the one with
+//     the larger TTL; minicass picks it whatever the order, so that a read
+//     does not depend on which memtable or SSTable holds which version.
 //
 // Counters are different: a tombstone always wins, and two counter cells
 // merge into one whose value is the sum of both and whose timestamp is the
@@ -158,7 +163,7 @@ func Reconcile(a, b *Cell) Cell {
 			return *b
 		}
 	}
-	if bytes.Compare(b.Value, a.Value) > 0 {
+	if c := bytes.Compare(b.Value, a.Value); c > 0 || c == 0 && b.TTL > a.TTL {
 		return *b
 	}
 	return *a

@@ -36,6 +36,7 @@ func TestReconcile(t *testing.T) {
 		{"later deletion wins between tombstones", tomb(5, 20), tomb(5, 30), tomb(5, 30)},
 		{"larger value wins unsigned", live(5, 0x00, 0x00, 0x00, 0x01), live(5, 0xff, 0xff, 0xff, 0xff), live(5, 0xff, 0xff, 0xff, 0xff)},
 		{"equal expiring compares values", expiring(5, 10, 20, 1), expiring(5, 10, 20, 2), expiring(5, 10, 20, 2)},
+		{"same expiry and value: the larger TTL wins", expiring(5, 4, 20, 1), expiring(5, 10, 20, 1), expiring(5, 10, 20, 1)},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
