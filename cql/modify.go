@@ -127,38 +127,29 @@ func (s *Session) compileInsert(st *parser.Insert) (plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if st.JSON != nil {
-		return nil, invalidf("INSERT JSON is not supported by minicass")
-	}
 	if tbl.IsCounter() {
 		return nil, invalidf("INSERT statements are not allowed on counter tables, use UPDATE instead")
 	}
-	if len(st.Columns) != len(st.Values) {
-		return nil, invalidf("Unmatched column names/values")
-	}
 	c := newCompileCtx(st.BindCount())
+	var cols []*schema.Column
+	var terms []term
+	if st.JSON != nil {
+		cols, terms, err = c.compileInsertJSON(tbl, st)
+	} else {
+		cols, terms, err = c.compileInsertValues(tbl, st)
+	}
+	if err != nil {
+		return nil, err
+	}
 	p := &modPlan{tbl: tbl, kind: kindInsert, insertLiveness: true, where: &modWhere{tbl: tbl}}
-	byName := map[string]*whereValues{}
+	byName := make(map[string]*whereValues, len(cols))
 	staticOnly := true
-	// One allocation for the key restrictions and one for their terms.
-	kvs := make([]whereValues, len(st.Columns))
-	terms := make([]term, len(st.Columns))
-	for i, id := range st.Columns {
-		name := string(id)
-		col := tbl.Column(name)
-		if col == nil {
-			return nil, invalidf("Undefined column name %s in table %s", name, tbl.QualifiedName())
-		}
-		if _, dup := byName[name]; dup {
-			return nil, invalidf("Multiple definitions found for column %s", name)
-		}
-		t, err := c.compileTerm(st.Values[i], receiver{ks: tbl.Keyspace, table: tbl.Name, name: name, typ: col.Type})
-		if err != nil {
-			return nil, err
-		}
-		terms[i] = t
+	// One allocation for the key restrictions.
+	kvs := make([]whereValues, len(cols))
+	for i, col := range cols {
+		t := terms[i]
 		kvs[i] = whereValues{col: col, terms: terms[i : i+1 : i+1]}
-		byName[name] = &kvs[i]
+		byName[col.Name] = &kvs[i]
 		switch col.Kind {
 		case schema.PartitionKey, schema.Clustering:
 		default:
@@ -214,6 +205,32 @@ func (s *Session) compileInsert(st *parser.Insert) (plan, error) {
 	p.pkIdx = pkBindIndexes(p.where)
 	p.planSimple()
 	return p, nil
+}
+
+// compileInsertValues compiles the column list and VALUES of an INSERT: the
+// columns named and their terms, in the statement's order.
+func (c *compileCtx) compileInsertValues(tbl *schema.Table, st *parser.Insert) ([]*schema.Column, []term, error) {
+	if len(st.Columns) != len(st.Values) {
+		return nil, nil, invalidf("Unmatched column names/values")
+	}
+	cols := make([]*schema.Column, len(st.Columns))
+	terms := make([]term, len(st.Columns))
+	for i, id := range st.Columns {
+		name := string(id)
+		col := tbl.Column(name)
+		if col == nil {
+			return nil, nil, invalidf("Undefined column name %s in table %s", name, tbl.QualifiedName())
+		}
+		if slices.Contains(cols[:i], col) {
+			return nil, nil, invalidf("Multiple definitions found for column %s", name)
+		}
+		t, err := c.compileTerm(st.Values[i], receiver{ks: tbl.Keyspace, table: tbl.Name, name: name, typ: col.Type})
+		if err != nil {
+			return nil, nil, err
+		}
+		cols[i], terms[i] = col, t
+	}
+	return cols, terms, nil
 }
 
 func (s *Session) compileUpdate(st *parser.Update) (plan, error) {

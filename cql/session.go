@@ -123,6 +123,9 @@ type execution struct {
 	// warnings are server warnings gathered while reading (tombstone
 	// warnings, select_read.go), added to the result.
 	warnings []string
+	// jsonCache holds the objects of the INSERT JSON bind markers decoded
+	// so far (insert_json.go).
+	jsonCache map[*jsonSource]map[string][]byte
 }
 
 // Query parses, validates and runs one CQL statement.

@@ -315,9 +315,10 @@ func literalFloat(f float64, bitSize int) string {
 // AppendJSON appends the value as JSON to dst: integers, varints and
 // decimals as exact JSON numbers, float and double as numbers in their
 // shortest exact form (NaN, Infinity and -Infinity as strings, which JSON
-// lacks), booleans as true/false, text as strings, timestamps as strings in
-// Cassandra's JSON format (2024-01-15 10:30:00.123Z), uuid, inet, date,
-// time and duration as strings in cqlsh's format, blobs as "0x...",
+// lacks), booleans as true/false, text as strings, timestamps and dates as
+// strings in Cassandra's JSON format (2024-01-15 10:30:00.123Z,
+// 2024-01-15, +10000-01-01), uuid, inet, time and duration as strings in
+// cqlsh's format, blobs as "0x...",
 // lists, sets and tuples as arrays, maps as objects whose keys are the
 // key's JSON text (unquoted if it is a JSON string), and nil as null. The
 // empty value of a non-text type is "" and invalid bytes are a "0x..."
@@ -394,8 +395,10 @@ func AppendJSON(dst []byte, t Type, b []byte) []byte {
 		return append(dst, '}')
 	case Timestamp:
 		return appendJSONString(dst, formatTimestampJSON(int64(binary.BigEndian.Uint64(b))))
+	case Date:
+		return appendJSONString(dst, decodeDate(b).ISOString())
 	}
-	// uuid, timeuuid, inet, date, time, duration, blob.
+	// uuid, timeuuid, inet, time, duration, blob.
 	return appendJSONString(dst, Format(t, b))
 }
 

@@ -36,6 +36,24 @@ func (d DateValue) String() string {
 	return t.Format("2006-01-02")
 }
 
+// ISOString returns the date as Java's LocalDate.toString does, which is
+// what Cassandra's SELECT JSON writes: yyyy-mm-dd, with a year of more than
+// four digits signed (+10000-01-01) and a negative year signed and padded to
+// four digits (-0001-01-01 is 2 BC).
+func (d DateValue) ISOString() string {
+	y, m, day := d.Time().Date()
+	var year string
+	switch {
+	case y > 9999:
+		year = "+" + strconv.Itoa(y)
+	case y < 0:
+		year = fmt.Sprintf("-%04d", -y)
+	default:
+		year = fmt.Sprintf("%04d", y)
+	}
+	return fmt.Sprintf("%s-%02d-%02d", year, int(m), day)
+}
+
 func encodeDate(d DateValue) []byte {
 	u := uint32(int64(d) + 1<<31)
 	return []byte{byte(u >> 24), byte(u >> 16), byte(u >> 8), byte(u)}

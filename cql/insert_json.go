@@ -1,0 +1,162 @@
+package cql
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/minicass/minicass/cql/parser"
+	"github.com/minicass/minicass/schema"
+	"github.com/minicass/minicass/types"
+)
+
+// INSERT INTO t JSON '<object>' [DEFAULT NULL | DEFAULT UNSET] is an INSERT
+// of every column of the table (Cassandra's Json.java): the object's keys
+// name columns (lowercased unless written "\"Quoted\"", which keeps the
+// case), each value is converted by types.FromJSON, an explicit JSON null
+// writes null, and a column the object leaves out gets null (a tombstone,
+// the default) or is left unset (DEFAULT UNSET). The JSON text is a string
+// constant or a bind marker named [json]; it is decoded once per execution.
+
+// jsonSource is the JSON text of one INSERT JSON and the columns it fills.
+type jsonSource struct {
+	text term // a bind marker, or nil for a literal
+	// literal is the decoded object of a literal JSON text.
+	literal map[string][]byte
+	tbl     *schema.Table
+	unset   bool // DEFAULT UNSET
+}
+
+// jsonColumnTerm is the value one column takes from a jsonSource.
+type jsonColumnTerm struct {
+	src *jsonSource
+	col *schema.Column
+}
+
+func (t jsonColumnTerm) eval(q *execution) (Value, error) {
+	vals, err := t.src.values(q)
+	if err != nil {
+		return Value{}, err
+	}
+	if b, ok := vals[t.col.Name]; ok {
+		return Value{Bytes: b}, nil
+	}
+	return Value{Unset: t.src.unset}, nil
+}
+
+// compileInsertJSON compiles the JSON value of an INSERT JSON: every column
+// of the table, each with a term reading it from the decoded object.
+func (c *compileCtx) compileInsertJSON(tbl *schema.Table, st *parser.Insert) ([]*schema.Column, []term, error) {
+	text, err := c.compileTerm(st.JSON, receiver{ks: tbl.Keyspace, table: tbl.Name, name: "[json]", typ: types.TextType})
+	if err != nil {
+		return nil, nil, err
+	}
+	src := &jsonSource{text: text, tbl: tbl, unset: st.JSONDefault == parser.JSONDefaultUnset}
+	if ct, ok := text.(constTerm); ok {
+		// A literal is decoded now, so that its errors come at PREPARE as
+		// Cassandra's do (Json.Literal).
+		if ct.v == nil {
+			return nil, nil, invalidf("Got null for INSERT JSON values")
+		}
+		if src.literal, err = src.decode(ct.v); err != nil {
+			return nil, nil, err
+		}
+		src.text = nil
+	}
+	cols := slices.Clone(tbl.Columns)
+	terms := make([]term, len(cols))
+	for i, col := range cols {
+		terms[i] = jsonColumnTerm{src: src, col: col}
+	}
+	return cols, terms, nil
+}
+
+// values returns the decoded object by column name: a column absent from
+// the object is absent from the map, an explicit null maps to nil.
+func (j *jsonSource) values(q *execution) (map[string][]byte, error) {
+	if j.text == nil {
+		return j.literal, nil
+	}
+	if vals, ok := q.jsonCache[j]; ok {
+		return vals, nil
+	}
+	v, err := j.text.eval(q)
+	if err != nil {
+		return nil, err
+	}
+	if v.Unset || v.Bytes == nil {
+		return nil, invalidf("Got null for INSERT JSON values")
+	}
+	vals, err := j.decode(v.Bytes)
+	if err != nil {
+		return nil, err
+	}
+	if q.jsonCache == nil {
+		q.jsonCache = map[*jsonSource]map[string][]byte{}
+	}
+	q.jsonCache[j] = vals
+	return vals, nil
+}
+
+// decode parses text as a JSON object and converts its values to the
+// columns' types, with Cassandra's error texts (Json.parseJson).
+func (j *jsonSource) decode(text []byte) (map[string][]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(text))
+	dec.UseNumber()
+	var doc any
+	err := dec.Decode(&doc)
+	if err == nil {
+		if _, extra := dec.Token(); !errors.Is(extra, io.EOF) {
+			err = errors.New("trailing data after the JSON value")
+		}
+	}
+	if err != nil {
+		return nil, invalidf("Could not decode JSON string as a map: %v. (String was: %s)", err, text)
+	}
+	if doc == nil {
+		return nil, invalidf("Got null for INSERT JSON values")
+	}
+	obj, ok := doc.(map[string]any)
+	if !ok {
+		return nil, invalidf("Could not decode JSON string as a map: expected a JSON object, got %s. (String was: %s)",
+			types.JSONKindName(doc), text)
+	}
+	// Keys name columns case-insensitively unless quoted.
+	byName := make(map[string]any, len(obj))
+	for k, v := range obj {
+		if len(k) >= 2 && strings.HasPrefix(k, `"`) && strings.HasSuffix(k, `"`) {
+			k = k[1 : len(k)-1]
+		} else {
+			k = strings.ToLower(k)
+		}
+		byName[k] = v
+	}
+	vals := make(map[string][]byte, len(byName))
+	for _, col := range j.tbl.Columns {
+		v, ok := byName[col.Name]
+		if !ok {
+			continue
+		}
+		delete(byName, col.Name)
+		if v == nil {
+			vals[col.Name] = nil
+			continue
+		}
+		b, err := types.FromJSON(col.Type, v)
+		if err != nil {
+			if re := (*types.JSONRequestError)(nil); errors.As(err, &re) {
+				return nil, invalidf("%s", re.Reason)
+			}
+			return nil, invalidf("Error decoding JSON value for %s: %s", col.Name, unwrapReason(err))
+		}
+		vals[col.Name] = b
+	}
+	if len(byName) > 0 {
+		return nil, invalidf("JSON values map contains unrecognized column: %s", slices.Min(slices.Collect(maps.Keys(byName))))
+	}
+	return vals, nil
+}
