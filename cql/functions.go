@@ -2,6 +2,7 @@ package cql
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -160,6 +161,15 @@ func (c *compileCtx) compileCall(e *parser.FuncCall, r receiver) (term, error) {
 		return nil, invalidf("Unknown function %s.%s", e.Keyspace, e.Name)
 	}
 	overloads := functions[name]
+	switch name {
+	case "tojson":
+		return nil, invalidf("toJson() may only be used within the selection clause of SELECT statements")
+	case "fromjson":
+		if r.typ.Kind == types.Invalid {
+			return nil, invalidf("fromJson() cannot be used in the selection clause of a SELECT statement")
+		}
+		overloads = []*function{fromJSONFunction(r.typ)}
+	}
 	if len(overloads) == 0 {
 		return nil, invalidf("Unknown function %s called", e.Name)
 	}
@@ -201,6 +211,34 @@ func (c *compileCtx) compileCall(e *parser.FuncCall, r receiver) (term, error) {
 		return nil, firstErr
 	}
 	return nil, invalidf("Invalid number of arguments in call to function system.%s: %d required but %d provided", name, len(overloads[0].args), len(e.Args))
+}
+
+// fromJSONFunction is fromJson() for a receiver of type t
+// (cql3/functions/FromJsonFct): it converts its JSON text argument as
+// INSERT JSON converts a column's value; JSON null gives null.
+func fromJSONFunction(t types.Type) *function {
+	return &function{name: "fromjson", args: []types.Type{types.TextType}, ret: t,
+		impl: nullSafe(func(_ *execution, a [][]byte) ([]byte, error) {
+			doc, err := types.DecodeJSON(a[0])
+			if err != nil {
+				return nil, fmt.Errorf("Could not decode JSON string '%s': %v", a[0], err)
+			}
+			b, err := types.FromJSON(t, doc)
+			if err != nil {
+				return nil, errors.New(unwrapReason(err))
+			}
+			return b, nil
+		})}
+}
+
+// toJSONFunction is toJson() of an argument of type t
+// (cql3/functions/ToJsonFct): the value as SELECT JSON writes it, null as
+// the text null.
+func toJSONFunction(t types.Type) *function {
+	return &function{name: "tojson", args: []types.Type{t}, ret: types.TextType,
+		impl: func(_ *execution, a [][]byte) ([]byte, error) {
+			return types.AppendJSON(nil, t, a[0]), nil
+		}}
 }
 
 func isConstTerms(ts []term) bool {

@@ -1,10 +1,7 @@
 package cql
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
-	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -105,15 +102,7 @@ func (j *jsonSource) values(q *execution) (map[string][]byte, error) {
 // decode parses text as a JSON object and converts its values to the
 // columns' types, with Cassandra's error texts (Json.parseJson).
 func (j *jsonSource) decode(text []byte) (map[string][]byte, error) {
-	dec := json.NewDecoder(bytes.NewReader(text))
-	dec.UseNumber()
-	var doc any
-	err := dec.Decode(&doc)
-	if err == nil {
-		if _, extra := dec.Token(); !errors.Is(extra, io.EOF) {
-			err = errors.New("trailing data after the JSON value")
-		}
-	}
+	doc, err := types.DecodeJSON(text)
 	if err != nil {
 		return nil, invalidf("Could not decode JSON string as a map: %v. (String was: %s)", err, text)
 	}

@@ -274,6 +274,9 @@ func (c *compileCtx) compileSelectorCall(tbl *schema.Table, e *parser.FuncCall) 
 		}
 		return &countRowsSel{}, nil
 	}
+	if name == "fromjson" {
+		return nil, invalidf("fromJson() cannot be used in the selection clause of a SELECT statement")
+	}
 	if name == "token" {
 		pk := tbl.PartitionKey()
 		if len(e.Args) != len(pk) {
@@ -318,6 +321,12 @@ func (c *compileCtx) compileSelectorCall(tbl *schema.Table, e *parser.FuncCall) 
 	argTypes := make([]types.Type, len(args))
 	for i, a := range args {
 		argTypes[i] = a.typ()
+	}
+	if name == "tojson" {
+		if len(args) != 1 {
+			return nil, invalidf("Invalid number of arguments in call to function system.tojson: 1 required but %d provided", len(args))
+		}
+		return &funcSel{fn: toJSONFunction(argTypes[0]), args: args}, nil
 	}
 	fn, err := lookupFunction(name, argTypes)
 	if err != nil {

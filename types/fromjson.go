@@ -347,17 +347,24 @@ func decodeJSONString(t Type, v any) (any, error) {
 	if !ok {
 		return v, nil
 	}
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber()
-	var out any
-	err := dec.Decode(&out)
-	if err == nil {
-		if _, extra := dec.Token(); !errors.Is(extra, io.EOF) {
-			err = errors.New("trailing data after the JSON value")
-		}
-	}
+	out, err := DecodeJSON([]byte(s))
 	if err != nil {
 		return nil, valueErr(t, "Error decoding JSON string: %v", err)
+	}
+	return out, nil
+}
+
+// DecodeJSON decodes text, one JSON value and nothing after it, into the
+// form FromJSON takes (numbers as json.Number).
+func DecodeJSON(text []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(text))
+	dec.UseNumber()
+	var out any
+	if err := dec.Decode(&out); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, errors.New("trailing data after the JSON value")
 	}
 	return out, nil
 }
