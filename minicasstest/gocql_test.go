@@ -124,7 +124,7 @@ func TestGocqlPreparedPagingBatch(t *testing.T) {
 	srv.CheckRow(t, "SELECT v FROM app.kv WHERE k = 2 AND c = 3", nil, "c")
 }
 
-func TestGocqlLWTCountersCollectionsTTL(t *testing.T) {
+func TestGocqlLWTCountersCollectionsJSONTTL(t *testing.T) {
 	srv := Start(t)
 	setupKeyspace(t, srv)
 	srv.MustExec(t,
@@ -161,6 +161,12 @@ func TestGocqlLWTCountersCollectionsTTL(t *testing.T) {
 	require.NoError(t, sess.Query("SELECT tags, prefs FROM users WHERE id = 1").Scan(&tags, &prefs))
 	assert.Equal(t, []string{"x", "y"}, tags)
 	assert.Equal(t, map[string]int{"dark": 1}, prefs)
+
+	// JSON: INSERT JSON through a bind marker, SELECT JSON back.
+	require.NoError(t, sess.Query("INSERT INTO users JSON ?", `{"id": 3, "name": "dave", "tags": ["b", "a"], "prefs": {"k": 2}}`).Exec())
+	var doc string
+	require.NoError(t, sess.Query("SELECT JSON id, name, tags, prefs FROM users WHERE id = 3").Scan(&doc))
+	assert.Equal(t, `{"id": 3, "name": "dave", "tags": ["a", "b"], "prefs": {"k": 2}}`, doc)
 
 	// TTL with the manual clock.
 	require.NoError(t, sess.Query("INSERT INTO users (id, name) VALUES (2, 'temp') USING TTL 60").Exec())

@@ -62,6 +62,19 @@ test('batch', async () => {
   assert.deepStrictEqual(rs.rows.map((r) => r.v), ['x', 'y']);
 });
 
+test('INSERT JSON and SELECT JSON', async () => {
+  const insert = `INSERT INTO ${ks}.events JSON ?`;
+  await client.execute(insert, ['{"k": "j", "c": 1, "v": "one"}'], { prepare: true });
+  await client.execute(insert, ['{"k": "j", "c": 2}'], { prepare: true });
+  const rs = await client.execute(`SELECT JSON c, v FROM ${ks}.events WHERE k = 'j'`);
+  assert.deepStrictEqual(rs.rows.map((r) => r['[json]']), ['{"c": 1, "v": "one"}', '{"c": 2, "v": null}']);
+  await assert.rejects(client.execute(insert, ['{"k": "j", "c": "x"}'], { prepare: true }), (err) => {
+    assert.strictEqual(err.code, cassandra.types.responseErrorCodes.invalid);
+    assert.match(err.message, /Error decoding JSON value for c/);
+    return true;
+  });
+});
+
 test('errors carry Cassandra codes', async () => {
   await assert.rejects(client.execute(`SELECT * FROM ${ks}.nope`), (err) => {
     assert.strictEqual(err.code, cassandra.types.responseErrorCodes.invalid);

@@ -61,6 +61,18 @@ class DriverSuite(unittest.TestCase):
         rows = list(self.session.execute("SELECT v FROM events WHERE k = 'b'"))
         self.assertEqual([r.v for r in rows], ["y", "x"])
 
+    def test_json(self):
+        # INSERT JSON through a prepared statement (the [json] marker), then
+        # SELECT JSON back.
+        insert = self.session.prepare("INSERT INTO events JSON ?")
+        self.session.execute(insert, ('{"k": "j", "c": 1, "v": "one"}',))
+        self.session.execute(insert, ('{"k": "j", "c": 2}',))
+        rows = [r[0] for r in self.session.execute("SELECT JSON c, v FROM events WHERE k = 'j'")]
+        self.assertEqual(rows, ['{"c": 2, "v": null}', '{"c": 1, "v": "one"}'])
+        with self.assertRaises(InvalidRequest) as cm:
+            self.session.execute(insert, ('{"k": "j", "c": "x"}',))
+        self.assertIn("Error decoding JSON value for c", str(cm.exception))
+
     def test_errors(self):
         with self.assertRaises(InvalidRequest) as cm:
             self.session.execute("SELECT * FROM nope")
