@@ -167,6 +167,10 @@ func (s *Session) compileDDL(stmt parser.Statement) (plan, error) {
 			}
 			return schemaChange("DROPPED", "TABLE", ks, name), nil
 		}}, nil
+	case *parser.CreateIndex:
+		return s.compileCreateIndex(st)
+	case *parser.DropIndex:
+		return s.compileDropIndex(st)
 	case *parser.Truncate:
 		ks, name, err := s.modifiableTable(st.Table)
 		if err != nil {
@@ -491,6 +495,9 @@ func (s *Session) compileAlterTable(st *parser.AlterTable) (plan, error) {
 				if cols[i].Kind == schema.PartitionKey || cols[i].Kind == schema.Clustering {
 					return nil, invalidf("Cannot drop PRIMARY KEY column %s", n)
 				}
+				if ix := old.IndexesOn(n); len(ix) > 0 {
+					return nil, invalidf("Cannot drop column %s because it has dependent secondary indexes (%s)", n, strings.Join(ix, ", "))
+				}
 				// Cells written up to now stay hidden even if a column of
 				// that name comes back (system_schema.dropped_columns).
 				dropped = maps.Clone(dropped)
@@ -513,6 +520,9 @@ func (s *Session) compileAlterTable(st *parser.AlterTable) (plan, error) {
 				if find(to) >= 0 {
 					return nil, invalidf("Cannot rename column %s to %s in table %s; another column with that name already exists", from, to, name)
 				}
+				if ix := old.IndexesOn(from); len(ix) > 0 {
+					return nil, invalidf("Cannot rename column %s because it has dependent secondary indexes (%s)", from, strings.Join(ix, ", "))
+				}
 				cols[i].Name = to
 			}
 		case parser.AlterOptions:
@@ -524,6 +534,7 @@ func (s *Session) compileAlterTable(st *parser.AlterTable) (plan, error) {
 		}
 		tbl := schema.NewTable(ks, name, old.ID, cols, opts)
 		tbl.Dropped = dropped
+		tbl.Indexes = old.Indexes
 		if err := s.x.eng.AlterTable(tbl); err != nil {
 			return nil, err
 		}

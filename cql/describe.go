@@ -70,13 +70,20 @@ func (p *describePlan) exec(ctx context.Context, q *execution) (*Result, error) 
 	elem := func(ks, typ, name, create string) {
 		res.Rows = append(res.Rows, [][]byte{textV(ks), textV(typ), textV(name), textV(create)})
 	}
+	// A table is followed by its indexes, as Cassandra describes them.
+	describeTable := func(t *schema.Table) {
+		elem(t.Keyspace, "table", t.Name, tableCQL(t))
+		for i := range t.Indexes {
+			elem(t.Keyspace, "index", t.Indexes[i].Name, describeIndex(t, &t.Indexes[i]))
+		}
+	}
 	describeKeyspace := func(ks *schema.Keyspace, only bool) {
 		elem(ks.Name, "keyspace", ks.Name, keyspaceCQL(ks))
 		if only {
 			return
 		}
 		for _, t := range snap.tables[ks.Name] {
-			elem(ks.Name, "table", t.Name, tableCQL(t))
+			describeTable(t)
 		}
 	}
 	findKeyspace := func(name string) *schema.Keyspace {
@@ -143,7 +150,7 @@ func (p *describePlan) exec(ctx context.Context, q *execution) (*Result, error) 
 		if t == nil {
 			return nil, invalidf("'%s' not found in keyspace '%s'", st.Name.Name, ksName)
 		}
-		elem(ksName, "table", t.Name, tableCQL(t))
+		describeTable(t)
 	case parser.DescribeName:
 		if st.Name.Keyspace == "" {
 			if ks := findKeyspace(string(st.Name.Name)); ks != nil {
@@ -165,12 +172,18 @@ func (p *describePlan) exec(ctx context.Context, q *execution) (*Result, error) 
 		if t == nil {
 			return nil, invalidf("'%s' not found in keyspace '%s'", st.Name.Name, ksName)
 		}
-		elem(ksName, "table", t.Name, tableCQL(t))
+		describeTable(t)
 	case parser.DescribeIndex, parser.DescribeView:
 		name := st.Name.Name
 		ksName := string(st.Name.Keyspace)
 		if ksName == "" {
 			ksName = current
+		}
+		if st.Kind == parser.DescribeIndex {
+			if t, ix := findIndex(snap.tables[ksName], string(name)); ix != nil {
+				elem(ksName, "index", ix.Name, describeIndex(t, ix))
+				break
+			}
 		}
 		what := "index"
 		if st.Kind == parser.DescribeView {

@@ -286,6 +286,9 @@ type whereClause struct {
 	prefix int
 	// filters are evaluated on each row (ALLOW FILTERING).
 	filters []rowFilter
+	// index is the secondary index that lets the query run without ALLOW
+	// FILTERING (its one filter is the indexed restriction), or nil.
+	index *schema.Index
 	// ckRestricted is set when any clustering column is restricted.
 	ckRestricted bool
 	// nonPK is set when a static or regular column is restricted.
@@ -325,8 +328,72 @@ func (w *whereClause) pkEq(pos int) bool {
 	return pos < len(w.pk) && w.pk[pos] != nil && !w.pk[pos].in
 }
 
-// compileWhere analyses the relations of a SELECT on tbl.
+// compileWhere analyses the relations of a SELECT on tbl. A query that
+// would need ALLOW FILTERING runs without it when a secondary index of the
+// table supports its only filtered restriction (Cassandra then reads the
+// index; minicass scans and keeps the matching rows, the same rows in the
+// same token order, see ddl_index.go). Two or more filtered restrictions
+// still need ALLOW FILTERING, index or not, as in Cassandra.
 func (c *compileCtx) compileWhere(tbl *schema.Table, where []parser.Relation, allowFiltering bool) (*whereClause, error) {
+	w, err := c.analyzeWhere(tbl, where, allowFiltering)
+	if err == nil || allowFiltering || len(tbl.Indexes) == 0 {
+		return w, err
+	}
+	wi, ierr := c.analyzeWhere(tbl, where, true)
+	if ierr != nil || len(wi.filters) != 1 || indexFor(tbl, wi.filters[0]) == nil {
+		return nil, err
+	}
+	wi.index = indexFor(tbl, wi.filters[0])
+	return wi, nil
+}
+
+// indexFor returns the index of tbl that supports filter f, or nil: a
+// column index for =, the values, keys or entries index of a collection
+// for CONTAINS, CONTAINS KEY and m[k] = v, a full index for = on a frozen
+// collection, and a custom (SASI, SAI) index for = and ranges.
+func indexFor(tbl *schema.Table, f rowFilter) *schema.Index {
+	var col *schema.Column
+	var ok func(ix *schema.Index) bool
+	switch f := f.(type) {
+	case *valuesFilter:
+		if f.vals.in || f.vals.marker != nil || len(f.vals.terms) != 1 {
+			return nil
+		}
+		col = f.col
+		ok = func(ix *schema.Index) bool { return ix.Target == schema.IndexSimple || ix.Target == schema.IndexFull }
+	case *ckPartFilter:
+		if f.part.single == nil || !f.part.single.single() {
+			return nil
+		}
+		col = f.part.single.col
+		ok = func(ix *schema.Index) bool { return ix.Target == schema.IndexSimple }
+	case *containsFilter:
+		col = f.col
+		want := schema.IndexValues
+		if f.key {
+			want = schema.IndexKeys
+		}
+		ok = func(ix *schema.Index) bool { return ix.Target == want }
+	case *mapEntryFilter:
+		col = f.col
+		ok = func(ix *schema.Index) bool { return ix.Target == schema.IndexEntries }
+	case *sliceFilter:
+		col = f.col
+		ok = func(ix *schema.Index) bool { return ix.Class != "" && ix.Target == schema.IndexSimple }
+	default:
+		return nil
+	}
+	for i := range tbl.Indexes {
+		if ix := &tbl.Indexes[i]; ix.Column == col.Name && ok(ix) {
+			return ix
+		}
+	}
+	return nil
+}
+
+// analyzeWhere analyses the relations of a SELECT on tbl, as if ALLOW
+// FILTERING were given when allowFiltering is set.
+func (c *compileCtx) analyzeWhere(tbl *schema.Table, where []parser.Relation, allowFiltering bool) (*whereClause, error) {
 	w := &whereClause{tbl: tbl, allowFiltering: allowFiltering, pk: make([]*whereValues, len(tbl.PartitionKey())), restricted: map[string]bool{}}
 	var pkSliced bool
 	var tokenCols string

@@ -341,7 +341,7 @@ func (s *Session) compile(stmt parser.Statement) (plan, error) {
 	case *parser.Batch:
 		return s.compileBatch(st)
 	case *parser.CreateKeyspace, *parser.AlterKeyspace, *parser.DropKeyspace,
-		*parser.CreateTable, *parser.AlterTable, *parser.DropTable, *parser.Truncate:
+		*parser.CreateTable, *parser.AlterTable, *parser.DropTable, *parser.Truncate, *parser.CreateIndex, *parser.DropIndex:
 		return s.compileDDL(st)
 	case *parser.Describe:
 		return s.compileDescribe(st)

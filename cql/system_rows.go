@@ -327,6 +327,22 @@ func droppedColumnRows(t *schema.Table) []sysValues {
 	return out
 }
 
+// indexRows are a table's system_schema.indexes rows.
+func indexRows(t *schema.Table) []sysValues {
+	out := make([]sysValues, 0, len(t.Indexes))
+	for i := range t.Indexes {
+		ix := &t.Indexes[i]
+		out = append(out, sysValues{
+			"keyspace_name": textV(t.Keyspace),
+			"table_name":    textV(t.Name),
+			"index_name":    textV(ix.Name),
+			"kind":          textV(ix.Kind()),
+			"options":       textMapV(indexOptions(ix)),
+		})
+	}
+	return out
+}
+
 // schemaSnapshot is the schema the system_schema tables describe.
 type schemaSnapshot struct {
 	keyspaces []*schema.Keyspace
@@ -349,6 +365,7 @@ func schemaPartitions(snap schemaSnapshot, dropped []string) []sysPartition {
 			byTable["tables"] = append(byTable["tables"], tableRow(t))
 			byTable["columns"] = append(byTable["columns"], columnRows(t)...)
 			byTable["dropped_columns"] = append(byTable["dropped_columns"], droppedColumnRows(t)...)
+			byTable["indexes"] = append(byTable["indexes"], indexRows(t)...)
 		}
 		for _, st := range schemaTables {
 			parts = append(parts, sysPartition{table: st, key: textV(ks.Name), rows: byTable[st.Name]})

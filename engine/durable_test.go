@@ -288,3 +288,21 @@ func TestCompactionToNothingNotReplayed(t *testing.T) {
 		require.NoError(t, e.Close())
 	}
 }
+
+// TestIndexesSurviveRestart checks that a table's secondary index
+// definitions are kept in the schema file.
+func TestIndexesSurviveRestart(t *testing.T) {
+	fsys := vfs.NewMem()
+	e, _, tbl := openDurable(t, fsys, Options{})
+	nt := tbl.Clone()
+	nt.Indexes = []schema.Index{
+		{Name: "t_v_idx", Column: "v", Target: schema.IndexSimple},
+		{Name: "mk", Column: "m", Target: schema.IndexKeys},
+		{Name: "sw", Column: "w", Target: schema.IndexSimple, Class: "org.apache.cassandra.index.sasi.SASIIndex", Options: map[string]string{"mode": "PREFIX"}},
+	}
+	require.NoError(t, e.AlterTable(nt))
+	require.NoError(t, e.Close())
+	e, _, tbl = openDurable(t, fsys, Options{})
+	defer func() { require.NoError(t, e.Close()) }()
+	assert.Equal(t, nt.Indexes, tbl.Indexes)
+}

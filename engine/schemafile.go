@@ -39,7 +39,8 @@ import (
 //
 //	4d 43 53 46  01 00 00 00  10 00 00 00  <crc32c LE>  7b 22 6b 65 ...
 //
-// A table carries its ID (32 hex digits) and its log marks (see logMarks):
+// A table carries its ID (32 hex digits), its dropped columns, its
+// secondary index definitions and its log marks (see logMarks):
 // truncated_at once truncated, compacted_to once a compaction removed
 // SSTables without writing any.
 
@@ -73,6 +74,29 @@ type tableJSON struct {
 	TruncatedAt *positionJSON  `json:"truncated_at,omitempty"`
 	CompactedTo *positionJSON  `json:"compacted_to,omitempty"`
 	Dropped     []droppedJSON  `json:"dropped_columns,omitempty"`
+	Indexes     []indexJSON    `json:"indexes,omitempty"`
+}
+
+// indexJSON is one secondary index of a table.
+type indexJSON struct {
+	Name    string            `json:"name"`
+	Column  string            `json:"column"`
+	Target  string            `json:"target"` // simple, values, keys, entries or full
+	Class   string            `json:"class,omitempty"`
+	Options map[string]string `json:"options,omitempty"`
+}
+
+// indexTargets names the index targets in the schema file.
+var indexTargets = map[string]schema.IndexTarget{"simple": schema.IndexSimple, "values": schema.IndexValues,
+	"keys": schema.IndexKeys, "entries": schema.IndexEntries, "full": schema.IndexFull}
+
+func indexTargetName(k schema.IndexTarget) string {
+	for name, v := range indexTargets {
+		if v == k {
+			return name
+		}
+	}
+	return ""
 }
 
 // droppedJSON is one entry of a table's dropped columns.
@@ -160,6 +184,10 @@ func encodeSchema(st *schemaState, marks logMarks) ([]byte, error) {
 				d := t.Dropped[name]
 				tj.Dropped = append(tj.Dropped, droppedJSON{Name: name, Type: d.Type.String(), DroppedAt: d.DroppedAt})
 			}
+			for _, ix := range t.Indexes {
+				tj.Indexes = append(tj.Indexes, indexJSON{Name: ix.Name, Column: ix.Column, Target: indexTargetName(ix.Target),
+					Class: ix.Class, Options: ix.Options})
+			}
 			if p, ok := marks.truncated[t.ID]; ok {
 				tj.TruncatedAt = &positionJSON{Segment: p.Segment, Offset: p.Offset}
 			}
@@ -243,6 +271,13 @@ func decodeSchema(file string, b []byte) (*schemaState, logMarks, error) {
 					t.Dropped = map[string]schema.DroppedColumn{}
 				}
 				t.Dropped[dj.Name] = schema.DroppedColumn{Type: typ, DroppedAt: dj.DroppedAt}
+			}
+			for _, ij := range tj.Indexes {
+				target, ok := indexTargets[ij.Target]
+				if !ok || t.Column(ij.Column) == nil || ij.Name == "" {
+					return nil, logMarks{}, bad(schemaHeaderSize, "index %q of %s.%s: bad column %q or target %q", ij.Name, kj.Name, tj.Name, ij.Column, ij.Target)
+				}
+				t.Indexes = append(t.Indexes, schema.Index{Name: ij.Name, Column: ij.Column, Target: target, Class: ij.Class, Options: ij.Options})
 			}
 			ks.tables[tj.Name] = t
 			if tj.TruncatedAt != nil {

@@ -50,6 +50,24 @@ type Column struct {
 	Desc bool
 }
 
+// Clone returns a copy of t to change before publishing it (its Indexes or
+// Dropped replaced, never modified in place: they are shared).
+func (t *Table) Clone() *Table {
+	nt := *t
+	return &nt
+}
+
+// IndexesOn returns the names of the indexes of t on column name.
+func (t *Table) IndexesOn(name string) []string {
+	var out []string
+	for i := range t.Indexes {
+		if t.Indexes[i].Column == name {
+			out = append(out, t.Indexes[i].Name)
+		}
+	}
+	return out
+}
+
 // ClusteringOrder returns "asc", "desc" or "none", as
 // system_schema.columns.clustering_order spells it.
 func (c *Column) ClusteringOrder() string {
@@ -122,6 +140,50 @@ type DroppedColumn struct {
 	DroppedAt int64
 }
 
+// IndexTarget is what a secondary index covers of its column (Cassandra's
+// IndexTarget.Type).
+type IndexTarget uint8
+
+// The index targets: a column's value, the values, keys or entries of a
+// non-frozen collection, or a whole frozen collection.
+const (
+	IndexSimple IndexTarget = iota
+	IndexValues
+	IndexKeys
+	IndexEntries
+	IndexFull
+)
+
+// String returns the target as CQL names it: values, keys, entries or full
+// (values for a simple target, as Cassandra prints it).
+func (k IndexTarget) String() string {
+	return [...]string{"values", "values", "keys", "entries", "full"}[k]
+}
+
+// Index is a secondary index of a table (system_schema.indexes). minicass
+// keeps no index data: a query the index serves scans the table and keeps
+// the matching rows, which gives the results, in the order, that
+// Cassandra's index gives.
+type Index struct {
+	Name   string
+	Column string
+	Target IndexTarget
+	// Class is the implementation of a CUSTOM index (USING 'class'),
+	// empty for a built-in one.
+	Class string
+	// Options are the WITH OPTIONS of a custom index.
+	Options map[string]string
+}
+
+// Kind returns the index kind of system_schema.indexes: CUSTOM or
+// COMPOSITES.
+func (ix *Index) Kind() string {
+	if ix.Class != "" {
+		return "CUSTOM"
+	}
+	return "COMPOSITES"
+}
+
 // Table is a table definition. Columns lists every column: partition key
 // columns in key order, then clustering columns in order, then static and
 // regular columns sorted by name (the order of SELECT *).
@@ -134,6 +196,9 @@ type Table struct {
 	// Dropped lists the columns dropped from the table, by name. Set it
 	// before the table is published; nil means none.
 	Dropped map[string]DroppedColumn
+	// Indexes are the table's secondary indexes. Set them before the
+	// table is published; nil means none.
+	Indexes []Index
 
 	partitionKey []*Column
 	clustering   []*Column

@@ -75,6 +75,18 @@ test('INSERT JSON and SELECT JSON', async () => {
   });
 });
 
+test('secondary index', async () => {
+  await client.execute(`CREATE TABLE ${ks}.people (id int PRIMARY KEY, city text)`);
+  await client.execute(`CREATE INDEX people_city ON ${ks}.people (city)`);
+  for (const [id, city] of [[0, 'paris'], [1, 'oslo'], [2, 'paris']]) {
+    await client.execute(`INSERT INTO ${ks}.people (id, city) VALUES (?, ?)`, [id, city], { prepare: true });
+  }
+  const rs = await client.execute(`SELECT id FROM ${ks}.people WHERE city = ?`, ['paris'], { prepare: true });
+  assert.deepStrictEqual(rs.rows.map((r) => r.id).sort(), [0, 2]);
+  const table = await client.metadata.getTable(ks, 'people');
+  assert.deepStrictEqual(table.indexes.map((i) => [i.name, i.target]), [['people_city', 'city']]);
+});
+
 test('errors carry Cassandra codes', async () => {
   await assert.rejects(client.execute(`SELECT * FROM ${ks}.nope`), (err) => {
     assert.strictEqual(err.code, cassandra.types.responseErrorCodes.invalid);

@@ -73,6 +73,18 @@ class DriverSuite(unittest.TestCase):
             self.session.execute(insert, ('{"k": "j", "c": "x"}',))
         self.assertIn("Error decoding JSON value for c", str(cm.exception))
 
+    def test_secondary_index(self):
+        self.session.execute("CREATE TABLE people (id int PRIMARY KEY, city text)")
+        self.session.execute("CREATE INDEX people_city ON people (city)")
+        for i, city in enumerate(["paris", "oslo", "paris"]):
+            self.session.execute("INSERT INTO people (id, city) VALUES (%s, %s)", (i, city))
+        ids = sorted(r.id for r in self.session.execute("SELECT id FROM people WHERE city = %s", ("paris",)))
+        self.assertEqual(ids, [0, 2])
+        self.cluster.refresh_schema_metadata()
+        index = self.cluster.metadata.keyspaces[KS].tables["people"].indexes["people_city"]
+        self.assertEqual(index.index_options.get("target"), "city")
+        self.assertIn("CREATE INDEX people_city ON " + KS + ".people (city)", index.as_cql_query())
+
     def test_errors(self):
         with self.assertRaises(InvalidRequest) as cm:
             self.session.execute("SELECT * FROM nope")

@@ -43,6 +43,16 @@ var parseTests = []struct{ input, output string }{
 	{input: "DROP TABLE t"},
 	{input: "DROP TABLE IF EXISTS ks.t"},
 	{input: "DROP COLUMNFAMILY t", output: "DROP TABLE t"},
+	// Secondary indexes.
+	{input: "CREATE INDEX ON t (v)"},
+	{input: "create index if not exists MyIdx on ks.t (keys(m))", output: "CREATE INDEX IF NOT EXISTS myidx ON ks.t (KEYS(m))"},
+	{input: "CREATE INDEX i ON t (VALUES(l))"},
+	{input: "CREATE INDEX i ON t (ENTRIES(m))"},
+	{input: "CREATE INDEX IF NOT EXISTS ON t (FULL(f))"},
+	{input: "CREATE INDEX keys ON t (values)"},
+	{input: "CREATE CUSTOM INDEX i ON t (v) USING 'org.apache.cassandra.index.sasi.SASIIndex' WITH OPTIONS = {'mode': 'CONTAINS'}"},
+	{input: "DROP INDEX i"},
+	{input: "DROP INDEX IF EXISTS ks.i"},
 	{input: "TRUNCATE t", output: "TRUNCATE TABLE t"},
 	{input: "TRUNCATE TABLE ks.t"},
 	// INSERT.

@@ -341,8 +341,81 @@ func (p *parser) parseCreate() (Statement, error) {
 		return s, err
 	case p.acceptKw(kwTable), p.acceptKw(kwColumnfamily):
 		return p.parseCreateTable()
+	case p.isKw(kwIndex), p.isKw(kwCustom):
+		return p.parseCreateIndex()
 	}
 	return nil, p.noViable()
+}
+
+// parseCreateIndex parses CREATE [CUSTOM] INDEX [IF NOT EXISTS] [name] ON
+// t (target) [USING 'class' [WITH OPTIONS = {...}]], where target is a
+// column or KEYS, VALUES, ENTRIES or FULL of one.
+func (p *parser) parseCreateIndex() (Statement, error) {
+	s := &CreateIndex{Custom: p.acceptKw(kwCustom)}
+	if err := p.expectKw(kwIndex); err != nil {
+		return nil, err
+	}
+	var err error
+	if s.IfNotExists, err = p.parseIfNotExists(); err != nil {
+		return nil, err
+	}
+	if !p.isKw(kwOn) {
+		if s.Name, err = p.ident(); err != nil {
+			return nil, err
+		}
+	}
+	if err = p.expectKw(kwOn); err != nil {
+		return nil, err
+	}
+	if s.Table, err = p.tableName(); err != nil {
+		return nil, err
+	}
+	if err = p.expect(tLParen); err != nil {
+		return nil, err
+	}
+	kinds := []struct {
+		kw   keyword
+		kind IndexTargetKind
+	}{{kwKeys, IndexKeys}, {kwValues, IndexValues}, {kwEntries, IndexEntries}, {kwFull, IndexFull}}
+	s.Target.Kind = IndexSimple
+	for _, k := range kinds {
+		if p.isKw(k.kw) && p.peekAt(1).kind == tLParen {
+			p.i += 2
+			s.Target.Kind = k.kind
+			break
+		}
+	}
+	if s.Target.Column, err = p.ident(); err != nil {
+		return nil, err
+	}
+	if s.Target.Kind != IndexSimple {
+		if err = p.expect(tRParen); err != nil {
+			return nil, err
+		}
+	}
+	if err = p.expect(tRParen); err != nil {
+		return nil, err
+	}
+	if p.acceptKw(kwUsing) {
+		t := p.peek()
+		if t.kind != tString {
+			return nil, p.mismatched("STRING_LITERAL")
+		}
+		p.i++
+		s.Using = t.val
+		if p.acceptKw(kwWith) {
+			if err = p.expectKw(kwOptions); err != nil {
+				return nil, err
+			}
+			if err = p.expect(tEq); err != nil {
+				return nil, err
+			}
+			if s.Options, err = p.parseTerm(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return s, nil
 }
 
 // keyspaceWith parses the rest of CREATE and ALTER KEYSPACE: name WITH
@@ -646,6 +719,14 @@ func (p *parser) parseDrop() (Statement, error) {
 			return nil, err
 		}
 		s.Table, err = p.tableName()
+		return s, err
+	case p.acceptKw(kwIndex):
+		s := &DropIndex{}
+		var err error
+		if s.IfExists, err = p.parseIfExists(); err != nil {
+			return nil, err
+		}
+		s.Name, err = p.tableName()
 		return s, err
 	}
 	return nil, p.noViable()

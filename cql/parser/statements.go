@@ -265,6 +265,101 @@ func (s *DropTable) Format(buf *strings.Builder) {
 	s.Table.Format(buf)
 }
 
+// IndexTargetKind is what an index covers of its column.
+type IndexTargetKind uint8
+
+// The index targets: a column (IndexSimple), or the values, keys or entries
+// of a collection, or all of a frozen collection.
+const (
+	IndexSimple IndexTargetKind = iota
+	IndexValues
+	IndexKeys
+	IndexEntries
+	IndexFull
+)
+
+// String returns the target's function name in CQL (values, keys, entries,
+// full; "" for a plain column).
+func (k IndexTargetKind) String() string {
+	return [...]string{"", "values", "keys", "entries", "full"}[k]
+}
+
+// IndexTarget is the (target) of CREATE INDEX.
+type IndexTarget struct {
+	Column Ident
+	Kind   IndexTargetKind
+}
+
+// Format writes the target as CQL.
+func (t IndexTarget) Format(buf *strings.Builder) {
+	if t.Kind == IndexSimple {
+		t.Column.Format(buf)
+		return
+	}
+	buf.WriteString(strings.ToUpper(t.Kind.String()))
+	buf.WriteByte('(')
+	t.Column.Format(buf)
+	buf.WriteByte(')')
+}
+
+// CreateIndex is CREATE [CUSTOM] INDEX [IF NOT EXISTS] [name] ON t (target)
+// [USING 'class' [WITH OPTIONS = {...}]].
+type CreateIndex struct {
+	Binds
+	Custom      bool
+	IfNotExists bool
+	Name        Ident // empty when not given
+	Table       TableName
+	Target      IndexTarget
+	Using       string // the class of a CUSTOM index
+	Options     Expr   // the WITH OPTIONS map literal, or nil
+}
+
+// Format writes the statement's canonical CQL.
+func (s *CreateIndex) Format(buf *strings.Builder) {
+	buf.WriteString("CREATE ")
+	if s.Custom {
+		buf.WriteString("CUSTOM ")
+	}
+	buf.WriteString("INDEX ")
+	if s.IfNotExists {
+		buf.WriteString("IF NOT EXISTS ")
+	}
+	if s.Name != "" {
+		s.Name.Format(buf)
+		buf.WriteByte(' ')
+	}
+	buf.WriteString("ON ")
+	s.Table.Format(buf)
+	buf.WriteString(" (")
+	s.Target.Format(buf)
+	buf.WriteByte(')')
+	if s.Using != "" {
+		buf.WriteString(" USING ")
+		formatString(buf, s.Using)
+		if s.Options != nil {
+			buf.WriteString(" WITH OPTIONS = ")
+			s.Options.Format(buf)
+		}
+	}
+}
+
+// DropIndex is DROP INDEX [IF EXISTS] [keyspace.]name.
+type DropIndex struct {
+	Binds
+	IfExists bool
+	Name     TableName // the keyspace and the index name
+}
+
+// Format writes the statement's canonical CQL.
+func (s *DropIndex) Format(buf *strings.Builder) {
+	buf.WriteString("DROP INDEX ")
+	if s.IfExists {
+		buf.WriteString("IF EXISTS ")
+	}
+	s.Name.Format(buf)
+}
+
 // Truncate is TRUNCATE [TABLE] t.
 type Truncate struct {
 	Binds
@@ -697,7 +792,9 @@ func (s *CreateTable) String() string { return nodeString(s) }
 func (s *AlterTable) String() string { return nodeString(s) }
 
 // String returns the statement's canonical CQL.
-func (s *DropTable) String() string { return nodeString(s) }
+func (s *DropTable) String() string   { return nodeString(s) }
+func (s *CreateIndex) String() string { return nodeString(s) }
+func (s *DropIndex) String() string   { return nodeString(s) }
 
 // String returns the statement's canonical CQL.
 func (s *Truncate) String() string { return nodeString(s) }
@@ -727,6 +824,8 @@ func (*Use) iStatement()            {}
 func (*CreateTable) iStatement()    {}
 func (*AlterTable) iStatement()     {}
 func (*DropTable) iStatement()      {}
+func (*CreateIndex) iStatement()    {}
+func (*DropIndex) iStatement()      {}
 func (*Truncate) iStatement()       {}
 func (*Insert) iStatement()         {}
 func (*Update) iStatement()         {}

@@ -155,6 +155,7 @@ const (
 	kwCompact
 	kwContains
 	kwCount
+	kwCustom
 	kwDefault
 	kwDistinct
 	kwExists
@@ -165,11 +166,13 @@ const (
 	kwInternals
 	kwJSON
 	kwKey
+	kwKeys
 	kwKeyspaces
 	kwLike
 	kwList
 	kwMap
 	kwOnly
+	kwOptions
 	kwPartition
 	kwPer
 	kwStatic
@@ -222,11 +225,11 @@ var keywords = map[string]keyword{
 	"use": kwUse, "using": kwUsing, "view": kwView, "where": kwWhere, "with": kwWith,
 
 	"aggregates": kwAggregates, "as": kwAs, "cast": kwCast, "cluster": kwCluster,
-	"clustering": kwClustering, "compact": kwCompact, "contains": kwContains, "count": kwCount,
+	"clustering": kwClustering, "compact": kwCompact, "contains": kwContains, "count": kwCount, "custom": kwCustom,
 	"default": kwDefault, "distinct": kwDistinct, "exists": kwExists, "filtering": kwFiltering,
 	"frozen": kwFrozen, "functions": kwFunctions, "group": kwGroup, "internals": kwInternals,
-	"json": kwJSON, "key": kwKey, "keyspaces": kwKeyspaces, "like": kwLike, "list": kwList,
-	"map": kwMap, "only": kwOnly, "partition": kwPartition, "per": kwPer, "static": kwStatic,
+	"json": kwJSON, "key": kwKey, "keys": kwKeys, "keyspaces": kwKeyspaces, "like": kwLike, "list": kwList,
+	"map": kwMap, "only": kwOnly, "options": kwOptions, "partition": kwPartition, "per": kwPer, "static": kwStatic,
 	"storage": kwStorage, "tables": kwTables, "ttl": kwTTL, "tuple": kwTuple, "type": kwType,
 	"types": kwTypes, "unset": kwUnset, "values": kwValues, "writetime": kwWritetime,
 

@@ -1,0 +1,226 @@
+package cql
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/minicass/minicass/cql/parser"
+	"github.com/minicass/minicass/schema"
+	"github.com/minicass/minicass/types"
+)
+
+// Secondary indexes (CREATE INDEX, DROP INDEX) follow Cassandra 4's
+// CreateIndexStatement and DropIndexStatement: the checks, the default
+// name <table>_<column>_idx, and an UPDATED TABLE schema change. minicass
+// keeps only the definition (schema.Index); a query an index serves is run
+// as a scan that keeps the matching rows (restrictions.go), which needs no
+// ALLOW FILTERING when the indexed restriction is its only filtered one.
+
+// nonWordChars are removed from default index names
+// (IndexMetadata.PATTERN_NON_WORD_CHAR).
+var nonWordChars = regexp.MustCompile(`\W`)
+
+func (s *Session) compileCreateIndex(st *parser.CreateIndex) (plan, error) {
+	ks, name, err := s.modifiableTable(st.Table)
+	if err != nil {
+		return nil, err
+	}
+	var options map[string]string
+	if st.Custom {
+		if st.Using == "" {
+			return nil, invalidf("Must specify index implementation via USING")
+		}
+		if st.Options != nil {
+			if _, options, err = propertyValue(parser.Property{Name: "options", Value: st.Options}); err != nil {
+				return nil, err
+			}
+			if options == nil {
+				return nil, &Error{Code: CodeSyntax, Message: "Invalid value for property 'options'"}
+			}
+			if _, ok := options["class_name"]; ok {
+				return nil, invalidf("Cannot specify index class as a regular option and via USING")
+			}
+			if _, ok := options["target"]; ok {
+				return nil, invalidf("target is a reserved index option")
+			}
+		}
+	} else if st.Using != "" {
+		return nil, invalidf("Cannot specify a custom index class for a non-custom index")
+	}
+	eng := s.x.eng
+	return &ddlPlan{run: func(ctx context.Context, q *execution) (*Result, error) {
+		if _, ok := eng.Keyspace(ks); !ok {
+			return nil, invalidf("Keyspace '%s' doesn't exist", ks)
+		}
+		tbl, ok := eng.Table(ks, name)
+		if !ok {
+			return nil, invalidf("Table '%s' doesn't exist", name)
+		}
+		indexName := string(st.Name)
+		if indexName != "" && keyspaceIndex(eng.Tables(ks), indexName) != nil {
+			if st.IfNotExists {
+				return voidResult(), nil
+			}
+			return nil, invalidf("Index '%s' already exists", indexName)
+		}
+		if tbl.IsCounter() {
+			return nil, invalidf("Secondary indexes on counter tables aren't supported")
+		}
+		col := tbl.Column(string(st.Target.Column))
+		if col == nil {
+			return nil, invalidf("Column '%s' doesn't exist", st.Target.Column)
+		}
+		target, err := indexTarget(tbl, col, st.Target.Kind)
+		if err != nil {
+			return nil, err
+		}
+		if indexName == "" {
+			base := nonWordChars.ReplaceAllString(fmt.Sprintf("%s_%s_idx", name, col.Name), "")
+			indexName = base
+			for i := 1; keyspaceIndex(eng.Tables(ks), indexName) != nil; i++ {
+				indexName = fmt.Sprintf("%s_%d", base, i)
+			}
+		}
+		ix := schema.Index{Name: indexName, Column: col.Name, Target: target, Class: st.Using, Options: options}
+		for _, other := range tbl.Indexes {
+			if other.Column == ix.Column && other.Target == ix.Target && other.Class == ix.Class {
+				if st.IfNotExists {
+					return voidResult(), nil
+				}
+				return nil, invalidf("Index %s is a duplicate of existing index %s", ix.Name, other.Name)
+			}
+		}
+		nt := tbl.Clone()
+		nt.Indexes = append(slices.Clone(tbl.Indexes), ix)
+		if err := eng.AlterTable(nt); err != nil {
+			return nil, err
+		}
+		return schemaChange("UPDATED", "TABLE", ks, name), nil
+	}}, nil
+}
+
+// indexTarget checks that column col of tbl can carry an index of kind k
+// and returns the target (validateIndexTarget; a plain target on a
+// non-frozen collection indexes its values).
+func indexTarget(tbl *schema.Table, col *schema.Column, k parser.IndexTargetKind) (schema.IndexTarget, error) {
+	t := col.Type
+	target := map[parser.IndexTargetKind]schema.IndexTarget{parser.IndexSimple: schema.IndexSimple, parser.IndexValues: schema.IndexValues,
+		parser.IndexKeys: schema.IndexKeys, parser.IndexEntries: schema.IndexEntries, parser.IndexFull: schema.IndexFull}[k]
+	multiCell := t.IsCollection() && t.IsMultiCell()
+	frozenCollection := t.IsCollection() && !t.IsMultiCell()
+	if target == schema.IndexSimple && multiCell {
+		target = schema.IndexValues
+	}
+	switch {
+	case containsDuration(t):
+		switch {
+		case t.IsCollection():
+			return 0, invalidf("Secondary indexes are not supported on collections containing durations")
+		case t.Kind == types.Tuple:
+			return 0, invalidf("Secondary indexes are not supported on tuples containing durations")
+		}
+		return 0, invalidf("Secondary indexes are not supported on duration columns")
+	case col.Kind == schema.PartitionKey && len(tbl.PartitionKey()) == 1:
+		return 0, invalidf("Cannot create secondary index on the only partition key column %s", col.Name)
+	case frozenCollection && target != schema.IndexFull:
+		return 0, invalidf("Cannot create %s() index on frozen column %s. Frozen collections are immutable and must be fully indexed by using the 'full(%s)' modifier", target, col.Name, col.Name)
+	case !frozenCollection && target == schema.IndexFull:
+		return 0, invalidf("full() indexes can only be created on frozen collections")
+	case !t.IsCollection() && target != schema.IndexSimple:
+		return 0, invalidf("Cannot create %s() index on %s. Non-collection columns only support simple indexes", target, col.Name)
+	case !(t.Kind == types.Map && multiCell) && (target == schema.IndexKeys || target == schema.IndexEntries):
+		return 0, invalidf("Cannot create index on %s of column %s with non-map type", target, col.Name)
+	}
+	return target, nil
+}
+
+// keyspaceIndex returns the index called name among tables, or nil.
+func keyspaceIndex(tables []*schema.Table, name string) *schema.Index {
+	_, ix := findIndex(tables, name)
+	return ix
+}
+
+// findIndex returns the index called name among tables and its table, or
+// nils.
+func findIndex(tables []*schema.Table, name string) (*schema.Table, *schema.Index) {
+	for _, t := range tables {
+		for i := range t.Indexes {
+			if t.Indexes[i].Name == name {
+				return t, &t.Indexes[i]
+			}
+		}
+	}
+	return nil, nil
+}
+
+func (s *Session) compileDropIndex(st *parser.DropIndex) (plan, error) {
+	ks, name, err := s.modifiableTable(st.Name)
+	if err != nil {
+		return nil, err
+	}
+	eng := s.x.eng
+	return &ddlPlan{run: func(ctx context.Context, q *execution) (*Result, error) {
+		for _, tbl := range eng.Tables(ks) {
+			i := slices.IndexFunc(tbl.Indexes, func(ix schema.Index) bool { return ix.Name == name })
+			if i < 0 {
+				continue
+			}
+			nt := tbl.Clone()
+			nt.Indexes = slices.Delete(slices.Clone(tbl.Indexes), i, i+1)
+			if err := eng.AlterTable(nt); err != nil {
+				return nil, err
+			}
+			return schemaChange("UPDATED", "TABLE", ks, tbl.Name), nil
+		}
+		if st.IfExists {
+			return voidResult(), nil
+		}
+		return nil, invalidf("Index '%s.%s' doesn't exist'", ks, name)
+	}}, nil
+}
+
+// indexTargetCQL writes an index target as CQL and system_schema.indexes
+// do: the column, or keys(m), values(l), entries(m), full(f).
+func indexTargetCQL(ix *schema.Index) string {
+	col := quoteIdent(ix.Column)
+	if ix.Target == schema.IndexSimple {
+		return col
+	}
+	return ix.Target.String() + "(" + col + ")"
+}
+
+// indexOptions returns an index's system_schema.indexes options: its
+// target, and for a custom index its class and WITH OPTIONS.
+func indexOptions(ix *schema.Index) map[string]string {
+	opts := map[string]string{"target": indexTargetCQL(ix)}
+	if ix.Class != "" {
+		opts["class_name"] = ix.Class
+		for k, v := range ix.Options {
+			opts[k] = v
+		}
+	}
+	return opts
+}
+
+// describeIndex returns the CREATE INDEX statement of ix on tbl, as
+// DESCRIBE prints it.
+func describeIndex(tbl *schema.Table, ix *schema.Index) string {
+	var b strings.Builder
+	if ix.Class != "" {
+		b.WriteString("CREATE CUSTOM INDEX ")
+	} else {
+		b.WriteString("CREATE INDEX ")
+	}
+	fmt.Fprintf(&b, "%s ON %s.%s (%s)", quoteIdent(ix.Name), quoteIdent(tbl.Keyspace), quoteIdent(tbl.Name), indexTargetCQL(ix))
+	if ix.Class != "" {
+		b.WriteString(" USING " + quoteString(ix.Class))
+		if len(ix.Options) > 0 {
+			b.WriteString(" WITH OPTIONS = " + cqlMap(ix.Options, true))
+		}
+	}
+	b.WriteByte(';')
+	return b.String()
+}
