@@ -114,7 +114,7 @@ func (s *Session) compileDDL(stmt parser.Statement) (plan, error) {
 				}
 				return nil, invalidf("Keyspace '%s' doesn't exist", name)
 			}
-			ks := &schema.Keyspace{Name: name, Replication: old.Replication, DurableWrites: old.DurableWrites}
+			ks := &schema.Keyspace{Name: name, Replication: old.Replication, DurableWrites: old.DurableWrites, Types: old.Types}
 			if err := keyspaceOptions(ks, st.Options, false); err != nil {
 				return nil, err
 			}
@@ -167,6 +167,12 @@ func (s *Session) compileDDL(stmt parser.Statement) (plan, error) {
 			}
 			return schemaChange("DROPPED", "TABLE", ks, name), nil
 		}}, nil
+	case *parser.CreateType:
+		return s.compileCreateType(st)
+	case *parser.AlterUserType:
+		return s.compileAlterType(st)
+	case *parser.DropType:
+		return s.compileDropType(st)
 	case *parser.CreateIndex:
 		return s.compileCreateIndex(st)
 	case *parser.DropIndex:
@@ -234,6 +240,7 @@ func (s *Session) compileCreateTable(st *parser.CreateTable) (plan, error) {
 	if st.CompactStorage {
 		return nil, invalidf("Compact tables are not allowed in Cassandra starting with 4.0 version.")
 	}
+	ksDef, _ := s.x.eng.Keyspace(ks)
 	defs := map[string]*parser.ColumnDef{}
 	var order []string
 	var inlinePK []string
@@ -277,11 +284,13 @@ func (s *Session) compileCreateTable(st *parser.CreateTable) (plan, error) {
 		if def.Static {
 			return invalidf("Static column '%s' cannot be part of the PRIMARY KEY", n)
 		}
-		t, err := convertType(def.Type)
+		t, err := convertType(def.Type, ksDef)
 		if err != nil {
 			return err
 		}
 		switch {
+		case t.UDT != nil && !t.Frozen:
+			return invalidf("Invalid non-frozen user-defined type \"%s\" for PRIMARY KEY column '%s'", t.UDT.Name, n)
 		case t.Kind == types.Counter:
 			return invalidf("counter type is not supported for PRIMARY KEY column '%s'", n)
 		case t.Kind == types.Duration || containsDuration(t):
@@ -309,7 +318,7 @@ func (s *Session) compileCreateTable(st *parser.CreateTable) (plan, error) {
 			continue
 		}
 		def := defs[n]
-		t, err := convertType(def.Type)
+		t, err := convertType(def.Type, ksDef)
 		if err != nil {
 			return nil, err
 		}
@@ -466,7 +475,8 @@ func (s *Session) compileAlterTable(st *parser.AlterTable) (plan, error) {
 				if find(n) >= 0 {
 					return nil, invalidf("Column with name '%s' already exists", n)
 				}
-				t, err := convertType(def.Type)
+				ksDef, _ := s.x.eng.Keyspace(ks)
+				t, err := convertType(def.Type, ksDef)
 				if err != nil {
 					return nil, err
 				}
@@ -504,7 +514,7 @@ func (s *Session) compileAlterTable(st *parser.AlterTable) (plan, error) {
 				if dropped == nil {
 					dropped = map[string]schema.DroppedColumn{}
 				}
-				dropped[n] = schema.DroppedColumn{Type: cols[i].Type, DroppedAt: s.x.eng.NewTimestamp()}
+				dropped[n] = schema.DroppedColumn{Type: cols[i].Type.WithoutUDTs(), DroppedAt: s.x.eng.NewTimestamp()}
 				cols = append(cols[:i], cols[i+1:]...)
 			}
 		case parser.AlterRename:

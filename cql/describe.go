@@ -82,6 +82,9 @@ func (p *describePlan) exec(ctx context.Context, q *execution) (*Result, error) 
 		if only {
 			return
 		}
+		for _, t := range ks.Types {
+			elem(ks.Name, "type", t.UDT.Name, typeCQL(t))
+		}
 		for _, t := range snap.tables[ks.Name] {
 			describeTable(t)
 		}
@@ -114,8 +117,14 @@ func (p *describePlan) exec(ctx context.Context, q *execution) (*Result, error) 
 				list(ks.Name, "table", t.Name)
 			}
 		}
-	case parser.DescribeTypes, parser.DescribeFunctions, parser.DescribeAggregates:
-		// minicass has no user-defined types, functions or aggregates.
+	case parser.DescribeTypes:
+		for _, ks := range snap.keyspaces {
+			for _, t := range ks.Types {
+				list(ks.Name, "type", t.UDT.Name)
+			}
+		}
+	case parser.DescribeFunctions, parser.DescribeAggregates:
+		// minicass has no user-defined functions or aggregates.
 	case parser.DescribeSchema:
 		for _, ks := range snap.keyspaces {
 			if st.Full || !systemKeyspaces[ks.Name] {
@@ -194,6 +203,12 @@ func (p *describePlan) exec(ctx context.Context, q *execution) (*Result, error) 
 		ksName := string(st.Name.Keyspace)
 		if ksName == "" {
 			ksName = current
+		}
+		if ks := findKeyspace(ksName); ks != nil {
+			if t, ok := ks.Type(string(st.Name.Name)); ok {
+				elem(ksName, "type", t.UDT.Name, typeCQL(t))
+				break
+			}
 		}
 		return nil, invalidf("User defined type '%s' not found in '%s'", st.Name.Name, ksName)
 	case parser.DescribeCluster:

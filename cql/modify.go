@@ -370,6 +370,16 @@ func (c *compileCtx) compileAssignment(tbl *schema.Table, col *schema.Column, a 
 			return colOp{}, invalidf("Invalid operation (%s) for frozen collection column %s", a, col.Name)
 		}
 		return colOp{}, invalidf("Column %s is not a list or a map", col.Name)
+	case parser.AssignSetField:
+		if t.UDT == nil {
+			return colOp{}, invalidf("Invalid operation (%s) for non-UDT column %s", a, col.Name)
+		}
+		if t.Frozen {
+			return colOp{}, invalidf("Invalid operation (%s) for frozen UDT column %s", a, col.Name)
+		}
+		// minicass keeps a user type value in one cell: a field cannot be
+		// written alone (docs/compatibility.md).
+		return colOp{}, invalidf("Invalid operation (%s): minicass stores user type column %s as one value; set the whole value", a, col.Name)
 	}
 	return colOp{}, invalidf("Invalid operation (%s) for column %s", a, col.Name)
 }

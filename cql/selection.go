@@ -1,6 +1,7 @@
 package cql
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/minicass/minicass/cql/parser"
@@ -233,12 +234,26 @@ func (c *compileCtx) compileSelector(tbl *schema.Table, e parser.Expr) (selector
 		return &metaSel{col: col, ttl: e.Kind == parser.MetaTTL}, nil
 	case *parser.FuncCall:
 		return c.compileSelectorCall(tbl, e)
+	case *parser.FieldAccess:
+		arg, err := c.compileSelector(tbl, e.Expr)
+		if err != nil {
+			return nil, err
+		}
+		t := arg.typ()
+		if t.UDT == nil {
+			return nil, invalidf("Invalid field selection: %s of type %s is not a user type", arg.name(), t)
+		}
+		i := slices.Index(t.UDT.Fields, string(e.Field))
+		if i < 0 {
+			return nil, invalidf("%s of type %s has no field %s", arg.name(), t, e.Field)
+		}
+		return &fieldSel{arg: arg, index: i}, nil
 	case *parser.Cast:
 		arg, err := c.compileSelector(tbl, e.Expr)
 		if err != nil {
 			return nil, err
 		}
-		to, err := convertType(e.Type)
+		to, err := convertType(e.Type, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -246,7 +261,7 @@ func (c *compileCtx) compileSelector(tbl *schema.Table, e parser.Expr) (selector
 	case *parser.Constant:
 		return nil, invalidf("Cannot infer type for term %s in selection clause (try using a type hint)", e)
 	case *parser.TypeHint:
-		t, err := convertType(e.Type)
+		t, err := convertType(e.Type, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -333,6 +348,38 @@ func (c *compileCtx) compileSelectorCall(tbl *schema.Table, e *parser.FuncCall) 
 		return nil, err
 	}
 	return &funcSel{fn: fn, args: args}, nil
+}
+
+// fieldSel is udt.field (FieldSelector).
+type fieldSel struct {
+	arg   selector
+	index int
+}
+
+func (s *fieldSel) name() string {
+	return s.arg.name() + "." + quoteIdent(s.arg.typ().UDT.Fields[s.index])
+}
+func (s *fieldSel) typ() types.Type { return s.arg.typ().Params[s.index] }
+func (s *fieldSel) aggregate() bool { return s.arg.aggregate() }
+
+type fieldEval struct {
+	s   *fieldSel
+	arg evaluator
+}
+
+func (s *fieldSel) newEval() evaluator                 { return &fieldEval{s: s, arg: s.arg.newEval()} }
+func (e *fieldEval) add(q *execution, r *selRow) error { return e.arg.add(q, r) }
+func (e *fieldEval) reset()                            { e.arg.reset() }
+func (e *fieldEval) out(q *execution) ([]byte, error) {
+	v, err := e.arg.out(q)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	fields, err := types.DecodeTuple(e.s.arg.typ(), v)
+	if err != nil {
+		return nil, err
+	}
+	return fields[e.s.index], nil
 }
 
 // castSel is CAST(x AS type) (cql3/functions/CastFcts).

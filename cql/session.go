@@ -341,7 +341,8 @@ func (s *Session) compile(stmt parser.Statement) (plan, error) {
 	case *parser.Batch:
 		return s.compileBatch(st)
 	case *parser.CreateKeyspace, *parser.AlterKeyspace, *parser.DropKeyspace,
-		*parser.CreateTable, *parser.AlterTable, *parser.DropTable, *parser.Truncate, *parser.CreateIndex, *parser.DropIndex:
+		*parser.CreateTable, *parser.AlterTable, *parser.DropTable, *parser.Truncate, *parser.CreateIndex, *parser.DropIndex,
+		*parser.CreateType, *parser.AlterUserType, *parser.DropType:
 		return s.compileDDL(st)
 	case *parser.Describe:
 		return s.compileDescribe(st)

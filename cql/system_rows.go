@@ -343,6 +343,25 @@ func indexRows(t *schema.Table) []sysValues {
 	return out
 }
 
+// typeRows are a keyspace's system_schema.types rows.
+func typeRows(ks *schema.Keyspace) []sysValues {
+	out := make([]sysValues, 0, len(ks.Types))
+	for _, t := range ks.Types {
+		names := make([]string, len(t.UDT.Fields))
+		typs := make([]string, len(t.UDT.Fields))
+		for i, f := range t.UDT.Fields {
+			names[i], typs[i] = f, t.Params[i].String()
+		}
+		out = append(out, sysValues{
+			"keyspace_name": textV(ks.Name),
+			"type_name":     textV(t.UDT.Name),
+			"field_names":   textListV(names...),
+			"field_types":   textListV(typs...),
+		})
+	}
+	return out
+}
+
 // schemaSnapshot is the schema the system_schema tables describe.
 type schemaSnapshot struct {
 	keyspaces []*schema.Keyspace
@@ -367,6 +386,7 @@ func schemaPartitions(snap schemaSnapshot, dropped []string) []sysPartition {
 			byTable["dropped_columns"] = append(byTable["dropped_columns"], droppedColumnRows(t)...)
 			byTable["indexes"] = append(byTable["indexes"], indexRows(t)...)
 		}
+		byTable["types"] = typeRows(ks)
 		for _, st := range schemaTables {
 			parts = append(parts, sysPartition{table: st, key: textV(ks.Name), rows: byTable[st.Name]})
 		}

@@ -3,8 +3,10 @@ package cql
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/minicass/minicass/cql/parser"
+	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
 )
 
@@ -235,8 +237,35 @@ func (c *compileCtx) compileTerm(e parser.Expr, r receiver) (term, error) {
 			return nil, invalidf("Invalid set literal for %s of type %s", r.name, r.typ)
 		}
 		return foldConst(collectionTerm{recv: r}), nil
+	case *parser.UDTLit:
+		if r.typ.UDT == nil {
+			return nil, invalidf("Invalid user type literal for %s of type %s", r.name, r.typ)
+		}
+		// Fields by name, the others null (UserTypes.Literal).
+		ut := r.typ.UDT
+		out := collectionTerm{recv: r, elems: make([]term, len(ut.Fields))}
+		for _, f := range e.Fields {
+			i := slices.Index(ut.Fields, string(f.Name))
+			if i < 0 {
+				return nil, invalidf("Unknown field '%s' in value of user defined type %s", f.Name, ut.Name)
+			}
+			if out.elems[i] != nil {
+				return nil, invalidf("Duplicate field '%s' in user type literal for %s", f.Name, r.name)
+			}
+			t, err := c.compileTerm(f.Value, r.sub(r.name+"."+ut.Fields[i], r.typ.Params[i]))
+			if err != nil {
+				return nil, err
+			}
+			out.elems[i] = t
+		}
+		for i := range out.elems {
+			if out.elems[i] == nil {
+				out.elems[i] = constTerm{}
+			}
+		}
+		return foldConst(out), nil
 	case *parser.TupleLit:
-		if r.typ.Kind != types.Tuple {
+		if r.typ.Kind != types.Tuple || r.typ.UDT != nil {
 			return nil, invalidf("Invalid tuple literal for %s of type %s", r.name, r.typ)
 		}
 		if len(e.Elems) > len(r.typ.Params) {
@@ -257,7 +286,7 @@ func (c *compileCtx) compileTerm(e parser.Expr, r receiver) (term, error) {
 	case *parser.FuncCall:
 		return c.compileCall(e, r)
 	case *parser.TypeHint:
-		ht, err := convertType(e.Type)
+		ht, err := convertType(e.Type, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -324,16 +353,32 @@ func assignableType(from, to types.Type) bool {
 	return false
 }
 
-// convertType turns a parsed type into a types.Type.
-func convertType(t *parser.Type) (types.Type, error) {
-	if t.Kind == parser.TypeUser {
-		return types.Type{}, invalidf("Unknown type %s", t.Name)
-	}
+// convertType turns a parsed type into a types.Type, resolving user-defined
+// type names among the types of keyspace ks (nil: none).
+func convertType(t *parser.Type, ks *schema.Keyspace) (types.Type, error) {
 	if t.Kind == parser.TypeCustom {
 		return types.Type{}, invalidf("Custom types are not supported: %s", t.Custom)
 	}
-	out, err := types.ParseType(t.String())
+	var unknown string
+	resolve := func(name string) (types.Type, bool) {
+		if ks != nil {
+			if ut, ok := ks.Type(name); ok {
+				return ut, true
+			}
+		}
+		if unknown == "" {
+			unknown = name
+			if ks != nil {
+				unknown = ks.Name + "." + name
+			}
+		}
+		return types.Type{}, false
+	}
+	out, err := types.ParseTypeWith(t.String(), resolve)
 	if err != nil {
+		if unknown != "" {
+			return types.Type{}, invalidf("Unknown type %s", unknown)
+		}
 		return types.Type{}, invalidf("Unknown type %s", t)
 	}
 	return out, nil

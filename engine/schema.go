@@ -61,6 +61,9 @@ func (s *schemaState) digest() types.UUIDValue {
 	for _, name := range slices.Sorted(maps.Keys(s.keyspaces)) {
 		ks := s.keyspaces[name]
 		fmt.Fprintf(h, "keyspace %q %v %v\n", name, ks.def.Replication, ks.def.DurableWrites)
+		for _, t := range ks.def.Types {
+			fmt.Fprintf(h, "type %q %q %s\n", t.UDT.Name, t.UDT.Fields, t.Params)
+		}
 		for _, tn := range slices.Sorted(maps.Keys(ks.tables)) {
 			t := ks.tables[tn]
 			d, ok := prev[t]
@@ -84,6 +87,12 @@ func tableDigest(name string, t *schema.Table) [md5.Size]byte {
 	fmt.Fprintf(h, "table %q %x %+v\n", name, t.ID, t.Options)
 	for _, c := range t.Columns {
 		fmt.Fprintf(h, "column %q %s %s %d %v\n", c.Name, c.Type, c.Kind, c.Position, c.Desc)
+	}
+	for _, ix := range t.Indexes {
+		fmt.Fprintf(h, "index %q %q %d %q %v\n", ix.Name, ix.Column, ix.Target, ix.Class, ix.Options)
+	}
+	for _, name := range slices.Sorted(maps.Keys(t.Dropped)) {
+		fmt.Fprintf(h, "dropped %q %d\n", name, t.Dropped[name].DroppedAt)
 	}
 	var d [md5.Size]byte
 	copy(d[:], h.Sum(nil))
@@ -263,6 +272,53 @@ func (e *Engine) AlterKeyspace(ks *schema.Keyspace) error {
 	next.keyspaces[ks.Name] = &keyspaceState{def: ks, tables: old.tables}
 	if err := e.persistSchema(next); err != nil {
 		return err
+	}
+	e.publish(next, SchemaChange{Kind: Updated, Target: TargetKeyspace, Keyspace: ks.Name})
+	return nil
+}
+
+// AlterTypes replaces the definition of an existing keyspace (its
+// user-defined types, for CREATE, ALTER and DROP TYPE) and of the given
+// tables of it (same IDs: the tables whose columns use a changed type) in
+// one schema change. It returns ErrNoKeyspace, ErrNoTable or
+// ErrTableIDMismatch.
+func (e *Engine) AlterTypes(ks *schema.Keyspace, tables []*schema.Table) error {
+	if ks == nil || ks.Name == "" {
+		return fmt.Errorf("%w: keyspace without a name", ErrInvalidSchema)
+	}
+	if err := e.checkOpen(); err != nil {
+		return err
+	}
+	e.schemaMu.Lock()
+	defer e.schemaMu.Unlock()
+	cur := e.state.Load()
+	old, ok := cur.keyspaces[ks.Name]
+	if !ok {
+		return fmt.Errorf("%w: %s", ErrNoKeyspace, ks.Name)
+	}
+	next := cur.clone()
+	tbls := old.tables
+	if len(tables) > 0 {
+		tbls = maps.Clone(old.tables)
+		for _, t := range tables {
+			o, ok := tbls[t.Name]
+			if !ok || t.Keyspace != ks.Name {
+				return fmt.Errorf("%w: %s", ErrNoTable, t.QualifiedName())
+			}
+			if o.ID != t.ID {
+				return fmt.Errorf("%w: %s", ErrTableIDMismatch, t.QualifiedName())
+			}
+			tbls[t.Name] = t
+		}
+	}
+	next.keyspaces[ks.Name] = &keyspaceState{def: ks, tables: tbls}
+	if err := e.persistSchema(next); err != nil {
+		return err
+	}
+	for _, t := range tables {
+		if s, ok := cur.stores[t.ID]; ok {
+			s.table.Store(t)
+		}
 	}
 	e.publish(next, SchemaChange{Kind: Updated, Target: TargetKeyspace, Keyspace: ks.Name})
 	return nil

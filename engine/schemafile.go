@@ -63,7 +63,20 @@ type keyspaceJSON struct {
 	Name          string            `json:"name"`
 	Replication   map[string]string `json:"replication"`
 	DurableWrites bool              `json:"durable_writes"`
+	Types         []typeJSON        `json:"types,omitempty"`
 	Tables        []tableJSON       `json:"tables"`
+}
+
+// typeJSON is a user-defined type: its fields with their type strings, which
+// may name the types before it.
+type typeJSON struct {
+	Name   string      `json:"name"`
+	Fields []fieldJSON `json:"fields"`
+}
+
+type fieldJSON struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
 }
 
 type tableJSON struct {
@@ -174,6 +187,13 @@ func encodeSchema(st *schemaState, marks logMarks) ([]byte, error) {
 	for _, name := range slices.Sorted(maps.Keys(st.keyspaces)) {
 		ks := st.keyspaces[name]
 		kj := keyspaceJSON{Name: name, Replication: ks.def.Replication, DurableWrites: ks.def.DurableWrites, Tables: []tableJSON{}}
+		for _, ut := range ks.def.Types {
+			tj := typeJSON{Name: ut.UDT.Name}
+			for i, f := range ut.UDT.Fields {
+				tj.Fields = append(tj.Fields, fieldJSON{Name: f, Type: ut.Params[i].String()})
+			}
+			kj.Types = append(kj.Types, tj)
+		}
 		for _, tn := range slices.Sorted(maps.Keys(ks.tables)) {
 			t := ks.tables[tn]
 			tj := tableJSON{Name: tn, ID: hex.EncodeToString(t.ID[:]), Options: t.Options}
@@ -242,6 +262,20 @@ func decodeSchema(file string, b []byte) (*schemaState, logMarks, error) {
 	for _, kj := range f.Keyspaces {
 		ks := &keyspaceState{def: &schema.Keyspace{Name: kj.Name, Replication: kj.Replication, DurableWrites: kj.DurableWrites},
 			tables: map[string]*schema.Table{}}
+		resolve := func(name string) (types.Type, bool) { return ks.def.Type(name) }
+		for _, tj := range kj.Types {
+			ut := &types.UserType{Keyspace: kj.Name, Name: tj.Name}
+			var fields []types.Type
+			for _, fj := range tj.Fields {
+				ft, err := types.ParseTypeWith(fj.Type, resolve)
+				if err != nil {
+					return nil, logMarks{}, bad(schemaHeaderSize, "field %s of type %s.%s: %v", fj.Name, kj.Name, tj.Name, err)
+				}
+				ut.Fields = append(ut.Fields, fj.Name)
+				fields = append(fields, ft)
+			}
+			ks.def.Types = append(ks.def.Types, types.UserTypeOf(ut, fields, false))
+		}
 		for _, tj := range kj.Tables {
 			var id data.TableID
 			if raw, err := hex.DecodeString(tj.ID); err != nil || len(raw) != len(id) {
@@ -251,7 +285,7 @@ func decodeSchema(file string, b []byte) (*schemaState, logMarks, error) {
 			}
 			cols := make([]*schema.Column, 0, len(tj.Columns))
 			for _, cj := range tj.Columns {
-				typ, err := types.ParseType(cj.Type)
+				typ, err := types.ParseTypeWith(cj.Type, resolve)
 				if err != nil {
 					return nil, logMarks{}, bad(schemaHeaderSize, "column %s of %s.%s: %v", cj.Name, kj.Name, tj.Name, err)
 				}
@@ -263,7 +297,7 @@ func decodeSchema(file string, b []byte) (*schemaState, logMarks, error) {
 			}
 			t := schema.NewTable(kj.Name, tj.Name, id, cols, tj.Options)
 			for _, dj := range tj.Dropped {
-				typ, err := types.ParseType(dj.Type)
+				typ, err := types.ParseTypeWith(dj.Type, resolve)
 				if err != nil {
 					return nil, logMarks{}, bad(schemaHeaderSize, "dropped column %s of %s.%s: %v", dj.Name, kj.Name, tj.Name, err)
 				}

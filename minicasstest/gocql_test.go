@@ -124,7 +124,7 @@ func TestGocqlPreparedPagingBatch(t *testing.T) {
 	srv.CheckRow(t, "SELECT v FROM app.kv WHERE k = 2 AND c = 3", nil, "c")
 }
 
-func TestGocqlLWTCountersCollectionsJSONIndexTTL(t *testing.T) {
+func TestGocqlLWTCountersCollectionsJSONIndexUDTTTL(t *testing.T) {
 	srv := Start(t)
 	setupKeyspace(t, srv)
 	srv.MustExec(t,
@@ -175,6 +175,22 @@ func TestGocqlLWTCountersCollectionsJSONIndexTTL(t *testing.T) {
 	var id int
 	require.NoError(t, sess.Query("SELECT id FROM users WHERE name = ?", "dave").Scan(&id))
 	assert.Equal(t, 3, id)
+
+	// A user-defined type, bound from a struct and read into a struct and
+	// a map (gocql decodes it from the type in the result metadata).
+	type address struct {
+		Street string `cql:"street"`
+		Zip    int    `cql:"zip"`
+	}
+	require.NoError(t, sess.Query("CREATE TYPE address (street text, zip int)").Exec())
+	require.NoError(t, sess.Query("CREATE TABLE places (id int PRIMARY KEY, addr frozen<address>)").Exec())
+	require.NoError(t, sess.Query("INSERT INTO places (id, addr) VALUES (?, ?)", 1, address{Street: "main", Zip: 7}).Exec())
+	var addr address
+	require.NoError(t, sess.Query("SELECT addr FROM places WHERE id = 1").Scan(&addr))
+	assert.Equal(t, address{Street: "main", Zip: 7}, addr)
+	asMap := map[string]any{}
+	require.NoError(t, sess.Query("SELECT addr FROM places WHERE id = 1").Scan(&asMap))
+	assert.Equal(t, map[string]any{"street": "main", "zip": 7}, asMap)
 
 	// TTL with the manual clock.
 	require.NoError(t, sess.Query("INSERT INTO users (id, name) VALUES (2, 'temp') USING TTL 60").Exec())

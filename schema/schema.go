@@ -87,6 +87,20 @@ type Keyspace struct {
 	// with the class written in full (org.apache.cassandra.locator...).
 	Replication   map[string]string
 	DurableWrites bool
+	// Types are the keyspace's user-defined types, in creation order:
+	// each is a types.Type whose UDT is set (not frozen), and refers only
+	// to types before it.
+	Types []types.Type
+}
+
+// Type returns the user-defined type called name, if any.
+func (ks *Keyspace) Type(name string) (types.Type, bool) {
+	for _, t := range ks.Types {
+		if t.UDT.Name == name {
+			return t, true
+		}
+	}
+	return types.Type{}, false
 }
 
 // Options are the table options minicass interprets, plus every other

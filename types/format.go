@@ -196,6 +196,20 @@ func formatValue(sb *strings.Builder, t Type, b []byte, quote bool, mode fmtMode
 		sb.WriteByte('}')
 	case Tuple:
 		fields, _ := DecodeTuple(t, b)
+		if t.UDT != nil {
+			// {street: 'x', zip: null}, as cqlsh and CQL literals write it.
+			sb.WriteByte('{')
+			for i, f := range fields {
+				if i > 0 {
+					sb.WriteString(", ")
+				}
+				sb.WriteString(QuoteName(t.UDT.Fields[i]))
+				sb.WriteString(": ")
+				formatValue(sb, t.Params[i], f, true, mode)
+			}
+			sb.WriteByte('}')
+			return
+		}
 		sb.WriteByte('(')
 		for i, f := range fields {
 			if i > 0 {
@@ -357,6 +371,24 @@ func AppendJSON(dst []byte, t Type, b []byte) []byte {
 		return strconv.AppendBool(dst, b[0] != 0)
 	case Ascii, Text:
 		return appendJSONString(dst, string(b))
+	case Tuple:
+		if t.UDT == nil {
+			break
+		}
+		// UserType.toJSONString: an object of the fields, by name.
+		fields, _ := DecodeTuple(t, b)
+		dst = append(dst, '{')
+		for i, f := range fields {
+			if i > 0 {
+				dst = append(dst, ", "...)
+			}
+			dst = appendJSONString(dst, QuoteName(t.UDT.Fields[i]))
+			dst = append(dst, ": "...)
+			dst = AppendJSON(dst, t.Params[i], f)
+		}
+		return append(dst, '}')
+	}
+	switch t.Kind {
 	case List, Set, Tuple:
 		var elems [][]byte
 		if t.Kind == Tuple {

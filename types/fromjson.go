@@ -254,6 +254,9 @@ func FromJSON(t Type, v any) ([]byte, error) {
 		}
 		return EncodeMap(t, keys, vals)
 	case Tuple:
+		if t.UDT != nil {
+			return udtFromJSON(t, v)
+		}
 		elems, err := jsonArray(t, v)
 		if err != nil {
 			return nil, err
@@ -273,6 +276,40 @@ func FromJSON(t Type, v any) ([]byte, error) {
 		return EncodeTuple(fields), nil
 	}
 	return nil, valueErr(t, "%s values cannot be set from JSON", t)
+}
+
+// udtFromJSON converts a JSON object to a user type value (UserType
+// fromJSONObject): keys name fields, lower-cased unless quoted; a missing
+// or null field is null.
+func udtFromJSON(t Type, v any) ([]byte, error) {
+	obj, err := jsonObject(t, v)
+	if err != nil {
+		return nil, err
+	}
+	byName := make(map[string]any, len(obj))
+	for k, val := range obj {
+		if len(k) >= 2 && strings.HasPrefix(k, `"`) && strings.HasSuffix(k, `"`) {
+			k = k[1 : len(k)-1]
+		} else {
+			k = strings.ToLower(k)
+		}
+		byName[k] = val
+	}
+	fields := make([][]byte, len(t.Params))
+	for i, name := range t.UDT.Fields {
+		val, ok := byName[name]
+		if !ok {
+			continue
+		}
+		delete(byName, name)
+		if fields[i], err = FromJSON(t.Params[i], val); err != nil {
+			return nil, err
+		}
+	}
+	if len(byName) > 0 {
+		return nil, valueErr(t, "Unknown field '%s' in value of user defined type %s", slices.Min(slices.Collect(maps.Keys(byName))), t.UDT.Name)
+	}
+	return EncodeTuple(fields), nil
 }
 
 // JSONRequestError is a FromJSON error that Cassandra raises as a request

@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"net"
 	"reflect"
+	"slices"
 	"time"
 )
 
@@ -40,6 +41,7 @@ type MapEntry struct {
 //	list, set          []any
 //	map                []MapEntry
 //	tuple              []any (nil for null fields)
+//	user type          map[string]any by field name (nil for null fields)
 //
 // nil (null) gives nil; the empty value gives "" for text and ascii,
 // []byte{} for blob and EmptyValue{} otherwise. Invalid bytes give an error
@@ -119,6 +121,13 @@ func decodeValid(t Type, b []byte) any {
 		return out
 	case Tuple:
 		fields, _ := DecodeTuple(t, b)
+		if t.UDT != nil {
+			m := make(map[string]any, len(fields))
+			for i, f := range fields {
+				m[t.UDT.Fields[i]] = decodeValid(t.Params[i], f)
+			}
+			return m
+		}
 		out := make([]any, len(fields))
 		for i, f := range fields {
 			out[i] = decodeValid(t.Params[i], f)
@@ -256,6 +265,20 @@ func Encode(t Type, v any) ([]byte, error) {
 			}
 		}
 	case List, Set, Tuple:
+		if m, ok := v.(map[string]any); ok && t.UDT != nil {
+			fields := make([][]byte, len(t.Params))
+			for name, fv := range m {
+				i := slices.Index(t.UDT.Fields, name)
+				if i < 0 {
+					return nil, fmt.Errorf("%w: %s has no field %q", ErrUnsupportedGoValue, t, name)
+				}
+				var err error
+				if fields[i], err = Encode(t.Params[i], fv); err != nil {
+					return nil, err
+				}
+			}
+			return EncodeTuple(fields), nil
+		}
 		rv := reflect.ValueOf(v)
 		if (rv.Kind() != reflect.Slice && rv.Kind() != reflect.Array) || rv.Type().Elem().Kind() == reflect.Uint8 {
 			return nil, goErr(t, v)

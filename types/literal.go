@@ -3,6 +3,7 @@ package types
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -102,6 +103,40 @@ func (p *litParser) value(t Type) ([]byte, error) {
 		return FromConstant(t, ConstDuration, word)
 	}
 	return nil, p.errorf("unknown constant %q", word)
+}
+
+// fieldName reads a user type field name: an identifier (lower-cased) or a
+// double-quoted name.
+func (p *litParser) fieldName() (string, error) {
+	p.peek()
+	if p.pos < len(p.src) && p.src[p.pos] == '"' {
+		var b strings.Builder
+		for i := p.pos + 1; i < len(p.src); i++ {
+			if p.src[i] == '"' {
+				if i+1 < len(p.src) && p.src[i+1] == '"' {
+					b.WriteByte('"')
+					i++
+					continue
+				}
+				p.pos = i + 1
+				return b.String(), nil
+			}
+			b.WriteByte(p.src[i])
+		}
+		return "", p.errorf("unterminated quoted field name")
+	}
+	start := p.pos
+	for p.pos < len(p.src) {
+		c := p.src[p.pos]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			break
+		}
+		p.pos++
+	}
+	if start == p.pos {
+		return "", p.errorf("expected a field name at offset %d", start)
+	}
+	return strings.ToLower(p.src[start:p.pos]), nil
 }
 
 // word reads an unquoted constant: everything up to white space or one of
@@ -218,7 +253,36 @@ func (p *litParser) composite(t Type) ([]byte, error) {
 			return EncodeSet(t, keys)
 		}
 		return EncodeMap(t, keys, vals)
-	case t.Kind == Tuple && open == '(':
+	case t.UDT != nil && open == '{':
+		// {field: value, ...}: fields by name, the others null.
+		p.pos++
+		fields := make([][]byte, len(t.Params))
+		seen := 0
+		for p.peek() != '}' {
+			if seen > 0 {
+				if err := p.expect(','); err != nil {
+					return nil, err
+				}
+			}
+			name, err := p.fieldName()
+			if err != nil {
+				return nil, err
+			}
+			i := slices.Index(t.UDT.Fields, name)
+			if i < 0 {
+				return nil, p.errorf("Unknown field '%s' in value of user defined type %s", name, t.UDT.Name)
+			}
+			if err := p.expect(':'); err != nil {
+				return nil, err
+			}
+			if fields[i], err = p.value(t.Params[i]); err != nil {
+				return nil, err
+			}
+			seen++
+		}
+		p.pos++
+		return EncodeTuple(fields), nil
+	case t.Kind == Tuple && t.UDT == nil && open == '(':
 		p.pos++
 		var fields [][]byte
 		for p.peek() != ')' {

@@ -24,8 +24,14 @@ var nativeByName = map[string]Kind{
 // collection must be frozen, collections cannot hold counters, sets and map
 // keys cannot hold durations, and tuples freeze their fields implicitly.
 // Errors wrap ErrUnknownType.
-func ParseType(s string) (Type, error) {
-	p := &typeParser{src: s}
+func ParseType(s string) (Type, error) { return ParseTypeWith(s, nil) }
+
+// ParseTypeWith parses like ParseType and resolves any other name (which may
+// be double-quoted or keyspace-qualified) with user, which returns the
+// user-defined type of that name. A user type is frozen inside frozen<>
+// and inside tuples, and must be frozen inside collections.
+func ParseTypeWith(s string, user func(name string) (Type, bool)) (Type, error) {
+	p := &typeParser{src: s, user: user}
 	t, err := p.parse(false)
 	if err != nil {
 		return Type{}, err
@@ -48,8 +54,9 @@ func MustParseType(s string) Type {
 }
 
 type typeParser struct {
-	src string
-	pos int
+	src  string
+	pos  int
+	user func(name string) (Type, bool)
 }
 
 func (p *typeParser) errorf(format string, args ...any) error {
@@ -96,6 +103,13 @@ func (p *typeParser) peek() byte {
 // parse reads one type; frozen reports that an enclosing frozen<> or tuple
 // freezes it.
 func (p *typeParser) parse(frozen bool) (Type, error) {
+	if p.peek() == '"' {
+		name, err := p.quoted()
+		if err != nil {
+			return Type{}, err
+		}
+		return p.userType(name, frozen)
+	}
 	name := p.ident()
 	if name == "" {
 		return Type{}, p.errorf("expected a type name")
@@ -147,6 +161,9 @@ func (p *typeParser) parse(frozen bool) (Type, error) {
 			if e.IsMultiCell() {
 				return Type{}, p.errorf("Non-frozen collections are not allowed inside collections: %s", t)
 			}
+			if e.UDT != nil && !e.Frozen {
+				return Type{}, p.errorf("Non-frozen UDTs are not allowed inside collections: %s", t)
+			}
 			if e.Kind == Counter {
 				return Type{}, p.errorf("Counters are not allowed inside collections: %s", t)
 			}
@@ -184,8 +201,50 @@ func (p *typeParser) parse(frozen bool) (Type, error) {
 		return t, nil
 	}
 	k, ok := nativeByName[name]
-	if !ok {
-		return Type{}, p.errorf("unknown type %s", name)
+	if !ok || p.peek() == '.' {
+		if p.peek() == '.' { // keyspace.type
+			p.pos++
+			if p.peek() == '"' {
+				q, err := p.quoted()
+				if err != nil {
+					return Type{}, err
+				}
+				return p.userType(q, frozen)
+			}
+			name = p.ident()
+		}
+		return p.userType(name, frozen)
 	}
 	return Type{Kind: k}, nil
+}
+
+// userType resolves a user-defined type name.
+func (p *typeParser) userType(name string, frozen bool) (Type, error) {
+	if p.user != nil {
+		if t, ok := p.user(name); ok {
+			if frozen {
+				t = t.Freeze()
+			}
+			return t, nil
+		}
+	}
+	return Type{}, p.errorf("unknown type %s", name)
+}
+
+// quoted reads a double-quoted name ("" is a quote).
+func (p *typeParser) quoted() (string, error) {
+	var b strings.Builder
+	for i := p.pos + 1; i < len(p.src); i++ {
+		if p.src[i] == '"' {
+			if i+1 < len(p.src) && p.src[i+1] == '"' {
+				b.WriteByte('"')
+				i++
+				continue
+			}
+			p.pos = i + 1
+			return b.String(), nil
+		}
+		b.WriteByte(p.src[i])
+	}
+	return "", p.errorf("unterminated quoted name")
 }

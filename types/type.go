@@ -1,6 +1,9 @@
 package types
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Kind identifies a CQL type. The numeric values are minicass's own and are not
 // part of any file format; the native-protocol type id is given by ProtocolID.
@@ -119,6 +122,49 @@ type Type struct {
 	Kind   Kind
 	Frozen bool
 	Params []Type
+	// UDT is set for a user-defined type: a Tuple whose fields (Params)
+	// have names. Its values are serialized, compared and keyed as tuples.
+	// A user type that is not frozen is still stored as one cell (minicass
+	// refuses the per-field updates that would need one cell per field).
+	UDT *UserType
+}
+
+// UserType names a user-defined type and its fields.
+type UserType struct {
+	Keyspace string
+	Name     string
+	Fields   []string
+}
+
+// UserTypeOf returns the user type ut with field types fields (frozen, as a
+// field always is), frozen if frozen is true.
+func UserTypeOf(ut *UserType, fields []Type, frozen bool) Type {
+	params := make([]Type, len(fields))
+	for i, f := range fields {
+		params[i] = f.Freeze()
+	}
+	return Type{Kind: Tuple, Frozen: frozen, Params: params, UDT: ut}
+}
+
+// IsUDT reports whether t is a user-defined type.
+func (t Type) IsUDT() bool { return t.UDT != nil }
+
+// WithoutUDTs returns t with every user-defined type in it replaced by the
+// frozen tuple of its fields, as Cassandra records the type of a dropped
+// column (the user type may be dropped later).
+func (t Type) WithoutUDTs() Type {
+	if len(t.Params) == 0 {
+		return t
+	}
+	params := make([]Type, len(t.Params))
+	for i, p := range t.Params {
+		params[i] = p.WithoutUDTs()
+	}
+	t.Params = params
+	if t.UDT != nil {
+		t.UDT, t.Frozen = nil, true
+	}
+	return t
 }
 
 // Predefined scalar types, for convenience.
@@ -187,7 +233,10 @@ func (t Type) IsMultiCell() bool {
 
 // Equal reports whether t and o are the same type.
 func (t Type) Equal(o Type) bool {
-	if t.Kind != o.Kind || t.Frozen != o.Frozen || len(t.Params) != len(o.Params) {
+	if t.Kind != o.Kind || t.Frozen != o.Frozen || len(t.Params) != len(o.Params) || (t.UDT == nil) != (o.UDT == nil) {
+		return false
+	}
+	if t.UDT != nil && (t.UDT.Keyspace != o.UDT.Keyspace || t.UDT.Name != o.UDT.Name || !slices.Equal(t.UDT.Fields, o.UDT.Fields)) {
 		return false
 	}
 	for i := range t.Params {
@@ -196,6 +245,23 @@ func (t Type) Equal(o Type) bool {
 		}
 	}
 	return true
+}
+
+// QuoteName returns a CQL name as CQL writes it: as is when it is lower
+// case letters, digits and underscores starting with a letter, double-quoted
+// otherwise.
+func QuoteName(s string) string {
+	plain := s != ""
+	for i, c := range s {
+		if !(c >= 'a' && c <= 'z' || c == '_' || i > 0 && c >= '0' && c <= '9') {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return s
+	}
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 }
 
 // Freeze returns a copy of t marked frozen (a no-op for scalar types).
@@ -218,6 +284,16 @@ func (t Type) String() string {
 }
 
 func (t Type) format(b *strings.Builder) {
+	if t.UDT != nil {
+		if t.Frozen {
+			b.WriteString("frozen<")
+		}
+		b.WriteString(QuoteName(t.UDT.Name))
+		if t.Frozen {
+			b.WriteByte('>')
+		}
+		return
+	}
 	switch t.Kind {
 	case List, Set, Map, Tuple:
 		wrap := t.Frozen || t.Kind == Tuple

@@ -87,6 +87,14 @@ test('secondary index', async () => {
   assert.deepStrictEqual(table.indexes.map((i) => [i.name, i.target]), [['people_city', 'city']]);
 });
 
+test('user-defined type', async () => {
+  await client.execute(`CREATE TYPE ${ks}.address (street text, zip int)`);
+  await client.execute(`CREATE TABLE ${ks}.places (id int PRIMARY KEY, addr frozen<address>)`);
+  await client.execute(`INSERT INTO ${ks}.places (id, addr) VALUES (?, ?)`, [1, { street: 'main', zip: 7 }], { prepare: true });
+  const rs = await client.execute(`SELECT addr FROM ${ks}.places WHERE id = 1`);
+  assert.deepStrictEqual({ ...rs.first().addr }, { street: 'main', zip: 7 });
+});
+
 test('errors carry Cassandra codes', async () => {
   await assert.rejects(client.execute(`SELECT * FROM ${ks}.nope`), (err) => {
     assert.strictEqual(err.code, cassandra.types.responseErrorCodes.invalid);

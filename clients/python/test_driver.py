@@ -85,6 +85,18 @@ class DriverSuite(unittest.TestCase):
         self.assertEqual(index.index_options.get("target"), "city")
         self.assertIn("CREATE INDEX people_city ON " + KS + ".people (city)", index.as_cql_query())
 
+    def test_user_type(self):
+        self.session.execute("CREATE TYPE address (street text, zip int)")
+        self.session.execute("CREATE TABLE places (id int PRIMARY KEY, addr frozen<address>)")
+        self.session.execute("INSERT INTO places (id, addr) VALUES (1, {street: 'main', zip: 7})")
+        # The driver builds a class for the type from system_schema.types.
+        row = self.session.execute("SELECT addr FROM places WHERE id = 1").one()
+        self.assertEqual((row.addr.street, row.addr.zip), ("main", 7))
+        self.cluster.refresh_schema_metadata()
+        ut = self.cluster.metadata.keyspaces[KS].user_types["address"]
+        self.assertEqual(ut.field_names, ["street", "zip"])
+        self.assertEqual(ut.field_types, ["text", "int"])
+
     def test_errors(self):
         with self.assertRaises(InvalidRequest) as cm:
             self.session.execute("SELECT * FROM nope")

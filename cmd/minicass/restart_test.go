@@ -58,6 +58,19 @@ func TestRestartAcrossProcesses(t *testing.T) {
 	// Opening again replays nothing twice: the counter stays 7.
 	out = shellRun(t, bin, dir, "SELECT hits FROM ks.n WHERE k = 1")
 	assert.Equal(t, "hits\n7\n", out)
+
+	// User-defined types (nested, altered) and secondary indexes are kept
+	// in the schema file.
+	shellRun(t, bin, dir, `
+		CREATE TYPE ks.address (street text);
+		CREATE TYPE ks.person (name text, addr frozen<address>);
+		ALTER TYPE ks.address ADD zip int;
+		CREATE TABLE ks.p (id int PRIMARY KEY, who person, city text);
+		CREATE INDEX ON ks.p (city);
+		INSERT INTO ks.p (id, who, city) VALUES (1, {name: 'ann', addr: {street: 'main', zip: 9}}, 'oslo');
+		FLUSH`)
+	out = shellRun(t, bin, dir, "SELECT who.addr.zip, who FROM ks.p WHERE city = 'oslo'")
+	assert.Equal(t, "who.addr.zip,who\n9,\"{name: 'ann', addr: {street: 'main', zip: 9}}\"\n", out)
 }
 
 // TestKilledProcessKeepsAcknowledgedWrites feeds statements to an interactive

@@ -43,6 +43,15 @@ var parseTests = []struct{ input, output string }{
 	{input: "DROP TABLE t"},
 	{input: "DROP TABLE IF EXISTS ks.t"},
 	{input: "DROP COLUMNFAMILY t", output: "DROP TABLE t"},
+	// User-defined types.
+	{input: "CREATE TYPE address (street text, zip int, tags frozen<set<text>>)"},
+	{input: "create type if not exists ks.\"Addr\" (a int)", output: "CREATE TYPE IF NOT EXISTS ks.\"Addr\" (a int)"},
+	{input: "ALTER TYPE address ADD city text"},
+	{input: "ALTER TYPE IF EXISTS ks.address RENAME street TO road AND zip TO code"},
+	{input: "ALTER TYPE address ALTER zip TYPE bigint"},
+	{input: "DROP TYPE address"},
+	{input: "DROP TYPE IF EXISTS ks.address"},
+	{input: "CREATE TABLE t (k int PRIMARY KEY, a frozen<address>, b list<frozen<ks.address>>)"},
 	// Secondary indexes.
 	{input: "CREATE INDEX ON t (v)"},
 	{input: "create index if not exists MyIdx on ks.t (keys(m))", output: "CREATE INDEX IF NOT EXISTS myidx ON ks.t (KEYS(m))"},

@@ -343,6 +343,22 @@ func (p *parser) parseCreate() (Statement, error) {
 		return p.parseCreateTable()
 	case p.isKw(kwIndex), p.isKw(kwCustom):
 		return p.parseCreateIndex()
+	case p.acceptKw(kwType):
+		s := &CreateType{}
+		var err error
+		if s.IfNotExists, err = p.parseIfNotExists(); err != nil {
+			return nil, err
+		}
+		if s.Name, err = p.tableName(); err != nil {
+			return nil, err
+		}
+		if err = p.expect(tLParen); err != nil {
+			return nil, err
+		}
+		if s.Fields, err = closedList(p, tRParen, func() (*ColumnDef, error) { return p.parseColumnDef(false) }); err != nil {
+			return nil, err
+		}
+		return s, nil
 	}
 	return nil, p.noViable()
 }
@@ -625,6 +641,8 @@ func (p *parser) parseAlter() (Statement, error) {
 		return s, err
 	case p.acceptKw(kwTable), p.acceptKw(kwColumnfamily):
 		return p.parseAlterTable()
+	case p.acceptKw(kwType):
+		return p.parseAlterType()
 	}
 	return nil, p.noViable()
 }
@@ -685,6 +703,50 @@ func (p *parser) parseAlterTable() (Statement, error) {
 	return s, nil
 }
 
+// parseAlterType parses ALTER TYPE [IF EXISTS] name ADD field type |
+// RENAME f TO g [AND ...] | ALTER field TYPE type.
+func (p *parser) parseAlterType() (Statement, error) {
+	s := &AlterUserType{}
+	var err error
+	if s.IfExists, err = p.parseIfExists(); err != nil {
+		return nil, err
+	}
+	if s.Name, err = p.tableName(); err != nil {
+		return nil, err
+	}
+	switch {
+	case p.acceptKw(kwAdd):
+		s.Kind = AlterAdd
+		f, err := p.parseColumnDef(false)
+		if err != nil {
+			return nil, err
+		}
+		s.Add = f
+	case p.acceptKw(kwRename):
+		s.Kind = AlterRename
+		if s.Renames, err = andList(p, p.parseRename); err != nil {
+			return nil, err
+		}
+	case p.acceptKw(kwAlter):
+		s.Kind = AlterType
+		name, err := p.ident()
+		if err != nil {
+			return nil, err
+		}
+		if err := p.expectKw(kwType); err != nil {
+			return nil, err
+		}
+		typ, err := p.parseType()
+		if err != nil {
+			return nil, err
+		}
+		s.Add = &ColumnDef{Name: name, Type: typ}
+	default:
+		return nil, p.noViable()
+	}
+	return s, nil
+}
+
 // parseRename parses one from TO to of ALTER TABLE RENAME.
 func (p *parser) parseRename() (Rename, error) {
 	from, err := p.ident()
@@ -719,6 +781,14 @@ func (p *parser) parseDrop() (Statement, error) {
 			return nil, err
 		}
 		s.Table, err = p.tableName()
+		return s, err
+	case p.acceptKw(kwType):
+		s := &DropType{}
+		var err error
+		if s.IfExists, err = p.parseIfExists(); err != nil {
+			return nil, err
+		}
+		s.Name, err = p.tableName()
 		return s, err
 	case p.acceptKw(kwIndex):
 		s := &DropIndex{}

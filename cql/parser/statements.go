@@ -265,6 +265,88 @@ func (s *DropTable) Format(buf *strings.Builder) {
 	s.Table.Format(buf)
 }
 
+// CreateType is CREATE TYPE [IF NOT EXISTS] name (field type, ...).
+type CreateType struct {
+	Binds
+	IfNotExists bool
+	Name        TableName // the keyspace and the type name
+	Fields      []*ColumnDef
+}
+
+// Format writes the statement's canonical CQL.
+func (s *CreateType) Format(buf *strings.Builder) {
+	buf.WriteString("CREATE TYPE ")
+	if s.IfNotExists {
+		buf.WriteString("IF NOT EXISTS ")
+	}
+	s.Name.Format(buf)
+	buf.WriteString(" (")
+	for i, f := range s.Fields {
+		if i > 0 {
+			buf.WriteString(", ")
+		}
+		f.format(buf)
+	}
+	buf.WriteByte(')')
+}
+
+// AlterUserType is ALTER TYPE [IF EXISTS] name ADD field type, RENAME f TO
+// g [AND ...] or ALTER field TYPE type (Kind AlterAdd, AlterRename or
+// AlterType).
+type AlterUserType struct {
+	Binds
+	IfExists bool
+	Name     TableName
+	Kind     AlterTableKind
+	Add      *ColumnDef // the field of ADD and ALTER
+	Renames  []Rename
+}
+
+// Format writes the statement's canonical CQL.
+func (s *AlterUserType) Format(buf *strings.Builder) {
+	buf.WriteString("ALTER TYPE ")
+	if s.IfExists {
+		buf.WriteString("IF EXISTS ")
+	}
+	s.Name.Format(buf)
+	switch s.Kind {
+	case AlterAdd:
+		buf.WriteString(" ADD ")
+		s.Add.format(buf)
+	case AlterType:
+		buf.WriteString(" ALTER ")
+		s.Add.Name.Format(buf)
+		buf.WriteString(" TYPE ")
+		s.Add.Type.Format(buf)
+	case AlterRename:
+		buf.WriteString(" RENAME ")
+		for i, r := range s.Renames {
+			if i > 0 {
+				buf.WriteString(" AND ")
+			}
+			r.From.Format(buf)
+			buf.WriteString(" TO ")
+			r.To.Format(buf)
+		}
+	}
+}
+
+// DropType is DROP TYPE [IF EXISTS] name.
+type DropType struct {
+	Binds
+	IfExists bool
+	Name     TableName
+}
+
+// Format writes the statement's canonical CQL.
+func (s *DropType) Format(buf *strings.Builder) {
+	buf.WriteString("DROP TYPE ")
+	if s.IfExists {
+		buf.WriteString("IF EXISTS ")
+	}
+	s.Name.Format(buf)
+}
+
 // IndexTargetKind is what an index covers of its column.
 type IndexTargetKind uint8
 
@@ -792,9 +874,12 @@ func (s *CreateTable) String() string { return nodeString(s) }
 func (s *AlterTable) String() string { return nodeString(s) }
 
 // String returns the statement's canonical CQL.
-func (s *DropTable) String() string   { return nodeString(s) }
-func (s *CreateIndex) String() string { return nodeString(s) }
-func (s *DropIndex) String() string   { return nodeString(s) }
+func (s *DropTable) String() string     { return nodeString(s) }
+func (s *CreateIndex) String() string   { return nodeString(s) }
+func (s *CreateType) String() string    { return nodeString(s) }
+func (s *AlterUserType) String() string { return nodeString(s) }
+func (s *DropType) String() string      { return nodeString(s) }
+func (s *DropIndex) String() string     { return nodeString(s) }
 
 // String returns the statement's canonical CQL.
 func (s *Truncate) String() string { return nodeString(s) }
@@ -825,6 +910,9 @@ func (*CreateTable) iStatement()    {}
 func (*AlterTable) iStatement()     {}
 func (*DropTable) iStatement()      {}
 func (*CreateIndex) iStatement()    {}
+func (*CreateType) iStatement()     {}
+func (*AlterUserType) iStatement()  {}
+func (*DropType) iStatement()       {}
 func (*DropIndex) iStatement()      {}
 func (*Truncate) iStatement()       {}
 func (*Insert) iStatement()         {}

@@ -126,6 +126,8 @@ func roundTripMessages() []Frame {
 		{"ks", "t1", "s", types.TinyintType}, {"ks", "t1", "u", types.DurationType},
 		{"ks", "t2", "v", types.MapOf(types.TextType, types.SetOf(types.IntType, false), false)},
 		{"ks", "t2", "w", types.TupleOf(types.IntType, types.ListOf(types.BlobType, false))},
+		{"ks", "t2", "u", types.UserTypeOf(&types.UserType{Keyspace: "ks", Name: "address", Fields: []string{"street", "zip"}},
+			[]types.Type{types.TextType, types.SetOf(types.IntType, false)}, true)},
 	}
 	row := make([][]byte, len(allTypes))
 	for i := range row {

@@ -54,6 +54,9 @@ type ColumnSpec struct {
 	Type     types.Type
 }
 
+// udtID is the [option] id of a user-defined type.
+const udtID = 0x0030
+
 // maxTypeDepth bounds the nesting of [option]s a decoder accepts, so that a
 // hostile frame cannot exhaust the stack.
 const maxTypeDepth = 32
@@ -65,6 +68,20 @@ func (w *Writer) option(t types.Type) error {
 	if t.Kind == types.Duration {
 		w.Short(0x0000)
 		w.String(DurationClass)
+		return nil
+	}
+	if t.UDT != nil {
+		// 0x0030: keyspace, type name, then each field's name and type.
+		w.Short(udtID)
+		w.String(t.UDT.Keyspace)
+		w.String(t.UDT.Name)
+		w.short(len(t.Params), "user type")
+		for i, p := range t.Params {
+			w.String(t.UDT.Fields[i])
+			if err := w.option(p); err != nil {
+				return err
+			}
+		}
 		return nil
 	}
 	id := t.Kind.ProtocolID()
@@ -120,6 +137,26 @@ func (r *Reader) option(depth int) (types.Type, error) {
 	id := r.Short()
 	if r.err != nil {
 		return types.Type{}, r.err
+	}
+	if id == udtID {
+		ut := &types.UserType{Keyspace: r.String(), Name: r.String()}
+		n := int(r.Short())
+		if r.err != nil {
+			return types.Type{}, r.err
+		}
+		if n*4 > r.Remaining() {
+			return types.Type{}, fmt.Errorf("%w: user type of %d fields", ErrShortBuffer, n)
+		}
+		fields := make([]types.Type, 0, n)
+		for range n {
+			ut.Fields = append(ut.Fields, r.String())
+			p, err := r.option(depth + 1)
+			if err != nil {
+				return types.Type{}, err
+			}
+			fields = append(fields, p)
+		}
+		return types.UserTypeOf(ut, fields, true), r.err
 	}
 	if id == 0x0000 {
 		class := r.String()

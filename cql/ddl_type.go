@@ -1,0 +1,238 @@
+package cql
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/minicass/minicass/cql/parser"
+	"github.com/minicass/minicass/schema"
+	"github.com/minicass/minicass/types"
+)
+
+// User-defined types (CREATE, ALTER and DROP TYPE) follow Cassandra 4's
+// CreateTypeStatement, AlterTypeStatement and DropTypeStatement. A type
+// belongs to a keyspace (schema.Keyspace.Types); its values are stored as
+// tuples of its fields, in one cell even when the column is not frozen
+// (minicass refuses the per-field updates that would need one cell per
+// field). ALTER TYPE rewrites the columns and the types that use it, in
+// one schema change, so reads see the new fields (null in older values).
+
+func (s *Session) compileCreateType(st *parser.CreateType) (plan, error) {
+	ks, name, err := s.modifiableTable(st.Name)
+	if err != nil {
+		return nil, err
+	}
+	eng := s.x.eng
+	return &ddlPlan{run: func(ctx context.Context, q *execution) (*Result, error) {
+		def, ok := eng.Keyspace(ks)
+		if !ok {
+			return nil, invalidf("Keyspace '%s' doesn't exist", ks)
+		}
+		if _, ok := def.Type(name); ok {
+			if st.IfNotExists {
+				return voidResult(), nil
+			}
+			return nil, invalidf("A user type with name '%s' already exists", name)
+		}
+		ut := &types.UserType{Keyspace: ks, Name: name}
+		var fields []types.Type
+		for _, f := range st.Fields {
+			fn := string(f.Name)
+			if slices.Contains(ut.Fields, fn) {
+				return nil, invalidf("Duplicate field name '%s' in type '%s'", fn, name)
+			}
+			ft, err := fieldType(f, def)
+			if err != nil {
+				return nil, err
+			}
+			ut.Fields = append(ut.Fields, fn)
+			fields = append(fields, ft)
+		}
+		next := *def
+		next.Types = append(slices.Clone(def.Types), types.UserTypeOf(ut, fields, false))
+		if err := eng.AlterTypes(&next, nil); err != nil {
+			return nil, err
+		}
+		return schemaChange("CREATED", "TYPE", ks, name), nil
+	}}, nil
+}
+
+// fieldType converts the type of a user type field (no counters, no
+// non-frozen user types; fields are frozen).
+func fieldType(f *parser.ColumnDef, def *schema.Keyspace) (types.Type, error) {
+	ft, err := convertType(f.Type, def)
+	if err != nil {
+		return types.Type{}, err
+	}
+	if ft.Kind == types.Counter {
+		return types.Type{}, invalidf("A user type cannot contain counters")
+	}
+	if ft.UDT != nil && !ft.Frozen {
+		return types.Type{}, invalidf("A user type cannot contain non-frozen UDTs")
+	}
+	return ft, nil
+}
+
+func (s *Session) compileAlterType(st *parser.AlterUserType) (plan, error) {
+	ks, name, err := s.modifiableTable(st.Name)
+	if err != nil {
+		return nil, err
+	}
+	if st.Kind == parser.AlterType {
+		return nil, invalidf("Alterations of user type field types are not supported")
+	}
+	eng := s.x.eng
+	return &ddlPlan{run: func(ctx context.Context, q *execution) (*Result, error) {
+		def, ok := eng.Keyspace(ks)
+		if !ok {
+			return nil, invalidf("Keyspace '%s' doesn't exist", ks)
+		}
+		old, ok := def.Type(name)
+		if !ok {
+			if st.IfExists {
+				return voidResult(), nil
+			}
+			return nil, invalidf("Type '%s.%s' doesn't exist", ks, name)
+		}
+		ut := &types.UserType{Keyspace: ks, Name: name, Fields: slices.Clone(old.UDT.Fields)}
+		fields := slices.Clone(old.Params)
+		switch st.Kind {
+		case parser.AlterAdd:
+			fn := string(st.Add.Name)
+			if slices.Contains(ut.Fields, fn) {
+				return nil, invalidf("Cannot add new field %s to type %s: a field with name %s already exists", fn, name, fn)
+			}
+			ft, err := fieldType(st.Add, def)
+			if err != nil {
+				return nil, err
+			}
+			if ft.UDT != nil && usesType(ft, name) {
+				return nil, invalidf("Cannot add new field %s of type %s to user type %s as it would create a circular reference", fn, ft, name)
+			}
+			ut.Fields = append(ut.Fields, fn)
+			fields = append(fields, ft)
+		case parser.AlterRename:
+			for _, r := range st.Renames {
+				from, to := string(r.From), string(r.To)
+				i := slices.Index(ut.Fields, from)
+				if i < 0 {
+					return nil, invalidf("Unkown field %s in user type %s", from, name)
+				}
+				if slices.Contains(ut.Fields, to) {
+					return nil, invalidf("Duplicate field name %s in type %s", to, name)
+				}
+				ut.Fields[i] = to
+			}
+		}
+		nt := types.UserTypeOf(ut, fields, false)
+		next := *def
+		next.Types = make([]types.Type, len(def.Types))
+		for i, t := range def.Types {
+			if t.UDT.Name == name {
+				next.Types[i] = nt
+				continue
+			}
+			next.Types[i] = replaceType(t, name, nt)
+		}
+		var tables []*schema.Table
+		for _, tbl := range eng.Tables(ks) {
+			if !slices.ContainsFunc(tbl.Columns, func(c *schema.Column) bool { return usesType(c.Type, name) }) {
+				continue
+			}
+			cols := make([]*schema.Column, len(tbl.Columns))
+			for i, c := range tbl.Columns {
+				cp := *c
+				cp.Type = replaceType(c.Type, name, nt)
+				cols[i] = &cp
+			}
+			t := schema.NewTable(ks, tbl.Name, tbl.ID, cols, tbl.Options)
+			t.Dropped, t.Indexes = tbl.Dropped, tbl.Indexes
+			tables = append(tables, t)
+		}
+		if err := eng.AlterTypes(&next, tables); err != nil {
+			return nil, err
+		}
+		return schemaChange("UPDATED", "TYPE", ks, name), nil
+	}}, nil
+}
+
+func (s *Session) compileDropType(st *parser.DropType) (plan, error) {
+	ks, name, err := s.modifiableTable(st.Name)
+	if err != nil {
+		return nil, err
+	}
+	eng := s.x.eng
+	return &ddlPlan{run: func(ctx context.Context, q *execution) (*Result, error) {
+		def, ok := eng.Keyspace(ks)
+		var i int
+		if ok {
+			i = slices.IndexFunc(def.Types, func(t types.Type) bool { return t.UDT.Name == name })
+		}
+		if !ok || i < 0 {
+			if st.IfExists {
+				return voidResult(), nil
+			}
+			return nil, invalidf("Type '%s.%s' doesn't exist", ks, name)
+		}
+		for _, t := range def.Types {
+			if t.UDT.Name != name && usesType(t, name) {
+				return nil, invalidf("Cannot drop user type %s.%s as it is still used by user type %s", ks, name, t.UDT.Name)
+			}
+		}
+		for _, tbl := range eng.Tables(ks) {
+			for _, c := range tbl.Columns {
+				if usesType(c.Type, name) {
+					return nil, invalidf("Cannot drop user type %s.%s as it is still used by table %s.%s", ks, name, ks, tbl.Name)
+				}
+			}
+		}
+		next := *def
+		next.Types = slices.Delete(slices.Clone(def.Types), i, i+1)
+		if err := eng.AlterTypes(&next, nil); err != nil {
+			return nil, err
+		}
+		return schemaChange("DROPPED", "TYPE", ks, name), nil
+	}}, nil
+}
+
+// usesType reports whether t is or contains the user type called name.
+func usesType(t types.Type, name string) bool {
+	if t.UDT != nil && t.UDT.Name == name {
+		return true
+	}
+	return slices.ContainsFunc(t.Params, func(p types.Type) bool { return usesType(p, name) })
+}
+
+// replaceType returns t with the user type called name replaced by nt
+// (keeping each use's frozenness).
+func replaceType(t types.Type, name string, nt types.Type) types.Type {
+	if t.UDT != nil && t.UDT.Name == name {
+		nt.Frozen = t.Frozen
+		return nt
+	}
+	if !usesType(t, name) {
+		return t
+	}
+	params := make([]types.Type, len(t.Params))
+	for i, p := range t.Params {
+		params[i] = replaceType(p, name, nt)
+	}
+	t.Params = params
+	return t
+}
+
+// typeCQL returns the CREATE TYPE statement of a user type, as DESCRIBE
+// prints it.
+func typeCQL(t types.Type) string {
+	var b strings.Builder
+	b.WriteString("CREATE TYPE " + quoteIdent(t.UDT.Keyspace) + "." + quoteIdent(t.UDT.Name) + " (\n")
+	for i, f := range t.UDT.Fields {
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		b.WriteString("    " + quoteIdent(f) + " " + t.Params[i].String())
+	}
+	b.WriteString("\n);")
+	return b.String()
+}
