@@ -379,6 +379,9 @@ func convertType(t *parser.Type, ks *schema.Keyspace) (types.Type, error) {
 		if unknown != "" {
 			return types.Type{}, invalidf("Unknown type %s", unknown)
 		}
+		if te := (*types.TypeError)(nil); errors.As(err, &te) && te.Refused {
+			return types.Type{}, invalidf("%s", te.Reason)
+		}
 		return types.Type{}, invalidf("Unknown type %s", t)
 	}
 	return out, nil

@@ -83,3 +83,21 @@ func litErr(t Type, k ConstKind, text, format string, args ...any) error {
 func keyErr(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrInvalidKey}, args...)...)
 }
+
+// TypeError describes a type string ParseType cannot accept. It wraps
+// ErrUnknownType. Refused is set when the text names a valid construct that
+// Cassandra refuses (a non-frozen collection inside a collection, ...), and
+// Reason then is Cassandra's message.
+type TypeError struct {
+	Reason  string
+	Text    string
+	Refused bool
+}
+
+// Error returns the reason and the text.
+func (e *TypeError) Error() string {
+	return fmt.Sprintf("%s: %s in %q", ErrUnknownType, e.Reason, e.Text)
+}
+
+// Is reports whether target is ErrUnknownType.
+func (e *TypeError) Is(target error) bool { return target == ErrUnknownType }

@@ -60,7 +60,12 @@ type typeParser struct {
 }
 
 func (p *typeParser) errorf(format string, args ...any) error {
-	return fmt.Errorf("%w: %s in %q", ErrUnknownType, fmt.Sprintf(format, args...), p.src)
+	return &TypeError{Reason: fmt.Sprintf(format, args...), Text: p.src}
+}
+
+// refusef is errorf for a type Cassandra refuses, with Cassandra's text.
+func (p *typeParser) refusef(format string, args ...any) error {
+	return &TypeError{Reason: fmt.Sprintf(format, args...), Text: p.src, Refused: true}
 }
 
 func (p *typeParser) skipSpace() {
@@ -127,7 +132,7 @@ func (p *typeParser) parse(frozen bool) (Type, error) {
 			return Type{}, err
 		}
 		if !inner.IsCollection() && inner.Kind != Tuple {
-			return Type{}, p.errorf("frozen<> is only allowed on collections, tuples, and user-defined types (got %s)", inner)
+			return Type{}, p.refusef("frozen<> is only allowed on collections, tuples, and user-defined types (got %s)", inner)
 		}
 		return inner, nil
 	case "list", "set", "map":
@@ -159,19 +164,19 @@ func (p *typeParser) parse(frozen bool) (Type, error) {
 		}
 		for i, e := range t.Params {
 			if e.IsMultiCell() {
-				return Type{}, p.errorf("Non-frozen collections are not allowed inside collections: %s", t)
+				return Type{}, p.refusef("Non-frozen collections are not allowed inside collections: %s", t)
 			}
 			if e.UDT != nil && !e.Frozen {
-				return Type{}, p.errorf("Non-frozen UDTs are not allowed inside collections: %s", t)
+				return Type{}, p.refusef("Non-frozen UDTs are not allowed inside collections: %s", t)
 			}
 			if e.Kind == Counter {
-				return Type{}, p.errorf("Counters are not allowed inside collections: %s", t)
+				return Type{}, p.refusef("Counters are not allowed inside collections: %s", t)
 			}
 			if e.Kind == Duration && kind == Set {
-				return Type{}, p.errorf("Durations are not allowed inside sets: %s", t)
+				return Type{}, p.refusef("Durations are not allowed inside sets: %s", t)
 			}
 			if e.Kind == Duration && kind == Map && i == 0 {
-				return Type{}, p.errorf("Durations are not allowed as map keys: %s", t)
+				return Type{}, p.refusef("Durations are not allowed as map keys: %s", t)
 			}
 		}
 		return t, nil
@@ -186,7 +191,7 @@ func (p *typeParser) parse(frozen bool) (Type, error) {
 				return Type{}, err
 			}
 			if f.Kind == Counter {
-				return Type{}, p.errorf("counters are not allowed inside tuples")
+				return Type{}, p.refusef("counters are not allowed inside tuples")
 			}
 			t.Params = append(t.Params, f.Freeze())
 			if p.peek() == ',' {
