@@ -19,6 +19,8 @@ var fuzzTypes = []Type{
 	MustParseType("frozen<map<int, frozen<list<decimal>>>>"),
 	MustParseType("tuple<int, text, frozen<set<uuid>>>"),
 	MustParseType("frozen<list<frozen<tuple<varint, double, timeuuid>>>>"),
+	UserTypeOf(&UserType{Keyspace: "ks", Name: "address", Fields: []string{"street", "Zip", "tags"}},
+		[]Type{TextType, IntType, SetOf(TextType, false)}, true),
 }
 
 func fuzzType(i uint8) Type { return fuzzTypes[int(i)%len(fuzzTypes)] }
