@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/schema"
@@ -36,6 +37,12 @@ type term interface {
 type constTerm struct{ v []byte }
 
 func (t constTerm) eval(*execution) (Value, error) { return Value{Bytes: t.v}, nil }
+
+// nowTerm is the timestamp literal 'now': the statement's time, in
+// milliseconds.
+type nowTerm struct{}
+
+func (nowTerm) eval(q *execution) (Value, error) { return Value{Bytes: int64Bytes(q.now.UnixMilli())}, nil }
 
 // bindTerm reads a bound value and validates it against its receiver's type.
 type bindTerm struct {
@@ -193,6 +200,10 @@ func (c *compileCtx) compileTerm(e parser.Expr, r receiver) (term, error) {
 		}
 		if t.IsCollection() || t.Kind == types.Tuple {
 			return nil, invalidf("Invalid %s constant (%s) for \"%s\" of type %s", constKind(e.Kind), e.Value(), r.name, r.typ)
+		}
+		if t.Kind == types.Timestamp && e.Kind == parser.ConstString && strings.EqualFold(e.Value(), "now") {
+			// TimestampSerializer.dateStringToTimestamp: the current time.
+			return nowTerm{}, nil
 		}
 		b, err := types.FromConstant(t, constKind(e.Kind), e.Value())
 		if err != nil {
