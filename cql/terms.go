@@ -42,7 +42,9 @@ func (t constTerm) eval(*execution) (Value, error) { return Value{Bytes: t.v}, n
 // milliseconds.
 type nowTerm struct{}
 
-func (nowTerm) eval(q *execution) (Value, error) { return Value{Bytes: int64Bytes(q.now.UnixMilli())}, nil }
+func (nowTerm) eval(q *execution) (Value, error) {
+	return Value{Bytes: int64Bytes(q.now.UnixMilli())}, nil
+}
 
 // bindTerm reads a bound value and validates it against its receiver's type.
 type bindTerm struct {
