@@ -234,6 +234,8 @@ func (c *compileCtx) compileSelector(tbl *schema.Table, e parser.Expr) (selector
 		return &metaSel{col: col, ttl: e.Kind == parser.MetaTTL}, nil
 	case *parser.FuncCall:
 		return c.compileSelectorCall(tbl, e)
+	case *parser.ElementAccess:
+		return c.compileElementSelector(tbl, e)
 	case *parser.FieldAccess:
 		arg, err := c.compileSelector(tbl, e.Expr)
 		if err != nil {
@@ -348,6 +350,135 @@ func (c *compileCtx) compileSelectorCall(tbl *schema.Table, e *parser.FuncCall) 
 		return nil, err
 	}
 	return &funcSel{fn: fn, args: args}, nil
+}
+
+// compileElementSelector compiles m[k], s[x], m[a..b] and s[a..b]
+// (ElementsSelector): an element of a map or set, or a slice of one with
+// inclusive bounds; lists are refused, as in Cassandra.
+func (c *compileCtx) compileElementSelector(tbl *schema.Table, e *parser.ElementAccess) (selector, error) {
+	arg, err := c.compileSelector(tbl, e.Expr)
+	if err != nil {
+		return nil, err
+	}
+	t := arg.typ()
+	switch t.Kind {
+	case types.Map, types.Set:
+	case types.List:
+		return nil, invalidf("Element selection is only allowed on sets and maps, but %s is a list", arg.name())
+	default:
+		return nil, invalidf("Invalid element selection: %s is of type %s is not a collection", arg.name(), t)
+	}
+	kt := t.Params[0]
+	recv := receiver{ks: tbl.Keyspace, table: tbl.Name, name: arg.name(), typ: kt}
+	s := &elementSel{arg: arg, label: e.String(), slice: e.Slice}
+	for _, b := range []struct {
+		expr parser.Expr
+		dst  *term
+	}{{e.Key, &s.key}, {e.From, &s.from}, {e.To, &s.to}} {
+		if b.expr == nil {
+			continue
+		}
+		if *b.dst, err = c.compileTerm(b.expr, recv); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// elementSel is an element or a slice of a map or set.
+type elementSel struct {
+	arg           selector
+	label         string
+	slice         bool
+	key, from, to term
+}
+
+func (s *elementSel) name() string { return s.label }
+func (s *elementSel) typ() types.Type {
+	t := s.arg.typ()
+	switch {
+	case s.slice:
+		return t
+	case t.Kind == types.Map:
+		return t.Params[1]
+	}
+	return t.Params[0]
+}
+func (s *elementSel) aggregate() bool { return s.arg.aggregate() }
+
+type elementEval struct {
+	s   *elementSel
+	arg evaluator
+}
+
+func (s *elementSel) newEval() evaluator                 { return &elementEval{s: s, arg: s.arg.newEval()} }
+func (e *elementEval) add(q *execution, r *selRow) error { return e.arg.add(q, r) }
+func (e *elementEval) reset()                            { e.arg.reset() }
+func (e *elementEval) out(q *execution) ([]byte, error) {
+	v, err := e.arg.out(q)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	t := e.s.arg.typ()
+	elems, err := types.DecodeCollection(t, v)
+	if err != nil {
+		return nil, err
+	}
+	step := 1
+	if t.Kind == types.Map {
+		step = 2
+	}
+	bound := func(tm term) ([]byte, error) {
+		if tm == nil {
+			return nil, nil
+		}
+		b, err := tm.eval(q)
+		if err != nil {
+			return nil, err
+		}
+		if b.Unset || b.Bytes == nil {
+			return nil, invalidf("Invalid null value for element selection on %s", e.s.arg.name())
+		}
+		return b.Bytes, nil
+	}
+	kt := t.Params[0]
+	if !e.s.slice {
+		k, err := bound(e.s.key)
+		if err != nil {
+			return nil, err
+		}
+		for i := 0; i < len(elems); i += step {
+			if types.Compare(kt, elems[i], k) == 0 {
+				return elems[i+step-1], nil
+			}
+		}
+		return nil, nil
+	}
+	from, err := bound(e.s.from)
+	if err != nil {
+		return nil, err
+	}
+	to, err := bound(e.s.to)
+	if err != nil {
+		return nil, err
+	}
+	var keys, vals [][]byte
+	for i := 0; i < len(elems); i += step {
+		if from != nil && types.Compare(kt, elems[i], from) < 0 || to != nil && types.Compare(kt, elems[i], to) > 0 {
+			continue
+		}
+		keys = append(keys, elems[i])
+		if step == 2 {
+			vals = append(vals, elems[i+1])
+		}
+	}
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	if t.Kind == types.Map {
+		return types.EncodeMap(t, keys, vals)
+	}
+	return types.EncodeSet(t, keys)
 }
 
 // fieldSel is udt.field (FieldSelector).

@@ -563,6 +563,36 @@ func (f *FieldAccess) Format(buf *strings.Builder) {
 // String returns expr.field.
 func (f *FieldAccess) String() string { return nodeString(f) }
 
+// ElementAccess selects an element or a slice of a collection in a
+// selector: expr[key], or expr[from..to] with either bound omitted.
+type ElementAccess struct {
+	Expr     Expr
+	Key      Expr // the element's key, when Slice is false
+	Slice    bool
+	From, To Expr // the slice's bounds (inclusive), nil when open
+}
+
+// Format writes expr[key] or expr[from..to].
+func (e *ElementAccess) Format(buf *strings.Builder) {
+	e.Expr.Format(buf)
+	buf.WriteByte('[')
+	if !e.Slice {
+		e.Key.Format(buf)
+	} else {
+		if e.From != nil {
+			e.From.Format(buf)
+		}
+		buf.WriteString("..")
+		if e.To != nil {
+			e.To.Format(buf)
+		}
+	}
+	buf.WriteByte(']')
+}
+
+// String returns expr[key] or expr[from..to].
+func (e *ElementAccess) String() string { return nodeString(e) }
+
 // MetaKind says which cell metadata a CellMeta selector reads.
 type MetaKind uint8
 
@@ -597,23 +627,24 @@ func (c *CellMeta) Format(buf *strings.Builder) {
 // String returns writetime(col) or ttl(col).
 func (c *CellMeta) String() string { return nodeString(c) }
 
-func (*Constant) iExpr()    {}
-func (*BindMarker) iExpr()  {}
-func (*ListLit) iExpr()     {}
-func (*SetLit) iExpr()      {}
-func (*MapLit) iExpr()      {}
-func (*EmptyBraces) iExpr() {}
-func (*UDTLit) iExpr()      {}
-func (*TupleLit) iExpr()    {}
-func (*InList) iExpr()      {}
-func (*FuncCall) iExpr()    {}
-func (*Cast) iExpr()        {}
-func (*TypeHint) iExpr()    {}
-func (*Neg) iExpr()         {}
-func (*BinaryExpr) iExpr()  {}
-func (*ColumnRef) iExpr()   {}
-func (*FieldAccess) iExpr() {}
-func (*CellMeta) iExpr()    {}
+func (*Constant) iExpr()      {}
+func (*BindMarker) iExpr()    {}
+func (*ListLit) iExpr()       {}
+func (*SetLit) iExpr()        {}
+func (*MapLit) iExpr()        {}
+func (*EmptyBraces) iExpr()   {}
+func (*UDTLit) iExpr()        {}
+func (*ElementAccess) iExpr() {}
+func (*TupleLit) iExpr()      {}
+func (*InList) iExpr()        {}
+func (*FuncCall) iExpr()      {}
+func (*Cast) iExpr()          {}
+func (*TypeHint) iExpr()      {}
+func (*Neg) iExpr()           {}
+func (*BinaryExpr) iExpr()    {}
+func (*ColumnRef) iExpr()     {}
+func (*FieldAccess) iExpr()   {}
+func (*CellMeta) iExpr()      {}
 
 // ---- Relations and conditions ----
 

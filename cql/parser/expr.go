@@ -192,7 +192,14 @@ func (p *parser) parseSimple(sel bool) (Expr, error) {
 		if sel && isIdentTok(t) {
 			p.i++
 			var e Expr = &ColumnRef{Name: Ident(t.val)}
-			for p.peek().kind == tDot {
+			for p.peek().kind == tDot || p.peek().kind == tLBracket {
+				if p.peek().kind == tLBracket {
+					var err error
+					if e, err = p.parseElementAccess(e); err != nil {
+						return nil, err
+					}
+					continue
+				}
 				if !isIdentTok(p.peekAt(1)) {
 					p.i++
 					return nil, p.errAtPrev()
@@ -205,6 +212,35 @@ func (p *parser) parseSimple(sel bool) (Expr, error) {
 		}
 	}
 	return nil, p.noViable()
+}
+
+// parseElementAccess parses [key] or [from..to] after a selector.
+func (p *parser) parseElementAccess(e Expr) (Expr, error) {
+	p.i++ // [
+	out := &ElementAccess{Expr: e}
+	isRange := func() bool { return p.peek().kind == tDot && p.peekAt(1).kind == tDot }
+	if !isRange() {
+		k, err := p.parseTerm()
+		if err != nil {
+			return nil, err
+		}
+		out.Key = k
+	}
+	if isRange() {
+		p.i += 2
+		out.Slice, out.From, out.Key = true, out.Key, nil
+		if p.peek().kind != tRBracket {
+			to, err := p.parseTerm()
+			if err != nil {
+				return nil, err
+			}
+			out.To = to
+		}
+	}
+	if err := p.expect(tRBracket); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // errAtPrev reports "no viable alternative" at the previous token (used for

@@ -52,6 +52,9 @@ var parseTests = []struct{ input, output string }{
 	{input: "DROP TYPE address"},
 	{input: "DROP TYPE IF EXISTS ks.address"},
 	{input: "CREATE TABLE t (k int PRIMARY KEY, a frozen<address>, b list<frozen<ks.address>>)"},
+	// Element and slice selection.
+	{input: "SELECT m['k'], s[3], m['a'..'c'], s[..5], s[1..], m[?] FROM t"},
+	{input: "SELECT m[ 'k' ] AS x FROM t", output: "SELECT m['k'] AS x FROM t"},
 	// Secondary indexes.
 	{input: "CREATE INDEX ON t (v)"},
 	{input: "create index if not exists MyIdx on ks.t (keys(m))", output: "CREATE INDEX IF NOT EXISTS myidx ON ks.t (KEYS(m))"},
