@@ -51,7 +51,7 @@ func (s *Session) compileCreateType(st *parser.CreateType) (plan, error) {
 		}
 		next := *def
 		next.Types = append(slices.Clone(def.Types), types.UserTypeOf(ut, fields, false))
-		if err := eng.AlterTypes(&next, nil); err != nil {
+		if err := eng.AlterKeyspace(&next); err != nil {
 			return nil, err
 		}
 		return schemaChange("CREATED", "TYPE", ks, name), nil
@@ -150,7 +150,7 @@ func (s *Session) compileAlterType(st *parser.AlterUserType) (plan, error) {
 			t.Dropped, t.Indexes = tbl.Dropped, tbl.Indexes
 			tables = append(tables, t)
 		}
-		if err := eng.AlterTypes(&next, tables); err != nil {
+		if err := eng.AlterKeyspace(&next, tables...); err != nil {
 			return nil, err
 		}
 		return schemaChange("UPDATED", "TYPE", ks, name), nil
@@ -189,7 +189,7 @@ func (s *Session) compileDropType(st *parser.DropType) (plan, error) {
 		}
 		next := *def
 		next.Types = slices.Delete(slices.Clone(def.Types), i, i+1)
-		if err := eng.AlterTypes(&next, nil); err != nil {
+		if err := eng.AlterKeyspace(&next); err != nil {
 			return nil, err
 		}
 		return schemaChange("DROPPED", "TYPE", ks, name), nil

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/schema"
@@ -117,12 +116,7 @@ func (j *jsonSource) decode(text []byte) (map[string][]byte, error) {
 	// Keys name columns case-insensitively unless quoted.
 	byName := make(map[string]any, len(obj))
 	for k, v := range obj {
-		if len(k) >= 2 && strings.HasPrefix(k, `"`) && strings.HasSuffix(k, `"`) {
-			k = k[1 : len(k)-1]
-		} else {
-			k = strings.ToLower(k)
-		}
-		byName[k] = v
+		byName[types.JSONName(k)] = v
 	}
 	vals := make(map[string][]byte, len(byName))
 	for _, col := range j.tbl.Columns {

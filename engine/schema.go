@@ -253,36 +253,11 @@ func (e *Engine) CreateKeyspace(ks *schema.Keyspace) error {
 }
 
 // AlterKeyspace replaces the definition of an existing keyspace (matched by
-// name). It returns ErrNoKeyspace if there is none.
-func (e *Engine) AlterKeyspace(ks *schema.Keyspace) error {
-	if ks == nil || ks.Name == "" {
-		return fmt.Errorf("%w: keyspace without a name", ErrInvalidSchema)
-	}
-	if err := e.checkOpen(); err != nil {
-		return err
-	}
-	e.schemaMu.Lock()
-	defer e.schemaMu.Unlock()
-	cur := e.state.Load()
-	old, ok := cur.keyspaces[ks.Name]
-	if !ok {
-		return fmt.Errorf("%w: %s", ErrNoKeyspace, ks.Name)
-	}
-	next := cur.clone()
-	next.keyspaces[ks.Name] = &keyspaceState{def: ks, tables: old.tables}
-	if err := e.persistSchema(next); err != nil {
-		return err
-	}
-	e.publish(next, SchemaChange{Kind: Updated, Target: TargetKeyspace, Keyspace: ks.Name})
-	return nil
-}
-
-// AlterTypes replaces the definition of an existing keyspace (its
-// user-defined types, for CREATE, ALTER and DROP TYPE) and of the given
-// tables of it (same IDs: the tables whose columns use a changed type) in
-// one schema change. It returns ErrNoKeyspace, ErrNoTable or
-// ErrTableIDMismatch.
-func (e *Engine) AlterTypes(ks *schema.Keyspace, tables []*schema.Table) error {
+// name: its options, or its user-defined types for CREATE, ALTER and DROP
+// TYPE) and of the given tables of it (same IDs: the tables whose columns
+// use a changed type) in one schema change. It returns ErrNoKeyspace,
+// ErrNoTable or ErrTableIDMismatch.
+func (e *Engine) AlterKeyspace(ks *schema.Keyspace, tables ...*schema.Table) error {
 	if ks == nil || ks.Name == "" {
 		return fmt.Errorf("%w: keyspace without a name", ErrInvalidSchema)
 	}

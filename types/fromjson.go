@@ -288,12 +288,7 @@ func udtFromJSON(t Type, v any) ([]byte, error) {
 	}
 	byName := make(map[string]any, len(obj))
 	for k, val := range obj {
-		if len(k) >= 2 && strings.HasPrefix(k, `"`) && strings.HasSuffix(k, `"`) {
-			k = k[1 : len(k)-1]
-		} else {
-			k = strings.ToLower(k)
-		}
-		byName[k] = val
+		byName[JSONName(k)] = val
 	}
 	fields := make([][]byte, len(t.Params))
 	for i, name := range t.UDT.Fields {
@@ -310,6 +305,16 @@ func udtFromJSON(t Type, v any) ([]byte, error) {
 		return nil, valueErr(t, "Unknown field '%s' in value of user defined type %s", slices.Min(slices.Collect(maps.Keys(byName))), t.UDT.Name)
 	}
 	return EncodeTuple(fields), nil
+}
+
+// JSONName returns the column or field a JSON object key names, as
+// Cassandra's Json.handleCaseSensitivity reads it: "\"Name\"" keeps its
+// case without the quotes, any other key is lower-cased.
+func JSONName(key string) string {
+	if len(key) >= 2 && strings.HasPrefix(key, `"`) && strings.HasSuffix(key, `"`) {
+		return key[1 : len(key)-1]
+	}
+	return strings.ToLower(key)
 }
 
 // JSONRequestError is a FromJSON error that Cassandra raises as a request

@@ -110,20 +110,12 @@ func (p *litParser) value(t Type) ([]byte, error) {
 func (p *litParser) fieldName() (string, error) {
 	p.peek()
 	if p.pos < len(p.src) && p.src[p.pos] == '"' {
-		var b strings.Builder
-		for i := p.pos + 1; i < len(p.src); i++ {
-			if p.src[i] == '"' {
-				if i+1 < len(p.src) && p.src[i+1] == '"' {
-					b.WriteByte('"')
-					i++
-					continue
-				}
-				p.pos = i + 1
-				return b.String(), nil
-			}
-			b.WriteByte(p.src[i])
+		name, end, ok := readQuotedName(p.src, p.pos)
+		if !ok {
+			return "", p.errorf("unterminated quoted field name")
 		}
-		return "", p.errorf("unterminated quoted field name")
+		p.pos = end
+		return name, nil
 	}
 	start := p.pos
 	for p.pos < len(p.src) {

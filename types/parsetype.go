@@ -236,20 +236,30 @@ func (p *typeParser) userType(name string, frozen bool) (Type, error) {
 	return Type{}, p.errorf("unknown type %s", name)
 }
 
-// quoted reads a double-quoted name ("" is a quote).
+// quoted reads a double-quoted name.
 func (p *typeParser) quoted() (string, error) {
+	name, end, ok := readQuotedName(p.src, p.pos)
+	if !ok {
+		return "", p.errorf("unterminated quoted name")
+	}
+	p.pos = end
+	return name, nil
+}
+
+// readQuotedName reads the double-quoted name starting at src[pos] (a
+// doubled quote stands for one) and returns it and the offset after it.
+func readQuotedName(src string, pos int) (name string, end int, ok bool) {
 	var b strings.Builder
-	for i := p.pos + 1; i < len(p.src); i++ {
-		if p.src[i] == '"' {
-			if i+1 < len(p.src) && p.src[i+1] == '"' {
+	for i := pos + 1; i < len(src); i++ {
+		if src[i] == '"' {
+			if i+1 < len(src) && src[i+1] == '"' {
 				b.WriteByte('"')
 				i++
 				continue
 			}
-			p.pos = i + 1
-			return b.String(), nil
+			return b.String(), i + 1, true
 		}
-		b.WriteByte(p.src[i])
+		b.WriteByte(src[i])
 	}
-	return "", p.errorf("unterminated quoted name")
+	return "", 0, false
 }

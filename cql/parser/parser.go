@@ -659,18 +659,11 @@ func (p *parser) parseAlterTable() (Statement, error) {
 	switch {
 	case p.acceptKw(kwAlter):
 		s.Kind = AlterType
-		name, err := p.ident()
+		def, err := p.parseAlterField()
 		if err != nil {
 			return nil, err
 		}
-		if err := p.expectKw(kwType); err != nil {
-			return nil, err
-		}
-		typ, err := p.parseType()
-		if err != nil {
-			return nil, err
-		}
-		s.Add = []*ColumnDef{{Name: name, Type: typ}}
+		s.Add = []*ColumnDef{def}
 	case p.acceptKw(kwAdd):
 		s.Kind = AlterAdd
 		paren := p.accept(tLParen)
@@ -729,22 +722,30 @@ func (p *parser) parseAlterType() (Statement, error) {
 		}
 	case p.acceptKw(kwAlter):
 		s.Kind = AlterType
-		name, err := p.ident()
-		if err != nil {
+		if s.Add, err = p.parseAlterField(); err != nil {
 			return nil, err
 		}
-		if err := p.expectKw(kwType); err != nil {
-			return nil, err
-		}
-		typ, err := p.parseType()
-		if err != nil {
-			return nil, err
-		}
-		s.Add = &ColumnDef{Name: name, Type: typ}
 	default:
 		return nil, p.noViable()
 	}
 	return s, nil
+}
+
+// parseAlterField parses "name TYPE type" after ALTER TABLE ... ALTER and
+// ALTER TYPE ... ALTER.
+func (p *parser) parseAlterField() (*ColumnDef, error) {
+	name, err := p.ident()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expectKw(kwType); err != nil {
+		return nil, err
+	}
+	typ, err := p.parseType()
+	if err != nil {
+		return nil, err
+	}
+	return &ColumnDef{Name: name, Type: typ}, nil
 }
 
 // parseRename parses one from TO to of ALTER TABLE RENAME.

@@ -228,15 +228,7 @@ func (s *AlterTable) Format(buf *strings.Builder) {
 			formatIdentList(buf, s.Drop)
 		}
 	case AlterRename:
-		buf.WriteString(" RENAME ")
-		for i, r := range s.Renames {
-			if i > 0 {
-				buf.WriteString(" AND ")
-			}
-			r.From.Format(buf)
-			buf.WriteString(" TO ")
-			r.To.Format(buf)
-		}
+		formatRenames(buf, s.Renames)
 	case AlterOptions:
 		formatProperties(buf, s.Options, true)
 	case AlterType:
@@ -290,6 +282,19 @@ func (s *CreateType) Format(buf *strings.Builder) {
 	buf.WriteByte(')')
 }
 
+// formatRenames writes " RENAME a TO b AND c TO d".
+func formatRenames(buf *strings.Builder, renames []Rename) {
+	buf.WriteString(" RENAME ")
+	for i, r := range renames {
+		if i > 0 {
+			buf.WriteString(" AND ")
+		}
+		r.From.Format(buf)
+		buf.WriteString(" TO ")
+		r.To.Format(buf)
+	}
+}
+
 // AlterUserType is ALTER TYPE [IF EXISTS] name ADD field type, RENAME f TO
 // g [AND ...] or ALTER field TYPE type (Kind AlterAdd, AlterRename or
 // AlterType).
@@ -319,15 +324,7 @@ func (s *AlterUserType) Format(buf *strings.Builder) {
 		buf.WriteString(" TYPE ")
 		s.Add.Type.Format(buf)
 	case AlterRename:
-		buf.WriteString(" RENAME ")
-		for i, r := range s.Renames {
-			if i > 0 {
-				buf.WriteString(" AND ")
-			}
-			r.From.Format(buf)
-			buf.WriteString(" TO ")
-			r.To.Format(buf)
-		}
+		formatRenames(buf, s.Renames)
 	}
 }
 
