@@ -133,6 +133,8 @@ func indexTarget(tbl *schema.Table, col *schema.Column, k parser.IndexTargetKind
 		return 0, invalidf("Cannot create %s() index on %s. Non-collection columns only support simple indexes", target, col.Name)
 	case !(t.Kind == types.Map && multiCell) && (target == schema.IndexKeys || target == schema.IndexEntries):
 		return 0, invalidf("Cannot create index on %s of column %s with non-map type", target, col.Name)
+	case t.UDT != nil && !t.Frozen:
+		return 0, invalidf("Cannot create index on non-frozen UDT column %s", col.Name)
 	}
 	return target, nil
 }

@@ -12,11 +12,10 @@ import (
 
 // User-defined types (CREATE, ALTER and DROP TYPE) follow Cassandra 4's
 // CreateTypeStatement, AlterTypeStatement and DropTypeStatement. A type
-// belongs to a keyspace (schema.Keyspace.Types); its values are stored as
-// tuples of its fields, in one cell even when the column is not frozen
-// (minicass refuses the per-field updates that would need one cell per
-// field). ALTER TYPE rewrites the columns and the types that use it, in
-// one schema change, so reads see the new fields (null in older values).
+// belongs to a keyspace (schema.Keyspace.Types); its values are tuples of
+// its fields, one cell when frozen and a cell per field otherwise. ALTER
+// TYPE rewrites the columns and the types that use it, in one schema
+// change, so reads see the new fields (null in older values).
 
 func (s *Session) compileCreateType(st *parser.CreateType) (plan, error) {
 	ks, name, err := s.modifiableTable(st.Name)

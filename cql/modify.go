@@ -24,6 +24,7 @@ const (
 	opSub                      // c = c - v: remove elements/keys, counter decrement
 	opPrepend                  // l = v + l
 	opSetElem                  // c[k] = v
+	opSetField                 // c.f = v (a non-frozen user type)
 	opDelete                   // DELETE c
 	opDeleteElem               // DELETE c[k]
 )
@@ -33,6 +34,7 @@ type colOp struct {
 	col   *schema.Column
 	kind  opKind
 	key   term // element key or list index for opSetElem and opDeleteElem
+	field int  // the field of opSetField
 	value term
 }
 
@@ -377,9 +379,15 @@ func (c *compileCtx) compileAssignment(tbl *schema.Table, col *schema.Column, a 
 		if t.Frozen {
 			return colOp{}, invalidf("Invalid operation (%s) for frozen UDT column %s", a, col.Name)
 		}
-		// minicass keeps a user type value in one cell: a field cannot be
-		// written alone (docs/compatibility.md).
-		return colOp{}, invalidf("Invalid operation (%s): minicass stores user type column %s as one value; set the whole value", a, col.Name)
+		i := slices.Index(t.UDT.Fields, string(a.Field))
+		if i < 0 {
+			return colOp{}, invalidf("UDT column %s does not have a field named %s", col.Name, a.Field)
+		}
+		v, err := c.compileTerm(a.Value, recv.sub(col.Name+"."+t.UDT.Fields[i], t.Params[i]))
+		if err != nil {
+			return colOp{}, err
+		}
+		return colOp{col: col, kind: opSetField, field: i, value: v}, nil
 	}
 	return colOp{}, invalidf("Invalid operation (%s) for column %s", a, col.Name)
 }
@@ -844,6 +852,13 @@ func (p *modPlan) applyOp(ctx context.Context, q *execution, wc *writeContext, k
 		}
 		row.Cells = append(row.Cells, wc.cell(col.Name, path, val.Bytes))
 		return nil
+	case opSetField:
+		if val.Bytes == nil {
+			row.Cells = append(row.Cells, wc.tombstone(col.Name, types.FieldPath(op.field)))
+			return nil
+		}
+		row.Cells = append(row.Cells, wc.cell(col.Name, types.FieldPath(op.field), val.Bytes))
+		return nil
 	case opDelete:
 		if multi {
 			addColumnDeletion(row, col.Name, wc.deletion(wc.ts))
@@ -879,6 +894,20 @@ func (p *modPlan) applyOp(ctx context.Context, q *execution, wc *writeContext, k
 // addElements writes the elements of a serialized collection as cells.
 func (p *modPlan) addElements(q *execution, wc *writeContext, row *data.Row, col *schema.Column, value []byte, prepend bool) error {
 	t := col.Type
+	if t.UDT != nil {
+		// One cell per non-null field (the column deletion before it
+		// clears the others).
+		fields, err := types.DecodeTuple(t, value)
+		if err != nil {
+			return invalidf("Invalid user type value for %s: %v", col.Name, err)
+		}
+		for i, f := range fields {
+			if f != nil {
+				row.Cells = append(row.Cells, wc.cell(col.Name, types.FieldPath(i), f))
+			}
+		}
+		return nil
+	}
 	elems, err := types.DecodeCollection(t, value)
 	if err != nil {
 		return invalidf("Invalid collection value for %s: %v", col.Name, err)

@@ -76,8 +76,29 @@ func (r *selRow) value(col *schema.Column) []byte {
 	return collectionValue(col.Type, r.cells(col), r.now)
 }
 
-// collectionValue assembles a non-frozen collection from its cells.
+// collectionValue assembles a non-frozen collection or user type from its
+// cells.
+func udtValue(t types.Type, cs []data.Cell, now int64) []byte {
+	fields := make([][]byte, len(t.Params))
+	live := false
+	for i := range cs {
+		c := &cs[i]
+		f := types.FieldOfPath(c.Path)
+		if f < 0 || f >= len(fields) || !c.IsLive(now) {
+			continue
+		}
+		fields[f], live = c.Value, true
+	}
+	if !live {
+		return nil
+	}
+	return types.EncodeTuple(fields)
+}
+
 func collectionValue(t types.Type, cs []data.Cell, now int64) []byte {
+	if t.UDT != nil {
+		return udtValue(t, cs, now)
+	}
 	var keys, vals [][]byte
 	for i := range cs {
 		c := &cs[i]

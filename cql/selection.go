@@ -229,7 +229,11 @@ func (c *compileCtx) compileSelector(tbl *schema.Table, e parser.Expr) (selector
 			return nil, invalidf("Cannot use selection function %s on PRIMARY KEY part %s", fname, col.Name)
 		}
 		if col.Type.IsMultiCell() {
-			return nil, invalidf("Cannot use selection function %s on non-frozen collection %s", fname, col.Name)
+			what := "collection"
+			if col.Type.UDT != nil {
+				what = "UDT"
+			}
+			return nil, invalidf("Cannot use selection function %s on non-frozen %s %s", fname, what, col.Name)
 		}
 		return &metaSel{col: col, ttl: e.Kind == parser.MetaTTL}, nil
 	case *parser.FuncCall:

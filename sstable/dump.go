@@ -366,7 +366,11 @@ func (d *dumper) cell(c *data.Cell, typ types.Type, li data.LivenessInfo) {
 		if typ.Kind == types.List {
 			keyType = types.TimeUUIDType
 		}
-		if k, err := types.DecodeKey(keyType, c.Path); err == nil {
+		if f := types.FieldOfPath(c.Path); typ.UDT != nil && f >= 0 && f < len(typ.Params) {
+			// A user type field: its name, and its type for the value.
+			g.str(typ.UDT.Fields[f])
+			valueType = typ.Params[f]
+		} else if k, err := types.DecodeKey(keyType, c.Path); err == nil && typ.UDT == nil {
 			g.str(typeString(keyType, k))
 		} else {
 			g.str(hex.EncodeToString(c.Path))

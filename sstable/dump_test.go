@@ -245,3 +245,30 @@ func dumpTableB(b *testing.B) (*Reader, *schema.Table) {
 	b.Cleanup(func() { require.NoError(b, r.Close()) })
 	return r, tbl
 }
+
+// TestDumpUserTypeCells checks a non-frozen user type's cells: each path is
+// the field's name and each value is written with the field's type.
+func TestDumpUserTypeCells(t *testing.T) {
+	addr := types.UserTypeOf(&types.UserType{Keyspace: "ks", Name: "address", Fields: []string{"street", "zip"}},
+		[]types.Type{types.TextType, types.IntType}, false)
+	tbl := schema.NewTable("ks", "t", data.TableID{}, []*schema.Column{
+		{Name: "k", Type: types.IntType, Kind: schema.PartitionKey},
+		{Name: "a", Type: addr, Kind: schema.Regular, Position: -1},
+	}, schema.DefaultOptions())
+	fs := vfs.NewMem()
+	ck, err := types.EncodeClustering(tbl.ClusteringTypes(), nil)
+	require.NoError(t, err)
+	r := data.NewRow(ck)
+	r.Liveness = data.LivenessInfo{Timestamp: 1, ExpiresAt: data.NoDeletionTime}
+	r.Cells = []data.Cell{
+		{Column: "a", Path: types.FieldPath(0), Timestamp: 1, LocalDeletionTime: data.NoDeletionTime, Value: []byte("main")},
+		{Column: "a", Path: types.FieldPath(1), Timestamp: 1, LocalDeletionTime: data.NoDeletionTime, Value: []byte{0, 0, 0, 7}},
+	}
+	writeTable(t, fs, "", 1, WriterOptions{}, []testPartition{{token: 5, key: []byte{0, 0, 0, 1}, del: data.LiveDeletion, rows: []data.Row{r}}})
+	rd, err := Open(fs, "", 1, ReaderOptions{})
+	require.NoError(t, err)
+	defer func() { require.NoError(t, rd.Close()) }()
+	var b bytes.Buffer
+	require.NoError(t, Dump(&b, rd, tbl, DumpOptions{JSONLines: true}))
+	assert.Contains(t, b.String(), `{"name":"a","path":["street"],"value":"main"},{"name":"a","path":["zip"],"value":7}`)
+}

@@ -163,11 +163,11 @@ func (p *typeParser) parse(frozen bool) (Type, error) {
 			return Type{}, err
 		}
 		for i, e := range t.Params {
-			if e.IsMultiCell() {
-				return Type{}, p.refusef("Non-frozen collections are not allowed inside collections: %s", t)
-			}
 			if e.UDT != nil && !e.Frozen {
 				return Type{}, p.refusef("Non-frozen UDTs are not allowed inside collections: %s", t)
+			}
+			if e.IsMultiCell() {
+				return Type{}, p.refusef("Non-frozen collections are not allowed inside collections: %s", t)
 			}
 			if e.Kind == Counter {
 				return Type{}, p.refusef("Counters are not allowed inside collections: %s", t)

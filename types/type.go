@@ -123,9 +123,9 @@ type Type struct {
 	Frozen bool
 	Params []Type
 	// UDT is set for a user-defined type: a Tuple whose fields (Params)
-	// have names. Its values are serialized, compared and keyed as tuples.
-	// A user type that is not frozen is still stored as one cell (minicass
-	// refuses the per-field updates that would need one cell per field).
+	// have names. Its values are serialized, compared and keyed as tuples;
+	// a user type that is not frozen is stored as a cell per field (see
+	// FieldPath).
 	UDT *UserType
 }
 
@@ -225,10 +225,23 @@ func (t Type) IsCollection() bool {
 	return t.Kind == List || t.Kind == Set || t.Kind == Map
 }
 
-// IsMultiCell reports whether values of t are stored as one cell per element:
-// true for non-frozen collections, false for everything else.
+// IsMultiCell reports whether values of t are stored as one cell per element
+// or field: true for non-frozen collections and user types, false for
+// everything else.
 func (t Type) IsMultiCell() bool {
-	return t.IsCollection() && !t.Frozen
+	return (t.IsCollection() || t.UDT != nil) && !t.Frozen
+}
+
+// FieldPath returns the cell path of field i of a non-frozen user type: the
+// field's position as a 2-byte big-endian short, as Cassandra writes it.
+func FieldPath(i int) []byte { return []byte{byte(i >> 8), byte(i)} }
+
+// FieldOfPath returns the field position a user type cell path names, or -1.
+func FieldOfPath(path []byte) int {
+	if len(path) != 2 {
+		return -1
+	}
+	return int(path[0])<<8 | int(path[1])
 }
 
 // Equal reports whether t and o are the same type.
