@@ -418,6 +418,22 @@ func (s *Session) compileDelete(st *parser.Delete) (plan, error) {
 		if col.Kind == schema.Regular {
 			staticOnly = false
 		}
+		if dc.Field != "" {
+			// DELETE udt.field (Operation.FieldDeletion): a null field.
+			t := col.Type
+			switch {
+			case t.UDT == nil:
+				return nil, invalidf("Invalid field deletion operation for non-UDT column %s", name)
+			case !t.IsMultiCell():
+				return nil, invalidf("Frozen UDT column %s does not support field deletions", name)
+			}
+			i := slices.Index(t.UDT.Fields, string(dc.Field))
+			if i < 0 {
+				return nil, invalidf("UDT column %s does not have a field named %s", name, dc.Field)
+			}
+			p.ops = append(p.ops, colOp{col: col, kind: opSetField, field: i, value: constTerm{}})
+			continue
+		}
 		if dc.Key == nil {
 			p.ops = append(p.ops, colOp{col: col, kind: opDelete})
 			continue
