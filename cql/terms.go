@@ -38,6 +38,20 @@ type constTerm struct{ v []byte }
 
 func (t constTerm) eval(*execution) (Value, error) { return Value{Bytes: t.v}, nil }
 
+// foreignUserType returns the keyspace of a user type t names outside ks,
+// or "".
+func foreignUserType(t *parser.Type, ks *schema.Keyspace) string {
+	if t.Kind == parser.TypeUser && ks != nil && t.Name.Keyspace != "" && string(t.Name.Keyspace) != ks.Name {
+		return string(t.Name.Keyspace)
+	}
+	for _, p := range t.Params {
+		if other := foreignUserType(p, ks); other != "" {
+			return other
+		}
+	}
+	return ""
+}
+
 // nowTerm is the timestamp literal 'now': the statement's time, in
 // milliseconds.
 type nowTerm struct{}
@@ -371,6 +385,9 @@ func assignableType(from, to types.Type) bool {
 func convertType(t *parser.Type, ks *schema.Keyspace) (types.Type, error) {
 	if t.Kind == parser.TypeCustom {
 		return types.Type{}, invalidf("Custom types are not supported: %s", t.Custom)
+	}
+	if other := foreignUserType(t, ks); other != "" {
+		return types.Type{}, invalidf("Statement on keyspace %s cannot refer to a user type in keyspace %s; user types can only be used in the keyspace they are defined in", ks.Name, other)
 	}
 	var unknown string
 	resolve := func(name string) (types.Type, bool) {
