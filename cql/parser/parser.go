@@ -776,31 +776,27 @@ func (p *parser) parseDrop() (Statement, error) {
 		s.Name, err = p.keyspaceName()
 		return s, err
 	case p.acceptKw(kwTable), p.acceptKw(kwColumnfamily):
-		s := &DropTable{}
-		var err error
-		if s.IfExists, err = p.parseIfExists(); err != nil {
-			return nil, err
-		}
-		s.Table, err = p.tableName()
-		return s, err
+		ifExists, name, err := p.ifExistsName()
+		return &DropTable{IfExists: ifExists, Table: name}, err
 	case p.acceptKw(kwType):
-		s := &DropType{}
-		var err error
-		if s.IfExists, err = p.parseIfExists(); err != nil {
-			return nil, err
-		}
-		s.Name, err = p.tableName()
-		return s, err
+		ifExists, name, err := p.ifExistsName()
+		return &DropType{IfExists: ifExists, Name: name}, err
 	case p.acceptKw(kwIndex):
-		s := &DropIndex{}
-		var err error
-		if s.IfExists, err = p.parseIfExists(); err != nil {
-			return nil, err
-		}
-		s.Name, err = p.tableName()
-		return s, err
+		ifExists, name, err := p.ifExistsName()
+		return &DropIndex{IfExists: ifExists, Name: name}, err
 	}
 	return nil, p.noViable()
+}
+
+// ifExistsName parses [IF EXISTS] [keyspace.]name after DROP TABLE, TYPE
+// and INDEX.
+func (p *parser) ifExistsName() (bool, TableName, error) {
+	ifExists, err := p.parseIfExists()
+	if err != nil {
+		return false, TableName{}, err
+	}
+	name, err := p.tableName()
+	return ifExists, name, err
 }
 
 func (p *parser) parseDescribe() (Statement, error) {
