@@ -261,23 +261,32 @@ func (e *Engine) AlterKeyspace(ks *schema.Keyspace, tables ...*schema.Table) err
 	if ks == nil || ks.Name == "" {
 		return fmt.Errorf("%w: keyspace without a name", ErrInvalidSchema)
 	}
+	return e.replace(ks.Name, ks, tables, SchemaChange{Kind: Updated, Target: TargetKeyspace, Keyspace: ks.Name})
+}
+
+// replace installs, in one schema change announced as ch, a new definition
+// of keyspace name (def, or the current one if def is nil) and of the given
+// tables of it, which must exist with the same IDs.
+func (e *Engine) replace(name string, def *schema.Keyspace, tables []*schema.Table, ch SchemaChange) error {
 	if err := e.checkOpen(); err != nil {
 		return err
 	}
 	e.schemaMu.Lock()
 	defer e.schemaMu.Unlock()
 	cur := e.state.Load()
-	old, ok := cur.keyspaces[ks.Name]
+	old, ok := cur.keyspaces[name]
 	if !ok {
-		return fmt.Errorf("%w: %s", ErrNoKeyspace, ks.Name)
+		return fmt.Errorf("%w: %s", ErrNoKeyspace, name)
 	}
-	next := cur.clone()
+	if def == nil {
+		def = old.def
+	}
 	tbls := old.tables
 	if len(tables) > 0 {
 		tbls = maps.Clone(old.tables)
 		for _, t := range tables {
 			o, ok := tbls[t.Name]
-			if !ok || t.Keyspace != ks.Name {
+			if !ok || t.Keyspace != name {
 				return fmt.Errorf("%w: %s", ErrNoTable, t.QualifiedName())
 			}
 			if o.ID != t.ID {
@@ -286,7 +295,8 @@ func (e *Engine) AlterKeyspace(ks *schema.Keyspace, tables ...*schema.Table) err
 			tbls[t.Name] = t
 		}
 	}
-	next.keyspaces[ks.Name] = &keyspaceState{def: ks, tables: tbls}
+	next := cur.clone()
+	next.keyspaces[name] = &keyspaceState{def: def, tables: tbls}
 	if err := e.persistSchema(next); err != nil {
 		return err
 	}
@@ -295,7 +305,7 @@ func (e *Engine) AlterKeyspace(ks *schema.Keyspace, tables ...*schema.Table) err
 			s.table.Store(t)
 		}
 	}
-	e.publish(next, SchemaChange{Kind: Updated, Target: TargetKeyspace, Keyspace: ks.Name})
+	e.publish(next, ch)
 	return nil
 }
 
@@ -387,35 +397,7 @@ func (e *Engine) AlterTable(t *schema.Table) error {
 	if err := validTable(t); err != nil {
 		return err
 	}
-	if err := e.checkOpen(); err != nil {
-		return err
-	}
-	e.schemaMu.Lock()
-	defer e.schemaMu.Unlock()
-	cur := e.state.Load()
-	ks, ok := cur.keyspaces[t.Keyspace]
-	if !ok {
-		return fmt.Errorf("%w: %s", ErrNoKeyspace, t.Keyspace)
-	}
-	old, ok := ks.tables[t.Name]
-	if !ok {
-		return fmt.Errorf("%w: %s", ErrNoTable, t.QualifiedName())
-	}
-	if old.ID != t.ID {
-		return fmt.Errorf("%w: %s", ErrTableIDMismatch, t.QualifiedName())
-	}
-	next := cur.clone()
-	tables := maps.Clone(ks.tables)
-	tables[t.Name] = t
-	next.keyspaces[t.Keyspace] = &keyspaceState{def: ks.def, tables: tables}
-	if err := e.persistSchema(next); err != nil {
-		return err
-	}
-	if s, ok := cur.stores[t.ID]; ok {
-		s.table.Store(t)
-	}
-	e.publish(next, SchemaChange{Kind: Updated, Target: TargetTable, Keyspace: t.Keyspace, Table: t.Name})
-	return nil
+	return e.replace(t.Keyspace, nil, []*schema.Table{t}, SchemaChange{Kind: Updated, Target: TargetTable, Keyspace: t.Keyspace, Table: t.Name})
 }
 
 // DropTable removes a table and its data. It returns ErrNoKeyspace or
