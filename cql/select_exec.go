@@ -91,6 +91,9 @@ func (p *selectPlan) exec(ctx context.Context, q *execution) (*Result, error) {
 			r.evals[i] = s.newEval()
 		}
 	}
+	if ix := p.where.index; ix != nil && q.trace != nil {
+		q.trace.add("Index %s of %s serves the restriction on %s: minicass keeps no index data and scans, filtering rows", ix.Name, p.tbl.QualifiedName(), ix.Column)
+	}
 	if err := r.run(ctx); err != nil {
 		return nil, err
 	}
