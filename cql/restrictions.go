@@ -380,6 +380,8 @@ func indexFor(tbl *schema.Table, f rowFilter) *schema.Index {
 	case *sliceFilter:
 		col = f.col
 		ok = func(ix *schema.Index) bool { return ix.Class != "" && ix.Target == schema.IndexSimple }
+	case *likeFilter:
+		return f.index
 	default:
 		return nil
 	}
@@ -505,7 +507,28 @@ func (c *compileCtx) addColumnRelation(w *whereClause, r *parser.ColumnRelation)
 	case parser.OpNeq:
 		return false, invalidf("Unsupported \"!=\" relation: %s", r)
 	case parser.OpLike:
-		return false, invalidf("LIKE restriction is only supported on properly indexed columns. %s is not valid.", r)
+		ix := sasiIndex(tbl, col.Name)
+		if ix == nil || col.Kind == schema.PartitionKey || (col.Type.Kind != types.Text && col.Type.Kind != types.Ascii) {
+			return false, invalidf("LIKE restriction is only supported on properly indexed columns. %s is not valid.", r)
+		}
+		t, err := c.compileTerm(r.Value, receiver{ks: tbl.Keyspace, table: tbl.Name, name: col.Name, typ: col.Type})
+		if err != nil {
+			return false, err
+		}
+		w.restricted[col.Name] = true
+		if col.Kind == schema.Clustering {
+			w.ckRestricted = true
+		} else {
+			w.nonPK = true
+		}
+		lf := &likeFilter{col: col, pattern: t, index: ix}
+		if ct, ok := t.(constTerm); ok && ct.v != nil {
+			if _, _, _, err := lf.parse(ct.v); err != nil {
+				return false, err
+			}
+		}
+		w.filters = append(w.filters, lf)
+		return false, nil
 	}
 	w.restricted[col.Name] = true
 	if r.MapKey != nil {

@@ -1,6 +1,9 @@
 package cql
 
 import (
+	"bytes"
+	"strings"
+
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
 )
@@ -221,4 +224,74 @@ func compareTuple(cols []*schema.Column, row, tuple [][]byte) int {
 		}
 	}
 	return 0
+}
+
+// likeFilter is col LIKE 'pattern' on a text column with a SASI index
+// (SASI's LikePattern): 'abc%' (prefix), '%abc' (suffix), '%abc%'
+// (contains) or 'abc' (equality). A PREFIX-mode index, SASI's default,
+// serves only prefixes and equality, as in Cassandra; a CONTAINS-mode one
+// serves all four. 'case_sensitive': 'false' compares without case.
+type likeFilter struct {
+	col     *schema.Column
+	pattern term
+	index   *schema.Index
+}
+
+func (f *likeFilter) match(q *execution, r *selRow) (bool, error) {
+	p, err := f.pattern.eval(q)
+	if err != nil {
+		return false, err
+	}
+	if p.Unset || p.Bytes == nil {
+		return false, invalidf("Invalid null value for LIKE restriction on %s", f.col.Name)
+	}
+	prefix, suffix, term, err := f.parse(p.Bytes)
+	if err != nil {
+		return false, err
+	}
+	v := r.value(f.col)
+	if v == nil {
+		return false, nil
+	}
+	val, t := v, []byte(term)
+	if strings.EqualFold(f.index.Options["case_sensitive"], "false") {
+		val, t = bytes.ToLower(val), bytes.ToLower(t)
+	}
+	switch {
+	case prefix && suffix:
+		return bytes.Contains(val, t), nil
+	case prefix:
+		return bytes.HasPrefix(val, t), nil
+	case suffix:
+		return bytes.HasSuffix(val, t), nil
+	}
+	return bytes.Equal(val, t), nil
+}
+
+// parse splits a LIKE pattern and checks that the index serves its kind.
+func (f *likeFilter) parse(pattern []byte) (prefix, suffix bool, term string, err error) {
+	pat := string(pattern)
+	prefix, suffix = strings.HasSuffix(pat, "%"), strings.HasPrefix(pat, "%")
+	term = strings.TrimSuffix(strings.TrimPrefix(pat, "%"), "%")
+	if term == "" {
+		return false, false, "", invalidf("LIKE value can't be empty.")
+	}
+	if suffix && !strings.EqualFold(f.index.Options["mode"], "CONTAINS") {
+		op := "LIKE '%<term>'"
+		if prefix {
+			op = "LIKE '%<term>%'"
+		}
+		return false, false, "", invalidf("%s %s %s is only supported on properly indexed columns", f.col.Name, op, term)
+	}
+	return prefix, suffix, term, nil
+}
+
+// sasiIndex returns the SASI index of tbl on column name, or nil.
+func sasiIndex(tbl *schema.Table, name string) *schema.Index {
+	for i := range tbl.Indexes {
+		if ix := &tbl.Indexes[i]; ix.Column == name && strings.HasSuffix(ix.Class, "SASIIndex") {
+			return ix
+		}
+	}
+	return nil
 }
