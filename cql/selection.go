@@ -410,20 +410,11 @@ func (s *elementSel) typ() types.Type {
 }
 func (s *elementSel) aggregate() bool { return s.arg.aggregate() }
 
-type elementEval struct {
-	s   *elementSel
-	arg evaluator
-}
+func (s *elementSel) newEval() evaluator { return &mapEval{arg: s.arg.newEval(), fn: s.apply} }
 
-func (s *elementSel) newEval() evaluator                 { return &elementEval{s: s, arg: s.arg.newEval()} }
-func (e *elementEval) add(q *execution, r *selRow) error { return e.arg.add(q, r) }
-func (e *elementEval) reset()                            { e.arg.reset() }
-func (e *elementEval) out(q *execution) ([]byte, error) {
-	v, err := e.arg.out(q)
-	if err != nil || v == nil {
-		return nil, err
-	}
-	t := e.s.arg.typ()
+// apply selects the element or slice of collection value v.
+func (s *elementSel) apply(q *execution, v []byte) ([]byte, error) {
+	t := s.arg.typ()
 	elems, err := types.DecodeCollection(t, v)
 	if err != nil {
 		return nil, err
@@ -441,13 +432,13 @@ func (e *elementEval) out(q *execution) ([]byte, error) {
 			return nil, err
 		}
 		if b.Unset || b.Bytes == nil {
-			return nil, invalidf("Invalid null value for element selection on %s", e.s.arg.name())
+			return nil, invalidf("Invalid null value for element selection on %s", s.arg.name())
 		}
 		return b.Bytes, nil
 	}
 	kt := t.Params[0]
-	if !e.s.slice {
-		k, err := bound(e.s.key)
+	if !s.slice {
+		k, err := bound(s.key)
 		if err != nil {
 			return nil, err
 		}
@@ -458,11 +449,11 @@ func (e *elementEval) out(q *execution) ([]byte, error) {
 		}
 		return nil, nil
 	}
-	from, err := bound(e.s.from)
+	from, err := bound(s.from)
 	if err != nil {
 		return nil, err
 	}
-	to, err := bound(e.s.to)
+	to, err := bound(s.to)
 	if err != nil {
 		return nil, err
 	}
@@ -497,24 +488,14 @@ func (s *fieldSel) name() string {
 func (s *fieldSel) typ() types.Type { return s.arg.typ().Params[s.index] }
 func (s *fieldSel) aggregate() bool { return s.arg.aggregate() }
 
-type fieldEval struct {
-	s   *fieldSel
-	arg evaluator
-}
-
-func (s *fieldSel) newEval() evaluator                 { return &fieldEval{s: s, arg: s.arg.newEval()} }
-func (e *fieldEval) add(q *execution, r *selRow) error { return e.arg.add(q, r) }
-func (e *fieldEval) reset()                            { e.arg.reset() }
-func (e *fieldEval) out(q *execution) ([]byte, error) {
-	v, err := e.arg.out(q)
-	if err != nil || v == nil {
-		return nil, err
-	}
-	fields, err := types.DecodeTuple(e.s.arg.typ(), v)
-	if err != nil {
-		return nil, err
-	}
-	return fields[e.s.index], nil
+func (s *fieldSel) newEval() evaluator {
+	return &mapEval{arg: s.arg.newEval(), fn: func(_ *execution, v []byte) ([]byte, error) {
+		fields, err := types.DecodeTuple(s.arg.typ(), v)
+		if err != nil {
+			return nil, err
+		}
+		return fields[s.index], nil
+	}}
 }
 
 // castSel is CAST(x AS type) (cql3/functions/CastFcts).
@@ -530,18 +511,23 @@ func (s *castSel) name() string {
 func (s *castSel) typ() types.Type { return s.to }
 func (s *castSel) aggregate() bool { return s.arg.aggregate() }
 
-type castEval struct {
-	s   *castSel
-	arg evaluator
+func (s *castSel) newEval() evaluator {
+	return &mapEval{arg: s.arg.newEval(), fn: func(_ *execution, v []byte) ([]byte, error) { return s.conv(v) }}
 }
 
-func (s *castSel) newEval() evaluator                 { return &castEval{s: s, arg: s.arg.newEval()} }
-func (e *castEval) add(q *execution, r *selRow) error { return e.arg.add(q, r) }
-func (e *castEval) reset()                            { e.arg.reset() }
-func (e *castEval) out(q *execution) ([]byte, error) {
+// mapEval evaluates one argument and transforms its non-null output (CAST,
+// field and element selection).
+type mapEval struct {
+	arg evaluator
+	fn  func(q *execution, v []byte) ([]byte, error)
+}
+
+func (e *mapEval) add(q *execution, r *selRow) error { return e.arg.add(q, r) }
+func (e *mapEval) reset()                            { e.arg.reset() }
+func (e *mapEval) out(q *execution) ([]byte, error) {
 	v, err := e.arg.out(q)
 	if err != nil || v == nil {
 		return nil, err
 	}
-	return e.s.conv(v)
+	return e.fn(q, v)
 }
