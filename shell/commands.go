@@ -384,6 +384,7 @@ var helpTopics = map[string]string{
 	"TRACING":            "TRACING [ON|OFF]\n\n  Enables or disables tracing: what each statement touched is printed after it.",
 	"SOURCE":             "SOURCE '<file>'\n\n  Runs the statements of a file. Errors do not stop it.",
 	"SHOW":               "SHOW VERSION | HOST\n\n  Shows the versions or the data directory.",
+	"COPY":               "COPY [ks.]table [(col, ...)] TO 'file' | STDOUT [WITH option = value [AND ...]]\nCOPY [ks.]table [(col, ...)] FROM 'file' [WITH option = value [AND ...]]\n\n  Exports rows to CSV or imports them. Options: HEADER, DELIMITER, QUOTE, ESCAPE,\n  NULL, MAXROWS, SKIPROWS (FROM), PAGESIZE (TO); cqlsh's others are accepted.",
 	"EXIT":               "EXIT | QUIT\n\n  Leaves the shell.",
 	"CLEAR":              "CLEAR | CLS\n\n  Clears the terminal.",
 	"HELP":               "HELP [topic]\n\n  Lists the shell commands, or explains one.",

@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/minicass/minicass"
 	"github.com/minicass/minicass/cql"
@@ -63,6 +64,9 @@ type Config struct {
 	TTY bool
 	// Version is the minicass version shown in the banner.
 	Version string
+	// Clock is the time COPY measures its rates and durations with;
+	// time.Now if nil.
+	Clock func() time.Time
 }
 
 // Shell runs shell input on a database. A Shell is not safe for concurrent
@@ -301,7 +305,11 @@ func (sh *Shell) printErr(text string) {
 
 // statement runs one CQL statement and prints its result.
 func (sh *Shell) statement(ctx context.Context, stmt string) {
-	if w := firstWord(skipComments(stmt)); w == "copy" || w == "capture" || w == "login" {
+	switch w := firstWord(skipComments(stmt)); w {
+	case "copy":
+		sh.copy(ctx, skipComments(stmt))
+		return
+	case "capture", "login":
 		sh.printErr(fmt.Sprintf("%s is not supported by minicass.", strings.ToUpper(w)))
 		return
 	}
