@@ -191,6 +191,17 @@ func TestGocqlLWTCountersCollectionsJSONIndexUDTTTL(t *testing.T) {
 	asMap := map[string]any{}
 	require.NoError(t, sess.Query("SELECT addr FROM places WHERE id = 1").Scan(&asMap))
 	assert.Equal(t, map[string]any{"street": "main", "zip": 7}, asMap)
+	// gocql drops its cached metadata when the schema change event arrives,
+	// which may come after the statement's response.
+	var ut *gocql.UserTypeMetadata
+	require.Eventually(t, func() bool {
+		md, err := sess.KeyspaceMetadata("app")
+		if err == nil {
+			ut = md.UserTypes["address"]
+		}
+		return ut != nil
+	}, 5*time.Second, 10*time.Millisecond, "gocql reads system_schema.types")
+	assert.Equal(t, []string{"street", "zip"}, ut.FieldNames)
 
 	// TTL with the manual clock.
 	require.NoError(t, sess.Query("INSERT INTO users (id, name) VALUES (2, 'temp') USING TTL 60").Exec())
