@@ -309,3 +309,32 @@ func TestApplied(t *testing.T) {
 	_, err = db.Query(ctx, "INSERT INTO ks.nosuch (k) VALUES (1) IF NOT EXISTS").Applied()
 	assert.ErrorIs(t, err, ErrInvalid)
 }
+
+// TestUserTypeValues binds a user type from a struct (fields by `cql` tag or
+// lower-cased name) and scans it back into a struct, a map and an any.
+func TestUserTypeValues(t *testing.T) {
+	db := openTest(t, Options{})
+	ctx := context.Background()
+	require.NoError(t, db.Exec(ctx, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}"))
+	require.NoError(t, db.Exec(ctx, "CREATE TYPE ks.address (street text, zip int, tags frozen<set<text>>)"))
+	require.NoError(t, db.Exec(ctx, "CREATE TABLE ks.p (id int PRIMARY KEY, home frozen<address>, work address)"))
+	type address struct {
+		Street string   `cql:"street"`
+		Zip    int      // zip
+		Tags   []string `cql:"tags"`
+		skip   int
+	}
+	in := address{Street: "main", Zip: 7, Tags: []string{"a"}}
+	require.NoError(t, db.Exec(ctx, "INSERT INTO ks.p (id, home, work) VALUES (?, ?, ?)", 1, in, &address{Street: "office"}))
+	var home, work address
+	var asMap map[string]any
+	var asAny any
+	require.NoError(t, db.Query(ctx, "SELECT home, work, home, home FROM ks.p WHERE id = 1").ScanOne(&home, &work, &asMap, &asAny))
+	assert.Equal(t, in, home)
+	assert.Equal(t, address{Street: "office"}, work, "null fields scan as zero values")
+	assert.Equal(t, map[string]any{"street": "main", "zip": int32(7), "tags": []any{"a"}}, asMap)
+	assert.Equal(t, asMap, asAny)
+	var street string
+	require.NoError(t, db.Query(ctx, "SELECT home.street FROM ks.p WHERE id = 1").ScanOne(&street))
+	assert.Equal(t, "main", street)
+}

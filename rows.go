@@ -132,6 +132,8 @@ func (r *Rows) Result() *cql.Result { return r.res }
 //	                       *map[T]bool or *map[T]struct{}
 //	map                    *map[K]V, *[]types.MapEntry
 //	tuple                  *[]any, *[]T, *[N]T
+//	user type              *struct (fields by `cql` tag, else lower-cased
+//	                       name, as gocql matches them), *map[string]T
 //	any type               *any (types.Decode's Go value), an Unmarshaler,
 //	                       or **T (nil for null)
 //

@@ -7,6 +7,8 @@ import (
 	"math/big"
 	"net"
 	"reflect"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/minicass/minicass/types"
@@ -254,6 +256,9 @@ func assign(v reflect.Value, t types.Type, b []byte) error {
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrScan, err)
 		}
+		if t.UDT != nil && (v.Kind() == reflect.Struct || v.Kind() == reflect.Map && v.Type().Key().Kind() == reflect.String) {
+			return assignUDT(v, t, fields)
+		}
 		if v.Kind() == reflect.Slice || v.Kind() == reflect.Array {
 			return assignTuple(v, t, fields)
 		}
@@ -326,6 +331,43 @@ func assignSlice(v reflect.Value, t, et types.Type, elems [][]byte) error {
 		return nil
 	}
 	return fmt.Errorf("%w: cannot store %s into %s", ErrScan, t, v.Type())
+}
+
+// assignUDT stores the fields of a user type value into a struct (fields
+// matched by their `cql` tag, else their lower-cased name, as gocql does;
+// user type fields without a struct field are skipped) or a map by field
+// name.
+func assignUDT(v reflect.Value, t types.Type, fields [][]byte) error {
+	if v.Kind() == reflect.Map {
+		m := reflect.MakeMapWithSize(v.Type(), len(fields))
+		for i, f := range fields {
+			e := reflect.New(v.Type().Elem()).Elem()
+			if err := assign(e, t.Params[i], f); err != nil {
+				return err
+			}
+			m.SetMapIndex(reflect.ValueOf(t.UDT.Fields[i]).Convert(v.Type().Key()), e)
+		}
+		v.Set(m)
+		return nil
+	}
+	for i := 0; i < v.NumField(); i++ {
+		sf := v.Type().Field(i)
+		if !sf.IsExported() {
+			continue
+		}
+		name := sf.Tag.Get("cql")
+		if name == "" {
+			name = strings.ToLower(sf.Name)
+		}
+		j := slices.Index(t.UDT.Fields, name)
+		if j < 0 {
+			continue
+		}
+		if err := assign(v.Field(i), t.Params[j], fields[j]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func assignTuple(v reflect.Value, t types.Type, fields [][]byte) error {

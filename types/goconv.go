@@ -8,6 +8,7 @@ import (
 	"net"
 	"reflect"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -144,7 +145,9 @@ func decodeValid(t Type, b []byte) any {
 // be: '2024-01-15' for a date, a UUID for uuid, ...); *big.Int or
 // big.Int for varint; time.Time for timestamp and date; [16]byte for uuid;
 // net.IP for inet; []byte for blob; slices and arrays for lists, sets and
-// tuples; maps (via reflect) or []MapEntry for maps. nil gives nil (null) and
+// tuples; maps (via reflect) or []MapEntry for maps; structs and
+// map[string]any for user types (struct fields by `cql` tag, else
+// lower-cased name). nil, and a nil slice or map, gives nil (null) and
 // EmptyValue{} the empty value. Sets and maps are sorted and deduplicated
 // as EncodeSet and EncodeMap do. Errors wrap ErrUnsupportedGoValue or
 // ErrInvalidLiteral.
@@ -162,6 +165,9 @@ func Encode(t Type, v any) ([]byte, error) {
 		b := make([]byte, n)
 		EncodeInto(b, t, v)
 		return b, nil
+	}
+	if rv := reflect.ValueOf(v); (rv.Kind() == reflect.Map || rv.Kind() == reflect.Slice && rv.Type().Elem().Kind() != reflect.Uint8) && rv.IsNil() {
+		return nil, nil // a nil slice or map is null, as gocql binds it
 	}
 	if x, ok := v.(string); ok {
 		return encodeString(t, x)
@@ -265,6 +271,11 @@ func Encode(t Type, v any) ([]byte, error) {
 			}
 		}
 	case List, Set, Tuple:
+		if t.UDT != nil {
+			if rv := reflect.Indirect(reflect.ValueOf(v)); rv.Kind() == reflect.Struct {
+				v = StructFields(rv)
+			}
+		}
 		if m, ok := v.(map[string]any); ok && t.UDT != nil {
 			fields := make([][]byte, len(t.Params))
 			for name, fv := range m {
@@ -396,4 +407,26 @@ func toInt64(v any) (int64, bool) {
 		return int64(x), x <= math.MaxInt64
 	}
 	return 0, false
+}
+
+// StructFields returns the exported fields of struct value v by the name
+// they bind to in a user type, as gocql names them: the field's `cql` tag,
+// else its name in lower case. A field tagged `cql:"-"` is left out.
+func StructFields(v reflect.Value) map[string]any {
+	m := map[string]any{}
+	for i := 0; i < v.NumField(); i++ {
+		f := v.Type().Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		name := f.Tag.Get("cql")
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			name = strings.ToLower(f.Name)
+		}
+		m[name] = v.Field(i).Interface()
+	}
+	return m
 }
