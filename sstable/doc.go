@@ -7,7 +7,7 @@
 //
 // A Writer takes partitions in token order (BeginPartition, AddRow in
 // clustering order, EndPartition) and Finish makes the table durable, TOC
-// last. A Reader, from Open, answers Get (bloom filter, summary, index,
+// last, renamed into place so that it is never torn. A Reader, from Open, answers Get (bloom filter, summary, index,
 // data), Scan over a token range, and streams rows of a partition over
 // clustering slices forward or reverse; inside wide partitions a row index
 // lets reads seek to the blocks they need. Everything read is checksummed:

@@ -441,9 +441,9 @@ func (w *Writer) flushIndex() error {
 
 // Finish completes the SSTable: it flushes Data.db and Index.db, writes the
 // other components, fsyncs every file and the directory, and writes TOC.txt
-// last (then fsyncs it and the directory again), so that a crash before
-// Finish returns never leaves a table that List reports as complete. On
-// error the files are left for Abort to remove.
+// last (see writeTOC), so that a crash before Finish returns never leaves a
+// table that List reports as complete. On error the files are left for
+// Abort to remove.
 func (w *Writer) Finish() (*Meta, error) {
 	if err := w.check(); err != nil {
 		return nil, err
@@ -516,13 +516,10 @@ func (w *Writer) Finish() (*Meta, error) {
 		return nil, w.fail(fmt.Errorf("sstable: sync directory %s: %w", w.dir, err))
 	}
 	toc := tocText()
-	if err := w.writeFile(ComponentTOC, toc); err != nil {
+	if err := w.writeTOC(toc); err != nil {
 		return nil, err
 	}
 	sizes[ComponentTOC] = int64(len(toc))
-	if err := w.fs.SyncDir(w.dir); err != nil {
-		return nil, w.fail(fmt.Errorf("sstable: sync directory %s: %w", w.dir, err))
-	}
 	w.done = true
 	return &Meta{Dir: w.dir, Gen: w.gen, Files: Files(w.gen), Sizes: sizes, Stats: *st}, nil
 }
@@ -556,6 +553,44 @@ func (w *Writer) writeFile(c Component, b []byte) error {
 	}
 	return nil
 }
+
+// writeTOC makes the SSTable complete: it writes TOC.txt under a temporary
+// name, fsyncs it, renames it into place and fsyncs the directory. Written
+// in place, TOC.txt could become durable before its contents do (another
+// writer's directory sync in the same directory is enough), and a crash
+// would then leave a table whose TOC is torn; a rename is atomic, so
+// TOC.txt is either absent or whole. The temporary file of an interrupted
+// flush belongs to the unfinished generation and is removed with it.
+func (w *Writer) writeTOC(toc []byte) error {
+	name := FileName(w.gen, ComponentTOC)
+	tmp := name + tmpSuffix
+	f, err := w.fs.Create(w.fs.PathJoin(w.dir, tmp))
+	if err != nil {
+		return w.fail(fmt.Errorf("sstable: create %s: %w", tmp, err))
+	}
+	w.created = append(w.created, tmp)
+	_, err = f.Write(toc)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return w.fail(fmt.Errorf("sstable: write %s: %w", tmp, err))
+	}
+	if err := w.fs.Rename(w.fs.PathJoin(w.dir, tmp), w.fs.PathJoin(w.dir, name)); err != nil {
+		return w.fail(fmt.Errorf("sstable: rename %s: %w", tmp, err))
+	}
+	w.created[len(w.created)-1] = name
+	if err := w.fs.SyncDir(w.dir); err != nil {
+		return w.fail(fmt.Errorf("sstable: sync directory %s: %w", w.dir, err))
+	}
+	return nil
+}
+
+// tmpSuffix ends the name TOC.txt is written under before its rename.
+const tmpSuffix = ".tmp"
 
 // Summary.db body (inside the small-component framing). Part of the file
 // format:
