@@ -28,6 +28,16 @@ type conditions struct {
 	conds                 []condition
 }
 
+// onRegularColumns reports whether a condition reads a regular column.
+func (cs *conditions) onRegularColumns() bool {
+	for _, c := range cs.conds {
+		if c.col.Kind == schema.Regular {
+			return true
+		}
+	}
+	return false
+}
+
 func (p *modPlan) compileConditions(c *compileCtx, pc parser.Conditions) error {
 	if !pc.IfExists && !pc.IfNotExists && len(pc.If) == 0 {
 		return nil

@@ -68,9 +68,11 @@ type modPlan struct {
 	// partition with plain cells: every key column is restricted by one
 	// '=' term, and every operation sets a regular, non-collection,
 	// non-counter column. simpleOps are those operations sorted by column
-	// name, the order of the row's cells (see simpleMutation).
-	simple    bool
-	simpleOps []colOp
+	// name, the order of the row's cells (see simpleMutation); simplePK
+	// and simpleCK are the key columns' restrictions in key order.
+	simple             bool
+	simpleOps          []colOp
+	simplePK, simpleCK []*whereValues
 }
 
 func (p *modPlan) binds() []ColumnSpec { return p.specs }
@@ -84,7 +86,7 @@ func (p *modPlan) pkIndexes() []uint16   { return p.pkIdx }
 // every one is a single '=' bind marker.
 func pkBindIndexes(w *modWhere) []uint16 {
 	var out []uint16
-	for _, kv := range w.pk {
+	for _, kv := range w.pkValues() {
 		if len(kv.terms) != 1 {
 			return nil
 		}
@@ -143,7 +145,7 @@ func (s *Session) compileInsert(st *parser.Insert) (plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &modPlan{tbl: tbl, kind: kindInsert, insertLiveness: true, where: &modWhere{tbl: tbl}}
+	p := &modPlan{tbl: tbl, kind: kindInsert, insertLiveness: true}
 	byName := make(map[string]*whereValues, len(cols))
 	staticOnly := true
 	// One allocation for the key restrictions.
@@ -162,9 +164,10 @@ func (s *Session) compileInsert(st *parser.Insert) (plan, error) {
 		}
 	}
 	var missing []string
+	var pk, ck []*whereValues
 	for _, col := range tbl.PartitionKey() {
 		if kv := byName[col.Name]; kv != nil {
-			p.where.pk = append(p.where.pk, kv)
+			pk = append(pk, kv)
 		} else {
 			missing = append(missing, col.Name)
 		}
@@ -175,7 +178,7 @@ func (s *Session) compileInsert(st *parser.Insert) (plan, error) {
 	missing = nil
 	for _, col := range tbl.ClusteringColumns() {
 		if kv := byName[col.Name]; kv != nil {
-			p.where.clustering = append(p.where.clustering, kv)
+			ck = append(ck, kv)
 		} else {
 			missing = append(missing, col.Name)
 		}
@@ -189,11 +192,12 @@ func (s *Session) compileInsert(st *parser.Insert) (plan, error) {
 	if len(missing) > 0 {
 		// Cassandra accepts an INSERT of the partition key and static columns
 		// only; it writes the static row.
-		if !(len(p.where.clustering) == 0 && staticOnly && hasStaticOps) {
+		if !(len(ck) == 0 && staticOnly && hasStaticOps) {
 			return nil, invalidf("Some clustering keys are missing: %s", strings.Join(missing, ", "))
 		}
 		p.staticOnly = true
 	}
+	p.where = insertWhere(tbl, pk, ck)
 	if p.ttl, p.timestamp, err = s.compileUsing(c, tbl, st.Using); err != nil {
 		return nil, err
 	}
@@ -281,16 +285,9 @@ func (s *Session) compileUpdate(st *parser.Update) (plan, error) {
 			return nil, invalidf("Cannot provide custom timestamp for counter updates")
 		}
 	}
-	if p.where, err = c.compileModWhere(tbl, st.Where, kindUpdate); err != nil {
+	p.staticOnly = staticOnly && len(p.ops) > 0
+	if p.where, err = c.compileModWhere(tbl, st.Where, kindUpdate, p.staticOnly); err != nil {
 		return nil, err
-	}
-	if staticOnly && len(p.ops) > 0 {
-		if len(p.where.clustering) > 0 {
-			return nil, invalidf("Invalid restrictions on clustering columns since the UPDATE statement modifies only static columns")
-		}
-		p.staticOnly = true
-	} else if !p.where.fullClustering() {
-		return nil, invalidf("Some clustering keys are missing: %s", p.where.missingClustering())
 	}
 	if err := p.compileConditions(c, st.Conditions); err != nil {
 		return nil, err
@@ -455,24 +452,25 @@ func (s *Session) compileDelete(st *parser.Delete) (plan, error) {
 		}
 		p.ops = append(p.ops, colOp{col: col, kind: opDeleteElem, key: k})
 	}
-	if p.where, err = c.compileModWhere(tbl, st.Where, kindDelete); err != nil {
+	p.staticOnly = staticOnly && len(p.ops) > 0
+	if p.where, err = c.compileModWhere(tbl, st.Where, kindDelete, p.staticOnly); err != nil {
 		return nil, err
-	}
-	if len(p.ops) > 0 {
-		if p.where.slice != nil {
-			return nil, invalidf("Range deletions are not supported for specific columns")
-		}
-		if staticOnly {
-			p.staticOnly = true
-		} else if !p.where.fullClustering() {
-			return nil, invalidf("DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to delete non static columns")
-		}
 	}
 	if err := p.compileConditions(c, st.Conditions); err != nil {
 		return nil, err
 	}
-	if p.conds != nil && p.deleteRows && !p.where.fullClustering() && len(tbl.ClusteringColumns()) > 0 && len(p.where.clustering) > 0 {
-		return nil, invalidf("DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to use IF conditions")
+	// Cassandra checks a conditional DELETE when it prepares it
+	// (DeleteStatement.Parsed.prepareInternal) and a DELETE of columns in a
+	// range of rows when it executes it (addUpdateForKey).
+	if !p.where.fullClustering() {
+		switch {
+		case p.conds != nil && !p.staticOnly:
+			return nil, invalidf("DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to delete non static columns")
+		case p.conds != nil && p.conds.onRegularColumns():
+			return nil, invalidf("DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to use IF condition on non static columns")
+		case len(p.ops) > 0 && !p.staticOnly:
+			return nil, invalidf("Range deletions are not supported for specific columns")
+		}
 	}
 	p.specs = c.specs
 	p.pkIdx = pkBindIndexes(p.where)
@@ -632,7 +630,7 @@ func (p *modPlan) mutations(ctx context.Context, q *execution, wc *writeContext)
 		return nil, err
 	}
 	var prefixes [][][]byte
-	if !p.staticOnly {
+	if !p.staticOnly && p.where.fullClustering() {
 		if prefixes, err = p.where.clusteringPrefixes(q); err != nil {
 			return nil, err
 		}
@@ -687,12 +685,11 @@ func (p *modPlan) mutations(ctx context.Context, q *execution, wc *writeContext)
 
 func (p *modPlan) deleteRowsInto(q *execution, wc *writeContext, m *data.Mutation, prefixes [][][]byte) error {
 	del := wc.deletion(wc.ts)
-	if len(p.where.clustering) == 0 && p.where.slice == nil {
+	switch {
+	case !p.where.ckRestricted():
 		m.PartitionDeletion = del
-		return nil
-	}
-	for _, prefix := range prefixes {
-		if p.where.fullClustering() {
+	case p.where.fullClustering():
+		for _, prefix := range prefixes {
 			ck, err := types.EncodeClustering(p.tbl.ClusteringTypes(), prefix)
 			if err != nil {
 				return invalidf("%v", err)
@@ -700,14 +697,14 @@ func (p *modPlan) deleteRowsInto(q *execution, wc *writeContext, m *data.Mutatio
 			row := data.NewRow(ck)
 			row.Deletion = del
 			m.Rows = append(m.Rows, row)
-			continue
 		}
-		start, end, empty, err := p.where.rangeFor(q, prefix)
-		if err != nil {
+	default:
+		ranges, none, err := p.where.ranges(q)
+		if err != nil || none {
 			return err
 		}
-		if !empty {
-			m.RangeTombstones = append(m.RangeTombstones, rangeTombstone(start, end, del))
+		for _, r := range ranges {
+			m.RangeTombstones = append(m.RangeTombstones, data.RangeTombstone{Start: r.Start, End: r.End, Deletion: del})
 		}
 	}
 	return nil
@@ -1041,19 +1038,9 @@ func (p *modPlan) planSimple() {
 	if p.conds != nil || p.staticOnly || p.deleteRows || p.counter || (p.kind != kindInsert && p.kind != kindUpdate) {
 		return
 	}
-	w := p.where
-	if w == nil || w.slice != nil || len(w.clustering) != len(p.tbl.ClusteringColumns()) {
+	pk, ck, ok := p.where.singleKey()
+	if !ok {
 		return
-	}
-	for _, kv := range w.pk {
-		if !kv.single() {
-			return
-		}
-	}
-	for _, kv := range w.clustering {
-		if !kv.single() {
-			return
-		}
 	}
 	for i := range p.ops {
 		op := &p.ops[i]
@@ -1062,7 +1049,7 @@ func (p *modPlan) planSimple() {
 			return
 		}
 	}
-	p.simple = true
+	p.simple, p.simplePK, p.simpleCK = true, pk, ck
 }
 
 // single reports whether the restriction is one '=' term.
@@ -1106,10 +1093,9 @@ const maxInlineKeyParts = 8
 //
 // h receives the mutation: it must be fresh, as the engine may keep it.
 func (p *modPlan) simpleMutation(q *execution, wc *writeContext, h *simpleRow) (*data.Mutation, error) {
-	w := p.where
 	var partsBuf [maxInlineKeyParts][]byte
 	parts := partsBuf[:0]
-	for _, kv := range w.pk {
+	for _, kv := range p.simplePK {
 		v, err := kv.singleValue(q)
 		if err != nil {
 			return nil, err
@@ -1123,7 +1109,7 @@ func (p *modPlan) simpleMutation(q *execution, wc *writeContext, h *simpleRow) (
 	var ckBuf [maxInlineKeyParts][]byte
 	ckVals := ckBuf[:0]
 	size := 1
-	for _, kv := range w.clustering {
+	for _, kv := range p.simpleCK {
 		v, err := kv.singleValue(q)
 		if err != nil {
 			return nil, err

@@ -1,12 +1,12 @@
 package cql
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/schema"
-	"github.com/minicass/minicass/types"
 )
 
 // stmtKind names a modification statement in Cassandra's error texts.
@@ -18,170 +18,178 @@ const (
 	kindDelete stmtKind = "DELETE"
 )
 
-// keySlice is a slice restriction on the last restricted clustering column of
-// a DELETE (a range deletion).
-type keySlice struct {
-	col                  *schema.Column
-	lower, upper         term
-	lowerIncl, upperIncl bool
-}
-
-// modWhere is the compiled WHERE clause of an UPDATE or DELETE: the primary
-// key restrictions in key order.
+// modWhere is the compiled WHERE clause of an UPDATE or DELETE, or the key
+// of an INSERT. It is the SELECT compiler's analysis (whereClause), checked
+// against the rules Cassandra's StatementRestrictions applies to
+// modification statements, so both share every relation, merge rule and
+// error text: UPDATE and DELETE accept multi-column relations, IN on any
+// clustering column and, for DELETE, single or multi-column slices.
 type modWhere struct {
-	tbl        *schema.Table
-	pk         []*whereValues
-	clustering []*whereValues // a prefix of the clustering columns
-	slice      *keySlice      // DELETE only
+	tbl *schema.Table
+	sel *whereClause
 }
 
-func (c *compileCtx) compileModWhere(tbl *schema.Table, where []parser.Relation, kind stmtKind) (*modWhere, error) {
-	w := &modWhere{tbl: tbl}
-	byCol := map[string]*whereValues{}
-	var slice *keySlice
+// compileModWhere analyses the WHERE clause of an UPDATE or DELETE on tbl.
+// staticOnly is set when the statement writes static columns only. The
+// checks come in Cassandra's order: operators the statement cannot use,
+// each relation as it is added, the partition key, static-only statements,
+// the clustering columns, and last the non-key columns.
+func (c *compileCtx) compileModWhere(tbl *schema.Table, where []parser.Relation, kind stmtKind, staticOnly bool) (*modWhere, error) {
 	var nonPK []string
 	for _, rel := range where {
-		switch r := rel.(type) {
-		case *parser.TokenRelation:
-			return nil, invalidf("The token function cannot be used in WHERE clauses for %s statements", kind)
-		case *parser.TupleRelation:
-			return nil, invalidf("Multi-column relations are not supported in %s statements", kind)
-		case *parser.ColumnRelation:
-			name := string(r.Column)
-			col := tbl.Column(name)
-			if col == nil {
-				return nil, invalidf("Undefined column name %s in table %s", name, tbl.QualifiedName())
-			}
-			if col.Kind != schema.PartitionKey && col.Kind != schema.Clustering {
-				nonPK = append(nonPK, name)
-				continue
-			}
-			if r.MapKey != nil {
-				return nil, invalidf("Invalid relation %s", r)
-			}
-			recv := receiver{ks: tbl.Keyspace, table: tbl.Name, name: name, typ: col.Type}
-			switch r.Op {
-			case parser.OpEq:
-				if byCol[name] != nil {
-					return nil, invalidf("%s cannot be restricted by more than one relation if it includes an Equal", name)
-				}
-				t, err := c.compileTerm(r.Value, recv)
-				if err != nil {
-					return nil, err
-				}
-				byCol[name] = &whereValues{col: col, terms: []term{t}}
-			case parser.OpIn:
-				if byCol[name] != nil {
-					return nil, invalidf("%s cannot be restricted by more than one relation if it includes a IN", name)
-				}
-				kv := &whereValues{col: col, in: true}
-				switch v := r.Value.(type) {
-				case *parser.BindMarker:
-					kv.marker = c.bind(v, receiver{ks: tbl.Keyspace, table: tbl.Name, name: "in(" + name + ")", typ: types.ListOf(col.Type, false)})
-				case *parser.InList:
-					for _, e := range v.Elems {
-						t, err := c.compileTerm(e, recv)
-						if err != nil {
-							return nil, err
-						}
-						kv.terms = append(kv.terms, t)
-					}
-				default:
-					return nil, invalidf("Invalid IN relation %s", r)
-				}
-				byCol[name] = kv
-			case parser.OpLt, parser.OpLte, parser.OpGt, parser.OpGte:
-				if col.Kind == schema.PartitionKey {
-					return nil, invalidf("Only EQ and IN relation are supported on the partition key (unless you use the token() function) for %s statements", kind)
-				}
-				if kind != kindDelete {
-					return nil, invalidf("Slice restrictions are not supported on the clustering columns in %s statements", kind)
-				}
-				if slice == nil {
-					slice = &keySlice{col: col}
-				} else if slice.col != col {
-					return nil, invalidf("Clustering column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)", name, slice.col.Name)
-				}
-				t, err := c.compileTerm(r.Value, recv)
-				if err != nil {
-					return nil, err
-				}
-				if r.Op == parser.OpGt || r.Op == parser.OpGte {
-					if slice.lower != nil {
-						return nil, invalidf("More than one restriction was found for the start bound on %s", name)
-					}
-					slice.lower, slice.lowerIncl = t, r.Op == parser.OpGte
-				} else {
-					if slice.upper != nil {
-						return nil, invalidf("More than one restriction was found for the end bound on %s", name)
-					}
-					slice.upper, slice.upperIncl = t, r.Op == parser.OpLte
-				}
-			default:
-				if col.Kind == schema.PartitionKey {
-					return nil, invalidf("Only EQ and IN relation are supported on the partition key (unless you use the token() function) for %s statements", kind)
-				}
-				return nil, invalidf("Unsupported \"%s\" relation: %s", r.Op, r)
-			}
+		r, ok := rel.(*parser.ColumnRelation)
+		if !ok {
+			continue
+		}
+		switch r.Op {
+		case parser.OpContains, parser.OpContainsKey:
+			return nil, invalidf("Cannot use %s with %s", kind, r.Op)
+		case parser.OpLike:
+			return nil, invalidf("LIKE restriction is only supported on properly indexed columns. %s is not valid.", r)
+		}
+		if col := tbl.Column(string(r.Column)); col != nil && (col.Kind == schema.Regular || col.Kind == schema.Static) && !slices.Contains(nonPK, col.Name) {
+			nonPK = append(nonPK, col.Name)
 		}
 	}
-	if len(nonPK) > 0 {
-		return nil, invalidf("Non PRIMARY KEY columns found in where clause: %s ", strings.Join(nonPK, ", "))
+	// Analysed as if ALLOW FILTERING were given, so that the rules below,
+	// not SELECT's, decide what is refused.
+	sel, err := c.analyzeWhere(tbl, where, true)
+	if err != nil {
+		return nil, err
+	}
+	w := &modWhere{tbl: tbl, sel: sel}
+	if sel.hasToken() {
+		return nil, invalidf("The token function cannot be used in WHERE clauses for %s statements", kind)
 	}
 	var missing []string
 	for _, col := range tbl.PartitionKey() {
-		kv := byCol[col.Name]
-		if kv == nil {
+		if !sel.restricted[col.Name] {
 			missing = append(missing, col.Name)
-			continue
 		}
-		w.pk = append(w.pk, kv)
 	}
 	if len(missing) > 0 {
 		return nil, invalidf("Some partition key parts are missing: %s", strings.Join(missing, ", "))
 	}
-	// Clustering restrictions must form a prefix; a slice may only follow it.
-	gap := ""
-	for _, col := range tbl.ClusteringColumns() {
-		kv := byCol[col.Name]
-		isSlice := slice != nil && slice.col == col
-		switch {
-		case kv != nil && isSlice:
-			return nil, invalidf("Column \"%s\" cannot be restricted by both an equality and an inequality relation", col.Name)
-		case kv != nil || isSlice:
-			if gap != "" {
-				return nil, invalidf("PRIMARY KEY column \"%s\" cannot be restricted as preceding column \"%s\" is not restricted", col.Name, gap)
-			}
-			if w.slice != nil {
-				return nil, invalidf("Clustering column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)", col.Name, w.slice.col.Name)
-			}
-			if isSlice {
-				w.slice = slice
-			} else {
-				w.clustering = append(w.clustering, kv)
-			}
-		default:
-			if gap == "" {
-				gap = col.Name
+	if !sel.pkComplete {
+		return nil, invalidf("Only EQ and IN relation are supported on the partition key (unless you use the token() function) for %s statements", kind)
+	}
+	if staticOnly && w.ckRestricted() {
+		return nil, invalidf("Invalid restrictions on clustering columns since the %s statement modifies only static columns", kind)
+	}
+	if kind == kindUpdate {
+		for _, p := range sel.parts {
+			if p.isSlice() {
+				return nil, invalidf("Slice restrictions are not supported on the clustering columns in %s statements", kind)
 			}
 		}
+		if !staticOnly && !w.fullClustering() {
+			return nil, invalidf("Some clustering keys are missing: %s", w.missingClustering())
+		}
+	} else if sel.ckGap != nil {
+		return nil, sel.ckGap
+	}
+	if len(nonPK) > 0 {
+		return nil, invalidf("Non PRIMARY KEY columns found in where clause: %s ", strings.Join(nonPK, ", "))
 	}
 	return w, nil
 }
 
+// insertWhere is the key of an INSERT: one '=' per partition key column and
+// per given clustering column (a prefix of them, possibly none).
+func insertWhere(tbl *schema.Table, pk, ck []*whereValues) *modWhere {
+	sel := &whereClause{tbl: tbl, pk: pk, pkComplete: true, parts: make([]*ckPart, len(ck)), prefix: len(ck)}
+	for i, kv := range ck {
+		sel.parts[i] = &ckPart{first: i, single: kv}
+	}
+	sel.ckRestricted = len(ck) > 0
+	return &modWhere{tbl: tbl, sel: sel}
+}
+
+// ckRestricted reports whether any clustering column is restricted.
+func (w *modWhere) ckRestricted() bool { return len(w.sel.parts) > 0 }
+
+// hasSlice reports whether a clustering slice is restricted (a DELETE of a
+// range).
+func (w *modWhere) hasSlice() bool {
+	return slices.ContainsFunc(w.sel.parts, (*ckPart).isSlice)
+}
+
 // fullClustering reports whether every clustering column is restricted by EQ
-// or IN.
+// or IN, so that the statement names whole rows.
 func (w *modWhere) fullClustering() bool {
-	return w.slice == nil && len(w.clustering) == len(w.tbl.ClusteringColumns())
+	n := 0
+	for _, p := range w.sel.parts[:w.sel.prefix] {
+		if p.isSlice() {
+			return false
+		}
+		n += p.width()
+	}
+	return n == len(w.tbl.ClusteringColumns())
 }
 
 // missingClustering returns the names of unrestricted clustering columns.
 func (w *modWhere) missingClustering() string {
 	var names []string
-	for _, col := range w.tbl.ClusteringColumns()[len(w.clustering):] {
-		names = append(names, col.Name)
+	for _, col := range w.tbl.ClusteringColumns() {
+		if !w.sel.restricted[col.Name] {
+			names = append(names, col.Name)
+		}
 	}
 	return strings.Join(names, ", ")
+}
+
+// singleKey returns the partition key and clustering restrictions when each
+// column has its own '=' of one term (the single-row fast path), or false.
+func (w *modWhere) singleKey() (pk, ck []*whereValues, ok bool) {
+	for _, kv := range w.sel.pk {
+		if !kv.single() {
+			return nil, nil, false
+		}
+	}
+	if len(w.sel.parts) != len(w.tbl.ClusteringColumns()) {
+		return nil, nil, false
+	}
+	ck = make([]*whereValues, len(w.sel.parts))
+	for i, p := range w.sel.parts {
+		if p.first != i || p.single == nil || p.isSlice() || !p.single.single() {
+			return nil, nil, false
+		}
+		ck[i] = p.single
+	}
+	return w.sel.pk, ck, true
+}
+
+// pkValues returns the partition key restrictions, one per column.
+func (w *modWhere) pkValues() []*whereValues { return w.sel.pk }
+
+// partitionKeys evaluates the partition key restrictions into serialized
+// keys, sorted and without duplicates, as Cassandra builds them.
+func (w *modWhere) partitionKeys(q *execution) ([][]byte, error) {
+	keys, _, err := w.sel.partitionKeys(q)
+	return keys, err
+}
+
+// clusteringPrefixes evaluates the clustering EQ/IN restrictions into value
+// tuples in clustering order, without duplicates.
+func (w *modWhere) clusteringPrefixes(q *execution) ([][][]byte, error) {
+	prefixes, _, err := w.sel.clusteringPrefixes(q)
+	if err != nil {
+		return nil, err
+	}
+	for _, pre := range prefixes {
+		for _, v := range pre {
+			if len(v) > 0xFFFF {
+				return nil, invalidf("Key length of %d is longer than maximum of 65535", len(v))
+			}
+		}
+	}
+	return prefixes, nil
+}
+
+// ranges returns the clustering ranges a DELETE of rows removes, sorted and
+// merged (Cassandra's Slices); none is set when they select no row.
+func (w *modWhere) ranges(q *execution) (ss data.Slices, none bool, err error) {
+	return w.sel.slices(q)
 }
 
 // cartesian returns every combination of one value per column.
@@ -198,118 +206,4 @@ func cartesian(sets [][][]byte) [][][]byte {
 		out = next
 	}
 	return out
-}
-
-// partitionKeys evaluates the partition key restrictions into serialized
-// keys, in IN order, without duplicates.
-func (w *modWhere) partitionKeys(q *execution) ([][]byte, error) {
-	sets := make([][][]byte, len(w.pk))
-	for i, kv := range w.pk {
-		vals, err := kv.eval(q)
-		if err != nil {
-			return nil, err
-		}
-		sets[i] = vals
-	}
-	seen := map[string]bool{}
-	var keys [][]byte
-	for _, combo := range cartesian(sets) {
-		k, err := serializePartitionKey(combo)
-		if err != nil {
-			return nil, err
-		}
-		if !seen[string(k)] {
-			seen[string(k)] = true
-			keys = append(keys, k)
-		}
-	}
-	return keys, nil
-}
-
-// clusteringPrefixes evaluates the clustering EQ/IN restrictions into value
-// tuples (each of len(w.clustering) values), deduplicated by their encoding.
-func (w *modWhere) clusteringPrefixes(q *execution) ([][][]byte, error) {
-	sets := make([][][]byte, len(w.clustering))
-	for i, kv := range w.clustering {
-		vals, err := kv.eval(q)
-		if err != nil {
-			return nil, err
-		}
-		for _, v := range vals {
-			if len(v) > 0xFFFF {
-				return nil, invalidf("Key length of %d is longer than maximum of 65535", len(v))
-			}
-		}
-		sets[i] = vals
-	}
-	return cartesian(sets), nil
-}
-
-// rangeFor returns the byte range [start, end) of a clustering prefix with an
-// optional slice on the next column (for range deletions).
-func (w *modWhere) rangeFor(q *execution, prefix [][]byte) (start, end []byte, empty bool, err error) {
-	cols := w.tbl.ClusteringTypes()
-	if w.slice == nil {
-		if len(prefix) == 0 {
-			return nil, nil, false, nil
-		}
-		start, err = types.EncodeBound(cols, prefix, types.StartInclusive)
-		if err == nil {
-			end, err = types.EncodeBound(cols, prefix, types.EndInclusive)
-		}
-		return start, end, false, err
-	}
-	// The slice column's order decides which bound is the byte-order start.
-	desc := w.slice.col.Desc
-	bound := func(t term, incl bool, isLower bool) ([]byte, error) {
-		if t == nil {
-			if len(prefix) == 0 {
-				return nil, nil
-			}
-			k := types.StartInclusive
-			if isLower != !desc { // the open end of a DESC column's lower value is the byte-order end
-				k = types.EndInclusive
-			}
-			return types.EncodeBound(cols, prefix, k)
-		}
-		v, err := t.eval(q)
-		if err != nil {
-			return nil, err
-		}
-		if v.Unset || v.Bytes == nil {
-			return nil, invalidf("Invalid null value in condition for column %s", w.slice.col.Name)
-		}
-		full := append(append([][]byte{}, prefix...), v.Bytes)
-		var k types.BoundKind
-		switch {
-		case isLower != desc && incl: // byte-order start, inclusive
-			k = types.StartInclusive
-		case isLower != desc:
-			k = types.StartExclusive
-		case incl:
-			k = types.EndInclusive
-		default:
-			k = types.EndExclusive
-		}
-		return types.EncodeBound(cols, full, k)
-	}
-	lo, err := bound(w.slice.lower, w.slice.lowerIncl, true)
-	if err != nil {
-		return nil, nil, false, err
-	}
-	hi, err := bound(w.slice.upper, w.slice.upperIncl, false)
-	if err != nil {
-		return nil, nil, false, err
-	}
-	if desc {
-		lo, hi = hi, lo
-	}
-	if lo != nil && hi != nil && string(lo) >= string(hi) {
-		return nil, nil, true, nil
-	}
-	return lo, hi, false, nil
-}
-
-func rangeTombstone(start, end []byte, del data.DeletionTime) data.RangeTombstone {
-	return data.RangeTombstone{Start: start, End: end, Deletion: del}
 }

@@ -295,6 +295,9 @@ type whereClause struct {
 	nonPK bool
 	// restricted records every restricted column by name.
 	restricted map[string]bool
+	// ckGap is the error that refuses, without ALLOW FILTERING, the first
+	// clustering part past the usable prefix (nil when every part is usable).
+	ckGap error
 }
 
 // hasToken reports whether the partition token is restricted.
@@ -455,23 +458,21 @@ func (c *compileCtx) analyzeWhere(tbl *schema.Table, where []parser.Relation, al
 	var prev *ckPart
 	for i, p := range w.parts {
 		w.ckRestricted = true
-		if p.first > next {
-			if !allowFiltering {
-				if prev != nil && prev.isSlice() {
-					return nil, invalidf("Clustering column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)", ck[p.first].Name, ck[next-1].Name)
-				}
-				return nil, invalidf("PRIMARY KEY column \"%s\" cannot be restricted as preceding column \"%s\" is not restricted", ck[p.first].Name, ck[next].Name)
-			}
-			if w.prefix > i {
-				w.prefix = i
-			}
+		var gap error
+		switch {
+		case p.first > next && prev != nil && prev.isSlice():
+			gap = invalidf("Clustering column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)", ck[p.first].Name, ck[next-1].Name)
+		case p.first > next:
+			gap = invalidf("PRIMARY KEY column \"%s\" cannot be restricted as preceding column \"%s\" is not restricted", ck[p.first].Name, ck[next].Name)
+		case prev != nil && prev.isSlice():
+			gap = invalidf("Clustering column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)", ck[p.first].Name, ck[prev.first].Name)
 		}
-		if prev != nil && prev.isSlice() {
+		if gap != nil {
 			if !allowFiltering {
-				return nil, invalidf("Clustering column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)", ck[p.first].Name, ck[prev.first].Name)
+				return nil, gap
 			}
 			if w.prefix > i {
-				w.prefix = i
+				w.prefix, w.ckGap = i, gap
 			}
 		}
 		if end := p.first + p.width(); end > next {
