@@ -177,6 +177,12 @@ func (s *Session) compileDDL(stmt parser.Statement) (plan, error) {
 		return s.compileCreateIndex(st)
 	case *parser.DropIndex:
 		return s.compileDropIndex(st)
+	case *parser.CreateView:
+		return s.compileCreateView(st)
+	case *parser.AlterView:
+		return s.compileAlterView(st)
+	case *parser.DropView:
+		return s.compileDropView(st)
 	case *parser.Truncate:
 		ks, name, err := s.modifiableTable(st.Table)
 		if err != nil {

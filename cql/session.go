@@ -342,7 +342,8 @@ func (s *Session) compile(stmt parser.Statement) (plan, error) {
 		return s.compileBatch(st)
 	case *parser.CreateKeyspace, *parser.AlterKeyspace, *parser.DropKeyspace,
 		*parser.CreateTable, *parser.AlterTable, *parser.DropTable, *parser.Truncate, *parser.CreateIndex, *parser.DropIndex,
-		*parser.CreateType, *parser.AlterUserType, *parser.DropType:
+		*parser.CreateType, *parser.AlterUserType, *parser.DropType,
+		*parser.CreateView, *parser.AlterView, *parser.DropView:
 		return s.compileDDL(st)
 	case *parser.Describe:
 		return s.compileDescribe(st)

@@ -52,6 +52,13 @@ var parseTests = []struct{ input, output string }{
 	{input: "DROP TYPE address"},
 	{input: "DROP TYPE IF EXISTS ks.address"},
 	{input: "CREATE TABLE t (k int PRIMARY KEY, a frozen<address>, b list<frozen<ks.address>>)"},
+	// Materialized views (parsed whole; the executor refuses them).
+	{input: "CREATE MATERIALIZED VIEW v AS SELECT * FROM t WHERE k IS NOT NULL AND c IS NOT NULL PRIMARY KEY (c, k)"},
+	{input: "create materialized view if not exists ks.v as select a, b from ks.t where a is not null and b is not null and k = 1 primary key ((a, b), k) with clustering order by (k desc) and comment = 'x'",
+		output: "CREATE MATERIALIZED VIEW IF NOT EXISTS ks.v AS SELECT a, b FROM ks.t WHERE a IS NOT NULL AND b IS NOT NULL AND k = 1 PRIMARY KEY ((a, b), k) WITH CLUSTERING ORDER BY (k DESC) AND comment = 'x'"},
+	{input: "ALTER MATERIALIZED VIEW IF EXISTS ks.v WITH gc_grace_seconds = 10"},
+	{input: "DROP MATERIALIZED VIEW v"},
+	{input: "DROP MATERIALIZED VIEW IF EXISTS ks.v"},
 	// Element and slice selection.
 	{input: "SELECT m['k'], s[3], m['a'..'c'], s[..5], s[1..], m[?] FROM t"},
 	{input: "SELECT m[ 'k' ] AS x FROM t", output: "SELECT m['k'] AS x FROM t"},

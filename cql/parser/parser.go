@@ -308,6 +308,8 @@ func setBinds(st Statement, names []string) {
 		s.Names = cp
 	case *Batch:
 		s.Names = cp
+	case *CreateView:
+		s.Names = cp
 	}
 }
 
@@ -343,6 +345,11 @@ func (p *parser) parseCreate() (Statement, error) {
 		return p.parseCreateTable()
 	case p.isKw(kwIndex), p.isKw(kwCustom):
 		return p.parseCreateIndex()
+	case p.acceptKw(kwMaterialized):
+		if err := p.expectKw(kwView); err != nil {
+			return nil, err
+		}
+		return p.parseCreateView()
 	case p.acceptKw(kwType):
 		s := &CreateType{}
 		var err error
@@ -485,35 +492,89 @@ func (p *parser) parseCreateTable() (Statement, error) {
 	if err = p.expect(tRParen); err != nil {
 		return nil, err
 	}
+	return s, p.parseTableWith(&s.TableWith)
+}
+
+// parseTableWith parses an optional WITH clause of CREATE TABLE or CREATE
+// MATERIALIZED VIEW into w.
+func (p *parser) parseTableWith(w *TableWith) error {
 	if !p.acceptKw(kwWith) {
-		return s, nil
+		return nil
 	}
 	for {
 		switch {
 		case p.isKw(kwCompact) && p.peekAt(1).kw == kwStorage:
 			p.i += 2
-			s.CompactStorage = true
+			w.CompactStorage = true
 		case p.isKw(kwClustering) && p.peekAt(1).kw == kwOrder:
 			p.i += 2
-			if err = p.expectKw(kwBy); err != nil {
-				return nil, err
+			if err := p.expectKw(kwBy); err != nil {
+				return err
 			}
 			order, err := enclosedList(p, tLParen, tRParen, p.parseClusteringOrder)
 			if err != nil {
-				return nil, err
+				return err
 			}
-			s.ClusteringOrder = append(s.ClusteringOrder, order...)
+			w.ClusteringOrder = append(w.ClusteringOrder, order...)
 		default:
 			prop, err := p.parseProperty()
 			if err != nil {
-				return nil, err
+				return err
 			}
-			s.Options = append(s.Options, prop)
+			w.Options = append(w.Options, prop)
 		}
 		if !p.acceptKw(kwAnd) {
-			return s, nil
+			return nil
 		}
 	}
+}
+
+// parseCreateView parses the rest of CREATE MATERIALIZED VIEW [IF NOT
+// EXISTS] v AS SELECT selectors FROM t [WHERE relations] PRIMARY KEY (...)
+// [WITH ...].
+func (p *parser) parseCreateView() (Statement, error) {
+	s := &CreateView{}
+	var err error
+	if s.IfNotExists, err = p.parseIfNotExists(); err != nil {
+		return nil, err
+	}
+	if s.Name, err = p.tableName(); err != nil {
+		return nil, err
+	}
+	if err = p.expectKw(kwAs); err != nil {
+		return nil, err
+	}
+	if !p.isKw(kwSelect) {
+		return nil, p.mismatched("SELECT")
+	}
+	p.i++
+	s.Select = &Select{}
+	if !p.accept(tStar) {
+		if s.Select.Exprs, err = commaList(p, p.parseSelector); err != nil {
+			return nil, err
+		}
+	}
+	if err = p.expectKw(kwFrom); err != nil {
+		return nil, err
+	}
+	if s.Select.Table, err = p.tableName(); err != nil {
+		return nil, err
+	}
+	if p.acceptKw(kwWhere) {
+		if s.Select.Where, err = p.parseWhere(); err != nil {
+			return nil, err
+		}
+	}
+	if err = p.expectKw(kwPrimary); err != nil {
+		return nil, err
+	}
+	if err = p.expectKw(kwKey); err != nil {
+		return nil, err
+	}
+	if s.Key, err = p.parsePrimaryKey(); err != nil {
+		return nil, err
+	}
+	return s, p.parseTableWith(&s.TableWith)
 }
 
 // parseClusteringOrder parses one column ASC | DESC of CLUSTERING ORDER BY.
@@ -643,6 +704,23 @@ func (p *parser) parseAlter() (Statement, error) {
 		return p.parseAlterTable()
 	case p.acceptKw(kwType):
 		return p.parseAlterType()
+	case p.acceptKw(kwMaterialized):
+		if err := p.expectKw(kwView); err != nil {
+			return nil, err
+		}
+		s := &AlterView{}
+		var err error
+		if s.IfExists, err = p.parseIfExists(); err != nil {
+			return nil, err
+		}
+		if s.Name, err = p.tableName(); err != nil {
+			return nil, err
+		}
+		if err = p.expectKw(kwWith); err != nil {
+			return nil, err
+		}
+		s.Options, err = p.parseProperties()
+		return s, err
 	}
 	return nil, p.noViable()
 }
@@ -784,6 +862,12 @@ func (p *parser) parseDrop() (Statement, error) {
 	case p.acceptKw(kwIndex):
 		ifExists, name, err := p.ifExistsName()
 		return &DropIndex{IfExists: ifExists, Name: name}, err
+	case p.acceptKw(kwMaterialized):
+		if err := p.expectKw(kwView); err != nil {
+			return nil, err
+		}
+		ifExists, name, err := p.ifExistsName()
+		return &DropView{IfExists: ifExists, Name: name}, err
 	}
 	return nil, p.noViable()
 }

@@ -102,17 +102,62 @@ type PrimaryKey struct {
 // (...)) [WITH ...]. Key is nil when the key is declared inline on a column.
 type CreateTable struct {
 	Binds
-	IfNotExists     bool
-	Table           TableName
-	Columns         []*ColumnDef
-	Key             *PrimaryKey
+	IfNotExists bool
+	Table       TableName
+	Columns     []*ColumnDef
+	Key         *PrimaryKey
+	TableWith
+}
+
+// TableWith is the WITH clause of CREATE TABLE and CREATE MATERIALIZED
+// VIEW: CLUSTERING ORDER BY, COMPACT STORAGE and options.
+type TableWith struct {
 	ClusteringOrder []Ordering
 	CompactStorage  bool
 	Options         []Property
 }
 
-// Format writes the statement's canonical CQL: the WITH clause lists
-// CLUSTERING ORDER BY, then COMPACT STORAGE, then the options in order.
+// format writes " WITH ..." (nothing when the clause is empty): CLUSTERING
+// ORDER BY, then COMPACT STORAGE, then the options in order.
+func (w *TableWith) format(buf *strings.Builder) {
+	first := true
+	with := func() {
+		if first {
+			buf.WriteString(" WITH ")
+			first = false
+		} else {
+			buf.WriteString(" AND ")
+		}
+	}
+	if len(w.ClusteringOrder) > 0 {
+		with()
+		buf.WriteString("CLUSTERING ORDER BY (")
+		formatOrderings(buf, w.ClusteringOrder)
+		buf.WriteByte(')')
+	}
+	if w.CompactStorage {
+		with()
+		buf.WriteString("COMPACT STORAGE")
+	}
+	formatProperties(buf, w.Options, first)
+}
+
+// format writes "PRIMARY KEY (...)".
+func (k *PrimaryKey) format(buf *strings.Builder) {
+	buf.WriteString("PRIMARY KEY (")
+	if len(k.PartitionKey) == 1 {
+		k.PartitionKey[0].Format(buf)
+	} else {
+		formatIdentList(buf, k.PartitionKey)
+	}
+	for _, c := range k.Clustering {
+		buf.WriteString(", ")
+		c.Format(buf)
+	}
+	buf.WriteByte(')')
+}
+
+// Format writes the statement's canonical CQL.
 func (s *CreateTable) Format(buf *strings.Builder) {
 	buf.WriteString("CREATE TABLE ")
 	if s.IfNotExists {
@@ -130,39 +175,10 @@ func (s *CreateTable) Format(buf *strings.Builder) {
 		if len(s.Columns) > 0 {
 			buf.WriteString(", ")
 		}
-		buf.WriteString("PRIMARY KEY (")
-		if len(s.Key.PartitionKey) == 1 {
-			s.Key.PartitionKey[0].Format(buf)
-		} else {
-			formatIdentList(buf, s.Key.PartitionKey)
-		}
-		for _, c := range s.Key.Clustering {
-			buf.WriteString(", ")
-			c.Format(buf)
-		}
-		buf.WriteByte(')')
+		s.Key.format(buf)
 	}
 	buf.WriteByte(')')
-	first := true
-	with := func() {
-		if first {
-			buf.WriteString(" WITH ")
-			first = false
-		} else {
-			buf.WriteString(" AND ")
-		}
-	}
-	if len(s.ClusteringOrder) > 0 {
-		with()
-		buf.WriteString("CLUSTERING ORDER BY (")
-		formatOrderings(buf, s.ClusteringOrder)
-		buf.WriteByte(')')
-	}
-	if s.CompactStorage {
-		with()
-		buf.WriteString("COMPACT STORAGE")
-	}
-	formatProperties(buf, s.Options, first)
+	s.TableWith.format(buf)
 }
 
 // AlterTableKind says what an ALTER TABLE does.
@@ -858,6 +874,66 @@ func (s *CreateKeyspace) String() string { return nodeString(s) }
 // String returns the statement's canonical CQL.
 func (s *AlterKeyspace) String() string { return nodeString(s) }
 
+// CreateView is CREATE MATERIALIZED VIEW [IF NOT EXISTS] v AS SELECT
+// selectors FROM t [WHERE relations] PRIMARY KEY (...) [WITH ...]. Select
+// holds the selectors, the base table and the WHERE clause.
+type CreateView struct {
+	Binds
+	IfNotExists bool
+	Name        TableName
+	Select      *Select
+	Key         *PrimaryKey
+	TableWith
+}
+
+// Format writes the statement's canonical CQL.
+func (s *CreateView) Format(buf *strings.Builder) {
+	buf.WriteString("CREATE MATERIALIZED VIEW ")
+	if s.IfNotExists {
+		buf.WriteString("IF NOT EXISTS ")
+	}
+	s.Name.Format(buf)
+	buf.WriteString(" AS ")
+	s.Select.Format(buf)
+	buf.WriteByte(' ')
+	s.Key.format(buf)
+	s.TableWith.format(buf)
+}
+
+// AlterView is ALTER MATERIALIZED VIEW [IF EXISTS] v WITH options.
+type AlterView struct {
+	Binds
+	IfExists bool
+	Name     TableName
+	Options  []Property
+}
+
+// Format writes the statement's canonical CQL.
+func (s *AlterView) Format(buf *strings.Builder) {
+	buf.WriteString("ALTER MATERIALIZED VIEW ")
+	if s.IfExists {
+		buf.WriteString("IF EXISTS ")
+	}
+	s.Name.Format(buf)
+	formatProperties(buf, s.Options, true)
+}
+
+// DropView is DROP MATERIALIZED VIEW [IF EXISTS] v.
+type DropView struct {
+	Binds
+	IfExists bool
+	Name     TableName
+}
+
+// Format writes the statement's canonical CQL.
+func (s *DropView) Format(buf *strings.Builder) {
+	buf.WriteString("DROP MATERIALIZED VIEW ")
+	if s.IfExists {
+		buf.WriteString("IF EXISTS ")
+	}
+	s.Name.Format(buf)
+}
+
 // String returns the statement's canonical CQL.
 func (s *DropKeyspace) String() string { return nodeString(s) }
 
@@ -877,6 +953,9 @@ func (s *CreateType) String() string    { return nodeString(s) }
 func (s *AlterUserType) String() string { return nodeString(s) }
 func (s *DropType) String() string      { return nodeString(s) }
 func (s *DropIndex) String() string     { return nodeString(s) }
+func (s *CreateView) String() string    { return nodeString(s) }
+func (s *AlterView) String() string     { return nodeString(s) }
+func (s *DropView) String() string      { return nodeString(s) }
 
 // String returns the statement's canonical CQL.
 func (s *Truncate) String() string { return nodeString(s) }
@@ -911,6 +990,9 @@ func (*CreateType) iStatement()     {}
 func (*AlterUserType) iStatement()  {}
 func (*DropType) iStatement()       {}
 func (*DropIndex) iStatement()      {}
+func (*CreateView) iStatement()     {}
+func (*AlterView) iStatement()      {}
+func (*DropView) iStatement()       {}
 func (*Truncate) iStatement()       {}
 func (*Insert) iStatement()         {}
 func (*Update) iStatement()         {}

@@ -1,0 +1,66 @@
+package cql
+
+import (
+	"context"
+
+	"github.com/minicass/minicass/cql/parser"
+)
+
+// Materialized views. Cassandra 4.1 ships with materialized_views_enabled:
+// false, and its CREATE MATERIALIZED VIEW then fails with the text below
+// once the statement is prepared (CreateViewStatement.apply). minicass
+// answers as that default node does: it parses the whole statement, makes
+// the checks Cassandra makes before apply, and refuses it. So no view ever
+// exists: ALTER and DROP find none (AlterViewStatement, DropViewStatement).
+// docs/compatibility.md says so.
+
+// errViewsDisabled is Cassandra's refusal of CREATE MATERIALIZED VIEW when
+// views are disabled.
+const errViewsDisabled = "Materialized views are disabled. Enable in cassandra.yaml to use."
+
+func (s *Session) compileCreateView(st *parser.CreateView) (plan, error) {
+	ks, err := s.keyspaceFor(st.Name)
+	if err != nil {
+		return nil, err
+	}
+	// CreateViewStatement.Raw.prepare.
+	if st.Select.Table.Keyspace != "" && string(st.Select.Table.Keyspace) != ks {
+		return nil, invalidf("Cannot create a materialized view on a table in a different keyspace")
+	}
+	if st.BindCount() > 0 {
+		return nil, invalidf("Bind variables are not allowed in CREATE MATERIALIZED VIEW statements")
+	}
+	seen := map[parser.Ident]bool{}
+	for _, o := range st.ClusteringOrder {
+		if seen[o.Column] {
+			return nil, invalidf("Duplicate column '%s' in CLUSTERING ORDER BY clause for view '%s'", o.Column, st.Name)
+		}
+		seen[o.Column] = true
+	}
+	return &ddlPlan{run: func(context.Context, *execution) (*Result, error) {
+		return nil, invalidf(errViewsDisabled)
+	}}, nil
+}
+
+// compileAlterView and compileDropView find no view, as a node without
+// views does; IF EXISTS makes that a no-op.
+func (s *Session) compileAlterView(st *parser.AlterView) (plan, error) {
+	return s.missingView(st.Name, st.IfExists)
+}
+
+func (s *Session) compileDropView(st *parser.DropView) (plan, error) {
+	return s.missingView(st.Name, st.IfExists)
+}
+
+func (s *Session) missingView(name parser.TableName, ifExists bool) (plan, error) {
+	ks, err := s.keyspaceFor(name)
+	if err != nil {
+		return nil, err
+	}
+	return &ddlPlan{run: func(context.Context, *execution) (*Result, error) {
+		if ifExists {
+			return voidResult(), nil
+		}
+		return nil, invalidf("Materialized view '%s.%s' doesn't exist", ks, name.Name)
+	}}, nil
+}
