@@ -91,7 +91,7 @@ func (r *Rows) Trace() []string {
 	if r.res == nil || r.res.Trace == nil {
 		return nil
 	}
-	return r.res.Trace.Events
+	return r.res.Trace.Activities()
 }
 
 // PagingState returns the opaque state that fetches the next page (pass it

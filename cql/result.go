@@ -1,6 +1,10 @@
 package cql
 
-import "github.com/minicass/minicass/types"
+import (
+	"time"
+
+	"github.com/minicass/minicass/types"
+)
 
 // Value is one bound value: serialized bytes (nil Bytes = null), or unset.
 // An unset value writes nothing (cql3/Constants.java Setter) and is an error
@@ -86,15 +90,46 @@ type Result struct {
 // Trace is the teaching record of a statement's execution: for reads the
 // engine's read statistics, for writes the mutations applied.
 type Trace struct {
-	// Events are human-readable steps in order, as cqlsh's TRACING shows them.
-	Events []string
+	// Events are the steps in order, as cqlsh's TRACING shows them.
+	Events []TraceEvent
+	// Started is when the statement started, by the engine's clock.
+	Started time.Time
+	// Duration is how long the statement took, by the same clock.
+	Duration time.Duration
+
+	now func() time.Time
+}
+
+// TraceEvent is one step of a Trace.
+type TraceEvent struct {
+	// Activity says what happened, in words.
+	Activity string
+	// Elapsed is when it happened, counted from Trace.Started.
+	Elapsed time.Duration
+}
+
+// newTrace starts a trace timed by now.
+func newTrace(now func() time.Time) *Trace {
+	return &Trace{Started: now(), now: now}
 }
 
 func (t *Trace) add(format string, args ...any) {
 	if t == nil {
 		return
 	}
-	t.Events = append(t.Events, sprintf(format, args...))
+	t.Events = append(t.Events, TraceEvent{Activity: sprintf(format, args...), Elapsed: t.now().Sub(t.Started)})
+}
+
+// finish records the statement's duration.
+func (t *Trace) finish() { t.Duration = t.now().Sub(t.Started) }
+
+// Activities returns the events' activities in order.
+func (t *Trace) Activities() []string {
+	out := make([]string, len(t.Events))
+	for i, e := range t.Events {
+		out[i] = e.Activity
+	}
+	return out
 }
 
 func voidResult() *Result { return &Result{Kind: ResultVoid} }

@@ -168,7 +168,7 @@ func (s *Session) run(ctx context.Context, pl plan, stmt parser.Statement, p *Pa
 	}
 	q := &execution{s: s, params: p, values: values, now: s.x.eng.Clock().Now()}
 	if p.Trace {
-		q.trace = &Trace{}
+		q.trace = newTrace(s.x.eng.Clock().Now)
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -187,6 +187,7 @@ func (s *Session) run(ctx context.Context, pl plan, stmt parser.Statement, p *Pa
 		}
 	}
 	if q.trace != nil {
+		q.trace.finish()
 		res.Trace = q.trace
 	}
 	if len(q.warnings) > 0 {

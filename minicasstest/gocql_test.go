@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -229,4 +230,52 @@ func TestGocqlUseAndSchemaEvents(t *testing.T) {
 	md, err := sess.KeyspaceMetadata("app")
 	require.NoError(t, err)
 	assert.Contains(t, md.Tables, "later")
+}
+
+// TestGocqlTracing asks for a trace with the protocol's tracing flag: the
+// response carries a session id, and gocql's TraceWriter reads the session
+// and its events back from system_traces, as cqlsh's TRACING ON does with
+// the Python driver.
+func TestGocqlTracing(t *testing.T) {
+	srv := Start(t)
+	setupKeyspace(t, srv)
+	srv.MustExec(t, "CREATE TABLE app.kv (k int, c int, v text, PRIMARY KEY (k, c))")
+	sess := newSession(t, srv, "app")
+	require.NoError(t, sess.Query("INSERT INTO kv (k, c, v) VALUES (1, 1, 'a')").Exec())
+
+	var out strings.Builder
+	var v string
+	require.NoError(t, sess.Query("SELECT v FROM kv WHERE k = ? AND c = ?", 1, 1).Trace(gocql.NewTraceWriter(sess, &out)).Scan(&v))
+	assert.Equal(t, "a", v)
+	text := out.String()
+	assert.Contains(t, text, "Tracing session ")
+	assert.Contains(t, text, "(coordinator: 127.0.0.1")
+	assert.Contains(t, text, "Read partition ")
+	assert.Contains(t, text, "Returned 1 rows")
+
+	// The session row, as drivers and cqlsh read it.
+	var ids []gocql.UUID
+	iter := sess.Query("SELECT session_id FROM system_traces.sessions").Iter()
+	var id gocql.UUID
+	for iter.Scan(&id) {
+		ids = append(ids, id)
+	}
+	require.NoError(t, iter.Close())
+	require.Len(t, ids, 1)
+	var request, command string
+	var params map[string]string
+	var duration int
+	require.NoError(t, sess.Query("SELECT request, command, parameters, duration FROM system_traces.sessions WHERE session_id = ?", ids[0]).
+		Scan(&request, &command, &params, &duration))
+	assert.Equal(t, "Execute CQL3 prepared query", request)
+	assert.Equal(t, "QUERY", command)
+	assert.Equal(t, "SELECT v FROM kv WHERE k = ? AND c = ?", params["query"])
+	assert.Equal(t, "ONE", params["consistency_level"])
+	assert.GreaterOrEqual(t, duration, 0)
+	var n int
+	require.NoError(t, sess.Query("SELECT count(*) FROM system_traces.events WHERE session_id = ?", ids[0]).Scan(&n))
+	assert.Greater(t, n, 1)
+	var ttl int
+	require.NoError(t, sess.Query("SELECT ttl(request) FROM system_traces.sessions WHERE session_id = ?", ids[0]).Scan(&ttl))
+	assert.InDelta(t, 86400, ttl, 5, "traces expire after a day")
 }

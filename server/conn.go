@@ -529,7 +529,7 @@ func (c *conn) runRequest(stream int16, m frame.Message) {
 		r.NoMetadata = true
 		res = &r
 	}
-	c.writeMessage(stream, res, res.Warnings)
+	c.writeFrame(frame.Frame{Header: frame.Header{Version: frame.VersionResponse, Stream: stream}, Warnings: res.Warnings, TracingID: res.TracingID, Message: res})
 	if res.Kind == ResultSchemaChange && res.Change != nil {
 		c.srv.PublishSchemaChange(*res.Change)
 	}
@@ -539,16 +539,21 @@ func (c *conn) runRequest(stream int16, m frame.Message) {
 // be encoded (a malformed Result from the backend), a Server error is sent
 // instead. Write errors are remembered and end the connection.
 func (c *conn) writeMessage(stream int16, m frame.Message, warnings []string) {
+	c.writeFrame(frame.Frame{Header: frame.Header{Version: frame.VersionResponse, Stream: stream}, Warnings: warnings, Message: m})
+}
+
+// writeFrame is writeMessage for a response frame f with its header's
+// stream and version, warnings and tracing id set.
+func (c *conn) writeFrame(f frame.Frame) {
 	bp := bufPool.Get().(*[]byte)
 	defer func() {
 		if cap(*bp) <= maxSpare {
 			bufPool.Put(bp)
 		}
 	}()
-	f := frame.Frame{Header: frame.Header{Version: frame.VersionResponse, Stream: stream}, Warnings: warnings, Message: m}
 	out, err := f.AppendTo((*bp)[:0])
 	if err != nil {
-		c.srv.opts.Logger.Error("cannot encode response", "op", m.Opcode().String(), "err", err)
+		c.srv.opts.Logger.Error("cannot encode response", "op", f.Message.Opcode().String(), "err", err)
 		f = frame.Frame{Header: f.Header, Message: &Error{Code: frame.ErrCodeServer, Message: "cannot encode response: " + err.Error()}}
 		if out, err = f.AppendTo((*bp)[:0]); err != nil {
 			return

@@ -26,6 +26,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -343,8 +344,8 @@ func (sh *Shell) statement(ctx context.Context, stmt string) {
 		}
 	}
 	sh.printWarnings(rows.Warnings())
-	if sh.tracing {
-		sh.printTrace(rows.Trace())
+	if sh.tracing && res.Trace != nil {
+		sh.printTrace(ctx, stmt, res.Trace)
 	}
 }
 
@@ -419,23 +420,56 @@ func (sh *Shell) printWarnings(ws []string) {
 	}
 }
 
-// printTrace prints the trace events of a statement under TRACING ON, as
-// cqlsh's print_trace does: a blank line, "Tracing session: ...", a blank
-// line and a table. minicass records one "activity" column (no timestamps,
-// sources or elapsed times) and has no session id.
-func (sh *Shell) printTrace(events []string) {
+// printTrace records the trace of statement stmt under TRACING ON in
+// system_traces, as a traced request is recorded, and prints it as cqlsh's
+// print_trace does (cqlshlib/tracing.py): a blank line, "Tracing session:
+// <id>", a blank line and a table of activity, timestamp, source,
+// source_elapsed and client, whose first row is the request and last row
+// "Request complete" (left out, as by cqlsh, when the duration is zero).
+// Times are shown in UTC, where cqlsh shows local time.
+func (sh *Shell) printTrace(ctx context.Context, stmt string, t *cql.Trace) {
 	w := sh.out
 	if sh.cfg.Format != FormatTable {
 		w = sh.errw
 	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Tracing session: local")
-	fmt.Fprintln(w)
-	vals := make([][]string, len(events))
-	for i, e := range events {
-		vals[i] = []string{e}
+	x := sh.cfg.DB.Executor()
+	ip, _ := x.NodeAddress()
+	node := ip.String()
+	params := map[string]string{"query": stmt, "consistency_level": sh.consistency, "serial_consistency_level": sh.serial}
+	if sh.paging && sh.cfg.Format == FormatTable {
+		params["page_size"] = strconv.Itoa(sh.pageSize)
 	}
-	writeTable(w, []cql.ColumnSpec{{Name: "activity"}}, vals, true, sh.cfg.TTY)
+	req := cql.TraceRequest{Client: ip, Command: "QUERY", Request: "Execute CQL3 query", Thread: "shell", Parameters: params}
+	id, err := x.RecordTrace(ctx, req, t)
+	if err != nil {
+		sh.printErr(errorText(err))
+		return
+	}
+	started := t.Started.Truncate(time.Millisecond) // system_traces.sessions.started_at
+	micros := func(d time.Duration) string { return strconv.FormatInt(d.Microseconds(), 10) }
+	vals := [][]string{{req.Request, pyDatetime(started), node, "0", node}}
+	for _, e := range t.Events {
+		vals = append(vals, []string{e.Activity + " [" + req.Thread + "]", pyDatetime(t.Started.Add(e.Elapsed)), node, micros(e.Elapsed), node})
+	}
+	if t.Duration > 0 {
+		vals = append(vals, []string{"Request complete", pyDatetime(started.Add(t.Duration)), node, micros(t.Duration), node})
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "Tracing session: %s\n", id)
+	fmt.Fprintln(w)
+	cols := []cql.ColumnSpec{{Name: "activity"}, {Name: "timestamp"}, {Name: "source"}, {Name: "source_elapsed"}, {Name: "client"}}
+	writeTable(w, cols, vals, true, sh.cfg.TTY)
+	fmt.Fprintln(w)
+}
+
+// pyDatetime formats t in UTC as Python's str(datetime) does, which cqlsh
+// prints in traces: microseconds shown unless they are zero.
+func pyDatetime(t time.Time) string {
+	t = t.UTC()
+	if t.Nanosecond()/1000 == 0 {
+		return t.Format("2006-01-02 15:04:05")
+	}
+	return t.Format("2006-01-02 15:04:05.000000")
 }
 
 func quoteIdent(s string) string {

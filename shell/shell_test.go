@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -86,7 +87,8 @@ func TestFormat(t *testing.T) {
 // execute runs the input as -e does instead of line by line.
 func TestScripts(t *testing.T) {
 	datadriven.Walk(t, "testdata/scripts", func(t *testing.T, path string) {
-		db, err := minicass.Open(minicass.Options{})
+		// A stopped clock makes traces' times and elapsed times fixed.
+		db, err := minicass.Open(minicass.Options{Clock: minicass.NewManualClock(time.Date(2024, 1, 15, 10, 0, 0, 0, time.UTC))})
 		require.NoError(t, err)
 		defer db.Close()
 		dir := t.TempDir()
@@ -117,10 +119,14 @@ func TestScripts(t *testing.T) {
 				require.NoError(t, sh.Run(context.Background(), strings.NewReader(input)))
 			}
 			assert.Equal(t, d.HasArg("expect-fail"), sh.Failed(), "Failed()")
-			return strings.ReplaceAll(out.String(), dir, "$DIR")
+			// A trace's session id is a timeuuid with a random node.
+			text := traceID.ReplaceAllString(out.String(), "Tracing session: <id>")
+			return strings.ReplaceAll(text, dir, "$DIR")
 		})
 	})
 }
+
+var traceID = regexp.MustCompile(`Tracing session: [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 
 func TestPrompt(t *testing.T) {
 	db, err := minicass.Open(minicass.Options{})

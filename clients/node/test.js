@@ -95,6 +95,20 @@ test('user-defined type', async () => {
   assert.deepStrictEqual({ ...rs.first().addr }, { street: 'main', zip: 7 });
 });
 
+test('tracing: the trace id in the response leads to system_traces', async () => {
+  await client.execute(`INSERT INTO ${ks}.events (k, c, v) VALUES ('t', 1, 'x')`);
+  const rs = await client.execute(`SELECT v FROM ${ks}.events WHERE k = 't'`, [], { traceQuery: true });
+  assert.strictEqual(rs.first().v, 'x');
+  assert.ok(rs.info.traceId, 'the response carries a tracing session id');
+  const trace = await client.metadata.getTrace(rs.info.traceId);
+  assert.strictEqual(trace.requestType, 'Execute CQL3 query');
+  assert.strictEqual(trace.parameters.query, `SELECT v FROM ${ks}.events WHERE k = 't'`);
+  assert.strictEqual(typeof trace.duration, 'number');
+  const activities = trace.events.map((e) => e.activity);
+  assert.ok(activities.some((a) => a.startsWith('Read partition')), activities.join('; '));
+  assert.ok(activities.includes('Returned 1 rows'), activities.join('; '));
+});
+
 test('errors carry Cassandra codes', async () => {
   await assert.rejects(client.execute(`SELECT * FROM ${ks}.nope`), (err) => {
     assert.strictEqual(err.code, cassandra.types.responseErrorCodes.invalid);

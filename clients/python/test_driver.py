@@ -97,6 +97,22 @@ class DriverSuite(unittest.TestCase):
         self.assertEqual(ut.field_names, ["street", "zip"])
         self.assertEqual(ut.field_types, ["text", "int"])
 
+    def test_tracing(self):
+        # cqlsh's TRACING ON: the driver sets the protocol's tracing flag and
+        # reads the session back from system_traces by the id the response
+        # carries.
+        self.session.execute("INSERT INTO events (k, c, v) VALUES ('t', 1, 'x')")
+        rs = self.session.execute("SELECT v FROM events WHERE k = 't'", trace=True)
+        self.assertEqual(rs.one().v, "x")
+        trace = rs.get_query_trace(max_wait_sec=5)
+        self.assertEqual(trace.request_type, "Execute CQL3 query")
+        self.assertEqual(trace.parameters["query"], "SELECT v FROM events WHERE k = 't'")
+        self.assertIsNotNone(trace.duration)
+        self.assertEqual(str(trace.coordinator), HOST)
+        activities = [e.description for e in trace.events]
+        self.assertTrue(any(a.startswith("Read partition") for a in activities), activities)
+        self.assertIn("Returned 1 rows", activities)
+
     def test_errors(self):
         with self.assertRaises(InvalidRequest) as cm:
             self.session.execute("SELECT * FROM nope")

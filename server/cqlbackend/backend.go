@@ -17,6 +17,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"strconv"
 	"strings"
 
 	"github.com/minicass/minicass/cql"
@@ -36,7 +37,11 @@ func New(x *cql.Executor) *Backend { return &Backend{x: x} }
 // NewSession returns the Session of one connection, with no current
 // keyspace.
 func (b *Backend) NewSession(ctx context.Context, info server.ConnInfo) server.Session {
-	return &Session{s: b.x.NewSession()}
+	s := &Session{s: b.x.NewSession()}
+	if tcp, ok := info.RemoteAddr.(*net.TCPAddr); ok {
+		s.client = tcp.IP
+	}
+	return s
 }
 
 // Announce tells x the address clients reach it at (the listener's
@@ -57,7 +62,8 @@ func Announce(x *cql.Executor, addr net.Addr) error {
 
 // Session is one connection's session.
 type Session struct {
-	s *cql.Session
+	s      *cql.Session
+	client net.IP // the client's address, for traces
 }
 
 // Query runs one statement.
@@ -66,7 +72,7 @@ func (s *Session) Query(ctx context.Context, query string, p *server.QueryParams
 	if err != nil {
 		return nil, toError(err)
 	}
-	return result(res, false), nil
+	return s.traced(ctx, result(res, false), res.Trace, "Execute CQL3 query", queryTraceParams(query, p)), nil
 }
 
 // Prepare prepares a statement.
@@ -86,7 +92,15 @@ func (s *Session) Execute(ctx context.Context, id []byte, p *server.QueryParams)
 	if err != nil {
 		return nil, toError(err)
 	}
-	return result(res, p != nil && p.SkipMetadata), nil
+	out := result(res, p != nil && p.SkipMetadata)
+	if res.Trace == nil {
+		return out, nil
+	}
+	var query string
+	if prep := s.s.Executor().Lookup(id); prep != nil {
+		query = prep.Query
+	}
+	return s.traced(ctx, out, res.Trace, "Execute CQL3 prepared query", queryTraceParams(query, p)), nil
 }
 
 // Batch runs a BATCH request. The entries become one BEGIN BATCH ... APPLY
@@ -104,7 +118,7 @@ func (s *Session) Batch(ctx context.Context, b *server.BatchRequest) (*server.Re
 		sb.WriteString("BEGIN BATCH ")
 	}
 	p := &cql.Params{Consistency: uint16(b.Consistency), SerialConsistency: uint16(b.SerialConsistency),
-		Timestamp: b.DefaultTimestamp, HasTimestamp: b.HasTimestamp}
+		Timestamp: b.DefaultTimestamp, HasTimestamp: b.HasTimestamp, Trace: b.Tracing}
 	sess := s.s
 	for i, e := range b.Entries {
 		q := e.Query
@@ -134,7 +148,54 @@ func (s *Session) Batch(ctx context.Context, b *server.BatchRequest) (*server.Re
 	if err != nil {
 		return nil, toError(err)
 	}
-	return result(res, false), nil
+	tp := map[string]string{"consistency_level": b.Consistency.String(), "serial_consistency_level": serial(b.SerialConsistency).String()}
+	return s.traced(ctx, result(res, false), res.Trace, "Execute batch of CQL3 queries", tp), nil
+}
+
+// queryTraceParams are the parameters Cassandra's QueryMessage and
+// ExecuteMessage record in a trace session.
+func queryTraceParams(query string, p *server.QueryParams) map[string]string {
+	m := map[string]string{"query": query}
+	if p == nil {
+		return m
+	}
+	if p.PageSize > 0 {
+		m["page_size"] = strconv.Itoa(int(p.PageSize))
+	}
+	m["consistency_level"] = p.Consistency.String()
+	m["serial_consistency_level"] = serial(p.SerialConsistency).String()
+	return m
+}
+
+// serial is the serial consistency in effect: SERIAL unless the request
+// names one, as in Cassandra's QueryOptions.
+func serial(c frame.Consistency) frame.Consistency {
+	if c == 0 {
+		return frame.Serial
+	}
+	return c
+}
+
+// traced records trace t of a request (when the client asked for one) and
+// returns out carrying the tracing session id. A trace that cannot be
+// written does not fail the request, which has run: the result carries a
+// warning instead.
+func (s *Session) traced(ctx context.Context, out *server.Result, t *cql.Trace, request string, params map[string]string) *server.Result {
+	if t == nil {
+		return out
+	}
+	if out == nil {
+		out = &server.Result{Kind: server.ResultVoid}
+	}
+	req := cql.TraceRequest{Client: s.client, Command: "QUERY", Request: request, Thread: "Native-Transport-Requests-1", Parameters: params}
+	id, err := s.s.Executor().RecordTrace(ctx, req, t)
+	if err != nil {
+		out.Warnings = append(out.Warnings, "Tracing session not recorded: "+err.Error())
+		return out
+	}
+	tid := [16]byte(id)
+	out.TracingID = &tid
+	return out
 }
 
 // paramsBlock holds a cql.Params and room for a few values, so that the
@@ -159,6 +220,7 @@ func params(p *server.QueryParams) *cql.Params {
 		HasTimestamp:      p.HasTimestamp,
 		Consistency:       uint16(p.Consistency),
 		SerialConsistency: uint16(p.SerialConsistency),
+		Trace:             p.Tracing,
 	}
 	if n := len(p.Values); n > 0 {
 		if n <= len(blk.vals) {

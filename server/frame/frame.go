@@ -101,6 +101,7 @@ func DecodeRequest(h Header, body []byte) (Message, error) {
 	if err != nil {
 		return nil, fmt.Errorf("decoding %s: %w", h.Opcode, err)
 	}
+	markTracing(h, m)
 	return m, nil
 }
 
@@ -135,5 +136,24 @@ func Decode(h Header, body []byte) (*Frame, error) {
 	if err != nil {
 		return nil, fmt.Errorf("decoding %s: %w", h.Opcode, err)
 	}
+	if !response {
+		markTracing(h, f.Message)
+	}
 	return f, nil
+}
+
+// markTracing sets the Tracing field of a QUERY, EXECUTE or BATCH request
+// whose frame has the tracing flag.
+func markTracing(h Header, m Message) {
+	if h.Flags&FlagTracing == 0 {
+		return
+	}
+	switch m := m.(type) {
+	case *Query:
+		m.Params.Tracing = true
+	case *Execute:
+		m.Params.Tracing = true
+	case *Batch:
+		m.Tracing = true
+	}
 }

@@ -151,7 +151,7 @@ func roundTripMessages() []Frame {
 				{Query: "DELETE FROM t WHERE k = 1", Values: [][]byte{}},
 			}}),
 		{Header: Header{Version: VersionRequest, Stream: 1, Flags: FlagTracing}, CustomPayload: map[string][]byte{"k": {1}},
-			Message: &Query{Query: "x", Params: QueryParams{Consistency: One}}},
+			Message: &Query{Query: "x", Params: QueryParams{Consistency: One, Tracing: true}}},
 		resp(&Ready{}),
 		resp(&Authenticate{Authenticator: "org.apache.cassandra.auth.PasswordAuthenticator"}),
 		resp(&Supported{Options: map[string][]string{"CQL_VERSION": {"3.4.6"}, "COMPRESSION": {"snappy"}, "PROTOCOL_VERSIONS": {"4/v4"}}}),

@@ -81,6 +81,9 @@ type Batch struct {
 	SerialConsistency Consistency // 0 when absent
 	DefaultTimestamp  int64
 	HasTimestamp      bool
+	// Tracing mirrors the request frame's tracing flag (0x02): DecodeRequest
+	// sets it; it is not part of the body.
+	Tracing bool
 	// NamesForValues mirrors flag 0x40. As in Cassandra, the entry values are
 	// read as a plain value list regardless (the v4 spec itself notes that
 	// named batch values cannot work, CASSANDRA-10246).
@@ -106,6 +109,9 @@ type QueryParams struct {
 	SerialConsistency Consistency
 	DefaultTimestamp  int64
 	HasTimestamp      bool
+	// Tracing mirrors the request frame's tracing flag (0x02): DecodeRequest
+	// sets it; it is not part of the body.
+	Tracing bool
 }
 
 // The <flags> byte of <query_parameters>. They are part of the wire format.

@@ -139,6 +139,9 @@ type Result struct {
 	Prepared    *Prepared
 	Change      *SchemaChange
 	Warnings    []string
+	// TracingID is the tracing session of a traced request; the server
+	// sends it in the response frame (flag 0x02).
+	TracingID *[16]byte
 }
 
 // Event is the EVENT response pushed on stream -1. Type is SCHEMA_CHANGE
