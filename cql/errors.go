@@ -115,6 +115,10 @@ type Error struct {
 	Keyspace, Table string
 	// ID is the unknown statement id for CodeUnprepared.
 	ID []byte
+	// Function and ArgTypes name the function that failed, for
+	// CodeFunctionFailure (Keyspace holds its keyspace).
+	Function string
+	ArgTypes []string
 	// Err is an underlying cause, if any.
 	Err error
 }

@@ -265,7 +265,22 @@ func (c *compileCtx) compileSelector(tbl *schema.Table, e parser.Expr) (selector
 		}
 		return newCastSel(arg, to)
 	case *parser.Constant:
-		return nil, invalidf("Cannot infer type for term %s in selection clause (try using a type hint)", e)
+		return nil, invalidf("Cannot infer type for term %s in selection clause (try using a cast to force a type)", e)
+	case *parser.BinaryExpr:
+		return c.compileOpSelector(tbl, opByte(e.Op), []parser.Expr{e.Left, e.Right})
+	case *parser.Neg:
+		if k, ok := negativeConstant(e); ok {
+			return c.compileSelector(tbl, k)
+		}
+		return c.compileOpSelector(tbl, 'n', []parser.Expr{e.Expr})
+	case *parser.TupleLit:
+		if len(e.Elems) == 1 {
+			s, err := c.compileSelector(tbl, e.Elems[0])
+			if err != nil {
+				return nil, err
+			}
+			return parenSel{s}, nil
+		}
 	case *parser.TypeHint:
 		t, err := convertType(e.Type, nil)
 		if err != nil {

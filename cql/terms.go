@@ -292,6 +292,10 @@ func (c *compileCtx) compileTerm(e parser.Expr, r receiver) (term, error) {
 		}
 		return foldConst(out), nil
 	case *parser.TupleLit:
+		if len(e.Elems) == 1 && r.typ.Kind != types.Tuple {
+			// A term between parentheses (Tuples.Literal.prepare).
+			return c.compileTerm(e.Elems[0], r)
+		}
 		if r.typ.Kind != types.Tuple || r.typ.UDT != nil {
 			return nil, invalidf("Invalid tuple literal for %s of type %s", r.name, r.typ)
 		}
@@ -322,9 +326,12 @@ func (c *compileCtx) compileTerm(e parser.Expr, r receiver) (term, error) {
 		}
 		return c.compileTerm(e.Expr, r.sub(r.name, ht))
 	case *parser.Neg:
-		if k, ok := e.Expr.(*parser.Constant); ok && (k.Kind == parser.ConstInteger || k.Kind == parser.ConstFloat) {
-			return c.compileTerm(&parser.Constant{Kind: k.Kind, Raw: "-" + k.Raw}, r)
+		if k, ok := negativeConstant(e); ok {
+			return c.compileTerm(k, r)
 		}
+		return c.compileOpTerm('n', []parser.Expr{e.Expr}, r)
+	case *parser.BinaryExpr:
+		return c.compileOpTerm(opByte(e.Op), []parser.Expr{e.Left, e.Right}, r)
 	}
 	return nil, invalidf("Invalid term %s for %s of type %s", e, r.name, r.typ)
 }

@@ -287,5 +287,6 @@ func toError(err error) error {
 	if !errors.As(err, &ce) {
 		return &server.Error{Code: frame.ErrCodeServer, Message: err.Error()}
 	}
-	return &server.Error{Code: server.ErrorCode(ce.Code), Message: ce.Message, Keyspace: ce.Keyspace, Table: ce.Table, UnpreparedID: ce.ID}
+	return &server.Error{Code: server.ErrorCode(ce.Code), Message: ce.Message, Keyspace: ce.Keyspace, Table: ce.Table, UnpreparedID: ce.ID,
+		Function: ce.Function, ArgTypes: ce.ArgTypes}
 }

@@ -1,0 +1,516 @@
+package cql
+
+import (
+	"fmt"
+	"math/big"
+	"strings"
+
+	"github.com/minicass/minicass/cql/parser"
+	"github.com/minicass/minicass/schema"
+	"github.com/minicass/minicass/types"
+)
+
+// Arithmetic operators (Cassandra 4: cql3/functions/OperationFcts). An
+// operation is a call of a native function, _add, _substract, _multiply,
+// _divide, _modulo or _negate, with one overload per pair of numeric types
+// (and timestamp or date with a duration for + and -), chosen as
+// FunctionResolver chooses any overload: by how well each operand can be
+// assigned to the overload's argument types, and, in a term, by the
+// receiver's type. The values are computed by package types with Java's
+// arithmetic.
+
+// opOverload is one overload of an operation function.
+type opOverload struct {
+	op   byte // '+', '-', '*', '/', '%', or 'n' for negation
+	name string
+	args []types.Type
+	ret  types.Type
+}
+
+// opNames are the native functions behind the operators.
+var opNames = map[byte]string{'+': "_add", '-': "_substract", '*': "_multiply", '/': "_divide", '%': "_modulo", 'n': "_negate"}
+
+// opOverloads lists each operator's overloads in Cassandra's registration
+// order (OperationFcts.all), which decides between equally good matches.
+var opOverloads = map[byte][]*opOverload{}
+
+func init() {
+	numeric := []types.Type{types.TinyintType, types.SmallintType, types.IntType, types.BigintType, types.FloatType,
+		types.DoubleType, types.DecimalType, types.VarintType, types.CounterType}
+	for _, op := range []byte{'+', '-', '*', '/', '%'} {
+		for _, l := range numeric {
+			for _, r := range numeric {
+				opOverloads[op] = append(opOverloads[op], &opOverload{op: op, name: opNames[op], args: []types.Type{l, r}, ret: types.ArithResultType(l, r)})
+			}
+		}
+	}
+	for _, op := range []byte{'+', '-'} {
+		for _, t := range []types.Type{types.TimestampType, types.DateType} {
+			opOverloads[op] = append(opOverloads[op], &opOverload{op: op, name: opNames[op], args: []types.Type{t, types.DurationType}, ret: t})
+		}
+	}
+	for _, t := range numeric {
+		opOverloads['n'] = append(opOverloads['n'], &opOverload{op: 'n', name: "_negate", args: []types.Type{t}, ret: t})
+	}
+}
+
+// signature is the overload's argument types, as error extras list them.
+func (o *opOverload) signature() []string {
+	out := make([]string, len(o.args))
+	for i, a := range o.args {
+		out[i] = a.String()
+	}
+	return out
+}
+
+// apply computes the operation on non-empty values.
+func (o *opOverload) apply(vals [][]byte) ([]byte, error) {
+	switch {
+	case o.op == 'n':
+		return types.Negate(o.args[0], vals[0]), nil
+	case o.args[1].Kind == types.Duration:
+		return types.AddDuration(o.args[0], vals[0], vals[1], o.op == '-')
+	}
+	return types.Arith(types.ArithOp(o.op), o.ret, o.args[0], vals[0], o.args[1], vals[1])
+}
+
+// eval applies the operation to argument values: null if any is null or
+// empty (OperationFunction.execute), an error wrapped as Cassandra wraps it
+// (OperationExecutionException: "the operation 'int / int' failed: / by
+// zero", a function failure of system._divide) otherwise.
+func (o *opOverload) eval(vals [][]byte) ([]byte, error) {
+	for _, v := range vals {
+		if len(v) == 0 {
+			return nil, nil
+		}
+	}
+	b, err := o.apply(vals)
+	if err != nil {
+		msg := fmt.Sprintf("the operation '%s %c %s' failed: %v", o.args[0], o.op, o.args[len(o.args)-1], err)
+		return nil, &Error{Code: CodeFunctionFailure, Message: msg, Keyspace: "system", Function: o.name, ArgTypes: o.signature()}
+	}
+	return b, nil
+}
+
+// assignment is how well a value can be assigned to a type
+// (AssignmentTestable.TestResult).
+type assignment uint8
+
+const (
+	notAssignable assignment = iota
+	weaklyAssignable
+	exactMatch
+)
+
+// opArg is an operand as overload resolution sees it: its text in
+// messages, whether it is a bind marker, and how well it assigns to a type.
+type opArg struct {
+	text   string
+	marker bool
+	assign func(types.Type) assignment
+}
+
+// resolveOp picks the overload of op for args (FunctionResolver.get and
+// pickBestMatch). recv is the receiver's type in a term, Invalid in a
+// selection.
+func resolveOp(op byte, args []opArg, recv types.Type) (*opOverload, error) {
+	var compatible []*opOverload
+	for _, o := range opOverloads[op] {
+		if recv.Kind != types.Invalid && typeAssignment(o.ret, recv) == notAssignable {
+			continue
+		}
+		match := exactMatch
+		for i, a := range args {
+			match = min(match, a.assign(o.args[i]))
+		}
+		switch match {
+		case exactMatch:
+			return o, nil
+		case weaklyAssignable:
+			compatible = append(compatible, o)
+		}
+	}
+	markers := false
+	for _, a := range args {
+		markers = markers || a.marker
+	}
+	switch {
+	case len(compatible) == 1:
+		return compatible[0], nil
+	case len(compatible) == 0 && op == 'n':
+		return nil, invalidf("Invalid call to function system._negate, none of its type signatures match (known type signatures: %s)", opSignatures(opOverloads['n']))
+	case len(compatible) == 0:
+		return nil, invalidf("the '%c' operation is not supported between %s and %s", op, args[0].text, args[1].text)
+	case recv.Kind != types.Invalid && !markers:
+		for _, o := range compatible {
+			if o.args[0].Equal(recv) && (len(o.args) == 1 || o.args[1].Equal(recv)) {
+				return o, nil
+			}
+		}
+	}
+	if op == 'n' {
+		return nil, invalidf("Ambiguous negation: use type casts to disambiguate")
+	}
+	return nil, invalidf("Ambiguous '%c' operation with args %s and %s: use type casts to disambiguate", op, args[0].text, args[1].text)
+}
+
+func opSignatures(os []*opOverload) string {
+	parts := make([]string, len(os))
+	for i, o := range os {
+		parts[i] = fmt.Sprintf("system.%s : (%s) -> %s", o.name, strings.Join(o.signature(), ", "), o.ret)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// typeAssignment is AbstractType.testAssignment: a value of type from is an
+// exact match for the same type, weakly assignable to a type that accepts
+// its bytes (valueCompatible), and not assignable otherwise.
+func typeAssignment(from, to types.Type) assignment {
+	switch {
+	case from.Equal(to):
+		return exactMatch
+	case valueCompatible(to, from):
+		return weaklyAssignable
+	}
+	return notAssignable
+}
+
+// valueCompatible is AbstractType.isValueCompatibleWith: whether a column
+// of type to can read the bytes of a value of type from.
+func valueCompatible(to, from types.Type) bool {
+	switch to.Kind {
+	case types.Blob:
+		return true
+	case types.Text:
+		return from.Kind == types.Ascii
+	case types.Varint:
+		return from.Kind == types.Int || from.Kind == types.Bigint || from.Kind == types.Timestamp
+	case types.Bigint:
+		return from.Kind == types.Timestamp
+	case types.Timestamp:
+		return from.Kind == types.Bigint
+	case types.Counter:
+		return from.Kind == types.Bigint
+	}
+	return false
+}
+
+// literalAssignment is Constants.Literal.testAssignment: an integer is an
+// exact match for the smallest of int, bigint and varint that holds it and
+// weakly assignable to the other numeric and time types; a float is exact
+// for double (or decimal when a double cannot hold it) and weak for float
+// and decimal; a string is weak for the text and time types; a duration
+// for duration; null for anything but a counter.
+func literalAssignment(c *parser.Constant, t types.Type) assignment {
+	k := t.Kind
+	switch c.Kind {
+	case parser.ConstNull:
+		if k == types.Counter {
+			return notAssignable
+		}
+		return weaklyAssignable
+	case parser.ConstInteger:
+		preferred := types.VarintType
+		if v, ok := new(big.Int).SetString(c.Value(), 10); ok {
+			switch {
+			case v.IsInt64() && int64(int32(v.Int64())) == v.Int64():
+				preferred = types.IntType
+			case v.IsInt64():
+				preferred = types.BigintType
+			}
+		}
+		if k == preferred.Kind {
+			return exactMatch
+		}
+		switch k {
+		case types.Bigint, types.Counter, types.Date, types.Decimal, types.Double, types.Duration, types.Float,
+			types.Int, types.Smallint, types.Time, types.Timestamp, types.Tinyint, types.Varint:
+			return weaklyAssignable
+		}
+	case parser.ConstFloat:
+		preferred := types.Decimal
+		if v, ok := types.ParseDecimal(c.Value()); ok {
+			if d, ok := types.ParseDecimal(types.JavaDoubleString(mustFloat(c.Value()))); ok && d.Rat().Cmp(v.Rat()) == 0 && d.Scale == v.Scale {
+				preferred = types.Double
+			}
+		} else {
+			preferred = types.Double // NaN, Infinity
+		}
+		if k == preferred {
+			return exactMatch
+		}
+		if k == types.Decimal || k == types.Double || k == types.Float {
+			return weaklyAssignable
+		}
+	case parser.ConstString:
+		switch k {
+		case types.Ascii, types.Text, types.Inet, types.Date, types.Time, types.Timestamp:
+			return weaklyAssignable
+		}
+	case parser.ConstDuration:
+		if k == types.Duration {
+			return weaklyAssignable
+		}
+	case parser.ConstBoolean:
+		if k == types.Boolean {
+			return exactMatch
+		}
+	case parser.ConstUUID:
+		if k == types.UUID || k == types.TimeUUID {
+			return weaklyAssignable
+		}
+	case parser.ConstHex:
+		if k == types.Blob {
+			return weaklyAssignable
+		}
+	}
+	return notAssignable
+}
+
+func mustFloat(s string) float64 {
+	var f float64
+	fmt.Sscan(s, &f)
+	return f
+}
+
+// negativeConstant returns -n for a negated numeric literal: Cassandra's
+// lexer reads "-1" as one literal, not as a negation.
+func negativeConstant(e parser.Expr) (*parser.Constant, bool) {
+	n, ok := e.(*parser.Neg)
+	if !ok {
+		return nil, false
+	}
+	k, ok := n.Expr.(*parser.Constant)
+	if !ok || (k.Kind != parser.ConstInteger && k.Kind != parser.ConstFloat) || strings.HasPrefix(k.Raw, "-") {
+		return nil, false
+	}
+	return &parser.Constant{Kind: k.Kind, Raw: "-" + k.Raw}, true
+}
+
+// unparen returns the element of a one-element tuple literal, which the
+// grammar cannot tell from a parenthesized term (Tuples.Literal.prepare).
+func unparen(e parser.Expr, t types.Type) parser.Expr {
+	if tl, ok := e.(*parser.TupleLit); ok && len(tl.Elems) == 1 && t.Kind != types.Tuple {
+		return tl.Elems[0]
+	}
+	return e
+}
+
+// termArg describes a term operand for resolution.
+func (c *compileCtx) termArg(e parser.Expr, r receiver) opArg {
+	if k, ok := negativeConstant(e); ok {
+		e = k
+	}
+	a := opArg{text: termText(e)}
+	switch e := e.(type) {
+	case *parser.Constant:
+		a.assign = func(t types.Type) assignment { return literalAssignment(e, t) }
+	case *parser.BindMarker:
+		a.marker = true
+		a.assign = func(types.Type) assignment { return weaklyAssignable }
+	case *parser.TypeHint:
+		a.assign = func(t types.Type) assignment {
+			ht, err := convertType(e.Type, nil)
+			if err != nil {
+				return notAssignable
+			}
+			return typeAssignment(ht, t)
+		}
+	default:
+		// A nested operation or function call: its result type for the
+		// argument type, weakly assignable when it cannot be resolved
+		// yet (FunctionCall.Raw.testAssignment).
+		a.assign = func(t types.Type) assignment {
+			tm, err := (&compileCtx{}).compileTerm(e, r.sub(r.name, t))
+			if err != nil {
+				return weaklyAssignable
+			}
+			if ot, ok := tm.(opTerm); ok {
+				return typeAssignment(ot.o.ret, t)
+			}
+			return weaklyAssignable
+		}
+	}
+	return a
+}
+
+// opByte is the operator of a parsed binary expression.
+func opByte(op parser.ArithOp) byte { return "?+-*/%"[op] }
+
+// termText is how an operand shows in messages: a literal as written, a
+// marker as ?, a nested operation as the function call it is.
+func termText(e parser.Expr) string {
+	switch e := e.(type) {
+	case *parser.BindMarker:
+		return "?"
+	case *parser.BinaryExpr:
+		return fmt.Sprintf("system.%s(%s, %s)", opNames[opByte(e.Op)], termText(e.Left), termText(e.Right))
+	case *parser.Neg:
+		return fmt.Sprintf("system._negate(%s)", termText(e.Expr))
+	case *parser.TypeHint:
+		return "(" + e.Type.String() + ")" + termText(e.Expr) // TypeCast.toString
+	}
+	return e.String()
+}
+
+// opTerm is an operation in a term.
+type opTerm struct {
+	o    *opOverload
+	args []term
+}
+
+func (t opTerm) eval(q *execution) (Value, error) {
+	vals := make([][]byte, len(t.args))
+	for i, a := range t.args {
+		v, err := a.eval(q)
+		if err != nil {
+			return Value{}, err
+		}
+		if v.Unset {
+			return Value{}, invalidf("Invalid unset value for argument in call to function %s", t.o.name)
+		}
+		vals[i] = v.Bytes
+	}
+	b, err := t.o.eval(vals)
+	return Value{Bytes: b}, err
+}
+
+// compileOpTerm compiles an operation (operands, or one operand for a
+// negation) used as a term for receiver r.
+func (c *compileCtx) compileOpTerm(op byte, operands []parser.Expr, r receiver) (term, error) {
+	args := make([]opArg, len(operands))
+	for i, e := range operands {
+		operands[i] = unparen(e, types.Type{})
+		args[i] = c.termArg(operands[i], r)
+	}
+	o, err := resolveOp(op, args, r.typ)
+	if err != nil {
+		return nil, err
+	}
+	out := opTerm{o: o, args: make([]term, len(operands))}
+	for i, e := range operands {
+		if out.args[i], err = c.compileTerm(e, r.sub(fmt.Sprintf("arg%d(system.%s)", i, o.name), o.args[i])); err != nil {
+			return nil, err
+		}
+	}
+	if isConstTerms(out.args) {
+		// Operations on constants fold at compile time; an error is
+		// reported at execution, with the same text.
+		if v, err := out.eval(&execution{}); err == nil {
+			return constTerm{v: v.Bytes}, nil
+		}
+	}
+	return out, nil
+}
+
+// opSel is an operation in a selection.
+type opSel struct {
+	o     *opOverload
+	args  []selector
+	label string
+}
+
+func (s *opSel) name() string    { return s.label }
+func (s *opSel) typ() types.Type { return s.o.ret }
+func (s *opSel) aggregate() bool {
+	for _, a := range s.args {
+		if a.aggregate() {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *opSel) newEval() evaluator {
+	e := &opEval{s: s, args: make([]evaluator, len(s.args))}
+	for i, a := range s.args {
+		e.args[i] = a.newEval()
+	}
+	return e
+}
+
+type opEval struct {
+	s    *opSel
+	args []evaluator
+}
+
+func (e *opEval) add(q *execution, r *selRow) error {
+	for _, a := range e.args {
+		if err := a.add(q, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *opEval) out(q *execution) ([]byte, error) {
+	vals := make([][]byte, len(e.args))
+	for i, a := range e.args {
+		v, err := a.out(q)
+		if err != nil {
+			return nil, err
+		}
+		vals[i] = v
+	}
+	return e.s.o.eval(vals)
+}
+
+func (e *opEval) reset() {
+	for _, a := range e.args {
+		a.reset()
+	}
+}
+
+// parenSel is a parenthesized selector: the same values, named "(x)".
+type parenSel struct{ selector }
+
+func (s parenSel) name() string { return "(" + s.selector.name() + ")" }
+
+// compileOpSelector compiles an operation in a selection. Operands that are
+// literals take the chosen overload's argument type; "SELECT 1 + 1" is an
+// int.
+func (c *compileCtx) compileOpSelector(tbl *schema.Table, op byte, operands []parser.Expr) (selector, error) {
+	args := make([]opArg, len(operands))
+	sels := make([]selector, len(operands))
+	for i, e := range operands {
+		if k, ok := negativeConstant(e); ok {
+			e, operands[i] = k, k
+		}
+		switch e := e.(type) {
+		case *parser.Constant:
+			args[i] = opArg{text: e.String(), assign: func(t types.Type) assignment { return literalAssignment(e, t) }}
+		case *parser.BindMarker:
+			args[i] = opArg{text: "?", marker: true, assign: func(types.Type) assignment { return weaklyAssignable }}
+		default:
+			s, err := c.compileSelector(tbl, e)
+			if err != nil {
+				return nil, err
+			}
+			sels[i] = s
+			st := s.typ()
+			args[i] = opArg{text: s.name(), assign: func(t types.Type) assignment { return typeAssignment(st, t) }}
+		}
+	}
+	o, err := resolveOp(op, args, types.Type{})
+	if err != nil {
+		return nil, err
+	}
+	for i, e := range operands {
+		if sels[i] != nil {
+			continue
+		}
+		if _, ok := e.(*parser.BindMarker); ok {
+			return nil, invalidf("Bind markers are not supported in the selection clause: %s", e)
+		}
+		tm, err := c.compileTerm(e, receiver{ks: tbl.Keyspace, table: tbl.Name, name: e.String(), typ: o.args[i]})
+		if err != nil {
+			return nil, err
+		}
+		sels[i] = &constSel{label: e.String(), t: o.args[i], v: tm.(constTerm).v}
+	}
+	label := "-" + sels[0].name()
+	if op != 'n' {
+		label = fmt.Sprintf("%s %c %s", sels[0].name(), op, sels[1].name())
+	}
+	return &opSel{o: o, args: sels, label: label}, nil
+}
