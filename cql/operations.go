@@ -412,53 +412,10 @@ type opSel struct {
 
 func (s *opSel) name() string    { return s.label }
 func (s *opSel) typ() types.Type { return s.o.ret }
-func (s *opSel) aggregate() bool {
-	for _, a := range s.args {
-		if a.aggregate() {
-			return true
-		}
-	}
-	return false
-}
+func (s *opSel) aggregate() bool { return anyAggregate(s.args) }
 
 func (s *opSel) newEval() evaluator {
-	e := &opEval{s: s, args: make([]evaluator, len(s.args))}
-	for i, a := range s.args {
-		e.args[i] = a.newEval()
-	}
-	return e
-}
-
-type opEval struct {
-	s    *opSel
-	args []evaluator
-}
-
-func (e *opEval) add(q *execution, r *selRow) error {
-	for _, a := range e.args {
-		if err := a.add(q, r); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (e *opEval) out(q *execution) ([]byte, error) {
-	vals := make([][]byte, len(e.args))
-	for i, a := range e.args {
-		v, err := a.out(q)
-		if err != nil {
-			return nil, err
-		}
-		vals[i] = v
-	}
-	return e.s.o.eval(vals)
-}
-
-func (e *opEval) reset() {
-	for _, a := range e.args {
-		a.reset()
-	}
+	return newCallEval(s.args, func(_ *execution, vals [][]byte) ([]byte, error) { return s.o.eval(vals) })
 }
 
 // parenSel is a parenthesized selector: the same values, named "(x)".

@@ -154,8 +154,21 @@ func (s *funcSel) name() string {
 
 func (s *funcSel) typ() types.Type { return s.fn.ret }
 
-func (s *funcSel) aggregate() bool {
-	for _, a := range s.args {
+func (s *funcSel) aggregate() bool { return anyAggregate(s.args) }
+
+func (s *funcSel) newEval() evaluator {
+	return newCallEval(s.args, func(q *execution, vals [][]byte) ([]byte, error) {
+		b, err := s.fn.impl(q, vals)
+		if err != nil {
+			return nil, &Error{Code: CodeFunctionFailure, Message: sprintf("execution of 'system.%s[%s]' failed: %v", s.fn.name, s.fn.argList(), err)}
+		}
+		return b, nil
+	})
+}
+
+// anyAggregate reports whether one of the selectors aggregates rows.
+func anyAggregate(args []selector) bool {
+	for _, a := range args {
 		if a.aggregate() {
 			return true
 		}
@@ -163,20 +176,23 @@ func (s *funcSel) aggregate() bool {
 	return false
 }
 
-type funcEval struct {
-	s    *funcSel
+// callEval evaluates a call (function or operation) of argument
+// selectors: it feeds every row to the arguments and calls call on their
+// values.
+type callEval struct {
 	args []evaluator
+	call func(q *execution, vals [][]byte) ([]byte, error)
 }
 
-func (s *funcSel) newEval() evaluator {
-	e := &funcEval{s: s, args: make([]evaluator, len(s.args))}
-	for i, a := range s.args {
+func newCallEval(args []selector, call func(q *execution, vals [][]byte) ([]byte, error)) *callEval {
+	e := &callEval{args: make([]evaluator, len(args)), call: call}
+	for i, a := range args {
 		e.args[i] = a.newEval()
 	}
 	return e
 }
 
-func (e *funcEval) add(q *execution, r *selRow) error {
+func (e *callEval) add(q *execution, r *selRow) error {
 	for _, a := range e.args {
 		if err := a.add(q, r); err != nil {
 			return err
@@ -185,7 +201,7 @@ func (e *funcEval) add(q *execution, r *selRow) error {
 	return nil
 }
 
-func (e *funcEval) out(q *execution) ([]byte, error) {
+func (e *callEval) out(q *execution) ([]byte, error) {
 	vals := make([][]byte, len(e.args))
 	for i, a := range e.args {
 		v, err := a.out(q)
@@ -194,14 +210,10 @@ func (e *funcEval) out(q *execution) ([]byte, error) {
 		}
 		vals[i] = v
 	}
-	b, err := e.s.fn.impl(q, vals)
-	if err != nil {
-		return nil, &Error{Code: CodeFunctionFailure, Message: sprintf("execution of 'system.%s[%s]' failed: %v", e.s.fn.name, e.s.fn.argList(), err)}
-	}
-	return b, nil
+	return e.call(q, vals)
 }
 
-func (e *funcEval) reset() {
+func (e *callEval) reset() {
 	for _, a := range e.args {
 		a.reset()
 	}

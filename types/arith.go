@@ -116,36 +116,10 @@ func Arith(op ArithOp, ret, lt Type, l []byte, rt Type, r []byte) ([]byte, error
 		}
 		return encodeInt(ret, v), nil
 	case Float:
-		a, b := toFloat32(lt, l), toFloat32(rt, r)
-		var v float32
-		switch op {
-		case OpAdd:
-			v = a + b
-		case OpSub:
-			v = a - b
-		case OpMul:
-			v = a * b
-		case OpDiv:
-			v = a / b
-		default:
-			v = float32(math.Mod(float64(a), float64(b)))
-		}
+		v := floatOp(op, toFloat32(lt, l), toFloat32(rt, r))
 		return binary.BigEndian.AppendUint32(nil, math.Float32bits(v)), nil
 	case Double:
-		a, b := toFloat64(lt, l), toFloat64(rt, r)
-		var v float64
-		switch op {
-		case OpAdd:
-			v = a + b
-		case OpSub:
-			v = a - b
-		case OpMul:
-			v = a * b
-		case OpDiv:
-			v = a / b
-		default:
-			v = math.Mod(a, b)
-		}
+		v := floatOp(op, toFloat64(lt, l), toFloat64(rt, r))
 		return binary.BigEndian.AppendUint64(nil, math.Float64bits(v)), nil
 	case Varint:
 		a, b := toBigInt(lt, l), toBigInt(rt, r)
@@ -222,6 +196,22 @@ func Negate(t Type, v []byte) []byte {
 		return encodeDecimal(DecimalValue{Unscaled: new(big.Int).Neg(a0(d.Unscaled)), Scale: d.Scale})
 	}
 	return v
+}
+
+// floatOp is Java's float or double arithmetic: IEEE 754, and % the
+// truncated remainder (exact, so computing it in float64 loses nothing).
+func floatOp[F float32 | float64](op ArithOp, a, b F) F {
+	switch op {
+	case OpAdd:
+		return a + b
+	case OpSub:
+		return a - b
+	case OpMul:
+		return a * b
+	case OpDiv:
+		return a / b
+	}
+	return F(math.Mod(float64(a), float64(b)))
 }
 
 func intOp(op ArithOp, a, b int64) int64 {
