@@ -13,7 +13,8 @@ import (
 // Arithmetic operators (Cassandra 4: cql3/functions/OperationFcts). An
 // operation is a call of a native function, _add, _substract, _multiply,
 // _divide, _modulo or _negate, with one overload per pair of numeric types
-// (and timestamp or date with a duration for + and -), chosen as
+// (and timestamp or date with a duration for + and -, and text or ascii
+// for + since Cassandra 4.1), chosen as
 // FunctionResolver chooses any overload: by how well each operand can be
 // assigned to the overload's argument types, and, in a term, by the
 // receiver's type. The values are computed by package types with Java's
@@ -49,6 +50,11 @@ func init() {
 			opOverloads[op] = append(opOverloads[op], &opOverload{op: op, name: opNames[op], args: []types.Type{t, types.DurationType}, ret: t})
 		}
 	}
+	// Cassandra 4.1's string concatenation (addStringConcatenations).
+	text, ascii := types.TextType, types.AsciiType
+	for _, sig := range [][3]types.Type{{text, text, text}, {ascii, ascii, ascii}, {ascii, text, text}, {text, ascii, text}} {
+		opOverloads['+'] = append(opOverloads['+'], &opOverload{op: '+', name: "_add", args: []types.Type{sig[0], sig[1]}, ret: sig[2]})
+	}
 	for _, t := range numeric {
 		opOverloads['n'] = append(opOverloads['n'], &opOverload{op: 'n', name: "_negate", args: []types.Type{t}, ret: t})
 	}
@@ -70,6 +76,8 @@ func (o *opOverload) apply(vals [][]byte) ([]byte, error) {
 		return types.Negate(o.args[0], vals[0]), nil
 	case o.args[1].Kind == types.Duration:
 		return types.AddDuration(o.args[0], vals[0], vals[1], o.op == '-')
+	case o.ret.Kind == types.Text || o.ret.Kind == types.Ascii:
+		return append(append(make([]byte, 0, len(vals[0])+len(vals[1])), vals[0]...), vals[1]...), nil
 	}
 	return types.Arith(types.ArithOp(o.op), o.ret, o.args[0], vals[0], o.args[1], vals[1])
 }
@@ -199,8 +207,9 @@ func valueCompatible(to, from types.Type) bool {
 // exact match for the smallest of int, bigint and varint that holds it and
 // weakly assignable to the other numeric and time types; a float is exact
 // for double (or decimal when a double cannot hold it) and weak for float
-// and decimal; a string is weak for the text and time types; a duration
-// for duration; null for anything but a counter.
+// and decimal; a string is exact for ascii (text when it is not ASCII) and
+// weak for the other text and time types; a duration is weak for
+// duration; null for anything but a counter.
 func literalAssignment(c *parser.Constant, t types.Type) assignment {
 	k := t.Kind
 	switch c.Kind {
@@ -243,6 +252,18 @@ func literalAssignment(c *parser.Constant, t types.Type) assignment {
 			return weaklyAssignable
 		}
 	case parser.ConstString:
+		// The preferred type is ascii when every character is ASCII,
+		// text otherwise.
+		preferred := types.Ascii
+		for _, r := range c.Value() {
+			if r > 127 {
+				preferred = types.Text
+				break
+			}
+		}
+		if k == preferred {
+			return exactMatch
+		}
 		switch k {
 		case types.Ascii, types.Text, types.Inet, types.Date, types.Time, types.Timestamp:
 			return weaklyAssignable
