@@ -341,17 +341,43 @@ func (c *compileCtx) termArg(e parser.Expr, r receiver) opArg {
 		// A nested operation or function call: its result type for the
 		// argument type, weakly assignable when it cannot be resolved
 		// yet (FunctionCall.Raw.testAssignment).
-		a.assign = func(t types.Type) assignment {
-			tm, err := (&compileCtx{}).compileTerm(e, r.sub(r.name, t))
-			if err != nil {
-				return weaklyAssignable
-			}
-			if ot, ok := tm.(opTerm); ok {
-				return typeAssignment(ot.o.ret, t)
-			}
-			return weaklyAssignable
+		a.assign = func(t types.Type) assignment { return c.nestedAssignment(e, r, t) }
+	}
+	return a
+}
+
+// nestedKey identifies a nested expression resolved for a type.
+type nestedKey struct {
+	e parser.Expr
+	t string
+}
+
+// nestedAssignment is how the nested expression e assigns to t, resolved
+// once per (e, t) for the whole statement. The probe compilation records
+// no bind markers.
+func (c *compileCtx) nestedAssignment(e parser.Expr, r receiver, t types.Type) assignment {
+	if c.nested == nil {
+		c.nested = map[nestedKey]assignment{}
+	}
+	k := nestedKey{e, t.String()}
+	if a, ok := c.nested[k]; ok {
+		return a
+	}
+	a := weaklyAssignable
+	var o *opOverload
+	var err error
+	switch e := unparen(e, types.Type{}).(type) {
+	case *parser.BinaryExpr:
+		o, err = c.resolveTermOp(opByte(e.Op), []parser.Expr{e.Left, e.Right}, r.sub(r.name, t))
+	case *parser.Neg:
+		if _, ok := negativeConstant(e); !ok {
+			o, err = c.resolveTermOp('n', []parser.Expr{e.Expr}, r.sub(r.name, t))
 		}
 	}
+	if o != nil && err == nil {
+		a = typeAssignment(o.ret, t)
+	}
+	c.nested[k] = a
 	return a
 }
 
@@ -399,18 +425,13 @@ func (t opTerm) eval(q *execution) (Value, error) {
 // compileOpTerm compiles an operation (operands, or one operand for a
 // negation) used as a term for receiver r.
 func (c *compileCtx) compileOpTerm(op byte, operands []parser.Expr, r receiver) (term, error) {
-	args := make([]opArg, len(operands))
-	for i, e := range operands {
-		operands[i] = unparen(e, types.Type{})
-		args[i] = c.termArg(operands[i], r)
-	}
-	o, err := resolveOp(op, args, r.typ)
+	o, err := c.resolveTermOp(op, operands, r)
 	if err != nil {
 		return nil, err
 	}
 	out := opTerm{o: o, args: make([]term, len(operands))}
 	for i, e := range operands {
-		if out.args[i], err = c.compileTerm(e, r.sub(fmt.Sprintf("arg%d(system.%s)", i, o.name), o.args[i])); err != nil {
+		if out.args[i], err = c.compileTerm(unparen(e, types.Type{}), r.sub(fmt.Sprintf("arg%d(system.%s)", i, o.name), o.args[i])); err != nil {
 			return nil, err
 		}
 	}
@@ -422,6 +443,16 @@ func (c *compileCtx) compileOpTerm(op byte, operands []parser.Expr, r receiver) 
 		}
 	}
 	return out, nil
+}
+
+// resolveTermOp picks the overload of an operation used as a term for
+// receiver r.
+func (c *compileCtx) resolveTermOp(op byte, operands []parser.Expr, r receiver) (*opOverload, error) {
+	args := make([]opArg, len(operands))
+	for i, e := range operands {
+		args[i] = c.termArg(unparen(e, types.Type{}), r)
+	}
+	return resolveOp(op, args, r.typ)
 }
 
 // opSel is an operation in a selection.

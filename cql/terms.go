@@ -159,6 +159,11 @@ func (t funcTerm) eval(q *execution) (Value, error) {
 // compileCtx collects the bind markers of a statement while it compiles.
 type compileCtx struct {
 	specs []ColumnSpec
+	// nested memoizes how a nested operation or call assigns to a type
+	// during overload resolution (operations.go), so that resolving an
+	// expression costs time linear in its size, not exponential in its
+	// depth.
+	nested map[nestedKey]assignment
 }
 
 func newCompileCtx(n int) *compileCtx {
