@@ -26,10 +26,22 @@ func (p *selectPlan) readPartition(ctx context.Context, q *execution, key []byte
 	}
 	p.noteTombstones(q, key, part.Stats(), limit)
 	if q.trace != nil {
+		st := part.Stats()
+		q.trace.add("Executing single-partition query on %s", p.tbl.Name)
 		q.trace.add("Read partition %x of %s", key, p.tbl.QualifiedName())
-		for _, line := range strings.Split(strings.TrimSpace(part.Stats().String()), "\n") {
+		for _, line := range strings.Split(strings.TrimSpace(st.String()), "\n") {
 			q.trace.add("  %s", line)
 		}
+		// The two lines Cassandra's trace of a single-partition read ends
+		// with (SinglePartitionReadCommand, ReadCommand).
+		sstables := 0
+		for _, src := range st.Sources {
+			if src.Kind == engine.SourceSSTable && src.Read > 0 {
+				sstables++
+			}
+		}
+		q.trace.add("Merged data from memtables and %d sstables", sstables)
+		q.trace.add("Read %d live rows and %d tombstone cells", st.RowsReturned, st.TombstonesScanned())
 	}
 	return sp, nil
 }
