@@ -58,8 +58,6 @@ type TableStats struct {
 	// MeanPartitionSize is the mean partition size in bytes, 0 without
 	// SSTables.
 	MeanPartitionSize int64
-	// SSTablesPerRead is the percentiles of SSTables read per partition
-	// read; minicass does not track it, so it is empty.
 	// Compactions counts the compactions of the table in the history.
 	Compactions int
 	// Strategy is the compaction class in effect (LCS and UCS run as
