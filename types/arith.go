@@ -198,9 +198,9 @@ func Negate(t Type, v []byte) []byte {
 	return v
 }
 
-// floatOp is Java's float or double arithmetic: IEEE 754, and % the
-// truncated remainder (exact, so computing it in float64 loses nothing).
-func floatOp[F float32 | float64](op ArithOp, a, b F) F {
+// numOp is Java's arithmetic on two longs, floats or doubles: wrapping
+// integers, IEEE 754 floats; mod gives the remainder.
+func numOp[N int64 | float32 | float64](op ArithOp, a, b N, mod func(a, b N) N) N {
 	switch op {
 	case OpAdd:
 		return a + b
@@ -211,21 +211,17 @@ func floatOp[F float32 | float64](op ArithOp, a, b F) F {
 	case OpDiv:
 		return a / b
 	}
-	return F(math.Mod(float64(a), float64(b)))
+	return mod(a, b)
 }
 
 func intOp(op ArithOp, a, b int64) int64 {
-	switch op {
-	case OpAdd:
-		return a + b
-	case OpSub:
-		return a - b
-	case OpMul:
-		return a * b
-	case OpDiv:
-		return a / b
-	}
-	return a % b
+	return numOp(op, a, b, func(a, b int64) int64 { return a % b })
+}
+
+// floatOp is Java's float or double arithmetic; % is the truncated
+// remainder, exact, so computing it in float64 loses nothing.
+func floatOp[F float32 | float64](op ArithOp, a, b F) F {
+	return numOp(op, a, b, func(a, b F) F { return F(math.Mod(float64(a), float64(b))) })
 }
 
 func encodeInt(t Type, v int64) []byte {
