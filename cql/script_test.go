@@ -1,6 +1,7 @@
 package cql
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -20,6 +21,7 @@ func TestCQLScripts(t *testing.T) { runScripts(t, "testdata/scripts") }
 //	                pages concatenated when page=N, with the number of pages),
 //	                warnings, or the error as "code=2200 message=..."
 //	clock advance=D advances the engine's clock by a Go duration
+//	flush           flushes every table's memtable to an SSTable
 func runScripts(t *testing.T, dir string) {
 	datadriven.Walk(t, dir, func(t *testing.T, path string) {
 		s := newSelectTestSession(t)
@@ -31,6 +33,9 @@ func runScripts(t *testing.T, dir string) {
 					d.ScanArgs(t, "page", &page)
 				}
 				return runScript(t, s, d.Input, page)
+			case "flush":
+				require.NoError(t, s.x.eng.Flush(context.Background(), "", ""))
+				return ""
 			case "clock":
 				var adv string
 				d.ScanArgs(t, "advance", &adv)

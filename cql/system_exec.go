@@ -24,7 +24,10 @@ type systemState struct {
 	// written lists the keyspaces described in system_schema by the last
 	// refresh, so that a dropped keyspace's rows are removed.
 	written map[string]bool
-	booted  bool
+	// views lists, per table metric view, the partition keys its last
+	// refresh wrote (views.go).
+	views  map[string]map[string]bool
+	booted bool
 }
 
 func newSystemState(now int64) *systemState {

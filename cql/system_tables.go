@@ -221,6 +221,15 @@ var systemTableDefs = []systemTableDef{
 		cols: sysCols("address inet; port int; client_options frozen<map<text, text>>; connection_stage text; driver_name text; driver_version text; " +
 			"hostname text; protocol_version int; request_count bigint; ssl_cipher_suite text; ssl_enabled boolean; ssl_protocol text; username text"),
 		pk: []string{"address"}, ck: []string{"port"}},
+	// db/virtual/TableMetricTables: one row per table (views.go).
+	{keyspace: "system_views", name: "disk_usage",
+		cols: sysCols("keyspace_name text; table_name text; mebibytes bigint"), pk: []string{"keyspace_name", "table_name"}},
+	{keyspace: "system_views", name: "max_partition_size",
+		cols: sysCols("keyspace_name text; table_name text; mebibytes bigint"), pk: []string{"keyspace_name", "table_name"}},
+	{keyspace: "system_views", name: "rows_per_read",
+		cols: sysCols("keyspace_name text; table_name text; count bigint; max double; p50th double; p99th double"), pk: []string{"keyspace_name", "table_name"}},
+	{keyspace: "system_views", name: "tombstones_per_read",
+		cols: sysCols("keyspace_name text; table_name text; count bigint; max double; p50th double; p99th double"), pk: []string{"keyspace_name", "table_name"}},
 
 	// system_virtual_schema (db/virtual/VirtualSchemaKeyspace.java).
 	{keyspace: "system_virtual_schema", name: "columns", comment: "virtual column definitions",

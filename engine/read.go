@@ -42,10 +42,13 @@ type Partition struct {
 	reader *partitionReader
 	stats  *ReadStats
 
-	ctx      context.Context
-	release  func() // drops the read's SSTable references; nil for scans
-	limit    int    // rows left for this partition, -1: unlimited
-	shared   *int   // rows left for the whole read, nil: unlimited
+	ctx     context.Context
+	release func() // drops the read's SSTable references; nil for scans
+	// reads records the finished read in its table's histograms (a
+	// partition read; a scan records once, from its Scanner).
+	reads    *readHistograms
+	limit    int  // rows left for this partition, -1: unlimited
+	shared   *int // rows left for the whole read, nil: unlimited
 	returned int
 	peeked   *data.Row
 	done     bool
@@ -148,6 +151,10 @@ func (p *Partition) finish() {
 		p.release()
 		p.release = nil
 	}
+	if p.reads != nil {
+		p.reads.record(p.stats)
+		p.reads = nil
+	}
 }
 
 // Err returns the error that ended Next early, if any.
@@ -204,6 +211,7 @@ func (e *Engine) resolve(opts *ReadOptions) readState {
 	if rs.now == 0 {
 		rs.now = e.Now()
 	}
+	rs.stats.now = rs.now
 	if opts.Columns != nil {
 		rs.cols = columnFilter(opts.Columns)
 	}
@@ -341,8 +349,10 @@ func (e *Engine) ReadPartition(ctx context.Context, t *schema.Table, key []byte,
 		shared = &n
 	}
 	p := e.openPartition(ctx, token, key, parts, &opts, rs, shared)
+	p.reads = &s.reads
 	if p.done {
 		release()
+		p.finish() // records the read
 	} else {
 		p.release = release
 	}
@@ -370,9 +380,11 @@ type Scanner struct {
 	used    []int
 	cur     *Partition
 	release func()
-	shared  *int
-	err     error
-	done    bool
+	// reads records the scan, once, in its table's histograms.
+	reads  *readHistograms
+	shared *int
+	err    error
+	done   bool
 }
 
 // Scan returns a scanner over the partitions of table t whose token lies in
@@ -386,7 +398,7 @@ func (e *Engine) Scan(ctx context.Context, t *schema.Table, r data.TokenRange, o
 	if err != nil {
 		return nil, err
 	}
-	sc := &Scanner{ctx: ctx, e: e, opts: opts, rs: e.resolve(&opts)}
+	sc := &Scanner{ctx: ctx, e: e, opts: opts, rs: e.resolve(&opts), reads: &s.reads}
 	sc.rs.dropped = t.Dropped
 	if opts.Limit > 0 {
 		n := opts.Limit
@@ -510,6 +522,10 @@ func (sc *Scanner) Close() error {
 	if sc.release != nil {
 		sc.release()
 		sc.release = nil
+	}
+	if sc.reads != nil {
+		sc.reads.record(sc.rs.stats)
+		sc.reads = nil
 	}
 	return sc.err
 }

@@ -61,6 +61,9 @@ type ReadStats struct {
 	// warnAt and failAt are the engine's tombstone thresholds (negative:
 	// off).
 	warnAt, failAt int
+	// now is the read's time (unix seconds), which dates it in the
+	// table's per-read histograms.
+	now int64
 }
 
 // TombstonesScanned returns the tombstones the read met as Cassandra

@@ -145,6 +145,8 @@ type tableStore struct {
 	compactScheduled atomic.Bool
 	// stats counts reads and writes (tablestats).
 	readCount, writeCount atomic.Int64
+	// reads are the rows and tombstones per read (system_views).
+	reads readHistograms
 	// flushScheduled is set while a background flush is queued.
 	flushScheduled atomic.Bool
 	// dropped is set once the table is dropped: flushes stop.

@@ -58,6 +58,12 @@ type TableStats struct {
 	// MeanPartitionSize is the mean partition size in bytes, 0 without
 	// SSTables.
 	MeanPartitionSize int64
+	// RowsPerRead and TombstonesPerRead are the live rows and the
+	// tombstones each read of the table met, over the last minutes
+	// (Cassandra's decaying liveScannedHistogram and
+	// tombstoneScannedHistogram; system_views.rows_per_read and
+	// tombstones_per_read).
+	RowsPerRead, TombstonesPerRead ReadHistogram
 	// Compactions counts the compactions of the table in the history.
 	Compactions int
 	// Strategy is the compaction class in effect (LCS and UCS run as
@@ -78,6 +84,7 @@ func (e *Engine) TableStats(keyspace, table string) (TableStats, error) {
 	s := stores[0]
 	t := s.table.Load()
 	out := TableStats{Keyspace: keyspace, Table: table, ReadCount: s.readCount.Load(), WriteCount: s.writeCount.Load()}
+	out.RowsPerRead, out.TombstonesPerRead = s.reads.snapshot(e.Now())
 	if p, err := parseCompaction(t.Options.Compaction); err == nil {
 		out.Strategy = p.class
 	}
