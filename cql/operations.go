@@ -239,7 +239,7 @@ func literalAssignment(c *parser.Constant, t types.Type) assignment {
 	case parser.ConstFloat:
 		preferred := types.Decimal
 		if v, ok := types.ParseDecimal(c.Value()); ok {
-			if d, ok := types.ParseDecimal(types.JavaDoubleString(mustFloat(c.Value()))); ok && d.Rat().Cmp(v.Rat()) == 0 && d.Scale == v.Scale {
+			if d, ok := types.ParseDecimal(types.JavaFloat(mustFloat(c.Value()), 64)); ok && d.Rat().Cmp(v.Rat()) == 0 && d.Scale == v.Scale {
 				preferred = types.Double
 			}
 		} else {

@@ -298,73 +298,20 @@ func decimalOfDouble(d float64) (DecimalValue, error) {
 	case math.IsInf(d, 0):
 		return DecimalValue{}, errors.New("An infinite number cannot be converted into a decimal")
 	}
-	v, ok := ParseDecimal(JavaDoubleString(d))
+	v, ok := ParseDecimal(JavaFloat(d, 64))
 	if !ok {
 		return DecimalValue{}, fmt.Errorf("cannot convert %v to a decimal", d)
 	}
 	return v, nil
 }
 
-// JavaDoubleString formats d as Java's Double.toString (Java 8 to 18, the
-// versions Cassandra 4 runs on) does: plain notation with at least one
-// fractional digit for magnitudes in [1e-3, 1e7), "computerized scientific
-// notation" (1.0E7, 1.5E-5) otherwise. An integral value below 2^63 gets
-// FloatingDecimal's digits: the integer with its insignificant low digits
-// rounded away (so 4351057221767202816 prints as 4.3510572217672028E18, one
-// digit more than the shortest form). Other values get the shortest digits
-// that identify them, which is what FloatingDecimal prints in all but rare
-// cases.
-func JavaDoubleString(d float64) string {
-	switch {
-	case math.IsNaN(d):
-		return "NaN"
-	case math.IsInf(d, 1):
-		return "Infinity"
-	case math.IsInf(d, -1):
-		return "-Infinity"
-	case d == 0:
-		if math.Signbit(d) {
-			return "-0.0"
-		}
-		return "0.0"
-	}
-	digits, decExp := javaDigits(math.Abs(d))
-	var b strings.Builder
-	if d < 0 {
-		b.WriteByte('-')
-	}
-	if decExp > -3 && decExp < 8 { // [1e-3, 1e7)
-		switch {
-		case decExp <= 0:
-			b.WriteString("0.")
-			b.WriteString(strings.Repeat("0", -decExp))
-			b.WriteString(digits)
-		case decExp >= len(digits):
-			b.WriteString(digits)
-			b.WriteString(strings.Repeat("0", decExp-len(digits)))
-			b.WriteString(".0")
-		default:
-			b.WriteString(digits[:decExp])
-			b.WriteByte('.')
-			b.WriteString(digits[decExp:])
-		}
-		return b.String()
-	}
-	b.WriteString(digits[:1])
-	b.WriteByte('.')
-	if len(digits) > 1 {
-		b.WriteString(digits[1:])
-	} else {
-		b.WriteByte('0')
-	}
-	b.WriteByte('E')
-	b.WriteString(strconv.Itoa(decExp - 1))
-	return b.String()
-}
-
-// javaDigits returns the significant digits of a positive d (no trailing
-// zeros) and its decimal exponent: d = 0.digits × 10^decExp.
-func javaDigits(d float64) (string, int) {
+// javaLongDigits returns, for an integral double d (positive, below
+// 2^63), the digits Java's FloatingDecimal prints (dtoa's easy case and
+// developLongDigits): the integer with its insignificant low digits rounded
+// away, trailing zeros removed, and the number of digits before the point.
+// So 4351057221767202816 prints as 4.3510572217672028E18, one digit more
+// than the shortest form.
+func javaLongDigits(d float64) (string, int, bool) {
 	_, exp := math.Frexp(d)
 	binExp := exp - 1 // d = 1.f × 2^binExp
 	if d == math.Trunc(d) && binExp <= 62 {
@@ -386,12 +333,9 @@ func javaDigits(d float64) (string, int) {
 		}
 		s := strconv.FormatInt(v, 10)
 		decExp += len(s)
-		return strings.TrimRight(s, "0"), decExp
+		return strings.TrimRight(s, "0"), decExp, true
 	}
-	s := strconv.FormatFloat(d, 'e', -1, 64) // d.dddde±xx
-	mant, exps, _ := strings.Cut(s, "e")
-	e, _ := strconv.Atoi(exps)
-	return strings.Replace(mant, ".", "", 1), e + 1
+	return "", 0, false
 }
 
 // a0 returns v, or zero for nil.

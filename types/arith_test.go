@@ -94,12 +94,15 @@ func TestArithResultType(t *testing.T) {
 	}
 }
 
-func TestJavaDoubleString(t *testing.T) {
+// TestJavaFloatDigits checks JavaFloat on the values BigDecimal.valueOf
+// reads in arithmetic, integral doubles beyond 2^53 included.
+func TestJavaFloatDigits(t *testing.T) {
 	for d, want := range map[float64]string{
 		1: "1.0", 100: "100.0", 5.5: "5.5", 0.001: "0.001", 0.0001: "1.0E-4", 1e7: "1.0E7", 9999999: "9999999.0",
 		1.5e-5: "1.5E-5", 2.147483657e9: "2.147483657E9", -0.5: "-0.5", 0: "0.0", 123456789.125: "1.23456789125E8",
+		-4351057221767202588: "-4.3510572217672028E18", -1976263965088933109: "-1.97626396508893312E18",
 	} {
-		assert.Equal(t, want, JavaDoubleString(d), "%v", d)
+		assert.Equal(t, want, JavaFloat(d, 64), "%v", d)
 	}
 }
 

@@ -491,9 +491,11 @@ func nonFinite(f float64) (string, bool) {
 
 // JavaFloat formats f as Java's Double.toString does (Float.toString for
 // bitSize 32), as Cassandra prints doubles in DESCRIBE output and
-// sstabledump: "NaN", "Infinity", "-0.0", plain decimals with at least one
-// fractional digit for magnitudes in [1e-3, 1e7), otherwise d.dddE±n
-// ("1.0E-4", "1.5E7").
+// sstabledump and BigDecimal.valueOf reads them: "NaN", "Infinity", "-0.0",
+// plain decimals with at least one fractional digit for magnitudes in
+// [1e-3, 1e7), otherwise d.dddE±n ("1.0E-4", "1.5E7"). The digits are the
+// shortest that identify f, except for an integral double below 2^63,
+// which gets Java 8 to 18's FloatingDecimal digits (javaLongDigits).
 func JavaFloat(f float64, bitSize int) string {
 	if s, ok := nonFinite(f); ok {
 		return s
@@ -505,6 +507,11 @@ func JavaFloat(f float64, bitSize int) string {
 		return "0.0"
 	}
 	abs := math.Abs(f)
+	if bitSize == 64 {
+		if digits, decExp, ok := javaLongDigits(abs); ok {
+			return javaDigitsString(f < 0, digits, decExp)
+		}
+	}
 	if abs >= 1e-3 && abs < 1e7 {
 		s := strconv.FormatFloat(f, 'f', -1, bitSize)
 		if !strings.Contains(s, ".") {
@@ -519,4 +526,41 @@ func JavaFloat(f float64, bitSize int) string {
 	}
 	e, _ := strconv.Atoi(exp)
 	return mant + "E" + strconv.Itoa(e)
+}
+
+// javaDigitsString lays out a number given by its significant digits and
+// the count of digits before the point (decExp) as Java's Double.toString
+// does.
+func javaDigitsString(neg bool, digits string, decExp int) string {
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	if decExp > -3 && decExp < 8 { // [1e-3, 1e7)
+		switch {
+		case decExp <= 0:
+			b.WriteString("0.")
+			b.WriteString(strings.Repeat("0", -decExp))
+			b.WriteString(digits)
+		case decExp >= len(digits):
+			b.WriteString(digits)
+			b.WriteString(strings.Repeat("0", decExp-len(digits)))
+			b.WriteString(".0")
+		default:
+			b.WriteString(digits[:decExp])
+			b.WriteByte('.')
+			b.WriteString(digits[decExp:])
+		}
+		return b.String()
+	}
+	b.WriteString(digits[:1])
+	b.WriteByte('.')
+	if len(digits) > 1 {
+		b.WriteString(digits[1:])
+	} else {
+		b.WriteByte('0')
+	}
+	b.WriteByte('E')
+	b.WriteString(strconv.Itoa(decExp - 1))
+	return b.String()
 }
