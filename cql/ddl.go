@@ -183,6 +183,12 @@ func (s *Session) compileDDL(stmt parser.Statement) (plan, error) {
 		return s.compileAlterView(st)
 	case *parser.DropView:
 		return s.compileDropView(st)
+	case *parser.CreateFunction:
+		return s.compileCreateFunction(st)
+	case *parser.CreateAggregate:
+		return s.compileCreateAggregate(st)
+	case *parser.DropFunction:
+		return s.compileDropFunction(st)
 	case *parser.Truncate:
 		ks, name, err := s.modifiableTable(st.Table)
 		if err != nil {

@@ -344,7 +344,8 @@ func (s *Session) compile(stmt parser.Statement) (plan, error) {
 	case *parser.CreateKeyspace, *parser.AlterKeyspace, *parser.DropKeyspace,
 		*parser.CreateTable, *parser.AlterTable, *parser.DropTable, *parser.Truncate, *parser.CreateIndex, *parser.DropIndex,
 		*parser.CreateType, *parser.AlterUserType, *parser.DropType,
-		*parser.CreateView, *parser.AlterView, *parser.DropView:
+		*parser.CreateView, *parser.AlterView, *parser.DropView,
+		*parser.CreateFunction, *parser.CreateAggregate, *parser.DropFunction:
 		return s.compileDDL(st)
 	case *parser.Describe:
 		return s.compileDescribe(st)

@@ -59,6 +59,17 @@ var parseTests = []struct{ input, output string }{
 	{input: "ALTER MATERIALIZED VIEW IF EXISTS ks.v WITH gc_grace_seconds = 10"},
 	{input: "DROP MATERIALIZED VIEW v"},
 	{input: "DROP MATERIALIZED VIEW IF EXISTS ks.v"},
+	// Functions and aggregates (parsed whole; the executor refuses them).
+	{input: "CREATE FUNCTION ks.f (a int, b text) CALLED ON NULL INPUT RETURNS text LANGUAGE java AS 'return b;'"},
+	{input: "create or replace function f(x double) returns null on null input returns double language java as $$return Math.sqrt(x);$$",
+		output: "CREATE OR REPLACE FUNCTION f (x double) RETURNS NULL ON NULL INPUT RETURNS double LANGUAGE java AS 'return Math.sqrt(x);'"},
+	{input: "CREATE FUNCTION IF NOT EXISTS f () CALLED ON NULL INPUT RETURNS int LANGUAGE java AS 'return 1;'"},
+	{input: "CREATE AGGREGATE ks.avg2 (int) SFUNC st STYPE tuple<int, bigint> FINALFUNC fin INITCOND (0, 0)"},
+	{input: "CREATE OR REPLACE AGGREGATE IF NOT EXISTS a (int, text) SFUNC s STYPE map<text, int>"},
+	{input: "DROP FUNCTION ks.f"},
+	{input: "DROP FUNCTION IF EXISTS f (int, text)"},
+	{input: "DROP AGGREGATE a ()"},
+	{input: "SELECT function, aggregate, language, returns, input FROM t", output: "SELECT \"function\", aggregate, language, returns, input FROM t"},
 	// Element and slice selection.
 	{input: "SELECT m['k'], s[3], m['a'..'c'], s[..5], s[1..], m[?] FROM t"},
 	{input: "SELECT m[ 'k' ] AS x FROM t", output: "SELECT m['k'] AS x FROM t"},

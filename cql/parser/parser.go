@@ -350,6 +350,8 @@ func (p *parser) parseCreate() (Statement, error) {
 			return nil, err
 		}
 		return p.parseCreateView()
+	case p.isKw(kwFunction), p.isKw(kwAggregate), p.isKw(kwOr) && (p.peekAt(2).kw == kwFunction || p.peekAt(2).kw == kwAggregate):
+		return p.parseCreateFunction()
 	case p.acceptKw(kwType):
 		s := &CreateType{}
 		var err error
@@ -527,6 +529,117 @@ func (p *parser) parseTableWith(w *TableWith) error {
 			return nil
 		}
 	}
+}
+
+// parseCreateFunction parses CREATE [OR REPLACE] FUNCTION [IF NOT EXISTS]
+// f (arg type, ...) (CALLED | RETURNS NULL) ON NULL INPUT RETURNS type
+// LANGUAGE l AS 'body', and CREATE [OR REPLACE] AGGREGATE [IF NOT EXISTS]
+// a (type, ...) SFUNC f STYPE type [FINALFUNC f] [INITCOND term].
+func (p *parser) parseCreateFunction() (Statement, error) {
+	orReplace := false
+	if p.acceptKw(kwOr) {
+		if err := p.expectKw(kwReplace); err != nil {
+			return nil, err
+		}
+		orReplace = true
+	}
+	if p.acceptKw(kwAggregate) {
+		return p.parseCreateAggregate(orReplace)
+	}
+	if err := p.expectKw(kwFunction); err != nil {
+		return nil, err
+	}
+	s := &CreateFunction{OrReplace: orReplace}
+	var err error
+	if s.IfNotExists, err = p.parseIfNotExists(); err != nil {
+		return nil, err
+	}
+	if s.Name, err = p.tableName(); err != nil {
+		return nil, err
+	}
+	if err = p.expect(tLParen); err != nil {
+		return nil, err
+	}
+	if s.Args, err = optionalList(p, tRParen, func() (*ColumnDef, error) { return p.parseColumnDef(false) }); err != nil {
+		return nil, err
+	}
+	switch {
+	case p.acceptKw(kwCalled):
+		s.CalledOnNullInput = true
+	case p.acceptKw(kwReturns):
+		if err = p.expectKw(kwNull); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, p.noViable()
+	}
+	for _, kw := range []keyword{kwOn, kwNull, kwInput, kwReturns} {
+		if err = p.expectKw(kw); err != nil {
+			return nil, err
+		}
+	}
+	if s.Returns, err = p.parseType(); err != nil {
+		return nil, err
+	}
+	if err = p.expectKw(kwLanguage); err != nil {
+		return nil, err
+	}
+	if s.Language, err = p.ident(); err != nil {
+		return nil, err
+	}
+	if err = p.expectKw(kwAs); err != nil {
+		return nil, err
+	}
+	body, err := p.parseConstant()
+	if err != nil {
+		return nil, err
+	}
+	if body == nil || body.Kind != ConstString {
+		return nil, p.mismatched("STRING_LITERAL")
+	}
+	s.Body = body.Value()
+	return s, nil
+}
+
+// parseCreateAggregate parses the rest of CREATE [OR REPLACE] AGGREGATE.
+func (p *parser) parseCreateAggregate(orReplace bool) (Statement, error) {
+	s := &CreateAggregate{OrReplace: orReplace}
+	var err error
+	if s.IfNotExists, err = p.parseIfNotExists(); err != nil {
+		return nil, err
+	}
+	if s.Name, err = p.tableName(); err != nil {
+		return nil, err
+	}
+	if err = p.expect(tLParen); err != nil {
+		return nil, err
+	}
+	if s.ArgTypes, err = optionalList(p, tRParen, p.parseType); err != nil {
+		return nil, err
+	}
+	if err = p.expectKw(kwSfunc); err != nil {
+		return nil, err
+	}
+	if s.SFunc, err = p.ident(); err != nil {
+		return nil, err
+	}
+	if err = p.expectKw(kwStype); err != nil {
+		return nil, err
+	}
+	if s.SType, err = p.parseType(); err != nil {
+		return nil, err
+	}
+	if p.acceptKw(kwFinalfunc) {
+		if s.FinalFunc, err = p.ident(); err != nil {
+			return nil, err
+		}
+	}
+	if p.acceptKw(kwInitcond) {
+		if s.InitCond, err = p.parseTerm(); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
 }
 
 // parseCreateView parses the rest of CREATE MATERIALIZED VIEW [IF NOT
@@ -868,6 +981,21 @@ func (p *parser) parseDrop() (Statement, error) {
 		}
 		ifExists, name, err := p.ifExistsName()
 		return &DropView{IfExists: ifExists, Name: name}, err
+	case p.isKw(kwFunction), p.isKw(kwAggregate):
+		s := &DropFunction{Aggregate: p.isKw(kwAggregate)}
+		p.i++
+		var err error
+		if s.IfExists, s.Name, err = p.ifExistsName(); err != nil {
+			return nil, err
+		}
+		if p.peek().kind == tLParen {
+			s.ArgsGiven = true
+			p.i++
+			if s.ArgTypes, err = optionalList(p, tRParen, p.parseType); err != nil {
+				return nil, err
+			}
+		}
+		return s, nil
 	}
 	return nil, p.noViable()
 }

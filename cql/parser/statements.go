@@ -934,6 +934,129 @@ func (s *DropView) Format(buf *strings.Builder) {
 	s.Name.Format(buf)
 }
 
+// CreateFunction is CREATE [OR REPLACE] FUNCTION [IF NOT EXISTS] f (arg
+// type, ...) (CALLED | RETURNS NULL) ON NULL INPUT RETURNS type LANGUAGE l
+// AS 'body'.
+type CreateFunction struct {
+	Binds
+	OrReplace, IfNotExists bool
+	Name                   TableName // the keyspace and the function name
+	Args                   []*ColumnDef
+	CalledOnNullInput      bool
+	Returns                *Type
+	Language               Ident
+	Body                   string
+}
+
+// Format writes the statement's canonical CQL.
+func (s *CreateFunction) Format(buf *strings.Builder) {
+	buf.WriteString("CREATE ")
+	if s.OrReplace {
+		buf.WriteString("OR REPLACE ")
+	}
+	buf.WriteString("FUNCTION ")
+	if s.IfNotExists {
+		buf.WriteString("IF NOT EXISTS ")
+	}
+	s.Name.Format(buf)
+	buf.WriteString(" (")
+	for i, a := range s.Args {
+		if i > 0 {
+			buf.WriteString(", ")
+		}
+		a.format(buf)
+	}
+	if s.CalledOnNullInput {
+		buf.WriteString(") CALLED ON NULL INPUT RETURNS ")
+	} else {
+		buf.WriteString(") RETURNS NULL ON NULL INPUT RETURNS ")
+	}
+	s.Returns.Format(buf)
+	buf.WriteString(" LANGUAGE ")
+	s.Language.Format(buf)
+	buf.WriteString(" AS ")
+	formatString(buf, s.Body)
+}
+
+// CreateAggregate is CREATE [OR REPLACE] AGGREGATE [IF NOT EXISTS] a
+// (type, ...) SFUNC f STYPE type [FINALFUNC g] [INITCOND term].
+type CreateAggregate struct {
+	Binds
+	OrReplace, IfNotExists bool
+	Name                   TableName
+	ArgTypes               []*Type
+	SFunc                  Ident
+	SType                  *Type
+	FinalFunc              Ident // empty when absent
+	InitCond               Expr  // nil when absent
+}
+
+// Format writes the statement's canonical CQL.
+func (s *CreateAggregate) Format(buf *strings.Builder) {
+	buf.WriteString("CREATE ")
+	if s.OrReplace {
+		buf.WriteString("OR REPLACE ")
+	}
+	buf.WriteString("AGGREGATE ")
+	if s.IfNotExists {
+		buf.WriteString("IF NOT EXISTS ")
+	}
+	s.Name.Format(buf)
+	formatTypeList(buf, s.ArgTypes)
+	buf.WriteString(" SFUNC ")
+	s.SFunc.Format(buf)
+	buf.WriteString(" STYPE ")
+	s.SType.Format(buf)
+	if s.FinalFunc != "" {
+		buf.WriteString(" FINALFUNC ")
+		s.FinalFunc.Format(buf)
+	}
+	if s.InitCond != nil {
+		buf.WriteString(" INITCOND ")
+		s.InitCond.Format(buf)
+	}
+}
+
+// formatTypeList writes " (t1, t2)".
+func formatTypeList(buf *strings.Builder, ts []*Type) {
+	buf.WriteString(" (")
+	for i, t := range ts {
+		if i > 0 {
+			buf.WriteString(", ")
+		}
+		t.Format(buf)
+	}
+	buf.WriteByte(')')
+}
+
+// DropFunction is DROP FUNCTION or DROP AGGREGATE [IF EXISTS] f [(type,
+// ...)].
+type DropFunction struct {
+	Binds
+	Aggregate bool
+	IfExists  bool
+	Name      TableName
+	// ArgsGiven is set when the argument types are listed (maybe none).
+	ArgsGiven bool
+	ArgTypes  []*Type
+}
+
+// Format writes the statement's canonical CQL.
+func (s *DropFunction) Format(buf *strings.Builder) {
+	if s.Aggregate {
+		buf.WriteString("DROP AGGREGATE ")
+	} else {
+		buf.WriteString("DROP FUNCTION ")
+	}
+	if s.IfExists {
+		buf.WriteString("IF EXISTS ")
+	}
+	s.Name.Format(buf)
+	if s.ArgsGiven {
+		formatTypeList(buf, s.ArgTypes)
+	}
+}
+
 // String returns the statement's canonical CQL.
 func (s *DropKeyspace) String() string { return nodeString(s) }
 
@@ -947,15 +1070,18 @@ func (s *CreateTable) String() string { return nodeString(s) }
 func (s *AlterTable) String() string { return nodeString(s) }
 
 // String returns the statement's canonical CQL.
-func (s *DropTable) String() string     { return nodeString(s) }
-func (s *CreateIndex) String() string   { return nodeString(s) }
-func (s *CreateType) String() string    { return nodeString(s) }
-func (s *AlterUserType) String() string { return nodeString(s) }
-func (s *DropType) String() string      { return nodeString(s) }
-func (s *DropIndex) String() string     { return nodeString(s) }
-func (s *CreateView) String() string    { return nodeString(s) }
-func (s *AlterView) String() string     { return nodeString(s) }
-func (s *DropView) String() string      { return nodeString(s) }
+func (s *DropTable) String() string       { return nodeString(s) }
+func (s *CreateIndex) String() string     { return nodeString(s) }
+func (s *CreateType) String() string      { return nodeString(s) }
+func (s *AlterUserType) String() string   { return nodeString(s) }
+func (s *DropType) String() string        { return nodeString(s) }
+func (s *DropIndex) String() string       { return nodeString(s) }
+func (s *CreateView) String() string      { return nodeString(s) }
+func (s *AlterView) String() string       { return nodeString(s) }
+func (s *DropView) String() string        { return nodeString(s) }
+func (s *CreateFunction) String() string  { return nodeString(s) }
+func (s *CreateAggregate) String() string { return nodeString(s) }
+func (s *DropFunction) String() string    { return nodeString(s) }
 
 // String returns the statement's canonical CQL.
 func (s *Truncate) String() string { return nodeString(s) }
@@ -978,25 +1104,28 @@ func (s *Select) String() string { return nodeString(s) }
 // String returns the statement's canonical CQL.
 func (s *Describe) String() string { return nodeString(s) }
 
-func (*CreateKeyspace) iStatement() {}
-func (*AlterKeyspace) iStatement()  {}
-func (*DropKeyspace) iStatement()   {}
-func (*Use) iStatement()            {}
-func (*CreateTable) iStatement()    {}
-func (*AlterTable) iStatement()     {}
-func (*DropTable) iStatement()      {}
-func (*CreateIndex) iStatement()    {}
-func (*CreateType) iStatement()     {}
-func (*AlterUserType) iStatement()  {}
-func (*DropType) iStatement()       {}
-func (*DropIndex) iStatement()      {}
-func (*CreateView) iStatement()     {}
-func (*AlterView) iStatement()      {}
-func (*DropView) iStatement()       {}
-func (*Truncate) iStatement()       {}
-func (*Insert) iStatement()         {}
-func (*Update) iStatement()         {}
-func (*Delete) iStatement()         {}
-func (*Batch) iStatement()          {}
-func (*Select) iStatement()         {}
-func (*Describe) iStatement()       {}
+func (*CreateKeyspace) iStatement()  {}
+func (*AlterKeyspace) iStatement()   {}
+func (*DropKeyspace) iStatement()    {}
+func (*Use) iStatement()             {}
+func (*CreateTable) iStatement()     {}
+func (*AlterTable) iStatement()      {}
+func (*DropTable) iStatement()       {}
+func (*CreateIndex) iStatement()     {}
+func (*CreateType) iStatement()      {}
+func (*AlterUserType) iStatement()   {}
+func (*DropType) iStatement()        {}
+func (*DropIndex) iStatement()       {}
+func (*CreateView) iStatement()      {}
+func (*AlterView) iStatement()       {}
+func (*DropView) iStatement()        {}
+func (*CreateFunction) iStatement()  {}
+func (*CreateAggregate) iStatement() {}
+func (*DropFunction) iStatement()    {}
+func (*Truncate) iStatement()        {}
+func (*Insert) iStatement()          {}
+func (*Update) iStatement()          {}
+func (*Delete) iStatement()          {}
+func (*Batch) iStatement()           {}
+func (*Select) iStatement()          {}
+func (*Describe) iStatement()        {}

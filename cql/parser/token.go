@@ -147,6 +147,17 @@ const (
 	kwLastReserved // marker: keywords above are reserved
 
 	// Unreserved keywords the grammar refers to; they remain valid identifiers.
+	kwAggregate
+	kwCalled
+	kwFinalfunc
+	kwFunction
+	kwInitcond
+	kwInput
+	kwLanguage
+	kwReplace
+	kwReturns
+	kwSfunc
+	kwStype
 	kwAggregates
 	kwAs
 	kwCast
@@ -224,6 +235,9 @@ var keywords = map[string]keyword{
 	"token": kwToken, "truncate": kwTruncate, "unlogged": kwUnlogged, "update": kwUpdate,
 	"use": kwUse, "using": kwUsing, "view": kwView, "where": kwWhere, "with": kwWith,
 
+	"aggregate": kwAggregate, "called": kwCalled, "finalfunc": kwFinalfunc, "function": kwFunction,
+	"initcond": kwInitcond, "input": kwInput, "language": kwLanguage, "replace": kwReplace, "returns": kwReturns,
+	"sfunc": kwSfunc, "stype": kwStype,
 	"aggregates": kwAggregates, "as": kwAs, "cast": kwCast, "cluster": kwCluster,
 	"clustering": kwClustering, "compact": kwCompact, "contains": kwContains, "count": kwCount, "custom": kwCustom,
 	"default": kwDefault, "distinct": kwDistinct, "exists": kwExists, "filtering": kwFiltering,

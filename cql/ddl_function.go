@@ -1,0 +1,82 @@
+package cql
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/minicass/minicass/cql/parser"
+)
+
+// User-defined functions and aggregates. Cassandra 4.1 ships with
+// user_defined_functions_enabled: false, and its CREATE FUNCTION then fails
+// with the text below (CreateFunctionStatement.apply). minicass answers as
+// that default node does: it parses the statements whole and refuses
+// CREATE FUNCTION; so no user function ever exists, CREATE AGGREGATE finds
+// no state function (CreateAggregateStatement.apply) and DROP finds nothing
+// to drop (DropFunctionStatement, DropAggregateStatement).
+// docs/compatibility.md says so.
+
+// errUDFsDisabled is Cassandra 4.1's refusal of CREATE FUNCTION.
+const errUDFsDisabled = "User-defined functions are disabled in cassandra.yaml - set user_defined_functions_enabled=true to enable"
+
+const errBothDirectives = "Cannot use both 'OR REPLACE' and 'IF NOT EXISTS' directives"
+
+func (s *Session) compileCreateFunction(st *parser.CreateFunction) (plan, error) {
+	if _, err := s.keyspaceFor(st.Name); err != nil {
+		return nil, err
+	}
+	return &ddlPlan{run: func(context.Context, *execution) (*Result, error) {
+		if st.OrReplace && st.IfNotExists {
+			return nil, invalidf(errBothDirectives)
+		}
+		return nil, invalidf(errUDFsDisabled)
+	}}, nil
+}
+
+func (s *Session) compileCreateAggregate(st *parser.CreateAggregate) (plan, error) {
+	ks, err := s.keyspaceFor(st.Name)
+	if err != nil {
+		return nil, err
+	}
+	eng := s.x.eng
+	return &ddlPlan{run: func(context.Context, *execution) (*Result, error) {
+		if st.OrReplace && st.IfNotExists {
+			return nil, invalidf(errBothDirectives)
+		}
+		if _, ok := eng.Keyspace(ks); !ok {
+			return nil, invalidf("Keyspace '%s' doesn't exist", ks)
+		}
+		// The state function takes the state type and the arguments.
+		types := []string{st.SType.String()}
+		for _, t := range st.ArgTypes {
+			types = append(types, t.String())
+		}
+		return nil, invalidf("State function %s.%s(%s) doesn't exist", ks, st.SFunc, strings.Join(types, ", "))
+	}}, nil
+}
+
+func (s *Session) compileDropFunction(st *parser.DropFunction) (plan, error) {
+	ks, err := s.keyspaceFor(st.Name)
+	if err != nil {
+		return nil, err
+	}
+	name := fmt.Sprintf("%s.%s", ks, st.Name.Name)
+	if st.ArgsGiven {
+		types := make([]string, len(st.ArgTypes))
+		for i, t := range st.ArgTypes {
+			types[i] = t.String()
+		}
+		name += "(" + strings.Join(types, ", ") + ")"
+	}
+	what := "Function"
+	if st.Aggregate {
+		what = "Aggregate"
+	}
+	return &ddlPlan{run: func(context.Context, *execution) (*Result, error) {
+		if st.IfExists {
+			return voidResult(), nil
+		}
+		return nil, invalidf("%s '%s' doesn't exist", what, name)
+	}}, nil
+}
