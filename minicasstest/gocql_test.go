@@ -279,3 +279,36 @@ func TestGocqlTracing(t *testing.T) {
 	require.NoError(t, sess.Query("SELECT ttl(request) FROM system_traces.sessions WHERE session_id = ?", ids[0]).Scan(&ttl))
 	assert.InDelta(t, 86400, ttl, 5, "traces expire after a day")
 }
+
+// TestGocqlArithmetic runs operators through gocql: typed results, and a
+// division by zero as Cassandra's function failure, with the function and
+// its argument types in the error.
+func TestGocqlArithmetic(t *testing.T) {
+	srv := Start(t)
+	setupKeyspace(t, srv)
+	srv.MustExec(t, "CREATE TABLE app.nums (k int PRIMARY KEY, a int, b bigint, d decimal, at timestamp)")
+	sess := newSession(t, srv, "app")
+	at := time.Date(2024, 1, 31, 10, 0, 0, 0, time.UTC)
+	require.NoError(t, sess.Query("INSERT INTO nums (k, a, b, d, at) VALUES (?, ?, ?, 8.5, ?)", 1, 7, int64(2), at).Exec())
+
+	var sum int64
+	var quotient float64
+	var next time.Time
+	require.NoError(t, sess.Query("SELECT a + b, a / 2.0, at + 1mo FROM nums WHERE k = ?", 1).Scan(&sum, &quotient, &next))
+	assert.Equal(t, int64(9), sum, "int + bigint is a bigint")
+	assert.Equal(t, 3.5, quotient, "int / double is a double")
+	assert.Equal(t, time.Date(2024, 2, 29, 10, 0, 0, 0, time.UTC), next.UTC(), "a month later, within February")
+
+	// The WHERE value is computed too.
+	var a int
+	require.NoError(t, sess.Query("SELECT a FROM nums WHERE k = 2 - 1").Scan(&a))
+	assert.Equal(t, 7, a)
+
+	err := sess.Query("SELECT a / (b - 2) FROM nums WHERE k = 1").Scan(&sum)
+	var ff *gocql.RequestErrFunctionFailure
+	require.True(t, errors.As(err, &ff), "%T %v", err, err)
+	assert.Equal(t, "the operation 'int / bigint' failed: / by zero", ff.Message())
+	assert.Equal(t, "system", ff.Keyspace)
+	assert.Equal(t, "_divide", ff.Function)
+	assert.Equal(t, []string{"int", "bigint"}, ff.ArgTypes)
+}
