@@ -75,13 +75,17 @@ func (h *decayingHistogram) rescale(f float64) {
 type ReadHistogram struct {
 	Count         int64
 	P50, P99, Max int64
+	// Mean is the snapshot's getMean: each recent value counted at its
+	// bucket's upper bound plus half the bucket's width; NaN when nothing
+	// is recent. nodetool tablestats prints it.
+	Mean float64
 }
 
 // snapshot is DecayingEstimatedHistogramReservoir's snapshot with the
 // current weight f: getValue(0.5), getValue(0.99) and getMax over the
 // decayed counts. The overflow bucket reads as math.MaxInt64.
 func (h *decayingHistogram) snapshot(f float64) ReadHistogram {
-	out := ReadHistogram{Count: h.count}
+	out := ReadHistogram{Count: h.count, Mean: math.NaN()}
 	if h.count == 0 {
 		return out
 	}
@@ -108,6 +112,17 @@ func (h *decayingHistogram) snapshot(f float64) ReadHistogram {
 		return 0
 	}
 	out.P50, out.P99 = value(0.5), value(0.99)
+	if decayed[decayBuckets] == 0 && total > 0 {
+		var sum int64
+		for i, c := range decayed[:decayBuckets] {
+			lower := int64(0)
+			if i > 0 {
+				lower = decayOffsets[i-1]
+			}
+			sum += c * (decayOffsets[i] + (decayOffsets[i]-lower)>>1)
+		}
+		out.Mean = float64(sum) / float64(total)
+	}
 	for i := decayBuckets; i >= 0; i-- {
 		if decayed[i] > 0 {
 			out.Max = math.MaxInt64

@@ -40,6 +40,8 @@ func TestNodetool(t *testing.T) {
 	assert.Contains(t, out, "Total number of tables: 1\n----------------\nKeyspace : ks\n")
 	assert.Contains(t, out, "\t\tTable: t\n\t\tSSTable count: 2\n")
 	assert.Contains(t, out, "\t\tNumber of partitions (estimate): 6\n")
+	// nodetool opens the data directory afresh: no read yet.
+	assert.Contains(t, out, "\t\tAverage live cells per slice (last five minutes): NaN\n\t\tMaximum live cells per slice (last five minutes): 0\n")
 
 	code, _, errs = runArgs("nodetool", "--data", dir, "compact", "ks")
 	require.Equal(t, 0, code, errs)
