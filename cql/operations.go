@@ -397,6 +397,9 @@ func termText(e parser.Expr) string {
 	case *parser.TypeHint:
 		return "(" + e.Type.String() + ")" + termText(e.Expr) // TypeCast.toString
 	}
+	if k, ok := negativeConstant(e); ok {
+		return k.Raw
+	}
 	return e.String()
 }
 
@@ -508,14 +511,12 @@ func (c *compileCtx) compileOpSelector(tbl *schema.Table, op byte, operands []pa
 		if sels[i] != nil {
 			continue
 		}
-		if _, ok := e.(*parser.BindMarker); ok {
-			return nil, invalidf("Bind markers are not supported in the selection clause: %s", e)
-		}
-		tm, err := c.compileTerm(e, receiver{ks: tbl.Keyspace, table: tbl.Name, name: e.String(), typ: o.args[i]})
+		label := termText(e)
+		tm, err := c.compileTerm(e, receiver{ks: tbl.Keyspace, table: tbl.Name, name: fmt.Sprintf("arg%d(system.%s)", i, o.name), typ: o.args[i]})
 		if err != nil {
 			return nil, err
 		}
-		sels[i] = &constSel{label: e.String(), t: o.args[i], v: tm.(constTerm).v}
+		sels[i] = termSelector(label, o.args[i], tm)
 	}
 	label := "-" + sels[0].name()
 	if op != 'n' {

@@ -138,6 +138,33 @@ func (s *constSel) newEval() evaluator {
 	return &firstValue{fn: func(*execution, *selRow) ([]byte, error) { return s.v, nil }}
 }
 
+// termSel is a term whose value is known only at execution (a bind
+// marker) used as a selector.
+type termSel struct {
+	label string
+	t     types.Type
+	tm    term
+}
+
+func (s *termSel) name() string    { return s.label }
+func (s *termSel) typ() types.Type { return s.t }
+func (s *termSel) aggregate() bool { return false }
+func (s *termSel) newEval() evaluator {
+	return &firstValue{fn: func(q *execution, _ *selRow) ([]byte, error) {
+		v, err := s.tm.eval(q)
+		return v.Bytes, err // unset selects null
+	}}
+}
+
+// termSelector is the selector of a compiled term: a constant, or a term
+// evaluated at each execution.
+func termSelector(label string, t types.Type, tm term) selector {
+	if ct, ok := tm.(constTerm); ok {
+		return &constSel{label: label, t: t, v: ct.v}
+	}
+	return &termSel{label: label, t: t, tm: tm}
+}
+
 // funcSel applies a native scalar function to its argument selectors.
 type funcSel struct {
 	fn   *function
@@ -298,15 +325,13 @@ func (c *compileCtx) compileSelector(tbl *schema.Table, e parser.Expr) (selector
 		if err != nil {
 			return nil, err
 		}
-		tm, err := c.compileTerm(e.Expr, receiver{ks: tbl.Keyspace, table: tbl.Name, name: e.String(), typ: t})
+		// Named as Cassandra's TypeCast prints: (int)42, (int)?.
+		label := "(" + e.Type.String() + ")" + termText(e.Expr)
+		tm, err := c.compileTerm(e.Expr, receiver{ks: tbl.Keyspace, table: tbl.Name, name: label, typ: t})
 		if err != nil {
 			return nil, err
 		}
-		ct, ok := tm.(constTerm)
-		if !ok {
-			return nil, invalidf("Bind markers are not supported in the selection clause: %s", e)
-		}
-		return &constSel{label: e.Expr.String(), t: t, v: ct.v}, nil
+		return termSelector(label, t, tm), nil
 	}
 	return nil, invalidf("Unsupported selector %s", e)
 }
