@@ -90,6 +90,7 @@ type compactor struct {
 	gcBefore int64
 	dropped  map[string]schema.DroppedColumn // the table's, when the compaction began
 	others   []*sstableSource                // the table's SSTables outside the compaction
+	view     purgeView
 	rec      CompactionRecord
 
 	txn     *txnLog
@@ -127,13 +128,20 @@ func (e *Engine) compact(ctx context.Context, s *tableStore, inputs []*sstableSo
 		}
 	}
 	held := slices.Clone(s.ssts)
+	c.view.take(s)
 	s.mu.RUnlock()
 	slices.SortFunc(c.others, func(a, b *sstableSource) int { return cmp.Compare(a.stats.MinTimestamp, b.stats.MinTimestamp) })
 	defer func() {
 		for _, h := range held {
 			h.release()
 		}
+		for _, x := range c.view.flushed {
+			x.release()
+		}
 	}()
+	if e.compactionBegun != nil {
+		e.compactionBegun()
+	}
 
 	c.expired, c.merge = c.fullyExpired()
 	for _, in := range inputs {
@@ -186,7 +194,7 @@ func (c *compactor) fullyExpired() (expired, merge []*sstableSource) {
 			minTS = min(minTS, o.stats.MinTimestamp)
 		}
 	}
-	for _, mt := range c.s.memtables() {
+	for _, mt := range c.view.mems {
 		if lo, ok := mt.mt.MinTimestamp(); ok {
 			minTS = min(minTS, lo)
 		}
@@ -221,11 +229,42 @@ func (s *sstableSource) diskSize(fsys vfs.FS) int64 {
 	return n
 }
 
-// memtables returns the table's memtables, active first.
-func (s *tableStore) memtables() []*memtableSource {
+// purgeView is what a compaction knows of the table's data outside its
+// inputs besides the SSTables it began with: the memtables, and the
+// SSTables flushed since it began. A tombstone may be purged only if none
+// of it may hold older data of the partition; a memtable flushed while the
+// compaction runs leaves the memtable list and joins the SSTable list in
+// one step under tableStore.mu, so the view is always taken whole under
+// that lock, or data written before a tombstone could come back.
+type purgeView struct {
+	version uint64            // tableStore.version when taken
+	mems    []*memtableSource // active first
+	flushed []*sstableSource  // acquired; released when the compaction ends
+}
+
+// take records the memtables of s. The caller holds s.mu.
+func (v *purgeView) take(s *tableStore) {
+	v.version = s.version
+	v.mems = append(append(v.mems[:0], s.active), s.flushing...)
+}
+
+// refresh brings the view up to date with s: when its sources changed, it
+// retakes the memtables and adds the SSTables that are neither inputs nor
+// c.others.
+func (c *compactor) refreshView() {
+	s := c.s
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return append([]*memtableSource{s.active}, s.flushing...)
+	if s.version == c.view.version {
+		return
+	}
+	c.view.take(s)
+	for _, t := range s.ssts {
+		if !slices.Contains(c.inputs, t) && !slices.Contains(c.others, t) && !slices.Contains(c.view.flushed, t) {
+			t.acquire()
+			c.view.flushed = append(c.view.flushed, t)
+		}
+	}
 }
 
 // run merges c.merge into new SSTables.
@@ -314,7 +353,14 @@ func (c *compactor) maxPurgeable(token int64, key []byte) int64 {
 			break
 		}
 	}
-	for _, mt := range c.s.memtables() {
+	c.refreshView()
+	for _, o := range c.view.flushed {
+		st := o.stats
+		if st.Partitions > 0 && token >= st.FirstToken && token <= st.LastToken && o.r.MayContain(key) {
+			ts = min(ts, st.MinTimestamp)
+		}
+	}
+	for _, mt := range c.view.mems {
 		if ps, ok := mt.mt.Get(token, key); ok {
 			ts = min(ts, partitionMinTimestamp(ps))
 		}
@@ -687,6 +733,7 @@ func (c *compactor) switchSets() error {
 		next = append(next, t)
 	}
 	s.ssts = next
+	s.version++
 	s.mu.Unlock()
 
 	txn := c.txn

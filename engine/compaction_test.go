@@ -504,3 +504,43 @@ func TestPeriodicCompactionCheck(t *testing.T) {
 	require.NotEmpty(t, h)
 	assert.Equal(t, "expired", h[len(h)-1].Reason)
 }
+
+// TestPurgeSeesMemtableFlushedDuringCompaction flushes, while a compaction
+// runs, a memtable holding data older than a purgeable partition
+// tombstone: the flush moves the data from the memtable list to a new
+// SSTable outside the compaction, and the compaction must still see it and
+// keep the tombstone, or the deleted row comes back.
+func TestPurgeSeesMemtableFlushedDuringCompaction(t *testing.T) {
+	ctx := context.Background()
+	e, clock, tbl := openDurable(t, vfs.NewMem(), Options{DisableAutoCompaction: true})
+	defer func() { require.NoError(t, e.Close()) }()
+	nt := *tbl
+	nt.Options.GCGraceSeconds = 0
+	require.NoError(t, e.AlterTable(&nt))
+	tbl, _ = e.Table("ks", "t")
+
+	del := &data.Mutation{Key: []byte("p"), PartitionDeletion: data.DeletionTime{MarkedForDeleteAt: 20, LocalDeletionTime: clock.Now().Unix()}}
+	require.NoError(t, e.Apply(ctx, tbl, del))
+	require.NoError(t, e.Flush(ctx, "ks", "t"))
+	clock.Advance(10 * time.Second)
+
+	// Older data, applied after the tombstone reached an SSTable.
+	m := &data.Mutation{Key: []byte("p"), PartitionDeletion: data.LiveDeletion}
+	r := data.NewRow([]byte("c"))
+	r.Liveness = data.LivenessInfo{Timestamp: 10, ExpiresAt: data.NoDeletionTime}
+	m.Rows = []data.Row{r}
+	require.NoError(t, e.Apply(ctx, tbl, m))
+	switched, err := e.SwitchMemtable(tbl)
+	require.NoError(t, err)
+	require.True(t, switched)
+
+	s, err := e.storeFor(tbl)
+	require.NoError(t, err)
+	e.compactionBegun = func() { require.NoError(t, e.flushStore(s)) }
+	require.NoError(t, e.Compact(ctx, "ks", "t"))
+	e.compactionBegun = nil
+
+	_, rows := readAll(t, e, tbl, "p", ReadOptions{})
+	assert.Empty(t, rows, "the row deleted at 20 is shadowed")
+	assert.Len(t, e.SSTables("ks", "t"), 2, "the tombstone is kept next to the flushed data")
+}

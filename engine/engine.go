@@ -65,6 +65,10 @@ type Engine struct {
 	// bytesFlushed and bytesCompacted count the uncompressed Data.db
 	// bytes written by flushes and compactions (WriteStats).
 	bytesFlushed, bytesCompacted atomic.Int64
+
+	// compactionBegun, when set (by tests), runs once a compaction has
+	// taken its view of the table's sources, before it reads them.
+	compactionBegun func()
 }
 
 // WriteStats are the bytes the engine wrote to SSTables since it opened,

@@ -108,6 +108,7 @@ func (e *Engine) flushStore(s *tableStore) error {
 		}
 		s.flushing = s.flushing[1:]
 		s.ssts = append([]*sstableSource{src}, s.ssts...)
+		s.version++
 		s.mu.Unlock()
 		e.releaseMemory(mt.mt.Size())
 		if err := e.releaseLog(); err != nil {

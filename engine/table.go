@@ -126,6 +126,9 @@ type tableStore struct {
 	ssts     []*sstableSource  // newest first
 	others   []Source
 	gen      int
+	// version counts the changes of the lists above, so a compaction
+	// notices a flush or a switch that happened while it runs.
+	version uint64
 
 	// flushMu serializes the flushes of the table, so its SSTables are
 	// completed in switch order (the commit-log upper bounds only grow),
@@ -216,6 +219,7 @@ func (s *tableStore) switchMemtable(minSize int64, tail func() commitlog.Positio
 	}
 	s.flushing = append(s.flushing, s.active)
 	s.active = s.newMemtable()
+	s.version++
 	return true
 }
 
@@ -249,6 +253,7 @@ func (s *tableStore) truncate(mark func() commitlog.Position) ([]*sstableSource,
 	dropped := s.ssts
 	s.active = s.newMemtable()
 	s.flushing, s.others, s.ssts = nil, nil, nil
+	s.version++
 	return dropped, freed
 }
 
@@ -288,6 +293,7 @@ func (e *Engine) AddSource(t *schema.Table, src Source) error {
 	}
 	s.mu.Lock()
 	s.others = append(s.others, src)
+	s.version++
 	s.mu.Unlock()
 	return nil
 }
