@@ -189,6 +189,10 @@ func (s *Session) compileDDL(stmt parser.Statement) (plan, error) {
 		return s.compileCreateAggregate(st)
 	case *parser.DropFunction:
 		return s.compileDropFunction(st)
+	case *parser.CreateTrigger:
+		return s.compileCreateTrigger(st)
+	case *parser.DropTrigger:
+		return s.compileDropTrigger(st)
 	case *parser.Truncate:
 		ks, name, err := s.modifiableTable(st.Table)
 		if err != nil {

@@ -345,7 +345,8 @@ func (s *Session) compile(stmt parser.Statement) (plan, error) {
 		*parser.CreateTable, *parser.AlterTable, *parser.DropTable, *parser.Truncate, *parser.CreateIndex, *parser.DropIndex,
 		*parser.CreateType, *parser.AlterUserType, *parser.DropType,
 		*parser.CreateView, *parser.AlterView, *parser.DropView,
-		*parser.CreateFunction, *parser.CreateAggregate, *parser.DropFunction:
+		*parser.CreateFunction, *parser.CreateAggregate, *parser.DropFunction,
+		*parser.CreateTrigger, *parser.DropTrigger:
 		return s.compileDDL(st)
 	case *parser.Describe:
 		return s.compileDescribe(st)

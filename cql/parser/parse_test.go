@@ -70,6 +70,12 @@ var parseTests = []struct{ input, output string }{
 	{input: "DROP FUNCTION IF EXISTS f (int, text)"},
 	{input: "DROP AGGREGATE a ()"},
 	{input: "SELECT function, aggregate, language, returns, input FROM t", output: "SELECT \"function\", aggregate, language, returns, input FROM t"},
+	// Triggers (parsed whole; the executor cannot load the class).
+	{input: "CREATE TRIGGER tr ON ks.t USING 'org.apache.cassandra.triggers.AuditTrigger'"},
+	{input: "create trigger if not exists \"Tr\" on t using 'x.Y'", output: "CREATE TRIGGER IF NOT EXISTS \"Tr\" ON t USING 'x.Y'"},
+	{input: "DROP TRIGGER tr ON t"},
+	{input: "DROP TRIGGER IF EXISTS tr ON ks.t"},
+	{input: "SELECT trigger FROM trigger", output: "SELECT \"trigger\" FROM trigger"},
 	// Element and slice selection.
 	{input: "SELECT m['k'], s[3], m['a'..'c'], s[..5], s[1..], m[?] FROM t"},
 	{input: "SELECT m[ 'k' ] AS x FROM t", output: "SELECT m['k'] AS x FROM t"},

@@ -352,6 +352,8 @@ func (p *parser) parseCreate() (Statement, error) {
 		return p.parseCreateView()
 	case p.isKw(kwFunction), p.isKw(kwAggregate), p.isKw(kwOr) && (p.peekAt(2).kw == kwFunction || p.peekAt(2).kw == kwAggregate):
 		return p.parseCreateFunction()
+	case p.acceptKw(kwTrigger):
+		return p.parseCreateTrigger()
 	case p.acceptKw(kwType):
 		s := &CreateType{}
 		var err error
@@ -370,6 +372,42 @@ func (p *parser) parseCreate() (Statement, error) {
 		return s, nil
 	}
 	return nil, p.noViable()
+}
+
+// parseCreateTrigger parses CREATE TRIGGER [IF NOT EXISTS] name ON t
+// USING 'class'.
+func (p *parser) parseCreateTrigger() (Statement, error) {
+	s := &CreateTrigger{}
+	var err error
+	if s.IfNotExists, err = p.parseIfNotExists(); err != nil {
+		return nil, err
+	}
+	if s.Name, s.Table, err = p.triggerOn(); err != nil {
+		return nil, err
+	}
+	if err = p.expectKw(kwUsing); err != nil {
+		return nil, err
+	}
+	t := p.peek()
+	if t.kind != tString {
+		return nil, p.mismatched("STRING_LITERAL")
+	}
+	p.i++
+	s.Class = t.val
+	return s, nil
+}
+
+// triggerOn parses the "name ON t" of CREATE and DROP TRIGGER.
+func (p *parser) triggerOn() (Ident, TableName, error) {
+	name, err := p.ident()
+	if err != nil {
+		return "", TableName{}, err
+	}
+	if err = p.expectKw(kwOn); err != nil {
+		return "", TableName{}, err
+	}
+	t, err := p.tableName()
+	return name, t, err
 }
 
 // parseCreateIndex parses CREATE [CUSTOM] INDEX [IF NOT EXISTS] [name] ON
@@ -981,6 +1019,14 @@ func (p *parser) parseDrop() (Statement, error) {
 		}
 		ifExists, name, err := p.ifExistsName()
 		return &DropView{IfExists: ifExists, Name: name}, err
+	case p.acceptKw(kwTrigger):
+		s := &DropTrigger{}
+		var err error
+		if s.IfExists, err = p.parseIfExists(); err != nil {
+			return nil, err
+		}
+		s.Name, s.Table, err = p.triggerOn()
+		return s, err
 	case p.isKw(kwFunction), p.isKw(kwAggregate):
 		s := &DropFunction{Aggregate: p.isKw(kwAggregate)}
 		p.i++

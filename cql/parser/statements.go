@@ -1029,6 +1029,47 @@ func formatTypeList(buf *strings.Builder, ts []*Type) {
 	buf.WriteByte(')')
 }
 
+// CreateTrigger is CREATE TRIGGER [IF NOT EXISTS] name ON t USING 'class'.
+type CreateTrigger struct {
+	Binds
+	IfNotExists bool
+	Name        Ident
+	Table       TableName
+	Class       string // the Java class that implements the trigger
+}
+
+// Format writes the statement's canonical CQL.
+func (s *CreateTrigger) Format(buf *strings.Builder) {
+	buf.WriteString("CREATE TRIGGER ")
+	if s.IfNotExists {
+		buf.WriteString("IF NOT EXISTS ")
+	}
+	s.Name.Format(buf)
+	buf.WriteString(" ON ")
+	s.Table.Format(buf)
+	buf.WriteString(" USING ")
+	formatString(buf, s.Class)
+}
+
+// DropTrigger is DROP TRIGGER [IF EXISTS] name ON t.
+type DropTrigger struct {
+	Binds
+	IfExists bool
+	Name     Ident
+	Table    TableName
+}
+
+// Format writes the statement's canonical CQL.
+func (s *DropTrigger) Format(buf *strings.Builder) {
+	buf.WriteString("DROP TRIGGER ")
+	if s.IfExists {
+		buf.WriteString("IF EXISTS ")
+	}
+	s.Name.Format(buf)
+	buf.WriteString(" ON ")
+	s.Table.Format(buf)
+}
+
 // DropFunction is DROP FUNCTION or DROP AGGREGATE [IF EXISTS] f [(type,
 // ...)].
 type DropFunction struct {
@@ -1082,6 +1123,8 @@ func (s *DropView) String() string        { return nodeString(s) }
 func (s *CreateFunction) String() string  { return nodeString(s) }
 func (s *CreateAggregate) String() string { return nodeString(s) }
 func (s *DropFunction) String() string    { return nodeString(s) }
+func (s *CreateTrigger) String() string   { return nodeString(s) }
+func (s *DropTrigger) String() string     { return nodeString(s) }
 
 // String returns the statement's canonical CQL.
 func (s *Truncate) String() string { return nodeString(s) }
@@ -1122,6 +1165,8 @@ func (*DropView) iStatement()        {}
 func (*CreateFunction) iStatement()  {}
 func (*CreateAggregate) iStatement() {}
 func (*DropFunction) iStatement()    {}
+func (*CreateTrigger) iStatement()   {}
+func (*DropTrigger) iStatement()     {}
 func (*Truncate) iStatement()        {}
 func (*Insert) iStatement()          {}
 func (*Update) iStatement()          {}

@@ -158,6 +158,7 @@ const (
 	kwReturns
 	kwSfunc
 	kwStype
+	kwTrigger
 	kwAggregates
 	kwAs
 	kwCast
@@ -237,7 +238,7 @@ var keywords = map[string]keyword{
 
 	"aggregate": kwAggregate, "called": kwCalled, "finalfunc": kwFinalfunc, "function": kwFunction,
 	"initcond": kwInitcond, "input": kwInput, "language": kwLanguage, "replace": kwReplace, "returns": kwReturns,
-	"sfunc": kwSfunc, "stype": kwStype,
+	"sfunc": kwSfunc, "stype": kwStype, "trigger": kwTrigger,
 	"aggregates": kwAggregates, "as": kwAs, "cast": kwCast, "cluster": kwCluster,
 	"clustering": kwClustering, "compact": kwCompact, "contains": kwContains, "count": kwCount, "custom": kwCustom,
 	"default": kwDefault, "distinct": kwDistinct, "exists": kwExists, "filtering": kwFiltering,

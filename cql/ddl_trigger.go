@@ -1,0 +1,45 @@
+package cql
+
+import (
+	"context"
+
+	"github.com/minicass/minicass/cql/parser"
+)
+
+// Triggers. A Cassandra trigger is a Java class (ITrigger) loaded from the
+// node's triggers directory; CREATE TRIGGER fails when the class cannot be
+// loaded (CreateTriggerStatement.apply). minicass runs no Java, so it
+// answers as a node whose triggers directory lacks the class: CREATE
+// TRIGGER checks the keyspace, the table and the name as Cassandra does,
+// then refuses the class; no trigger ever exists, so DROP TRIGGER finds
+// nothing (DropTriggerStatement.apply). docs/compatibility.md says so.
+
+func (s *Session) compileCreateTrigger(st *parser.CreateTrigger) (plan, error) {
+	ks, table, err := s.modifiableTable(st.Table)
+	if err != nil {
+		return nil, err
+	}
+	eng := s.x.eng
+	return &ddlPlan{run: func(context.Context, *execution) (*Result, error) {
+		if _, ok := eng.Keyspace(ks); !ok {
+			return nil, invalidf("Keyspace '%s' doesn't exist", ks)
+		}
+		if _, ok := eng.Table(ks, table); !ok {
+			return nil, invalidf("Table '%s' doesn't exist", table)
+		}
+		return nil, invalidf("Trigger class '%s' couldn't be loaded", st.Class)
+	}}, nil
+}
+
+func (s *Session) compileDropTrigger(st *parser.DropTrigger) (plan, error) {
+	ks, table, err := s.modifiableTable(st.Table)
+	if err != nil {
+		return nil, err
+	}
+	return &ddlPlan{run: func(context.Context, *execution) (*Result, error) {
+		if st.IfExists {
+			return voidResult(), nil
+		}
+		return nil, invalidf("Trigger '%s' on '%s.%s' doesn't exist", st.Name, ks, table)
+	}}, nil
+}
