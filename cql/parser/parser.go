@@ -281,6 +281,10 @@ func (p *parser) parseStatement() (Statement, error) {
 		st, err = p.parseDrop()
 	case kwDescribe, kwDesc:
 		st, err = p.parseDescribe()
+	case kwGrant, kwRevoke:
+		st, err = p.parseGrantRevoke()
+	case kwList:
+		st, err = p.parseList()
 	default:
 		return nil, p.noViable()
 	}
@@ -354,6 +358,10 @@ func (p *parser) parseCreate() (Statement, error) {
 		return p.parseCreateFunction()
 	case p.acceptKw(kwTrigger):
 		return p.parseCreateTrigger()
+	case p.acceptKw(kwRole):
+		return p.parseCreateRole(false)
+	case p.acceptKw(kwUser):
+		return p.parseCreateRole(true)
 	case p.acceptKw(kwType):
 		s := &CreateType{}
 		var err error
@@ -855,6 +863,10 @@ func (p *parser) parseAlter() (Statement, error) {
 		return p.parseAlterTable()
 	case p.acceptKw(kwType):
 		return p.parseAlterType()
+	case p.acceptKw(kwRole):
+		return p.parseAlterRole(false)
+	case p.acceptKw(kwUser):
+		return p.parseAlterRole(true)
 	case p.acceptKw(kwMaterialized):
 		if err := p.expectKw(kwView); err != nil {
 			return nil, err
@@ -1019,6 +1031,10 @@ func (p *parser) parseDrop() (Statement, error) {
 		}
 		ifExists, name, err := p.ifExistsName()
 		return &DropView{IfExists: ifExists, Name: name}, err
+	case p.acceptKw(kwRole):
+		return p.parseDropRole(false)
+	case p.acceptKw(kwUser):
+		return p.parseDropRole(true)
 	case p.acceptKw(kwTrigger):
 		s := &DropTrigger{}
 		var err error

@@ -159,6 +159,22 @@ const (
 	kwSfunc
 	kwStype
 	kwTrigger
+	kwAccess
+	kwAll
+	kwDatacenters
+	kwHashed
+	kwLogin
+	kwMbean
+	kwMbeans
+	kwNosuperuser
+	kwPassword
+	kwPermission
+	kwPermissions
+	kwRole
+	kwRoles
+	kwSuperuser
+	kwUser
+	kwUsers
 	kwAggregates
 	kwAs
 	kwCast
@@ -239,6 +255,10 @@ var keywords = map[string]keyword{
 	"aggregate": kwAggregate, "called": kwCalled, "finalfunc": kwFinalfunc, "function": kwFunction,
 	"initcond": kwInitcond, "input": kwInput, "language": kwLanguage, "replace": kwReplace, "returns": kwReturns,
 	"sfunc": kwSfunc, "stype": kwStype, "trigger": kwTrigger,
+	"access": kwAccess, "all": kwAll, "datacenters": kwDatacenters, "hashed": kwHashed, "login": kwLogin,
+	"mbean": kwMbean, "mbeans": kwMbeans, "nosuperuser": kwNosuperuser, "password": kwPassword,
+	"permission": kwPermission, "permissions": kwPermissions, "role": kwRole, "roles": kwRoles,
+	"superuser": kwSuperuser, "user": kwUser, "users": kwUsers,
 	"aggregates": kwAggregates, "as": kwAs, "cast": kwCast, "cluster": kwCluster,
 	"clustering": kwClustering, "compact": kwCompact, "contains": kwContains, "count": kwCount, "custom": kwCustom,
 	"default": kwDefault, "distinct": kwDistinct, "exists": kwExists, "filtering": kwFiltering,
