@@ -2,6 +2,7 @@ package cql
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -22,6 +23,13 @@ func TestCQLScripts(t *testing.T) { runScripts(t, "testdata/scripts") }
 //	                warnings, or the error as "code=2200 message=..."
 //	clock advance=D advances the engine's clock by a Go duration
 //	flush           flushes every table's memtable to an SSTable
+//	auth superuser=U password=P
+//	                enables password authentication with superuser U
+//	                (bcrypt cost 4)
+//	login [user=U password=P]
+//	                checks the credentials and, if they pass, runs the next
+//	                statements as U (the anonymous user without arguments);
+//	                prints "ok" or the error
 func runScripts(t *testing.T, dir string) {
 	datadriven.Walk(t, dir, func(t *testing.T, path string) {
 		s := newSelectTestSession(t)
@@ -36,6 +44,26 @@ func runScripts(t *testing.T, dir string) {
 			case "flush":
 				require.NoError(t, s.x.eng.Flush(context.Background(), "", ""))
 				return ""
+			case "auth":
+				var user, pw string
+				d.ScanArgs(t, "superuser", &user)
+				d.ScanArgs(t, "password", &pw)
+				require.NoError(t, s.x.EnableAuthentication(context.Background(), AuthOptions{Superusers: map[string]string{user: pw}, LogRounds: 4}))
+				return ""
+			case "login":
+				var user, pw string
+				if d.HasArg("user") {
+					d.ScanArgs(t, "user", &user)
+					d.ScanArgs(t, "password", &pw)
+					if err := s.x.Authenticate(context.Background(), user, pw); err != nil {
+						e := AsError(err)
+						return fmt.Sprintf("code=%04x message=%s\n", int32(e.Code), e.Message)
+					}
+				}
+				ks := s.Keyspace()
+				s = s.x.NewUserSession(user)
+				s.SetKeyspace(ks)
+				return "ok\n"
 			case "clock":
 				var adv string
 				d.ScanArgs(t, "advance", &adv)

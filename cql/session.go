@@ -40,6 +40,8 @@ type Executor struct {
 
 	// sys is the node identity and system table state (system_exec.go).
 	sys *systemState
+	// auth is the authentication state (roles.go).
+	auth roleAuth
 }
 
 // NewExecutor returns an executor over eng.
@@ -72,12 +74,19 @@ func (x *Executor) Engine() *engine.Engine { return x.eng }
 // NewSession returns a session with no current keyspace.
 func (x *Executor) NewSession() *Session { return &Session{x: x} }
 
+// NewUserSession returns a session logged in as role user (after
+// Authenticate); user "" is the anonymous user, as NewSession.
+func (x *Executor) NewUserSession(user string) *Session { return &Session{x: x, user: user} }
+
 // Session is a client's view: the executor plus a current keyspace. A
 // Session is safe for concurrent use.
 type Session struct {
-	x  *Executor
-	mu sync.Mutex
-	ks string
+	x *Executor
+	// user is the role the session logged in as, "" for the anonymous
+	// user (no authentication).
+	user string
+	mu   sync.Mutex
+	ks   string
 }
 
 // Keyspace returns the session's current keyspace ("" if none).
@@ -350,6 +359,8 @@ func (s *Session) compile(stmt parser.Statement) (plan, error) {
 		return s.compileDDL(st)
 	case *parser.Describe:
 		return s.compileDescribe(st)
+	case *parser.CreateRole, *parser.AlterRole, *parser.DropRole, *parser.ListRoles, *parser.GrantRole, *parser.Permissions:
+		return s.compileAuth(st)
 	}
 	return nil, invalidf("statement not supported: %s", stmt)
 }

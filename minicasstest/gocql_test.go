@@ -312,3 +312,55 @@ func TestGocqlArithmetic(t *testing.T) {
 	assert.Equal(t, "_divide", ff.Function)
 	assert.Equal(t, []string{"int", "bigint"}, ff.ArgTypes)
 }
+
+// TestGocqlRoles logs gocql in with PasswordAuthenticator, creates a role
+// that can log in, and connects as that role; a wrong password and a role
+// without LOGIN are refused as Cassandra refuses them.
+func TestGocqlRoles(t *testing.T) {
+	srv, err := RunOptions(Options{Auth: map[string]string{"cassandra": "cassandra"}})
+	require.NoError(t, err)
+	t.Cleanup(func() { srv.Close() })
+	connect := func(user, password string) (*gocql.Session, error) {
+		cluster := gocql.NewCluster(srv.Host())
+		cluster.Port = srv.Port()
+		cluster.ProtoVersion = 4
+		cluster.Timeout = 5 * time.Second
+		cluster.Authenticator = gocql.PasswordAuthenticator{Username: user, Password: password}
+		cluster.DisableInitialHostLookup = true
+		return cluster.CreateSession()
+	}
+	admin, err := connect("cassandra", "cassandra")
+	require.NoError(t, err)
+	defer admin.Close()
+	require.NoError(t, admin.Query("CREATE ROLE app WITH PASSWORD = 'secret' AND LOGIN = true").Exec())
+	require.NoError(t, admin.Query("CREATE ROLE readers").Exec())
+	require.NoError(t, admin.Query("GRANT readers TO app").Exec())
+
+	var roles []string
+	iter := admin.Query("LIST ROLES").Iter()
+	var role, dcs string
+	var super, login bool
+	var opts map[string]string
+	for iter.Scan(&role, &super, &login, &opts, &dcs) {
+		roles = append(roles, fmt.Sprintf("%s super=%v login=%v", role, super, login))
+	}
+	require.NoError(t, iter.Close())
+	assert.Equal(t, []string{"app super=false login=true", "cassandra super=true login=true", "readers super=false login=false"}, roles)
+
+	app, err := connect("app", "secret")
+	require.NoError(t, err)
+	defer app.Close()
+	require.NoError(t, app.Query("ALTER ROLE app WITH PASSWORD = 'rotated'").Exec())
+	err = app.Query("DROP ROLE cassandra").Exec()
+	require.Error(t, err)
+	assert.Equal(t, "Only superusers can drop a role with superuser status", err.Error())
+
+	_, err = connect("app", "secret")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "Provided username app and/or password are incorrect")
+	_, err = connect("readers", "")
+	require.Error(t, err)
+	rotated, err := connect("app", "rotated")
+	require.NoError(t, err)
+	rotated.Close()
+}

@@ -41,6 +41,7 @@ import (
 	"time"
 
 	"github.com/minicass/minicass"
+	"github.com/minicass/minicass/cql"
 	"github.com/minicass/minicass/server"
 	"github.com/minicass/minicass/server/cqlbackend"
 )
@@ -74,7 +75,10 @@ func (c *Clock) add(d time.Duration) {
 type Options struct {
 	// Addr is the listen address. Default "127.0.0.1:0" (a free port).
 	Addr string
-	// Auth enables password authentication with these users and passwords.
+	// Auth enables password authentication (PasswordAuthenticator) with
+	// these users and passwords, each a superuser role; CREATE ROLE adds
+	// more. Passwords are hashed with bcrypt's cheapest cost (4 log rounds,
+	// Cassandra's default is 10), so a server starts in milliseconds.
 	// Default nil: no authentication.
 	Auth map[string]string
 	// Start is the initial time of the manual clock. Default: time.Now().
@@ -132,7 +136,17 @@ func RunOptions(opts Options) (*Server, error) {
 		db.Close()
 		return nil, err
 	}
-	srv := server.New(cqlbackend.New(db.Executor()), server.Options{Auth: opts.Auth})
+	backend := cqlbackend.New(db.Executor())
+	var sopts server.Options
+	if opts.Auth != nil {
+		if err := db.Executor().EnableAuthentication(context.Background(), cql.AuthOptions{Superusers: opts.Auth, LogRounds: 4}); err != nil {
+			l.Close()
+			db.Close()
+			return nil, err
+		}
+		sopts.Authenticator = backend
+	}
+	srv := server.New(backend, sopts)
 	s := &Server{db: db, srv: srv, addr: l.Addr().(*net.TCPAddr), clock: clock, done: make(chan error, 1)}
 	go func() { s.done <- srv.Serve(l) }()
 	return s, nil

@@ -407,7 +407,7 @@ func (c *conn) handleStartup(stream int16, m *frame.Startup) {
 	c.startup = opts
 	c.inCompress = compress
 	var reply frame.Message = &frame.Ready{}
-	if c.srv.opts.Auth != nil {
+	if c.srv.opts.Authenticator != nil {
 		c.state = stateAuthentication
 		reply = &frame.Authenticate{Authenticator: PasswordAuthenticator}
 	} else {
@@ -446,12 +446,12 @@ func (c *conn) handleAuthResponse(stream int16, m *frame.AuthResponse) {
 		c.writeMessage(stream, &Error{Code: frame.ErrCodeBadCredentials, Message: err.Error()}, nil)
 		return
 	}
-	want, ok := c.srv.opts.Auth[user]
-	if !ok || want != pass {
-		c.writeMessage(stream, &Error{
-			Code:    frame.ErrCodeBadCredentials,
-			Message: fmt.Sprintf("Provided username %s and/or password are incorrect", user),
-		}, nil)
+	if err := c.srv.opts.Authenticator.Authenticate(c.ctx, user, pass); err != nil {
+		var e *Error
+		if !errors.As(err, &e) {
+			e = &Error{Code: frame.ErrCodeBadCredentials, Message: err.Error()}
+		}
+		c.writeMessage(stream, e, nil)
 		return
 	}
 	c.becomeReady(user)

@@ -1,9 +1,12 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/minicass/minicass/server/frame"
 )
 
 // Defaults applied by Options.EnsureDefaults.
@@ -32,9 +35,11 @@ type Options struct {
 	// concurrently; further frames wait to be read. Default
 	// DefaultMaxRequestsPerConn.
 	MaxRequestsPerConn int
-	// Auth maps user names to passwords. Nil disables authentication;
-	// non-nil makes STARTUP answer AUTHENTICATE with PasswordAuthenticator.
-	Auth map[string]string
+	// Authenticator checks logins. Nil disables authentication (Cassandra's
+	// AllowAllAuthenticator); non-nil makes STARTUP answer AUTHENTICATE with
+	// PasswordAuthenticator, and the Session of a connection is made once
+	// its SASL PLAIN credentials pass.
+	Authenticator Authenticator
 	// Logger receives connection errors and recovered panics. Default: a
 	// logger that discards everything.
 	Logger *slog.Logger
@@ -45,6 +50,24 @@ type Options struct {
 	WriteTimeout time.Duration
 	// CQLVersion is advertised in SUPPORTED. Default DefaultCQLVersion.
 	CQLVersion string
+}
+
+// Authenticator checks the credentials of a login, as Cassandra's
+// PasswordAuthenticator does. A failure is sent as a Bad credentials error
+// with the error's text, or as the *Error returned.
+type Authenticator interface {
+	Authenticate(ctx context.Context, user, password string) error
+}
+
+// Passwords is an Authenticator over a fixed set of users and passwords.
+type Passwords map[string]string
+
+// Authenticate accepts user if its password is password.
+func (p Passwords) Authenticate(_ context.Context, user, password string) error {
+	if want, ok := p[user]; !ok || want != password {
+		return &Error{Code: frame.ErrCodeBadCredentials, Message: fmt.Sprintf("Provided username %s and/or password are incorrect", user)}
+	}
+	return nil
 }
 
 // EnsureDefaults fills zero fields with their defaults and returns o.

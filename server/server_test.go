@@ -465,7 +465,7 @@ func TestCompression(t *testing.T) {
 
 func TestAuth(t *testing.T) {
 	b := newFake()
-	srv := start(t, b, server.Options{Auth: map[string]string{"cassandra": "secret"}})
+	srv := start(t, b, server.Options{Authenticator: server.Passwords{"cassandra": "secret"}})
 
 	c := dial(t, srv)
 	m := c.roundTrip(0, &frame.Startup{Options: map[string]string{"CQL_VERSION": "3.0.0"}})

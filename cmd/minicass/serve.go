@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/minicass/minicass"
+	"github.com/minicass/minicass/cql"
 	"github.com/minicass/minicass/server"
 	"github.com/minicass/minicass/server/cqlbackend"
 )
@@ -63,14 +64,14 @@ func serveMain(ctx context.Context, args []string, io stdio, ready chan<- net.Ad
 		fmt.Fprintln(io.err, "minicass serve: --data and --memory are exclusive")
 		return 2
 	}
-	opts := server.Options{}
+	var superusers map[string]string
 	if *auth != "" {
 		user, pass, ok := strings.Cut(*auth, ":")
 		if !ok || user == "" {
 			fmt.Fprintln(io.err, "minicass serve: --auth wants user:password")
 			return 2
 		}
-		opts.Auth = map[string]string{user: pass}
+		superusers = map[string]string{user: pass}
 	}
 	db, err := minicass.Open(minicass.Options{Dir: *dir})
 	if err != nil {
@@ -88,7 +89,18 @@ func serveMain(ctx context.Context, args []string, io stdio, ready chan<- net.Ad
 		fmt.Fprintf(io.err, "minicass serve: %v\n", err)
 		return 1
 	}
-	srv := server.New(cqlbackend.New(db.Executor()), opts)
+	backend := cqlbackend.New(db.Executor())
+	opts := server.Options{}
+	if superusers != nil {
+		// PasswordAuthenticator: the --auth user is a superuser role.
+		if err := db.Executor().EnableAuthentication(ctx, cql.AuthOptions{Superusers: superusers}); err != nil {
+			l.Close()
+			fmt.Fprintf(io.err, "minicass serve: %v\n", err)
+			return 1
+		}
+		opts.Authenticator = backend
+	}
+	srv := server.New(backend, opts)
 	where := "in memory"
 	if *dir != "" {
 		where = "data in " + *dir

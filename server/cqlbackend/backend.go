@@ -35,13 +35,23 @@ type Backend struct {
 func New(x *cql.Executor) *Backend { return &Backend{x: x} }
 
 // NewSession returns the Session of one connection, with no current
-// keyspace.
+// keyspace, logged in as info.User (anonymous when it is empty).
 func (b *Backend) NewSession(ctx context.Context, info server.ConnInfo) server.Session {
-	s := &Session{s: b.x.NewSession()}
+	s := &Session{s: b.x.NewUserSession(info.User)}
 	if tcp, ok := info.RemoteAddr.(*net.TCPAddr); ok {
 		s.client = tcp.IP
 	}
 	return s
+}
+
+// Authenticate checks a login against the executor's roles
+// (cql.Executor.Authenticate); the Backend is the server's Authenticator
+// once authentication is enabled on the executor.
+func (b *Backend) Authenticate(ctx context.Context, user, password string) error {
+	if err := b.x.Authenticate(ctx, user, password); err != nil {
+		return toError(err)
+	}
+	return nil
 }
 
 // Announce tells x the address clients reach it at (the listener's
