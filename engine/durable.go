@@ -160,13 +160,14 @@ func wrapCorruption(err error) error {
 	return err
 }
 
-// tableDirName returns the directory name of a table, as Cassandra's
-// <table>-<32 hex digits of the id>.
-func tableDirName(t *schema.Table) string { return t.Name + "-" + hex.EncodeToString(t.ID[:]) }
+// TableDirName returns the directory name of a table's SSTables under the
+// data directory's data/<keyspace>/, as Cassandra's <table>-<32 hex digits
+// of the id>.
+func TableDirName(t *schema.Table) string { return t.Name + "-" + hex.EncodeToString(t.ID[:]) }
 
 // tableDir returns the SSTable directory of t.
 func (e *Engine) tableDir(t *schema.Table) string {
-	return e.fs.PathJoin(e.dataDir, t.Keyspace, tableDirName(t))
+	return e.fs.PathJoin(e.dataDir, t.Keyspace, TableDirName(t))
 }
 
 // openTableStore creates the store of t and opens its SSTables, deleting
@@ -261,7 +262,7 @@ func (e *Engine) removeOrphans() error {
 		}
 		want := map[string]bool{}
 		for _, t := range ks.tables {
-			want[tableDirName(t)] = true
+			want[TableDirName(t)] = true
 		}
 		dirs, err := e.fs.List(ksDir)
 		if err != nil {

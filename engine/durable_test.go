@@ -161,7 +161,7 @@ func TestTruncateAndDropNotResurrected(t *testing.T) {
 		assert.False(t, ok)
 		names, err := f.List("db/data/ks")
 		require.NoError(t, err)
-		assert.Equal(t, []string{tableDirName(tbl2)}, names, "the dropped table's directory is gone")
+		assert.Equal(t, []string{TableDirName(tbl2)}, names, "the dropped table's directory is gone")
 		require.NoError(t, e2.Close())
 	}
 }

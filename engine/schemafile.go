@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
@@ -349,19 +350,9 @@ func parseSchemaFileName(name string) (uint64, bool) {
 // (temporary files, older versions). It returns a nil state and n = 0 when
 // there is none.
 func readSchemaFile(fsys vfs.FS, dir string) (*schemaState, logMarks, uint64, error) {
-	names, err := fsys.List(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, logMarks{}, 0, nil
-	}
+	names, newest, found, err := newestSchemaFile(fsys, dir)
 	if err != nil {
 		return nil, logMarks{}, 0, err
-	}
-	var newest uint64
-	var found bool
-	for _, name := range names {
-		if n, ok := parseSchemaFileName(name); ok && (!found || n > newest) {
-			newest, found = n, true
-		}
 	}
 	for _, name := range names {
 		if n, ok := parseSchemaFileName(name); (ok && n != newest) || strings.HasSuffix(name, ".tmp") {
@@ -373,23 +364,72 @@ func readSchemaFile(fsys vfs.FS, dir string) (*schemaState, logMarks, uint64, er
 	if !found {
 		return nil, logMarks{}, 0, nil
 	}
-	path := fsys.PathJoin(dir, schemaFileName(newest))
-	f, err := fsys.Open(path)
+	st, marks, err := loadSchemaFile(fsys, dir, newest)
 	if err != nil {
 		return nil, logMarks{}, 0, err
+	}
+	return st, marks, newest, nil
+}
+
+// newestSchemaFile lists dir and finds the number of its newest schema
+// file; a missing dir has none.
+func newestSchemaFile(fsys vfs.FS, dir string) (names []string, newest uint64, found bool, err error) {
+	names, err = fsys.List(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, 0, false, nil
+	}
+	if err != nil {
+		return nil, 0, false, err
+	}
+	for _, name := range names {
+		if n, ok := parseSchemaFileName(name); ok && (!found || n > newest) {
+			newest, found = n, true
+		}
+	}
+	return names, newest, found, nil
+}
+
+// loadSchemaFile reads and decodes schema file n of dir.
+func loadSchemaFile(fsys vfs.FS, dir string, n uint64) (*schemaState, logMarks, error) {
+	path := fsys.PathJoin(dir, schemaFileName(n))
+	f, err := fsys.Open(path)
+	if err != nil {
+		return nil, logMarks{}, err
 	}
 	b, err := io.ReadAll(f)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return nil, logMarks{}, 0, fmt.Errorf("engine: reading %s: %w", path, err)
+		return nil, logMarks{}, fmt.Errorf("engine: reading %s: %w", path, err)
 	}
-	st, marks, err := decodeSchema(path, b)
+	return decodeSchema(path, b)
+}
+
+// ReadTables returns the tables recorded in the schema file of the data
+// directory dir (Options.Dir), sorted by keyspace and name. It only reads:
+// it takes no lock and removes nothing, so offline tools (sstabledump) can
+// decode a directory's SSTables while an engine runs on it.
+func ReadTables(fsys vfs.FS, dir string) ([]*schema.Table, error) {
+	sdir := fsys.PathJoin(dir, schemaDirName)
+	_, newest, found, err := newestSchemaFile(fsys, sdir)
+	if err != nil || !found {
+		return nil, err
+	}
+	st, _, err := loadSchemaFile(fsys, sdir, newest)
 	if err != nil {
-		return nil, logMarks{}, 0, err
+		return nil, err
 	}
-	return st, marks, newest, nil
+	var out []*schema.Table
+	for _, ks := range st.keyspaces {
+		for _, t := range ks.tables {
+			out = append(out, t)
+		}
+	}
+	slices.SortFunc(out, func(a, b *schema.Table) int {
+		return cmp.Or(cmp.Compare(a.Keyspace, b.Keyspace), cmp.Compare(a.Name, b.Name))
+	})
+	return out, nil
 }
 
 // writeSchemaFile writes b as schema file n of dir atomically and removes

@@ -33,6 +33,12 @@ type DumpOptions struct {
 	// JSONLines prints one partition per line in compact JSON, without the
 	// enclosing array (sstabledump -l).
 	JSONLines bool
+	// KeysOnly prints only the partition keys, an array of key arrays
+	// (sstabledump -e); JSONLines does not apply.
+	KeysOnly bool
+	// Keep, when not nil, selects the partitions dumped by their serialized
+	// partition key (sstabledump -k and -x).
+	Keep func(key []byte) bool
 }
 
 // Dump writes the partitions of r to w in the JSON shape of Cassandra 4.x's
@@ -85,6 +91,9 @@ func Dump(w io.Writer, r *Reader, t *schema.Table, opts DumpOptions) error {
 	if t == nil {
 		return fmt.Errorf("%w: Dump needs the table schema", ErrInvalidOptions)
 	}
+	if opts.KeysOnly {
+		opts.JSONLines = false
+	}
 	d := &dumper{t: t, opts: opts, now: nowSeconds(opts.Now), g: &jsonGen{lines: opts.JSONLines}}
 	if !opts.JSONLines {
 		d.g.startArray()
@@ -95,9 +104,16 @@ func Dump(w io.Writer, r *Reader, t *schema.Table, opts DumpOptions) error {
 		if !ok {
 			break
 		}
-		if err := d.partition(src.(*Partition)); err != nil {
-			it.Close()
-			return err
+		p := src.(*Partition)
+		switch {
+		case opts.Keep != nil && !opts.Keep(p.Key()):
+		case opts.KeysOnly:
+			d.partitionKey(p.Key()) // keysToJson
+		default:
+			if err := d.partition(p); err != nil {
+				it.Close()
+				return err
+			}
 		}
 		if len(d.g.buf) >= 32<<10 {
 			if err := d.flush(w); err != nil {

@@ -76,8 +76,9 @@ func FileName(gen int, c Component) string {
 	return VersionString + "-" + strconv.Itoa(gen) + "-" + FormatName + "-" + c.String()
 }
 
-// parseFileName parses a component file name of this format version.
-func parseFileName(name string) (gen int, c Component, ok bool) {
+// ParseFileName parses a component file name of this format version, such
+// as "xa-1-big-Data.db".
+func ParseFileName(name string) (gen int, c Component, ok bool) {
 	rest, found := strings.CutPrefix(name, VersionString+"-")
 	if !found {
 		return 0, 0, false

@@ -544,7 +544,7 @@ func List(vfsys vfs.FS, dir string) ([]int, error) {
 	}
 	var gens []int
 	for _, n := range names {
-		if g, c, ok := parseFileName(n); ok && c == ComponentTOC {
+		if g, c, ok := ParseFileName(n); ok && c == ComponentTOC {
 			gens = append(gens, g)
 		}
 	}

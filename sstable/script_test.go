@@ -27,7 +27,7 @@ import (
 //	           input: the table's content, one statement a line (below);
 //	           writes generation 1 and opens it
 //	layout     prints Layout of the built table
-//	dump       [raw] [lines] [now=TIME]: prints Dump
+//	dump       [raw] [lines] [keys] [now=TIME]: prints Dump
 //	read       key=LIT[,LIT...] [reverse] [slice=FROM..TO]: prints the rows
 //	           of one partition; FROM and TO are clustering literals of the
 //	           first clustering column (either may be empty), FROM
@@ -95,7 +95,7 @@ func (s *script) run(d *datadriven.TestData) (string, error) {
 		}
 		return b.String(), nil
 	case "dump":
-		opts := DumpOptions{RawTimestamps: d.HasArg("raw"), JSONLines: d.HasArg("lines")}
+		opts := DumpOptions{RawTimestamps: d.HasArg("raw"), JSONLines: d.HasArg("lines"), KeysOnly: d.HasArg("keys")}
 		if arg, ok := d.Arg("now"); ok {
 			us, err := parseTime(arg.Vals[0])
 			if err != nil {

@@ -6,6 +6,7 @@
 //	                              --format table|json|csv, -k KEYSPACE)
 //	minicass serve [flags]        the CQL native protocol v4 server
 //	minicass nodetool [flags] ... flush, compact and the teaching views
+//	minicass sstabledump PATH     an SSTable as Cassandra's sstabledump prints it
 //	minicass version              print the version
 //
 // Each subcommand lives in its own file and registers itself in commands.
