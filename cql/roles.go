@@ -75,13 +75,6 @@ type verifiedPassword struct {
 	sum  [32]byte
 }
 
-// passwordAuth reports whether PasswordAuthenticator is configured.
-func (x *Executor) passwordAuth() bool {
-	x.auth.mu.Lock()
-	defer x.auth.mu.Unlock()
-	return x.auth.enabled
-}
-
 // EnableAuthentication switches the node to PasswordAuthenticator: role
 // passwords become supported options, sessions made with NewUserSession
 // carry their role, and Authenticate checks logins against
