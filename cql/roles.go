@@ -121,12 +121,18 @@ func (x *Executor) EnableAuthentication(ctx context.Context, o AuthOptions) erro
 // hashPassword hashes pw with bcrypt for role name and remembers it as
 // verified. The caller holds auth.mu.
 func (x *Executor) hashPassword(name, pw string) (string, error) {
-	h, err := bcrypt.GenerateFromPassword([]byte(pw), x.auth.logRounds)
+	h, err := bcrypt.GenerateFromPassword(bcryptKey(pw), x.auth.logRounds)
 	if err != nil {
 		return "", &Error{Code: CodeInvalid, Message: err.Error(), Err: err}
 	}
 	x.remember(name, string(h), pw)
 	return string(h), nil
+}
+
+// bcryptKey returns the bytes of pw that bcrypt uses: its first 72. jBCrypt
+// (Cassandra) ignores the rest, where Go's bcrypt refuses a longer password.
+func bcryptKey(pw string) []byte {
+	return []byte(pw[:min(len(pw), 72)])
 }
 
 // remember records that pw matches hash for role name. The caller holds
@@ -150,7 +156,7 @@ func (x *Executor) passwordMatches(name, hash, pw string) bool {
 			return true
 		}
 	}
-	if bcrypt.CompareHashAndPassword([]byte(hash), []byte(pw)) != nil {
+	if bcrypt.CompareHashAndPassword([]byte(hash), bcryptKey(pw)) != nil {
 		return false
 	}
 	x.remember(name, hash, pw)
