@@ -34,9 +34,24 @@ type rowMerger struct {
 	cells   []data.Cell
 	cds     []data.ColumnDeletion
 	same    []int
+
+	// The slices above start in these, so that a read of up to
+	// inlineSources sources allocates none of them (the merger lives in
+	// the partitionReader, itself one allocation).
+	itersBuf [inlineSources]data.RowIterator
+	headsBuf [inlineSources]*data.Row
+	idxBuf   [inlineSources]int
+	sameBuf  [inlineSources]int
 }
 
+// inlineSources is how many sources a rowMerger holds without allocating:
+// the memtable and one SSTable, the common case.
+const inlineSources = 2
+
 func (m *rowMerger) add(it data.RowIterator, srcIdx int) {
+	if m.iters == nil {
+		m.iters, m.heads, m.srcIdx, m.same = m.itersBuf[:0], m.headsBuf[:0], m.idxBuf[:0], m.sameBuf[:0]
+	}
 	m.iters = append(m.iters, it)
 	m.heads = append(m.heads, nil)
 	m.srcIdx = append(m.srcIdx, srcIdx)

@@ -43,16 +43,20 @@ type Partition struct {
 	stats  *ReadStats
 
 	ctx     context.Context
-	release func() // drops the read's SSTable references; nil for scans
+	sources *readSources // the read's sources, released when done; nil for scans
 	// reads records the finished read in its table's histograms (a
 	// partition read; a scan records once, from its Scanner).
 	reads    *readHistograms
 	limit    int  // rows left for this partition, -1: unlimited
 	shared   *int // rows left for the whole read, nil: unlimited
 	returned int
-	peeked   *data.Row
-	done     bool
-	err      error
+	// readLimit and readerBuf hold what shared and reader point to for a
+	// partition read, saving two allocations per read.
+	readLimit int
+	readerBuf partitionReader
+	peeked    *data.Row
+	done      bool
+	err       error
 }
 
 // Key returns the partition key.
@@ -147,9 +151,9 @@ func (p *Partition) finish() {
 		}
 		p.reader = nil
 	}
-	if p.release != nil {
-		p.release()
-		p.release = nil
+	if p.sources != nil {
+		p.sources.release()
+		p.sources = nil
 	}
 	if p.reads != nil {
 		p.reads.record(p.stats)
@@ -237,7 +241,8 @@ func (e *Engine) openPartition(ctx context.Context, token int64, key []byte, par
 		p.done = true
 		return p
 	}
-	r := &partitionReader{deletion: data.LiveDeletion, now: rs.now, cols: rs.cols, stats: st, dropped: rs.dropped}
+	r := &p.readerBuf
+	*r = partitionReader{deletion: data.LiveDeletion, now: rs.now, cols: rs.cols, stats: st, dropped: rs.dropped}
 	r.merger = rowMerger{reverse: opts.Reverse, stats: st}
 	var static *data.Row
 	var rts []data.RangeTombstone
@@ -307,12 +312,13 @@ func (e *Engine) ReadPartition(ctx context.Context, t *schema.Table, key []byte,
 	rs := e.resolve(&opts)
 	rs.dropped = t.Dropped
 	token := Token(key)
-	var parts []part
+	var partsBuf [inlineSources]part
+	parts := partsBuf[:0]
 	hasStatic := t.HasStatic()
 	deleted := data.LiveDeletion // the newest partition deletion found so far
 	s.readCount.Add(1)
-	srcs, release := s.sources()
-	for _, src := range srcs {
+	srcs := s.sources()
+	for _, src := range srcs.list {
 		rs.stats.source(src) // list the sources in read order
 		if sst, ok := src.(*sstableSource); ok {
 			reason := ""
@@ -331,7 +337,7 @@ func (e *Engine) ReadPartition(ctx context.Context, t *schema.Table, key []byte,
 		}
 		ps, skip, err := src.Partition(ctx, token, key)
 		if err != nil {
-			release()
+			srcs.release()
 			return nil, fmt.Errorf("engine: reading %s from %s: %w", t.QualifiedName(), src.Name(), err)
 		}
 		if ps == nil {
@@ -343,18 +349,17 @@ func (e *Engine) ReadPartition(ctx context.Context, t *schema.Table, key []byte,
 		deleted = data.MaxDeletion(deleted, ps.Deletion())
 		parts = append(parts, part{src: src, ps: ps})
 	}
-	var shared *int
+	p := e.openPartition(ctx, token, key, parts, &opts, rs, nil)
 	if opts.Limit > 0 {
-		n := opts.Limit
-		shared = &n
+		p.readLimit = opts.Limit
+		p.shared = &p.readLimit
 	}
-	p := e.openPartition(ctx, token, key, parts, &opts, rs, shared)
 	p.reads = &s.reads
 	if p.done {
-		release()
+		srcs.release()
 		p.finish() // records the read
 	} else {
-		p.release = release
+		p.sources = srcs
 	}
 	if p.reader != nil && p.reader.merger.err != nil {
 		// Too many tombstones already (range tombstones of the partition).
@@ -379,7 +384,7 @@ type Scanner struct {
 	heads   []data.PartitionSource
 	used    []int
 	cur     *Partition
-	release func()
+	sources *readSources
 	// reads records the scan, once, in its table's histograms.
 	reads  *readHistograms
 	shared *int
@@ -405,9 +410,8 @@ func (e *Engine) Scan(ctx context.Context, t *schema.Table, r data.TokenRange, o
 		sc.shared = &n
 	}
 	s.readCount.Add(1)
-	srcs, release := s.sources()
-	sc.release = release
-	for _, src := range srcs {
+	sc.sources = s.sources()
+	for _, src := range sc.sources.list {
 		it, err := src.Partitions(ctx, r)
 		if err != nil {
 			sc.Close()
@@ -519,9 +523,9 @@ func (sc *Scanner) Close() error {
 	}
 	sc.iters = nil
 	sc.done = true
-	if sc.release != nil {
-		sc.release()
-		sc.release = nil
+	if sc.sources != nil {
+		sc.sources.release()
+		sc.sources = nil
 	}
 	if sc.reads != nil {
 		sc.reads.record(sc.rs.stats)

@@ -171,32 +171,47 @@ func (s *tableStore) newMemtable() *memtableSource {
 	return &memtableSource{name: fmt.Sprintf("memtable-%d", s.gen), mt: memtable.New()}
 }
 
-// sources returns the sources to read, newest first: the active memtable,
-// the flushing memtables (newest first), the SSTables (newest first), then
-// the others in the order they were added. The SSTables are referenced
-// until release is called (once), so that a compaction or truncation
-// switching the list meanwhile does not close them under the read.
-func (s *tableStore) sources() (srcs []Source, release func()) {
+// readSources are the sources of one read, newest first: the active
+// memtable, the flushing memtables (newest first), the SSTables (newest
+// first), then the others in the order they were added. The SSTables are
+// referenced until release, so that a compaction or truncation switching
+// the list meanwhile does not close them under the read.
+type readSources struct {
+	list []Source
+	// ssts is the range of list holding the referenced SSTables.
+	sstFrom, sstTo int
+	released       bool
+	buf            [inlineSources]Source // list starts here
+}
+
+// sources returns the sources to read now.
+func (s *tableStore) sources() *readSources {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	out := make([]Source, 0, 1+len(s.flushing)+len(s.ssts)+len(s.others))
-	out = append(out, s.active)
+	rs := &readSources{}
+	rs.list = append(rs.buf[:0], s.active)
 	for i := len(s.flushing) - 1; i >= 0; i-- {
-		out = append(out, s.flushing[i])
+		rs.list = append(rs.list, s.flushing[i])
 	}
-	held := make([]*sstableSource, len(s.ssts))
-	for i, t := range s.ssts {
+	rs.sstFrom = len(rs.list)
+	for _, t := range s.ssts {
 		t.acquire()
-		held[i] = t
-		out = append(out, t)
+		rs.list = append(rs.list, t)
 	}
-	var once sync.Once
-	return append(out, s.others...), func() {
-		once.Do(func() {
-			for _, t := range held {
-				t.release()
-			}
-		})
+	rs.sstTo = len(rs.list)
+	rs.list = append(rs.list, s.others...)
+	return rs
+}
+
+// release drops the read's SSTable references; calls after the first do
+// nothing. The read's goroutine calls it.
+func (rs *readSources) release() {
+	if rs.released {
+		return
+	}
+	rs.released = true
+	for _, t := range rs.list[rs.sstFrom:rs.sstTo] {
+		t.(*sstableSource).release()
 	}
 }
 
