@@ -135,6 +135,24 @@ func (r *Ring) Ownership() map[string]float64 {
 	return m
 }
 
+// EffectiveOwnership returns the fraction of the ring each node holds a
+// replica of under strategy s, keyed by Node.Name: nodetool status's "Owns
+// (effective)". The fractions sum to the number of replicas of a token
+// (the replication factor, when the ring has enough nodes).
+func (r *Ring) EffectiveOwnership(s Strategy) map[string]float64 {
+	m := make(map[string]float64, len(r.nodes))
+	for _, n := range r.nodes {
+		m[n.Name] += 0
+	}
+	for _, tr := range r.Ranges() {
+		// Every token of (Start, End] is placed from End.
+		for _, n := range r.Replicas(tr.End, s) {
+			m[n.Name] += tr.Size()
+		}
+	}
+	return m
+}
+
 // Strategy is a replica placement strategy. It is implemented by
 // SimpleStrategy and NetworkTopologyStrategy only.
 type Strategy interface {

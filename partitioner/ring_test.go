@@ -165,6 +165,18 @@ func TestRingProperties(t *testing.T) {
 		}
 
 		rf := rapid.IntRange(1, 5).Draw(t, "rf")
+		// Each token has min(rf, n) replicas, so the effective
+		// ownerships sum to that, and none exceeds the whole ring.
+		sum = 0
+		for name, f := range r.EffectiveOwnership(SimpleStrategy{RF: rf}) {
+			if f > 1+1e-9 || f < r.Ownership()[name]-1e-9 {
+				t.Fatalf("effective ownership of %s: %v (primary %v)", name, f, r.Ownership()[name])
+			}
+			sum += f
+		}
+		if math.Abs(sum-float64(min(rf, n))) > 1e-9 {
+			t.Fatalf("effective ownership with rf=%d on %d nodes sums to %v", rf, n, sum)
+		}
 		simple := r.Replicas(tok, SimpleStrategy{RF: rf})
 		if len(simple) != min(rf, n) {
 			t.Fatalf("simple rf=%d on %d nodes: %d replicas", rf, n, len(simple))

@@ -7,12 +7,14 @@
 //	minicass serve [flags]        the CQL native protocol v4 server
 //	minicass nodetool [flags] ... flush, compact and the teaching views
 //	minicass sstabledump PATH     an SSTable as Cassandra's sstabledump prints it
+//	minicass ring [flags] [KEY]   a simulated token ring: ownership and replicas
 //	minicass version              print the version
 //
 // Each subcommand lives in its own file and registers itself in commands.
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -77,5 +79,27 @@ func usage(w io.Writer) {
 	sort.Strings(names)
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-28s %s\n", "minicass "+n, commands[n].summary)
+	}
+}
+
+// parseArgs parses the flags of fs wherever they stand among args (package
+// flag alone stops at the first other argument) and returns the other
+// arguments in order. After "--" everything is an argument, so a value
+// that starts with '-' (a negative number) can follow it.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		left := fs.Args()
+		if consumed := len(args) - len(left); consumed > 0 && args[consumed-1] == "--" {
+			return append(rest, left...), nil
+		}
+		if len(left) == 0 {
+			return rest, nil
+		}
+		rest = append(rest, left[0])
+		args = left[1:]
 	}
 }

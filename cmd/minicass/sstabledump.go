@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/hex"
-	"errors"
 	"flag"
 	"fmt"
 	"path/filepath"
@@ -10,7 +8,6 @@ import (
 	"time"
 
 	"github.com/minicass/minicass/engine"
-	"github.com/minicass/minicass/partitioner"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/sstable"
 	"github.com/minicass/minicass/types"
@@ -52,21 +49,17 @@ func sstabledumpMain(args []string, io stdio) int {
 	var include, exclude keyList
 	fs.Var(&include, "k", "partition key to include (repeatable)")
 	fs.Var(&exclude, "x", "partition key to exclude (repeatable)")
-	// sstabledump takes the path first and the options after it.
-	var path string
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		path, args = args[0], args[1:]
-	}
-	if err := fs.Parse(args); err != nil {
+	// sstabledump takes the path first and the options after it; either
+	// order works.
+	rest, err := parseArgs(fs, args)
+	if err != nil {
 		return 2
 	}
-	switch rest := fs.Args(); {
-	case path == "" && len(rest) == 1:
-		path = rest[0]
-	case path == "" || len(rest) > 0:
+	if len(rest) != 1 {
 		fmt.Fprintln(io.err, "usage: minicass sstabledump <sstable file path> [-e] [-k KEY]... [-x KEY]... [-t] [-l] [--layout]")
 		return 2
 	}
+	path := rest[0]
 	if *debug {
 		fmt.Fprintln(io.err, "minicass sstabledump: -d (the internal row representation) is not supported; the JSON output shows the same data")
 		return 2
@@ -162,62 +155,13 @@ func keyFilter(t *schema.Table, include, exclude []string) (func([]byte) bool, e
 	}, nil
 }
 
-// parseKey converts a partition key written as text to its serialized
-// form.
+// parseKey converts a partition key of t written as text to its
+// serialized form.
 func parseKey(t *schema.Table, s string) ([]byte, error) {
 	pk := t.PartitionKey()
-	if len(pk) == 1 {
-		return parseKeyComponent(pk[0].Type, s)
+	kinds := make([]types.Type, len(pk))
+	for i, c := range pk {
+		kinds[i] = c.Type
 	}
-	var parts []string
-	var cur strings.Builder
-	for i := 0; i < len(s); i++ {
-		switch {
-		case s[i] == '\\' && i+1 < len(s) && s[i+1] == ':':
-			cur.WriteByte(':')
-			i++
-		case s[i] == ':':
-			parts = append(parts, cur.String())
-			cur.Reset()
-		default:
-			cur.WriteByte(s[i])
-		}
-	}
-	parts = append(parts, cur.String())
-	if len(parts) != len(pk) {
-		return nil, fmt.Errorf("key %q has %d components, the partition key %d", s, len(parts), len(pk))
-	}
-	values := make([][]byte, len(parts))
-	for i, p := range parts {
-		v, err := parseKeyComponent(pk[i].Type, p)
-		if err != nil {
-			return nil, err
-		}
-		values[i] = v
-	}
-	return partitioner.CompositeKey(values)
-}
-
-// parseKeyComponent reads one key value as AbstractType.fromString does:
-// text as it is, a blob as hex, anything else as a CQL literal, quoted if
-// need be (timestamps, dates, inet addresses).
-func parseKeyComponent(t types.Type, s string) ([]byte, error) {
-	switch t.Kind {
-	case types.Text, types.Ascii:
-		return []byte(s), nil
-	case types.Blob:
-		b, err := hex.DecodeString(strings.TrimPrefix(s, "0x"))
-		if err != nil {
-			return nil, fmt.Errorf("key %q is not hex: %w", s, err)
-		}
-		return b, nil
-	}
-	v, err := types.ParseLiteral(t, s)
-	if err == nil {
-		return v, nil
-	}
-	if v, qerr := types.ParseLiteral(t, "'"+strings.ReplaceAll(s, "'", "''")+"'"); qerr == nil {
-		return v, nil
-	}
-	return nil, errors.Join(fmt.Errorf("key %q is not a %s", s, t), err)
+	return parseKeyOf(kinds, s)
 }
