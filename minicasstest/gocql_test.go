@@ -326,7 +326,6 @@ func TestGocqlRoles(t *testing.T) {
 		cluster.ProtoVersion = 4
 		cluster.Timeout = 5 * time.Second
 		cluster.Authenticator = gocql.PasswordAuthenticator{Username: user, Password: password}
-		cluster.DisableInitialHostLookup = true
 		return cluster.CreateSession()
 	}
 	admin, err := connect("cassandra", "cassandra")
