@@ -12,15 +12,20 @@ import (
 // answers as a node whose triggers directory lacks the class: CREATE
 // TRIGGER checks the keyspace, the table and the name as Cassandra does,
 // then refuses the class; no trigger ever exists, so DROP TRIGGER finds
-// nothing (DropTriggerStatement.apply). docs/compatibility.md says so.
+// nothing (DropTriggerStatement.apply). With password authentication both
+// need a superuser, as Cassandra's authorize step requires.
+// docs/compatibility.md says so.
 
 func (s *Session) compileCreateTrigger(st *parser.CreateTrigger) (plan, error) {
 	ks, table, err := s.modifiableTable(st.Table)
 	if err != nil {
 		return nil, err
 	}
-	eng := s.x.eng
-	return &ddlPlan{run: func(context.Context, *execution) (*Result, error) {
+	eng, user := s.x.eng, s.user
+	return &ddlPlan{run: func(ctx context.Context, _ *execution) (*Result, error) {
+		if err := s.x.ensureIsSuperuser(ctx, user, "Only superusers are allowed to perform CREATE TRIGGER queries"); err != nil {
+			return nil, err
+		}
 		if _, ok := eng.Keyspace(ks); !ok {
 			return nil, invalidf("Keyspace '%s' doesn't exist", ks)
 		}
@@ -36,7 +41,12 @@ func (s *Session) compileDropTrigger(st *parser.DropTrigger) (plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &ddlPlan{run: func(context.Context, *execution) (*Result, error) {
+	user := s.user
+	return &ddlPlan{run: func(ctx context.Context, _ *execution) (*Result, error) {
+		// Cassandra's text, its typo included.
+		if err := s.x.ensureIsSuperuser(ctx, user, "Only superusers are allowed to perfrom DROP TRIGGER queries"); err != nil {
+			return nil, err
+		}
 		if st.IfExists {
 			return voidResult(), nil
 		}

@@ -183,6 +183,25 @@ func (x *Executor) Authenticate(ctx context.Context, user, password string) erro
 	return nil
 }
 
+// ensureIsSuperuser is ClientState.ensureIsSuperuser: once password
+// authentication is on, the session's role (user) must have superuser
+// status, or the statement fails with msg.
+func (x *Executor) ensureIsSuperuser(ctx context.Context, user, msg string) error {
+	x.auth.mu.Lock()
+	defer x.auth.mu.Unlock()
+	if !x.auth.enabled {
+		return nil
+	}
+	roles, err := x.allRoles(ctx)
+	if err != nil {
+		return err
+	}
+	if user == "" || !hasSuperuserStatus(roles, user) {
+		return &Error{Code: CodeUnauthorized, Message: msg}
+	}
+	return nil
+}
+
 // roleRow is a row of system_auth.roles.
 type roleRow struct {
 	name         string
