@@ -33,7 +33,8 @@ func Open(opts Options) (*DB, error) {
 		return nil, err
 	}
 	db := &DB{eng: eng, opts: opts}
-	db.x = cql.NewExecutor(eng, cql.Options{Logger: opts.Logger, ClusterName: opts.ClusterName})
+	db.x = cql.NewExecutor(eng, cql.Options{Logger: opts.Logger, ClusterName: opts.ClusterName,
+		PreparedStatementsCacheSize: opts.PreparedStatementsCacheSize})
 	db.def = db.Session()
 	return db, nil
 }
@@ -69,7 +70,7 @@ func (db *DB) Executor() *cql.Executor { return db.x }
 // Session returns a new session with no current keyspace. Sessions are
 // cheap; each has its own current keyspace and is safe for concurrent use.
 func (db *DB) Session() *Session {
-	return &Session{db: db, s: db.x.NewSession(), prepared: make(map[string]*cql.Prepared)}
+	return &Session{db: db, s: db.x.NewSession()}
 }
 
 // Exec runs a statement on the default session; see Session.Exec.

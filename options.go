@@ -47,6 +47,10 @@ type Options struct {
 	// ClusterName is the cluster_name of system.local (default
 	// "Test Cluster").
 	ClusterName string
+	// PreparedStatementsCacheSize bounds the memory of the prepared
+	// statements the node keeps, shared by every session and connection,
+	// as Cassandra's prepared_statements_cache_size (default 10 MiB).
+	PreparedStatementsCacheSize int64
 
 	// FS is the filesystem Dir lives on; nil means the operating system's.
 	// Tests pass vfs.NewCrashableMem or vfs.NewErrorFS.

@@ -2,23 +2,16 @@ package minicass
 
 import (
 	"context"
-	"sync"
+	"errors"
 
 	"github.com/minicass/minicass/cql"
 )
-
-// maxCachedStatements bounds the statements a Session keeps prepared for
-// Query with bind values.
-const maxCachedStatements = 1024
 
 // Session runs statements with its own current keyspace (set by USE). It
 // is safe for concurrent use.
 type Session struct {
 	db *DB
 	s  *cql.Session
-
-	mu       sync.Mutex
-	prepared map[string]*cql.Prepared // by keyspace + "\x00" + query text
 }
 
 // Keyspace returns the current keyspace ("" before any USE).
@@ -39,7 +32,7 @@ func (s *Session) Exec(ctx context.Context, query string, args ...any) error {
 // Query runs one CQL statement and returns its rows. It never returns nil:
 // a failure is reported by Rows.Err (and Next returns false). A statement
 // without bind values is parsed and run directly; with bind values it is
-// prepared once per session and keyspace (cached by its text) so the values
+// prepared once (the executor caches it by keyspace and text) so the values
 // are encoded with the types of their markers.
 func (s *Session) Query(ctx context.Context, query string, args ...any) *Rows {
 	if s.db.isClosed() {
@@ -67,33 +60,14 @@ func (s *Session) Prepare(ctx context.Context, query string) (*Stmt, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Stmt{s: s, prep: prep}, nil
+	return newStmt(s, prep), nil
 }
 
+// prepare returns query prepared in the session's keyspace, from the
+// executor's one statement cache (cql/plancache.go), which finds it by its
+// text without hashing it.
 func (s *Session) prepare(ctx context.Context, query string) (*cql.Prepared, error) {
-	// The cache key is built on the stack for texts up to 256 bytes (a
-	// lookup by string(bytes) does not allocate); only a miss stores it.
-	var buf [256]byte
-	key := append(append(append(buf[:0], s.Keyspace()...), 0), query...)
-	s.mu.Lock()
-	prep := s.prepared[string(key)]
-	s.mu.Unlock()
-	if prep != nil {
-		return prep, nil
-	}
-	prep, err := s.s.Prepare(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	if len(s.prepared) >= maxCachedStatements {
-		// Queries built with literals would grow the cache forever: start
-		// over, as a driver's bounded statement cache evicts.
-		clear(s.prepared)
-	}
-	s.prepared[string(key)] = prep
-	s.mu.Unlock()
-	return prep, nil
+	return s.s.Prepare(ctx, query)
 }
 
 func (s *Session) execute(ctx context.Context, prep *cql.Prepared, p *cql.Params, values []any) *Rows {
@@ -105,12 +79,30 @@ func (s *Session) execute(ctx context.Context, prep *cql.Prepared, p *cql.Params
 }
 
 // run binds values and executes prep; Exec uses it directly, without Rows.
+// A statement that a schema change evicted from the executor's cache is
+// prepared again, in the keyspace it was prepared in, and run once more
+// with the values bound to its new markers, as drivers do on Unprepared.
 func (s *Session) run(ctx context.Context, prep *cql.Prepared, p *cql.Params, values []any) (*cql.Result, error) {
+	res, _, err := s.runPrepared(ctx, prep, p, values)
+	return res, err
+}
+
+// runPrepared is run, also returning the statement it ran (prep, or the
+// statement prepared again).
+func (s *Session) runPrepared(ctx context.Context, prep *cql.Prepared, p *cql.Params, values []any) (*cql.Result, *cql.Prepared, error) {
 	if s.db.isClosed() {
-		return nil, ErrClosed
+		return nil, prep, ErrClosed
 	}
-	if err := bindArgs(p, prep.Bind, values); err != nil {
-		return nil, err
+	for retried := false; ; retried = true {
+		if err := bindArgs(p, prep.Bind, values); err != nil {
+			return nil, prep, err
+		}
+		res, err := s.s.ExecutePrepared(ctx, prep, p)
+		if retried || !errors.Is(err, cql.ErrUnprepared) {
+			return res, prep, err
+		}
+		if prep, err = s.s.Executor().Reprepare(prep); err != nil {
+			return nil, prep, err
+		}
 	}
-	return s.s.ExecutePrepared(ctx, prep, p)
 }

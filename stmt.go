@@ -2,33 +2,53 @@ package minicass
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/minicass/minicass/cql"
 )
 
-// Stmt is a prepared statement, bound to the session that prepared it. It
-// is validated again automatically when the schema changes. A Stmt is safe
-// for concurrent use.
+// Stmt is a prepared statement, bound to the session that prepared it. A
+// schema change that invalidates it (a column added to its table, say)
+// makes it prepare itself again, in the keyspace it was prepared in, as a
+// driver does; its Bind and Columns then describe the new statement. A
+// Stmt is safe for concurrent use.
 type Stmt struct {
 	s    *Session
-	prep *cql.Prepared
+	prep atomic.Pointer[cql.Prepared]
+}
+
+// newStmt returns a Stmt of prep on session s.
+func newStmt(s *Session, prep *cql.Prepared) *Stmt {
+	st := &Stmt{s: s}
+	st.prep.Store(prep)
+	return st
+}
+
+// run executes the statement, remembering it when it was prepared again.
+func (st *Stmt) run(ctx context.Context, p *cql.Params, values []any) (*cql.Result, error) {
+	prep := st.prep.Load()
+	res, now, err := st.s.runPrepared(ctx, prep, p, values)
+	if now != prep {
+		st.prep.CompareAndSwap(prep, now)
+	}
+	return res, err
 }
 
 // Text returns the statement text.
-func (st *Stmt) Text() string { return st.prep.Query }
+func (st *Stmt) Text() string { return st.prep.Load().Query }
 
 // Bind describes the bind markers, in order: the name Cassandra gives each
 // (the column name, or the marker's own name) and its type.
-func (st *Stmt) Bind() []Column { return st.prep.Bind }
+func (st *Stmt) Bind() []Column { return st.prep.Load().Bind }
 
 // Columns describes the result columns of a SELECT (nil otherwise).
-func (st *Stmt) Columns() []Column { return st.prep.Result }
+func (st *Stmt) Columns() []Column { return st.prep.Load().Result }
 
 // Exec runs the statement with args (bind values and QueryOptions) and
 // discards any rows.
 func (st *Stmt) Exec(ctx context.Context, args ...any) error {
 	p, values := splitArgs(args)
-	_, err := st.s.run(ctx, st.prep, p, values)
+	_, err := st.run(ctx, p, values)
 	return err
 }
 
@@ -36,5 +56,9 @@ func (st *Stmt) Exec(ctx context.Context, args ...any) error {
 // Session.Query.
 func (st *Stmt) Query(ctx context.Context, args ...any) *Rows {
 	p, values := splitArgs(args)
-	return st.s.execute(ctx, st.prep, p, values)
+	res, err := st.run(ctx, p, values)
+	if err != nil {
+		return errRows(err)
+	}
+	return &Rows{res: res}
 }

@@ -41,7 +41,7 @@ func (p *batchPlan) pkIndexes() []uint16 {
 	return nil
 }
 
-func (s *Session) compileBatch(st *parser.Batch) (plan, error) {
+func (s *compiler) compileBatch(st *parser.Batch) (plan, error) {
 	if st.Using.TTL != nil {
 		return nil, invalidf("Global TTL on the BATCH statement is not supported.")
 	}

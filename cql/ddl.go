@@ -36,7 +36,7 @@ func checkModifiable(ks string) error {
 
 // modifiableTable resolves the keyspace and name of the table a schema
 // statement changes, refusing system keyspaces.
-func (s *Session) modifiableTable(t parser.TableName) (ks, name string, err error) {
+func (s *compiler) modifiableTable(t parser.TableName) (ks, name string, err error) {
 	if ks, err = s.keyspaceFor(t); err != nil {
 		return "", "", err
 	}
@@ -60,7 +60,7 @@ func schemaChange(change, target, ks, name string) *Result {
 }
 
 // keyspaceFor resolves the keyspace of a possibly unqualified table name.
-func (s *Session) keyspaceFor(t parser.TableName) (string, error) {
+func (s *compiler) keyspaceFor(t parser.TableName) (string, error) {
 	if t.Keyspace != "" {
 		return string(t.Keyspace), nil
 	}
@@ -71,7 +71,7 @@ func (s *Session) keyspaceFor(t parser.TableName) (string, error) {
 	return ks, nil
 }
 
-func (s *Session) compileDDL(stmt parser.Statement) (plan, error) {
+func (s *compiler) compileDDL(stmt parser.Statement) (plan, error) {
 	eng := s.x.eng
 	switch st := stmt.(type) {
 	case *parser.CreateKeyspace:
@@ -213,7 +213,7 @@ func (s *Session) compileDDL(stmt parser.Statement) (plan, error) {
 
 // lookupTable finds a table, with Cassandra's errors for a missing keyspace
 // or table.
-func (s *Session) lookupTable(t parser.TableName) (*schema.Table, error) {
+func (s *compiler) lookupTable(t parser.TableName) (*schema.Table, error) {
 	ks, err := s.keyspaceFor(t)
 	if err != nil {
 		return nil, err
@@ -245,7 +245,7 @@ func validateName(what, name string) error {
 	return nil
 }
 
-func (s *Session) compileCreateTable(st *parser.CreateTable) (plan, error) {
+func (s *compiler) compileCreateTable(st *parser.CreateTable) (plan, error) {
 	ks, name, err := s.modifiableTable(st.Table)
 	if err != nil {
 		return nil, err
@@ -453,7 +453,7 @@ func cloneOptions(o schema.Options) schema.Options {
 	return cp
 }
 
-func (s *Session) compileAlterTable(st *parser.AlterTable) (plan, error) {
+func (s *compiler) compileAlterTable(st *parser.AlterTable) (plan, error) {
 	ks, name, err := s.modifiableTable(st.Table)
 	if err != nil {
 		return nil, err

@@ -22,7 +22,7 @@ const errUDFsDisabled = "User-defined functions are disabled in cassandra.yaml -
 
 const errBothDirectives = "Cannot use both 'OR REPLACE' and 'IF NOT EXISTS' directives"
 
-func (s *Session) compileCreateFunction(st *parser.CreateFunction) (plan, error) {
+func (s *compiler) compileCreateFunction(st *parser.CreateFunction) (plan, error) {
 	if _, err := s.keyspaceFor(st.Name); err != nil {
 		return nil, err
 	}
@@ -34,7 +34,7 @@ func (s *Session) compileCreateFunction(st *parser.CreateFunction) (plan, error)
 	}}, nil
 }
 
-func (s *Session) compileCreateAggregate(st *parser.CreateAggregate) (plan, error) {
+func (s *compiler) compileCreateAggregate(st *parser.CreateAggregate) (plan, error) {
 	ks, err := s.keyspaceFor(st.Name)
 	if err != nil {
 		return nil, err
@@ -56,7 +56,7 @@ func (s *Session) compileCreateAggregate(st *parser.CreateAggregate) (plan, erro
 	}}, nil
 }
 
-func (s *Session) compileDropFunction(st *parser.DropFunction) (plan, error) {
+func (s *compiler) compileDropFunction(st *parser.DropFunction) (plan, error) {
 	ks, err := s.keyspaceFor(st.Name)
 	if err != nil {
 		return nil, err

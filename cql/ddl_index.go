@@ -23,7 +23,7 @@ import (
 // (IndexMetadata.PATTERN_NON_WORD_CHAR).
 var nonWordChars = regexp.MustCompile(`\W`)
 
-func (s *Session) compileCreateIndex(st *parser.CreateIndex) (plan, error) {
+func (s *compiler) compileCreateIndex(st *parser.CreateIndex) (plan, error) {
 	ks, name, err := s.modifiableTable(st.Table)
 	if err != nil {
 		return nil, err
@@ -158,7 +158,7 @@ func findIndex(tables []*schema.Table, name string) (*schema.Table, *schema.Inde
 	return nil, nil
 }
 
-func (s *Session) compileDropIndex(st *parser.DropIndex) (plan, error) {
+func (s *compiler) compileDropIndex(st *parser.DropIndex) (plan, error) {
 	ks, name, err := s.modifiableTable(st.Name)
 	if err != nil {
 		return nil, err

@@ -16,14 +16,14 @@ import (
 // need a superuser, as Cassandra's authorize step requires.
 // docs/compatibility.md says so.
 
-func (s *Session) compileCreateTrigger(st *parser.CreateTrigger) (plan, error) {
+func (s *compiler) compileCreateTrigger(st *parser.CreateTrigger) (plan, error) {
 	ks, table, err := s.modifiableTable(st.Table)
 	if err != nil {
 		return nil, err
 	}
-	eng, user := s.x.eng, s.user
-	return &ddlPlan{run: func(ctx context.Context, _ *execution) (*Result, error) {
-		if err := s.x.ensureIsSuperuser(ctx, user, "Only superusers are allowed to perform CREATE TRIGGER queries"); err != nil {
+	return &ddlPlan{run: func(ctx context.Context, q *execution) (*Result, error) {
+		eng := q.s.x.eng
+		if err := q.s.x.ensureIsSuperuser(ctx, q.s.user, "Only superusers are allowed to perform CREATE TRIGGER queries"); err != nil {
 			return nil, err
 		}
 		if _, ok := eng.Keyspace(ks); !ok {
@@ -36,15 +36,14 @@ func (s *Session) compileCreateTrigger(st *parser.CreateTrigger) (plan, error) {
 	}}, nil
 }
 
-func (s *Session) compileDropTrigger(st *parser.DropTrigger) (plan, error) {
+func (s *compiler) compileDropTrigger(st *parser.DropTrigger) (plan, error) {
 	ks, table, err := s.modifiableTable(st.Table)
 	if err != nil {
 		return nil, err
 	}
-	user := s.user
-	return &ddlPlan{run: func(ctx context.Context, _ *execution) (*Result, error) {
+	return &ddlPlan{run: func(ctx context.Context, q *execution) (*Result, error) {
 		// Cassandra's text, its typo included.
-		if err := s.x.ensureIsSuperuser(ctx, user, "Only superusers are allowed to perfrom DROP TRIGGER queries"); err != nil {
+		if err := q.s.x.ensureIsSuperuser(ctx, q.s.user, "Only superusers are allowed to perfrom DROP TRIGGER queries"); err != nil {
 			return nil, err
 		}
 		if st.IfExists {

@@ -17,7 +17,7 @@ import (
 // TYPE rewrites the columns and the types that use it, in one schema
 // change, so reads see the new fields (null in older values).
 
-func (s *Session) compileCreateType(st *parser.CreateType) (plan, error) {
+func (s *compiler) compileCreateType(st *parser.CreateType) (plan, error) {
 	ks, name, err := s.modifiableTable(st.Name)
 	if err != nil {
 		return nil, err
@@ -73,7 +73,7 @@ func fieldType(f *parser.ColumnDef, def *schema.Keyspace) (types.Type, error) {
 	return ft, nil
 }
 
-func (s *Session) compileAlterType(st *parser.AlterUserType) (plan, error) {
+func (s *compiler) compileAlterType(st *parser.AlterUserType) (plan, error) {
 	ks, name, err := s.modifiableTable(st.Name)
 	if err != nil {
 		return nil, err
@@ -156,7 +156,7 @@ func (s *Session) compileAlterType(st *parser.AlterUserType) (plan, error) {
 	}}, nil
 }
 
-func (s *Session) compileDropType(st *parser.DropType) (plan, error) {
+func (s *compiler) compileDropType(st *parser.DropType) (plan, error) {
 	ks, name, err := s.modifiableTable(st.Name)
 	if err != nil {
 		return nil, err

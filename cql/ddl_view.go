@@ -18,7 +18,7 @@ import (
 // views are disabled.
 const errViewsDisabled = "Materialized views are disabled. Enable in cassandra.yaml to use."
 
-func (s *Session) compileCreateView(st *parser.CreateView) (plan, error) {
+func (s *compiler) compileCreateView(st *parser.CreateView) (plan, error) {
 	ks, err := s.keyspaceFor(st.Name)
 	if err != nil {
 		return nil, err
@@ -44,15 +44,15 @@ func (s *Session) compileCreateView(st *parser.CreateView) (plan, error) {
 
 // compileAlterView and compileDropView find no view, as a node without
 // views does; IF EXISTS makes that a no-op.
-func (s *Session) compileAlterView(st *parser.AlterView) (plan, error) {
+func (s *compiler) compileAlterView(st *parser.AlterView) (plan, error) {
 	return s.missingView(st.Name, st.IfExists)
 }
 
-func (s *Session) compileDropView(st *parser.DropView) (plan, error) {
+func (s *compiler) compileDropView(st *parser.DropView) (plan, error) {
 	return s.missingView(st.Name, st.IfExists)
 }
 
-func (s *Session) missingView(name parser.TableName, ifExists bool) (plan, error) {
+func (s *compiler) missingView(name parser.TableName, ifExists bool) (plan, error) {
 	ks, err := s.keyspaceFor(name)
 	if err != nil {
 		return nil, err

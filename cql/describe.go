@@ -45,7 +45,7 @@ func (p *describePlan) pkIndexes() []uint16   { return nil }
 
 // compileDescribe validates a DESCRIBE statement; the schema is read when
 // it executes.
-func (s *Session) compileDescribe(st *parser.Describe) (plan, error) {
+func (s *compiler) compileDescribe(st *parser.Describe) (plan, error) {
 	switch st.Kind {
 	case parser.DescribeKeyspaces, parser.DescribeTables, parser.DescribeTypes, parser.DescribeFunctions, parser.DescribeAggregates:
 		return &describePlan{st: st, cols: describeListColumns}, nil

@@ -99,7 +99,7 @@ func pkBindIndexes(w *modWhere) []uint16 {
 	return out
 }
 
-func (s *Session) compileUsing(c *compileCtx, tbl *schema.Table, u parser.Using) (ttl, ts term, err error) {
+func (s *compiler) compileUsing(c *compileCtx, tbl *schema.Table, u parser.Using) (ttl, ts term, err error) {
 	if u.TTL != nil {
 		ttl, err = c.compileTerm(u.TTL, receiver{ks: tbl.Keyspace, table: tbl.Name, name: "[ttl]", typ: types.IntType})
 		if err != nil {
@@ -115,7 +115,7 @@ func (s *Session) compileUsing(c *compileCtx, tbl *schema.Table, u parser.Using)
 	return ttl, ts, nil
 }
 
-func (s *Session) modTable(t parser.TableName, kind stmtKind) (*schema.Table, error) {
+func (s *compiler) modTable(t parser.TableName, kind stmtKind) (*schema.Table, error) {
 	tbl, err := s.lookupTable(t)
 	if err != nil {
 		return nil, err
@@ -126,7 +126,7 @@ func (s *Session) modTable(t parser.TableName, kind stmtKind) (*schema.Table, er
 	return tbl, nil
 }
 
-func (s *Session) compileInsert(st *parser.Insert) (plan, error) {
+func (s *compiler) compileInsert(st *parser.Insert) (plan, error) {
 	tbl, err := s.modTable(st.Table, kindInsert)
 	if err != nil {
 		return nil, err
@@ -239,7 +239,7 @@ func (c *compileCtx) compileInsertValues(tbl *schema.Table, st *parser.Insert) (
 	return cols, terms, nil
 }
 
-func (s *Session) compileUpdate(st *parser.Update) (plan, error) {
+func (s *compiler) compileUpdate(st *parser.Update) (plan, error) {
 	tbl, err := s.modTable(st.Table, kindUpdate)
 	if err != nil {
 		return nil, err
@@ -389,7 +389,7 @@ func (c *compileCtx) compileAssignment(tbl *schema.Table, col *schema.Column, a 
 	return colOp{}, invalidf("Invalid operation (%s) for column %s", a, col.Name)
 }
 
-func (s *Session) compileDelete(st *parser.Delete) (plan, error) {
+func (s *compiler) compileDelete(st *parser.Delete) (plan, error) {
 	tbl, err := s.modTable(st.Table, kindDelete)
 	if err != nil {
 		return nil, err

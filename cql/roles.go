@@ -368,7 +368,7 @@ func (c *authCall) exists(name string) bool { return c.roles[name] != nil }
 
 // compileAuth compiles a role or permission statement. Each runs under
 // auth.mu with a fresh snapshot of the roles.
-func (s *Session) compileAuth(stmt parser.Statement) (plan, error) {
+func (s *compiler) compileAuth(stmt parser.Statement) (plan, error) {
 	var cols []ColumnSpec
 	var run func(ctx context.Context, c *authCall) (*Result, error)
 	switch st := stmt.(type) {
@@ -395,16 +395,17 @@ func (s *Session) compileAuth(stmt parser.Statement) (plan, error) {
 	default:
 		return nil, invalidf("statement not supported: %s", stmt)
 	}
-	user := s.user
-	x := s.x
-	return &authPlan{cols: cols, run: func(ctx context.Context, _ *execution) (*Result, error) {
+	return &authPlan{cols: cols, run: func(ctx context.Context, q *execution) (*Result, error) {
+		// The role is the executing session's, never the preparing one's:
+		// a prepared statement is shared by every session.
+		x := q.s.x
 		x.auth.mu.Lock()
 		defer x.auth.mu.Unlock()
 		roles, err := x.allRoles(ctx)
 		if err != nil {
 			return nil, err
 		}
-		return run(ctx, &authCall{x: x, user: user, roles: roles})
+		return run(ctx, &authCall{x: x, user: q.s.user, roles: roles})
 	}}, nil
 }
 
@@ -720,7 +721,7 @@ type resource struct {
 
 // resolveResource resolves an unqualified table against the session's
 // keyspace, as PermissionsManagementStatement.maybeCorrectResource does.
-func (s *Session) resolveResource(r *parser.Resource) (*resource, error) {
+func (s *compiler) resolveResource(r *parser.Resource) (*resource, error) {
 	if r == nil {
 		return nil, nil
 	}

@@ -51,7 +51,7 @@ func (p *selectPlan) columns() []ColumnSpec { return p.specs }
 func (p *selectPlan) pkIndexes() []uint16   { return p.pkIdx }
 
 // compileSelect validates a SELECT against the schema and compiles it.
-func (s *Session) compileSelect(st *parser.Select) (plan, error) {
+func (s *compiler) compileSelect(st *parser.Select) (plan, error) {
 	tbl, err := s.lookupTable(st.Table)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package cql
 import (
 	"context"
 	"crypto/md5"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/engine"
+	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
 )
 
@@ -25,6 +27,10 @@ type Options struct {
 	// DataCenter and Rack name the single node (default "datacenter1" and
 	// "rack1").
 	DataCenter, Rack string
+	// PreparedStatementsCacheSize bounds the memory the prepared
+	// statements may take, as Cassandra's prepared_statements_cache_size
+	// (default DefaultPreparedStatementsCacheSize).
+	PreparedStatementsCacheSize int64
 }
 
 // Executor runs CQL against an engine. It is safe for concurrent use; each
@@ -35,8 +41,8 @@ type Executor struct {
 	opts Options
 	uuid *types.TimeUUIDGenerator
 
-	mu       sync.Mutex
-	prepared map[string]*Prepared
+	// plans is the one cache of prepared statements (plancache.go).
+	plans *planCache
 
 	// sys is the node identity and system table state (system_exec.go).
 	sys *systemState
@@ -58,7 +64,7 @@ func NewExecutor(eng *engine.Engine, opts Options) *Executor {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	x := &Executor{eng: eng, opts: opts, uuid: types.NewTimeUUIDGenerator(), prepared: make(map[string]*Prepared),
+	x := &Executor{eng: eng, opts: opts, uuid: types.NewTimeUUIDGenerator(), plans: newPlanCache(opts.PreparedStatementsCacheSize),
 		sys: newSystemState(eng.Clock().Now().Unix())}
 	// Bootstrap creates and fills the system keyspaces; its error is
 	// logged here, and returned by an explicit call to Bootstrap.
@@ -143,7 +149,7 @@ func (s *Session) Query(ctx context.Context, query string, p *Params) (*Result, 
 	if err != nil {
 		return nil, err
 	}
-	pl, err := s.compile(stmt)
+	pl, _, err := s.x.compileStatement(stmt, s.Keyspace())
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +158,7 @@ func (s *Session) Query(ctx context.Context, query string, p *Params) (*Result, 
 
 // QueryStatement runs an already parsed statement.
 func (s *Session) QueryStatement(ctx context.Context, stmt parser.Statement, p *Params) (*Result, error) {
-	pl, err := s.compile(stmt)
+	pl, _, err := s.x.compileStatement(stmt, s.Keyspace())
 	if err != nil {
 		return nil, err
 	}
@@ -239,7 +245,8 @@ func bindValues(names []string, specs []ColumnSpec, p *Params) ([]Value, error) 
 	return out, nil
 }
 
-// Prepared is a prepared statement.
+// Prepared is a prepared statement: a plan in the executor's cache
+// (plancache.go), shared by every session that executes it.
 type Prepared struct {
 	// ID identifies the statement: the MD5 of the keyspace and query text,
 	// as Cassandra computes it.
@@ -247,44 +254,82 @@ type Prepared struct {
 	// Query is the statement text and Keyspace the session keyspace it was
 	// prepared in.
 	Query, Keyspace string
-	// Bind describes the bind markers, Result the result columns.
+	// Bind describes the bind markers, Result the result columns: every
+	// execution returns these columns, or the statement is evicted first.
 	Bind, Result []ColumnSpec
 	// PKIndexes gives, per partition key column, its bind marker index.
 	PKIndexes []uint16
 
 	stmt parser.Statement
-	// cur is the plan and the schema version it was compiled against,
-	// replaced as a whole when the schema changes: executions read it
+	// cur is the plan, the schema version it was compiled against and
+	// the tables it depends on, replaced as a whole when the schema changes: executions read it
 	// without a lock.
 	cur atomic.Pointer[versionedPlan]
+
+	// The cache's bookkeeping: the estimated memory, whether the
+	// statement was used since the clock hand passed, its ring slot.
+	weight int64
+	used   atomic.Bool
+	slot   int
 }
 
 // versionedPlan is a plan and the schema version it was compiled against.
+// A SELECT, INSERT, UPDATE, DELETE or BATCH also lists the tables it was
+// compiled with: a change to one that affects prepared statements evicts
+// it. Other statements list none.
 type versionedPlan struct {
 	plan    plan
 	version types.UUIDValue
+	tables  []*schema.Table
 }
 
-// Prepare parses and validates query and caches it under its id.
+// Prepare parses and validates query in the session's keyspace and caches
+// it under its id. A statement already cached is returned as it is.
 func (s *Session) Prepare(ctx context.Context, query string) (*Prepared, error) {
+	return s.x.prepare(s.Keyspace(), query)
+}
+
+// prepare returns the statement query prepared in keyspace ks, from the
+// cache or compiled and cached.
+func (x *Executor) prepare(ks, query string) (*Prepared, error) {
+	if p := x.plans.getText(ks, query); p != nil {
+		if _, err := x.planOf(p); err == nil {
+			return p, nil
+		}
+	}
 	stmt, err := parse(query)
 	if err != nil {
 		return nil, err
 	}
-	ks := s.Keyspace()
-	version := s.x.eng.SchemaVersion()
-	pl, err := s.compile(stmt)
+	version := x.eng.SchemaVersion()
+	pl, tables, err := x.compileStatement(stmt, ks)
 	if err != nil {
 		return nil, err
 	}
 	sum := statementID(ks, query)
 	p := &Prepared{ID: sum[:], Query: query, Keyspace: ks, Bind: pl.binds(), Result: pl.columns(), PKIndexes: pl.pkIndexes(),
-		stmt: stmt}
-	p.cur.Store(&versionedPlan{plan: pl, version: version})
-	s.x.mu.Lock()
-	s.x.prepared[string(p.ID)] = p
-	s.x.mu.Unlock()
-	return p, nil
+		stmt: stmt, weight: int64(preparedOverhead + 2*(len(ks)+len(query))), slot: -1}
+	if !invalidatedOnChange(stmt) {
+		tables = nil
+	}
+	p.cur.Store(&versionedPlan{plan: pl, version: version, tables: tables})
+	return x.plans.put(p), nil
+}
+
+// Reprepare prepares prep's text again in the keyspace it was prepared in,
+// as a driver does when an execution gets Unprepared.
+func (x *Executor) Reprepare(prep *Prepared) (*Prepared, error) {
+	return x.prepare(prep.Keyspace, prep.Query)
+}
+
+// invalidatedOnChange reports whether a change to the tables stmt uses
+// evicts it (QueryProcessor's shouldInvalidate).
+func invalidatedOnChange(stmt parser.Statement) bool {
+	switch stmt.(type) {
+	case *parser.Select, *parser.Insert, *parser.Update, *parser.Delete, *parser.Batch:
+		return true
+	}
+	return false
 }
 
 // statementID is the MD5 of the keyspace and the query text, hashed from a
@@ -294,75 +339,75 @@ func statementID(ks, query string) [md5.Size]byte {
 	return md5.Sum(append(append(buf[:0], ks...), query...))
 }
 
-// Lookup returns the prepared statement with the given id, or nil.
+// Lookup returns the prepared statement with the given id, or nil when it
+// is not cached (never prepared, evicted to make room, or invalidated by a
+// schema change).
 func (x *Executor) Lookup(id []byte) *Prepared {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	return x.prepared[string(id)]
+	p := x.plans.get(id)
+	if p == nil {
+		return nil
+	}
+	var ce *Error
+	if _, err := x.planOf(p); errors.As(err, &ce) && ce.Code == CodeUnprepared {
+		return nil
+	}
+	return p
+}
+
+// unprepared is the error for an id the cache does not hold.
+func unprepared(id []byte) *Error {
+	return &Error{Code: CodeUnprepared, Message: fmt.Sprintf("Prepared query with ID %x not found (either the query was not prepared on this host (maybe the host has been restarted?) or you have prepared too many queries and it has been evicted from the internal cache)", id), ID: id}
 }
 
 // Execute runs the prepared statement with the given id. An unknown id gets an
 // Unprepared error (0x2500) so drivers prepare again.
 func (s *Session) Execute(ctx context.Context, id []byte, p *Params) (*Result, error) {
-	prep := s.x.Lookup(id)
+	prep := s.x.plans.get(id)
 	if prep == nil {
-		return nil, &Error{Code: CodeUnprepared, Message: fmt.Sprintf("Prepared query with ID %x not found (either the query was not prepared on this host (maybe the host has been restarted?) or you have prepared too many queries and it has been evicted from the internal cache)", id), ID: id}
+		return nil, unprepared(id)
 	}
 	return s.ExecutePrepared(ctx, prep, p)
 }
 
-// ExecutePrepared runs a prepared statement. If the schema changed since it
-// was prepared, it is validated again against the current schema.
+// ExecutePrepared runs a prepared statement as the session's role. A
+// statement that a schema change invalidated gets Unprepared, as its id
+// would; the caller prepares it again.
 func (s *Session) ExecutePrepared(ctx context.Context, prep *Prepared, p *Params) (*Result, error) {
-	pl, err := s.planFor(prep)
+	pl, err := s.x.planOf(prep)
 	if err != nil {
 		return nil, err
 	}
 	return s.run(ctx, pl, prep.stmt, p)
 }
 
-func (s *Session) planFor(prep *Prepared) (plan, error) {
-	version := s.x.eng.SchemaVersion()
-	if cur := prep.cur.Load(); cur.version == version {
+// planOf returns the plan of prep for the current schema. When the schema
+// changed since the plan was compiled, a statement whose tables changed in
+// a way that affects it is evicted (Unprepared); any other is compiled
+// again in the keyspace it was prepared in, and evicted too if its result
+// columns would change.
+func (x *Executor) planOf(prep *Prepared) (plan, error) {
+	version := x.eng.SchemaVersion()
+	cur := prep.cur.Load()
+	if cur.version == version {
 		return cur.plan, nil
 	}
-	ps := &Session{x: s.x, ks: prep.Keyspace}
-	pl, err := ps.compile(prep.stmt)
+	if x.invalidatedBy(cur.tables) {
+		x.plans.remove(prep)
+		return nil, unprepared(prep.ID)
+	}
+	pl, tables, err := x.compileStatement(prep.stmt, prep.Keyspace)
 	if err != nil {
 		return nil, err
 	}
-	prep.cur.Store(&versionedPlan{plan: pl, version: version})
-	return pl, nil
-}
-
-// compile validates a parsed statement against the current schema.
-func (s *Session) compile(stmt parser.Statement) (plan, error) {
-	switch st := stmt.(type) {
-	case *parser.Use:
-		return &usePlan{ks: string(st.Keyspace)}, nil
-	case *parser.Select:
-		return s.compileSelect(st)
-	case *parser.Insert:
-		return s.compileInsert(st)
-	case *parser.Update:
-		return s.compileUpdate(st)
-	case *parser.Delete:
-		return s.compileDelete(st)
-	case *parser.Batch:
-		return s.compileBatch(st)
-	case *parser.CreateKeyspace, *parser.AlterKeyspace, *parser.DropKeyspace,
-		*parser.CreateTable, *parser.AlterTable, *parser.DropTable, *parser.Truncate, *parser.CreateIndex, *parser.DropIndex,
-		*parser.CreateType, *parser.AlterUserType, *parser.DropType,
-		*parser.CreateView, *parser.AlterView, *parser.DropView,
-		*parser.CreateFunction, *parser.CreateAggregate, *parser.DropFunction,
-		*parser.CreateTrigger, *parser.DropTrigger:
-		return s.compileDDL(st)
-	case *parser.Describe:
-		return s.compileDescribe(st)
-	case *parser.CreateRole, *parser.AlterRole, *parser.DropRole, *parser.ListRoles, *parser.GrantRole, *parser.Permissions:
-		return s.compileAuth(st)
+	if !sameColumns(pl.columns(), prep.Result) {
+		x.plans.remove(prep)
+		return nil, unprepared(prep.ID)
 	}
-	return nil, invalidf("statement not supported: %s", stmt)
+	if cur.tables == nil {
+		tables = nil
+	}
+	prep.cur.Store(&versionedPlan{plan: pl, version: version, tables: tables})
+	return pl, nil
 }
 
 // usePlan is USE ks.

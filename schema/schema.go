@@ -9,6 +9,8 @@
 package schema
 
 import (
+	"maps"
+
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/types"
 )
@@ -309,3 +311,33 @@ func (t *Table) DroppedAt(column string) (int64, bool) {
 
 // QualifiedName returns "keyspace.table".
 func (t *Table) QualifiedName() string { return t.Keyspace + "." + t.Name }
+
+// ChangeAffectsPreparedStatements reports whether a table changed from
+// before to after in a way that invalidates the statements prepared against
+// it, as Cassandra's TableMetadata.changeAffectsPreparedStatements: a
+// column added, dropped, renamed or retyped (partition key, clustering,
+// static or regular), a clustering order, an index, default_time_to_live or
+// gc_grace_seconds. A table dropped and created again under the same name
+// has a new ID, which counts as a change too.
+func ChangeAffectsPreparedStatements(before, after *Table) bool {
+	if before == after {
+		return false
+	}
+	if before.ID != after.ID || len(before.Columns) != len(after.Columns) || len(before.Indexes) != len(after.Indexes) ||
+		before.Options.DefaultTTL != after.Options.DefaultTTL || before.Options.GCGraceSeconds != after.Options.GCGraceSeconds {
+		return true
+	}
+	for i, c := range before.Columns {
+		d := after.Columns[i]
+		if c.Name != d.Name || c.Kind != d.Kind || c.Position != d.Position || c.Desc != d.Desc || !c.Type.Equal(d.Type) {
+			return true
+		}
+	}
+	for i := range before.Indexes {
+		a, b := &before.Indexes[i], &after.Indexes[i]
+		if a.Name != b.Name || a.Column != b.Column || a.Target != b.Target || a.Class != b.Class || !maps.Equal(a.Options, b.Options) {
+			return true
+		}
+	}
+	return false
+}
