@@ -54,7 +54,6 @@ func (s *compiler) compileBatch(st *parser.Batch) (plan, error) {
 		}
 		bp.timestamp = t
 	}
-	hasCounters, hasNonCounters, hasConditions := false, false, false
 	for _, inner := range st.Statements {
 		var pl plan
 		var err error
@@ -66,33 +65,12 @@ func (s *compiler) compileBatch(st *parser.Batch) (plan, error) {
 		case *parser.Delete:
 			pl, err = s.compileDelete(is)
 		default:
-			return nil, invalidf("Invalid statement in batch: only UPDATE, INSERT and DELETE statements are allowed.")
+			return nil, errBatchStatement()
 		}
 		if err != nil {
 			return nil, err
 		}
 		mp := pl.(*modPlan)
-		isCounter := mp.tbl.IsCounter()
-		switch {
-		case st.Type == parser.BatchCounter && !isCounter:
-			return nil, invalidf("Cannot include non-counter statement in a counter batch")
-		case st.Type == parser.BatchLogged && isCounter:
-			return nil, invalidf("Cannot include a counter statement in a logged batch")
-		}
-		if isCounter {
-			hasCounters = true
-		} else {
-			hasNonCounters = true
-		}
-		if hasCounters && hasNonCounters {
-			return nil, invalidf("Counter and non-counter mutations cannot exist in the same batch")
-		}
-		if mp.timestamp != nil && bp.timestamp != nil {
-			return nil, invalidf("Timestamp must be set either on BATCH or individual statements")
-		}
-		if mp.conds != nil {
-			hasConditions = true
-		}
 		for i, spec := range mp.specs {
 			if i < len(bp.specs) && spec.Name != "" {
 				bp.specs[i] = spec
@@ -105,17 +83,117 @@ func (s *compiler) compileBatch(st *parser.Batch) (plan, error) {
 			bp.specs[i] = spec
 		}
 	}
+	if err := bp.validate(); err != nil {
+		return nil, err
+	}
+	return bp, nil
+}
+
+// errBatchStatement refuses a statement other than INSERT, UPDATE and
+// DELETE in a batch.
+func errBatchStatement() error {
+	return invalidf("Invalid statement in batch: only UPDATE, INSERT and DELETE statements are allowed.")
+}
+
+// validate checks the statements of a batch together, as BatchStatement's
+// constructor and validate do: counters only in a counter batch and never
+// with other statements, one timestamp, and conditions on one table.
+func (bp *batchPlan) validate() error {
+	hasCounters, hasNonCounters, hasConditions := false, false, false
+	for _, mp := range bp.stmts {
+		isCounter := mp.tbl.IsCounter()
+		switch {
+		case bp.typ == parser.BatchCounter && !isCounter:
+			return invalidf("Cannot include non-counter statement in a counter batch")
+		case bp.typ == parser.BatchLogged && isCounter:
+			return invalidf("Cannot include a counter statement in a logged batch")
+		}
+		if isCounter {
+			hasCounters = true
+		} else {
+			hasNonCounters = true
+		}
+		if hasCounters && hasNonCounters {
+			return invalidf("Counter and non-counter mutations cannot exist in the same batch")
+		}
+		if mp.timestamp != nil && bp.timestamp != nil {
+			return invalidf("Timestamp must be set either on BATCH or individual statements")
+		}
+		if mp.conds != nil {
+			hasConditions = true
+		}
+	}
 	if hasConditions {
 		if bp.timestamp != nil {
-			return nil, invalidf("Cannot provide custom timestamp for conditional BATCH")
+			return invalidf("Cannot provide custom timestamp for conditional BATCH")
 		}
 		for _, mp := range bp.stmts {
 			if mp.tbl != bp.stmts[0].tbl {
-				return nil, invalidf("Batch with conditions cannot span multiple tables")
+				return invalidf("Batch with conditions cannot span multiple tables")
 			}
 		}
 	}
-	return bp, nil
+	return nil
+}
+
+// useStatement makes the bind markers of statement i of a protocol BATCH
+// take that statement's values; in a CQL BATCH every statement shares the
+// batch's markers, and nothing changes.
+func (q *execution) useStatement(i int) {
+	if q.stmtValues != nil {
+		q.values = q.stmtValues[i]
+	}
+}
+
+// BatchEntry is one statement of a protocol BATCH: a prepared statement,
+// or else the text of one, with the values of its own bind markers.
+type BatchEntry struct {
+	Prepared *Prepared
+	Query    string
+	Values   []Value
+}
+
+// Batch runs a protocol BATCH (the native protocol's BATCH message) of type
+// typ as the session's role: the entries' own plans, a text entry compiled
+// in the session's keyspace and a prepared one as it was prepared, each
+// with its own values, one timestamp for all, and validated together as a
+// CQL BATCH is. An evicted prepared entry gets Unprepared.
+func (s *Session) Batch(ctx context.Context, typ parser.BatchType, entries []BatchEntry, p *Params) (*Result, error) {
+	bp := &batchPlan{typ: typ, stmts: make([]*modPlan, 0, len(entries))}
+	values := make([][]Value, len(entries))
+	for i, e := range entries {
+		var pl plan
+		if e.Prepared != nil {
+			var err error
+			if pl, err = s.x.planOf(e.Prepared); err != nil {
+				return nil, err
+			}
+		} else {
+			stmt, err := parse(e.Query)
+			if err != nil {
+				return nil, err
+			}
+			if pl, _, err = s.x.compileStatement(stmt, s.Keyspace()); err != nil {
+				return nil, err
+			}
+		}
+		if n := len(pl.binds()); n != len(e.Values) {
+			return nil, invalidf("There were %d markers(?) in CQL but %d bound variables", n, len(e.Values))
+		}
+		values[i] = e.Values
+		mp, ok := pl.(*modPlan)
+		if !ok {
+			return nil, errBatchStatement()
+		}
+		bp.stmts = append(bp.stmts, mp)
+	}
+	if err := bp.validate(); err != nil {
+		return nil, err
+	}
+	if p == nil {
+		p = &Params{}
+	}
+	return s.runValues(ctx, bp, nil, values, p)
 }
 
 // partitionKeyOf identifies a mutation's partition across tables.
@@ -175,7 +253,8 @@ func (p *batchPlan) buildMutations(ctx context.Context, q *execution) ([]*data.M
 	var merged []*data.Mutation
 	index := map[string]int{}
 	tables := map[string]*schema.Table{}
-	for _, mp := range p.stmts {
+	for i, mp := range p.stmts {
+		q.useStatement(i)
 		wc, err := mp.writeContext(q)
 		if err != nil {
 			return nil, nil, err
@@ -261,7 +340,8 @@ func kib(n int) string { return fmt.Sprintf("%.3fKiB", float64(n)/1024) }
 func (p *batchPlan) execConditional(ctx context.Context, q *execution) (*Result, error) {
 	tbl := p.stmts[0].tbl
 	var key []byte
-	for _, mp := range p.stmts {
+	for i, mp := range p.stmts {
+		q.useStatement(i)
 		keys, err := mp.where.partitionKeys(q)
 		if err != nil {
 			return nil, err
@@ -273,10 +353,11 @@ func (p *batchPlan) execConditional(ctx context.Context, q *execution) (*Result,
 	}
 	unlock := q.s.x.eng.LockPartition(tbl, key)
 	defer unlock()
-	for _, mp := range p.stmts {
+	for i, mp := range p.stmts {
 		if mp.conds == nil {
 			continue
 		}
+		q.useStatement(i)
 		var clustering []byte
 		if !mp.staticOnly && len(tbl.ClusteringColumns()) > 0 {
 			prefixes, err := mp.where.clusteringPrefixes(q)

@@ -219,9 +219,11 @@ func (s *compiler) lookupTable(t parser.TableName) (*schema.Table, error) {
 		return nil, err
 	}
 	if tbl, ok := s.x.eng.Table(ks, string(t.Name)); ok {
+		s.tables = append(s.tables, tbl)
 		return tbl, nil
 	}
 	if tbl := s.x.systemTable(ks, string(t.Name)); tbl != nil {
+		s.tables = append(s.tables, tbl)
 		return tbl, nil
 	}
 	if _, ok := s.x.eng.Keyspace(ks); !ok && !systemKeyspaces[ks] {

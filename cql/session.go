@@ -131,8 +131,11 @@ type execution struct {
 	s      *Session
 	params *Params
 	values []Value
-	now    time.Time
-	trace  *Trace
+	// stmtValues are, in a protocol BATCH, each statement's values
+	// (useStatement); nil otherwise.
+	stmtValues [][]Value
+	now        time.Time
+	trace      *Trace
 	// batchTimestamp is set when the statement runs inside a BATCH.
 	batch *batchContext
 	// warnings are server warnings gathered while reading (tombstone
@@ -181,7 +184,13 @@ func (s *Session) run(ctx context.Context, pl plan, stmt parser.Statement, p *Pa
 	if err != nil {
 		return nil, err
 	}
-	q := &execution{s: s, params: p, values: values, now: s.x.eng.Clock().Now()}
+	return s.runValues(ctx, pl, values, nil, p)
+}
+
+// runValues executes pl with its bound values (or, for a protocol BATCH,
+// each statement's values) as the session's role.
+func (s *Session) runValues(ctx context.Context, pl plan, values []Value, stmtValues [][]Value, p *Params) (res *Result, err error) {
+	q := &execution{s: s, params: p, values: values, stmtValues: stmtValues, now: s.x.eng.Clock().Now()}
 	if p.Trace {
 		q.trace = newTrace(s.x.eng.Clock().Now)
 	}

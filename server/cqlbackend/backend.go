@@ -18,9 +18,9 @@ import (
 	"errors"
 	"net"
 	"strconv"
-	"strings"
 
 	"github.com/minicass/minicass/cql"
+	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/server"
 	"github.com/minicass/minicass/server/frame"
 )
@@ -113,48 +113,33 @@ func (s *Session) Execute(ctx context.Context, id []byte, p *server.QueryParams)
 	return s.traced(ctx, out, res.Trace, "Execute CQL3 prepared query", queryTraceParams(query, p)), nil
 }
 
-// Batch runs a BATCH request. The entries become one BEGIN BATCH ... APPLY
-// BATCH statement (prepared entries contribute their query text), whose bind
-// markers take the entries' values in order, so it is validated and executed
-// exactly like a CQL batch.
+// Batch runs a BATCH request: the entries' own plans (a text entry
+// compiled in the connection's keyspace, a prepared one as it was
+// prepared), each with its values, as the connection's role.
 func (s *Session) Batch(ctx context.Context, b *server.BatchRequest) (*server.Result, error) {
-	var sb strings.Builder
+	typ := parser.BatchLogged
 	switch b.Type {
 	case frame.BatchUnlogged:
-		sb.WriteString("BEGIN UNLOGGED BATCH ")
+		typ = parser.BatchUnlogged
 	case frame.BatchCounter:
-		sb.WriteString("BEGIN COUNTER BATCH ")
-	default:
-		sb.WriteString("BEGIN BATCH ")
+		typ = parser.BatchCounter
 	}
 	p := &cql.Params{Consistency: uint16(b.Consistency), SerialConsistency: uint16(b.SerialConsistency),
 		Timestamp: b.DefaultTimestamp, HasTimestamp: b.HasTimestamp, Trace: b.Tracing}
-	sess := s.s
+	entries := make([]cql.BatchEntry, len(b.Entries))
 	for i, e := range b.Entries {
-		q := e.Query
+		entries[i].Query = e.Query
 		if e.ID != nil {
-			prep := sess.Executor().Lookup(e.ID)
-			if prep == nil {
+			if entries[i].Prepared = s.s.Executor().Lookup(e.ID); entries[i].Prepared == nil {
 				return nil, &server.Error{Code: frame.ErrCodeUnprepared, Message: server.UnpreparedError(e.ID).Message, UnpreparedID: e.ID}
 			}
-			q = prep.Query
-			if prep.Keyspace != "" && prep.Keyspace != sess.Keyspace() {
-				// The statement was prepared in another keyspace: resolve
-				// its unqualified names there.
-				sess = sess.Executor().NewSession()
-				sess.SetKeyspace(prep.Keyspace)
-			}
 		}
-		if i > 0 {
-			sb.WriteString("; ")
-		}
-		sb.WriteString(strings.TrimRight(strings.TrimSpace(q), ";"))
+		entries[i].Values = make([]cql.Value, len(e.Values))
 		for j, v := range e.Values {
-			p.Values = append(p.Values, cql.Value{Bytes: v, Unset: j < len(e.Unset) && e.Unset[j]})
+			entries[i].Values[j] = cql.Value{Bytes: v, Unset: j < len(e.Unset) && e.Unset[j]}
 		}
 	}
-	sb.WriteString(" APPLY BATCH")
-	res, err := sess.Query(ctx, sb.String(), p)
+	res, err := s.s.Batch(ctx, typ, entries, p)
 	if err != nil {
 		return nil, toError(err)
 	}
