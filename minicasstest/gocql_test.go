@@ -363,3 +363,66 @@ func TestGocqlRoles(t *testing.T) {
 	require.NoError(t, err)
 	rotated.Close()
 }
+
+// TestGocqlSchemaChangeReprepares runs prepared statements through gocql
+// across schema changes made by another client, with gocql's skip-metadata
+// on (its default) and off. As on Cassandra, a change that affects a
+// table's prepared statements evicts them, the next EXECUTE gets
+// Unprepared, and gocql prepares again and returns the new columns (gocql's
+// own TestSchemaReset checks the same on a cluster). Before, the old id ran
+// against the new table and gocql decoded the rows with stale metadata.
+func TestGocqlSchemaChangeReprepares(t *testing.T) {
+	for _, skip := range []bool{true, false} {
+		t.Run(fmt.Sprintf("skip_metadata=%v", skip), func(t *testing.T) {
+			srv := Start(t)
+			setupKeyspace(t, srv)
+			srv.MustExec(t, "CREATE TABLE app.t (id int PRIMARY KEY, a text)")
+			srv.MustExec(t, "INSERT INTO app.t (id, a) VALUES (1, 'x')")
+			cluster := gocql.NewCluster(srv.Host())
+			cluster.Port = srv.Port()
+			cluster.ProtoVersion = 4
+			cluster.Timeout = 5 * time.Second
+			cluster.DisableSkipMetadata = !skip
+			sess, err := cluster.CreateSession()
+			require.NoError(t, err)
+			t.Cleanup(sess.Close)
+
+			row := func(q string, args ...any) map[string]any {
+				t.Helper()
+				m := map[string]any{}
+				require.NoError(t, sess.Query(q, args...).MapScan(m), q)
+				return m
+			}
+			const sel = "SELECT * FROM app.t WHERE id = ?"
+			assert.Equal(t, map[string]any{"id": 1, "a": "x"}, row(sel, 1))
+
+			srv.MustExec(t, "ALTER TABLE app.t ADD b int")
+			srv.MustExec(t, "UPDATE app.t SET b = 7 WHERE id = 1")
+			assert.Equal(t, map[string]any{"id": 1, "a": "x", "b": 7}, row(sel, 1), "ALTER TABLE ADD")
+
+			srv.MustExec(t, "DROP TABLE app.t")
+			srv.MustExec(t, "CREATE TABLE app.t (id int PRIMARY KEY, z bigint, a text)")
+			srv.MustExec(t, "INSERT INTO app.t (id, z, a) VALUES (1, 9, 'y')")
+			assert.Equal(t, map[string]any{"id": 1, "z": int64(9), "a": "y"}, row(sel, 1), "DROP TABLE and CREATE again")
+
+			// A prepared INSERT is prepared again too. (gocql encodes
+			// values with the bind metadata it cached before it sends
+			// EXECUTE, so a retyped column would fail in gocql itself,
+			// as against Cassandra.)
+			const ins = "INSERT INTO app.t (id, a) VALUES (?, ?)"
+			require.NoError(t, sess.Query(ins, 2, "two").Exec())
+			srv.MustExec(t, "ALTER TABLE app.t ADD c int")
+			require.NoError(t, sess.Query(ins, 3, "three").Exec())
+			assert.Equal(t, map[string]any{"id": 3, "z": int64(0), "a": "three", "c": 0}, row(sel, 3), "INSERT after ALTER TABLE ADD")
+
+			srv.MustExec(t, "CREATE TYPE app.addr (street text)")
+			srv.MustExec(t, "CREATE TABLE app.u (id int PRIMARY KEY, home frozen<addr>)")
+			srv.MustExec(t, "INSERT INTO app.u (id, home) VALUES (1, {street: 'Main'})")
+			const selU = "SELECT home FROM app.u WHERE id = ?"
+			assert.Equal(t, map[string]any{"home": map[string]any{"street": "Main"}}, row(selU, 1))
+			srv.MustExec(t, "ALTER TYPE app.addr ADD city text")
+			srv.MustExec(t, "UPDATE app.u SET home = {street: 'Main', city: 'Oslo'} WHERE id = 1")
+			assert.Equal(t, map[string]any{"home": map[string]any{"street": "Main", "city": "Oslo"}}, row(selU, 1), "ALTER TYPE")
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package cqlbackend
 
 import (
+	"context"
 	"errors"
 	"testing"
 
@@ -8,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/minicass/minicass/cql"
+	"github.com/minicass/minicass/engine"
 	"github.com/minicass/minicass/server"
 	"github.com/minicass/minicass/server/frame"
 	"github.com/minicass/minicass/types"
@@ -90,4 +92,39 @@ func TestToError(t *testing.T) {
 	require.True(t, errors.As(err, &fe))
 	assert.Equal(t, frame.ErrCodeServer, fe.Code)
 	assert.Equal(t, "boom", fe.Message)
+}
+
+// TestExecuteAsConnectionRole prepares a superuser-only statement on a
+// superuser's connection and sends its id from another role's connection,
+// as EXECUTE and as a BATCH entry: the statement runs as the connection's
+// role, so it is refused with Cassandra's texts and creates nothing.
+func TestExecuteAsConnectionRole(t *testing.T) {
+	ctx := context.Background()
+	eng, err := engine.Open(engine.Options{})
+	require.NoError(t, err)
+	t.Cleanup(func() { eng.Close() })
+	x := cql.NewExecutor(eng, cql.Options{})
+	require.NoError(t, x.EnableAuthentication(ctx, cql.AuthOptions{Superusers: map[string]string{"cassandra": "cassandra"}, LogRounds: 4}))
+	b := New(x)
+	super := b.NewSession(ctx, server.ConnInfo{User: "cassandra"})
+	_, err = super.Query(ctx, "CREATE ROLE alice WITH LOGIN = true AND PASSWORD = 'a'", nil)
+	require.NoError(t, err)
+	prep, err := super.Prepare(ctx, "CREATE ROLE mallory WITH SUPERUSER = true AND LOGIN = true AND PASSWORD = 'p'")
+	require.NoError(t, err)
+
+	alice := b.NewSession(ctx, server.ConnInfo{User: "alice"})
+	_, err = alice.Execute(ctx, prep.ID, &server.QueryParams{})
+	var se *server.Error
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, frame.ErrCodeUnauthorized, se.Code)
+	assert.Equal(t, "Only superusers can create a role with superuser status", se.Message)
+
+	_, err = alice.Batch(ctx, &server.BatchRequest{Entries: []server.BatchEntry{{ID: prep.ID}}})
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, frame.ErrCodeInvalid, se.Code)
+	assert.Equal(t, "Invalid statement in batch: only UPDATE, INSERT and DELETE statements are allowed.", se.Message)
+
+	res, err := super.Query(ctx, "SELECT role FROM system_auth.roles WHERE role = 'mallory'", &server.QueryParams{})
+	require.NoError(t, err)
+	assert.Empty(t, res.Rows, "no role was created")
 }
