@@ -342,3 +342,26 @@ func TestUserTypeValues(t *testing.T) {
 	require.NoError(t, db.Query(ctx, "SELECT home.street FROM ks.p WHERE id = 1").ScanOne(&street))
 	assert.Equal(t, "main", street)
 }
+
+// BenchmarkQueryPoint reads one row by its primary key with bind values,
+// the Go API's prepared point SELECT.
+func BenchmarkQueryPoint(b *testing.B) {
+	db, err := Open(Options{})
+	require.NoError(b, err)
+	defer db.Close()
+	ctx := context.Background()
+	require.NoError(b, db.Exec(ctx, `CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`))
+	require.NoError(b, db.Exec(ctx, `CREATE TABLE ks.t (k int, c int, v text, PRIMARY KEY (k, c))`))
+	for k := range 100 {
+		require.NoError(b, db.Exec(ctx, "INSERT INTO ks.t (k, c, v) VALUES (?, ?, ?)", k, 1, "value"))
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		var v string
+		if err := db.Query(ctx, "SELECT v FROM ks.t WHERE k = ? AND c = ?", i%100, 1).ScanOne(&v); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
