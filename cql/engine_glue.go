@@ -7,6 +7,7 @@ import (
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/engine"
 	"github.com/minicass/minicass/schema"
+	"github.com/minicass/minicass/wire"
 )
 
 // engineError turns an engine error into the error Cassandra gives for the
@@ -25,15 +26,15 @@ func engineError(err error) error {
 	case errors.Is(err, engine.ErrKeyTooLarge), errors.Is(err, engine.ErrInvalidTTL),
 		errors.Is(err, engine.ErrTTLTooLarge), errors.Is(err, engine.ErrExpirationOverflow),
 		errors.Is(err, engine.ErrMutationTooLarge), errors.Is(err, engine.ErrInvalidMutation):
-		return &Error{Code: CodeInvalid, Message: err.Error(), Err: err}
+		return &Error{Code: wire.CodeInvalid, Message: err.Error(), Err: err}
 	case errors.Is(err, engine.ErrNoTable):
-		return &Error{Code: CodeInvalid, Message: err.Error(), Err: err}
+		return &Error{Code: wire.CodeInvalid, Message: err.Error(), Err: err}
 	case errors.Is(err, engine.ErrTombstoneOverwhelming):
 		// TombstoneOverwhelmingException reaches the client as a
 		// ReadFailure from the one replica.
-		return &Error{Code: CodeReadFailure, Message: "Operation failed - received 0 responses and 1 failures: READ_TOO_MANY_TOMBSTONES from localhost/127.0.0.1:7000", Err: err}
+		return &Error{Code: wire.CodeReadFailure, Message: "Operation failed - received 0 responses and 1 failures: READ_TOO_MANY_TOMBSTONES from localhost/127.0.0.1:7000", Err: err}
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return &Error{Code: CodeServer, Message: err.Error(), Err: err}
+		return &Error{Code: wire.CodeServer, Message: err.Error(), Err: err}
 	}
 	return AsError(err)
 }

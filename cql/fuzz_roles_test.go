@@ -9,6 +9,7 @@ import (
 
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/engine"
+	"github.com/minicass/minicass/wire"
 )
 
 // FuzzRoles runs role and permission statements as a logged-in superuser
@@ -56,7 +57,7 @@ func FuzzRoles(f *testing.F) {
 		// login either passes or is refused as bad credentials.
 		if err := x.Authenticate(ctx, login, "a"); err != nil {
 			var e *Error
-			if !errors.As(err, &e) || e.Code != CodeBadCredentials {
+			if !errors.As(err, &e) || e.Code != wire.CodeBadCredentials {
 				t.Fatalf("login %q: %v", login, err)
 			}
 			return

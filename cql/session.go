@@ -13,6 +13,7 @@ import (
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/engine"
 	"github.com/minicass/minicass/types"
+	"github.com/minicass/minicass/wire"
 )
 
 // Options configure an Executor. The zero value works.
@@ -162,7 +163,7 @@ func (s *Session) QueryStatement(ctx context.Context, stmt parser.Statement, p *
 func parse(query string) (parser.Statement, error) {
 	stmt, err := parser.Parse(query)
 	if err != nil {
-		return nil, &Error{Code: CodeSyntax, Message: err.Error(), Err: err}
+		return nil, &Error{Code: wire.CodeSyntax, Message: err.Error(), Err: err}
 	}
 	return stmt, nil
 }
@@ -181,14 +182,14 @@ func (s *Session) run(ctx context.Context, pl plan, stmt parser.Statement, p *Pa
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			res, err = nil, &Error{Code: CodeServer, Message: fmt.Sprintf("java.lang.RuntimeException: internal error: %v", r)}
+			res, err = nil, &Error{Code: wire.CodeServer, Message: fmt.Sprintf("java.lang.RuntimeException: internal error: %v", r)}
 		}
 	}()
 	res, err = pl.exec(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	if res.Kind == ResultSchemaChange {
+	if res.Kind == wire.ResultSchemaChange {
 		// system_schema and system.local.schema_version follow every
 		// schema change before the statement returns (system_exec.go).
 		if err := s.x.refreshSystemTables(ctx); err != nil {
@@ -306,7 +307,7 @@ func (x *Executor) Lookup(id []byte) *Prepared {
 func (s *Session) Execute(ctx context.Context, id []byte, p *Params) (*Result, error) {
 	prep := s.x.Lookup(id)
 	if prep == nil {
-		return nil, &Error{Code: CodeUnprepared, Message: fmt.Sprintf("Prepared query with ID %x not found (either the query was not prepared on this host (maybe the host has been restarted?) or you have prepared too many queries and it has been evicted from the internal cache)", id), ID: id}
+		return nil, &Error{Code: wire.CodeUnprepared, Message: wire.UnpreparedMessage(id), ID: id}
 	}
 	return s.ExecutePrepared(ctx, prep, p)
 }
@@ -376,7 +377,7 @@ func (p *usePlan) exec(ctx context.Context, q *execution) (*Result, error) {
 		return nil, invalidf("Keyspace '%s' does not exist", p.ks)
 	}
 	q.s.SetKeyspace(p.ks)
-	return &Result{Kind: ResultSetKeyspace, Keyspace: p.ks}, nil
+	return &Result{Kind: wire.ResultSetKeyspace, Keyspace: p.ks}, nil
 }
 
 // noBinds is embedded by plans without bind markers or result columns.
