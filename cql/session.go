@@ -182,7 +182,7 @@ func (s *Session) run(ctx context.Context, pl plan, stmt parser.Statement, p *Pa
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			res, err = nil, &Error{Code: wire.CodeServer, Message: fmt.Sprintf("java.lang.RuntimeException: internal error: %v", r)}
+			res, err = nil, s.x.recovered(r, stmt)
 		}
 	}()
 	res, err = pl.exec(ctx, q)
