@@ -161,7 +161,7 @@ func (p *batchPlan) exec(ctx context.Context, q *execution) (*Result, error) {
 			continue
 		}
 		if err := q.s.x.eng.Apply(ctx, tables[partitionKeyOf(m)], m); err != nil {
-			return nil, engineError(err)
+			return nil, AsError(err)
 		}
 	}
 	q.trace.add("Applied batch of %d statements as %d partition mutations", len(p.stmts), len(merged))
@@ -310,7 +310,7 @@ func (p *batchPlan) execConditional(ctx context.Context, q *execution) (*Result,
 	}
 	for _, m := range merged {
 		if err := q.s.x.eng.Apply(ctx, tables[partitionKeyOf(m)], m); err != nil {
-			return nil, engineError(err)
+			return nil, AsError(err)
 		}
 	}
 	for _, mp := range p.stmts {

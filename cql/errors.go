@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/minicass/minicass/engine"
 	"github.com/minicass/minicass/wire"
 )
 
@@ -78,8 +79,11 @@ func configf(format string, args ...any) *Error {
 	return &Error{Code: wire.CodeConfig, Message: fmt.Sprintf(format, args...)}
 }
 
-// AsError converts any error into an *Error: *Error values pass through,
-// anything else becomes a Server error carrying its text.
+// AsError converts any error into the *Error Cassandra gives for the same
+// condition; it is the one mapping from the errors of the layers below
+// (engine sentinels, context errors) to CQL errors. *Error values pass
+// through, wrapped or not; an error it does not know becomes a Server error
+// carrying its text. AsError(nil) is nil.
 func AsError(err error) *Error {
 	if err == nil {
 		return nil
@@ -88,5 +92,20 @@ func AsError(err error) *Error {
 	if errors.As(err, &e) {
 		return e
 	}
+	switch {
+	case errors.Is(err, engine.ErrEmptyKey):
+		return &Error{Code: wire.CodeInvalid, Message: "Key may not be empty", Err: err}
+	case errors.Is(err, engine.ErrKeyTooLarge), errors.Is(err, engine.ErrInvalidTTL),
+		errors.Is(err, engine.ErrTTLTooLarge), errors.Is(err, engine.ErrExpirationOverflow),
+		errors.Is(err, engine.ErrMutationTooLarge), errors.Is(err, engine.ErrInvalidMutation),
+		errors.Is(err, engine.ErrNoTable):
+		return &Error{Code: wire.CodeInvalid, Message: err.Error(), Err: err}
+	case errors.Is(err, engine.ErrTombstoneOverwhelming):
+		// TombstoneOverwhelmingException reaches the client as a
+		// ReadFailure from the one replica.
+		return &Error{Code: wire.CodeReadFailure, Message: "Operation failed - received 0 responses and 1 failures: READ_TOO_MANY_TOMBSTONES from localhost/127.0.0.1:7000", Err: err}
+	}
+	// Anything else, context.Canceled and DeadlineExceeded included, is a
+	// Server error.
 	return &Error{Code: wire.CodeServer, Message: err.Error(), Err: err}
 }

@@ -408,7 +408,7 @@ func (p *modPlan) execConditional(ctx context.Context, q *execution, wc *writeCo
 	}
 	for _, m := range muts {
 		if err := q.s.x.eng.Apply(ctx, p.tbl, m); err != nil {
-			return nil, engineError(err)
+			return nil, AsError(err)
 		}
 	}
 	return casSuccess(p.conds), nil

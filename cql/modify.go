@@ -1026,7 +1026,7 @@ func (p *modPlan) apply(ctx context.Context, q *execution, m *data.Mutation) err
 		q.trace.add("Applying mutation to %s, partition of %d bytes key, %d rows", p.tbl.QualifiedName(), len(m.Key), len(m.Rows))
 	}
 	if err := q.s.x.eng.Apply(ctx, p.tbl, m); err != nil {
-		return engineError(err)
+		return AsError(err)
 	}
 	return nil
 }

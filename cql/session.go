@@ -187,7 +187,7 @@ func (s *Session) run(ctx context.Context, pl plan, stmt parser.Statement, p *Pa
 	}()
 	res, err = pl.exec(ctx, q)
 	if err != nil {
-		return nil, err
+		return nil, AsError(err)
 	}
 	if res.Kind == wire.ResultSchemaChange {
 		// system_schema and system.local.schema_version follow every
