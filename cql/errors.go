@@ -66,7 +66,6 @@ var (
 	ErrAlreadyExists = &Error{Code: wire.CodeAlreadyExists}
 	ErrUnprepared    = &Error{Code: wire.CodeUnprepared}
 	ErrUnauthorized  = &Error{Code: wire.CodeUnauthorized}
-	ErrReadFailure   = &Error{Code: wire.CodeReadFailure}
 )
 
 // invalidf returns an Invalid (0x2200) error with a formatted message.
