@@ -7,6 +7,7 @@ import (
 
 	"github.com/minicass/minicass/cql"
 	"github.com/minicass/minicass/types"
+	"github.com/minicass/minicass/wire"
 )
 
 // Arguments of Exec and Query.
@@ -139,7 +140,7 @@ func bindArgs(p *cql.Params, specs []cql.ColumnSpec, values []any) error {
 	}
 	if named == 0 {
 		if len(values) != len(specs) {
-			return &cql.Error{Code: cql.CodeInvalid, Message: fmt.Sprintf("There were %d markers(?) in CQL but %d bound variables", len(specs), len(values))}
+			return &cql.Error{Code: wire.CodeInvalid, Message: fmt.Sprintf("There were %d markers(?) in CQL but %d bound variables", len(specs), len(values))}
 		}
 		if cap(p.Values) >= len(values) {
 			p.Values = p.Values[:len(values)]
@@ -189,7 +190,7 @@ func bindArgs(p *cql.Params, specs []cql.ColumnSpec, values []any) error {
 			}
 		}
 		if j < 0 {
-			return &cql.Error{Code: cql.CodeInvalid, Message: fmt.Sprintf("No column %s in statement", na.Name)}
+			return &cql.Error{Code: wire.CodeInvalid, Message: fmt.Sprintf("No column %s in statement", na.Name)}
 		}
 		b, err := encodeArg(specs[j], na.Value)
 		if err != nil {

@@ -8,7 +8,7 @@ import (
 )
 
 // Error is the error type of every statement the executor rejects: a CQL
-// protocol error code (cql.CodeInvalid, cql.CodeSyntax, ...) and Cassandra's
+// protocol error code (wire.CodeInvalid, wire.CodeSyntax, ...) and Cassandra's
 // message text. Use errors.As to get it, or errors.Is with the sentinels
 // below to classify it.
 type Error = cql.Error

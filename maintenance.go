@@ -7,6 +7,7 @@ import (
 
 	"github.com/minicass/minicass/cql"
 	"github.com/minicass/minicass/engine"
+	"github.com/minicass/minicass/wire"
 )
 
 // Flush writes the memtables of one table (ks and table set), of every
@@ -36,9 +37,9 @@ func maintenanceError(err error, ks, table string) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, engine.ErrNoKeyspace):
-		return &cql.Error{Code: cql.CodeInvalid, Message: fmt.Sprintf("Keyspace '%s' does not exist", ks), Err: err}
+		return &cql.Error{Code: wire.CodeInvalid, Message: fmt.Sprintf("Keyspace '%s' does not exist", ks), Err: err}
 	case errors.Is(err, engine.ErrNoTable):
-		return &cql.Error{Code: cql.CodeInvalid, Message: fmt.Sprintf("Table '%s.%s' doesn't exist", ks, table), Err: err}
+		return &cql.Error{Code: wire.CodeInvalid, Message: fmt.Sprintf("Table '%s.%s' doesn't exist", ks, table), Err: err}
 	}
 	return err
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/minicass/minicass/cql"
 	"github.com/minicass/minicass/types"
+	"github.com/minicass/minicass/wire"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
@@ -226,7 +227,7 @@ func TestRowHelpers(t *testing.T) {
 	assert.Nil(t, n)
 	assert.ErrorIs(t, r.Scan(&k), ErrScan, "wrong number of destinations")
 
-	rows := &Rows{res: &cql.Result{Kind: cql.ResultRows, Columns: r.cols, Rows: [][][]byte{r.vals, r.vals}}}
+	rows := &Rows{res: &cql.Result{Kind: wire.ResultRows, Columns: r.cols, Rows: [][][]byte{r.vals, r.vals}}}
 	assert.ErrorIs(t, rows.Scan(&k, &s, &n), ErrScan, "Scan before Next")
 	var got []Row
 	for row, err := range rows.All() {
@@ -237,7 +238,7 @@ func TestRowHelpers(t *testing.T) {
 	assert.False(t, rows.Next())
 	require.NoError(t, rows.Close())
 
-	empty := &Rows{res: &cql.Result{Kind: cql.ResultRows, Columns: r.cols}}
+	empty := &Rows{res: &cql.Result{Kind: wire.ResultRows, Columns: r.cols}}
 	assert.ErrorIs(t, empty.ScanOne(&k, &s, &n), ErrNoRows)
 	failed := errRows(ErrClosed)
 	assert.ErrorIs(t, failed.ScanOne(&k), ErrClosed)

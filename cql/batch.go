@@ -193,7 +193,26 @@ func (s *Session) Batch(ctx context.Context, typ parser.BatchType, entries []Bat
 	if p == nil {
 		p = &Params{}
 	}
-	return s.runValues(ctx, bp, nil, values, p)
+	return s.runValues(ctx, bp, batchText(entries), nil, values, p)
+}
+
+// batchText describes a protocol BATCH in the log of a recovered panic.
+type batchText []BatchEntry
+
+func (b batchText) String() string {
+	var sb strings.Builder
+	sb.WriteString("BATCH of")
+	for i, e := range b {
+		if i > 0 {
+			sb.WriteString(";")
+		}
+		if e.Prepared != nil {
+			sb.WriteString(" " + e.Prepared.Query)
+		} else {
+			sb.WriteString(" " + e.Query)
+		}
+	}
+	return sb.String()
 }
 
 // partitionKeyOf identifies a mutation's partition across tables.
@@ -239,7 +258,7 @@ func (p *batchPlan) exec(ctx context.Context, q *execution) (*Result, error) {
 			continue
 		}
 		if err := q.s.x.eng.Apply(ctx, tables[partitionKeyOf(m)], m); err != nil {
-			return nil, engineError(err)
+			return nil, AsError(err)
 		}
 	}
 	q.trace.add("Applied batch of %d statements as %d partition mutations", len(p.stmts), len(merged))
@@ -391,7 +410,7 @@ func (p *batchPlan) execConditional(ctx context.Context, q *execution) (*Result,
 	}
 	for _, m := range merged {
 		if err := q.s.x.eng.Apply(ctx, tables[partitionKeyOf(m)], m); err != nil {
-			return nil, engineError(err)
+			return nil, AsError(err)
 		}
 	}
 	for _, mp := range p.stmts {

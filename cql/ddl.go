@@ -12,6 +12,7 @@ import (
 	"github.com/minicass/minicass/engine"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
+	"github.com/minicass/minicass/wire"
 )
 
 // systemKeyspaces are the keyspaces minicass serves itself; they cannot be
@@ -29,7 +30,7 @@ func notModifiable(ks string) string { return ks + " keyspace is not user-modifi
 // system keyspace, or nil for a user keyspace.
 func checkModifiable(ks string) error {
 	if systemKeyspaces[ks] {
-		return &Error{Code: CodeUnauthorized, Message: notModifiable(ks)}
+		return &Error{Code: wire.CodeUnauthorized, Message: notModifiable(ks)}
 	}
 	return nil
 }
@@ -55,8 +56,8 @@ type ddlPlan struct {
 
 func (p *ddlPlan) exec(ctx context.Context, q *execution) (*Result, error) { return p.run(ctx, q) }
 
-func schemaChange(change, target, ks, name string) *Result {
-	return &Result{Kind: ResultSchemaChange, Change: &SchemaChange{Change: change, Target: target, Keyspace: ks, Name: name}}
+func schemaChange(change wire.ChangeType, target wire.ChangeTarget, ks, name string) *Result {
+	return &Result{Kind: wire.ResultSchemaChange, Change: &wire.SchemaChange{Change: change, Target: target, Keyspace: ks, Name: name}}
 }
 
 // keyspaceFor resolves the keyspace of a possibly unqualified table name.
@@ -80,7 +81,7 @@ func (s *compiler) compileDDL(stmt parser.Statement) (plan, error) {
 			if st.IfNotExists {
 				return &ddlPlan{run: func(context.Context, *execution) (*Result, error) { return voidResult(), nil }}, nil
 			}
-			return nil, &Error{Code: CodeAlreadyExists, Message: fmt.Sprintf("Cannot add existing keyspace \"%s\"", name), Keyspace: name}
+			return nil, &Error{Code: wire.CodeAlreadyExists, Message: fmt.Sprintf("Cannot add existing keyspace \"%s\"", name), Keyspace: name}
 		}
 		if err := validateName("Keyspace", name); err != nil {
 			return nil, err
@@ -95,11 +96,11 @@ func (s *compiler) compileDDL(stmt parser.Statement) (plan, error) {
 					if st.IfNotExists {
 						return voidResult(), nil
 					}
-					return nil, &Error{Code: CodeAlreadyExists, Message: fmt.Sprintf("Cannot add existing keyspace \"%s\"", name), Keyspace: name}
+					return nil, &Error{Code: wire.CodeAlreadyExists, Message: fmt.Sprintf("Cannot add existing keyspace \"%s\"", name), Keyspace: name}
 				}
 				return nil, err
 			}
-			return schemaChange("CREATED", "KEYSPACE", name, ""), nil
+			return schemaChange(wire.Created, wire.TargetKeyspace, name, ""), nil
 		}}, nil
 	case *parser.AlterKeyspace:
 		name := string(st.Name)
@@ -121,7 +122,7 @@ func (s *compiler) compileDDL(stmt parser.Statement) (plan, error) {
 			if err := eng.AlterKeyspace(ks); err != nil {
 				return nil, err
 			}
-			return schemaChange("UPDATED", "KEYSPACE", name, ""), nil
+			return schemaChange(wire.Updated, wire.TargetKeyspace, name, ""), nil
 		}}, nil
 	case *parser.DropKeyspace:
 		name := string(st.Name)
@@ -141,7 +142,7 @@ func (s *compiler) compileDDL(stmt parser.Statement) (plan, error) {
 			if q.s.Keyspace() == name {
 				q.s.SetKeyspace("")
 			}
-			return schemaChange("DROPPED", "KEYSPACE", name, ""), nil
+			return schemaChange(wire.Dropped, wire.TargetKeyspace, name, ""), nil
 		}}, nil
 	case *parser.CreateTable:
 		return s.compileCreateTable(st)
@@ -165,7 +166,7 @@ func (s *compiler) compileDDL(stmt parser.Statement) (plan, error) {
 				}
 				return nil, err
 			}
-			return schemaChange("DROPPED", "TABLE", ks, name), nil
+			return schemaChange(wire.Dropped, wire.TargetTable, ks, name), nil
 		}}, nil
 	case *parser.CreateType:
 		return s.compileCreateType(st)
@@ -404,14 +405,14 @@ func (s *compiler) compileCreateTable(st *parser.CreateTable) (plan, error) {
 				if st.IfNotExists {
 					return voidResult(), nil
 				}
-				return nil, &Error{Code: CodeAlreadyExists, Message: fmt.Sprintf("Cannot add already existing table \"%s\" to keyspace \"%s\"", name, ks), Keyspace: ks, Table: name}
+				return nil, &Error{Code: wire.CodeAlreadyExists, Message: fmt.Sprintf("Cannot add already existing table \"%s\" to keyspace \"%s\"", name, ks), Keyspace: ks, Table: name}
 			}
 			if errors.Is(err, engine.ErrNoKeyspace) {
 				return nil, invalidf("Keyspace '%s' doesn't exist", ks)
 			}
 			return nil, err
 		}
-		return schemaChange("CREATED", "TABLE", ks, name), nil
+		return schemaChange(wire.Created, wire.TargetTable, ks, name), nil
 	}}, nil
 }
 
@@ -566,7 +567,7 @@ func (s *compiler) compileAlterTable(st *parser.AlterTable) (plan, error) {
 		if err := s.x.eng.AlterTable(tbl); err != nil {
 			return nil, err
 		}
-		return schemaChange("UPDATED", "TABLE", ks, name), nil
+		return schemaChange(wire.Updated, wire.TargetTable, ks, name), nil
 	}}, nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
+	"github.com/minicass/minicass/wire"
 )
 
 // Secondary indexes (CREATE INDEX, DROP INDEX) follow Cassandra 4's
@@ -38,7 +39,7 @@ func (s *compiler) compileCreateIndex(st *parser.CreateIndex) (plan, error) {
 				return nil, err
 			}
 			if options == nil {
-				return nil, &Error{Code: CodeSyntax, Message: "Invalid value for property 'options'"}
+				return nil, &Error{Code: wire.CodeSyntax, Message: "Invalid value for property 'options'"}
 			}
 			if _, ok := options["class_name"]; ok {
 				return nil, invalidf("Cannot specify index class as a regular option and via USING")
@@ -98,7 +99,7 @@ func (s *compiler) compileCreateIndex(st *parser.CreateIndex) (plan, error) {
 		if err := eng.AlterTable(nt); err != nil {
 			return nil, err
 		}
-		return schemaChange("UPDATED", "TABLE", ks, name), nil
+		return schemaChange(wire.Updated, wire.TargetTable, ks, name), nil
 	}}, nil
 }
 
@@ -175,7 +176,7 @@ func (s *compiler) compileDropIndex(st *parser.DropIndex) (plan, error) {
 			if err := eng.AlterTable(nt); err != nil {
 				return nil, err
 			}
-			return schemaChange("UPDATED", "TABLE", ks, tbl.Name), nil
+			return schemaChange(wire.Updated, wire.TargetTable, ks, tbl.Name), nil
 		}
 		if st.IfExists {
 			return voidResult(), nil

@@ -1,15 +1,16 @@
 package cql
 
 import (
-	"github.com/minicass/minicass/engine"
+	"github.com/minicass/minicass/cql/parser"
 
 	"fmt"
 	"strconv"
 	"strings"
 
-	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/data"
+	"github.com/minicass/minicass/engine"
 	"github.com/minicass/minicass/schema"
+	"github.com/minicass/minicass/wire"
 )
 
 // propertyValue returns a WITH property's value as text (for a constant) or
@@ -24,7 +25,7 @@ func propertyValue(p parser.Property) (text string, m map[string]string, err err
 			k, ok1 := e.Key.(*parser.Constant)
 			val, ok2 := e.Value.(*parser.Constant)
 			if !ok1 || !ok2 {
-				return "", nil, &Error{Code: CodeSyntax, Message: fmt.Sprintf("Invalid value for property '%s'", p.Name)}
+				return "", nil, &Error{Code: wire.CodeSyntax, Message: fmt.Sprintf("Invalid value for property '%s'", p.Name)}
 			}
 			m[k.Value()] = val.Value()
 		}
@@ -32,7 +33,7 @@ func propertyValue(p parser.Property) (text string, m map[string]string, err err
 	case *parser.EmptyBraces:
 		return "", map[string]string{}, nil
 	}
-	return "", nil, &Error{Code: CodeSyntax, Message: fmt.Sprintf("Invalid value for property '%s'", p.Name)}
+	return "", nil, &Error{Code: wire.CodeSyntax, Message: fmt.Sprintf("Invalid value for property '%s'", p.Name)}
 }
 
 // replicationStrategies maps the short names Cassandra accepts to the full
@@ -52,7 +53,7 @@ func eachProperty(props []parser.Property, f func(p parser.Property, name, text 
 	for _, p := range props {
 		name := strings.ToLower(string(p.Name))
 		if seen[name] {
-			return nil, &Error{Code: CodeSyntax, Message: fmt.Sprintf("Multiple definitions for property '%s'", name)}
+			return nil, &Error{Code: wire.CodeSyntax, Message: fmt.Sprintf("Multiple definitions for property '%s'", name)}
 		}
 		seen[name] = true
 		text, m, err := propertyValue(p)
@@ -72,7 +73,7 @@ func keyspaceOptions(ks *schema.Keyspace, props []parser.Property, create bool) 
 		switch name {
 		case "replication":
 			if m == nil {
-				return &Error{Code: CodeSyntax, Message: "Invalid value for property 'replication'"}
+				return &Error{Code: wire.CodeSyntax, Message: "Invalid value for property 'replication'"}
 			}
 			repl, err := validateReplication(m)
 			if err != nil {
@@ -82,11 +83,11 @@ func keyspaceOptions(ks *schema.Keyspace, props []parser.Property, create bool) 
 		case "durable_writes":
 			b, err := strconv.ParseBool(strings.ToLower(text))
 			if err != nil {
-				return &Error{Code: CodeSyntax, Message: fmt.Sprintf("Invalid boolean value %s for 'durable_writes'", text)}
+				return &Error{Code: wire.CodeSyntax, Message: fmt.Sprintf("Invalid boolean value %s for 'durable_writes'", text)}
 			}
 			ks.DurableWrites = b
 		default:
-			return &Error{Code: CodeSyntax, Message: fmt.Sprintf("Unknown property '%s'", name)}
+			return &Error{Code: wire.CodeSyntax, Message: fmt.Sprintf("Unknown property '%s'", name)}
 		}
 		return nil
 	})
@@ -298,7 +299,7 @@ func tableOptions(o *schema.Options, props []parser.Property, hasCounter bool) e
 		needInt := func(min, max int64) (int64, error) {
 			n, err := strconv.ParseInt(text, 10, 64)
 			if err != nil || m != nil {
-				return 0, &Error{Code: CodeSyntax, Message: fmt.Sprintf("Invalid integer value %s for '%s'", text, name)}
+				return 0, &Error{Code: wire.CodeSyntax, Message: fmt.Sprintf("Invalid integer value %s for '%s'", text, name)}
 			}
 			if n < min {
 				return 0, configf("%s must be greater than or equal to %d (got %d)", name, min, n)
@@ -327,7 +328,7 @@ func tableOptions(o *schema.Options, props []parser.Property, hasCounter bool) e
 		case "bloom_filter_fp_chance":
 			f, err := strconv.ParseFloat(text, 64)
 			if err != nil {
-				return &Error{Code: CodeSyntax, Message: fmt.Sprintf("Invalid double value %s for '%s'", text, name)}
+				return &Error{Code: wire.CodeSyntax, Message: fmt.Sprintf("Invalid double value %s for '%s'", text, name)}
 			}
 			if f <= 0 || f > 1 {
 				return configf("bloom_filter_fp_chance must be larger than 0 and less than or equal to 1.0 (got %s)", text)
@@ -337,7 +338,7 @@ func tableOptions(o *schema.Options, props []parser.Property, hasCounter bool) e
 			o.Comment = text
 		case "compaction":
 			if m == nil {
-				return &Error{Code: CodeSyntax, Message: "Invalid value for property 'compaction'"}
+				return &Error{Code: wire.CodeSyntax, Message: "Invalid value for property 'compaction'"}
 			}
 			c, err := validateCompaction(m)
 			if err != nil {
@@ -346,7 +347,7 @@ func tableOptions(o *schema.Options, props []parser.Property, hasCounter bool) e
 			o.Compaction = c
 		case "compression":
 			if m == nil {
-				return &Error{Code: CodeSyntax, Message: "Invalid value for property 'compression'"}
+				return &Error{Code: wire.CodeSyntax, Message: "Invalid value for property 'compression'"}
 			}
 			c, err := validateCompression(m)
 			if err != nil {
@@ -361,7 +362,7 @@ func tableOptions(o *schema.Options, props []parser.Property, hasCounter bool) e
 			}
 			o.Extra[name] = p.Value.String()
 		default:
-			return &Error{Code: CodeSyntax, Message: fmt.Sprintf("Unknown property '%s'", name)}
+			return &Error{Code: wire.CodeSyntax, Message: fmt.Sprintf("Unknown property '%s'", name)}
 		}
 		return nil
 	})

@@ -8,6 +8,7 @@ import (
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
+	"github.com/minicass/minicass/wire"
 )
 
 // User-defined types (CREATE, ALTER and DROP TYPE) follow Cassandra 4's
@@ -53,7 +54,7 @@ func (s *compiler) compileCreateType(st *parser.CreateType) (plan, error) {
 		if err := eng.AlterKeyspace(&next); err != nil {
 			return nil, err
 		}
-		return schemaChange("CREATED", "TYPE", ks, name), nil
+		return schemaChange(wire.Created, wire.TargetType, ks, name), nil
 	}}, nil
 }
 
@@ -152,7 +153,7 @@ func (s *compiler) compileAlterType(st *parser.AlterUserType) (plan, error) {
 		if err := eng.AlterKeyspace(&next, tables...); err != nil {
 			return nil, err
 		}
-		return schemaChange("UPDATED", "TYPE", ks, name), nil
+		return schemaChange(wire.Updated, wire.TargetType, ks, name), nil
 	}}, nil
 }
 
@@ -191,7 +192,7 @@ func (s *compiler) compileDropType(st *parser.DropType) (plan, error) {
 		if err := eng.AlterKeyspace(&next); err != nil {
 			return nil, err
 		}
-		return schemaChange("DROPPED", "TYPE", ks, name), nil
+		return schemaChange(wire.Dropped, wire.TargetType, ks, name), nil
 	}}, nil
 }
 

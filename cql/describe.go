@@ -7,6 +7,7 @@ import (
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
+	"github.com/minicass/minicass/wire"
 )
 
 // Server-side DESCRIBE (Cassandra 4.0+, cql3/statements/DescribeStatement.java).
@@ -63,7 +64,7 @@ func (p *describePlan) exec(ctx context.Context, q *execution) (*Result, error) 
 	x := q.s.x
 	snap := x.currentSchema()
 	st := p.st
-	res := &Result{Kind: ResultRows, Columns: p.cols, Rows: [][][]byte{}}
+	res := &Result{Kind: wire.ResultRows, Columns: p.cols, Rows: [][][]byte{}}
 	list := func(ks, typ, name string) {
 		res.Rows = append(res.Rows, [][]byte{textV(ks), textV(typ), textV(name)})
 	}

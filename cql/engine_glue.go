@@ -2,41 +2,11 @@ package cql
 
 import (
 	"context"
-	"errors"
 
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/engine"
 	"github.com/minicass/minicass/schema"
 )
-
-// engineError turns an engine error into the error Cassandra gives for the
-// same condition.
-func engineError(err error) error {
-	if err == nil {
-		return nil
-	}
-	var ce *Error
-	if errors.As(err, &ce) {
-		return ce
-	}
-	switch {
-	case errors.Is(err, engine.ErrEmptyKey):
-		return invalidf("Key may not be empty")
-	case errors.Is(err, engine.ErrKeyTooLarge), errors.Is(err, engine.ErrInvalidTTL),
-		errors.Is(err, engine.ErrTTLTooLarge), errors.Is(err, engine.ErrExpirationOverflow),
-		errors.Is(err, engine.ErrMutationTooLarge), errors.Is(err, engine.ErrInvalidMutation):
-		return &Error{Code: CodeInvalid, Message: err.Error(), Err: err}
-	case errors.Is(err, engine.ErrNoTable):
-		return &Error{Code: CodeInvalid, Message: err.Error(), Err: err}
-	case errors.Is(err, engine.ErrTombstoneOverwhelming):
-		// TombstoneOverwhelmingException reaches the client as a
-		// ReadFailure from the one replica.
-		return &Error{Code: CodeReadFailure, Message: "Operation failed - received 0 responses and 1 failures: READ_TOO_MANY_TOMBSTONES from localhost/127.0.0.1:7000", Err: err}
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return &Error{Code: CodeServer, Message: err.Error(), Err: err}
-	}
-	return AsError(err)
-}
 
 // readOneRow reads the live data of one row (clustering != nil) or, when
 // static is set, the partition's static row. It returns nil when there is no
@@ -50,7 +20,7 @@ func readOneRow(ctx context.Context, q *execution, tbl *schema.Table, key, clust
 	}
 	part, err := q.s.x.eng.ReadPartition(ctx, tbl, key, opts)
 	if err != nil {
-		return nil, engineError(err)
+		return nil, AsError(err)
 	}
 	sp, err := collectPartition(part)
 	if err != nil {

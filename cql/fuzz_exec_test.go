@@ -1,8 +1,9 @@
 package cql
 
 import (
+	"bytes"
 	"context"
-	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,7 +27,8 @@ var fuzzSchema = []string{
 
 // FuzzExecute runs arbitrary CQL against a session: every statement either
 // succeeds or fails with a typed *Error (a Cassandra error code), and
-// nothing panics. The corpus starts from the statements of the script tests.
+// nothing panics, not even a panic the executor recovers (fuzzFailure); a
+// failure prints the log, which holds the panic's stack. The corpus starts from the statements of the script tests.
 func FuzzExecute(f *testing.F) {
 	// Every third statement line of the scripts: enough shapes to start
 	// from, few enough to run as a plain test in a few seconds.
@@ -53,7 +55,8 @@ func FuzzExecute(f *testing.F) {
 			t.Fatal(err)
 		}
 		defer eng.Close()
-		s := NewExecutor(eng, Options{}).NewSession()
+		var log bytes.Buffer
+		s := NewExecutor(eng, Options{Logger: slog.New(slog.NewTextHandler(&log, nil))}).NewSession()
 		ctx := context.Background()
 		for _, q := range fuzzSchema {
 			if _, err := s.Query(ctx, q, nil); err != nil {
@@ -63,9 +66,8 @@ func FuzzExecute(f *testing.F) {
 		stmts, _ := parser.SplitStatements(input)
 		for _, q := range stmts {
 			if _, err := s.Query(ctx, q, &Params{PageSize: 2}); err != nil {
-				var e *Error
-				if !errors.As(err, &e) {
-					t.Fatalf("%q: untyped error %T: %v", q, err, err)
+				if msg := fuzzFailure(err); msg != "" {
+					t.Fatalf("%q: %s\n%s", q, msg, log.String())
 				}
 			}
 		}

@@ -1,21 +1,25 @@
 package cql
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/engine"
+	"github.com/minicass/minicass/wire"
 )
 
 // FuzzRoles runs role and permission statements as a logged-in superuser
 // and then as the role they may have created, on a node with password
-// authentication: no input may panic or give an error other than a typed
-// *Error, and every login attempt either passes or gives a Bad credentials
-// error. The seeds are the statements of testdata/scripts/roles.
+// authentication: no input may panic (not even a panic the executor
+// recovers, see fuzzFailure) or give an error other than a typed *Error,
+// and every login attempt either passes or gives a Bad credentials error.
+// The seeds are the statements of testdata/scripts/roles.
 func FuzzRoles(f *testing.F) {
 	b, err := os.ReadFile("testdata/scripts/roles")
 	if err != nil {
@@ -35,7 +39,8 @@ func FuzzRoles(f *testing.F) {
 			t.Fatal(err)
 		}
 		defer eng.Close()
-		x := NewExecutor(eng, Options{})
+		var log bytes.Buffer
+		x := NewExecutor(eng, Options{Logger: slog.New(slog.NewTextHandler(&log, nil))})
 		ctx := context.Background()
 		if err := x.EnableAuthentication(ctx, AuthOptions{Superusers: map[string]string{"cassandra": "cassandra"}, LogRounds: 4}); err != nil {
 			t.Fatal(err)
@@ -44,9 +49,8 @@ func FuzzRoles(f *testing.F) {
 			stmts, _ := parser.SplitStatements(input)
 			for _, q := range stmts {
 				if _, err := s.Query(ctx, q, nil); err != nil {
-					var e *Error
-					if !errors.As(err, &e) {
-						t.Fatalf("%q: untyped error %T: %v", q, err, err)
+					if msg := fuzzFailure(err); msg != "" {
+						t.Fatalf("%q: %s\n%s", q, msg, log.String())
 					}
 				}
 			}
@@ -56,7 +60,7 @@ func FuzzRoles(f *testing.F) {
 		// login either passes or is refused as bad credentials.
 		if err := x.Authenticate(ctx, login, "a"); err != nil {
 			var e *Error
-			if !errors.As(err, &e) || e.Code != CodeBadCredentials {
+			if !errors.As(err, &e) || e.Code != wire.CodeBadCredentials {
 				t.Fatalf("login %q: %v", login, err)
 			}
 			return

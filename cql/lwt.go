@@ -8,6 +8,7 @@ import (
 	"github.com/minicass/minicass/partitioner"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
+	"github.com/minicass/minicass/wire"
 )
 
 // condition is one compiled IF condition of a lightweight transaction.
@@ -407,19 +408,19 @@ func (p *modPlan) execConditional(ctx context.Context, q *execution, wc *writeCo
 	}
 	for _, m := range muts {
 		if err := q.s.x.eng.Apply(ctx, p.tbl, m); err != nil {
-			return nil, engineError(err)
+			return nil, AsError(err)
 		}
 	}
 	return casSuccess(p.conds), nil
 }
 
 func casSuccess(cs *conditions) *Result {
-	return &Result{Kind: ResultRows, Columns: cs.resultColumns(nil), Rows: [][][]byte{{boolBytes(true)}}}
+	return &Result{Kind: wire.ResultRows, Columns: cs.resultColumns(nil), Rows: [][][]byte{{boolBytes(true)}}}
 }
 
 func casFailure(cs *conditions, st *currentState) (*Result, error) {
 	if st.row == nil && st.static == nil {
-		return &Result{Kind: ResultRows, Columns: cs.resultColumns(nil), Rows: [][][]byte{{boolBytes(false)}}}, nil
+		return &Result{Kind: wire.ResultRows, Columns: cs.resultColumns(nil), Rows: [][][]byte{{boolBytes(false)}}}, nil
 	}
 	cols := cs.failureColumns()
 	row := [][]byte{boolBytes(false)}
@@ -430,7 +431,7 @@ func casFailure(cs *conditions, st *currentState) (*Result, error) {
 		}
 		row = append(row, v)
 	}
-	return &Result{Kind: ResultRows, Columns: cs.resultColumns(cols), Rows: [][][]byte{row}}, nil
+	return &Result{Kind: wire.ResultRows, Columns: cs.resultColumns(cols), Rows: [][][]byte{row}}, nil
 }
 
 // splitPartitionKey returns the components of a serialized partition key.

@@ -13,6 +13,7 @@ import (
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
+	"github.com/minicass/minicass/wire"
 )
 
 // opKind is what one column operation of INSERT, UPDATE or DELETE does.
@@ -994,7 +995,7 @@ func (p *modPlan) exec(ctx context.Context, q *execution) (*Result, error) {
 		x := &struct {
 			res Result
 			row simpleRow
-		}{res: Result{Kind: ResultVoid}}
+		}{res: Result{Kind: wire.ResultVoid}}
 		m, err := p.simpleMutation(q, &wc, &x.row)
 		if err != nil {
 			return nil, err
@@ -1025,7 +1026,7 @@ func (p *modPlan) apply(ctx context.Context, q *execution, m *data.Mutation) err
 		q.trace.add("Applying mutation to %s, partition of %d bytes key, %d rows", p.tbl.QualifiedName(), len(m.Key), len(m.Rows))
 	}
 	if err := q.s.x.eng.Apply(ctx, p.tbl, m); err != nil {
-		return engineError(err)
+		return AsError(err)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
+	"github.com/minicass/minicass/wire"
 )
 
 // Arithmetic operators (Cassandra 4: cql3/functions/OperationFcts). An
@@ -95,7 +96,7 @@ func (o *opOverload) eval(vals [][]byte) ([]byte, error) {
 	b, err := o.apply(vals)
 	if err != nil {
 		msg := fmt.Sprintf("the operation '%s %c %s' failed: %v", o.args[0], o.op, o.args[len(o.args)-1], err)
-		return nil, &Error{Code: CodeFunctionFailure, Message: msg, Keyspace: "system", Function: o.name, ArgTypes: o.signature()}
+		return nil, &Error{Code: wire.CodeFunctionFailure, Message: msg, Keyspace: "system", Function: o.name, ArgTypes: o.signature()}
 	}
 	return b, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/engine"
+	"github.com/minicass/minicass/wire"
 )
 
 func newPreparedTestExecutor(t *testing.T, opts Options) *Executor {
@@ -27,7 +28,7 @@ func mustQuery(t *testing.T, s *Session, q string) *Result {
 	return res
 }
 
-func requireCode(t *testing.T, err error, code ErrorCode, msg string) {
+func requireCode(t *testing.T, err error, code wire.ErrorCode, msg string) {
 	t.Helper()
 	require.Error(t, err)
 	e := AsError(err)
@@ -60,17 +61,17 @@ func TestPreparedRunsAsExecutingRole(t *testing.T) {
 	require.NoError(t, err)
 
 	_, err = alice.Execute(ctx, createSuper.ID, nil)
-	requireCode(t, err, CodeUnauthorized, "Only superusers can create a role with superuser status")
+	requireCode(t, err, wire.CodeUnauthorized, "Only superusers can create a role with superuser status")
 	_, err = alice.ExecutePrepared(ctx, createSuper, nil)
-	requireCode(t, err, CodeUnauthorized, "Only superusers can create a role with superuser status")
+	requireCode(t, err, wire.CodeUnauthorized, "Only superusers can create a role with superuser status")
 	_, err = alice.Execute(ctx, trigger.ID, nil)
-	requireCode(t, err, CodeUnauthorized, "Only superusers are allowed to perform CREATE TRIGGER queries")
+	requireCode(t, err, wire.CodeUnauthorized, "Only superusers are allowed to perform CREATE TRIGGER queries")
 	_, err = alice.Batch(ctx, parser.BatchLogged, []BatchEntry{{Prepared: createSuper}}, nil)
-	requireCode(t, err, CodeInvalid, "Invalid statement in batch: only UPDATE, INSERT and DELETE statements are allowed.")
+	requireCode(t, err, wire.CodeInvalid, "Invalid statement in batch: only UPDATE, INSERT and DELETE statements are allowed.")
 	// The anonymous user is refused too: Cassandra's authorize step finds
 	// it is no superuser before validate would find it anonymous.
 	_, err = x.NewSession().Execute(ctx, createSuper.ID, nil)
-	requireCode(t, err, CodeUnauthorized, "Only superusers can create a role with superuser status")
+	requireCode(t, err, wire.CodeUnauthorized, "Only superusers can create a role with superuser status")
 
 	res := mustQuery(t, super, "SELECT role FROM system_auth.roles WHERE role = 'mallory'")
 	assert.Empty(t, res.Rows, "no superuser was created")
@@ -110,7 +111,7 @@ func TestPreparedEvictedBySchemaChange(t *testing.T) {
 	evicted := func(p *Prepared, why string) {
 		t.Helper()
 		_, err := s.Execute(ctx, p.ID, &Params{Values: make([]Value, len(p.Bind))})
-		requireCode(t, err, CodeUnprepared, "")
+		requireCode(t, err, wire.CodeUnprepared, "")
 		assert.Equal(t, p.ID, AsError(err).ID, why)
 		assert.Nil(t, x.Lookup(p.ID), why)
 	}

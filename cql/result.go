@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/minicass/minicass/types"
+	"github.com/minicass/minicass/wire"
 )
 
 // Value is one bound value: serialized bytes (nil Bytes = null), or unset.
@@ -32,7 +33,7 @@ type Params struct {
 	HasTimestamp bool
 	// Consistency and SerialConsistency are accepted and ignored: minicass is
 	// one node, where every level is satisfied.
-	Consistency, SerialConsistency uint16
+	Consistency, SerialConsistency wire.Consistency
 	// Trace asks the executor to record what the statement touched.
 	Trace bool
 }
@@ -43,42 +44,19 @@ type ColumnSpec struct {
 	Type                  types.Type
 }
 
-// ResultKind is the kind of a result, as the protocol's RESULT message
-// numbers them.
-type ResultKind uint8
-
-// The result kinds.
-const (
-	ResultVoid         ResultKind = 1
-	ResultRows         ResultKind = 2
-	ResultSetKeyspace  ResultKind = 3
-	ResultSchemaChange ResultKind = 5
-)
-
-// SchemaChange describes a schema change result or event.
-type SchemaChange struct {
-	// Change is CREATED, UPDATED or DROPPED.
-	Change string
-	// Target is KEYSPACE, TABLE, TYPE, FUNCTION or AGGREGATE.
-	Target   string
-	Keyspace string
-	// Name is the table (or type) name; empty for a keyspace.
-	Name string
-}
-
 // Result is what executing a statement returns.
 type Result struct {
-	Kind ResultKind
-	// Columns and Rows are set for ResultRows; each row has one serialized
+	Kind wire.ResultKind
+	// Columns and Rows are set for wire.ResultRows; each row has one serialized
 	// value per column (nil = null).
 	Columns []ColumnSpec
 	Rows    [][][]byte
 	// PagingState is non-nil when more pages follow.
 	PagingState []byte
-	// Keyspace is set for ResultSetKeyspace.
+	// Keyspace is set for wire.ResultSetKeyspace.
 	Keyspace string
-	// Change is set for ResultSchemaChange.
-	Change *SchemaChange
+	// Change is set for wire.ResultSchemaChange.
+	Change *wire.SchemaChange
 	// Warnings are server warnings (e.g. tombstone warnings, unlogged batch
 	// across partitions), shown by cqlsh and sent in the protocol's
 	// warnings flag.
@@ -132,4 +110,4 @@ func (t *Trace) Activities() []string {
 	return out
 }
 
-func voidResult() *Result { return &Result{Kind: ResultVoid} }
+func voidResult() *Result { return &Result{Kind: wire.ResultVoid} }

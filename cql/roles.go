@@ -15,6 +15,7 @@ import (
 
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/types"
+	"github.com/minicass/minicass/wire"
 )
 
 // Roles and permissions.
@@ -123,7 +124,7 @@ func (x *Executor) EnableAuthentication(ctx context.Context, o AuthOptions) erro
 func (x *Executor) hashPassword(name, pw string) (string, error) {
 	h, err := bcrypt.GenerateFromPassword(bcryptKey(pw), x.auth.logRounds)
 	if err != nil {
-		return "", &Error{Code: CodeInvalid, Message: err.Error(), Err: err}
+		return "", &Error{Code: wire.CodeInvalid, Message: err.Error(), Err: err}
 	}
 	x.remember(name, string(h), pw)
 	return string(h), nil
@@ -172,13 +173,13 @@ func (x *Executor) Authenticate(ctx context.Context, user, password string) erro
 	defer x.auth.mu.Unlock()
 	r, err := x.readRole(ctx, user)
 	if err != nil {
-		return &Error{Code: CodeBadCredentials, Message: "Unable to perform authentication: " + err.Error(), Err: err}
+		return &Error{Code: wire.CodeBadCredentials, Message: "Unable to perform authentication: " + err.Error(), Err: err}
 	}
 	if r == nil || !x.passwordMatches(user, r.hash, password) {
-		return &Error{Code: CodeBadCredentials, Message: fmt.Sprintf("Provided username %s and/or password are incorrect", user)}
+		return &Error{Code: wire.CodeBadCredentials, Message: fmt.Sprintf("Provided username %s and/or password are incorrect", user)}
 	}
 	if !r.login {
-		return &Error{Code: CodeBadCredentials, Message: fmt.Sprintf("%s is not permitted to log in", user)}
+		return &Error{Code: wire.CodeBadCredentials, Message: fmt.Sprintf("%s is not permitted to log in", user)}
 	}
 	return nil
 }
@@ -197,7 +198,7 @@ func (x *Executor) ensureIsSuperuser(ctx context.Context, user, msg string) erro
 		return err
 	}
 	if user == "" || !hasSuperuserStatus(roles, user) {
-		return &Error{Code: CodeUnauthorized, Message: msg}
+		return &Error{Code: wire.CodeUnauthorized, Message: msg}
 	}
 	return nil
 }
@@ -359,7 +360,7 @@ func (c *authCall) isSuper() bool { return c.user != "" && hasSuperuserStatus(c.
 // ensureNotAnonymous is ClientState.ensureNotAnonymous.
 func (c *authCall) ensureNotAnonymous() error {
 	if c.user == "" {
-		return &Error{Code: CodeUnauthorized, Message: errAnonymous}
+		return &Error{Code: wire.CodeUnauthorized, Message: errAnonymous}
 	}
 	return nil
 }
@@ -464,7 +465,7 @@ func (c *authCall) createRole(ctx context.Context, st *parser.CreateRole) (*Resu
 	login := st.User || (o.Login != nil && *o.Login)
 	// authorize
 	if super && !c.isSuper() {
-		return nil, &Error{Code: CodeUnauthorized, Message: "Only superusers can create a role with superuser status"}
+		return nil, &Error{Code: wire.CodeUnauthorized, Message: "Only superusers can create a role with superuser status"}
 	}
 	// validate
 	if err := c.validateOptions(o); err != nil {
@@ -522,16 +523,16 @@ func (c *authCall) alterRole(ctx context.Context, st *parser.AlterRole) (*Result
 	// authorize
 	if o.Superuser != nil {
 		if c.user != "" && slices.Contains(rolesOf(c.roles, c.user, true), st.Name) {
-			return nil, &Error{Code: CodeUnauthorized, Message: "You aren't allowed to alter your own superuser status or that of a role granted to you"}
+			return nil, &Error{Code: wire.CodeUnauthorized, Message: "You aren't allowed to alter your own superuser status or that of a role granted to you"}
 		}
 		if !c.isSuper() {
-			return nil, &Error{Code: CodeUnauthorized, Message: "Only superusers are allowed to alter superuser status"}
+			return nil, &Error{Code: wire.CodeUnauthorized, Message: "Only superusers are allowed to alter superuser status"}
 		}
 	}
 	if !c.isSuper() && c.user != "" && c.user == st.Name {
 		for _, name := range optionsGiven(o) {
 			if !c.alterable(name) {
-				return nil, &Error{Code: CodeUnauthorized, Message: "You aren't allowed to alter " + name}
+				return nil, &Error{Code: wire.CodeUnauthorized, Message: "You aren't allowed to alter " + name}
 			}
 		}
 	}
@@ -579,7 +580,7 @@ func (c *authCall) alterRole(ctx context.Context, st *parser.AlterRole) (*Result
 func (c *authCall) dropRole(ctx context.Context, st *parser.DropRole) (*Result, error) {
 	// authorize
 	if c.exists(st.Name) && hasSuperuserStatus(c.roles, st.Name) && !c.isSuper() {
-		return nil, &Error{Code: CodeUnauthorized, Message: "Only superusers can drop a role with superuser status"}
+		return nil, &Error{Code: wire.CodeUnauthorized, Message: "Only superusers can drop a role with superuser status"}
 	}
 	// validate
 	if err := c.ensureNotAnonymous(); err != nil {
@@ -693,7 +694,7 @@ func (c *authCall) listRoles(st *parser.ListRoles) (*Result, error) {
 	}
 	sort.Strings(names)
 	if st.Users {
-		res := &Result{Kind: ResultRows, Columns: listUsersColumns, Rows: [][][]byte{}}
+		res := &Result{Kind: wire.ResultRows, Columns: listUsersColumns, Rows: [][][]byte{}}
 		for _, name := range names {
 			if r := c.roles[name]; r != nil && r.login {
 				res.Rows = append(res.Rows, [][]byte{textV(name), boolV(hasSuperuserStatus(c.roles, name)), textV("ALL")})
@@ -701,7 +702,7 @@ func (c *authCall) listRoles(st *parser.ListRoles) (*Result, error) {
 		}
 		return res, nil
 	}
-	res := &Result{Kind: ResultRows, Columns: listRolesColumns}
+	res := &Result{Kind: wire.ResultRows, Columns: listRolesColumns}
 	for _, name := range names {
 		r := c.roles[name]
 		if r == nil {
@@ -811,5 +812,5 @@ func (c *authCall) permissions(st *parser.Permissions, res *resource, resErr err
 	if st.Kind == parser.RevokePermissions {
 		op = "REVOKE"
 	}
-	return nil, &Error{Code: CodeServer, Message: "java.lang.UnsupportedOperationException: " + op + " operation is not supported by AllowAllAuthorizer"}
+	return nil, &Error{Code: wire.CodeServer, Message: "java.lang.UnsupportedOperationException: " + op + " operation is not supported by AllowAllAuthorizer"}
 }

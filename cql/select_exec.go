@@ -11,6 +11,7 @@ import (
 	"github.com/minicass/minicass/partitioner"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
+	"github.com/minicass/minicass/wire"
 )
 
 // selectRun is one execution of a selectPlan: it consumes partitions in
@@ -87,7 +88,7 @@ func (p *selectPlan) exec(ctx context.Context, q *execution) (*Result, error) {
 		}
 		r.returned = r.resume.returned
 		if r.limit > 0 && r.returned >= r.limit {
-			return &Result{Kind: ResultRows, Columns: p.specs}, nil
+			return &Result{Kind: wire.ResultRows, Columns: p.specs}, nil
 		}
 	}
 	if p.plainCols == nil {
@@ -102,7 +103,7 @@ func (p *selectPlan) exec(ctx context.Context, q *execution) (*Result, error) {
 	if err := r.run(ctx); err != nil {
 		return nil, err
 	}
-	r.res = Result{Kind: ResultRows, Columns: p.specs, Rows: r.rows}
+	r.res = Result{Kind: wire.ResultRows, Columns: p.specs, Rows: r.rows}
 	res := &r.res
 	if r.more {
 		st := &pagingState{hasLast: true, key: r.lastKey, clustering: r.lastCk, returned: r.returned, inPartition: r.inPart}
@@ -291,7 +292,7 @@ func splitKey(tbl *schema.Table, key []byte) ([][]byte, error) {
 	}
 	parts, err := partitioner.SplitCompositeKey(key)
 	if err != nil {
-		return nil, &Error{Code: CodeServer, Message: err.Error(), Err: err}
+		return nil, &Error{Code: wire.CodeServer, Message: err.Error(), Err: err}
 	}
 	return parts, nil
 }
@@ -341,7 +342,7 @@ func (r *selectRun) partition(pk [][]byte, part *selPart, inPart int) error {
 			var err error
 			ck, _, err = types.DecodeClustering(p.tbl.ClusteringTypes(), row.Clustering)
 			if err != nil {
-				return &Error{Code: CodeServer, Message: err.Error(), Err: err}
+				return &Error{Code: wire.CodeServer, Message: err.Error(), Err: err}
 			}
 			if len(p.tbl.ClusteringColumns()) == 0 {
 				ck = noClustering
@@ -633,7 +634,7 @@ func (r *selectRun) runSorted(ctx context.Context, keys [][]byte, comps [][][]by
 			row := &part.rows[j]
 			ck, _, err := types.DecodeClustering(r.p.tbl.ClusteringTypes(), row.Clustering)
 			if err != nil {
-				return &Error{Code: CodeServer, Message: err.Error(), Err: err}
+				return &Error{Code: wire.CodeServer, Message: err.Error(), Err: err}
 			}
 			sr := &selRow{pk: comps[i], ck: ck, static: part.static, row: row, now: now}
 			ok, err := r.filter(sr)

@@ -18,7 +18,7 @@ import (
 func (p *selectPlan) readPartition(ctx context.Context, q *execution, key []byte, slices data.Slices, limit int) (*selPart, error) {
 	part, err := q.s.x.eng.ReadPartition(ctx, p.tbl, key, engine.ReadOptions{Slices: slices, Reverse: p.reversed, Limit: limit, Now: q.now.Unix()})
 	if err != nil {
-		return nil, engineError(err)
+		return nil, AsError(err)
 	}
 	sp, err := collectPartitionN(part, limit)
 	if err != nil {
@@ -73,7 +73,7 @@ func collectPartitionN(part *engine.Partition, limit int) (*selPart, error) {
 		sp.rows = append(sp.rows, a.copyRow(r))
 	}
 	if err := part.Err(); err != nil {
-		return nil, engineError(err)
+		return nil, AsError(err)
 	}
 	return sp, nil
 }
@@ -154,7 +154,7 @@ func (p *selectPlan) scan(ctx context.Context, q *execution, tr data.TokenRange,
 	// needs to know a partition has live data.
 	sc, err := q.s.x.eng.Scan(ctx, p.tbl, tr, engine.ReadOptions{Reverse: p.reversed, Now: q.now.Unix()})
 	if err != nil {
-		return engineError(err)
+		return AsError(err)
 	}
 	defer sc.Close()
 	for {
@@ -180,7 +180,7 @@ func (p *selectPlan) scan(ctx context.Context, q *execution, tr data.TokenRange,
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return engineError(err)
+		return AsError(err)
 	}
 	return nil
 }

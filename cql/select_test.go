@@ -9,6 +9,7 @@ import (
 
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/types"
+	"github.com/minicass/minicass/wire"
 	"github.com/stretchr/testify/require"
 )
 
@@ -34,7 +35,7 @@ func runScript(t *testing.T, s *Session, input string, page int) string {
 		for _, w := range res.Warnings {
 			fmt.Fprintf(&out, "warning: %s\n", w)
 		}
-		if res.Kind != ResultRows {
+		if res.Kind != wire.ResultRows {
 			continue
 		}
 		out.WriteString(formatRows(res))

@@ -8,6 +8,7 @@ import (
 	"github.com/minicass/minicass/partitioner"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
+	"github.com/minicass/minicass/wire"
 )
 
 // selector is one compiled selector of a SELECT clause. Selectors are
@@ -187,7 +188,7 @@ func (s *funcSel) newEval() evaluator {
 	return newCallEval(s.args, func(q *execution, vals [][]byte) ([]byte, error) {
 		b, err := s.fn.impl(q, vals)
 		if err != nil {
-			return nil, &Error{Code: CodeFunctionFailure, Message: sprintf("execution of 'system.%s[%s]' failed: %v", s.fn.name, s.fn.argList(), err)}
+			return nil, &Error{Code: wire.CodeFunctionFailure, Message: sprintf("execution of 'system.%s[%s]' failed: %v", s.fn.name, s.fn.argList(), err)}
 		}
 		return b, nil
 	})

@@ -15,6 +15,7 @@ import (
 	"github.com/minicass/minicass/engine"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
+	"github.com/minicass/minicass/wire"
 )
 
 // Options configure an Executor. The zero value works.
@@ -171,7 +172,7 @@ func (s *Session) QueryStatement(ctx context.Context, stmt parser.Statement, p *
 func parse(query string) (parser.Statement, error) {
 	stmt, err := parser.Parse(query)
 	if err != nil {
-		return nil, &Error{Code: CodeSyntax, Message: err.Error(), Err: err}
+		return nil, &Error{Code: wire.CodeSyntax, Message: err.Error(), Err: err}
 	}
 	return stmt, nil
 }
@@ -184,26 +185,26 @@ func (s *Session) run(ctx context.Context, pl plan, stmt parser.Statement, p *Pa
 	if err != nil {
 		return nil, err
 	}
-	return s.runValues(ctx, pl, values, nil, p)
+	return s.runValues(ctx, pl, stmt, values, nil, p)
 }
 
-// runValues executes pl with its bound values (or, for a protocol BATCH,
-// each statement's values) as the session's role.
-func (s *Session) runValues(ctx context.Context, pl plan, values []Value, stmtValues [][]Value, p *Params) (res *Result, err error) {
+// runValues executes pl, the plan of stmt, with its bound values (or, for a
+// protocol BATCH, each statement's values) as the session's role.
+func (s *Session) runValues(ctx context.Context, pl plan, stmt fmt.Stringer, values []Value, stmtValues [][]Value, p *Params) (res *Result, err error) {
 	q := &execution{s: s, params: p, values: values, stmtValues: stmtValues, now: s.x.eng.Clock().Now()}
 	if p.Trace {
 		q.trace = newTrace(s.x.eng.Clock().Now)
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			res, err = nil, &Error{Code: CodeServer, Message: fmt.Sprintf("java.lang.RuntimeException: internal error: %v", r)}
+			res, err = nil, s.x.recovered(r, stmt)
 		}
 	}()
 	res, err = pl.exec(ctx, q)
 	if err != nil {
-		return nil, err
+		return nil, AsError(err)
 	}
-	if res.Kind == ResultSchemaChange {
+	if res.Kind == wire.ResultSchemaChange {
 		// system_schema and system.local.schema_version follow every
 		// schema change before the statement returns (system_exec.go).
 		if err := s.x.refreshSystemTables(ctx); err != nil {
@@ -357,7 +358,7 @@ func (x *Executor) Lookup(id []byte) *Prepared {
 		return nil
 	}
 	var ce *Error
-	if _, err := x.planOf(p); errors.As(err, &ce) && ce.Code == CodeUnprepared {
+	if _, err := x.planOf(p); errors.As(err, &ce) && ce.Code == wire.CodeUnprepared {
 		return nil
 	}
 	return p
@@ -365,7 +366,7 @@ func (x *Executor) Lookup(id []byte) *Prepared {
 
 // unprepared is the error for an id the cache does not hold.
 func unprepared(id []byte) *Error {
-	return &Error{Code: CodeUnprepared, Message: fmt.Sprintf("Prepared query with ID %x not found (either the query was not prepared on this host (maybe the host has been restarted?) or you have prepared too many queries and it has been evicted from the internal cache)", id), ID: id}
+	return &Error{Code: wire.CodeUnprepared, Message: wire.UnpreparedMessage(id), ID: id}
 }
 
 // Execute runs the prepared statement with the given id. An unknown id gets an
@@ -430,7 +431,7 @@ func (p *usePlan) exec(ctx context.Context, q *execution) (*Result, error) {
 		return nil, invalidf("Keyspace '%s' does not exist", p.ks)
 	}
 	q.s.SetKeyspace(p.ks)
-	return &Result{Kind: ResultSetKeyspace, Keyspace: p.ks}, nil
+	return &Result{Kind: wire.ResultSetKeyspace, Keyspace: p.ks}, nil
 }
 
 // noBinds is embedded by plans without bind markers or result columns.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/minicass/minicass/engine"
 	"github.com/minicass/minicass/types"
+	"github.com/minicass/minicass/wire"
 )
 
 func newSystemTestSession(t testing.TB) *Session {
@@ -155,7 +156,7 @@ func TestDescribeExec(t *testing.T) {
 
 func printResult(out *strings.Builder, res *Result) {
 	switch res.Kind {
-	case ResultRows:
+	case wire.ResultRows:
 		var names []string
 		for _, c := range res.Columns {
 			names = append(names, c.Name)
@@ -176,9 +177,9 @@ func printResult(out *strings.Builder, res *Result) {
 				}
 			}
 		}
-	case ResultSchemaChange:
+	case wire.ResultSchemaChange:
 		fmt.Fprintf(out, "schema change %s %s %s %s\n", res.Change.Change, res.Change.Target, res.Change.Keyspace, res.Change.Name)
-	case ResultSetKeyspace:
+	case wire.ResultSetKeyspace:
 		fmt.Fprintf(out, "use %s\n", res.Keyspace)
 	default:
 		out.WriteString("ok\n")

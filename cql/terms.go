@@ -9,6 +9,7 @@ import (
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
+	"github.com/minicass/minicass/wire"
 )
 
 // receiver is what a term is assigned to: a column, a collection element, or
@@ -151,7 +152,7 @@ func (t funcTerm) eval(q *execution) (Value, error) {
 	}
 	b, err := t.fn.impl(q, args)
 	if err != nil {
-		return Value{}, &Error{Code: CodeFunctionFailure, Message: fmt.Sprintf("execution of 'system.%s[%s]' failed: %v", t.fn.name, t.fn.argList(), err)}
+		return Value{}, &Error{Code: wire.CodeFunctionFailure, Message: fmt.Sprintf("execution of 'system.%s[%s]' failed: %v", t.fn.name, t.fn.argList(), err)}
 	}
 	return Value{Bytes: b}, nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
+	"github.com/minicass/minicass/wire"
 )
 
 // The schema registry. All schema state lives in one immutable schemaState
@@ -99,52 +100,14 @@ func tableDigest(name string, t *schema.Table) [md5.Size]byte {
 	return d
 }
 
-// SchemaChangeKind says what a schema change did.
-type SchemaChangeKind uint8
-
-// The schema change kinds, as the native protocol's SCHEMA_CHANGE event
-// names them.
-const (
-	Created SchemaChangeKind = iota
-	Updated
-	Dropped
-)
-
-// String returns "CREATED", "UPDATED" or "DROPPED".
-func (k SchemaChangeKind) String() string {
-	switch k {
-	case Created:
-		return "CREATED"
-	case Updated:
-		return "UPDATED"
-	default:
-		return "DROPPED"
-	}
-}
-
-// SchemaTarget says what kind of object a schema change touched.
-type SchemaTarget uint8
-
-// The schema change targets.
-const (
-	TargetKeyspace SchemaTarget = iota
-	TargetTable
-)
-
-// String returns "KEYSPACE" or "TABLE".
-func (t SchemaTarget) String() string {
-	if t == TargetKeyspace {
-		return "KEYSPACE"
-	}
-	return "TABLE"
-}
-
 // SchemaChange describes one schema change for listeners. Table is empty
 // for keyspace changes. Truncate is not a schema change and is not
 // reported.
 type SchemaChange struct {
-	Kind     SchemaChangeKind
-	Target   SchemaTarget
+	// Kind is wire.Created, wire.Updated or wire.Dropped.
+	Kind wire.ChangeType
+	// Target is wire.TargetKeyspace or wire.TargetTable.
+	Target   wire.ChangeTarget
 	Keyspace string
 	Table    string
 	// Version is the schema version after the change.
@@ -248,7 +211,7 @@ func (e *Engine) CreateKeyspace(ks *schema.Keyspace) error {
 	if err := e.persistSchema(next); err != nil {
 		return err
 	}
-	e.publish(next, SchemaChange{Kind: Created, Target: TargetKeyspace, Keyspace: ks.Name})
+	e.publish(next, SchemaChange{Kind: wire.Created, Target: wire.TargetKeyspace, Keyspace: ks.Name})
 	return nil
 }
 
@@ -261,7 +224,7 @@ func (e *Engine) AlterKeyspace(ks *schema.Keyspace, tables ...*schema.Table) err
 	if ks == nil || ks.Name == "" {
 		return fmt.Errorf("%w: keyspace without a name", ErrInvalidSchema)
 	}
-	return e.replace(ks.Name, ks, tables, SchemaChange{Kind: Updated, Target: TargetKeyspace, Keyspace: ks.Name})
+	return e.replace(ks.Name, ks, tables, SchemaChange{Kind: wire.Updated, Target: wire.TargetKeyspace, Keyspace: ks.Name})
 }
 
 // replace installs, in one schema change announced as ch, a new definition
@@ -333,7 +296,7 @@ func (e *Engine) DropKeyspace(name string) error {
 		e.marks = saved
 		return err
 	}
-	e.publish(next, SchemaChange{Kind: Dropped, Target: TargetKeyspace, Keyspace: name})
+	e.publish(next, SchemaChange{Kind: wire.Dropped, Target: wire.TargetKeyspace, Keyspace: name})
 	var errs []error
 	for _, t := range old.tables {
 		errs = append(errs, e.dropStore(cur.stores[t.ID]))
@@ -386,7 +349,7 @@ func (e *Engine) CreateTable(t *schema.Table) error {
 	if err := e.persistSchema(next); err != nil {
 		return err
 	}
-	e.publish(next, SchemaChange{Kind: Created, Target: TargetTable, Keyspace: t.Keyspace, Table: t.Name})
+	e.publish(next, SchemaChange{Kind: wire.Created, Target: wire.TargetTable, Keyspace: t.Keyspace, Table: t.Name})
 	return nil
 }
 
@@ -397,7 +360,7 @@ func (e *Engine) AlterTable(t *schema.Table) error {
 	if err := validTable(t); err != nil {
 		return err
 	}
-	return e.replace(t.Keyspace, nil, []*schema.Table{t}, SchemaChange{Kind: Updated, Target: TargetTable, Keyspace: t.Keyspace, Table: t.Name})
+	return e.replace(t.Keyspace, nil, []*schema.Table{t}, SchemaChange{Kind: wire.Updated, Target: wire.TargetTable, Keyspace: t.Keyspace, Table: t.Name})
 }
 
 // DropTable removes a table and its data. It returns ErrNoKeyspace or
@@ -428,7 +391,7 @@ func (e *Engine) DropTable(keyspace, name string) error {
 		e.marks = saved
 		return err
 	}
-	e.publish(next, SchemaChange{Kind: Dropped, Target: TargetTable, Keyspace: keyspace, Table: name})
+	e.publish(next, SchemaChange{Kind: wire.Dropped, Target: wire.TargetTable, Keyspace: keyspace, Table: name})
 	return e.dropStore(cur.stores[old.ID])
 }
 

@@ -52,20 +52,8 @@ type Session interface {
 type QueryParams = frame.QueryParams
 
 // Result is what a Session returns; see frame.Result for the fields used by
-// each Kind. Warnings are sent in the response frame (flag 0x08).
+// each Kind (a wire.ResultKind). Warnings are sent in the response frame (flag 0x08).
 type Result = frame.Result
-
-// ResultKind selects the kind of a Result.
-type ResultKind = frame.ResultKind
-
-// The result kinds a Session may return.
-const (
-	ResultVoid         = frame.ResultVoid
-	ResultRows         = frame.ResultRows
-	ResultSetKeyspace  = frame.ResultSetKeyspace
-	ResultPrepared     = frame.ResultPrepared
-	ResultSchemaChange = frame.ResultSchemaChange
-)
 
 // ColumnSpec describes a result column or a bind marker.
 type ColumnSpec = frame.ColumnSpec
@@ -74,15 +62,8 @@ type ColumnSpec = frame.ColumnSpec
 // indexes and result columns.
 type Prepared = frame.Prepared
 
-// SchemaChange describes a schema change; a Result of kind
-// ResultSchemaChange makes the server push it as an event.
-type SchemaChange = frame.SchemaChange
-
 // BatchRequest is a decoded BATCH request.
 type BatchRequest = frame.Batch
 
 // BatchEntry is one statement of a BatchRequest.
 type BatchEntry = frame.BatchEntry
-
-// Consistency is a consistency level.
-type Consistency = frame.Consistency

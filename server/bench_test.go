@@ -12,6 +12,7 @@ import (
 
 	"github.com/minicass/minicass/server"
 	"github.com/minicass/minicass/server/frame"
+	"github.com/minicass/minicass/wire"
 )
 
 // staticBackend answers every request with a fixed, shared result and
@@ -22,8 +23,8 @@ type staticBackend struct{}
 type staticSession struct{}
 
 var (
-	staticVoid = &server.Result{Kind: server.ResultVoid}
-	staticRows = &server.Result{Kind: server.ResultRows, Columns: kvCols,
+	staticVoid = &server.Result{Kind: wire.ResultVoid}
+	staticRows = &server.Result{Kind: wire.ResultRows, Columns: kvCols,
 		Rows: [][][]byte{{intBytes(1), []byte("value")}}}
 	staticPrepared = &server.Prepared{ID: []byte("0123456789abcdef"), Bind: kvCols, PKIndexes: []uint16{0}}
 )
@@ -70,7 +71,7 @@ func reportCPU(b *testing.B, start time.Duration) {
 // the given number of values: 2 values is an "INSERT" answered Void, 1 a
 // "SELECT" answered with one row.
 func executeFrame(tb testing.TB, stream int16, values int) []byte {
-	p := frame.QueryParams{Consistency: frame.One, HasTimestamp: true, DefaultTimestamp: 1}
+	p := frame.QueryParams{Consistency: wire.One, HasTimestamp: true, DefaultTimestamp: 1}
 	p.Values = append(p.Values, intBytes(7))
 	if values == 2 {
 		p.Values = append(p.Values, []byte("value"))

@@ -20,6 +20,7 @@ import (
 	"github.com/klauspost/compress/snappy"
 
 	"github.com/minicass/minicass/server/frame"
+	"github.com/minicass/minicass/wire"
 )
 
 // connState is the handshake state of a connection, as in Cassandra's
@@ -159,7 +160,7 @@ func (c *conn) lingerClose() {
 }
 
 // voidResult is sent for a nil Result. It is never modified.
-var voidResult = &Result{Kind: ResultVoid}
+var voidResult = &Result{Kind: wire.ResultVoid}
 
 // errClose ends the read loop after a fatal protocol error was answered.
 var errClose = errors.New("server: connection closed after protocol error")
@@ -202,7 +203,7 @@ func (c *conn) readFrame() error {
 	}
 	if total := int64(h.Length) + frame.HeaderSize; total > int64(c.srv.opts.MaxFrameSize) {
 		c.writeMessage(h.Stream, &Error{
-			Code:    frame.ErrCodeInvalid,
+			Code:    wire.CodeInvalid,
 			Message: fmt.Sprintf("Request is too big: length %d exceeds maximum allowed length %d.", total, c.srv.opts.MaxFrameSize),
 		}, nil)
 		return errClose
@@ -443,15 +444,11 @@ func (c *conn) becomeReady(user string) {
 func (c *conn) handleAuthResponse(stream int16, m *frame.AuthResponse) {
 	user, pass, err := parsePlain(m.Token)
 	if err != nil {
-		c.writeMessage(stream, &Error{Code: frame.ErrCodeBadCredentials, Message: err.Error()}, nil)
+		c.writeMessage(stream, &Error{Code: wire.CodeBadCredentials, Message: err.Error()}, nil)
 		return
 	}
 	if err := c.srv.opts.Authenticator.Authenticate(c.ctx, user, pass); err != nil {
-		var e *Error
-		if !errors.As(err, &e) {
-			e = &Error{Code: frame.ErrCodeBadCredentials, Message: err.Error()}
-		}
-		c.writeMessage(stream, e, nil)
+		c.writeMessage(stream, toError(err, nil, wire.CodeBadCredentials), nil)
 		return
 	}
 	c.becomeReady(user)
@@ -485,7 +482,7 @@ func (c *conn) runRequest(stream int16, m frame.Message) {
 	defer func() {
 		if p := recover(); p != nil {
 			c.srv.opts.Logger.Error("panic while executing request", "op", m.Opcode().String(), "panic", p, "stack", string(debug.Stack()))
-			c.writeMessage(stream, &Error{Code: frame.ErrCodeServer, Message: fmt.Sprintf("java.lang.RuntimeException: internal error: %v", p)}, nil)
+			c.writeMessage(stream, &Error{Code: wire.CodeServer, Message: wire.InternalErrorMessage(p)}, nil)
 		}
 	}()
 	var (
@@ -505,7 +502,7 @@ func (c *conn) runRequest(stream int16, m frame.Message) {
 			if p == nil {
 				err = errors.New("backend returned no prepared statement")
 			} else {
-				res = &Result{Kind: ResultPrepared, Prepared: p}
+				res = &Result{Kind: wire.ResultPrepared, Prepared: p}
 			}
 		}
 	case *frame.Execute:
@@ -518,19 +515,19 @@ func (c *conn) runRequest(stream int16, m frame.Message) {
 		err = protocolError("Unexpected message %s", m.Opcode())
 	}
 	if err != nil {
-		c.writeMessage(stream, toError(err, executeID), nil)
+		c.writeMessage(stream, toError(err, executeID, wire.CodeServer), nil)
 		return
 	}
 	if res == nil {
 		res = voidResult
 	}
-	if res.Kind == ResultRows && skipMeta && !res.NoMetadata {
+	if res.Kind == wire.ResultRows && skipMeta && !res.NoMetadata {
 		r := *res
 		r.NoMetadata = true
 		res = &r
 	}
 	c.writeFrame(frame.Frame{Header: frame.Header{Version: frame.VersionResponse, Stream: stream}, Warnings: res.Warnings, TracingID: res.TracingID, Message: res})
-	if res.Kind == ResultSchemaChange && res.Change != nil {
+	if res.Kind == wire.ResultSchemaChange && res.Change != nil {
 		c.srv.PublishSchemaChange(*res.Change)
 	}
 }
@@ -554,7 +551,7 @@ func (c *conn) writeFrame(f frame.Frame) {
 	out, err := f.AppendTo((*bp)[:0])
 	if err != nil {
 		c.srv.opts.Logger.Error("cannot encode response", "op", f.Message.Opcode().String(), "err", err)
-		f = frame.Frame{Header: f.Header, Message: &Error{Code: frame.ErrCodeServer, Message: "cannot encode response: " + err.Error()}}
+		f = frame.Frame{Header: f.Header, Message: &Error{Code: wire.CodeServer, Message: "cannot encode response: " + err.Error()}}
 		if out, err = f.AppendTo((*bp)[:0]); err != nil {
 			return
 		}

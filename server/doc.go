@@ -28,10 +28,11 @@
 // An error returned by a Session becomes an ERROR frame:
 //
 //   - a *Error (frame.Error), found with errors.As, is sent as is;
-//   - an error implementing Coded (CQLCode() int32) is sent with that code and
-//     its Error() text, and the extras of its code come from the optional
-//     interfaces AlreadyExistsError (Keyspace, Table), UnpreparedIDError
-//     (UnpreparedID; default: the EXECUTE's id) and UnavailableError;
+//   - an error implementing Coded (CQLCode() wire.ErrorCode), such as a
+//     *cql.Error, is sent with that code and its Error() text, and the extras
+//     of its code come from the optional interfaces AlreadyExistsError,
+//     UnpreparedIDError (default: the EXECUTE's id), FunctionFailureError and
+//     UnavailableError;
 //   - any other error is a Server error (0x0000).
 //
 // A panic in a Session is recovered and answered with a Server error; it never

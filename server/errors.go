@@ -1,11 +1,11 @@
 package server
 
 import (
-	"encoding/hex"
 	"errors"
 	"fmt"
 
 	"github.com/minicass/minicass/server/frame"
+	"github.com/minicass/minicass/wire"
 )
 
 // Sentinel errors of package server.
@@ -23,24 +23,23 @@ var (
 // one (or wrap one) to control the code and extras exactly.
 type Error = frame.Error
 
-// ErrorCode is a protocol error code.
-type ErrorCode = frame.ErrorCode
-
 // Coded is the interface backend errors implement to choose their protocol
-// error code (0x2200 Invalid, 0x2000 Syntax, ...). Errors that implement none
-// of the interfaces below are sent as Server errors (0x0000).
+// error code (wire.CodeInvalid, wire.CodeSyntax, ...). Errors that implement
+// none of the interfaces below are sent as Server errors (0x0000); *cql.Error
+// implements all that apply to it.
 type Coded interface {
-	CQLCode() int32
+	CQLCode() wire.ErrorCode
 }
 
 // The optional interfaces a Coded error implements to supply the extras of
 // its code. They are looked up with errors.As, so wrapped errors work.
 type (
-	// AlreadyExistsError supplies the extras of code 0x2400.
+	// AlreadyExistsError supplies the extras of code 0x2400: the keyspace,
+	// and the table (empty when the keyspace already exists).
 	AlreadyExistsError interface {
 		Coded
-		Keyspace() string
-		Table() string
+		AlreadyExistsKeyspace() string
+		AlreadyExistsTable() string
 	}
 	// UnpreparedIDError supplies the extra of code 0x2500; when a 0x2500 error
 	// does not implement it, the server uses the id of the EXECUTE.
@@ -48,10 +47,16 @@ type (
 		Coded
 		UnpreparedID() []byte
 	}
+	// FunctionFailureError supplies the extras of code 0x1400: the keyspace
+	// and name of the function that failed, and its argument types.
+	FunctionFailureError interface {
+		Coded
+		FunctionFailure() (keyspace, function string, argTypes []string)
+	}
 	// UnavailableError supplies the extras of code 0x1000.
 	UnavailableError interface {
 		Coded
-		Consistency() Consistency
+		Consistency() wire.Consistency
 		Required() int32
 		Alive() int32
 	}
@@ -60,52 +65,54 @@ type (
 // UnpreparedError returns the 0x2500 error Cassandra sends for an unknown
 // prepared statement id.
 func UnpreparedError(id []byte) *Error {
-	return &Error{
-		Code: frame.ErrCodeUnprepared,
-		Message: fmt.Sprintf("Prepared query with ID %s not found (either the query was not prepared on this host "+
-			"(maybe the host has been restarted?) or you have prepared too many queries and it has been evicted from the internal cache)",
-			hex.EncodeToString(id)),
-		UnpreparedID: id,
-	}
+	return &Error{Code: wire.CodeUnprepared, Message: wire.UnpreparedMessage(id), UnpreparedID: id}
 }
 
 // protocolError returns a 0x000A error with msg.
 func protocolError(format string, args ...any) *Error {
-	return &Error{Code: frame.ErrCodeProtocol, Message: fmt.Sprintf(format, args...)}
+	return &Error{Code: wire.CodeProtocol, Message: fmt.Sprintf(format, args...)}
 }
 
-// toError converts an error returned by a Session into an ERROR message.
-// executeID is the id of the EXECUTE being answered, or nil.
-func toError(err error, executeID []byte) *Error {
+// toError converts an error returned by a Session or an Authenticator into
+// an ERROR message; it is the one place where errors become ERROR frames.
+// executeID is the id of the EXECUTE being answered, or nil. An error that
+// carries no code gets code uncoded: a Server error for requests, Bad
+// credentials for logins.
+func toError(err error, executeID []byte, uncoded wire.ErrorCode) *Error {
 	var fe *Error
 	if errors.As(err, &fe) {
 		out := *fe
 		if out.Message == "" {
 			out.Message = err.Error()
 		}
-		if out.Code == frame.ErrCodeUnprepared && out.UnpreparedID == nil {
+		if out.Code == wire.CodeUnprepared && out.UnpreparedID == nil {
 			out.UnpreparedID = executeID
 		}
 		return &out
 	}
 	var coded Coded
 	if !errors.As(err, &coded) {
-		return &Error{Code: frame.ErrCodeServer, Message: err.Error()}
+		return &Error{Code: uncoded, Message: err.Error()}
 	}
-	out := &Error{Code: ErrorCode(coded.CQLCode()), Message: err.Error()}
+	out := &Error{Code: coded.CQLCode(), Message: err.Error()}
 	switch out.Code {
-	case frame.ErrCodeAlreadyExists:
+	case wire.CodeAlreadyExists:
 		var ae AlreadyExistsError
 		if errors.As(err, &ae) {
-			out.Keyspace, out.Table = ae.Keyspace(), ae.Table()
+			out.Keyspace, out.Table = ae.AlreadyExistsKeyspace(), ae.AlreadyExistsTable()
 		}
-	case frame.ErrCodeUnprepared:
+	case wire.CodeUnprepared:
 		out.UnpreparedID = executeID
 		var ue UnpreparedIDError
-		if errors.As(err, &ue) {
+		if errors.As(err, &ue) && ue.UnpreparedID() != nil {
 			out.UnpreparedID = ue.UnpreparedID()
 		}
-	case frame.ErrCodeUnavailable:
+	case wire.CodeFunctionFailure:
+		var fe FunctionFailureError
+		if errors.As(err, &fe) {
+			out.Keyspace, out.Function, out.ArgTypes = fe.FunctionFailure()
+		}
+	case wire.CodeUnavailable:
 		var ue UnavailableError
 		if errors.As(err, &ue) {
 			out.Consistency, out.Required, out.Alive = ue.Consistency(), ue.Required(), ue.Alive()

@@ -6,7 +6,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/minicass/minicass/server/frame"
+	"github.com/minicass/minicass/wire"
 )
 
 // Defaults applied by Options.EnsureDefaults.
@@ -53,8 +53,9 @@ type Options struct {
 }
 
 // Authenticator checks the credentials of a login, as Cassandra's
-// PasswordAuthenticator does. A failure is sent as a Bad credentials error
-// with the error's text, or as the *Error returned.
+// PasswordAuthenticator does. A failure becomes an ERROR as a Session's
+// errors do (see the package documentation), except that an error carrying
+// no code is a Bad credentials error (0x0100).
 type Authenticator interface {
 	Authenticate(ctx context.Context, user, password string) error
 }
@@ -65,7 +66,7 @@ type Passwords map[string]string
 // Authenticate accepts user if its password is password.
 func (p Passwords) Authenticate(_ context.Context, user, password string) error {
 	if want, ok := p[user]; !ok || want != password {
-		return &Error{Code: frame.ErrCodeBadCredentials, Message: fmt.Sprintf("Provided username %s and/or password are incorrect", user)}
+		return &Error{Code: wire.CodeBadCredentials, Message: fmt.Sprintf("Provided username %s and/or password are incorrect", user)}
 	}
 	return nil
 }

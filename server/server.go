@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/minicass/minicass/server/frame"
+	"github.com/minicass/minicass/wire"
 )
 
 // Server serves the CQL native protocol v4 on the listeners given to Serve,
@@ -149,9 +150,9 @@ func (s *Server) Close() error {
 
 // PublishSchemaChange pushes a SCHEMA_CHANGE event to every connection that
 // registered for it. The server calls it itself for each Result of kind
-// ResultSchemaChange; a backend calls it for changes made outside the
+// wire.ResultSchemaChange; a backend calls it for changes made outside the
 // protocol (for example through an embedded API).
-func (s *Server) PublishSchemaChange(c SchemaChange) {
+func (s *Server) PublishSchemaChange(c wire.SchemaChange) {
 	ev := &frame.Event{Type: "SCHEMA_CHANGE", Change: &c}
 	s.mu.Lock()
 	targets := make([]*conn, 0, len(s.conns))

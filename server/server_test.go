@@ -21,21 +21,22 @@ import (
 	"github.com/minicass/minicass/server"
 	"github.com/minicass/minicass/server/frame"
 	"github.com/minicass/minicass/types"
+	"github.com/minicass/minicass/wire"
 )
 
 // codedErr is a backend error carrying a CQL code, as the CQL layer's errors will.
 type codedErr struct {
-	code int32
+	code wire.ErrorCode
 	msg  string
 }
 
-func (e *codedErr) Error() string  { return e.msg }
-func (e *codedErr) CQLCode() int32 { return e.code }
+func (e *codedErr) Error() string           { return e.msg }
+func (e *codedErr) CQLCode() wire.ErrorCode { return e.code }
 
 type existsErr struct{ codedErr }
 
-func (e *existsErr) Keyspace() string { return "ks" }
-func (e *existsErr) Table() string    { return "t" }
+func (e *existsErr) AlreadyExistsKeyspace() string { return "ks" }
+func (e *existsErr) AlreadyExistsTable() string    { return "t" }
 
 // fakeBackend records every call and answers a handful of fixed statements.
 type fakeBackend struct {
@@ -101,7 +102,7 @@ func (s *fakeSession) Query(ctx context.Context, q string, p *server.QueryParams
 	s.b.record(fmt.Sprintf("QUERY %s cl=%s values=%d page=%d", q, p.Consistency, len(p.Values), p.PageSize))
 	switch {
 	case q == "SELECT * FROM ks.kv":
-		res := &server.Result{Kind: server.ResultRows, Columns: kvCols}
+		res := &server.Result{Kind: wire.ResultRows, Columns: kvCols}
 		for i := range 3 {
 			res.Rows = append(res.Rows, [][]byte{intBytes(i), []byte(fmt.Sprint("v", i))})
 		}
@@ -111,36 +112,36 @@ func (s *fakeSession) Query(ctx context.Context, q string, p *server.QueryParams
 		}
 		return res, nil
 	case q == "SELECT warn":
-		return &server.Result{Kind: server.ResultVoid, Warnings: []string{"Aggregation query used without partition key"}}, nil
+		return &server.Result{Kind: wire.ResultVoid, Warnings: []string{"Aggregation query used without partition key"}}, nil
 	case q == "USE ks":
-		return &server.Result{Kind: server.ResultSetKeyspace, Keyspace: "ks"}, nil
+		return &server.Result{Kind: wire.ResultSetKeyspace, Keyspace: "ks"}, nil
 	case strings.HasPrefix(q, "CREATE TABLE"):
-		return &server.Result{Kind: server.ResultSchemaChange,
-			Change: &server.SchemaChange{Change: "CREATED", Target: "TABLE", Keyspace: "ks", Name: "t"}}, nil
+		return &server.Result{Kind: wire.ResultSchemaChange,
+			Change: &wire.SchemaChange{Change: wire.Created, Target: wire.TargetTable, Keyspace: "ks", Name: "t"}}, nil
 	case q == "INSERT":
 		return nil, nil
 	case q == "PANIC":
 		panic("backend exploded")
 	case q == "INVALID":
-		return nil, &codedErr{0x2200, "Undefined column name x"}
+		return nil, &codedErr{wire.CodeInvalid, "Undefined column name x"}
 	case q == "EXISTS":
-		return nil, fmt.Errorf("wrapped: %w", &existsErr{codedErr{0x2400, "Cannot add already existing table \"t\" to keyspace \"ks\""}})
+		return nil, fmt.Errorf("wrapped: %w", &existsErr{codedErr{wire.CodeAlreadyExists, "Cannot add already existing table \"t\" to keyspace \"ks\""}})
 	case q == "UNAVAILABLE":
-		return nil, &frame.Error{Code: frame.ErrCodeUnavailable, Message: "Cannot achieve consistency level QUORUM",
-			Consistency: frame.Quorum, Required: 2, Alive: 1}
+		return nil, &frame.Error{Code: wire.CodeUnavailable, Message: "Cannot achieve consistency level QUORUM",
+			Consistency: wire.Quorum, Required: 2, Alive: 1}
 	case q == "PLAIN":
 		return nil, errors.New("disk on fire")
 	case q == "BADROW":
-		return &server.Result{Kind: server.ResultRows, Columns: kvCols, Rows: [][][]byte{{nil}}}, nil
+		return &server.Result{Kind: wire.ResultRows, Columns: kvCols, Rows: [][][]byte{{nil}}}, nil
 	case strings.HasPrefix(q, "WAIT "):
 		select {
 		case <-s.b.gate(q[5:]):
-			return &server.Result{Kind: server.ResultSetKeyspace, Keyspace: q[5:]}, nil
+			return &server.Result{Kind: wire.ResultSetKeyspace, Keyspace: q[5:]}, nil
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
 	}
-	return nil, &codedErr{0x2000, "line 1:0 no viable alternative at input '" + q + "'"}
+	return nil, &codedErr{wire.CodeSyntax, "line 1:0 no viable alternative at input '" + q + "'"}
 }
 
 func (s *fakeSession) Prepare(ctx context.Context, q string) (*server.Prepared, error) {
@@ -157,10 +158,10 @@ func (s *fakeSession) Execute(ctx context.Context, id []byte, p *server.QueryPar
 	q, ok := s.b.prepared[string(id)]
 	s.b.mu.Unlock()
 	if !ok {
-		return nil, &codedErr{0x2500, "Prepared query not found"}
+		return nil, &codedErr{wire.CodeUnprepared, "Prepared query not found"}
 	}
 	s.b.record(fmt.Sprintf("EXECUTE %s values=%x", q, p.Values))
-	return &server.Result{Kind: server.ResultRows, Columns: kvCols, Rows: [][][]byte{{p.Values[0], p.Values[1]}}}, nil
+	return &server.Result{Kind: wire.ResultRows, Columns: kvCols, Rows: [][][]byte{{p.Values[0], p.Values[1]}}}, nil
 }
 
 func (s *fakeSession) Batch(ctx context.Context, b *server.BatchRequest) (*server.Result, error) {
@@ -264,7 +265,7 @@ func (c *client) startup() {
 
 func (c *client) query(stream int16, q string) frame.Message {
 	c.t.Helper()
-	return c.roundTrip(stream, &frame.Query{Query: q, Params: frame.QueryParams{Consistency: frame.One}})
+	return c.roundTrip(stream, &frame.Query{Query: q, Params: frame.QueryParams{Consistency: wire.One}})
 }
 
 // expectClosed checks that the server closed the connection.
@@ -275,7 +276,7 @@ func (c *client) expectClosed() {
 	require.ErrorIs(c.t, err, io.EOF)
 }
 
-func requireError(t testing.TB, m frame.Message, code frame.ErrorCode, msg string) *frame.Error {
+func requireError(t testing.TB, m frame.Message, code wire.ErrorCode, msg string) *frame.Error {
 	t.Helper()
 	e, ok := m.(*frame.Error)
 	require.True(t, ok, "want ERROR, got %T %+v", m, m)
@@ -291,20 +292,20 @@ func TestHandshake(t *testing.T) {
 	srv := start(t, b, server.Options{})
 	c := dial(t, srv)
 
-	requireError(t, c.query(1, "SELECT * FROM ks.kv"), frame.ErrCodeProtocol, "Unexpected message QUERY, expecting STARTUP or OPTIONS")
+	requireError(t, c.query(1, "SELECT * FROM ks.kv"), wire.CodeProtocol, "Unexpected message QUERY, expecting STARTUP or OPTIONS")
 	sup := c.roundTrip(2, &frame.Options{})
 	require.Equal(t, &frame.Supported{Options: map[string][]string{
 		"CQL_VERSION": {"3.4.6"}, "COMPRESSION": {"snappy"}, "PROTOCOL_VERSIONS": {"4/v4"},
 	}}, sup)
 	requireError(t, c.roundTrip(3, &frame.Startup{Options: map[string]string{"DRIVER_NAME": "x"}}),
-		frame.ErrCodeProtocol, "Missing value CQL_VERSION in STARTUP message")
+		wire.CodeProtocol, "Missing value CQL_VERSION in STARTUP message")
 	requireError(t, c.roundTrip(3, &frame.Startup{Options: map[string]string{"CQL_VERSION": "2.0.0"}}),
-		frame.ErrCodeProtocol, "CQL version 2.0.0 is not supported by the binary protocol (supported version are >= 3.0.0)")
+		wire.CodeProtocol, "CQL version 2.0.0 is not supported by the binary protocol (supported version are >= 3.0.0)")
 	requireError(t, c.roundTrip(3, &frame.Startup{Options: map[string]string{"CQL_VERSION": "3.0.0", "COMPRESSION": "lzo"}}),
-		frame.ErrCodeProtocol, "Unknown compression algorithm: lzo")
+		wire.CodeProtocol, "Unknown compression algorithm: lzo")
 	require.IsType(t, &frame.Ready{}, c.roundTrip(4, &frame.Startup{Options: map[string]string{"cql_version": "3.0.0", "DRIVER_NAME": "test"}}))
 	requireError(t, c.roundTrip(5, &frame.Startup{Options: map[string]string{"CQL_VERSION": "3.0.0"}}),
-		frame.ErrCodeProtocol, "Unexpected message STARTUP, the connection is already initialized")
+		wire.CodeProtocol, "Unexpected message STARTUP, the connection is already initialized")
 	require.IsType(t, &frame.Ready{}, c.roundTrip(6, &frame.Register{Events: []string{"TOPOLOGY_CHANGE", "STATUS_CHANGE", "SCHEMA_CHANGE"}}))
 
 	b.mu.Lock()
@@ -320,14 +321,14 @@ func TestQueryResults(t *testing.T) {
 	c.startup()
 
 	res := c.query(1, "SELECT * FROM ks.kv").(*frame.Result)
-	require.Equal(t, frame.ResultRows, res.Kind)
+	require.Equal(t, wire.ResultRows, res.Kind)
 	require.Equal(t, kvCols, res.Columns)
 	require.Len(t, res.Rows, 3)
 	assert.Equal(t, []byte("v2"), res.Rows[2][1])
 	assert.Nil(t, res.PagingState)
 
 	// Paging and skip metadata.
-	m := c.roundTrip(2, &frame.Query{Query: "SELECT * FROM ks.kv", Params: frame.QueryParams{Consistency: frame.Quorum, PageSize: 1, SkipMetadata: true}})
+	m := c.roundTrip(2, &frame.Query{Query: "SELECT * FROM ks.kv", Params: frame.QueryParams{Consistency: wire.Quorum, PageSize: 1, SkipMetadata: true}})
 	res = m.(*frame.Result)
 	assert.True(t, res.NoMetadata)
 	assert.Nil(t, res.Columns)
@@ -335,13 +336,13 @@ func TestQueryResults(t *testing.T) {
 	require.Len(t, res.Rows, 1)
 
 	// Warnings travel in the frame.
-	c.send(3, &frame.Query{Query: "SELECT warn", Params: frame.QueryParams{Consistency: frame.One}})
+	c.send(3, &frame.Query{Query: "SELECT warn", Params: frame.QueryParams{Consistency: wire.One}})
 	f := c.recv()
 	assert.Equal(t, []string{"Aggregation query used without partition key"}, f.Warnings)
-	assert.Equal(t, &frame.Result{Kind: frame.ResultVoid}, f.Message)
+	assert.Equal(t, &frame.Result{Kind: wire.ResultVoid}, f.Message)
 
-	assert.Equal(t, &frame.Result{Kind: frame.ResultSetKeyspace, Keyspace: "ks"}, c.query(4, "USE ks"))
-	assert.Equal(t, &frame.Result{Kind: frame.ResultVoid}, c.query(5, "INSERT"))
+	assert.Equal(t, &frame.Result{Kind: wire.ResultSetKeyspace, Keyspace: "ks"}, c.query(4, "USE ks"))
+	assert.Equal(t, &frame.Result{Kind: wire.ResultVoid}, c.query(5, "INSERT"))
 	assert.Equal(t, []string{
 		"QUERY SELECT * FROM ks.kv cl=ONE values=0 page=0",
 		"QUERY SELECT * FROM ks.kv cl=QUORUM values=0 page=1",
@@ -355,19 +356,19 @@ func TestErrors(t *testing.T) {
 	srv := start(t, newFake(), server.Options{})
 	c := dial(t, srv)
 	c.startup()
-	requireError(t, c.query(1, "INVALID"), frame.ErrCodeInvalid, "Undefined column name x")
-	requireError(t, c.query(1, "NOPE"), frame.ErrCodeSyntax, "line 1:0 no viable alternative at input 'NOPE'")
-	e := requireError(t, c.query(1, "EXISTS"), frame.ErrCodeAlreadyExists, "")
+	requireError(t, c.query(1, "INVALID"), wire.CodeInvalid, "Undefined column name x")
+	requireError(t, c.query(1, "NOPE"), wire.CodeSyntax, "line 1:0 no viable alternative at input 'NOPE'")
+	e := requireError(t, c.query(1, "EXISTS"), wire.CodeAlreadyExists, "")
 	assert.Equal(t, "ks", e.Keyspace)
 	assert.Equal(t, "t", e.Table)
-	e = requireError(t, c.query(1, "UNAVAILABLE"), frame.ErrCodeUnavailable, "Cannot achieve consistency level QUORUM")
-	assert.Equal(t, frame.Quorum, e.Consistency)
+	e = requireError(t, c.query(1, "UNAVAILABLE"), wire.CodeUnavailable, "Cannot achieve consistency level QUORUM")
+	assert.Equal(t, wire.Quorum, e.Consistency)
 	assert.Equal(t, int32(2), e.Required)
 	assert.Equal(t, int32(1), e.Alive)
-	requireError(t, c.query(1, "PLAIN"), frame.ErrCodeServer, "disk on fire")
-	e = requireError(t, c.query(2, "PANIC"), frame.ErrCodeServer, "")
+	requireError(t, c.query(1, "PLAIN"), wire.CodeServer, "disk on fire")
+	e = requireError(t, c.query(2, "PANIC"), wire.CodeServer, "")
 	assert.Contains(t, e.Message, "backend exploded")
-	e = requireError(t, c.query(3, "BADROW"), frame.ErrCodeServer, "")
+	e = requireError(t, c.query(3, "BADROW"), wire.CodeServer, "")
 	assert.Contains(t, e.Message, "cannot encode response")
 	// The connection survives all of them.
 	require.IsType(t, &frame.Result{}, c.query(4, "USE ks"))
@@ -381,13 +382,13 @@ func TestPrepareExecute(t *testing.T) {
 
 	q := "SELECT k, v FROM ks.kv WHERE k = ? AND v = ?"
 	res := c.roundTrip(1, &frame.Prepare{Query: q}).(*frame.Result)
-	require.Equal(t, frame.ResultPrepared, res.Kind)
+	require.Equal(t, wire.ResultPrepared, res.Kind)
 	id := md5.Sum([]byte(q))
 	require.Equal(t, id[:], res.Prepared.ID)
 	require.Equal(t, kvCols, res.Prepared.Bind)
 	require.Equal(t, []uint16{0}, res.Prepared.PKIndexes)
 
-	out := c.roundTrip(2, &frame.Execute{ID: id[:], Params: frame.QueryParams{Consistency: frame.One,
+	out := c.roundTrip(2, &frame.Execute{ID: id[:], Params: frame.QueryParams{Consistency: wire.One,
 		Values: [][]byte{intBytes(7), []byte("x")}, SkipMetadata: true}}).(*frame.Result)
 	assert.True(t, out.NoMetadata)
 	assert.Equal(t, [][][]byte{{intBytes(7), []byte("x")}}, out.Rows)
@@ -395,15 +396,15 @@ func TestPrepareExecute(t *testing.T) {
 	// An unknown id is Unprepared, carrying the id even though the backend
 	// error did not.
 	unknown := []byte{1, 2, 3}
-	e := requireError(t, c.roundTrip(3, &frame.Execute{ID: unknown, Params: frame.QueryParams{Consistency: frame.One}}),
-		frame.ErrCodeUnprepared, "Prepared query not found")
+	e := requireError(t, c.roundTrip(3, &frame.Execute{ID: unknown, Params: frame.QueryParams{Consistency: wire.One}}),
+		wire.CodeUnprepared, "Prepared query not found")
 	assert.Equal(t, unknown, e.UnpreparedID)
 	assert.Equal(t, []string{"PREPARE " + q, "EXECUTE " + q + " values=[00000007 78]"}, b.Calls())
 }
 
 func TestUnpreparedErrorHelper(t *testing.T) {
 	e := server.UnpreparedError([]byte{0xab})
-	assert.Equal(t, int32(0x2500), e.CQLCode())
+	assert.Equal(t, wire.CodeUnprepared, e.CQLCode())
 	assert.Equal(t, []byte{0xab}, e.UnpreparedID)
 	assert.Contains(t, e.Message, "Prepared query with ID ab not found")
 }
@@ -413,12 +414,12 @@ func TestBatch(t *testing.T) {
 	srv := start(t, b, server.Options{})
 	c := dial(t, srv)
 	c.startup()
-	m := c.roundTrip(1, &frame.Batch{Type: frame.BatchUnlogged, Consistency: frame.Quorum, HasTimestamp: true, DefaultTimestamp: 42,
-		SerialConsistency: frame.LocalSerial, Entries: []frame.BatchEntry{
+	m := c.roundTrip(1, &frame.Batch{Type: frame.BatchUnlogged, Consistency: wire.Quorum, HasTimestamp: true, DefaultTimestamp: 42,
+		SerialConsistency: wire.LocalSerial, Entries: []frame.BatchEntry{
 			{Query: "INSERT INTO kv (k, v) VALUES (?, ?)", Values: [][]byte{intBytes(1), nil}},
 			{ID: []byte{0xca, 0xfe, 0}, Values: [][]byte{nil}, Unset: []bool{true}},
 		}})
-	assert.Equal(t, &frame.Result{Kind: frame.ResultVoid}, m)
+	assert.Equal(t, &frame.Result{Kind: wire.ResultVoid}, m)
 	assert.Equal(t, []string{`BATCH UNLOGGED "INSERT INTO kv (k, v) VALUES (?, ?)"/2,id:cafe/1 cl=QUORUM ts=42`}, b.Calls())
 }
 
@@ -430,16 +431,16 @@ func TestSchemaChangeEvent(t *testing.T) {
 	quiet := dial(t, srv)
 	quiet.startup()
 
-	change := &frame.SchemaChange{Change: "CREATED", Target: "TABLE", Keyspace: "ks", Name: "t"}
-	assert.Equal(t, &frame.Result{Kind: frame.ResultSchemaChange, Change: change}, quiet.query(1, "CREATE TABLE ks.t (k int PRIMARY KEY)"))
+	change := &wire.SchemaChange{Change: wire.Created, Target: wire.TargetTable, Keyspace: "ks", Name: "t"}
+	assert.Equal(t, &frame.Result{Kind: wire.ResultSchemaChange, Change: change}, quiet.query(1, "CREATE TABLE ks.t (k int PRIMARY KEY)"))
 	ev := listener.recv()
 	assert.Equal(t, int16(-1), ev.Header.Stream)
 	assert.Equal(t, &frame.Event{Type: "SCHEMA_CHANGE", Change: change}, ev.Message)
 
 	// The backend can publish changes itself.
-	srv.PublishSchemaChange(server.SchemaChange{Change: "DROPPED", Target: "KEYSPACE", Keyspace: "old"})
+	srv.PublishSchemaChange(wire.SchemaChange{Change: wire.Dropped, Target: wire.TargetKeyspace, Keyspace: "old"})
 	ev = listener.recv()
-	assert.Equal(t, &frame.Event{Type: "SCHEMA_CHANGE", Change: &frame.SchemaChange{Change: "DROPPED", Target: "KEYSPACE", Keyspace: "old"}}, ev.Message)
+	assert.Equal(t, &frame.Event{Type: "SCHEMA_CHANGE", Change: &wire.SchemaChange{Change: wire.Dropped, Target: wire.TargetKeyspace, Keyspace: "old"}}, ev.Message)
 
 	// The unregistered connection got nothing: its next frame is its own reply.
 	assert.IsType(t, &frame.Result{}, quiet.query(2, "USE ks"))
@@ -458,7 +459,7 @@ func TestCompression(t *testing.T) {
 	// A corrupt compressed body is a protocol error that closes the connection.
 	c.sendRaw([]byte{4, byte(frame.FlagCompressed), 0, 9, byte(frame.OpQuery), 0, 0, 0, 3, 0xff, 0xff, 0xff})
 	f = c.recv()
-	requireError(t, f.Message, frame.ErrCodeProtocol, "")
+	requireError(t, f.Message, wire.CodeProtocol, "")
 	assert.Equal(t, int16(9), f.Header.Stream)
 	c.expectClosed()
 }
@@ -470,12 +471,12 @@ func TestAuth(t *testing.T) {
 	c := dial(t, srv)
 	m := c.roundTrip(0, &frame.Startup{Options: map[string]string{"CQL_VERSION": "3.0.0"}})
 	require.Equal(t, &frame.Authenticate{Authenticator: "org.apache.cassandra.auth.PasswordAuthenticator"}, m)
-	requireError(t, c.query(1, "USE ks"), frame.ErrCodeProtocol, "Unexpected message QUERY, expecting SASL_RESPONSE")
+	requireError(t, c.query(1, "USE ks"), wire.CodeProtocol, "Unexpected message QUERY, expecting SASL_RESPONSE")
 	requireError(t, c.roundTrip(2, &frame.AuthResponse{Token: []byte("\x00cassandra\x00wrong")}),
-		frame.ErrCodeBadCredentials, "Provided username cassandra and/or password are incorrect")
+		wire.CodeBadCredentials, "Provided username cassandra and/or password are incorrect")
 	requireError(t, c.roundTrip(2, &frame.AuthResponse{Token: []byte("\x00nobody\x00secret")}),
-		frame.ErrCodeBadCredentials, "Provided username nobody and/or password are incorrect")
-	requireError(t, c.roundTrip(2, &frame.AuthResponse{Token: []byte("garbage")}), frame.ErrCodeBadCredentials, "Password must not be null")
+		wire.CodeBadCredentials, "Provided username nobody and/or password are incorrect")
+	requireError(t, c.roundTrip(2, &frame.AuthResponse{Token: []byte("garbage")}), wire.CodeBadCredentials, "Password must not be null")
 	require.Equal(t, &frame.AuthSuccess{}, c.roundTrip(3, &frame.AuthResponse{Token: []byte("\x00cassandra\x00secret")}))
 	require.IsType(t, &frame.Result{}, c.query(4, "USE ks"))
 
@@ -515,7 +516,7 @@ func TestUnsupportedVersion(t *testing.T) {
 			require.NoError(t, err)
 			f, err := frame.Decode(frame.Header{Version: 0x84, Opcode: frame.OpError}, body)
 			require.NoError(t, err)
-			requireError(t, f.Message, frame.ErrCodeProtocol, fmt.Sprintf(msg, tt.v))
+			requireError(t, f.Message, wire.CodeProtocol, fmt.Sprintf(msg, tt.v))
 			c.expectClosed()
 		})
 	}
@@ -532,7 +533,7 @@ func TestUnsupportedVersion(t *testing.T) {
 		require.NoError(t, err)
 		f, err := frame.Decode(frame.Header{Version: 0x84, Opcode: frame.OpError}, body)
 		require.NoError(t, err)
-		requireError(t, f.Message, frame.ErrCodeProtocol, fmt.Sprintf(msg, 2))
+		requireError(t, f.Message, wire.CodeProtocol, fmt.Sprintf(msg, 2))
 		c.expectClosed()
 	})
 }
@@ -541,10 +542,10 @@ func TestOversizeFrame(t *testing.T) {
 	srv := start(t, newFake(), server.Options{MaxFrameSize: 1024})
 	c := dial(t, srv)
 	c.startup()
-	c.send(5, &frame.Query{Query: strings.Repeat("x", 2000), Params: frame.QueryParams{Consistency: frame.One}})
+	c.send(5, &frame.Query{Query: strings.Repeat("x", 2000), Params: frame.QueryParams{Consistency: wire.One}})
 	f := c.recv()
 	assert.Equal(t, int16(5), f.Header.Stream)
-	requireError(t, f.Message, frame.ErrCodeInvalid, "Request is too big: length 2016 exceeds maximum allowed length 1024.")
+	requireError(t, f.Message, wire.CodeInvalid, "Request is too big: length 2016 exceeds maximum allowed length 1024.")
 	c.expectClosed()
 }
 
@@ -570,7 +571,7 @@ func TestMalformedFrames(t *testing.T) {
 			c.sendRaw(tt.raw)
 			f := c.recv()
 			assert.Equal(t, int16(1), f.Header.Stream)
-			requireError(t, f.Message, frame.ErrCodeProtocol, tt.msg)
+			requireError(t, f.Message, wire.CodeProtocol, tt.msg)
 			c.expectClosed()
 		})
 	}
@@ -597,10 +598,10 @@ func TestConcurrentStreams(t *testing.T) {
 	srv := start(t, b, server.Options{})
 	c := dial(t, srv)
 	c.startup()
-	c.send(10, &frame.Query{Query: "WAIT a", Params: frame.QueryParams{Consistency: frame.One}})
-	c.send(11, &frame.Query{Query: "WAIT b", Params: frame.QueryParams{Consistency: frame.One}})
+	c.send(10, &frame.Query{Query: "WAIT a", Params: frame.QueryParams{Consistency: wire.One}})
+	c.send(11, &frame.Query{Query: "WAIT b", Params: frame.QueryParams{Consistency: wire.One}})
 	// A fast query overtakes both.
-	c.send(12, &frame.Query{Query: "USE ks", Params: frame.QueryParams{Consistency: frame.One}})
+	c.send(12, &frame.Query{Query: "USE ks", Params: frame.QueryParams{Consistency: wire.One}})
 	f := c.recv()
 	require.Equal(t, int16(12), f.Header.Stream)
 	close(b.gate("b"))
@@ -622,7 +623,7 @@ func TestMaxRequestsPerConn(t *testing.T) {
 	c := dial(t, srv)
 	c.startup()
 	for i, name := range []string{"a", "b", "c"} {
-		c.send(int16(10+i), &frame.Query{Query: "WAIT " + name, Params: frame.QueryParams{Consistency: frame.One}})
+		c.send(int16(10+i), &frame.Query{Query: "WAIT " + name, Params: frame.QueryParams{Consistency: wire.One}})
 	}
 	require.Eventually(t, func() bool { return len(b.Calls()) == 2 }, 5*time.Second, time.Millisecond)
 	time.Sleep(20 * time.Millisecond)
@@ -652,7 +653,7 @@ func TestPipelinedCompressed(t *testing.T) {
 	require.IsType(t, &frame.Ready{}, c.recv().Message)
 	const n = 200
 	for i := range n {
-		c.send(int16(i), &frame.Query{Query: "SELECT * FROM ks.kv", Params: frame.QueryParams{Consistency: frame.One}})
+		c.send(int16(i), &frame.Query{Query: "SELECT * FROM ks.kv", Params: frame.QueryParams{Consistency: wire.One}})
 	}
 	seen := map[int16]bool{}
 	for range n {
@@ -671,7 +672,7 @@ func TestManyConcurrentClients(t *testing.T) {
 			c := dial(t, srv)
 			c.startup()
 			for i := range 50 {
-				c.send(int16(i), &frame.Query{Query: "SELECT * FROM ks.kv", Params: frame.QueryParams{Consistency: frame.One}})
+				c.send(int16(i), &frame.Query{Query: "SELECT * FROM ks.kv", Params: frame.QueryParams{Consistency: wire.One}})
 			}
 			seen := map[int16]bool{}
 			for range 50 {
@@ -695,7 +696,7 @@ func TestCloseCancelsBlockedRequests(t *testing.T) {
 	require.Eventually(t, func() bool { return srv.Addr() != nil }, time.Second, time.Millisecond)
 	c := dial(t, srv)
 	c.startup()
-	c.send(1, &frame.Query{Query: "WAIT never", Params: frame.QueryParams{Consistency: frame.One}})
+	c.send(1, &frame.Query{Query: "WAIT never", Params: frame.QueryParams{Consistency: wire.One}})
 	require.Eventually(t, func() bool { return len(b.Calls()) == 1 }, 5*time.Second, time.Millisecond)
 	require.NoError(t, srv.Close())
 	require.ErrorIs(t, <-done, server.ErrServerClosed)
@@ -729,7 +730,7 @@ func BenchmarkQueryRoundTrip(b *testing.B) {
 	c := dial(b, srv)
 	c.startup()
 	req, err := (&frame.Frame{Header: frame.Header{Version: frame.VersionRequest, Stream: 1},
-		Message: &frame.Query{Query: "SELECT * FROM ks.kv", Params: frame.QueryParams{Consistency: frame.One}}}).AppendTo(nil)
+		Message: &frame.Query{Query: "SELECT * FROM ks.kv", Params: frame.QueryParams{Consistency: wire.One}}}).AppendTo(nil)
 	require.NoError(b, err)
 	buf := make([]byte, 4096)
 	b.ReportAllocs()

@@ -14,6 +14,7 @@ import (
 	"github.com/minicass/minicass"
 	"github.com/minicass/minicass/cql"
 	"github.com/minicass/minicass/cql/parser"
+	"github.com/minicass/minicass/wire"
 )
 
 // consistencyLevels are the levels CONSISTENCY accepts (cassandra.ConsistencyLevel).
@@ -207,7 +208,7 @@ func unquote(s string) (string, bool) {
 func (sh *Shell) describe(ctx context.Context, text string) {
 	stmt, err := parser.Parse(text)
 	if err != nil {
-		sh.printErr(errorText(&cql.Error{Code: cql.CodeSyntax, Message: err.Error()}))
+		sh.printErr(errorText(&cql.Error{Code: wire.CodeSyntax, Message: err.Error()}))
 		return
 	}
 	d, ok := stmt.(*parser.Describe)
@@ -227,7 +228,7 @@ func (sh *Shell) describe(ctx context.Context, text string) {
 		return
 	}
 	res := rows.Result()
-	if res.Kind != cql.ResultRows {
+	if res.Kind != wire.ResultRows {
 		return
 	}
 	if sh.cfg.Format != FormatTable {

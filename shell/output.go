@@ -11,6 +11,7 @@ import (
 
 	"github.com/minicass/minicass/cql"
 	"github.com/minicass/minicass/types"
+	"github.com/minicass/minicass/wire"
 )
 
 // Format is an output format of the shell.
@@ -232,13 +233,13 @@ func errorText(err error) string {
 	}
 	name := e.Code.ExceptionName()
 	switch e.Code {
-	case cql.CodeAlreadyExists:
+	case wire.CodeAlreadyExists:
 		if e.Table != "" {
 			return fmt.Sprintf("%s: Table '%s.%s' already exists", name, e.Keyspace, e.Table)
 		}
 		return fmt.Sprintf("%s: Keyspace '%s' already exists", name, e.Keyspace)
-	case cql.CodeInvalid, cql.CodeUnauthorized, cql.CodeUnavailable, cql.CodeReadTimeout, cql.CodeWriteTimeout,
-		cql.CodeReadFailure, cql.CodeWriteFailure, cql.CodeFunctionFailure:
+	case wire.CodeInvalid, wire.CodeUnauthorized, wire.CodeUnavailable, wire.CodeReadTimeout, wire.CodeWriteTimeout,
+		wire.CodeReadFailure, wire.CodeWriteFailure, wire.CodeFunctionFailure:
 		return fmt.Sprintf("%s: Error from server: code=%04x [%s] message=\"%s\"", name, int32(e.Code), e.Code, e.Message)
 	}
 	return name + ": " + e.Message

@@ -33,6 +33,7 @@ import (
 	"github.com/minicass/minicass"
 	"github.com/minicass/minicass/cql"
 	"github.com/minicass/minicass/cql/parser"
+	"github.com/minicass/minicass/wire"
 )
 
 // Versions printed in the banner and by SHOW VERSION. minicass answers as a
@@ -329,7 +330,7 @@ func (sh *Shell) statement(ctx context.Context, stmt string) {
 	}
 	res := rows.Result()
 	switch {
-	case res.Kind != cql.ResultRows:
+	case res.Kind != wire.ResultRows:
 	case firstWord(skipComments(stmt)) == "select" || sh.cfg.Format != FormatTable:
 		sh.printRows(ctx, stmt, opts, rows)
 	default:

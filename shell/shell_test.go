@@ -20,6 +20,7 @@ import (
 	"github.com/minicass/minicass"
 	"github.com/minicass/minicass/cql"
 	"github.com/minicass/minicass/types"
+	"github.com/minicass/minicass/wire"
 )
 
 // parseResult reads a result written as a header line of "name type"
@@ -206,13 +207,13 @@ func TestErrorText(t *testing.T) {
 		err  error
 		want string
 	}{
-		{&cql.Error{Code: cql.CodeInvalid, Message: "bad"}, `InvalidRequest: Error from server: code=2200 [Invalid query] message="bad"`},
-		{&cql.Error{Code: cql.CodeUnauthorized, Message: "no"}, `Unauthorized: Error from server: code=2100 [Unauthorized] message="no"`},
-		{&cql.Error{Code: cql.CodeSyntax, Message: "line 1:0 x"}, `SyntaxException: line 1:0 x`},
-		{&cql.Error{Code: cql.CodeConfig, Message: "Keyspace 'x' doesn't exist"}, `ConfigurationException: Keyspace 'x' doesn't exist`},
-		{&cql.Error{Code: cql.CodeAlreadyExists, Keyspace: "ks", Table: "t"}, `AlreadyExists: Table 'ks.t' already exists`},
-		{&cql.Error{Code: cql.CodeAlreadyExists, Keyspace: "ks"}, `AlreadyExists: Keyspace 'ks' already exists`},
-		{&cql.Error{Code: cql.CodeServer, Message: "boom"}, `ServerError: boom`},
+		{&cql.Error{Code: wire.CodeInvalid, Message: "bad"}, `InvalidRequest: Error from server: code=2200 [Invalid query] message="bad"`},
+		{&cql.Error{Code: wire.CodeUnauthorized, Message: "no"}, `Unauthorized: Error from server: code=2100 [Unauthorized] message="no"`},
+		{&cql.Error{Code: wire.CodeSyntax, Message: "line 1:0 x"}, `SyntaxException: line 1:0 x`},
+		{&cql.Error{Code: wire.CodeConfig, Message: "Keyspace 'x' doesn't exist"}, `ConfigurationException: Keyspace 'x' doesn't exist`},
+		{&cql.Error{Code: wire.CodeAlreadyExists, Keyspace: "ks", Table: "t"}, `AlreadyExists: Table 'ks.t' already exists`},
+		{&cql.Error{Code: wire.CodeAlreadyExists, Keyspace: "ks"}, `AlreadyExists: Keyspace 'ks' already exists`},
+		{&cql.Error{Code: wire.CodeServer, Message: "boom"}, `ServerError: boom`},
 		{minicass.ErrClosed, minicass.ErrClosed.Error()},
 	} {
 		assert.Equal(t, tc.want, errorText(tc.err))

@@ -22,6 +22,7 @@ var layer = map[string]int{
 	"types":        0,
 	"partitioner":  0,
 	"vfs":          0,
+	"wire":         0,
 	"data":         1,
 	"schema":       2,
 	"commitlog":    2,
@@ -41,6 +42,7 @@ var only = map[string][]string{
 	"types":       {},
 	"partitioner": {},
 	"vfs":         {},
+	"wire":        {},
 	"commitlog":   {"vfs"},
 }
 

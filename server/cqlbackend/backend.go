@@ -1,7 +1,10 @@
 // Package cqlbackend implements the native protocol server's Backend with
-// the CQL executor of package cql: one cql.Session per connection, with the
-// protocol's parameters, results, prepared statements and errors mapped
-// field by field.
+// the CQL executor of package cql: one cql.Session per connection. The
+// executor and the server share the protocol's vocabulary (package wire), so
+// results and schema changes pass through; only the parameters and column
+// specifications are converted. Errors pass through unchanged: *cql.Error
+// implements the server's Coded interfaces, and the server maps it to an
+// ERROR frame.
 //
 //	x := db.Executor()
 //	srv := server.New(cqlbackend.New(x), server.Options{})
@@ -15,7 +18,6 @@ package cqlbackend
 
 import (
 	"context"
-	"errors"
 	"net"
 	"strconv"
 
@@ -23,6 +25,7 @@ import (
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/server"
 	"github.com/minicass/minicass/server/frame"
+	"github.com/minicass/minicass/wire"
 )
 
 // Backend serves CQL requests with an executor. It is safe for concurrent
@@ -48,10 +51,7 @@ func (b *Backend) NewSession(ctx context.Context, info server.ConnInfo) server.S
 // (cql.Executor.Authenticate); the Backend is the server's Authenticator
 // once authentication is enabled on the executor.
 func (b *Backend) Authenticate(ctx context.Context, user, password string) error {
-	if err := b.x.Authenticate(ctx, user, password); err != nil {
-		return toError(err)
-	}
-	return nil
+	return b.x.Authenticate(ctx, user, password)
 }
 
 // Announce tells x the address clients reach it at (the listener's
@@ -80,7 +80,7 @@ type Session struct {
 func (s *Session) Query(ctx context.Context, query string, p *server.QueryParams) (*server.Result, error) {
 	res, err := s.s.Query(ctx, query, params(p))
 	if err != nil {
-		return nil, toError(err)
+		return nil, err
 	}
 	return s.traced(ctx, result(res, false), res.Trace, "Execute CQL3 query", queryTraceParams(query, p)), nil
 }
@@ -89,7 +89,7 @@ func (s *Session) Query(ctx context.Context, query string, p *server.QueryParams
 func (s *Session) Prepare(ctx context.Context, query string) (*server.Prepared, error) {
 	prep, err := s.s.Prepare(ctx, query)
 	if err != nil {
-		return nil, toError(err)
+		return nil, err
 	}
 	return &server.Prepared{ID: prep.ID, Bind: specs(prep.Bind), PKIndexes: prep.PKIndexes, ResultCols: specs(prep.Result)}, nil
 }
@@ -100,7 +100,7 @@ func (s *Session) Prepare(ctx context.Context, query string) (*server.Prepared, 
 func (s *Session) Execute(ctx context.Context, id []byte, p *server.QueryParams) (*server.Result, error) {
 	res, err := s.s.Execute(ctx, id, params(p))
 	if err != nil {
-		return nil, toError(err)
+		return nil, err
 	}
 	out := result(res, p != nil && p.SkipMetadata)
 	if res.Trace == nil {
@@ -124,14 +124,14 @@ func (s *Session) Batch(ctx context.Context, b *server.BatchRequest) (*server.Re
 	case frame.BatchCounter:
 		typ = parser.BatchCounter
 	}
-	p := &cql.Params{Consistency: uint16(b.Consistency), SerialConsistency: uint16(b.SerialConsistency),
+	p := &cql.Params{Consistency: b.Consistency, SerialConsistency: b.SerialConsistency,
 		Timestamp: b.DefaultTimestamp, HasTimestamp: b.HasTimestamp, Trace: b.Tracing}
 	entries := make([]cql.BatchEntry, len(b.Entries))
 	for i, e := range b.Entries {
 		entries[i].Query = e.Query
 		if e.ID != nil {
 			if entries[i].Prepared = s.s.Executor().Lookup(e.ID); entries[i].Prepared == nil {
-				return nil, &server.Error{Code: frame.ErrCodeUnprepared, Message: server.UnpreparedError(e.ID).Message, UnpreparedID: e.ID}
+				return nil, server.UnpreparedError(e.ID)
 			}
 		}
 		entries[i].Values = make([]cql.Value, len(e.Values))
@@ -141,7 +141,7 @@ func (s *Session) Batch(ctx context.Context, b *server.BatchRequest) (*server.Re
 	}
 	res, err := s.s.Batch(ctx, typ, entries, p)
 	if err != nil {
-		return nil, toError(err)
+		return nil, err
 	}
 	tp := map[string]string{"consistency_level": b.Consistency.String(), "serial_consistency_level": serial(b.SerialConsistency).String()}
 	return s.traced(ctx, result(res, false), res.Trace, "Execute batch of CQL3 queries", tp), nil
@@ -164,9 +164,9 @@ func queryTraceParams(query string, p *server.QueryParams) map[string]string {
 
 // serial is the serial consistency in effect: SERIAL unless the request
 // names one, as in Cassandra's QueryOptions.
-func serial(c frame.Consistency) frame.Consistency {
+func serial(c wire.Consistency) wire.Consistency {
 	if c == 0 {
-		return frame.Serial
+		return wire.Serial
 	}
 	return c
 }
@@ -180,7 +180,7 @@ func (s *Session) traced(ctx context.Context, out *server.Result, t *cql.Trace, 
 		return out
 	}
 	if out == nil {
-		out = &server.Result{Kind: server.ResultVoid}
+		out = &server.Result{Kind: wire.ResultVoid}
 	}
 	req := cql.TraceRequest{Client: s.client, Command: "QUERY", Request: request, Thread: "Native-Transport-Requests-1", Parameters: params}
 	id, err := s.s.Executor().RecordTrace(ctx, req, t)
@@ -213,8 +213,8 @@ func params(p *server.QueryParams) *cql.Params {
 		PagingState:       p.PagingState,
 		Timestamp:         p.DefaultTimestamp,
 		HasTimestamp:      p.HasTimestamp,
-		Consistency:       uint16(p.Consistency),
-		SerialConsistency: uint16(p.SerialConsistency),
+		Consistency:       p.Consistency,
+		SerialConsistency: p.SerialConsistency,
 		Trace:             p.Tracing,
 	}
 	if n := len(p.Values); n > 0 {
@@ -249,12 +249,12 @@ var noMetadataColumns = make([]server.ColumnSpec, 64)
 // result converts an executor result. A Void result without warnings is
 // returned as nil, which the server sends as Void without allocating.
 func result(r *cql.Result, noMetadata bool) *server.Result {
-	if r == nil || (r.Kind == cql.ResultVoid && len(r.Warnings) == 0) {
+	if r == nil || (r.Kind == wire.ResultVoid && len(r.Warnings) == 0) {
 		return nil
 	}
-	out := &server.Result{Kind: server.ResultKind(r.Kind), Warnings: r.Warnings}
+	out := &server.Result{Kind: wire.ResultKind(r.Kind), Warnings: r.Warnings}
 	switch r.Kind {
-	case cql.ResultRows:
+	case wire.ResultRows:
 		out.Rows, out.PagingState = r.Rows, r.PagingState
 		out.NoMetadata = noMetadata
 		if n := len(r.Columns); noMetadata && n <= len(noMetadataColumns) {
@@ -265,23 +265,12 @@ func result(r *cql.Result, noMetadata bool) *server.Result {
 		if out.Columns == nil {
 			out.Columns = []server.ColumnSpec{}
 		}
-	case cql.ResultSetKeyspace:
+	case wire.ResultSetKeyspace:
 		out.Keyspace = r.Keyspace
-	case cql.ResultSchemaChange:
+	case wire.ResultSchemaChange:
 		if c := r.Change; c != nil {
-			out.Change = &server.SchemaChange{Change: c.Change, Target: c.Target, Keyspace: c.Keyspace, Name: c.Name}
+			out.Change = &wire.SchemaChange{Change: c.Change, Target: c.Target, Keyspace: c.Keyspace, Name: c.Name}
 		}
 	}
 	return out
-}
-
-// toError converts an executor error into an ERROR message with its
-// extras; anything that is not a *cql.Error is a Server error.
-func toError(err error) error {
-	var ce *cql.Error
-	if !errors.As(err, &ce) {
-		return &server.Error{Code: frame.ErrCodeServer, Message: err.Error()}
-	}
-	return &server.Error{Code: server.ErrorCode(ce.Code), Message: ce.Message, Keyspace: ce.Keyspace, Table: ce.Table, UnpreparedID: ce.ID,
-		Function: ce.Function, ArgTypes: ce.ArgTypes}
 }

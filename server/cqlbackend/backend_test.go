@@ -3,6 +3,7 @@ package cqlbackend
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -13,18 +14,19 @@ import (
 	"github.com/minicass/minicass/server"
 	"github.com/minicass/minicass/server/frame"
 	"github.com/minicass/minicass/types"
+	"github.com/minicass/minicass/wire"
 )
 
 func TestParams(t *testing.T) {
 	p := params(&server.QueryParams{Values: [][]byte{{1}, nil, {}}, Unset: []bool{false, false, true}, Names: []string{"a", "b", "c"},
-		PageSize: 7, PagingState: []byte{9}, DefaultTimestamp: 42, HasTimestamp: true, Consistency: frame.Quorum})
+		PageSize: 7, PagingState: []byte{9}, DefaultTimestamp: 42, HasTimestamp: true, Consistency: wire.Quorum})
 	assert.Equal(t, []cql.Value{{Bytes: []byte{1}}, {}, {Bytes: []byte{}, Unset: true}}, p.Values)
 	assert.Equal(t, []string{"a", "b", "c"}, p.Names)
 	assert.Equal(t, 7, p.PageSize)
 	assert.Equal(t, []byte{9}, p.PagingState)
 	assert.Equal(t, int64(42), p.Timestamp)
 	assert.True(t, p.HasTimestamp)
-	assert.Equal(t, uint16(frame.Quorum), p.Consistency)
+	assert.Equal(t, wire.Quorum, p.Consistency)
 	assert.Equal(t, &cql.Params{}, params(nil))
 
 	// More values than the inline block holds.
@@ -41,29 +43,29 @@ func TestParams(t *testing.T) {
 
 func TestResult(t *testing.T) {
 	cols := []cql.ColumnSpec{{Keyspace: "ks", Table: "t", Name: "k", Type: types.IntType}}
-	r := result(&cql.Result{Kind: cql.ResultRows, Columns: cols, Rows: [][][]byte{{{0, 0, 0, 1}}}, PagingState: []byte{1}, Warnings: []string{"w"}}, true)
-	assert.Equal(t, server.ResultRows, r.Kind)
+	r := result(&cql.Result{Kind: wire.ResultRows, Columns: cols, Rows: [][][]byte{{{0, 0, 0, 1}}}, PagingState: []byte{1}, Warnings: []string{"w"}}, true)
+	assert.Equal(t, wire.ResultRows, r.Kind)
 	assert.Len(t, r.Columns, 1, "without metadata the columns are placeholders of the right count")
 	assert.True(t, r.NoMetadata)
 	assert.Equal(t, []byte{1}, r.PagingState)
 	assert.Equal(t, []string{"w"}, r.Warnings)
 
-	r = result(&cql.Result{Kind: cql.ResultSchemaChange, Change: &cql.SchemaChange{Change: "CREATED", Target: "TABLE", Keyspace: "ks", Name: "t"}}, false)
-	assert.Equal(t, &server.SchemaChange{Change: "CREATED", Target: "TABLE", Keyspace: "ks", Name: "t"}, r.Change)
-	r = result(&cql.Result{Kind: cql.ResultSetKeyspace, Keyspace: "ks"}, false)
+	r = result(&cql.Result{Kind: wire.ResultSchemaChange, Change: &wire.SchemaChange{Change: wire.Created, Target: wire.TargetTable, Keyspace: "ks", Name: "t"}}, false)
+	assert.Equal(t, &wire.SchemaChange{Change: wire.Created, Target: wire.TargetTable, Keyspace: "ks", Name: "t"}, r.Change)
+	r = result(&cql.Result{Kind: wire.ResultSetKeyspace, Keyspace: "ks"}, false)
 	assert.Equal(t, "ks", r.Keyspace)
 	assert.Nil(t, result(nil, false))
 
 	// Void without warnings is nil (the server sends Void); with warnings
 	// the warnings travel.
-	assert.Nil(t, result(&cql.Result{Kind: cql.ResultVoid}, false))
-	r = result(&cql.Result{Kind: cql.ResultVoid, Warnings: []string{"w"}}, false)
-	assert.Equal(t, server.ResultVoid, r.Kind)
+	assert.Nil(t, result(&cql.Result{Kind: wire.ResultVoid}, false))
+	r = result(&cql.Result{Kind: wire.ResultVoid, Warnings: []string{"w"}}, false)
+	assert.Equal(t, wire.ResultVoid, r.Kind)
 	assert.Equal(t, []string{"w"}, r.Warnings)
 
 	// Without metadata only the column count matters, and rows still match it.
 	two := []cql.ColumnSpec{cols[0], {Keyspace: "ks", Table: "t", Name: "v", Type: types.TextType}}
-	r = result(&cql.Result{Kind: cql.ResultRows, Columns: two, Rows: [][][]byte{{{0, 0, 0, 1}, []byte("x")}}}, true)
+	r = result(&cql.Result{Kind: wire.ResultRows, Columns: two, Rows: [][][]byte{{{0, 0, 0, 1}, []byte("x")}}}, true)
 	assert.Len(t, r.Columns, 2)
 	b, err := (&frame.Frame{Header: frame.Header{Version: frame.VersionResponse}, Message: r}).AppendTo(nil)
 	require.NoError(t, err)
@@ -72,26 +74,30 @@ func TestResult(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, [][][]byte{{{0, 0, 0, 1}, []byte("x")}}, back.Message.(*frame.Result).Rows)
 	// A result with metadata converts every column.
-	r = result(&cql.Result{Kind: cql.ResultRows, Columns: cols}, false)
+	r = result(&cql.Result{Kind: wire.ResultRows, Columns: cols}, false)
 	assert.Equal(t, []server.ColumnSpec{{Keyspace: "ks", Table: "t", Name: "k", Type: types.IntType}}, r.Columns)
 }
 
-func TestToError(t *testing.T) {
-	var fe *server.Error
-	err := toError(&cql.Error{Code: cql.CodeAlreadyExists, Message: "exists", Keyspace: "ks", Table: "t"})
-	require.True(t, errors.As(err, &fe))
-	assert.Equal(t, frame.ErrCodeAlreadyExists, fe.Code)
-	assert.Equal(t, "ks", fe.Keyspace)
-	assert.Equal(t, "t", fe.Table)
+// TestErrorsCarryTheirExtras checks that executor errors, which the
+// backend returns unchanged, give the server every extra of their code
+// through its interfaces, also when wrapped.
+func TestErrorsCarryTheirExtras(t *testing.T) {
+	var ae server.AlreadyExistsError
+	err := fmt.Errorf("ctx: %w", &cql.Error{Code: wire.CodeAlreadyExists, Message: "exists", Keyspace: "ks", Table: "t"})
+	require.True(t, errors.As(err, &ae))
+	assert.Equal(t, wire.CodeAlreadyExists, ae.CQLCode())
+	assert.Equal(t, "ks", ae.AlreadyExistsKeyspace())
+	assert.Equal(t, "t", ae.AlreadyExistsTable())
 
-	err = toError(&cql.Error{Code: cql.CodeUnprepared, Message: "gone", ID: []byte{1, 2}})
-	require.True(t, errors.As(err, &fe))
-	assert.Equal(t, []byte{1, 2}, fe.UnpreparedID)
+	var ue server.UnpreparedIDError
+	require.True(t, errors.As(&cql.Error{Code: wire.CodeUnprepared, Message: "gone", ID: []byte{1, 2}}, &ue))
+	assert.Equal(t, []byte{1, 2}, ue.UnpreparedID())
 
-	err = toError(errors.New("boom"))
-	require.True(t, errors.As(err, &fe))
-	assert.Equal(t, frame.ErrCodeServer, fe.Code)
-	assert.Equal(t, "boom", fe.Message)
+	var fe server.FunctionFailureError
+	require.True(t, errors.As(&cql.Error{Code: wire.CodeFunctionFailure, Message: "failed", Keyspace: "ks", Function: "f",
+		ArgTypes: []string{"int"}}, &fe))
+	ks, fn, args := fe.FunctionFailure()
+	assert.Equal(t, []any{"ks", "f", []string{"int"}}, []any{ks, fn, args})
 }
 
 // TestExecuteAsConnectionRole prepares a superuser-only statement on a
@@ -114,15 +120,15 @@ func TestExecuteAsConnectionRole(t *testing.T) {
 
 	alice := b.NewSession(ctx, server.ConnInfo{User: "alice"})
 	_, err = alice.Execute(ctx, prep.ID, &server.QueryParams{})
-	var se *server.Error
-	require.ErrorAs(t, err, &se)
-	assert.Equal(t, frame.ErrCodeUnauthorized, se.Code)
-	assert.Equal(t, "Only superusers can create a role with superuser status", se.Message)
+	var ce *cql.Error
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, wire.CodeUnauthorized, ce.Code)
+	assert.Equal(t, "Only superusers can create a role with superuser status", ce.Message)
 
 	_, err = alice.Batch(ctx, &server.BatchRequest{Entries: []server.BatchEntry{{ID: prep.ID}}})
-	require.ErrorAs(t, err, &se)
-	assert.Equal(t, frame.ErrCodeInvalid, se.Code)
-	assert.Equal(t, "Invalid statement in batch: only UPDATE, INSERT and DELETE statements are allowed.", se.Message)
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, wire.CodeInvalid, ce.Code)
+	assert.Equal(t, "Invalid statement in batch: only UPDATE, INSERT and DELETE statements are allowed.", ce.Message)
 
 	res, err := super.Query(ctx, "SELECT role FROM system_auth.roles WHERE role = 'mallory'", &server.QueryParams{})
 	require.NoError(t, err)

@@ -14,6 +14,7 @@ import (
 	"github.com/minicass/minicass/server"
 	"github.com/minicass/minicass/server/cqlbackend"
 	"github.com/minicass/minicass/server/frame"
+	"github.com/minicass/minicass/wire"
 )
 
 // benchDB opens an in-memory database with table ks.kv (k int, v text).
@@ -95,7 +96,7 @@ func BenchmarkServerExecute(b *testing.B) {
 			require.IsType(b, &frame.Ready{}, roundTrip(&frame.Startup{Options: map[string]string{"CQL_VERSION": "3.0.0"}}))
 			res, ok := roundTrip(&frame.Prepare{Query: st.query}).(*frame.Result)
 			require.True(b, ok)
-			exec := &frame.Execute{ID: res.Prepared.ID, Params: frame.QueryParams{Consistency: frame.One, Values: st.values,
+			exec := &frame.Execute{ID: res.Prepared.ID, Params: frame.QueryParams{Consistency: wire.One, Values: st.values,
 				SkipMetadata: true, HasTimestamp: true, DefaultTimestamp: 1}}
 			req, err := (&frame.Frame{Header: frame.Header{Version: frame.VersionRequest, Stream: 1}, Message: exec}).AppendTo(nil)
 			require.NoError(b, err)

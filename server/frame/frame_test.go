@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/minicass/minicass/types"
+	"github.com/minicass/minicass/wire"
 )
 
 func unhex(t testing.TB, s string) []byte {
@@ -48,7 +49,7 @@ func TestExactBytes(t *testing.T) {
 	}{
 		{
 			name: "query example",
-			f:    Frame{Header: Header{Version: VersionRequest, Stream: 2}, Message: &Query{Query: q, Params: QueryParams{Consistency: One}}},
+			f:    Frame{Header: Header{Version: VersionRequest, Stream: 2}, Message: &Query{Query: q, Params: QueryParams{Consistency: wire.One}}},
 			hex:  "04 00 0002 07 0000002f | 00000028" + hex.EncodeToString([]byte(q)) + "| 0001 | 00",
 		},
 		{
@@ -64,22 +65,22 @@ func TestExactBytes(t *testing.T) {
 		{
 			name: "unavailable error with warning",
 			f: Frame{Header: Header{Version: VersionResponse, Stream: 7}, Warnings: []string{"w"},
-				Message: &Error{Code: ErrCodeUnavailable, Message: "x", Consistency: Quorum, Required: 2, Alive: 1}},
+				Message: &Error{Code: wire.CodeUnavailable, Message: "x", Consistency: wire.Quorum, Required: 2, Alive: 1}},
 			hex: "84 08 0007 00 00000016 | 0001 0001 77 | 00001000 0001 78 | 0004 00000002 00000001",
 		},
 		{
 			name: "execute with unset, null and named values, page size, paging state, serial, timestamp",
 			f: Frame{Header: Header{Version: VersionRequest, Stream: 3}, Message: &Execute{ID: []byte{0xab, 0xcd}, Params: QueryParams{
-				Consistency: LocalQuorum, Values: [][]byte{{1}, nil, nil}, Unset: []bool{false, false, true},
+				Consistency: wire.LocalQuorum, Values: [][]byte{{1}, nil, nil}, Unset: []bool{false, false, true},
 				Names: []string{"a", "b", "c"}, SkipMetadata: true, PageSize: 100, PagingState: []byte{9},
-				SerialConsistency: LocalSerial, DefaultTimestamp: 5, HasTimestamp: true,
+				SerialConsistency: wire.LocalSerial, DefaultTimestamp: 5, HasTimestamp: true,
 			}}},
 			hex: "04 00 0003 0a 00000032 | 0002 abcd | 0006 7f | 0003 | 0001 61 00000001 01 | 0001 62 ffffffff | 0001 63 fffffffe |" +
 				"00000064 | 00000001 09 | 0009 | 0000000000000005",
 		},
 		{
 			name: "rows with global table spec and paging state",
-			f: Frame{Header: Header{Version: VersionResponse, Stream: 4}, Message: &Result{Kind: ResultRows,
+			f: Frame{Header: Header{Version: VersionResponse, Stream: 4}, Message: &Result{Kind: wire.ResultRows,
 				Columns: []ColumnSpec{{"ks", "t", "k", types.IntType}, {"ks", "t", "v", types.ListOf(types.TextType, false)}},
 				Rows:    [][][]byte{{{0, 0, 0, 1}, nil}}, PagingState: []byte{0xee}}},
 			hex: "84 00 0004 08 00000034 | 00000002 | 00000003 00000002 00000001 ee | 0002 6b73 0001 74 |" +
@@ -87,7 +88,7 @@ func TestExactBytes(t *testing.T) {
 		},
 		{
 			name: "prepared insert: pk index, no result metadata",
-			f: Frame{Header: Header{Version: VersionResponse, Stream: 5}, Message: &Result{Kind: ResultPrepared, Prepared: &Prepared{
+			f: Frame{Header: Header{Version: VersionResponse, Stream: 5}, Message: &Result{Kind: wire.ResultPrepared, Prepared: &Prepared{
 				ID: []byte{1, 2}, Bind: []ColumnSpec{{"ks", "t", "k", types.IntType}}, PKIndexes: []uint16{0}}}},
 			hex: "84 00 0005 08 0000002a | 00000004 | 0002 0102 | 00000001 00000001 00000001 0000 | 0002 6b73 0001 74 | 0001 6b 0009 |" +
 				"00000004 00000000",
@@ -95,7 +96,7 @@ func TestExactBytes(t *testing.T) {
 		{
 			name: "schema change event on stream -1",
 			f: Frame{Header: Header{Version: VersionResponse, Stream: -1}, Message: &Event{Type: "SCHEMA_CHANGE",
-				Change: &SchemaChange{Change: "CREATED", Target: "TABLE", Keyspace: "ks", Name: "t"}}},
+				Change: &wire.SchemaChange{Change: wire.Created, Target: wire.TargetTable, Keyspace: "ks", Name: "t"}}},
 			hex: "84 00 ffff 0c 00000026 | 000d" + hex.EncodeToString([]byte("SCHEMA_CHANGE")) + "| 0007" +
 				hex.EncodeToString([]byte("CREATED")) + "| 0005" + hex.EncodeToString([]byte("TABLE")) + "| 0002 6b73 | 0001 74",
 		},
@@ -138,51 +139,51 @@ func roundTripMessages() []Frame {
 	return []Frame{
 		req(&Startup{Options: map[string]string{"CQL_VERSION": "3.0.0", "COMPRESSION": "snappy"}}),
 		req(&Options{}),
-		req(&Query{Query: "SELECT * FROM t WHERE k = ?", Params: QueryParams{Consistency: Quorum, Values: [][]byte{{1, 2}}}}),
-		req(&Query{Query: "SELECT", Params: QueryParams{Consistency: One, PageSize: 5000, PagingState: []byte{}}}),
+		req(&Query{Query: "SELECT * FROM t WHERE k = ?", Params: QueryParams{Consistency: wire.Quorum, Values: [][]byte{{1, 2}}}}),
+		req(&Query{Query: "SELECT", Params: QueryParams{Consistency: wire.One, PageSize: 5000, PagingState: []byte{}}}),
 		req(&Prepare{Query: "INSERT INTO t (k) VALUES (?)"}),
-		req(&Execute{ID: []byte{1, 2, 3}, Params: QueryParams{Consistency: All, Values: [][]byte{nil, {}}, Unset: []bool{true, false}}}),
+		req(&Execute{ID: []byte{1, 2, 3}, Params: QueryParams{Consistency: wire.All, Values: [][]byte{nil, {}}, Unset: []bool{true, false}}}),
 		req(&Register{Events: []string{"TOPOLOGY_CHANGE", "STATUS_CHANGE", "SCHEMA_CHANGE"}}),
 		req(&AuthResponse{Token: []byte("\x00user\x00pass")}),
-		req(&Batch{Type: BatchUnlogged, Consistency: Quorum, SerialConsistency: Serial, HasTimestamp: true, DefaultTimestamp: -7,
+		req(&Batch{Type: BatchUnlogged, Consistency: wire.Quorum, SerialConsistency: wire.Serial, HasTimestamp: true, DefaultTimestamp: -7,
 			NamesForValues: true, Entries: []BatchEntry{
 				{Query: "INSERT INTO t (k) VALUES (?)", Values: [][]byte{{1}}},
 				{ID: []byte{7, 7}, Values: [][]byte{nil, {2}}, Unset: []bool{true, false}},
 				{Query: "DELETE FROM t WHERE k = 1", Values: [][]byte{}},
 			}}),
 		{Header: Header{Version: VersionRequest, Stream: 1, Flags: FlagTracing}, CustomPayload: map[string][]byte{"k": {1}},
-			Message: &Query{Query: "x", Params: QueryParams{Consistency: One, Tracing: true}}},
+			Message: &Query{Query: "x", Params: QueryParams{Consistency: wire.One, Tracing: true}}},
 		resp(&Ready{}),
 		resp(&Authenticate{Authenticator: "org.apache.cassandra.auth.PasswordAuthenticator"}),
 		resp(&Supported{Options: map[string][]string{"CQL_VERSION": {"3.4.6"}, "COMPRESSION": {"snappy"}, "PROTOCOL_VERSIONS": {"4/v4"}}}),
 		resp(&AuthChallenge{Token: []byte{1}}),
 		resp(&AuthSuccess{}),
-		resp(&Error{Code: ErrCodeServer, Message: "boom"}),
-		resp(&Error{Code: ErrCodeProtocol, Message: "bad"}),
-		resp(&Error{Code: ErrCodeUnavailable, Message: "u", Consistency: Quorum, Required: 3, Alive: 1}),
-		resp(&Error{Code: ErrCodeWriteTimeout, Message: "wt", Consistency: One, Received: 0, BlockFor: 1, WriteType: "SIMPLE"}),
-		resp(&Error{Code: ErrCodeReadTimeout, Message: "rt", Consistency: One, Received: 0, BlockFor: 1, DataPresent: true}),
-		resp(&Error{Code: ErrCodeReadFailure, Message: "rf", Consistency: Two, Received: 1, BlockFor: 2, NumFailures: 1, DataPresent: true}),
-		resp(&Error{Code: ErrCodeFunctionFailure, Message: "ff", Keyspace: "ks", Function: "f", ArgTypes: []string{"int"}}),
-		resp(&Error{Code: ErrCodeWriteFailure, Message: "wf", Consistency: All, Received: 1, BlockFor: 3, NumFailures: 2, WriteType: "BATCH"}),
-		resp(&Error{Code: ErrCodeAlreadyExists, Message: "ae", Keyspace: "ks", Table: "t"}),
-		resp(&Error{Code: ErrCodeUnprepared, Message: "up", UnpreparedID: []byte{0xde, 0xad}}),
-		resp(&Result{Kind: ResultVoid}),
-		resp(&Result{Kind: ResultRows, Columns: allTypes, Rows: [][][]byte{row, row}}),
-		resp(&Result{Kind: ResultRows, Columns: allTypes[:2], Rows: [][][]byte{}}),
-		resp(&Result{Kind: ResultRows, NoMetadata: true, PagingState: []byte{1, 2}, Rows: [][][]byte{}}),
-		resp(&Result{Kind: ResultSetKeyspace, Keyspace: "ks"}),
-		resp(&Result{Kind: ResultPrepared, Prepared: &Prepared{ID: []byte{1}, Bind: allTypes[:3], PKIndexes: []uint16{2, 0},
+		resp(&Error{Code: wire.CodeServer, Message: "boom"}),
+		resp(&Error{Code: wire.CodeProtocol, Message: "bad"}),
+		resp(&Error{Code: wire.CodeUnavailable, Message: "u", Consistency: wire.Quorum, Required: 3, Alive: 1}),
+		resp(&Error{Code: wire.CodeWriteTimeout, Message: "wt", Consistency: wire.One, Received: 0, BlockFor: 1, WriteType: "SIMPLE"}),
+		resp(&Error{Code: wire.CodeReadTimeout, Message: "rt", Consistency: wire.One, Received: 0, BlockFor: 1, DataPresent: true}),
+		resp(&Error{Code: wire.CodeReadFailure, Message: "rf", Consistency: wire.Two, Received: 1, BlockFor: 2, NumFailures: 1, DataPresent: true}),
+		resp(&Error{Code: wire.CodeFunctionFailure, Message: "ff", Keyspace: "ks", Function: "f", ArgTypes: []string{"int"}}),
+		resp(&Error{Code: wire.CodeWriteFailure, Message: "wf", Consistency: wire.All, Received: 1, BlockFor: 3, NumFailures: 2, WriteType: "BATCH"}),
+		resp(&Error{Code: wire.CodeAlreadyExists, Message: "ae", Keyspace: "ks", Table: "t"}),
+		resp(&Error{Code: wire.CodeUnprepared, Message: "up", UnpreparedID: []byte{0xde, 0xad}}),
+		resp(&Result{Kind: wire.ResultVoid}),
+		resp(&Result{Kind: wire.ResultRows, Columns: allTypes, Rows: [][][]byte{row, row}}),
+		resp(&Result{Kind: wire.ResultRows, Columns: allTypes[:2], Rows: [][][]byte{}}),
+		resp(&Result{Kind: wire.ResultRows, NoMetadata: true, PagingState: []byte{1, 2}, Rows: [][][]byte{}}),
+		resp(&Result{Kind: wire.ResultSetKeyspace, Keyspace: "ks"}),
+		resp(&Result{Kind: wire.ResultPrepared, Prepared: &Prepared{ID: []byte{1}, Bind: allTypes[:3], PKIndexes: []uint16{2, 0},
 			ResultCols: allTypes[20:]}}),
-		resp(&Result{Kind: ResultPrepared, Prepared: &Prepared{ID: []byte{1}}}),
-		resp(&Result{Kind: ResultSchemaChange, Change: &SchemaChange{Change: "DROPPED", Target: "KEYSPACE", Keyspace: "ks"}}),
-		resp(&Result{Kind: ResultSchemaChange, Change: &SchemaChange{Change: "UPDATED", Target: "TYPE", Keyspace: "ks", Name: "addr"}}),
-		resp(&Result{Kind: ResultSchemaChange, Change: &SchemaChange{Change: "CREATED", Target: "FUNCTION", Keyspace: "ks", Name: "f", Args: []string{"int", "text"}}}),
-		resp(&Event{Type: "SCHEMA_CHANGE", Change: &SchemaChange{Change: "CREATED", Target: "AGGREGATE", Keyspace: "ks", Name: "a", Args: []string{"int"}}}),
+		resp(&Result{Kind: wire.ResultPrepared, Prepared: &Prepared{ID: []byte{1}}}),
+		resp(&Result{Kind: wire.ResultSchemaChange, Change: &wire.SchemaChange{Change: wire.Dropped, Target: wire.TargetKeyspace, Keyspace: "ks"}}),
+		resp(&Result{Kind: wire.ResultSchemaChange, Change: &wire.SchemaChange{Change: wire.Updated, Target: wire.TargetType, Keyspace: "ks", Name: "addr"}}),
+		resp(&Result{Kind: wire.ResultSchemaChange, Change: &wire.SchemaChange{Change: wire.Created, Target: wire.TargetFunction, Keyspace: "ks", Name: "f", Args: []string{"int", "text"}}}),
+		resp(&Event{Type: "SCHEMA_CHANGE", Change: &wire.SchemaChange{Change: wire.Created, Target: wire.TargetAggregate, Keyspace: "ks", Name: "a", Args: []string{"int"}}}),
 		resp(&Event{Type: "TOPOLOGY_CHANGE", Kind: "NEW_NODE", Addr: netip.MustParseAddrPort("10.0.0.1:9042")}),
 		resp(&Event{Type: "STATUS_CHANGE", Kind: "DOWN", Addr: netip.MustParseAddrPort("[2001:db8::1]:9042")}),
 		{Header: Header{Version: VersionResponse, Stream: 3}, TracingID: &[16]byte{1, 2, 3}, Warnings: []string{"a", "b"},
-			CustomPayload: map[string][]byte{"x": nil, "y": {}}, Message: &Result{Kind: ResultVoid}},
+			CustomPayload: map[string][]byte{"x": nil, "y": {}}, Message: &Result{Kind: wire.ResultVoid}},
 	}
 }
 
@@ -263,10 +264,10 @@ func TestEncodeErrors(t *testing.T) {
 	long := strings.Repeat("x", 70000)
 	for _, m := range []Message{
 		&Register{Events: []string{long}},
-		&Result{Kind: ResultRows, Columns: []ColumnSpec{{Name: "a", Type: types.IntType}}, Rows: [][][]byte{{}}},
-		&Result{Kind: ResultRows, Columns: []ColumnSpec{{Name: "a", Type: types.Type{Kind: types.List}}}},
+		&Result{Kind: wire.ResultRows, Columns: []ColumnSpec{{Name: "a", Type: types.IntType}}, Rows: [][][]byte{{}}},
+		&Result{Kind: wire.ResultRows, Columns: []ColumnSpec{{Name: "a", Type: types.Type{Kind: types.List}}}},
 		&Result{Kind: 99},
-		&Result{Kind: ResultPrepared},
+		&Result{Kind: wire.ResultPrepared},
 		&Event{Type: "NOPE"},
 	} {
 		buf := []byte("keep")
@@ -276,10 +277,9 @@ func TestEncodeErrors(t *testing.T) {
 	}
 }
 
-func TestConsistencyString(t *testing.T) {
-	assert.Equal(t, "LOCAL_QUORUM", LocalQuorum.String())
-	assert.Equal(t, "LOCAL_ONE", LocalOne.String())
-	assert.Equal(t, "CONSISTENCY(0x0042)", Consistency(0x42).String())
+// TestOpcodeString checks the opcode names; the consistency levels' names
+// are tested in package wire.
+func TestOpcodeString(t *testing.T) {
 	assert.Equal(t, "QUERY", OpQuery.String())
 	assert.Equal(t, "OPCODE(0x42)", Opcode(0x42).String())
 }
@@ -297,7 +297,7 @@ func TestDecodeRequestRejectsResponses(t *testing.T) {
 // TestResultEncodingAllocations checks that encoding a Result into a buffer
 // with enough room allocates nothing: the server encodes one per request.
 func TestResultEncodingAllocations(t *testing.T) {
-	res := &Result{Kind: ResultRows, Columns: []ColumnSpec{{Keyspace: "ks", Table: "t", Name: "v", Type: types.TextType}},
+	res := &Result{Kind: wire.ResultRows, Columns: []ColumnSpec{{Keyspace: "ks", Table: "t", Name: "v", Type: types.TextType}},
 		Rows: [][][]byte{{[]byte("a")}, {nil}}}
 	buf := make([]byte, 0, 512)
 	allocs := testing.AllocsPerRun(100, func() {
@@ -312,7 +312,7 @@ func TestResultEncodingAllocations(t *testing.T) {
 // BenchmarkDecodeRequestExecute decodes an EXECUTE the way the server
 // does, without a Frame.
 func BenchmarkDecodeRequestExecute(b *testing.B) {
-	p := QueryParams{Consistency: One, Values: [][]byte{{0, 0, 0, 7}, []byte("value")}, HasTimestamp: true, DefaultTimestamp: 1}
+	p := QueryParams{Consistency: wire.One, Values: [][]byte{{0, 0, 0, 7}, []byte("value")}, HasTimestamp: true, DefaultTimestamp: 1}
 	buf := encode(b, &Frame{Header: Header{Version: VersionRequest}, Message: &Execute{ID: make([]byte, 16), Params: p}})
 	h, _ := ParseHeader(buf)
 	b.ReportAllocs()
@@ -324,7 +324,7 @@ func BenchmarkDecodeRequestExecute(b *testing.B) {
 }
 
 func BenchmarkEncodeRows(b *testing.B) {
-	res := &Result{Kind: ResultRows, NoMetadata: true, Columns: make([]ColumnSpec, 2),
+	res := &Result{Kind: wire.ResultRows, NoMetadata: true, Columns: make([]ColumnSpec, 2),
 		Rows: [][][]byte{{{0, 0, 0, 7}, []byte("value")}}}
 	buf := make([]byte, 0, 512)
 	b.ReportAllocs()

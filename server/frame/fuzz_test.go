@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/minicass/minicass/types"
+	"github.com/minicass/minicass/wire"
 )
 
 // FuzzFrameDecode feeds arbitrary bytes as a whole frame, header included.
@@ -93,7 +94,7 @@ func benchRows() *Result {
 	for i := range rows {
 		rows[i] = [][]byte{{0, 0, 0, byte(i)}, {0, 0, 0, 0, 0, 0, 0, byte(i)}, []byte("some name of a row"), {0, 0, 0, 1, 0, 0, 0, 1, 'x'}}
 	}
-	return &Result{Kind: ResultRows, Columns: cols, Rows: rows}
+	return &Result{Kind: wire.ResultRows, Columns: cols, Rows: rows}
 }
 
 func BenchmarkEncodeRows100(b *testing.B) {
@@ -112,7 +113,7 @@ func BenchmarkEncodeRows100(b *testing.B) {
 
 func BenchmarkDecodeExecute(b *testing.B) {
 	f := Frame{Header: Header{Version: VersionRequest, Stream: 1}, Message: &Execute{ID: make([]byte, 16), Params: QueryParams{
-		Consistency: LocalQuorum, Values: [][]byte{{0, 0, 0, 1}, {0, 0, 0, 0, 0, 0, 0, 2}, []byte("hello")}, PageSize: 5000,
+		Consistency: wire.LocalQuorum, Values: [][]byte{{0, 0, 0, 1}, {0, 0, 0, 0, 0, 0, 0, 2}, []byte("hello")}, PageSize: 5000,
 	}}}
 	raw, err := f.AppendTo(nil)
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"net/netip"
+
+	"github.com/minicass/minicass/wire"
 )
 
 // Reader decodes the body primitives of the protocol from a byte slice. The
@@ -174,7 +176,7 @@ func (r *Reader) Inet() netip.AddrPort {
 }
 
 // Consistency reads a [consistency] ([short]).
-func (r *Reader) Consistency() Consistency { return Consistency(r.Short()) }
+func (r *Reader) Consistency() wire.Consistency { return wire.Consistency(r.Short()) }
 
 // StringMap reads a [string map]: a [short] n and n ([string], [string]) pairs.
 func (r *Reader) StringMap() map[string]string {
@@ -334,7 +336,7 @@ func (w *Writer) Inet(ap netip.AddrPort) {
 }
 
 // Consistency appends a [consistency].
-func (w *Writer) Consistency(c Consistency) { w.Short(uint16(c)) }
+func (w *Writer) Consistency(c wire.Consistency) { w.Short(uint16(c)) }
 
 // StringMap appends a [string map] with keys in sorted order, so the
 // encoding is deterministic.

@@ -1,6 +1,10 @@
 package frame
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/minicass/minicass/wire"
+)
 
 // Message is a decoded frame body. Each message type encodes itself and
 // names its opcode; Decode builds one from a body.
@@ -77,8 +81,8 @@ type BatchEntry struct {
 type Batch struct {
 	Type              BatchType
 	Entries           []BatchEntry
-	Consistency       Consistency
-	SerialConsistency Consistency // 0 when absent
+	Consistency       wire.Consistency
+	SerialConsistency wire.Consistency // 0 when absent
 	DefaultTimestamp  int64
 	HasTimestamp      bool
 	// Tracing mirrors the request frame's tracing flag (0x02): DecodeRequest
@@ -99,14 +103,14 @@ type Batch struct {
 // SerialConsistency is 0 when absent. DefaultTimestamp is meaningful only
 // when HasTimestamp is set.
 type QueryParams struct {
-	Consistency       Consistency
+	Consistency       wire.Consistency
 	Values            [][]byte
 	Unset             []bool
 	Names             []string
 	SkipMetadata      bool
 	PageSize          int32
 	PagingState       []byte
-	SerialConsistency Consistency
+	SerialConsistency wire.Consistency
 	DefaultTimestamp  int64
 	HasTimestamp      bool
 	// Tracing mirrors the request frame's tracing flag (0x02): DecodeRequest

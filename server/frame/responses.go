@@ -3,6 +3,8 @@ package frame
 import (
 	"fmt"
 	"net/netip"
+
+	"github.com/minicass/minicass/wire"
 )
 
 // Ready is the READY response; its body is empty.
@@ -21,31 +23,6 @@ type AuthChallenge struct{ Token []byte }
 // AuthSuccess is the AUTH_SUCCESS response; Token is usually nil.
 type AuthSuccess struct{ Token []byte }
 
-// ErrorCode is the [int] code at the start of an ERROR body.
-type ErrorCode int32
-
-// The error codes of protocol v4. They are part of the wire format.
-const (
-	ErrCodeServer          ErrorCode = 0x0000
-	ErrCodeProtocol        ErrorCode = 0x000A
-	ErrCodeBadCredentials  ErrorCode = 0x0100
-	ErrCodeUnavailable     ErrorCode = 0x1000
-	ErrCodeOverloaded      ErrorCode = 0x1001
-	ErrCodeIsBootstrapping ErrorCode = 0x1002
-	ErrCodeTruncate        ErrorCode = 0x1003
-	ErrCodeWriteTimeout    ErrorCode = 0x1100
-	ErrCodeReadTimeout     ErrorCode = 0x1200
-	ErrCodeReadFailure     ErrorCode = 0x1300
-	ErrCodeFunctionFailure ErrorCode = 0x1400
-	ErrCodeWriteFailure    ErrorCode = 0x1500
-	ErrCodeSyntax          ErrorCode = 0x2000
-	ErrCodeUnauthorized    ErrorCode = 0x2100
-	ErrCodeInvalid         ErrorCode = 0x2200
-	ErrCodeConfig          ErrorCode = 0x2300
-	ErrCodeAlreadyExists   ErrorCode = 0x2400
-	ErrCodeUnprepared      ErrorCode = 0x2500
-)
-
 // Error is the ERROR response. Code selects which extra fields are on the
 // wire:
 //
@@ -61,9 +38,9 @@ const (
 // Other fields are ignored. Error also implements the error interface, with
 // CQLCode, so a backend may return one directly.
 type Error struct {
-	Code         ErrorCode
+	Code         wire.ErrorCode
 	Message      string
-	Consistency  Consistency
+	Consistency  wire.Consistency
 	Required     int32
 	Alive        int32
 	Received     int32
@@ -82,31 +59,7 @@ type Error struct {
 func (e *Error) Error() string { return e.Message }
 
 // CQLCode returns the protocol error code.
-func (e *Error) CQLCode() int32 { return int32(e.Code) }
-
-// ResultKind is the [int] kind at the start of a RESULT body.
-type ResultKind int32
-
-// The result kinds. They are part of the wire format.
-const (
-	ResultVoid         ResultKind = 0x0001
-	ResultRows         ResultKind = 0x0002
-	ResultSetKeyspace  ResultKind = 0x0003
-	ResultPrepared     ResultKind = 0x0004
-	ResultSchemaChange ResultKind = 0x0005
-)
-
-// SchemaChange describes a schema change, in a RESULT or an EVENT. Change is
-// CREATED, UPDATED or DROPPED; Target is KEYSPACE, TABLE, TYPE, FUNCTION or
-// AGGREGATE. Name is empty for KEYSPACE; Args (argument types) is used only
-// for FUNCTION and AGGREGATE.
-type SchemaChange struct {
-	Change   string
-	Target   string
-	Keyspace string
-	Name     string
-	Args     []string
-}
+func (e *Error) CQLCode() wire.ErrorCode { return e.Code }
 
 // Prepared is the body of a Prepared result. PKIndexes holds, for each
 // partition key column, the index of the bind marker giving it.
@@ -130,14 +83,14 @@ type Prepared struct {
 // Warnings are not part of the RESULT body: the server sends them in the
 // frame (flag 0x08). A decoded Rows result with NoMetadata has nil Columns.
 type Result struct {
-	Kind        ResultKind
+	Kind        wire.ResultKind
 	Columns     []ColumnSpec
 	Rows        [][][]byte
 	PagingState []byte
 	NoMetadata  bool
 	Keyspace    string
 	Prepared    *Prepared
-	Change      *SchemaChange
+	Change      *wire.SchemaChange
 	Warnings    []string
 	// TracingID is the tracing session of a traced request; the server
 	// sends it in the response frame (flag 0x02).
@@ -149,7 +102,7 @@ type Result struct {
 // UP, and Addr set).
 type Event struct {
 	Type   string
-	Change *SchemaChange
+	Change *wire.SchemaChange
 	Kind   string
 	Addr   netip.AddrPort
 }
@@ -187,65 +140,65 @@ func (m *Error) encode(w *Writer) error {
 	w.Int(int32(m.Code))
 	w.String(m.Message)
 	switch m.Code {
-	case ErrCodeUnavailable:
+	case wire.CodeUnavailable:
 		w.Consistency(m.Consistency)
 		w.Int(m.Required)
 		w.Int(m.Alive)
-	case ErrCodeWriteTimeout:
+	case wire.CodeWriteTimeout:
 		w.Consistency(m.Consistency)
 		w.Int(m.Received)
 		w.Int(m.BlockFor)
 		w.String(m.WriteType)
-	case ErrCodeReadTimeout:
+	case wire.CodeReadTimeout:
 		w.Consistency(m.Consistency)
 		w.Int(m.Received)
 		w.Int(m.BlockFor)
 		w.Byte(boolByte(m.DataPresent))
-	case ErrCodeReadFailure:
+	case wire.CodeReadFailure:
 		w.Consistency(m.Consistency)
 		w.Int(m.Received)
 		w.Int(m.BlockFor)
 		w.Int(m.NumFailures)
 		w.Byte(boolByte(m.DataPresent))
-	case ErrCodeFunctionFailure:
+	case wire.CodeFunctionFailure:
 		w.String(m.Keyspace)
 		w.String(m.Function)
 		w.StringList(m.ArgTypes)
-	case ErrCodeWriteFailure:
+	case wire.CodeWriteFailure:
 		w.Consistency(m.Consistency)
 		w.Int(m.Received)
 		w.Int(m.BlockFor)
 		w.Int(m.NumFailures)
 		w.String(m.WriteType)
-	case ErrCodeAlreadyExists:
+	case wire.CodeAlreadyExists:
 		w.String(m.Keyspace)
 		w.String(m.Table)
-	case ErrCodeUnprepared:
+	case wire.CodeUnprepared:
 		w.ShortBytes(m.UnpreparedID)
 	}
 	return nil
 }
 
 func decodeError(r *Reader) *Error {
-	e := &Error{Code: ErrorCode(r.Int()), Message: r.String()}
+	e := &Error{Code: wire.ErrorCode(r.Int()), Message: r.String()}
 	switch e.Code {
-	case ErrCodeUnavailable:
+	case wire.CodeUnavailable:
 		e.Consistency, e.Required, e.Alive = r.Consistency(), r.Int(), r.Int()
-	case ErrCodeWriteTimeout:
+	case wire.CodeWriteTimeout:
 		e.Consistency, e.Received, e.BlockFor, e.WriteType = r.Consistency(), r.Int(), r.Int(), r.String()
-	case ErrCodeReadTimeout:
+	case wire.CodeReadTimeout:
 		e.Consistency, e.Received, e.BlockFor, e.DataPresent = r.Consistency(), r.Int(), r.Int(), r.Byte() != 0
-	case ErrCodeReadFailure:
+	case wire.CodeReadFailure:
 		e.Consistency, e.Received, e.BlockFor = r.Consistency(), r.Int(), r.Int()
 		e.NumFailures, e.DataPresent = r.Int(), r.Byte() != 0
-	case ErrCodeFunctionFailure:
+	case wire.CodeFunctionFailure:
 		e.Keyspace, e.Function, e.ArgTypes = r.String(), r.String(), r.StringList()
-	case ErrCodeWriteFailure:
+	case wire.CodeWriteFailure:
 		e.Consistency, e.Received, e.BlockFor = r.Consistency(), r.Int(), r.Int()
 		e.NumFailures, e.WriteType = r.Int(), r.String()
-	case ErrCodeAlreadyExists:
+	case wire.CodeAlreadyExists:
 		e.Keyspace, e.Table = r.String(), r.String()
-	case ErrCodeUnprepared:
+	case wire.CodeUnprepared:
 		e.UnpreparedID = r.ShortBytes()
 	}
 	return e
@@ -365,8 +318,8 @@ func readRowsMetadata(r *Reader, res *Result) (int, error) {
 func (m *Result) encode(w *Writer) error {
 	w.Int(int32(m.Kind))
 	switch m.Kind {
-	case ResultVoid:
-	case ResultRows:
+	case wire.ResultVoid:
+	case wire.ResultRows:
 		if err := writeRowsMetadata(w, m.Columns, m.PagingState, m.NoMetadata); err != nil {
 			return err
 		}
@@ -379,9 +332,9 @@ func (m *Result) encode(w *Writer) error {
 				w.Bytes(cell)
 			}
 		}
-	case ResultSetKeyspace:
+	case wire.ResultSetKeyspace:
 		w.String(m.Keyspace)
-	case ResultPrepared:
+	case wire.ResultPrepared:
 		p := m.Prepared
 		if p == nil {
 			return fmt.Errorf("%w: Prepared result without Prepared", ErrInvalidValue)
@@ -406,11 +359,11 @@ func (m *Result) encode(w *Writer) error {
 		if err := writeRowsMetadata(w, p.ResultCols, nil, len(p.ResultCols) == 0); err != nil {
 			return err
 		}
-	case ResultSchemaChange:
+	case wire.ResultSchemaChange:
 		if m.Change == nil {
 			return fmt.Errorf("%w: Schema_change result without Change", ErrInvalidValue)
 		}
-		return m.Change.encode(w)
+		return encodeSchemaChange(w, m.Change)
 	default:
 		return fmt.Errorf("%w: result kind %d", ErrInvalidValue, m.Kind)
 	}
@@ -418,13 +371,13 @@ func (m *Result) encode(w *Writer) error {
 }
 
 func decodeResult(r *Reader) (*Result, error) {
-	res := &Result{Kind: ResultKind(r.Int())}
+	res := &Result{Kind: wire.ResultKind(r.Int())}
 	if r.err != nil {
 		return nil, r.err
 	}
 	switch res.Kind {
-	case ResultVoid:
-	case ResultRows:
+	case wire.ResultVoid:
+	case wire.ResultRows:
 		n, err := readRowsMetadata(r, res)
 		if err != nil {
 			return nil, err
@@ -443,9 +396,9 @@ func decodeResult(r *Reader) (*Result, error) {
 			}
 			res.Rows[i] = row
 		}
-	case ResultSetKeyspace:
+	case wire.ResultSetKeyspace:
 		res.Keyspace = r.String()
-	case ResultPrepared:
+	case wire.ResultPrepared:
 		p := &Prepared{ID: r.ShortBytes()}
 		flags := r.Int()
 		n := int(r.Int())
@@ -473,7 +426,7 @@ func decodeResult(r *Reader) (*Result, error) {
 		}
 		p.ResultCols = meta.Columns
 		res.Prepared = p
-	case ResultSchemaChange:
+	case wire.ResultSchemaChange:
 		res.Change = decodeSchemaChange(r)
 	default:
 		return nil, fmt.Errorf("%w: result kind %d", ErrInvalidValue, res.Kind)
@@ -481,36 +434,50 @@ func decodeResult(r *Reader) (*Result, error) {
 	return res, r.err
 }
 
-func (c *SchemaChange) encode(w *Writer) error {
-	w.String(c.Change)
-	w.String(c.Target)
+// encodeSchemaChange writes the body of a Schema_change result or
+// SCHEMA_CHANGE event: change type, target, keyspace, then the name (and the
+// argument types of a function or aggregate).
+func encodeSchemaChange(w *Writer, c *wire.SchemaChange) error {
+	if !c.Change.Valid() {
+		return fmt.Errorf("%w: schema change type %s", ErrInvalidValue, c.Change)
+	}
+	if !c.Target.Valid() {
+		return fmt.Errorf("%w: schema change target %s", ErrInvalidValue, c.Target)
+	}
+	w.String(c.Change.String())
+	w.String(c.Target.String())
 	w.String(c.Keyspace)
 	switch c.Target {
-	case "KEYSPACE":
-	case "TABLE", "TYPE":
+	case wire.TargetTable, wire.TargetType:
 		w.String(c.Name)
-	case "FUNCTION", "AGGREGATE":
+	case wire.TargetFunction, wire.TargetAggregate:
 		w.String(c.Name)
 		w.StringList(c.Args)
-	default:
-		return fmt.Errorf("%w: schema change target %q", ErrInvalidValue, c.Target)
 	}
 	return w.err
 }
 
-func decodeSchemaChange(r *Reader) *SchemaChange {
-	c := &SchemaChange{Change: r.String(), Target: r.String(), Keyspace: r.String()}
+func decodeSchemaChange(r *Reader) *wire.SchemaChange {
+	change, target := r.String(), r.String()
+	c := &wire.SchemaChange{Keyspace: r.String()}
+	if r.err != nil {
+		return c
+	}
+	var ok bool
+	if c.Change, ok = wire.ParseChangeType(change); !ok {
+		r.fail(fmt.Errorf("%w: schema change type %q", ErrInvalidValue, change))
+		return c
+	}
+	if c.Target, ok = wire.ParseChangeTarget(target); !ok {
+		r.fail(fmt.Errorf("%w: schema change target %q", ErrInvalidValue, target))
+		return c
+	}
 	switch c.Target {
-	case "KEYSPACE":
-	case "TABLE", "TYPE":
+	case wire.TargetTable, wire.TargetType:
 		c.Name = r.String()
-	case "FUNCTION", "AGGREGATE":
+	case wire.TargetFunction, wire.TargetAggregate:
 		c.Name = r.String()
 		c.Args = r.StringList()
-	default:
-		if r.err == nil {
-			r.fail(fmt.Errorf("%w: schema change target %q", ErrInvalidValue, c.Target))
-		}
 	}
 	return c
 }
@@ -522,7 +489,7 @@ func (m *Event) encode(w *Writer) error {
 		if m.Change == nil {
 			return fmt.Errorf("%w: SCHEMA_CHANGE event without Change", ErrInvalidValue)
 		}
-		return m.Change.encode(w)
+		return encodeSchemaChange(w, m.Change)
 	case "TOPOLOGY_CHANGE", "STATUS_CHANGE":
 		w.String(m.Kind)
 		w.Inet(m.Addr)

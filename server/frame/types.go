@@ -8,39 +8,6 @@ import (
 	"github.com/minicass/minicass/types"
 )
 
-// Consistency is a consistency level as carried by a [consistency] field.
-type Consistency uint16
-
-// The consistency levels of protocol v4. They are part of the wire format.
-const (
-	Any         Consistency = 0x0000
-	One         Consistency = 0x0001
-	Two         Consistency = 0x0002
-	Three       Consistency = 0x0003
-	Quorum      Consistency = 0x0004
-	All         Consistency = 0x0005
-	LocalQuorum Consistency = 0x0006
-	EachQuorum  Consistency = 0x0007
-	Serial      Consistency = 0x0008
-	LocalSerial Consistency = 0x0009
-	LocalOne    Consistency = 0x000A
-)
-
-var consistencyNames = [...]string{
-	"ANY", "ONE", "TWO", "THREE", "QUORUM", "ALL", "LOCAL_QUORUM", "EACH_QUORUM", "SERIAL", "LOCAL_SERIAL", "LOCAL_ONE",
-}
-
-// String returns the CQL name of the level, e.g. "LOCAL_QUORUM".
-func (c Consistency) String() string {
-	if int(c) < len(consistencyNames) {
-		return consistencyNames[c]
-	}
-	return fmt.Sprintf("CONSISTENCY(0x%04x)", uint16(c))
-}
-
-// Valid reports whether c is one of the levels defined by protocol v4.
-func (c Consistency) Valid() bool { return c <= LocalOne }
-
 // DurationClass is the custom type class name under which protocol v4 sends
 // the duration type, which has no v4 type id of its own.
 const DurationClass = "org.apache.cassandra.db.marshal.DurationType"
