@@ -188,13 +188,6 @@ func (s *Session) run(ctx context.Context, pl plan, stmt parser.Statement, p *Pa
 	if err != nil {
 		return nil, err
 	}
-	if res.Kind == ResultSchemaChange {
-		// system_schema and system.local.schema_version follow every
-		// schema change before the statement returns (system_exec.go).
-		if err := s.x.refreshSystemTables(ctx); err != nil {
-			return nil, AsError(err)
-		}
-	}
 	if q.trace != nil {
 		q.trace.finish()
 		res.Trace = q.trace
