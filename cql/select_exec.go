@@ -64,11 +64,6 @@ type readStats struct {
 func (p *selectPlan) exec(ctx context.Context, q *execution) (*Result, error) {
 	r := &selectRun{p: p, q: q}
 	var err error
-	if p.tbl.Keyspace == "system_views" {
-		if err := q.s.x.refreshView(ctx, p.tbl.Name); err != nil {
-			return nil, AsError(err)
-		}
-	}
 	if r.limit, err = evalLimit(q, p.limit, "LIMIT"); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package cql
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -8,14 +9,19 @@ import (
 
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/engine"
+	"github.com/minicass/minicass/partitioner"
 	"github.com/minicass/minicass/types"
 )
 
-// This file is the only place where SELECT talks to the engine's read API.
+// This file is the only place where SELECT talks to the engine's read API,
+// and where it reads the derived system tables instead (system_derived.go).
 
 // readPartition reads one partition: its live static row and the live rows
 // of slices in the plan's order, at most limit rows (0: all).
 func (p *selectPlan) readPartition(ctx context.Context, q *execution, key []byte, slices data.Slices, limit int) (*selPart, error) {
+	if isDerived(p.tbl) {
+		return p.readDerived(q, key, slices, limit)
+	}
 	part, err := q.s.x.eng.ReadPartition(ctx, p.tbl, key, engine.ReadOptions{Slices: slices, Reverse: p.reversed, Limit: limit, Now: q.now.Unix()})
 	if err != nil {
 		return nil, AsError(err)
@@ -148,6 +154,9 @@ func (a *rowArena) clone(b []byte) []byte {
 // gives each partition's slices (skip drops the partition); fn receives each
 // partition and returns true to stop.
 func (p *selectPlan) scan(ctx context.Context, q *execution, tr data.TokenRange, slicesFor func(key []byte) (data.Slices, bool), limit int, fn func(*selPart) (bool, error)) error {
+	if isDerived(p.tbl) {
+		return p.scanDerived(q, tr, slicesFor, limit, fn)
+	}
 	// The scanner finds the partitions in token order; each is then read
 	// with its own slices (the one a page resumes in needs narrower ones).
 	// The scanner's own rows are never pulled, so it reads only what it
@@ -209,4 +218,47 @@ func (p *selectPlan) noteTombstones(q *execution, key []byte, st *engine.ReadSta
 	query := fmt.Sprintf("SELECT * FROM %s WHERE %s LIMIT %d", p.tbl.QualifiedName(), strings.Join(where, " AND "), limit)
 	q.warnings = append(q.warnings, fmt.Sprintf("Read %d live rows and %d tombstone cells for query %s (see tombstone_warn_threshold)",
 		st.RowsReturned, st.TombstonesScanned(), query))
+}
+
+// readDerived is readPartition for a derived system table: the partition is
+// computed, not read from the engine.
+func (p *selectPlan) readDerived(q *execution, key []byte, slices data.Slices, limit int) (*selPart, error) {
+	parts, err := q.s.x.derivedPartitions(p.tbl, key)
+	if err != nil {
+		return nil, AsError(err)
+	}
+	for _, dp := range parts {
+		if bytes.Equal(dp.key, key) {
+			return derivedPart(p.tbl, dp, derivedTimestamp(p.tbl, q.now.UnixMicro()), slices, p.reversed, limit)
+		}
+	}
+	return &selPart{key: key}, nil
+}
+
+// scanDerived is scan for a derived system table: its partitions are
+// computed once, then given to fn in token order as scan gives them.
+func (p *selectPlan) scanDerived(q *execution, tr data.TokenRange, slicesFor func(key []byte) (data.Slices, bool), limit int, fn func(*selPart) (bool, error)) error {
+	parts, err := q.s.x.derivedPartitions(p.tbl, nil)
+	if err != nil {
+		return AsError(err)
+	}
+	ts := derivedTimestamp(p.tbl, q.now.UnixMicro())
+	for _, dp := range parts {
+		if !tr.Contains(int64(partitioner.Murmur3(dp.key))) {
+			continue
+		}
+		sl, skip := slicesFor(dp.key)
+		if skip {
+			continue
+		}
+		part, err := derivedPart(p.tbl, dp, ts, sl, p.reversed, limit)
+		if err != nil {
+			return err
+		}
+		stop, err := fn(part)
+		if err != nil || stop {
+			return err
+		}
+	}
+	return nil
 }

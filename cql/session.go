@@ -204,13 +204,6 @@ func (s *Session) runValues(ctx context.Context, pl plan, stmt fmt.Stringer, val
 	if err != nil {
 		return nil, AsError(err)
 	}
-	if res.Kind == wire.ResultSchemaChange {
-		// system_schema and system.local.schema_version follow every
-		// schema change before the statement returns (system_exec.go).
-		if err := s.x.refreshSystemTables(ctx); err != nil {
-			return nil, AsError(err)
-		}
-	}
 	if q.trace != nil {
 		q.trace.finish()
 		res.Trace = q.trace

@@ -13,21 +13,16 @@ import (
 	"github.com/minicass/minicass/types"
 )
 
-// systemState is the executor's node identity and what it last wrote to
-// the system tables.
+// systemState is the executor's node identity, which system.local shows,
+// and the source of system_views.clients.
 type systemState struct {
 	mu         sync.Mutex
 	hostID     types.UUIDValue
 	rpcAddress net.IP
 	rpcPort    int
 	generation int32
-	// written lists the keyspaces described in system_schema by the last
-	// refresh, so that a dropped keyspace's rows are removed.
-	written map[string]bool
-	// views lists, per table metric view, the partition keys its last
-	// refresh wrote (views.go).
-	views  map[string]map[string]bool
-	booted bool
+	// clients lists a server's connections for system_views.clients.
+	clients func() []ConnectedClient
 }
 
 func newSystemState(now int64) *systemState {
@@ -36,17 +31,16 @@ func newSystemState(now int64) *systemState {
 		rpcAddress: net.IPv4(127, 0, 0, 1),
 		rpcPort:    9042,
 		generation: int32(now),
-		written:    map[string]bool{},
 	}
 }
 
 // HostID returns the node's host id (system.local.host_id).
 func (x *Executor) HostID() types.UUIDValue { return x.sys.hostID }
 
-// Bootstrap creates the system keyspaces and tables that do not exist yet
-// and writes system.local, system_schema.* and system_virtual_schema.*.
-// NewExecutor calls it; calling it again is harmless (it rewrites the
-// contents).
+// Bootstrap creates the system keyspaces and tables that do not exist yet.
+// It writes no rows: system.local, system_schema.*, system_virtual_schema.*
+// and system_views.* are computed when read (system_derived.go). NewExecutor
+// calls it; calling it again is harmless.
 func (x *Executor) Bootstrap(ctx context.Context) error {
 	for _, ks := range systemKeyspaceOrder {
 		if _, ok := x.eng.Keyspace(ks); !ok {
@@ -63,15 +57,13 @@ func (x *Executor) Bootstrap(ctx context.Context) error {
 			}
 		}
 	}
-	x.sys.mu.Lock()
-	x.sys.booted = true
-	x.sys.mu.Unlock()
-	return x.refreshSystemTables(ctx)
+	return nil
 }
 
 // SetNodeAddress sets the address and native protocol port the node is
 // reached at (system.local's rpc_address, broadcast_address, listen_address
-// and rpc_port) and rewrites system.local. The default is 127.0.0.1:9042.
+// and rpc_port), which the next read of system.local shows. The default is
+// 127.0.0.1:9042.
 // Drivers connect to rpc_address, so it must be a real address: an
 // unspecified one (0.0.0.0, ::) is refused.
 func (x *Executor) SetNodeAddress(ctx context.Context, ip net.IP, port int) error {
@@ -81,7 +73,7 @@ func (x *Executor) SetNodeAddress(ctx context.Context, ip net.IP, port int) erro
 	x.sys.mu.Lock()
 	x.sys.rpcAddress, x.sys.rpcPort = ip, port
 	x.sys.mu.Unlock()
-	return x.refreshLocal(ctx)
+	return nil
 }
 
 // NodeAddress returns the address and port set by SetNodeAddress.
@@ -104,62 +96,22 @@ func (x *Executor) currentSchema() schemaSnapshot {
 	return snap
 }
 
-// refreshLocal rewrites system.local only.
-func (x *Executor) refreshLocal(ctx context.Context) error {
+// nodeInfo returns what system.local says about the node now; its schema
+// version is the engine's digest of the current schema.
+func (x *Executor) nodeInfo() nodeInfo {
 	x.sys.mu.Lock()
 	defer x.sys.mu.Unlock()
-	if !x.sys.booted {
-		return nil
-	}
-	n := nodeInfo{
+	return nodeInfo{
 		clusterName: x.opts.ClusterName, dataCenter: x.opts.DataCenter, rack: x.opts.Rack,
 		hostID: x.sys.hostID, schemaVersion: x.eng.SchemaVersion(),
 		rpcAddress: x.sys.rpcAddress, rpcPort: x.sys.rpcPort, gossipGeneration: x.sys.generation,
 		tokens: nodeTokens(x.sys.hostID),
 	}
-	parts := []sysPartition{{table: x.systemTable("system", "local"), key: textV("local"), rows: []sysValues{localRow(n)}}}
-	return x.writeSystemPartitions(ctx, parts)
 }
 
-// refreshSystemTables rewrites system_schema.*, system_virtual_schema.* and
-// system.local from the engine's current schema. The executor calls it
-// after every schema change, before the statement returns, so a driver that
-// reads the schema tables right after its DDL sees the change.
-func (x *Executor) refreshSystemTables(ctx context.Context) error {
-	x.sys.mu.Lock()
-	defer x.sys.mu.Unlock()
-	if !x.sys.booted {
-		return nil
-	}
-	snap := x.currentSchema()
-	present := map[string]bool{}
-	for _, ks := range snap.keyspaces {
-		present[ks.Name] = true
-	}
-	var dropped []string
-	for name := range x.sys.written {
-		if !present[name] {
-			dropped = append(dropped, name)
-		}
-	}
-	sort.Strings(dropped)
-	parts := schemaPartitions(snap, dropped)
-	n := nodeInfo{
-		clusterName: x.opts.ClusterName, dataCenter: x.opts.DataCenter, rack: x.opts.Rack,
-		hostID: x.sys.hostID, schemaVersion: x.eng.SchemaVersion(),
-		rpcAddress: x.sys.rpcAddress, rpcPort: x.sys.rpcPort, gossipGeneration: x.sys.generation,
-		tokens: nodeTokens(x.sys.hostID),
-	}
-	parts = append(parts, sysPartition{table: x.systemTable("system", "local"), key: textV("local"), rows: []sysValues{localRow(n)}})
-	if err := x.writeSystemPartitions(ctx, parts); err != nil {
-		return err
-	}
-	x.sys.written = present
-	return nil
-}
-
-// writeSystemPartitions replaces each partition's content: a partition
-// deletion, then the new rows at a later timestamp.
+// writeSystemPartitions replaces the content of partitions of stored system
+// tables (system_auth): a partition deletion, then the new rows at a later
+// timestamp.
 func (x *Executor) writeSystemPartitions(ctx context.Context, parts []sysPartition) error {
 	delTS := x.eng.NewTimestamp()
 	ts := x.eng.NewTimestamp()

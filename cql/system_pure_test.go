@@ -93,34 +93,42 @@ func TestLocalRowMutation(t *testing.T) {
 
 func TestSchemaPartitions(t *testing.T) {
 	ks := &schema.Keyspace{Name: "ks", DurableWrites: true, Replication: map[string]string{"class": "org.apache.cassandra.locator.SimpleStrategy", "replication_factor": "1"}}
+	empty := &schema.Keyspace{Name: "empty", DurableWrites: true, Replication: ks.Replication}
 	tbl := testTable(t, "ks", "t", "k int pk 0\nc text ck 0 desc\nv counter", schema.DefaultOptions())
-	parts := schemaPartitions(schemaSnapshot{keyspaces: []*schema.Keyspace{ks, systemKeyspaceDef("system_views")}, tables: map[string][]*schema.Table{"ks": {tbl}}}, []string{"gone"})
+	snap := schemaSnapshot{keyspaces: []*schema.Keyspace{empty, ks, systemKeyspaceDef("system_views")}, tables: map[string][]*schema.Table{"ks": {tbl}}}
 	byTable := map[string][]sysPartition{}
-	for _, p := range parts {
-		byTable[p.table.QualifiedName()] = append(byTable[p.table.QualifiedName()], p)
+	for _, st := range systemTables("system_schema") {
+		byTable[st.Name] = schemaPartitions(snap, st.Name)
+		// Every partition turns into valid rows of its table.
+		for _, p := range byTable[st.Name] {
+			for _, r := range p.rows {
+				_, err := systemRow(st, r, 2)
+				require.NoError(t, err, st.QualifiedName())
+			}
+		}
 	}
 	// system_views is virtual: described by system_virtual_schema only.
-	require.Len(t, byTable["system_schema.keyspaces"], 2, "ks and the dropped keyspace")
-	assert.Equal(t, "ks", string(byTable["system_schema.keyspaces"][0].key))
-	assert.Empty(t, byTable["system_schema.keyspaces"][1].rows, "dropped keyspace: emptied")
-	trow := byTable["system_schema.tables"][0].rows[0]
+	require.Len(t, byTable["keyspaces"], 2)
+	assert.Equal(t, "empty", string(byTable["keyspaces"][0].key))
+	assert.Equal(t, "ks", string(byTable["keyspaces"][1].key))
+	require.Len(t, byTable["tables"], 1, "a keyspace without tables has no partition")
+	trow := byTable["tables"][0].rows[0]
 	flags, err := types.DecodeCollection(types.SetOf(types.TextType, true), trow["flags"])
 	require.NoError(t, err)
 	assert.Equal(t, [][]byte{[]byte("compound"), []byte("counter")}, flags)
 	assert.Equal(t, tbl.ID[:], trow["id"])
-	cols := byTable["system_schema.columns"][0].rows
+	cols := byTable["columns"][0].rows
 	require.Len(t, cols, 3)
 	assert.Equal(t, "desc", string(cols[1]["clustering_order"]))
 	assert.Equal(t, "clustering", string(cols[1]["kind"]))
 	assert.Equal(t, intV(0), cols[1]["position"])
 	assert.Equal(t, intV(-1), cols[2]["position"])
 	assert.Equal(t, "counter", string(cols[2]["type"]))
-	// Every partition turns into a valid mutation.
-	for _, p := range parts {
-		_, err := partitionMutation(p, 1, 2, 3)
-		require.NoError(t, err, p.table.QualifiedName())
+	for _, name := range []string{"aggregates", "functions", "triggers", "views", "types", "indexes", "dropped_columns"} {
+		assert.Empty(t, byTable[name], name)
 	}
-	assert.Len(t, byTable["system_virtual_schema.keyspaces"], 2)
+	assert.Len(t, virtualSchemaPartitions("keyspaces"), 2)
+	assert.Len(t, virtualSchemaPartitions("tables"), 2)
 }
 
 func TestParamsOf(t *testing.T) {

@@ -9,7 +9,6 @@ import (
 	"strconv"
 
 	"github.com/minicass/minicass/data"
-	"github.com/minicass/minicass/partitioner"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
 )
@@ -19,7 +18,9 @@ import (
 // are given serialized as a whole and split into cells when written.
 type sysValues map[string][]byte
 
-// sysPartition is the new content of one partition of a system table.
+// sysPartition is the content of one partition of a system table: the
+// rows a derived table shows (system_derived.go), or the new content of a
+// partition of a stored one (roles, traces), whose table is then set.
 type sysPartition struct {
 	table *schema.Table
 	key   []byte
@@ -368,58 +369,78 @@ type schemaSnapshot struct {
 	tables    map[string][]*schema.Table
 }
 
-// schemaPartitions returns the partitions of every system_schema and
-// system_virtual_schema table that describe snap, one per keyspace and
-// table (empty partitions included, so that writing them replaces stale
-// rows). Keyspaces in dropped get empty partitions.
-func schemaPartitions(snap schemaSnapshot, dropped []string) []sysPartition {
-	schemaTables := systemTables("system_schema")
+// schemaTableRows returns the rows of system_schema.name that describe
+// keyspace ks, whose tables are tables. aggregates, functions, triggers and
+// views have none: minicass refuses to create any (ddl_function.go,
+// ddl_trigger.go, ddl_view.go).
+func schemaTableRows(name string, ks *schema.Keyspace, tables []*schema.Table) []sysValues {
+	var out []sysValues
+	switch name {
+	case "keyspaces":
+		out = append(out, keyspaceRow(ks))
+	case "tables":
+		for _, t := range tables {
+			out = append(out, tableRow(t))
+		}
+	case "columns":
+		for _, t := range tables {
+			out = append(out, columnRows(t)...)
+		}
+	case "dropped_columns":
+		for _, t := range tables {
+			out = append(out, droppedColumnRows(t)...)
+		}
+	case "indexes":
+		for _, t := range tables {
+			out = append(out, indexRows(t)...)
+		}
+	case "types":
+		out = typeRows(ks)
+	}
+	return out
+}
+
+// schemaPartitions returns the partitions of system_schema.name that
+// describe snap: one per keyspace that has rows in it, keyed by keyspace
+// name. The virtual keyspaces are described by system_virtual_schema only.
+func schemaPartitions(snap schemaSnapshot, name string) []sysPartition {
 	var parts []sysPartition
 	for _, ks := range snap.keyspaces {
 		if virtualKeyspaces[ks.Name] {
 			continue
 		}
-		byTable := map[string][]sysValues{"keyspaces": {keyspaceRow(ks)}}
-		for _, t := range snap.tables[ks.Name] {
-			byTable["tables"] = append(byTable["tables"], tableRow(t))
-			byTable["columns"] = append(byTable["columns"], columnRows(t)...)
-			byTable["dropped_columns"] = append(byTable["dropped_columns"], droppedColumnRows(t)...)
-			byTable["indexes"] = append(byTable["indexes"], indexRows(t)...)
-		}
-		byTable["types"] = typeRows(ks)
-		for _, st := range schemaTables {
-			parts = append(parts, sysPartition{table: st, key: textV(ks.Name), rows: byTable[st.Name]})
+		if rows := schemaTableRows(name, ks, snap.tables[ks.Name]); len(rows) > 0 {
+			parts = append(parts, sysPartition{key: textV(ks.Name), rows: rows})
 		}
 	}
-	for _, name := range dropped {
-		for _, st := range schemaTables {
-			parts = append(parts, sysPartition{table: st, key: textV(name)})
-		}
-	}
-	// system_virtual_schema describes the virtual keyspaces.
-	var vks, vtables, vcols *schema.Table
-	for _, t := range systemTables("system_virtual_schema") {
-		switch t.Name {
-		case "keyspaces":
-			vks = t
-		case "tables":
-			vtables = t
-		case "columns":
-			vcols = t
-		}
-	}
-	for _, name := range systemKeyspaceOrder {
-		if !virtualKeyspaces[name] {
+	return parts
+}
+
+// virtualSchemaPartitions returns the partitions of
+// system_virtual_schema.name (keyspaces, tables or columns), which describe
+// the virtual keyspaces: one per virtual keyspace, keyed by its name.
+func virtualSchemaPartitions(name string) []sysPartition {
+	var parts []sysPartition
+	for _, ks := range systemKeyspaceOrder {
+		if !virtualKeyspaces[ks] {
 			continue
 		}
-		parts = append(parts, sysPartition{table: vks, key: textV(name), rows: []sysValues{{"keyspace_name": textV(name)}}})
-		var trows, crows []sysValues
-		for _, t := range systemTables(name) {
-			trows = append(trows, sysValues{"keyspace_name": textV(name), "table_name": textV(t.Name), "comment": textV(t.Options.Comment)})
-			crows = append(crows, columnRows(t)...)
+		var rows []sysValues
+		switch name {
+		case "keyspaces":
+			rows = []sysValues{{"keyspace_name": textV(ks)}}
+		case "tables":
+			for _, t := range systemTables(ks) {
+				rows = append(rows, sysValues{"keyspace_name": textV(ks), "table_name": textV(t.Name), "comment": textV(t.Options.Comment)})
+			}
+		case "columns":
+			for _, t := range systemTables(ks) {
+				rows = append(rows, columnRows(t)...)
+			}
 		}
-		parts = append(parts, sysPartition{table: vtables, key: textV(name), rows: trows},
-			sysPartition{table: vcols, key: textV(name), rows: crows})
+		if len(rows) > 0 {
+			parts = append(parts, sysPartition{key: textV(ks), rows: rows})
+		}
 	}
 	return parts
 }
@@ -494,46 +515,58 @@ func nodeTokens(hostID types.UUIDValue) []string {
 	return out
 }
 
-// partitionMutation turns the new content of a system table partition into
-// a mutation that replaces it: a partition deletion at delTS, then rows
-// written at ts (> delTS) with a primary-key liveness record, as INSERT
-// writes them. now is the write time in seconds.
+// partitionMutation turns the new content of a stored system table
+// partition (system_auth, system_traces) into a mutation that replaces it:
+// a partition deletion at delTS, then rows written at ts (> delTS) with a
+// primary-key liveness record, as INSERT writes them. now is the write time
+// in seconds.
 func partitionMutation(p sysPartition, delTS, ts, now int64) (*data.Mutation, error) {
 	t := p.table
 	m := &data.Mutation{Table: t.ID, Key: p.key, PartitionDeletion: data.DeletionTime{MarkedForDeleteAt: delTS, LocalDeletionTime: now}}
 	for _, r := range p.rows {
-		var ck [][]byte
-		for _, c := range t.ClusteringColumns() {
-			v := r[c.Name]
-			if v == nil {
-				return nil, fmt.Errorf("cql: system row of %s lacks clustering column %s", t.QualifiedName(), c.Name)
-			}
-			ck = append(ck, v)
-		}
-		clustering, err := types.EncodeClustering(t.ClusteringTypes(), ck)
+		row, err := systemRow(t, r, ts)
 		if err != nil {
 			return nil, err
 		}
-		row := data.NewRow(clustering)
-		row.Liveness = data.LivenessInfo{Timestamp: ts, ExpiresAt: data.NoDeletionTime}
-		for _, c := range t.Columns {
-			if c.Kind == schema.PartitionKey || c.Kind == schema.Clustering {
-				continue
-			}
-			v, ok := r[c.Name]
-			if !ok || v == nil {
-				continue
-			}
-			cells, err := systemCells(c, v, ts)
-			if err != nil {
-				return nil, fmt.Errorf("cql: system row of %s, column %s: %w", t.QualifiedName(), c.Name, err)
-			}
-			row.Cells = append(row.Cells, cells...)
-		}
-		sort.Slice(row.Cells, func(i, j int) bool { return data.CompareID(&row.Cells[i], &row.Cells[j]) < 0 })
 		m.Rows = append(m.Rows, row)
 	}
 	return m, nil
+}
+
+// systemRow turns row r of system table t into a live row whose liveness
+// record and cells carry timestamp ts, as INSERT writes them. The cells are
+// sorted as the storage model orders them.
+func systemRow(t *schema.Table, r sysValues, ts int64) (data.Row, error) {
+	var ck [][]byte
+	for _, c := range t.ClusteringColumns() {
+		v := r[c.Name]
+		if v == nil {
+			return data.Row{}, fmt.Errorf("cql: system row of %s lacks clustering column %s", t.QualifiedName(), c.Name)
+		}
+		ck = append(ck, v)
+	}
+	clustering, err := types.EncodeClustering(t.ClusteringTypes(), ck)
+	if err != nil {
+		return data.Row{}, err
+	}
+	row := data.NewRow(clustering)
+	row.Liveness = data.LivenessInfo{Timestamp: ts, ExpiresAt: data.NoDeletionTime}
+	for _, c := range t.Columns {
+		if c.Kind == schema.PartitionKey || c.Kind == schema.Clustering {
+			continue
+		}
+		v, ok := r[c.Name]
+		if !ok || v == nil {
+			continue
+		}
+		cells, err := systemCells(c, v, ts)
+		if err != nil {
+			return data.Row{}, fmt.Errorf("cql: system row of %s, column %s: %w", t.QualifiedName(), c.Name, err)
+		}
+		row.Cells = append(row.Cells, cells...)
+	}
+	sort.Slice(row.Cells, func(i, j int) bool { return data.CompareID(&row.Cells[i], &row.Cells[j]) < 0 })
+	return row, nil
 }
 
 // systemCells returns the cells of value v of column c: one cell, or one
@@ -563,17 +596,4 @@ func systemCells(c *schema.Column, v []byte, ts int64) ([]data.Cell, error) {
 		return nil, fmt.Errorf("cql: non-frozen %s is not supported in system tables", c.Type)
 	}
 	return out, nil
-}
-
-// partitionKeyOfValues returns the partition key of row r of table t.
-func partitionKeyOfValues(t *schema.Table, r sysValues) ([]byte, error) {
-	pk := t.PartitionKey()
-	if len(pk) == 1 {
-		return r[pk[0].Name], nil
-	}
-	parts := make([][]byte, len(pk))
-	for i, c := range pk {
-		parts[i] = r[c.Name]
-	}
-	return partitioner.CompositeKey(parts)
 }

@@ -14,13 +14,14 @@ import (
 
 // System keyspaces and tables.
 //
-// minicass serves Cassandra 4.1's system keyspaces as ordinary engine tables
-// with Cassandra's exact names, column types and primary keys (from
+// minicass serves Cassandra 4.1's system keyspaces as engine tables with
+// Cassandra's exact names, column types and primary keys (from
 // db/SystemKeyspace.java, schema/SchemaKeyspace.java, auth/AuthKeyspace.java,
 // repair/SystemDistributedKeyspace.java, tracing/TraceKeyspace.java and
-// db/virtual/*). The executor creates them in Bootstrap and writes their
-// contents (system.local, system_schema.*, system_virtual_schema.*) with
-// ordinary mutations, so every driver query on them goes through the normal
+// db/virtual/*). The executor creates them in Bootstrap. system.local,
+// system_schema.*, system_virtual_schema.* and system_views.* are derived:
+// their rows are computed when a SELECT reads them (system_derived.go), the
+// others are stored. Every driver query on them goes through the normal
 // SELECT path: WHERE keyspace_name = ?, paging, bound values all work.
 //
 // system_views and system_virtual_schema are virtual keyspaces in Cassandra:

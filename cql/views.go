@@ -1,18 +1,20 @@
 package cql
 
 import (
-	"context"
 	"encoding/binary"
 	"math"
-	"sort"
+	"net"
 
 	"github.com/minicass/minicass/engine"
 	"github.com/minicass/minicass/partitioner"
 )
 
-// Cassandra 4.1's table metric virtual tables (db/virtual/TableMetricTables),
-// computed when a SELECT reads them: one row per table of every keyspace
-// but the virtual ones, keyed by (keyspace_name, table_name).
+// The tables of system_views, computed when a SELECT reads them
+// (system_derived.go).
+//
+// Cassandra 4.1's table metric virtual tables (db/virtual/TableMetricTables)
+// have one row per table of every keyspace but the virtual ones, keyed by
+// (keyspace_name, table_name):
 //
 //   - disk_usage: the SSTables' bytes on disk, live and obsolete not yet
 //     deleted, in MiB rounded up (memtables do not count);
@@ -22,8 +24,9 @@ import (
 //     tombstones each read met: count of reads, and the median, 99th
 //     percentile and maximum over the last minutes (engine.ReadHistogram).
 //
-// Each refresh rewrites the view's partitions and deletes those of tables
-// that no longer exist.
+// clients (db/virtual/ClientsTable) lists the connections of the server the
+// executor serves (SetClients): a partition per client address, a row per
+// port. settings is empty.
 
 // viewRows computes, per table metric view, the row of one table.
 var viewRows = map[string]func(st engine.TableStats) sysValues{
@@ -45,21 +48,18 @@ func histogramValues(h engine.ReadHistogram) sysValues {
 		"p50th": doubleV(float64(h.P50)), "p99th": doubleV(float64(h.P99)), "max": doubleV(float64(h.Max))}
 }
 
-// refreshView rewrites system_views.name if it is a table metric view.
-func (x *Executor) refreshView(ctx context.Context, name string) error {
+// viewPartitions returns the partitions of system_views.name: those of a
+// table metric view, or of clients; none for a view minicass leaves empty.
+func (x *Executor) viewPartitions(name string) ([]sysPartition, error) {
+	if name == "clients" {
+		return x.clientPartitions(), nil
+	}
 	row, ok := viewRows[name]
 	if !ok {
-		return nil
-	}
-	tbl, ok := x.eng.Table("system_views", name)
-	if !ok {
-		return nil
+		return nil, nil
 	}
 	var parts []sysPartition
-	keys := map[string]bool{}
-	kss := x.eng.Keyspaces()
-	sort.Slice(kss, func(i, j int) bool { return kss[i].Name < kss[j].Name })
-	for _, ks := range kss {
+	for _, ks := range x.eng.Keyspaces() {
 		if virtualKeyspaces[ks.Name] {
 			continue
 		}
@@ -70,22 +70,79 @@ func (x *Executor) refreshView(ctx context.Context, name string) error {
 			}
 			key, err := partitioner.CompositeKey([][]byte{textV(ks.Name), textV(t.Name)})
 			if err != nil {
-				return err
+				return nil, err
 			}
-			keys[string(key)] = true
-			parts = append(parts, sysPartition{table: tbl, key: key, rows: []sysValues{row(st)}})
+			parts = append(parts, sysPartition{key: key, rows: []sysValues{row(st)}})
 		}
 	}
-	x.sys.mu.Lock()
-	defer x.sys.mu.Unlock()
-	for old := range x.sys.views[name] {
-		if !keys[old] {
-			parts = append(parts, sysPartition{table: tbl, key: []byte(old)})
-		}
-	}
-	if x.sys.views == nil {
-		x.sys.views = map[string]map[string]bool{}
-	}
-	x.sys.views[name] = keys
-	return x.writeSystemPartitions(ctx, parts)
+	return parts, nil
 }
+
+// ConnectedClient is a connection of a server on the executor, for
+// system_views.clients (Cassandra's ConnectedClient).
+type ConnectedClient struct {
+	Address net.IP
+	Port    int
+	// Hostname is the address as text (Cassandra does not resolve it).
+	Hostname string
+	// Username is the logged-in user ("anonymous" without
+	// authentication), empty while authenticating.
+	Username string
+	// Stage is "established", "authenticating" or "ready".
+	Stage           string
+	ProtocolVersion int
+	// Options are the STARTUP options; DRIVER_NAME and DRIVER_VERSION
+	// also fill their own columns.
+	Options  map[string]string
+	Requests int64
+}
+
+// SetClients gives the executor the function that lists the connected
+// clients of a server, which system_views.clients shows; it is called each
+// time the table is read. Without it the table is empty.
+func (x *Executor) SetClients(clients func() []ConnectedClient) {
+	x.sys.mu.Lock()
+	x.sys.clients = clients
+	x.sys.mu.Unlock()
+}
+
+// clientPartitions returns the partitions of system_views.clients
+// (ClientsTable.data): a partition per address, a row per port.
+func (x *Executor) clientPartitions() []sysPartition {
+	x.sys.mu.Lock()
+	clients := x.sys.clients
+	x.sys.mu.Unlock()
+	if clients == nil {
+		return nil
+	}
+	byAddr := map[string]int{}
+	var parts []sysPartition
+	for _, c := range clients() {
+		key := inetV(c.Address)
+		i, ok := byAddr[string(key)]
+		if !ok {
+			i = len(parts)
+			byAddr[string(key)] = i
+			parts = append(parts, sysPartition{key: key})
+		}
+		row := sysValues{"address": key, "port": intV(int32(c.Port)), "hostname": textV(c.Hostname),
+			"connection_stage": textV(c.Stage), "protocol_version": intV(int32(c.ProtocolVersion)),
+			"request_count": bigintV(c.Requests), "ssl_enabled": boolV(false)}
+		if c.Username != "" {
+			row["username"] = textV(c.Username)
+		}
+		if c.Options != nil {
+			row["client_options"] = textMapV(c.Options)
+		}
+		if v, ok := c.Options["DRIVER_NAME"]; ok {
+			row["driver_name"] = textV(v)
+		}
+		if v, ok := c.Options["DRIVER_VERSION"]; ok {
+			row["driver_version"] = textV(v)
+		}
+		parts[i].rows = append(parts[i].rows, row)
+	}
+	return parts
+}
+
+func bigintV(n int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(n)) }

@@ -426,3 +426,40 @@ func TestGocqlSchemaChangeReprepares(t *testing.T) {
 		})
 	}
 }
+
+// TestGocqlClientsView reads system_views.clients through gocql: its own
+// connections (the control connection and the pool) are there, ready, with
+// the driver's STARTUP options and the user they logged in as.
+func TestGocqlClientsView(t *testing.T) {
+	srv, err := RunOptions(Options{Auth: map[string]string{"cassandra": "cassandra"}})
+	require.NoError(t, err)
+	t.Cleanup(func() { srv.Close() })
+	cluster := gocql.NewCluster(srv.Host())
+	cluster.Port = srv.Port()
+	cluster.ProtoVersion = 4
+	cluster.Timeout = 5 * time.Second
+	cluster.Authenticator = gocql.PasswordAuthenticator{Username: "cassandra", Password: "cassandra"}
+	sess, err := cluster.CreateSession()
+	require.NoError(t, err)
+	defer sess.Close()
+
+	iter := sess.Query("SELECT address, port, username, connection_stage, protocol_version, request_count, client_options FROM system_views.clients").Iter()
+	var addr string
+	var port, version int
+	var user, stage string
+	var requests int64
+	var opts map[string]string
+	n := 0
+	for iter.Scan(&addr, &port, &user, &stage, &version, &requests, &opts) {
+		n++
+		assert.Equal(t, "127.0.0.1", addr)
+		assert.NotZero(t, port)
+		assert.Equal(t, "cassandra", user)
+		assert.Equal(t, "ready", stage)
+		assert.Equal(t, 4, version)
+		assert.Positive(t, requests, "STARTUP and AUTH_RESPONSE at least")
+		assert.NotEmpty(t, opts["CQL_VERSION"], "%v", opts)
+	}
+	require.NoError(t, iter.Close())
+	assert.GreaterOrEqual(t, n, 2, "the control connection and at least one pool connection")
+}

@@ -147,6 +147,7 @@ func RunOptions(opts Options) (*Server, error) {
 		sopts.Authenticator = backend
 	}
 	srv := server.New(backend, sopts)
+	cqlbackend.ReportClients(db.Executor(), srv)
 	s := &Server{db: db, srv: srv, addr: l.Addr().(*net.TCPAddr), clock: clock, done: make(chan error, 1)}
 	go func() { s.done <- srv.Serve(l) }()
 	return s, nil

@@ -72,6 +72,13 @@ type conn struct {
 
 	schemaEvents atomic.Bool
 
+	// What Clients reports: the handshake stage and user, set by the read
+	// loop under infoMu, and the requests received.
+	infoMu   sync.Mutex
+	stage    connState
+	user     string
+	requests atomic.Int64
+
 	wmu      sync.Mutex
 	wcond    sync.Cond // signalled (with wmu) when a write syscall ends
 	wbuf     []byte    // encoded responses waiting to be written
@@ -283,6 +290,7 @@ func appendErrorBody(e *Error) []byte {
 // dispatch handles one decoded request according to the handshake state.
 func (c *conn) dispatch(stream int16, m frame.Message) error {
 	op := m.Opcode()
+	c.requests.Add(1)
 	switch c.state {
 	case stateUninitialized:
 		if op != frame.OpStartup && op != frame.OpOptions {
@@ -405,11 +413,13 @@ func (c *conn) handleStartup(stream int16, m *frame.Startup) {
 			return
 		}
 	}
-	c.startup = opts
 	c.inCompress = compress
 	var reply frame.Message = &frame.Ready{}
+	c.infoMu.Lock()
+	c.startup = opts
+	c.infoMu.Unlock()
 	if c.srv.opts.Authenticator != nil {
-		c.state = stateAuthentication
+		c.setState(stateAuthentication, "")
 		reply = &frame.Authenticate{Authenticator: PasswordAuthenticator}
 	} else {
 		c.becomeReady("")
@@ -435,8 +445,16 @@ func cqlMajor(v string) (int, error) {
 	return strconv.Atoi(parts[0])
 }
 
+// setState moves the handshake on, recording it for Clients.
+func (c *conn) setState(st connState, user string) {
+	c.state = st
+	c.infoMu.Lock()
+	c.stage, c.user = st, user
+	c.infoMu.Unlock()
+}
+
 func (c *conn) becomeReady(user string) {
-	c.state = stateReady
+	c.setState(stateReady, user)
 	c.session = c.srv.backend.NewSession(c.ctx, ConnInfo{RemoteAddr: c.nc.RemoteAddr(), User: user, Options: c.startup})
 }
 

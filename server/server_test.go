@@ -747,3 +747,36 @@ func BenchmarkQueryRoundTrip(b *testing.B) {
 		}
 	}
 }
+
+// TestClients lists connections through their handshake: established
+// before STARTUP, authenticating, then ready with the user and the STARTUP
+// options, with the requests counted.
+func TestClients(t *testing.T) {
+	srv := start(t, newFake(), server.Options{Authenticator: server.Passwords{"cassandra": "secret"}})
+	c := dial(t, srv)
+	stageOf := func() server.Client {
+		t.Helper()
+		var cl server.Client
+		require.Eventually(t, func() bool {
+			cls := srv.Clients()
+			if len(cls) != 1 {
+				return false
+			}
+			cl = cls[0]
+			return true
+		}, 5*time.Second, time.Millisecond)
+		return cl
+	}
+	assert.Equal(t, "established", stageOf().Stage)
+	c.roundTrip(0, &frame.Startup{Options: map[string]string{"CQL_VERSION": "3.0.0", "DRIVER_NAME": "test"}})
+	cl := stageOf()
+	assert.Equal(t, "authenticating", cl.Stage)
+	assert.Equal(t, "", cl.User)
+	assert.Equal(t, "test", cl.Options["DRIVER_NAME"])
+	c.roundTrip(1, &frame.AuthResponse{Token: []byte("\x00cassandra\x00secret")})
+	cl = stageOf()
+	assert.Equal(t, "ready", cl.Stage)
+	assert.Equal(t, "cassandra", cl.User)
+	assert.Equal(t, int64(2), cl.Requests)
+	assert.Equal(t, 4, cl.ProtocolVersion)
+}

@@ -109,6 +109,16 @@ test('tracing: the trace id in the response leads to system_traces', async () =>
   assert.ok(activities.includes('Returned 1 rows'), activities.join('; '));
 });
 
+test('system_views.clients lists the driver\'s connections', async () => {
+  const rs = await client.execute('SELECT username, driver_name, connection_stage FROM system_views.clients');
+  assert.ok(rs.rows.length > 0);
+  rs.rows.forEach((r) => {
+    assert.strictEqual(r.username, 'anonymous');
+    assert.strictEqual(r.connection_stage, 'ready');
+  });
+  assert.ok(rs.rows.some((r) => /Node\.js/.test(r.driver_name || '')), rs.rows.map((r) => r.driver_name).join(','));
+});
+
 test('errors carry Cassandra codes', async () => {
   await assert.rejects(client.execute(`SELECT * FROM ${ks}.nope`), (err) => {
     assert.strictEqual(err.code, cassandra.types.responseErrorCodes.invalid);

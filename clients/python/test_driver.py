@@ -113,6 +113,16 @@ class DriverSuite(unittest.TestCase):
         self.assertTrue(any(a.startswith("Read partition") for a in activities), activities)
         self.assertIn("Returned 1 rows", activities)
 
+    def test_clients_view(self):
+        # The driver's own connections, anonymous (no authentication), with
+        # the name it sends in STARTUP.
+        rows = list(self.session.execute("SELECT username, driver_name, connection_stage FROM system_views.clients"))
+        self.assertTrue(rows)
+        for r in rows:
+            self.assertEqual(r.username, "anonymous")
+            self.assertEqual(r.connection_stage, "ready")
+        self.assertIn("DataStax Python Driver", {r.driver_name for r in rows})
+
     def test_errors(self):
         with self.assertRaises(InvalidRequest) as cm:
             self.session.execute("SELECT * FROM nope")

@@ -101,6 +101,7 @@ func serveMain(ctx context.Context, args []string, io stdio, ready chan<- net.Ad
 		opts.Authenticator = backend
 	}
 	srv := server.New(backend, opts)
+	cqlbackend.ReportClients(db.Executor(), srv)
 	where := "in memory"
 	if *dir != "" {
 		where = "data in " + *dir

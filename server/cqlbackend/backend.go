@@ -54,6 +54,24 @@ func (b *Backend) Authenticate(ctx context.Context, user, password string) error
 	return b.x.Authenticate(ctx, user, password)
 }
 
+// ReportClients makes the connections of srv the rows of x's
+// system_views.clients.
+func ReportClients(x *cql.Executor, srv *server.Server) {
+	x.SetClients(func() []cql.ConnectedClient {
+		clients := srv.Clients()
+		out := make([]cql.ConnectedClient, 0, len(clients))
+		for _, c := range clients {
+			cc := cql.ConnectedClient{Username: c.User, Stage: c.Stage, ProtocolVersion: c.ProtocolVersion,
+				Options: c.Options, Requests: c.Requests}
+			if tcp, ok := c.Addr.(*net.TCPAddr); ok {
+				cc.Address, cc.Port, cc.Hostname = tcp.IP, tcp.Port, tcp.IP.String()
+			}
+			out = append(out, cc)
+		}
+		return out
+	})
+}
+
 // Announce tells x the address clients reach it at (the listener's
 // address), for system.local's rpc_address, broadcast_address and rpc_port.
 // An unspecified address (0.0.0.0 or ::) is announced as 127.0.0.1, since

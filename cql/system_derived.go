@@ -1,0 +1,131 @@
+package cql
+
+import (
+	"bytes"
+	"sort"
+
+	"github.com/minicass/minicass/data"
+	"github.com/minicass/minicass/partitioner"
+	"github.com/minicass/minicass/schema"
+)
+
+// Derived system tables.
+//
+// system_schema.*, system_virtual_schema.*, system_views.* and system.local
+// hold nothing: their rows are computed from the engine's current schema,
+// its table statistics, the node's identity and the server's connections
+// each time a SELECT reads them, as Cassandra computes its virtual tables
+// (AbstractVirtualTable.select). The engine knows the tables (Bootstrap
+// creates them, with the definitions of system_tables.go) but never
+// receives a write for them, so a schema change writes nothing derived to
+// the commit log and costs the same however many tables exist.
+//
+// The SELECT pipeline reads these partitions through the same two calls as
+// any other (selectPlan.readPartition and scan, select_read.go): they are
+// built in memory, ordered as the engine orders partitions (by token, then
+// key) and rows (by clustering), and restricted to the requested slices, so
+// restrictions, filtering, ORDER BY, paging, aggregates and JSON work on
+// them unchanged.
+//
+// Cells have the timestamp Cassandra would show. A virtual table's cells
+// (system_views, system_virtual_schema) are built at the time of the read,
+// and Cassandra stamps them with that time in milliseconds
+// (AbstractVirtualTable.select's currentTimeMillis), not microseconds.
+// system_schema and system.local are stored tables in Cassandra, whose cells
+// carry the microsecond timestamp of the write that made them; minicass has
+// no such write and gives the time of the read, in microseconds
+// (docs/compatibility.md).
+
+// isDerived reports whether the rows of tbl are computed when read.
+func isDerived(tbl *schema.Table) bool {
+	switch tbl.Keyspace {
+	case "system_schema", "system_virtual_schema", "system_views":
+		return true
+	case "system":
+		return tbl.Name == "local"
+	}
+	return false
+}
+
+// derivedTimestamp returns the timestamp of the cells of derived table tbl
+// read at nowMicros (microseconds since the epoch).
+func derivedTimestamp(tbl *schema.Table, nowMicros int64) int64 {
+	if virtualKeyspaces[tbl.Keyspace] {
+		return nowMicros / 1000
+	}
+	return nowMicros
+}
+
+// derivedPartitions returns the partitions of derived table tbl as they are
+// now, in the engine's partition order, without empty ones. When key is not
+// nil only the partition of that key is wanted: the result may then hold
+// others, but a system_schema table computes only that keyspace.
+func (x *Executor) derivedPartitions(tbl *schema.Table, key []byte) ([]sysPartition, error) {
+	var parts []sysPartition
+	switch tbl.Keyspace {
+	case "system_schema":
+		parts = schemaPartitions(x.schemaOf(key), tbl.Name)
+	case "system_virtual_schema":
+		parts = virtualSchemaPartitions(tbl.Name)
+	case "system_views":
+		var err error
+		if parts, err = x.viewPartitions(tbl.Name); err != nil {
+			return nil, err
+		}
+	case "system":
+		if tbl.Name == "local" {
+			parts = []sysPartition{{key: textV("local"), rows: []sysValues{localRow(x.nodeInfo())}}}
+		}
+	}
+	out := parts[:0]
+	for _, p := range parts {
+		if len(p.rows) > 0 {
+			out = append(out, p)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		return data.ComparePartitions(int64(partitioner.Murmur3(out[i].key)), out[i].key, int64(partitioner.Murmur3(out[j].key)), out[j].key) < 0
+	})
+	return out, nil
+}
+
+// schemaOf returns the schema system_schema describes: every keyspace, or
+// only the keyspace named by key when key is not nil (none if it does not
+// exist).
+func (x *Executor) schemaOf(key []byte) schemaSnapshot {
+	if key == nil {
+		return x.currentSchema()
+	}
+	ks, ok := x.eng.Keyspace(string(key))
+	if !ok {
+		return schemaSnapshot{}
+	}
+	return schemaSnapshot{keyspaces: []*schema.Keyspace{ks}, tables: map[string][]*schema.Table{ks.Name: x.eng.Tables(ks.Name)}}
+}
+
+// derivedPart builds the selPart of derived partition p of tbl: its rows in
+// clustering order (reversed if reverse) that lie in slices, at most limit
+// of them (0: all), with cells stamped ts.
+func derivedPart(tbl *schema.Table, p sysPartition, ts int64, slices data.Slices, reverse bool, limit int) (*selPart, error) {
+	sp := &selPart{key: p.key}
+	for _, v := range p.rows {
+		row, err := systemRow(tbl, v, ts)
+		if err != nil {
+			return nil, err
+		}
+		if slices.Contains(row.Clustering) {
+			sp.rows = append(sp.rows, row)
+		}
+	}
+	sort.SliceStable(sp.rows, func(i, j int) bool {
+		c := bytes.Compare(sp.rows[i].Clustering, sp.rows[j].Clustering)
+		if reverse {
+			return c > 0
+		}
+		return c < 0
+	})
+	if limit > 0 && len(sp.rows) > limit {
+		sp.rows = sp.rows[:limit]
+	}
+	return sp, nil
+}
