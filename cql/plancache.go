@@ -78,8 +78,12 @@ func (c *planCache) get(id []byte) *Prepared {
 // getText returns the statement prepared in keyspace ks with text query, or
 // nil.
 func (c *planCache) getText(ks, query string) *Prepared {
+	// The key is built on the stack for short texts, and a lookup by
+	// string(bytes) does not allocate.
+	var buf [256]byte
+	key := append(append(append(buf[:0], ks...), 0), query...)
 	c.mu.RLock()
-	p := c.byText[textKey(ks, query)]
+	p := c.byText[string(key)]
 	c.mu.RUnlock()
 	if p != nil {
 		p.used.Store(true)
