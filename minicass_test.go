@@ -176,13 +176,21 @@ func TestConcurrentUse(t *testing.T) {
 	assert.Equal(t, int64(200), n)
 }
 
-func BenchmarkInsertPrepared(b *testing.B) {
+// benchTable opens an in-memory DB with table ks.t (k int, c int, v text,
+// PRIMARY KEY (k, c)), closed when the benchmark ends.
+func benchTable(b *testing.B) (*DB, context.Context) {
+	b.Helper()
 	db, err := Open(Options{})
 	require.NoError(b, err)
-	defer db.Close()
+	b.Cleanup(func() { db.Close() })
 	ctx := context.Background()
 	require.NoError(b, db.Exec(ctx, `CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`))
 	require.NoError(b, db.Exec(ctx, `CREATE TABLE ks.t (k int, c int, v text, PRIMARY KEY (k, c))`))
+	return db, ctx
+}
+
+func BenchmarkInsertPrepared(b *testing.B) {
+	db, ctx := benchTable(b)
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
@@ -194,12 +202,7 @@ func BenchmarkInsertPrepared(b *testing.B) {
 }
 
 func BenchmarkQueryScan(b *testing.B) {
-	db, err := Open(Options{})
-	require.NoError(b, err)
-	defer db.Close()
-	ctx := context.Background()
-	require.NoError(b, db.Exec(ctx, `CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`))
-	require.NoError(b, db.Exec(ctx, `CREATE TABLE ks.t (k int, c int, v text, PRIMARY KEY (k, c))`))
+	db, ctx := benchTable(b)
 	for c := range 100 {
 		require.NoError(b, db.Exec(ctx, "INSERT INTO ks.t (k, c, v) VALUES (?, ?, ?)", 1, c, "value"))
 	}
@@ -346,12 +349,7 @@ func TestUserTypeValues(t *testing.T) {
 // BenchmarkQueryPoint reads one row by its primary key with bind values,
 // the Go API's prepared point SELECT.
 func BenchmarkQueryPoint(b *testing.B) {
-	db, err := Open(Options{})
-	require.NoError(b, err)
-	defer db.Close()
-	ctx := context.Background()
-	require.NoError(b, db.Exec(ctx, `CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`))
-	require.NoError(b, db.Exec(ctx, `CREATE TABLE ks.t (k int, c int, v text, PRIMARY KEY (k, c))`))
+	db, ctx := benchTable(b)
 	for k := range 100 {
 		require.NoError(b, db.Exec(ctx, "INSERT INTO ks.t (k, c, v) VALUES (?, ?, ?)", k, 1, "value"))
 	}
