@@ -203,11 +203,12 @@ func New(src string) Lexer { return Lexer{src: src, line: 1} }
 // On an error Next still returns what it read and moves past it, so a
 // caller may go on: an unknown character comes as an Invalid token, an empty
 // quoted name "" as a QuotedName token. When the input ends inside a string,
-// a quoted name or a comment (Error.Incomplete) the lexer is at the end and
-// the token is EOF.
+// a quoted name or a comment (Error.Incomplete) the token is Invalid and
+// holds the rest of the input from where the unfinished one starts; the
+// lexer is then at the end.
 func (l *Lexer) Next() (Token, *Error) {
-	if err := l.skipSpace(); err != nil {
-		return l.eof(), err
+	if tok, err := l.skipSpace(); err != nil {
+		return tok, err
 	}
 	tok := Token{Pos: l.pos, Line: l.line, Col: l.col}
 	if l.pos >= len(l.src) {
@@ -224,8 +225,7 @@ func (l *Lexer) Next() (Token, *Error) {
 	case c == '$' && l.peekByte(1) == '$':
 		close := strings.Index(l.src[start+2:], "$$")
 		if close < 0 {
-			l.advance(len(l.src))
-			return l.eof(), l.incomplete("mismatched character '<EOF>' expecting '$'")
+			return l.incomplete(start, "mismatched character '<EOF>' expecting '$'")
 		}
 		end = start + 2 + close + 2
 		tok.Kind, tok.Text, tok.Val = String, l.src[start:end], l.src[start+2:end-2]
@@ -269,8 +269,13 @@ func (l *Lexer) eof() Token {
 	return Token{Kind: EOF, Text: "<EOF>", Pos: l.pos, Line: l.line, Col: l.col}
 }
 
-func (l *Lexer) incomplete(msg string) *Error {
-	return &Error{Line: l.line, Col: l.col, Msg: msg, Incomplete: true}
+// incomplete returns the Invalid token from byte offset start to the end of
+// the input, which ends inside a token or comment, and ANTLR's error at the
+// end of the input.
+func (l *Lexer) incomplete(start int, msg string) (Token, *Error) {
+	tok := Token{Kind: Invalid, Text: l.src[start:], Val: l.src[start:], Pos: start, Line: l.line, Col: l.col}
+	l.advance(len(l.src))
+	return tok, &Error{Line: l.line, Col: l.col, Msg: msg, Incomplete: true}
 }
 
 // advance moves the cursor to byte offset end, keeping line and column.
@@ -297,8 +302,9 @@ func charDisplay(src string, at int) string {
 	return "'" + string(r) + "'"
 }
 
-// skipSpace skips whitespace and comments.
-func (l *Lexer) skipSpace() *Error {
+// skipSpace skips whitespace and comments. It returns an error, and the
+// unfinished comment as an Invalid token, when a comment is not closed.
+func (l *Lexer) skipSpace() (Token, *Error) {
 	for l.pos < len(l.src) {
 		c := l.src[l.pos]
 		switch {
@@ -314,15 +320,14 @@ func (l *Lexer) skipSpace() *Error {
 		case c == '/' && l.peekByte(1) == '*':
 			end := strings.Index(l.src[l.pos+2:], "*/")
 			if end < 0 {
-				l.advance(len(l.src))
-				return l.incomplete("mismatched character '<EOF>' expecting '*'")
+				return l.incomplete(l.pos, "mismatched character '<EOF>' expecting '*'")
 			}
 			l.advance(l.pos + 2 + end + 2)
 		default:
-			return nil
+			return Token{}, nil
 		}
 	}
-	return nil
+	return Token{}, nil
 }
 
 func (l *Lexer) peekByte(off int) byte {
@@ -349,8 +354,7 @@ func (l *Lexer) quoted(tok Token, q byte, kind Kind) (Token, *Error) {
 	for {
 		j := strings.IndexByte(l.src[i:], q)
 		if j < 0 {
-			l.advance(len(l.src))
-			return l.eof(), l.incomplete(fmt.Sprintf("mismatched character '<EOF>' expecting '%c'", q))
+			return l.incomplete(start, fmt.Sprintf("mismatched character '<EOF>' expecting '%c'", q))
 		}
 		j += i
 		if j+1 < len(l.src) && l.src[j+1] == q {
