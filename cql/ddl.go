@@ -567,6 +567,3 @@ func (s *Session) compileAlterTable(st *parser.AlterTable) (plan, error) {
 		return schemaChange("UPDATED", "TABLE", ks, name), nil
 	}}, nil
 }
-
-// lowerIdent is a helper for case-insensitive comparisons of identifiers.
-func lowerIdent(id parser.Ident) string { return strings.ToLower(string(id)) }

@@ -38,15 +38,6 @@ type colOp struct {
 	value term
 }
 
-// needsRead reports whether the operation reads the current list first
-// (set or delete by index, removal of list elements by value).
-func (o *colOp) needsRead() bool {
-	if o.col.Type.Kind != types.List || !o.col.Type.IsMultiCell() {
-		return false
-	}
-	return o.kind == opSetElem || o.kind == opDeleteElem || o.kind == opSub
-}
-
 // modPlan is a compiled INSERT, UPDATE or DELETE.
 type modPlan struct {
 	tbl   *schema.Table
