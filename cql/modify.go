@@ -58,11 +58,9 @@ type modPlan struct {
 	// simple is set when an execution writes exactly one row of one
 	// partition with plain cells: every key column is restricted by one
 	// '=' term, and every operation sets a regular, non-collection,
-	// non-counter column. simpleOps are those operations sorted by column
-	// name, the order of the row's cells (see simpleMutation); simplePK
-	// and simpleCK are the key columns' restrictions in key order.
+	// non-counter column (see planSimple and simpleMutation); simplePK and
+	// simpleCK are the key columns' restrictions in key order.
 	simple             bool
-	simpleOps          []colOp
 	simplePK, simpleCK []*whereValues
 }
 
@@ -471,11 +469,10 @@ func (s *Session) compileDelete(st *parser.Delete) (plan, error) {
 // writeContext carries what building mutations needs: the write timestamp,
 // the TTL and the current time.
 type writeContext struct {
-	ts      int64
-	ttl     int32
-	nowSec  int64
-	now     time.Time
-	current map[string]*data.Row // rows read for list operations, by partition key + clustering
+	ts     int64
+	ttl    int32
+	nowSec int64
+	now    time.Time
 }
 
 func (p *modPlan) writeContext(q *execution) (*writeContext, error) {
