@@ -156,7 +156,6 @@ func TestPropKeyOrder(t *testing.T) {
 	})
 }
 
-
 func compareRows(cols []ClusteringColumn, a, b [][]byte) int {
 	for i := range a {
 		if i >= len(b) {
