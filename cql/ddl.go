@@ -570,6 +570,3 @@ func (s *compiler) compileAlterTable(st *parser.AlterTable) (plan, error) {
 		return schemaChange(wire.Updated, wire.TargetTable, ks, name), nil
 	}}, nil
 }
-
-// lowerIdent is a helper for case-insensitive comparisons of identifiers.
-func lowerIdent(id parser.Ident) string { return strings.ToLower(string(id)) }

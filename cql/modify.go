@@ -39,15 +39,6 @@ type colOp struct {
 	value term
 }
 
-// needsRead reports whether the operation reads the current list first
-// (set or delete by index, removal of list elements by value).
-func (o *colOp) needsRead() bool {
-	if o.col.Type.Kind != types.List || !o.col.Type.IsMultiCell() {
-		return false
-	}
-	return o.kind == opSetElem || o.kind == opDeleteElem || o.kind == opSub
-}
-
 // modPlan is a compiled INSERT, UPDATE or DELETE.
 type modPlan struct {
 	tbl   *schema.Table
@@ -68,11 +59,9 @@ type modPlan struct {
 	// simple is set when an execution writes exactly one row of one
 	// partition with plain cells: every key column is restricted by one
 	// '=' term, and every operation sets a regular, non-collection,
-	// non-counter column. simpleOps are those operations sorted by column
-	// name, the order of the row's cells (see simpleMutation); simplePK
-	// and simpleCK are the key columns' restrictions in key order.
+	// non-counter column (see planSimple and simpleMutation); simplePK and
+	// simpleCK are the key columns' restrictions in key order.
 	simple             bool
-	simpleOps          []colOp
 	simplePK, simpleCK []*whereValues
 }
 
@@ -481,11 +470,10 @@ func (s *compiler) compileDelete(st *parser.Delete) (plan, error) {
 // writeContext carries what building mutations needs: the write timestamp,
 // the TTL and the current time.
 type writeContext struct {
-	ts      int64
-	ttl     int32
-	nowSec  int64
-	now     time.Time
-	current map[string]*data.Row // rows read for list operations, by partition key + clustering
+	ts     int64
+	ttl    int32
+	nowSec int64
+	now    time.Time
 }
 
 func (p *modPlan) writeContext(q *execution) (*writeContext, error) {

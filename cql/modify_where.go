@@ -108,12 +108,6 @@ func insertWhere(tbl *schema.Table, pk, ck []*whereValues) *modWhere {
 // ckRestricted reports whether any clustering column is restricted.
 func (w *modWhere) ckRestricted() bool { return len(w.sel.parts) > 0 }
 
-// hasSlice reports whether a clustering slice is restricted (a DELETE of a
-// range).
-func (w *modWhere) hasSlice() bool {
-	return slices.ContainsFunc(w.sel.parts, (*ckPart).isSlice)
-}
-
 // fullClustering reports whether every clustering column is restricted by EQ
 // or IN, so that the statement names whole rows.
 func (w *modWhere) fullClustering() bool {

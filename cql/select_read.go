@@ -84,12 +84,6 @@ func collectPartitionN(part *engine.Partition, limit int) (*selPart, error) {
 	return sp, nil
 }
 
-// copyRow deep-copies a row, with all its byte slices in one allocation.
-func copyRow(r *data.Row) data.Row {
-	var a rowArena
-	return a.copyRow(r)
-}
-
 // rowArena hands out the bytes and cells of copied rows from blocks: each
 // block holds at least twice the previous one (up to maxArenaBlock bytes or
 // cells), so the rows of one read take a few allocations instead of two

@@ -56,7 +56,6 @@ var (
 	textMapType   = types.MapOf(types.TextType, types.TextType, true)
 	blobMapType   = types.MapOf(types.TextType, types.BlobType, true)
 	textSetType   = types.SetOf(types.TextType, true)
-	textListType  = types.ListOf(types.TextType, true)
 	extensionType = blobMapType
 )
 

@@ -393,6 +393,22 @@ func assignableType(from, to types.Type) bool {
 	return false
 }
 
+// rawType turns a parsed type (not a custom one) into the types package's
+// unresolved form.
+func rawType(t *parser.Type) types.RawType {
+	r := types.RawType{Frozen: t.Frozen}
+	switch t.Kind {
+	case parser.TypeUser:
+		r.Name, r.Keyspace, r.User = string(t.Name.Name), string(t.Name.Keyspace), true
+	default:
+		r.Name = t.Kind.String()
+		for _, p := range t.Params {
+			r.Params = append(r.Params, rawType(p))
+		}
+	}
+	return r
+}
+
 // convertType turns a parsed type into a types.Type, resolving user-defined
 // type names among the types of keyspace ks (nil: none).
 func convertType(t *parser.Type, ks *schema.Keyspace) (types.Type, error) {
@@ -417,7 +433,7 @@ func convertType(t *parser.Type, ks *schema.Keyspace) (types.Type, error) {
 		}
 		return types.Type{}, false
 	}
-	out, err := types.ParseTypeWith(t.String(), resolve)
+	out, err := rawType(t).Resolve(resolve)
 	if err != nil {
 		if unknown != "" {
 			return types.Type{}, invalidf("Unknown type %s", unknown)

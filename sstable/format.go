@@ -2,7 +2,6 @@ package sstable
 
 import (
 	"encoding/binary"
-	"fmt"
 	"hash/crc32"
 	"strconv"
 	"strings"
@@ -222,5 +221,3 @@ func appendBytes(b, s []byte) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s)))
 	return append(b, s...)
 }
-
-func fmtGen(gen int) string { return fmt.Sprintf("generation %d", gen) }

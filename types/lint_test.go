@@ -12,7 +12,9 @@ import (
 )
 
 // TestLeafPackage fails if a non-test file imports another minicass
-// package: types is the bottom layer every other package builds on.
+// package than the CQL lexer: types is the bottom layer every other package
+// builds on, and reads literals and type strings with the lexer, itself a
+// leaf (internal/lint checks that it imports nothing of the module).
 func TestLeafPackage(t *testing.T) {
 	entries, err := os.ReadDir(".")
 	require.NoError(t, err)
@@ -26,6 +28,9 @@ func TestLeafPackage(t *testing.T) {
 		require.NoError(t, err)
 		for _, imp := range f.Imports {
 			path, _ := strconv.Unquote(imp.Path.Value)
+			if path == "github.com/minicass/minicass/cql/lexer" {
+				continue
+			}
 			require.False(t, strings.HasPrefix(path, "github.com/minicass/minicass"), "%s imports %s", name, path)
 		}
 		checked++

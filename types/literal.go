@@ -2,34 +2,41 @@ package types
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/minicass/minicass/cql/lexer"
 )
 
 // ParseLiteral parses a whole CQL literal of type t, as written in a CQL
 // statement: 42, -1.5e3, NaN, a quoted string (a quote inside doubled), $$raw$$, 0xff, true, null, a UUID,
 // a duration such as 1h30m, [1, 2] for lists, {1, 2} for sets, {'a': 1}
 // for maps (an empty {} is accepted for sets and maps), and (1, 'x') for
-// tuples. It uses its own small lexer, independent of the CQL parser, and
-// converts each constant with FromConstant; errors wrap ErrInvalidLiteral.
-// Top-level null gives nil; null inside a collection is refused, inside a
-// tuple it is a null field.
+// tuples. It reads the text with the CQL lexer (package cql/lexer), so
+// tokens, white space and comments are as in a statement, and converts each
+// constant with FromConstant; errors wrap ErrInvalidLiteral. NaN and
+// Infinity, signed or not, must be spelled so. Top-level null gives nil;
+// null inside a collection is refused, inside a tuple it is a null field.
 func ParseLiteral(t Type, literal string) ([]byte, error) {
-	p := &litParser{src: literal}
+	p := &litParser{src: literal, lx: lexer.New(literal)}
+	p.tok, _ = p.lx.Next()
 	v, err := p.value(t)
 	if err != nil {
 		return nil, err
 	}
-	p.skipSpace()
-	if p.pos != len(p.src) {
-		return nil, p.errorf("unexpected %q after the value", p.src[p.pos:])
+	if p.tok.Kind != lexer.EOF {
+		return nil, p.errorf("unexpected %q after the value", p.src[p.tok.Pos:])
 	}
 	return v, nil
 }
 
+// litParser reads a literal a token at a time.
 type litParser struct {
 	src string
+	lx  lexer.Lexer
+	tok lexer.Token // the next token
+	// pos is the offset offsets in errors are counted from: the start of
+	// the token last looked at, or the end of the one last consumed.
 	pos int
 }
 
@@ -37,150 +44,100 @@ func (p *litParser) errorf(format string, args ...any) error {
 	return fmt.Errorf("%w: %s in literal %q", ErrInvalidLiteral, fmt.Sprintf(format, args...), p.src)
 }
 
-func (p *litParser) skipSpace() {
-	for p.pos < len(p.src) && strings.IndexByte(" \t\r\n", p.src[p.pos]) >= 0 {
-		p.pos++
-	}
+// peek returns the kind of the next token.
+func (p *litParser) peek() lexer.Kind {
+	p.pos = p.tok.Pos
+	return p.tok.Kind
 }
 
-func (p *litParser) peek() byte {
-	p.skipSpace()
-	if p.pos >= len(p.src) {
-		return 0
-	}
-	return p.src[p.pos]
+// consume moves past the next token and returns it.
+func (p *litParser) consume() lexer.Token {
+	tok := p.tok
+	p.pos = tok.End()
+	p.tok, _ = p.lx.Next()
+	return tok
 }
 
-func (p *litParser) expect(c byte) error {
-	if p.peek() != c {
-		return p.errorf("expected %q at offset %d", string(c), p.pos)
+func (p *litParser) expect(k lexer.Kind) error {
+	if p.peek() != k {
+		return p.errorf("expected %q at offset %d", strings.Trim(k.String(), "'"), p.pos)
 	}
-	p.pos++
+	p.consume()
 	return nil
 }
 
-var (
-	uuidRE     = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
-	integerRE  = regexp.MustCompile(`^-?[0-9]+$`)
-	floatRE    = regexp.MustCompile(`^-?[0-9]+(\.[0-9]*)?([eE][+-]?[0-9]+)?$|^-?(Infinity|NaN)$`)
-	hexRE      = regexp.MustCompile(`^0[xX][0-9a-fA-F]*$`)
-	durationRE = regexp.MustCompile(`^-?([0-9]+[a-zA-Zµ]+)+$|^-?P[0-9A-Z:\-]*$`)
-)
-
 // value parses one value of type t.
 func (p *litParser) value(t Type) ([]byte, error) {
+	tok := p.tok
 	switch p.peek() {
-	case 0:
+	case lexer.EOF:
 		return nil, p.errorf("missing value")
-	case '[', '{', '(':
+	case lexer.LBracket, lexer.LBrace, lexer.LParen:
 		return p.composite(t)
-	case '\'', '$':
-		s, err := p.str()
-		if err != nil {
-			return nil, err
+	case lexer.String:
+		p.consume()
+		return FromConstant(t, ConstString, tok.Val)
+	case lexer.Boolean:
+		p.consume()
+		return FromConstant(t, ConstBoolean, tok.Text)
+	case lexer.Hex:
+		p.consume()
+		return FromConstant(t, ConstHex, tok.Text)
+	case lexer.UUID:
+		p.consume()
+		return FromConstant(t, ConstUUID, tok.Text)
+	case lexer.Integer:
+		p.consume()
+		return FromConstant(t, ConstInteger, tok.Text)
+	case lexer.Float:
+		p.consume()
+		return FromConstant(t, ConstFloat, tok.Text)
+	case lexer.Duration:
+		p.consume()
+		return FromConstant(t, ConstDuration, tok.Text)
+	case lexer.Ident:
+		p.consume()
+		switch {
+		case strings.EqualFold(tok.Text, "null"):
+			return nil, nil
+		case tok.Text == "NaN" || tok.Text == "Infinity":
+			return FromConstant(t, ConstFloat, tok.Text)
 		}
-		return FromConstant(t, ConstString, s)
+		return nil, p.errorf("unknown constant %q", tok.Text)
+	case lexer.Minus:
+		p.consume()
+		if n := p.tok; n.Pos == tok.End() && n.Kind == lexer.Ident && (n.Text == "NaN" || n.Text == "Infinity") {
+			p.consume()
+			return FromConstant(t, ConstFloat, "-"+n.Text)
+		}
+		return nil, p.errorf("unknown constant %q", tok.Text)
+	case lexer.Invalid:
+		switch {
+		case strings.HasPrefix(tok.Text, "$$"):
+			return nil, p.errorf("unterminated $$ string")
+		case tok.Text[0] == '\'':
+			return nil, p.errorf("unterminated string")
+		case tok.Text[0] == '"' || strings.HasPrefix(tok.Text, "/*"):
+			return nil, p.errorf("unterminated %q", tok.Text)
+		}
+		return nil, p.errorf("unknown constant %q", tok.Text)
 	}
-	word := p.word()
-	if word == "" {
-		return nil, p.errorf("unexpected %q at offset %d", string(p.src[p.pos]), p.pos)
-	}
-	lower := strings.ToLower(word)
-	switch {
-	case lower == "null":
-		return nil, nil
-	case lower == "true" || lower == "false":
-		return FromConstant(t, ConstBoolean, word)
-	case hexRE.MatchString(word):
-		return FromConstant(t, ConstHex, word)
-	case uuidRE.MatchString(word):
-		return FromConstant(t, ConstUUID, word)
-	case integerRE.MatchString(word):
-		return FromConstant(t, ConstInteger, word)
-	case floatRE.MatchString(word):
-		return FromConstant(t, ConstFloat, word)
-	case durationRE.MatchString(word):
-		return FromConstant(t, ConstDuration, word)
-	}
-	return nil, p.errorf("unknown constant %q", word)
+	return nil, p.errorf("unexpected %q at offset %d", tok.Text, p.pos)
 }
 
 // fieldName reads a user type field name: an identifier (lower-cased) or a
-// double-quoted name.
+// double-quoted name. The words true and false, which Cassandra would
+// quote, are taken as names too, since QuoteName writes them bare.
 func (p *litParser) fieldName() (string, error) {
-	p.peek()
-	if p.pos < len(p.src) && p.src[p.pos] == '"' {
-		name, end, ok := readQuotedName(p.src, p.pos)
-		if !ok {
+	switch p.peek() {
+	case lexer.Ident, lexer.Boolean, lexer.QuotedName:
+		return p.consume().Name(), nil
+	case lexer.Invalid:
+		if p.tok.Text[0] == '"' {
 			return "", p.errorf("unterminated quoted field name")
 		}
-		p.pos = end
-		return name, nil
 	}
-	start := p.pos
-	for p.pos < len(p.src) {
-		c := p.src[p.pos]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
-			break
-		}
-		p.pos++
-	}
-	if start == p.pos {
-		return "", p.errorf("expected a field name at offset %d", start)
-	}
-	return strings.ToLower(p.src[start:p.pos]), nil
-}
-
-// word reads an unquoted constant: everything up to white space or one of
-// , ] } ) and, except in ISO 8601 durations, ':'.
-func (p *litParser) word() string {
-	start := p.pos
-	iso := false
-	for p.pos < len(p.src) {
-		c := p.src[p.pos]
-		if strings.IndexByte(" \t\r\n,]})[{('", c) >= 0 {
-			break
-		}
-		if c == ':' && !iso {
-			break
-		}
-		if c == 'P' && (p.pos == start || p.pos == start+1 && p.src[start] == '-') {
-			iso = true
-		}
-		p.pos++
-	}
-	return p.src[start:p.pos]
-}
-
-// str reads a '...' string (a quote inside doubled) or a $$...$$ string.
-func (p *litParser) str() (string, error) {
-	if strings.HasPrefix(p.src[p.pos:], "$$") {
-		end := strings.Index(p.src[p.pos+2:], "$$")
-		if end < 0 {
-			return "", p.errorf("unterminated $$ string")
-		}
-		s := p.src[p.pos+2 : p.pos+2+end]
-		p.pos += end + 4
-		return s, nil
-	}
-	if p.src[p.pos] != '\'' {
-		return "", p.errorf("unexpected '$'")
-	}
-	var b strings.Builder
-	for i := p.pos + 1; i < len(p.src); i++ {
-		if p.src[i] != '\'' {
-			b.WriteByte(p.src[i])
-			continue
-		}
-		if i+1 < len(p.src) && p.src[i+1] == '\'' {
-			b.WriteByte('\'')
-			i++
-			continue
-		}
-		p.pos = i + 1
-		return b.String(), nil
-	}
-	return "", p.errorf("unterminated string")
+	return "", p.errorf("expected a field name at offset %d", p.pos)
 }
 
 func (p *litParser) elem(t Type) ([]byte, error) {
@@ -198,12 +155,12 @@ func (p *litParser) elem(t Type) ([]byte, error) {
 func (p *litParser) composite(t Type) ([]byte, error) {
 	open := p.peek()
 	switch {
-	case t.Kind == List && open == '[':
-		p.pos++
+	case t.Kind == List && open == lexer.LBracket:
+		p.consume()
 		var elems [][]byte
-		for p.peek() != ']' {
+		for p.peek() != lexer.RBracket {
 			if len(elems) > 0 {
-				if err := p.expect(','); err != nil {
+				if err := p.expect(lexer.Comma); err != nil {
 					return nil, err
 				}
 			}
@@ -213,14 +170,14 @@ func (p *litParser) composite(t Type) ([]byte, error) {
 			}
 			elems = append(elems, e)
 		}
-		p.pos++
+		p.consume()
 		return EncodeList(elems), nil
-	case (t.Kind == Set || t.Kind == Map) && open == '{':
-		p.pos++
+	case (t.Kind == Set || t.Kind == Map) && open == lexer.LBrace:
+		p.consume()
 		var keys, vals [][]byte
-		for p.peek() != '}' {
+		for p.peek() != lexer.RBrace {
 			if len(keys) > 0 {
-				if err := p.expect(','); err != nil {
+				if err := p.expect(lexer.Comma); err != nil {
 					return nil, err
 				}
 			}
@@ -230,7 +187,7 @@ func (p *litParser) composite(t Type) ([]byte, error) {
 			}
 			keys = append(keys, k)
 			if t.Kind == Map {
-				if err := p.expect(':'); err != nil {
+				if err := p.expect(lexer.Colon); err != nil {
 					return nil, err
 				}
 				v, err := p.elem(t.Params[1])
@@ -240,19 +197,19 @@ func (p *litParser) composite(t Type) ([]byte, error) {
 				vals = append(vals, v)
 			}
 		}
-		p.pos++
+		p.consume()
 		if t.Kind == Set {
 			return EncodeSet(t, keys)
 		}
 		return EncodeMap(t, keys, vals)
-	case t.UDT != nil && open == '{':
+	case t.UDT != nil && open == lexer.LBrace:
 		// {field: value, ...}: fields by name, the others null.
-		p.pos++
+		p.consume()
 		fields := make([][]byte, len(t.Params))
 		seen := 0
-		for p.peek() != '}' {
+		for p.peek() != lexer.RBrace {
 			if seen > 0 {
-				if err := p.expect(','); err != nil {
+				if err := p.expect(lexer.Comma); err != nil {
 					return nil, err
 				}
 			}
@@ -264,7 +221,7 @@ func (p *litParser) composite(t Type) ([]byte, error) {
 			if i < 0 {
 				return nil, p.errorf("Unknown field '%s' in value of user defined type %s", name, t.UDT.Name)
 			}
-			if err := p.expect(':'); err != nil {
+			if err := p.expect(lexer.Colon); err != nil {
 				return nil, err
 			}
 			if fields[i], err = p.value(t.Params[i]); err != nil {
@@ -272,14 +229,14 @@ func (p *litParser) composite(t Type) ([]byte, error) {
 			}
 			seen++
 		}
-		p.pos++
+		p.consume()
 		return EncodeTuple(fields), nil
-	case t.Kind == Tuple && t.UDT == nil && open == '(':
-		p.pos++
+	case t.Kind == Tuple && t.UDT == nil && open == lexer.LParen:
+		p.consume()
 		var fields [][]byte
-		for p.peek() != ')' {
+		for p.peek() != lexer.RParen {
 			if len(fields) > 0 {
-				if err := p.expect(','); err != nil {
+				if err := p.expect(lexer.Comma); err != nil {
 					return nil, err
 				}
 			}
@@ -292,8 +249,8 @@ func (p *litParser) composite(t Type) ([]byte, error) {
 			}
 			fields = append(fields, f)
 		}
-		p.pos++
+		p.consume()
 		return EncodeTuple(fields), nil
 	}
-	return nil, p.errorf("Invalid %s literal for type %s", map[byte]string{'[': "list", '{': "set or map", '(': "tuple"}[open], t)
+	return nil, p.errorf("Invalid %s literal for type %s", map[lexer.Kind]string{lexer.LBracket: "list", lexer.LBrace: "set or map", lexer.LParen: "tuple"}[open], t)
 }

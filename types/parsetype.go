@@ -3,6 +3,8 @@ package types
 import (
 	"fmt"
 	"strings"
+
+	"github.com/minicass/minicass/cql/lexer"
 )
 
 var nativeByName = map[string]Kind{
@@ -17,7 +19,8 @@ var nativeByName = map[string]Kind{
 // ParseType parses a CQL type as written in CREATE TABLE or stored in
 // system_schema: "int", "varchar" (an alias of text), "map<text,
 // frozen<list<int>>>", "tuple<int, text>", "frozen<set<uuid>>". Names are
-// case-insensitive and whitespace is free.
+// case-insensitive, and white space and comments are free (the text is read
+// with the CQL lexer, package cql/lexer).
 //
 // ParseType applies Cassandra's rules (CQL3Type.Raw): frozen<> is only
 // allowed on collections and tuples, a collection nested in a non-frozen
@@ -31,16 +34,12 @@ func ParseType(s string) (Type, error) { return ParseTypeWith(s, nil) }
 // user-defined type of that name. A user type is frozen inside frozen<>
 // and inside tuples, and must be frozen inside collections.
 func ParseTypeWith(s string, user func(name string) (Type, bool)) (Type, error) {
-	p := &typeParser{src: s, user: user}
-	t, err := p.parse(false)
+	raw, err := parseRaw(s)
 	if err != nil {
 		return Type{}, err
 	}
-	p.skipSpace()
-	if p.pos != len(p.src) {
-		return Type{}, p.errorf("unexpected %q", p.src[p.pos:])
-	}
-	return t, nil
+	r := &resolver{raw: &raw, text: s, user: user}
+	return r.resolve(raw, false)
 }
 
 // MustParseType is like ParseType but panics on error. It is meant for
@@ -53,213 +52,289 @@ func MustParseType(s string) Type {
 	return t
 }
 
+// RawType is a CQL type as written, before Cassandra's rules are applied:
+// the tree ParseTypeWith reads from text, and the one the executor builds
+// from a parsed statement's type to resolve it without printing it first.
+type RawType struct {
+	// Name is a native type's name ("int", "varchar"), "list", "set", "map",
+	// "tuple", or, when User is set, a user-defined type's name.
+	Name string
+	// Keyspace is the keyspace a user type's name is qualified with, or "".
+	// Resolving ignores it: the resolver decides where names live.
+	Keyspace string
+	// User marks Name as a user type's name, even when it spells a native
+	// name (a quoted "int").
+	User bool
+	// Frozen is set by frozen<...>.
+	Frozen bool
+	// Params are the element types of a collection or the fields of a tuple.
+	Params []RawType
+}
+
+// String returns the type's CQL text, e.g. frozen<map<text, list<int>>>.
+func (r RawType) String() string {
+	var b strings.Builder
+	r.format(&b)
+	return b.String()
+}
+
+func (r RawType) format(b *strings.Builder) {
+	if r.Frozen {
+		b.WriteString("frozen<")
+	}
+	switch {
+	case r.User:
+		if r.Keyspace != "" {
+			b.WriteString(QuoteName(r.Keyspace))
+			b.WriteByte('.')
+		}
+		b.WriteString(QuoteName(r.Name))
+	default:
+		b.WriteString(r.Name)
+		if len(r.Params) > 0 {
+			b.WriteByte('<')
+			for i, p := range r.Params {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				p.format(b)
+			}
+			b.WriteByte('>')
+		}
+	}
+	if r.Frozen {
+		b.WriteByte('>')
+	}
+}
+
+// Resolve applies Cassandra's rules to r, as ParseTypeWith does to the type
+// it reads, and resolves user type names with user (nil: none is known).
+// Errors are *TypeError values that wrap ErrUnknownType, with r's text.
+func (r RawType) Resolve(user func(name string) (Type, bool)) (Type, error) {
+	res := &resolver{raw: &r, user: user}
+	return res.resolve(r, false)
+}
+
+// parseRaw reads the text of a type into a RawType. Errors are *TypeError
+// values with the whole text.
+func parseRaw(s string) (RawType, error) {
+	p := &typeParser{src: s, lx: lexer.New(s)}
+	p.tok, _ = p.lx.Next()
+	r, err := p.parse()
+	if err != nil {
+		return RawType{}, err
+	}
+	if p.tok.Kind != lexer.EOF {
+		return RawType{}, p.errorf("unexpected %q", p.src[p.tok.Pos:])
+	}
+	return r, nil
+}
+
+// typeParser reads a type string a token at a time.
 type typeParser struct {
-	src  string
-	pos  int
-	user func(name string) (Type, bool)
+	src string
+	lx  lexer.Lexer
+	tok lexer.Token // the next token
 }
 
 func (p *typeParser) errorf(format string, args ...any) error {
 	return &TypeError{Reason: fmt.Sprintf(format, args...), Text: p.src}
 }
 
-// refusef is errorf for a type Cassandra refuses, with Cassandra's text.
-func (p *typeParser) refusef(format string, args ...any) error {
-	return &TypeError{Reason: fmt.Sprintf(format, args...), Text: p.src, Refused: true}
+func (p *typeParser) next() lexer.Token {
+	tok := p.tok
+	p.tok, _ = p.lx.Next()
+	return tok
 }
 
-func (p *typeParser) skipSpace() {
-	for p.pos < len(p.src) && (p.src[p.pos] == ' ' || p.src[p.pos] == '\t' || p.src[p.pos] == '\n' || p.src[p.pos] == '\r') {
-		p.pos++
+func (p *typeParser) expect(k lexer.Kind) error {
+	if p.tok.Kind != k {
+		return p.errorf("expected %q", strings.Trim(k.String(), "'"))
 	}
-}
-
-func (p *typeParser) ident() string {
-	p.skipSpace()
-	start := p.pos
-	for p.pos < len(p.src) {
-		c := p.src[p.pos]
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' {
-			p.pos++
-			continue
-		}
-		break
-	}
-	return strings.ToLower(p.src[start:p.pos])
-}
-
-func (p *typeParser) expect(c byte) error {
-	p.skipSpace()
-	if p.pos >= len(p.src) || p.src[p.pos] != c {
-		return p.errorf("expected %q", string(c))
-	}
-	p.pos++
+	p.next()
 	return nil
 }
 
-func (p *typeParser) peek() byte {
-	p.skipSpace()
-	if p.pos >= len(p.src) {
-		return 0
+// name reads a name: an identifier (lower-cased), a quoted name, or true
+// or false, which Type.String writes bare. ok is false, and nothing is
+// read, at any other token.
+func (p *typeParser) name() (name string, quoted, ok bool) {
+	switch p.tok.Kind {
+	case lexer.Ident, lexer.Boolean:
+		return p.next().Name(), false, true
+	case lexer.QuotedName:
+		return p.next().Name(), true, true
 	}
-	return p.src[p.pos]
+	return "", false, false
 }
 
-// parse reads one type; frozen reports that an enclosing frozen<> or tuple
-// freezes it.
-func (p *typeParser) parse(frozen bool) (Type, error) {
-	if p.peek() == '"' {
-		name, err := p.quoted()
-		if err != nil {
-			return Type{}, err
-		}
-		return p.userType(name, frozen)
+// params reads '<' T (',' T)* '>' with n types, or one or more when n is 0.
+func (p *typeParser) params(n int) ([]RawType, error) {
+	if err := p.expect(lexer.Lt); err != nil {
+		return nil, err
 	}
-	name := p.ident()
-	if name == "" {
-		return Type{}, p.errorf("expected a type name")
+	var out []RawType
+	for {
+		t, err := p.parse()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+		if len(out) == n || p.tok.Kind != lexer.Comma && n == 0 {
+			break
+		}
+		if err := p.expect(lexer.Comma); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.expect(lexer.Gt); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// parse reads one type.
+func (p *typeParser) parse() (RawType, error) {
+	name, quoted, ok := p.name()
+	if !ok {
+		return RawType{}, p.errorf("expected a type name")
+	}
+	if quoted {
+		return RawType{Name: name, User: true}, nil
 	}
 	switch name {
 	case "frozen":
-		if err := p.expect('<'); err != nil {
-			return Type{}, err
-		}
-		inner, err := p.parse(true)
+		inner, err := p.params(1)
 		if err != nil {
-			return Type{}, err
+			return RawType{}, err
 		}
-		if err := p.expect('>'); err != nil {
-			return Type{}, err
+		inner[0].Frozen = true
+		return inner[0], nil
+	case "list", "set", "map", "tuple":
+		n := map[string]int{"list": 1, "set": 1, "map": 2, "tuple": 0}[name]
+		params, err := p.params(n)
+		if err != nil {
+			return RawType{}, err
 		}
-		if !inner.IsCollection() && inner.Kind != Tuple {
-			return Type{}, p.refusef("frozen<> is only allowed on collections, tuples, and user-defined types (got %s)", inner)
-		}
-		return inner, nil
+		return RawType{Name: name, Params: params}, nil
+	}
+	if p.tok.Kind == lexer.Dot { // keyspace.type
+		p.next()
+		ut, _, _ := p.name()
+		return RawType{Name: ut, Keyspace: name, User: true}, nil
+	}
+	_, native := nativeByName[name]
+	return RawType{Name: name, User: !native}, nil
+}
+
+// resolver applies Cassandra's rules to a RawType.
+type resolver struct {
+	raw  *RawType // the type resolved, for the text of errors
+	text string   // the text it was read from, if any
+	user func(name string) (Type, bool)
+}
+
+func (r *resolver) errorf(format string, args ...any) error {
+	return &TypeError{Reason: fmt.Sprintf(format, args...), Text: r.source()}
+}
+
+// refusef is errorf for a type Cassandra refuses, with Cassandra's text.
+func (r *resolver) refusef(format string, args ...any) error {
+	return &TypeError{Reason: fmt.Sprintf(format, args...), Text: r.source(), Refused: true}
+}
+
+func (r *resolver) source() string {
+	if r.text != "" {
+		return r.text
+	}
+	return r.raw.String()
+}
+
+// resolve resolves raw; frozen reports that an enclosing frozen<> or tuple
+// freezes it.
+func (r *resolver) resolve(raw RawType, frozen bool) (Type, error) {
+	if !raw.Frozen {
+		return r.resolveUnfrozen(raw, frozen)
+	}
+	inner, err := r.resolveUnfrozen(raw, true)
+	if err != nil {
+		return Type{}, err
+	}
+	if !inner.IsCollection() && inner.Kind != Tuple {
+		return Type{}, r.refusef("frozen<> is only allowed on collections, tuples, and user-defined types (got %s)", inner)
+	}
+	return inner, nil
+}
+
+// resolveUnfrozen resolves raw without its own frozen<>.
+func (r *resolver) resolveUnfrozen(raw RawType, frozen bool) (Type, error) {
+	if raw.User {
+		return r.userType(raw.Name, frozen)
+	}
+	switch raw.Name {
 	case "list", "set", "map":
-		if err := p.expect('<'); err != nil {
-			return Type{}, err
+		kind := map[string]Kind{"list": List, "set": Set, "map": Map}[raw.Name]
+		if n := map[Kind]int{List: 1, Set: 1, Map: 2}[kind]; len(raw.Params) != n {
+			return Type{}, r.errorf("%s takes %d types", raw.Name, n)
 		}
-		n := 1
-		kind := List
-		if name == "set" {
-			kind = Set
-		} else if name == "map" {
-			n, kind = 2, Map
-		}
-		t := Type{Kind: kind, Frozen: frozen, Params: make([]Type, 0, n)}
-		for i := 0; i < n; i++ {
-			if i > 0 {
-				if err := p.expect(','); err != nil {
-					return Type{}, err
-				}
-			}
-			elem, err := p.parse(frozen)
+		t := Type{Kind: kind, Frozen: frozen, Params: make([]Type, 0, len(raw.Params))}
+		for _, rp := range raw.Params {
+			elem, err := r.resolve(rp, frozen)
 			if err != nil {
 				return Type{}, err
 			}
 			t.Params = append(t.Params, elem)
 		}
-		if err := p.expect('>'); err != nil {
-			return Type{}, err
-		}
 		for i, e := range t.Params {
 			if e.UDT != nil && !e.Frozen {
-				return Type{}, p.refusef("Non-frozen UDTs are not allowed inside collections: %s", t)
+				return Type{}, r.refusef("Non-frozen UDTs are not allowed inside collections: %s", t)
 			}
 			if e.IsMultiCell() {
-				return Type{}, p.refusef("Non-frozen collections are not allowed inside collections: %s", t)
+				return Type{}, r.refusef("Non-frozen collections are not allowed inside collections: %s", t)
 			}
 			if e.Kind == Counter {
-				return Type{}, p.refusef("Counters are not allowed inside collections: %s", t)
+				return Type{}, r.refusef("Counters are not allowed inside collections: %s", t)
 			}
 			if e.Kind == Duration && kind == Set {
-				return Type{}, p.refusef("Durations are not allowed inside sets: %s", t)
+				return Type{}, r.refusef("Durations are not allowed inside sets: %s", t)
 			}
 			if e.Kind == Duration && kind == Map && i == 0 {
-				return Type{}, p.refusef("Durations are not allowed as map keys: %s", t)
+				return Type{}, r.refusef("Durations are not allowed as map keys: %s", t)
 			}
 		}
 		return t, nil
 	case "tuple":
-		if err := p.expect('<'); err != nil {
-			return Type{}, err
+		if len(raw.Params) == 0 {
+			return Type{}, r.errorf("expected a type name")
 		}
 		t := Type{Kind: Tuple, Frozen: true}
-		for {
-			f, err := p.parse(true)
+		for _, rp := range raw.Params {
+			f, err := r.resolve(rp, true)
 			if err != nil {
 				return Type{}, err
 			}
 			if f.Kind == Counter {
-				return Type{}, p.refusef("counters are not allowed inside tuples")
+				return Type{}, r.refusef("counters are not allowed inside tuples")
 			}
 			t.Params = append(t.Params, f.Freeze())
-			if p.peek() == ',' {
-				p.pos++
-				continue
-			}
-			break
-		}
-		if err := p.expect('>'); err != nil {
-			return Type{}, err
 		}
 		return t, nil
 	}
-	k, ok := nativeByName[name]
-	if !ok || p.peek() == '.' {
-		if p.peek() == '.' { // keyspace.type
-			p.pos++
-			if p.peek() == '"' {
-				q, err := p.quoted()
-				if err != nil {
-					return Type{}, err
-				}
-				return p.userType(q, frozen)
-			}
-			name = p.ident()
-		}
-		return p.userType(name, frozen)
+	if k, ok := nativeByName[raw.Name]; ok {
+		return Type{Kind: k}, nil
 	}
-	return Type{Kind: k}, nil
+	return r.userType(raw.Name, frozen)
 }
 
 // userType resolves a user-defined type name.
-func (p *typeParser) userType(name string, frozen bool) (Type, error) {
-	if p.user != nil {
-		if t, ok := p.user(name); ok {
+func (r *resolver) userType(name string, frozen bool) (Type, error) {
+	if r.user != nil {
+		if t, ok := r.user(name); ok {
 			if frozen {
 				t = t.Freeze()
 			}
 			return t, nil
 		}
 	}
-	return Type{}, p.errorf("unknown type %s", name)
-}
-
-// quoted reads a double-quoted name.
-func (p *typeParser) quoted() (string, error) {
-	name, end, ok := readQuotedName(p.src, p.pos)
-	if !ok {
-		return "", p.errorf("unterminated quoted name")
-	}
-	p.pos = end
-	return name, nil
-}
-
-// readQuotedName reads the double-quoted name starting at src[pos] (a
-// doubled quote stands for one) and returns it and the offset after it.
-func readQuotedName(src string, pos int) (name string, end int, ok bool) {
-	var b strings.Builder
-	for i := pos + 1; i < len(src); i++ {
-		if src[i] == '"' {
-			if i+1 < len(src) && src[i+1] == '"' {
-				b.WriteByte('"')
-				i++
-				continue
-			}
-			return b.String(), i + 1, true
-		}
-		b.WriteByte(src[i])
-	}
-	return "", 0, false
+	return Type{}, r.errorf("unknown type %s", name)
 }

@@ -156,8 +156,6 @@ func TestPropKeyOrder(t *testing.T) {
 	})
 }
 
-type row struct{ vals [][]byte }
-
 func compareRows(cols []ClusteringColumn, a, b [][]byte) int {
 	for i := range a {
 		if i >= len(b) {

@@ -1,5 +1,7 @@
-// Package parser is minicass's hand-written lexer and recursive-descent
-// parser for the CQL accepted by Apache Cassandra 4.x. It produces a sealed,
+// Package parser is minicass's hand-written recursive-descent parser for the
+// CQL accepted by Apache Cassandra 4.x, reading tokens from the module's one
+// CQL lexer (package cql/lexer), which it classifies into keywords. It
+// produces a sealed,
 // typed AST: Statement, Expr and Relation are interfaces closed by unexported
 // marker methods, and every node prints back to canonical CQL with Format or
 // String, so that Parse(stmt.String()) yields an equal AST.

@@ -120,7 +120,7 @@ func (p *parser) expect(k tokenKind) error {
 	if p.accept(k) {
 		return nil
 	}
-	return p.mismatched(tokenNames[k])
+	return p.mismatched(k.String())
 }
 
 // errAt builds a SyntaxError at the current token, with Cassandra's snippet.

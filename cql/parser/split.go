@@ -1,102 +1,61 @@
 package parser
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/minicass/minicass/cql/lexer"
+)
 
 // SplitStatements splits shell input into complete statements and the
-// unfinished rest. A statement is complete when it ends with a ';' that is
-// outside string constants ('...' and $$...$$), quoted identifiers and
-// comments, and, for a statement starting with BEGIN [UNLOGGED|COUNTER]
-// BATCH, only at the ';' that follows APPLY BATCH. Each complete statement
-// is returned with surrounding whitespace trimmed and its ';' kept; pieces
-// holding nothing but whitespace, comments and ';' are dropped. rest is the
-// trimmed text after the last complete statement ("" if none).
+// unfinished rest. It reads the input with the CQL lexer, as cqlsh does: a
+// statement is complete at a ';' token (so never inside a string constant,
+// a quoted identifier or a comment) and, for a statement whose first token
+// is BEGIN, only at a ';' whose two tokens before are APPLY BATCH. Each
+// complete statement is returned with surrounding whitespace trimmed and its
+// ';' kept; pieces holding nothing but whitespace, comments and ';' are
+// dropped. rest is the trimmed text after the last complete statement (""
+// if it holds no token); it is all of that text when the input ends inside a
+// string, a quoted identifier or a comment. Lexical errors (an unknown
+// character) do not stop the split: the parser reports them.
 func SplitStatements(input string) (complete []string, rest string) {
+	l := lexer.New(input)
 	start := 0
-	content := false // the current piece has a token other than comments
-	var words [3]string
-	nwords := 0
+	content := false // the current piece has a token other than ';'
 	inBatch := false
-	pushWord := func(w string) {
-		w = strings.ToLower(w)
-		if nwords == 0 {
-			inBatch = w == "begin"
+	var last [2]string // the two tokens before the current one
+	ntoks := 0
+	for {
+		tok, err := l.Next()
+		if err != nil && err.Incomplete {
+			return complete, strings.TrimSpace(input[start:])
 		}
-		nwords++
-		words[0], words[1], words[2] = words[1], words[2], w
-	}
-	i := 0
-	for i < len(input) {
-		c := input[i]
-		switch {
-		case c == '\'' || c == '"':
-			j := i + 1
-			for {
-				k := strings.IndexByte(input[j:], c)
-				if k < 0 {
-					j = -1
-					break
-				}
-				j += k + 1
-				if j < len(input) && input[j] == c {
-					j++
-					continue
-				}
-				break
+		switch tok.Kind {
+		case lexer.EOF:
+			if !content {
+				return complete, ""
 			}
-			content = true
-			nwords++
-			words[0], words[1], words[2] = words[1], words[2], "<lit>"
-			if j < 0 {
-				return complete, strings.TrimSpace(input[start:])
-			}
-			i = j
-		case c == '$' && i+1 < len(input) && input[i+1] == '$':
-			k := strings.Index(input[i+2:], "$$")
-			content = true
-			if k < 0 {
-				return complete, strings.TrimSpace(input[start:])
-			}
-			i += 2 + k + 2
-		case (c == '-' || c == '/') && i+1 < len(input) && input[i+1] == c:
-			k := strings.IndexByte(input[i:], '\n')
-			if k < 0 {
-				i = len(input)
-			} else {
-				i += k + 1
-			}
-		case c == '/' && i+1 < len(input) && input[i+1] == '*':
-			k := strings.Index(input[i+2:], "*/")
-			if k < 0 {
-				return complete, strings.TrimSpace(input[start:])
-			}
-			i += 2 + k + 2
-		case isLetter(c):
-			j := i + 1
-			for j < len(input) && isIdentChar(input[j]) {
-				j++
-			}
-			content = true
-			pushWord(input[i:j])
-			i = j
-		case c == ';':
-			i++
-			if inBatch && !(words[1] == "apply" && words[2] == "batch") {
+			return complete, strings.TrimSpace(input[start:])
+		case lexer.Semicolon:
+			if inBatch && !(last[0] == "apply" && last[1] == "batch") {
+				last[0], last[1] = last[1], ";"
 				continue
 			}
 			if content {
-				complete = append(complete, strings.TrimSpace(input[start:i]))
+				complete = append(complete, strings.TrimSpace(input[start:tok.End()]))
 			}
-			start, content, nwords, inBatch = i, false, 0, false
-			words = [3]string{}
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-			i++
-		default:
-			content = true
-			i++
+			start, content, inBatch, ntoks = tok.End(), false, false, 0
+			last = [2]string{}
+			continue
 		}
+		word := tok.Text
+		if tok.Kind == lexer.Ident {
+			word = lexer.Lower(word)
+		}
+		if ntoks == 0 {
+			inBatch = word == "begin"
+		}
+		ntoks++
+		content = true
+		last[0], last[1] = last[1], word
 	}
-	if !content {
-		return complete, ""
-	}
-	return complete, strings.TrimSpace(input[start:])
 }

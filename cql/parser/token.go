@@ -1,84 +1,48 @@
 package parser
 
-// tokenKind is the lexical class of a token.
-type tokenKind uint8
+import "github.com/minicass/minicass/cql/lexer"
 
+// tokenKind is the lexical class of a token: the lexer's kinds, under the
+// short names the parser uses.
+type tokenKind = lexer.Kind
+
+// The token kinds.
 const (
-	tEOF tokenKind = iota
-	tIdent
-	tQuotedIdent
-	tString
-	tInteger
-	tFloat
-	tBoolean
-	tUUID
-	tHex
-	tDuration
-	tQMark
-	tLParen
-	tRParen
-	tLBracket
-	tRBracket
-	tLBrace
-	tRBrace
-	tComma
-	tSemicolon
-	tDot
-	tColon
-	tEq
-	tLt
-	tGt
-	tLte
-	tGte
-	tNeq
-	tPlus
-	tMinus
-	tStar
-	tSlash
-	tPercent
-	tPlusEq
-	tMinusEq
+	tEOF         = lexer.EOF
+	tIdent       = lexer.Ident
+	tQuotedIdent = lexer.QuotedName
+	tString      = lexer.String
+	tInteger     = lexer.Integer
+	tFloat       = lexer.Float
+	tBoolean     = lexer.Boolean
+	tUUID        = lexer.UUID
+	tHex         = lexer.Hex
+	tDuration    = lexer.Duration
+	tQMark       = lexer.QMark
+	tLParen      = lexer.LParen
+	tRParen      = lexer.RParen
+	tLBracket    = lexer.LBracket
+	tRBracket    = lexer.RBracket
+	tLBrace      = lexer.LBrace
+	tRBrace      = lexer.RBrace
+	tComma       = lexer.Comma
+	tSemicolon   = lexer.Semicolon
+	tDot         = lexer.Dot
+	tColon       = lexer.Colon
+	tEq          = lexer.Eq
+	tLt          = lexer.Lt
+	tGt          = lexer.Gt
+	tLte         = lexer.Lte
+	tGte         = lexer.Gte
+	tNeq         = lexer.Neq
+	tPlus        = lexer.Plus
+	tMinus       = lexer.Minus
+	tStar        = lexer.Star
+	tSlash       = lexer.Slash
+	tPercent     = lexer.Percent
+	tPlusEq      = lexer.PlusEq
+	tMinusEq     = lexer.MinusEq
 )
-
-// tokenNames are the names ANTLR uses for token types in "expecting X"
-// messages (Cassandra's grammar quotes punctuation and uses symbolic names
-// for everything else).
-var tokenNames = [...]string{
-	tEOF:         "EOF",
-	tIdent:       "IDENT",
-	tQuotedIdent: "QUOTED_NAME",
-	tString:      "STRING_LITERAL",
-	tInteger:     "INTEGER",
-	tFloat:       "FLOAT",
-	tBoolean:     "BOOLEAN",
-	tUUID:        "UUID",
-	tHex:         "HEXNUMBER",
-	tDuration:    "DURATION",
-	tQMark:       "QMARK",
-	tLParen:      "'('",
-	tRParen:      "')'",
-	tLBracket:    "'['",
-	tRBracket:    "']'",
-	tLBrace:      "'{'",
-	tRBrace:      "'}'",
-	tComma:       "','",
-	tSemicolon:   "';'",
-	tDot:         "'.'",
-	tColon:       "':'",
-	tEq:          "'='",
-	tLt:          "'<'",
-	tGt:          "'>'",
-	tLte:         "'<='",
-	tGte:         "'>='",
-	tNeq:         "'!='",
-	tPlus:        "'+'",
-	tMinus:       "'-'",
-	tStar:        "'*'",
-	tSlash:       "'/'",
-	tPercent:     "'%'",
-	tPlusEq:      "'+='",
-	tMinusEq:     "'-='",
-}
 
 // keyword identifies a CQL keyword. Keywords are lexed as identifiers and
 // classified by a case-insensitive lookup; kwNone marks a plain identifier.

@@ -16,37 +16,49 @@ import (
 const module = "github.com/minicass/minicass"
 
 // layer gives each package family its level; a package may import only
-// packages of a strictly lower level (or its own subpackages). Packages not
-// listed (cmd, bench, examples, tests) may import anything.
+// packages of a strictly lower level (or its own subpackages). A family is a
+// top-level folder, or a subpackage listed here on its own (cql/lexer, a
+// leaf below cql). Packages not listed (cmd, bench, examples, tests) may
+// import anything.
 var layer = map[string]int{
-	"types":        0,
+	"cql/lexer":    0,
 	"partitioner":  0,
 	"vfs":          0,
 	"wire":         0,
-	"data":         1,
-	"schema":       2,
-	"commitlog":    2,
-	"memtable":     3,
-	"sstable":      3,
-	"engine":       4,
-	"cql":          5,
-	"":             6, // the root package: Open, DB, Rows
-	"server":       7,
-	"minicasstest": 8,
+	"types":        1,
+	"data":         2,
+	"schema":       3,
+	"commitlog":    3,
+	"memtable":     4,
+	"sstable":      4,
+	"engine":       5,
+	"cql":          6,
+	"":             7, // the root package: Open, DB, Rows
+	"server":       8,
+	"minicasstest": 9,
 }
 
 // only narrows the layer rule for some packages: they may import nothing of
 // the module but the families listed (the leaves stay leaves, and the commit
 // log knows nothing of what it stores).
 var only = map[string][]string{
-	"types":       {},
+	"cql/lexer":   {},
+	"types":       {"cql/lexer"},
 	"partitioner": {},
 	"vfs":         {},
 	"wire":        {},
 	"commitlog":   {"vfs"},
 }
 
-// family maps an import path inside the module to its layer key.
+// onlyPackage narrows the rule for single packages inside a family: the
+// parser imports nothing of the module but the lexer.
+var onlyPackage = map[string][]string{
+	"cql/parser": {"cql/lexer"},
+}
+
+// family maps an import path inside the module to its layer key: the
+// longest key of layer that is the path or a folder above it, else the
+// top-level folder (reported unknown).
 func family(path string) (string, bool) {
 	if path == module {
 		return "", true
@@ -54,6 +66,16 @@ func family(path string) (string, bool) {
 	rel, ok := strings.CutPrefix(path, module+"/")
 	if !ok {
 		return "", false
+	}
+	for key := rel; ; {
+		if _, known := layer[key]; known {
+			return key, true
+		}
+		i := strings.LastIndexByte(key, '/')
+		if i < 0 {
+			break
+		}
+		key = key[:i]
 	}
 	top, _, _ := strings.Cut(rel, "/")
 	if _, known := layer[top]; known {
@@ -84,7 +106,12 @@ func TestForbiddenImports(t *testing.T) {
 			continue
 		}
 		checked++
+		rel := strings.TrimPrefix(p.ImportPath, module+"/")
 		for _, imp := range p.Imports {
+			if allowed, ok := onlyPackage[rel]; ok && strings.HasPrefix(imp, module) &&
+				!slices.Contains(allowed, strings.TrimPrefix(imp, module+"/")) {
+				t.Errorf("%s imports %s: %s may import only %v of the module", p.ImportPath, imp, rel, allowed)
+			}
 			to, ok := family(imp)
 			if !ok || to == from {
 				continue
@@ -99,4 +126,22 @@ func TestForbiddenImports(t *testing.T) {
 		}
 	}
 	require.Positive(t, checked, "no package of the module was checked")
+}
+
+// TestFamily checks that a listed subpackage is its own family and that
+// other subpackages belong to their top-level folder.
+func TestFamily(t *testing.T) {
+	for path, want := range map[string]string{
+		module:                    "",
+		module + "/cql":           "cql",
+		module + "/cql/parser":    "cql",
+		module + "/cql/lexer":     "cql/lexer",
+		module + "/server/frame":  "server",
+		module + "/types":         "types",
+		module + "/cmd/minicass":  "cmd",
+		"github.com/other/module": "",
+	} {
+		got, _ := family(path)
+		require.Equal(t, want, got, path)
+	}
 }
