@@ -67,6 +67,13 @@ func (p *litParser) expect(k lexer.Kind) error {
 }
 
 // value parses one value of type t.
+// constOfToken is the constant kind of each literal token but strings,
+// whose value is the unquoted text.
+var constOfToken = map[lexer.Kind]ConstKind{
+	lexer.Boolean: ConstBoolean, lexer.Hex: ConstHex, lexer.UUID: ConstUUID,
+	lexer.Integer: ConstInteger, lexer.Float: ConstFloat, lexer.Duration: ConstDuration,
+}
+
 func (p *litParser) value(t Type) ([]byte, error) {
 	tok := p.tok
 	switch p.peek() {
@@ -77,24 +84,9 @@ func (p *litParser) value(t Type) ([]byte, error) {
 	case lexer.String:
 		p.consume()
 		return FromConstant(t, ConstString, tok.Val)
-	case lexer.Boolean:
+	case lexer.Boolean, lexer.Hex, lexer.UUID, lexer.Integer, lexer.Float, lexer.Duration:
 		p.consume()
-		return FromConstant(t, ConstBoolean, tok.Text)
-	case lexer.Hex:
-		p.consume()
-		return FromConstant(t, ConstHex, tok.Text)
-	case lexer.UUID:
-		p.consume()
-		return FromConstant(t, ConstUUID, tok.Text)
-	case lexer.Integer:
-		p.consume()
-		return FromConstant(t, ConstInteger, tok.Text)
-	case lexer.Float:
-		p.consume()
-		return FromConstant(t, ConstFloat, tok.Text)
-	case lexer.Duration:
-		p.consume()
-		return FromConstant(t, ConstDuration, tok.Text)
+		return FromConstant(t, constOfToken[tok.Kind], tok.Text)
 	case lexer.Ident:
 		p.consume()
 		switch {
