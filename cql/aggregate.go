@@ -6,6 +6,8 @@ import (
 	"math/big"
 	"strconv"
 
+	"github.com/minicass/minicass/cql/query"
+
 	"github.com/minicass/minicass/types"
 )
 
@@ -36,13 +38,13 @@ type countEval struct {
 	arg evaluator // nil for count(*)
 }
 
-func (e *countEval) add(q *execution, r *selRow) error {
+func (e *countEval) Add(q *execution, r *selRow) error {
 	if e.arg == nil {
 		e.n++
 		return nil
 	}
 	e.arg.reset()
-	if err := e.arg.add(q, r); err != nil {
+	if err := e.arg.Add(q, r); err != nil {
 		return err
 	}
 	v, err := e.arg.out(q)
@@ -78,7 +80,7 @@ func newAggregateSel(fn string, arg selector) (selector, error) {
 				s.ret = types.BigintType
 			}
 		default:
-			return nil, invalidf("Invalid call to function %s, none of its type signatures match (known type signatures: system.%s : (tinyint) -> tinyint, system.%s : (smallint) -> smallint, system.%s : (int) -> int, system.%s : (bigint) -> bigint, system.%s : (float) -> float, system.%s : (double) -> double, system.%s : (decimal) -> decimal, system.%s : (varint) -> varint, system.%s : (counter) -> bigint)", fn, fn, fn, fn, fn, fn, fn, fn, fn, fn)
+			return nil, query.Invalidf("Invalid call to function %s, none of its type signatures match (known type signatures: system.%s : (tinyint) -> tinyint, system.%s : (smallint) -> smallint, system.%s : (int) -> int, system.%s : (bigint) -> bigint, system.%s : (float) -> float, system.%s : (double) -> double, system.%s : (decimal) -> decimal, system.%s : (varint) -> varint, system.%s : (counter) -> bigint)", fn, fn, fn, fn, fn, fn, fn, fn, fn, fn)
 		}
 	}
 	return s, nil
@@ -110,9 +112,9 @@ func (e *aggEval) reset() {
 	e.best, e.n, e.isum, e.fsum, e.fcomp, e.dsum, e.dscal = nil, 0, nil, 0, 0, nil, 0
 }
 
-func (e *aggEval) add(q *execution, r *selRow) error {
+func (e *aggEval) Add(q *execution, r *selRow) error {
 	e.arg.reset()
-	if err := e.arg.add(q, r); err != nil {
+	if err := e.arg.Add(q, r); err != nil {
 		return err
 	}
 	v, err := e.arg.out(q)
@@ -352,7 +354,7 @@ func newCastSel(arg selector, to types.Type) (selector, error) {
 		fn, _ := lookupFunction("totimestamp", []types.Type{from})
 		s.conv = func(b []byte) ([]byte, error) { return fn.impl(nil, [][]byte{b}) }
 	default:
-		return nil, invalidf("%s cannot be cast to %s", from, to)
+		return nil, query.Invalidf("%s cannot be cast to %s", from, to)
 	}
 	return s, nil
 }

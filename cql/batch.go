@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/minicass/minicass/cql/query"
+
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/schema"
@@ -28,12 +30,12 @@ type batchContext struct {
 type batchPlan struct {
 	typ       parser.BatchType
 	stmts     []*modPlan
-	specs     []ColumnSpec
+	specs     []query.ColumnSpec
 	timestamp term
 }
 
-func (p *batchPlan) binds() []ColumnSpec   { return p.specs }
-func (p *batchPlan) columns() []ColumnSpec { return nil }
+func (p *batchPlan) binds() []query.ColumnSpec   { return p.specs }
+func (p *batchPlan) columns() []query.ColumnSpec { return nil }
 func (p *batchPlan) pkIndexes() []uint16 {
 	if len(p.stmts) > 0 {
 		return p.stmts[0].pkIdx
@@ -43,9 +45,9 @@ func (p *batchPlan) pkIndexes() []uint16 {
 
 func (s *compiler) compileBatch(st *parser.Batch) (plan, error) {
 	if st.Using.TTL != nil {
-		return nil, invalidf("Global TTL on the BATCH statement is not supported.")
+		return nil, query.Invalidf("Global TTL on the BATCH statement is not supported.")
 	}
-	bp := &batchPlan{typ: st.Type, specs: make([]ColumnSpec, st.BindCount())}
+	bp := &batchPlan{typ: st.Type, specs: make([]query.ColumnSpec, st.BindCount())}
 	c := newCompileCtx(st.BindCount())
 	if st.Using.Timestamp != nil {
 		t, err := c.compileTerm(st.Using.Timestamp, receiver{name: "[timestamp]", typ: types.BigintType})
@@ -92,7 +94,7 @@ func (s *compiler) compileBatch(st *parser.Batch) (plan, error) {
 // errBatchStatement refuses a statement other than INSERT, UPDATE and
 // DELETE in a batch.
 func errBatchStatement() error {
-	return invalidf("Invalid statement in batch: only UPDATE, INSERT and DELETE statements are allowed.")
+	return query.Invalidf("Invalid statement in batch: only UPDATE, INSERT and DELETE statements are allowed.")
 }
 
 // validate checks the statements of a batch together, as BatchStatement's
@@ -104,9 +106,9 @@ func (bp *batchPlan) validate() error {
 		isCounter := mp.tbl.IsCounter()
 		switch {
 		case bp.typ == parser.BatchCounter && !isCounter:
-			return invalidf("Cannot include non-counter statement in a counter batch")
+			return query.Invalidf("Cannot include non-counter statement in a counter batch")
 		case bp.typ == parser.BatchLogged && isCounter:
-			return invalidf("Cannot include a counter statement in a logged batch")
+			return query.Invalidf("Cannot include a counter statement in a logged batch")
 		}
 		if isCounter {
 			hasCounters = true
@@ -114,10 +116,10 @@ func (bp *batchPlan) validate() error {
 			hasNonCounters = true
 		}
 		if hasCounters && hasNonCounters {
-			return invalidf("Counter and non-counter mutations cannot exist in the same batch")
+			return query.Invalidf("Counter and non-counter mutations cannot exist in the same batch")
 		}
 		if mp.timestamp != nil && bp.timestamp != nil {
-			return invalidf("Timestamp must be set either on BATCH or individual statements")
+			return query.Invalidf("Timestamp must be set either on BATCH or individual statements")
 		}
 		if mp.conds != nil {
 			hasConditions = true
@@ -125,11 +127,11 @@ func (bp *batchPlan) validate() error {
 	}
 	if hasConditions {
 		if bp.timestamp != nil {
-			return invalidf("Cannot provide custom timestamp for conditional BATCH")
+			return query.Invalidf("Cannot provide custom timestamp for conditional BATCH")
 		}
 		for _, mp := range bp.stmts {
 			if mp.tbl != bp.stmts[0].tbl {
-				return invalidf("Batch with conditions cannot span multiple tables")
+				return query.Invalidf("Batch with conditions cannot span multiple tables")
 			}
 		}
 	}
@@ -150,7 +152,7 @@ func (q *execution) useStatement(i int) {
 type BatchEntry struct {
 	Prepared *Prepared
 	Query    string
-	Values   []Value
+	Values   []query.Value
 }
 
 // Batch runs a protocol BATCH (the native protocol's BATCH message) of type
@@ -158,9 +160,9 @@ type BatchEntry struct {
 // in the session's keyspace and a prepared one as it was prepared, each
 // with its own values, one timestamp for all, and validated together as a
 // CQL BATCH is. An evicted prepared entry gets Unprepared.
-func (s *Session) Batch(ctx context.Context, typ parser.BatchType, entries []BatchEntry, p *Params) (*Result, error) {
+func (s *Session) Batch(ctx context.Context, typ parser.BatchType, entries []BatchEntry, p *query.Params) (*query.Result, error) {
 	bp := &batchPlan{typ: typ, stmts: make([]*modPlan, 0, len(entries))}
-	values := make([][]Value, len(entries))
+	values := make([][]query.Value, len(entries))
 	for i, e := range entries {
 		var pl plan
 		if e.Prepared != nil {
@@ -178,7 +180,7 @@ func (s *Session) Batch(ctx context.Context, typ parser.BatchType, entries []Bat
 			}
 		}
 		if n := len(pl.binds()); n != len(e.Values) {
-			return nil, invalidf("There were %d markers(?) in CQL but %d bound variables", n, len(e.Values))
+			return nil, query.Invalidf("There were %d markers(?) in CQL but %d bound variables", n, len(e.Values))
 		}
 		values[i] = e.Values
 		mp, ok := pl.(*modPlan)
@@ -191,7 +193,7 @@ func (s *Session) Batch(ctx context.Context, typ parser.BatchType, entries []Bat
 		return nil, err
 	}
 	if p == nil {
-		p = &Params{}
+		p = &query.Params{}
 	}
 	return s.runValues(ctx, bp, batchText(entries), nil, values, p)
 }
@@ -218,7 +220,7 @@ func (b batchText) String() string {
 // partitionKeyOf identifies a mutation's partition across tables.
 func partitionKeyOf(m *data.Mutation) string { return string(m.Table[:]) + string(m.Key) }
 
-func (p *batchPlan) exec(ctx context.Context, q *execution) (*Result, error) {
+func (p *batchPlan) exec(ctx context.Context, q *execution) (*query.Result, error) {
 	var ts int64
 	switch {
 	case p.timestamp != nil:
@@ -227,7 +229,7 @@ func (p *batchPlan) exec(ctx context.Context, q *execution) (*Result, error) {
 			return nil, err
 		}
 		if v.Bytes == nil || v.Unset {
-			return nil, invalidf("Invalid null value of timestamp")
+			return nil, query.Invalidf("Invalid null value of timestamp")
 		}
 		if ts, err = timestampValue(v.Bytes); err != nil {
 			return nil, err
@@ -251,17 +253,17 @@ func (p *batchPlan) exec(ctx context.Context, q *execution) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := voidResult()
+	res := query.VoidResult()
 	res.Warnings = p.warnings(merged, tables)
 	for _, m := range merged {
 		if m.IsEmpty() {
 			continue
 		}
 		if err := q.s.x.eng.Apply(ctx, tables[partitionKeyOf(m)], m); err != nil {
-			return nil, AsError(err)
+			return nil, query.AsError(err)
 		}
 	}
-	q.trace.add("Applied batch of %d statements as %d partition mutations", len(p.stmts), len(merged))
+	q.trace.Add("Applied batch of %d statements as %d partition mutations", len(p.stmts), len(merged))
 	return res, nil
 }
 
@@ -356,7 +358,7 @@ func kib(n int) string { return fmt.Sprintf("%.3fKiB", float64(n)/1024) }
 // execConditional runs a batch with IF conditions: every statement must touch
 // the same partition; all conditions are checked under its lock and the batch
 // applies only if they all hold.
-func (p *batchPlan) execConditional(ctx context.Context, q *execution) (*Result, error) {
+func (p *batchPlan) execConditional(ctx context.Context, q *execution) (*query.Result, error) {
 	tbl := p.stmts[0].tbl
 	var key []byte
 	for i, mp := range p.stmts {
@@ -366,7 +368,7 @@ func (p *batchPlan) execConditional(ctx context.Context, q *execution) (*Result,
 			return nil, err
 		}
 		if len(keys) != 1 || (key != nil && !bytes.Equal(key, keys[0])) {
-			return nil, invalidf("Batch with conditions cannot span multiple partitions")
+			return nil, query.Invalidf("Batch with conditions cannot span multiple partitions")
 		}
 		key = keys[0]
 	}
@@ -384,10 +386,10 @@ func (p *batchPlan) execConditional(ctx context.Context, q *execution) (*Result,
 				return nil, err
 			}
 			if len(prefixes) != 1 || len(prefixes[0]) != len(tbl.ClusteringColumns()) {
-				return nil, invalidf("IN on the clustering key columns is not supported with conditional updates")
+				return nil, query.Invalidf("IN on the clustering key columns is not supported with conditional updates")
 			}
 			if clustering, err = types.EncodeClustering(tbl.ClusteringTypes(), prefixes[0]); err != nil {
-				return nil, invalidf("%v", err)
+				return nil, query.Invalidf("%v", err)
 			}
 		} else if len(tbl.ClusteringColumns()) == 0 {
 			clustering, _ = types.EncodeClustering(nil, nil) // the single row's key
@@ -410,7 +412,7 @@ func (p *batchPlan) execConditional(ctx context.Context, q *execution) (*Result,
 	}
 	for _, m := range merged {
 		if err := q.s.x.eng.Apply(ctx, tables[partitionKeyOf(m)], m); err != nil {
-			return nil, AsError(err)
+			return nil, query.AsError(err)
 		}
 	}
 	for _, mp := range p.stmts {
@@ -418,5 +420,5 @@ func (p *batchPlan) execConditional(ctx context.Context, q *execution) (*Result,
 			return casSuccess(mp.conds), nil
 		}
 	}
-	return voidResult(), nil
+	return query.VoidResult(), nil
 }

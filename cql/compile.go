@@ -2,6 +2,7 @@ package cql
 
 import (
 	"github.com/minicass/minicass/cql/parser"
+	"github.com/minicass/minicass/cql/query"
 	"github.com/minicass/minicass/schema"
 )
 
@@ -60,5 +61,5 @@ func (s *compiler) compile(stmt parser.Statement) (plan, error) {
 	case *parser.CreateRole, *parser.AlterRole, *parser.DropRole, *parser.ListRoles, *parser.GrantRole, *parser.Permissions:
 		return s.compileAuth(st)
 	}
-	return nil, invalidf("statement not supported: %s", stmt)
+	return nil, query.Invalidf("statement not supported: %s", stmt)
 }

@@ -7,6 +7,8 @@ import (
 	"maps"
 	"strings"
 
+	"github.com/minicass/minicass/cql/query"
+
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/engine"
@@ -30,7 +32,7 @@ func notModifiable(ks string) string { return ks + " keyspace is not user-modifi
 // system keyspace, or nil for a user keyspace.
 func checkModifiable(ks string) error {
 	if systemKeyspaces[ks] {
-		return &Error{Code: wire.CodeUnauthorized, Message: notModifiable(ks)}
+		return &query.Error{Code: wire.CodeUnauthorized, Message: notModifiable(ks)}
 	}
 	return nil
 }
@@ -51,13 +53,15 @@ func IsSystemKeyspace(ks string) bool { return systemKeyspaces[ks] }
 // ddlPlan is a schema statement: it has no bind markers and runs once.
 type ddlPlan struct {
 	noBinds
-	run func(ctx context.Context, q *execution) (*Result, error)
+	run func(ctx context.Context, q *execution) (*query.Result, error)
 }
 
-func (p *ddlPlan) exec(ctx context.Context, q *execution) (*Result, error) { return p.run(ctx, q) }
+func (p *ddlPlan) exec(ctx context.Context, q *execution) (*query.Result, error) {
+	return p.run(ctx, q)
+}
 
-func schemaChange(change wire.ChangeType, target wire.ChangeTarget, ks, name string) *Result {
-	return &Result{Kind: wire.ResultSchemaChange, Change: &wire.SchemaChange{Change: change, Target: target, Keyspace: ks, Name: name}}
+func schemaChange(change wire.ChangeType, target wire.ChangeTarget, ks, name string) *query.Result {
+	return &query.Result{Kind: wire.ResultSchemaChange, Change: &wire.SchemaChange{Change: change, Target: target, Keyspace: ks, Name: name}}
 }
 
 // keyspaceFor resolves the keyspace of a possibly unqualified table name.
@@ -67,7 +71,7 @@ func (s *compiler) keyspaceFor(t parser.TableName) (string, error) {
 	}
 	ks := s.Keyspace()
 	if ks == "" {
-		return "", invalidf("No keyspace has been specified. USE a keyspace, or explicitly specify keyspace.tablename")
+		return "", query.Invalidf("No keyspace has been specified. USE a keyspace, or explicitly specify keyspace.tablename")
 	}
 	return ks, nil
 }
@@ -79,9 +83,9 @@ func (s *compiler) compileDDL(stmt parser.Statement) (plan, error) {
 		name := string(st.Name)
 		if systemKeyspaces[name] {
 			if st.IfNotExists {
-				return &ddlPlan{run: func(context.Context, *execution) (*Result, error) { return voidResult(), nil }}, nil
+				return &ddlPlan{run: func(context.Context, *execution) (*query.Result, error) { return query.VoidResult(), nil }}, nil
 			}
-			return nil, &Error{Code: wire.CodeAlreadyExists, Message: fmt.Sprintf("Cannot add existing keyspace \"%s\"", name), Keyspace: name}
+			return nil, &query.Error{Code: wire.CodeAlreadyExists, Message: fmt.Sprintf("Cannot add existing keyspace \"%s\"", name), Keyspace: name}
 		}
 		if err := validateName("Keyspace", name); err != nil {
 			return nil, err
@@ -90,13 +94,13 @@ func (s *compiler) compileDDL(stmt parser.Statement) (plan, error) {
 		if err := keyspaceOptions(ks, st.Options, true); err != nil {
 			return nil, err
 		}
-		return &ddlPlan{run: func(ctx context.Context, q *execution) (*Result, error) {
+		return &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
 			if err := eng.CreateKeyspace(ks); err != nil {
 				if errors.Is(err, engine.ErrKeyspaceExists) {
 					if st.IfNotExists {
-						return voidResult(), nil
+						return query.VoidResult(), nil
 					}
-					return nil, &Error{Code: wire.CodeAlreadyExists, Message: fmt.Sprintf("Cannot add existing keyspace \"%s\"", name), Keyspace: name}
+					return nil, &query.Error{Code: wire.CodeAlreadyExists, Message: fmt.Sprintf("Cannot add existing keyspace \"%s\"", name), Keyspace: name}
 				}
 				return nil, err
 			}
@@ -107,13 +111,13 @@ func (s *compiler) compileDDL(stmt parser.Statement) (plan, error) {
 		if err := checkModifiable(name); err != nil {
 			return nil, err
 		}
-		return &ddlPlan{run: func(ctx context.Context, q *execution) (*Result, error) {
+		return &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
 			old, ok := eng.Keyspace(name)
 			if !ok {
 				if st.IfExists {
-					return voidResult(), nil
+					return query.VoidResult(), nil
 				}
-				return nil, invalidf("Keyspace '%s' doesn't exist", name)
+				return nil, query.Invalidf("Keyspace '%s' doesn't exist", name)
 			}
 			ks := &schema.Keyspace{Name: name, Replication: old.Replication, DurableWrites: old.DurableWrites, Types: old.Types}
 			if err := keyspaceOptions(ks, st.Options, false); err != nil {
@@ -129,13 +133,13 @@ func (s *compiler) compileDDL(stmt parser.Statement) (plan, error) {
 		if err := checkModifiable(name); err != nil {
 			return nil, err
 		}
-		return &ddlPlan{run: func(ctx context.Context, q *execution) (*Result, error) {
+		return &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
 			if err := eng.DropKeyspace(name); err != nil {
 				if errors.Is(err, engine.ErrNoKeyspace) {
 					if st.IfExists {
-						return voidResult(), nil
+						return query.VoidResult(), nil
 					}
-					return nil, configf("Keyspace '%s' doesn't exist", name)
+					return nil, query.Configf("Keyspace '%s' doesn't exist", name)
 				}
 				return nil, err
 			}
@@ -153,16 +157,16 @@ func (s *compiler) compileDDL(stmt parser.Statement) (plan, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &ddlPlan{run: func(ctx context.Context, q *execution) (*Result, error) {
+		return &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
 			if err := eng.DropTable(ks, name); err != nil {
 				if errors.Is(err, engine.ErrNoTable) || errors.Is(err, engine.ErrNoKeyspace) {
 					if st.IfExists {
-						return voidResult(), nil
+						return query.VoidResult(), nil
 					}
 					if errors.Is(err, engine.ErrNoKeyspace) {
-						return nil, invalidf("Keyspace '%s' doesn't exist", ks)
+						return nil, query.Invalidf("Keyspace '%s' doesn't exist", ks)
 					}
-					return nil, invalidf("Table '%s.%s' doesn't exist", ks, name)
+					return nil, query.Invalidf("Table '%s.%s' doesn't exist", ks, name)
 				}
 				return nil, err
 			}
@@ -202,14 +206,14 @@ func (s *compiler) compileDDL(stmt parser.Statement) (plan, error) {
 		if _, err := s.lookupTable(st.Table); err != nil {
 			return nil, err
 		}
-		return &ddlPlan{run: func(ctx context.Context, q *execution) (*Result, error) {
+		return &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
 			if err := eng.Truncate(ks, name); err != nil {
 				return nil, err
 			}
-			return voidResult(), nil
+			return query.VoidResult(), nil
 		}}, nil
 	}
-	return nil, invalidf("unsupported schema statement %s", stmt)
+	return nil, query.Invalidf("unsupported schema statement %s", stmt)
 }
 
 // lookupTable finds a table, with Cassandra's errors for a missing keyspace
@@ -228,22 +232,22 @@ func (s *compiler) lookupTable(t parser.TableName) (*schema.Table, error) {
 		return tbl, nil
 	}
 	if _, ok := s.x.eng.Keyspace(ks); !ok && !systemKeyspaces[ks] {
-		return nil, invalidf("keyspace %s does not exist", ks)
+		return nil, query.Invalidf("keyspace %s does not exist", ks)
 	}
-	return nil, invalidf("table %s does not exist", t.Name)
+	return nil, query.Invalidf("table %s does not exist", t.Name)
 }
 
 func validateName(what, name string) error {
 	if len(name) > 48 {
-		return invalidf("%s name must not be more than 48 characters long (got %d characters for \"%s\")", what, len(name), name)
+		return query.Invalidf("%s name must not be more than 48 characters long (got %d characters for \"%s\")", what, len(name), name)
 	}
 	for _, r := range name {
 		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
-			return invalidf("%s name must not be empty, more than 48 characters long, or contain non-alphanumeric-underscore characters (got \"%s\")", what, name)
+			return query.Invalidf("%s name must not be empty, more than 48 characters long, or contain non-alphanumeric-underscore characters (got \"%s\")", what, name)
 		}
 	}
 	if name == "" {
-		return invalidf("%s name must not be empty, more than 48 characters long, or contain non-alphanumeric-underscore characters (got \"%s\")", what, name)
+		return query.Invalidf("%s name must not be empty, more than 48 characters long, or contain non-alphanumeric-underscore characters (got \"%s\")", what, name)
 	}
 	return nil
 }
@@ -257,7 +261,7 @@ func (s *compiler) compileCreateTable(st *parser.CreateTable) (plan, error) {
 		return nil, err
 	}
 	if st.CompactStorage {
-		return nil, invalidf("Compact tables are not allowed in Cassandra starting with 4.0 version.")
+		return nil, query.Invalidf("Compact tables are not allowed in Cassandra starting with 4.0 version.")
 	}
 	ksDef, _ := s.x.eng.Keyspace(ks)
 	defs := map[string]*parser.ColumnDef{}
@@ -266,7 +270,7 @@ func (s *compiler) compileCreateTable(st *parser.CreateTable) (plan, error) {
 	for _, c := range st.Columns {
 		n := string(c.Name)
 		if _, dup := defs[n]; dup {
-			return nil, invalidf("Duplicate column '%s' declaration for table '%s'", n, name)
+			return nil, query.Invalidf("Duplicate column '%s' declaration for table '%s'", n, name)
 		}
 		defs[n] = c
 		order = append(order, n)
@@ -277,7 +281,7 @@ func (s *compiler) compileCreateTable(st *parser.CreateTable) (plan, error) {
 	var pk, ck []string
 	switch {
 	case st.Key != nil && len(inlinePK) > 0, len(inlinePK) > 1:
-		return nil, invalidf("Multiple PRIMARY KEY specified for table '%s' (exactly one required)", name)
+		return nil, query.Invalidf("Multiple PRIMARY KEY specified for table '%s' (exactly one required)", name)
 	case st.Key != nil:
 		for _, id := range st.Key.PartitionKey {
 			pk = append(pk, string(id))
@@ -288,20 +292,20 @@ func (s *compiler) compileCreateTable(st *parser.CreateTable) (plan, error) {
 	case len(inlinePK) == 1:
 		pk = inlinePK
 	default:
-		return nil, invalidf("No PRIMARY KEY specifed for table '%s' (exactly one required)", name)
+		return nil, query.Invalidf("No PRIMARY KEY specifed for table '%s' (exactly one required)", name)
 	}
 	var cols []*schema.Column
 	keyCols := map[string]bool{}
 	addKey := func(n string, kind schema.ColumnKind, pos int) error {
 		def, ok := defs[n]
 		if !ok {
-			return invalidf("Unknown column '%s' referenced in PRIMARY KEY for table '%s'", n, name)
+			return query.Invalidf("Unknown column '%s' referenced in PRIMARY KEY for table '%s'", n, name)
 		}
 		if keyCols[n] {
-			return invalidf("Duplicate column '%s' in PRIMARY KEY clause for table '%s'", n, name)
+			return query.Invalidf("Duplicate column '%s' in PRIMARY KEY clause for table '%s'", n, name)
 		}
 		if def.Static {
-			return invalidf("Static column '%s' cannot be part of the PRIMARY KEY", n)
+			return query.Invalidf("Static column '%s' cannot be part of the PRIMARY KEY", n)
 		}
 		t, err := convertType(def.Type, ksDef)
 		if err != nil {
@@ -309,13 +313,13 @@ func (s *compiler) compileCreateTable(st *parser.CreateTable) (plan, error) {
 		}
 		switch {
 		case t.UDT != nil && !t.Frozen:
-			return invalidf("Invalid non-frozen user-defined type \"%s\" for PRIMARY KEY column '%s'", t.UDT.Name, n)
+			return query.Invalidf("Invalid non-frozen user-defined type \"%s\" for PRIMARY KEY column '%s'", t.UDT.Name, n)
 		case t.Kind == types.Counter:
-			return invalidf("counter type is not supported for PRIMARY KEY column '%s'", n)
+			return query.Invalidf("counter type is not supported for PRIMARY KEY column '%s'", n)
 		case t.Kind == types.Duration || containsDuration(t):
-			return invalidf("duration type is not supported for PRIMARY KEY column '%s'", n)
+			return query.Invalidf("duration type is not supported for PRIMARY KEY column '%s'", n)
 		case t.IsMultiCell():
-			return invalidf("Invalid non-frozen collection type %s for PRIMARY KEY column '%s'", t, n)
+			return query.Invalidf("Invalid non-frozen collection type %s for PRIMARY KEY column '%s'", t, n)
 		}
 		keyCols[n] = true
 		cols = append(cols, &schema.Column{Name: n, Type: t.Freeze(), Kind: kind, Position: pos})
@@ -344,7 +348,7 @@ func (s *compiler) compileCreateTable(st *parser.CreateTable) (plan, error) {
 		kind := schema.Regular
 		if def.Static {
 			if len(ck) == 0 {
-				return nil, invalidf("Static columns are only useful (and thus allowed) if the table has at least one clustering column")
+				return nil, query.Invalidf("Static columns are only useful (and thus allowed) if the table has at least one clustering column")
 			}
 			kind = schema.Static
 		}
@@ -359,28 +363,28 @@ func (s *compiler) compileCreateTable(st *parser.CreateTable) (plan, error) {
 		cols = append(cols, &schema.Column{Name: n, Type: t, Kind: kind, Position: -1})
 	}
 	if hasCounter && hasNonCounter {
-		return nil, configf("Cannot mix counter and non counter columns in the same table")
+		return nil, query.Configf("Cannot mix counter and non counter columns in the same table")
 	}
 	// CLUSTERING ORDER BY lists a prefix of the clustering columns, in order
 	// (CreateTableStatement.builder): the unlisted tail stays ASC.
 	for _, o := range st.ClusteringOrder {
 		if !containsString(ck, string(o.Column)) {
-			return nil, invalidf("Only clustering key columns can be defined in CLUSTERING ORDER directive: [%s] are not clustering columns", o.Column)
+			return nil, query.Invalidf("Only clustering key columns can be defined in CLUSTERING ORDER directive: [%s] are not clustering columns", o.Column)
 		}
 	}
 	listed := map[string]bool{}
 	for _, o := range st.ClusteringOrder {
 		if listed[string(o.Column)] {
-			return nil, invalidf("Duplicate column '%s' in CLUSTERING ORDER directive", o.Column)
+			return nil, query.Invalidf("Duplicate column '%s' in CLUSTERING ORDER directive", o.Column)
 		}
 		listed[string(o.Column)] = true
 	}
 	for i, o := range st.ClusteringOrder {
 		if c := ck[i]; c != string(o.Column) {
 			if listed[c] {
-				return nil, invalidf("The order of columns in the CLUSTERING ORDER directive must match that of the clustering columns (%s must appear before %s)", c, o.Column)
+				return nil, query.Invalidf("The order of columns in the CLUSTERING ORDER directive must match that of the clustering columns (%s must appear before %s)", c, o.Column)
 			}
-			return nil, invalidf("Missing CLUSTERING ORDER for column %s", c)
+			return nil, query.Invalidf("Missing CLUSTERING ORDER for column %s", c)
 		}
 	}
 	for _, o := range st.ClusteringOrder {
@@ -394,21 +398,21 @@ func (s *compiler) compileCreateTable(st *parser.CreateTable) (plan, error) {
 	if err := tableOptions(&opts, st.Options, hasCounter); err != nil {
 		return nil, err
 	}
-	return &ddlPlan{run: func(ctx context.Context, q *execution) (*Result, error) {
+	return &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
 		if _, ok := s.x.eng.Keyspace(ks); !ok {
-			return nil, invalidf("Keyspace '%s' doesn't exist", ks)
+			return nil, query.Invalidf("Keyspace '%s' doesn't exist", ks)
 		}
 		id := data.TableID(types.NewRandomUUID())
 		tbl := schema.NewTable(ks, name, id, cols, opts)
 		if err := s.x.eng.CreateTable(tbl); err != nil {
 			if errors.Is(err, engine.ErrTableExists) {
 				if st.IfNotExists {
-					return voidResult(), nil
+					return query.VoidResult(), nil
 				}
-				return nil, &Error{Code: wire.CodeAlreadyExists, Message: fmt.Sprintf("Cannot add already existing table \"%s\" to keyspace \"%s\"", name, ks), Keyspace: ks, Table: name}
+				return nil, &query.Error{Code: wire.CodeAlreadyExists, Message: fmt.Sprintf("Cannot add already existing table \"%s\" to keyspace \"%s\"", name, ks), Keyspace: ks, Table: name}
 			}
 			if errors.Is(err, engine.ErrNoKeyspace) {
-				return nil, invalidf("Keyspace '%s' doesn't exist", ks)
+				return nil, query.Invalidf("Keyspace '%s' doesn't exist", ks)
 			}
 			return nil, err
 		}
@@ -431,7 +435,7 @@ func containsDuration(t types.Type) bool {
 func checkNestedCounter(t types.Type, col string) error {
 	for _, p := range t.Params {
 		if p.Kind == types.Counter {
-			return invalidf("Counters are not allowed inside collections: %s", t)
+			return query.Invalidf("Counters are not allowed inside collections: %s", t)
 		}
 	}
 	return nil
@@ -461,16 +465,16 @@ func (s *compiler) compileAlterTable(st *parser.AlterTable) (plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &ddlPlan{run: func(ctx context.Context, q *execution) (*Result, error) {
+	return &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
 		old, ok := s.x.eng.Table(ks, name)
 		if !ok {
 			if st.IfExists {
-				return voidResult(), nil
+				return query.VoidResult(), nil
 			}
 			if _, ok := s.x.eng.Keyspace(ks); !ok {
-				return nil, invalidf("Keyspace '%s' doesn't exist", ks)
+				return nil, query.Invalidf("Keyspace '%s' doesn't exist", ks)
 			}
-			return nil, invalidf("Table '%s.%s' doesn't exist", ks, name)
+			return nil, query.Invalidf("Table '%s.%s' doesn't exist", ks, name)
 		}
 		cols := make([]*schema.Column, 0, len(old.Columns))
 		for _, c := range old.Columns {
@@ -492,7 +496,7 @@ func (s *compiler) compileAlterTable(st *parser.AlterTable) (plan, error) {
 			for _, def := range st.Add {
 				n := string(def.Name)
 				if find(n) >= 0 {
-					return nil, invalidf("Column with name '%s' already exists", n)
+					return nil, query.Invalidf("Column with name '%s' already exists", n)
 				}
 				ksDef, _ := s.x.eng.Keyspace(ks)
 				t, err := convertType(def.Type, ksDef)
@@ -502,15 +506,15 @@ func (s *compiler) compileAlterTable(st *parser.AlterTable) (plan, error) {
 				kind := schema.Regular
 				if def.Static {
 					if len(old.ClusteringColumns()) == 0 {
-						return nil, invalidf("Static columns are only useful (and thus allowed) if the table has at least one clustering column")
+						return nil, query.Invalidf("Static columns are only useful (and thus allowed) if the table has at least one clustering column")
 					}
 					kind = schema.Static
 				}
 				if (t.Kind == types.Counter) != old.IsCounter() && len(old.Columns) > len(old.PartitionKey())+len(old.ClusteringColumns()) {
 					if t.Kind == types.Counter {
-						return nil, configf("Cannot add a counter column (%s) in a non counter column family", n)
+						return nil, query.Configf("Cannot add a counter column (%s) in a non counter column family", n)
 					}
-					return nil, configf("Cannot add a non counter column (%s) in a counter column family", n)
+					return nil, query.Configf("Cannot add a non counter column (%s) in a counter column family", n)
 				}
 				cols = append(cols, &schema.Column{Name: n, Type: t, Kind: kind, Position: -1})
 			}
@@ -519,13 +523,13 @@ func (s *compiler) compileAlterTable(st *parser.AlterTable) (plan, error) {
 				n := string(id)
 				i := find(n)
 				if i < 0 {
-					return nil, invalidf("Column %s was not found in table %s", n, name)
+					return nil, query.Invalidf("Column %s was not found in table %s", n, name)
 				}
 				if cols[i].Kind == schema.PartitionKey || cols[i].Kind == schema.Clustering {
-					return nil, invalidf("Cannot drop PRIMARY KEY column %s", n)
+					return nil, query.Invalidf("Cannot drop PRIMARY KEY column %s", n)
 				}
 				if ix := old.IndexesOn(n); len(ix) > 0 {
-					return nil, invalidf("Cannot drop column %s because it has dependent secondary indexes (%s)", n, strings.Join(ix, ", "))
+					return nil, query.Invalidf("Cannot drop column %s because it has dependent secondary indexes (%s)", n, strings.Join(ix, ", "))
 				}
 				// Cells written up to now stay hidden even if a column of
 				// that name comes back (system_schema.dropped_columns).
@@ -541,16 +545,16 @@ func (s *compiler) compileAlterTable(st *parser.AlterTable) (plan, error) {
 				from, to := string(r.From), string(r.To)
 				i := find(from)
 				if i < 0 {
-					return nil, invalidf("Column %s was not found in table %s", from, name)
+					return nil, query.Invalidf("Column %s was not found in table %s", from, name)
 				}
 				if cols[i].Kind != schema.PartitionKey && cols[i].Kind != schema.Clustering {
-					return nil, invalidf("Cannot rename non PRIMARY KEY column %s", from)
+					return nil, query.Invalidf("Cannot rename non PRIMARY KEY column %s", from)
 				}
 				if find(to) >= 0 {
-					return nil, invalidf("Cannot rename column %s to %s in table %s; another column with that name already exists", from, to, name)
+					return nil, query.Invalidf("Cannot rename column %s to %s in table %s; another column with that name already exists", from, to, name)
 				}
 				if ix := old.IndexesOn(from); len(ix) > 0 {
-					return nil, invalidf("Cannot rename column %s because it has dependent secondary indexes (%s)", from, strings.Join(ix, ", "))
+					return nil, query.Invalidf("Cannot rename column %s because it has dependent secondary indexes (%s)", from, strings.Join(ix, ", "))
 				}
 				cols[i].Name = to
 			}
@@ -559,7 +563,7 @@ func (s *compiler) compileAlterTable(st *parser.AlterTable) (plan, error) {
 				return nil, err
 			}
 		case parser.AlterType:
-			return nil, invalidf("Altering column types is no longer supported")
+			return nil, query.Invalidf("Altering column types is no longer supported")
 		}
 		tbl := schema.NewTable(ks, name, old.ID, cols, opts)
 		tbl.Dropped = dropped

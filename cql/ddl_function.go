@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/minicass/minicass/cql/query"
+
 	"github.com/minicass/minicass/cql/parser"
 )
 
@@ -26,11 +28,11 @@ func (s *compiler) compileCreateFunction(st *parser.CreateFunction) (plan, error
 	if _, err := s.keyspaceFor(st.Name); err != nil {
 		return nil, err
 	}
-	return &ddlPlan{run: func(context.Context, *execution) (*Result, error) {
+	return &ddlPlan{run: func(context.Context, *execution) (*query.Result, error) {
 		if st.OrReplace && st.IfNotExists {
-			return nil, invalidf(errBothDirectives)
+			return nil, query.Invalidf(errBothDirectives)
 		}
-		return nil, invalidf(errUDFsDisabled)
+		return nil, query.Invalidf(errUDFsDisabled)
 	}}, nil
 }
 
@@ -40,19 +42,19 @@ func (s *compiler) compileCreateAggregate(st *parser.CreateAggregate) (plan, err
 		return nil, err
 	}
 	eng := s.x.eng
-	return &ddlPlan{run: func(context.Context, *execution) (*Result, error) {
+	return &ddlPlan{run: func(context.Context, *execution) (*query.Result, error) {
 		if st.OrReplace && st.IfNotExists {
-			return nil, invalidf(errBothDirectives)
+			return nil, query.Invalidf(errBothDirectives)
 		}
 		if _, ok := eng.Keyspace(ks); !ok {
-			return nil, invalidf("Keyspace '%s' doesn't exist", ks)
+			return nil, query.Invalidf("Keyspace '%s' doesn't exist", ks)
 		}
 		// The state function takes the state type and the arguments.
 		types := []string{st.SType.String()}
 		for _, t := range st.ArgTypes {
 			types = append(types, t.String())
 		}
-		return nil, invalidf("State function %s.%s(%s) doesn't exist", ks, st.SFunc, strings.Join(types, ", "))
+		return nil, query.Invalidf("State function %s.%s(%s) doesn't exist", ks, st.SFunc, strings.Join(types, ", "))
 	}}, nil
 }
 
@@ -73,10 +75,10 @@ func (s *compiler) compileDropFunction(st *parser.DropFunction) (plan, error) {
 	if st.Aggregate {
 		what = "Aggregate"
 	}
-	return &ddlPlan{run: func(context.Context, *execution) (*Result, error) {
+	return &ddlPlan{run: func(context.Context, *execution) (*query.Result, error) {
 		if st.IfExists {
-			return voidResult(), nil
+			return query.VoidResult(), nil
 		}
-		return nil, invalidf("%s '%s' doesn't exist", what, name)
+		return nil, query.Invalidf("%s '%s' doesn't exist", what, name)
 	}}, nil
 }

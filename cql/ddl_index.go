@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"strings"
+
+	"github.com/minicass/minicass/cql/query"
 
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/schema"
@@ -32,47 +33,47 @@ func (s *compiler) compileCreateIndex(st *parser.CreateIndex) (plan, error) {
 	var options map[string]string
 	if st.Custom {
 		if st.Using == "" {
-			return nil, invalidf("Must specify index implementation via USING")
+			return nil, query.Invalidf("Must specify index implementation via USING")
 		}
 		if st.Options != nil {
 			if _, options, err = propertyValue(parser.Property{Name: "options", Value: st.Options}); err != nil {
 				return nil, err
 			}
 			if options == nil {
-				return nil, &Error{Code: wire.CodeSyntax, Message: "Invalid value for property 'options'"}
+				return nil, &query.Error{Code: wire.CodeSyntax, Message: "Invalid value for property 'options'"}
 			}
 			if _, ok := options["class_name"]; ok {
-				return nil, invalidf("Cannot specify index class as a regular option and via USING")
+				return nil, query.Invalidf("Cannot specify index class as a regular option and via USING")
 			}
 			if _, ok := options["target"]; ok {
-				return nil, invalidf("target is a reserved index option")
+				return nil, query.Invalidf("target is a reserved index option")
 			}
 		}
 	} else if st.Using != "" {
-		return nil, invalidf("Cannot specify a custom index class for a non-custom index")
+		return nil, query.Invalidf("Cannot specify a custom index class for a non-custom index")
 	}
 	eng := s.x.eng
-	return &ddlPlan{run: func(ctx context.Context, q *execution) (*Result, error) {
+	return &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
 		if _, ok := eng.Keyspace(ks); !ok {
-			return nil, invalidf("Keyspace '%s' doesn't exist", ks)
+			return nil, query.Invalidf("Keyspace '%s' doesn't exist", ks)
 		}
 		tbl, ok := eng.Table(ks, name)
 		if !ok {
-			return nil, invalidf("Table '%s' doesn't exist", name)
+			return nil, query.Invalidf("Table '%s' doesn't exist", name)
 		}
 		indexName := string(st.Name)
 		if indexName != "" && keyspaceIndex(eng.Tables(ks), indexName) != nil {
 			if st.IfNotExists {
-				return voidResult(), nil
+				return query.VoidResult(), nil
 			}
-			return nil, invalidf("Index '%s' already exists", indexName)
+			return nil, query.Invalidf("Index '%s' already exists", indexName)
 		}
 		if tbl.IsCounter() {
-			return nil, invalidf("Secondary indexes on counter tables aren't supported")
+			return nil, query.Invalidf("Secondary indexes on counter tables aren't supported")
 		}
 		col := tbl.Column(string(st.Target.Column))
 		if col == nil {
-			return nil, invalidf("Column '%s' doesn't exist", st.Target.Column)
+			return nil, query.Invalidf("Column '%s' doesn't exist", st.Target.Column)
 		}
 		target, err := indexTarget(tbl, col, st.Target.Kind)
 		if err != nil {
@@ -89,9 +90,9 @@ func (s *compiler) compileCreateIndex(st *parser.CreateIndex) (plan, error) {
 		for _, other := range tbl.Indexes {
 			if other.Column == ix.Column && other.Target == ix.Target && other.Class == ix.Class {
 				if st.IfNotExists {
-					return voidResult(), nil
+					return query.VoidResult(), nil
 				}
-				return nil, invalidf("Index %s is a duplicate of existing index %s", ix.Name, other.Name)
+				return nil, query.Invalidf("Index %s is a duplicate of existing index %s", ix.Name, other.Name)
 			}
 		}
 		nt := tbl.Clone()
@@ -119,23 +120,23 @@ func indexTarget(tbl *schema.Table, col *schema.Column, k parser.IndexTargetKind
 	case containsDuration(t):
 		switch {
 		case t.IsCollection():
-			return 0, invalidf("Secondary indexes are not supported on collections containing durations")
+			return 0, query.Invalidf("Secondary indexes are not supported on collections containing durations")
 		case t.Kind == types.Tuple:
-			return 0, invalidf("Secondary indexes are not supported on tuples containing durations")
+			return 0, query.Invalidf("Secondary indexes are not supported on tuples containing durations")
 		}
-		return 0, invalidf("Secondary indexes are not supported on duration columns")
+		return 0, query.Invalidf("Secondary indexes are not supported on duration columns")
 	case col.Kind == schema.PartitionKey && len(tbl.PartitionKey()) == 1:
-		return 0, invalidf("Cannot create secondary index on the only partition key column %s", col.Name)
+		return 0, query.Invalidf("Cannot create secondary index on the only partition key column %s", col.Name)
 	case frozenCollection && target != schema.IndexFull:
-		return 0, invalidf("Cannot create %s() index on frozen column %s. Frozen collections are immutable and must be fully indexed by using the 'full(%s)' modifier", target, col.Name, col.Name)
+		return 0, query.Invalidf("Cannot create %s() index on frozen column %s. Frozen collections are immutable and must be fully indexed by using the 'full(%s)' modifier", target, col.Name, col.Name)
 	case !frozenCollection && target == schema.IndexFull:
-		return 0, invalidf("full() indexes can only be created on frozen collections")
+		return 0, query.Invalidf("full() indexes can only be created on frozen collections")
 	case !t.IsCollection() && target != schema.IndexSimple:
-		return 0, invalidf("Cannot create %s() index on %s. Non-collection columns only support simple indexes", target, col.Name)
+		return 0, query.Invalidf("Cannot create %s() index on %s. Non-collection columns only support simple indexes", target, col.Name)
 	case !(t.Kind == types.Map && multiCell) && (target == schema.IndexKeys || target == schema.IndexEntries):
-		return 0, invalidf("Cannot create index on %s of column %s with non-map type", target, col.Name)
+		return 0, query.Invalidf("Cannot create index on %s of column %s with non-map type", target, col.Name)
 	case t.UDT != nil && !t.Frozen:
-		return 0, invalidf("Cannot create index on non-frozen UDT column %s", col.Name)
+		return 0, query.Invalidf("Cannot create index on non-frozen UDT column %s", col.Name)
 	}
 	return target, nil
 }
@@ -165,7 +166,7 @@ func (s *compiler) compileDropIndex(st *parser.DropIndex) (plan, error) {
 		return nil, err
 	}
 	eng := s.x.eng
-	return &ddlPlan{run: func(ctx context.Context, q *execution) (*Result, error) {
+	return &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
 		for _, tbl := range eng.Tables(ks) {
 			i := slices.IndexFunc(tbl.Indexes, func(ix schema.Index) bool { return ix.Name == name })
 			if i < 0 {
@@ -179,51 +180,8 @@ func (s *compiler) compileDropIndex(st *parser.DropIndex) (plan, error) {
 			return schemaChange(wire.Updated, wire.TargetTable, ks, tbl.Name), nil
 		}
 		if st.IfExists {
-			return voidResult(), nil
+			return query.VoidResult(), nil
 		}
-		return nil, invalidf("Index '%s.%s' doesn't exist'", ks, name)
+		return nil, query.Invalidf("Index '%s.%s' doesn't exist'", ks, name)
 	}}, nil
-}
-
-// indexTargetCQL writes an index target as CQL and system_schema.indexes
-// do: the column, or keys(m), values(l), entries(m), full(f).
-func indexTargetCQL(ix *schema.Index) string {
-	col := quoteIdent(ix.Column)
-	if ix.Target == schema.IndexSimple {
-		return col
-	}
-	return ix.Target.String() + "(" + col + ")"
-}
-
-// indexOptions returns an index's system_schema.indexes options: its
-// target, and for a custom index its class and WITH OPTIONS.
-func indexOptions(ix *schema.Index) map[string]string {
-	opts := map[string]string{"target": indexTargetCQL(ix)}
-	if ix.Class != "" {
-		opts["class_name"] = ix.Class
-		for k, v := range ix.Options {
-			opts[k] = v
-		}
-	}
-	return opts
-}
-
-// describeIndex returns the CREATE INDEX statement of ix on tbl, as
-// DESCRIBE prints it.
-func describeIndex(tbl *schema.Table, ix *schema.Index) string {
-	var b strings.Builder
-	if ix.Class != "" {
-		b.WriteString("CREATE CUSTOM INDEX ")
-	} else {
-		b.WriteString("CREATE INDEX ")
-	}
-	fmt.Fprintf(&b, "%s ON %s.%s (%s)", quoteIdent(ix.Name), quoteIdent(tbl.Keyspace), quoteIdent(tbl.Name), indexTargetCQL(ix))
-	if ix.Class != "" {
-		b.WriteString(" USING " + quoteString(ix.Class))
-		if len(ix.Options) > 0 {
-			b.WriteString(" WITH OPTIONS = " + cqlMap(ix.Options, true))
-		}
-	}
-	b.WriteByte(';')
-	return b.String()
 }

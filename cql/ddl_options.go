@@ -2,6 +2,7 @@ package cql
 
 import (
 	"github.com/minicass/minicass/cql/parser"
+	"github.com/minicass/minicass/cql/query"
 
 	"fmt"
 	"strconv"
@@ -25,7 +26,7 @@ func propertyValue(p parser.Property) (text string, m map[string]string, err err
 			k, ok1 := e.Key.(*parser.Constant)
 			val, ok2 := e.Value.(*parser.Constant)
 			if !ok1 || !ok2 {
-				return "", nil, &Error{Code: wire.CodeSyntax, Message: fmt.Sprintf("Invalid value for property '%s'", p.Name)}
+				return "", nil, &query.Error{Code: wire.CodeSyntax, Message: fmt.Sprintf("Invalid value for property '%s'", p.Name)}
 			}
 			m[k.Value()] = val.Value()
 		}
@@ -33,7 +34,7 @@ func propertyValue(p parser.Property) (text string, m map[string]string, err err
 	case *parser.EmptyBraces:
 		return "", map[string]string{}, nil
 	}
-	return "", nil, &Error{Code: wire.CodeSyntax, Message: fmt.Sprintf("Invalid value for property '%s'", p.Name)}
+	return "", nil, &query.Error{Code: wire.CodeSyntax, Message: fmt.Sprintf("Invalid value for property '%s'", p.Name)}
 }
 
 // replicationStrategies maps the short names Cassandra accepts to the full
@@ -53,7 +54,7 @@ func eachProperty(props []parser.Property, f func(p parser.Property, name, text 
 	for _, p := range props {
 		name := strings.ToLower(string(p.Name))
 		if seen[name] {
-			return nil, &Error{Code: wire.CodeSyntax, Message: fmt.Sprintf("Multiple definitions for property '%s'", name)}
+			return nil, &query.Error{Code: wire.CodeSyntax, Message: fmt.Sprintf("Multiple definitions for property '%s'", name)}
 		}
 		seen[name] = true
 		text, m, err := propertyValue(p)
@@ -73,7 +74,7 @@ func keyspaceOptions(ks *schema.Keyspace, props []parser.Property, create bool) 
 		switch name {
 		case "replication":
 			if m == nil {
-				return &Error{Code: wire.CodeSyntax, Message: "Invalid value for property 'replication'"}
+				return &query.Error{Code: wire.CodeSyntax, Message: "Invalid value for property 'replication'"}
 			}
 			repl, err := validateReplication(m)
 			if err != nil {
@@ -83,11 +84,11 @@ func keyspaceOptions(ks *schema.Keyspace, props []parser.Property, create bool) 
 		case "durable_writes":
 			b, err := strconv.ParseBool(strings.ToLower(text))
 			if err != nil {
-				return &Error{Code: wire.CodeSyntax, Message: fmt.Sprintf("Invalid boolean value %s for 'durable_writes'", text)}
+				return &query.Error{Code: wire.CodeSyntax, Message: fmt.Sprintf("Invalid boolean value %s for 'durable_writes'", text)}
 			}
 			ks.DurableWrites = b
 		default:
-			return &Error{Code: wire.CodeSyntax, Message: fmt.Sprintf("Unknown property '%s'", name)}
+			return &query.Error{Code: wire.CodeSyntax, Message: fmt.Sprintf("Unknown property '%s'", name)}
 		}
 		return nil
 	})
@@ -95,7 +96,7 @@ func keyspaceOptions(ks *schema.Keyspace, props []parser.Property, create bool) 
 		return err
 	}
 	if create && !seen["replication"] {
-		return configf("Missing mandatory option 'replication'")
+		return query.Configf("Missing mandatory option 'replication'")
 	}
 	return nil
 }
@@ -103,16 +104,16 @@ func keyspaceOptions(ks *schema.Keyspace, props []parser.Property, create bool) 
 func validateReplication(m map[string]string) (map[string]string, error) {
 	class, ok := m["class"]
 	if !ok {
-		return nil, configf("Missing replication strategy class")
+		return nil, query.Configf("Missing replication strategy class")
 	}
 	full := class
 	if !strings.Contains(class, ".") {
 		full = replicationStrategies[strings.ToLower(class)]
 		if full == "" {
-			return nil, configf("Unable to find replication strategy class 'org.apache.cassandra.locator.%s'", class)
+			return nil, query.Configf("Unable to find replication strategy class 'org.apache.cassandra.locator.%s'", class)
 		}
 	} else if !strings.HasPrefix(class, "org.apache.cassandra.locator.") || replicationStrategies[strings.ToLower(strings.TrimPrefix(class, "org.apache.cassandra.locator."))] == "" {
-		return nil, configf("Unable to find replication strategy class '%s'", class)
+		return nil, query.Configf("Unable to find replication strategy class '%s'", class)
 	}
 	out := map[string]string{"class": full}
 	for k, v := range m {
@@ -122,20 +123,20 @@ func validateReplication(m map[string]string) (map[string]string, error) {
 		switch {
 		case strings.HasSuffix(full, "SimpleStrategy"):
 			if k != "replication_factor" {
-				return nil, configf("Unrecognized strategy option {%s} passed to SimpleStrategy for keyspace", k)
+				return nil, query.Configf("Unrecognized strategy option {%s} passed to SimpleStrategy for keyspace", k)
 			}
 		case strings.HasSuffix(full, "LocalStrategy"), strings.HasSuffix(full, "EverywhereStrategy"):
-			return nil, configf("Unrecognized strategy option {%s} passed to %s", k, class)
+			return nil, query.Configf("Unrecognized strategy option {%s} passed to %s", k, class)
 		}
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
-			return nil, configf("Replication factor must be non-negative; found %s", v)
+			return nil, query.Configf("Replication factor must be non-negative; found %s", v)
 		}
 		out[k] = v
 	}
 	if strings.HasSuffix(full, "SimpleStrategy") {
 		if _, ok := out["replication_factor"]; !ok {
-			return nil, configf("SimpleStrategy requires a replication_factor strategy option.")
+			return nil, query.Configf("SimpleStrategy requires a replication_factor strategy option.")
 		}
 	}
 	return out, nil
@@ -152,14 +153,14 @@ var compactionStrategies = map[string]bool{
 func validateCompaction(m map[string]string) (map[string]string, error) {
 	class, ok := m["class"]
 	if !ok {
-		return nil, configf("Missing sub-option 'class' for the 'compaction' option.")
+		return nil, query.Configf("Missing sub-option 'class' for the 'compaction' option.")
 	}
 	short := strings.TrimPrefix(class, "org.apache.cassandra.db.compaction.")
 	if !compactionStrategies[short] {
 		if !strings.Contains(class, ".") {
 			class = "org.apache.cassandra.db.compaction." + class
 		}
-		return nil, configf("Unable to find compaction strategy class '%s'", class)
+		return nil, query.Configf("Unable to find compaction strategy class '%s'", class)
 	}
 	out := map[string]string{"class": "org.apache.cassandra.db.compaction." + short}
 	for k, v := range m {
@@ -173,7 +174,7 @@ func validateCompaction(m map[string]string) (map[string]string, error) {
 	// The strategies' own option checks (bucket_low/high, min_sstable_size,
 	// tombstone options, TWCS units and resolution) live in the engine.
 	if err := engine.ValidateCompactionOptions(out); err != nil {
-		return nil, configf("%s", engine.CompactionErrorMessage(err))
+		return nil, query.Configf("%s", engine.CompactionErrorMessage(err))
 	}
 	return out, nil
 }
@@ -188,10 +189,10 @@ func validateCompactionOptions(short string, m map[string]string) error {
 		}
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			return 0, true, configf("%s is not a parsable int (base10) for %s", v, name)
+			return 0, true, query.Configf("%s is not a parsable int (base10) for %s", v, name)
 		}
 		if n < min {
-			return 0, true, configf("%s must be larger than %d, but was %d", name, min-1, n)
+			return 0, true, query.Configf("%s must be larger than %d, but was %d", name, min-1, n)
 		}
 		return n, true, nil
 	}
@@ -204,7 +205,7 @@ func validateCompactionOptions(short string, m map[string]string) error {
 		return err
 	}
 	if hasMin && hasMax && minT > maxT {
-		return configf("min_threshold cannot be greater than max_threshold")
+		return query.Configf("min_threshold cannot be greater than max_threshold")
 	}
 	known := map[string]bool{"class": true, "min_threshold": true, "max_threshold": true, "enabled": true,
 		"tombstone_threshold": true, "tombstone_compaction_interval": true, "unchecked_tombstone_compaction": true,
@@ -222,16 +223,16 @@ func validateCompactionOptions(short string, m map[string]string) error {
 			switch strings.ToUpper(u) {
 			case "MINUTES", "HOURS", "DAYS":
 			default:
-				return configf("%s is not valid for compaction_window_unit", u)
+				return query.Configf("%s is not valid for compaction_window_unit", u)
 			}
 		}
 		if s, ok := m["compaction_window_size"]; ok {
 			n, err := strconv.Atoi(s)
 			if err != nil {
-				return configf("%s is not a parsable int (base10) for compaction_window_size", s)
+				return query.Configf("%s is not a parsable int (base10) for compaction_window_size", s)
 			}
 			if n < 1 {
-				return configf("%d must be greater than 1 for compaction_window_size", n)
+				return query.Configf("%d must be greater than 1 for compaction_window_size", n)
 			}
 		}
 	case "LeveledCompactionStrategy":
@@ -243,7 +244,7 @@ func validateCompactionOptions(short string, m map[string]string) error {
 	}
 	for k := range m {
 		if !known[k] {
-			return configf("Properties specified [%s] are not understood by %s", k, short)
+			return query.Configf("Properties specified [%s] are not understood by %s", k, short)
 		}
 	}
 	return nil
@@ -272,7 +273,7 @@ func validateCompression(m map[string]string) (map[string]string, error) {
 	short := strings.TrimPrefix(class, "org.apache.cassandra.io.compress.")
 	full, ok := compressors[short]
 	if !ok {
-		return nil, configf("Could not create Compression for type %s", class)
+		return nil, query.Configf("Could not create Compression for type %s", class)
 	}
 	out := map[string]string{"class": full, "chunk_length_in_kb": "16"}
 	for k, v := range m {
@@ -281,13 +282,13 @@ func validateCompression(m map[string]string) (map[string]string, error) {
 		case "chunk_length_in_kb", "chunk_length_kb":
 			n, err := strconv.Atoi(v)
 			if err != nil || n <= 0 || n&(n-1) != 0 {
-				return nil, configf("Invalid negative or null chunk_length_in_kb")
+				return nil, query.Configf("Invalid negative or null chunk_length_in_kb")
 			}
 			out["chunk_length_in_kb"] = v
 		case "crc_check_chance", "min_compress_ratio", "compression_level", "max_compressed_length":
 			out[k] = v
 		default:
-			return nil, configf("Unknown compression options %s", k)
+			return nil, query.Configf("Unknown compression options %s", k)
 		}
 	}
 	return out, nil
@@ -299,13 +300,13 @@ func tableOptions(o *schema.Options, props []parser.Property, hasCounter bool) e
 		needInt := func(min, max int64) (int64, error) {
 			n, err := strconv.ParseInt(text, 10, 64)
 			if err != nil || m != nil {
-				return 0, &Error{Code: wire.CodeSyntax, Message: fmt.Sprintf("Invalid integer value %s for '%s'", text, name)}
+				return 0, &query.Error{Code: wire.CodeSyntax, Message: fmt.Sprintf("Invalid integer value %s for '%s'", text, name)}
 			}
 			if n < min {
-				return 0, configf("%s must be greater than or equal to %d (got %d)", name, min, n)
+				return 0, query.Configf("%s must be greater than or equal to %d (got %d)", name, min, n)
 			}
 			if n > max {
-				return 0, configf("%s must be less than or equal to %d (got %d)", name, max, n)
+				return 0, query.Configf("%s must be less than or equal to %d (got %d)", name, max, n)
 			}
 			return n, nil
 		}
@@ -316,7 +317,7 @@ func tableOptions(o *schema.Options, props []parser.Property, hasCounter bool) e
 				return err
 			}
 			if n > 0 && hasCounter {
-				return configf("Cannot set default_time_to_live on a table with counters")
+				return query.Configf("Cannot set default_time_to_live on a table with counters")
 			}
 			o.DefaultTTL = int32(n)
 		case "gc_grace_seconds":
@@ -328,17 +329,17 @@ func tableOptions(o *schema.Options, props []parser.Property, hasCounter bool) e
 		case "bloom_filter_fp_chance":
 			f, err := strconv.ParseFloat(text, 64)
 			if err != nil {
-				return &Error{Code: wire.CodeSyntax, Message: fmt.Sprintf("Invalid double value %s for '%s'", text, name)}
+				return &query.Error{Code: wire.CodeSyntax, Message: fmt.Sprintf("Invalid double value %s for '%s'", text, name)}
 			}
 			if f <= 0 || f > 1 {
-				return configf("bloom_filter_fp_chance must be larger than 0 and less than or equal to 1.0 (got %s)", text)
+				return query.Configf("bloom_filter_fp_chance must be larger than 0 and less than or equal to 1.0 (got %s)", text)
 			}
 			o.BloomFilterFPChance = f
 		case "comment":
 			o.Comment = text
 		case "compaction":
 			if m == nil {
-				return &Error{Code: wire.CodeSyntax, Message: "Invalid value for property 'compaction'"}
+				return &query.Error{Code: wire.CodeSyntax, Message: "Invalid value for property 'compaction'"}
 			}
 			c, err := validateCompaction(m)
 			if err != nil {
@@ -347,7 +348,7 @@ func tableOptions(o *schema.Options, props []parser.Property, hasCounter bool) e
 			o.Compaction = c
 		case "compression":
 			if m == nil {
-				return &Error{Code: wire.CodeSyntax, Message: "Invalid value for property 'compression'"}
+				return &query.Error{Code: wire.CodeSyntax, Message: "Invalid value for property 'compression'"}
 			}
 			c, err := validateCompression(m)
 			if err != nil {
@@ -362,7 +363,7 @@ func tableOptions(o *schema.Options, props []parser.Property, hasCounter bool) e
 			}
 			o.Extra[name] = p.Value.String()
 		default:
-			return &Error{Code: wire.CodeSyntax, Message: fmt.Sprintf("Unknown property '%s'", name)}
+			return &query.Error{Code: wire.CodeSyntax, Message: fmt.Sprintf("Unknown property '%s'", name)}
 		}
 		return nil
 	})

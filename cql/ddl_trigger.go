@@ -3,6 +3,8 @@ package cql
 import (
 	"context"
 
+	"github.com/minicass/minicass/cql/query"
+
 	"github.com/minicass/minicass/cql/parser"
 )
 
@@ -21,18 +23,18 @@ func (s *compiler) compileCreateTrigger(st *parser.CreateTrigger) (plan, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &ddlPlan{run: func(ctx context.Context, q *execution) (*Result, error) {
+	return &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
 		eng := q.s.x.eng
 		if err := q.s.x.ensureIsSuperuser(ctx, q.s.user, "Only superusers are allowed to perform CREATE TRIGGER queries"); err != nil {
 			return nil, err
 		}
 		if _, ok := eng.Keyspace(ks); !ok {
-			return nil, invalidf("Keyspace '%s' doesn't exist", ks)
+			return nil, query.Invalidf("Keyspace '%s' doesn't exist", ks)
 		}
 		if _, ok := eng.Table(ks, table); !ok {
-			return nil, invalidf("Table '%s' doesn't exist", table)
+			return nil, query.Invalidf("Table '%s' doesn't exist", table)
 		}
-		return nil, invalidf("Trigger class '%s' couldn't be loaded", st.Class)
+		return nil, query.Invalidf("Trigger class '%s' couldn't be loaded", st.Class)
 	}}, nil
 }
 
@@ -41,14 +43,14 @@ func (s *compiler) compileDropTrigger(st *parser.DropTrigger) (plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &ddlPlan{run: func(ctx context.Context, q *execution) (*Result, error) {
+	return &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
 		// Cassandra's text, its typo included.
 		if err := q.s.x.ensureIsSuperuser(ctx, q.s.user, "Only superusers are allowed to perfrom DROP TRIGGER queries"); err != nil {
 			return nil, err
 		}
 		if st.IfExists {
-			return voidResult(), nil
+			return query.VoidResult(), nil
 		}
-		return nil, invalidf("Trigger '%s' on '%s.%s' doesn't exist", st.Name, ks, table)
+		return nil, query.Invalidf("Trigger '%s' on '%s.%s' doesn't exist", st.Name, ks, table)
 	}}, nil
 }

@@ -5,6 +5,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/minicass/minicass/cql/query"
+
+	"github.com/minicass/minicass/cql/describe"
+
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
@@ -24,23 +28,23 @@ func (s *compiler) compileCreateType(st *parser.CreateType) (plan, error) {
 		return nil, err
 	}
 	eng := s.x.eng
-	return &ddlPlan{run: func(ctx context.Context, q *execution) (*Result, error) {
+	return &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
 		def, ok := eng.Keyspace(ks)
 		if !ok {
-			return nil, invalidf("Keyspace '%s' doesn't exist", ks)
+			return nil, query.Invalidf("Keyspace '%s' doesn't exist", ks)
 		}
 		if _, ok := def.Type(name); ok {
 			if st.IfNotExists {
-				return voidResult(), nil
+				return query.VoidResult(), nil
 			}
-			return nil, invalidf("A user type with name '%s' already exists", name)
+			return nil, query.Invalidf("A user type with name '%s' already exists", name)
 		}
 		ut := &types.UserType{Keyspace: ks, Name: name}
 		var fields []types.Type
 		for _, f := range st.Fields {
 			fn := string(f.Name)
 			if slices.Contains(ut.Fields, fn) {
-				return nil, invalidf("Duplicate field name '%s' in type '%s'", fn, name)
+				return nil, query.Invalidf("Duplicate field name '%s' in type '%s'", fn, name)
 			}
 			ft, err := fieldType(f, def)
 			if err != nil {
@@ -66,10 +70,10 @@ func fieldType(f *parser.ColumnDef, def *schema.Keyspace) (types.Type, error) {
 		return types.Type{}, err
 	}
 	if ft.Kind == types.Counter {
-		return types.Type{}, invalidf("A user type cannot contain counters")
+		return types.Type{}, query.Invalidf("A user type cannot contain counters")
 	}
 	if ft.UDT != nil && !ft.Frozen {
-		return types.Type{}, invalidf("A user type cannot contain non-frozen UDTs")
+		return types.Type{}, query.Invalidf("A user type cannot contain non-frozen UDTs")
 	}
 	return ft, nil
 }
@@ -80,20 +84,20 @@ func (s *compiler) compileAlterType(st *parser.AlterUserType) (plan, error) {
 		return nil, err
 	}
 	if st.Kind == parser.AlterType {
-		return nil, invalidf("Alterations of user type field types are not supported")
+		return nil, query.Invalidf("Alterations of user type field types are not supported")
 	}
 	eng := s.x.eng
-	return &ddlPlan{run: func(ctx context.Context, q *execution) (*Result, error) {
+	return &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
 		def, ok := eng.Keyspace(ks)
 		if !ok {
-			return nil, invalidf("Keyspace '%s' doesn't exist", ks)
+			return nil, query.Invalidf("Keyspace '%s' doesn't exist", ks)
 		}
 		old, ok := def.Type(name)
 		if !ok {
 			if st.IfExists {
-				return voidResult(), nil
+				return query.VoidResult(), nil
 			}
-			return nil, invalidf("Type '%s.%s' doesn't exist", ks, name)
+			return nil, query.Invalidf("Type '%s.%s' doesn't exist", ks, name)
 		}
 		ut := &types.UserType{Keyspace: ks, Name: name, Fields: slices.Clone(old.UDT.Fields)}
 		fields := slices.Clone(old.Params)
@@ -101,14 +105,14 @@ func (s *compiler) compileAlterType(st *parser.AlterUserType) (plan, error) {
 		case parser.AlterAdd:
 			fn := string(st.Add.Name)
 			if slices.Contains(ut.Fields, fn) {
-				return nil, invalidf("Cannot add new field %s to type %s: a field with name %s already exists", fn, name, fn)
+				return nil, query.Invalidf("Cannot add new field %s to type %s: a field with name %s already exists", fn, name, fn)
 			}
 			ft, err := fieldType(st.Add, def)
 			if err != nil {
 				return nil, err
 			}
 			if ft.UDT != nil && usesType(ft, name) {
-				return nil, invalidf("Cannot add new field %s of type %s to user type %s as it would create a circular reference", fn, ft, name)
+				return nil, query.Invalidf("Cannot add new field %s of type %s to user type %s as it would create a circular reference", fn, ft, name)
 			}
 			ut.Fields = append(ut.Fields, fn)
 			fields = append(fields, ft)
@@ -117,10 +121,10 @@ func (s *compiler) compileAlterType(st *parser.AlterUserType) (plan, error) {
 				from, to := string(r.From), string(r.To)
 				i := slices.Index(ut.Fields, from)
 				if i < 0 {
-					return nil, invalidf("Unkown field %s in user type %s", from, name)
+					return nil, query.Invalidf("Unkown field %s in user type %s", from, name)
 				}
 				if slices.Contains(ut.Fields, to) {
-					return nil, invalidf("Duplicate field name %s in type %s", to, name)
+					return nil, query.Invalidf("Duplicate field name %s in type %s", to, name)
 				}
 				ut.Fields[i] = to
 			}
@@ -163,7 +167,7 @@ func (s *compiler) compileDropType(st *parser.DropType) (plan, error) {
 		return nil, err
 	}
 	eng := s.x.eng
-	return &ddlPlan{run: func(ctx context.Context, q *execution) (*Result, error) {
+	return &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
 		def, ok := eng.Keyspace(ks)
 		var i int
 		if ok {
@@ -171,19 +175,19 @@ func (s *compiler) compileDropType(st *parser.DropType) (plan, error) {
 		}
 		if !ok || i < 0 {
 			if st.IfExists {
-				return voidResult(), nil
+				return query.VoidResult(), nil
 			}
-			return nil, invalidf("Type '%s.%s' doesn't exist", ks, name)
+			return nil, query.Invalidf("Type '%s.%s' doesn't exist", ks, name)
 		}
 		for _, t := range def.Types {
 			if t.UDT.Name != name && usesType(t, name) {
-				return nil, invalidf("Cannot drop user type %s.%s as it is still used by user type %s", ks, name, t.UDT.Name)
+				return nil, query.Invalidf("Cannot drop user type %s.%s as it is still used by user type %s", ks, name, t.UDT.Name)
 			}
 		}
 		for _, tbl := range eng.Tables(ks) {
 			for _, c := range tbl.Columns {
 				if usesType(c.Type, name) {
-					return nil, invalidf("Cannot drop user type %s.%s as it is still used by table %s.%s", ks, name, ks, tbl.Name)
+					return nil, query.Invalidf("Cannot drop user type %s.%s as it is still used by table %s.%s", ks, name, ks, tbl.Name)
 				}
 			}
 		}
@@ -226,12 +230,12 @@ func replaceType(t types.Type, name string, nt types.Type) types.Type {
 // prints it.
 func typeCQL(t types.Type) string {
 	var b strings.Builder
-	b.WriteString("CREATE TYPE " + quoteIdent(t.UDT.Keyspace) + "." + quoteIdent(t.UDT.Name) + " (\n")
+	b.WriteString("CREATE TYPE " + describe.QuoteIdent(t.UDT.Keyspace) + "." + describe.QuoteIdent(t.UDT.Name) + " (\n")
 	for i, f := range t.UDT.Fields {
 		if i > 0 {
 			b.WriteString(",\n")
 		}
-		b.WriteString("    " + quoteIdent(f) + " " + t.Params[i].String())
+		b.WriteString("    " + describe.QuoteIdent(f) + " " + t.Params[i].String())
 	}
 	b.WriteString("\n);")
 	return b.String()

@@ -3,6 +3,8 @@ package cql
 import (
 	"context"
 
+	"github.com/minicass/minicass/cql/query"
+
 	"github.com/minicass/minicass/cql/parser"
 )
 
@@ -25,20 +27,20 @@ func (s *compiler) compileCreateView(st *parser.CreateView) (plan, error) {
 	}
 	// CreateViewStatement.Raw.prepare.
 	if st.Select.Table.Keyspace != "" && string(st.Select.Table.Keyspace) != ks {
-		return nil, invalidf("Cannot create a materialized view on a table in a different keyspace")
+		return nil, query.Invalidf("Cannot create a materialized view on a table in a different keyspace")
 	}
 	if st.BindCount() > 0 {
-		return nil, invalidf("Bind variables are not allowed in CREATE MATERIALIZED VIEW statements")
+		return nil, query.Invalidf("Bind variables are not allowed in CREATE MATERIALIZED VIEW statements")
 	}
 	seen := map[parser.Ident]bool{}
 	for _, o := range st.ClusteringOrder {
 		if seen[o.Column] {
-			return nil, invalidf("Duplicate column '%s' in CLUSTERING ORDER BY clause for view '%s'", o.Column, st.Name)
+			return nil, query.Invalidf("Duplicate column '%s' in CLUSTERING ORDER BY clause for view '%s'", o.Column, st.Name)
 		}
 		seen[o.Column] = true
 	}
-	return &ddlPlan{run: func(context.Context, *execution) (*Result, error) {
-		return nil, invalidf(errViewsDisabled)
+	return &ddlPlan{run: func(context.Context, *execution) (*query.Result, error) {
+		return nil, query.Invalidf(errViewsDisabled)
 	}}, nil
 }
 
@@ -57,10 +59,10 @@ func (s *compiler) missingView(name parser.TableName, ifExists bool) (plan, erro
 	if err != nil {
 		return nil, err
 	}
-	return &ddlPlan{run: func(context.Context, *execution) (*Result, error) {
+	return &ddlPlan{run: func(context.Context, *execution) (*query.Result, error) {
 		if ifExists {
-			return voidResult(), nil
+			return query.VoidResult(), nil
 		}
-		return nil, invalidf("Materialized view '%s.%s' doesn't exist", ks, name.Name)
+		return nil, query.Invalidf("Materialized view '%s.%s' doesn't exist", ks, name.Name)
 	}}, nil
 }

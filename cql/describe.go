@@ -4,6 +4,12 @@ import (
 	"context"
 	"strings"
 
+	"github.com/minicass/minicass/cql/query"
+
+	"github.com/minicass/minicass/cql/describe"
+
+	"github.com/minicass/minicass/cql/virtual"
+
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
@@ -22,27 +28,27 @@ import (
 // Snitch is the snitch class DESCRIBE CLUSTER reports.
 const Snitch = "org.apache.cassandra.locator.DynamicEndpointSnitch"
 
-func describeSpec(name string, t types.Type) ColumnSpec {
-	return ColumnSpec{Keyspace: "system", Table: "describe", Name: name, Type: t}
+func describeSpec(name string, t types.Type) query.ColumnSpec {
+	return query.ColumnSpec{Keyspace: "system", Table: "describe", Name: name, Type: t}
 }
 
 var (
-	describeListColumns = []ColumnSpec{
+	describeListColumns = []query.ColumnSpec{
 		describeSpec("keyspace_name", types.TextType), describeSpec("type", types.TextType), describeSpec("name", types.TextType),
 	}
-	describeElementColumns = append(append([]ColumnSpec{}, describeListColumns...), describeSpec("create_statement", types.TextType))
+	describeElementColumns = append(append([]query.ColumnSpec{}, describeListColumns...), describeSpec("create_statement", types.TextType))
 	rangeOwnershipType     = types.MapOf(types.TextType, types.ListOf(types.TextType, true), false)
 )
 
 // describePlan is a compiled DESCRIBE; it reads the schema when it runs.
 type describePlan struct {
 	st   *parser.Describe
-	cols []ColumnSpec
+	cols []query.ColumnSpec
 }
 
-func (p *describePlan) binds() []ColumnSpec   { return nil }
-func (p *describePlan) columns() []ColumnSpec { return p.cols }
-func (p *describePlan) pkIndexes() []uint16   { return nil }
+func (p *describePlan) binds() []query.ColumnSpec   { return nil }
+func (p *describePlan) columns() []query.ColumnSpec { return p.cols }
+func (p *describePlan) pkIndexes() []uint16         { return nil }
 
 // compileDescribe validates a DESCRIBE statement; the schema is read when
 // it executes.
@@ -51,7 +57,7 @@ func (s *compiler) compileDescribe(st *parser.Describe) (plan, error) {
 	case parser.DescribeKeyspaces, parser.DescribeTables, parser.DescribeTypes, parser.DescribeFunctions, parser.DescribeAggregates:
 		return &describePlan{st: st, cols: describeListColumns}, nil
 	case parser.DescribeCluster:
-		cols := []ColumnSpec{describeSpec("cluster", types.TextType), describeSpec("partitioner", types.TextType), describeSpec("snitch", types.TextType)}
+		cols := []query.ColumnSpec{describeSpec("cluster", types.TextType), describeSpec("partitioner", types.TextType), describeSpec("snitch", types.TextType)}
 		if s.Keyspace() != "" {
 			cols = append(cols, describeSpec("range_ownership", rangeOwnershipType))
 		}
@@ -60,38 +66,38 @@ func (s *compiler) compileDescribe(st *parser.Describe) (plan, error) {
 	return &describePlan{st: st, cols: describeElementColumns}, nil
 }
 
-func (p *describePlan) exec(ctx context.Context, q *execution) (*Result, error) {
+func (p *describePlan) exec(ctx context.Context, q *execution) (*query.Result, error) {
 	x := q.s.x
 	snap := x.currentSchema()
 	st := p.st
-	res := &Result{Kind: wire.ResultRows, Columns: p.cols, Rows: [][][]byte{}}
+	res := &query.Result{Kind: wire.ResultRows, Columns: p.cols, Rows: [][][]byte{}}
 	list := func(ks, typ, name string) {
-		res.Rows = append(res.Rows, [][]byte{textV(ks), textV(typ), textV(name)})
+		res.Rows = append(res.Rows, [][]byte{virtual.TextV(ks), virtual.TextV(typ), virtual.TextV(name)})
 	}
 	elem := func(ks, typ, name, create string) {
-		res.Rows = append(res.Rows, [][]byte{textV(ks), textV(typ), textV(name), textV(create)})
+		res.Rows = append(res.Rows, [][]byte{virtual.TextV(ks), virtual.TextV(typ), virtual.TextV(name), virtual.TextV(create)})
 	}
 	// A table is followed by its indexes, as Cassandra describes them.
 	describeTable := func(t *schema.Table) {
-		elem(t.Keyspace, "table", t.Name, tableCQL(t))
+		elem(t.Keyspace, "table", t.Name, describe.TableCQL(t))
 		for i := range t.Indexes {
-			elem(t.Keyspace, "index", t.Indexes[i].Name, describeIndex(t, &t.Indexes[i]))
+			elem(t.Keyspace, "index", t.Indexes[i].Name, describe.Index(t, &t.Indexes[i]))
 		}
 	}
 	describeKeyspace := func(ks *schema.Keyspace, only bool) {
-		elem(ks.Name, "keyspace", ks.Name, keyspaceCQL(ks))
+		elem(ks.Name, "keyspace", ks.Name, describe.KeyspaceCQL(ks))
 		if only {
 			return
 		}
 		for _, t := range ks.Types {
 			elem(ks.Name, "type", t.UDT.Name, typeCQL(t))
 		}
-		for _, t := range snap.tables[ks.Name] {
+		for _, t := range snap.Tables[ks.Name] {
 			describeTable(t)
 		}
 	}
 	findKeyspace := func(name string) *schema.Keyspace {
-		for _, ks := range snap.keyspaces {
+		for _, ks := range snap.Keyspaces {
 			if ks.Name == name {
 				return ks
 			}
@@ -99,7 +105,7 @@ func (p *describePlan) exec(ctx context.Context, q *execution) (*Result, error) 
 		return nil
 	}
 	findTable := func(ks, name string) *schema.Table {
-		for _, t := range snap.tables[ks] {
+		for _, t := range snap.Tables[ks] {
 			if t.Name == name {
 				return t
 			}
@@ -109,17 +115,17 @@ func (p *describePlan) exec(ctx context.Context, q *execution) (*Result, error) 
 	current := q.s.Keyspace()
 	switch st.Kind {
 	case parser.DescribeKeyspaces:
-		for _, ks := range snap.keyspaces {
+		for _, ks := range snap.Keyspaces {
 			list(ks.Name, "keyspace", ks.Name)
 		}
 	case parser.DescribeTables:
-		for _, ks := range snap.keyspaces {
-			for _, t := range snap.tables[ks.Name] {
+		for _, ks := range snap.Keyspaces {
+			for _, t := range snap.Tables[ks.Name] {
 				list(ks.Name, "table", t.Name)
 			}
 		}
 	case parser.DescribeTypes:
-		for _, ks := range snap.keyspaces {
+		for _, ks := range snap.Keyspaces {
 			for _, t := range ks.Types {
 				list(ks.Name, "type", t.UDT.Name)
 			}
@@ -127,7 +133,7 @@ func (p *describePlan) exec(ctx context.Context, q *execution) (*Result, error) 
 	case parser.DescribeFunctions, parser.DescribeAggregates:
 		// minicass has no user-defined functions or aggregates.
 	case parser.DescribeSchema:
-		for _, ks := range snap.keyspaces {
+		for _, ks := range snap.Keyspaces {
 			if st.Full || !systemKeyspaces[ks.Name] {
 				describeKeyspace(ks, false)
 			}
@@ -138,11 +144,11 @@ func (p *describePlan) exec(ctx context.Context, q *execution) (*Result, error) 
 			name = current
 		}
 		if name == "" {
-			return nil, invalidf("No keyspace specified and no current keyspace")
+			return nil, query.Invalidf("No keyspace specified and no current keyspace")
 		}
 		ks := findKeyspace(name)
 		if ks == nil {
-			return nil, invalidf("'%s' not found in keyspaces", name)
+			return nil, query.Invalidf("'%s' not found in keyspaces", name)
 		}
 		describeKeyspace(ks, st.Only)
 	case parser.DescribeTable:
@@ -151,14 +157,14 @@ func (p *describePlan) exec(ctx context.Context, q *execution) (*Result, error) 
 			ksName = current
 		}
 		if ksName == "" {
-			return nil, invalidf("No keyspace specified and no current keyspace")
+			return nil, query.Invalidf("No keyspace specified and no current keyspace")
 		}
 		if findKeyspace(ksName) == nil {
-			return nil, invalidf("'%s' not found in keyspaces", ksName)
+			return nil, query.Invalidf("'%s' not found in keyspaces", ksName)
 		}
 		t := findTable(ksName, string(st.Name.Name))
 		if t == nil {
-			return nil, invalidf("'%s' not found in keyspace '%s'", st.Name.Name, ksName)
+			return nil, query.Invalidf("'%s' not found in keyspace '%s'", st.Name.Name, ksName)
 		}
 		describeTable(t)
 	case parser.DescribeName:
@@ -173,14 +179,14 @@ func (p *describePlan) exec(ctx context.Context, q *execution) (*Result, error) 
 			ksName = current
 		}
 		if ksName == "" {
-			return nil, invalidf("'%s' not found in keyspaces", st.Name.Name)
+			return nil, query.Invalidf("'%s' not found in keyspaces", st.Name.Name)
 		}
 		if findKeyspace(ksName) == nil {
-			return nil, invalidf("'%s' not found in keyspaces", ksName)
+			return nil, query.Invalidf("'%s' not found in keyspaces", ksName)
 		}
 		t := findTable(ksName, string(st.Name.Name))
 		if t == nil {
-			return nil, invalidf("'%s' not found in keyspace '%s'", st.Name.Name, ksName)
+			return nil, query.Invalidf("'%s' not found in keyspace '%s'", st.Name.Name, ksName)
 		}
 		describeTable(t)
 	case parser.DescribeIndex, parser.DescribeView:
@@ -190,8 +196,8 @@ func (p *describePlan) exec(ctx context.Context, q *execution) (*Result, error) 
 			ksName = current
 		}
 		if st.Kind == parser.DescribeIndex {
-			if t, ix := findIndex(snap.tables[ksName], string(name)); ix != nil {
-				elem(ksName, "index", ix.Name, describeIndex(t, ix))
+			if t, ix := findIndex(snap.Tables[ksName], string(name)); ix != nil {
+				elem(ksName, "index", ix.Name, describe.Index(t, ix))
 				break
 			}
 		}
@@ -199,7 +205,7 @@ func (p *describePlan) exec(ctx context.Context, q *execution) (*Result, error) 
 		if st.Kind == parser.DescribeView {
 			what = "materialized view"
 		}
-		return nil, invalidf("%s '%s' not found in '%s' keyspace", what, name, ksName)
+		return nil, query.Invalidf("%s '%s' not found in '%s' keyspace", what, name, ksName)
 	case parser.DescribeType:
 		ksName := string(st.Name.Keyspace)
 		if ksName == "" {
@@ -211,15 +217,15 @@ func (p *describePlan) exec(ctx context.Context, q *execution) (*Result, error) 
 				break
 			}
 		}
-		return nil, invalidf("User defined type '%s' not found in '%s'", st.Name.Name, ksName)
+		return nil, query.Invalidf("User defined type '%s' not found in '%s'", st.Name.Name, ksName)
 	case parser.DescribeCluster:
-		row := [][]byte{textV(x.opts.ClusterName), textV(Partitioner), textV(Snitch)}
+		row := [][]byte{virtual.TextV(x.opts.ClusterName), virtual.TextV(virtual.Partitioner), virtual.TextV(Snitch)}
 		if len(p.cols) == 4 {
 			row = append(row, x.rangeOwnership())
 		}
 		res.Rows = append(res.Rows, row)
 	default:
-		return nil, invalidf("unsupported DESCRIBE statement %s", st)
+		return nil, query.Invalidf("unsupported DESCRIBE statement %s", st)
 	}
 	return res, nil
 }
@@ -229,11 +235,11 @@ func (p *describePlan) exec(ctx context.Context, q *execution) (*Result, error) 
 // map<text, frozen<list<text>>>.
 func (x *Executor) rangeOwnership() []byte {
 	ip, _ := x.NodeAddress()
-	tokens := nodeTokens(x.HostID())
+	tokens := virtual.NodeTokens(x.HostID())
 	var keys, vals [][]byte
 	for _, t := range tokens {
-		keys = append(keys, textV(t))
-		vals = append(vals, types.EncodeList([][]byte{textV(strings.TrimPrefix(ip.String(), "/") + ":7000")}))
+		keys = append(keys, virtual.TextV(t))
+		vals = append(vals, types.EncodeList([][]byte{virtual.TextV(strings.TrimPrefix(ip.String(), "/") + ":7000")}))
 	}
 	b, err := types.EncodeMap(rangeOwnershipType, keys, vals)
 	if err != nil {

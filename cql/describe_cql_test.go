@@ -5,6 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/minicass/minicass/cql/describe"
+
+	"github.com/minicass/minicass/cql/virtual"
+
 	"github.com/cockroachdb/datadriven"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -27,12 +31,12 @@ func TestJavaDouble(t *testing.T) {
 }
 
 func TestQuoteIdent(t *testing.T) {
-	assert.Equal(t, "k", quoteIdent("k"))
-	assert.Equal(t, "v_2", quoteIdent("v_2"))
-	assert.Equal(t, `"Mixed"`, quoteIdent("Mixed"))
-	assert.Equal(t, `"select"`, quoteIdent("select"))
-	assert.Equal(t, `"a""b"`, quoteIdent(`a"b`))
-	assert.Equal(t, `'it''s'`, quoteString("it's"))
+	assert.Equal(t, "k", describe.QuoteIdent("k"))
+	assert.Equal(t, "v_2", describe.QuoteIdent("v_2"))
+	assert.Equal(t, `"Mixed"`, describe.QuoteIdent("Mixed"))
+	assert.Equal(t, `"select"`, describe.QuoteIdent("select"))
+	assert.Equal(t, `"a""b"`, describe.QuoteIdent(`a"b`))
+	assert.Equal(t, `'it''s'`, describe.QuoteString("it's"))
 }
 
 // testTable builds a table from "name type [pk N|ck N [desc]|static]" lines.
@@ -70,9 +74,9 @@ func TestDescribeCQL(t *testing.T) {
 			var ks, name string
 			d.ScanArgs(t, "ks", &ks)
 			d.ScanArgs(t, "name", &name)
-			for _, tbl := range systemTables(ks) {
+			for _, tbl := range virtual.SystemTables(ks) {
 				if tbl.Name == name {
-					return tableCQL(tbl) + "\n"
+					return describe.TableCQL(tbl) + "\n"
 				}
 			}
 			return "not found\n"
@@ -103,20 +107,20 @@ func TestDescribeCQL(t *testing.T) {
 					opts.Extra[k] = v
 				}
 			}
-			return tableCQL(testTable(t, ks, name, strings.Join(spec, "\n"), opts)) + "\n"
+			return describe.TableCQL(testTable(t, ks, name, strings.Join(spec, "\n"), opts)) + "\n"
 		case "keyspace":
 			var name string
 			d.ScanArgs(t, "name", &name)
 			ks := &schema.Keyspace{Name: name, DurableWrites: !d.HasArg("nondurable"), Replication: map[string]string{}}
 			if systemKeyspaces[name] {
-				ks = systemKeyspaceDef(name)
+				ks = virtual.SystemKeyspaceDef(name)
 			}
 			for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
 				if k, v, ok := strings.Cut(line, "="); ok {
 					ks.Replication[strings.TrimSpace(k)] = strings.TrimSpace(v)
 				}
 			}
-			return keyspaceCQL(ks) + "\n"
+			return describe.KeyspaceCQL(ks) + "\n"
 		}
 		return "unknown command " + d.Cmd
 	})

@@ -3,6 +3,8 @@ package cql
 import (
 	"context"
 
+	"github.com/minicass/minicass/cql/query"
+
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/engine"
 	"github.com/minicass/minicass/schema"
@@ -20,7 +22,7 @@ func readOneRow(ctx context.Context, q *execution, tbl *schema.Table, key, clust
 	}
 	part, err := q.s.x.eng.ReadPartition(ctx, tbl, key, opts)
 	if err != nil {
-		return nil, AsError(err)
+		return nil, query.AsError(err)
 	}
 	sp, err := collectPartition(part)
 	if err != nil {

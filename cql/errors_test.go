@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/minicass/minicass/cql/query"
+
 	"github.com/stretchr/testify/assert"
 
 	"github.com/minicass/minicass/engine"
@@ -14,25 +16,25 @@ import (
 
 // TestAsError checks the mapping of the layers' errors to CQL errors.
 func TestAsError(t *testing.T) {
-	assert.Nil(t, AsError(nil))
-	inner := invalidf("Undefined column name x")
-	assert.Same(t, inner, AsError(fmt.Errorf("wrapped: %w", inner)), "an *Error passes through")
+	assert.Nil(t, query.AsError(nil))
+	inner := query.Invalidf("Undefined column name x")
+	assert.Same(t, inner, query.AsError(fmt.Errorf("wrapped: %w", inner)), "an *Error passes through")
 
-	e := AsError(fmt.Errorf("apply: %w", engine.ErrEmptyKey))
+	e := query.AsError(fmt.Errorf("apply: %w", engine.ErrEmptyKey))
 	assert.Equal(t, wire.CodeInvalid, e.Code)
 	assert.Equal(t, "Key may not be empty", e.Message)
 	assert.ErrorIs(t, e, engine.ErrEmptyKey)
-	assert.ErrorIs(t, e, ErrInvalid)
+	assert.ErrorIs(t, e, query.ErrInvalid)
 
-	assert.Equal(t, wire.CodeInvalid, AsError(engine.ErrNoTable).Code)
-	assert.Equal(t, wire.CodeReadFailure, AsError(engine.ErrTombstoneOverwhelming).Code)
+	assert.Equal(t, wire.CodeInvalid, query.AsError(engine.ErrNoTable).Code)
+	assert.Equal(t, wire.CodeReadFailure, query.AsError(engine.ErrTombstoneOverwhelming).Code)
 
-	e = AsError(context.Canceled)
+	e = query.AsError(context.Canceled)
 	assert.Equal(t, wire.CodeServer, e.Code)
 	assert.Equal(t, "context canceled", e.Message)
-	e = AsError(errors.New("disk on fire"))
+	e = query.AsError(errors.New("disk on fire"))
 	assert.Equal(t, wire.CodeServer, e.Code)
 	assert.Equal(t, "disk on fire", e.Message)
-	assert.ErrorIs(t, e, ErrServer)
-	assert.NotErrorIs(t, e, ErrInvalid)
+	assert.ErrorIs(t, e, query.ErrServer)
+	assert.NotErrorIs(t, e, query.ErrInvalid)
 }

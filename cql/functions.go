@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/minicass/minicass/cql/query"
+
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/types"
 )
@@ -158,20 +160,20 @@ func init() {
 func (c *compileCtx) compileCall(e *parser.FuncCall, r receiver) (term, error) {
 	name := strings.ToLower(string(e.Name))
 	if e.Keyspace != "" && !strings.EqualFold(string(e.Keyspace), "system") {
-		return nil, invalidf("Unknown function %s.%s", e.Keyspace, e.Name)
+		return nil, query.Invalidf("Unknown function %s.%s", e.Keyspace, e.Name)
 	}
 	overloads := functions[name]
 	switch name {
 	case "tojson":
-		return nil, invalidf("toJson() may only be used within the selection clause of SELECT statements")
+		return nil, query.Invalidf("toJson() may only be used within the selection clause of SELECT statements")
 	case "fromjson":
 		if r.typ.Kind == types.Invalid {
-			return nil, invalidf("fromJson() cannot be used in the selection clause of a SELECT statement")
+			return nil, query.Invalidf("fromJson() cannot be used in the selection clause of a SELECT statement")
 		}
 		overloads = []*function{fromJSONFunction(r.typ)}
 	}
 	if len(overloads) == 0 {
-		return nil, invalidf("Unknown function %s called", e.Name)
+		return nil, query.Invalidf("Unknown function %s called", e.Name)
 	}
 	var firstErr error
 	for _, fn := range overloads {
@@ -180,7 +182,7 @@ func (c *compileCtx) compileCall(e *parser.FuncCall, r receiver) (term, error) {
 		}
 		if r.typ.Kind != types.Invalid && !assignableType(fn.ret, r.typ) {
 			if firstErr == nil {
-				firstErr = invalidf("Type error: cannot assign result of function system.%s (type %s) to %s (type %s)", name, fn.ret, r.name, r.typ)
+				firstErr = query.Invalidf("Type error: cannot assign result of function system.%s (type %s) to %s (type %s)", name, fn.ret, r.name, r.typ)
 			}
 			continue
 		}
@@ -210,7 +212,7 @@ func (c *compileCtx) compileCall(e *parser.FuncCall, r receiver) (term, error) {
 	if firstErr != nil {
 		return nil, firstErr
 	}
-	return nil, invalidf("Invalid number of arguments in call to function system.%s: %d required but %d provided", name, len(overloads[0].args), len(e.Args))
+	return nil, query.Invalidf("Invalid number of arguments in call to function system.%s: %d required but %d provided", name, len(overloads[0].args), len(e.Args))
 }
 
 // fromJSONFunction is fromJson() for a receiver of type t
@@ -255,7 +257,7 @@ func isConstTerms(ts []term) bool {
 func lookupFunction(name string, argTypes []types.Type) (*function, error) {
 	overloads := functions[strings.ToLower(name)]
 	if len(overloads) == 0 {
-		return nil, invalidf("Unknown function '%s'", name)
+		return nil, query.Invalidf("Unknown function '%s'", name)
 	}
 	for _, fn := range overloads {
 		if len(fn.args) != len(argTypes) {
@@ -276,7 +278,7 @@ func lookupFunction(name string, argTypes []types.Type) (*function, error) {
 	for i, a := range argTypes {
 		parts[i] = a.String()
 	}
-	return nil, invalidf("Invalid call to function %s, none of its type signatures match (known type signatures: %s)", name, signatures(overloads))
+	return nil, query.Invalidf("Invalid call to function %s, none of its type signatures match (known type signatures: %s)", name, signatures(overloads))
 }
 
 func signatures(fs []*function) string {

@@ -3,6 +3,8 @@ package cql
 import (
 	"errors"
 	"fmt"
+
+	"github.com/minicass/minicass/cql/query"
 )
 
 // fuzzFailure returns why err, the error of one statement a fuzz target ran,
@@ -16,7 +18,7 @@ func fuzzFailure(err error) string {
 	if errors.Is(err, ErrInternal) {
 		return "panic during execution: " + err.Error()
 	}
-	var e *Error
+	var e *query.Error
 	if !errors.As(err, &e) {
 		return fmt.Sprintf("untyped error %T: %v", err, err)
 	}

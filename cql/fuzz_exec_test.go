@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/minicass/minicass/cql/query"
+
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/engine"
 )
@@ -65,7 +67,7 @@ func FuzzExecute(f *testing.F) {
 		}
 		stmts, _ := parser.SplitStatements(input)
 		for _, q := range stmts {
-			if _, err := s.Query(ctx, q, &Params{PageSize: 2}); err != nil {
+			if _, err := s.Query(ctx, q, &query.Params{PageSize: 2}); err != nil {
 				if msg := fuzzFailure(err); msg != "" {
 					t.Fatalf("%q: %s\n%s", q, msg, log.String())
 				}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/minicass/minicass/cql/query"
+
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/engine"
 	"github.com/minicass/minicass/wire"
@@ -59,7 +61,7 @@ func FuzzRoles(f *testing.F) {
 		// The password of a role the input made, if any, is unknown: a
 		// login either passes or is refused as bad credentials.
 		if err := x.Authenticate(ctx, login, "a"); err != nil {
-			var e *Error
+			var e *query.Error
 			if !errors.As(err, &e) || e.Code != wire.CodeBadCredentials {
 				t.Fatalf("login %q: %v", login, err)
 			}

@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/minicass/minicass/cql/query"
+
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
@@ -33,15 +35,15 @@ type jsonColumnTerm struct {
 	col *schema.Column
 }
 
-func (t jsonColumnTerm) eval(q *execution) (Value, error) {
+func (t jsonColumnTerm) eval(q *execution) (query.Value, error) {
 	vals, err := t.src.values(q)
 	if err != nil {
-		return Value{}, err
+		return query.Value{}, err
 	}
 	if b, ok := vals[t.col.Name]; ok {
-		return Value{Bytes: b}, nil
+		return query.Value{Bytes: b}, nil
 	}
-	return Value{Unset: t.src.unset}, nil
+	return query.Value{Unset: t.src.unset}, nil
 }
 
 // compileInsertJSON compiles the JSON value of an INSERT JSON: every column
@@ -56,7 +58,7 @@ func (c *compileCtx) compileInsertJSON(tbl *schema.Table, st *parser.Insert) ([]
 		// A literal is decoded now, so that its errors come at PREPARE as
 		// Cassandra's do (Json.Literal).
 		if ct.v == nil {
-			return nil, nil, invalidf("Got null for INSERT JSON values")
+			return nil, nil, query.Invalidf("Got null for INSERT JSON values")
 		}
 		if src.literal, err = src.decode(ct.v); err != nil {
 			return nil, nil, err
@@ -85,7 +87,7 @@ func (j *jsonSource) values(q *execution) (map[string][]byte, error) {
 		return nil, err
 	}
 	if v.Unset || v.Bytes == nil {
-		return nil, invalidf("Got null for INSERT JSON values")
+		return nil, query.Invalidf("Got null for INSERT JSON values")
 	}
 	vals, err := j.decode(v.Bytes)
 	if err != nil {
@@ -103,14 +105,14 @@ func (j *jsonSource) values(q *execution) (map[string][]byte, error) {
 func (j *jsonSource) decode(text []byte) (map[string][]byte, error) {
 	doc, err := types.DecodeJSON(text)
 	if err != nil {
-		return nil, invalidf("Could not decode JSON string as a map: %v. (String was: %s)", err, text)
+		return nil, query.Invalidf("Could not decode JSON string as a map: %v. (String was: %s)", err, text)
 	}
 	if doc == nil {
-		return nil, invalidf("Got null for INSERT JSON values")
+		return nil, query.Invalidf("Got null for INSERT JSON values")
 	}
 	obj, ok := doc.(map[string]any)
 	if !ok {
-		return nil, invalidf("Could not decode JSON string as a map: expected a JSON object, got %s. (String was: %s)",
+		return nil, query.Invalidf("Could not decode JSON string as a map: expected a JSON object, got %s. (String was: %s)",
 			types.JSONKindName(doc), text)
 	}
 	// Keys name columns case-insensitively unless quoted.
@@ -132,14 +134,14 @@ func (j *jsonSource) decode(text []byte) (map[string][]byte, error) {
 		b, err := types.FromJSON(col.Type, v)
 		if err != nil {
 			if re := (*types.JSONRequestError)(nil); errors.As(err, &re) {
-				return nil, invalidf("%s", re.Reason)
+				return nil, query.Invalidf("%s", re.Reason)
 			}
-			return nil, invalidf("Error decoding JSON value for %s: %s", col.Name, unwrapReason(err))
+			return nil, query.Invalidf("Error decoding JSON value for %s: %s", col.Name, unwrapReason(err))
 		}
 		vals[col.Name] = b
 	}
 	if len(byName) > 0 {
-		return nil, invalidf("JSON values map contains unrecognized column: %s", slices.Min(slices.Collect(maps.Keys(byName))))
+		return nil, query.Invalidf("JSON values map contains unrecognized column: %s", slices.Min(slices.Collect(maps.Keys(byName))))
 	}
 	return vals, nil
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/minicass/minicass/cql/query"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -31,19 +33,19 @@ func TestInsertJSONBind(t *testing.T) {
 	assert.Empty(t, p.PKIndexes, "no partition key marker to route by")
 
 	for _, doc := range []string{`{"k": 1, "c": 1, "v": "a"}`, `{"k": 1, "c": 2, "v": "b"}`, `{"k": 1, "c": 1}`} {
-		_, err := s.ExecutePrepared(ctx, p, &Params{Values: []Value{{Bytes: []byte(doc)}}})
+		_, err := s.ExecutePrepared(ctx, p, &query.Params{Values: []query.Value{{Bytes: []byte(doc)}}})
 		require.NoError(t, err, doc)
 	}
-	_, err = s.ExecutePrepared(ctx, p, &Params{Values: []Value{{}}})
+	_, err = s.ExecutePrepared(ctx, p, &query.Params{Values: []query.Value{{}}})
 	require.Error(t, err)
-	assert.True(t, errors.Is(err, ErrInvalid))
-	assert.Equal(t, "Got null for INSERT JSON values", AsError(err).Message)
-	_, err = s.ExecutePrepared(ctx, p, &Params{Values: []Value{{Bytes: []byte(`{"k": 1, "c": 3, "v": 5}`)}}})
+	assert.True(t, errors.Is(err, query.ErrInvalid))
+	assert.Equal(t, "Got null for INSERT JSON values", query.AsError(err).Message)
+	_, err = s.ExecutePrepared(ctx, p, &query.Params{Values: []query.Value{{Bytes: []byte(`{"k": 1, "c": 3, "v": 5}`)}}})
 	require.Error(t, err)
-	assert.Equal(t, "Error decoding JSON value for v: Expected a UTF-8 string, but got a Integer: 5", AsError(err).Message)
+	assert.Equal(t, "Error decoding JSON value for v: Expected a UTF-8 string, but got a Integer: 5", query.AsError(err).Message)
 
 	_, err = s.Query(ctx, "BEGIN BATCH INSERT INTO ks.t JSON ?; INSERT INTO ks.t JSON ?; APPLY BATCH",
-		&Params{Values: []Value{{Bytes: []byte(`{"k": 2, "c": 1, "v": "x"}`)}, {Bytes: []byte(`{"k": 2, "c": 2, "v": "y"}`)}}})
+		&query.Params{Values: []query.Value{{Bytes: []byte(`{"k": 2, "c": 1, "v": "x"}`)}, {Bytes: []byte(`{"k": 2, "c": 2, "v": "y"}`)}}})
 	require.NoError(t, err)
 
 	res, err := s.Query(ctx, "SELECT JSON k, c, v FROM ks.t", nil)

@@ -3,6 +3,8 @@ package cql
 import (
 	"context"
 
+	"github.com/minicass/minicass/cql/query"
+
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/partitioner"
@@ -44,10 +46,10 @@ func (p *modPlan) compileConditions(c *compileCtx, pc parser.Conditions) error {
 		return nil
 	}
 	if p.timestamp != nil {
-		return invalidf("Cannot provide custom timestamp for conditional updates")
+		return query.Invalidf("Cannot provide custom timestamp for conditional updates")
 	}
 	if p.counter {
-		return invalidf("Conditional updates are not supported on counter tables")
+		return query.Invalidf("Conditional updates are not supported on counter tables")
 	}
 	cs := &conditions{tbl: p.tbl, ifExists: pc.IfExists, ifNotExists: pc.IfNotExists}
 	tbl := p.tbl
@@ -55,10 +57,10 @@ func (p *modPlan) compileConditions(c *compileCtx, pc parser.Conditions) error {
 		name := string(cond.Column)
 		col := tbl.Column(name)
 		if col == nil {
-			return invalidf("Undefined column name %s in table %s", name, tbl.QualifiedName())
+			return query.Invalidf("Undefined column name %s in table %s", name, tbl.QualifiedName())
 		}
 		if col.Kind == schema.PartitionKey || col.Kind == schema.Clustering {
-			return invalidf("PRIMARY KEY column '%s' cannot have IF conditions", name)
+			return query.Invalidf("PRIMARY KEY column '%s' cannot have IF conditions", name)
 		}
 		cc := condition{col: col, op: cond.Op}
 		recv := receiver{ks: tbl.Keyspace, table: tbl.Name, name: name, typ: col.Type}
@@ -79,7 +81,7 @@ func (p *modPlan) compileConditions(c *compileCtx, pc parser.Conditions) error {
 				cc.elem = k
 				recv = recv.sub("value("+name+")", col.Type.Params[0])
 			default:
-				return invalidf("Invalid element access syntax for non-collection column %s", name)
+				return query.Invalidf("Invalid element access syntax for non-collection column %s", name)
 			}
 		}
 		switch cond.Op {
@@ -104,7 +106,7 @@ func (p *modPlan) compileConditions(c *compileCtx, pc parser.Conditions) error {
 			}
 			cc.values = []term{t}
 		default:
-			return invalidf("Unsupported operator %s in IF condition", cond.Op)
+			return query.Invalidf("Unsupported operator %s in IF condition", cond.Op)
 		}
 		cs.conds = append(cs.conds, cc)
 	}
@@ -168,7 +170,7 @@ func (cc *condition) check(q *execution, st *currentState) (bool, error) {
 			return false, err
 		}
 		if k.Bytes == nil || k.Unset {
-			return false, invalidf("Invalid null value for %s element access", cc.col.Name)
+			return false, query.Invalidf("Invalid null value for %s element access", cc.col.Name)
 		}
 		switch valType.Kind {
 		case types.Map:
@@ -198,7 +200,7 @@ func (cc *condition) check(q *execution, st *currentState) (bool, error) {
 		if v.Bytes != nil && !v.Unset {
 			elems, err := types.DecodeCollection(types.ListOf(valType, false), v.Bytes)
 			if err != nil {
-				return false, invalidf("Invalid IN value for %s: %v", cc.col.Name, err)
+				return false, query.Invalidf("Invalid IN value for %s: %v", cc.col.Name, err)
 			}
 			vals = elems
 		}
@@ -209,7 +211,7 @@ func (cc *condition) check(q *execution, st *currentState) (bool, error) {
 				return false, err
 			}
 			if v.Unset {
-				return false, invalidf("Invalid 'unset' value in condition")
+				return false, query.Invalidf("Invalid 'unset' value in condition")
 			}
 			vals = append(vals, v.Bytes)
 		}
@@ -237,7 +239,7 @@ func (cc *condition) check(q *execution, st *currentState) (bool, error) {
 		return false, nil
 	}
 	if vals[0] == nil {
-		return false, invalidf("Invalid comparison with null for operator \"%s\"", cc.op)
+		return false, query.Invalidf("Invalid comparison with null for operator \"%s\"", cc.op)
 	}
 	if cur == nil {
 		return false, nil
@@ -303,10 +305,10 @@ func boolInt(b bool) int {
 var appliedSpecName = "[applied]"
 
 // resultColumns returns the columns of a conditional result.
-func (cs *conditions) resultColumns(cols []*schema.Column) []ColumnSpec {
-	out := []ColumnSpec{{Keyspace: cs.tbl.Keyspace, Table: cs.tbl.Name, Name: appliedSpecName, Type: types.BooleanType}}
+func (cs *conditions) resultColumns(cols []*schema.Column) []query.ColumnSpec {
+	out := []query.ColumnSpec{{Keyspace: cs.tbl.Keyspace, Table: cs.tbl.Name, Name: appliedSpecName, Type: types.BooleanType}}
 	for _, c := range cols {
-		out = append(out, ColumnSpec{Keyspace: cs.tbl.Keyspace, Table: cs.tbl.Name, Name: c.Name, Type: c.Type})
+		out = append(out, query.ColumnSpec{Keyspace: cs.tbl.Keyspace, Table: cs.tbl.Name, Name: c.Name, Type: c.Type})
 	}
 	return out
 }
@@ -366,13 +368,13 @@ func readState(ctx context.Context, q *execution, tbl *schema.Table, key, cluste
 // execConditional runs a conditional INSERT, UPDATE or DELETE: it reads the
 // current state, checks the conditions and applies the mutation, all under
 // the partition's lock (Paxos on a single node degenerates to this).
-func (p *modPlan) execConditional(ctx context.Context, q *execution, wc *writeContext) (*Result, error) {
+func (p *modPlan) execConditional(ctx context.Context, q *execution, wc *writeContext) (*query.Result, error) {
 	keys, err := p.where.partitionKeys(q)
 	if err != nil {
 		return nil, err
 	}
 	if len(keys) != 1 {
-		return nil, invalidf("IN on the partition key is not supported with conditional updates")
+		return nil, query.Invalidf("IN on the partition key is not supported with conditional updates")
 	}
 	var clustering []byte
 	if !p.staticOnly && len(p.tbl.ClusteringColumns()) > 0 {
@@ -381,10 +383,10 @@ func (p *modPlan) execConditional(ctx context.Context, q *execution, wc *writeCo
 			return nil, err
 		}
 		if len(prefixes) != 1 || len(prefixes[0]) != len(p.tbl.ClusteringColumns()) {
-			return nil, invalidf("IN on the clustering key columns is not supported with conditional updates")
+			return nil, query.Invalidf("IN on the clustering key columns is not supported with conditional updates")
 		}
 		if clustering, err = types.EncodeClustering(p.tbl.ClusteringTypes(), prefixes[0]); err != nil {
-			return nil, invalidf("%v", err)
+			return nil, query.Invalidf("%v", err)
 		}
 	} else if len(p.tbl.ClusteringColumns()) == 0 {
 		clustering, _ = types.EncodeClustering(nil, nil) // the single row's key
@@ -408,19 +410,19 @@ func (p *modPlan) execConditional(ctx context.Context, q *execution, wc *writeCo
 	}
 	for _, m := range muts {
 		if err := q.s.x.eng.Apply(ctx, p.tbl, m); err != nil {
-			return nil, AsError(err)
+			return nil, query.AsError(err)
 		}
 	}
 	return casSuccess(p.conds), nil
 }
 
-func casSuccess(cs *conditions) *Result {
-	return &Result{Kind: wire.ResultRows, Columns: cs.resultColumns(nil), Rows: [][][]byte{{boolBytes(true)}}}
+func casSuccess(cs *conditions) *query.Result {
+	return &query.Result{Kind: wire.ResultRows, Columns: cs.resultColumns(nil), Rows: [][][]byte{{boolBytes(true)}}}
 }
 
-func casFailure(cs *conditions, st *currentState) (*Result, error) {
+func casFailure(cs *conditions, st *currentState) (*query.Result, error) {
 	if st.row == nil && st.static == nil {
-		return &Result{Kind: wire.ResultRows, Columns: cs.resultColumns(nil), Rows: [][][]byte{{boolBytes(false)}}}, nil
+		return &query.Result{Kind: wire.ResultRows, Columns: cs.resultColumns(nil), Rows: [][][]byte{{boolBytes(false)}}}, nil
 	}
 	cols := cs.failureColumns()
 	row := [][]byte{boolBytes(false)}
@@ -431,7 +433,7 @@ func casFailure(cs *conditions, st *currentState) (*Result, error) {
 		}
 		row = append(row, v)
 	}
-	return &Result{Kind: wire.ResultRows, Columns: cs.resultColumns(cols), Rows: [][][]byte{row}}, nil
+	return &query.Result{Kind: wire.ResultRows, Columns: cs.resultColumns(cols), Rows: [][][]byte{row}}, nil
 }
 
 // splitPartitionKey returns the components of a serialized partition key.

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/minicass/minicass/cql/query"
+
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/schema"
@@ -43,7 +45,7 @@ type colOp struct {
 type modPlan struct {
 	tbl   *schema.Table
 	kind  stmtKind
-	specs []ColumnSpec
+	specs []query.ColumnSpec
 	pkIdx []uint16
 	where *modWhere
 	ops   []colOp
@@ -65,12 +67,12 @@ type modPlan struct {
 	simplePK, simpleCK []*whereValues
 }
 
-func (p *modPlan) binds() []ColumnSpec { return p.specs }
+func (p *modPlan) binds() []query.ColumnSpec { return p.specs }
 
 // columns is nil: a conditional statement's result columns depend on whether
 // it applied, so (as in Cassandra) each result carries its own metadata.
-func (p *modPlan) columns() []ColumnSpec { return nil }
-func (p *modPlan) pkIndexes() []uint16   { return p.pkIdx }
+func (p *modPlan) columns() []query.ColumnSpec { return nil }
+func (p *modPlan) pkIndexes() []uint16         { return p.pkIdx }
 
 // pkBindIndexes returns the bind marker of each partition key column when
 // every one is a single '=' bind marker.
@@ -122,7 +124,7 @@ func (s *compiler) compileInsert(st *parser.Insert) (plan, error) {
 		return nil, err
 	}
 	if tbl.IsCounter() {
-		return nil, invalidf("INSERT statements are not allowed on counter tables, use UPDATE instead")
+		return nil, query.Invalidf("INSERT statements are not allowed on counter tables, use UPDATE instead")
 	}
 	c := newCompileCtx(st.BindCount())
 	var cols []*schema.Column
@@ -163,7 +165,7 @@ func (s *compiler) compileInsert(st *parser.Insert) (plan, error) {
 		}
 	}
 	if len(missing) > 0 {
-		return nil, invalidf("Some partition key parts are missing: %s", strings.Join(missing, ", "))
+		return nil, query.Invalidf("Some partition key parts are missing: %s", strings.Join(missing, ", "))
 	}
 	missing = nil
 	for _, col := range tbl.ClusteringColumns() {
@@ -183,7 +185,7 @@ func (s *compiler) compileInsert(st *parser.Insert) (plan, error) {
 		// Cassandra accepts an INSERT of the partition key and static columns
 		// only; it writes the static row.
 		if !(len(ck) == 0 && staticOnly && hasStaticOps) {
-			return nil, invalidf("Some clustering keys are missing: %s", strings.Join(missing, ", "))
+			return nil, query.Invalidf("Some clustering keys are missing: %s", strings.Join(missing, ", "))
 		}
 		p.staticOnly = true
 	}
@@ -193,7 +195,7 @@ func (s *compiler) compileInsert(st *parser.Insert) (plan, error) {
 	}
 	if st.IfNotExists {
 		if p.timestamp != nil {
-			return nil, invalidf("Cannot provide custom timestamp for conditional updates")
+			return nil, query.Invalidf("Cannot provide custom timestamp for conditional updates")
 		}
 		p.conds = &conditions{tbl: tbl, ifNotExists: true}
 	}
@@ -207,7 +209,7 @@ func (s *compiler) compileInsert(st *parser.Insert) (plan, error) {
 // columns named and their terms, in the statement's order.
 func (c *compileCtx) compileInsertValues(tbl *schema.Table, st *parser.Insert) ([]*schema.Column, []term, error) {
 	if len(st.Columns) != len(st.Values) {
-		return nil, nil, invalidf("Unmatched column names/values")
+		return nil, nil, query.Invalidf("Unmatched column names/values")
 	}
 	cols := make([]*schema.Column, len(st.Columns))
 	terms := make([]term, len(st.Columns))
@@ -215,10 +217,10 @@ func (c *compileCtx) compileInsertValues(tbl *schema.Table, st *parser.Insert) (
 		name := string(id)
 		col := tbl.Column(name)
 		if col == nil {
-			return nil, nil, invalidf("Undefined column name %s in table %s", name, tbl.QualifiedName())
+			return nil, nil, query.Invalidf("Undefined column name %s in table %s", name, tbl.QualifiedName())
 		}
 		if slices.Contains(cols[:i], col) {
-			return nil, nil, invalidf("Multiple definitions found for column %s", name)
+			return nil, nil, query.Invalidf("Multiple definitions found for column %s", name)
 		}
 		t, err := c.compileTerm(st.Values[i], receiver{ks: tbl.Keyspace, table: tbl.Name, name: name, typ: col.Type})
 		if err != nil {
@@ -249,13 +251,13 @@ func (s *compiler) compileUpdate(st *parser.Update) (plan, error) {
 		name := string(a.Column)
 		col := tbl.Column(name)
 		if col == nil {
-			return nil, invalidf("Undefined column name %s in table %s", name, tbl.QualifiedName())
+			return nil, query.Invalidf("Undefined column name %s in table %s", name, tbl.QualifiedName())
 		}
 		if col.Kind == schema.PartitionKey || col.Kind == schema.Clustering {
-			return nil, invalidf("PRIMARY KEY part %s found in SET part", name)
+			return nil, query.Invalidf("PRIMARY KEY part %s found in SET part", name)
 		}
 		if prevSet, ok := seen[name]; ok && (prevSet || a.Op == parser.AssignSet) {
-			return nil, invalidf("Multiple incompatible setting of column %s", name)
+			return nil, query.Invalidf("Multiple incompatible setting of column %s", name)
 		}
 		seen[name] = seen[name] || a.Op == parser.AssignSet
 		if col.Kind == schema.Regular {
@@ -269,10 +271,10 @@ func (s *compiler) compileUpdate(st *parser.Update) (plan, error) {
 	}
 	if p.counter {
 		if p.ttl != nil {
-			return nil, invalidf("Cannot provide custom TTL for counter updates")
+			return nil, query.Invalidf("Cannot provide custom TTL for counter updates")
 		}
 		if p.timestamp != nil {
-			return nil, invalidf("Cannot provide custom timestamp for counter updates")
+			return nil, query.Invalidf("Cannot provide custom timestamp for counter updates")
 		}
 	}
 	p.staticOnly = staticOnly && len(p.ops) > 0
@@ -304,7 +306,7 @@ func (c *compileCtx) compileAssignment(tbl *schema.Table, col *schema.Column, a 
 			}
 			return colOp{col: col, kind: k, value: v}, nil
 		}
-		return colOp{}, invalidf("Cannot set the value of counter column %s (counters can only be incremented/decremented, not set)", col.Name)
+		return colOp{}, query.Invalidf("Cannot set the value of counter column %s (counters can only be incremented/decremented, not set)", col.Name)
 	}
 	switch a.Op {
 	case parser.AssignSet:
@@ -315,17 +317,17 @@ func (c *compileCtx) compileAssignment(tbl *schema.Table, col *schema.Column, a 
 		return colOp{col: col, kind: opSet, value: v}, nil
 	case parser.AssignAdd, parser.AssignSub, parser.AssignPrepend:
 		if !t.IsCollection() {
-			return colOp{}, invalidf("Invalid operation (%s) for non counter column %s", a, col.Name)
+			return colOp{}, query.Invalidf("Invalid operation (%s) for non counter column %s", a, col.Name)
 		}
 		if !t.IsMultiCell() {
-			return colOp{}, invalidf("Invalid operation (%s) for frozen collection column %s", a, col.Name)
+			return colOp{}, query.Invalidf("Invalid operation (%s) for frozen collection column %s", a, col.Name)
 		}
 		vr := recv
 		if a.Op == parser.AssignSub && t.Kind == types.Map {
 			vr = recv.sub(col.Name, types.SetOf(t.Params[0], false)) // m = m - {keys}
 		}
 		if a.Op == parser.AssignPrepend && t.Kind != types.List {
-			return colOp{}, invalidf("Invalid operation (%s) for non list column %s", a, col.Name)
+			return colOp{}, query.Invalidf("Invalid operation (%s) for non list column %s", a, col.Name)
 		}
 		v, err := c.compileTerm(a.Value, vr)
 		if err != nil {
@@ -356,19 +358,19 @@ func (c *compileCtx) compileAssignment(tbl *schema.Table, col *schema.Column, a 
 			}
 			return colOp{col: col, kind: opSetElem, key: k, value: v}, nil
 		case t.IsCollection():
-			return colOp{}, invalidf("Invalid operation (%s) for frozen collection column %s", a, col.Name)
+			return colOp{}, query.Invalidf("Invalid operation (%s) for frozen collection column %s", a, col.Name)
 		}
-		return colOp{}, invalidf("Column %s is not a list or a map", col.Name)
+		return colOp{}, query.Invalidf("Column %s is not a list or a map", col.Name)
 	case parser.AssignSetField:
 		if t.UDT == nil {
-			return colOp{}, invalidf("Invalid operation (%s) for non-UDT column %s", a, col.Name)
+			return colOp{}, query.Invalidf("Invalid operation (%s) for non-UDT column %s", a, col.Name)
 		}
 		if t.Frozen {
-			return colOp{}, invalidf("Invalid operation (%s) for frozen UDT column %s", a, col.Name)
+			return colOp{}, query.Invalidf("Invalid operation (%s) for frozen UDT column %s", a, col.Name)
 		}
 		i := slices.Index(t.UDT.Fields, string(a.Field))
 		if i < 0 {
-			return colOp{}, invalidf("UDT column %s does not have a field named %s", col.Name, a.Field)
+			return colOp{}, query.Invalidf("UDT column %s does not have a field named %s", col.Name, a.Field)
 		}
 		v, err := c.compileTerm(a.Value, recv.sub(col.Name+"."+t.UDT.Fields[i], t.Params[i]))
 		if err != nil {
@@ -376,7 +378,7 @@ func (c *compileCtx) compileAssignment(tbl *schema.Table, col *schema.Column, a 
 		}
 		return colOp{col: col, kind: opSetField, field: i, value: v}, nil
 	}
-	return colOp{}, invalidf("Invalid operation (%s) for column %s", a, col.Name)
+	return colOp{}, query.Invalidf("Invalid operation (%s) for column %s", a, col.Name)
 }
 
 func (s *compiler) compileDelete(st *parser.Delete) (plan, error) {
@@ -387,7 +389,7 @@ func (s *compiler) compileDelete(st *parser.Delete) (plan, error) {
 	c := newCompileCtx(st.BindCount())
 	p := &modPlan{tbl: tbl, kind: kindDelete, deleteRows: len(st.Columns) == 0}
 	if st.Using.TTL != nil {
-		return nil, invalidf("TTL attribute is not allowed for deletes")
+		return nil, query.Invalidf("TTL attribute is not allowed for deletes")
 	}
 	if _, p.timestamp, err = s.compileUsing(c, tbl, st.Using); err != nil {
 		return nil, err
@@ -397,10 +399,10 @@ func (s *compiler) compileDelete(st *parser.Delete) (plan, error) {
 		name := string(dc.Column)
 		col := tbl.Column(name)
 		if col == nil {
-			return nil, invalidf("Undefined column name %s in table %s", name, tbl.QualifiedName())
+			return nil, query.Invalidf("Undefined column name %s in table %s", name, tbl.QualifiedName())
 		}
 		if col.Kind == schema.PartitionKey || col.Kind == schema.Clustering {
-			return nil, invalidf("Invalid identifier %s for deletion (should not be a PRIMARY KEY part)", name)
+			return nil, query.Invalidf("Invalid identifier %s for deletion (should not be a PRIMARY KEY part)", name)
 		}
 		if col.Kind == schema.Regular {
 			staticOnly = false
@@ -410,13 +412,13 @@ func (s *compiler) compileDelete(st *parser.Delete) (plan, error) {
 			t := col.Type
 			switch {
 			case t.UDT == nil:
-				return nil, invalidf("Invalid field deletion operation for non-UDT column %s", name)
+				return nil, query.Invalidf("Invalid field deletion operation for non-UDT column %s", name)
 			case !t.IsMultiCell():
-				return nil, invalidf("Frozen UDT column %s does not support field deletions", name)
+				return nil, query.Invalidf("Frozen UDT column %s does not support field deletions", name)
 			}
 			i := slices.Index(t.UDT.Fields, string(dc.Field))
 			if i < 0 {
-				return nil, invalidf("UDT column %s does not have a field named %s", name, dc.Field)
+				return nil, query.Invalidf("UDT column %s does not have a field named %s", name, dc.Field)
 			}
 			p.ops = append(p.ops, colOp{col: col, kind: opSetField, field: i, value: constTerm{}})
 			continue
@@ -427,7 +429,7 @@ func (s *compiler) compileDelete(st *parser.Delete) (plan, error) {
 		}
 		t := col.Type
 		if !t.IsMultiCell() || (t.Kind != types.List && t.Kind != types.Map && t.Kind != types.Set) {
-			return nil, invalidf("Invalid deletion operation for non collection column %s", name)
+			return nil, query.Invalidf("Invalid deletion operation for non collection column %s", name)
 		}
 		var kr receiver
 		switch t.Kind {
@@ -455,11 +457,11 @@ func (s *compiler) compileDelete(st *parser.Delete) (plan, error) {
 	if !p.where.fullClustering() {
 		switch {
 		case p.conds != nil && !p.staticOnly:
-			return nil, invalidf("DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to delete non static columns")
+			return nil, query.Invalidf("DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to delete non static columns")
 		case p.conds != nil && p.conds.onRegularColumns():
-			return nil, invalidf("DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to use IF condition on non static columns")
+			return nil, query.Invalidf("DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to use IF condition on non static columns")
 		case len(p.ops) > 0 && !p.staticOnly:
-			return nil, invalidf("Range deletions are not supported for specific columns")
+			return nil, query.Invalidf("Range deletions are not supported for specific columns")
 		}
 	}
 	p.specs = c.specs
@@ -498,14 +500,14 @@ func (p *modPlan) initWriteContext(q *execution, wc *writeContext) error {
 		case v.Bytes == nil:
 			ttl = 0
 		case len(v.Bytes) != 4:
-			return invalidf("Invalid TTL value: an int needs 4 bytes, got %d", len(v.Bytes))
+			return query.Invalidf("Invalid TTL value: an int needs 4 bytes, got %d", len(v.Bytes))
 		default:
 			n := int32(binary.BigEndian.Uint32(v.Bytes))
 			if n < 0 {
-				return invalidf("A TTL must be greater or equal to 0, but was %d", n)
+				return query.Invalidf("A TTL must be greater or equal to 0, but was %d", n)
 			}
 			if n > data.MaxTTL {
-				return invalidf("ttl is too large. requested (%d) maximum (%d)", n, data.MaxTTL)
+				return query.Invalidf("ttl is too large. requested (%d) maximum (%d)", n, data.MaxTTL)
 			}
 			ttl = n
 		}
@@ -531,7 +533,7 @@ func (p *modPlan) initWriteContext(q *execution, wc *writeContext) error {
 			return err
 		}
 		if v.Unset || v.Bytes == nil {
-			return invalidf("Invalid null value of timestamp")
+			return query.Invalidf("Invalid null value of timestamp")
 		}
 		if wc.ts, err = timestampValue(v.Bytes); err != nil {
 			return err
@@ -572,7 +574,7 @@ func (wc *writeContext) deletion(ts int64) data.DeletionTime {
 // empty value a driver may bind.
 func timestampValue(b []byte) (int64, error) {
 	if len(b) != 8 {
-		return 0, invalidf("Invalid timestamp value: a bigint needs 8 bytes, got %d", len(b))
+		return 0, query.Invalidf("Invalid timestamp value: a bigint needs 8 bytes, got %d", len(b))
 	}
 	return int64(binary.BigEndian.Uint64(b)), nil
 }
@@ -643,7 +645,7 @@ func (p *modPlan) mutations(ctx context.Context, q *execution, wc *writeContext)
 			for _, prefix := range prefixes {
 				ck, err := types.EncodeClustering(cols, prefix)
 				if err != nil {
-					return nil, invalidf("%v", err)
+					return nil, query.Invalidf("%v", err)
 				}
 				row := data.NewRow(ck)
 				if p.insertLiveness {
@@ -681,7 +683,7 @@ func (p *modPlan) deleteRowsInto(q *execution, wc *writeContext, m *data.Mutatio
 		for _, prefix := range prefixes {
 			ck, err := types.EncodeClustering(p.tbl.ClusteringTypes(), prefix)
 			if err != nil {
-				return invalidf("%v", err)
+				return query.Invalidf("%v", err)
 			}
 			row := data.NewRow(ck)
 			row.Deletion = del
@@ -756,7 +758,7 @@ func addColumnDeletion(r *data.Row, col string, d data.DeletionTime) {
 func (p *modPlan) applyOp(ctx context.Context, q *execution, wc *writeContext, key []byte, row *data.Row, op *colOp) error {
 	col := op.col
 	t := col.Type
-	var val Value
+	var val query.Value
 	if op.value != nil {
 		v, err := op.value.eval(q)
 		if err != nil {
@@ -769,7 +771,7 @@ func (p *modPlan) applyOp(ctx context.Context, q *execution, wc *writeContext, k
 	}
 	if t.Kind == types.Counter {
 		if val.Bytes == nil {
-			return invalidf("Invalid null value for counter increment")
+			return query.Invalidf("Invalid null value for counter increment")
 		}
 		n := int64(binary.BigEndian.Uint64(val.Bytes))
 		if op.kind == opSub {
@@ -812,7 +814,7 @@ func (p *modPlan) applyOp(ctx context.Context, q *execution, wc *writeContext, k
 			}
 			elems, err := types.DecodeCollection(setType, val.Bytes)
 			if err != nil {
-				return invalidf("Invalid set value for %s: %v", col.Name, err)
+				return query.Invalidf("Invalid set value for %s: %v", col.Name, err)
 			}
 			for _, e := range elems {
 				row.Cells = append(row.Cells, wc.tombstone(col.Name, types.EncodeKey(t.Params[0], e)))
@@ -820,7 +822,7 @@ func (p *modPlan) applyOp(ctx context.Context, q *execution, wc *writeContext, k
 		case types.List:
 			remove, err := types.DecodeCollection(t, val.Bytes)
 			if err != nil {
-				return invalidf("Invalid list value for %s: %v", col.Name, err)
+				return query.Invalidf("Invalid list value for %s: %v", col.Name, err)
 			}
 			cur, err := p.currentList(ctx, q, key, row.Clustering, col)
 			if err != nil {
@@ -842,7 +844,7 @@ func (p *modPlan) applyOp(ctx context.Context, q *execution, wc *writeContext, k
 			return err
 		}
 		if k.Unset || k.Bytes == nil {
-			return invalidf("Invalid null value for %s element key", col.Name)
+			return query.Invalidf("Invalid null value for %s element key", col.Name)
 		}
 		if t.Kind == types.Map {
 			row.Cells = append(row.Cells, wc.cell(col.Name, types.EncodeKey(t.Params[0], k.Bytes), val.Bytes))
@@ -877,7 +879,7 @@ func (p *modPlan) applyOp(ctx context.Context, q *execution, wc *writeContext, k
 			return nil
 		}
 		if k.Bytes == nil {
-			return invalidf("Invalid null value for %s element key", col.Name)
+			return query.Invalidf("Invalid null value for %s element key", col.Name)
 		}
 		if t.Kind == types.List {
 			path, err := p.listIndexPath(ctx, q, key, row.Clustering, col, k.Bytes)
@@ -901,7 +903,7 @@ func (p *modPlan) addElements(q *execution, wc *writeContext, row *data.Row, col
 		// clears the others).
 		fields, err := types.DecodeTuple(t, value)
 		if err != nil {
-			return invalidf("Invalid user type value for %s: %v", col.Name, err)
+			return query.Invalidf("Invalid user type value for %s: %v", col.Name, err)
 		}
 		for i, f := range fields {
 			if f != nil {
@@ -912,7 +914,7 @@ func (p *modPlan) addElements(q *execution, wc *writeContext, row *data.Row, col
 	}
 	elems, err := types.DecodeCollection(t, value)
 	if err != nil {
-		return invalidf("Invalid collection value for %s: %v", col.Name, err)
+		return query.Invalidf("Invalid collection value for %s: %v", col.Name, err)
 	}
 	switch t.Kind {
 	case types.List:
@@ -950,7 +952,7 @@ func (p *modPlan) listIndexPath(ctx context.Context, q *execution, key, clusteri
 		return nil, err
 	}
 	if idx < 0 || idx >= len(cur) {
-		return nil, invalidf("List index %d out of bound, list has size %d", idx, len(cur))
+		return nil, query.Invalidf("List index %d out of bound, list has size %d", idx, len(cur))
 	}
 	return cur[idx].Path, nil
 }
@@ -970,7 +972,7 @@ func (p *modPlan) currentList(ctx context.Context, q *execution, key, clustering
 	return out, nil
 }
 
-func (p *modPlan) exec(ctx context.Context, q *execution) (*Result, error) {
+func (p *modPlan) exec(ctx context.Context, q *execution) (*query.Result, error) {
 	var wc writeContext
 	if err := p.initWriteContext(q, &wc); err != nil {
 		return nil, err
@@ -981,9 +983,9 @@ func (p *modPlan) exec(ctx context.Context, q *execution) (*Result, error) {
 	if p.simple {
 		// The result and the mutation in one allocation.
 		x := &struct {
-			res Result
+			res query.Result
 			row simpleRow
-		}{res: Result{Kind: wire.ResultVoid}}
+		}{res: query.Result{Kind: wire.ResultVoid}}
 		m, err := p.simpleMutation(q, &wc, &x.row)
 		if err != nil {
 			return nil, err
@@ -1002,7 +1004,7 @@ func (p *modPlan) exec(ctx context.Context, q *execution) (*Result, error) {
 			return nil, err
 		}
 	}
-	return voidResult(), nil
+	return query.VoidResult(), nil
 }
 
 // apply hands one mutation to the engine; an empty mutation writes nothing.
@@ -1011,10 +1013,10 @@ func (p *modPlan) apply(ctx context.Context, q *execution, m *data.Mutation) err
 		return nil
 	}
 	if q.trace != nil {
-		q.trace.add("Applying mutation to %s, partition of %d bytes key, %d rows", p.tbl.QualifiedName(), len(m.Key), len(m.Rows))
+		q.trace.Add("Applying mutation to %s, partition of %d bytes key, %d rows", p.tbl.QualifiedName(), len(m.Key), len(m.Rows))
 	}
 	if err := q.s.x.eng.Apply(ctx, p.tbl, m); err != nil {
-		return AsError(err)
+		return query.AsError(err)
 	}
 	return nil
 }
@@ -1054,10 +1056,10 @@ func (w *whereValues) singleValue(q *execution) ([]byte, error) {
 		return nil, err
 	}
 	if v.Unset {
-		return nil, invalidf("Invalid unset value for column %s", w.col.Name)
+		return nil, query.Invalidf("Invalid unset value for column %s", w.col.Name)
 	}
 	if v.Bytes == nil {
-		return nil, invalidf("Invalid null value in condition for column %s", w.col.Name)
+		return nil, query.Invalidf("Invalid null value in condition for column %s", w.col.Name)
 	}
 	return v.Bytes, nil
 }
@@ -1104,14 +1106,14 @@ func (p *modPlan) simpleMutation(q *execution, wc *writeContext, h *simpleRow) (
 			return nil, err
 		}
 		if len(v) > 0xFFFF {
-			return nil, invalidf("Key length of %d is longer than maximum of 65535", len(v))
+			return nil, query.Invalidf("Key length of %d is longer than maximum of 65535", len(v))
 		}
 		ckVals = append(ckVals, v)
 		size += 2 + len(v)
 	}
 	ck, err := types.AppendClustering(make([]byte, 0, size), p.tbl.ClusteringTypes(), ckVals)
 	if err != nil {
-		return nil, invalidf("%v", err)
+		return nil, query.Invalidf("%v", err)
 	}
 	h.m = data.Mutation{Table: p.tbl.ID, Key: key, PartitionDeletion: data.LiveDeletion}
 	h.row[0] = data.NewRow(ck)

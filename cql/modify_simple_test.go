@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"testing"
 
+	"github.com/minicass/minicass/cql/query"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
@@ -82,11 +84,11 @@ func TestSimpleMutationMatchesGeneral(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		i := rapid.IntRange(0, len(queries)-1).Draw(rt, "query")
 		p := plans[i]
-		values := make([]Value, len(p.specs))
+		values := make([]query.Value, len(p.specs))
 		for j, spec := range p.specs {
 			values[j] = drawValue(rt, spec.Type.String(), spec.Name)
 		}
-		q := &execution{s: s, params: &Params{Values: values, Timestamp: 42, HasTimestamp: true}, values: values, now: testEpoch}
+		q := &execution{s: s, params: &query.Params{Values: values, Timestamp: 42, HasTimestamp: true}, values: values, now: testEpoch}
 		wc, err := p.writeContext(q)
 		if err != nil {
 			return
@@ -108,7 +110,7 @@ func TestSimpleMutationMatchesGeneral(t *testing.T) {
 
 // drawValue draws a bound value for a marker of type typ: usually valid,
 // sometimes null, unset, empty or malformed.
-func drawValue(rt *rapid.T, typ, name string) Value {
+func drawValue(rt *rapid.T, typ, name string) query.Value {
 	kinds := 9
 	if name == "[ttl]" || name == "[timestamp]" {
 		// An empty or malformed TTL or timestamp fails before any
@@ -116,28 +118,28 @@ func drawValue(rt *rapid.T, typ, name string) Value {
 		// NullPointerException on an empty one).
 		kinds = 1
 		if rapid.Bool().Draw(rt, name+" set") {
-			return Value{Bytes: binary.BigEndian.AppendUint64(nil, uint64(rapid.Int64Range(0, 1<<40).Draw(rt, name)))[8-typeWidth(typ):]}
+			return query.Value{Bytes: binary.BigEndian.AppendUint64(nil, uint64(rapid.Int64Range(0, 1<<40).Draw(rt, name)))[8-typeWidth(typ):]}
 		}
 	}
 	switch rapid.IntRange(0, kinds).Draw(rt, name+" kind") {
 	case 0:
-		return Value{}
+		return query.Value{}
 	case 1:
-		return Value{Unset: true}
+		return query.Value{Unset: true}
 	case 2:
-		return Value{Bytes: []byte{}}
+		return query.Value{Bytes: []byte{}}
 	case 3:
-		return Value{Bytes: rapid.SliceOfN(rapid.Byte(), 0, 9).Draw(rt, name+" bytes")}
+		return query.Value{Bytes: rapid.SliceOfN(rapid.Byte(), 0, 9).Draw(rt, name+" bytes")}
 	}
 	switch typ {
 	case "int":
-		return Value{Bytes: binary.BigEndian.AppendUint32(nil, rapid.Uint32().Draw(rt, name))}
+		return query.Value{Bytes: binary.BigEndian.AppendUint32(nil, rapid.Uint32().Draw(rt, name))}
 	case "bigint":
-		return Value{Bytes: binary.BigEndian.AppendUint64(nil, rapid.Uint64().Draw(rt, name))}
+		return query.Value{Bytes: binary.BigEndian.AppendUint64(nil, rapid.Uint64().Draw(rt, name))}
 	case "text":
-		return Value{Bytes: []byte(rapid.StringN(0, 6, -1).Draw(rt, name))}
+		return query.Value{Bytes: []byte(rapid.StringN(0, 6, -1).Draw(rt, name))}
 	}
-	return Value{Bytes: rapid.SliceOfN(rapid.Byte(), 0, 20).Draw(rt, name)}
+	return query.Value{Bytes: rapid.SliceOfN(rapid.Byte(), 0, 20).Draw(rt, name)}
 }
 
 func typeWidth(typ string) int {
@@ -157,8 +159,8 @@ func BenchmarkInsertExecute(b *testing.B) {
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		values := []Value{{Bytes: binary.BigEndian.AppendUint32(nil, uint32(i))}, {Bytes: []byte("c")}, {Bytes: []byte("0123456789abcdef")}}
-		if _, err := s.ExecutePrepared(ctx, prep, &Params{Values: values}); err != nil {
+		values := []query.Value{{Bytes: binary.BigEndian.AppendUint32(nil, uint32(i))}, {Bytes: []byte("c")}, {Bytes: []byte("0123456789abcdef")}}
+		if _, err := s.ExecutePrepared(ctx, prep, &query.Params{Values: values}); err != nil {
 			b.Fatal(err)
 		}
 		i++

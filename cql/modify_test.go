@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/minicass/minicass/cql/query"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -29,9 +31,9 @@ func TestUsingEmptyValues(t *testing.T) {
 	} {
 		p, err := s.Prepare(ctx, q)
 		require.NoError(t, err, q)
-		_, err = s.ExecutePrepared(ctx, p, &Params{Values: []Value{{Bytes: []byte{}}}})
+		_, err = s.ExecutePrepared(ctx, p, &query.Params{Values: []query.Value{{Bytes: []byte{}}}})
 		require.Error(t, err, q)
-		assert.True(t, errors.Is(err, ErrInvalid), "%s: %v", q, err)
+		assert.True(t, errors.Is(err, query.ErrInvalid), "%s: %v", q, err)
 	}
 	res, err := s.Query(ctx, "SELECT * FROM ks.t", nil)
 	require.NoError(t, err)

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/minicass/minicass/cql/query"
+
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/schema"
@@ -43,9 +45,9 @@ func (c *compileCtx) compileModWhere(tbl *schema.Table, where []parser.Relation,
 		}
 		switch r.Op {
 		case parser.OpContains, parser.OpContainsKey:
-			return nil, invalidf("Cannot use %s with %s", kind, r.Op)
+			return nil, query.Invalidf("Cannot use %s with %s", kind, r.Op)
 		case parser.OpLike:
-			return nil, invalidf("LIKE restriction is only supported on properly indexed columns. %s is not valid.", r)
+			return nil, query.Invalidf("LIKE restriction is only supported on properly indexed columns. %s is not valid.", r)
 		}
 		if col := tbl.Column(string(r.Column)); col != nil && (col.Kind == schema.Regular || col.Kind == schema.Static) && !slices.Contains(nonPK, col.Name) {
 			nonPK = append(nonPK, col.Name)
@@ -59,7 +61,7 @@ func (c *compileCtx) compileModWhere(tbl *schema.Table, where []parser.Relation,
 	}
 	w := &modWhere{tbl: tbl, sel: sel}
 	if sel.hasToken() {
-		return nil, invalidf("The token function cannot be used in WHERE clauses for %s statements", kind)
+		return nil, query.Invalidf("The token function cannot be used in WHERE clauses for %s statements", kind)
 	}
 	var missing []string
 	for _, col := range tbl.PartitionKey() {
@@ -68,28 +70,28 @@ func (c *compileCtx) compileModWhere(tbl *schema.Table, where []parser.Relation,
 		}
 	}
 	if len(missing) > 0 {
-		return nil, invalidf("Some partition key parts are missing: %s", strings.Join(missing, ", "))
+		return nil, query.Invalidf("Some partition key parts are missing: %s", strings.Join(missing, ", "))
 	}
 	if !sel.pkComplete {
-		return nil, invalidf("Only EQ and IN relation are supported on the partition key (unless you use the token() function) for %s statements", kind)
+		return nil, query.Invalidf("Only EQ and IN relation are supported on the partition key (unless you use the token() function) for %s statements", kind)
 	}
 	if staticOnly && w.ckRestricted() {
-		return nil, invalidf("Invalid restrictions on clustering columns since the %s statement modifies only static columns", kind)
+		return nil, query.Invalidf("Invalid restrictions on clustering columns since the %s statement modifies only static columns", kind)
 	}
 	if kind == kindUpdate {
 		for _, p := range sel.parts {
 			if p.isSlice() {
-				return nil, invalidf("Slice restrictions are not supported on the clustering columns in %s statements", kind)
+				return nil, query.Invalidf("Slice restrictions are not supported on the clustering columns in %s statements", kind)
 			}
 		}
 		if !staticOnly && !w.fullClustering() {
-			return nil, invalidf("Some clustering keys are missing: %s", w.missingClustering())
+			return nil, query.Invalidf("Some clustering keys are missing: %s", w.missingClustering())
 		}
 	} else if sel.ckGap != nil {
 		return nil, sel.ckGap
 	}
 	if len(nonPK) > 0 {
-		return nil, invalidf("Non PRIMARY KEY columns found in where clause: %s ", strings.Join(nonPK, ", "))
+		return nil, query.Invalidf("Non PRIMARY KEY columns found in where clause: %s ", strings.Join(nonPK, ", "))
 	}
 	return w, nil
 }
@@ -173,7 +175,7 @@ func (w *modWhere) clusteringPrefixes(q *execution) ([][][]byte, error) {
 	for _, pre := range prefixes {
 		for _, v := range pre {
 			if len(v) > 0xFFFF {
-				return nil, invalidf("Key length of %d is longer than maximum of 65535", len(v))
+				return nil, query.Invalidf("Key length of %d is longer than maximum of 65535", len(v))
 			}
 		}
 	}

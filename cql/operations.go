@@ -5,6 +5,8 @@ import (
 	"math/big"
 	"strings"
 
+	"github.com/minicass/minicass/cql/query"
+
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
@@ -96,7 +98,7 @@ func (o *opOverload) eval(vals [][]byte) ([]byte, error) {
 	b, err := o.apply(vals)
 	if err != nil {
 		msg := fmt.Sprintf("the operation '%s %c %s' failed: %v", o.args[0], o.op, o.args[len(o.args)-1], err)
-		return nil, &Error{Code: wire.CodeFunctionFailure, Message: msg, Keyspace: "system", Function: o.name, ArgTypes: o.signature()}
+		return nil, &query.Error{Code: wire.CodeFunctionFailure, Message: msg, Keyspace: "system", Function: o.name, ArgTypes: o.signature()}
 	}
 	return b, nil
 }
@@ -147,9 +149,9 @@ func resolveOp(op byte, args []opArg, recv types.Type) (*opOverload, error) {
 	case len(compatible) == 1:
 		return compatible[0], nil
 	case len(compatible) == 0 && op == 'n':
-		return nil, invalidf("Invalid call to function system._negate, none of its type signatures match (known type signatures: %s)", opSignatures(opOverloads['n']))
+		return nil, query.Invalidf("Invalid call to function system._negate, none of its type signatures match (known type signatures: %s)", opSignatures(opOverloads['n']))
 	case len(compatible) == 0:
-		return nil, invalidf("the '%c' operation is not supported between %s and %s", op, args[0].text, args[1].text)
+		return nil, query.Invalidf("the '%c' operation is not supported between %s and %s", op, args[0].text, args[1].text)
 	case recv.Kind != types.Invalid && !markers:
 		for _, o := range compatible {
 			if o.args[0].Equal(recv) && (len(o.args) == 1 || o.args[1].Equal(recv)) {
@@ -158,9 +160,9 @@ func resolveOp(op byte, args []opArg, recv types.Type) (*opOverload, error) {
 		}
 	}
 	if op == 'n' {
-		return nil, invalidf("Ambiguous negation: use type casts to disambiguate")
+		return nil, query.Invalidf("Ambiguous negation: use type casts to disambiguate")
 	}
-	return nil, invalidf("Ambiguous '%c' operation with args %s and %s: use type casts to disambiguate", op, args[0].text, args[1].text)
+	return nil, query.Invalidf("Ambiguous '%c' operation with args %s and %s: use type casts to disambiguate", op, args[0].text, args[1].text)
 }
 
 func opSignatures(os []*opOverload) string {
@@ -410,20 +412,20 @@ type opTerm struct {
 	args []term
 }
 
-func (t opTerm) eval(q *execution) (Value, error) {
+func (t opTerm) eval(q *execution) (query.Value, error) {
 	vals := make([][]byte, len(t.args))
 	for i, a := range t.args {
 		v, err := a.eval(q)
 		if err != nil {
-			return Value{}, err
+			return query.Value{}, err
 		}
 		if v.Unset {
-			return Value{}, invalidf("Invalid unset value for argument in call to function %s", t.o.name)
+			return query.Value{}, query.Invalidf("Invalid unset value for argument in call to function %s", t.o.name)
 		}
 		vals[i] = v.Bytes
 	}
 	b, err := t.o.eval(vals)
-	return Value{Bytes: b}, err
+	return query.Value{Bytes: b}, err
 }
 
 // compileOpTerm compiles an operation (operands, or one operand for a

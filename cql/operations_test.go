@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"testing"
 
+	"github.com/minicass/minicass/cql/query"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -24,13 +26,13 @@ func TestSelectionBindMarkers(t *testing.T) {
 		_, err := s.Query(ctx, q, nil)
 		require.NoError(t, err, q)
 	}
-	two := Value{Bytes: binary.BigEndian.AppendUint32(nil, 2)}
+	two := query.Value{Bytes: binary.BigEndian.AppendUint32(nil, 2)}
 	prep, err := s.Prepare(ctx, "SELECT (int)? + a, (text)?, a FROM t WHERE k = ?")
 	require.NoError(t, err)
 	require.Len(t, prep.Bind, 3)
 	assert.Equal(t, "int", prep.Bind[0].Type.String())
 	assert.Equal(t, "text", prep.Bind[1].Type.String())
-	res, err := s.ExecutePrepared(ctx, prep, &Params{Values: []Value{two, {Bytes: []byte("hi")}, {Bytes: binary.BigEndian.AppendUint32(nil, 1)}}})
+	res, err := s.ExecutePrepared(ctx, prep, &query.Params{Values: []query.Value{two, {Bytes: []byte("hi")}, {Bytes: binary.BigEndian.AppendUint32(nil, 1)}}})
 	require.NoError(t, err)
 	require.Len(t, res.Rows, 1)
 	assert.Equal(t, []string{"(int)? + a", "(text)?", "a"}, []string{res.Columns[0].Name, res.Columns[1].Name, res.Columns[2].Name})

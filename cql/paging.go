@@ -3,6 +3,8 @@ package cql
 import (
 	"encoding/binary"
 	"hash/crc32"
+
+	"github.com/minicass/minicass/cql/query"
 )
 
 // pagingState is where a paged SELECT stopped. Its encoding is opaque to
@@ -58,7 +60,7 @@ func (s *pagingState) encode() []byte {
 	return binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
 }
 
-func errPagingState() error { return invalidf("Invalid value for the paging state") }
+func errPagingState() error { return query.Invalidf("Invalid value for the paging state") }
 
 func decodePagingState(b []byte) (*pagingState, error) {
 	if len(b) < 2+4 || b[0] != pagingVersion {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"runtime/debug"
 
+	"github.com/minicass/minicass/cql/query"
+
 	"github.com/minicass/minicass/wire"
 )
 
@@ -19,11 +21,11 @@ var ErrInternal = errors.New("cql: internal error")
 // its stack and the statement through Options.Logger. It must be called
 // from the deferred function that recovered, so that the stack logged is the
 // panic's.
-func (x *Executor) recovered(r any, stmt fmt.Stringer) *Error {
+func (x *Executor) recovered(r any, stmt fmt.Stringer) *query.Error {
 	stack := debug.Stack()
 	x.opts.Logger.Error("cql: panic while executing a statement", "panic", fmt.Sprint(r), "statement", statementText(stmt),
 		"stack", string(stack))
-	return &Error{Code: wire.CodeServer, Message: wire.InternalErrorMessage(r), Err: ErrInternal}
+	return &query.Error{Code: wire.CodeServer, Message: wire.InternalErrorMessage(r), Err: ErrInternal}
 }
 
 // statementText prints stmt back to CQL for the log; a statement that

@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"testing"
 
+	"github.com/minicass/minicass/cql/query"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -35,19 +37,19 @@ func TestPanicIsLogged(t *testing.T) {
 	s := x.NewSession()
 	stmt, err := parser.Parse("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
 	require.NoError(t, err)
-	pl := &ddlPlan{run: func(ctx context.Context, q *execution) (*Result, error) {
+	pl := &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
 		explode()
 		return nil, nil
 	}}
 
 	res, err := s.run(context.Background(), pl, stmt, nil)
 	assert.Nil(t, res)
-	var e *Error
+	var e *query.Error
 	require.True(t, errors.As(err, &e), "%T", err)
 	assert.Equal(t, wire.CodeServer, e.Code)
 	assert.Equal(t, "java.lang.RuntimeException: internal error: boom", e.Message)
 	assert.ErrorIs(t, err, ErrInternal)
-	assert.ErrorIs(t, err, ErrServer)
+	assert.ErrorIs(t, err, query.ErrServer)
 	assert.NotEmpty(t, fuzzFailure(err), "the fuzz targets fail on a recovered panic")
 
 	var rec struct {
@@ -67,11 +69,11 @@ func TestPanicIsLogged(t *testing.T) {
 // statement's error.
 func TestFuzzFailure(t *testing.T) {
 	assert.Empty(t, fuzzFailure(nil))
-	assert.Empty(t, fuzzFailure(invalidf("Undefined column name x")))
-	assert.Empty(t, fuzzFailure(fmt.Errorf("wrapped: %w", &Error{Code: wire.CodeSyntax, Message: "line 1:0"})))
+	assert.Empty(t, fuzzFailure(query.Invalidf("Undefined column name x")))
+	assert.Empty(t, fuzzFailure(fmt.Errorf("wrapped: %w", &query.Error{Code: wire.CodeSyntax, Message: "line 1:0"})))
 	assert.Equal(t, "untyped error *errors.errorString: disk on fire", fuzzFailure(errors.New("disk on fire")))
 	assert.Equal(t, "panic during execution: java.lang.RuntimeException: internal error: boom",
-		fuzzFailure(&Error{Code: wire.CodeServer, Message: wire.InternalErrorMessage("boom"), Err: ErrInternal}))
+		fuzzFailure(&query.Error{Code: wire.CodeServer, Message: wire.InternalErrorMessage("boom"), Err: ErrInternal}))
 }
 
 // TestStatementText checks that a statement that cannot be printed does not

@@ -3,6 +3,8 @@ package cql
 import (
 	"sync"
 
+	"github.com/minicass/minicass/cql/query"
+
 	"github.com/minicass/minicass/schema"
 )
 
@@ -171,7 +173,7 @@ func (x *Executor) invalidatedBy(tables []*schema.Table) bool {
 }
 
 // sameColumns reports whether two result metadata are the same.
-func sameColumns(a, b []ColumnSpec) bool {
+func sameColumns(a, b []query.ColumnSpec) bool {
 	if len(a) != len(b) {
 		return false
 	}

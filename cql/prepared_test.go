@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/minicass/minicass/cql/query"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -21,7 +23,7 @@ func newPreparedTestExecutor(t *testing.T, opts Options) *Executor {
 	return NewExecutor(eng, opts)
 }
 
-func mustQuery(t *testing.T, s *Session, q string) *Result {
+func mustQuery(t *testing.T, s *Session, q string) *query.Result {
 	t.Helper()
 	res, err := s.Query(context.Background(), q, nil)
 	require.NoError(t, err, q)
@@ -31,7 +33,7 @@ func mustQuery(t *testing.T, s *Session, q string) *Result {
 func requireCode(t *testing.T, err error, code wire.ErrorCode, msg string) {
 	t.Helper()
 	require.Error(t, err)
-	e := AsError(err)
+	e := query.AsError(err)
 	assert.Equal(t, code, e.Code, "%v", err)
 	if msg != "" {
 		assert.Equal(t, msg, e.Message)
@@ -110,15 +112,15 @@ func TestPreparedEvictedBySchemaChange(t *testing.T) {
 	}
 	evicted := func(p *Prepared, why string) {
 		t.Helper()
-		_, err := s.Execute(ctx, p.ID, &Params{Values: make([]Value, len(p.Bind))})
+		_, err := s.Execute(ctx, p.ID, &query.Params{Values: make([]query.Value, len(p.Bind))})
 		requireCode(t, err, wire.CodeUnprepared, "")
-		assert.Equal(t, p.ID, AsError(err).ID, why)
+		assert.Equal(t, p.ID, query.AsError(err).ID, why)
 		assert.Nil(t, x.Lookup(p.ID), why)
 	}
 	kept := func(p *Prepared, why string) {
 		t.Helper()
 		require.NotNil(t, x.Lookup(p.ID), why)
-		res, err := s.Execute(ctx, p.ID, &Params{Values: []Value{{Bytes: []byte{0, 0, 0, 1}}}})
+		res, err := s.Execute(ctx, p.ID, &query.Params{Values: []query.Value{{Bytes: []byte{0, 0, 0, 1}}}})
 		require.NoError(t, err, why)
 		assert.True(t, sameColumns(p.Result, res.Columns), "%s: the promised columns", why)
 	}

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/minicass/minicass/cql/query"
+
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/partitioner"
@@ -40,18 +42,18 @@ func (w *whereValues) eval(q *execution) ([][]byte, error) {
 			return nil, err
 		}
 		if v.Unset {
-			return nil, invalidf("Invalid unset value for column %s", w.col.Name)
+			return nil, query.Invalidf("Invalid unset value for column %s", w.col.Name)
 		}
 		if v.Bytes == nil {
-			return nil, invalidf("Invalid null value for column %s", w.col.Name)
+			return nil, query.Invalidf("Invalid null value for column %s", w.col.Name)
 		}
 		elems, err := types.DecodeCollection(types.ListOf(w.col.Type, false), v.Bytes)
 		if err != nil {
-			return nil, invalidf("Invalid list value for in(%s): %v", w.col.Name, err)
+			return nil, query.Invalidf("Invalid list value for in(%s): %v", w.col.Name, err)
 		}
 		for _, e := range elems {
 			if e == nil {
-				return nil, invalidf("Invalid null value in condition for column %s", w.col.Name)
+				return nil, query.Invalidf("Invalid null value in condition for column %s", w.col.Name)
 			}
 		}
 		return elems, nil
@@ -63,10 +65,10 @@ func (w *whereValues) eval(q *execution) ([][]byte, error) {
 			return nil, err
 		}
 		if v.Unset {
-			return nil, invalidf("Invalid unset value for column %s", w.col.Name)
+			return nil, query.Invalidf("Invalid unset value for column %s", w.col.Name)
 		}
 		if v.Bytes == nil {
-			return nil, invalidf("Invalid null value in condition for column %s", w.col.Name)
+			return nil, query.Invalidf("Invalid null value in condition for column %s", w.col.Name)
 		}
 		out = append(out, v.Bytes)
 	}
@@ -89,7 +91,7 @@ func (w *tupleValues) eval(q *execution) ([][][]byte, error) {
 	decodeTuple := func(b []byte) ([][]byte, error) {
 		fields, err := types.DecodeTuple(ttyp, b)
 		if err != nil {
-			return nil, invalidf("Invalid tuple value: %v", err)
+			return nil, query.Invalidf("Invalid tuple value: %v", err)
 		}
 		return fields, nil
 	}
@@ -101,7 +103,7 @@ func (w *tupleValues) eval(q *execution) ([][][]byte, error) {
 		}
 		elems, err := types.DecodeCollection(types.ListOf(ttyp, false), b)
 		if err != nil {
-			return nil, invalidf("Invalid list value for in(%s): %v", tupleName(w.cols), err)
+			return nil, query.Invalidf("Invalid list value for in(%s): %v", tupleName(w.cols), err)
 		}
 		for _, e := range elems {
 			f, err := decodeTuple(e)
@@ -130,7 +132,7 @@ func (w *tupleValues) eval(q *execution) ([][][]byte, error) {
 					return nil, err
 				}
 				if v.Unset {
-					return nil, invalidf("Invalid unset value for column %s", w.cols[i].Name)
+					return nil, query.Invalidf("Invalid unset value for column %s", w.cols[i].Name)
 				}
 				vals[i] = v.Bytes
 			}
@@ -140,7 +142,7 @@ func (w *tupleValues) eval(q *execution) ([][][]byte, error) {
 	for _, vals := range out {
 		for i, v := range vals {
 			if v == nil {
-				return nil, invalidf("Invalid null value in condition for column %s", w.cols[i].Name)
+				return nil, query.Invalidf("Invalid null value in condition for column %s", w.cols[i].Name)
 			}
 		}
 	}
@@ -155,10 +157,10 @@ func evalWholeTuple(q *execution, t term, cols []*schema.Column) ([]byte, error)
 		return nil, err
 	}
 	if v.Unset {
-		return nil, invalidf("Invalid unset value for tuple %s", tupleName(cols))
+		return nil, query.Invalidf("Invalid unset value for tuple %s", tupleName(cols))
 	}
 	if v.Bytes == nil {
-		return nil, invalidf("Invalid null value for tuple %s", tupleName(cols))
+		return nil, query.Invalidf("Invalid null value for tuple %s", tupleName(cols))
 	}
 	return v.Bytes, nil
 }
@@ -199,11 +201,11 @@ func (b *sliceBound) eval(q *execution) ([][]byte, error) {
 		}
 		fields, err := types.DecodeTuple(tupleTypeOf(b.cols), v)
 		if err != nil {
-			return nil, invalidf("Invalid tuple value: %v", err)
+			return nil, query.Invalidf("Invalid tuple value: %v", err)
 		}
 		for i, f := range fields {
 			if f == nil {
-				return nil, invalidf("Invalid null value in condition for column %s", b.cols[i].Name)
+				return nil, query.Invalidf("Invalid null value in condition for column %s", b.cols[i].Name)
 			}
 		}
 		return fields, nil
@@ -215,10 +217,10 @@ func (b *sliceBound) eval(q *execution) ([][]byte, error) {
 			return nil, err
 		}
 		if v.Unset {
-			return nil, invalidf("Invalid unset value for column %s", b.cols[i].Name)
+			return nil, query.Invalidf("Invalid unset value for column %s", b.cols[i].Name)
 		}
 		if v.Bytes == nil {
-			return nil, invalidf("Invalid null value in condition for column %s", b.cols[i].Name)
+			return nil, query.Invalidf("Invalid null value in condition for column %s", b.cols[i].Name)
 		}
 		out[i] = v.Bytes
 	}
@@ -435,12 +437,12 @@ func (c *compileCtx) analyzeWhere(tbl *schema.Table, where []parser.Relation, al
 		}
 	}
 	if w.hasToken() && pkAny {
-		return nil, invalidf("Columns \"%s\" cannot be restricted by both a normal relation and a token relation", tokenCols)
+		return nil, query.Invalidf("Columns \"%s\" cannot be restricted by both a normal relation and a token relation", tokenCols)
 	}
 	w.pkComplete = pkAll && !pkSliced
 	if pkAny && !w.pkComplete {
 		if !allowFiltering {
-			return nil, invalidf(filteringMsg)
+			return nil, query.Invalidf(filteringMsg)
 		}
 		// Scan and filter on the key components.
 		for _, v := range w.pk {
@@ -461,11 +463,11 @@ func (c *compileCtx) analyzeWhere(tbl *schema.Table, where []parser.Relation, al
 		var gap error
 		switch {
 		case p.first > next && prev != nil && prev.isSlice():
-			gap = invalidf("Clustering column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)", ck[p.first].Name, ck[next-1].Name)
+			gap = query.Invalidf("Clustering column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)", ck[p.first].Name, ck[next-1].Name)
 		case p.first > next:
-			gap = invalidf("PRIMARY KEY column \"%s\" cannot be restricted as preceding column \"%s\" is not restricted", ck[p.first].Name, ck[next].Name)
+			gap = query.Invalidf("PRIMARY KEY column \"%s\" cannot be restricted as preceding column \"%s\" is not restricted", ck[p.first].Name, ck[next].Name)
 		case prev != nil && prev.isSlice():
-			gap = invalidf("Clustering column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)", ck[p.first].Name, ck[prev.first].Name)
+			gap = query.Invalidf("Clustering column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)", ck[p.first].Name, ck[prev.first].Name)
 		}
 		if gap != nil {
 			if !allowFiltering {
@@ -481,14 +483,14 @@ func (c *compileCtx) analyzeWhere(tbl *schema.Table, where []parser.Relation, al
 		prev = p
 	}
 	if w.ckRestricted && w.isKeyRange() && !allowFiltering {
-		return nil, invalidf(filteringMsg)
+		return nil, query.Invalidf(filteringMsg)
 	}
 	// Parts past the usable prefix become row filters.
 	for _, p := range w.parts[w.prefix:] {
 		w.filters = append(w.filters, &ckPartFilter{tbl: tbl, part: p})
 	}
 	if w.nonPK && !allowFiltering {
-		return nil, invalidf(filteringMsg)
+		return nil, query.Invalidf(filteringMsg)
 	}
 	return w, nil
 }
@@ -499,18 +501,18 @@ func (c *compileCtx) addColumnRelation(w *whereClause, r *parser.ColumnRelation)
 	tbl := w.tbl
 	col := tbl.Column(string(r.Column))
 	if col == nil {
-		return false, invalidf("Undefined column name %s in table %s", r.Column.String(), tbl.QualifiedName())
+		return false, query.Invalidf("Undefined column name %s in table %s", r.Column.String(), tbl.QualifiedName())
 	}
 	recv := receiver{ks: tbl.Keyspace, table: tbl.Name, name: col.Name, typ: col.Type}
 	switch r.Op {
 	case parser.OpIsNot:
-		return false, invalidf("Unsupported restriction: %s", r)
+		return false, query.Invalidf("Unsupported restriction: %s", r)
 	case parser.OpNeq:
-		return false, invalidf("Unsupported \"!=\" relation: %s", r)
+		return false, query.Invalidf("Unsupported \"!=\" relation: %s", r)
 	case parser.OpLike:
 		ix := sasiIndex(tbl, col.Name)
 		if ix == nil || col.Kind == schema.PartitionKey || (col.Type.Kind != types.Text && col.Type.Kind != types.Ascii) {
-			return false, invalidf("LIKE restriction is only supported on properly indexed columns. %s is not valid.", r)
+			return false, query.Invalidf("LIKE restriction is only supported on properly indexed columns. %s is not valid.", r)
 		}
 		t, err := c.compileTerm(r.Value, receiver{ks: tbl.Keyspace, table: tbl.Name, name: col.Name, typ: col.Type})
 		if err != nil {
@@ -534,10 +536,10 @@ func (c *compileCtx) addColumnRelation(w *whereClause, r *parser.ColumnRelation)
 	w.restricted[col.Name] = true
 	if r.MapKey != nil {
 		if col.Type.Kind != types.Map {
-			return false, invalidf("Column %s cannot be used as a map", col.Name)
+			return false, query.Invalidf("Column %s cannot be used as a map", col.Name)
 		}
 		if r.Op != parser.OpEq {
-			return false, invalidf("Unsupported \"%s\" relation: %s", r.Op, r)
+			return false, query.Invalidf("Unsupported \"%s\" relation: %s", r.Op, r)
 		}
 		kt, err := c.compileTerm(r.MapKey, recv.sub("key("+col.Name+")", col.Type.Params[0]))
 		if err != nil {
@@ -553,14 +555,14 @@ func (c *compileCtx) addColumnRelation(w *whereClause, r *parser.ColumnRelation)
 	}
 	if r.Op == parser.OpContains || r.Op == parser.OpContainsKey {
 		if !col.Type.IsCollection() {
-			return false, invalidf("Cannot use %s on non-collection column %s", r.Op, col.Name)
+			return false, query.Invalidf("Cannot use %s on non-collection column %s", r.Op, col.Name)
 		}
 		var et types.Type
 		name := "value(" + col.Name + ")"
 		switch {
 		case r.Op == parser.OpContainsKey:
 			if col.Type.Kind != types.Map {
-				return false, invalidf("Cannot use CONTAINS KEY on non-map column %s", col.Name)
+				return false, query.Invalidf("Cannot use CONTAINS KEY on non-map column %s", col.Name)
 			}
 			et, name = col.Type.Params[0], "key("+col.Name+")"
 		case col.Type.Kind == types.Map:
@@ -575,12 +577,12 @@ func (c *compileCtx) addColumnRelation(w *whereClause, r *parser.ColumnRelation)
 		switch col.Kind {
 		case schema.Clustering:
 			if !w.allowFiltering {
-				return false, invalidf("Clustering columns can only be restricted with CONTAINS with a secondary index or filtering")
+				return false, query.Invalidf("Clustering columns can only be restricted with CONTAINS with a secondary index or filtering")
 			}
 			w.ckRestricted = true
 		case schema.PartitionKey:
 			if !w.allowFiltering {
-				return false, invalidf(filteringMsg)
+				return false, query.Invalidf(filteringMsg)
 			}
 		default:
 			w.nonPK = true
@@ -589,7 +591,7 @@ func (c *compileCtx) addColumnRelation(w *whereClause, r *parser.ColumnRelation)
 		return false, nil
 	}
 	if col.Type.IsMultiCell() {
-		return false, invalidf("Collection column '%s' (%s) cannot be restricted by a '%s' relation", col.Name, col.Type, r.Op)
+		return false, query.Invalidf("Collection column '%s' (%s) cannot be restricted by a '%s' relation", col.Name, col.Type, r.Op)
 	}
 	var vals *whereValues
 	var bound *sliceBound
@@ -614,7 +616,7 @@ func (c *compileCtx) addColumnRelation(w *whereClause, r *parser.ColumnRelation)
 				vals.terms = append(vals.terms, t)
 			}
 		default:
-			return false, invalidf("Invalid IN relation: %s", r)
+			return false, query.Invalidf("Invalid IN relation: %s", r)
 		}
 	case parser.OpLt, parser.OpLte, parser.OpGt, parser.OpGte:
 		t, err := c.compileTerm(r.Value, recv)
@@ -623,7 +625,7 @@ func (c *compileCtx) addColumnRelation(w *whereClause, r *parser.ColumnRelation)
 		}
 		bound = &sliceBound{cols: []*schema.Column{col}, terms: []term{t}, incl: r.Op == parser.OpLte || r.Op == parser.OpGte, rel: r.String()}
 	default:
-		return false, invalidf("Unsupported \"%s\" relation: %s", r.Op, r)
+		return false, query.Invalidf("Unsupported \"%s\" relation: %s", r.Op, r)
 	}
 	isLower := r.Op == parser.OpGt || r.Op == parser.OpGte
 	switch col.Kind {
@@ -653,9 +655,9 @@ func (c *compileCtx) addColumnRelation(w *whereClause, r *parser.ColumnRelation)
 
 func mergeEqError(name string, in bool) error {
 	if in {
-		return invalidf("%s cannot be restricted by more than one relation if it includes a IN", name)
+		return query.Invalidf("%s cannot be restricted by more than one relation if it includes a IN", name)
 	}
-	return invalidf("%s cannot be restricted by more than one relation if it includes an Equal", name)
+	return query.Invalidf("%s cannot be restricted by more than one relation if it includes an Equal", name)
 }
 
 // partAt returns the clustering part covering position pos, or nil.
@@ -686,26 +688,26 @@ func (w *whereClause) addCkSingle(col *schema.Column, vals *whereValues, bound *
 	case !prev.isSlice():
 		if prev.multi {
 			if bound != nil {
-				return invalidf("Column \"%s\" cannot be restricted by both an equality and an inequality relation", col.Name)
+				return query.Invalidf("Column \"%s\" cannot be restricted by both an equality and an inequality relation", col.Name)
 			}
 			return mergeEqError(col.Name, prev.isIn())
 		}
 		return mergeEqError(col.Name, prev.isIn())
 	case bound == nil:
-		return invalidf("Column \"%s\" cannot be restricted by both an equality and an inequality relation", col.Name)
+		return query.Invalidf("Column \"%s\" cannot be restricted by both an equality and an inequality relation", col.Name)
 	case prev.multi:
-		return invalidf("Column \"%s\" cannot be restricted by both a tuple notation inequality and a single column inequality (%s)", col.Name, bound.rel)
+		return query.Invalidf("Column \"%s\" cannot be restricted by both a tuple notation inequality and a single column inequality (%s)", col.Name, bound.rel)
 	case prev.first != col.Position:
-		return invalidf("Column \"%s\" cannot be restricted by both a tuple notation inequality and a single column inequality (%s)", col.Name, bound.rel)
+		return query.Invalidf("Column \"%s\" cannot be restricted by both a tuple notation inequality and a single column inequality (%s)", col.Name, bound.rel)
 	}
 	if isLower {
 		if prev.lower != nil {
-			return invalidf("More than one restriction was found for the start bound on %s", col.Name)
+			return query.Invalidf("More than one restriction was found for the start bound on %s", col.Name)
 		}
 		prev.lower = bound
 	} else {
 		if prev.upper != nil {
-			return invalidf("More than one restriction was found for the end bound on %s", col.Name)
+			return query.Invalidf("More than one restriction was found for the end bound on %s", col.Name)
 		}
 		prev.upper = bound
 	}
@@ -718,19 +720,19 @@ func (c *compileCtx) addTupleRelation(w *whereClause, r *parser.TupleRelation) e
 	for i, id := range r.Columns {
 		col := tbl.Column(string(id))
 		if col == nil {
-			return invalidf("Undefined column name %s in table %s", id.String(), tbl.QualifiedName())
+			return query.Invalidf("Undefined column name %s in table %s", id.String(), tbl.QualifiedName())
 		}
 		if col.Kind != schema.Clustering {
-			return invalidf("Multi-column relations can only be applied to clustering columns but was applied to: %s", col.Name)
+			return query.Invalidf("Multi-column relations can only be applied to clustering columns but was applied to: %s", col.Name)
 		}
 		cols[i] = col
 	}
 	for i := 1; i < len(cols); i++ {
 		if cols[i].Position != cols[i-1].Position+1 {
 			if cols[i].Position < cols[i-1].Position {
-				return invalidf("Clustering columns must appear in the PRIMARY KEY order in multi-column relations: %s", r)
+				return query.Invalidf("Clustering columns must appear in the PRIMARY KEY order in multi-column relations: %s", r)
 			}
-			return invalidf("Clustering columns may not be skipped in multi-column relations. They should appear in the PRIMARY KEY order. Got %s", r)
+			return query.Invalidf("Clustering columns may not be skipped in multi-column relations. They should appear in the PRIMARY KEY order. Got %s", r)
 		}
 	}
 	for _, col := range cols {
@@ -744,7 +746,7 @@ func (c *compileCtx) addTupleRelation(w *whereClause, r *parser.TupleRelation) e
 			return nil, c.bind(v, trecv), nil
 		case *parser.TupleLit:
 			if len(v.Elems) != len(cols) {
-				return nil, nil, invalidf("Expected %d elements in value tuple, but got %d: %s", len(cols), len(v.Elems), v)
+				return nil, nil, query.Invalidf("Expected %d elements in value tuple, but got %d: %s", len(cols), len(v.Elems), v)
 			}
 			ts := make([]term, len(cols))
 			for i, el := range v.Elems {
@@ -756,7 +758,7 @@ func (c *compileCtx) addTupleRelation(w *whereClause, r *parser.TupleRelation) e
 			}
 			return ts, nil, nil
 		}
-		return nil, nil, invalidf("Invalid tuple value %s for %s", e, tupleName(cols))
+		return nil, nil, query.Invalidf("Invalid tuple value %s for %s", e, tupleName(cols))
 	}
 	first := cols[0].Position
 	switch r.Op {
@@ -789,13 +791,13 @@ func (c *compileCtx) addTupleRelation(w *whereClause, r *parser.TupleRelation) e
 					}
 				}
 			default:
-				return invalidf("Invalid IN relation: %s", r)
+				return query.Invalidf("Invalid IN relation: %s", r)
 			}
 		}
 		for _, col := range cols {
 			if prev := w.partAt(col.Position); prev != nil {
 				if prev.isSlice() {
-					return invalidf("Column \"%s\" cannot be restricted by both an equality and an inequality relation", col.Name)
+					return query.Invalidf("Column \"%s\" cannot be restricted by both an equality and an inequality relation", col.Name)
 				}
 				return mergeEqError(col.Name, prev.isIn())
 			}
@@ -814,13 +816,13 @@ func (c *compileCtx) addTupleRelation(w *whereClause, r *parser.TupleRelation) e
 			if p := w.partAt(col.Position); p != nil {
 				prev = p
 				if !p.isSlice() {
-					return invalidf("Column \"%s\" cannot be restricted by both an equality and an inequality relation", col.Name)
+					return query.Invalidf("Column \"%s\" cannot be restricted by both an equality and an inequality relation", col.Name)
 				}
 				if !p.multi {
-					return invalidf("Column \"%s\" cannot have both tuple-notation inequalities and single-column inequalities: %s", col.Name, r)
+					return query.Invalidf("Column \"%s\" cannot have both tuple-notation inequalities and single-column inequalities: %s", col.Name, r)
 				}
 				if p.first != first {
-					return invalidf("Column \"%s\" cannot be restricted by two tuple-notation inequalities not starting with the same column: %s", col.Name, r)
+					return query.Invalidf("Column \"%s\" cannot be restricted by two tuple-notation inequalities not starting with the same column: %s", col.Name, r)
 				}
 				break
 			}
@@ -837,18 +839,18 @@ func (c *compileCtx) addTupleRelation(w *whereClause, r *parser.TupleRelation) e
 		}
 		if isLower {
 			if prev.lower != nil {
-				return invalidf("More than one restriction was found for the start bound on %s", cols[0].Name)
+				return query.Invalidf("More than one restriction was found for the start bound on %s", cols[0].Name)
 			}
 			prev.lower = b
 		} else {
 			if prev.upper != nil {
-				return invalidf("More than one restriction was found for the end bound on %s", cols[0].Name)
+				return query.Invalidf("More than one restriction was found for the end bound on %s", cols[0].Name)
 			}
 			prev.upper = b
 		}
 		return nil
 	}
-	return invalidf("Unsupported \"%s\" relation: %s", r.Op, r)
+	return query.Invalidf("Unsupported \"%s\" relation: %s", r.Op, r)
 }
 
 // addTokenRelation adds token(k...) op value and returns the column list as
@@ -860,15 +862,15 @@ func (c *compileCtx) addTokenRelation(w *whereClause, r *parser.TokenRelation) (
 	for i, id := range r.Columns {
 		col := tbl.Column(string(id))
 		if col == nil {
-			return "", invalidf("Undefined column name %s in table %s", id.String(), tbl.QualifiedName())
+			return "", query.Invalidf("Undefined column name %s in table %s", id.String(), tbl.QualifiedName())
 		}
 		if col.Kind != schema.PartitionKey {
-			return "", invalidf("The token() function must contains only partition key components")
+			return "", query.Invalidf("The token() function must contains only partition key components")
 		}
 		names[i] = col.Name
 	}
 	if len(r.Columns) != len(pk) {
-		return "", invalidf("The token() function must be applied to all partition key components or none of them")
+		return "", query.Invalidf("The token() function must be applied to all partition key components or none of them")
 	}
 	for i, col := range pk {
 		if names[i] != col.Name {
@@ -876,7 +878,7 @@ func (c *compileCtx) addTokenRelation(w *whereClause, r *parser.TokenRelation) (
 			for j, c := range pk {
 				pkNames[j] = c.Name
 			}
-			return "", invalidf("The token function arguments must be in the partition key order: %s", strings.Join(pkNames, ", "))
+			return "", query.Invalidf("The token function arguments must be in the partition key order: %s", strings.Join(pkNames, ", "))
 		}
 	}
 	for _, n := range names {
@@ -886,7 +888,7 @@ func (c *compileCtx) addTokenRelation(w *whereClause, r *parser.TokenRelation) (
 	var t term
 	if fc, ok := r.Value.(*parser.FuncCall); ok && fc.Keyspace == "" && strings.EqualFold(string(fc.Name), "token") {
 		if len(fc.Args) != len(pk) {
-			return "", invalidf("Invalid number of arguments in call to function system.token: %d required but %d provided", len(pk), len(fc.Args))
+			return "", query.Invalidf("Invalid number of arguments in call to function system.token: %d required but %d provided", len(pk), len(fc.Args))
 		}
 		args := make([]term, len(pk))
 		for i, a := range fc.Args {
@@ -910,7 +912,7 @@ func (c *compileCtx) addTokenRelation(w *whereClause, r *parser.TokenRelation) (
 			return "", mergeEqError(joined, false)
 		}
 		if w.tokenLower != nil || w.tokenUp != nil {
-			return "", invalidf("Columns \"%s\" cannot be restricted by both an equality and an inequality relation", joined)
+			return "", query.Invalidf("Columns \"%s\" cannot be restricted by both an equality and an inequality relation", joined)
 		}
 		w.tokenEq = t
 	case parser.OpGt, parser.OpGte:
@@ -918,7 +920,7 @@ func (c *compileCtx) addTokenRelation(w *whereClause, r *parser.TokenRelation) (
 			return "", mergeEqError(joined, false)
 		}
 		if w.tokenLower != nil {
-			return "", invalidf("More than one restriction was found for the start bound on %s", joined)
+			return "", query.Invalidf("More than one restriction was found for the start bound on %s", joined)
 		}
 		w.tokenLower = &tokenBound{t: t, incl: r.Op == parser.OpGte}
 	case parser.OpLt, parser.OpLte:
@@ -926,11 +928,11 @@ func (c *compileCtx) addTokenRelation(w *whereClause, r *parser.TokenRelation) (
 			return "", mergeEqError(joined, false)
 		}
 		if w.tokenUp != nil {
-			return "", invalidf("More than one restriction was found for the end bound on %s", joined)
+			return "", query.Invalidf("More than one restriction was found for the end bound on %s", joined)
 		}
 		w.tokenUp = &tokenBound{t: t, incl: r.Op == parser.OpLte}
 	default:
-		return "", invalidf("Unsupported \"%s\" relation: %s", r.Op, r)
+		return "", query.Invalidf("Unsupported \"%s\" relation: %s", r.Op, r)
 	}
 	return joined, nil
 }
@@ -942,23 +944,23 @@ type tokenOfTerm struct {
 	args []term
 }
 
-func (t tokenOfTerm) eval(q *execution) (Value, error) {
+func (t tokenOfTerm) eval(q *execution) (query.Value, error) {
 	parts := make([][]byte, len(t.args))
 	for i, a := range t.args {
 		v, err := a.eval(q)
 		if err != nil {
-			return Value{}, err
+			return query.Value{}, err
 		}
 		if v.Unset || v.Bytes == nil {
-			return Value{}, invalidf("Invalid null value for partition key part %s", t.tbl.PartitionKey()[i].Name)
+			return query.Value{}, query.Invalidf("Invalid null value for partition key part %s", t.tbl.PartitionKey()[i].Name)
 		}
 		parts[i] = v.Bytes
 	}
 	key, err := serializePartitionKey(parts)
 	if err != nil {
-		return Value{}, err
+		return query.Value{}, err
 	}
-	return Value{Bytes: int64Bytes(int64(partitioner.Murmur3(key)))}, nil
+	return query.Value{Bytes: int64Bytes(int64(partitioner.Murmur3(key)))}, nil
 }
 
 // serializePartitionKey builds the partition key bytes from its components
@@ -971,14 +973,14 @@ func serializePartitionKey(parts [][]byte) ([]byte, error) {
 		var err error
 		key, err = partitioner.CompositeKey(parts)
 		if err != nil {
-			return nil, invalidf("%v", err)
+			return nil, query.Invalidf("%v", err)
 		}
 	}
 	if len(key) == 0 {
-		return nil, invalidf("Key may not be empty")
+		return nil, query.Invalidf("Key may not be empty")
 	}
 	if len(key) > 65535 {
-		return nil, invalidf("Key length of %d is longer than maximum of 65535", len(key))
+		return nil, query.Invalidf("Key length of %d is longer than maximum of 65535", len(key))
 	}
 	return key, nil
 }
@@ -1044,13 +1046,13 @@ func (w *whereClause) tokenRange(q *execution) (tr data.TokenRange, empty bool, 
 			return 0, err
 		}
 		if v.Unset {
-			return 0, invalidf("Invalid unset value for partition key token")
+			return 0, query.Invalidf("Invalid unset value for partition key token")
 		}
 		if v.Bytes == nil {
-			return 0, invalidf("Invalid null token value")
+			return 0, query.Invalidf("Invalid null token value")
 		}
 		if len(v.Bytes) != 8 {
-			return 0, invalidf("Invalid token value")
+			return 0, query.Invalidf("Invalid token value")
 		}
 		return int64(uint64(v.Bytes[0])<<56 | uint64(v.Bytes[1])<<48 | uint64(v.Bytes[2])<<40 | uint64(v.Bytes[3])<<32 |
 			uint64(v.Bytes[4])<<24 | uint64(v.Bytes[5])<<16 | uint64(v.Bytes[6])<<8 | uint64(v.Bytes[7])), nil
@@ -1136,7 +1138,7 @@ func (w *whereClause) clusteringPrefixes(q *execution) ([][][]byte, *ckPart, err
 	for _, pre := range prefixes {
 		b, err := types.EncodeBound(cols[:len(pre)], pre, types.StartInclusive)
 		if err != nil {
-			return nil, nil, invalidf("%v", unwrapReason(err))
+			return nil, nil, query.Invalidf("%v", unwrapReason(err))
 		}
 		encs = append(encs, enc{b, pre})
 	}
@@ -1215,11 +1217,11 @@ func (w *whereClause) slices(q *execution) (ss data.Slices, none bool, err error
 func prefixRange(cols []types.ClusteringColumn, prefix [][]byte) (data.Slice, error) {
 	s, err := types.EncodeBound(cols[:len(prefix)], prefix, types.StartInclusive)
 	if err != nil {
-		return data.Slice{}, invalidf("%v", unwrapReason(err))
+		return data.Slice{}, query.Invalidf("%v", unwrapReason(err))
 	}
 	e, err := types.EncodeBound(cols[:len(prefix)], prefix, types.EndInclusive)
 	if err != nil {
-		return data.Slice{}, invalidf("%v", unwrapReason(err))
+		return data.Slice{}, query.Invalidf("%v", unwrapReason(err))
 	}
 	return data.Slice{Start: s, End: e}, nil
 }
@@ -1256,7 +1258,7 @@ func boundRanges(cols []types.ClusteringColumn, pre, vals [][]byte, incl, lower 
 			}
 			b, err := types.EncodeBound(cols[:len(withV)], withV, kind)
 			if err != nil {
-				return nil, invalidf("%v", unwrapReason(err))
+				return nil, query.Invalidf("%v", unwrapReason(err))
 			}
 			r = data.Slice{Start: b, End: all.End}
 		} else {
@@ -1267,7 +1269,7 @@ func boundRanges(cols []types.ClusteringColumn, pre, vals [][]byte, incl, lower 
 			}
 			b, err := types.EncodeBound(cols[:len(withV)], withV, kind)
 			if err != nil {
-				return nil, invalidf("%v", unwrapReason(err))
+				return nil, query.Invalidf("%v", unwrapReason(err))
 			}
 			r = data.Slice{Start: all.Start, End: b}
 		}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 
+	"github.com/minicass/minicass/cql/query"
+
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
 )
@@ -86,10 +88,10 @@ func (f *containsFilter) match(q *execution, r *selRow) (bool, error) {
 		return false, err
 	}
 	if x.Unset {
-		return false, invalidf("Invalid unset value for column %s", f.col.Name)
+		return false, query.Invalidf("Invalid unset value for column %s", f.col.Name)
 	}
 	if x.Bytes == nil {
-		return false, invalidf("Invalid null value for column %s", f.col.Name)
+		return false, query.Invalidf("Invalid null value for column %s", f.col.Name)
 	}
 	elems, err := types.DecodeCollection(f.col.Type, v)
 	if err != nil {
@@ -139,10 +141,10 @@ func (f *mapEntryFilter) match(q *execution, r *selRow) (bool, error) {
 		return false, err
 	}
 	if k.Unset || x.Unset {
-		return false, invalidf("Invalid unset value for column %s", f.col.Name)
+		return false, query.Invalidf("Invalid unset value for column %s", f.col.Name)
 	}
 	if k.Bytes == nil {
-		return false, invalidf("Invalid null value for map key of column %s", f.col.Name)
+		return false, query.Invalidf("Invalid null value for map key of column %s", f.col.Name)
 	}
 	elems, err := types.DecodeCollection(f.col.Type, v)
 	if err != nil {
@@ -243,7 +245,7 @@ func (f *likeFilter) match(q *execution, r *selRow) (bool, error) {
 		return false, err
 	}
 	if p.Unset || p.Bytes == nil {
-		return false, invalidf("Invalid null value for LIKE restriction on %s", f.col.Name)
+		return false, query.Invalidf("Invalid null value for LIKE restriction on %s", f.col.Name)
 	}
 	prefix, suffix, term, err := f.parse(p.Bytes)
 	if err != nil {
@@ -274,14 +276,14 @@ func (f *likeFilter) parse(pattern []byte) (prefix, suffix bool, term string, er
 	prefix, suffix = strings.HasSuffix(pat, "%"), strings.HasPrefix(pat, "%")
 	term = strings.TrimSuffix(strings.TrimPrefix(pat, "%"), "%")
 	if term == "" {
-		return false, false, "", invalidf("LIKE value can't be empty.")
+		return false, false, "", query.Invalidf("LIKE value can't be empty.")
 	}
 	if suffix && !strings.EqualFold(f.index.Options["mode"], "CONTAINS") {
 		op := "LIKE '%<term>'"
 		if prefix {
 			op = "LIKE '%<term>%'"
 		}
-		return false, false, "", invalidf("%s %s %s is only supported on properly indexed columns", f.col.Name, op, term)
+		return false, false, "", query.Invalidf("%s %s %s is only supported on properly indexed columns", f.col.Name, op, term)
 	}
 	return prefix, suffix, term, nil
 }

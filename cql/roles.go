@@ -11,6 +11,10 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/minicass/minicass/cql/query"
+
+	"github.com/minicass/minicass/cql/virtual"
+
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/minicass/minicass/cql/parser"
@@ -124,7 +128,7 @@ func (x *Executor) EnableAuthentication(ctx context.Context, o AuthOptions) erro
 func (x *Executor) hashPassword(name, pw string) (string, error) {
 	h, err := bcrypt.GenerateFromPassword(bcryptKey(pw), x.auth.logRounds)
 	if err != nil {
-		return "", &Error{Code: wire.CodeInvalid, Message: err.Error(), Err: err}
+		return "", &query.Error{Code: wire.CodeInvalid, Message: err.Error(), Err: err}
 	}
 	x.remember(name, string(h), pw)
 	return string(h), nil
@@ -173,13 +177,13 @@ func (x *Executor) Authenticate(ctx context.Context, user, password string) erro
 	defer x.auth.mu.Unlock()
 	r, err := x.readRole(ctx, user)
 	if err != nil {
-		return &Error{Code: wire.CodeBadCredentials, Message: "Unable to perform authentication: " + err.Error(), Err: err}
+		return &query.Error{Code: wire.CodeBadCredentials, Message: "Unable to perform authentication: " + err.Error(), Err: err}
 	}
 	if r == nil || !x.passwordMatches(user, r.hash, password) {
-		return &Error{Code: wire.CodeBadCredentials, Message: fmt.Sprintf("Provided username %s and/or password are incorrect", user)}
+		return &query.Error{Code: wire.CodeBadCredentials, Message: fmt.Sprintf("Provided username %s and/or password are incorrect", user)}
 	}
 	if !r.login {
-		return &Error{Code: wire.CodeBadCredentials, Message: fmt.Sprintf("%s is not permitted to log in", user)}
+		return &query.Error{Code: wire.CodeBadCredentials, Message: fmt.Sprintf("%s is not permitted to log in", user)}
 	}
 	return nil
 }
@@ -198,7 +202,7 @@ func (x *Executor) ensureIsSuperuser(ctx context.Context, user, msg string) erro
 		return err
 	}
 	if user == "" || !hasSuperuserStatus(roles, user) {
-		return &Error{Code: wire.CodeUnauthorized, Message: msg}
+		return &query.Error{Code: wire.CodeUnauthorized, Message: msg}
 	}
 	return nil
 }
@@ -224,10 +228,10 @@ func (x *Executor) readRole(ctx context.Context, name string) (*roleRow, error) 
 // system_auth.roles.
 func (x *Executor) readRoles(ctx context.Context, name string) ([]*roleRow, error) {
 	q := "SELECT role, is_superuser, can_login, member_of, salted_hash FROM system_auth.roles"
-	var p *Params
+	var p *query.Params
 	if name != "" {
 		q += " WHERE role = ?"
-		p = &Params{Values: []Value{{Bytes: textV(name)}}}
+		p = &query.Params{Values: []query.Value{{Bytes: virtual.TextV(name)}}}
 	}
 	res, err := x.NewSession().Query(ctx, q, p)
 	if err != nil {
@@ -268,19 +272,19 @@ func (x *Executor) allRoles(ctx context.Context) (map[string]*roleRow, error) {
 
 // writeRole replaces the row of r in system_auth.roles.
 func (x *Executor) writeRole(ctx context.Context, r *roleRow) error {
-	row := sysValues{"role": textV(r.name), "is_superuser": boolV(r.super), "can_login": boolV(r.login)}
+	row := virtual.SysValues{"role": virtual.TextV(r.name), "is_superuser": virtual.BoolV(r.super), "can_login": virtual.BoolV(r.login)}
 	if len(r.memberOf) > 0 {
-		row["member_of"] = textSetV(r.memberOf...)
+		row["member_of"] = virtual.TextSetV(r.memberOf...)
 	}
 	if r.hash != "" {
-		row["salted_hash"] = textV(r.hash)
+		row["salted_hash"] = virtual.TextV(r.hash)
 	}
-	return x.writeSystemPartitions(ctx, []sysPartition{{table: x.systemTable("system_auth", "roles"), key: textV(r.name), rows: []sysValues{row}}})
+	return x.writeSystemPartitions(ctx, []virtual.SysPartition{{Table: x.systemTable("system_auth", "roles"), Key: virtual.TextV(r.name), Rows: []virtual.SysValues{row}}})
 }
 
 // deleteRole removes the row of role name.
 func (x *Executor) deleteRole(ctx context.Context, name string) error {
-	return x.writeSystemPartitions(ctx, []sysPartition{{table: x.systemTable("system_auth", "roles"), key: textV(name)}})
+	return x.writeSystemPartitions(ctx, []virtual.SysPartition{{Table: x.systemTable("system_auth", "roles"), Key: virtual.TextV(name)}})
 }
 
 // writeMembers rewrites the role_members partition of each role in names
@@ -288,12 +292,12 @@ func (x *Executor) deleteRole(ctx context.Context, name string) error {
 // roles granted each one.
 func (x *Executor) writeMembers(ctx context.Context, roles map[string]*roleRow, names ...string) error {
 	tbl := x.systemTable("system_auth", "role_members")
-	var parts []sysPartition
+	var parts []virtual.SysPartition
 	for _, name := range names {
-		p := sysPartition{table: tbl, key: textV(name)}
+		p := virtual.SysPartition{Table: tbl, Key: virtual.TextV(name)}
 		for _, r := range roles {
 			if slices.Contains(r.memberOf, name) {
-				p.rows = append(p.rows, sysValues{"role": textV(name), "member": textV(r.name)})
+				p.Rows = append(p.Rows, virtual.SysValues{"role": virtual.TextV(name), "member": virtual.TextV(r.name)})
 			}
 		}
 		parts = append(parts, p)
@@ -334,14 +338,14 @@ func hasSuperuserStatus(roles map[string]*roleRow, name string) bool {
 
 // authPlan is a role or permission statement.
 type authPlan struct {
-	cols []ColumnSpec
-	run  func(ctx context.Context, q *execution) (*Result, error)
+	cols []query.ColumnSpec
+	run  func(ctx context.Context, q *execution) (*query.Result, error)
 }
 
-func (p *authPlan) binds() []ColumnSpec   { return nil }
-func (p *authPlan) columns() []ColumnSpec { return p.cols }
-func (p *authPlan) pkIndexes() []uint16   { return nil }
-func (p *authPlan) exec(ctx context.Context, q *execution) (*Result, error) {
+func (p *authPlan) binds() []query.ColumnSpec   { return nil }
+func (p *authPlan) columns() []query.ColumnSpec { return p.cols }
+func (p *authPlan) pkIndexes() []uint16         { return nil }
+func (p *authPlan) exec(ctx context.Context, q *execution) (*query.Result, error) {
 	return p.run(ctx, q)
 }
 
@@ -360,7 +364,7 @@ func (c *authCall) isSuper() bool { return c.user != "" && hasSuperuserStatus(c.
 // ensureNotAnonymous is ClientState.ensureNotAnonymous.
 func (c *authCall) ensureNotAnonymous() error {
 	if c.user == "" {
-		return &Error{Code: wire.CodeUnauthorized, Message: errAnonymous}
+		return &query.Error{Code: wire.CodeUnauthorized, Message: errAnonymous}
 	}
 	return nil
 }
@@ -370,33 +374,33 @@ func (c *authCall) exists(name string) bool { return c.roles[name] != nil }
 // compileAuth compiles a role or permission statement. Each runs under
 // auth.mu with a fresh snapshot of the roles.
 func (s *compiler) compileAuth(stmt parser.Statement) (plan, error) {
-	var cols []ColumnSpec
-	var run func(ctx context.Context, c *authCall) (*Result, error)
+	var cols []query.ColumnSpec
+	var run func(ctx context.Context, c *authCall) (*query.Result, error)
 	switch st := stmt.(type) {
 	case *parser.CreateRole:
-		run = func(ctx context.Context, c *authCall) (*Result, error) { return c.createRole(ctx, st) }
+		run = func(ctx context.Context, c *authCall) (*query.Result, error) { return c.createRole(ctx, st) }
 	case *parser.AlterRole:
-		run = func(ctx context.Context, c *authCall) (*Result, error) { return c.alterRole(ctx, st) }
+		run = func(ctx context.Context, c *authCall) (*query.Result, error) { return c.alterRole(ctx, st) }
 	case *parser.DropRole:
-		run = func(ctx context.Context, c *authCall) (*Result, error) { return c.dropRole(ctx, st) }
+		run = func(ctx context.Context, c *authCall) (*query.Result, error) { return c.dropRole(ctx, st) }
 	case *parser.GrantRole:
-		run = func(ctx context.Context, c *authCall) (*Result, error) { return c.grantRole(ctx, st) }
+		run = func(ctx context.Context, c *authCall) (*query.Result, error) { return c.grantRole(ctx, st) }
 	case *parser.ListRoles:
 		cols = listRolesColumns
 		if st.Users {
 			cols = listUsersColumns
 		}
-		run = func(_ context.Context, c *authCall) (*Result, error) { return c.listRoles(st) }
+		run = func(_ context.Context, c *authCall) (*query.Result, error) { return c.listRoles(st) }
 	case *parser.Permissions:
 		if st.Kind == parser.ListPermissions {
 			cols = listPermissionsColumns
 		}
 		res, resErr := s.resolveResource(st.Resource)
-		run = func(_ context.Context, c *authCall) (*Result, error) { return c.permissions(st, res, resErr) }
+		run = func(_ context.Context, c *authCall) (*query.Result, error) { return c.permissions(st, res, resErr) }
 	default:
-		return nil, invalidf("statement not supported: %s", stmt)
+		return nil, query.Invalidf("statement not supported: %s", stmt)
 	}
-	return &authPlan{cols: cols, run: func(ctx context.Context, q *execution) (*Result, error) {
+	return &authPlan{cols: cols, run: func(ctx context.Context, q *execution) (*query.Result, error) {
 		// The role is the executing session's, never the preparing one's:
 		// a prepared statement is shared by every session.
 		x := q.s.x
@@ -418,12 +422,12 @@ func (c *authCall) validateOptions(o *parser.RoleOptions) error {
 	for _, name := range optionsGiven(o) {
 		supported := name == "SUPERUSER" || name == "LOGIN" || c.alterable(name)
 		if !supported {
-			return invalidf("%s doesn't support %s", roleManagerClass, name)
+			return query.Invalidf("%s doesn't support %s", roleManagerClass, name)
 		}
 	}
 	if o.HashedPassword != nil {
 		if _, err := bcrypt.Cost([]byte(*o.HashedPassword)); err != nil {
-			return invalidf("Invalid hashed password value. Please use jBcrypt.")
+			return query.Invalidf("Invalid hashed password value. Please use jBcrypt.")
 		}
 	}
 	return nil
@@ -437,7 +441,7 @@ func (c *authCall) validateDCs(o *parser.RoleOptions) error {
 	}
 	for _, dc := range o.AccessDCs {
 		if dc != c.x.opts.DataCenter {
-			return invalidf("Invalid value(s) for DATACENTERS '[%s]',All values must be valid datacenters", strings.Join(o.AccessDCs, ", "))
+			return query.Invalidf("Invalid value(s) for DATACENTERS '[%s]',All values must be valid datacenters", strings.Join(o.AccessDCs, ", "))
 		}
 	}
 	return nil
@@ -458,21 +462,21 @@ func (c *authCall) setPassword(r *roleRow, o *parser.RoleOptions) error {
 	return nil
 }
 
-func (c *authCall) createRole(ctx context.Context, st *parser.CreateRole) (*Result, error) {
+func (c *authCall) createRole(ctx context.Context, st *parser.CreateRole) (*query.Result, error) {
 	o := &st.Options
 	// CREATE sets the defaults of the options not given.
 	super := o.Superuser != nil && *o.Superuser
 	login := st.User || (o.Login != nil && *o.Login)
 	// authorize
 	if super && !c.isSuper() {
-		return nil, &Error{Code: wire.CodeUnauthorized, Message: "Only superusers can create a role with superuser status"}
+		return nil, &query.Error{Code: wire.CodeUnauthorized, Message: "Only superusers can create a role with superuser status"}
 	}
 	// validate
 	if err := c.validateOptions(o); err != nil {
 		return nil, err
 	}
 	if st.Name == "" {
-		return nil, invalidf("Role name can't be an empty string")
+		return nil, query.Invalidf("Role name can't be an empty string")
 	}
 	if err := c.validateDCs(o); err != nil {
 		return nil, err
@@ -482,16 +486,16 @@ func (c *authCall) createRole(ctx context.Context, st *parser.CreateRole) (*Resu
 	}
 	if c.exists(st.Name) {
 		if st.IfNotExists {
-			return voidResult(), nil
+			return query.VoidResult(), nil
 		}
-		return nil, invalidf("%s already exists", st.Name)
+		return nil, query.Invalidf("%s already exists", st.Name)
 	}
 	// execute
 	r := &roleRow{name: st.Name, super: super, login: login}
 	if err := c.setPassword(r, o); err != nil {
 		return nil, err
 	}
-	return voidResult(), c.x.writeRole(ctx, r)
+	return query.VoidResult(), c.x.writeRole(ctx, r)
 }
 
 // optionsGiven names the options given, as IRoleManager.Option names them
@@ -518,21 +522,21 @@ func (c *authCall) alterable(name string) bool {
 	return c.x.auth.enabled && (name == "PASSWORD" || name == "HASHED_PASSWORD")
 }
 
-func (c *authCall) alterRole(ctx context.Context, st *parser.AlterRole) (*Result, error) {
+func (c *authCall) alterRole(ctx context.Context, st *parser.AlterRole) (*query.Result, error) {
 	o := &st.Options
 	// authorize
 	if o.Superuser != nil {
 		if c.user != "" && slices.Contains(rolesOf(c.roles, c.user, true), st.Name) {
-			return nil, &Error{Code: wire.CodeUnauthorized, Message: "You aren't allowed to alter your own superuser status or that of a role granted to you"}
+			return nil, &query.Error{Code: wire.CodeUnauthorized, Message: "You aren't allowed to alter your own superuser status or that of a role granted to you"}
 		}
 		if !c.isSuper() {
-			return nil, &Error{Code: wire.CodeUnauthorized, Message: "Only superusers are allowed to alter superuser status"}
+			return nil, &query.Error{Code: wire.CodeUnauthorized, Message: "Only superusers are allowed to alter superuser status"}
 		}
 	}
 	if !c.isSuper() && c.user != "" && c.user == st.Name {
 		for _, name := range optionsGiven(o) {
 			if !c.alterable(name) {
-				return nil, &Error{Code: wire.CodeUnauthorized, Message: "You aren't allowed to alter " + name}
+				return nil, &query.Error{Code: wire.CodeUnauthorized, Message: "You aren't allowed to alter " + name}
 			}
 		}
 	}
@@ -544,7 +548,7 @@ func (c *authCall) alterRole(ctx context.Context, st *parser.AlterRole) (*Result
 		return nil, err
 	}
 	if o.IsEmpty() {
-		return nil, invalidf("ALTER [ROLE|USER] can't be empty")
+		return nil, query.Invalidf("ALTER [ROLE|USER] can't be empty")
 	}
 	if err := c.ensureNotAnonymous(); err != nil {
 		return nil, err
@@ -552,9 +556,9 @@ func (c *authCall) alterRole(ctx context.Context, st *parser.AlterRole) (*Result
 	r := c.roles[st.Name]
 	if r == nil {
 		if st.IfExists {
-			return voidResult(), nil
+			return query.VoidResult(), nil
 		}
-		return nil, invalidf("Role %s doesn't exist", st.Name)
+		return nil, query.Invalidf("Role %s doesn't exist", st.Name)
 	}
 	// execute
 	if o.Superuser != nil || o.Login != nil || o.Password != nil || o.HashedPassword != nil {
@@ -572,15 +576,15 @@ func (c *authCall) alterRole(ctx context.Context, st *parser.AlterRole) (*Result
 		}
 	}
 	if o.Access {
-		return nil, invalidf("ACCESS TO DATACENTERS operations not supported by AllowAllNetworkAuthorizer")
+		return nil, query.Invalidf("ACCESS TO DATACENTERS operations not supported by AllowAllNetworkAuthorizer")
 	}
-	return voidResult(), nil
+	return query.VoidResult(), nil
 }
 
-func (c *authCall) dropRole(ctx context.Context, st *parser.DropRole) (*Result, error) {
+func (c *authCall) dropRole(ctx context.Context, st *parser.DropRole) (*query.Result, error) {
 	// authorize
 	if c.exists(st.Name) && hasSuperuserStatus(c.roles, st.Name) && !c.isSuper() {
-		return nil, &Error{Code: wire.CodeUnauthorized, Message: "Only superusers can drop a role with superuser status"}
+		return nil, &query.Error{Code: wire.CodeUnauthorized, Message: "Only superusers can drop a role with superuser status"}
 	}
 	// validate
 	if err := c.ensureNotAnonymous(); err != nil {
@@ -588,12 +592,12 @@ func (c *authCall) dropRole(ctx context.Context, st *parser.DropRole) (*Result, 
 	}
 	if !c.exists(st.Name) {
 		if st.IfExists {
-			return voidResult(), nil
+			return query.VoidResult(), nil
 		}
-		return nil, invalidf("%s doesn't exist", st.Name)
+		return nil, query.Invalidf("%s doesn't exist", st.Name)
 	}
 	if c.user == st.Name {
-		return nil, invalidf("Cannot DROP primary role for current login")
+		return nil, query.Invalidf("Cannot DROP primary role for current login")
 	}
 	// execute: the role goes, and so do its grants to other roles.
 	if err := c.x.deleteRole(ctx, st.Name); err != nil {
@@ -609,32 +613,32 @@ func (c *authCall) dropRole(ctx context.Context, st *parser.DropRole) (*Result, 
 			}
 		}
 	}
-	return voidResult(), c.x.writeMembers(ctx, c.roles, append([]string{st.Name}, dropped.memberOf...)...)
+	return query.VoidResult(), c.x.writeMembers(ctx, c.roles, append([]string{st.Name}, dropped.memberOf...)...)
 }
 
-func (c *authCall) grantRole(ctx context.Context, st *parser.GrantRole) (*Result, error) {
+func (c *authCall) grantRole(ctx context.Context, st *parser.GrantRole) (*query.Result, error) {
 	// validate
 	if err := c.ensureNotAnonymous(); err != nil {
 		return nil, err
 	}
 	for _, name := range []string{st.Role, st.Grantee} {
 		if !c.exists(name) {
-			return nil, invalidf("%s doesn't exist", name)
+			return nil, query.Invalidf("%s doesn't exist", name)
 		}
 	}
 	// execute
 	grantee := c.roles[st.Grantee]
 	if st.Revoke {
 		if !slices.Contains(rolesOf(c.roles, st.Grantee, false), st.Role) {
-			return nil, invalidf("%s is not a member of %s", st.Grantee, st.Role)
+			return nil, query.Invalidf("%s is not a member of %s", st.Grantee, st.Role)
 		}
 		grantee.memberOf = slices.DeleteFunc(grantee.memberOf, func(s string) bool { return s == st.Role })
 	} else {
 		if slices.Contains(rolesOf(c.roles, st.Grantee, true), st.Role) {
-			return nil, invalidf("%s is a member of %s", st.Grantee, st.Role)
+			return nil, query.Invalidf("%s is a member of %s", st.Grantee, st.Role)
 		}
 		if slices.Contains(rolesOf(c.roles, st.Role, true), st.Grantee) {
-			return nil, invalidf("%s is a member of %s", st.Role, st.Grantee)
+			return nil, query.Invalidf("%s is a member of %s", st.Role, st.Grantee)
 		}
 		grantee.memberOf = append(grantee.memberOf, st.Role)
 		sort.Strings(grantee.memberOf)
@@ -642,25 +646,25 @@ func (c *authCall) grantRole(ctx context.Context, st *parser.GrantRole) (*Result
 	if err := c.x.writeRole(ctx, grantee); err != nil {
 		return nil, err
 	}
-	return voidResult(), c.x.writeMembers(ctx, c.roles, st.Role)
+	return query.VoidResult(), c.x.writeMembers(ctx, c.roles, st.Role)
 }
 
 // The result columns of LIST ROLES, LIST USERS and LIST PERMISSIONS
 // (ListRolesStatement, ListUsersStatement, ListPermissionsStatement).
 var (
-	listRolesColumns = []ColumnSpec{
+	listRolesColumns = []query.ColumnSpec{
 		{Keyspace: "system_auth", Table: "roles", Name: "role", Type: types.TextType},
 		{Keyspace: "system_auth", Table: "roles", Name: "super", Type: types.BooleanType},
 		{Keyspace: "system_auth", Table: "roles", Name: "login", Type: types.BooleanType},
 		{Keyspace: "system_auth", Table: "roles", Name: "options", Type: types.MapOf(types.TextType, types.TextType, false)},
 		{Keyspace: "system_auth", Table: "roles", Name: "datacenters", Type: types.TextType},
 	}
-	listUsersColumns = []ColumnSpec{
+	listUsersColumns = []query.ColumnSpec{
 		{Keyspace: "system_auth", Table: "users", Name: "name", Type: types.TextType},
 		{Keyspace: "system_auth", Table: "users", Name: "super", Type: types.BooleanType},
 		{Keyspace: "system_auth", Table: "users", Name: "datacenters", Type: types.TextType},
 	}
-	listPermissionsColumns = []ColumnSpec{
+	listPermissionsColumns = []query.ColumnSpec{
 		{Keyspace: "system_auth", Table: "permissions", Name: "role", Type: types.TextType},
 		{Keyspace: "system_auth", Table: "permissions", Name: "username", Type: types.TextType},
 		{Keyspace: "system_auth", Table: "permissions", Name: "resource", Type: types.TextType},
@@ -671,13 +675,13 @@ var (
 // emptyMap is an empty map<text, text> value.
 var emptyMap = binary.BigEndian.AppendUint32(nil, 0)
 
-func (c *authCall) listRoles(st *parser.ListRoles) (*Result, error) {
+func (c *authCall) listRoles(st *parser.ListRoles) (*query.Result, error) {
 	// validate
 	if err := c.ensureNotAnonymous(); err != nil {
 		return nil, err
 	}
 	if st.Of != "" && !c.exists(st.Of) {
-		return nil, invalidf("<role %s> doesn't exist", st.Of)
+		return nil, query.Invalidf("<role %s> doesn't exist", st.Of)
 	}
 	// execute: AllowAllAuthorizer grants DESCRIBE on every role, so every
 	// role may be listed.
@@ -690,25 +694,25 @@ func (c *authCall) listRoles(st *parser.ListRoles) (*Result, error) {
 		}
 	}
 	if len(names) == 0 {
-		return voidResult(), nil
+		return query.VoidResult(), nil
 	}
 	sort.Strings(names)
 	if st.Users {
-		res := &Result{Kind: wire.ResultRows, Columns: listUsersColumns, Rows: [][][]byte{}}
+		res := &query.Result{Kind: wire.ResultRows, Columns: listUsersColumns, Rows: [][][]byte{}}
 		for _, name := range names {
 			if r := c.roles[name]; r != nil && r.login {
-				res.Rows = append(res.Rows, [][]byte{textV(name), boolV(hasSuperuserStatus(c.roles, name)), textV("ALL")})
+				res.Rows = append(res.Rows, [][]byte{virtual.TextV(name), virtual.BoolV(hasSuperuserStatus(c.roles, name)), virtual.TextV("ALL")})
 			}
 		}
 		return res, nil
 	}
-	res := &Result{Kind: wire.ResultRows, Columns: listRolesColumns}
+	res := &query.Result{Kind: wire.ResultRows, Columns: listRolesColumns}
 	for _, name := range names {
 		r := c.roles[name]
 		if r == nil {
 			continue
 		}
-		res.Rows = append(res.Rows, [][]byte{textV(name), boolV(r.super), boolV(r.login), emptyMap, textV("ALL")})
+		res.Rows = append(res.Rows, [][]byte{virtual.TextV(name), virtual.BoolV(r.super), virtual.BoolV(r.login), emptyMap, virtual.TextV("ALL")})
 	}
 	return res, nil
 }
@@ -776,7 +780,7 @@ func (s *compiler) resolveResource(r *parser.Resource) (*resource, error) {
 // permissions runs GRANT, REVOKE or LIST permissions; resErr is the error
 // of resolving the resource's keyspace, met in authorize (GRANT, REVOKE)
 // or in validate (LIST).
-func (c *authCall) permissions(st *parser.Permissions, res *resource, resErr error) (*Result, error) {
+func (c *authCall) permissions(st *parser.Permissions, res *resource, resErr error) (*query.Result, error) {
 	if res != nil && res.exists == nil {
 		name := st.Resource.Name
 		res.exists = func() bool { return c.exists(name) }
@@ -793,18 +797,18 @@ func (c *authCall) permissions(st *parser.Permissions, res *resource, resErr err
 			return nil, resErr
 		}
 		if res != nil && !res.exists() {
-			return nil, invalidf("%s doesn't exist", res.text)
+			return nil, query.Invalidf("%s doesn't exist", res.text)
 		}
 		if st.Role != "" && !c.exists(st.Role) {
-			return nil, invalidf("<role %s> doesn't exist", st.Role)
+			return nil, query.Invalidf("<role %s> doesn't exist", st.Role)
 		}
-		return nil, invalidf("LIST PERMISSIONS operation is not supported by AllowAllAuthorizer")
+		return nil, query.Invalidf("LIST PERMISSIONS operation is not supported by AllowAllAuthorizer")
 	}
 	if !c.exists(st.Role) {
-		return nil, invalidf("Role %s doesn't exist", st.Role)
+		return nil, query.Invalidf("Role %s doesn't exist", st.Role)
 	}
 	if !res.exists() {
-		return nil, invalidf("Resource %s doesn't exist", res.text)
+		return nil, query.Invalidf("Resource %s doesn't exist", res.text)
 	}
 	// execute: AllowAllAuthorizer throws UnsupportedOperationException,
 	// which reaches the client as a server error.
@@ -812,5 +816,5 @@ func (c *authCall) permissions(st *parser.Permissions, res *resource, resErr err
 	if st.Kind == parser.RevokePermissions {
 		op = "REVOKE"
 	}
-	return nil, &Error{Code: wire.CodeServer, Message: "java.lang.UnsupportedOperationException: " + op + " operation is not supported by AllowAllAuthorizer"}
+	return nil, &query.Error{Code: wire.CodeServer, Message: "java.lang.UnsupportedOperationException: " + op + " operation is not supported by AllowAllAuthorizer"}
 }

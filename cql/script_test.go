@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/minicass/minicass/cql/query"
+
 	"github.com/cockroachdb/datadriven"
 	"github.com/stretchr/testify/require"
 )
@@ -56,7 +58,7 @@ func runScripts(t *testing.T, dir string) {
 					d.ScanArgs(t, "user", &user)
 					d.ScanArgs(t, "password", &pw)
 					if err := s.x.Authenticate(context.Background(), user, pw); err != nil {
-						e := AsError(err)
+						e := query.AsError(err)
 						return fmt.Sprintf("code=%04x message=%s\n", int32(e.Code), e.Message)
 					}
 				}

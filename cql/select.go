@@ -2,6 +2,7 @@ package cql
 
 import (
 	"github.com/minicass/minicass/cql/parser"
+	"github.com/minicass/minicass/cql/query"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
 )
@@ -11,8 +12,8 @@ type selectPlan struct {
 	tbl   *schema.Table
 	where *whereClause
 	sels  []selector
-	specs []ColumnSpec
-	bspec []ColumnSpec
+	specs []query.ColumnSpec
+	bspec []query.ColumnSpec
 	pkIdx []uint16
 
 	json, distinct bool
@@ -46,9 +47,9 @@ type selectPlan struct {
 	needCk bool
 }
 
-func (p *selectPlan) binds() []ColumnSpec   { return p.bspec }
-func (p *selectPlan) columns() []ColumnSpec { return p.specs }
-func (p *selectPlan) pkIndexes() []uint16   { return p.pkIdx }
+func (p *selectPlan) binds() []query.ColumnSpec   { return p.bspec }
+func (p *selectPlan) columns() []query.ColumnSpec { return p.specs }
+func (p *selectPlan) pkIndexes() []uint16         { return p.pkIdx }
 
 // compileSelect validates a SELECT against the schema and compiles it.
 func (s *compiler) compileSelect(st *parser.Select) (plan, error) {
@@ -99,7 +100,7 @@ func (s *compiler) compileSelect(st *parser.Select) (plan, error) {
 	}
 	if st.PerPartitionLimit != nil {
 		if st.Distinct {
-			return nil, invalidf("PER PARTITION LIMIT is not allowed with SELECT DISTINCT queries")
+			return nil, query.Invalidf("PER PARTITION LIMIT is not allowed with SELECT DISTINCT queries")
 		}
 		if p.perPartitionLimit, err = c.compileTerm(st.PerPartitionLimit, receiver{ks: tbl.Keyspace, table: tbl.Name, name: "[per_partition_limit]", typ: types.IntType}); err != nil {
 			return nil, err
@@ -114,14 +115,14 @@ func (s *compiler) compileSelect(st *parser.Select) (plan, error) {
 
 	// Result metadata.
 	if p.json {
-		p.specs = []ColumnSpec{{Keyspace: tbl.Keyspace, Table: tbl.Name, Name: "[json]", Type: types.TextType}}
+		p.specs = []query.ColumnSpec{{Keyspace: tbl.Keyspace, Table: tbl.Name, Name: "[json]", Type: types.TextType}}
 	} else {
 		for i, sel := range p.sels {
 			name := sel.name()
 			if i < len(aliases) && aliases[i] != "" {
 				name = aliases[i]
 			}
-			p.specs = append(p.specs, ColumnSpec{Keyspace: tbl.Keyspace, Table: tbl.Name, Name: name, Type: sel.typ()})
+			p.specs = append(p.specs, query.ColumnSpec{Keyspace: tbl.Keyspace, Table: tbl.Name, Name: name, Type: sel.typ()})
 		}
 	}
 	p.bspec = c.specs
@@ -203,20 +204,20 @@ func (p *selectPlan) checkDistinct() error {
 			continue
 		}
 		if cs.col.Kind != schema.PartitionKey && cs.col.Kind != schema.Static {
-			return invalidf("SELECT DISTINCT queries must only request partition key columns and/or static columns (not %s)", cs.col.Name)
+			return query.Invalidf("SELECT DISTINCT queries must only request partition key columns and/or static columns (not %s)", cs.col.Name)
 		}
 		seen[cs.col.Name] = true
 	}
 	for _, col := range p.tbl.PartitionKey() {
 		if !seen[col.Name] {
-			return invalidf("SELECT DISTINCT queries must request all the partition key columns (missing %s)", col.Name)
+			return query.Invalidf("SELECT DISTINCT queries must request all the partition key columns (missing %s)", col.Name)
 		}
 	}
 	if p.where.ckRestricted || p.where.nonPK {
 		for name := range p.where.restricted {
 			col := p.tbl.Column(name)
 			if col.Kind != schema.PartitionKey && col.Kind != schema.Static {
-				return invalidf("SELECT DISTINCT with WHERE clause only supports restriction by partition key and/or static columns.")
+				return query.Invalidf("SELECT DISTINCT with WHERE clause only supports restriction by partition key and/or static columns.")
 			}
 		}
 	}
@@ -235,27 +236,27 @@ func (p *selectPlan) compileGroupBy(cols []parser.Ident) error {
 	for _, id := range cols {
 		col := p.tbl.Column(string(id))
 		if col == nil {
-			return invalidf("Undefined column name %s in table %s", id.String(), p.tbl.QualifiedName())
+			return query.Invalidf("Undefined column name %s in table %s", id.String(), p.tbl.QualifiedName())
 		}
 		if col.Kind != schema.PartitionKey && col.Kind != schema.Clustering {
-			return invalidf("Group by is currently only supported on the columns of the PRIMARY KEY, got %s", col.Name)
+			return query.Invalidf("Group by is currently only supported on the columns of the PRIMARY KEY, got %s", col.Name)
 		}
 		for pos < len(pkCols) && pkCols[pos] != col {
 			skipped := pkCols[pos]
 			eq := (skipped.Kind == schema.PartitionKey && p.where.pkEq(skipped.Position)) ||
 				(skipped.Kind == schema.Clustering && p.where.ckEq(skipped.Position))
 			if !eq {
-				return invalidf("Group by currently only support groups of columns following their declared order in the PRIMARY KEY")
+				return query.Invalidf("Group by currently only support groups of columns following their declared order in the PRIMARY KEY")
 			}
 			pos++
 		}
 		if pos == len(pkCols) {
-			return invalidf("Group by currently only support groups of columns following their declared order in the PRIMARY KEY")
+			return query.Invalidf("Group by currently only support groups of columns following their declared order in the PRIMARY KEY")
 		}
 		pos++
 	}
 	if p.distinct {
-		return invalidf("Grouping on clustering columns is not allowed for SELECT DISTINCT queries")
+		return query.Invalidf("Grouping on clustering columns is not allowed for SELECT DISTINCT queries")
 	}
 	p.groupBy = pos
 	return nil
@@ -267,7 +268,7 @@ func (p *selectPlan) compileOrderBy(order []parser.Ordering) error {
 		return nil
 	}
 	if !p.where.pkComplete {
-		return invalidf("ORDER BY is only supported when the partition key is restricted by an EQ or an IN.")
+		return query.Invalidf("ORDER BY is only supported when the partition key is restricted by an EQ or an IN.")
 	}
 	ck := p.tbl.ClusteringColumns()
 	var reversed *bool
@@ -275,24 +276,24 @@ func (p *selectPlan) compileOrderBy(order []parser.Ordering) error {
 	for _, o := range order {
 		col := p.tbl.Column(string(o.Column))
 		if col == nil {
-			return invalidf("Undefined column name %s in table %s", o.Column.String(), p.tbl.QualifiedName())
+			return query.Invalidf("Undefined column name %s in table %s", o.Column.String(), p.tbl.QualifiedName())
 		}
 		if col.Kind != schema.Clustering {
-			return invalidf("Order by is currently only supported on the clustered columns of the PRIMARY KEY, got %s", col.Name)
+			return query.Invalidf("Order by is currently only supported on the clustered columns of the PRIMARY KEY, got %s", col.Name)
 		}
 		for pos < col.Position {
 			if !p.where.ckEq(pos) {
-				return invalidf("Order by currently only supports the ordering of columns following their declared order in the PRIMARY KEY")
+				return query.Invalidf("Order by currently only supports the ordering of columns following their declared order in the PRIMARY KEY")
 			}
 			pos++
 		}
 		if pos > col.Position {
-			return invalidf("Order by currently only supports the ordering of columns following their declared order in the PRIMARY KEY")
+			return query.Invalidf("Order by currently only supports the ordering of columns following their declared order in the PRIMARY KEY")
 		}
 		pos++
 		flip := o.Desc != ck[col.Position].Desc
 		if reversed != nil && *reversed != flip {
-			return invalidf("Unsupported order by relation")
+			return query.Invalidf("Unsupported order by relation")
 		}
 		reversed = &flip
 	}

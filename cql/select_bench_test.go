@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/minicass/minicass/cql/query"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -28,7 +30,9 @@ func setupWide(tb testing.TB, rows int) *Session {
 	return s
 }
 
-func intValue(v int32) Value { return Value{Bytes: binary.BigEndian.AppendUint32(nil, uint32(v))} }
+func intValue(v int32) query.Value {
+	return query.Value{Bytes: binary.BigEndian.AppendUint32(nil, uint32(v))}
+}
 
 // TestSelectPrepared checks bind marker metadata, pk indexes and a
 // malformed paging state.
@@ -48,13 +52,13 @@ func TestSelectPrepared(t *testing.T) {
 		list = binary.BigEndian.AppendUint32(list, 4)
 		list = binary.BigEndian.AppendUint32(list, uint32(c))
 	}
-	res, err := s.ExecutePrepared(ctx, p, &Params{Values: []Value{intValue(1), {Bytes: list}, intValue(10)}})
+	res, err := s.ExecutePrepared(ctx, p, &query.Params{Values: []query.Value{intValue(1), {Bytes: list}, intValue(10)}})
 	require.NoError(t, err)
 	require.Len(t, res.Rows, 2)
 	assert.Equal(t, intValue(1).Bytes, res.Rows[0][0])
 	assert.Equal(t, intValue(3).Bytes, res.Rows[1][0])
 
-	_, err = s.ExecutePrepared(ctx, p, &Params{Values: []Value{{Unset: true}, {Bytes: list}, intValue(10)}})
+	_, err = s.ExecutePrepared(ctx, p, &query.Params{Values: []query.Value{{Unset: true}, {Bytes: list}, intValue(10)}})
 	require.Error(t, err)
 	assert.Equal(t, "Invalid unset value for column k", err.Error())
 
@@ -67,9 +71,9 @@ func TestSelectPrepared(t *testing.T) {
 	assert.Nil(t, p3.PKIndexes)
 	assert.Equal(t, "partition key token", p3.Bind[0].Name)
 
-	_, err = s.Query(ctx, "SELECT * FROM w WHERE k = 1", &Params{PageSize: 2, PagingState: []byte{1, 2, 3, 4, 5, 6, 7}})
+	_, err = s.Query(ctx, "SELECT * FROM w WHERE k = 1", &query.Params{PageSize: 2, PagingState: []byte{1, 2, 3, 4, 5, 6, 7}})
 	require.Error(t, err)
-	assert.ErrorIs(t, err, ErrInvalid)
+	assert.ErrorIs(t, err, query.ErrInvalid)
 	assert.Equal(t, "Invalid value for the paging state", err.Error())
 }
 
@@ -104,7 +108,7 @@ func BenchmarkSelectPoint(b *testing.B) {
 	ctx := context.Background()
 	p, err := s.Prepare(ctx, "SELECT v FROM w WHERE k = ? AND c = ?")
 	require.NoError(b, err)
-	params := &Params{Values: []Value{intValue(1), intValue(42)}}
+	params := &query.Params{Values: []query.Value{intValue(1), intValue(42)}}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -120,7 +124,7 @@ func BenchmarkSelectLatest10(b *testing.B) {
 	ctx := context.Background()
 	p, err := s.Prepare(ctx, "SELECT c, v FROM w WHERE k = ? ORDER BY c DESC LIMIT 10")
 	require.NoError(b, err)
-	params := &Params{Values: []Value{intValue(1)}}
+	params := &query.Params{Values: []query.Value{intValue(1)}}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

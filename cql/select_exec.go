@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"fmt"
 	"sort"
+
+	"github.com/minicass/minicass/cql/query"
 
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/data"
@@ -40,7 +43,7 @@ type selectRun struct {
 	comps [1][][]byte
 	pk    [2][]byte // longer keys use the heap
 	sr    selRow
-	res   Result
+	res   query.Result
 	// units counts result rows (groups with GROUP BY) of this page;
 	// returned counts them over all pages.
 	units, returned int
@@ -61,7 +64,7 @@ type readStats struct {
 	partitions, rows, liveRows, staticRows int
 }
 
-func (p *selectPlan) exec(ctx context.Context, q *execution) (*Result, error) {
+func (p *selectPlan) exec(ctx context.Context, q *execution) (*query.Result, error) {
 	r := &selectRun{p: p, q: q}
 	var err error
 	if r.limit, err = evalLimit(q, p.limit, "LIMIT"); err != nil {
@@ -75,7 +78,7 @@ func (p *selectPlan) exec(ctx context.Context, q *execution) (*Result, error) {
 		r.pageSize = 0 // aggregates without GROUP BY return one row, unpaged
 	}
 	if p.postSort && r.pageSize > 0 && (r.limit == 0 || r.limit > r.pageSize) {
-		return nil, invalidf("Cannot page queries with both ORDER BY and a IN restriction on the partition key; you must either remove the ORDER BY or the IN and sort client side, or disable paging for this query")
+		return nil, query.Invalidf("Cannot page queries with both ORDER BY and a IN restriction on the partition key; you must either remove the ORDER BY or the IN and sort client side, or disable paging for this query")
 	}
 	if r.pageSize > 0 && len(q.params.PagingState) > 0 {
 		if r.resume, err = decodePagingState(q.params.PagingState); err != nil {
@@ -83,7 +86,7 @@ func (p *selectPlan) exec(ctx context.Context, q *execution) (*Result, error) {
 		}
 		r.returned = r.resume.returned
 		if r.limit > 0 && r.returned >= r.limit {
-			return &Result{Kind: wire.ResultRows, Columns: p.specs}, nil
+			return &query.Result{Kind: wire.ResultRows, Columns: p.specs}, nil
 		}
 	}
 	if p.plainCols == nil {
@@ -93,12 +96,12 @@ func (p *selectPlan) exec(ctx context.Context, q *execution) (*Result, error) {
 		}
 	}
 	if ix := p.where.index; ix != nil && q.trace != nil {
-		q.trace.add("Index %s of %s serves the restriction on %s: minicass keeps no index data and scans, filtering rows", ix.Name, p.tbl.QualifiedName(), ix.Column)
+		q.trace.Add("Index %s of %s serves the restriction on %s: minicass keeps no index data and scans, filtering rows", ix.Name, p.tbl.QualifiedName(), ix.Column)
 	}
 	if err := r.run(ctx); err != nil {
 		return nil, err
 	}
-	r.res = Result{Kind: wire.ResultRows, Columns: p.specs, Rows: r.rows}
+	r.res = query.Result{Kind: wire.ResultRows, Columns: p.specs, Rows: r.rows}
 	res := &r.res
 	if r.more {
 		st := &pagingState{hasLast: true, key: r.lastKey, clustering: r.lastCk, returned: r.returned, inPartition: r.inPart}
@@ -106,8 +109,8 @@ func (p *selectPlan) exec(ctx context.Context, q *execution) (*Result, error) {
 		res.PagingState = st.encode()
 	}
 	if q.trace != nil {
-		q.trace.add("Read %d live rows and %d static rows from %d partitions of %s", r.stats.liveRows, r.stats.staticRows, r.stats.partitions, p.tbl.QualifiedName())
-		q.trace.add("Returned %d rows", len(r.rows))
+		q.trace.Add("Read %d live rows and %d static rows from %d partitions of %s", r.stats.liveRows, r.stats.staticRows, r.stats.partitions, p.tbl.QualifiedName())
+		q.trace.Add("Returned %d rows", len(r.rows))
 	}
 	if r.rows == nil {
 		res.Rows = [][][]byte{}
@@ -128,17 +131,17 @@ func evalLimit(q *execution, t term, what string) (int, error) {
 		return 0, nil
 	}
 	if v.Bytes == nil {
-		return 0, invalidf("Invalid null value of limit")
+		return 0, query.Invalidf("Invalid null value of limit")
 	}
 	if len(v.Bytes) != 4 {
-		return 0, invalidf("Invalid limit value")
+		return 0, query.Invalidf("Invalid limit value")
 	}
 	n := int32(binary.BigEndian.Uint32(v.Bytes))
 	if n <= 0 {
 		if what == "LIMIT" {
-			return 0, invalidf("LIMIT must be strictly positive")
+			return 0, query.Invalidf("LIMIT must be strictly positive")
 		}
-		return 0, invalidf("PER PARTITION LIMIT must be strictly positive")
+		return 0, query.Invalidf("PER PARTITION LIMIT must be strictly positive")
 	}
 	return int(n), nil
 }
@@ -287,7 +290,7 @@ func splitKey(tbl *schema.Table, key []byte) ([][]byte, error) {
 	}
 	parts, err := partitioner.SplitCompositeKey(key)
 	if err != nil {
-		return nil, &Error{Code: wire.CodeServer, Message: err.Error(), Err: err}
+		return nil, &query.Error{Code: wire.CodeServer, Message: err.Error(), Err: err}
 	}
 	return parts, nil
 }
@@ -337,7 +340,7 @@ func (r *selectRun) partition(pk [][]byte, part *selPart, inPart int) error {
 			var err error
 			ck, _, err = types.DecodeClustering(p.tbl.ClusteringTypes(), row.Clustering)
 			if err != nil {
-				return &Error{Code: wire.CodeServer, Message: err.Error(), Err: err}
+				return &query.Error{Code: wire.CodeServer, Message: err.Error(), Err: err}
 			}
 			if len(p.tbl.ClusteringColumns()) == 0 {
 				ck = noClustering
@@ -436,7 +439,7 @@ func (r *selectRun) emit(sr *selRow, clustering []byte) error {
 			}
 		}
 		for _, e := range r.evals {
-			if err := e.add(r.q, sr); err != nil {
+			if err := e.Add(r.q, sr); err != nil {
 				return err
 			}
 		}
@@ -508,7 +511,7 @@ func (r *selectRun) project(sr *selRow) error {
 	}
 	for _, e := range r.evals {
 		e.reset()
-		if err := e.add(r.q, sr); err != nil {
+		if err := e.Add(r.q, sr); err != nil {
 			return err
 		}
 	}
@@ -629,7 +632,7 @@ func (r *selectRun) runSorted(ctx context.Context, keys [][]byte, comps [][][]by
 			row := &part.rows[j]
 			ck, _, err := types.DecodeClustering(r.p.tbl.ClusteringTypes(), row.Clustering)
 			if err != nil {
-				return &Error{Code: wire.CodeServer, Message: err.Error(), Err: err}
+				return &query.Error{Code: wire.CodeServer, Message: err.Error(), Err: err}
 			}
 			sr := &selRow{pk: comps[i], ck: ck, static: part.static, row: row, now: now}
 			ok, err := r.filter(sr)
@@ -728,7 +731,7 @@ func jsonString(s string) []byte {
 			out = append(out, '\\', 'n')
 		default:
 			if c < 0x20 {
-				out = append(out, []byte(sprintf("\\u%04x", c))...)
+				out = append(out, []byte(fmt.Sprintf("\\u%04x", c))...)
 			} else {
 				out = append(out, c)
 			}

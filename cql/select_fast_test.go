@@ -3,7 +3,10 @@ package cql
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"testing"
+
+	"github.com/minicass/minicass/cql/query"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -65,9 +68,9 @@ func TestSelectFastMatchesGeneral(t *testing.T) {
 	}
 	for k := range 3 {
 		for c := range 6 {
-			_, err := s.Query(ctx, sprintf("INSERT INTO w (k, c, v) VALUES (%d, %d, 'v%d')", k, c, c), nil)
+			_, err := s.Query(ctx, fmt.Sprintf("INSERT INTO w (k, c, v) VALUES (%d, %d, 'v%d')", k, c, c), nil)
 			require.NoError(t, err)
-			_, err = s.Query(ctx, sprintf("INSERT INTO m (k1, k2, c1, c2, v, s) VALUES (%d, 'a', %d, %d, 'x%d', %d)", k, c%3, c, c, k), nil)
+			_, err = s.Query(ctx, fmt.Sprintf("INSERT INTO m (k1, k2, c1, c2, v, s) VALUES (%d, 'a', %d, %d, 'x%d', %d)", k, c%3, c, c, k), nil)
 			require.NoError(t, err)
 		}
 	}
@@ -98,24 +101,24 @@ func TestSelectFastMatchesGeneral(t *testing.T) {
 		fast := preps[i].fast
 		slow := *fast
 		slow.plainCols, slow.singlePK, slow.singlePrefix, slow.singleRow, slow.needCk = nil, false, false, false, true
-		values := make([]Value, len(fast.bspec))
+		values := make([]query.Value, len(fast.bspec))
 		for j, spec := range fast.bspec {
 			switch rapid.IntRange(0, 29).Draw(rt, spec.Name+" kind") {
 			case 0:
-				values[j] = Value{}
+				values[j] = query.Value{}
 			case 1:
-				values[j] = Value{Unset: true}
+				values[j] = query.Value{Unset: true}
 			case 2:
-				values[j] = Value{Bytes: rapid.SliceOfN(rapid.Byte(), 0, 5).Draw(rt, spec.Name+" bytes")}
+				values[j] = query.Value{Bytes: rapid.SliceOfN(rapid.Byte(), 0, 5).Draw(rt, spec.Name+" bytes")}
 			default:
 				if spec.Type.String() == "text" {
-					values[j] = Value{Bytes: []byte(rapid.SampledFrom([]string{"a", "a", "b", ""}).Draw(rt, spec.Name))}
+					values[j] = query.Value{Bytes: []byte(rapid.SampledFrom([]string{"a", "a", "b", ""}).Draw(rt, spec.Name))}
 				} else {
-					values[j] = Value{Bytes: binary.BigEndian.AppendUint32(nil, uint32(rapid.IntRange(0, 5).Draw(rt, spec.Name)))}
+					values[j] = query.Value{Bytes: binary.BigEndian.AppendUint32(nil, uint32(rapid.IntRange(0, 5).Draw(rt, spec.Name)))}
 				}
 			}
 		}
-		params := &Params{Values: values, PageSize: rapid.IntRange(0, 4).Draw(rt, "page size")}
+		params := &query.Params{Values: values, PageSize: rapid.IntRange(0, 4).Draw(rt, "page size")}
 		got, gotErr := s.run(ctx, fast, preps[i].prep.stmt, params)
 		want, wantErr := s.run(ctx, &slow, preps[i].prep.stmt, params)
 		if wantErr != nil {

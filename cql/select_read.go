@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/minicass/minicass/cql/query"
+
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/engine"
 	"github.com/minicass/minicass/partitioner"
@@ -24,7 +26,7 @@ func (p *selectPlan) readPartition(ctx context.Context, q *execution, key []byte
 	}
 	part, err := q.s.x.eng.ReadPartition(ctx, p.tbl, key, engine.ReadOptions{Slices: slices, Reverse: p.reversed, Limit: limit, Now: q.now.Unix()})
 	if err != nil {
-		return nil, AsError(err)
+		return nil, query.AsError(err)
 	}
 	sp, err := collectPartitionN(part, limit)
 	if err != nil {
@@ -33,10 +35,10 @@ func (p *selectPlan) readPartition(ctx context.Context, q *execution, key []byte
 	p.noteTombstones(q, key, part.Stats(), limit)
 	if q.trace != nil {
 		st := part.Stats()
-		q.trace.add("Executing single-partition query on %s", p.tbl.Name)
-		q.trace.add("Read partition %x of %s", key, p.tbl.QualifiedName())
+		q.trace.Add("Executing single-partition query on %s", p.tbl.Name)
+		q.trace.Add("Read partition %x of %s", key, p.tbl.QualifiedName())
 		for _, line := range strings.Split(strings.TrimSpace(st.String()), "\n") {
-			q.trace.add("  %s", line)
+			q.trace.Add("  %s", line)
 		}
 		// The two lines Cassandra's trace of a single-partition read ends
 		// with (SinglePartitionReadCommand, ReadCommand).
@@ -46,8 +48,8 @@ func (p *selectPlan) readPartition(ctx context.Context, q *execution, key []byte
 				sstables++
 			}
 		}
-		q.trace.add("Merged data from memtables and %d sstables", sstables)
-		q.trace.add("Read %d live rows and %d tombstone cells", st.RowsReturned, st.TombstonesScanned())
+		q.trace.Add("Merged data from memtables and %d sstables", sstables)
+		q.trace.Add("Read %d live rows and %d tombstone cells", st.RowsReturned, st.TombstonesScanned())
 	}
 	return sp, nil
 }
@@ -79,7 +81,7 @@ func collectPartitionN(part *engine.Partition, limit int) (*selPart, error) {
 		sp.rows = append(sp.rows, a.copyRow(r))
 	}
 	if err := part.Err(); err != nil {
-		return nil, AsError(err)
+		return nil, query.AsError(err)
 	}
 	return sp, nil
 }
@@ -157,7 +159,7 @@ func (p *selectPlan) scan(ctx context.Context, q *execution, tr data.TokenRange,
 	// needs to know a partition has live data.
 	sc, err := q.s.x.eng.Scan(ctx, p.tbl, tr, engine.ReadOptions{Reverse: p.reversed, Now: q.now.Unix()})
 	if err != nil {
-		return AsError(err)
+		return query.AsError(err)
 	}
 	defer sc.Close()
 	for {
@@ -183,7 +185,7 @@ func (p *selectPlan) scan(ctx context.Context, q *execution, tr data.TokenRange,
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return AsError(err)
+		return query.AsError(err)
 	}
 	return nil
 }
@@ -219,10 +221,10 @@ func (p *selectPlan) noteTombstones(q *execution, key []byte, st *engine.ReadSta
 func (p *selectPlan) readDerived(q *execution, key []byte, slices data.Slices, limit int) (*selPart, error) {
 	parts, err := q.s.x.derivedPartitions(p.tbl, key)
 	if err != nil {
-		return nil, AsError(err)
+		return nil, query.AsError(err)
 	}
 	for _, dp := range parts {
-		if bytes.Equal(dp.key, key) {
+		if bytes.Equal(dp.Key, key) {
 			return derivedPart(p.tbl, dp, derivedTimestamp(p.tbl, q.now.UnixMicro()), slices, p.reversed, limit)
 		}
 	}
@@ -234,14 +236,14 @@ func (p *selectPlan) readDerived(q *execution, key []byte, slices data.Slices, l
 func (p *selectPlan) scanDerived(q *execution, tr data.TokenRange, slicesFor func(key []byte) (data.Slices, bool), limit int, fn func(*selPart) (bool, error)) error {
 	parts, err := q.s.x.derivedPartitions(p.tbl, nil)
 	if err != nil {
-		return AsError(err)
+		return query.AsError(err)
 	}
 	ts := derivedTimestamp(p.tbl, q.now.UnixMicro())
 	for _, dp := range parts {
-		if !tr.Contains(int64(partitioner.Murmur3(dp.key))) {
+		if !tr.Contains(int64(partitioner.Murmur3(dp.Key))) {
 			continue
 		}
-		sl, skip := slicesFor(dp.key)
+		sl, skip := slicesFor(dp.Key)
 		if skip {
 			continue
 		}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/minicass/minicass/cql/query"
+
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/types"
 	"github.com/minicass/minicass/wire"
@@ -28,7 +30,7 @@ func runScript(t *testing.T, s *Session, input string, page int) string {
 		}
 		res, pages, err := queryAllPages(s, q, page)
 		if err != nil {
-			e := AsError(err)
+			e := query.AsError(err)
 			fmt.Fprintf(&out, "code=%04x message=%s\n", int32(e.Code), e.Message)
 			continue
 		}
@@ -47,9 +49,9 @@ func runScript(t *testing.T, s *Session, input string, page int) string {
 }
 
 // queryAllPages runs q, fetching every page when pageSize > 0.
-func queryAllPages(s *Session, q string, pageSize int) (*Result, int, error) {
+func queryAllPages(s *Session, q string, pageSize int) (*query.Result, int, error) {
 	ctx := context.Background()
-	p := &Params{PageSize: pageSize}
+	p := &query.Params{PageSize: pageSize}
 	res, err := s.Query(ctx, q, p)
 	if err != nil {
 		return nil, 0, err
@@ -59,7 +61,7 @@ func queryAllPages(s *Session, q string, pageSize int) (*Result, int, error) {
 		return nil, 0, fmt.Errorf("page of %d rows for page size %d", len(res.Rows), pageSize)
 	}
 	for res.PagingState != nil && pageSize > 0 {
-		next, err := s.Query(ctx, q, &Params{PageSize: pageSize, PagingState: res.PagingState})
+		next, err := s.Query(ctx, q, &query.Params{PageSize: pageSize, PagingState: res.PagingState})
 		if err != nil {
 			return nil, 0, err
 		}
@@ -73,7 +75,7 @@ func queryAllPages(s *Session, q string, pageSize int) (*Result, int, error) {
 	return res, pages, nil
 }
 
-func formatRows(res *Result) string {
+func formatRows(res *query.Result) string {
 	var b strings.Builder
 	names := make([]string, len(res.Columns))
 	for i, c := range res.Columns {

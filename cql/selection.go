@@ -1,8 +1,13 @@
 package cql
 
 import (
+	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/minicass/minicass/cql/query"
+
+	"github.com/minicass/minicass/cql/describe"
 
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/partitioner"
@@ -29,7 +34,7 @@ type selector interface {
 
 // evaluator is the per-execution state of a selector.
 type evaluator interface {
-	add(q *execution, r *selRow) error
+	Add(q *execution, r *selRow) error
 	out(q *execution) ([]byte, error)
 	reset()
 }
@@ -41,7 +46,7 @@ type firstValue struct {
 	fn  func(q *execution, r *selRow) ([]byte, error)
 }
 
-func (f *firstValue) add(q *execution, r *selRow) error {
+func (f *firstValue) Add(q *execution, r *selRow) error {
 	if f.set {
 		return nil
 	}
@@ -188,7 +193,7 @@ func (s *funcSel) newEval() evaluator {
 	return newCallEval(s.args, func(q *execution, vals [][]byte) ([]byte, error) {
 		b, err := s.fn.impl(q, vals)
 		if err != nil {
-			return nil, &Error{Code: wire.CodeFunctionFailure, Message: sprintf("execution of 'system.%s[%s]' failed: %v", s.fn.name, s.fn.argList(), err)}
+			return nil, &query.Error{Code: wire.CodeFunctionFailure, Message: fmt.Sprintf("execution of 'system.%s[%s]' failed: %v", s.fn.name, s.fn.argList(), err)}
 		}
 		return b, nil
 	})
@@ -220,9 +225,9 @@ func newCallEval(args []selector, call func(q *execution, vals [][]byte) ([]byte
 	return e
 }
 
-func (e *callEval) add(q *execution, r *selRow) error {
+func (e *callEval) Add(q *execution, r *selRow) error {
 	for _, a := range e.args {
-		if err := a.add(q, r); err != nil {
+		if err := a.Add(q, r); err != nil {
 			return err
 		}
 	}
@@ -253,27 +258,27 @@ func (c *compileCtx) compileSelector(tbl *schema.Table, e parser.Expr) (selector
 	case *parser.ColumnRef:
 		col := tbl.Column(string(e.Name))
 		if col == nil {
-			return nil, invalidf("Undefined column name %s in table %s", e.Name.String(), tbl.QualifiedName())
+			return nil, query.Invalidf("Undefined column name %s in table %s", e.Name.String(), tbl.QualifiedName())
 		}
 		return &columnSel{col: col}, nil
 	case *parser.CellMeta:
 		col := tbl.Column(string(e.Column))
 		if col == nil {
-			return nil, invalidf("Undefined column name %s in table %s", e.Column.String(), tbl.QualifiedName())
+			return nil, query.Invalidf("Undefined column name %s in table %s", e.Column.String(), tbl.QualifiedName())
 		}
 		fname := "writeTime"
 		if e.Kind == parser.MetaTTL {
 			fname = "ttl"
 		}
 		if col.Kind == schema.PartitionKey || col.Kind == schema.Clustering {
-			return nil, invalidf("Cannot use selection function %s on PRIMARY KEY part %s", fname, col.Name)
+			return nil, query.Invalidf("Cannot use selection function %s on PRIMARY KEY part %s", fname, col.Name)
 		}
 		if col.Type.IsMultiCell() {
 			what := "collection"
 			if col.Type.UDT != nil {
 				what = "UDT"
 			}
-			return nil, invalidf("Cannot use selection function %s on non-frozen %s %s", fname, what, col.Name)
+			return nil, query.Invalidf("Cannot use selection function %s on non-frozen %s %s", fname, what, col.Name)
 		}
 		return &metaSel{col: col, ttl: e.Kind == parser.MetaTTL}, nil
 	case *parser.FuncCall:
@@ -287,11 +292,11 @@ func (c *compileCtx) compileSelector(tbl *schema.Table, e parser.Expr) (selector
 		}
 		t := arg.typ()
 		if t.UDT == nil {
-			return nil, invalidf("Invalid field selection: %s of type %s is not a user type", arg.name(), t)
+			return nil, query.Invalidf("Invalid field selection: %s of type %s is not a user type", arg.name(), t)
 		}
 		i := slices.Index(t.UDT.Fields, string(e.Field))
 		if i < 0 {
-			return nil, invalidf("%s of type %s has no field %s", arg.name(), t, e.Field)
+			return nil, query.Invalidf("%s of type %s has no field %s", arg.name(), t, e.Field)
 		}
 		return &fieldSel{arg: arg, index: i}, nil
 	case *parser.Cast:
@@ -305,7 +310,7 @@ func (c *compileCtx) compileSelector(tbl *schema.Table, e parser.Expr) (selector
 		}
 		return newCastSel(arg, to)
 	case *parser.Constant:
-		return nil, invalidf("Cannot infer type for term %s in selection clause (try using a cast to force a type)", e)
+		return nil, query.Invalidf("Cannot infer type for term %s in selection clause (try using a cast to force a type)", e)
 	case *parser.BinaryExpr:
 		return c.compileOpSelector(tbl, opByte(e.Op), []parser.Expr{e.Left, e.Right})
 	case *parser.Neg:
@@ -334,27 +339,27 @@ func (c *compileCtx) compileSelector(tbl *schema.Table, e parser.Expr) (selector
 		}
 		return termSelector(label, t, tm), nil
 	}
-	return nil, invalidf("Unsupported selector %s", e)
+	return nil, query.Invalidf("Unsupported selector %s", e)
 }
 
 func (c *compileCtx) compileSelectorCall(tbl *schema.Table, e *parser.FuncCall) (selector, error) {
 	name := strings.ToLower(string(e.Name))
 	if e.Keyspace != "" && !strings.EqualFold(string(e.Keyspace), "system") {
-		return nil, invalidf("Unknown function %s.%s", e.Keyspace, e.Name)
+		return nil, query.Invalidf("Unknown function %s.%s", e.Keyspace, e.Name)
 	}
 	if e.Star {
 		if name != "count" {
-			return nil, invalidf("Unknown function '%s(*)'", e.Name)
+			return nil, query.Invalidf("Unknown function '%s(*)'", e.Name)
 		}
 		return &countRowsSel{}, nil
 	}
 	if name == "fromjson" {
-		return nil, invalidf("fromJson() cannot be used in the selection clause of a SELECT statement")
+		return nil, query.Invalidf("fromJson() cannot be used in the selection clause of a SELECT statement")
 	}
 	if name == "token" {
 		pk := tbl.PartitionKey()
 		if len(e.Args) != len(pk) {
-			return nil, invalidf("Invalid number of arguments in call to function system.token: %d required but %d provided", len(pk), len(e.Args))
+			return nil, query.Invalidf("Invalid number of arguments in call to function system.token: %d required but %d provided", len(pk), len(e.Args))
 		}
 		names := make([]string, len(pk))
 		for i, a := range e.Args {
@@ -364,7 +369,7 @@ func (c *compileCtx) compileSelectorCall(tbl *schema.Table, e *parser.FuncCall) 
 				col = tbl.Column(string(ref.Name))
 			}
 			if !ok || col == nil || col.Kind != schema.PartitionKey || col.Position != i {
-				return nil, invalidf("Type error: %s cannot be passed as argument %d of function system.token of type %s", a, i, pk[i].Type)
+				return nil, query.Invalidf("Type error: %s cannot be passed as argument %d of function system.token of type %s", a, i, pk[i].Type)
 			}
 			names[i] = col.Name
 		}
@@ -382,13 +387,13 @@ func (c *compileCtx) compileSelectorCall(tbl *schema.Table, e *parser.FuncCall) 
 			return nil, err
 		}
 		if s.aggregate() && isAggregateName(name) {
-			return nil, invalidf("aggregate functions cannot be used as arguments of aggregate functions")
+			return nil, query.Invalidf("aggregate functions cannot be used as arguments of aggregate functions")
 		}
 		args[i] = s
 	}
 	if isAggregateName(name) {
 		if len(args) != 1 {
-			return nil, invalidf("Invalid number of arguments in call to function system.%s: 1 required but %d provided", name, len(args))
+			return nil, query.Invalidf("Invalid number of arguments in call to function system.%s: 1 required but %d provided", name, len(args))
 		}
 		return newAggregateSel(name, args[0])
 	}
@@ -398,7 +403,7 @@ func (c *compileCtx) compileSelectorCall(tbl *schema.Table, e *parser.FuncCall) 
 	}
 	if name == "tojson" {
 		if len(args) != 1 {
-			return nil, invalidf("Invalid number of arguments in call to function system.tojson: 1 required but %d provided", len(args))
+			return nil, query.Invalidf("Invalid number of arguments in call to function system.tojson: 1 required but %d provided", len(args))
 		}
 		return &funcSel{fn: toJSONFunction(argTypes[0]), args: args}, nil
 	}
@@ -421,9 +426,9 @@ func (c *compileCtx) compileElementSelector(tbl *schema.Table, e *parser.Element
 	switch t.Kind {
 	case types.Map, types.Set:
 	case types.List:
-		return nil, invalidf("Element selection is only allowed on sets and maps, but %s is a list", arg.name())
+		return nil, query.Invalidf("Element selection is only allowed on sets and maps, but %s is a list", arg.name())
 	default:
-		return nil, invalidf("Invalid element selection: %s is of type %s is not a collection", arg.name(), t)
+		return nil, query.Invalidf("Invalid element selection: %s is of type %s is not a collection", arg.name(), t)
 	}
 	kt := t.Params[0]
 	recv := receiver{ks: tbl.Keyspace, table: tbl.Name, name: arg.name(), typ: kt}
@@ -485,7 +490,7 @@ func (s *elementSel) apply(q *execution, v []byte) ([]byte, error) {
 			return nil, err
 		}
 		if b.Unset || b.Bytes == nil {
-			return nil, invalidf("Invalid null value for element selection on %s", s.arg.name())
+			return nil, query.Invalidf("Invalid null value for element selection on %s", s.arg.name())
 		}
 		return b.Bytes, nil
 	}
@@ -536,7 +541,7 @@ type fieldSel struct {
 }
 
 func (s *fieldSel) name() string {
-	return s.arg.name() + "." + quoteIdent(s.arg.typ().UDT.Fields[s.index])
+	return s.arg.name() + "." + describe.QuoteIdent(s.arg.typ().UDT.Fields[s.index])
 }
 func (s *fieldSel) typ() types.Type { return s.arg.typ().Params[s.index] }
 func (s *fieldSel) aggregate() bool { return s.arg.aggregate() }
@@ -575,7 +580,7 @@ type mapEval struct {
 	fn  func(q *execution, v []byte) ([]byte, error)
 }
 
-func (e *mapEval) add(q *execution, r *selRow) error { return e.arg.add(q, r) }
+func (e *mapEval) Add(q *execution, r *selRow) error { return e.arg.Add(q, r) }
 func (e *mapEval) reset()                            { e.arg.reset() }
 func (e *mapEval) out(q *execution) ([]byte, error) {
 	v, err := e.arg.out(q)

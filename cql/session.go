@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/minicass/minicass/cql/query"
+
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/engine"
 	"github.com/minicass/minicass/schema"
@@ -117,26 +119,26 @@ func (s *Session) Executor() *Executor { return s.x }
 // markers typed. Executing it needs only the bound values.
 type plan interface {
 	// binds describes each bind marker, in order.
-	binds() []ColumnSpec
+	binds() []query.ColumnSpec
 	// columns describes the result columns of a SELECT (nil otherwise).
-	columns() []ColumnSpec
+	columns() []query.ColumnSpec
 	// pkIndexes lists, for each partition key column in order, the bind
 	// marker that gives it (nil when the key is not fully bound).
 	pkIndexes() []uint16
 	// exec runs the statement once.
-	exec(ctx context.Context, q *execution) (*Result, error)
+	exec(ctx context.Context, q *execution) (*query.Result, error)
 }
 
 // execution is one run of a plan.
 type execution struct {
 	s      *Session
-	params *Params
-	values []Value
+	params *query.Params
+	values []query.Value
 	// stmtValues are, in a protocol BATCH, each statement's values
 	// (useStatement); nil otherwise.
-	stmtValues [][]Value
+	stmtValues [][]query.Value
 	now        time.Time
-	trace      *Trace
+	trace      *query.Trace
 	// batchTimestamp is set when the statement runs inside a BATCH.
 	batch *batchContext
 	// warnings are server warnings gathered while reading (tombstone
@@ -148,7 +150,7 @@ type execution struct {
 }
 
 // Query parses, validates and runs one CQL statement.
-func (s *Session) Query(ctx context.Context, query string, p *Params) (*Result, error) {
+func (s *Session) Query(ctx context.Context, query string, p *query.Params) (*query.Result, error) {
 	stmt, err := parse(query)
 	if err != nil {
 		return nil, err
@@ -161,7 +163,7 @@ func (s *Session) Query(ctx context.Context, query string, p *Params) (*Result, 
 }
 
 // QueryStatement runs an already parsed statement.
-func (s *Session) QueryStatement(ctx context.Context, stmt parser.Statement, p *Params) (*Result, error) {
+func (s *Session) QueryStatement(ctx context.Context, stmt parser.Statement, p *query.Params) (*query.Result, error) {
 	pl, _, err := s.x.compileStatement(stmt, s.Keyspace())
 	if err != nil {
 		return nil, err
@@ -169,17 +171,17 @@ func (s *Session) QueryStatement(ctx context.Context, stmt parser.Statement, p *
 	return s.run(ctx, pl, stmt, p)
 }
 
-func parse(query string) (parser.Statement, error) {
-	stmt, err := parser.Parse(query)
+func parse(text string) (parser.Statement, error) {
+	stmt, err := parser.Parse(text)
 	if err != nil {
-		return nil, &Error{Code: wire.CodeSyntax, Message: err.Error(), Err: err}
+		return nil, &query.Error{Code: wire.CodeSyntax, Message: err.Error(), Err: err}
 	}
 	return stmt, nil
 }
 
-func (s *Session) run(ctx context.Context, pl plan, stmt parser.Statement, p *Params) (res *Result, err error) {
+func (s *Session) run(ctx context.Context, pl plan, stmt parser.Statement, p *query.Params) (res *query.Result, err error) {
 	if p == nil {
-		p = &Params{}
+		p = &query.Params{}
 	}
 	values, err := bindValues(stmt.BindNames(), pl.binds(), p)
 	if err != nil {
@@ -190,10 +192,10 @@ func (s *Session) run(ctx context.Context, pl plan, stmt parser.Statement, p *Pa
 
 // runValues executes pl, the plan of stmt, with its bound values (or, for a
 // protocol BATCH, each statement's values) as the session's role.
-func (s *Session) runValues(ctx context.Context, pl plan, stmt fmt.Stringer, values []Value, stmtValues [][]Value, p *Params) (res *Result, err error) {
+func (s *Session) runValues(ctx context.Context, pl plan, stmt fmt.Stringer, values []query.Value, stmtValues [][]query.Value, p *query.Params) (res *query.Result, err error) {
 	q := &execution{s: s, params: p, values: values, stmtValues: stmtValues, now: s.x.eng.Clock().Now()}
 	if p.Trace {
-		q.trace = newTrace(s.x.eng.Clock().Now)
+		q.trace = query.NewTrace(s.x.eng.Clock().Now)
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -202,10 +204,10 @@ func (s *Session) runValues(ctx context.Context, pl plan, stmt fmt.Stringer, val
 	}()
 	res, err = pl.exec(ctx, q)
 	if err != nil {
-		return nil, AsError(err)
+		return nil, query.AsError(err)
 	}
 	if q.trace != nil {
-		q.trace.finish()
+		q.trace.Finish()
 		res.Trace = q.trace
 	}
 	if len(q.warnings) > 0 {
@@ -215,16 +217,16 @@ func (s *Session) runValues(ctx context.Context, pl plan, stmt fmt.Stringer, val
 }
 
 // bindValues checks the number of bound values and orders named values.
-func bindValues(names []string, specs []ColumnSpec, p *Params) ([]Value, error) {
+func bindValues(names []string, specs []query.ColumnSpec, p *query.Params) ([]query.Value, error) {
 	if p.Names == nil {
 		if len(p.Values) != len(specs) {
-			return nil, invalidf("There were %d markers(?) in CQL but %d bound variables", len(specs), len(p.Values))
+			return nil, query.Invalidf("There were %d markers(?) in CQL but %d bound variables", len(specs), len(p.Values))
 		}
 		return p.Values, nil
 	}
-	out := make([]Value, len(specs))
+	out := make([]query.Value, len(specs))
 	for i := range out {
-		out[i] = Value{Unset: true}
+		out[i] = query.Value{Unset: true}
 	}
 	for i, n := range p.Names {
 		if i >= len(p.Values) {
@@ -242,7 +244,7 @@ func bindValues(names []string, specs []ColumnSpec, p *Params) ([]Value, error) 
 			}
 		}
 		if !found {
-			return nil, invalidf("No column %s in statement", n)
+			return nil, query.Invalidf("No column %s in statement", n)
 		}
 	}
 	return out, nil
@@ -259,7 +261,7 @@ type Prepared struct {
 	Query, Keyspace string
 	// Bind describes the bind markers, Result the result columns: every
 	// execution returns these columns, or the statement is evicted first.
-	Bind, Result []ColumnSpec
+	Bind, Result []query.ColumnSpec
 	// PKIndexes gives, per partition key column, its bind marker index.
 	PKIndexes []uint16
 
@@ -350,7 +352,7 @@ func (x *Executor) Lookup(id []byte) *Prepared {
 	if p == nil {
 		return nil
 	}
-	var ce *Error
+	var ce *query.Error
 	if _, err := x.planOf(p); errors.As(err, &ce) && ce.Code == wire.CodeUnprepared {
 		return nil
 	}
@@ -358,13 +360,13 @@ func (x *Executor) Lookup(id []byte) *Prepared {
 }
 
 // unprepared is the error for an id the cache does not hold.
-func unprepared(id []byte) *Error {
-	return &Error{Code: wire.CodeUnprepared, Message: wire.UnpreparedMessage(id), ID: id}
+func unprepared(id []byte) *query.Error {
+	return &query.Error{Code: wire.CodeUnprepared, Message: wire.UnpreparedMessage(id), ID: id}
 }
 
 // Execute runs the prepared statement with the given id. An unknown id gets an
 // Unprepared error (0x2500) so drivers prepare again.
-func (s *Session) Execute(ctx context.Context, id []byte, p *Params) (*Result, error) {
+func (s *Session) Execute(ctx context.Context, id []byte, p *query.Params) (*query.Result, error) {
 	prep := s.x.plans.get(id)
 	if prep == nil {
 		return nil, unprepared(id)
@@ -375,7 +377,7 @@ func (s *Session) Execute(ctx context.Context, id []byte, p *Params) (*Result, e
 // ExecutePrepared runs a prepared statement as the session's role. A
 // statement that a schema change invalidated gets Unprepared, as its id
 // would; the caller prepares it again.
-func (s *Session) ExecutePrepared(ctx context.Context, prep *Prepared, p *Params) (*Result, error) {
+func (s *Session) ExecutePrepared(ctx context.Context, prep *Prepared, p *query.Params) (*query.Result, error) {
 	pl, err := s.x.planOf(prep)
 	if err != nil {
 		return nil, err
@@ -419,19 +421,17 @@ type usePlan struct {
 	ks string
 }
 
-func (p *usePlan) exec(ctx context.Context, q *execution) (*Result, error) {
+func (p *usePlan) exec(ctx context.Context, q *execution) (*query.Result, error) {
 	if _, ok := q.s.x.eng.Keyspace(p.ks); !ok {
-		return nil, invalidf("Keyspace '%s' does not exist", p.ks)
+		return nil, query.Invalidf("Keyspace '%s' does not exist", p.ks)
 	}
 	q.s.SetKeyspace(p.ks)
-	return &Result{Kind: wire.ResultSetKeyspace, Keyspace: p.ks}, nil
+	return &query.Result{Kind: wire.ResultSetKeyspace, Keyspace: p.ks}, nil
 }
 
 // noBinds is embedded by plans without bind markers or result columns.
 type noBinds struct{}
 
-func (noBinds) binds() []ColumnSpec   { return nil }
-func (noBinds) columns() []ColumnSpec { return nil }
-func (noBinds) pkIndexes() []uint16   { return nil }
-
-func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
+func (noBinds) binds() []query.ColumnSpec   { return nil }
+func (noBinds) columns() []query.ColumnSpec { return nil }
+func (noBinds) pkIndexes() []uint16         { return nil }

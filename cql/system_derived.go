@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"sort"
 
+	"github.com/minicass/minicass/cql/virtual"
+
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/partitioner"
 	"github.com/minicass/minicass/schema"
@@ -50,7 +52,7 @@ func isDerived(tbl *schema.Table) bool {
 // derivedTimestamp returns the timestamp of the cells of derived table tbl
 // read at nowMicros (microseconds since the epoch).
 func derivedTimestamp(tbl *schema.Table, nowMicros int64) int64 {
-	if virtualKeyspaces[tbl.Keyspace] {
+	if virtual.VirtualKeyspaces[tbl.Keyspace] {
 		return nowMicros / 1000
 	}
 	return nowMicros
@@ -60,13 +62,13 @@ func derivedTimestamp(tbl *schema.Table, nowMicros int64) int64 {
 // now, in the engine's partition order, without empty ones. When key is not
 // nil only the partition of that key is wanted: the result may then hold
 // others, but a system_schema table computes only that keyspace.
-func (x *Executor) derivedPartitions(tbl *schema.Table, key []byte) ([]sysPartition, error) {
-	var parts []sysPartition
+func (x *Executor) derivedPartitions(tbl *schema.Table, key []byte) ([]virtual.SysPartition, error) {
+	var parts []virtual.SysPartition
 	switch tbl.Keyspace {
 	case "system_schema":
-		parts = schemaPartitions(x.schemaOf(key), tbl.Name)
+		parts = virtual.SchemaPartitions(x.schemaOf(key), tbl.Name)
 	case "system_virtual_schema":
-		parts = virtualSchemaPartitions(tbl.Name)
+		parts = virtual.VirtualSchemaPartitions(tbl.Name)
 	case "system_views":
 		var err error
 		if parts, err = x.viewPartitions(tbl.Name); err != nil {
@@ -74,17 +76,17 @@ func (x *Executor) derivedPartitions(tbl *schema.Table, key []byte) ([]sysPartit
 		}
 	case "system":
 		if tbl.Name == "local" {
-			parts = []sysPartition{{key: textV("local"), rows: []sysValues{localRow(x.nodeInfo())}}}
+			parts = []virtual.SysPartition{{Key: virtual.TextV("local"), Rows: []virtual.SysValues{virtual.LocalRow(x.nodeInfo())}}}
 		}
 	}
 	out := parts[:0]
 	for _, p := range parts {
-		if len(p.rows) > 0 {
+		if len(p.Rows) > 0 {
 			out = append(out, p)
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {
-		return data.ComparePartitions(int64(partitioner.Murmur3(out[i].key)), out[i].key, int64(partitioner.Murmur3(out[j].key)), out[j].key) < 0
+		return data.ComparePartitions(int64(partitioner.Murmur3(out[i].Key)), out[i].Key, int64(partitioner.Murmur3(out[j].Key)), out[j].Key) < 0
 	})
 	return out, nil
 }
@@ -92,24 +94,24 @@ func (x *Executor) derivedPartitions(tbl *schema.Table, key []byte) ([]sysPartit
 // schemaOf returns the schema system_schema describes: every keyspace, or
 // only the keyspace named by key when key is not nil (none if it does not
 // exist).
-func (x *Executor) schemaOf(key []byte) schemaSnapshot {
+func (x *Executor) schemaOf(key []byte) virtual.SchemaSnapshot {
 	if key == nil {
 		return x.currentSchema()
 	}
 	ks, ok := x.eng.Keyspace(string(key))
 	if !ok {
-		return schemaSnapshot{}
+		return virtual.SchemaSnapshot{}
 	}
-	return schemaSnapshot{keyspaces: []*schema.Keyspace{ks}, tables: map[string][]*schema.Table{ks.Name: x.eng.Tables(ks.Name)}}
+	return virtual.SchemaSnapshot{Keyspaces: []*schema.Keyspace{ks}, Tables: map[string][]*schema.Table{ks.Name: x.eng.Tables(ks.Name)}}
 }
 
 // derivedPart builds the selPart of derived partition p of tbl: its rows in
 // clustering order (reversed if reverse) that lie in slices, at most limit
 // of them (0: all), with cells stamped ts.
-func derivedPart(tbl *schema.Table, p sysPartition, ts int64, slices data.Slices, reverse bool, limit int) (*selPart, error) {
-	sp := &selPart{key: p.key}
-	for _, v := range p.rows {
-		row, err := systemRow(tbl, v, ts)
+func derivedPart(tbl *schema.Table, p virtual.SysPartition, ts int64, slices data.Slices, reverse bool, limit int) (*selPart, error) {
+	sp := &selPart{key: p.Key}
+	for _, v := range p.Rows {
+		row, err := virtual.SystemRow(tbl, v, ts)
 		if err != nil {
 			return nil, err
 		}

@@ -6,6 +6,10 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/minicass/minicass/cql/query"
+
+	"github.com/minicass/minicass/cql/virtual"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -24,7 +28,7 @@ func TestDerivedTablesStoreNothing(t *testing.T) {
 	queryRows(t, s, "ALTER TABLE ks.t DROP a")
 	x := s.x
 	var derived int
-	for _, ks := range systemKeyspaceOrder {
+	for _, ks := range virtual.SystemKeyspaceOrder {
 		for _, tbl := range x.eng.Tables(ks) {
 			if !isDerived(tbl) {
 				continue
@@ -37,7 +41,7 @@ func TestDerivedTablesStoreNothing(t *testing.T) {
 			assert.Empty(t, x.eng.SSTables(ks, tbl.Name), tbl.QualifiedName())
 		}
 	}
-	assert.Equal(t, len(systemTables("system_schema"))+len(systemTables("system_views"))+len(systemTables("system_virtual_schema"))+1, derived)
+	assert.Equal(t, len(virtual.SystemTables("system_schema"))+len(virtual.SystemTables("system_views"))+len(virtual.SystemTables("system_virtual_schema"))+1, derived)
 	assert.Equal(t, []byte("t"), queryRows(t, s, "SELECT table_name FROM system_schema.indexes WHERE keyspace_name = 'ks'").Rows[0][0])
 	assert.Equal(t, []byte("a"), queryRows(t, s, "SELECT column_name FROM system_schema.dropped_columns WHERE keyspace_name = 'ks'").Rows[0][0])
 	assert.Equal(t, []byte("addr"), queryRows(t, s, "SELECT type_name FROM system_schema.types WHERE keyspace_name = 'ks'").Rows[0][0])
@@ -56,7 +60,7 @@ func TestDerivedTablesReadPath(t *testing.T) {
 	for _, name := range []string{"b", "c", "a"} {
 		queryRows(t, s, fmt.Sprintf("CREATE TABLE ks.%s (k int PRIMARY KEY, v text)", name))
 	}
-	names := func(res *Result) []string {
+	names := func(res *query.Result) []string {
 		var out []string
 		for _, r := range res.Rows {
 			out = append(out, string(r[0]))
@@ -78,7 +82,7 @@ func TestDerivedTablesReadPath(t *testing.T) {
 	var state []byte
 	for pages := 0; ; pages++ {
 		require.Less(t, pages, 1000)
-		res, err := s.Query(ctx, "SELECT keyspace_name, table_name, column_name FROM system_schema.columns", &Params{PageSize: 7, PagingState: state})
+		res, err := s.Query(ctx, "SELECT keyspace_name, table_name, column_name FROM system_schema.columns", &query.Params{PageSize: 7, PagingState: state})
 		require.NoError(t, err)
 		paged = append(paged, res.Rows...)
 		if res.PagingState == nil {
@@ -117,8 +121,8 @@ func TestClientsView(t *testing.T) {
 	s.x.SetClients(func() []ConnectedClient { return clients })
 	res := queryRows(t, s, "SELECT port, username, connection_stage, driver_name, driver_version, request_count, ssl_enabled FROM system_views.clients WHERE address = '127.0.0.1'")
 	require.Len(t, res.Rows, 2)
-	assert.Equal(t, [][]byte{intV(5000), nil, []byte("authenticating"), nil, nil, bigintV(0), {0}}, res.Rows[0])
-	assert.Equal(t, [][]byte{intV(5001), []byte("anonymous"), []byte("ready"), []byte("d"), []byte("1.0"), bigintV(3), {0}}, res.Rows[1])
+	assert.Equal(t, [][]byte{virtual.IntV(5000), nil, []byte("authenticating"), nil, nil, bigintV(0), {0}}, res.Rows[0])
+	assert.Equal(t, [][]byte{virtual.IntV(5001), []byte("anonymous"), []byte("ready"), []byte("d"), []byte("1.0"), bigintV(3), {0}}, res.Rows[1])
 	clients = clients[:1]
 	assert.Len(t, queryRows(t, s, "SELECT * FROM system_views.clients").Rows, 1)
 }

@@ -8,6 +8,10 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/minicass/minicass/cql/query"
+
+	"github.com/minicass/minicass/cql/virtual"
+
 	"github.com/minicass/minicass/engine"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
@@ -42,13 +46,13 @@ func (x *Executor) HostID() types.UUIDValue { return x.sys.hostID }
 // and system_views.* are computed when read (system_derived.go). NewExecutor
 // calls it; calling it again is harmless.
 func (x *Executor) Bootstrap(ctx context.Context) error {
-	for _, ks := range systemKeyspaceOrder {
+	for _, ks := range virtual.SystemKeyspaceOrder {
 		if _, ok := x.eng.Keyspace(ks); !ok {
-			if err := x.eng.CreateKeyspace(systemKeyspaceDef(ks)); err != nil && !errors.Is(err, engine.ErrKeyspaceExists) {
+			if err := x.eng.CreateKeyspace(virtual.SystemKeyspaceDef(ks)); err != nil && !errors.Is(err, engine.ErrKeyspaceExists) {
 				return fmt.Errorf("cql: creating system keyspace %s: %w", ks, err)
 			}
 		}
-		for _, t := range systemTables(ks) {
+		for _, t := range virtual.SystemTables(ks) {
 			if _, ok := x.eng.Table(ks, t.Name); ok {
 				continue
 			}
@@ -68,7 +72,7 @@ func (x *Executor) Bootstrap(ctx context.Context) error {
 // unspecified one (0.0.0.0, ::) is refused.
 func (x *Executor) SetNodeAddress(ctx context.Context, ip net.IP, port int) error {
 	if ip == nil || ip.IsUnspecified() {
-		return invalidf("rpc_address must be a specific address, not %v", ip)
+		return query.Invalidf("rpc_address must be a specific address, not %v", ip)
 	}
 	x.sys.mu.Lock()
 	x.sys.rpcAddress, x.sys.rpcPort = ip, port
@@ -84,50 +88,62 @@ func (x *Executor) NodeAddress() (net.IP, int) {
 }
 
 // currentSchema returns every keyspace with its tables, sorted by name.
-func (x *Executor) currentSchema() schemaSnapshot {
+func (x *Executor) currentSchema() virtual.SchemaSnapshot {
 	kss := x.eng.Keyspaces()
 	sort.Slice(kss, func(i, j int) bool { return kss[i].Name < kss[j].Name })
-	snap := schemaSnapshot{keyspaces: kss, tables: make(map[string][]*schema.Table, len(kss))}
+	snap := virtual.SchemaSnapshot{Keyspaces: kss, Tables: make(map[string][]*schema.Table, len(kss))}
 	for _, ks := range kss {
 		ts := x.eng.Tables(ks.Name)
-		sortTables(ts)
-		snap.tables[ks.Name] = ts
+		virtual.SortTables(ts)
+		snap.Tables[ks.Name] = ts
 	}
 	return snap
 }
 
 // nodeInfo returns what system.local says about the node now; its schema
 // version is the engine's digest of the current schema.
-func (x *Executor) nodeInfo() nodeInfo {
+func (x *Executor) nodeInfo() virtual.NodeInfo {
 	x.sys.mu.Lock()
 	defer x.sys.mu.Unlock()
-	return nodeInfo{
-		clusterName: x.opts.ClusterName, dataCenter: x.opts.DataCenter, rack: x.opts.Rack,
-		hostID: x.sys.hostID, schemaVersion: x.eng.SchemaVersion(),
-		rpcAddress: x.sys.rpcAddress, rpcPort: x.sys.rpcPort, gossipGeneration: x.sys.generation,
-		tokens: nodeTokens(x.sys.hostID),
+	return virtual.NodeInfo{
+		ClusterName: x.opts.ClusterName, DataCenter: x.opts.DataCenter, Rack: x.opts.Rack,
+		HostID: x.sys.hostID, SchemaVersion: x.eng.SchemaVersion(),
+		RpcAddress: x.sys.rpcAddress, RpcPort: x.sys.rpcPort, GossipGeneration: x.sys.generation,
+		Tokens: virtual.NodeTokens(x.sys.hostID),
 	}
 }
 
 // writeSystemPartitions replaces the content of partitions of stored system
 // tables (system_auth): a partition deletion, then the new rows at a later
 // timestamp.
-func (x *Executor) writeSystemPartitions(ctx context.Context, parts []sysPartition) error {
+func (x *Executor) writeSystemPartitions(ctx context.Context, parts []virtual.SysPartition) error {
 	delTS := x.eng.NewTimestamp()
 	ts := x.eng.NewTimestamp()
 	now := x.eng.Clock().Now().Unix()
 	for _, p := range parts {
-		tbl, ok := x.eng.Table(p.table.Keyspace, p.table.Name)
+		tbl, ok := x.eng.Table(p.Table.Keyspace, p.Table.Name)
 		if !ok {
-			return fmt.Errorf("cql: system table %s is missing", p.table.QualifiedName())
+			return fmt.Errorf("cql: system table %s is missing", p.Table.QualifiedName())
 		}
-		p.table = tbl
-		m, err := partitionMutation(p, delTS, ts, now)
+		p.Table = tbl
+		m, err := virtual.PartitionMutation(p, delTS, ts, now)
 		if err != nil {
 			return err
 		}
 		if err := x.eng.Apply(ctx, tbl, m); err != nil {
 			return fmt.Errorf("cql: writing %s: %w", tbl.QualifiedName(), err)
+		}
+	}
+	return nil
+}
+
+// systemTable returns the definition of the system table ks.name, or nil.
+// lookupTable falls back on it, so system tables are found even where the
+// engine does not know them (for instance before Bootstrap).
+func (x *Executor) systemTable(ks, name string) *schema.Table {
+	for _, t := range virtual.SystemTables(ks) {
+		if t.Name == name {
+			return t
 		}
 	}
 	return nil

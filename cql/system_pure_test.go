@@ -4,6 +4,8 @@ import (
 	"net"
 	"testing"
 
+	"github.com/minicass/minicass/cql/virtual"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -14,20 +16,20 @@ import (
 
 func TestSystemTableID(t *testing.T) {
 	// Cassandra's ids of these tables are fixed (TableId.forSystemTable).
-	assert.Equal(t, "7ad54392-bcdd-35a6-8417-4e047860b377", types.UUIDValue(SystemTableID("system", "local")).String())
-	assert.Equal(t, "37f71aca-7dc2-383b-a706-72528af04d4f", types.UUIDValue(SystemTableID("system", "peers")).String())
+	assert.Equal(t, "7ad54392-bcdd-35a6-8417-4e047860b377", types.UUIDValue(virtual.SystemTableID("system", "local")).String())
+	assert.Equal(t, "37f71aca-7dc2-383b-a706-72528af04d4f", types.UUIDValue(virtual.SystemTableID("system", "peers")).String())
 }
 
 func TestSystemTablesShape(t *testing.T) {
-	for _, ks := range systemKeyspaceOrder {
-		ts := systemTables(ks)
+	for _, ks := range virtual.SystemKeyspaceOrder {
+		ts := virtual.SystemTables(ks)
 		require.NotEmpty(t, ts, ks)
 		for i, tbl := range ts {
 			if i > 0 {
 				assert.Less(t, ts[i-1].Name, tbl.Name, "sorted")
 			}
 			assert.NotEmpty(t, tbl.PartitionKey(), tbl.QualifiedName())
-			assert.Equal(t, SystemTableID(ks, tbl.Name), tbl.ID)
+			assert.Equal(t, virtual.SystemTableID(ks, tbl.Name), tbl.ID)
 		}
 	}
 	// The column types gocql asserts (cassandra-facts.md section 5).
@@ -50,22 +52,22 @@ func TestSystemTablesShape(t *testing.T) {
 
 func TestNodeTokens(t *testing.T) {
 	id := types.UUIDValue{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
-	a, b := nodeTokens(id), nodeTokens(id)
-	require.Len(t, a, NumTokens)
+	a, b := virtual.NodeTokens(id), virtual.NodeTokens(id)
+	require.Len(t, a, virtual.NumTokens)
 	assert.Equal(t, a, b, "deterministic per host id")
 	seen := map[string]bool{}
 	for _, tok := range a {
 		seen[tok] = true
 	}
-	assert.Len(t, seen, NumTokens, "distinct")
-	assert.NotEqual(t, a, nodeTokens(types.UUIDValue{9}))
+	assert.Len(t, seen, virtual.NumTokens, "distinct")
+	assert.NotEqual(t, a, virtual.NodeTokens(types.UUIDValue{9}))
 }
 
 func TestLocalRowMutation(t *testing.T) {
 	local := (&Executor{}).systemTable("system", "local")
-	n := nodeInfo{clusterName: "Test Cluster", dataCenter: "datacenter1", rack: "rack1", rpcAddress: net.ParseIP("127.0.0.1"), rpcPort: 9042,
-		hostID: types.UUIDValue{7}, tokens: []string{"-5", "10"}}
-	m, err := partitionMutation(sysPartition{table: local, key: textV("local"), rows: []sysValues{localRow(n)}}, 10, 11, 100)
+	n := virtual.NodeInfo{ClusterName: "Test Cluster", DataCenter: "datacenter1", Rack: "rack1", RpcAddress: net.ParseIP("127.0.0.1"), RpcPort: 9042,
+		HostID: types.UUIDValue{7}, Tokens: []string{"-5", "10"}}
+	m, err := virtual.PartitionMutation(virtual.SysPartition{Table: local, Key: virtual.TextV("local"), Rows: []virtual.SysValues{virtual.LocalRow(n)}}, 10, 11, 100)
 	require.NoError(t, err)
 	assert.Equal(t, local.ID, m.Table)
 	assert.Equal(t, []byte("local"), m.Key)
@@ -95,51 +97,51 @@ func TestSchemaPartitions(t *testing.T) {
 	ks := &schema.Keyspace{Name: "ks", DurableWrites: true, Replication: map[string]string{"class": "org.apache.cassandra.locator.SimpleStrategy", "replication_factor": "1"}}
 	empty := &schema.Keyspace{Name: "empty", DurableWrites: true, Replication: ks.Replication}
 	tbl := testTable(t, "ks", "t", "k int pk 0\nc text ck 0 desc\nv counter", schema.DefaultOptions())
-	snap := schemaSnapshot{keyspaces: []*schema.Keyspace{empty, ks, systemKeyspaceDef("system_views")}, tables: map[string][]*schema.Table{"ks": {tbl}}}
-	byTable := map[string][]sysPartition{}
-	for _, st := range systemTables("system_schema") {
-		byTable[st.Name] = schemaPartitions(snap, st.Name)
+	snap := virtual.SchemaSnapshot{Keyspaces: []*schema.Keyspace{empty, ks, virtual.SystemKeyspaceDef("system_views")}, Tables: map[string][]*schema.Table{"ks": {tbl}}}
+	byTable := map[string][]virtual.SysPartition{}
+	for _, st := range virtual.SystemTables("system_schema") {
+		byTable[st.Name] = virtual.SchemaPartitions(snap, st.Name)
 		// Every partition turns into valid rows of its table.
 		for _, p := range byTable[st.Name] {
-			for _, r := range p.rows {
-				_, err := systemRow(st, r, 2)
+			for _, r := range p.Rows {
+				_, err := virtual.SystemRow(st, r, 2)
 				require.NoError(t, err, st.QualifiedName())
 			}
 		}
 	}
 	// system_views is virtual: described by system_virtual_schema only.
 	require.Len(t, byTable["keyspaces"], 2)
-	assert.Equal(t, "empty", string(byTable["keyspaces"][0].key))
-	assert.Equal(t, "ks", string(byTable["keyspaces"][1].key))
+	assert.Equal(t, "empty", string(byTable["keyspaces"][0].Key))
+	assert.Equal(t, "ks", string(byTable["keyspaces"][1].Key))
 	require.Len(t, byTable["tables"], 1, "a keyspace without tables has no partition")
-	trow := byTable["tables"][0].rows[0]
+	trow := byTable["tables"][0].Rows[0]
 	flags, err := types.DecodeCollection(types.SetOf(types.TextType, true), trow["flags"])
 	require.NoError(t, err)
 	assert.Equal(t, [][]byte{[]byte("compound"), []byte("counter")}, flags)
 	assert.Equal(t, tbl.ID[:], trow["id"])
-	cols := byTable["columns"][0].rows
+	cols := byTable["columns"][0].Rows
 	require.Len(t, cols, 3)
 	assert.Equal(t, "desc", string(cols[1]["clustering_order"]))
 	assert.Equal(t, "clustering", string(cols[1]["kind"]))
-	assert.Equal(t, intV(0), cols[1]["position"])
-	assert.Equal(t, intV(-1), cols[2]["position"])
+	assert.Equal(t, virtual.IntV(0), cols[1]["position"])
+	assert.Equal(t, virtual.IntV(-1), cols[2]["position"])
 	assert.Equal(t, "counter", string(cols[2]["type"]))
 	for _, name := range []string{"aggregates", "functions", "triggers", "views", "types", "indexes", "dropped_columns"} {
 		assert.Empty(t, byTable[name], name)
 	}
-	assert.Len(t, virtualSchemaPartitions("keyspaces"), 2)
-	assert.Len(t, virtualSchemaPartitions("tables"), 2)
+	assert.Len(t, virtual.VirtualSchemaPartitions("keyspaces"), 2)
+	assert.Len(t, virtual.VirtualSchemaPartitions("tables"), 2)
 }
 
 func TestParamsOf(t *testing.T) {
 	o := schema.DefaultOptions()
 	o.Extra = map[string]string{"caching": "{'rows_per_partition': '10'}", "speculative_retry": "'NONE'", "cdc": "true",
 		"min_index_interval": "64", "memtable": "'trie'"}
-	p := paramsOf(o)
-	assert.Equal(t, map[string]string{"keys": "ALL", "rows_per_partition": "10"}, p.caching)
-	assert.Equal(t, "NONE", p.speculativeRetry)
-	assert.True(t, p.cdc)
-	assert.Equal(t, int32(64), p.minIndexInterval)
-	assert.Equal(t, "trie", p.memtable)
-	assert.Equal(t, 0.01, paramsOf(schema.Options{}).bloomFilterFPChance)
+	p := virtual.ParamsOf(o)
+	assert.Equal(t, map[string]string{"keys": "ALL", "rows_per_partition": "10"}, p.Caching)
+	assert.Equal(t, "NONE", p.SpeculativeRetry)
+	assert.True(t, p.Cdc)
+	assert.Equal(t, int32(64), p.MinIndexInterval)
+	assert.Equal(t, "trie", p.Memtable)
+	assert.Equal(t, 0.01, virtual.ParamsOf(schema.Options{}).BloomFilterFPChance)
 }

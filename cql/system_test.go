@@ -6,6 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/minicass/minicass/cql/query"
+
+	"github.com/minicass/minicass/cql/virtual"
+
 	"github.com/cockroachdb/datadriven"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -27,18 +31,18 @@ func newSystemTestSession(t testing.TB) *Session {
 	return x.NewSession()
 }
 
-func queryRows(t testing.TB, s *Session, q string, args ...[]byte) *Result {
+func queryRows(t testing.TB, s *Session, q string, args ...[]byte) *query.Result {
 	t.Helper()
-	p := &Params{}
+	p := &query.Params{}
 	for _, a := range args {
-		p.Values = append(p.Values, Value{Bytes: a})
+		p.Values = append(p.Values, query.Value{Bytes: a})
 	}
 	res, err := s.Query(context.Background(), q, p)
 	require.NoError(t, err, q)
 	return res
 }
 
-func column(res *Result, row int, name string) []byte {
+func column(res *query.Result, row int, name string) []byte {
 	for i, c := range res.Columns {
 		if c.Name == name {
 			return res.Rows[row][i]
@@ -51,19 +55,19 @@ func TestSystemLocal(t *testing.T) {
 	s := newSystemTestSession(t)
 	res := queryRows(t, s, "SELECT * FROM system.local WHERE key='local'")
 	require.Len(t, res.Rows, 1)
-	assert.Equal(t, ReleaseVersion, string(column(res, 0, "release_version")))
+	assert.Equal(t, virtual.ReleaseVersion, string(column(res, 0, "release_version")))
 	assert.Equal(t, "Test Cluster", string(column(res, 0, "cluster_name")))
-	assert.Equal(t, Partitioner, string(column(res, 0, "partitioner")))
+	assert.Equal(t, virtual.Partitioner, string(column(res, 0, "partitioner")))
 	assert.Equal(t, []byte{127, 0, 0, 1}, column(res, 0, "rpc_address"))
-	assert.Equal(t, intV(9042), column(res, 0, "rpc_port"))
+	assert.Equal(t, virtual.IntV(9042), column(res, 0, "rpc_port"))
 	assert.Equal(t, s.x.HostID().String(), types.Format(types.UUIDType, column(res, 0, "host_id")))
 	tokens, err := types.DecodeCollection(types.SetOf(types.TextType, false), column(res, 0, "tokens"))
 	require.NoError(t, err)
-	assert.Len(t, tokens, NumTokens)
+	assert.Len(t, tokens, virtual.NumTokens)
 
 	require.NoError(t, s.x.SetNodeAddress(context.Background(), []byte{10, 1, 2, 3}, 19042))
 	res = queryRows(t, s, "SELECT rpc_address, rpc_port FROM system.local WHERE key='local'")
-	assert.Equal(t, [][]byte{{10, 1, 2, 3}, intV(19042)}, res.Rows[0])
+	assert.Equal(t, [][]byte{{10, 1, 2, 3}, virtual.IntV(19042)}, res.Rows[0])
 	require.Error(t, s.x.SetNodeAddress(context.Background(), []byte{0, 0, 0, 0}, 9042), "drivers refuse 0.0.0.0")
 
 	// peers are empty on a single node, but queryable.
@@ -129,7 +133,7 @@ func TestSystemKeyspacesReadOnly(t *testing.T) {
 	} {
 		_, err := s.Query(context.Background(), q, nil)
 		require.Error(t, err, q)
-		assert.ErrorIs(t, err, ErrUnauthorized, q)
+		assert.ErrorIs(t, err, query.ErrUnauthorized, q)
 	}
 }
 
@@ -143,7 +147,7 @@ func TestDescribeExec(t *testing.T) {
 			for _, q := range strings.Split(strings.TrimSpace(d.Input), "\n") {
 				res, err := s.Query(context.Background(), q, nil)
 				if err != nil {
-					e := AsError(err)
+					e := query.AsError(err)
 					fmt.Fprintf(&out, "error %s: %s\n", e.Code.ExceptionName(), e.Message)
 					continue
 				}
@@ -154,7 +158,7 @@ func TestDescribeExec(t *testing.T) {
 	})
 }
 
-func printResult(out *strings.Builder, res *Result) {
+func printResult(out *strings.Builder, res *query.Result) {
 	switch res.Kind {
 	case wire.ResultRows:
 		var names []string

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/minicass/minicass/cql/query"
+
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
@@ -21,8 +23,8 @@ type receiver struct {
 	typ             types.Type
 }
 
-func (r receiver) spec() ColumnSpec {
-	return ColumnSpec{Keyspace: r.ks, Table: r.table, Name: r.name, Type: r.typ}
+func (r receiver) spec() query.ColumnSpec {
+	return query.ColumnSpec{Keyspace: r.ks, Table: r.table, Name: r.name, Type: r.typ}
 }
 
 func (r receiver) sub(name string, t types.Type) receiver {
@@ -31,13 +33,13 @@ func (r receiver) sub(name string, t types.Type) receiver {
 
 // term is a compiled term: it evaluates to a value at execution time.
 type term interface {
-	eval(q *execution) (Value, error)
+	eval(q *execution) (query.Value, error)
 }
 
 // constTerm is a value known at compile time (nil = null).
 type constTerm struct{ v []byte }
 
-func (t constTerm) eval(*execution) (Value, error) { return Value{Bytes: t.v}, nil }
+func (t constTerm) eval(*execution) (query.Value, error) { return query.Value{Bytes: t.v}, nil }
 
 // foreignUserType returns the keyspace of a user type t names outside ks,
 // or "".
@@ -57,8 +59,8 @@ func foreignUserType(t *parser.Type, ks *schema.Keyspace) string {
 // milliseconds.
 type nowTerm struct{}
 
-func (nowTerm) eval(q *execution) (Value, error) {
-	return Value{Bytes: int64Bytes(q.now.UnixMilli())}, nil
+func (nowTerm) eval(q *execution) (query.Value, error) {
+	return query.Value{Bytes: int64Bytes(q.now.UnixMilli())}, nil
 }
 
 // bindTerm reads a bound value and validates it against its receiver's type.
@@ -67,16 +69,16 @@ type bindTerm struct {
 	recv receiver
 }
 
-func (t bindTerm) eval(q *execution) (Value, error) {
+func (t bindTerm) eval(q *execution) (query.Value, error) {
 	if t.idx >= len(q.values) {
-		return Value{}, invalidf("No value bound for %s", t.recv.name)
+		return query.Value{}, query.Invalidf("No value bound for %s", t.recv.name)
 	}
 	v := q.values[t.idx]
 	if v.Unset || v.Bytes == nil {
 		return v, nil
 	}
 	if err := types.Validate(t.recv.typ, v.Bytes); err != nil {
-		return Value{}, invalidf("Invalid value for %s of type %s: %v", t.recv.name, t.recv.typ, unwrapReason(err))
+		return query.Value{}, query.Invalidf("Invalid value for %s of type %s: %v", t.recv.name, t.recv.typ, unwrapReason(err))
 	}
 	return v, nil
 }
@@ -95,18 +97,18 @@ type collectionTerm struct {
 	elems []term // for maps: key, value, key, value...
 }
 
-func (t collectionTerm) eval(q *execution) (Value, error) {
+func (t collectionTerm) eval(q *execution) (query.Value, error) {
 	vals := make([][]byte, len(t.elems))
 	for i, e := range t.elems {
 		v, err := e.eval(q)
 		if err != nil {
-			return Value{}, err
+			return query.Value{}, err
 		}
 		if v.Unset {
-			return Value{}, invalidf("Invalid unset value in collection literal for %s", t.recv.name)
+			return query.Value{}, query.Invalidf("Invalid unset value in collection literal for %s", t.recv.name)
 		}
 		if v.Bytes == nil && t.recv.typ.Kind != types.Tuple {
-			return Value{}, invalidf("null is not supported inside collections")
+			return query.Value{}, query.Invalidf("null is not supported inside collections")
 		}
 		vals[i] = v.Bytes
 	}
@@ -127,9 +129,9 @@ func (t collectionTerm) eval(q *execution) (Value, error) {
 		b = types.EncodeTuple(vals)
 	}
 	if err != nil {
-		return Value{}, invalidf("Invalid collection literal for %s: %v", t.recv.name, err)
+		return query.Value{}, query.Invalidf("Invalid collection literal for %s: %v", t.recv.name, err)
 	}
-	return Value{Bytes: b}, nil
+	return query.Value{Bytes: b}, nil
 }
 
 // funcTerm calls a scalar function on argument terms.
@@ -138,28 +140,28 @@ type funcTerm struct {
 	args []term
 }
 
-func (t funcTerm) eval(q *execution) (Value, error) {
+func (t funcTerm) eval(q *execution) (query.Value, error) {
 	args := make([][]byte, len(t.args))
 	for i, a := range t.args {
 		v, err := a.eval(q)
 		if err != nil {
-			return Value{}, err
+			return query.Value{}, err
 		}
 		if v.Unset {
-			return Value{}, invalidf("Invalid unset value for argument in call to function %s", t.fn.name)
+			return query.Value{}, query.Invalidf("Invalid unset value for argument in call to function %s", t.fn.name)
 		}
 		args[i] = v.Bytes
 	}
 	b, err := t.fn.impl(q, args)
 	if err != nil {
-		return Value{}, &Error{Code: wire.CodeFunctionFailure, Message: fmt.Sprintf("execution of 'system.%s[%s]' failed: %v", t.fn.name, t.fn.argList(), err)}
+		return query.Value{}, &query.Error{Code: wire.CodeFunctionFailure, Message: fmt.Sprintf("execution of 'system.%s[%s]' failed: %v", t.fn.name, t.fn.argList(), err)}
 	}
-	return Value{Bytes: b}, nil
+	return query.Value{Bytes: b}, nil
 }
 
 // compileCtx collects the bind markers of a statement while it compiles.
 type compileCtx struct {
-	specs []ColumnSpec
+	specs []query.ColumnSpec
 	// nested memoizes how a nested operation or call assigns to a type
 	// during overload resolution (operations.go), so that resolving an
 	// expression costs time linear in its size, not exponential in its
@@ -168,12 +170,12 @@ type compileCtx struct {
 }
 
 func newCompileCtx(n int) *compileCtx {
-	return &compileCtx{specs: make([]ColumnSpec, n)}
+	return &compileCtx{specs: make([]query.ColumnSpec, n)}
 }
 
 func (c *compileCtx) bind(m *parser.BindMarker, r receiver) bindTerm {
 	for len(c.specs) <= m.Index {
-		c.specs = append(c.specs, ColumnSpec{})
+		c.specs = append(c.specs, query.ColumnSpec{})
 	}
 	c.specs[m.Index] = r.spec()
 	return bindTerm{idx: m.Index, recv: r}
@@ -201,12 +203,12 @@ func constKind(k parser.ConstKind) types.ConstKind {
 }
 
 // literalError renders a types.LiteralError the way Cassandra words it.
-func literalError(err error, c *parser.Constant, r receiver) *Error {
+func literalError(err error, c *parser.Constant, r receiver) *query.Error {
 	var le *types.LiteralError
 	if errors.As(err, &le) && !le.Mismatch && le.Reason != "" {
-		return invalidf("%s", le.Reason)
+		return query.Invalidf("%s", le.Reason)
 	}
-	return invalidf("Invalid %s constant (%s) for \"%s\" of type %s", constKind(c.Kind), c.Value(), r.name, r.typ)
+	return query.Invalidf("Invalid %s constant (%s) for \"%s\" of type %s", constKind(c.Kind), c.Value(), r.name, r.typ)
 }
 
 // compileTerm compiles expression e as a value for receiver r.
@@ -221,7 +223,7 @@ func (c *compileCtx) compileTerm(e parser.Expr, r receiver) (term, error) {
 			t = types.BigintType
 		}
 		if t.IsCollection() || t.Kind == types.Tuple {
-			return nil, invalidf("Invalid %s constant (%s) for \"%s\" of type %s", constKind(e.Kind), e.Value(), r.name, r.typ)
+			return nil, query.Invalidf("Invalid %s constant (%s) for \"%s\" of type %s", constKind(e.Kind), e.Value(), r.name, r.typ)
 		}
 		if t.Kind == types.Timestamp && e.Kind == parser.ConstString && strings.EqualFold(e.Value(), "now") {
 			// TimestampSerializer.dateStringToTimestamp: the current time.
@@ -236,7 +238,7 @@ func (c *compileCtx) compileTerm(e parser.Expr, r receiver) (term, error) {
 		return c.bind(e, r), nil
 	case *parser.ListLit:
 		if r.typ.Kind != types.List {
-			return nil, invalidf("Invalid list literal for %s of type %s", r.name, r.typ)
+			return nil, query.Invalidf("Invalid list literal for %s of type %s", r.name, r.typ)
 		}
 		return c.compileElems(e.Elems, r, r.sub("value("+r.name+")", r.typ.Params[0]))
 	case *parser.SetLit:
@@ -246,10 +248,10 @@ func (c *compileCtx) compileTerm(e parser.Expr, r receiver) (term, error) {
 		case types.List:
 			// Cassandra rejects a set literal for a list.
 		}
-		return nil, invalidf("Invalid set literal for %s of type %s", r.name, r.typ)
+		return nil, query.Invalidf("Invalid set literal for %s of type %s", r.name, r.typ)
 	case *parser.MapLit:
 		if r.typ.Kind != types.Map {
-			return nil, invalidf("Invalid map literal for %s of type %s", r.name, r.typ)
+			return nil, query.Invalidf("Invalid map literal for %s of type %s", r.name, r.typ)
 		}
 		kr, vr := r.sub("key("+r.name+")", r.typ.Params[0]), r.sub("value("+r.name+")", r.typ.Params[1])
 		out := collectionTerm{recv: r}
@@ -267,12 +269,12 @@ func (c *compileCtx) compileTerm(e parser.Expr, r receiver) (term, error) {
 		return foldConst(out), nil
 	case *parser.EmptyBraces:
 		if r.typ.Kind != types.Set && r.typ.Kind != types.Map {
-			return nil, invalidf("Invalid set literal for %s of type %s", r.name, r.typ)
+			return nil, query.Invalidf("Invalid set literal for %s of type %s", r.name, r.typ)
 		}
 		return foldConst(collectionTerm{recv: r}), nil
 	case *parser.UDTLit:
 		if r.typ.UDT == nil {
-			return nil, invalidf("Invalid user type literal for %s of type %s", r.name, r.typ)
+			return nil, query.Invalidf("Invalid user type literal for %s of type %s", r.name, r.typ)
 		}
 		// Fields by name, the others null (UserTypes.Literal).
 		ut := r.typ.UDT
@@ -280,10 +282,10 @@ func (c *compileCtx) compileTerm(e parser.Expr, r receiver) (term, error) {
 		for _, f := range e.Fields {
 			i := slices.Index(ut.Fields, string(f.Name))
 			if i < 0 {
-				return nil, invalidf("Unknown field '%s' in value of user defined type %s", f.Name, ut.Name)
+				return nil, query.Invalidf("Unknown field '%s' in value of user defined type %s", f.Name, ut.Name)
 			}
 			if out.elems[i] != nil {
-				return nil, invalidf("Duplicate field '%s' in user type literal for %s", f.Name, r.name)
+				return nil, query.Invalidf("Duplicate field '%s' in user type literal for %s", f.Name, r.name)
 			}
 			t, err := c.compileTerm(f.Value, r.sub(r.name+"."+ut.Fields[i], r.typ.Params[i]))
 			if err != nil {
@@ -303,10 +305,10 @@ func (c *compileCtx) compileTerm(e parser.Expr, r receiver) (term, error) {
 			return c.compileTerm(e.Elems[0], r)
 		}
 		if r.typ.Kind != types.Tuple || r.typ.UDT != nil {
-			return nil, invalidf("Invalid tuple literal for %s of type %s", r.name, r.typ)
+			return nil, query.Invalidf("Invalid tuple literal for %s of type %s", r.name, r.typ)
 		}
 		if len(e.Elems) > len(r.typ.Params) {
-			return nil, invalidf("Invalid tuple literal for %s: too many elements. Type %s expects %d but got %d", r.name, r.typ, len(r.typ.Params), len(e.Elems))
+			return nil, query.Invalidf("Invalid tuple literal for %s: too many elements. Type %s expects %d but got %d", r.name, r.typ, len(r.typ.Params), len(e.Elems))
 		}
 		out := collectionTerm{recv: r}
 		for i, el := range e.Elems {
@@ -328,7 +330,7 @@ func (c *compileCtx) compileTerm(e parser.Expr, r receiver) (term, error) {
 			return nil, err
 		}
 		if !assignableType(ht, r.typ) {
-			return nil, invalidf("Cannot assign value of type %s to %s of type %s", ht, r.name, r.typ)
+			return nil, query.Invalidf("Cannot assign value of type %s to %s of type %s", ht, r.name, r.typ)
 		}
 		return c.compileTerm(e.Expr, r.sub(r.name, ht))
 	case *parser.Neg:
@@ -339,7 +341,7 @@ func (c *compileCtx) compileTerm(e parser.Expr, r receiver) (term, error) {
 	case *parser.BinaryExpr:
 		return c.compileOpTerm(opByte(e.Op), []parser.Expr{e.Left, e.Right}, r)
 	}
-	return nil, invalidf("Invalid term %s for %s of type %s", e, r.name, r.typ)
+	return nil, query.Invalidf("Invalid term %s for %s of type %s", e, r.name, r.typ)
 }
 
 func (c *compileCtx) compileElems(elems []parser.Expr, r, er receiver) (term, error) {
@@ -413,10 +415,10 @@ func rawType(t *parser.Type) types.RawType {
 // type names among the types of keyspace ks (nil: none).
 func convertType(t *parser.Type, ks *schema.Keyspace) (types.Type, error) {
 	if t.Kind == parser.TypeCustom {
-		return types.Type{}, invalidf("Custom types are not supported: %s", t.Custom)
+		return types.Type{}, query.Invalidf("Custom types are not supported: %s", t.Custom)
 	}
 	if other := foreignUserType(t, ks); other != "" {
-		return types.Type{}, invalidf("Statement on keyspace %s cannot refer to a user type in keyspace %s; user types can only be used in the keyspace they are defined in", ks.Name, other)
+		return types.Type{}, query.Invalidf("Statement on keyspace %s cannot refer to a user type in keyspace %s; user types can only be used in the keyspace they are defined in", ks.Name, other)
 	}
 	var unknown string
 	resolve := func(name string) (types.Type, bool) {
@@ -436,12 +438,12 @@ func convertType(t *parser.Type, ks *schema.Keyspace) (types.Type, error) {
 	out, err := rawType(t).Resolve(resolve)
 	if err != nil {
 		if unknown != "" {
-			return types.Type{}, invalidf("Unknown type %s", unknown)
+			return types.Type{}, query.Invalidf("Unknown type %s", unknown)
 		}
 		if te := (*types.TypeError)(nil); errors.As(err, &te) && te.Refused {
-			return types.Type{}, invalidf("%s", te.Reason)
+			return types.Type{}, query.Invalidf("%s", te.Reason)
 		}
-		return types.Type{}, invalidf("Unknown type %s", t)
+		return types.Type{}, query.Invalidf("Unknown type %s", t)
 	}
 	return out, nil
 }

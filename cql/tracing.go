@@ -6,6 +6,10 @@ import (
 	"net"
 	"time"
 
+	"github.com/minicass/minicass/cql/query"
+
+	"github.com/minicass/minicass/cql/virtual"
+
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/types"
 )
@@ -45,46 +49,46 @@ type TraceRequest struct {
 // RecordTrace writes trace t of request r to system_traces.sessions and
 // system_traces.events and returns the session id (a timeuuid of the time
 // the statement started).
-func (x *Executor) RecordTrace(ctx context.Context, r TraceRequest, t *Trace) (types.UUIDValue, error) {
+func (x *Executor) RecordTrace(ctx context.Context, r TraceRequest, t *query.Trace) (types.UUIDValue, error) {
 	id := x.uuid.NewTimeUUID(t.Started)
 	ip, _ := x.NodeAddress()
 	const port = 7000 // the storage port Cassandra reports as coordinator_port and source_port
 	key := id[:]
-	session := sysValues{
+	session := virtual.SysValues{
 		"session_id":       key,
-		"client":           inetV(r.Client),
-		"command":          textV(r.Command),
-		"coordinator":      inetV(ip),
-		"coordinator_port": intV(port),
-		"duration":         intV(micros(t.Duration)),
-		"parameters":       textMapV(r.Parameters),
-		"request":          textV(r.Request),
-		"started_at":       timestampV(t.Started.UnixMilli()),
+		"client":           virtual.InetV(r.Client),
+		"command":          virtual.TextV(r.Command),
+		"coordinator":      virtual.InetV(ip),
+		"coordinator_port": virtual.IntV(port),
+		"duration":         virtual.IntV(micros(t.Duration)),
+		"parameters":       virtual.TextMapV(r.Parameters),
+		"request":          virtual.TextV(r.Request),
+		"started_at":       virtual.TimestampV(t.Started.UnixMilli()),
 	}
-	events := make([]sysValues, len(t.Events))
+	events := make([]virtual.SysValues, len(t.Events))
 	for i, e := range t.Events {
 		eid := x.uuid.NewTimeUUID(t.Started.Add(e.Elapsed))
-		events[i] = sysValues{
+		events[i] = virtual.SysValues{
 			"session_id":     key,
 			"event_id":       eid[:],
-			"activity":       textV(e.Activity),
-			"source":         inetV(ip),
-			"source_elapsed": intV(micros(e.Elapsed)),
-			"source_port":    intV(port),
-			"thread":         textV(r.Thread),
+			"activity":       virtual.TextV(e.Activity),
+			"source":         virtual.InetV(ip),
+			"source_elapsed": virtual.IntV(micros(e.Elapsed)),
+			"source_port":    virtual.IntV(port),
+			"thread":         virtual.TextV(r.Thread),
 		}
 	}
 	ts := x.eng.NewTimestamp()
 	now := x.eng.Clock().Now().Unix()
 	for _, p := range []struct {
 		table string
-		rows  []sysValues
-	}{{"sessions", []sysValues{session}}, {"events", events}} {
+		rows  []virtual.SysValues
+	}{{"sessions", []virtual.SysValues{session}}, {"events", events}} {
 		tbl, ok := x.eng.Table("system_traces", p.table)
 		if !ok {
 			return id, fmt.Errorf("cql: system table system_traces.%s is missing", p.table)
 		}
-		m, err := partitionMutation(sysPartition{table: tbl, key: key, rows: p.rows}, data.NoTimestamp, ts, now)
+		m, err := virtual.PartitionMutation(virtual.SysPartition{Table: tbl, Key: key, Rows: p.rows}, data.NoTimestamp, ts, now)
 		if err != nil {
 			return id, err
 		}

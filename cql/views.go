@@ -5,6 +5,8 @@ import (
 	"math"
 	"net"
 
+	"github.com/minicass/minicass/cql/virtual"
+
 	"github.com/minicass/minicass/engine"
 	"github.com/minicass/minicass/partitioner"
 )
@@ -29,11 +31,15 @@ import (
 // port. settings is empty.
 
 // viewRows computes, per table metric view, the row of one table.
-var viewRows = map[string]func(st engine.TableStats) sysValues{
-	"disk_usage":         func(st engine.TableStats) sysValues { return sysValues{"mebibytes": mebibytes(st.SpaceUsedTotal)} },
-	"max_partition_size": func(st engine.TableStats) sysValues { return sysValues{"mebibytes": mebibytes(st.PartitionSize.Max)} },
-	"rows_per_read":      func(st engine.TableStats) sysValues { return histogramValues(st.RowsPerRead) },
-	"tombstones_per_read": func(st engine.TableStats) sysValues {
+var viewRows = map[string]func(st engine.TableStats) virtual.SysValues{
+	"disk_usage": func(st engine.TableStats) virtual.SysValues {
+		return virtual.SysValues{"mebibytes": mebibytes(st.SpaceUsedTotal)}
+	},
+	"max_partition_size": func(st engine.TableStats) virtual.SysValues {
+		return virtual.SysValues{"mebibytes": mebibytes(st.PartitionSize.Max)}
+	},
+	"rows_per_read": func(st engine.TableStats) virtual.SysValues { return histogramValues(st.RowsPerRead) },
+	"tombstones_per_read": func(st engine.TableStats) virtual.SysValues {
 		return histogramValues(st.TombstonesPerRead)
 	},
 }
@@ -43,14 +49,14 @@ func mebibytes(bytes int64) []byte {
 	return binary.BigEndian.AppendUint64(nil, uint64(int64(math.Ceil(float64(bytes)/(1<<20)))))
 }
 
-func histogramValues(h engine.ReadHistogram) sysValues {
-	return sysValues{"count": binary.BigEndian.AppendUint64(nil, uint64(h.Count)),
-		"p50th": doubleV(float64(h.P50)), "p99th": doubleV(float64(h.P99)), "max": doubleV(float64(h.Max))}
+func histogramValues(h engine.ReadHistogram) virtual.SysValues {
+	return virtual.SysValues{"count": binary.BigEndian.AppendUint64(nil, uint64(h.Count)),
+		"p50th": virtual.DoubleV(float64(h.P50)), "p99th": virtual.DoubleV(float64(h.P99)), "max": virtual.DoubleV(float64(h.Max))}
 }
 
 // viewPartitions returns the partitions of system_views.name: those of a
 // table metric view, or of clients; none for a view minicass leaves empty.
-func (x *Executor) viewPartitions(name string) ([]sysPartition, error) {
+func (x *Executor) viewPartitions(name string) ([]virtual.SysPartition, error) {
 	if name == "clients" {
 		return x.clientPartitions(), nil
 	}
@@ -58,9 +64,9 @@ func (x *Executor) viewPartitions(name string) ([]sysPartition, error) {
 	if !ok {
 		return nil, nil
 	}
-	var parts []sysPartition
+	var parts []virtual.SysPartition
 	for _, ks := range x.eng.Keyspaces() {
-		if virtualKeyspaces[ks.Name] {
+		if virtual.VirtualKeyspaces[ks.Name] {
 			continue
 		}
 		for _, t := range x.eng.Tables(ks.Name) {
@@ -68,11 +74,11 @@ func (x *Executor) viewPartitions(name string) ([]sysPartition, error) {
 			if err != nil {
 				continue // dropped meanwhile
 			}
-			key, err := partitioner.CompositeKey([][]byte{textV(ks.Name), textV(t.Name)})
+			key, err := partitioner.CompositeKey([][]byte{virtual.TextV(ks.Name), virtual.TextV(t.Name)})
 			if err != nil {
 				return nil, err
 			}
-			parts = append(parts, sysPartition{key: key, rows: []sysValues{row(st)}})
+			parts = append(parts, virtual.SysPartition{Key: key, Rows: []virtual.SysValues{row(st)}})
 		}
 	}
 	return parts, nil
@@ -108,7 +114,7 @@ func (x *Executor) SetClients(clients func() []ConnectedClient) {
 
 // clientPartitions returns the partitions of system_views.clients
 // (ClientsTable.data): a partition per address, a row per port.
-func (x *Executor) clientPartitions() []sysPartition {
+func (x *Executor) clientPartitions() []virtual.SysPartition {
 	x.sys.mu.Lock()
 	clients := x.sys.clients
 	x.sys.mu.Unlock()
@@ -116,31 +122,31 @@ func (x *Executor) clientPartitions() []sysPartition {
 		return nil
 	}
 	byAddr := map[string]int{}
-	var parts []sysPartition
+	var parts []virtual.SysPartition
 	for _, c := range clients() {
-		key := inetV(c.Address)
+		key := virtual.InetV(c.Address)
 		i, ok := byAddr[string(key)]
 		if !ok {
 			i = len(parts)
 			byAddr[string(key)] = i
-			parts = append(parts, sysPartition{key: key})
+			parts = append(parts, virtual.SysPartition{Key: key})
 		}
-		row := sysValues{"address": key, "port": intV(int32(c.Port)), "hostname": textV(c.Hostname),
-			"connection_stage": textV(c.Stage), "protocol_version": intV(int32(c.ProtocolVersion)),
-			"request_count": bigintV(c.Requests), "ssl_enabled": boolV(false)}
+		row := virtual.SysValues{"address": key, "port": virtual.IntV(int32(c.Port)), "hostname": virtual.TextV(c.Hostname),
+			"connection_stage": virtual.TextV(c.Stage), "protocol_version": virtual.IntV(int32(c.ProtocolVersion)),
+			"request_count": bigintV(c.Requests), "ssl_enabled": virtual.BoolV(false)}
 		if c.Username != "" {
-			row["username"] = textV(c.Username)
+			row["username"] = virtual.TextV(c.Username)
 		}
 		if c.Options != nil {
-			row["client_options"] = textMapV(c.Options)
+			row["client_options"] = virtual.TextMapV(c.Options)
 		}
 		if v, ok := c.Options["DRIVER_NAME"]; ok {
-			row["driver_name"] = textV(v)
+			row["driver_name"] = virtual.TextV(v)
 		}
 		if v, ok := c.Options["DRIVER_VERSION"]; ok {
-			row["driver_version"] = textV(v)
+			row["driver_version"] = virtual.TextV(v)
 		}
-		parts[i].rows = append(parts[i].rows, row)
+		parts[i].Rows = append(parts[i].Rows, row)
 	}
 	return parts
 }

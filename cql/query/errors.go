@@ -1,4 +1,4 @@
-package cql
+package query
 
 import (
 	"errors"
@@ -69,12 +69,12 @@ var (
 )
 
 // invalidf returns an Invalid (0x2200) error with a formatted message.
-func invalidf(format string, args ...any) *Error {
+func Invalidf(format string, args ...any) *Error {
 	return &Error{Code: wire.CodeInvalid, Message: fmt.Sprintf(format, args...)}
 }
 
 // configf returns a ConfigurationException (0x2300) error.
-func configf(format string, args ...any) *Error {
+func Configf(format string, args ...any) *Error {
 	return &Error{Code: wire.CodeConfig, Message: fmt.Sprintf(format, args...)}
 }
 

@@ -1,6 +1,7 @@
-package cql
+package query
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/minicass/minicass/types"
@@ -87,19 +88,19 @@ type TraceEvent struct {
 }
 
 // newTrace starts a trace timed by now.
-func newTrace(now func() time.Time) *Trace {
+func NewTrace(now func() time.Time) *Trace {
 	return &Trace{Started: now(), now: now}
 }
 
-func (t *Trace) add(format string, args ...any) {
+func (t *Trace) Add(format string, args ...any) {
 	if t == nil {
 		return
 	}
-	t.Events = append(t.Events, TraceEvent{Activity: sprintf(format, args...), Elapsed: t.now().Sub(t.Started)})
+	t.Events = append(t.Events, TraceEvent{Activity: fmt.Sprintf(format, args...), Elapsed: t.now().Sub(t.Started)})
 }
 
 // finish records the statement's duration.
-func (t *Trace) finish() { t.Duration = t.now().Sub(t.Started) }
+func (t *Trace) Finish() { t.Duration = t.now().Sub(t.Started) }
 
 // Activities returns the events' activities in order.
 func (t *Trace) Activities() []string {
@@ -110,4 +111,4 @@ func (t *Trace) Activities() []string {
 	return out
 }
 
-func voidResult() *Result { return &Result{Kind: wire.ResultVoid} }
+func VoidResult() *Result { return &Result{Kind: wire.ResultVoid} }

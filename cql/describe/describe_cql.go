@@ -1,10 +1,13 @@
-package cql
+package describe
 
 import (
 	"encoding/hex"
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/minicass/minicass/cql/virtual"
 
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/schema"
@@ -34,10 +37,10 @@ import (
 
 // quoteIdent returns name as CQL writes an identifier: bare when it lexes
 // back as itself, double-quoted otherwise.
-func quoteIdent(name string) string { return parser.Ident(name).String() }
+func QuoteIdent(name string) string { return parser.Ident(name).String() }
 
 // quoteString returns s as a CQL string literal.
-func quoteString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+func QuoteString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // cqlMap formats a map as CqlBuilder.append(Map) does: keys sorted, keys
 // and (when quoteValues) values single-quoted.
@@ -53,10 +56,10 @@ func cqlMap(m map[string]string, quoteValues bool) string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(quoteString(k))
+		b.WriteString(QuoteString(k))
 		b.WriteString(": ")
 		if quoteValues {
-			b.WriteString(quoteString(m[k]))
+			b.WriteString(QuoteString(m[k]))
 		} else {
 			b.WriteString(m[k])
 		}
@@ -67,24 +70,24 @@ func cqlMap(m map[string]string, quoteValues bool) string {
 
 // keyspaceCQL returns the CREATE KEYSPACE statement of ks (with Cassandra's
 // two spaces before AND).
-func keyspaceCQL(ks *schema.Keyspace) string {
-	if virtualKeyspaces[ks.Name] {
-		return "/*\nWarning: Keyspace " + quoteIdent(ks.Name) + " is a virtual keyspace and cannot be recreated with CQL.\n" +
-			"Structure, for reference:\nVIRTUAL KEYSPACE " + quoteIdent(ks.Name) + ";\n*/"
+func KeyspaceCQL(ks *schema.Keyspace) string {
+	if virtual.VirtualKeyspaces[ks.Name] {
+		return "/*\nWarning: Keyspace " + QuoteIdent(ks.Name) + " is a virtual keyspace and cannot be recreated with CQL.\n" +
+			"Structure, for reference:\nVIRTUAL KEYSPACE " + QuoteIdent(ks.Name) + ";\n*/"
 	}
-	return "CREATE KEYSPACE " + quoteIdent(ks.Name) + " WITH replication = " + cqlMap(ks.Replication, true) +
+	return "CREATE KEYSPACE " + QuoteIdent(ks.Name) + " WITH replication = " + cqlMap(ks.Replication, true) +
 		"  AND durable_writes = " + strconv.FormatBool(ks.DurableWrites) + ";"
 }
 
 // tableCQL returns the CREATE TABLE statement of t. Tables of virtual
 // keyspaces print as a commented VIRTUAL TABLE, as Cassandra does.
-func tableCQL(t *schema.Table) string {
-	if virtualKeyspaces[t.Keyspace] {
+func TableCQL(t *schema.Table) string {
+	if virtual.VirtualKeyspaces[t.Keyspace] {
 		return virtualTableCQL(t)
 	}
 	var b strings.Builder
 	b.WriteString("CREATE TABLE ")
-	b.WriteString(quoteIdent(t.Keyspace) + "." + quoteIdent(t.Name))
+	b.WriteString(QuoteIdent(t.Keyspace) + "." + QuoteIdent(t.Name))
 	b.WriteString(" (\n")
 	writeColumns(&b, t)
 	b.WriteString(") WITH ")
@@ -94,7 +97,7 @@ func tableCQL(t *schema.Table) string {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			b.WriteString(quoteIdent(c.Name))
+			b.WriteString(QuoteIdent(c.Name))
 			if c.Desc {
 				b.WriteString(" DESC")
 			} else {
@@ -103,14 +106,14 @@ func tableCQL(t *schema.Table) string {
 		}
 		b.WriteString(")\n    AND ")
 	}
-	writeTableParams(&b, paramsOf(t.Options))
+	writeTableParams(&b, virtual.ParamsOf(t.Options))
 	b.WriteString(";")
 	return b.String()
 }
 
 func virtualTableCQL(t *schema.Table) string {
 	var b strings.Builder
-	name := quoteIdent(t.Keyspace) + "." + quoteIdent(t.Name)
+	name := QuoteIdent(t.Keyspace) + "." + QuoteIdent(t.Name)
 	b.WriteString("/*\nWarning: Table " + name + " is a virtual table and cannot be recreated with CQL.\nStructure, for reference:\n")
 	b.WriteString("VIRTUAL TABLE " + name + " (\n")
 	writeColumns(&b, t)
@@ -121,11 +124,11 @@ func virtualTableCQL(t *schema.Table) string {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			b.WriteString(quoteIdent(c.Name) + map[bool]string{true: " DESC", false: " ASC"}[c.Desc])
+			b.WriteString(QuoteIdent(c.Name) + map[bool]string{true: " DESC", false: " ASC"}[c.Desc])
 		}
 		b.WriteString(")\n    AND ")
 	}
-	b.WriteString("comment = " + quoteString(t.Options.Comment) + ";\n*/")
+	b.WriteString("comment = " + QuoteString(t.Options.Comment) + ";\n*/")
 	return b.String()
 }
 
@@ -148,7 +151,7 @@ func writeColumns(b *strings.Builder, t *schema.Table) {
 	sort.Slice(regulars, func(i, j int) bool { return regulars[i].Name < regulars[j].Name })
 	all := append(append(append(append([]*schema.Column{}, pk...), ck...), statics...), regulars...)
 	for _, c := range all {
-		b.WriteString("    " + quoteIdent(c.Name) + " " + c.Type.String())
+		b.WriteString("    " + QuoteIdent(c.Name) + " " + c.Type.String())
 		if c.Kind == schema.Static {
 			b.WriteString(" static")
 		}
@@ -171,42 +174,62 @@ func writeColumns(b *strings.Builder, t *schema.Table) {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(quoteIdent(c.Name))
+		b.WriteString(QuoteIdent(c.Name))
 	}
 	if len(pk) > 1 {
 		b.WriteByte(')')
 	}
 	for _, c := range ck {
-		b.WriteString(", " + quoteIdent(c.Name))
+		b.WriteString(", " + QuoteIdent(c.Name))
 	}
 	b.WriteString(")\n")
 }
 
 // writeTableParams writes the table options, one per line after the first,
 // as TableParams.appendCqlTo does.
-func writeTableParams(b *strings.Builder, p tableParams) {
-	ext := make(map[string]string, len(p.extensions))
-	for k, v := range p.extensions {
+func writeTableParams(b *strings.Builder, p virtual.TableParams) {
+	ext := make(map[string]string, len(p.Extensions))
+	for k, v := range p.Extensions {
 		ext[k] = "0x" + hex.EncodeToString(v)
 	}
 	lines := []string{
-		"additional_write_policy = " + quoteString(p.additionalWritePolicy),
-		"bloom_filter_fp_chance = " + types.JavaFloat(p.bloomFilterFPChance, 64),
-		"caching = " + cqlMap(p.caching, true),
-		"cdc = " + strconv.FormatBool(p.cdc),
-		"comment = " + quoteString(p.comment),
-		"compaction = " + cqlMap(p.compaction, true),
-		"compression = " + cqlMap(p.compression, true),
-		"memtable = " + quoteString(p.memtable),
-		"crc_check_chance = " + types.JavaFloat(p.crcCheckChance, 64),
-		"default_time_to_live = " + strconv.Itoa(int(p.defaultTTL)),
+		"additional_write_policy = " + QuoteString(p.AdditionalWritePolicy),
+		"bloom_filter_fp_chance = " + types.JavaFloat(p.BloomFilterFPChance, 64),
+		"caching = " + cqlMap(p.Caching, true),
+		"cdc = " + strconv.FormatBool(p.Cdc),
+		"comment = " + QuoteString(p.Comment),
+		"compaction = " + cqlMap(p.Compaction, true),
+		"compression = " + cqlMap(p.Compression, true),
+		"memtable = " + QuoteString(p.Memtable),
+		"crc_check_chance = " + types.JavaFloat(p.CrcCheckChance, 64),
+		"default_time_to_live = " + strconv.Itoa(int(p.DefaultTTL)),
 		"extensions = " + cqlMap(ext, false),
-		"gc_grace_seconds = " + strconv.Itoa(int(p.gcGraceSeconds)),
-		"max_index_interval = " + strconv.Itoa(int(p.maxIndexInterval)),
-		"memtable_flush_period_in_ms = " + strconv.Itoa(int(p.memtableFlushPeriod)),
-		"min_index_interval = " + strconv.Itoa(int(p.minIndexInterval)),
-		"read_repair = " + quoteString(p.readRepair),
-		"speculative_retry = " + quoteString(p.speculativeRetry),
+		"gc_grace_seconds = " + strconv.Itoa(int(p.GcGraceSeconds)),
+		"max_index_interval = " + strconv.Itoa(int(p.MaxIndexInterval)),
+		"memtable_flush_period_in_ms = " + strconv.Itoa(int(p.MemtableFlushPeriod)),
+		"min_index_interval = " + strconv.Itoa(int(p.MinIndexInterval)),
+		"read_repair = " + QuoteString(p.ReadRepair),
+		"speculative_retry = " + QuoteString(p.SpeculativeRetry),
 	}
 	b.WriteString(strings.Join(lines, "\n    AND "))
+}
+
+// Index returns the CREATE INDEX statement of ix on tbl, as
+// DESCRIBE prints it.
+func Index(tbl *schema.Table, ix *schema.Index) string {
+	var b strings.Builder
+	if ix.Class != "" {
+		b.WriteString("CREATE CUSTOM INDEX ")
+	} else {
+		b.WriteString("CREATE INDEX ")
+	}
+	fmt.Fprintf(&b, "%s ON %s.%s (%s)", QuoteIdent(ix.Name), QuoteIdent(tbl.Keyspace), QuoteIdent(tbl.Name), virtual.IndexTargetCQL(ix))
+	if ix.Class != "" {
+		b.WriteString(" USING " + QuoteString(ix.Class))
+		if len(ix.Options) > 0 {
+			b.WriteString(" WITH OPTIONS = " + cqlMap(ix.Options, true))
+		}
+	}
+	b.WriteByte(';')
+	return b.String()
 }

@@ -1,8 +1,9 @@
-package cql
+package virtual
 
 import (
 	"crypto/md5"
 	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -58,14 +59,14 @@ var systemReplication = map[string]map[string]string{
 
 // systemKeyspaceOrder lists the system keyspaces in the order they are
 // created and described.
-var systemKeyspaceOrder = []string{"system", "system_schema", "system_auth", "system_distributed", "system_traces", "system_views", "system_virtual_schema"}
+var SystemKeyspaceOrder = []string{"system", "system_schema", "system_auth", "system_distributed", "system_traces", "system_views", "system_virtual_schema"}
 
 // virtualKeyspaces are Cassandra's virtual keyspaces.
-var virtualKeyspaces = map[string]bool{"system_views": true, "system_virtual_schema": true}
+var VirtualKeyspaces = map[string]bool{"system_views": true, "system_virtual_schema": true}
 
 // IsVirtualKeyspace reports whether ks is one of Cassandra's virtual
 // keyspaces (system_views, system_virtual_schema).
-func IsVirtualKeyspace(ks string) bool { return virtualKeyspaces[ks] }
+func IsVirtualKeyspace(ks string) bool { return VirtualKeyspaces[ks] }
 
 func sysCols(spec string) []systemCol {
 	// spec is "name type; name type; ...": types may contain commas.
@@ -258,9 +259,9 @@ func (d *systemTableDef) build() *schema.Table {
 	for _, c := range d.cols {
 		t := types.MustParseType(c.typ)
 		col := &schema.Column{Name: c.name, Type: t, Kind: schema.Regular, Position: -1}
-		if i := indexOf(d.pk, c.name); i >= 0 {
+		if i := slices.Index(d.pk, c.name); i >= 0 {
 			col.Kind, col.Position = schema.PartitionKey, i
-		} else if i := indexOf(d.ck, c.name); i >= 0 {
+		} else if i := slices.Index(d.ck, c.name); i >= 0 {
 			col.Kind, col.Position = schema.Clustering, i
 		}
 		cs = append(cs, col)
@@ -283,7 +284,7 @@ var (
 // systemTables returns the definitions of the system tables of keyspace ks,
 // sorted by name (nil for a keyspace that is not a system keyspace). The
 // tables are shared and must not be modified.
-func systemTables(ks string) []*schema.Table {
+func SystemTables(ks string) []*schema.Table {
 	systemTablesOnce.Do(func() {
 		systemTablesByKS = make(map[string][]*schema.Table)
 		for i := range systemTableDefs {
@@ -291,13 +292,13 @@ func systemTables(ks string) []*schema.Table {
 			systemTablesByKS[d.keyspace] = append(systemTablesByKS[d.keyspace], d.build())
 		}
 		for _, ts := range systemTablesByKS {
-			sortTables(ts)
+			SortTables(ts)
 		}
 	})
 	return systemTablesByKS[ks]
 }
 
-func sortTables(ts []*schema.Table) {
+func SortTables(ts []*schema.Table) {
 	for i := 1; i < len(ts); i++ {
 		for j := i; j > 0 && ts[j].Name < ts[j-1].Name; j-- {
 			ts[j], ts[j-1] = ts[j-1], ts[j]
@@ -306,18 +307,6 @@ func sortTables(ts []*schema.Table) {
 }
 
 // systemKeyspaceDef returns the definition of system keyspace name.
-func systemKeyspaceDef(name string) *schema.Keyspace {
+func SystemKeyspaceDef(name string) *schema.Keyspace {
 	return &schema.Keyspace{Name: name, Replication: maps.Clone(systemReplication[name]), DurableWrites: true}
-}
-
-// systemTable returns the definition of the system table ks.name, or nil.
-// lookupTable falls back on it, so system tables are found even where the
-// engine does not know them (for instance before Bootstrap).
-func (x *Executor) systemTable(ks, name string) *schema.Table {
-	for _, t := range systemTables(ks) {
-		if t.Name == name {
-			return t
-		}
-	}
-	return nil
 }

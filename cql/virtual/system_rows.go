@@ -1,4 +1,4 @@
-package cql
+package virtual
 
 import (
 	"encoding/binary"
@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
@@ -16,24 +17,24 @@ import (
 // sysValues is one row of a system table: serialized values by column name
 // (native protocol bytes; a missing column is null). Non-frozen collections
 // are given serialized as a whole and split into cells when written.
-type sysValues map[string][]byte
+type SysValues map[string][]byte
 
 // sysPartition is the content of one partition of a system table: the
 // rows a derived table shows (system_derived.go), or the new content of a
 // partition of a stored one (roles, traces), whose table is then set.
-type sysPartition struct {
-	table *schema.Table
-	key   []byte
-	rows  []sysValues
+type SysPartition struct {
+	Table *schema.Table
+	Key   []byte
+	Rows  []SysValues
 }
 
 // Value encoders for system rows.
 
-func textV(s string) []byte { return []byte(s) }
+func TextV(s string) []byte { return []byte(s) }
 
-func intV(n int32) []byte { return binary.BigEndian.AppendUint32(nil, uint32(n)) }
+func IntV(n int32) []byte { return binary.BigEndian.AppendUint32(nil, uint32(n)) }
 
-func boolV(b bool) []byte {
+func BoolV(b bool) []byte {
 	if b {
 		return []byte{1}
 	}
@@ -41,11 +42,11 @@ func boolV(b bool) []byte {
 }
 
 // timestampV encodes milliseconds since the epoch as a timestamp.
-func timestampV(ms int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(ms)) }
+func TimestampV(ms int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(ms)) }
 
-func doubleV(f float64) []byte { return binary.BigEndian.AppendUint64(nil, math.Float64bits(f)) }
+func DoubleV(f float64) []byte { return binary.BigEndian.AppendUint64(nil, math.Float64bits(f)) }
 
-func inetV(ip net.IP) []byte {
+func InetV(ip net.IP) []byte {
 	if v4 := ip.To4(); v4 != nil {
 		return []byte(v4)
 	}
@@ -59,7 +60,7 @@ var (
 	extensionType = blobMapType
 )
 
-func textMapV(m map[string]string) []byte {
+func TextMapV(m map[string]string) []byte {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -73,7 +74,7 @@ func textMapV(m map[string]string) []byte {
 	return b
 }
 
-func textSetV(elems ...string) []byte {
+func TextSetV(elems ...string) []byte {
 	bs := make([][]byte, len(elems))
 	for i, e := range elems {
 		bs[i] = []byte(e)
@@ -105,57 +106,57 @@ var defaultCaching = map[string]string{"keys": "ALL", "rows_per_partition": "NON
 
 // tableParams are a table's options with every default filled in: the
 // values of its system_schema.tables row and of DESCRIBE.
-type tableParams struct {
-	additionalWritePolicy string
-	bloomFilterFPChance   float64
-	caching               map[string]string
-	cdc                   bool
-	comment               string
-	compaction            map[string]string
-	compression           map[string]string
-	crcCheckChance        float64
-	defaultTTL            int32
-	extensions            map[string][]byte
-	gcGraceSeconds        int32
-	maxIndexInterval      int32
-	memtable              string
-	memtableFlushPeriod   int32
-	minIndexInterval      int32
-	readRepair            string
-	speculativeRetry      string
+type TableParams struct {
+	AdditionalWritePolicy string
+	BloomFilterFPChance   float64
+	Caching               map[string]string
+	Cdc                   bool
+	Comment               string
+	Compaction            map[string]string
+	Compression           map[string]string
+	CrcCheckChance        float64
+	DefaultTTL            int32
+	Extensions            map[string][]byte
+	GcGraceSeconds        int32
+	MaxIndexInterval      int32
+	Memtable              string
+	MemtableFlushPeriod   int32
+	MinIndexInterval      int32
+	ReadRepair            string
+	SpeculativeRetry      string
 }
 
 // paramsOf completes o with Cassandra's defaults. Options kept as CQL
 // literal text in o.Extra are parsed; a literal that does not parse (it was
 // validated when the table was created, so this does not happen) keeps the
 // default.
-func paramsOf(o schema.Options) tableParams {
-	p := tableParams{
-		additionalWritePolicy: defaultAdditionalWritePolicy,
-		bloomFilterFPChance:   o.BloomFilterFPChance,
-		caching:               defaultCaching,
-		comment:               o.Comment,
-		compaction:            o.Compaction,
-		compression:           o.Compression,
-		crcCheckChance:        defaultCRCCheckChance,
-		defaultTTL:            o.DefaultTTL,
-		extensions:            map[string][]byte{},
-		gcGraceSeconds:        o.GCGraceSeconds,
-		maxIndexInterval:      defaultMaxIndexInterval,
-		memtable:              "default",
-		minIndexInterval:      defaultMinIndexInterval,
-		readRepair:            defaultReadRepair,
-		speculativeRetry:      defaultSpeculativeRetry,
+func ParamsOf(o schema.Options) TableParams {
+	p := TableParams{
+		AdditionalWritePolicy: defaultAdditionalWritePolicy,
+		BloomFilterFPChance:   o.BloomFilterFPChance,
+		Caching:               defaultCaching,
+		Comment:               o.Comment,
+		Compaction:            o.Compaction,
+		Compression:           o.Compression,
+		CrcCheckChance:        defaultCRCCheckChance,
+		DefaultTTL:            o.DefaultTTL,
+		Extensions:            map[string][]byte{},
+		GcGraceSeconds:        o.GCGraceSeconds,
+		MaxIndexInterval:      defaultMaxIndexInterval,
+		Memtable:              "default",
+		MinIndexInterval:      defaultMinIndexInterval,
+		ReadRepair:            defaultReadRepair,
+		SpeculativeRetry:      defaultSpeculativeRetry,
 	}
-	if p.bloomFilterFPChance == 0 {
-		p.bloomFilterFPChance = 0.01
+	if p.BloomFilterFPChance == 0 {
+		p.BloomFilterFPChance = 0.01
 	}
 	def := schema.DefaultOptions()
-	if p.compaction == nil {
-		p.compaction = def.Compaction
+	if p.Compaction == nil {
+		p.Compaction = def.Compaction
 	}
-	if p.compression == nil {
-		p.compression = def.Compression
+	if p.Compression == nil {
+		p.Compression = def.Compression
 	}
 	text := func(lit string, dst *string) {
 		if b, err := types.ParseLiteral(types.TextType, lit); err == nil && b != nil {
@@ -175,23 +176,23 @@ func paramsOf(o schema.Options) tableParams {
 	for name, lit := range o.Extra {
 		switch name {
 		case "additional_write_policy":
-			text(lit, &p.additionalWritePolicy)
+			text(lit, &p.AdditionalWritePolicy)
 		case "speculative_retry":
-			text(lit, &p.speculativeRetry)
+			text(lit, &p.SpeculativeRetry)
 		case "memtable":
-			text(lit, &p.memtable)
+			text(lit, &p.Memtable)
 		case "read_repair":
-			text(lit, &p.readRepair)
+			text(lit, &p.ReadRepair)
 		case "crc_check_chance":
-			double(lit, &p.crcCheckChance)
+			double(lit, &p.CrcCheckChance)
 		case "memtable_flush_period_in_ms":
-			integer(lit, &p.memtableFlushPeriod)
+			integer(lit, &p.MemtableFlushPeriod)
 		case "min_index_interval":
-			integer(lit, &p.minIndexInterval)
+			integer(lit, &p.MinIndexInterval)
 		case "max_index_interval":
-			integer(lit, &p.maxIndexInterval)
+			integer(lit, &p.MaxIndexInterval)
 		case "cdc":
-			p.cdc = lit == "true" || lit == "'true'"
+			p.Cdc = lit == "true" || lit == "'true'"
 		case "caching":
 			if b, err := types.ParseLiteral(types.MapOf(types.TextType, types.TextType, false), lit); err == nil && b != nil {
 				m := map[string]string{}
@@ -202,11 +203,11 @@ func paramsOf(o schema.Options) tableParams {
 				for k, v := range m {
 					c[k] = v
 				}
-				p.caching = c
+				p.Caching = c
 			}
 		case "extensions":
 			if b, err := types.ParseLiteral(types.MapOf(types.TextType, types.BlobType, false), lit); err == nil && b != nil {
-				p.extensions = decodeTextMap(b)
+				p.Extensions = decodeTextMap(b)
 			}
 		}
 	}
@@ -249,112 +250,112 @@ func tableFlags(t *schema.Table) []string {
 }
 
 // keyspaceRow is a keyspace's system_schema.keyspaces row.
-func keyspaceRow(ks *schema.Keyspace) sysValues {
-	return sysValues{"keyspace_name": textV(ks.Name), "durable_writes": boolV(ks.DurableWrites), "replication": textMapV(ks.Replication)}
+func keyspaceRow(ks *schema.Keyspace) SysValues {
+	return SysValues{"keyspace_name": TextV(ks.Name), "durable_writes": BoolV(ks.DurableWrites), "replication": TextMapV(ks.Replication)}
 }
 
 // tableRow is a table's system_schema.tables row.
-func tableRow(t *schema.Table) sysValues {
-	p := paramsOf(t.Options)
-	return sysValues{
-		"keyspace_name":               textV(t.Keyspace),
-		"table_name":                  textV(t.Name),
-		"additional_write_policy":     textV(p.additionalWritePolicy),
-		"bloom_filter_fp_chance":      doubleV(p.bloomFilterFPChance),
-		"caching":                     textMapV(p.caching),
-		"cdc":                         boolV(p.cdc),
-		"comment":                     textV(p.comment),
-		"compaction":                  textMapV(p.compaction),
-		"compression":                 textMapV(p.compression),
-		"crc_check_chance":            doubleV(p.crcCheckChance),
-		"dclocal_read_repair_chance":  doubleV(0),
-		"default_time_to_live":        intV(p.defaultTTL),
-		"extensions":                  extensionsV(p.extensions),
-		"flags":                       textSetV(tableFlags(t)...),
-		"gc_grace_seconds":            intV(p.gcGraceSeconds),
+func tableRow(t *schema.Table) SysValues {
+	p := ParamsOf(t.Options)
+	return SysValues{
+		"keyspace_name":               TextV(t.Keyspace),
+		"table_name":                  TextV(t.Name),
+		"additional_write_policy":     TextV(p.AdditionalWritePolicy),
+		"bloom_filter_fp_chance":      DoubleV(p.BloomFilterFPChance),
+		"caching":                     TextMapV(p.Caching),
+		"cdc":                         BoolV(p.Cdc),
+		"comment":                     TextV(p.Comment),
+		"compaction":                  TextMapV(p.Compaction),
+		"compression":                 TextMapV(p.Compression),
+		"crc_check_chance":            DoubleV(p.CrcCheckChance),
+		"dclocal_read_repair_chance":  DoubleV(0),
+		"default_time_to_live":        IntV(p.DefaultTTL),
+		"extensions":                  extensionsV(p.Extensions),
+		"flags":                       TextSetV(tableFlags(t)...),
+		"gc_grace_seconds":            IntV(p.GcGraceSeconds),
 		"id":                          append([]byte(nil), t.ID[:]...),
-		"max_index_interval":          intV(p.maxIndexInterval),
-		"memtable_flush_period_in_ms": intV(p.memtableFlushPeriod),
-		"min_index_interval":          intV(p.minIndexInterval),
-		"read_repair":                 textV(p.readRepair),
-		"read_repair_chance":          doubleV(0),
-		"speculative_retry":           textV(p.speculativeRetry),
+		"max_index_interval":          IntV(p.MaxIndexInterval),
+		"memtable_flush_period_in_ms": IntV(p.MemtableFlushPeriod),
+		"min_index_interval":          IntV(p.MinIndexInterval),
+		"read_repair":                 TextV(p.ReadRepair),
+		"read_repair_chance":          DoubleV(0),
+		"speculative_retry":           TextV(p.SpeculativeRetry),
 	}
 }
 
 // columnRows are a table's system_schema.columns rows (also the shape of
 // system_virtual_schema.columns).
-func columnRows(t *schema.Table) []sysValues {
-	out := make([]sysValues, 0, len(t.Columns))
+func columnRows(t *schema.Table) []SysValues {
+	out := make([]SysValues, 0, len(t.Columns))
 	for _, c := range t.Columns {
-		out = append(out, sysValues{
-			"keyspace_name":     textV(t.Keyspace),
-			"table_name":        textV(t.Name),
-			"column_name":       textV(c.Name),
-			"clustering_order":  textV(c.ClusteringOrder()),
+		out = append(out, SysValues{
+			"keyspace_name":     TextV(t.Keyspace),
+			"table_name":        TextV(t.Name),
+			"column_name":       TextV(c.Name),
+			"clustering_order":  TextV(c.ClusteringOrder()),
 			"column_name_bytes": []byte(c.Name),
-			"kind":              textV(c.Kind.String()),
-			"position":          intV(int32(c.Position)),
-			"type":              textV(c.Type.String()),
+			"kind":              TextV(c.Kind.String()),
+			"position":          IntV(int32(c.Position)),
+			"type":              TextV(c.Type.String()),
 		})
 	}
 	return out
 }
 
 // droppedColumnRows are a table's system_schema.dropped_columns rows.
-func droppedColumnRows(t *schema.Table) []sysValues {
+func droppedColumnRows(t *schema.Table) []SysValues {
 	names := make([]string, 0, len(t.Dropped))
 	for name := range t.Dropped {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	out := make([]sysValues, 0, len(names))
+	out := make([]SysValues, 0, len(names))
 	for _, name := range names {
 		d := t.Dropped[name]
 		kind := "regular"
 		if c := t.Column(name); c != nil && c.Kind == schema.Static {
 			kind = "static"
 		}
-		out = append(out, sysValues{
-			"keyspace_name": textV(t.Keyspace),
-			"table_name":    textV(t.Name),
-			"column_name":   textV(name),
-			"dropped_time":  timestampV(d.DroppedAt / 1000),
-			"kind":          textV(kind),
-			"type":          textV(d.Type.String()),
+		out = append(out, SysValues{
+			"keyspace_name": TextV(t.Keyspace),
+			"table_name":    TextV(t.Name),
+			"column_name":   TextV(name),
+			"dropped_time":  TimestampV(d.DroppedAt / 1000),
+			"kind":          TextV(kind),
+			"type":          TextV(d.Type.String()),
 		})
 	}
 	return out
 }
 
 // indexRows are a table's system_schema.indexes rows.
-func indexRows(t *schema.Table) []sysValues {
-	out := make([]sysValues, 0, len(t.Indexes))
+func indexRows(t *schema.Table) []SysValues {
+	out := make([]SysValues, 0, len(t.Indexes))
 	for i := range t.Indexes {
 		ix := &t.Indexes[i]
-		out = append(out, sysValues{
-			"keyspace_name": textV(t.Keyspace),
-			"table_name":    textV(t.Name),
-			"index_name":    textV(ix.Name),
-			"kind":          textV(ix.Kind()),
-			"options":       textMapV(indexOptions(ix)),
+		out = append(out, SysValues{
+			"keyspace_name": TextV(t.Keyspace),
+			"table_name":    TextV(t.Name),
+			"index_name":    TextV(ix.Name),
+			"kind":          TextV(ix.Kind()),
+			"options":       TextMapV(indexOptions(ix)),
 		})
 	}
 	return out
 }
 
 // typeRows are a keyspace's system_schema.types rows.
-func typeRows(ks *schema.Keyspace) []sysValues {
-	out := make([]sysValues, 0, len(ks.Types))
+func typeRows(ks *schema.Keyspace) []SysValues {
+	out := make([]SysValues, 0, len(ks.Types))
 	for _, t := range ks.Types {
 		names := make([]string, len(t.UDT.Fields))
 		typs := make([]string, len(t.UDT.Fields))
 		for i, f := range t.UDT.Fields {
 			names[i], typs[i] = f, t.Params[i].String()
 		}
-		out = append(out, sysValues{
-			"keyspace_name": textV(ks.Name),
-			"type_name":     textV(t.UDT.Name),
+		out = append(out, SysValues{
+			"keyspace_name": TextV(ks.Name),
+			"type_name":     TextV(t.UDT.Name),
 			"field_names":   textListV(names...),
 			"field_types":   textListV(typs...),
 		})
@@ -363,17 +364,17 @@ func typeRows(ks *schema.Keyspace) []sysValues {
 }
 
 // schemaSnapshot is the schema the system_schema tables describe.
-type schemaSnapshot struct {
-	keyspaces []*schema.Keyspace
-	tables    map[string][]*schema.Table
+type SchemaSnapshot struct {
+	Keyspaces []*schema.Keyspace
+	Tables    map[string][]*schema.Table
 }
 
 // schemaTableRows returns the rows of system_schema.name that describe
 // keyspace ks, whose tables are tables. aggregates, functions, triggers and
 // views have none: minicass refuses to create any (ddl_function.go,
 // ddl_trigger.go, ddl_view.go).
-func schemaTableRows(name string, ks *schema.Keyspace, tables []*schema.Table) []sysValues {
-	var out []sysValues
+func schemaTableRows(name string, ks *schema.Keyspace, tables []*schema.Table) []SysValues {
+	var out []SysValues
 	switch name {
 	case "keyspaces":
 		out = append(out, keyspaceRow(ks))
@@ -402,14 +403,14 @@ func schemaTableRows(name string, ks *schema.Keyspace, tables []*schema.Table) [
 // schemaPartitions returns the partitions of system_schema.name that
 // describe snap: one per keyspace that has rows in it, keyed by keyspace
 // name. The virtual keyspaces are described by system_virtual_schema only.
-func schemaPartitions(snap schemaSnapshot, name string) []sysPartition {
-	var parts []sysPartition
-	for _, ks := range snap.keyspaces {
-		if virtualKeyspaces[ks.Name] {
+func SchemaPartitions(snap SchemaSnapshot, name string) []SysPartition {
+	var parts []SysPartition
+	for _, ks := range snap.Keyspaces {
+		if VirtualKeyspaces[ks.Name] {
 			continue
 		}
-		if rows := schemaTableRows(name, ks, snap.tables[ks.Name]); len(rows) > 0 {
-			parts = append(parts, sysPartition{key: textV(ks.Name), rows: rows})
+		if rows := schemaTableRows(name, ks, snap.Tables[ks.Name]); len(rows) > 0 {
+			parts = append(parts, SysPartition{Key: TextV(ks.Name), Rows: rows})
 		}
 	}
 	return parts
@@ -418,41 +419,41 @@ func schemaPartitions(snap schemaSnapshot, name string) []sysPartition {
 // virtualSchemaPartitions returns the partitions of
 // system_virtual_schema.name (keyspaces, tables or columns), which describe
 // the virtual keyspaces: one per virtual keyspace, keyed by its name.
-func virtualSchemaPartitions(name string) []sysPartition {
-	var parts []sysPartition
-	for _, ks := range systemKeyspaceOrder {
-		if !virtualKeyspaces[ks] {
+func VirtualSchemaPartitions(name string) []SysPartition {
+	var parts []SysPartition
+	for _, ks := range SystemKeyspaceOrder {
+		if !VirtualKeyspaces[ks] {
 			continue
 		}
-		var rows []sysValues
+		var rows []SysValues
 		switch name {
 		case "keyspaces":
-			rows = []sysValues{{"keyspace_name": textV(ks)}}
+			rows = []SysValues{{"keyspace_name": TextV(ks)}}
 		case "tables":
-			for _, t := range systemTables(ks) {
-				rows = append(rows, sysValues{"keyspace_name": textV(ks), "table_name": textV(t.Name), "comment": textV(t.Options.Comment)})
+			for _, t := range SystemTables(ks) {
+				rows = append(rows, SysValues{"keyspace_name": TextV(ks), "table_name": TextV(t.Name), "comment": TextV(t.Options.Comment)})
 			}
 		case "columns":
-			for _, t := range systemTables(ks) {
+			for _, t := range SystemTables(ks) {
 				rows = append(rows, columnRows(t)...)
 			}
 		}
 		if len(rows) > 0 {
-			parts = append(parts, sysPartition{key: textV(ks), rows: rows})
+			parts = append(parts, SysPartition{Key: TextV(ks), Rows: rows})
 		}
 	}
 	return parts
 }
 
 // nodeInfo is what system.local says about the node.
-type nodeInfo struct {
-	clusterName, dataCenter, rack string
-	hostID                        types.UUIDValue
-	schemaVersion                 types.UUIDValue
-	rpcAddress                    net.IP
-	rpcPort                       int
-	gossipGeneration              int32
-	tokens                        []string
+type NodeInfo struct {
+	ClusterName, DataCenter, Rack string
+	HostID                        types.UUIDValue
+	SchemaVersion                 types.UUIDValue
+	RpcAddress                    net.IP
+	RpcPort                       int
+	GossipGeneration              int32
+	Tokens                        []string
 }
 
 // Versions minicass reports in system.local.
@@ -472,27 +473,27 @@ const (
 )
 
 // localRow is the system.local row.
-func localRow(n nodeInfo) sysValues {
-	return sysValues{
-		"key":                     textV("local"),
-		"bootstrapped":            textV("COMPLETED"),
-		"broadcast_address":       inetV(n.rpcAddress),
-		"broadcast_port":          intV(7000),
-		"cluster_name":            textV(n.clusterName),
-		"cql_version":             textV(CQLVersion),
-		"data_center":             textV(n.dataCenter),
-		"gossip_generation":       intV(n.gossipGeneration),
-		"host_id":                 append([]byte(nil), n.hostID[:]...),
-		"listen_address":          inetV(n.rpcAddress),
-		"listen_port":             intV(7000),
-		"native_protocol_version": textV(NativeProtocolVersion),
-		"partitioner":             textV(Partitioner),
-		"rack":                    textV(n.rack),
-		"release_version":         textV(ReleaseVersion),
-		"rpc_address":             inetV(n.rpcAddress),
-		"rpc_port":                intV(int32(n.rpcPort)),
-		"schema_version":          append([]byte(nil), n.schemaVersion[:]...),
-		"tokens":                  textSetV(n.tokens...),
+func LocalRow(n NodeInfo) SysValues {
+	return SysValues{
+		"key":                     TextV("local"),
+		"bootstrapped":            TextV("COMPLETED"),
+		"broadcast_address":       InetV(n.RpcAddress),
+		"broadcast_port":          IntV(7000),
+		"cluster_name":            TextV(n.ClusterName),
+		"cql_version":             TextV(CQLVersion),
+		"data_center":             TextV(n.DataCenter),
+		"gossip_generation":       IntV(n.GossipGeneration),
+		"host_id":                 append([]byte(nil), n.HostID[:]...),
+		"listen_address":          InetV(n.RpcAddress),
+		"listen_port":             IntV(7000),
+		"native_protocol_version": TextV(NativeProtocolVersion),
+		"partitioner":             TextV(Partitioner),
+		"rack":                    TextV(n.Rack),
+		"release_version":         TextV(ReleaseVersion),
+		"rpc_address":             InetV(n.RpcAddress),
+		"rpc_port":                IntV(int32(n.RpcPort)),
+		"schema_version":          append([]byte(nil), n.SchemaVersion[:]...),
+		"tokens":                  TextSetV(n.Tokens...),
 	}
 }
 
@@ -500,7 +501,7 @@ func localRow(n nodeInfo) sysValues {
 // ring from an offset derived from the host id, so a node keeps its tokens
 // for as long as it keeps its host id. They are decimal strings, as
 // system.local.tokens stores them.
-func nodeTokens(hostID types.UUIDValue) []string {
+func NodeTokens(hostID types.UUIDValue) []string {
 	offset := binary.BigEndian.Uint64(hostID[:8]) ^ binary.BigEndian.Uint64(hostID[8:])
 	step := uint64(1) << 60 // 2^64 / NumTokens
 	out := make([]string, NumTokens)
@@ -519,11 +520,11 @@ func nodeTokens(hostID types.UUIDValue) []string {
 // a partition deletion at delTS, then rows written at ts (> delTS) with a
 // primary-key liveness record, as INSERT writes them. now is the write time
 // in seconds.
-func partitionMutation(p sysPartition, delTS, ts, now int64) (*data.Mutation, error) {
-	t := p.table
-	m := &data.Mutation{Table: t.ID, Key: p.key, PartitionDeletion: data.DeletionTime{MarkedForDeleteAt: delTS, LocalDeletionTime: now}}
-	for _, r := range p.rows {
-		row, err := systemRow(t, r, ts)
+func PartitionMutation(p SysPartition, delTS, ts, now int64) (*data.Mutation, error) {
+	t := p.Table
+	m := &data.Mutation{Table: t.ID, Key: p.Key, PartitionDeletion: data.DeletionTime{MarkedForDeleteAt: delTS, LocalDeletionTime: now}}
+	for _, r := range p.Rows {
+		row, err := SystemRow(t, r, ts)
 		if err != nil {
 			return nil, err
 		}
@@ -535,7 +536,7 @@ func partitionMutation(p sysPartition, delTS, ts, now int64) (*data.Mutation, er
 // systemRow turns row r of system table t into a live row whose liveness
 // record and cells carry timestamp ts, as INSERT writes them. The cells are
 // sorted as the storage model orders them.
-func systemRow(t *schema.Table, r sysValues, ts int64) (data.Row, error) {
+func SystemRow(t *schema.Table, r SysValues, ts int64) (data.Row, error) {
 	var ck [][]byte
 	for _, c := range t.ClusteringColumns() {
 		v := r[c.Name]
@@ -595,4 +596,27 @@ func systemCells(c *schema.Column, v []byte, ts int64) ([]data.Cell, error) {
 		return nil, fmt.Errorf("cql: non-frozen %s is not supported in system tables", c.Type)
 	}
 	return out, nil
+}
+
+// indexTargetCQL writes an index target as CQL and system_schema.indexes
+// do: the column, or keys(m), values(l), entries(m), full(f).
+func IndexTargetCQL(ix *schema.Index) string {
+	col := parser.Ident(ix.Column).String()
+	if ix.Target == schema.IndexSimple {
+		return col
+	}
+	return ix.Target.String() + "(" + col + ")"
+}
+
+// indexOptions returns an index's system_schema.indexes options: its
+// target, and for a custom index its class and WITH OPTIONS.
+func indexOptions(ix *schema.Index) map[string]string {
+	opts := map[string]string{"target": IndexTargetCQL(ix)}
+	if ix.Class != "" {
+		opts["class_name"] = ix.Class
+		for k, v := range ix.Options {
+			opts[k] = v
+		}
+	}
+	return opts
 }
