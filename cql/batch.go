@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/minicass/minicass/cql/expr"
+
 	"github.com/minicass/minicass/cql/query"
 
 	"github.com/minicass/minicass/cql/parser"
@@ -31,7 +33,7 @@ type batchPlan struct {
 	typ       parser.BatchType
 	stmts     []*modPlan
 	specs     []query.ColumnSpec
-	timestamp term
+	timestamp expr.Term
 }
 
 func (p *batchPlan) binds() []query.ColumnSpec   { return p.specs }
@@ -48,9 +50,9 @@ func (s *compiler) compileBatch(st *parser.Batch) (plan, error) {
 		return nil, query.Invalidf("Global TTL on the BATCH statement is not supported.")
 	}
 	bp := &batchPlan{typ: st.Type, specs: make([]query.ColumnSpec, st.BindCount())}
-	c := newCompileCtx(st.BindCount())
+	c := expr.NewCompileCtx(st.BindCount())
 	if st.Using.Timestamp != nil {
-		t, err := c.compileTerm(st.Using.Timestamp, receiver{name: "[timestamp]", typ: types.BigintType})
+		t, err := c.CompileTerm(st.Using.Timestamp, expr.Receiver{Name: "[timestamp]", Typ: types.BigintType})
 		if err != nil {
 			return nil, err
 		}
@@ -80,7 +82,7 @@ func (s *compiler) compileBatch(st *parser.Batch) (plan, error) {
 		}
 		bp.stmts = append(bp.stmts, mp)
 	}
-	for i, spec := range c.specs {
+	for i, spec := range c.Specs {
 		if spec.Name != "" {
 			bp.specs[i] = spec
 		}
@@ -136,15 +138,6 @@ func (bp *batchPlan) validate() error {
 		}
 	}
 	return nil
-}
-
-// useStatement makes the bind markers of statement i of a protocol BATCH
-// take that statement's values; in a CQL BATCH every statement shares the
-// batch's markers, and nothing changes.
-func (q *execution) useStatement(i int) {
-	if q.stmtValues != nil {
-		q.values = q.stmtValues[i]
-	}
 }
 
 // BatchEntry is one statement of a protocol BATCH: a prepared statement,
@@ -224,7 +217,7 @@ func (p *batchPlan) exec(ctx context.Context, q *execution) (*query.Result, erro
 	var ts int64
 	switch {
 	case p.timestamp != nil:
-		v, err := p.timestamp.eval(q)
+		v, err := p.timestamp.Eval(&q.Execution)
 		if err != nil {
 			return nil, err
 		}
@@ -234,8 +227,8 @@ func (p *batchPlan) exec(ctx context.Context, q *execution) (*query.Result, erro
 		if ts, err = timestampValue(v.Bytes); err != nil {
 			return nil, err
 		}
-	case q.params.HasTimestamp:
-		ts = q.params.Timestamp
+	case q.Params.HasTimestamp:
+		ts = q.Params.Timestamp
 	default:
 		ts = q.s.x.eng.NewTimestamp()
 	}
@@ -263,7 +256,7 @@ func (p *batchPlan) exec(ctx context.Context, q *execution) (*query.Result, erro
 			return nil, query.AsError(err)
 		}
 	}
-	q.trace.Add("Applied batch of %d statements as %d partition mutations", len(p.stmts), len(merged))
+	q.Trace.Add("Applied batch of %d statements as %d partition mutations", len(p.stmts), len(merged))
 	return res, nil
 }
 
@@ -275,7 +268,7 @@ func (p *batchPlan) buildMutations(ctx context.Context, q *execution) ([]*data.M
 	index := map[string]int{}
 	tables := map[string]*schema.Table{}
 	for i, mp := range p.stmts {
-		q.useStatement(i)
+		q.UseStatement(i)
 		wc, err := mp.writeContext(q)
 		if err != nil {
 			return nil, nil, err
@@ -362,8 +355,8 @@ func (p *batchPlan) execConditional(ctx context.Context, q *execution) (*query.R
 	tbl := p.stmts[0].tbl
 	var key []byte
 	for i, mp := range p.stmts {
-		q.useStatement(i)
-		keys, err := mp.where.partitionKeys(q)
+		q.UseStatement(i)
+		keys, err := mp.where.partitionKeys(&q.Execution)
 		if err != nil {
 			return nil, err
 		}
@@ -378,10 +371,10 @@ func (p *batchPlan) execConditional(ctx context.Context, q *execution) (*query.R
 		if mp.conds == nil {
 			continue
 		}
-		q.useStatement(i)
+		q.UseStatement(i)
 		var clustering []byte
 		if !mp.staticOnly && len(tbl.ClusteringColumns()) > 0 {
-			prefixes, err := mp.where.clusteringPrefixes(q)
+			prefixes, err := mp.where.clusteringPrefixes(&q.Execution)
 			if err != nil {
 				return nil, err
 			}

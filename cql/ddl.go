@@ -7,6 +7,8 @@ import (
 	"maps"
 	"strings"
 
+	"github.com/minicass/minicass/cql/expr"
+
 	"github.com/minicass/minicass/cql/query"
 
 	"github.com/minicass/minicass/cql/parser"
@@ -307,7 +309,7 @@ func (s *compiler) compileCreateTable(st *parser.CreateTable) (plan, error) {
 		if def.Static {
 			return query.Invalidf("Static column '%s' cannot be part of the PRIMARY KEY", n)
 		}
-		t, err := convertType(def.Type, ksDef)
+		t, err := expr.ConvertType(def.Type, ksDef)
 		if err != nil {
 			return err
 		}
@@ -341,7 +343,7 @@ func (s *compiler) compileCreateTable(st *parser.CreateTable) (plan, error) {
 			continue
 		}
 		def := defs[n]
-		t, err := convertType(def.Type, ksDef)
+		t, err := expr.ConvertType(def.Type, ksDef)
 		if err != nil {
 			return nil, err
 		}
@@ -499,7 +501,7 @@ func (s *compiler) compileAlterTable(st *parser.AlterTable) (plan, error) {
 					return nil, query.Invalidf("Column with name '%s' already exists", n)
 				}
 				ksDef, _ := s.x.eng.Keyspace(ks)
-				t, err := convertType(def.Type, ksDef)
+				t, err := expr.ConvertType(def.Type, ksDef)
 				if err != nil {
 					return nil, err
 				}

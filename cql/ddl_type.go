@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/minicass/minicass/cql/expr"
+
 	"github.com/minicass/minicass/cql/query"
 
 	"github.com/minicass/minicass/cql/describe"
@@ -65,7 +67,7 @@ func (s *compiler) compileCreateType(st *parser.CreateType) (plan, error) {
 // fieldType converts the type of a user type field (no counters, no
 // non-frozen user types; fields are frozen).
 func fieldType(f *parser.ColumnDef, def *schema.Keyspace) (types.Type, error) {
-	ft, err := convertType(f.Type, def)
+	ft, err := expr.ConvertType(f.Type, def)
 	if err != nil {
 		return types.Type{}, err
 	}

@@ -3,6 +3,8 @@ package cql
 import (
 	"context"
 
+	"github.com/minicass/minicass/cql/expr"
+
 	"github.com/minicass/minicass/cql/query"
 
 	"github.com/minicass/minicass/cql/parser"
@@ -17,11 +19,11 @@ import (
 type condition struct {
 	col *schema.Column
 	// elem is the element key (map) or index (list) of c[k] op v.
-	elem   term
+	elem   expr.Term
 	op     parser.Operator
-	values []term
+	values []expr.Term
 	// inMarker is set for "c IN ?".
-	inMarker *bindTerm
+	inMarker *expr.BindTerm
 }
 
 // conditions is the compiled IF clause of a statement.
@@ -41,7 +43,7 @@ func (cs *conditions) onRegularColumns() bool {
 	return false
 }
 
-func (p *modPlan) compileConditions(c *compileCtx, pc parser.Conditions) error {
+func (p *modPlan) compileConditions(c *expr.CompileCtx, pc parser.Conditions) error {
 	if !pc.IfExists && !pc.IfNotExists && len(pc.If) == 0 {
 		return nil
 	}
@@ -63,23 +65,23 @@ func (p *modPlan) compileConditions(c *compileCtx, pc parser.Conditions) error {
 			return query.Invalidf("PRIMARY KEY column '%s' cannot have IF conditions", name)
 		}
 		cc := condition{col: col, op: cond.Op}
-		recv := receiver{ks: tbl.Keyspace, table: tbl.Name, name: name, typ: col.Type}
+		recv := expr.Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: name, Typ: col.Type}
 		if cond.Elem != nil {
 			switch col.Type.Kind {
 			case types.Map:
-				k, err := c.compileTerm(cond.Elem, recv.sub("key("+name+")", col.Type.Params[0]))
+				k, err := c.CompileTerm(cond.Elem, recv.Sub("key("+name+")", col.Type.Params[0]))
 				if err != nil {
 					return err
 				}
 				cc.elem = k
-				recv = recv.sub("value("+name+")", col.Type.Params[1])
+				recv = recv.Sub("value("+name+")", col.Type.Params[1])
 			case types.List:
-				k, err := c.compileTerm(cond.Elem, recv.sub("idx("+name+")", types.IntType))
+				k, err := c.CompileTerm(cond.Elem, recv.Sub("idx("+name+")", types.IntType))
 				if err != nil {
 					return err
 				}
 				cc.elem = k
-				recv = recv.sub("value("+name+")", col.Type.Params[0])
+				recv = recv.Sub("value("+name+")", col.Type.Params[0])
 			default:
 				return query.Invalidf("Invalid element access syntax for non-collection column %s", name)
 			}
@@ -88,11 +90,11 @@ func (p *modPlan) compileConditions(c *compileCtx, pc parser.Conditions) error {
 		case parser.OpIn:
 			switch v := cond.Value.(type) {
 			case *parser.BindMarker:
-				bt := c.bind(v, recv.sub("in("+recv.name+")", types.ListOf(recv.typ, false)))
+				bt := c.Bind(v, recv.Sub("in("+recv.Name+")", types.ListOf(recv.Typ, false)))
 				cc.inMarker = &bt
 			case *parser.InList:
 				for _, e := range v.Elems {
-					t, err := c.compileTerm(e, recv)
+					t, err := c.CompileTerm(e, recv)
 					if err != nil {
 						return err
 					}
@@ -100,11 +102,11 @@ func (p *modPlan) compileConditions(c *compileCtx, pc parser.Conditions) error {
 				}
 			}
 		case parser.OpEq, parser.OpNeq, parser.OpLt, parser.OpLte, parser.OpGt, parser.OpGte:
-			t, err := c.compileTerm(cond.Value, recv)
+			t, err := c.CompileTerm(cond.Value, recv)
 			if err != nil {
 				return err
 			}
-			cc.values = []term{t}
+			cc.values = []expr.Term{t}
 		default:
 			return query.Invalidf("Unsupported operator %s in IF condition", cond.Op)
 		}
@@ -151,7 +153,7 @@ func columnValue(col *schema.Column, cells []data.Cell, now int64) []byte {
 	}
 	t := col.Type
 	if t.IsMultiCell() {
-		return collectionValue(t, cells, now)
+		return expr.CollectionValue(t, cells, now)
 	}
 	if t.Kind == types.Counter {
 		return data.CounterBytes(data.CounterValue(cells[0].Value))
@@ -165,7 +167,7 @@ func (cc *condition) check(q *execution, st *currentState) (bool, error) {
 	var cur []byte
 	valType := cc.col.Type
 	if cc.elem != nil {
-		k, err := cc.elem.eval(q)
+		k, err := cc.elem.Eval(&q.Execution)
 		if err != nil {
 			return false, err
 		}
@@ -189,11 +191,11 @@ func (cc *condition) check(q *execution, st *currentState) (bool, error) {
 			valType = valType.Params[0]
 		}
 	} else {
-		cur = columnValue(cc.col, cells, q.now.Unix())
+		cur = columnValue(cc.col, cells, q.Now.Unix())
 	}
 	var vals [][]byte
 	if cc.inMarker != nil {
-		v, err := cc.inMarker.eval(q)
+		v, err := cc.inMarker.Eval(&q.Execution)
 		if err != nil {
 			return false, err
 		}
@@ -206,7 +208,7 @@ func (cc *condition) check(q *execution, st *currentState) (bool, error) {
 		}
 	} else {
 		for _, t := range cc.values {
-			v, err := t.eval(q)
+			v, err := t.Eval(&q.Execution)
 			if err != nil {
 				return false, err
 			}
@@ -267,7 +269,7 @@ func be32(b []byte) uint32 {
 
 // applies evaluates the whole IF clause.
 func (cs *conditions) applies(q *execution, st *currentState) (bool, error) {
-	exists := st.row != nil && len(st.row.Cells)+boolInt(st.row.Liveness.IsLive(q.now.Unix())) > 0
+	exists := st.row != nil && len(st.row.Cells)+boolInt(st.row.Liveness.IsLive(q.Now.Unix())) > 0
 	if st.row == nil && st.static != nil && len(cs.conds) > 0 && cs.onlyStatic() {
 		exists = true
 	}
@@ -342,7 +344,7 @@ func boolBytes(b bool) []byte {
 
 // readState reads the current row and static row of a conditional statement.
 func readState(ctx context.Context, q *execution, tbl *schema.Table, key, clustering []byte) (*currentState, error) {
-	st := &currentState{now: q.now.Unix()}
+	st := &currentState{now: q.Now.Unix()}
 	var err error
 	if st.pk, err = splitPartitionKey(tbl, key); err != nil {
 		return nil, err
@@ -369,7 +371,7 @@ func readState(ctx context.Context, q *execution, tbl *schema.Table, key, cluste
 // current state, checks the conditions and applies the mutation, all under
 // the partition's lock (Paxos on a single node degenerates to this).
 func (p *modPlan) execConditional(ctx context.Context, q *execution, wc *writeContext) (*query.Result, error) {
-	keys, err := p.where.partitionKeys(q)
+	keys, err := p.where.partitionKeys(&q.Execution)
 	if err != nil {
 		return nil, err
 	}
@@ -378,7 +380,7 @@ func (p *modPlan) execConditional(ctx context.Context, q *execution, wc *writeCo
 	}
 	var clustering []byte
 	if !p.staticOnly && len(p.tbl.ClusteringColumns()) > 0 {
-		prefixes, err := p.where.clusteringPrefixes(q)
+		prefixes, err := p.where.clusteringPrefixes(&q.Execution)
 		if err != nil {
 			return nil, err
 		}

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/minicass/minicass/cql/expr"
+
 	"github.com/minicass/minicass/cql/query"
 
 	"github.com/minicass/minicass/cql/parser"
@@ -36,9 +38,9 @@ const (
 type colOp struct {
 	col   *schema.Column
 	kind  opKind
-	key   term // element key or list index for opSetElem and opDeleteElem
-	field int  // the field of opSetField
-	value term
+	key   expr.Term // element key or list index for opSetElem and opDeleteElem
+	field int       // the field of opSetField
+	value expr.Term
 }
 
 // modPlan is a compiled INSERT, UPDATE or DELETE.
@@ -53,7 +55,7 @@ type modPlan struct {
 	deleteRows bool
 	// insertLiveness is set for INSERT (which writes row liveness).
 	insertLiveness bool
-	ttl, timestamp term
+	ttl, timestamp expr.Term
 	conds          *conditions
 	counter        bool
 	// staticOnly is set when only static columns are written.
@@ -82,24 +84,24 @@ func pkBindIndexes(w *modWhere) []uint16 {
 		if len(kv.terms) != 1 {
 			return nil
 		}
-		bt, ok := kv.terms[0].(bindTerm)
+		bt, ok := kv.terms[0].(expr.BindTerm)
 		if !ok {
 			return nil
 		}
-		out = append(out, uint16(bt.idx))
+		out = append(out, uint16(bt.Idx))
 	}
 	return out
 }
 
-func (s *compiler) compileUsing(c *compileCtx, tbl *schema.Table, u parser.Using) (ttl, ts term, err error) {
+func (s *compiler) compileUsing(c *expr.CompileCtx, tbl *schema.Table, u parser.Using) (ttl, ts expr.Term, err error) {
 	if u.TTL != nil {
-		ttl, err = c.compileTerm(u.TTL, receiver{ks: tbl.Keyspace, table: tbl.Name, name: "[ttl]", typ: types.IntType})
+		ttl, err = c.CompileTerm(u.TTL, expr.Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: "[ttl]", Typ: types.IntType})
 		if err != nil {
 			return nil, nil, err
 		}
 	}
 	if u.Timestamp != nil {
-		ts, err = c.compileTerm(u.Timestamp, receiver{ks: tbl.Keyspace, table: tbl.Name, name: "[timestamp]", typ: types.BigintType})
+		ts, err = c.CompileTerm(u.Timestamp, expr.Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: "[timestamp]", Typ: types.BigintType})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -126,13 +128,13 @@ func (s *compiler) compileInsert(st *parser.Insert) (plan, error) {
 	if tbl.IsCounter() {
 		return nil, query.Invalidf("INSERT statements are not allowed on counter tables, use UPDATE instead")
 	}
-	c := newCompileCtx(st.BindCount())
+	c := expr.NewCompileCtx(st.BindCount())
 	var cols []*schema.Column
-	var terms []term
+	var terms []expr.Term
 	if st.JSON != nil {
-		cols, terms, err = c.compileInsertJSON(tbl, st)
+		cols, terms, err = c.CompileInsertJSON(tbl, st)
 	} else {
-		cols, terms, err = c.compileInsertValues(tbl, st)
+		cols, terms, err = compileInsertValues(c, tbl, st)
 	}
 	if err != nil {
 		return nil, err
@@ -199,7 +201,7 @@ func (s *compiler) compileInsert(st *parser.Insert) (plan, error) {
 		}
 		p.conds = &conditions{tbl: tbl, ifNotExists: true}
 	}
-	p.specs = c.specs
+	p.specs = c.Specs
 	p.pkIdx = pkBindIndexes(p.where)
 	p.planSimple()
 	return p, nil
@@ -207,12 +209,12 @@ func (s *compiler) compileInsert(st *parser.Insert) (plan, error) {
 
 // compileInsertValues compiles the column list and VALUES of an INSERT: the
 // columns named and their terms, in the statement's order.
-func (c *compileCtx) compileInsertValues(tbl *schema.Table, st *parser.Insert) ([]*schema.Column, []term, error) {
+func compileInsertValues(c *expr.CompileCtx, tbl *schema.Table, st *parser.Insert) ([]*schema.Column, []expr.Term, error) {
 	if len(st.Columns) != len(st.Values) {
 		return nil, nil, query.Invalidf("Unmatched column names/values")
 	}
 	cols := make([]*schema.Column, len(st.Columns))
-	terms := make([]term, len(st.Columns))
+	terms := make([]expr.Term, len(st.Columns))
 	for i, id := range st.Columns {
 		name := string(id)
 		col := tbl.Column(name)
@@ -222,7 +224,7 @@ func (c *compileCtx) compileInsertValues(tbl *schema.Table, st *parser.Insert) (
 		if slices.Contains(cols[:i], col) {
 			return nil, nil, query.Invalidf("Multiple definitions found for column %s", name)
 		}
-		t, err := c.compileTerm(st.Values[i], receiver{ks: tbl.Keyspace, table: tbl.Name, name: name, typ: col.Type})
+		t, err := c.CompileTerm(st.Values[i], expr.Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: name, Typ: col.Type})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -236,7 +238,7 @@ func (s *compiler) compileUpdate(st *parser.Update) (plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := newCompileCtx(st.BindCount())
+	c := expr.NewCompileCtx(st.BindCount())
 	p := &modPlan{tbl: tbl, kind: kindUpdate, counter: tbl.IsCounter()}
 	if p.ttl, p.timestamp, err = s.compileUsing(c, tbl, st.Using); err != nil {
 		return nil, err
@@ -263,7 +265,7 @@ func (s *compiler) compileUpdate(st *parser.Update) (plan, error) {
 		if col.Kind == schema.Regular {
 			staticOnly = false
 		}
-		op, err := c.compileAssignment(tbl, col, a)
+		op, err := compileAssignment(c, tbl, col, a)
 		if err != nil {
 			return nil, err
 		}
@@ -278,25 +280,25 @@ func (s *compiler) compileUpdate(st *parser.Update) (plan, error) {
 		}
 	}
 	p.staticOnly = staticOnly && len(p.ops) > 0
-	if p.where, err = c.compileModWhere(tbl, st.Where, kindUpdate, p.staticOnly); err != nil {
+	if p.where, err = compileModWhere(c, tbl, st.Where, kindUpdate, p.staticOnly); err != nil {
 		return nil, err
 	}
 	if err := p.compileConditions(c, st.Conditions); err != nil {
 		return nil, err
 	}
-	p.specs = c.specs
+	p.specs = c.Specs
 	p.pkIdx = pkBindIndexes(p.where)
 	p.planSimple()
 	return p, nil
 }
 
-func (c *compileCtx) compileAssignment(tbl *schema.Table, col *schema.Column, a *parser.Assignment) (colOp, error) {
-	recv := receiver{ks: tbl.Keyspace, table: tbl.Name, name: col.Name, typ: col.Type}
+func compileAssignment(c *expr.CompileCtx, tbl *schema.Table, col *schema.Column, a *parser.Assignment) (colOp, error) {
+	recv := expr.Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: col.Name, Typ: col.Type}
 	t := col.Type
 	if t.Kind == types.Counter {
 		switch a.Op {
 		case parser.AssignAdd, parser.AssignSub:
-			v, err := c.compileTerm(a.Value, recv.sub(col.Name, types.BigintType))
+			v, err := c.CompileTerm(a.Value, recv.Sub(col.Name, types.BigintType))
 			if err != nil {
 				return colOp{}, err
 			}
@@ -310,7 +312,7 @@ func (c *compileCtx) compileAssignment(tbl *schema.Table, col *schema.Column, a 
 	}
 	switch a.Op {
 	case parser.AssignSet:
-		v, err := c.compileTerm(a.Value, recv)
+		v, err := c.CompileTerm(a.Value, recv)
 		if err != nil {
 			return colOp{}, err
 		}
@@ -324,12 +326,12 @@ func (c *compileCtx) compileAssignment(tbl *schema.Table, col *schema.Column, a 
 		}
 		vr := recv
 		if a.Op == parser.AssignSub && t.Kind == types.Map {
-			vr = recv.sub(col.Name, types.SetOf(t.Params[0], false)) // m = m - {keys}
+			vr = recv.Sub(col.Name, types.SetOf(t.Params[0], false)) // m = m - {keys}
 		}
 		if a.Op == parser.AssignPrepend && t.Kind != types.List {
 			return colOp{}, query.Invalidf("Invalid operation (%s) for non list column %s", a, col.Name)
 		}
-		v, err := c.compileTerm(a.Value, vr)
+		v, err := c.CompileTerm(a.Value, vr)
 		if err != nil {
 			return colOp{}, err
 		}
@@ -338,21 +340,21 @@ func (c *compileCtx) compileAssignment(tbl *schema.Table, col *schema.Column, a 
 	case parser.AssignSetElem:
 		switch {
 		case t.Kind == types.List && t.IsMultiCell():
-			idx, err := c.compileTerm(a.Key, recv.sub("idx("+col.Name+")", types.IntType))
+			idx, err := c.CompileTerm(a.Key, recv.Sub("idx("+col.Name+")", types.IntType))
 			if err != nil {
 				return colOp{}, err
 			}
-			v, err := c.compileTerm(a.Value, recv.sub("value("+col.Name+")", t.Params[0]))
+			v, err := c.CompileTerm(a.Value, recv.Sub("value("+col.Name+")", t.Params[0]))
 			if err != nil {
 				return colOp{}, err
 			}
 			return colOp{col: col, kind: opSetElem, key: idx, value: v}, nil
 		case t.Kind == types.Map && t.IsMultiCell():
-			k, err := c.compileTerm(a.Key, recv.sub("key("+col.Name+")", t.Params[0]))
+			k, err := c.CompileTerm(a.Key, recv.Sub("key("+col.Name+")", t.Params[0]))
 			if err != nil {
 				return colOp{}, err
 			}
-			v, err := c.compileTerm(a.Value, recv.sub("value("+col.Name+")", t.Params[1]))
+			v, err := c.CompileTerm(a.Value, recv.Sub("value("+col.Name+")", t.Params[1]))
 			if err != nil {
 				return colOp{}, err
 			}
@@ -372,7 +374,7 @@ func (c *compileCtx) compileAssignment(tbl *schema.Table, col *schema.Column, a 
 		if i < 0 {
 			return colOp{}, query.Invalidf("UDT column %s does not have a field named %s", col.Name, a.Field)
 		}
-		v, err := c.compileTerm(a.Value, recv.sub(col.Name+"."+t.UDT.Fields[i], t.Params[i]))
+		v, err := c.CompileTerm(a.Value, recv.Sub(col.Name+"."+t.UDT.Fields[i], t.Params[i]))
 		if err != nil {
 			return colOp{}, err
 		}
@@ -386,7 +388,7 @@ func (s *compiler) compileDelete(st *parser.Delete) (plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := newCompileCtx(st.BindCount())
+	c := expr.NewCompileCtx(st.BindCount())
 	p := &modPlan{tbl: tbl, kind: kindDelete, deleteRows: len(st.Columns) == 0}
 	if st.Using.TTL != nil {
 		return nil, query.Invalidf("TTL attribute is not allowed for deletes")
@@ -420,7 +422,7 @@ func (s *compiler) compileDelete(st *parser.Delete) (plan, error) {
 			if i < 0 {
 				return nil, query.Invalidf("UDT column %s does not have a field named %s", name, dc.Field)
 			}
-			p.ops = append(p.ops, colOp{col: col, kind: opSetField, field: i, value: constTerm{}})
+			p.ops = append(p.ops, colOp{col: col, kind: opSetField, field: i, value: expr.ConstTerm{}})
 			continue
 		}
 		if dc.Key == nil {
@@ -431,21 +433,21 @@ func (s *compiler) compileDelete(st *parser.Delete) (plan, error) {
 		if !t.IsMultiCell() || (t.Kind != types.List && t.Kind != types.Map && t.Kind != types.Set) {
 			return nil, query.Invalidf("Invalid deletion operation for non collection column %s", name)
 		}
-		var kr receiver
+		var kr expr.Receiver
 		switch t.Kind {
 		case types.List:
-			kr = receiver{ks: tbl.Keyspace, table: tbl.Name, name: "idx(" + name + ")", typ: types.IntType}
+			kr = expr.Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: "idx(" + name + ")", Typ: types.IntType}
 		default:
-			kr = receiver{ks: tbl.Keyspace, table: tbl.Name, name: "key(" + name + ")", typ: t.Params[0]}
+			kr = expr.Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: "key(" + name + ")", Typ: t.Params[0]}
 		}
-		k, err := c.compileTerm(dc.Key, kr)
+		k, err := c.CompileTerm(dc.Key, kr)
 		if err != nil {
 			return nil, err
 		}
 		p.ops = append(p.ops, colOp{col: col, kind: opDeleteElem, key: k})
 	}
 	p.staticOnly = staticOnly && len(p.ops) > 0
-	if p.where, err = c.compileModWhere(tbl, st.Where, kindDelete, p.staticOnly); err != nil {
+	if p.where, err = compileModWhere(c, tbl, st.Where, kindDelete, p.staticOnly); err != nil {
 		return nil, err
 	}
 	if err := p.compileConditions(c, st.Conditions); err != nil {
@@ -464,7 +466,7 @@ func (s *compiler) compileDelete(st *parser.Delete) (plan, error) {
 			return nil, query.Invalidf("Range deletions are not supported for specific columns")
 		}
 	}
-	p.specs = c.specs
+	p.specs = c.Specs
 	p.pkIdx = pkBindIndexes(p.where)
 	return p, nil
 }
@@ -488,10 +490,10 @@ func (p *modPlan) writeContext(q *execution) (*writeContext, error) {
 
 // initWriteContext fills wc for one execution; exec keeps wc on its stack.
 func (p *modPlan) initWriteContext(q *execution, wc *writeContext) error {
-	*wc = writeContext{now: q.now, nowSec: q.now.Unix()}
+	*wc = writeContext{now: q.Now, nowSec: q.Now.Unix()}
 	ttl := p.tbl.Options.DefaultTTL
 	if p.ttl != nil {
-		v, err := p.ttl.eval(q)
+		v, err := p.ttl.Eval(&q.Execution)
 		if err != nil {
 			return err
 		}
@@ -517,7 +519,7 @@ func (p *modPlan) initWriteContext(q *execution, wc *writeContext) error {
 	case q.batch != nil:
 		wc.ts = q.batch.timestamp
 		if p.timestamp != nil {
-			v, err := p.timestamp.eval(q)
+			v, err := p.timestamp.Eval(&q.Execution)
 			if err != nil {
 				return err
 			}
@@ -528,7 +530,7 @@ func (p *modPlan) initWriteContext(q *execution, wc *writeContext) error {
 			}
 		}
 	case p.timestamp != nil:
-		v, err := p.timestamp.eval(q)
+		v, err := p.timestamp.Eval(&q.Execution)
 		if err != nil {
 			return err
 		}
@@ -538,8 +540,8 @@ func (p *modPlan) initWriteContext(q *execution, wc *writeContext) error {
 		if wc.ts, err = timestampValue(v.Bytes); err != nil {
 			return err
 		}
-	case q.params.HasTimestamp:
-		wc.ts = q.params.Timestamp
+	case q.Params.HasTimestamp:
+		wc.ts = q.Params.Timestamp
 	default:
 		wc.ts = q.s.x.eng.NewTimestamp()
 	}
@@ -616,13 +618,13 @@ func (p *modPlan) mutations(ctx context.Context, q *execution, wc *writeContext)
 		}
 		return []*data.Mutation{m}, nil
 	}
-	keys, err := p.where.partitionKeys(q)
+	keys, err := p.where.partitionKeys(&q.Execution)
 	if err != nil {
 		return nil, err
 	}
 	var prefixes [][][]byte
 	if !p.staticOnly && p.where.fullClustering() {
-		if prefixes, err = p.where.clusteringPrefixes(q); err != nil {
+		if prefixes, err = p.where.clusteringPrefixes(&q.Execution); err != nil {
 			return nil, err
 		}
 	}
@@ -690,7 +692,7 @@ func (p *modPlan) deleteRowsInto(q *execution, wc *writeContext, m *data.Mutatio
 			m.Rows = append(m.Rows, row)
 		}
 	default:
-		ranges, none, err := p.where.ranges(q)
+		ranges, none, err := p.where.ranges(&q.Execution)
 		if err != nil || none {
 			return err
 		}
@@ -760,7 +762,7 @@ func (p *modPlan) applyOp(ctx context.Context, q *execution, wc *writeContext, k
 	t := col.Type
 	var val query.Value
 	if op.value != nil {
-		v, err := op.value.eval(q)
+		v, err := op.value.Eval(&q.Execution)
 		if err != nil {
 			return err
 		}
@@ -839,7 +841,7 @@ func (p *modPlan) applyOp(ctx context.Context, q *execution, wc *writeContext, k
 		}
 		return nil
 	case opSetElem:
-		k, err := op.key.eval(q)
+		k, err := op.key.Eval(&q.Execution)
 		if err != nil {
 			return err
 		}
@@ -871,7 +873,7 @@ func (p *modPlan) applyOp(ctx context.Context, q *execution, wc *writeContext, k
 		row.Cells = append(row.Cells, wc.tombstone(col.Name, nil))
 		return nil
 	case opDeleteElem:
-		k, err := op.key.eval(q)
+		k, err := op.key.Eval(&q.Execution)
 		if err != nil {
 			return err
 		}
@@ -928,7 +930,7 @@ func (p *modPlan) addElements(q *execution, wc *writeContext, row *data.Row, col
 			break
 		}
 		for _, e := range elems {
-			u := q.s.x.uuid.NewTimeUUID(wc.now)
+			u := q.UUIDs.NewTimeUUID(wc.now)
 			row.Cells = append(row.Cells, wc.cell(col.Name, types.EncodeKey(types.TimeUUIDType, u[:]), e))
 		}
 	case types.Set:
@@ -965,7 +967,7 @@ func (p *modPlan) currentList(ctx context.Context, q *execution, key, clustering
 	}
 	var out []data.Cell
 	for _, c := range row.Cells {
-		if c.Column == col.Name && c.IsLive(q.now.Unix()) {
+		if c.Column == col.Name && c.IsLive(q.Now.Unix()) {
 			out = append(out, c)
 		}
 	}
@@ -1012,8 +1014,8 @@ func (p *modPlan) apply(ctx context.Context, q *execution, m *data.Mutation) err
 	if m.IsEmpty() {
 		return nil
 	}
-	if q.trace != nil {
-		q.trace.Add("Applying mutation to %s, partition of %d bytes key, %d rows", p.tbl.QualifiedName(), len(m.Key), len(m.Rows))
+	if q.Trace != nil {
+		q.Trace.Add("Applying mutation to %s, partition of %d bytes key, %d rows", p.tbl.QualifiedName(), len(m.Key), len(m.Rows))
 	}
 	if err := q.s.x.eng.Apply(ctx, p.tbl, m); err != nil {
 		return query.AsError(err)
@@ -1051,7 +1053,7 @@ func (w *whereValues) single() bool {
 // singleValue evaluates a single '=' restriction with the checks and error
 // texts of eval.
 func (w *whereValues) singleValue(q *execution) ([]byte, error) {
-	v, err := w.terms[0].eval(q)
+	v, err := w.terms[0].Eval(&q.Execution)
 	if err != nil {
 		return nil, err
 	}
@@ -1093,7 +1095,7 @@ func (p *modPlan) simpleMutation(q *execution, wc *writeContext, h *simpleRow) (
 		}
 		parts = append(parts, v)
 	}
-	key, err := serializePartitionKey(parts)
+	key, err := query.SerializePartitionKey(parts)
 	if err != nil {
 		return nil, err
 	}
@@ -1127,7 +1129,7 @@ func (p *modPlan) simpleMutation(q *execution, wc *writeContext, h *simpleRow) (
 	var cells []data.Cell
 	for i := range p.ops {
 		op := &p.ops[i]
-		v, err := op.value.eval(q)
+		v, err := op.value.Eval(&q.Execution)
 		if err != nil {
 			return nil, err
 		}

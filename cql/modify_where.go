@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/minicass/minicass/cql/expr"
+
 	"github.com/minicass/minicass/cql/query"
 
 	"github.com/minicass/minicass/cql/parser"
@@ -36,7 +38,7 @@ type modWhere struct {
 // checks come in Cassandra's order: operators the statement cannot use,
 // each relation as it is added, the partition key, static-only statements,
 // the clustering columns, and last the non-key columns.
-func (c *compileCtx) compileModWhere(tbl *schema.Table, where []parser.Relation, kind stmtKind, staticOnly bool) (*modWhere, error) {
+func compileModWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation, kind stmtKind, staticOnly bool) (*modWhere, error) {
 	var nonPK []string
 	for _, rel := range where {
 		r, ok := rel.(*parser.ColumnRelation)
@@ -55,7 +57,7 @@ func (c *compileCtx) compileModWhere(tbl *schema.Table, where []parser.Relation,
 	}
 	// Analysed as if ALLOW FILTERING were given, so that the rules below,
 	// not SELECT's, decide what is refused.
-	sel, err := c.analyzeWhere(tbl, where, true)
+	sel, err := analyzeWhere(c, tbl, where, true)
 	if err != nil {
 		return nil, err
 	}
@@ -160,14 +162,14 @@ func (w *modWhere) pkValues() []*whereValues { return w.sel.pk }
 
 // partitionKeys evaluates the partition key restrictions into serialized
 // keys, sorted and without duplicates, as Cassandra builds them.
-func (w *modWhere) partitionKeys(q *execution) ([][]byte, error) {
+func (w *modWhere) partitionKeys(q *query.Execution) ([][]byte, error) {
 	keys, _, err := w.sel.partitionKeys(q)
 	return keys, err
 }
 
 // clusteringPrefixes evaluates the clustering EQ/IN restrictions into value
 // tuples in clustering order, without duplicates.
-func (w *modWhere) clusteringPrefixes(q *execution) ([][][]byte, error) {
+func (w *modWhere) clusteringPrefixes(q *query.Execution) ([][][]byte, error) {
 	prefixes, _, err := w.sel.clusteringPrefixes(q)
 	if err != nil {
 		return nil, err
@@ -184,7 +186,7 @@ func (w *modWhere) clusteringPrefixes(q *execution) ([][][]byte, error) {
 
 // ranges returns the clustering ranges a DELETE of rows removes, sorted and
 // merged (Cassandra's Slices); none is set when they select no row.
-func (w *modWhere) ranges(q *execution) (ss data.Slices, none bool, err error) {
+func (w *modWhere) ranges(q *query.Execution) (ss data.Slices, none bool, err error) {
 	return w.sel.slices(q)
 }
 

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/minicass/minicass/cql/expr"
+
 	"github.com/minicass/minicass/cql/query"
 
 	"github.com/minicass/minicass/cql/parser"
@@ -29,15 +31,15 @@ const filteringMsg = "Cannot execute this query as it might involve data filteri
 type whereValues struct {
 	col    *schema.Column
 	in     bool
-	terms  []term
-	marker term // IN ?: evaluates to a list<type>
+	terms  []expr.Term
+	marker expr.Term // IN ?: evaluates to a list<type>
 }
 
-// eval returns the restricted values, checking nulls and unset values with
+// Eval returns the restricted values, checking nulls and unset values with
 // Cassandra's texts. IN values may repeat; callers sort and deduplicate.
-func (w *whereValues) eval(q *execution) ([][]byte, error) {
+func (w *whereValues) Eval(q *query.Execution) ([][]byte, error) {
 	if w.marker != nil {
-		v, err := w.marker.eval(q)
+		v, err := w.marker.Eval(q)
 		if err != nil {
 			return nil, err
 		}
@@ -60,7 +62,7 @@ func (w *whereValues) eval(q *execution) ([][]byte, error) {
 	}
 	out := make([][]byte, 0, len(w.terms))
 	for _, t := range w.terms {
-		v, err := t.eval(q)
+		v, err := t.Eval(q)
 		if err != nil {
 			return nil, err
 		}
@@ -80,12 +82,12 @@ func (w *whereValues) eval(q *execution) ([][]byte, error) {
 type tupleValues struct {
 	cols   []*schema.Column
 	in     bool
-	tuples [][]term // literal tuples, one term per column
-	whole  []term   // markers standing for a whole tuple
-	marker term     // IN ?: a list of tuples
+	tuples [][]expr.Term // literal tuples, one term per column
+	whole  []expr.Term   // markers standing for a whole tuple
+	marker expr.Term     // IN ?: a list of tuples
 }
 
-func (w *tupleValues) eval(q *execution) ([][][]byte, error) {
+func (w *tupleValues) Eval(q *query.Execution) ([][][]byte, error) {
 	var out [][][]byte
 	ttyp := tupleTypeOf(w.cols)
 	decodeTuple := func(b []byte) ([][]byte, error) {
@@ -127,7 +129,7 @@ func (w *tupleValues) eval(q *execution) ([][][]byte, error) {
 		for _, tuple := range w.tuples {
 			vals := make([][]byte, len(tuple))
 			for i, t := range tuple {
-				v, err := t.eval(q)
+				v, err := t.Eval(q)
 				if err != nil {
 					return nil, err
 				}
@@ -151,8 +153,8 @@ func (w *tupleValues) eval(q *execution) ([][][]byte, error) {
 
 // evalWholeTuple evaluates a marker standing for a whole tuple (or list of
 // tuples) of cols, refusing unset and null as Cassandra does.
-func evalWholeTuple(q *execution, t term, cols []*schema.Column) ([]byte, error) {
-	v, err := t.eval(q)
+func evalWholeTuple(q *query.Execution, t expr.Term, cols []*schema.Column) ([]byte, error) {
+	v, err := t.Eval(q)
 	if err != nil {
 		return nil, err
 	}
@@ -187,13 +189,13 @@ func tupleName(cols []*schema.Column) string {
 type sliceBound struct {
 	cols  []*schema.Column
 	incl  bool
-	terms []term // one per column
-	whole term   // a marker standing for the whole tuple
+	terms []expr.Term // one per column
+	whole expr.Term   // a marker standing for the whole tuple
 	multi bool
 	rel   string // the relation's text, for error messages
 }
 
-func (b *sliceBound) eval(q *execution) ([][]byte, error) {
+func (b *sliceBound) Eval(q *query.Execution) ([][]byte, error) {
 	if b.whole != nil {
 		v, err := evalWholeTuple(q, b.whole, b.cols)
 		if err != nil {
@@ -212,7 +214,7 @@ func (b *sliceBound) eval(q *execution) ([][]byte, error) {
 	}
 	out := make([][]byte, len(b.terms))
 	for i, t := range b.terms {
-		v, err := t.eval(q)
+		v, err := t.Eval(q)
 		if err != nil {
 			return nil, err
 		}
@@ -264,7 +266,7 @@ func (p *ckPart) width() int {
 
 // tokenBound is one side of a token restriction.
 type tokenBound struct {
-	t    term
+	t    expr.Term
 	incl bool
 }
 
@@ -280,7 +282,7 @@ type whereClause struct {
 	// pkIn is set when a partition key column is restricted by IN.
 	pkIn bool
 	// tokenEq, tokenLower and tokenUpper are the token restrictions.
-	tokenEq             term
+	tokenEq             expr.Term
 	tokenLower, tokenUp *tokenBound
 	// parts are the clustering restrictions by first column; prefix is the
 	// number of parts usable to compute slices (the rest filter rows).
@@ -339,12 +341,12 @@ func (w *whereClause) pkEq(pos int) bool {
 // index; minicass scans and keeps the matching rows, the same rows in the
 // same token order, see ddl_index.go). Two or more filtered restrictions
 // still need ALLOW FILTERING, index or not, as in Cassandra.
-func (c *compileCtx) compileWhere(tbl *schema.Table, where []parser.Relation, allowFiltering bool) (*whereClause, error) {
-	w, err := c.analyzeWhere(tbl, where, allowFiltering)
+func compileWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation, allowFiltering bool) (*whereClause, error) {
+	w, err := analyzeWhere(c, tbl, where, allowFiltering)
 	if err == nil || allowFiltering || len(tbl.Indexes) == 0 {
 		return w, err
 	}
-	wi, ierr := c.analyzeWhere(tbl, where, true)
+	wi, ierr := analyzeWhere(c, tbl, where, true)
 	if ierr != nil || len(wi.filters) != 1 || indexFor(tbl, wi.filters[0]) == nil {
 		return nil, err
 	}
@@ -400,24 +402,24 @@ func indexFor(tbl *schema.Table, f rowFilter) *schema.Index {
 
 // analyzeWhere analyses the relations of a SELECT on tbl, as if ALLOW
 // FILTERING were given when allowFiltering is set.
-func (c *compileCtx) analyzeWhere(tbl *schema.Table, where []parser.Relation, allowFiltering bool) (*whereClause, error) {
+func analyzeWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation, allowFiltering bool) (*whereClause, error) {
 	w := &whereClause{tbl: tbl, allowFiltering: allowFiltering, pk: make([]*whereValues, len(tbl.PartitionKey())), restricted: map[string]bool{}}
 	var pkSliced bool
 	var tokenCols string
 	for _, rel := range where {
 		switch r := rel.(type) {
 		case *parser.ColumnRelation:
-			sliced, err := c.addColumnRelation(w, r)
+			sliced, err := addColumnRelation(c, w, r)
 			if err != nil {
 				return nil, err
 			}
 			pkSliced = pkSliced || sliced
 		case *parser.TupleRelation:
-			if err := c.addTupleRelation(w, r); err != nil {
+			if err := addTupleRelation(c, w, r); err != nil {
 				return nil, err
 			}
 		case *parser.TokenRelation:
-			cols, err := c.addTokenRelation(w, r)
+			cols, err := addTokenRelation(c, w, r)
 			if err != nil {
 				return nil, err
 			}
@@ -497,13 +499,13 @@ func (c *compileCtx) analyzeWhere(tbl *schema.Table, where []parser.Relation, al
 
 // addColumnRelation adds a single-column relation; it reports whether the
 // relation slices a partition key column.
-func (c *compileCtx) addColumnRelation(w *whereClause, r *parser.ColumnRelation) (bool, error) {
+func addColumnRelation(c *expr.CompileCtx, w *whereClause, r *parser.ColumnRelation) (bool, error) {
 	tbl := w.tbl
 	col := tbl.Column(string(r.Column))
 	if col == nil {
 		return false, query.Invalidf("Undefined column name %s in table %s", r.Column.String(), tbl.QualifiedName())
 	}
-	recv := receiver{ks: tbl.Keyspace, table: tbl.Name, name: col.Name, typ: col.Type}
+	recv := expr.Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: col.Name, Typ: col.Type}
 	switch r.Op {
 	case parser.OpIsNot:
 		return false, query.Invalidf("Unsupported restriction: %s", r)
@@ -514,7 +516,7 @@ func (c *compileCtx) addColumnRelation(w *whereClause, r *parser.ColumnRelation)
 		if ix == nil || col.Kind == schema.PartitionKey || (col.Type.Kind != types.Text && col.Type.Kind != types.Ascii) {
 			return false, query.Invalidf("LIKE restriction is only supported on properly indexed columns. %s is not valid.", r)
 		}
-		t, err := c.compileTerm(r.Value, receiver{ks: tbl.Keyspace, table: tbl.Name, name: col.Name, typ: col.Type})
+		t, err := c.CompileTerm(r.Value, expr.Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: col.Name, Typ: col.Type})
 		if err != nil {
 			return false, err
 		}
@@ -525,8 +527,8 @@ func (c *compileCtx) addColumnRelation(w *whereClause, r *parser.ColumnRelation)
 			w.nonPK = true
 		}
 		lf := &likeFilter{col: col, pattern: t, index: ix}
-		if ct, ok := t.(constTerm); ok && ct.v != nil {
-			if _, _, _, err := lf.parse(ct.v); err != nil {
+		if ct, ok := t.(expr.ConstTerm); ok && ct.V != nil {
+			if _, _, _, err := lf.parse(ct.V); err != nil {
 				return false, err
 			}
 		}
@@ -541,11 +543,11 @@ func (c *compileCtx) addColumnRelation(w *whereClause, r *parser.ColumnRelation)
 		if r.Op != parser.OpEq {
 			return false, query.Invalidf("Unsupported \"%s\" relation: %s", r.Op, r)
 		}
-		kt, err := c.compileTerm(r.MapKey, recv.sub("key("+col.Name+")", col.Type.Params[0]))
+		kt, err := c.CompileTerm(r.MapKey, recv.Sub("key("+col.Name+")", col.Type.Params[0]))
 		if err != nil {
 			return false, err
 		}
-		vt, err := c.compileTerm(r.Value, recv.sub("value("+col.Name+")", col.Type.Params[1]))
+		vt, err := c.CompileTerm(r.Value, recv.Sub("value("+col.Name+")", col.Type.Params[1]))
 		if err != nil {
 			return false, err
 		}
@@ -570,7 +572,7 @@ func (c *compileCtx) addColumnRelation(w *whereClause, r *parser.ColumnRelation)
 		default:
 			et = col.Type.Params[0]
 		}
-		t, err := c.compileTerm(r.Value, recv.sub(name, et))
+		t, err := c.CompileTerm(r.Value, recv.Sub(name, et))
 		if err != nil {
 			return false, err
 		}
@@ -597,19 +599,19 @@ func (c *compileCtx) addColumnRelation(w *whereClause, r *parser.ColumnRelation)
 	var bound *sliceBound
 	switch r.Op {
 	case parser.OpEq:
-		t, err := c.compileTerm(r.Value, recv)
+		t, err := c.CompileTerm(r.Value, recv)
 		if err != nil {
 			return false, err
 		}
-		vals = &whereValues{col: col, terms: []term{t}}
+		vals = &whereValues{col: col, terms: []expr.Term{t}}
 	case parser.OpIn:
 		vals = &whereValues{col: col, in: true}
 		switch v := r.Value.(type) {
 		case *parser.BindMarker:
-			vals.marker = c.bind(v, recv.sub("in("+col.Name+")", types.ListOf(col.Type, false)))
+			vals.marker = c.Bind(v, recv.Sub("in("+col.Name+")", types.ListOf(col.Type, false)))
 		case *parser.InList:
 			for _, e := range v.Elems {
-				t, err := c.compileTerm(e, recv)
+				t, err := c.CompileTerm(e, recv)
 				if err != nil {
 					return false, err
 				}
@@ -619,11 +621,11 @@ func (c *compileCtx) addColumnRelation(w *whereClause, r *parser.ColumnRelation)
 			return false, query.Invalidf("Invalid IN relation: %s", r)
 		}
 	case parser.OpLt, parser.OpLte, parser.OpGt, parser.OpGte:
-		t, err := c.compileTerm(r.Value, recv)
+		t, err := c.CompileTerm(r.Value, recv)
 		if err != nil {
 			return false, err
 		}
-		bound = &sliceBound{cols: []*schema.Column{col}, terms: []term{t}, incl: r.Op == parser.OpLte || r.Op == parser.OpGte, rel: r.String()}
+		bound = &sliceBound{cols: []*schema.Column{col}, terms: []expr.Term{t}, incl: r.Op == parser.OpLte || r.Op == parser.OpGte, rel: r.String()}
 	default:
 		return false, query.Invalidf("Unsupported \"%s\" relation: %s", r.Op, r)
 	}
@@ -714,7 +716,7 @@ func (w *whereClause) addCkSingle(col *schema.Column, vals *whereValues, bound *
 	return nil
 }
 
-func (c *compileCtx) addTupleRelation(w *whereClause, r *parser.TupleRelation) error {
+func addTupleRelation(c *expr.CompileCtx, w *whereClause, r *parser.TupleRelation) error {
 	tbl := w.tbl
 	cols := make([]*schema.Column, len(r.Columns))
 	for i, id := range r.Columns {
@@ -739,18 +741,18 @@ func (c *compileCtx) addTupleRelation(w *whereClause, r *parser.TupleRelation) e
 		w.restricted[col.Name] = true
 	}
 	ttyp := tupleTypeOf(cols)
-	trecv := receiver{ks: tbl.Keyspace, table: tbl.Name, name: tupleName(cols), typ: ttyp}
-	compileTuple := func(e parser.Expr) ([]term, term, error) {
+	trecv := expr.Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: tupleName(cols), Typ: ttyp}
+	compileTuple := func(e parser.Expr) ([]expr.Term, expr.Term, error) {
 		switch v := e.(type) {
 		case *parser.BindMarker:
-			return nil, c.bind(v, trecv), nil
+			return nil, c.Bind(v, trecv), nil
 		case *parser.TupleLit:
 			if len(v.Elems) != len(cols) {
 				return nil, nil, query.Invalidf("Expected %d elements in value tuple, but got %d: %s", len(cols), len(v.Elems), v)
 			}
-			ts := make([]term, len(cols))
+			ts := make([]expr.Term, len(cols))
 			for i, el := range v.Elems {
-				t, err := c.compileTerm(el, receiver{ks: tbl.Keyspace, table: tbl.Name, name: cols[i].Name, typ: cols[i].Type})
+				t, err := c.CompileTerm(el, expr.Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: cols[i].Name, Typ: cols[i].Type})
 				if err != nil {
 					return nil, nil, err
 				}
@@ -770,14 +772,14 @@ func (c *compileCtx) addTupleRelation(w *whereClause, r *parser.TupleRelation) e
 				return err
 			}
 			if whole != nil {
-				tv.whole = []term{whole}
+				tv.whole = []expr.Term{whole}
 			} else {
-				tv.tuples = [][]term{ts}
+				tv.tuples = [][]expr.Term{ts}
 			}
 		} else {
 			switch v := r.Value.(type) {
 			case *parser.BindMarker:
-				tv.marker = c.bind(v, trecv.sub("in("+tupleName(cols)+")", types.ListOf(ttyp, false)))
+				tv.marker = c.Bind(v, trecv.Sub("in("+tupleName(cols)+")", types.ListOf(ttyp, false)))
 			case *parser.InList:
 				for _, el := range v.Elems {
 					ts, whole, err := compileTuple(el)
@@ -855,7 +857,7 @@ func (c *compileCtx) addTupleRelation(w *whereClause, r *parser.TupleRelation) e
 
 // addTokenRelation adds token(k...) op value and returns the column list as
 // Cassandra prints it in messages.
-func (c *compileCtx) addTokenRelation(w *whereClause, r *parser.TokenRelation) (string, error) {
+func addTokenRelation(c *expr.CompileCtx, w *whereClause, r *parser.TokenRelation) (string, error) {
 	tbl := w.tbl
 	pk := tbl.PartitionKey()
 	names := make([]string, len(r.Columns))
@@ -885,14 +887,14 @@ func (c *compileCtx) addTokenRelation(w *whereClause, r *parser.TokenRelation) (
 		w.restricted[n] = true
 	}
 	joined := strings.Join(names, ", ")
-	var t term
+	var t expr.Term
 	if fc, ok := r.Value.(*parser.FuncCall); ok && fc.Keyspace == "" && strings.EqualFold(string(fc.Name), "token") {
 		if len(fc.Args) != len(pk) {
 			return "", query.Invalidf("Invalid number of arguments in call to function system.token: %d required but %d provided", len(pk), len(fc.Args))
 		}
-		args := make([]term, len(pk))
+		args := make([]expr.Term, len(pk))
 		for i, a := range fc.Args {
-			at, err := c.compileTerm(a, receiver{ks: tbl.Keyspace, table: tbl.Name, name: pk[i].Name, typ: pk[i].Type})
+			at, err := c.CompileTerm(a, expr.Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: pk[i].Name, Typ: pk[i].Type})
 			if err != nil {
 				return "", err
 			}
@@ -901,7 +903,7 @@ func (c *compileCtx) addTokenRelation(w *whereClause, r *parser.TokenRelation) (
 		t = tokenOfTerm{tbl: tbl, args: args}
 	} else {
 		var err error
-		t, err = c.compileTerm(r.Value, receiver{ks: tbl.Keyspace, table: tbl.Name, name: "partition key token", typ: types.BigintType})
+		t, err = c.CompileTerm(r.Value, expr.Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: "partition key token", Typ: types.BigintType})
 		if err != nil {
 			return "", err
 		}
@@ -941,13 +943,13 @@ func (c *compileCtx) addTokenRelation(w *whereClause, r *parser.TokenRelation) (
 // serialized partition key, as a bigint.
 type tokenOfTerm struct {
 	tbl  *schema.Table
-	args []term
+	args []expr.Term
 }
 
-func (t tokenOfTerm) eval(q *execution) (query.Value, error) {
+func (t tokenOfTerm) Eval(q *query.Execution) (query.Value, error) {
 	parts := make([][]byte, len(t.args))
 	for i, a := range t.args {
-		v, err := a.eval(q)
+		v, err := a.Eval(q)
 		if err != nil {
 			return query.Value{}, err
 		}
@@ -956,33 +958,11 @@ func (t tokenOfTerm) eval(q *execution) (query.Value, error) {
 		}
 		parts[i] = v.Bytes
 	}
-	key, err := serializePartitionKey(parts)
+	key, err := query.SerializePartitionKey(parts)
 	if err != nil {
 		return query.Value{}, err
 	}
-	return query.Value{Bytes: int64Bytes(int64(partitioner.Murmur3(key)))}, nil
-}
-
-// serializePartitionKey builds the partition key bytes from its components
-// (CompositeKey for several), with Cassandra's key validation.
-func serializePartitionKey(parts [][]byte) ([]byte, error) {
-	var key []byte
-	if len(parts) == 1 {
-		key = parts[0]
-	} else {
-		var err error
-		key, err = partitioner.CompositeKey(parts)
-		if err != nil {
-			return nil, query.Invalidf("%v", err)
-		}
-	}
-	if len(key) == 0 {
-		return nil, query.Invalidf("Key may not be empty")
-	}
-	if len(key) > 65535 {
-		return nil, query.Invalidf("Key length of %d is longer than maximum of 65535", len(key))
-	}
-	return key, nil
+	return query.Value{Bytes: expr.Int64Bytes(int64(partitioner.Murmur3(key)))}, nil
 }
 
 // partitionKeys returns the serialized partition keys selected by EQ/IN
@@ -990,11 +970,11 @@ func serializePartitionKey(parts [][]byte) ([]byte, error) {
 // duplicates: Cassandra builds them with a MultiCBuilder into a sorted set
 // (PartitionKeySingleRestrictionSet.values), so k IN (3, 1) reads 1 then 3.
 // It must only be called when pkComplete is set.
-func (w *whereClause) partitionKeys(q *execution) ([][]byte, [][][]byte, error) {
+func (w *whereClause) partitionKeys(q *query.Execution) ([][]byte, [][][]byte, error) {
 	pkCols := w.tbl.PartitionKey()
 	sets := make([][][]byte, len(w.pk))
 	for i, v := range w.pk {
-		vals, err := v.eval(q)
+		vals, err := v.Eval(q)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -1003,7 +983,7 @@ func (w *whereClause) partitionKeys(q *execution) ([][]byte, [][][]byte, error) 
 	combos := cartesian(sets)
 	keys := make([][]byte, 0, len(combos))
 	for _, combo := range combos {
-		k, err := serializePartitionKey(combo)
+		k, err := query.SerializePartitionKey(combo)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -1038,10 +1018,10 @@ func sortedUnique(t types.Type, desc bool, vals [][]byte) [][]byte {
 // whole ring without them). empty is set when the range selects nothing,
 // e.g. token(k) > 5 AND token(k) < 3: Cassandra does not wrap around the
 // ring for SELECT.
-func (w *whereClause) tokenRange(q *execution) (tr data.TokenRange, empty bool, err error) {
+func (w *whereClause) tokenRange(q *query.Execution) (tr data.TokenRange, empty bool, err error) {
 	tr = data.FullRing
-	evalTok := func(t term) (int64, error) {
-		v, err := t.eval(q)
+	evalTok := func(t expr.Term) (int64, error) {
+		v, err := t.Eval(q)
 		if err != nil {
 			return 0, err
 		}
@@ -1098,7 +1078,7 @@ func (w *whereClause) tokenRange(q *execution) (tr data.TokenRange, empty bool, 
 // clusteringPrefixes returns the clustering prefixes fixed by the EQ/IN
 // parts of the usable prefix (sorted in clustering order, deduplicated), and
 // the slice part that follows them (nil if none).
-func (w *whereClause) clusteringPrefixes(q *execution) ([][][]byte, *ckPart, error) {
+func (w *whereClause) clusteringPrefixes(q *query.Execution) ([][][]byte, *ckPart, error) {
 	prefixes := [][][]byte{{}}
 	for _, p := range w.parts[:w.prefix] {
 		if p.isSlice() {
@@ -1106,7 +1086,7 @@ func (w *whereClause) clusteringPrefixes(q *execution) ([][][]byte, *ckPart, err
 		}
 		var sets [][][]byte // alternatives for the columns of p
 		if p.single != nil {
-			vals, err := p.single.eval(q)
+			vals, err := p.single.Eval(q)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -1114,7 +1094,7 @@ func (w *whereClause) clusteringPrefixes(q *execution) ([][][]byte, *ckPart, err
 				sets = append(sets, [][]byte{v})
 			}
 		} else {
-			tuples, err := p.tuple.eval(q)
+			tuples, err := p.tuple.Eval(q)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -1138,7 +1118,7 @@ func (w *whereClause) clusteringPrefixes(q *execution) ([][][]byte, *ckPart, err
 	for _, pre := range prefixes {
 		b, err := types.EncodeBound(cols[:len(pre)], pre, types.StartInclusive)
 		if err != nil {
-			return nil, nil, query.Invalidf("%v", unwrapReason(err))
+			return nil, nil, query.Invalidf("%v", expr.UnwrapReason(err))
 		}
 		encs = append(encs, enc{b, pre})
 	}
@@ -1155,7 +1135,7 @@ func (w *whereClause) clusteringPrefixes(q *execution) ([][][]byte, *ckPart, err
 
 // slices returns the clustering slices to read, sorted and merged, or nil
 // when every row is selected. none is set when no row can match.
-func (w *whereClause) slices(q *execution) (ss data.Slices, none bool, err error) {
+func (w *whereClause) slices(q *query.Execution) (ss data.Slices, none bool, err error) {
 	if w.prefix == 0 {
 		return nil, false, nil
 	}
@@ -1170,12 +1150,12 @@ func (w *whereClause) slices(q *execution) (ss data.Slices, none bool, err error
 	var lower, upper [][]byte
 	if slice != nil {
 		if slice.lower != nil {
-			if lower, err = slice.lower.eval(q); err != nil {
+			if lower, err = slice.lower.Eval(q); err != nil {
 				return nil, false, err
 			}
 		}
 		if slice.upper != nil {
-			if upper, err = slice.upper.eval(q); err != nil {
+			if upper, err = slice.upper.Eval(q); err != nil {
 				return nil, false, err
 			}
 		}
@@ -1217,11 +1197,11 @@ func (w *whereClause) slices(q *execution) (ss data.Slices, none bool, err error
 func prefixRange(cols []types.ClusteringColumn, prefix [][]byte) (data.Slice, error) {
 	s, err := types.EncodeBound(cols[:len(prefix)], prefix, types.StartInclusive)
 	if err != nil {
-		return data.Slice{}, query.Invalidf("%v", unwrapReason(err))
+		return data.Slice{}, query.Invalidf("%v", expr.UnwrapReason(err))
 	}
 	e, err := types.EncodeBound(cols[:len(prefix)], prefix, types.EndInclusive)
 	if err != nil {
-		return data.Slice{}, query.Invalidf("%v", unwrapReason(err))
+		return data.Slice{}, query.Invalidf("%v", expr.UnwrapReason(err))
 	}
 	return data.Slice{Start: s, End: e}, nil
 }
@@ -1258,7 +1238,7 @@ func boundRanges(cols []types.ClusteringColumn, pre, vals [][]byte, incl, lower 
 			}
 			b, err := types.EncodeBound(cols[:len(withV)], withV, kind)
 			if err != nil {
-				return nil, query.Invalidf("%v", unwrapReason(err))
+				return nil, query.Invalidf("%v", expr.UnwrapReason(err))
 			}
 			r = data.Slice{Start: b, End: all.End}
 		} else {
@@ -1269,7 +1249,7 @@ func boundRanges(cols []types.ClusteringColumn, pre, vals [][]byte, incl, lower 
 			}
 			b, err := types.EncodeBound(cols[:len(withV)], withV, kind)
 			if err != nil {
-				return nil, query.Invalidf("%v", unwrapReason(err))
+				return nil, query.Invalidf("%v", expr.UnwrapReason(err))
 			}
 			r = data.Slice{Start: all.Start, End: b}
 		}

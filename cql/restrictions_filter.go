@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 
+	"github.com/minicass/minicass/cql/expr"
+
 	"github.com/minicass/minicass/cql/query"
 
 	"github.com/minicass/minicass/schema"
@@ -14,7 +16,7 @@ import (
 // or clustering restrictions that cannot become slices). A null value never
 // matches.
 type rowFilter interface {
-	match(q *execution, r *selRow) (bool, error)
+	match(q *query.Execution, r *expr.SelRow) (bool, error)
 }
 
 // valuesFilter keeps rows whose column equals one of the values (EQ, IN).
@@ -23,12 +25,12 @@ type valuesFilter struct {
 	vals *whereValues
 }
 
-func (f *valuesFilter) match(q *execution, r *selRow) (bool, error) {
-	v := r.value(f.col)
+func (f *valuesFilter) match(q *query.Execution, r *expr.SelRow) (bool, error) {
+	v := r.Value(f.col)
 	if v == nil {
 		return false, nil
 	}
-	vals, err := f.vals.eval(q)
+	vals, err := f.vals.Eval(q)
 	if err != nil {
 		return false, err
 	}
@@ -52,12 +54,12 @@ func sliceFilterFor(col *schema.Column, b *sliceBound, lower bool) rowFilter {
 	return &sliceFilter{col: col, bound: b, lower: lower}
 }
 
-func (f *sliceFilter) match(q *execution, r *selRow) (bool, error) {
-	v := r.value(f.col)
+func (f *sliceFilter) match(q *query.Execution, r *expr.SelRow) (bool, error) {
+	v := r.Value(f.col)
 	if v == nil {
 		return false, nil
 	}
-	bv, err := f.bound.eval(q)
+	bv, err := f.bound.Eval(q)
 	if err != nil {
 		return false, err
 	}
@@ -75,15 +77,15 @@ func cmpOK(c int, lower, incl bool) bool {
 type containsFilter struct {
 	col *schema.Column
 	key bool
-	val term
+	val expr.Term
 }
 
-func (f *containsFilter) match(q *execution, r *selRow) (bool, error) {
-	v := r.value(f.col)
+func (f *containsFilter) match(q *query.Execution, r *expr.SelRow) (bool, error) {
+	v := r.Value(f.col)
 	if v == nil {
 		return false, nil
 	}
-	x, err := f.val.eval(q)
+	x, err := f.val.Eval(q)
 	if err != nil {
 		return false, err
 	}
@@ -124,19 +126,19 @@ func (f *containsFilter) match(q *execution, r *selRow) (bool, error) {
 // mapEntryFilter is m[key] = value.
 type mapEntryFilter struct {
 	col      *schema.Column
-	key, val term
+	key, val expr.Term
 }
 
-func (f *mapEntryFilter) match(q *execution, r *selRow) (bool, error) {
-	v := r.value(f.col)
+func (f *mapEntryFilter) match(q *query.Execution, r *expr.SelRow) (bool, error) {
+	v := r.Value(f.col)
 	if v == nil {
 		return false, nil
 	}
-	k, err := f.key.eval(q)
+	k, err := f.key.Eval(q)
 	if err != nil {
 		return false, err
 	}
-	x, err := f.val.eval(q)
+	x, err := f.val.Eval(q)
 	if err != nil {
 		return false, err
 	}
@@ -165,51 +167,51 @@ type ckPartFilter struct {
 	part *ckPart
 }
 
-func (f *ckPartFilter) match(q *execution, r *selRow) (bool, error) {
-	if r.ck == nil {
+func (f *ckPartFilter) match(q *query.Execution, r *expr.SelRow) (bool, error) {
+	if r.Ck == nil {
 		return false, nil
 	}
 	ck := f.tbl.ClusteringColumns()
 	p := f.part
 	switch {
 	case p.single != nil:
-		vals, err := p.single.eval(q)
+		vals, err := p.single.Eval(q)
 		if err != nil {
 			return false, err
 		}
 		for _, v := range vals {
-			if types.Compare(ck[p.first].Type, r.ck[p.first], v) == 0 {
+			if types.Compare(ck[p.first].Type, r.Ck[p.first], v) == 0 {
 				return true, nil
 			}
 		}
 		return false, nil
 	case p.tuple != nil:
-		tuples, err := p.tuple.eval(q)
+		tuples, err := p.tuple.Eval(q)
 		if err != nil {
 			return false, err
 		}
 		for _, t := range tuples {
-			if compareTuple(ck[p.first:], r.ck[p.first:], t) == 0 {
+			if compareTuple(ck[p.first:], r.Ck[p.first:], t) == 0 {
 				return true, nil
 			}
 		}
 		return false, nil
 	}
 	if p.lower != nil {
-		vals, err := p.lower.eval(q)
+		vals, err := p.lower.Eval(q)
 		if err != nil {
 			return false, err
 		}
-		if !cmpOK(compareTuple(ck[p.first:], r.ck[p.first:], vals), true, p.lower.incl) {
+		if !cmpOK(compareTuple(ck[p.first:], r.Ck[p.first:], vals), true, p.lower.incl) {
 			return false, nil
 		}
 	}
 	if p.upper != nil {
-		vals, err := p.upper.eval(q)
+		vals, err := p.upper.Eval(q)
 		if err != nil {
 			return false, err
 		}
-		if !cmpOK(compareTuple(ck[p.first:], r.ck[p.first:], vals), false, p.upper.incl) {
+		if !cmpOK(compareTuple(ck[p.first:], r.Ck[p.first:], vals), false, p.upper.incl) {
 			return false, nil
 		}
 	}
@@ -235,12 +237,12 @@ func compareTuple(cols []*schema.Column, row, tuple [][]byte) int {
 // serves all four. 'case_sensitive': 'false' compares without case.
 type likeFilter struct {
 	col     *schema.Column
-	pattern term
+	pattern expr.Term
 	index   *schema.Index
 }
 
-func (f *likeFilter) match(q *execution, r *selRow) (bool, error) {
-	p, err := f.pattern.eval(q)
+func (f *likeFilter) match(q *query.Execution, r *expr.SelRow) (bool, error) {
+	p, err := f.pattern.Eval(q)
 	if err != nil {
 		return false, err
 	}
@@ -251,7 +253,7 @@ func (f *likeFilter) match(q *execution, r *selRow) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	v := r.value(f.col)
+	v := r.Value(f.col)
 	if v == nil {
 		return false, nil
 	}

@@ -1,6 +1,7 @@
 package cql
 
 import (
+	"github.com/minicass/minicass/cql/expr"
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/cql/query"
 	"github.com/minicass/minicass/schema"
@@ -11,7 +12,7 @@ import (
 type selectPlan struct {
 	tbl   *schema.Table
 	where *whereClause
-	sels  []selector
+	sels  []expr.Selector
 	specs []query.ColumnSpec
 	bspec []query.ColumnSpec
 	pkIdx []uint16
@@ -31,7 +32,7 @@ type selectPlan struct {
 	// static data and no live row returns one row of key and statics.
 	staticRows bool
 
-	limit, perPartitionLimit term
+	limit, perPartitionLimit expr.Term
 
 	// plainCols is set when every selector is a plain column and rows are
 	// neither aggregated nor rendered as JSON: a row is then projected by
@@ -57,18 +58,18 @@ func (s *compiler) compileSelect(st *parser.Select) (plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := newCompileCtx(st.BindCount())
+	c := expr.NewCompileCtx(st.BindCount())
 	p := &selectPlan{tbl: tbl, json: st.JSON, distinct: st.Distinct}
 
 	// Selection first: Cassandra prepares it before the WHERE clause.
 	if len(st.Exprs) == 0 {
 		for _, col := range tbl.Columns {
-			p.sels = append(p.sels, &columnSel{col: col})
+			p.sels = append(p.sels, &expr.ColumnSel{Col: col})
 		}
 	}
 	var aliases []string
 	for _, e := range st.Exprs {
-		sel, err := c.compileSelector(tbl, e.Expr)
+		sel, err := c.CompileSelector(tbl, e.Expr)
 		if err != nil {
 			return nil, err
 		}
@@ -76,12 +77,12 @@ func (s *compiler) compileSelect(st *parser.Select) (plan, error) {
 		aliases = append(aliases, string(e.Alias))
 	}
 	for _, sel := range p.sels {
-		if sel.aggregate() {
+		if sel.Aggregate() {
 			p.aggregate = true
 		}
 	}
 
-	w, err := c.compileWhere(tbl, st.Where, st.AllowFiltering)
+	w, err := compileWhere(c, tbl, st.Where, st.AllowFiltering)
 	if err != nil {
 		return nil, err
 	}
@@ -102,12 +103,12 @@ func (s *compiler) compileSelect(st *parser.Select) (plan, error) {
 		if st.Distinct {
 			return nil, query.Invalidf("PER PARTITION LIMIT is not allowed with SELECT DISTINCT queries")
 		}
-		if p.perPartitionLimit, err = c.compileTerm(st.PerPartitionLimit, receiver{ks: tbl.Keyspace, table: tbl.Name, name: "[per_partition_limit]", typ: types.IntType}); err != nil {
+		if p.perPartitionLimit, err = c.CompileTerm(st.PerPartitionLimit, expr.Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: "[per_partition_limit]", Typ: types.IntType}); err != nil {
 			return nil, err
 		}
 	}
 	if st.Limit != nil {
-		if p.limit, err = c.compileTerm(st.Limit, receiver{ks: tbl.Keyspace, table: tbl.Name, name: "[limit]", typ: types.IntType}); err != nil {
+		if p.limit, err = c.CompileTerm(st.Limit, expr.Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: "[limit]", Typ: types.IntType}); err != nil {
 			return nil, err
 		}
 	}
@@ -118,14 +119,14 @@ func (s *compiler) compileSelect(st *parser.Select) (plan, error) {
 		p.specs = []query.ColumnSpec{{Keyspace: tbl.Keyspace, Table: tbl.Name, Name: "[json]", Type: types.TextType}}
 	} else {
 		for i, sel := range p.sels {
-			name := sel.name()
+			name := sel.Name()
 			if i < len(aliases) && aliases[i] != "" {
 				name = aliases[i]
 			}
-			p.specs = append(p.specs, query.ColumnSpec{Keyspace: tbl.Keyspace, Table: tbl.Name, Name: name, Type: sel.typ()})
+			p.specs = append(p.specs, query.ColumnSpec{Keyspace: tbl.Keyspace, Table: tbl.Name, Name: name, Type: sel.Typ()})
 		}
 	}
-	p.bspec = c.specs
+	p.bspec = c.Specs
 	p.pkIdx = selectPKIndexes(w)
 	p.plainCols = plainColumns(p)
 	p.planSingle()
@@ -166,11 +167,11 @@ func plainColumns(p *selectPlan) []*schema.Column {
 	}
 	cols := make([]*schema.Column, len(p.sels))
 	for i, sel := range p.sels {
-		cs, ok := sel.(*columnSel)
+		cs, ok := sel.(*expr.ColumnSel)
 		if !ok {
 			return nil
 		}
-		cols[i] = cs.col
+		cols[i] = cs.Col
 	}
 	return cols
 }
@@ -183,11 +184,11 @@ func selectPKIndexes(w *whereClause) []uint16 {
 		if v == nil || v.in || len(v.terms) != 1 {
 			return nil
 		}
-		b, ok := v.terms[0].(bindTerm)
+		b, ok := v.terms[0].(expr.BindTerm)
 		if !ok {
 			return nil
 		}
-		idx[i] = uint16(b.idx)
+		idx[i] = uint16(b.Idx)
 	}
 	if len(idx) == 0 {
 		return nil
@@ -199,14 +200,14 @@ func selectPKIndexes(w *whereClause) []uint16 {
 func (p *selectPlan) checkDistinct() error {
 	seen := map[string]bool{}
 	for _, sel := range p.sels {
-		cs, ok := sel.(*columnSel)
+		cs, ok := sel.(*expr.ColumnSel)
 		if !ok {
 			continue
 		}
-		if cs.col.Kind != schema.PartitionKey && cs.col.Kind != schema.Static {
-			return query.Invalidf("SELECT DISTINCT queries must only request partition key columns and/or static columns (not %s)", cs.col.Name)
+		if cs.Col.Kind != schema.PartitionKey && cs.Col.Kind != schema.Static {
+			return query.Invalidf("SELECT DISTINCT queries must only request partition key columns and/or static columns (not %s)", cs.Col.Name)
 		}
-		seen[cs.col.Name] = true
+		seen[cs.Col.Name] = true
 	}
 	for _, col := range p.tbl.PartitionKey() {
 		if !seen[col.Name] {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/minicass/minicass/cql/expr"
+
 	"github.com/minicass/minicass/cql/query"
 
 	"github.com/minicass/minicass/cql/parser"
@@ -23,7 +25,7 @@ import (
 type selectRun struct {
 	p     *selectPlan
 	q     *execution
-	evals []evaluator
+	evals []expr.Evaluator
 
 	limit, ppl, pageSize int
 	// resume is the paging state this page starts from (nil for the first).
@@ -42,7 +44,7 @@ type selectRun struct {
 	key   [1][]byte
 	comps [1][][]byte
 	pk    [2][]byte // longer keys use the heap
-	sr    selRow
+	sr    expr.SelRow
 	res   query.Result
 	// units counts result rows (groups with GROUP BY) of this page;
 	// returned counts them over all pages.
@@ -73,15 +75,15 @@ func (p *selectPlan) exec(ctx context.Context, q *execution) (*query.Result, err
 	if r.ppl, err = evalLimit(q, p.perPartitionLimit, "PER PARTITION LIMIT"); err != nil {
 		return nil, err
 	}
-	r.pageSize = q.params.PageSize
+	r.pageSize = q.Params.PageSize
 	if p.aggregate && p.groupBy == 0 {
 		r.pageSize = 0 // aggregates without GROUP BY return one row, unpaged
 	}
 	if p.postSort && r.pageSize > 0 && (r.limit == 0 || r.limit > r.pageSize) {
 		return nil, query.Invalidf("Cannot page queries with both ORDER BY and a IN restriction on the partition key; you must either remove the ORDER BY or the IN and sort client side, or disable paging for this query")
 	}
-	if r.pageSize > 0 && len(q.params.PagingState) > 0 {
-		if r.resume, err = decodePagingState(q.params.PagingState); err != nil {
+	if r.pageSize > 0 && len(q.Params.PagingState) > 0 {
+		if r.resume, err = decodePagingState(q.Params.PagingState); err != nil {
 			return nil, err
 		}
 		r.returned = r.resume.returned
@@ -90,13 +92,13 @@ func (p *selectPlan) exec(ctx context.Context, q *execution) (*query.Result, err
 		}
 	}
 	if p.plainCols == nil {
-		r.evals = make([]evaluator, len(p.sels))
+		r.evals = make([]expr.Evaluator, len(p.sels))
 		for i, s := range p.sels {
-			r.evals[i] = s.newEval()
+			r.evals[i] = s.NewEval()
 		}
 	}
-	if ix := p.where.index; ix != nil && q.trace != nil {
-		q.trace.Add("Index %s of %s serves the restriction on %s: minicass keeps no index data and scans, filtering rows", ix.Name, p.tbl.QualifiedName(), ix.Column)
+	if ix := p.where.index; ix != nil && q.Trace != nil {
+		q.Trace.Add("Index %s of %s serves the restriction on %s: minicass keeps no index data and scans, filtering rows", ix.Name, p.tbl.QualifiedName(), ix.Column)
 	}
 	if err := r.run(ctx); err != nil {
 		return nil, err
@@ -108,9 +110,9 @@ func (p *selectPlan) exec(ctx context.Context, q *execution) (*query.Result, err
 		st.partDone = r.lastCk == nil
 		res.PagingState = st.encode()
 	}
-	if q.trace != nil {
-		q.trace.Add("Read %d live rows and %d static rows from %d partitions of %s", r.stats.liveRows, r.stats.staticRows, r.stats.partitions, p.tbl.QualifiedName())
-		q.trace.Add("Returned %d rows", len(r.rows))
+	if q.Trace != nil {
+		q.Trace.Add("Read %d live rows and %d static rows from %d partitions of %s", r.stats.liveRows, r.stats.staticRows, r.stats.partitions, p.tbl.QualifiedName())
+		q.Trace.Add("Returned %d rows", len(r.rows))
 	}
 	if r.rows == nil {
 		res.Rows = [][][]byte{}
@@ -119,11 +121,11 @@ func (p *selectPlan) exec(ctx context.Context, q *execution) (*query.Result, err
 }
 
 // evalLimit evaluates LIMIT or PER PARTITION LIMIT (0 = none).
-func evalLimit(q *execution, t term, what string) (int, error) {
+func evalLimit(q *execution, t expr.Term, what string) (int, error) {
 	if t == nil {
 		return 0, nil
 	}
-	v, err := t.eval(q)
+	v, err := t.Eval(&q.Execution)
 	if err != nil {
 		return 0, err
 	}
@@ -204,7 +206,7 @@ func (r *selectRun) run(ctx context.Context) error {
 		}
 		return r.finish()
 	}
-	tr, empty, err := w.tokenRange(q)
+	tr, empty, err := w.tokenRange(&q.Execution)
 	if err != nil {
 		return err
 	}
@@ -318,12 +320,12 @@ func (r *selectRun) partition(pk [][]byte, part *selPart, inPart int) error {
 	r.curPartKey = part.key
 	r.inPart = inPart
 	resumed := inPart > 0
-	now := r.q.now.Unix()
+	now := r.q.Now.Unix()
 	if p.distinct {
 		if part.static == nil && len(part.rows) == 0 {
 			return nil
 		}
-		return r.emit(&selRow{pk: pk, static: part.static, now: now}, nil)
+		return r.emit(&expr.SelRow{Pk: pk, Static: part.static, Now: now}, nil)
 	}
 	matched := 0
 	// One selRow serves every row: filters, selectors and aggregates read
@@ -346,7 +348,7 @@ func (r *selectRun) partition(pk [][]byte, part *selPart, inPart int) error {
 				ck = noClustering
 			}
 		}
-		*sr = selRow{pk: pk, ck: ck, static: part.static, row: row, now: now}
+		*sr = expr.SelRow{Pk: pk, Ck: ck, Static: part.static, Row: row, Now: now}
 		ok, err := r.filter(sr)
 		if err != nil {
 			return err
@@ -364,7 +366,7 @@ func (r *selectRun) partition(pk [][]byte, part *selPart, inPart int) error {
 		}
 	}
 	if matched == 0 && !resumed && p.staticRows && part.static != nil && !r.stopped {
-		sr := &selRow{pk: pk, static: part.static, now: now}
+		sr := &expr.SelRow{Pk: pk, Static: part.static, Now: now}
 		ok, err := r.filter(sr)
 		if err != nil || !ok {
 			return err
@@ -374,9 +376,9 @@ func (r *selectRun) partition(pk [][]byte, part *selPart, inPart int) error {
 	return nil
 }
 
-func (r *selectRun) filter(sr *selRow) (bool, error) {
+func (r *selectRun) filter(sr *expr.SelRow) (bool, error) {
 	for _, f := range r.p.where.filters {
-		ok, err := f.match(r.q, sr)
+		ok, err := f.match(&r.q.Execution, sr)
 		if err != nil || !ok {
 			return false, err
 		}
@@ -385,14 +387,14 @@ func (r *selectRun) filter(sr *selRow) (bool, error) {
 }
 
 // groupKeyOf returns the values that define sr's group.
-func (r *selectRun) groupKeyOf(sr *selRow) [][]byte {
+func (r *selectRun) groupKeyOf(sr *expr.SelRow) [][]byte {
 	n := r.p.groupBy
 	out := make([][]byte, 0, n)
 	for i := 0; i < n; i++ {
-		if i < len(sr.pk) {
-			out = append(out, sr.pk[i])
-		} else if sr.ck != nil && i-len(sr.pk) < len(sr.ck) {
-			out = append(out, sr.ck[i-len(sr.pk)])
+		if i < len(sr.Pk) {
+			out = append(out, sr.Pk[i])
+		} else if sr.Ck != nil && i-len(sr.Pk) < len(sr.Ck) {
+			out = append(out, sr.Ck[i-len(sr.Pk)])
 		} else {
 			out = append(out, nil)
 		}
@@ -414,7 +416,7 @@ func sameGroup(a, b [][]byte) bool {
 
 // emit feeds one matching row (clustering is its key, nil for a static or
 // DISTINCT row).
-func (r *selectRun) emit(sr *selRow, clustering []byte) error {
+func (r *selectRun) emit(sr *expr.SelRow, clustering []byte) error {
 	p := r.p
 	if p.aggregate || p.groupBy > 0 {
 		if p.groupBy > 0 {
@@ -439,7 +441,7 @@ func (r *selectRun) emit(sr *selRow, clustering []byte) error {
 			}
 		}
 		for _, e := range r.evals {
-			if err := e.Add(r.q, sr); err != nil {
+			if err := e.Add(&r.q.Execution, sr); err != nil {
 				return err
 			}
 		}
@@ -500,18 +502,18 @@ func (r *selectRun) finish() error {
 }
 
 // project evaluates the selectors on one row and appends the result row.
-func (r *selectRun) project(sr *selRow) error {
+func (r *selectRun) project(sr *expr.SelRow) error {
 	if cols := r.p.plainCols; cols != nil {
 		vals := r.rowValues(len(cols))
 		for i, col := range cols {
-			vals[i] = sr.value(col)
+			vals[i] = sr.Value(col)
 		}
 		r.rows = append(r.rows, vals)
 		return nil
 	}
 	for _, e := range r.evals {
-		e.reset()
-		if err := e.Add(r.q, sr); err != nil {
+		e.Reset()
+		if err := e.Add(&r.q.Execution, sr); err != nil {
 			return err
 		}
 	}
@@ -521,12 +523,12 @@ func (r *selectRun) project(sr *selRow) error {
 func (r *selectRun) output() error {
 	vals := make([][]byte, len(r.evals))
 	for i, e := range r.evals {
-		v, err := e.out(r.q)
+		v, err := e.Out(&r.q.Execution)
 		if err != nil {
 			return err
 		}
 		vals[i] = v
-		e.reset()
+		e.Reset()
 	}
 	if r.p.json {
 		vals = [][]byte{r.p.jsonRow(vals)}
@@ -569,7 +571,7 @@ func (r *selectRun) rowValues(n int) [][]byte {
 func (r *selectRun) partitionKeys() ([][]byte, [][][]byte, error) {
 	w := r.p.where
 	if !r.p.singlePK {
-		return w.partitionKeys(r.q)
+		return w.partitionKeys(&r.q.Execution)
 	}
 	comps := r.pk[:0:len(r.pk)]
 	for _, kv := range w.pk {
@@ -579,7 +581,7 @@ func (r *selectRun) partitionKeys() ([][]byte, [][][]byte, error) {
 		}
 		comps = append(comps, v)
 	}
-	key, err := serializePartitionKey(comps)
+	key, err := query.SerializePartitionKey(comps)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -593,7 +595,7 @@ func (r *selectRun) partitionKeys() ([][]byte, [][][]byte, error) {
 func (r *selectRun) slices() (data.Slices, bool, error) {
 	w := r.p.where
 	if !r.p.singlePrefix {
-		return w.slices(r.q)
+		return w.slices(&r.q.Execution)
 	}
 	var buf [maxInlineKeyParts][]byte
 	prefix := buf[:0]
@@ -616,11 +618,11 @@ func (r *selectRun) slices() (data.Slices, bool, error) {
 // the ORDER BY order (SelectStatement.orderResults); paging was refused.
 func (r *selectRun) runSorted(ctx context.Context, keys [][]byte, comps [][][]byte, slices data.Slices) error {
 	type item struct {
-		sr *selRow
+		sr *expr.SelRow
 		ck []byte
 	}
 	var items []item
-	now := r.q.now.Unix()
+	now := r.q.Now.Unix()
 	for i, key := range keys {
 		part, err := r.p.readPartition(ctx, r.q, key, slices, 0)
 		if err != nil {
@@ -634,7 +636,7 @@ func (r *selectRun) runSorted(ctx context.Context, keys [][]byte, comps [][][]by
 			if err != nil {
 				return &query.Error{Code: wire.CodeServer, Message: err.Error(), Err: err}
 			}
-			sr := &selRow{pk: comps[i], ck: ck, static: part.static, row: row, now: now}
+			sr := &expr.SelRow{Pk: comps[i], Ck: ck, Static: part.static, Row: row, Now: now}
 			ok, err := r.filter(sr)
 			if err != nil {
 				return err
@@ -688,17 +690,17 @@ func (p *selectPlan) jsonRow(vals [][]byte) []byte {
 		if v == nil {
 			out = append(out, "null"...)
 		} else {
-			out = types.AppendJSON(out, p.sels[i].typ(), v)
+			out = types.AppendJSON(out, p.sels[i].Typ(), v)
 		}
 	}
 	return append(out, '}')
 }
 
 func (p *selectPlan) jsonName(i int) string {
-	if cs, ok := p.sels[i].(*columnSel); ok {
-		return cs.col.Name
+	if cs, ok := p.sels[i].(*expr.ColumnSel); ok {
+		return cs.Col.Name
 	}
-	return p.sels[i].name()
+	return p.sels[i].Name()
 }
 
 func appendJSONKey(out []byte, name string) []byte {

@@ -24,7 +24,7 @@ func (p *selectPlan) readPartition(ctx context.Context, q *execution, key []byte
 	if isDerived(p.tbl) {
 		return p.readDerived(q, key, slices, limit)
 	}
-	part, err := q.s.x.eng.ReadPartition(ctx, p.tbl, key, engine.ReadOptions{Slices: slices, Reverse: p.reversed, Limit: limit, Now: q.now.Unix()})
+	part, err := q.s.x.eng.ReadPartition(ctx, p.tbl, key, engine.ReadOptions{Slices: slices, Reverse: p.reversed, Limit: limit, Now: q.Now.Unix()})
 	if err != nil {
 		return nil, query.AsError(err)
 	}
@@ -33,12 +33,12 @@ func (p *selectPlan) readPartition(ctx context.Context, q *execution, key []byte
 		return nil, err
 	}
 	p.noteTombstones(q, key, part.Stats(), limit)
-	if q.trace != nil {
+	if q.Trace != nil {
 		st := part.Stats()
-		q.trace.Add("Executing single-partition query on %s", p.tbl.Name)
-		q.trace.Add("Read partition %x of %s", key, p.tbl.QualifiedName())
+		q.Trace.Add("Executing single-partition query on %s", p.tbl.Name)
+		q.Trace.Add("Read partition %x of %s", key, p.tbl.QualifiedName())
 		for _, line := range strings.Split(strings.TrimSpace(st.String()), "\n") {
-			q.trace.Add("  %s", line)
+			q.Trace.Add("  %s", line)
 		}
 		// The two lines Cassandra's trace of a single-partition read ends
 		// with (SinglePartitionReadCommand, ReadCommand).
@@ -48,8 +48,8 @@ func (p *selectPlan) readPartition(ctx context.Context, q *execution, key []byte
 				sstables++
 			}
 		}
-		q.trace.Add("Merged data from memtables and %d sstables", sstables)
-		q.trace.Add("Read %d live rows and %d tombstone cells", st.RowsReturned, st.TombstonesScanned())
+		q.Trace.Add("Merged data from memtables and %d sstables", sstables)
+		q.Trace.Add("Read %d live rows and %d tombstone cells", st.RowsReturned, st.TombstonesScanned())
 	}
 	return sp, nil
 }
@@ -157,7 +157,7 @@ func (p *selectPlan) scan(ctx context.Context, q *execution, tr data.TokenRange,
 	// with its own slices (the one a page resumes in needs narrower ones).
 	// The scanner's own rows are never pulled, so it reads only what it
 	// needs to know a partition has live data.
-	sc, err := q.s.x.eng.Scan(ctx, p.tbl, tr, engine.ReadOptions{Reverse: p.reversed, Now: q.now.Unix()})
+	sc, err := q.s.x.eng.Scan(ctx, p.tbl, tr, engine.ReadOptions{Reverse: p.reversed, Now: q.Now.Unix()})
 	if err != nil {
 		return query.AsError(err)
 	}
@@ -212,7 +212,7 @@ func (p *selectPlan) noteTombstones(q *execution, key []byte, st *engine.ReadSta
 		limit = 5000
 	}
 	query := fmt.Sprintf("SELECT * FROM %s WHERE %s LIMIT %d", p.tbl.QualifiedName(), strings.Join(where, " AND "), limit)
-	q.warnings = append(q.warnings, fmt.Sprintf("Read %d live rows and %d tombstone cells for query %s (see tombstone_warn_threshold)",
+	q.Warnings = append(q.Warnings, fmt.Sprintf("Read %d live rows and %d tombstone cells for query %s (see tombstone_warn_threshold)",
 		st.RowsReturned, st.TombstonesScanned(), query))
 }
 
@@ -225,7 +225,7 @@ func (p *selectPlan) readDerived(q *execution, key []byte, slices data.Slices, l
 	}
 	for _, dp := range parts {
 		if bytes.Equal(dp.Key, key) {
-			return derivedPart(p.tbl, dp, derivedTimestamp(p.tbl, q.now.UnixMicro()), slices, p.reversed, limit)
+			return derivedPart(p.tbl, dp, derivedTimestamp(p.tbl, q.Now.UnixMicro()), slices, p.reversed, limit)
 		}
 	}
 	return &selPart{key: key}, nil
@@ -238,7 +238,7 @@ func (p *selectPlan) scanDerived(q *execution, tr data.TokenRange, slicesFor fun
 	if err != nil {
 		return query.AsError(err)
 	}
-	ts := derivedTimestamp(p.tbl, q.now.UnixMicro())
+	ts := derivedTimestamp(p.tbl, q.Now.UnixMicro())
 	for _, dp := range parts {
 		if !tr.Contains(int64(partitioner.Murmur3(dp.Key))) {
 			continue

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/minicass/minicass/cql/query"
 
@@ -129,24 +128,14 @@ type plan interface {
 	exec(ctx context.Context, q *execution) (*query.Result, error)
 }
 
-// execution is one run of a plan.
+// execution is one run of a plan: the request's state (query.Execution)
+// and the session that runs it, whose role authorizes the statement and
+// whose keyspace USE changes.
 type execution struct {
-	s      *Session
-	params *query.Params
-	values []query.Value
-	// stmtValues are, in a protocol BATCH, each statement's values
-	// (useStatement); nil otherwise.
-	stmtValues [][]query.Value
-	now        time.Time
-	trace      *query.Trace
-	// batchTimestamp is set when the statement runs inside a BATCH.
+	query.Execution
+	s *Session
+	// batch is set when the statement runs inside a BATCH.
 	batch *batchContext
-	// warnings are server warnings gathered while reading (tombstone
-	// warnings, select_read.go), added to the result.
-	warnings []string
-	// jsonCache holds the objects of the INSERT JSON bind markers decoded
-	// so far (insert_json.go).
-	jsonCache map[*jsonSource]map[string][]byte
 }
 
 // Query parses, validates and runs one CQL statement.
@@ -193,9 +182,9 @@ func (s *Session) run(ctx context.Context, pl plan, stmt parser.Statement, p *qu
 // runValues executes pl, the plan of stmt, with its bound values (or, for a
 // protocol BATCH, each statement's values) as the session's role.
 func (s *Session) runValues(ctx context.Context, pl plan, stmt fmt.Stringer, values []query.Value, stmtValues [][]query.Value, p *query.Params) (res *query.Result, err error) {
-	q := &execution{s: s, params: p, values: values, stmtValues: stmtValues, now: s.x.eng.Clock().Now()}
+	q := &execution{s: s, Execution: query.Execution{Params: p, Values: values, StmtValues: stmtValues, Now: s.x.eng.Clock().Now(), UUIDs: s.x.uuid}}
 	if p.Trace {
-		q.trace = query.NewTrace(s.x.eng.Clock().Now)
+		q.Trace = query.NewTrace(s.x.eng.Clock().Now)
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -206,12 +195,12 @@ func (s *Session) runValues(ctx context.Context, pl plan, stmt fmt.Stringer, val
 	if err != nil {
 		return nil, query.AsError(err)
 	}
-	if q.trace != nil {
-		q.trace.Finish()
-		res.Trace = q.trace
+	if q.Trace != nil {
+		q.Trace.Finish()
+		res.Trace = q.Trace
 	}
-	if len(q.warnings) > 0 {
-		res.Warnings = append(res.Warnings, q.warnings...)
+	if len(q.Warnings) > 0 {
+		res.Warnings = append(res.Warnings, q.Warnings...)
 	}
 	return res, nil
 }

@@ -35,11 +35,11 @@ import (
 // the alphabetical order of TableParams (memtable after compression, as in
 // 4.1).
 
-// quoteIdent returns name as CQL writes an identifier: bare when it lexes
+// QuoteIdent returns name as CQL writes an identifier: bare when it lexes
 // back as itself, double-quoted otherwise.
 func QuoteIdent(name string) string { return parser.Ident(name).String() }
 
-// quoteString returns s as a CQL string literal.
+// QuoteString returns s as a CQL string literal.
 func QuoteString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // cqlMap formats a map as CqlBuilder.append(Map) does: keys sorted, keys
@@ -68,7 +68,7 @@ func cqlMap(m map[string]string, quoteValues bool) string {
 	return b.String()
 }
 
-// keyspaceCQL returns the CREATE KEYSPACE statement of ks (with Cassandra's
+// KeyspaceCQL returns the CREATE KEYSPACE statement of ks (with Cassandra's
 // two spaces before AND).
 func KeyspaceCQL(ks *schema.Keyspace) string {
 	if virtual.VirtualKeyspaces[ks.Name] {
@@ -79,7 +79,7 @@ func KeyspaceCQL(ks *schema.Keyspace) string {
 		"  AND durable_writes = " + strconv.FormatBool(ks.DurableWrites) + ";"
 }
 
-// tableCQL returns the CREATE TABLE statement of t. Tables of virtual
+// TableCQL returns the CREATE TABLE statement of t. Tables of virtual
 // keyspaces print as a commented VIRTUAL TABLE, as Cassandra does.
 func TableCQL(t *schema.Table) string {
 	if virtual.VirtualKeyspaces[t.Keyspace] {

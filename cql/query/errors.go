@@ -68,12 +68,12 @@ var (
 	ErrUnauthorized  = &Error{Code: wire.CodeUnauthorized}
 )
 
-// invalidf returns an Invalid (0x2200) error with a formatted message.
+// Invalidf returns an Invalid (0x2200) error with a formatted message.
 func Invalidf(format string, args ...any) *Error {
 	return &Error{Code: wire.CodeInvalid, Message: fmt.Sprintf(format, args...)}
 }
 
-// configf returns a ConfigurationException (0x2300) error.
+// Configf returns a ConfigurationException (0x2300) error.
 func Configf(format string, args ...any) *Error {
 	return &Error{Code: wire.CodeConfig, Message: fmt.Sprintf(format, args...)}
 }

@@ -87,7 +87,7 @@ type TraceEvent struct {
 	Elapsed time.Duration
 }
 
-// newTrace starts a trace timed by now.
+// NewTrace starts a trace timed by now.
 func NewTrace(now func() time.Time) *Trace {
 	return &Trace{Started: now(), now: now}
 }
@@ -99,7 +99,7 @@ func (t *Trace) Add(format string, args ...any) {
 	t.Events = append(t.Events, TraceEvent{Activity: fmt.Sprintf(format, args...), Elapsed: t.now().Sub(t.Started)})
 }
 
-// finish records the statement's duration.
+// Finish records the statement's duration.
 func (t *Trace) Finish() { t.Duration = t.now().Sub(t.Started) }
 
 // Activities returns the events' activities in order.

@@ -14,12 +14,12 @@ import (
 	"github.com/minicass/minicass/types"
 )
 
-// sysValues is one row of a system table: serialized values by column name
+// SysValues is one row of a system table: serialized values by column name
 // (native protocol bytes; a missing column is null). Non-frozen collections
 // are given serialized as a whole and split into cells when written.
 type SysValues map[string][]byte
 
-// sysPartition is the content of one partition of a system table: the
+// SysPartition is the content of one partition of a system table: the
 // rows a derived table shows (system_derived.go), or the new content of a
 // partition of a stored one (roles, traces), whose table is then set.
 type SysPartition struct {
@@ -41,7 +41,7 @@ func BoolV(b bool) []byte {
 	return []byte{0}
 }
 
-// timestampV encodes milliseconds since the epoch as a timestamp.
+// TimestampV encodes milliseconds since the epoch as a timestamp.
 func TimestampV(ms int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(ms)) }
 
 func DoubleV(f float64) []byte { return binary.BigEndian.AppendUint64(nil, math.Float64bits(f)) }
@@ -104,7 +104,7 @@ const (
 
 var defaultCaching = map[string]string{"keys": "ALL", "rows_per_partition": "NONE"}
 
-// tableParams are a table's options with every default filled in: the
+// TableParams are a table's options with every default filled in: the
 // values of its system_schema.tables row and of DESCRIBE.
 type TableParams struct {
 	AdditionalWritePolicy string
@@ -126,7 +126,7 @@ type TableParams struct {
 	SpeculativeRetry      string
 }
 
-// paramsOf completes o with Cassandra's defaults. Options kept as CQL
+// ParamsOf completes o with Cassandra's defaults. Options kept as CQL
 // literal text in o.Extra are parsed; a literal that does not parse (it was
 // validated when the table was created, so this does not happen) keeps the
 // default.
@@ -363,7 +363,7 @@ func typeRows(ks *schema.Keyspace) []SysValues {
 	return out
 }
 
-// schemaSnapshot is the schema the system_schema tables describe.
+// SchemaSnapshot is the schema the system_schema tables describe.
 type SchemaSnapshot struct {
 	Keyspaces []*schema.Keyspace
 	Tables    map[string][]*schema.Table
@@ -400,7 +400,7 @@ func schemaTableRows(name string, ks *schema.Keyspace, tables []*schema.Table) [
 	return out
 }
 
-// schemaPartitions returns the partitions of system_schema.name that
+// SchemaPartitions returns the partitions of system_schema.name that
 // describe snap: one per keyspace that has rows in it, keyed by keyspace
 // name. The virtual keyspaces are described by system_virtual_schema only.
 func SchemaPartitions(snap SchemaSnapshot, name string) []SysPartition {
@@ -416,7 +416,7 @@ func SchemaPartitions(snap SchemaSnapshot, name string) []SysPartition {
 	return parts
 }
 
-// virtualSchemaPartitions returns the partitions of
+// VirtualSchemaPartitions returns the partitions of
 // system_virtual_schema.name (keyspaces, tables or columns), which describe
 // the virtual keyspaces: one per virtual keyspace, keyed by its name.
 func VirtualSchemaPartitions(name string) []SysPartition {
@@ -445,7 +445,7 @@ func VirtualSchemaPartitions(name string) []SysPartition {
 	return parts
 }
 
-// nodeInfo is what system.local says about the node.
+// NodeInfo is what system.local says about the node.
 type NodeInfo struct {
 	ClusterName, DataCenter, Rack string
 	HostID                        types.UUIDValue
@@ -472,7 +472,7 @@ const (
 	NumTokens = 16
 )
 
-// localRow is the system.local row.
+// LocalRow is the system.local row.
 func LocalRow(n NodeInfo) SysValues {
 	return SysValues{
 		"key":                     TextV("local"),
@@ -497,7 +497,7 @@ func LocalRow(n NodeInfo) SysValues {
 	}
 }
 
-// nodeTokens returns the node's NumTokens tokens, evenly spaced around the
+// NodeTokens returns the node's NumTokens tokens, evenly spaced around the
 // ring from an offset derived from the host id, so a node keeps its tokens
 // for as long as it keeps its host id. They are decimal strings, as
 // system.local.tokens stores them.
@@ -515,7 +515,7 @@ func NodeTokens(hostID types.UUIDValue) []string {
 	return out
 }
 
-// partitionMutation turns the new content of a stored system table
+// PartitionMutation turns the new content of a stored system table
 // partition (system_auth, system_traces) into a mutation that replaces it:
 // a partition deletion at delTS, then rows written at ts (> delTS) with a
 // primary-key liveness record, as INSERT writes them. now is the write time
@@ -533,7 +533,7 @@ func PartitionMutation(p SysPartition, delTS, ts, now int64) (*data.Mutation, er
 	return m, nil
 }
 
-// systemRow turns row r of system table t into a live row whose liveness
+// SystemRow turns row r of system table t into a live row whose liveness
 // record and cells carry timestamp ts, as INSERT writes them. The cells are
 // sorted as the storage model orders them.
 func SystemRow(t *schema.Table, r SysValues, ts int64) (data.Row, error) {
@@ -598,7 +598,7 @@ func systemCells(c *schema.Column, v []byte, ts int64) ([]data.Cell, error) {
 	return out, nil
 }
 
-// indexTargetCQL writes an index target as CQL and system_schema.indexes
+// IndexTargetCQL writes an index target as CQL and system_schema.indexes
 // do: the column, or keys(m), values(l), entries(m), full(f).
 func IndexTargetCQL(ix *schema.Index) string {
 	col := parser.Ident(ix.Column).String()

@@ -57,11 +57,11 @@ var systemReplication = map[string]map[string]string{
 	"system_virtual_schema": {"class": "org.apache.cassandra.locator.LocalStrategy"},
 }
 
-// systemKeyspaceOrder lists the system keyspaces in the order they are
+// SystemKeyspaceOrder lists the system keyspaces in the order they are
 // created and described.
 var SystemKeyspaceOrder = []string{"system", "system_schema", "system_auth", "system_distributed", "system_traces", "system_views", "system_virtual_schema"}
 
-// virtualKeyspaces are Cassandra's virtual keyspaces.
+// VirtualKeyspaces are Cassandra's virtual keyspaces.
 var VirtualKeyspaces = map[string]bool{"system_views": true, "system_virtual_schema": true}
 
 // IsVirtualKeyspace reports whether ks is one of Cassandra's virtual
@@ -281,7 +281,7 @@ var (
 	systemTablesByKS map[string][]*schema.Table
 )
 
-// systemTables returns the definitions of the system tables of keyspace ks,
+// SystemTables returns the definitions of the system tables of keyspace ks,
 // sorted by name (nil for a keyspace that is not a system keyspace). The
 // tables are shared and must not be modified.
 func SystemTables(ks string) []*schema.Table {
@@ -306,7 +306,7 @@ func SortTables(ts []*schema.Table) {
 	}
 }
 
-// systemKeyspaceDef returns the definition of system keyspace name.
+// SystemKeyspaceDef returns the definition of system keyspace name.
 func SystemKeyspaceDef(name string) *schema.Keyspace {
 	return &schema.Keyspace{Name: name, Replication: maps.Clone(systemReplication[name]), DurableWrites: true}
 }

@@ -38,6 +38,7 @@ var layer = map[string]int{
 	"cql/query":    51,
 	"cql/virtual":  51,
 	"cql/describe": 52,
+	"cql/expr":     52,
 	"cql":          60,
 	"":             70, // the root package: Open, DB, Rows
 	"server":       80,

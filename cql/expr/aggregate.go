@@ -1,4 +1,4 @@
-package cql
+package expr
 
 import (
 	"encoding/binary"
@@ -28,26 +28,26 @@ func isAggregateName(name string) bool {
 // countRowsSel is count(*), named "count".
 type countRowsSel struct{}
 
-func (*countRowsSel) name() string       { return "count" }
-func (*countRowsSel) typ() types.Type    { return types.BigintType }
-func (*countRowsSel) aggregate() bool    { return true }
-func (*countRowsSel) newEval() evaluator { return &countEval{} }
+func (*countRowsSel) Name() string       { return "count" }
+func (*countRowsSel) Typ() types.Type    { return types.BigintType }
+func (*countRowsSel) Aggregate() bool    { return true }
+func (*countRowsSel) NewEval() Evaluator { return &countEval{} }
 
 type countEval struct {
 	n   int64
-	arg evaluator // nil for count(*)
+	arg Evaluator // nil for count(*)
 }
 
-func (e *countEval) Add(q *execution, r *selRow) error {
+func (e *countEval) Add(q *query.Execution, r *SelRow) error {
 	if e.arg == nil {
 		e.n++
 		return nil
 	}
-	e.arg.reset()
+	e.arg.Reset()
 	if err := e.arg.Add(q, r); err != nil {
 		return err
 	}
-	v, err := e.arg.out(q)
+	v, err := e.arg.Out(q)
 	if err != nil {
 		return err
 	}
@@ -57,18 +57,18 @@ func (e *countEval) Add(q *execution, r *selRow) error {
 	return nil
 }
 
-func (e *countEval) out(*execution) ([]byte, error) { return int64Bytes(e.n), nil }
-func (e *countEval) reset()                         { e.n = 0 }
+func (e *countEval) Out(*query.Execution) ([]byte, error) { return Int64Bytes(e.n), nil }
+func (e *countEval) Reset()                               { e.n = 0 }
 
 // aggSel is count(x), min(x), max(x), sum(x) or avg(x).
 type aggSel struct {
 	fn  string
-	arg selector
+	arg Selector
 	ret types.Type
 }
 
-func newAggregateSel(fn string, arg selector) (selector, error) {
-	t := arg.typ()
+func newAggregateSel(fn string, arg Selector) (Selector, error) {
+	t := arg.Typ()
 	s := &aggSel{fn: fn, arg: arg, ret: t}
 	switch fn {
 	case "count":
@@ -86,19 +86,19 @@ func newAggregateSel(fn string, arg selector) (selector, error) {
 	return s, nil
 }
 
-func (s *aggSel) name() string    { return "system." + s.fn + "(" + s.arg.name() + ")" }
-func (s *aggSel) typ() types.Type { return s.ret }
-func (s *aggSel) aggregate() bool { return true }
-func (s *aggSel) newEval() evaluator {
+func (s *aggSel) Name() string    { return "system." + s.fn + "(" + s.arg.Name() + ")" }
+func (s *aggSel) Typ() types.Type { return s.ret }
+func (s *aggSel) Aggregate() bool { return true }
+func (s *aggSel) NewEval() Evaluator {
 	if s.fn == "count" {
-		return &countEval{arg: s.arg.newEval()}
+		return &countEval{arg: s.arg.NewEval()}
 	}
-	return &aggEval{s: s, arg: s.arg.newEval()}
+	return &aggEval{s: s, arg: s.arg.NewEval()}
 }
 
 type aggEval struct {
 	s     *aggSel
-	arg   evaluator
+	arg   Evaluator
 	best  []byte // min / max
 	n     int64
 	isum  *big.Int // integer sums (wrapped at output)
@@ -108,20 +108,20 @@ type aggEval struct {
 	dscal int32
 }
 
-func (e *aggEval) reset() {
+func (e *aggEval) Reset() {
 	e.best, e.n, e.isum, e.fsum, e.fcomp, e.dsum, e.dscal = nil, 0, nil, 0, 0, nil, 0
 }
 
-func (e *aggEval) Add(q *execution, r *selRow) error {
-	e.arg.reset()
+func (e *aggEval) Add(q *query.Execution, r *SelRow) error {
+	e.arg.Reset()
 	if err := e.arg.Add(q, r); err != nil {
 		return err
 	}
-	v, err := e.arg.out(q)
+	v, err := e.arg.Out(q)
 	if err != nil || v == nil {
 		return err
 	}
-	t := e.s.arg.typ()
+	t := e.s.arg.Typ()
 	switch e.s.fn {
 	case "min":
 		if e.best == nil || types.Compare(t, v, e.best) < 0 {
@@ -166,11 +166,11 @@ func (e *aggEval) Add(q *execution, r *selRow) error {
 	return nil
 }
 
-func (e *aggEval) out(*execution) ([]byte, error) {
+func (e *aggEval) Out(*query.Execution) ([]byte, error) {
 	if e.s.fn == "min" || e.s.fn == "max" {
 		return e.best, nil
 	}
-	t := e.s.arg.typ()
+	t := e.s.arg.Typ()
 	avg := e.s.fn == "avg"
 	switch t.Kind {
 	case types.Float, types.Double:
@@ -327,8 +327,8 @@ func trimZeros(s string) string {
 // newCastSel compiles CAST(arg AS to). Numeric types convert to each other
 // (Java's narrowing for integers, truncation for floating point), and every
 // type converts to text and ascii.
-func newCastSel(arg selector, to types.Type) (selector, error) {
-	from := arg.typ()
+func newCastSel(arg Selector, to types.Type) (Selector, error) {
+	from := arg.Typ()
 	s := &castSel{arg: arg, to: to}
 	numeric := func(k types.Kind) bool {
 		switch k {

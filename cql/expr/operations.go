@@ -1,4 +1,4 @@
-package cql
+package expr
 
 import (
 	"fmt"
@@ -85,11 +85,11 @@ func (o *opOverload) apply(vals [][]byte) ([]byte, error) {
 	return types.Arith(types.ArithOp(o.op), o.ret, o.args[0], vals[0], o.args[1], vals[1])
 }
 
-// eval applies the operation to argument values: null if any is null or
+// Eval applies the operation to argument values: null if any is null or
 // empty (OperationFunction.execute), an error wrapped as Cassandra wraps it
 // (OperationExecutionException: "the operation 'int / int' failed: / by
 // zero", a function failure of system._divide) otherwise.
-func (o *opOverload) eval(vals [][]byte) ([]byte, error) {
+func (o *opOverload) Eval(vals [][]byte) ([]byte, error) {
 	for _, v := range vals {
 		if len(v) == 0 {
 			return nil, nil
@@ -321,7 +321,7 @@ func unparen(e parser.Expr, t types.Type) parser.Expr {
 }
 
 // termArg describes a term operand for resolution.
-func (c *compileCtx) termArg(e parser.Expr, r receiver) opArg {
+func (c *CompileCtx) termArg(e parser.Expr, r Receiver) opArg {
 	if k, ok := negativeConstant(e); ok {
 		e = k
 	}
@@ -334,7 +334,7 @@ func (c *compileCtx) termArg(e parser.Expr, r receiver) opArg {
 		a.assign = func(types.Type) assignment { return weaklyAssignable }
 	case *parser.TypeHint:
 		a.assign = func(t types.Type) assignment {
-			ht, err := convertType(e.Type, nil)
+			ht, err := ConvertType(e.Type, nil)
 			if err != nil {
 				return notAssignable
 			}
@@ -358,7 +358,7 @@ type nestedKey struct {
 // nestedAssignment is how the nested expression e assigns to t, resolved
 // once per (e, t) for the whole statement. The probe compilation records
 // no bind markers.
-func (c *compileCtx) nestedAssignment(e parser.Expr, r receiver, t types.Type) assignment {
+func (c *CompileCtx) nestedAssignment(e parser.Expr, r Receiver, t types.Type) assignment {
 	if c.nested == nil {
 		c.nested = map[nestedKey]assignment{}
 	}
@@ -371,10 +371,10 @@ func (c *compileCtx) nestedAssignment(e parser.Expr, r receiver, t types.Type) a
 	var err error
 	switch e := unparen(e, types.Type{}).(type) {
 	case *parser.BinaryExpr:
-		o, err = c.resolveTermOp(opByte(e.Op), []parser.Expr{e.Left, e.Right}, r.sub(r.name, t))
+		o, err = c.resolveTermOp(opByte(e.Op), []parser.Expr{e.Left, e.Right}, r.Sub(r.Name, t))
 	case *parser.Neg:
 		if _, ok := negativeConstant(e); !ok {
-			o, err = c.resolveTermOp('n', []parser.Expr{e.Expr}, r.sub(r.name, t))
+			o, err = c.resolveTermOp('n', []parser.Expr{e.Expr}, r.Sub(r.Name, t))
 		}
 	}
 	if o != nil && err == nil {
@@ -409,13 +409,13 @@ func termText(e parser.Expr) string {
 // opTerm is an operation in a term.
 type opTerm struct {
 	o    *opOverload
-	args []term
+	args []Term
 }
 
-func (t opTerm) eval(q *execution) (query.Value, error) {
+func (t opTerm) Eval(q *query.Execution) (query.Value, error) {
 	vals := make([][]byte, len(t.args))
 	for i, a := range t.args {
-		v, err := a.eval(q)
+		v, err := a.Eval(q)
 		if err != nil {
 			return query.Value{}, err
 		}
@@ -424,28 +424,28 @@ func (t opTerm) eval(q *execution) (query.Value, error) {
 		}
 		vals[i] = v.Bytes
 	}
-	b, err := t.o.eval(vals)
+	b, err := t.o.Eval(vals)
 	return query.Value{Bytes: b}, err
 }
 
 // compileOpTerm compiles an operation (operands, or one operand for a
 // negation) used as a term for receiver r.
-func (c *compileCtx) compileOpTerm(op byte, operands []parser.Expr, r receiver) (term, error) {
+func (c *CompileCtx) compileOpTerm(op byte, operands []parser.Expr, r Receiver) (Term, error) {
 	o, err := c.resolveTermOp(op, operands, r)
 	if err != nil {
 		return nil, err
 	}
-	out := opTerm{o: o, args: make([]term, len(operands))}
+	out := opTerm{o: o, args: make([]Term, len(operands))}
 	for i, e := range operands {
-		if out.args[i], err = c.compileTerm(unparen(e, types.Type{}), r.sub(fmt.Sprintf("arg%d(system.%s)", i, o.name), o.args[i])); err != nil {
+		if out.args[i], err = c.CompileTerm(unparen(e, types.Type{}), r.Sub(fmt.Sprintf("arg%d(system.%s)", i, o.name), o.args[i])); err != nil {
 			return nil, err
 		}
 	}
 	if isConstTerms(out.args) {
 		// Operations on constants fold at compile time; an error is
 		// reported at execution, with the same text.
-		if v, err := out.eval(&execution{}); err == nil {
-			return constTerm{v: v.Bytes}, nil
+		if v, err := out.Eval(&query.Execution{}); err == nil {
+			return ConstTerm{V: v.Bytes}, nil
 		}
 	}
 	return out, nil
@@ -453,40 +453,40 @@ func (c *compileCtx) compileOpTerm(op byte, operands []parser.Expr, r receiver) 
 
 // resolveTermOp picks the overload of an operation used as a term for
 // receiver r.
-func (c *compileCtx) resolveTermOp(op byte, operands []parser.Expr, r receiver) (*opOverload, error) {
+func (c *CompileCtx) resolveTermOp(op byte, operands []parser.Expr, r Receiver) (*opOverload, error) {
 	args := make([]opArg, len(operands))
 	for i, e := range operands {
 		args[i] = c.termArg(unparen(e, types.Type{}), r)
 	}
-	return resolveOp(op, args, r.typ)
+	return resolveOp(op, args, r.Typ)
 }
 
 // opSel is an operation in a selection.
 type opSel struct {
 	o     *opOverload
-	args  []selector
+	args  []Selector
 	label string
 }
 
-func (s *opSel) name() string    { return s.label }
-func (s *opSel) typ() types.Type { return s.o.ret }
-func (s *opSel) aggregate() bool { return anyAggregate(s.args) }
+func (s *opSel) Name() string    { return s.label }
+func (s *opSel) Typ() types.Type { return s.o.ret }
+func (s *opSel) Aggregate() bool { return anyAggregate(s.args) }
 
-func (s *opSel) newEval() evaluator {
-	return newCallEval(s.args, func(_ *execution, vals [][]byte) ([]byte, error) { return s.o.eval(vals) })
+func (s *opSel) NewEval() Evaluator {
+	return newCallEval(s.args, func(_ *query.Execution, vals [][]byte) ([]byte, error) { return s.o.Eval(vals) })
 }
 
 // parenSel is a parenthesized selector: the same values, named "(x)".
-type parenSel struct{ selector }
+type parenSel struct{ Selector }
 
-func (s parenSel) name() string { return "(" + s.selector.name() + ")" }
+func (s parenSel) Name() string { return "(" + s.Selector.Name() + ")" }
 
 // compileOpSelector compiles an operation in a selection. Operands that are
 // literals take the chosen overload's argument type; "SELECT 1 + 1" is an
 // int.
-func (c *compileCtx) compileOpSelector(tbl *schema.Table, op byte, operands []parser.Expr) (selector, error) {
+func (c *CompileCtx) compileOpSelector(tbl *schema.Table, op byte, operands []parser.Expr) (Selector, error) {
 	args := make([]opArg, len(operands))
-	sels := make([]selector, len(operands))
+	sels := make([]Selector, len(operands))
 	for i, e := range operands {
 		if k, ok := negativeConstant(e); ok {
 			e, operands[i] = k, k
@@ -497,13 +497,13 @@ func (c *compileCtx) compileOpSelector(tbl *schema.Table, op byte, operands []pa
 		case *parser.BindMarker:
 			args[i] = opArg{text: "?", marker: true, assign: func(types.Type) assignment { return weaklyAssignable }}
 		default:
-			s, err := c.compileSelector(tbl, e)
+			s, err := c.CompileSelector(tbl, e)
 			if err != nil {
 				return nil, err
 			}
 			sels[i] = s
-			st := s.typ()
-			args[i] = opArg{text: s.name(), assign: func(t types.Type) assignment { return typeAssignment(st, t) }}
+			st := s.Typ()
+			args[i] = opArg{text: s.Name(), assign: func(t types.Type) assignment { return typeAssignment(st, t) }}
 		}
 	}
 	o, err := resolveOp(op, args, types.Type{})
@@ -515,15 +515,15 @@ func (c *compileCtx) compileOpSelector(tbl *schema.Table, op byte, operands []pa
 			continue
 		}
 		label := termText(e)
-		tm, err := c.compileTerm(e, receiver{ks: tbl.Keyspace, table: tbl.Name, name: fmt.Sprintf("arg%d(system.%s)", i, o.name), typ: o.args[i]})
+		tm, err := c.CompileTerm(e, Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: fmt.Sprintf("arg%d(system.%s)", i, o.name), Typ: o.args[i]})
 		if err != nil {
 			return nil, err
 		}
 		sels[i] = termSelector(label, o.args[i], tm)
 	}
-	label := "-" + sels[0].name()
+	label := "-" + sels[0].Name()
 	if op != 'n' {
-		label = fmt.Sprintf("%s %c %s", sels[0].name(), op, sels[1].name())
+		label = fmt.Sprintf("%s %c %s", sels[0].Name(), op, sels[1].Name())
 	}
 	return &opSel{o: o, args: sels, label: label}, nil
 }

@@ -1,4 +1,4 @@
-package cql
+package expr
 
 import (
 	"encoding/binary"
@@ -21,7 +21,7 @@ type function struct {
 	ret  types.Type
 	// impl computes the result from serialized arguments; a null argument
 	// gives a null result unless the function says otherwise.
-	impl func(q *execution, args [][]byte) ([]byte, error)
+	impl func(q *query.Execution, args [][]byte) ([]byte, error)
 	// volatile functions (now(), uuid(), current*()) give a new value on
 	// every call and are never folded at compile time.
 	volatile bool
@@ -38,12 +38,12 @@ func (f *function) argList() string {
 // functions maps lower-case names to their overloads.
 var functions = map[string][]*function{}
 
-func register(name string, ret types.Type, args []types.Type, impl func(q *execution, args [][]byte) ([]byte, error)) {
+func register(name string, ret types.Type, args []types.Type, impl func(q *query.Execution, args [][]byte) ([]byte, error)) {
 	volatile := len(args) == 0 // now(), uuid(), currentTimestamp(), ...
 	functions[name] = append(functions[name], &function{name: name, args: args, ret: ret, impl: impl, volatile: volatile})
 }
 
-func int64Bytes(v int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(v)) }
+func Int64Bytes(v int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(v)) }
 
 func timestampOf(b []byte) time.Time { return time.UnixMilli(int64(binary.BigEndian.Uint64(b))).UTC() }
 
@@ -57,8 +57,8 @@ func dateOfBytes(b []byte) time.Time {
 	return time.Unix(days*86400, 0).UTC()
 }
 
-func nullSafe(f func(q *execution, args [][]byte) ([]byte, error)) func(q *execution, args [][]byte) ([]byte, error) {
-	return func(q *execution, args [][]byte) ([]byte, error) {
+func nullSafe(f func(q *query.Execution, args [][]byte) ([]byte, error)) func(q *query.Execution, args [][]byte) ([]byte, error) {
+	return func(q *query.Execution, args [][]byte) ([]byte, error) {
 		for _, a := range args {
 			if len(a) == 0 {
 				return nil, nil
@@ -70,65 +70,65 @@ func nullSafe(f func(q *execution, args [][]byte) ([]byte, error)) func(q *execu
 
 func init() {
 	tu, ts, date, bigint := types.TimeUUIDType, types.TimestampType, types.DateType, types.BigintType
-	register("now", tu, nil, func(q *execution, _ [][]byte) ([]byte, error) {
-		u := q.s.x.uuid.NewTimeUUID(q.now)
+	register("now", tu, nil, func(q *query.Execution, _ [][]byte) ([]byte, error) {
+		u := q.UUIDs.NewTimeUUID(q.Now)
 		return u[:], nil
 	})
-	register("currenttimeuuid", tu, nil, func(q *execution, _ [][]byte) ([]byte, error) {
-		u := q.s.x.uuid.NewTimeUUID(q.now)
+	register("currenttimeuuid", tu, nil, func(q *query.Execution, _ [][]byte) ([]byte, error) {
+		u := q.UUIDs.NewTimeUUID(q.Now)
 		return u[:], nil
 	})
-	register("uuid", types.UUIDType, nil, func(*execution, [][]byte) ([]byte, error) {
+	register("uuid", types.UUIDType, nil, func(*query.Execution, [][]byte) ([]byte, error) {
 		u := types.NewRandomUUID()
 		return u[:], nil
 	})
-	register("currenttimestamp", ts, nil, func(q *execution, _ [][]byte) ([]byte, error) {
-		return int64Bytes(q.now.UnixMilli()), nil
+	register("currenttimestamp", ts, nil, func(q *query.Execution, _ [][]byte) ([]byte, error) {
+		return Int64Bytes(q.Now.UnixMilli()), nil
 	})
-	register("currentdate", date, nil, func(q *execution, _ [][]byte) ([]byte, error) {
-		return dateBytes(q.now), nil
+	register("currentdate", date, nil, func(q *query.Execution, _ [][]byte) ([]byte, error) {
+		return dateBytes(q.Now), nil
 	})
-	register("currenttime", types.TimeType, nil, func(q *execution, _ [][]byte) ([]byte, error) {
-		y, m, d := q.now.UTC().Date()
-		return int64Bytes(q.now.UTC().Sub(time.Date(y, m, d, 0, 0, 0, 0, time.UTC)).Nanoseconds()), nil
+	register("currenttime", types.TimeType, nil, func(q *query.Execution, _ [][]byte) ([]byte, error) {
+		y, m, d := q.Now.UTC().Date()
+		return Int64Bytes(q.Now.UTC().Sub(time.Date(y, m, d, 0, 0, 0, 0, time.UTC)).Nanoseconds()), nil
 	})
 	uuidTime := func(b []byte) time.Time {
 		var u types.UUIDValue
 		copy(u[:], b)
 		return types.TimeUUIDTime(u)
 	}
-	register("totimestamp", ts, []types.Type{tu}, nullSafe(func(_ *execution, a [][]byte) ([]byte, error) {
-		return int64Bytes(uuidTime(a[0]).UnixMilli()), nil
+	register("totimestamp", ts, []types.Type{tu}, nullSafe(func(_ *query.Execution, a [][]byte) ([]byte, error) {
+		return Int64Bytes(uuidTime(a[0]).UnixMilli()), nil
 	}))
-	register("totimestamp", ts, []types.Type{date}, nullSafe(func(_ *execution, a [][]byte) ([]byte, error) {
-		return int64Bytes(dateOfBytes(a[0]).UnixMilli()), nil
+	register("totimestamp", ts, []types.Type{date}, nullSafe(func(_ *query.Execution, a [][]byte) ([]byte, error) {
+		return Int64Bytes(dateOfBytes(a[0]).UnixMilli()), nil
 	}))
-	register("todate", date, []types.Type{tu}, nullSafe(func(_ *execution, a [][]byte) ([]byte, error) {
+	register("todate", date, []types.Type{tu}, nullSafe(func(_ *query.Execution, a [][]byte) ([]byte, error) {
 		return dateBytes(uuidTime(a[0])), nil
 	}))
-	register("todate", date, []types.Type{ts}, nullSafe(func(_ *execution, a [][]byte) ([]byte, error) {
+	register("todate", date, []types.Type{ts}, nullSafe(func(_ *query.Execution, a [][]byte) ([]byte, error) {
 		return dateBytes(timestampOf(a[0])), nil
 	}))
-	register("tounixtimestamp", bigint, []types.Type{tu}, nullSafe(func(_ *execution, a [][]byte) ([]byte, error) {
-		return int64Bytes(uuidTime(a[0]).UnixMilli()), nil
+	register("tounixtimestamp", bigint, []types.Type{tu}, nullSafe(func(_ *query.Execution, a [][]byte) ([]byte, error) {
+		return Int64Bytes(uuidTime(a[0]).UnixMilli()), nil
 	}))
-	register("tounixtimestamp", bigint, []types.Type{ts}, nullSafe(func(_ *execution, a [][]byte) ([]byte, error) {
+	register("tounixtimestamp", bigint, []types.Type{ts}, nullSafe(func(_ *query.Execution, a [][]byte) ([]byte, error) {
 		return a[0], nil
 	}))
-	register("tounixtimestamp", bigint, []types.Type{date}, nullSafe(func(_ *execution, a [][]byte) ([]byte, error) {
-		return int64Bytes(dateOfBytes(a[0]).UnixMilli()), nil
+	register("tounixtimestamp", bigint, []types.Type{date}, nullSafe(func(_ *query.Execution, a [][]byte) ([]byte, error) {
+		return Int64Bytes(dateOfBytes(a[0]).UnixMilli()), nil
 	}))
-	register("dateof", ts, []types.Type{tu}, nullSafe(func(_ *execution, a [][]byte) ([]byte, error) {
-		return int64Bytes(uuidTime(a[0]).UnixMilli()), nil
+	register("dateof", ts, []types.Type{tu}, nullSafe(func(_ *query.Execution, a [][]byte) ([]byte, error) {
+		return Int64Bytes(uuidTime(a[0]).UnixMilli()), nil
 	}))
-	register("unixtimestampof", bigint, []types.Type{tu}, nullSafe(func(_ *execution, a [][]byte) ([]byte, error) {
-		return int64Bytes(uuidTime(a[0]).UnixMilli()), nil
+	register("unixtimestampof", bigint, []types.Type{tu}, nullSafe(func(_ *query.Execution, a [][]byte) ([]byte, error) {
+		return Int64Bytes(uuidTime(a[0]).UnixMilli()), nil
 	}))
-	register("mintimeuuid", tu, []types.Type{ts}, nullSafe(func(_ *execution, a [][]byte) ([]byte, error) {
+	register("mintimeuuid", tu, []types.Type{ts}, nullSafe(func(_ *query.Execution, a [][]byte) ([]byte, error) {
 		u := types.MinTimeUUID(timestampOf(a[0]))
 		return u[:], nil
 	}))
-	register("maxtimeuuid", tu, []types.Type{ts}, nullSafe(func(_ *execution, a [][]byte) ([]byte, error) {
+	register("maxtimeuuid", tu, []types.Type{ts}, nullSafe(func(_ *query.Execution, a [][]byte) ([]byte, error) {
 		u := types.MaxTimeUUID(timestampOf(a[0]))
 		return u[:], nil
 	}))
@@ -138,26 +138,26 @@ func init() {
 		if k == types.Blob || k == types.Counter {
 			continue
 		}
-		register(k.String()+"asblob", types.BlobType, []types.Type{t}, func(_ *execution, a [][]byte) ([]byte, error) {
+		register(k.String()+"asblob", types.BlobType, []types.Type{t}, func(_ *query.Execution, a [][]byte) ([]byte, error) {
 			return a[0], nil
 		})
-		register("blobas"+k.String(), t, []types.Type{types.BlobType}, func(_ *execution, a [][]byte) ([]byte, error) {
+		register("blobas"+k.String(), t, []types.Type{types.BlobType}, func(_ *query.Execution, a [][]byte) ([]byte, error) {
 			if a[0] != nil {
 				if err := types.Validate(t, a[0]); err != nil {
-					return nil, fmt.Errorf("%s", unwrapReason(err))
+					return nil, fmt.Errorf("%s", UnwrapReason(err))
 				}
 			}
 			return a[0], nil
 		})
 	}
-	register("varcharasblob", types.BlobType, []types.Type{types.TextType}, func(_ *execution, a [][]byte) ([]byte, error) { return a[0], nil })
-	register("blobasvarchar", types.TextType, []types.Type{types.BlobType}, func(_ *execution, a [][]byte) ([]byte, error) { return a[0], nil })
+	register("varcharasblob", types.BlobType, []types.Type{types.TextType}, func(_ *query.Execution, a [][]byte) ([]byte, error) { return a[0], nil })
+	register("blobasvarchar", types.TextType, []types.Type{types.BlobType}, func(_ *query.Execution, a [][]byte) ([]byte, error) { return a[0], nil })
 }
 
 // compileCall compiles a function call used as a term for receiver r. The
 // first overload whose arguments compile and whose result can be assigned to
 // r is chosen.
-func (c *compileCtx) compileCall(e *parser.FuncCall, r receiver) (term, error) {
+func (c *CompileCtx) compileCall(e *parser.FuncCall, r Receiver) (Term, error) {
 	name := strings.ToLower(string(e.Name))
 	if e.Keyspace != "" && !strings.EqualFold(string(e.Keyspace), "system") {
 		return nil, query.Invalidf("Unknown function %s.%s", e.Keyspace, e.Name)
@@ -167,10 +167,10 @@ func (c *compileCtx) compileCall(e *parser.FuncCall, r receiver) (term, error) {
 	case "tojson":
 		return nil, query.Invalidf("toJson() may only be used within the selection clause of SELECT statements")
 	case "fromjson":
-		if r.typ.Kind == types.Invalid {
+		if r.Typ.Kind == types.Invalid {
 			return nil, query.Invalidf("fromJson() cannot be used in the selection clause of a SELECT statement")
 		}
-		overloads = []*function{fromJSONFunction(r.typ)}
+		overloads = []*function{fromJSONFunction(r.Typ)}
 	}
 	if len(overloads) == 0 {
 		return nil, query.Invalidf("Unknown function %s called", e.Name)
@@ -180,16 +180,16 @@ func (c *compileCtx) compileCall(e *parser.FuncCall, r receiver) (term, error) {
 		if len(fn.args) != len(e.Args) || e.Star {
 			continue
 		}
-		if r.typ.Kind != types.Invalid && !assignableType(fn.ret, r.typ) {
+		if r.Typ.Kind != types.Invalid && !assignableType(fn.ret, r.Typ) {
 			if firstErr == nil {
-				firstErr = query.Invalidf("Type error: cannot assign result of function system.%s (type %s) to %s (type %s)", name, fn.ret, r.name, r.typ)
+				firstErr = query.Invalidf("Type error: cannot assign result of function system.%s (type %s) to %s (type %s)", name, fn.ret, r.Name, r.Typ)
 			}
 			continue
 		}
-		args := make([]term, len(e.Args))
+		args := make([]Term, len(e.Args))
 		var err error
 		for i, a := range e.Args {
-			args[i], err = c.compileTerm(a, r.sub(fmt.Sprintf("arg%d(system.%s)", i, name), fn.args[i]))
+			args[i], err = c.CompileTerm(a, r.Sub(fmt.Sprintf("arg%d(system.%s)", i, name), fn.args[i]))
 			if err != nil {
 				break
 			}
@@ -203,8 +203,8 @@ func (c *compileCtx) compileCall(e *parser.FuncCall, r receiver) (term, error) {
 		ft := funcTerm{fn: fn, args: args}
 		if !fn.volatile && isConstTerms(args) {
 			// Deterministic functions of constants fold at compile time.
-			if v, err := ft.eval(&execution{}); err == nil {
-				return constTerm{v: v.Bytes}, nil
+			if v, err := ft.Eval(&query.Execution{}); err == nil {
+				return ConstTerm{V: v.Bytes}, nil
 			}
 		}
 		return ft, nil
@@ -220,14 +220,14 @@ func (c *compileCtx) compileCall(e *parser.FuncCall, r receiver) (term, error) {
 // INSERT JSON converts a column's value; JSON null gives null.
 func fromJSONFunction(t types.Type) *function {
 	return &function{name: "fromjson", args: []types.Type{types.TextType}, ret: t,
-		impl: nullSafe(func(_ *execution, a [][]byte) ([]byte, error) {
+		impl: nullSafe(func(_ *query.Execution, a [][]byte) ([]byte, error) {
 			doc, err := types.DecodeJSON(a[0])
 			if err != nil {
 				return nil, fmt.Errorf("Could not decode JSON string '%s': %v", a[0], err)
 			}
 			b, err := types.FromJSON(t, doc)
 			if err != nil {
-				return nil, errors.New(unwrapReason(err))
+				return nil, errors.New(UnwrapReason(err))
 			}
 			return b, nil
 		})}
@@ -238,14 +238,14 @@ func fromJSONFunction(t types.Type) *function {
 // the text null.
 func toJSONFunction(t types.Type) *function {
 	return &function{name: "tojson", args: []types.Type{t}, ret: types.TextType,
-		impl: func(_ *execution, a [][]byte) ([]byte, error) {
+		impl: func(_ *query.Execution, a [][]byte) ([]byte, error) {
 			return types.AppendJSON(nil, t, a[0]), nil
 		}}
 }
 
-func isConstTerms(ts []term) bool {
+func isConstTerms(ts []Term) bool {
 	for _, t := range ts {
-		if _, ok := t.(constTerm); !ok {
+		if _, ok := t.(ConstTerm); !ok {
 			return false
 		}
 	}

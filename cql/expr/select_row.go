@@ -1,4 +1,4 @@
-package cql
+package expr
 
 import (
 	"sort"
@@ -8,25 +8,25 @@ import (
 	"github.com/minicass/minicass/types"
 )
 
-// selRow is one CQL row as the selection and the filters see it: the
+// SelRow is one CQL row as the selection and the filters see it: the
 // partition key components, the clustering values (nil for a partition's
 // static-only row), the partition's static row and the clustered row. now
 // is the read time in seconds, against which TTLs are judged.
-type selRow struct {
-	pk     [][]byte
-	ck     [][]byte
-	static *data.Row
-	row    *data.Row
-	now    int64
+type SelRow struct {
+	Pk     [][]byte
+	Ck     [][]byte
+	Static *data.Row
+	Row    *data.Row
+	Now    int64
 }
 
 // cells returns the cells of column col in the row that holds it (static
 // or clustered), with their paths; they are contiguous because a row's
 // cells are sorted by column then path.
-func (r *selRow) cells(col *schema.Column) []data.Cell {
-	src := r.row
+func (r *SelRow) cells(col *schema.Column) []data.Cell {
+	src := r.Row
 	if col.Kind == schema.Static {
-		src = r.static
+		src = r.Static
 	}
 	if src == nil {
 		return nil
@@ -42,29 +42,29 @@ func (r *selRow) cells(col *schema.Column) []data.Cell {
 
 // cell returns the live cell of a simple (non-collection or frozen) column,
 // or nil.
-func (r *selRow) cell(col *schema.Column) *data.Cell {
+func (r *SelRow) cell(col *schema.Column) *data.Cell {
 	cs := r.cells(col)
 	for i := range cs {
-		if cs[i].Path == nil && cs[i].IsLive(r.now) {
+		if cs[i].Path == nil && cs[i].IsLive(r.Now) {
 			return &cs[i]
 		}
 	}
 	return nil
 }
 
-// value returns the serialized value of col in this row, nil for null. A
+// Value returns the serialized value of col in this row, nil for null. A
 // non-frozen collection is assembled from its live element cells (list
 // values in path order, set elements and map keys decoded from their
 // paths); a collection without live elements is null.
-func (r *selRow) value(col *schema.Column) []byte {
+func (r *SelRow) Value(col *schema.Column) []byte {
 	switch col.Kind {
 	case schema.PartitionKey:
-		return r.pk[col.Position]
+		return r.Pk[col.Position]
 	case schema.Clustering:
-		if r.ck == nil {
+		if r.Ck == nil {
 			return nil
 		}
-		return r.ck[col.Position]
+		return r.Ck[col.Position]
 	}
 	if !col.Type.IsMultiCell() {
 		c := r.cell(col)
@@ -73,7 +73,7 @@ func (r *selRow) value(col *schema.Column) []byte {
 		}
 		return c.Value
 	}
-	return collectionValue(col.Type, r.cells(col), r.now)
+	return CollectionValue(col.Type, r.cells(col), r.Now)
 }
 
 // collectionValue assembles a non-frozen collection or user type from its
@@ -95,7 +95,7 @@ func udtValue(t types.Type, cs []data.Cell, now int64) []byte {
 	return types.EncodeTuple(fields)
 }
 
-func collectionValue(t types.Type, cs []data.Cell, now int64) []byte {
+func CollectionValue(t types.Type, cs []data.Cell, now int64) []byte {
 	if t.UDT != nil {
 		return udtValue(t, cs, now)
 	}

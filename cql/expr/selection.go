@@ -1,4 +1,4 @@
-package cql
+package expr
 
 import (
 	"fmt"
@@ -7,8 +7,6 @@ import (
 
 	"github.com/minicass/minicass/cql/query"
 
-	"github.com/minicass/minicass/cql/describe"
-
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/partitioner"
 	"github.com/minicass/minicass/schema"
@@ -16,37 +14,37 @@ import (
 	"github.com/minicass/minicass/wire"
 )
 
-// selector is one compiled selector of a SELECT clause. Selectors are
+// Selector is one compiled selector of a SELECT clause. Selectors are
 // shared by concurrent executions, so per-execution state lives in the
 // evaluator that newEval returns, following Cassandra's Selector model:
 // add feeds a row (aggregates accumulate, others keep the first row's
 // value, which is what GROUP BY returns for plain columns), out returns the
 // value and reset starts a new group.
-type selector interface {
+type Selector interface {
 	// name is the result column name, as Cassandra names it
 	// (cql3/selection/Selectable*.toString / columnName).
-	name() string
-	typ() types.Type
+	Name() string
+	Typ() types.Type
 	// aggregate reports whether the selector is, or contains, an aggregate.
-	aggregate() bool
-	newEval() evaluator
+	Aggregate() bool
+	NewEval() Evaluator
 }
 
-// evaluator is the per-execution state of a selector.
-type evaluator interface {
-	Add(q *execution, r *selRow) error
-	out(q *execution) ([]byte, error)
-	reset()
+// Evaluator is the per-execution state of a selector.
+type Evaluator interface {
+	Add(q *query.Execution, r *SelRow) error
+	Out(q *query.Execution) ([]byte, error)
+	Reset()
 }
 
 // firstValue keeps the first value fed to it.
 type firstValue struct {
 	set bool
 	v   []byte
-	fn  func(q *execution, r *selRow) ([]byte, error)
+	fn  func(q *query.Execution, r *SelRow) ([]byte, error)
 }
 
-func (f *firstValue) Add(q *execution, r *selRow) error {
+func (f *firstValue) Add(q *query.Execution, r *SelRow) error {
 	if f.set {
 		return nil
 	}
@@ -58,32 +56,32 @@ func (f *firstValue) Add(q *execution, r *selRow) error {
 	return nil
 }
 
-func (f *firstValue) out(*execution) ([]byte, error) { return f.v, nil }
-func (f *firstValue) reset()                         { f.set, f.v = false, nil }
+func (f *firstValue) Out(*query.Execution) ([]byte, error) { return f.v, nil }
+func (f *firstValue) Reset()                               { f.set, f.v = false, nil }
 
-// columnSel selects a column.
-type columnSel struct{ col *schema.Column }
+// ColumnSel selects a column.
+type ColumnSel struct{ Col *schema.Column }
 
-func (s *columnSel) name() string    { return s.col.Name }
-func (s *columnSel) typ() types.Type { return s.col.Type }
-func (s *columnSel) aggregate() bool { return false }
-func (s *columnSel) newEval() evaluator {
-	return &firstValue{fn: func(_ *execution, r *selRow) ([]byte, error) { return r.value(s.col), nil }}
+func (s *ColumnSel) Name() string    { return s.Col.Name }
+func (s *ColumnSel) Typ() types.Type { return s.Col.Type }
+func (s *ColumnSel) Aggregate() bool { return false }
+func (s *ColumnSel) NewEval() Evaluator {
+	return &firstValue{fn: func(_ *query.Execution, r *SelRow) ([]byte, error) { return r.Value(s.Col), nil }}
 }
 
 // tokenSel is token(k1, ...): the partition's Murmur3 token as a bigint.
 type tokenSel struct{ label string }
 
-func (s *tokenSel) name() string    { return s.label }
-func (s *tokenSel) typ() types.Type { return types.BigintType }
-func (s *tokenSel) aggregate() bool { return false }
-func (s *tokenSel) newEval() evaluator {
-	return &firstValue{fn: func(_ *execution, r *selRow) ([]byte, error) {
-		key, err := serializePartitionKey(r.pk)
+func (s *tokenSel) Name() string    { return s.label }
+func (s *tokenSel) Typ() types.Type { return types.BigintType }
+func (s *tokenSel) Aggregate() bool { return false }
+func (s *tokenSel) NewEval() Evaluator {
+	return &firstValue{fn: func(_ *query.Execution, r *SelRow) ([]byte, error) {
+		key, err := query.SerializePartitionKey(r.Pk)
 		if err != nil {
 			return nil, err
 		}
-		return int64Bytes(int64(partitioner.Murmur3(key))), nil
+		return Int64Bytes(int64(partitioner.Murmur3(key))), nil
 	}}
 }
 
@@ -93,35 +91,35 @@ type metaSel struct {
 	ttl bool
 }
 
-func (s *metaSel) name() string {
+func (s *metaSel) Name() string {
 	if s.ttl {
 		return "ttl(" + s.col.Name + ")"
 	}
 	return "writetime(" + s.col.Name + ")"
 }
 
-func (s *metaSel) typ() types.Type {
+func (s *metaSel) Typ() types.Type {
 	if s.ttl {
 		return types.IntType
 	}
 	return types.BigintType
 }
 
-func (s *metaSel) aggregate() bool { return false }
+func (s *metaSel) Aggregate() bool { return false }
 
-func (s *metaSel) newEval() evaluator {
-	return &firstValue{fn: func(_ *execution, r *selRow) ([]byte, error) {
+func (s *metaSel) NewEval() Evaluator {
+	return &firstValue{fn: func(_ *query.Execution, r *SelRow) ([]byte, error) {
 		c := r.cell(s.col)
 		if c == nil {
 			return nil, nil
 		}
 		if !s.ttl {
-			return int64Bytes(c.Timestamp), nil
+			return Int64Bytes(c.Timestamp), nil
 		}
 		if c.TTL <= 0 {
 			return nil, nil
 		}
-		left := c.LocalDeletionTime - r.now
+		left := c.LocalDeletionTime - r.Now
 		return int32Bytes(int32(left)), nil
 	}}
 }
@@ -137,11 +135,11 @@ type constSel struct {
 	v     []byte
 }
 
-func (s *constSel) name() string    { return s.label }
-func (s *constSel) typ() types.Type { return s.t }
-func (s *constSel) aggregate() bool { return false }
-func (s *constSel) newEval() evaluator {
-	return &firstValue{fn: func(*execution, *selRow) ([]byte, error) { return s.v, nil }}
+func (s *constSel) Name() string    { return s.label }
+func (s *constSel) Typ() types.Type { return s.t }
+func (s *constSel) Aggregate() bool { return false }
+func (s *constSel) NewEval() Evaluator {
+	return &firstValue{fn: func(*query.Execution, *SelRow) ([]byte, error) { return s.v, nil }}
 }
 
 // termSel is a term whose value is known only at execution (a bind
@@ -149,24 +147,24 @@ func (s *constSel) newEval() evaluator {
 type termSel struct {
 	label string
 	t     types.Type
-	tm    term
+	tm    Term
 }
 
-func (s *termSel) name() string    { return s.label }
-func (s *termSel) typ() types.Type { return s.t }
-func (s *termSel) aggregate() bool { return false }
-func (s *termSel) newEval() evaluator {
-	return &firstValue{fn: func(q *execution, _ *selRow) ([]byte, error) {
-		v, err := s.tm.eval(q)
+func (s *termSel) Name() string    { return s.label }
+func (s *termSel) Typ() types.Type { return s.t }
+func (s *termSel) Aggregate() bool { return false }
+func (s *termSel) NewEval() Evaluator {
+	return &firstValue{fn: func(q *query.Execution, _ *SelRow) ([]byte, error) {
+		v, err := s.tm.Eval(q)
 		return v.Bytes, err // unset selects null
 	}}
 }
 
 // termSelector is the selector of a compiled term: a constant, or a term
 // evaluated at each execution.
-func termSelector(label string, t types.Type, tm term) selector {
-	if ct, ok := tm.(constTerm); ok {
-		return &constSel{label: label, t: t, v: ct.v}
+func termSelector(label string, t types.Type, tm Term) Selector {
+	if ct, ok := tm.(ConstTerm); ok {
+		return &constSel{label: label, t: t, v: ct.V}
 	}
 	return &termSel{label: label, t: t, tm: tm}
 }
@@ -174,23 +172,23 @@ func termSelector(label string, t types.Type, tm term) selector {
 // funcSel applies a native scalar function to its argument selectors.
 type funcSel struct {
 	fn   *function
-	args []selector
+	args []Selector
 }
 
-func (s *funcSel) name() string {
+func (s *funcSel) Name() string {
 	parts := make([]string, len(s.args))
 	for i, a := range s.args {
-		parts[i] = a.name()
+		parts[i] = a.Name()
 	}
 	return "system." + s.fn.name + "(" + strings.Join(parts, ", ") + ")"
 }
 
-func (s *funcSel) typ() types.Type { return s.fn.ret }
+func (s *funcSel) Typ() types.Type { return s.fn.ret }
 
-func (s *funcSel) aggregate() bool { return anyAggregate(s.args) }
+func (s *funcSel) Aggregate() bool { return anyAggregate(s.args) }
 
-func (s *funcSel) newEval() evaluator {
-	return newCallEval(s.args, func(q *execution, vals [][]byte) ([]byte, error) {
+func (s *funcSel) NewEval() Evaluator {
+	return newCallEval(s.args, func(q *query.Execution, vals [][]byte) ([]byte, error) {
 		b, err := s.fn.impl(q, vals)
 		if err != nil {
 			return nil, &query.Error{Code: wire.CodeFunctionFailure, Message: fmt.Sprintf("execution of 'system.%s[%s]' failed: %v", s.fn.name, s.fn.argList(), err)}
@@ -200,9 +198,9 @@ func (s *funcSel) newEval() evaluator {
 }
 
 // anyAggregate reports whether one of the selectors aggregates rows.
-func anyAggregate(args []selector) bool {
+func anyAggregate(args []Selector) bool {
 	for _, a := range args {
-		if a.aggregate() {
+		if a.Aggregate() {
 			return true
 		}
 	}
@@ -213,19 +211,19 @@ func anyAggregate(args []selector) bool {
 // selectors: it feeds every row to the arguments and calls call on their
 // values.
 type callEval struct {
-	args []evaluator
-	call func(q *execution, vals [][]byte) ([]byte, error)
+	args []Evaluator
+	call func(q *query.Execution, vals [][]byte) ([]byte, error)
 }
 
-func newCallEval(args []selector, call func(q *execution, vals [][]byte) ([]byte, error)) *callEval {
-	e := &callEval{args: make([]evaluator, len(args)), call: call}
+func newCallEval(args []Selector, call func(q *query.Execution, vals [][]byte) ([]byte, error)) *callEval {
+	e := &callEval{args: make([]Evaluator, len(args)), call: call}
 	for i, a := range args {
-		e.args[i] = a.newEval()
+		e.args[i] = a.NewEval()
 	}
 	return e
 }
 
-func (e *callEval) Add(q *execution, r *selRow) error {
+func (e *callEval) Add(q *query.Execution, r *SelRow) error {
 	for _, a := range e.args {
 		if err := a.Add(q, r); err != nil {
 			return err
@@ -234,10 +232,10 @@ func (e *callEval) Add(q *execution, r *selRow) error {
 	return nil
 }
 
-func (e *callEval) out(q *execution) ([]byte, error) {
+func (e *callEval) Out(q *query.Execution) ([]byte, error) {
 	vals := make([][]byte, len(e.args))
 	for i, a := range e.args {
-		v, err := a.out(q)
+		v, err := a.Out(q)
 		if err != nil {
 			return nil, err
 		}
@@ -246,21 +244,21 @@ func (e *callEval) out(q *execution) ([]byte, error) {
 	return e.call(q, vals)
 }
 
-func (e *callEval) reset() {
+func (e *callEval) Reset() {
 	for _, a := range e.args {
-		a.reset()
+		a.Reset()
 	}
 }
 
-// compileSelector compiles one selector expression of a SELECT on tbl.
-func (c *compileCtx) compileSelector(tbl *schema.Table, e parser.Expr) (selector, error) {
+// CompileSelector compiles one selector expression of a SELECT on tbl.
+func (c *CompileCtx) CompileSelector(tbl *schema.Table, e parser.Expr) (Selector, error) {
 	switch e := e.(type) {
 	case *parser.ColumnRef:
 		col := tbl.Column(string(e.Name))
 		if col == nil {
 			return nil, query.Invalidf("Undefined column name %s in table %s", e.Name.String(), tbl.QualifiedName())
 		}
-		return &columnSel{col: col}, nil
+		return &ColumnSel{Col: col}, nil
 	case *parser.CellMeta:
 		col := tbl.Column(string(e.Column))
 		if col == nil {
@@ -286,25 +284,25 @@ func (c *compileCtx) compileSelector(tbl *schema.Table, e parser.Expr) (selector
 	case *parser.ElementAccess:
 		return c.compileElementSelector(tbl, e)
 	case *parser.FieldAccess:
-		arg, err := c.compileSelector(tbl, e.Expr)
+		arg, err := c.CompileSelector(tbl, e.Expr)
 		if err != nil {
 			return nil, err
 		}
-		t := arg.typ()
+		t := arg.Typ()
 		if t.UDT == nil {
-			return nil, query.Invalidf("Invalid field selection: %s of type %s is not a user type", arg.name(), t)
+			return nil, query.Invalidf("Invalid field selection: %s of type %s is not a user type", arg.Name(), t)
 		}
 		i := slices.Index(t.UDT.Fields, string(e.Field))
 		if i < 0 {
-			return nil, query.Invalidf("%s of type %s has no field %s", arg.name(), t, e.Field)
+			return nil, query.Invalidf("%s of type %s has no field %s", arg.Name(), t, e.Field)
 		}
 		return &fieldSel{arg: arg, index: i}, nil
 	case *parser.Cast:
-		arg, err := c.compileSelector(tbl, e.Expr)
+		arg, err := c.CompileSelector(tbl, e.Expr)
 		if err != nil {
 			return nil, err
 		}
-		to, err := convertType(e.Type, nil)
+		to, err := ConvertType(e.Type, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -315,25 +313,25 @@ func (c *compileCtx) compileSelector(tbl *schema.Table, e parser.Expr) (selector
 		return c.compileOpSelector(tbl, opByte(e.Op), []parser.Expr{e.Left, e.Right})
 	case *parser.Neg:
 		if k, ok := negativeConstant(e); ok {
-			return c.compileSelector(tbl, k)
+			return c.CompileSelector(tbl, k)
 		}
 		return c.compileOpSelector(tbl, 'n', []parser.Expr{e.Expr})
 	case *parser.TupleLit:
 		if len(e.Elems) == 1 {
-			s, err := c.compileSelector(tbl, e.Elems[0])
+			s, err := c.CompileSelector(tbl, e.Elems[0])
 			if err != nil {
 				return nil, err
 			}
 			return parenSel{s}, nil
 		}
 	case *parser.TypeHint:
-		t, err := convertType(e.Type, nil)
+		t, err := ConvertType(e.Type, nil)
 		if err != nil {
 			return nil, err
 		}
 		// Named as Cassandra's TypeCast prints: (int)42, (int)?.
 		label := "(" + e.Type.String() + ")" + termText(e.Expr)
-		tm, err := c.compileTerm(e.Expr, receiver{ks: tbl.Keyspace, table: tbl.Name, name: label, typ: t})
+		tm, err := c.CompileTerm(e.Expr, Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: label, Typ: t})
 		if err != nil {
 			return nil, err
 		}
@@ -342,7 +340,7 @@ func (c *compileCtx) compileSelector(tbl *schema.Table, e parser.Expr) (selector
 	return nil, query.Invalidf("Unsupported selector %s", e)
 }
 
-func (c *compileCtx) compileSelectorCall(tbl *schema.Table, e *parser.FuncCall) (selector, error) {
+func (c *CompileCtx) compileSelectorCall(tbl *schema.Table, e *parser.FuncCall) (Selector, error) {
 	name := strings.ToLower(string(e.Name))
 	if e.Keyspace != "" && !strings.EqualFold(string(e.Keyspace), "system") {
 		return nil, query.Invalidf("Unknown function %s.%s", e.Keyspace, e.Name)
@@ -375,18 +373,18 @@ func (c *compileCtx) compileSelectorCall(tbl *schema.Table, e *parser.FuncCall) 
 		}
 		return &tokenSel{label: "system.token(" + strings.Join(names, ", ") + ")"}, nil
 	}
-	args := make([]selector, len(e.Args))
+	args := make([]Selector, len(e.Args))
 	for i, a := range e.Args {
 		if k, ok := a.(*parser.Constant); ok && isAggregateName(name) && name == "count" {
 			// count(1) counts rows: its argument is never null.
 			args[i] = &constSel{label: k.Raw, t: types.IntType, v: []byte{0, 0, 0, 1}}
 			continue
 		}
-		s, err := c.compileSelector(tbl, a)
+		s, err := c.CompileSelector(tbl, a)
 		if err != nil {
 			return nil, err
 		}
-		if s.aggregate() && isAggregateName(name) {
+		if s.Aggregate() && isAggregateName(name) {
 			return nil, query.Invalidf("aggregate functions cannot be used as arguments of aggregate functions")
 		}
 		args[i] = s
@@ -399,7 +397,7 @@ func (c *compileCtx) compileSelectorCall(tbl *schema.Table, e *parser.FuncCall) 
 	}
 	argTypes := make([]types.Type, len(args))
 	for i, a := range args {
-		argTypes[i] = a.typ()
+		argTypes[i] = a.Typ()
 	}
 	if name == "tojson" {
 		if len(args) != 1 {
@@ -417,30 +415,30 @@ func (c *compileCtx) compileSelectorCall(tbl *schema.Table, e *parser.FuncCall) 
 // compileElementSelector compiles m[k], s[x], m[a..b] and s[a..b]
 // (ElementsSelector): an element of a map or set, or a slice of one with
 // inclusive bounds; lists are refused, as in Cassandra.
-func (c *compileCtx) compileElementSelector(tbl *schema.Table, e *parser.ElementAccess) (selector, error) {
-	arg, err := c.compileSelector(tbl, e.Expr)
+func (c *CompileCtx) compileElementSelector(tbl *schema.Table, e *parser.ElementAccess) (Selector, error) {
+	arg, err := c.CompileSelector(tbl, e.Expr)
 	if err != nil {
 		return nil, err
 	}
-	t := arg.typ()
+	t := arg.Typ()
 	switch t.Kind {
 	case types.Map, types.Set:
 	case types.List:
-		return nil, query.Invalidf("Element selection is only allowed on sets and maps, but %s is a list", arg.name())
+		return nil, query.Invalidf("Element selection is only allowed on sets and maps, but %s is a list", arg.Name())
 	default:
-		return nil, query.Invalidf("Invalid element selection: %s is of type %s is not a collection", arg.name(), t)
+		return nil, query.Invalidf("Invalid element selection: %s is of type %s is not a collection", arg.Name(), t)
 	}
 	kt := t.Params[0]
-	recv := receiver{ks: tbl.Keyspace, table: tbl.Name, name: arg.name(), typ: kt}
+	recv := Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: arg.Name(), Typ: kt}
 	s := &elementSel{arg: arg, label: e.String(), slice: e.Slice}
 	for _, b := range []struct {
 		expr parser.Expr
-		dst  *term
+		dst  *Term
 	}{{e.Key, &s.key}, {e.From, &s.from}, {e.To, &s.to}} {
 		if b.expr == nil {
 			continue
 		}
-		if *b.dst, err = c.compileTerm(b.expr, recv); err != nil {
+		if *b.dst, err = c.CompileTerm(b.expr, recv); err != nil {
 			return nil, err
 		}
 	}
@@ -449,15 +447,15 @@ func (c *compileCtx) compileElementSelector(tbl *schema.Table, e *parser.Element
 
 // elementSel is an element or a slice of a map or set.
 type elementSel struct {
-	arg           selector
+	arg           Selector
 	label         string
 	slice         bool
-	key, from, to term
+	key, from, to Term
 }
 
-func (s *elementSel) name() string { return s.label }
-func (s *elementSel) typ() types.Type {
-	t := s.arg.typ()
+func (s *elementSel) Name() string { return s.label }
+func (s *elementSel) Typ() types.Type {
+	t := s.arg.Typ()
 	switch {
 	case s.slice:
 		return t
@@ -466,13 +464,13 @@ func (s *elementSel) typ() types.Type {
 	}
 	return t.Params[0]
 }
-func (s *elementSel) aggregate() bool { return s.arg.aggregate() }
+func (s *elementSel) Aggregate() bool { return s.arg.Aggregate() }
 
-func (s *elementSel) newEval() evaluator { return &mapEval{arg: s.arg.newEval(), fn: s.apply} }
+func (s *elementSel) NewEval() Evaluator { return &mapEval{arg: s.arg.NewEval(), fn: s.apply} }
 
 // apply selects the element or slice of collection value v.
-func (s *elementSel) apply(q *execution, v []byte) ([]byte, error) {
-	t := s.arg.typ()
+func (s *elementSel) apply(q *query.Execution, v []byte) ([]byte, error) {
+	t := s.arg.Typ()
 	elems, err := types.DecodeCollection(t, v)
 	if err != nil {
 		return nil, err
@@ -481,16 +479,16 @@ func (s *elementSel) apply(q *execution, v []byte) ([]byte, error) {
 	if t.Kind == types.Map {
 		step = 2
 	}
-	bound := func(tm term) ([]byte, error) {
+	bound := func(tm Term) ([]byte, error) {
 		if tm == nil {
 			return nil, nil
 		}
-		b, err := tm.eval(q)
+		b, err := tm.Eval(q)
 		if err != nil {
 			return nil, err
 		}
 		if b.Unset || b.Bytes == nil {
-			return nil, query.Invalidf("Invalid null value for element selection on %s", s.arg.name())
+			return nil, query.Invalidf("Invalid null value for element selection on %s", s.arg.Name())
 		}
 		return b.Bytes, nil
 	}
@@ -536,19 +534,19 @@ func (s *elementSel) apply(q *execution, v []byte) ([]byte, error) {
 
 // fieldSel is udt.field (FieldSelector).
 type fieldSel struct {
-	arg   selector
+	arg   Selector
 	index int
 }
 
-func (s *fieldSel) name() string {
-	return s.arg.name() + "." + describe.QuoteIdent(s.arg.typ().UDT.Fields[s.index])
+func (s *fieldSel) Name() string {
+	return s.arg.Name() + "." + parser.Ident(s.arg.Typ().UDT.Fields[s.index]).String()
 }
-func (s *fieldSel) typ() types.Type { return s.arg.typ().Params[s.index] }
-func (s *fieldSel) aggregate() bool { return s.arg.aggregate() }
+func (s *fieldSel) Typ() types.Type { return s.arg.Typ().Params[s.index] }
+func (s *fieldSel) Aggregate() bool { return s.arg.Aggregate() }
 
-func (s *fieldSel) newEval() evaluator {
-	return &mapEval{arg: s.arg.newEval(), fn: func(_ *execution, v []byte) ([]byte, error) {
-		fields, err := types.DecodeTuple(s.arg.typ(), v)
+func (s *fieldSel) NewEval() Evaluator {
+	return &mapEval{arg: s.arg.NewEval(), fn: func(_ *query.Execution, v []byte) ([]byte, error) {
+		fields, err := types.DecodeTuple(s.arg.Typ(), v)
 		if err != nil {
 			return nil, err
 		}
@@ -558,32 +556,32 @@ func (s *fieldSel) newEval() evaluator {
 
 // castSel is CAST(x AS type) (cql3/functions/CastFcts).
 type castSel struct {
-	arg  selector
+	arg  Selector
 	to   types.Type
 	conv func(b []byte) ([]byte, error)
 }
 
-func (s *castSel) name() string {
-	return "cast(" + s.arg.name() + " as " + strings.ToLower(s.to.String()) + ")"
+func (s *castSel) Name() string {
+	return "cast(" + s.arg.Name() + " as " + strings.ToLower(s.to.String()) + ")"
 }
-func (s *castSel) typ() types.Type { return s.to }
-func (s *castSel) aggregate() bool { return s.arg.aggregate() }
+func (s *castSel) Typ() types.Type { return s.to }
+func (s *castSel) Aggregate() bool { return s.arg.Aggregate() }
 
-func (s *castSel) newEval() evaluator {
-	return &mapEval{arg: s.arg.newEval(), fn: func(_ *execution, v []byte) ([]byte, error) { return s.conv(v) }}
+func (s *castSel) NewEval() Evaluator {
+	return &mapEval{arg: s.arg.NewEval(), fn: func(_ *query.Execution, v []byte) ([]byte, error) { return s.conv(v) }}
 }
 
 // mapEval evaluates one argument and transforms its non-null output (CAST,
 // field and element selection).
 type mapEval struct {
-	arg evaluator
-	fn  func(q *execution, v []byte) ([]byte, error)
+	arg Evaluator
+	fn  func(q *query.Execution, v []byte) ([]byte, error)
 }
 
-func (e *mapEval) Add(q *execution, r *selRow) error { return e.arg.Add(q, r) }
-func (e *mapEval) reset()                            { e.arg.reset() }
-func (e *mapEval) out(q *execution) ([]byte, error) {
-	v, err := e.arg.out(q)
+func (e *mapEval) Add(q *query.Execution, r *SelRow) error { return e.arg.Add(q, r) }
+func (e *mapEval) Reset()                                  { e.arg.Reset() }
+func (e *mapEval) Out(q *query.Execution) ([]byte, error) {
+	v, err := e.arg.Out(q)
 	if err != nil || v == nil {
 		return nil, err
 	}

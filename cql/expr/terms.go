@@ -1,4 +1,4 @@
-package cql
+package expr
 
 import (
 	"errors"
@@ -14,32 +14,32 @@ import (
 	"github.com/minicass/minicass/wire"
 )
 
-// receiver is what a term is assigned to: a column, a collection element, or
+// Receiver is what a term is assigned to: a column, a collection element, or
 // a synthetic receiver such as [limit] or [ttl]. Its name is used in error
 // messages and as the bind marker's name in PREPARE metadata, as Cassandra
 // names them (value(l), key(m), in(k), [limit], ...).
-type receiver struct {
-	ks, table, name string
-	typ             types.Type
+type Receiver struct {
+	Ks, Table, Name string
+	Typ             types.Type
 }
 
-func (r receiver) spec() query.ColumnSpec {
-	return query.ColumnSpec{Keyspace: r.ks, Table: r.table, Name: r.name, Type: r.typ}
+func (r Receiver) spec() query.ColumnSpec {
+	return query.ColumnSpec{Keyspace: r.Ks, Table: r.Table, Name: r.Name, Type: r.Typ}
 }
 
-func (r receiver) sub(name string, t types.Type) receiver {
-	return receiver{ks: r.ks, table: r.table, name: name, typ: t}
+func (r Receiver) Sub(name string, t types.Type) Receiver {
+	return Receiver{Ks: r.Ks, Table: r.Table, Name: name, Typ: t}
 }
 
-// term is a compiled term: it evaluates to a value at execution time.
-type term interface {
-	eval(q *execution) (query.Value, error)
+// Term is a compiled term: it evaluates to a value at execution time.
+type Term interface {
+	Eval(q *query.Execution) (query.Value, error)
 }
 
-// constTerm is a value known at compile time (nil = null).
-type constTerm struct{ v []byte }
+// ConstTerm is a value known at compile time (nil = null).
+type ConstTerm struct{ V []byte }
 
-func (t constTerm) eval(*execution) (query.Value, error) { return query.Value{Bytes: t.v}, nil }
+func (t ConstTerm) Eval(*query.Execution) (query.Value, error) { return query.Value{Bytes: t.V}, nil }
 
 // foreignUserType returns the keyspace of a user type t names outside ks,
 // or "".
@@ -59,31 +59,31 @@ func foreignUserType(t *parser.Type, ks *schema.Keyspace) string {
 // milliseconds.
 type nowTerm struct{}
 
-func (nowTerm) eval(q *execution) (query.Value, error) {
-	return query.Value{Bytes: int64Bytes(q.now.UnixMilli())}, nil
+func (nowTerm) Eval(q *query.Execution) (query.Value, error) {
+	return query.Value{Bytes: Int64Bytes(q.Now.UnixMilli())}, nil
 }
 
-// bindTerm reads a bound value and validates it against its receiver's type.
-type bindTerm struct {
-	idx  int
-	recv receiver
+// BindTerm reads a bound value and validates it against its receiver's type.
+type BindTerm struct {
+	Idx  int
+	recv Receiver
 }
 
-func (t bindTerm) eval(q *execution) (query.Value, error) {
-	if t.idx >= len(q.values) {
-		return query.Value{}, query.Invalidf("No value bound for %s", t.recv.name)
+func (t BindTerm) Eval(q *query.Execution) (query.Value, error) {
+	if t.Idx >= len(q.Values) {
+		return query.Value{}, query.Invalidf("No value bound for %s", t.recv.Name)
 	}
-	v := q.values[t.idx]
+	v := q.Values[t.Idx]
 	if v.Unset || v.Bytes == nil {
 		return v, nil
 	}
-	if err := types.Validate(t.recv.typ, v.Bytes); err != nil {
-		return query.Value{}, query.Invalidf("Invalid value for %s of type %s: %v", t.recv.name, t.recv.typ, unwrapReason(err))
+	if err := types.Validate(t.recv.Typ, v.Bytes); err != nil {
+		return query.Value{}, query.Invalidf("Invalid value for %s of type %s: %v", t.recv.Name, t.recv.Typ, UnwrapReason(err))
 	}
 	return v, nil
 }
 
-func unwrapReason(err error) string {
+func UnwrapReason(err error) string {
 	var ve *types.ValueError
 	if errors.As(err, &ve) {
 		return ve.Reason
@@ -93,43 +93,43 @@ func unwrapReason(err error) string {
 
 // collectionTerm builds a list, set, map or tuple literal from element terms.
 type collectionTerm struct {
-	recv  receiver
-	elems []term // for maps: key, value, key, value...
+	recv  Receiver
+	elems []Term // for maps: key, value, key, value...
 }
 
-func (t collectionTerm) eval(q *execution) (query.Value, error) {
+func (t collectionTerm) Eval(q *query.Execution) (query.Value, error) {
 	vals := make([][]byte, len(t.elems))
 	for i, e := range t.elems {
-		v, err := e.eval(q)
+		v, err := e.Eval(q)
 		if err != nil {
 			return query.Value{}, err
 		}
 		if v.Unset {
-			return query.Value{}, query.Invalidf("Invalid unset value in collection literal for %s", t.recv.name)
+			return query.Value{}, query.Invalidf("Invalid unset value in collection literal for %s", t.recv.Name)
 		}
-		if v.Bytes == nil && t.recv.typ.Kind != types.Tuple {
+		if v.Bytes == nil && t.recv.Typ.Kind != types.Tuple {
 			return query.Value{}, query.Invalidf("null is not supported inside collections")
 		}
 		vals[i] = v.Bytes
 	}
 	var b []byte
 	var err error
-	switch t.recv.typ.Kind {
+	switch t.recv.Typ.Kind {
 	case types.List:
 		b = types.EncodeList(vals)
 	case types.Set:
-		b, err = types.EncodeSet(t.recv.typ, vals)
+		b, err = types.EncodeSet(t.recv.Typ, vals)
 	case types.Map:
 		keys, values := make([][]byte, 0, len(vals)/2), make([][]byte, 0, len(vals)/2)
 		for i := 0; i+1 < len(vals); i += 2 {
 			keys, values = append(keys, vals[i]), append(values, vals[i+1])
 		}
-		b, err = types.EncodeMap(t.recv.typ, keys, values)
+		b, err = types.EncodeMap(t.recv.Typ, keys, values)
 	case types.Tuple:
 		b = types.EncodeTuple(vals)
 	}
 	if err != nil {
-		return query.Value{}, query.Invalidf("Invalid collection literal for %s: %v", t.recv.name, err)
+		return query.Value{}, query.Invalidf("Invalid collection literal for %s: %v", t.recv.Name, err)
 	}
 	return query.Value{Bytes: b}, nil
 }
@@ -137,13 +137,13 @@ func (t collectionTerm) eval(q *execution) (query.Value, error) {
 // funcTerm calls a scalar function on argument terms.
 type funcTerm struct {
 	fn   *function
-	args []term
+	args []Term
 }
 
-func (t funcTerm) eval(q *execution) (query.Value, error) {
+func (t funcTerm) Eval(q *query.Execution) (query.Value, error) {
 	args := make([][]byte, len(t.args))
 	for i, a := range t.args {
-		v, err := a.eval(q)
+		v, err := a.Eval(q)
 		if err != nil {
 			return query.Value{}, err
 		}
@@ -159,9 +159,9 @@ func (t funcTerm) eval(q *execution) (query.Value, error) {
 	return query.Value{Bytes: b}, nil
 }
 
-// compileCtx collects the bind markers of a statement while it compiles.
-type compileCtx struct {
-	specs []query.ColumnSpec
+// CompileCtx collects the bind markers of a statement while it compiles.
+type CompileCtx struct {
+	Specs []query.ColumnSpec
 	// nested memoizes how a nested operation or call assigns to a type
 	// during overload resolution (operations.go), so that resolving an
 	// expression costs time linear in its size, not exponential in its
@@ -169,16 +169,16 @@ type compileCtx struct {
 	nested map[nestedKey]assignment
 }
 
-func newCompileCtx(n int) *compileCtx {
-	return &compileCtx{specs: make([]query.ColumnSpec, n)}
+func NewCompileCtx(n int) *CompileCtx {
+	return &CompileCtx{Specs: make([]query.ColumnSpec, n)}
 }
 
-func (c *compileCtx) bind(m *parser.BindMarker, r receiver) bindTerm {
-	for len(c.specs) <= m.Index {
-		c.specs = append(c.specs, query.ColumnSpec{})
+func (c *CompileCtx) Bind(m *parser.BindMarker, r Receiver) BindTerm {
+	for len(c.Specs) <= m.Index {
+		c.Specs = append(c.Specs, query.ColumnSpec{})
 	}
-	c.specs[m.Index] = r.spec()
-	return bindTerm{idx: m.Index, recv: r}
+	c.Specs[m.Index] = r.spec()
+	return BindTerm{Idx: m.Index, recv: r}
 }
 
 // constKind maps the parser's constant kinds to the types package's.
@@ -203,27 +203,27 @@ func constKind(k parser.ConstKind) types.ConstKind {
 }
 
 // literalError renders a types.LiteralError the way Cassandra words it.
-func literalError(err error, c *parser.Constant, r receiver) *query.Error {
+func literalError(err error, c *parser.Constant, r Receiver) *query.Error {
 	var le *types.LiteralError
 	if errors.As(err, &le) && !le.Mismatch && le.Reason != "" {
 		return query.Invalidf("%s", le.Reason)
 	}
-	return query.Invalidf("Invalid %s constant (%s) for \"%s\" of type %s", constKind(c.Kind), c.Value(), r.name, r.typ)
+	return query.Invalidf("Invalid %s constant (%s) for \"%s\" of type %s", constKind(c.Kind), c.Value(), r.Name, r.Typ)
 }
 
-// compileTerm compiles expression e as a value for receiver r.
-func (c *compileCtx) compileTerm(e parser.Expr, r receiver) (term, error) {
+// CompileTerm compiles expression e as a value for receiver r.
+func (c *CompileCtx) CompileTerm(e parser.Expr, r Receiver) (Term, error) {
 	switch e := e.(type) {
 	case *parser.Constant:
 		if e.Kind == parser.ConstNull {
-			return constTerm{}, nil
+			return ConstTerm{}, nil
 		}
-		t := r.typ
+		t := r.Typ
 		if t.Kind == types.Counter {
 			t = types.BigintType
 		}
 		if t.IsCollection() || t.Kind == types.Tuple {
-			return nil, query.Invalidf("Invalid %s constant (%s) for \"%s\" of type %s", constKind(e.Kind), e.Value(), r.name, r.typ)
+			return nil, query.Invalidf("Invalid %s constant (%s) for \"%s\" of type %s", constKind(e.Kind), e.Value(), r.Name, r.Typ)
 		}
 		if t.Kind == types.Timestamp && e.Kind == parser.ConstString && strings.EqualFold(e.Value(), "now") {
 			// TimestampSerializer.dateStringToTimestamp: the current time.
@@ -233,34 +233,34 @@ func (c *compileCtx) compileTerm(e parser.Expr, r receiver) (term, error) {
 		if err != nil {
 			return nil, literalError(err, e, r)
 		}
-		return constTerm{v: b}, nil
+		return ConstTerm{V: b}, nil
 	case *parser.BindMarker:
-		return c.bind(e, r), nil
+		return c.Bind(e, r), nil
 	case *parser.ListLit:
-		if r.typ.Kind != types.List {
-			return nil, query.Invalidf("Invalid list literal for %s of type %s", r.name, r.typ)
+		if r.Typ.Kind != types.List {
+			return nil, query.Invalidf("Invalid list literal for %s of type %s", r.Name, r.Typ)
 		}
-		return c.compileElems(e.Elems, r, r.sub("value("+r.name+")", r.typ.Params[0]))
+		return c.compileElems(e.Elems, r, r.Sub("value("+r.Name+")", r.Typ.Params[0]))
 	case *parser.SetLit:
-		switch r.typ.Kind {
+		switch r.Typ.Kind {
 		case types.Set:
-			return c.compileElems(e.Elems, r, r.sub("value("+r.name+")", r.typ.Params[0]))
+			return c.compileElems(e.Elems, r, r.Sub("value("+r.Name+")", r.Typ.Params[0]))
 		case types.List:
 			// Cassandra rejects a set literal for a list.
 		}
-		return nil, query.Invalidf("Invalid set literal for %s of type %s", r.name, r.typ)
+		return nil, query.Invalidf("Invalid set literal for %s of type %s", r.Name, r.Typ)
 	case *parser.MapLit:
-		if r.typ.Kind != types.Map {
-			return nil, query.Invalidf("Invalid map literal for %s of type %s", r.name, r.typ)
+		if r.Typ.Kind != types.Map {
+			return nil, query.Invalidf("Invalid map literal for %s of type %s", r.Name, r.Typ)
 		}
-		kr, vr := r.sub("key("+r.name+")", r.typ.Params[0]), r.sub("value("+r.name+")", r.typ.Params[1])
+		kr, vr := r.Sub("key("+r.Name+")", r.Typ.Params[0]), r.Sub("value("+r.Name+")", r.Typ.Params[1])
 		out := collectionTerm{recv: r}
 		for _, en := range e.Entries {
-			k, err := c.compileTerm(en.Key, kr)
+			k, err := c.CompileTerm(en.Key, kr)
 			if err != nil {
 				return nil, err
 			}
-			v, err := c.compileTerm(en.Value, vr)
+			v, err := c.CompileTerm(en.Value, vr)
 			if err != nil {
 				return nil, err
 			}
@@ -268,26 +268,26 @@ func (c *compileCtx) compileTerm(e parser.Expr, r receiver) (term, error) {
 		}
 		return foldConst(out), nil
 	case *parser.EmptyBraces:
-		if r.typ.Kind != types.Set && r.typ.Kind != types.Map {
-			return nil, query.Invalidf("Invalid set literal for %s of type %s", r.name, r.typ)
+		if r.Typ.Kind != types.Set && r.Typ.Kind != types.Map {
+			return nil, query.Invalidf("Invalid set literal for %s of type %s", r.Name, r.Typ)
 		}
 		return foldConst(collectionTerm{recv: r}), nil
 	case *parser.UDTLit:
-		if r.typ.UDT == nil {
-			return nil, query.Invalidf("Invalid user type literal for %s of type %s", r.name, r.typ)
+		if r.Typ.UDT == nil {
+			return nil, query.Invalidf("Invalid user type literal for %s of type %s", r.Name, r.Typ)
 		}
 		// Fields by name, the others null (UserTypes.Literal).
-		ut := r.typ.UDT
-		out := collectionTerm{recv: r, elems: make([]term, len(ut.Fields))}
+		ut := r.Typ.UDT
+		out := collectionTerm{recv: r, elems: make([]Term, len(ut.Fields))}
 		for _, f := range e.Fields {
 			i := slices.Index(ut.Fields, string(f.Name))
 			if i < 0 {
 				return nil, query.Invalidf("Unknown field '%s' in value of user defined type %s", f.Name, ut.Name)
 			}
 			if out.elems[i] != nil {
-				return nil, query.Invalidf("Duplicate field '%s' in user type literal for %s", f.Name, r.name)
+				return nil, query.Invalidf("Duplicate field '%s' in user type literal for %s", f.Name, r.Name)
 			}
-			t, err := c.compileTerm(f.Value, r.sub(r.name+"."+ut.Fields[i], r.typ.Params[i]))
+			t, err := c.CompileTerm(f.Value, r.Sub(r.Name+"."+ut.Fields[i], r.Typ.Params[i]))
 			if err != nil {
 				return nil, err
 			}
@@ -295,59 +295,59 @@ func (c *compileCtx) compileTerm(e parser.Expr, r receiver) (term, error) {
 		}
 		for i := range out.elems {
 			if out.elems[i] == nil {
-				out.elems[i] = constTerm{}
+				out.elems[i] = ConstTerm{}
 			}
 		}
 		return foldConst(out), nil
 	case *parser.TupleLit:
-		if len(e.Elems) == 1 && r.typ.Kind != types.Tuple {
+		if len(e.Elems) == 1 && r.Typ.Kind != types.Tuple {
 			// A term between parentheses (Tuples.Literal.prepare).
-			return c.compileTerm(e.Elems[0], r)
+			return c.CompileTerm(e.Elems[0], r)
 		}
-		if r.typ.Kind != types.Tuple || r.typ.UDT != nil {
-			return nil, query.Invalidf("Invalid tuple literal for %s of type %s", r.name, r.typ)
+		if r.Typ.Kind != types.Tuple || r.Typ.UDT != nil {
+			return nil, query.Invalidf("Invalid tuple literal for %s of type %s", r.Name, r.Typ)
 		}
-		if len(e.Elems) > len(r.typ.Params) {
-			return nil, query.Invalidf("Invalid tuple literal for %s: too many elements. Type %s expects %d but got %d", r.name, r.typ, len(r.typ.Params), len(e.Elems))
+		if len(e.Elems) > len(r.Typ.Params) {
+			return nil, query.Invalidf("Invalid tuple literal for %s: too many elements. Type %s expects %d but got %d", r.Name, r.Typ, len(r.Typ.Params), len(e.Elems))
 		}
 		out := collectionTerm{recv: r}
 		for i, el := range e.Elems {
-			t, err := c.compileTerm(el, r.sub(fmt.Sprintf("%s[%d]", r.name, i), r.typ.Params[i]))
+			t, err := c.CompileTerm(el, r.Sub(fmt.Sprintf("%s[%d]", r.Name, i), r.Typ.Params[i]))
 			if err != nil {
 				return nil, err
 			}
 			out.elems = append(out.elems, t)
 		}
-		for len(out.elems) < len(r.typ.Params) {
-			out.elems = append(out.elems, constTerm{})
+		for len(out.elems) < len(r.Typ.Params) {
+			out.elems = append(out.elems, ConstTerm{})
 		}
 		return foldConst(out), nil
 	case *parser.FuncCall:
 		return c.compileCall(e, r)
 	case *parser.TypeHint:
-		ht, err := convertType(e.Type, nil)
+		ht, err := ConvertType(e.Type, nil)
 		if err != nil {
 			return nil, err
 		}
-		if !assignableType(ht, r.typ) {
-			return nil, query.Invalidf("Cannot assign value of type %s to %s of type %s", ht, r.name, r.typ)
+		if !assignableType(ht, r.Typ) {
+			return nil, query.Invalidf("Cannot assign value of type %s to %s of type %s", ht, r.Name, r.Typ)
 		}
-		return c.compileTerm(e.Expr, r.sub(r.name, ht))
+		return c.CompileTerm(e.Expr, r.Sub(r.Name, ht))
 	case *parser.Neg:
 		if k, ok := negativeConstant(e); ok {
-			return c.compileTerm(k, r)
+			return c.CompileTerm(k, r)
 		}
 		return c.compileOpTerm('n', []parser.Expr{e.Expr}, r)
 	case *parser.BinaryExpr:
 		return c.compileOpTerm(opByte(e.Op), []parser.Expr{e.Left, e.Right}, r)
 	}
-	return nil, query.Invalidf("Invalid term %s for %s of type %s", e, r.name, r.typ)
+	return nil, query.Invalidf("Invalid term %s for %s of type %s", e, r.Name, r.Typ)
 }
 
-func (c *compileCtx) compileElems(elems []parser.Expr, r, er receiver) (term, error) {
+func (c *CompileCtx) compileElems(elems []parser.Expr, r, er Receiver) (Term, error) {
 	out := collectionTerm{recv: r}
 	for _, el := range elems {
-		t, err := c.compileTerm(el, er)
+		t, err := c.CompileTerm(el, er)
 		if err != nil {
 			return nil, err
 		}
@@ -359,17 +359,17 @@ func (c *compileCtx) compileElems(elems []parser.Expr, r, er receiver) (term, er
 // foldConst evaluates a collection whose elements are all constants once, at
 // compile time, so errors (duplicates, nulls) surface early and execution
 // costs nothing.
-func foldConst(t collectionTerm) term {
+func foldConst(t collectionTerm) Term {
 	for _, e := range t.elems {
-		if _, ok := e.(constTerm); !ok {
+		if _, ok := e.(ConstTerm); !ok {
 			return t
 		}
 	}
-	v, err := t.eval(nil)
+	v, err := t.Eval(nil)
 	if err != nil {
 		return t // report the error at execution, with the same text
 	}
-	return constTerm{v: v.Bytes}
+	return ConstTerm{V: v.Bytes}
 }
 
 // assignableType reports whether a value of type from may be stored in a
@@ -411,9 +411,9 @@ func rawType(t *parser.Type) types.RawType {
 	return r
 }
 
-// convertType turns a parsed type into a types.Type, resolving user-defined
+// ConvertType turns a parsed type into a types.Type, resolving user-defined
 // type names among the types of keyspace ks (nil: none).
-func convertType(t *parser.Type, ks *schema.Keyspace) (types.Type, error) {
+func ConvertType(t *parser.Type, ks *schema.Keyspace) (types.Type, error) {
 	if t.Kind == parser.TypeCustom {
 		return types.Type{}, query.Invalidf("Custom types are not supported: %s", t.Custom)
 	}

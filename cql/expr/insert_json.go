@@ -1,4 +1,4 @@
-package cql
+package expr
 
 import (
 	"errors"
@@ -22,7 +22,7 @@ import (
 
 // jsonSource is the JSON text of one INSERT JSON and the columns it fills.
 type jsonSource struct {
-	text term // a bind marker, or nil for a literal
+	text Term // a bind marker, or nil for a literal
 	// literal is the decoded object of a literal JSON text.
 	literal map[string][]byte
 	tbl     *schema.Table
@@ -35,7 +35,7 @@ type jsonColumnTerm struct {
 	col *schema.Column
 }
 
-func (t jsonColumnTerm) eval(q *execution) (query.Value, error) {
+func (t jsonColumnTerm) Eval(q *query.Execution) (query.Value, error) {
 	vals, err := t.src.values(q)
 	if err != nil {
 		return query.Value{}, err
@@ -46,27 +46,27 @@ func (t jsonColumnTerm) eval(q *execution) (query.Value, error) {
 	return query.Value{Unset: t.src.unset}, nil
 }
 
-// compileInsertJSON compiles the JSON value of an INSERT JSON: every column
+// CompileInsertJSON compiles the JSON value of an INSERT JSON: every column
 // of the table, each with a term reading it from the decoded object.
-func (c *compileCtx) compileInsertJSON(tbl *schema.Table, st *parser.Insert) ([]*schema.Column, []term, error) {
-	text, err := c.compileTerm(st.JSON, receiver{ks: tbl.Keyspace, table: tbl.Name, name: "[json]", typ: types.TextType})
+func (c *CompileCtx) CompileInsertJSON(tbl *schema.Table, st *parser.Insert) ([]*schema.Column, []Term, error) {
+	text, err := c.CompileTerm(st.JSON, Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: "[json]", Typ: types.TextType})
 	if err != nil {
 		return nil, nil, err
 	}
 	src := &jsonSource{text: text, tbl: tbl, unset: st.JSONDefault == parser.JSONDefaultUnset}
-	if ct, ok := text.(constTerm); ok {
+	if ct, ok := text.(ConstTerm); ok {
 		// A literal is decoded now, so that its errors come at PREPARE as
 		// Cassandra's do (Json.Literal).
-		if ct.v == nil {
+		if ct.V == nil {
 			return nil, nil, query.Invalidf("Got null for INSERT JSON values")
 		}
-		if src.literal, err = src.decode(ct.v); err != nil {
+		if src.literal, err = src.decode(ct.V); err != nil {
 			return nil, nil, err
 		}
 		src.text = nil
 	}
 	cols := slices.Clone(tbl.Columns)
-	terms := make([]term, len(cols))
+	terms := make([]Term, len(cols))
 	for i, col := range cols {
 		terms[i] = jsonColumnTerm{src: src, col: col}
 	}
@@ -75,14 +75,14 @@ func (c *compileCtx) compileInsertJSON(tbl *schema.Table, st *parser.Insert) ([]
 
 // values returns the decoded object by column name: a column absent from
 // the object is absent from the map, an explicit null maps to nil.
-func (j *jsonSource) values(q *execution) (map[string][]byte, error) {
+func (j *jsonSource) values(q *query.Execution) (map[string][]byte, error) {
 	if j.text == nil {
 		return j.literal, nil
 	}
-	if vals, ok := q.jsonCache[j]; ok {
+	if vals, ok := q.JSONCache[j]; ok {
 		return vals, nil
 	}
-	v, err := j.text.eval(q)
+	v, err := j.text.Eval(q)
 	if err != nil {
 		return nil, err
 	}
@@ -93,10 +93,10 @@ func (j *jsonSource) values(q *execution) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if q.jsonCache == nil {
-		q.jsonCache = map[*jsonSource]map[string][]byte{}
+	if q.JSONCache == nil {
+		q.JSONCache = map[any]map[string][]byte{}
 	}
-	q.jsonCache[j] = vals
+	q.JSONCache[j] = vals
 	return vals, nil
 }
 
@@ -136,7 +136,7 @@ func (j *jsonSource) decode(text []byte) (map[string][]byte, error) {
 			if re := (*types.JSONRequestError)(nil); errors.As(err, &re) {
 				return nil, query.Invalidf("%s", re.Reason)
 			}
-			return nil, query.Invalidf("Error decoding JSON value for %s: %s", col.Name, unwrapReason(err))
+			return nil, query.Invalidf("Error decoding JSON value for %s: %s", col.Name, UnwrapReason(err))
 		}
 		vals[col.Name] = b
 	}
