@@ -356,7 +356,7 @@ func (p *batchPlan) execConditional(ctx context.Context, q *execution) (*query.R
 	var key []byte
 	for i, mp := range p.stmts {
 		q.UseStatement(i)
-		keys, err := mp.where.partitionKeys(&q.Execution)
+		keys, err := mp.where.PartitionKeys(&q.Execution)
 		if err != nil {
 			return nil, err
 		}
@@ -374,7 +374,7 @@ func (p *batchPlan) execConditional(ctx context.Context, q *execution) (*query.R
 		q.UseStatement(i)
 		var clustering []byte
 		if !mp.staticOnly && len(tbl.ClusteringColumns()) > 0 {
-			prefixes, err := mp.where.clusteringPrefixes(&q.Execution)
+			prefixes, err := mp.where.ClusteringPrefixes(&q.Execution)
 			if err != nil {
 				return nil, err
 			}

@@ -371,7 +371,7 @@ func readState(ctx context.Context, q *execution, tbl *schema.Table, key, cluste
 // current state, checks the conditions and applies the mutation, all under
 // the partition's lock (Paxos on a single node degenerates to this).
 func (p *modPlan) execConditional(ctx context.Context, q *execution, wc *writeContext) (*query.Result, error) {
-	keys, err := p.where.partitionKeys(&q.Execution)
+	keys, err := p.where.PartitionKeys(&q.Execution)
 	if err != nil {
 		return nil, err
 	}
@@ -380,7 +380,7 @@ func (p *modPlan) execConditional(ctx context.Context, q *execution, wc *writeCo
 	}
 	var clustering []byte
 	if !p.staticOnly && len(p.tbl.ClusteringColumns()) > 0 {
-		prefixes, err := p.where.clusteringPrefixes(&q.Execution)
+		prefixes, err := p.where.ClusteringPrefixes(&q.Execution)
 		if err != nil {
 			return nil, err
 		}

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/minicass/minicass/cql/restrictions"
+
 	"github.com/minicass/minicass/cql/expr"
 
 	"github.com/minicass/minicass/cql/query"
@@ -46,10 +48,10 @@ type colOp struct {
 // modPlan is a compiled INSERT, UPDATE or DELETE.
 type modPlan struct {
 	tbl   *schema.Table
-	kind  stmtKind
+	kind  restrictions.StmtKind
 	specs []query.ColumnSpec
 	pkIdx []uint16
-	where *modWhere
+	where *restrictions.ModWhere
 	ops   []colOp
 	// deleteRows is a DELETE without columns: rows, ranges or partitions.
 	deleteRows bool
@@ -66,7 +68,7 @@ type modPlan struct {
 	// non-counter column (see planSimple and simpleMutation); simplePK and
 	// simpleCK are the key columns' restrictions in key order.
 	simple             bool
-	simplePK, simpleCK []*whereValues
+	simplePK, simpleCK []*restrictions.WhereValues
 }
 
 func (p *modPlan) binds() []query.ColumnSpec { return p.specs }
@@ -78,13 +80,13 @@ func (p *modPlan) pkIndexes() []uint16         { return p.pkIdx }
 
 // pkBindIndexes returns the bind marker of each partition key column when
 // every one is a single '=' bind marker.
-func pkBindIndexes(w *modWhere) []uint16 {
+func pkBindIndexes(w *restrictions.ModWhere) []uint16 {
 	var out []uint16
-	for _, kv := range w.pkValues() {
-		if len(kv.terms) != 1 {
+	for _, kv := range w.PkValues() {
+		if len(kv.Terms) != 1 {
 			return nil
 		}
-		bt, ok := kv.terms[0].(expr.BindTerm)
+		bt, ok := kv.Terms[0].(expr.BindTerm)
 		if !ok {
 			return nil
 		}
@@ -109,7 +111,7 @@ func (s *compiler) compileUsing(c *expr.CompileCtx, tbl *schema.Table, u parser.
 	return ttl, ts, nil
 }
 
-func (s *compiler) modTable(t parser.TableName, kind stmtKind) (*schema.Table, error) {
+func (s *compiler) modTable(t parser.TableName, kind restrictions.StmtKind) (*schema.Table, error) {
 	tbl, err := s.lookupTable(t)
 	if err != nil {
 		return nil, err
@@ -121,7 +123,7 @@ func (s *compiler) modTable(t parser.TableName, kind stmtKind) (*schema.Table, e
 }
 
 func (s *compiler) compileInsert(st *parser.Insert) (plan, error) {
-	tbl, err := s.modTable(st.Table, kindInsert)
+	tbl, err := s.modTable(st.Table, restrictions.KindInsert)
 	if err != nil {
 		return nil, err
 	}
@@ -139,14 +141,14 @@ func (s *compiler) compileInsert(st *parser.Insert) (plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &modPlan{tbl: tbl, kind: kindInsert, insertLiveness: true}
-	byName := make(map[string]*whereValues, len(cols))
+	p := &modPlan{tbl: tbl, kind: restrictions.KindInsert, insertLiveness: true}
+	byName := make(map[string]*restrictions.WhereValues, len(cols))
 	staticOnly := true
 	// One allocation for the key restrictions.
-	kvs := make([]whereValues, len(cols))
+	kvs := make([]restrictions.WhereValues, len(cols))
 	for i, col := range cols {
 		t := terms[i]
-		kvs[i] = whereValues{col: col, terms: terms[i : i+1 : i+1]}
+		kvs[i] = restrictions.WhereValues{Col: col, Terms: terms[i : i+1 : i+1]}
 		byName[col.Name] = &kvs[i]
 		switch col.Kind {
 		case schema.PartitionKey, schema.Clustering:
@@ -158,7 +160,7 @@ func (s *compiler) compileInsert(st *parser.Insert) (plan, error) {
 		}
 	}
 	var missing []string
-	var pk, ck []*whereValues
+	var pk, ck []*restrictions.WhereValues
 	for _, col := range tbl.PartitionKey() {
 		if kv := byName[col.Name]; kv != nil {
 			pk = append(pk, kv)
@@ -191,7 +193,7 @@ func (s *compiler) compileInsert(st *parser.Insert) (plan, error) {
 		}
 		p.staticOnly = true
 	}
-	p.where = insertWhere(tbl, pk, ck)
+	p.where = restrictions.InsertWhere(tbl, pk, ck)
 	if p.ttl, p.timestamp, err = s.compileUsing(c, tbl, st.Using); err != nil {
 		return nil, err
 	}
@@ -234,12 +236,12 @@ func compileInsertValues(c *expr.CompileCtx, tbl *schema.Table, st *parser.Inser
 }
 
 func (s *compiler) compileUpdate(st *parser.Update) (plan, error) {
-	tbl, err := s.modTable(st.Table, kindUpdate)
+	tbl, err := s.modTable(st.Table, restrictions.KindUpdate)
 	if err != nil {
 		return nil, err
 	}
 	c := expr.NewCompileCtx(st.BindCount())
-	p := &modPlan{tbl: tbl, kind: kindUpdate, counter: tbl.IsCounter()}
+	p := &modPlan{tbl: tbl, kind: restrictions.KindUpdate, counter: tbl.IsCounter()}
 	if p.ttl, p.timestamp, err = s.compileUsing(c, tbl, st.Using); err != nil {
 		return nil, err
 	}
@@ -280,7 +282,7 @@ func (s *compiler) compileUpdate(st *parser.Update) (plan, error) {
 		}
 	}
 	p.staticOnly = staticOnly && len(p.ops) > 0
-	if p.where, err = compileModWhere(c, tbl, st.Where, kindUpdate, p.staticOnly); err != nil {
+	if p.where, err = restrictions.CompileModWhere(c, tbl, st.Where, restrictions.KindUpdate, p.staticOnly); err != nil {
 		return nil, err
 	}
 	if err := p.compileConditions(c, st.Conditions); err != nil {
@@ -384,12 +386,12 @@ func compileAssignment(c *expr.CompileCtx, tbl *schema.Table, col *schema.Column
 }
 
 func (s *compiler) compileDelete(st *parser.Delete) (plan, error) {
-	tbl, err := s.modTable(st.Table, kindDelete)
+	tbl, err := s.modTable(st.Table, restrictions.KindDelete)
 	if err != nil {
 		return nil, err
 	}
 	c := expr.NewCompileCtx(st.BindCount())
-	p := &modPlan{tbl: tbl, kind: kindDelete, deleteRows: len(st.Columns) == 0}
+	p := &modPlan{tbl: tbl, kind: restrictions.KindDelete, deleteRows: len(st.Columns) == 0}
 	if st.Using.TTL != nil {
 		return nil, query.Invalidf("TTL attribute is not allowed for deletes")
 	}
@@ -447,7 +449,7 @@ func (s *compiler) compileDelete(st *parser.Delete) (plan, error) {
 		p.ops = append(p.ops, colOp{col: col, kind: opDeleteElem, key: k})
 	}
 	p.staticOnly = staticOnly && len(p.ops) > 0
-	if p.where, err = compileModWhere(c, tbl, st.Where, kindDelete, p.staticOnly); err != nil {
+	if p.where, err = restrictions.CompileModWhere(c, tbl, st.Where, restrictions.KindDelete, p.staticOnly); err != nil {
 		return nil, err
 	}
 	if err := p.compileConditions(c, st.Conditions); err != nil {
@@ -456,7 +458,7 @@ func (s *compiler) compileDelete(st *parser.Delete) (plan, error) {
 	// Cassandra checks a conditional DELETE when it prepares it
 	// (DeleteStatement.Parsed.prepareInternal) and a DELETE of columns in a
 	// range of rows when it executes it (addUpdateForKey).
-	if !p.where.fullClustering() {
+	if !p.where.FullClustering() {
 		switch {
 		case p.conds != nil && !p.staticOnly:
 			return nil, query.Invalidf("DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to delete non static columns")
@@ -618,13 +620,13 @@ func (p *modPlan) mutations(ctx context.Context, q *execution, wc *writeContext)
 		}
 		return []*data.Mutation{m}, nil
 	}
-	keys, err := p.where.partitionKeys(&q.Execution)
+	keys, err := p.where.PartitionKeys(&q.Execution)
 	if err != nil {
 		return nil, err
 	}
 	var prefixes [][][]byte
-	if !p.staticOnly && p.where.fullClustering() {
-		if prefixes, err = p.where.clusteringPrefixes(&q.Execution); err != nil {
+	if !p.staticOnly && p.where.FullClustering() {
+		if prefixes, err = p.where.ClusteringPrefixes(&q.Execution); err != nil {
 			return nil, err
 		}
 	}
@@ -632,7 +634,7 @@ func (p *modPlan) mutations(ctx context.Context, q *execution, wc *writeContext)
 	for _, key := range keys {
 		m := &data.Mutation{Table: p.tbl.ID, Key: key, PartitionDeletion: data.LiveDeletion}
 		switch {
-		case p.kind == kindDelete && p.deleteRows:
+		case p.kind == restrictions.KindDelete && p.deleteRows:
 			if err := p.deleteRowsInto(q, wc, m, prefixes); err != nil {
 				return nil, err
 			}
@@ -679,9 +681,9 @@ func (p *modPlan) mutations(ctx context.Context, q *execution, wc *writeContext)
 func (p *modPlan) deleteRowsInto(q *execution, wc *writeContext, m *data.Mutation, prefixes [][][]byte) error {
 	del := wc.deletion(wc.ts)
 	switch {
-	case !p.where.ckRestricted():
+	case !p.where.CkRestricted():
 		m.PartitionDeletion = del
-	case p.where.fullClustering():
+	case p.where.FullClustering():
 		for _, prefix := range prefixes {
 			ck, err := types.EncodeClustering(p.tbl.ClusteringTypes(), prefix)
 			if err != nil {
@@ -692,7 +694,7 @@ func (p *modPlan) deleteRowsInto(q *execution, wc *writeContext, m *data.Mutatio
 			m.Rows = append(m.Rows, row)
 		}
 	default:
-		ranges, none, err := p.where.ranges(&q.Execution)
+		ranges, none, err := p.where.Ranges(&q.Execution)
 		if err != nil || none {
 			return err
 		}
@@ -1028,10 +1030,10 @@ func (p *modPlan) apply(ctx context.Context, q *execution, m *data.Mutation) err
 // plan.
 func (p *modPlan) planSimple() {
 	p.simple = false
-	if p.conds != nil || p.staticOnly || p.deleteRows || p.counter || (p.kind != kindInsert && p.kind != kindUpdate) {
+	if p.conds != nil || p.staticOnly || p.deleteRows || p.counter || (p.kind != restrictions.KindInsert && p.kind != restrictions.KindUpdate) {
 		return
 	}
-	pk, ck, ok := p.where.singleKey()
+	pk, ck, ok := p.where.SingleKey()
 	if !ok {
 		return
 	}
@@ -1043,27 +1045,6 @@ func (p *modPlan) planSimple() {
 		}
 	}
 	p.simple, p.simplePK, p.simpleCK = true, pk, ck
-}
-
-// single reports whether the restriction is one '=' term.
-func (w *whereValues) single() bool {
-	return !w.in && w.marker == nil && len(w.terms) == 1
-}
-
-// singleValue evaluates a single '=' restriction with the checks and error
-// texts of eval.
-func (w *whereValues) singleValue(q *execution) ([]byte, error) {
-	v, err := w.terms[0].Eval(&q.Execution)
-	if err != nil {
-		return nil, err
-	}
-	if v.Unset {
-		return nil, query.Invalidf("Invalid unset value for column %s", w.col.Name)
-	}
-	if v.Bytes == nil {
-		return nil, query.Invalidf("Invalid null value in condition for column %s", w.col.Name)
-	}
-	return v.Bytes, nil
 }
 
 // simpleRow is a mutation of one row with room for its row.
@@ -1089,7 +1070,7 @@ func (p *modPlan) simpleMutation(q *execution, wc *writeContext, h *simpleRow) (
 	var partsBuf [maxInlineKeyParts][]byte
 	parts := partsBuf[:0]
 	for _, kv := range p.simplePK {
-		v, err := kv.singleValue(q)
+		v, err := kv.SingleValue(&q.Execution)
 		if err != nil {
 			return nil, err
 		}
@@ -1103,7 +1084,7 @@ func (p *modPlan) simpleMutation(q *execution, wc *writeContext, h *simpleRow) (
 	ckVals := ckBuf[:0]
 	size := 1
 	for _, kv := range p.simpleCK {
-		v, err := kv.singleValue(q)
+		v, err := kv.SingleValue(&q.Execution)
 		if err != nil {
 			return nil, err
 		}

@@ -4,6 +4,7 @@ import (
 	"github.com/minicass/minicass/cql/expr"
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/cql/query"
+	"github.com/minicass/minicass/cql/restrictions"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
 )
@@ -11,7 +12,7 @@ import (
 // selectPlan is a compiled SELECT.
 type selectPlan struct {
 	tbl   *schema.Table
-	where *whereClause
+	where *restrictions.WhereClause
 	sels  []expr.Selector
 	specs []query.ColumnSpec
 	bspec []query.ColumnSpec
@@ -82,7 +83,7 @@ func (s *compiler) compileSelect(st *parser.Select) (plan, error) {
 		}
 	}
 
-	w, err := compileWhere(c, tbl, st.Where, st.AllowFiltering)
+	w, err := restrictions.CompileWhere(c, tbl, st.Where, st.AllowFiltering)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +113,7 @@ func (s *compiler) compileSelect(st *parser.Select) (plan, error) {
 			return nil, err
 		}
 	}
-	p.staticRows = tbl.HasStatic() && !w.ckRestricted && len(w.parts) == 0 && !w.nonPK
+	p.staticRows = tbl.HasStatic() && !w.CkRestricted && len(w.Parts) == 0 && !w.NonPK
 
 	// Result metadata.
 	if p.json {
@@ -130,7 +131,7 @@ func (s *compiler) compileSelect(st *parser.Select) (plan, error) {
 	p.pkIdx = selectPKIndexes(w)
 	p.plainCols = plainColumns(p)
 	p.planSingle()
-	p.needCk = p.plainCols == nil || len(w.filters) > 0 || p.groupBy > 0 || p.postSort
+	p.needCk = p.plainCols == nil || len(w.Filters) > 0 || p.groupBy > 0 || p.postSort
 	for _, col := range p.plainCols {
 		if col.Kind == schema.Clustering {
 			p.needCk = true
@@ -142,21 +143,21 @@ func (s *compiler) compileSelect(st *parser.Select) (plan, error) {
 // planSingle sets singlePK, singlePrefix and singleRow.
 func (p *selectPlan) planSingle() {
 	w := p.where
-	p.singlePK = w.pkComplete && len(w.pk) > 0
-	for _, kv := range w.pk {
-		if kv == nil || !kv.single() {
+	p.singlePK = w.PkComplete && len(w.Pk) > 0
+	for _, kv := range w.Pk {
+		if kv == nil || !kv.IsSingle() {
 			p.singlePK = false
 		}
 	}
-	p.singlePrefix = w.prefix > 0 && w.prefix <= maxInlineKeyParts
-	for _, part := range w.parts[:w.prefix] {
-		if part.single == nil || !part.single.single() || part.isSlice() {
+	p.singlePrefix = w.Prefix > 0 && w.Prefix <= maxInlineKeyParts
+	for _, part := range w.Parts[:w.Prefix] {
+		if part.Single == nil || !part.Single.IsSingle() || part.IsSlice() {
 			p.singlePrefix = false
 		}
 	}
 	nck := len(p.tbl.ClusteringColumns())
 	p.singleRow = p.singlePK && !p.postSort &&
-		(nck == 0 || (p.singlePrefix && w.prefix == nck))
+		(nck == 0 || (p.singlePrefix && w.Prefix == nck))
 }
 
 // plainColumns returns the columns of a selection made only of plain
@@ -178,13 +179,13 @@ func plainColumns(p *selectPlan) []*schema.Column {
 
 // selectPKIndexes returns, for each partition key column, the bind marker
 // giving it by "=", or nil when some column is not bound that way.
-func selectPKIndexes(w *whereClause) []uint16 {
-	idx := make([]uint16, len(w.pk))
-	for i, v := range w.pk {
-		if v == nil || v.in || len(v.terms) != 1 {
+func selectPKIndexes(w *restrictions.WhereClause) []uint16 {
+	idx := make([]uint16, len(w.Pk))
+	for i, v := range w.Pk {
+		if v == nil || v.In || len(v.Terms) != 1 {
 			return nil
 		}
-		b, ok := v.terms[0].(expr.BindTerm)
+		b, ok := v.Terms[0].(expr.BindTerm)
 		if !ok {
 			return nil
 		}
@@ -214,8 +215,8 @@ func (p *selectPlan) checkDistinct() error {
 			return query.Invalidf("SELECT DISTINCT queries must request all the partition key columns (missing %s)", col.Name)
 		}
 	}
-	if p.where.ckRestricted || p.where.nonPK {
-		for name := range p.where.restricted {
+	if p.where.CkRestricted || p.where.NonPK {
+		for name := range p.where.Restricted {
 			col := p.tbl.Column(name)
 			if col.Kind != schema.PartitionKey && col.Kind != schema.Static {
 				return query.Invalidf("SELECT DISTINCT with WHERE clause only supports restriction by partition key and/or static columns.")
@@ -244,8 +245,8 @@ func (p *selectPlan) compileGroupBy(cols []parser.Ident) error {
 		}
 		for pos < len(pkCols) && pkCols[pos] != col {
 			skipped := pkCols[pos]
-			eq := (skipped.Kind == schema.PartitionKey && p.where.pkEq(skipped.Position)) ||
-				(skipped.Kind == schema.Clustering && p.where.ckEq(skipped.Position))
+			eq := (skipped.Kind == schema.PartitionKey && p.where.PkEq(skipped.Position)) ||
+				(skipped.Kind == schema.Clustering && p.where.CkEq(skipped.Position))
 			if !eq {
 				return query.Invalidf("Group by currently only support groups of columns following their declared order in the PRIMARY KEY")
 			}
@@ -268,7 +269,7 @@ func (p *selectPlan) compileOrderBy(order []parser.Ordering) error {
 	if len(order) == 0 {
 		return nil
 	}
-	if !p.where.pkComplete {
+	if !p.where.PkComplete {
 		return query.Invalidf("ORDER BY is only supported when the partition key is restricted by an EQ or an IN.")
 	}
 	ck := p.tbl.ClusteringColumns()
@@ -283,7 +284,7 @@ func (p *selectPlan) compileOrderBy(order []parser.Ordering) error {
 			return query.Invalidf("Order by is currently only supported on the clustered columns of the PRIMARY KEY, got %s", col.Name)
 		}
 		for pos < col.Position {
-			if !p.where.ckEq(pos) {
+			if !p.where.CkEq(pos) {
 				return query.Invalidf("Order by currently only supports the ordering of columns following their declared order in the PRIMARY KEY")
 			}
 			pos++
@@ -299,6 +300,6 @@ func (p *selectPlan) compileOrderBy(order []parser.Ordering) error {
 		reversed = &flip
 	}
 	p.reversed = *reversed
-	p.postSort = p.where.pkIn
+	p.postSort = p.where.PkIn
 	return nil
 }

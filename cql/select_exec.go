@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/minicass/minicass/cql/restrictions"
+
 	"github.com/minicass/minicass/cql/expr"
 
 	"github.com/minicass/minicass/cql/query"
@@ -97,7 +99,7 @@ func (p *selectPlan) exec(ctx context.Context, q *execution) (*query.Result, err
 			r.evals[i] = s.NewEval()
 		}
 	}
-	if ix := p.where.index; ix != nil && q.Trace != nil {
+	if ix := p.where.Index; ix != nil && q.Trace != nil {
 		q.Trace.Add("Index %s of %s serves the restriction on %s: minicass keeps no index data and scans, filtering rows", ix.Name, p.tbl.QualifiedName(), ix.Column)
 	}
 	if err := r.run(ctx); err != nil {
@@ -159,7 +161,7 @@ func (r *selectRun) run(ctx context.Context) error {
 		return r.finish()
 	}
 	readLimit := 0 // rows per partition the engine needs to return (0: all)
-	if len(w.filters) == 0 && !p.aggregate && p.groupBy == 0 {
+	if len(w.Filters) == 0 && !p.aggregate && p.groupBy == 0 {
 		if r.ppl > 0 {
 			readLimit = r.ppl
 		}
@@ -173,7 +175,7 @@ func (r *selectRun) run(ctx context.Context) error {
 			readLimit = 1
 		}
 	}
-	if w.pkComplete {
+	if w.PkComplete {
 		keys, comps, err := r.partitionKeys()
 		if err != nil {
 			return err
@@ -206,7 +208,7 @@ func (r *selectRun) run(ctx context.Context) error {
 		}
 		return r.finish()
 	}
-	tr, empty, err := w.tokenRange(&q.Execution)
+	tr, empty, err := w.TokenRange(&q.Execution)
 	if err != nil {
 		return err
 	}
@@ -278,7 +280,7 @@ func (r *selectRun) resumeSlices(key []byte, slices data.Slices) (data.Slices, b
 	if len(in) == 0 {
 		in = data.Slices{{Start: []byte{}, End: []byte{0xff, 0xff}}}
 	}
-	out := intersectRanges(in, []data.Slice{rest})
+	out := restrictions.IntersectRanges(in, []data.Slice{rest})
 	if len(out) == 0 {
 		return nil, true, 0
 	}
@@ -377,8 +379,8 @@ func (r *selectRun) partition(pk [][]byte, part *selPart, inPart int) error {
 }
 
 func (r *selectRun) filter(sr *expr.SelRow) (bool, error) {
-	for _, f := range r.p.where.filters {
-		ok, err := f.match(&r.q.Execution, sr)
+	for _, f := range r.p.where.Filters {
+		ok, err := f.Match(&r.q.Execution, sr)
 		if err != nil || !ok {
 			return false, err
 		}
@@ -571,11 +573,11 @@ func (r *selectRun) rowValues(n int) [][]byte {
 func (r *selectRun) partitionKeys() ([][]byte, [][][]byte, error) {
 	w := r.p.where
 	if !r.p.singlePK {
-		return w.partitionKeys(&r.q.Execution)
+		return w.PartitionKeys(&r.q.Execution)
 	}
 	comps := r.pk[:0:len(r.pk)]
-	for _, kv := range w.pk {
-		v, err := kv.singleValue(r.q)
+	for _, kv := range w.Pk {
+		v, err := kv.SingleValue(&r.q.Execution)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -595,18 +597,18 @@ func (r *selectRun) partitionKeys() ([][]byte, [][][]byte, error) {
 func (r *selectRun) slices() (data.Slices, bool, error) {
 	w := r.p.where
 	if !r.p.singlePrefix {
-		return w.slices(&r.q.Execution)
+		return w.Slices(&r.q.Execution)
 	}
 	var buf [maxInlineKeyParts][]byte
 	prefix := buf[:0]
-	for _, part := range w.parts[:w.prefix] {
-		v, err := part.single.singleValue(r.q)
+	for _, part := range w.Parts[:w.Prefix] {
+		v, err := part.Single.SingleValue(&r.q.Execution)
 		if err != nil {
 			return nil, false, err
 		}
 		prefix = append(prefix, v)
 	}
-	all, err := prefixRange(w.tbl.ClusteringTypes(), prefix)
+	all, err := restrictions.PrefixRange(w.Tbl.ClusteringTypes(), prefix)
 	if err != nil {
 		return nil, false, err
 	}

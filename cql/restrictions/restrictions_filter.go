@@ -1,4 +1,4 @@
-package cql
+package restrictions
 
 import (
 	"bytes"
@@ -16,16 +16,16 @@ import (
 // or clustering restrictions that cannot become slices). A null value never
 // matches.
 type rowFilter interface {
-	match(q *query.Execution, r *expr.SelRow) (bool, error)
+	Match(q *query.Execution, r *expr.SelRow) (bool, error)
 }
 
 // valuesFilter keeps rows whose column equals one of the values (EQ, IN).
 type valuesFilter struct {
 	col  *schema.Column
-	vals *whereValues
+	vals *WhereValues
 }
 
-func (f *valuesFilter) match(q *query.Execution, r *expr.SelRow) (bool, error) {
+func (f *valuesFilter) Match(q *query.Execution, r *expr.SelRow) (bool, error) {
 	v := r.Value(f.col)
 	if v == nil {
 		return false, nil
@@ -54,7 +54,7 @@ func sliceFilterFor(col *schema.Column, b *sliceBound, lower bool) rowFilter {
 	return &sliceFilter{col: col, bound: b, lower: lower}
 }
 
-func (f *sliceFilter) match(q *query.Execution, r *expr.SelRow) (bool, error) {
+func (f *sliceFilter) Match(q *query.Execution, r *expr.SelRow) (bool, error) {
 	v := r.Value(f.col)
 	if v == nil {
 		return false, nil
@@ -80,7 +80,7 @@ type containsFilter struct {
 	val expr.Term
 }
 
-func (f *containsFilter) match(q *query.Execution, r *expr.SelRow) (bool, error) {
+func (f *containsFilter) Match(q *query.Execution, r *expr.SelRow) (bool, error) {
 	v := r.Value(f.col)
 	if v == nil {
 		return false, nil
@@ -129,7 +129,7 @@ type mapEntryFilter struct {
 	key, val expr.Term
 }
 
-func (f *mapEntryFilter) match(q *query.Execution, r *expr.SelRow) (bool, error) {
+func (f *mapEntryFilter) Match(q *query.Execution, r *expr.SelRow) (bool, error) {
 	v := r.Value(f.col)
 	if v == nil {
 		return false, nil
@@ -167,15 +167,15 @@ type ckPartFilter struct {
 	part *ckPart
 }
 
-func (f *ckPartFilter) match(q *query.Execution, r *expr.SelRow) (bool, error) {
+func (f *ckPartFilter) Match(q *query.Execution, r *expr.SelRow) (bool, error) {
 	if r.Ck == nil {
 		return false, nil
 	}
 	ck := f.tbl.ClusteringColumns()
 	p := f.part
 	switch {
-	case p.single != nil:
-		vals, err := p.single.Eval(q)
+	case p.Single != nil:
+		vals, err := p.Single.Eval(q)
 		if err != nil {
 			return false, err
 		}
@@ -241,7 +241,7 @@ type likeFilter struct {
 	index   *schema.Index
 }
 
-func (f *likeFilter) match(q *query.Execution, r *expr.SelRow) (bool, error) {
+func (f *likeFilter) Match(q *query.Execution, r *expr.SelRow) (bool, error) {
 	p, err := f.pattern.Eval(q)
 	if err != nil {
 		return false, err

@@ -1,4 +1,4 @@
-package cql
+package restrictions
 
 import (
 	"bytes"
@@ -26,51 +26,51 @@ import (
 // filteringMsg is Cassandra's REQUIRES_ALLOW_FILTERING_MESSAGE.
 const filteringMsg = "Cannot execute this query as it might involve data filtering and thus may have unpredictable performance. If you want to execute this query despite the performance unpredictability, use ALLOW FILTERING"
 
-// whereValues is an EQ or IN restriction of one column: one term for EQ,
+// WhereValues is an EQ or IN restriction of one column: one term for EQ,
 // several for IN (...), or a marker bound to a list for IN ?.
-type whereValues struct {
-	col    *schema.Column
-	in     bool
-	terms  []expr.Term
-	marker expr.Term // IN ?: evaluates to a list<type>
+type WhereValues struct {
+	Col    *schema.Column
+	In     bool
+	Terms  []expr.Term
+	Marker expr.Term // IN ?: evaluates to a list<type>
 }
 
 // Eval returns the restricted values, checking nulls and unset values with
 // Cassandra's texts. IN values may repeat; callers sort and deduplicate.
-func (w *whereValues) Eval(q *query.Execution) ([][]byte, error) {
-	if w.marker != nil {
-		v, err := w.marker.Eval(q)
+func (w *WhereValues) Eval(q *query.Execution) ([][]byte, error) {
+	if w.Marker != nil {
+		v, err := w.Marker.Eval(q)
 		if err != nil {
 			return nil, err
 		}
 		if v.Unset {
-			return nil, query.Invalidf("Invalid unset value for column %s", w.col.Name)
+			return nil, query.Invalidf("Invalid unset value for column %s", w.Col.Name)
 		}
 		if v.Bytes == nil {
-			return nil, query.Invalidf("Invalid null value for column %s", w.col.Name)
+			return nil, query.Invalidf("Invalid null value for column %s", w.Col.Name)
 		}
-		elems, err := types.DecodeCollection(types.ListOf(w.col.Type, false), v.Bytes)
+		elems, err := types.DecodeCollection(types.ListOf(w.Col.Type, false), v.Bytes)
 		if err != nil {
-			return nil, query.Invalidf("Invalid list value for in(%s): %v", w.col.Name, err)
+			return nil, query.Invalidf("Invalid list value for in(%s): %v", w.Col.Name, err)
 		}
 		for _, e := range elems {
 			if e == nil {
-				return nil, query.Invalidf("Invalid null value in condition for column %s", w.col.Name)
+				return nil, query.Invalidf("Invalid null value in condition for column %s", w.Col.Name)
 			}
 		}
 		return elems, nil
 	}
-	out := make([][]byte, 0, len(w.terms))
-	for _, t := range w.terms {
+	out := make([][]byte, 0, len(w.Terms))
+	for _, t := range w.Terms {
 		v, err := t.Eval(q)
 		if err != nil {
 			return nil, err
 		}
 		if v.Unset {
-			return nil, query.Invalidf("Invalid unset value for column %s", w.col.Name)
+			return nil, query.Invalidf("Invalid unset value for column %s", w.Col.Name)
 		}
 		if v.Bytes == nil {
-			return nil, query.Invalidf("Invalid null value in condition for column %s", w.col.Name)
+			return nil, query.Invalidf("Invalid null value in condition for column %s", w.Col.Name)
 		}
 		out = append(out, v.Bytes)
 	}
@@ -234,22 +234,22 @@ func (b *sliceBound) Eval(q *query.Execution) ([][]byte, error) {
 // slice (single or multi-column).
 type ckPart struct {
 	first        int
-	single       *whereValues
+	Single       *WhereValues
 	tuple        *tupleValues
 	lower, upper *sliceBound
 	multi        bool
 }
 
-func (p *ckPart) isSlice() bool { return p.lower != nil || p.upper != nil }
+func (p *ckPart) IsSlice() bool { return p.lower != nil || p.upper != nil }
 
 func (p *ckPart) isIn() bool {
-	return (p.single != nil && p.single.in) || (p.tuple != nil && p.tuple.in)
+	return (p.Single != nil && p.Single.In) || (p.tuple != nil && p.tuple.in)
 }
 
 // width is the number of clustering columns the part covers.
 func (p *ckPart) width() int {
 	switch {
-	case p.single != nil:
+	case p.Single != nil:
 		return 1
 	case p.tuple != nil:
 		return len(p.tuple.cols)
@@ -270,55 +270,55 @@ type tokenBound struct {
 	incl bool
 }
 
-// whereClause is a compiled WHERE clause of a SELECT.
-type whereClause struct {
-	tbl            *schema.Table
+// WhereClause is a compiled WHERE clause of a SELECT.
+type WhereClause struct {
+	Tbl            *schema.Table
 	allowFiltering bool
 
-	// pk holds, per partition key column, its EQ/IN restriction (nil if none).
-	pk []*whereValues
-	// pkComplete is set when every partition key column has EQ or IN.
-	pkComplete bool
-	// pkIn is set when a partition key column is restricted by IN.
-	pkIn bool
+	// Pk holds, per partition key column, its EQ/IN restriction (nil if none).
+	Pk []*WhereValues
+	// PkComplete is set when every partition key column has EQ or IN.
+	PkComplete bool
+	// PkIn is set when a partition key column is restricted by IN.
+	PkIn bool
 	// tokenEq, tokenLower and tokenUpper are the token restrictions.
 	tokenEq             expr.Term
 	tokenLower, tokenUp *tokenBound
-	// parts are the clustering restrictions by first column; prefix is the
+	// Parts are the clustering restrictions by first column; prefix is the
 	// number of parts usable to compute slices (the rest filter rows).
-	parts  []*ckPart
-	prefix int
-	// filters are evaluated on each row (ALLOW FILTERING).
-	filters []rowFilter
-	// index is the secondary index that lets the query run without ALLOW
+	Parts  []*ckPart
+	Prefix int
+	// Filters are evaluated on each row (ALLOW FILTERING).
+	Filters []rowFilter
+	// Index is the secondary index that lets the query run without ALLOW
 	// FILTERING (its one filter is the indexed restriction), or nil.
-	index *schema.Index
-	// ckRestricted is set when any clustering column is restricted.
-	ckRestricted bool
-	// nonPK is set when a static or regular column is restricted.
-	nonPK bool
-	// restricted records every restricted column by name.
-	restricted map[string]bool
+	Index *schema.Index
+	// CkRestricted is set when any clustering column is restricted.
+	CkRestricted bool
+	// NonPK is set when a static or regular column is restricted.
+	NonPK bool
+	// Restricted records every restricted column by name.
+	Restricted map[string]bool
 	// ckGap is the error that refuses, without ALLOW FILTERING, the first
 	// clustering part past the usable prefix (nil when every part is usable).
 	ckGap error
 }
 
 // hasToken reports whether the partition token is restricted.
-func (w *whereClause) hasToken() bool {
+func (w *WhereClause) hasToken() bool {
 	return w.tokenEq != nil || w.tokenLower != nil || w.tokenUp != nil
 }
 
 // isKeyRange reports whether the query scans a token range rather than
 // reading a list of partitions.
-func (w *whereClause) isKeyRange() bool { return !w.pkComplete }
+func (w *WhereClause) isKeyRange() bool { return !w.PkComplete }
 
 // eqRestricted reports whether column position pos of the clustering key is
 // restricted by a single-value EQ (used by ORDER BY and GROUP BY rules).
-func (w *whereClause) ckEq(pos int) bool {
-	for _, p := range w.parts {
+func (w *WhereClause) CkEq(pos int) bool {
+	for _, p := range w.Parts {
 		if p.first <= pos && pos < p.first+p.width() {
-			if p.single != nil && !p.single.in {
+			if p.Single != nil && !p.Single.In {
 				return true
 			}
 			if p.tuple != nil && !p.tuple.in {
@@ -330,27 +330,27 @@ func (w *whereClause) ckEq(pos int) bool {
 	return false
 }
 
-// pkEq reports whether partition key column pos is restricted by EQ.
-func (w *whereClause) pkEq(pos int) bool {
-	return pos < len(w.pk) && w.pk[pos] != nil && !w.pk[pos].in
+// PkEq reports whether partition key column pos is restricted by EQ.
+func (w *WhereClause) PkEq(pos int) bool {
+	return pos < len(w.Pk) && w.Pk[pos] != nil && !w.Pk[pos].In
 }
 
-// compileWhere analyses the relations of a SELECT on tbl. A query that
+// CompileWhere analyses the relations of a SELECT on tbl. A query that
 // would need ALLOW FILTERING runs without it when a secondary index of the
 // table supports its only filtered restriction (Cassandra then reads the
 // index; minicass scans and keeps the matching rows, the same rows in the
 // same token order, see ddl_index.go). Two or more filtered restrictions
 // still need ALLOW FILTERING, index or not, as in Cassandra.
-func compileWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation, allowFiltering bool) (*whereClause, error) {
+func CompileWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation, allowFiltering bool) (*WhereClause, error) {
 	w, err := analyzeWhere(c, tbl, where, allowFiltering)
 	if err == nil || allowFiltering || len(tbl.Indexes) == 0 {
 		return w, err
 	}
 	wi, ierr := analyzeWhere(c, tbl, where, true)
-	if ierr != nil || len(wi.filters) != 1 || indexFor(tbl, wi.filters[0]) == nil {
+	if ierr != nil || len(wi.Filters) != 1 || indexFor(tbl, wi.Filters[0]) == nil {
 		return nil, err
 	}
-	wi.index = indexFor(tbl, wi.filters[0])
+	wi.Index = indexFor(tbl, wi.Filters[0])
 	return wi, nil
 }
 
@@ -363,16 +363,16 @@ func indexFor(tbl *schema.Table, f rowFilter) *schema.Index {
 	var ok func(ix *schema.Index) bool
 	switch f := f.(type) {
 	case *valuesFilter:
-		if f.vals.in || f.vals.marker != nil || len(f.vals.terms) != 1 {
+		if f.vals.In || f.vals.Marker != nil || len(f.vals.Terms) != 1 {
 			return nil
 		}
 		col = f.col
 		ok = func(ix *schema.Index) bool { return ix.Target == schema.IndexSimple || ix.Target == schema.IndexFull }
 	case *ckPartFilter:
-		if f.part.single == nil || !f.part.single.single() {
+		if f.part.Single == nil || !f.part.Single.IsSingle() {
 			return nil
 		}
-		col = f.part.single.col
+		col = f.part.Single.Col
 		ok = func(ix *schema.Index) bool { return ix.Target == schema.IndexSimple }
 	case *containsFilter:
 		col = f.col
@@ -402,8 +402,8 @@ func indexFor(tbl *schema.Table, f rowFilter) *schema.Index {
 
 // analyzeWhere analyses the relations of a SELECT on tbl, as if ALLOW
 // FILTERING were given when allowFiltering is set.
-func analyzeWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation, allowFiltering bool) (*whereClause, error) {
-	w := &whereClause{tbl: tbl, allowFiltering: allowFiltering, pk: make([]*whereValues, len(tbl.PartitionKey())), restricted: map[string]bool{}}
+func analyzeWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation, allowFiltering bool) (*WhereClause, error) {
+	w := &WhereClause{Tbl: tbl, allowFiltering: allowFiltering, Pk: make([]*WhereValues, len(tbl.PartitionKey())), Restricted: map[string]bool{}}
 	var pkSliced bool
 	var tokenCols string
 	for _, rel := range where {
@@ -428,11 +428,11 @@ func analyzeWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation
 	}
 	// Partition key.
 	pkAny, pkAll := pkSliced, true
-	for _, v := range w.pk {
+	for _, v := range w.Pk {
 		if v != nil {
 			pkAny = true
-			if v.in {
-				w.pkIn = true
+			if v.In {
+				w.PkIn = true
 			}
 		} else {
 			pkAll = false
@@ -441,42 +441,42 @@ func analyzeWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation
 	if w.hasToken() && pkAny {
 		return nil, query.Invalidf("Columns \"%s\" cannot be restricted by both a normal relation and a token relation", tokenCols)
 	}
-	w.pkComplete = pkAll && !pkSliced
-	if pkAny && !w.pkComplete {
+	w.PkComplete = pkAll && !pkSliced
+	if pkAny && !w.PkComplete {
 		if !allowFiltering {
 			return nil, query.Invalidf(filteringMsg)
 		}
 		// Scan and filter on the key components.
-		for _, v := range w.pk {
+		for _, v := range w.Pk {
 			if v != nil {
-				w.filters = append(w.filters, &valuesFilter{col: v.col, vals: v})
+				w.Filters = append(w.Filters, &valuesFilter{col: v.Col, vals: v})
 			}
 		}
-		w.pkIn = false
+		w.PkIn = false
 	}
 	// Clustering columns.
-	sort.SliceStable(w.parts, func(i, j int) bool { return w.parts[i].first < w.parts[j].first })
+	sort.SliceStable(w.Parts, func(i, j int) bool { return w.Parts[i].first < w.Parts[j].first })
 	ck := tbl.ClusteringColumns()
 	next := 0
-	w.prefix = len(w.parts)
+	w.Prefix = len(w.Parts)
 	var prev *ckPart
-	for i, p := range w.parts {
-		w.ckRestricted = true
+	for i, p := range w.Parts {
+		w.CkRestricted = true
 		var gap error
 		switch {
-		case p.first > next && prev != nil && prev.isSlice():
+		case p.first > next && prev != nil && prev.IsSlice():
 			gap = query.Invalidf("Clustering column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)", ck[p.first].Name, ck[next-1].Name)
 		case p.first > next:
 			gap = query.Invalidf("PRIMARY KEY column \"%s\" cannot be restricted as preceding column \"%s\" is not restricted", ck[p.first].Name, ck[next].Name)
-		case prev != nil && prev.isSlice():
+		case prev != nil && prev.IsSlice():
 			gap = query.Invalidf("Clustering column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)", ck[p.first].Name, ck[prev.first].Name)
 		}
 		if gap != nil {
 			if !allowFiltering {
 				return nil, gap
 			}
-			if w.prefix > i {
-				w.prefix, w.ckGap = i, gap
+			if w.Prefix > i {
+				w.Prefix, w.ckGap = i, gap
 			}
 		}
 		if end := p.first + p.width(); end > next {
@@ -484,14 +484,14 @@ func analyzeWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation
 		}
 		prev = p
 	}
-	if w.ckRestricted && w.isKeyRange() && !allowFiltering {
+	if w.CkRestricted && w.isKeyRange() && !allowFiltering {
 		return nil, query.Invalidf(filteringMsg)
 	}
 	// Parts past the usable prefix become row filters.
-	for _, p := range w.parts[w.prefix:] {
-		w.filters = append(w.filters, &ckPartFilter{tbl: tbl, part: p})
+	for _, p := range w.Parts[w.Prefix:] {
+		w.Filters = append(w.Filters, &ckPartFilter{tbl: tbl, part: p})
 	}
-	if w.nonPK && !allowFiltering {
+	if w.NonPK && !allowFiltering {
 		return nil, query.Invalidf(filteringMsg)
 	}
 	return w, nil
@@ -499,8 +499,8 @@ func analyzeWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation
 
 // addColumnRelation adds a single-column relation; it reports whether the
 // relation slices a partition key column.
-func addColumnRelation(c *expr.CompileCtx, w *whereClause, r *parser.ColumnRelation) (bool, error) {
-	tbl := w.tbl
+func addColumnRelation(c *expr.CompileCtx, w *WhereClause, r *parser.ColumnRelation) (bool, error) {
+	tbl := w.Tbl
 	col := tbl.Column(string(r.Column))
 	if col == nil {
 		return false, query.Invalidf("Undefined column name %s in table %s", r.Column.String(), tbl.QualifiedName())
@@ -520,11 +520,11 @@ func addColumnRelation(c *expr.CompileCtx, w *whereClause, r *parser.ColumnRelat
 		if err != nil {
 			return false, err
 		}
-		w.restricted[col.Name] = true
+		w.Restricted[col.Name] = true
 		if col.Kind == schema.Clustering {
-			w.ckRestricted = true
+			w.CkRestricted = true
 		} else {
-			w.nonPK = true
+			w.NonPK = true
 		}
 		lf := &likeFilter{col: col, pattern: t, index: ix}
 		if ct, ok := t.(expr.ConstTerm); ok && ct.V != nil {
@@ -532,10 +532,10 @@ func addColumnRelation(c *expr.CompileCtx, w *whereClause, r *parser.ColumnRelat
 				return false, err
 			}
 		}
-		w.filters = append(w.filters, lf)
+		w.Filters = append(w.Filters, lf)
 		return false, nil
 	}
-	w.restricted[col.Name] = true
+	w.Restricted[col.Name] = true
 	if r.MapKey != nil {
 		if col.Type.Kind != types.Map {
 			return false, query.Invalidf("Column %s cannot be used as a map", col.Name)
@@ -551,8 +551,8 @@ func addColumnRelation(c *expr.CompileCtx, w *whereClause, r *parser.ColumnRelat
 		if err != nil {
 			return false, err
 		}
-		w.nonPK = true
-		w.filters = append(w.filters, &mapEntryFilter{col: col, key: kt, val: vt})
+		w.NonPK = true
+		w.Filters = append(w.Filters, &mapEntryFilter{col: col, key: kt, val: vt})
 		return false, nil
 	}
 	if r.Op == parser.OpContains || r.Op == parser.OpContainsKey {
@@ -581,21 +581,21 @@ func addColumnRelation(c *expr.CompileCtx, w *whereClause, r *parser.ColumnRelat
 			if !w.allowFiltering {
 				return false, query.Invalidf("Clustering columns can only be restricted with CONTAINS with a secondary index or filtering")
 			}
-			w.ckRestricted = true
+			w.CkRestricted = true
 		case schema.PartitionKey:
 			if !w.allowFiltering {
 				return false, query.Invalidf(filteringMsg)
 			}
 		default:
-			w.nonPK = true
+			w.NonPK = true
 		}
-		w.filters = append(w.filters, &containsFilter{col: col, key: r.Op == parser.OpContainsKey, val: t})
+		w.Filters = append(w.Filters, &containsFilter{col: col, key: r.Op == parser.OpContainsKey, val: t})
 		return false, nil
 	}
 	if col.Type.IsMultiCell() {
 		return false, query.Invalidf("Collection column '%s' (%s) cannot be restricted by a '%s' relation", col.Name, col.Type, r.Op)
 	}
-	var vals *whereValues
+	var vals *WhereValues
 	var bound *sliceBound
 	switch r.Op {
 	case parser.OpEq:
@@ -603,19 +603,19 @@ func addColumnRelation(c *expr.CompileCtx, w *whereClause, r *parser.ColumnRelat
 		if err != nil {
 			return false, err
 		}
-		vals = &whereValues{col: col, terms: []expr.Term{t}}
+		vals = &WhereValues{Col: col, Terms: []expr.Term{t}}
 	case parser.OpIn:
-		vals = &whereValues{col: col, in: true}
+		vals = &WhereValues{Col: col, In: true}
 		switch v := r.Value.(type) {
 		case *parser.BindMarker:
-			vals.marker = c.Bind(v, recv.Sub("in("+col.Name+")", types.ListOf(col.Type, false)))
+			vals.Marker = c.Bind(v, recv.Sub("in("+col.Name+")", types.ListOf(col.Type, false)))
 		case *parser.InList:
 			for _, e := range v.Elems {
 				t, err := c.CompileTerm(e, recv)
 				if err != nil {
 					return false, err
 				}
-				vals.terms = append(vals.terms, t)
+				vals.Terms = append(vals.Terms, t)
 			}
 		default:
 			return false, query.Invalidf("Invalid IN relation: %s", r)
@@ -635,22 +635,22 @@ func addColumnRelation(c *expr.CompileCtx, w *whereClause, r *parser.ColumnRelat
 		if bound != nil {
 			// Without ALLOW FILTERING this is refused once all relations
 			// are read, as Cassandra does; with it, the slice filters rows.
-			w.filters = append(w.filters, sliceFilterFor(col, bound, isLower))
+			w.Filters = append(w.Filters, sliceFilterFor(col, bound, isLower))
 			return true, nil
 		}
-		if prev := w.pk[col.Position]; prev != nil {
-			return false, mergeEqError(col.Name, prev.in)
+		if prev := w.Pk[col.Position]; prev != nil {
+			return false, mergeEqError(col.Name, prev.In)
 		}
-		w.pk[col.Position] = vals
+		w.Pk[col.Position] = vals
 		return false, nil
 	case schema.Clustering:
 		return false, w.addCkSingle(col, vals, bound, isLower)
 	}
-	w.nonPK = true
+	w.NonPK = true
 	if vals != nil {
-		w.filters = append(w.filters, &valuesFilter{col: col, vals: vals})
+		w.Filters = append(w.Filters, &valuesFilter{col: col, vals: vals})
 	} else {
-		w.filters = append(w.filters, sliceFilterFor(col, bound, isLower))
+		w.Filters = append(w.Filters, sliceFilterFor(col, bound, isLower))
 	}
 	return false, nil
 }
@@ -663,8 +663,8 @@ func mergeEqError(name string, in bool) error {
 }
 
 // partAt returns the clustering part covering position pos, or nil.
-func (w *whereClause) partAt(pos int) *ckPart {
-	for _, p := range w.parts {
+func (w *WhereClause) partAt(pos int) *ckPart {
+	for _, p := range w.Parts {
 		if p.first <= pos && pos < p.first+p.width() {
 			return p
 		}
@@ -672,10 +672,10 @@ func (w *whereClause) partAt(pos int) *ckPart {
 	return nil
 }
 
-func (w *whereClause) addCkSingle(col *schema.Column, vals *whereValues, bound *sliceBound, isLower bool) error {
+func (w *WhereClause) addCkSingle(col *schema.Column, vals *WhereValues, bound *sliceBound, isLower bool) error {
 	prev := w.partAt(col.Position)
 	if prev == nil {
-		p := &ckPart{first: col.Position, single: vals}
+		p := &ckPart{first: col.Position, Single: vals}
 		if bound != nil {
 			if isLower {
 				p.lower = bound
@@ -683,11 +683,11 @@ func (w *whereClause) addCkSingle(col *schema.Column, vals *whereValues, bound *
 				p.upper = bound
 			}
 		}
-		w.parts = append(w.parts, p)
+		w.Parts = append(w.Parts, p)
 		return nil
 	}
 	switch {
-	case !prev.isSlice():
+	case !prev.IsSlice():
 		if prev.multi {
 			if bound != nil {
 				return query.Invalidf("Column \"%s\" cannot be restricted by both an equality and an inequality relation", col.Name)
@@ -716,8 +716,8 @@ func (w *whereClause) addCkSingle(col *schema.Column, vals *whereValues, bound *
 	return nil
 }
 
-func addTupleRelation(c *expr.CompileCtx, w *whereClause, r *parser.TupleRelation) error {
-	tbl := w.tbl
+func addTupleRelation(c *expr.CompileCtx, w *WhereClause, r *parser.TupleRelation) error {
+	tbl := w.Tbl
 	cols := make([]*schema.Column, len(r.Columns))
 	for i, id := range r.Columns {
 		col := tbl.Column(string(id))
@@ -738,7 +738,7 @@ func addTupleRelation(c *expr.CompileCtx, w *whereClause, r *parser.TupleRelatio
 		}
 	}
 	for _, col := range cols {
-		w.restricted[col.Name] = true
+		w.Restricted[col.Name] = true
 	}
 	ttyp := tupleTypeOf(cols)
 	trecv := expr.Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: tupleName(cols), Typ: ttyp}
@@ -798,13 +798,13 @@ func addTupleRelation(c *expr.CompileCtx, w *whereClause, r *parser.TupleRelatio
 		}
 		for _, col := range cols {
 			if prev := w.partAt(col.Position); prev != nil {
-				if prev.isSlice() {
+				if prev.IsSlice() {
 					return query.Invalidf("Column \"%s\" cannot be restricted by both an equality and an inequality relation", col.Name)
 				}
 				return mergeEqError(col.Name, prev.isIn())
 			}
 		}
-		w.parts = append(w.parts, &ckPart{first: first, tuple: tv, multi: true})
+		w.Parts = append(w.Parts, &ckPart{first: first, tuple: tv, multi: true})
 		return nil
 	case parser.OpLt, parser.OpLte, parser.OpGt, parser.OpGte:
 		ts, whole, err := compileTuple(r.Value)
@@ -817,7 +817,7 @@ func addTupleRelation(c *expr.CompileCtx, w *whereClause, r *parser.TupleRelatio
 		for _, col := range cols {
 			if p := w.partAt(col.Position); p != nil {
 				prev = p
-				if !p.isSlice() {
+				if !p.IsSlice() {
 					return query.Invalidf("Column \"%s\" cannot be restricted by both an equality and an inequality relation", col.Name)
 				}
 				if !p.multi {
@@ -836,7 +836,7 @@ func addTupleRelation(c *expr.CompileCtx, w *whereClause, r *parser.TupleRelatio
 			} else {
 				p.upper = b
 			}
-			w.parts = append(w.parts, p)
+			w.Parts = append(w.Parts, p)
 			return nil
 		}
 		if isLower {
@@ -857,8 +857,8 @@ func addTupleRelation(c *expr.CompileCtx, w *whereClause, r *parser.TupleRelatio
 
 // addTokenRelation adds token(k...) op value and returns the column list as
 // Cassandra prints it in messages.
-func addTokenRelation(c *expr.CompileCtx, w *whereClause, r *parser.TokenRelation) (string, error) {
-	tbl := w.tbl
+func addTokenRelation(c *expr.CompileCtx, w *WhereClause, r *parser.TokenRelation) (string, error) {
+	tbl := w.Tbl
 	pk := tbl.PartitionKey()
 	names := make([]string, len(r.Columns))
 	for i, id := range r.Columns {
@@ -884,7 +884,7 @@ func addTokenRelation(c *expr.CompileCtx, w *whereClause, r *parser.TokenRelatio
 		}
 	}
 	for _, n := range names {
-		w.restricted[n] = true
+		w.Restricted[n] = true
 	}
 	joined := strings.Join(names, ", ")
 	var t expr.Term
@@ -965,15 +965,15 @@ func (t tokenOfTerm) Eval(q *query.Execution) (query.Value, error) {
 	return query.Value{Bytes: expr.Int64Bytes(int64(partitioner.Murmur3(key)))}, nil
 }
 
-// partitionKeys returns the serialized partition keys selected by EQ/IN
+// PartitionKeys returns the serialized partition keys selected by EQ/IN
 // restrictions, sorted by the partition key's type order and without
 // duplicates: Cassandra builds them with a MultiCBuilder into a sorted set
 // (PartitionKeySingleRestrictionSet.values), so k IN (3, 1) reads 1 then 3.
 // It must only be called when pkComplete is set.
-func (w *whereClause) partitionKeys(q *query.Execution) ([][]byte, [][][]byte, error) {
-	pkCols := w.tbl.PartitionKey()
-	sets := make([][][]byte, len(w.pk))
-	for i, v := range w.pk {
+func (w *WhereClause) PartitionKeys(q *query.Execution) ([][]byte, [][][]byte, error) {
+	pkCols := w.Tbl.PartitionKey()
+	sets := make([][][]byte, len(w.Pk))
+	for i, v := range w.Pk {
 		vals, err := v.Eval(q)
 		if err != nil {
 			return nil, nil, err
@@ -1014,11 +1014,11 @@ func sortedUnique(t types.Type, desc bool, vals [][]byte) [][]byte {
 	return out[:n]
 }
 
-// tokenRange returns the token range selected by token() restrictions (the
+// TokenRange returns the token range selected by token() restrictions (the
 // whole ring without them). empty is set when the range selects nothing,
 // e.g. token(k) > 5 AND token(k) < 3: Cassandra does not wrap around the
 // ring for SELECT.
-func (w *whereClause) tokenRange(q *query.Execution) (tr data.TokenRange, empty bool, err error) {
+func (w *WhereClause) TokenRange(q *query.Execution) (tr data.TokenRange, empty bool, err error) {
 	tr = data.FullRing
 	evalTok := func(t expr.Term) (int64, error) {
 		v, err := t.Eval(q)
@@ -1078,15 +1078,15 @@ func (w *whereClause) tokenRange(q *query.Execution) (tr data.TokenRange, empty 
 // clusteringPrefixes returns the clustering prefixes fixed by the EQ/IN
 // parts of the usable prefix (sorted in clustering order, deduplicated), and
 // the slice part that follows them (nil if none).
-func (w *whereClause) clusteringPrefixes(q *query.Execution) ([][][]byte, *ckPart, error) {
+func (w *WhereClause) clusteringPrefixes(q *query.Execution) ([][][]byte, *ckPart, error) {
 	prefixes := [][][]byte{{}}
-	for _, p := range w.parts[:w.prefix] {
-		if p.isSlice() {
+	for _, p := range w.Parts[:w.Prefix] {
+		if p.IsSlice() {
 			return prefixes, p, nil
 		}
 		var sets [][][]byte // alternatives for the columns of p
-		if p.single != nil {
-			vals, err := p.single.Eval(q)
+		if p.Single != nil {
+			vals, err := p.Single.Eval(q)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -1109,7 +1109,7 @@ func (w *whereClause) clusteringPrefixes(q *query.Execution) ([][][]byte, *ckPar
 		prefixes = next
 	}
 	// Sort in clustering order and deduplicate.
-	cols := w.tbl.ClusteringTypes()
+	cols := w.Tbl.ClusteringTypes()
 	type enc struct {
 		key  []byte
 		vals [][]byte
@@ -1133,10 +1133,10 @@ func (w *whereClause) clusteringPrefixes(q *query.Execution) ([][][]byte, *ckPar
 	return out, nil, nil
 }
 
-// slices returns the clustering slices to read, sorted and merged, or nil
+// Slices returns the clustering slices to read, sorted and merged, or nil
 // when every row is selected. none is set when no row can match.
-func (w *whereClause) slices(q *query.Execution) (ss data.Slices, none bool, err error) {
-	if w.prefix == 0 {
+func (w *WhereClause) Slices(q *query.Execution) (ss data.Slices, none bool, err error) {
+	if w.Prefix == 0 {
 		return nil, false, nil
 	}
 	prefixes, slice, err := w.clusteringPrefixes(q)
@@ -1146,7 +1146,7 @@ func (w *whereClause) slices(q *query.Execution) (ss data.Slices, none bool, err
 	if len(prefixes) == 0 {
 		return nil, true, nil
 	}
-	cols := w.tbl.ClusteringTypes()
+	cols := w.Tbl.ClusteringTypes()
 	var lower, upper [][]byte
 	if slice != nil {
 		if slice.lower != nil {
@@ -1161,7 +1161,7 @@ func (w *whereClause) slices(q *query.Execution) (ss data.Slices, none bool, err
 		}
 	}
 	for _, pre := range prefixes {
-		all, err := prefixRange(cols, pre)
+		all, err := PrefixRange(cols, pre)
 		if err != nil {
 			return nil, false, err
 		}
@@ -1175,14 +1175,14 @@ func (w *whereClause) slices(q *query.Execution) (ss data.Slices, none bool, err
 			if err != nil {
 				return nil, false, err
 			}
-			rs = intersectRanges(rs, lr)
+			rs = IntersectRanges(rs, lr)
 		}
 		if slice.upper != nil {
 			ur, err := boundRanges(cols, pre, upper, slice.upper.incl, false)
 			if err != nil {
 				return nil, false, err
 			}
-			rs = intersectRanges(rs, ur)
+			rs = IntersectRanges(rs, ur)
 		}
 		ss = append(ss, rs...)
 	}
@@ -1193,8 +1193,8 @@ func (w *whereClause) slices(q *query.Execution) (ss data.Slices, none bool, err
 	return ss, false, nil
 }
 
-// prefixRange is the byte range of every key starting with prefix.
-func prefixRange(cols []types.ClusteringColumn, prefix [][]byte) (data.Slice, error) {
+// PrefixRange is the byte range of every key starting with prefix.
+func PrefixRange(cols []types.ClusteringColumn, prefix [][]byte) (data.Slice, error) {
 	s, err := types.EncodeBound(cols[:len(prefix)], prefix, types.StartInclusive)
 	if err != nil {
 		return data.Slice{}, query.Invalidf("%v", expr.UnwrapReason(err))
@@ -1223,7 +1223,7 @@ func boundRanges(cols []types.ClusteringColumn, pre, vals [][]byte, incl, lower 
 		// The piece "column > v" (lower) or "column < v" (upper); at the
 		// last column, inclusive bounds also take "column = v".
 		inclHere := last && incl
-		all, err := prefixRange(cols, p)
+		all, err := PrefixRange(cols, p)
 		if err != nil {
 			return nil, err
 		}
@@ -1258,8 +1258,8 @@ func boundRanges(cols []types.ClusteringColumn, pre, vals [][]byte, incl, lower 
 	return mergeRanges(out), nil
 }
 
-// intersectRanges intersects two sorted lists of disjoint ranges.
-func intersectRanges(a, b []data.Slice) []data.Slice {
+// IntersectRanges intersects two sorted lists of disjoint ranges.
+func IntersectRanges(a, b []data.Slice) []data.Slice {
 	var out []data.Slice
 	i, j := 0, 0
 	for i < len(a) && j < len(b) {
@@ -1301,4 +1301,25 @@ func mergeRanges(rs []data.Slice) []data.Slice {
 		out = append(out, r)
 	}
 	return out
+}
+
+// IsSingle reports whether the restriction is one '=' term.
+func (w *WhereValues) IsSingle() bool {
+	return !w.In && w.Marker == nil && len(w.Terms) == 1
+}
+
+// SingleValue evaluates a single '=' restriction with the checks and error
+// texts of eval.
+func (w *WhereValues) SingleValue(q *query.Execution) ([]byte, error) {
+	v, err := w.Terms[0].Eval(q)
+	if err != nil {
+		return nil, err
+	}
+	if v.Unset {
+		return nil, query.Invalidf("Invalid unset value for column %s", w.Col.Name)
+	}
+	if v.Bytes == nil {
+		return nil, query.Invalidf("Invalid null value in condition for column %s", w.Col.Name)
+	}
+	return v.Bytes, nil
 }

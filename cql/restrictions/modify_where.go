@@ -1,4 +1,4 @@
-package cql
+package restrictions
 
 import (
 	"slices"
@@ -13,32 +13,32 @@ import (
 	"github.com/minicass/minicass/schema"
 )
 
-// stmtKind names a modification statement in Cassandra's error texts.
-type stmtKind string
+// StmtKind names a modification statement in Cassandra's error texts.
+type StmtKind string
 
 const (
-	kindInsert stmtKind = "INSERT"
-	kindUpdate stmtKind = "UPDATE"
-	kindDelete stmtKind = "DELETE"
+	KindInsert StmtKind = "INSERT"
+	KindUpdate StmtKind = "UPDATE"
+	KindDelete StmtKind = "DELETE"
 )
 
-// modWhere is the compiled WHERE clause of an UPDATE or DELETE, or the key
+// ModWhere is the compiled WHERE clause of an UPDATE or DELETE, or the key
 // of an INSERT. It is the SELECT compiler's analysis (whereClause), checked
 // against the rules Cassandra's StatementRestrictions applies to
 // modification statements, so both share every relation, merge rule and
 // error text: UPDATE and DELETE accept multi-column relations, IN on any
 // clustering column and, for DELETE, single or multi-column slices.
-type modWhere struct {
+type ModWhere struct {
 	tbl *schema.Table
-	sel *whereClause
+	sel *WhereClause
 }
 
-// compileModWhere analyses the WHERE clause of an UPDATE or DELETE on tbl.
+// CompileModWhere analyses the WHERE clause of an UPDATE or DELETE on tbl.
 // staticOnly is set when the statement writes static columns only. The
 // checks come in Cassandra's order: operators the statement cannot use,
 // each relation as it is added, the partition key, static-only statements,
 // the clustering columns, and last the non-key columns.
-func compileModWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation, kind stmtKind, staticOnly bool) (*modWhere, error) {
+func CompileModWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation, kind StmtKind, staticOnly bool) (*ModWhere, error) {
 	var nonPK []string
 	for _, rel := range where {
 		r, ok := rel.(*parser.ColumnRelation)
@@ -61,32 +61,32 @@ func compileModWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relat
 	if err != nil {
 		return nil, err
 	}
-	w := &modWhere{tbl: tbl, sel: sel}
+	w := &ModWhere{tbl: tbl, sel: sel}
 	if sel.hasToken() {
 		return nil, query.Invalidf("The token function cannot be used in WHERE clauses for %s statements", kind)
 	}
 	var missing []string
 	for _, col := range tbl.PartitionKey() {
-		if !sel.restricted[col.Name] {
+		if !sel.Restricted[col.Name] {
 			missing = append(missing, col.Name)
 		}
 	}
 	if len(missing) > 0 {
 		return nil, query.Invalidf("Some partition key parts are missing: %s", strings.Join(missing, ", "))
 	}
-	if !sel.pkComplete {
+	if !sel.PkComplete {
 		return nil, query.Invalidf("Only EQ and IN relation are supported on the partition key (unless you use the token() function) for %s statements", kind)
 	}
-	if staticOnly && w.ckRestricted() {
+	if staticOnly && w.CkRestricted() {
 		return nil, query.Invalidf("Invalid restrictions on clustering columns since the %s statement modifies only static columns", kind)
 	}
-	if kind == kindUpdate {
-		for _, p := range sel.parts {
-			if p.isSlice() {
+	if kind == KindUpdate {
+		for _, p := range sel.Parts {
+			if p.IsSlice() {
 				return nil, query.Invalidf("Slice restrictions are not supported on the clustering columns in %s statements", kind)
 			}
 		}
-		if !staticOnly && !w.fullClustering() {
+		if !staticOnly && !w.FullClustering() {
 			return nil, query.Invalidf("Some clustering keys are missing: %s", w.missingClustering())
 		}
 	} else if sel.ckGap != nil {
@@ -98,26 +98,26 @@ func compileModWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relat
 	return w, nil
 }
 
-// insertWhere is the key of an INSERT: one '=' per partition key column and
+// InsertWhere is the key of an INSERT: one '=' per partition key column and
 // per given clustering column (a prefix of them, possibly none).
-func insertWhere(tbl *schema.Table, pk, ck []*whereValues) *modWhere {
-	sel := &whereClause{tbl: tbl, pk: pk, pkComplete: true, parts: make([]*ckPart, len(ck)), prefix: len(ck)}
+func InsertWhere(tbl *schema.Table, pk, ck []*WhereValues) *ModWhere {
+	sel := &WhereClause{Tbl: tbl, Pk: pk, PkComplete: true, Parts: make([]*ckPart, len(ck)), Prefix: len(ck)}
 	for i, kv := range ck {
-		sel.parts[i] = &ckPart{first: i, single: kv}
+		sel.Parts[i] = &ckPart{first: i, Single: kv}
 	}
-	sel.ckRestricted = len(ck) > 0
-	return &modWhere{tbl: tbl, sel: sel}
+	sel.CkRestricted = len(ck) > 0
+	return &ModWhere{tbl: tbl, sel: sel}
 }
 
-// ckRestricted reports whether any clustering column is restricted.
-func (w *modWhere) ckRestricted() bool { return len(w.sel.parts) > 0 }
+// CkRestricted reports whether any clustering column is restricted.
+func (w *ModWhere) CkRestricted() bool { return len(w.sel.Parts) > 0 }
 
-// fullClustering reports whether every clustering column is restricted by EQ
+// FullClustering reports whether every clustering column is restricted by EQ
 // or IN, so that the statement names whole rows.
-func (w *modWhere) fullClustering() bool {
+func (w *ModWhere) FullClustering() bool {
 	n := 0
-	for _, p := range w.sel.parts[:w.sel.prefix] {
-		if p.isSlice() {
+	for _, p := range w.sel.Parts[:w.sel.Prefix] {
+		if p.IsSlice() {
 			return false
 		}
 		n += p.width()
@@ -126,50 +126,50 @@ func (w *modWhere) fullClustering() bool {
 }
 
 // missingClustering returns the names of unrestricted clustering columns.
-func (w *modWhere) missingClustering() string {
+func (w *ModWhere) missingClustering() string {
 	var names []string
 	for _, col := range w.tbl.ClusteringColumns() {
-		if !w.sel.restricted[col.Name] {
+		if !w.sel.Restricted[col.Name] {
 			names = append(names, col.Name)
 		}
 	}
 	return strings.Join(names, ", ")
 }
 
-// singleKey returns the partition key and clustering restrictions when each
+// SingleKey returns the partition key and clustering restrictions when each
 // column has its own '=' of one term (the single-row fast path), or false.
-func (w *modWhere) singleKey() (pk, ck []*whereValues, ok bool) {
-	for _, kv := range w.sel.pk {
-		if !kv.single() {
+func (w *ModWhere) SingleKey() (pk, ck []*WhereValues, ok bool) {
+	for _, kv := range w.sel.Pk {
+		if !kv.IsSingle() {
 			return nil, nil, false
 		}
 	}
-	if len(w.sel.parts) != len(w.tbl.ClusteringColumns()) {
+	if len(w.sel.Parts) != len(w.tbl.ClusteringColumns()) {
 		return nil, nil, false
 	}
-	ck = make([]*whereValues, len(w.sel.parts))
-	for i, p := range w.sel.parts {
-		if p.first != i || p.single == nil || p.isSlice() || !p.single.single() {
+	ck = make([]*WhereValues, len(w.sel.Parts))
+	for i, p := range w.sel.Parts {
+		if p.first != i || p.Single == nil || p.IsSlice() || !p.Single.IsSingle() {
 			return nil, nil, false
 		}
-		ck[i] = p.single
+		ck[i] = p.Single
 	}
-	return w.sel.pk, ck, true
+	return w.sel.Pk, ck, true
 }
 
-// pkValues returns the partition key restrictions, one per column.
-func (w *modWhere) pkValues() []*whereValues { return w.sel.pk }
+// PkValues returns the partition key restrictions, one per column.
+func (w *ModWhere) PkValues() []*WhereValues { return w.sel.Pk }
 
-// partitionKeys evaluates the partition key restrictions into serialized
+// PartitionKeys evaluates the partition key restrictions into serialized
 // keys, sorted and without duplicates, as Cassandra builds them.
-func (w *modWhere) partitionKeys(q *query.Execution) ([][]byte, error) {
-	keys, _, err := w.sel.partitionKeys(q)
+func (w *ModWhere) PartitionKeys(q *query.Execution) ([][]byte, error) {
+	keys, _, err := w.sel.PartitionKeys(q)
 	return keys, err
 }
 
-// clusteringPrefixes evaluates the clustering EQ/IN restrictions into value
+// ClusteringPrefixes evaluates the clustering EQ/IN restrictions into value
 // tuples in clustering order, without duplicates.
-func (w *modWhere) clusteringPrefixes(q *query.Execution) ([][][]byte, error) {
+func (w *ModWhere) ClusteringPrefixes(q *query.Execution) ([][][]byte, error) {
 	prefixes, _, err := w.sel.clusteringPrefixes(q)
 	if err != nil {
 		return nil, err
@@ -184,10 +184,10 @@ func (w *modWhere) clusteringPrefixes(q *query.Execution) ([][][]byte, error) {
 	return prefixes, nil
 }
 
-// ranges returns the clustering ranges a DELETE of rows removes, sorted and
+// Ranges returns the clustering ranges a DELETE of rows removes, sorted and
 // merged (Cassandra's Slices); none is set when they select no row.
-func (w *modWhere) ranges(q *query.Execution) (ss data.Slices, none bool, err error) {
-	return w.sel.slices(q)
+func (w *ModWhere) Ranges(q *query.Execution) (ss data.Slices, none bool, err error) {
+	return w.sel.Slices(q)
 }
 
 // cartesian returns every combination of one value per column.
