@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/minicass/minicass/cql/expr"
+	"github.com/minicass/minicass/cql/virtual"
 
 	"github.com/minicass/minicass/cql/query"
 
@@ -229,7 +230,7 @@ func (s *compiler) lookupTable(t parser.TableName) (*schema.Table, error) {
 		s.tables = append(s.tables, tbl)
 		return tbl, nil
 	}
-	if tbl := s.x.systemTable(ks, string(t.Name)); tbl != nil {
+	if tbl := virtual.Table(ks, string(t.Name)); tbl != nil {
 		s.tables = append(s.tables, tbl)
 		return tbl, nil
 	}

@@ -68,7 +68,7 @@ func (s *compiler) compileDescribe(st *parser.Describe) (plan, error) {
 
 func (p *describePlan) exec(ctx context.Context, q *execution) (*query.Result, error) {
 	x := q.s.x
-	snap := x.currentSchema()
+	snap := x.node.CurrentSchema()
 	st := p.st
 	res := &query.Result{Kind: wire.ResultRows, Columns: p.cols, Rows: [][][]byte{}}
 	list := func(ks, typ, name string) {

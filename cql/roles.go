@@ -279,19 +279,19 @@ func (x *Executor) writeRole(ctx context.Context, r *roleRow) error {
 	if r.hash != "" {
 		row["salted_hash"] = virtual.TextV(r.hash)
 	}
-	return x.writeSystemPartitions(ctx, []virtual.SysPartition{{Table: x.systemTable("system_auth", "roles"), Key: virtual.TextV(r.name), Rows: []virtual.SysValues{row}}})
+	return x.node.WritePartitions(ctx, []virtual.SysPartition{{Table: virtual.Table("system_auth", "roles"), Key: virtual.TextV(r.name), Rows: []virtual.SysValues{row}}})
 }
 
 // deleteRole removes the row of role name.
 func (x *Executor) deleteRole(ctx context.Context, name string) error {
-	return x.writeSystemPartitions(ctx, []virtual.SysPartition{{Table: x.systemTable("system_auth", "roles"), Key: virtual.TextV(name)}})
+	return x.node.WritePartitions(ctx, []virtual.SysPartition{{Table: virtual.Table("system_auth", "roles"), Key: virtual.TextV(name)}})
 }
 
 // writeMembers rewrites the role_members partition of each role in names
 // from the member_of sets of roles, so the lookup table lists exactly the
 // roles granted each one.
 func (x *Executor) writeMembers(ctx context.Context, roles map[string]*roleRow, names ...string) error {
-	tbl := x.systemTable("system_auth", "role_members")
+	tbl := virtual.Table("system_auth", "role_members")
 	var parts []virtual.SysPartition
 	for _, name := range names {
 		p := virtual.SysPartition{Table: tbl, Key: virtual.TextV(name)}
@@ -302,7 +302,7 @@ func (x *Executor) writeMembers(ctx context.Context, roles map[string]*roleRow, 
 		}
 		parts = append(parts, p)
 	}
-	return x.writeSystemPartitions(ctx, parts)
+	return x.node.WritePartitions(ctx, parts)
 }
 
 // rolesOf returns role name and the roles granted to it: all inherited

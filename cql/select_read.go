@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/minicass/minicass/cql/query"
+	"github.com/minicass/minicass/cql/virtual"
 
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/engine"
@@ -21,7 +22,7 @@ import (
 // readPartition reads one partition: its live static row and the live rows
 // of slices in the plan's order, at most limit rows (0: all).
 func (p *selectPlan) readPartition(ctx context.Context, q *execution, key []byte, slices data.Slices, limit int) (*selPart, error) {
-	if isDerived(p.tbl) {
+	if virtual.IsDerived(p.tbl) {
 		return p.readDerived(q, key, slices, limit)
 	}
 	part, err := q.s.x.eng.ReadPartition(ctx, p.tbl, key, engine.ReadOptions{Slices: slices, Reverse: p.reversed, Limit: limit, Now: q.Now.Unix()})
@@ -150,7 +151,7 @@ func (a *rowArena) clone(b []byte) []byte {
 // gives each partition's slices (skip drops the partition); fn receives each
 // partition and returns true to stop.
 func (p *selectPlan) scan(ctx context.Context, q *execution, tr data.TokenRange, slicesFor func(key []byte) (data.Slices, bool), limit int, fn func(*selPart) (bool, error)) error {
-	if isDerived(p.tbl) {
+	if virtual.IsDerived(p.tbl) {
 		return p.scanDerived(q, tr, slicesFor, limit, fn)
 	}
 	// The scanner finds the partitions in token order; each is then read
@@ -219,13 +220,13 @@ func (p *selectPlan) noteTombstones(q *execution, key []byte, st *engine.ReadSta
 // readDerived is readPartition for a derived system table: the partition is
 // computed, not read from the engine.
 func (p *selectPlan) readDerived(q *execution, key []byte, slices data.Slices, limit int) (*selPart, error) {
-	parts, err := q.s.x.derivedPartitions(p.tbl, key)
+	parts, err := q.s.x.node.Partitions(p.tbl, key)
 	if err != nil {
 		return nil, query.AsError(err)
 	}
 	for _, dp := range parts {
 		if bytes.Equal(dp.Key, key) {
-			return derivedPart(p.tbl, dp, derivedTimestamp(p.tbl, q.Now.UnixMicro()), slices, p.reversed, limit)
+			return derivedPart(p.tbl, dp, virtual.DerivedTimestamp(p.tbl, q.Now.UnixMicro()), slices, p.reversed, limit)
 		}
 	}
 	return &selPart{key: key}, nil
@@ -234,11 +235,11 @@ func (p *selectPlan) readDerived(q *execution, key []byte, slices data.Slices, l
 // scanDerived is scan for a derived system table: its partitions are
 // computed once, then given to fn in token order as scan gives them.
 func (p *selectPlan) scanDerived(q *execution, tr data.TokenRange, slicesFor func(key []byte) (data.Slices, bool), limit int, fn func(*selPart) (bool, error)) error {
-	parts, err := q.s.x.derivedPartitions(p.tbl, nil)
+	parts, err := q.s.x.node.Partitions(p.tbl, nil)
 	if err != nil {
 		return query.AsError(err)
 	}
-	ts := derivedTimestamp(p.tbl, q.Now.UnixMicro())
+	ts := virtual.DerivedTimestamp(p.tbl, q.Now.UnixMicro())
 	for _, dp := range parts {
 		if !tr.Contains(int64(partitioner.Murmur3(dp.Key))) {
 			continue

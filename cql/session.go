@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/minicass/minicass/cql/query"
+	"github.com/minicass/minicass/cql/virtual"
 
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/engine"
@@ -46,8 +47,9 @@ type Executor struct {
 	// plans is the one cache of prepared statements (plancache.go).
 	plans *planCache
 
-	// sys is the node identity and system table state (system_exec.go).
-	sys *systemState
+	// node is the node's identity and the source of the derived system
+	// tables.
+	node *virtual.Node
 	// auth is the authentication state (roles.go).
 	auth roleAuth
 }
@@ -67,7 +69,7 @@ func NewExecutor(eng *engine.Engine, opts Options) *Executor {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	x := &Executor{eng: eng, opts: opts, uuid: types.NewTimeUUIDGenerator(), plans: newPlanCache(opts.PreparedStatementsCacheSize),
-		sys: newSystemState(eng.Clock().Now().Unix())}
+		node: virtual.NewNode(eng, opts.ClusterName, opts.DataCenter, opts.Rack)}
 	// Bootstrap creates and fills the system keyspaces; its error is
 	// logged here, and returned by an explicit call to Bootstrap.
 	if err := x.Bootstrap(context.Background()); err != nil {

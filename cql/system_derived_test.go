@@ -30,7 +30,7 @@ func TestDerivedTablesStoreNothing(t *testing.T) {
 	var derived int
 	for _, ks := range virtual.SystemKeyspaceOrder {
 		for _, tbl := range x.eng.Tables(ks) {
-			if !isDerived(tbl) {
+			if !virtual.IsDerived(tbl) {
 				continue
 			}
 			derived++
@@ -121,8 +121,8 @@ func TestClientsView(t *testing.T) {
 	s.x.SetClients(func() []ConnectedClient { return clients })
 	res := queryRows(t, s, "SELECT port, username, connection_stage, driver_name, driver_version, request_count, ssl_enabled FROM system_views.clients WHERE address = '127.0.0.1'")
 	require.Len(t, res.Rows, 2)
-	assert.Equal(t, [][]byte{virtual.IntV(5000), nil, []byte("authenticating"), nil, nil, bigintV(0), {0}}, res.Rows[0])
-	assert.Equal(t, [][]byte{virtual.IntV(5001), []byte("anonymous"), []byte("ready"), []byte("d"), []byte("1.0"), bigintV(3), {0}}, res.Rows[1])
+	assert.Equal(t, [][]byte{virtual.IntV(5000), nil, []byte("authenticating"), nil, nil, virtual.BigintV(0), {0}}, res.Rows[0])
+	assert.Equal(t, [][]byte{virtual.IntV(5001), []byte("anonymous"), []byte("ready"), []byte("d"), []byte("1.0"), virtual.BigintV(3), {0}}, res.Rows[1])
 	clients = clients[:1]
 	assert.Len(t, queryRows(t, s, "SELECT * FROM system_views.clients").Rows, 1)
 }

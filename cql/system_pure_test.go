@@ -33,7 +33,7 @@ func TestSystemTablesShape(t *testing.T) {
 		}
 	}
 	// The column types gocql asserts (cassandra-facts.md section 5).
-	local := (&Executor{}).systemTable("system", "local")
+	local := virtual.Table("system", "local")
 	require.NotNil(t, local)
 	for col, typ := range map[string]string{
 		"data_center": "text", "rack": "text", "release_version": "text", "cluster_name": "text", "partitioner": "text",
@@ -42,12 +42,12 @@ func TestSystemTablesShape(t *testing.T) {
 		require.NotNil(t, local.Column(col), col)
 		assert.Equal(t, typ, local.Column(col).Type.String(), col)
 	}
-	peers := (&Executor{}).systemTable("system", "peers_v2")
+	peers := virtual.Table("system", "peers_v2")
 	assert.Equal(t, "int", peers.Column("native_port").Type.String())
 	assert.Equal(t, "inet", peers.Column("preferred_ip").Type.String())
 	assert.Len(t, peers.ClusteringColumns(), 1)
-	assert.Nil(t, (&Executor{}).systemTable("system", "nope"))
-	assert.Nil(t, (&Executor{}).systemTable("ks", "local"))
+	assert.Nil(t, virtual.Table("system", "nope"))
+	assert.Nil(t, virtual.Table("ks", "local"))
 }
 
 func TestNodeTokens(t *testing.T) {
@@ -64,7 +64,7 @@ func TestNodeTokens(t *testing.T) {
 }
 
 func TestLocalRowMutation(t *testing.T) {
-	local := (&Executor{}).systemTable("system", "local")
+	local := virtual.Table("system", "local")
 	n := virtual.NodeInfo{ClusterName: "Test Cluster", DataCenter: "datacenter1", Rack: "rack1", RpcAddress: net.ParseIP("127.0.0.1"), RpcPort: 9042,
 		HostID: types.UUIDValue{7}, Tokens: []string{"-5", "10"}}
 	m, err := virtual.PartitionMutation(virtual.SysPartition{Table: local, Key: virtual.TextV("local"), Rows: []virtual.SysValues{virtual.LocalRow(n)}}, 10, 11, 100)

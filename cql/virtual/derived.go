@@ -1,10 +1,7 @@
-package cql
+package virtual
 
 import (
-	"bytes"
 	"sort"
-
-	"github.com/minicass/minicass/cql/virtual"
 
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/partitioner"
@@ -38,8 +35,8 @@ import (
 // no such write and gives the time of the read, in microseconds
 // (docs/compatibility.md).
 
-// isDerived reports whether the rows of tbl are computed when read.
-func isDerived(tbl *schema.Table) bool {
+// IsDerived reports whether the rows of tbl are computed when read.
+func IsDerived(tbl *schema.Table) bool {
 	switch tbl.Keyspace {
 	case "system_schema", "system_virtual_schema", "system_views":
 		return true
@@ -49,34 +46,34 @@ func isDerived(tbl *schema.Table) bool {
 	return false
 }
 
-// derivedTimestamp returns the timestamp of the cells of derived table tbl
+// DerivedTimestamp returns the timestamp of the cells of derived table tbl
 // read at nowMicros (microseconds since the epoch).
-func derivedTimestamp(tbl *schema.Table, nowMicros int64) int64 {
-	if virtual.VirtualKeyspaces[tbl.Keyspace] {
+func DerivedTimestamp(tbl *schema.Table, nowMicros int64) int64 {
+	if VirtualKeyspaces[tbl.Keyspace] {
 		return nowMicros / 1000
 	}
 	return nowMicros
 }
 
-// derivedPartitions returns the partitions of derived table tbl as they are
+// Partitions returns the partitions of derived table tbl as they are
 // now, in the engine's partition order, without empty ones. When key is not
 // nil only the partition of that key is wanted: the result may then hold
 // others, but a system_schema table computes only that keyspace.
-func (x *Executor) derivedPartitions(tbl *schema.Table, key []byte) ([]virtual.SysPartition, error) {
-	var parts []virtual.SysPartition
+func (n *Node) Partitions(tbl *schema.Table, key []byte) ([]SysPartition, error) {
+	var parts []SysPartition
 	switch tbl.Keyspace {
 	case "system_schema":
-		parts = virtual.SchemaPartitions(x.schemaOf(key), tbl.Name)
+		parts = SchemaPartitions(n.schemaOf(key), tbl.Name)
 	case "system_virtual_schema":
-		parts = virtual.VirtualSchemaPartitions(tbl.Name)
+		parts = VirtualSchemaPartitions(tbl.Name)
 	case "system_views":
 		var err error
-		if parts, err = x.viewPartitions(tbl.Name); err != nil {
+		if parts, err = n.viewPartitions(tbl.Name); err != nil {
 			return nil, err
 		}
 	case "system":
 		if tbl.Name == "local" {
-			parts = []virtual.SysPartition{{Key: virtual.TextV("local"), Rows: []virtual.SysValues{virtual.LocalRow(x.nodeInfo())}}}
+			parts = []SysPartition{{Key: TextV("local"), Rows: []SysValues{LocalRow(n.Info())}}}
 		}
 	}
 	out := parts[:0]
@@ -94,40 +91,13 @@ func (x *Executor) derivedPartitions(tbl *schema.Table, key []byte) ([]virtual.S
 // schemaOf returns the schema system_schema describes: every keyspace, or
 // only the keyspace named by key when key is not nil (none if it does not
 // exist).
-func (x *Executor) schemaOf(key []byte) virtual.SchemaSnapshot {
+func (n *Node) schemaOf(key []byte) SchemaSnapshot {
 	if key == nil {
-		return x.currentSchema()
+		return n.CurrentSchema()
 	}
-	ks, ok := x.eng.Keyspace(string(key))
+	ks, ok := n.eng.Keyspace(string(key))
 	if !ok {
-		return virtual.SchemaSnapshot{}
+		return SchemaSnapshot{}
 	}
-	return virtual.SchemaSnapshot{Keyspaces: []*schema.Keyspace{ks}, Tables: map[string][]*schema.Table{ks.Name: x.eng.Tables(ks.Name)}}
-}
-
-// derivedPart builds the selPart of derived partition p of tbl: its rows in
-// clustering order (reversed if reverse) that lie in slices, at most limit
-// of them (0: all), with cells stamped ts.
-func derivedPart(tbl *schema.Table, p virtual.SysPartition, ts int64, slices data.Slices, reverse bool, limit int) (*selPart, error) {
-	sp := &selPart{key: p.Key}
-	for _, v := range p.Rows {
-		row, err := virtual.SystemRow(tbl, v, ts)
-		if err != nil {
-			return nil, err
-		}
-		if slices.Contains(row.Clustering) {
-			sp.rows = append(sp.rows, row)
-		}
-	}
-	sort.SliceStable(sp.rows, func(i, j int) bool {
-		c := bytes.Compare(sp.rows[i].Clustering, sp.rows[j].Clustering)
-		if reverse {
-			return c > 0
-		}
-		return c < 0
-	})
-	if limit > 0 && len(sp.rows) > limit {
-		sp.rows = sp.rows[:limit]
-	}
-	return sp, nil
+	return SchemaSnapshot{Keyspaces: []*schema.Keyspace{ks}, Tables: map[string][]*schema.Table{ks.Name: n.eng.Tables(ks.Name)}}
 }

@@ -1,11 +1,9 @@
-package cql
+package virtual
 
 import (
 	"encoding/binary"
 	"math"
 	"net"
-
-	"github.com/minicass/minicass/cql/virtual"
 
 	"github.com/minicass/minicass/engine"
 	"github.com/minicass/minicass/partitioner"
@@ -31,15 +29,15 @@ import (
 // port. settings is empty.
 
 // viewRows computes, per table metric view, the row of one table.
-var viewRows = map[string]func(st engine.TableStats) virtual.SysValues{
-	"disk_usage": func(st engine.TableStats) virtual.SysValues {
-		return virtual.SysValues{"mebibytes": mebibytes(st.SpaceUsedTotal)}
+var viewRows = map[string]func(st engine.TableStats) SysValues{
+	"disk_usage": func(st engine.TableStats) SysValues {
+		return SysValues{"mebibytes": mebibytes(st.SpaceUsedTotal)}
 	},
-	"max_partition_size": func(st engine.TableStats) virtual.SysValues {
-		return virtual.SysValues{"mebibytes": mebibytes(st.PartitionSize.Max)}
+	"max_partition_size": func(st engine.TableStats) SysValues {
+		return SysValues{"mebibytes": mebibytes(st.PartitionSize.Max)}
 	},
-	"rows_per_read": func(st engine.TableStats) virtual.SysValues { return histogramValues(st.RowsPerRead) },
-	"tombstones_per_read": func(st engine.TableStats) virtual.SysValues {
+	"rows_per_read": func(st engine.TableStats) SysValues { return histogramValues(st.RowsPerRead) },
+	"tombstones_per_read": func(st engine.TableStats) SysValues {
 		return histogramValues(st.TombstonesPerRead)
 	},
 }
@@ -49,36 +47,36 @@ func mebibytes(bytes int64) []byte {
 	return binary.BigEndian.AppendUint64(nil, uint64(int64(math.Ceil(float64(bytes)/(1<<20)))))
 }
 
-func histogramValues(h engine.ReadHistogram) virtual.SysValues {
-	return virtual.SysValues{"count": binary.BigEndian.AppendUint64(nil, uint64(h.Count)),
-		"p50th": virtual.DoubleV(float64(h.P50)), "p99th": virtual.DoubleV(float64(h.P99)), "max": virtual.DoubleV(float64(h.Max))}
+func histogramValues(h engine.ReadHistogram) SysValues {
+	return SysValues{"count": binary.BigEndian.AppendUint64(nil, uint64(h.Count)),
+		"p50th": DoubleV(float64(h.P50)), "p99th": DoubleV(float64(h.P99)), "max": DoubleV(float64(h.Max))}
 }
 
 // viewPartitions returns the partitions of system_views.name: those of a
 // table metric view, or of clients; none for a view minicass leaves empty.
-func (x *Executor) viewPartitions(name string) ([]virtual.SysPartition, error) {
+func (n *Node) viewPartitions(name string) ([]SysPartition, error) {
 	if name == "clients" {
-		return x.clientPartitions(), nil
+		return n.clientPartitions(), nil
 	}
 	row, ok := viewRows[name]
 	if !ok {
 		return nil, nil
 	}
-	var parts []virtual.SysPartition
-	for _, ks := range x.eng.Keyspaces() {
-		if virtual.VirtualKeyspaces[ks.Name] {
+	var parts []SysPartition
+	for _, ks := range n.eng.Keyspaces() {
+		if VirtualKeyspaces[ks.Name] {
 			continue
 		}
-		for _, t := range x.eng.Tables(ks.Name) {
-			st, err := x.eng.TableStats(ks.Name, t.Name)
+		for _, t := range n.eng.Tables(ks.Name) {
+			st, err := n.eng.TableStats(ks.Name, t.Name)
 			if err != nil {
 				continue // dropped meanwhile
 			}
-			key, err := partitioner.CompositeKey([][]byte{virtual.TextV(ks.Name), virtual.TextV(t.Name)})
+			key, err := partitioner.CompositeKey([][]byte{TextV(ks.Name), TextV(t.Name)})
 			if err != nil {
 				return nil, err
 			}
-			parts = append(parts, virtual.SysPartition{Key: key, Rows: []virtual.SysValues{row(st)}})
+			parts = append(parts, SysPartition{Key: key, Rows: []SysValues{row(st)}})
 		}
 	}
 	return parts, nil
@@ -106,49 +104,50 @@ type ConnectedClient struct {
 // SetClients gives the executor the function that lists the connected
 // clients of a server, which system_views.clients shows; it is called each
 // time the table is read. Without it the table is empty.
-func (x *Executor) SetClients(clients func() []ConnectedClient) {
-	x.sys.mu.Lock()
-	x.sys.clients = clients
-	x.sys.mu.Unlock()
+func (n *Node) SetClients(clients func() []ConnectedClient) {
+	n.mu.Lock()
+	n.clients = clients
+	n.mu.Unlock()
 }
 
 // clientPartitions returns the partitions of system_views.clients
 // (ClientsTable.data): a partition per address, a row per port.
-func (x *Executor) clientPartitions() []virtual.SysPartition {
-	x.sys.mu.Lock()
-	clients := x.sys.clients
-	x.sys.mu.Unlock()
+func (n *Node) clientPartitions() []SysPartition {
+	n.mu.Lock()
+	clients := n.clients
+	n.mu.Unlock()
 	if clients == nil {
 		return nil
 	}
 	byAddr := map[string]int{}
-	var parts []virtual.SysPartition
+	var parts []SysPartition
 	for _, c := range clients() {
-		key := virtual.InetV(c.Address)
+		key := InetV(c.Address)
 		i, ok := byAddr[string(key)]
 		if !ok {
 			i = len(parts)
 			byAddr[string(key)] = i
-			parts = append(parts, virtual.SysPartition{Key: key})
+			parts = append(parts, SysPartition{Key: key})
 		}
-		row := virtual.SysValues{"address": key, "port": virtual.IntV(int32(c.Port)), "hostname": virtual.TextV(c.Hostname),
-			"connection_stage": virtual.TextV(c.Stage), "protocol_version": virtual.IntV(int32(c.ProtocolVersion)),
-			"request_count": bigintV(c.Requests), "ssl_enabled": virtual.BoolV(false)}
+		row := SysValues{"address": key, "port": IntV(int32(c.Port)), "hostname": TextV(c.Hostname),
+			"connection_stage": TextV(c.Stage), "protocol_version": IntV(int32(c.ProtocolVersion)),
+			"request_count": BigintV(c.Requests), "ssl_enabled": BoolV(false)}
 		if c.Username != "" {
-			row["username"] = virtual.TextV(c.Username)
+			row["username"] = TextV(c.Username)
 		}
 		if c.Options != nil {
-			row["client_options"] = virtual.TextMapV(c.Options)
+			row["client_options"] = TextMapV(c.Options)
 		}
 		if v, ok := c.Options["DRIVER_NAME"]; ok {
-			row["driver_name"] = virtual.TextV(v)
+			row["driver_name"] = TextV(v)
 		}
 		if v, ok := c.Options["DRIVER_VERSION"]; ok {
-			row["driver_version"] = virtual.TextV(v)
+			row["driver_version"] = TextV(v)
 		}
 		parts[i].Rows = append(parts[i].Rows, row)
 	}
 	return parts
 }
 
-func bigintV(n int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(n)) }
+// BigintV encodes a bigint.
+func BigintV(n int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(n)) }
