@@ -25,7 +25,7 @@ func (s *compiler) compileCreateTrigger(st *parser.CreateTrigger) (plan, error) 
 	}
 	return &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
 		eng := q.s.x.eng
-		if err := q.s.x.ensureIsSuperuser(ctx, q.s.user, "Only superusers are allowed to perform CREATE TRIGGER queries"); err != nil {
+		if err := q.s.x.roles.EnsureIsSuperuser(ctx, q.s.user, "Only superusers are allowed to perform CREATE TRIGGER queries"); err != nil {
 			return nil, err
 		}
 		if _, ok := eng.Keyspace(ks); !ok {
@@ -45,7 +45,7 @@ func (s *compiler) compileDropTrigger(st *parser.DropTrigger) (plan, error) {
 	}
 	return &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
 		// Cassandra's text, its typo included.
-		if err := q.s.x.ensureIsSuperuser(ctx, q.s.user, "Only superusers are allowed to perfrom DROP TRIGGER queries"); err != nil {
+		if err := q.s.x.roles.EnsureIsSuperuser(ctx, q.s.user, "Only superusers are allowed to perfrom DROP TRIGGER queries"); err != nil {
 			return nil, err
 		}
 		if st.IfExists {

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/minicass/minicass/cql/auth"
 	"github.com/minicass/minicass/cql/query"
 	"github.com/minicass/minicass/cql/virtual"
 
@@ -50,8 +51,8 @@ type Executor struct {
 	// node is the node's identity and the source of the derived system
 	// tables.
 	node *virtual.Node
-	// auth is the authentication state (roles.go).
-	auth roleAuth
+	// roles is the role manager and authenticator.
+	roles *auth.Roles
 }
 
 // NewExecutor returns an executor over eng.
@@ -70,6 +71,9 @@ func NewExecutor(eng *engine.Engine, opts Options) *Executor {
 	}
 	x := &Executor{eng: eng, opts: opts, uuid: types.NewTimeUUIDGenerator(), plans: newPlanCache(opts.PreparedStatementsCacheSize),
 		node: virtual.NewNode(eng, opts.ClusterName, opts.DataCenter, opts.Rack)}
+	x.roles = auth.New(x.node, func(ctx context.Context, text string, p *query.Params) (*query.Result, error) {
+		return x.NewSession().Query(ctx, text, p)
+	})
 	// Bootstrap creates and fills the system keyspaces; its error is
 	// logged here, and returned by an explicit call to Bootstrap.
 	if err := x.Bootstrap(context.Background()); err != nil {
