@@ -115,7 +115,7 @@ func TestExecuteAsConnectionRole(t *testing.T) {
 	super := b.NewSession(ctx, server.ConnInfo{User: "cassandra"})
 	_, err = super.Query(ctx, "CREATE ROLE alice WITH LOGIN = true AND PASSWORD = 'a'", nil)
 	require.NoError(t, err)
-	prep, err := super.Prepare(ctx, "CREATE ROLE mallory WITH SUPERUSER = true AND LOGIN = true AND PASSWORD = 'p'")
+	prep, err := super.Prepare(ctx, "CREATE ROLE mallory WITH SUPERUSER = true AND LOGIN = true AND PASSWORD = 'p'", "")
 	require.NoError(t, err)
 
 	alice := b.NewSession(ctx, server.ConnInfo{User: "alice"})
