@@ -83,9 +83,9 @@ func (e *Error) CQLCode() wire.ErrorCode { return e.Code }
 type Prepared struct {
 	ID               []byte
 	ResultMetadataID []byte
-	Bind       []ColumnSpec
-	PKIndexes  []uint16
-	ResultCols []ColumnSpec
+	Bind             []ColumnSpec
+	PKIndexes        []uint16
+	ResultCols       []ColumnSpec
 }
 
 // Result is the RESULT response, and the value the CQL layer hands to the
@@ -113,9 +113,9 @@ type Result struct {
 	ResultMetadataID []byte
 	MetadataChanged  bool
 	Keyspace         string
-	Prepared    *Prepared
-	Change      *wire.SchemaChange
-	Warnings    []string
+	Prepared         *Prepared
+	Change           *wire.SchemaChange
+	Warnings         []string
 	// TracingID is the tracing session of a traced request; the server
 	// sends it in the response frame (flag 0x02).
 	TracingID *[16]byte
