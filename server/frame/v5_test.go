@@ -18,7 +18,9 @@ import (
 // v5Messages are frames of protocol v5 using its new fields.
 func v5Messages() []Frame {
 	req := func(m Message) Frame { return Frame{Header: Header{Version: RequestVersion(5), Stream: 3}, Message: m} }
-	resp := func(m Message) Frame { return Frame{Header: Header{Version: ResponseVersion(5), Stream: 3}, Message: m} }
+	resp := func(m Message) Frame {
+		return Frame{Header: Header{Version: ResponseVersion(5), Stream: 3}, Message: m}
+	}
 	cols := []ColumnSpec{{"ks", "t", "k", types.IntType}, {"ks", "t", "d", types.DurationType}}
 	return []Frame{
 		req(&Query{Query: "SELECT * FROM t", Params: QueryParams{Consistency: wire.One, Keyspace: "ks", NowInSeconds: 77, HasNowInSeconds: true, Version: 5}}),
