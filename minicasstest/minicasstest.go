@@ -1,6 +1,6 @@
 // Package minicasstest runs a minicass server inside a Go test, in the
 // spirit of miniredis: an in-memory database behind a real CQL native
-// protocol v4 listener on a free loopback port, so code under test talks to
+// protocol listener (v3 to v5) on a free loopback port, so code under test talks to
 // it with an unmodified driver (gocql, ...), while the test seeds data,
 // checks rows and moves the clock directly.
 //

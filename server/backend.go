@@ -35,15 +35,22 @@ type ConnInfo struct {
 // chosen. If a Session also implements io.Closer, Close is called once when
 // the connection ends.
 type Session interface {
-	// Query runs one CQL statement with its parameters.
+	// Query runs one CQL statement with its parameters; p.Keyspace, when
+	// set (v5), is the keyspace it runs in instead of the connection's.
 	Query(ctx context.Context, query string, p *QueryParams) (*Result, error)
 	// Prepare prepares a statement and returns its id and metadata.
-	Prepare(ctx context.Context, query string) (*Prepared, error)
+	// keyspace is the keyspace of a v5 PREPARE with the keyspace flag,
+	// in which the statement's unqualified names resolve instead of the
+	// connection's; "" when absent.
+	Prepare(ctx context.Context, query, keyspace string) (*Prepared, error)
 	// Execute runs a prepared statement. An unknown id must return an error
-	// with code 0x2500 (see UnpreparedError).
+	// with code 0x2500 (see UnpreparedError). A Rows result should carry
+	// the ResultMetadataID of its columns when the statement is not
+	// conditional; in v5 the Session then sets MetadataChanged when
+	// p.ResultMetadataID differs, and honours SkipMetadata otherwise.
 	Execute(ctx context.Context, id []byte, p *QueryParams) (*Result, error)
 	// Batch runs a BATCH request; the result is normally Void (Rows for a
-	// conditional batch).
+	// conditional batch). b.Keyspace is as QueryParams.Keyspace.
 	Batch(ctx context.Context, b *BatchRequest) (*Result, error)
 }
 

@@ -37,7 +37,7 @@ func (staticSession) Query(context.Context, string, *server.QueryParams) (*serve
 	return staticRows, nil
 }
 
-func (staticSession) Prepare(context.Context, string) (*server.Prepared, error) {
+func (staticSession) Prepare(context.Context, string, string) (*server.Prepared, error) {
 	return staticPrepared, nil
 }
 

@@ -18,7 +18,7 @@ type Client struct {
 	// User is the logged-in user: "anonymous" without authentication, ""
 	// while authenticating.
 	User string
-	// ProtocolVersion is the native protocol version spoken (4).
+	// ProtocolVersion is the native protocol version spoken (3, 4 or 5).
 	ProtocolVersion int
 	// Options are the STARTUP options (DRIVER_NAME, DRIVER_VERSION, ...),
 	// keys upper-cased; nil before STARTUP.
@@ -38,7 +38,7 @@ func (s *Server) Clients() []Client {
 	out := make([]Client, 0, len(conns))
 	for _, c := range conns {
 		c.infoMu.Lock()
-		cl := Client{Addr: c.nc.RemoteAddr(), ProtocolVersion: 4, Options: maps.Clone(c.startup), Requests: c.requests.Load()}
+		cl := Client{Addr: c.nc.RemoteAddr(), ProtocolVersion: int(c.version.Load()), Options: maps.Clone(c.startup), Requests: c.requests.Load()}
 		switch c.stage {
 		case stateUninitialized:
 			cl.Stage = "established"

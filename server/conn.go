@@ -54,6 +54,7 @@ const (
 // goroutine: a lone request is written at once.
 type conn struct {
 	srv    *Server
+	cid    uint32 // see id
 	nc     net.Conn
 	br     *bufio.Reader
 	ctx    context.Context
@@ -61,7 +62,9 @@ type conn struct {
 
 	// Read-loop state.
 	state      connState
-	inCompress bool // bodies of requests may be compressed
+	inCompress string // compression of request bodies (v3, v4) or segments (v5): "", "snappy" or "lz4"
+	segments   bool   // requests arrive in v5 segments
+	large      []byte // the envelope being reassembled from segments that are not self-contained
 	startup    map[string]string
 	session    Session
 	reqs       sync.WaitGroup // running workers
@@ -71,6 +74,11 @@ type conn struct {
 	idle     atomic.Int32 // workers waiting on work
 
 	schemaEvents atomic.Bool
+
+	// version is the protocol version responses are written in: the
+	// version of the frame being answered before STARTUP, then the
+	// connection's version, fixed by STARTUP.
+	version atomic.Int32
 
 	// What Clients reports: the handshake stage and user, set by the read
 	// loop under infoMu, and the requests received.
@@ -84,7 +92,8 @@ type conn struct {
 	wbuf     []byte    // encoded responses waiting to be written
 	spare    []byte    // the buffer being written, reused as wbuf
 	writing  bool      // a goroutine is writing; guarded by wmu
-	compress bool      // guarded by wmu
+	compress string    // "", "snappy" or "lz4"; guarded by wmu
+	segOut   bool      // responses go out in v5 segments; guarded by wmu
 	werr     error     // guarded by wmu
 }
 
@@ -119,7 +128,9 @@ func newConn(s *Server, nc net.Conn) *conn {
 		ctx:    ctx,
 		cancel: cancel,
 		work:   make(chan request),
+		cid:    connIDs.Add(1),
 	}
+	c.version.Store(frame.ProtocolVersion)
 	c.wcond.L = &c.wmu
 	return c
 }
@@ -181,17 +192,34 @@ func headerSizeFor(v byte) int {
 	return frame.HeaderSize
 }
 
-// readFrame reads and dispatches one frame.
+// versionName is the name Cassandra's ProtocolVersion prints, e.g. "5/v5".
+func versionName(v int) string { return fmt.Sprintf("%d/v%d", v, v) }
+
+// supportedVersions lists the protocol versions served, as SUPPORTED's
+// PROTOCOL_VERSIONS and the unsupported-version error name them.
+var supportedVersions = func() []string {
+	var out []string
+	for v := frame.MinProtocolVersion; v <= frame.MaxProtocolVersion; v++ {
+		out = append(out, versionName(v))
+	}
+	return out
+}()
+
+// readFrame reads and dispatches one frame, or in v5 after the handshake
+// one segment and the envelopes it completes.
 func (c *conn) readFrame() error {
 	if t := c.srv.opts.ReadTimeout; t > 0 {
 		c.nc.SetReadDeadline(time.Now().Add(t))
+	}
+	if c.segments {
+		return c.readSegment()
 	}
 	first, err := c.br.Peek(1)
 	if err != nil {
 		return err
 	}
 	version := first[0] & frame.VersionMask
-	if version != frame.ProtocolVersion {
+	if version < frame.MinProtocolVersion || version > frame.MaxProtocolVersion {
 		return c.rejectVersion(version)
 	}
 	hb, err := c.br.Peek(frame.HeaderSize)
@@ -200,6 +228,32 @@ func (c *conn) readFrame() error {
 	}
 	h, _ := frame.ParseHeader(hb)
 	c.br.Discard(frame.HeaderSize)
+	if err := c.checkHeader(h); err != nil {
+		return err
+	}
+	body := make([]byte, h.Length)
+	if _, err := io.ReadFull(c.br, body); err != nil {
+		return err // a client gone mid-frame: nothing to answer
+	}
+	if h.Flags&frame.FlagCompressed != 0 && h.ProtocolVersion() < 5 {
+		if body, err = c.decompressBody(h, body); err != nil {
+			return err
+		}
+	}
+	return c.decodeAndDispatch(h, body)
+}
+
+// checkHeader checks an envelope header before its body is read: version,
+// direction, length and opcode. A failure is answered and closes the
+// connection.
+func (c *conn) checkHeader(h frame.Header) error {
+	v := h.ProtocolVersion()
+	if c.state == stateUninitialized {
+		c.version.Store(int32(v))
+	} else if cv := int(c.version.Load()); v != cv {
+		c.writeMessage(h.Stream, protocolError("Invalid message version. Got %s but previous messages on this connection had version %s", versionName(v), versionName(cv)), nil)
+		return errClose
+	}
 	if h.IsResponse() {
 		c.writeMessage(h.Stream, protocolError("Wrong protocol direction (expected REQUEST, got RESPONSE) for opcode %s", h.Opcode), nil)
 		return errClose
@@ -219,27 +273,42 @@ func (c *conn) readFrame() error {
 		c.writeMessage(h.Stream, protocolError("Unknown opcode %d", h.Opcode), nil)
 		return errClose
 	}
-	body := make([]byte, h.Length)
-	if _, err := io.ReadFull(c.br, body); err != nil {
-		return err // a client gone mid-frame: nothing to answer
+	return nil
+}
+
+// decompressBody decompresses the body of a compressed v3 or v4 frame with
+// the negotiated algorithm.
+func (c *conn) decompressBody(h frame.Header, body []byte) ([]byte, error) {
+	if c.inCompress == "" {
+		c.writeMessage(h.Stream, protocolError("Compressed frame received but no compression was negotiated"), nil)
+		return nil, errClose
 	}
-	if h.Flags&frame.FlagCompressed != 0 {
-		if !c.inCompress {
-			c.writeMessage(h.Stream, protocolError("Compressed frame received but no compression was negotiated"), nil)
-			return errClose
-		}
-		n, err := snappy.DecodedLen(body)
-		if err == nil && n+frame.HeaderSize > c.srv.opts.MaxFrameSize {
-			err = fmt.Errorf("decompressed length %d exceeds maximum allowed length %d", n+frame.HeaderSize, c.srv.opts.MaxFrameSize)
-		}
-		if err == nil {
+	var n int
+	var err error
+	if c.inCompress == "lz4" {
+		n, err = frame.LZ4BodyLen(body)
+	} else {
+		n, err = snappy.DecodedLen(body)
+	}
+	if err == nil && n+frame.HeaderSize > c.srv.opts.MaxFrameSize {
+		err = fmt.Errorf("decompressed length %d exceeds maximum allowed length %d", n+frame.HeaderSize, c.srv.opts.MaxFrameSize)
+	}
+	if err == nil {
+		if c.inCompress == "lz4" {
+			body, err = frame.DecodeLZ4Body(body)
+		} else {
 			body, err = snappy.Decode(nil, body)
 		}
-		if err != nil {
-			c.writeMessage(h.Stream, protocolError("Error decompressing frame: %v", err), nil)
-			return errClose
-		}
 	}
+	if err != nil {
+		c.writeMessage(h.Stream, protocolError("Error decompressing frame: %v", err), nil)
+		return nil, errClose
+	}
+	return body, nil
+}
+
+// decodeAndDispatch decodes a request envelope's body and dispatches it.
+func (c *conn) decodeAndDispatch(h frame.Header, body []byte) error {
 	m, err := frame.DecodeRequest(h, body)
 	if err != nil {
 		c.writeMessage(h.Stream, protocolError("Invalid message: %v", err), nil)
@@ -248,9 +317,111 @@ func (c *conn) readFrame() error {
 	return c.dispatch(h.Stream, m)
 }
 
+// readSegment reads one v5 segment and dispatches the envelopes it holds
+// or completes. A CRC mismatch is answered with Cassandra's fatal protocol
+// error and closes the connection, as CQLMessageHandler does.
+func (c *conn) readSegment() error {
+	lz := c.inCompress == "lz4"
+	n := frame.HeaderSizeOf(lz)
+	hb, err := c.br.Peek(n)
+	if err != nil {
+		return err
+	}
+	sh, err := frame.ParseSegmentHeader(hb, lz)
+	if err != nil {
+		return c.segmentError(err)
+	}
+	c.br.Discard(n)
+	rest := make([]byte, sh.Length+frame.SegmentTrailerSize)
+	if _, err := io.ReadFull(c.br, rest); err != nil {
+		return err
+	}
+	payload, err := frame.DecodeSegmentPayload(sh, rest, nil)
+	if err != nil {
+		return c.segmentError(err)
+	}
+	if !sh.SelfContained {
+		return c.largeSegment(payload)
+	}
+	if c.large != nil {
+		c.writeMessage(0, protocolError("Received a self-contained segment while a multi-segment envelope of %d bytes was incomplete", len(c.large)), nil)
+		return errClose
+	}
+	for len(payload) > 0 {
+		h, err := frame.ParseHeader(payload)
+		if err != nil {
+			c.writeMessage(0, protocolError("Invalid envelope in segment: %v", err), nil)
+			return errClose
+		}
+		if err := c.checkHeader(h); err != nil {
+			return err
+		}
+		end := frame.HeaderSize + int(h.Length)
+		if end > len(payload) {
+			c.writeMessage(h.Stream, protocolError("Envelope of %d bytes exceeds its self-contained segment of %d bytes", end, len(payload)), nil)
+			return errClose
+		}
+		if err := c.decodeAndDispatch(h, payload[frame.HeaderSize:end:end]); err != nil {
+			return err
+		}
+		payload = payload[end:]
+	}
+	return nil
+}
+
+// largeSegment adds the payload of a segment that is not self-contained to
+// the envelope being reassembled, and dispatches the envelope once
+// complete. The first segment must hold the envelope header, whose length
+// is checked against MaxFrameSize before anything is buffered.
+func (c *conn) largeSegment(payload []byte) error {
+	if c.large == nil {
+		h, err := frame.ParseHeader(payload)
+		if err != nil {
+			c.writeMessage(0, protocolError("Invalid envelope in segment: %v", err), nil)
+			return errClose
+		}
+		if err := c.checkHeader(h); err != nil {
+			return err
+		}
+		c.large = make([]byte, 0, frame.HeaderSize+int(h.Length))
+	}
+	if len(c.large)+len(payload) > cap(c.large) {
+		c.writeMessage(0, protocolError("Segment overruns its envelope of %d bytes", cap(c.large)), nil)
+		return errClose
+	}
+	c.large = append(c.large, payload...)
+	if len(c.large) < cap(c.large) {
+		return nil
+	}
+	env := c.large
+	c.large = nil
+	h, _ := frame.ParseHeader(env)
+	return c.decodeAndDispatch(h, env[frame.HeaderSize:])
+}
+
+// segmentError answers a corrupt or undecodable segment with a fatal
+// protocol error on stream 0 and closes the connection.
+func (c *conn) segmentError(err error) error {
+	var crc *frame.CRCError
+	if errors.As(err, &crc) {
+		c.writeMessage(0, protocolError("%s %s", c.id(), crc.Error()), nil)
+	} else {
+		c.writeMessage(0, protocolError("Error decoding segment: %v", err), nil)
+	}
+	return errClose
+}
+
+// connIDs numbers the connections of the process, for id.
+var connIDs atomic.Uint32
+
+// id names the connection in errors, as Cassandra names a channel (eight
+// hex digits).
+func (c *conn) id() string { return fmt.Sprintf("%08x", c.cid) }
+
 // rejectVersion answers a frame of an unsupported protocol version and
-// closes the connection. As in Cassandra's ProtocolVersion.decode, versions
-// below the supported one are answered in their own version, others in v4.
+// closes the connection. As in Cassandra's ProtocolVersion.decode, v1 and
+// v2 are answered in their own version, others in the newest supported
+// version (v5), in an unsegmented frame; drivers then retry lower.
 func (c *conn) rejectVersion(version byte) error {
 	hb := make([]byte, headerSizeFor(version))
 	if _, err := io.ReadFull(c.br, hb); err != nil {
@@ -262,11 +433,11 @@ func (c *conn) rejectVersion(version byte) error {
 	} else {
 		stream = int16(binary.BigEndian.Uint16(hb[2:4]))
 	}
-	respVersion := frame.ProtocolVersion
-	if version >= 1 && version < frame.ProtocolVersion {
+	respVersion := frame.MaxProtocolVersion
+	if version == 1 || version == 2 {
 		respVersion = int(version)
 	}
-	e := protocolError("Invalid or unsupported protocol version (%d); supported versions are (4/v4)", version)
+	e := protocolError("Invalid or unsupported protocol version (%d); supported versions are (%s)", version, strings.Join(supportedVersions, ", "))
 	body := appendErrorBody(e)
 	out := []byte{frame.DirectionResponse | byte(respVersion), 0}
 	if respVersion <= 2 {
@@ -312,8 +483,8 @@ func (c *conn) dispatch(stream int16, m frame.Message) error {
 	case *frame.Options:
 		c.writeMessage(stream, &frame.Supported{Options: map[string][]string{
 			"CQL_VERSION":       {c.srv.opts.CQLVersion},
-			"COMPRESSION":       {"snappy"},
-			"PROTOCOL_VERSIONS": {"4/v4"},
+			"COMPRESSION":       {"snappy", "lz4"},
+			"PROTOCOL_VERSIONS": supportedVersions,
 		}}, nil)
 	case *frame.Startup:
 		c.handleStartup(stream, m)
@@ -403,11 +574,18 @@ func (c *conn) handleStartup(stream int16, m *frame.Startup) {
 		c.writeMessage(stream, protocolError("CQL version %s is not supported by the binary protocol (supported version are >= 3.0.0)", cqlVersion), nil)
 		return
 	}
-	compress := false
+	compress := ""
+	v5 := c.version.Load() >= 5
 	if alg, ok := opts["COMPRESSION"]; ok {
 		switch alg = strings.ToLower(alg); alg {
 		case "snappy":
-			compress = true
+			if v5 {
+				c.writeMessage(stream, protocolError("Snappy compression is not supported in protocol V5"), nil)
+				return
+			}
+			compress = alg
+		case "lz4":
+			compress = alg
 		default:
 			c.writeMessage(stream, protocolError("Unknown compression algorithm: %s", alg), nil)
 			return
@@ -424,7 +602,19 @@ func (c *conn) handleStartup(stream int16, m *frame.Startup) {
 	} else {
 		c.becomeReady("")
 	}
-	// As in Cassandra, the reply to STARTUP is already compressed.
+	if v5 {
+		// As in Cassandra's InitialConnectionHandler, the reply to a v5
+		// STARTUP is a plain frame; the connection then switches to
+		// segments, compressed by the negotiated algorithm.
+		c.writeMessage(stream, reply, nil)
+		c.wmu.Lock()
+		c.compress, c.segOut = compress, true
+		c.wmu.Unlock()
+		c.segments = true
+		return
+	}
+	// As in Cassandra, the reply to a v3 or v4 STARTUP is already
+	// compressed.
 	c.wmu.Lock()
 	c.compress = compress
 	c.wmu.Unlock()
@@ -515,11 +705,16 @@ func (c *conn) runRequest(stream int16, m frame.Message) {
 		res, err = c.session.Query(c.ctx, m.Query, &m.Params)
 	case *frame.Prepare:
 		var p *Prepared
-		p, err = c.session.Prepare(c.ctx, m.Query)
+		p, err = c.session.Prepare(c.ctx, m.Query, m.Keyspace)
 		if err == nil {
 			if p == nil {
 				err = errors.New("backend returned no prepared statement")
 			} else {
+				if p.ResultMetadataID == nil && c.version.Load() >= 5 {
+					q := *p
+					q.ResultMetadataID = frame.ResultMetadataID(p.ResultCols)
+					p = &q
+				}
 				res = &Result{Kind: wire.ResultPrepared, Prepared: p}
 			}
 		}
@@ -539,12 +734,16 @@ func (c *conn) runRequest(stream int16, m frame.Message) {
 	if res == nil {
 		res = voidResult
 	}
-	if res.Kind == wire.ResultRows && skipMeta && !res.NoMetadata {
+	// A backend that knows the result metadata id decides about v5's
+	// skip-metadata itself (see Result); without an id, v5 sends the
+	// metadata, as Cassandra does for conditional statements.
+	if res.Kind == wire.ResultRows && skipMeta && !res.NoMetadata && !res.MetadataChanged &&
+		(c.version.Load() < 5 || res.ResultMetadataID != nil) {
 		r := *res
 		r.NoMetadata = true
 		res = &r
 	}
-	c.writeFrame(frame.Frame{Header: frame.Header{Version: frame.VersionResponse, Stream: stream}, Warnings: res.Warnings, TracingID: res.TracingID, Message: res})
+	c.writeFrame(frame.Frame{Header: frame.Header{Version: frame.ResponseVersion(int(c.version.Load())), Stream: stream}, Warnings: res.Warnings, TracingID: res.TracingID, Message: res})
 	if res.Kind == wire.ResultSchemaChange && res.Change != nil {
 		c.srv.PublishSchemaChange(*res.Change)
 	}
@@ -554,7 +753,7 @@ func (c *conn) runRequest(stream int16, m frame.Message) {
 // be encoded (a malformed Result from the backend), a Server error is sent
 // instead. Write errors are remembered and end the connection.
 func (c *conn) writeMessage(stream int16, m frame.Message, warnings []string) {
-	c.writeFrame(frame.Frame{Header: frame.Header{Version: frame.VersionResponse, Stream: stream}, Warnings: warnings, Message: m})
+	c.writeFrame(frame.Frame{Header: frame.Header{Version: frame.ResponseVersion(int(c.version.Load())), Stream: stream}, Warnings: warnings, Message: m})
 }
 
 // writeFrame is writeMessage for a response frame f with its header's
@@ -591,7 +790,16 @@ func (c *conn) send(b []byte) {
 		c.wmu.Unlock()
 		return
 	}
-	if c.compress {
+	switch {
+	case c.segOut:
+		c.wbuf = frame.AppendSegments(c.wbuf, b, c.compress == "lz4")
+	case c.compress == "lz4":
+		start := len(c.wbuf)
+		c.wbuf = append(c.wbuf, b[:frame.HeaderSize]...)
+		c.wbuf = frame.AppendLZ4Body(c.wbuf, b[frame.HeaderSize:])
+		c.wbuf[start+1] |= byte(frame.FlagCompressed)
+		binary.BigEndian.PutUint32(c.wbuf[start+5:start+9], uint32(len(c.wbuf)-start-frame.HeaderSize))
+	case c.compress == "snappy":
 		start := len(c.wbuf)
 		body := b[frame.HeaderSize:]
 		c.wbuf = slices.Grow(c.wbuf, frame.HeaderSize+snappy.MaxEncodedLen(len(body)))
@@ -601,7 +809,7 @@ func (c *conn) send(b []byte) {
 		c.wbuf = c.wbuf[:len(c.wbuf)+len(enc)]
 		c.wbuf[start+1] |= byte(frame.FlagCompressed)
 		binary.BigEndian.PutUint32(c.wbuf[start+5:start+9], uint32(len(enc)))
-	} else {
+	default:
 		c.wbuf = append(c.wbuf, b...)
 	}
 	if c.writing {

@@ -1,4 +1,5 @@
-// Package server serves the CQL native protocol version 4 over TCP, so that
+// Package server serves the CQL native protocol versions 3, 4 and 5 over
+// TCP (v5 with its checksummed, optionally lz4-compressed segments), so that
 // unmodified drivers (gocql, the DataStax Python and Node.js drivers, cqlsh)
 // talk to a minicass engine. The frame codec lives in package frame.
 //
@@ -40,11 +41,14 @@
 //
 // # Protocol errors and limits
 //
-// A frame whose version is not 4 is answered with a Protocol error "Invalid or
-// unsupported protocol version (N); supported versions are (4/v4)" on the
-// stream of the request, in version N for N < 4 and in version 4 otherwise
-// (as Cassandra's ProtocolVersion.decode does), and the connection is closed;
-// drivers then retry with v4. A frame larger than Options.MaxFrameSize gets an
+// A frame whose version is not 3, 4 or 5 is answered with a Protocol error
+// "Invalid or unsupported protocol version (N); supported versions are
+// (3/v3, 4/v4, 5/v5)" on the stream of the request, in version N for v1
+// and v2 and in v5 otherwise (as Cassandra's ProtocolVersion.decode does),
+// and the connection is closed; drivers then retry lower. A v5 connection
+// switches to segments after the reply to STARTUP; a segment whose CRC does
+// not match gets Cassandra's fatal protocol error and closes the
+// connection. A frame larger than Options.MaxFrameSize gets an
 // Invalid error "Request is too big: length N exceeds maximum allowed length
 // M." and a malformed frame a Protocol error; both close that connection only.
 package server

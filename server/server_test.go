@@ -144,7 +144,7 @@ func (s *fakeSession) Query(ctx context.Context, q string, p *server.QueryParams
 	return nil, &codedErr{wire.CodeSyntax, "line 1:0 no viable alternative at input '" + q + "'"}
 }
 
-func (s *fakeSession) Prepare(ctx context.Context, q string) (*server.Prepared, error) {
+func (s *fakeSession) Prepare(ctx context.Context, q, _ string) (*server.Prepared, error) {
 	s.b.record("PREPARE " + q)
 	id := md5.Sum([]byte(q))
 	s.b.mu.Lock()
@@ -295,7 +295,7 @@ func TestHandshake(t *testing.T) {
 	requireError(t, c.query(1, "SELECT * FROM ks.kv"), wire.CodeProtocol, "Unexpected message QUERY, expecting STARTUP or OPTIONS")
 	sup := c.roundTrip(2, &frame.Options{})
 	require.Equal(t, &frame.Supported{Options: map[string][]string{
-		"CQL_VERSION": {"3.4.6"}, "COMPRESSION": {"snappy"}, "PROTOCOL_VERSIONS": {"4/v4"},
+		"CQL_VERSION": {"3.4.6"}, "COMPRESSION": {"snappy", "lz4"}, "PROTOCOL_VERSIONS": {"3/v3", "4/v4", "5/v5"},
 	}}, sup)
 	requireError(t, c.roundTrip(3, &frame.Startup{Options: map[string]string{"DRIVER_NAME": "x"}}),
 		wire.CodeProtocol, "Missing value CQL_VERSION in STARTUP message")
@@ -488,17 +488,18 @@ func TestAuth(t *testing.T) {
 
 func TestUnsupportedVersion(t *testing.T) {
 	srv := start(t, newFake(), server.Options{})
-	const msg = "Invalid or unsupported protocol version (%d); supported versions are (4/v4)"
+	const msg = "Invalid or unsupported protocol version (%d); supported versions are (3/v3, 4/v4, 5/v5)"
 	tests := []struct {
 		name        string
 		raw         []byte
 		respVersion byte
 		v           int
 	}{
-		{"python 0x42 (v66)", []byte{0x42, 0, 0, 0, 5, 0, 0, 0, 0}, 0x84, 66},
-		{"python 0x41", []byte{0x41, 0, 0, 0, 5, 0, 0, 0, 0}, 0x84, 65},
-		{"v5 beta flag", []byte{0x05, 0x10, 0, 3, 5, 0, 0, 0, 0}, 0x84, 5},
-		{"v3 answered in v3", []byte{0x03, 0, 0, 3, 5, 0, 0, 0, 0}, 0x83, 3},
+		{"python 0x42 (v66)", []byte{0x42, 0, 0, 0, 5, 0, 0, 0, 0}, 0x85, 66},
+		{"python 0x41", []byte{0x41, 0, 0, 0, 5, 0, 0, 0, 0}, 0x85, 65},
+		{"v6 beta flag", []byte{0x06, 0x10, 0, 3, 5, 0, 0, 0, 0}, 0x85, 6},
+		{"v6", []byte{0x06, 0, 0, 3, 5, 0, 0, 0, 0}, 0x85, 6},
+		{"v0", []byte{0x00, 0, 0, 3, 5, 0, 0, 0, 0}, 0x85, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

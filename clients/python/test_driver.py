@@ -2,7 +2,9 @@
 against a running `minicass serve`.
 
 Run: MINICASS_PORT=9042 /usr/bin/python3 -m unittest -v test_driver.py
-(MINICASS_HOST defaults to 127.0.0.1.) .ci/run starts the server first.
+(MINICASS_HOST defaults to 127.0.0.1.) .ci/run starts the server first, and
+runs the suite a second time with MINICASS_COMPRESSION=lz4 (the driver then
+compresses v5 segments with the python3-lz4 package).
 """
 import os
 import unittest
@@ -14,14 +16,16 @@ from cassandra.query import SimpleStatement, BatchStatement
 HOST = os.environ.get("MINICASS_HOST", "127.0.0.1")
 PORT = int(os.environ.get("MINICASS_PORT", "9042"))
 KS = "py_suite"
+COMPRESSION = os.environ.get("MINICASS_COMPRESSION", "")
 
 
 class DriverSuite(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        # The driver negotiates down to protocol v4 and loads the schema from
+        # The driver negotiates the protocol version by itself (it steps down
+        # from the DSE versions to v5) and loads the schema from
         # system_schema.* (every table must answer).
-        cls.cluster = Cluster([HOST], port=PORT, connect_timeout=10)
+        cls.cluster = Cluster([HOST], port=PORT, connect_timeout=10, compression=COMPRESSION or False)
         cls.session = cls.cluster.connect()
         cls.session.execute("DROP KEYSPACE IF EXISTS " + KS)
         cls.session.execute(
@@ -112,6 +116,16 @@ class DriverSuite(unittest.TestCase):
         activities = [e.description for e in trace.events]
         self.assertTrue(any(a.startswith("Read partition") for a in activities), activities)
         self.assertIn("Returned 1 rows", activities)
+
+    def test_protocol_v5(self):
+        # The driver settled on v5 without being told, and every one of its
+        # connections speaks it, compressed as asked.
+        self.assertEqual(self.cluster.protocol_version, 5)
+        rows = list(self.session.execute("SELECT protocol_version, client_options FROM system_views.clients"))
+        self.assertTrue(rows)
+        for r in rows:
+            self.assertEqual(r.protocol_version, 5)
+            self.assertEqual((r.client_options or {}).get("COMPRESSION", ""), COMPRESSION)
 
     def test_clients_view(self):
         # The driver's own connections, anonymous (no authentication), with

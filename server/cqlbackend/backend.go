@@ -17,9 +17,13 @@
 package cqlbackend
 
 import (
+	"bytes"
 	"context"
 	"net"
+	"runtime"
 	"strconv"
+	"sync"
+	"weak"
 
 	"github.com/minicass/minicass/cql"
 	"github.com/minicass/minicass/cql/parser"
@@ -40,7 +44,7 @@ func New(x *cql.Executor) *Backend { return &Backend{x: x} }
 // NewSession returns the Session of one connection, with no current
 // keyspace, logged in as info.User (anonymous when it is empty).
 func (b *Backend) NewSession(ctx context.Context, info server.ConnInfo) server.Session {
-	s := &Session{s: b.x.NewUserSession(info.User)}
+	s := &Session{s: b.x.NewUserSession(info.User), user: info.User}
 	if tcp, ok := info.RemoteAddr.(*net.TCPAddr); ok {
 		s.client = tcp.IP
 	}
@@ -91,49 +95,105 @@ func Announce(x *cql.Executor, addr net.Addr) error {
 // Session is one connection's session.
 type Session struct {
 	s      *cql.Session
+	user   string
 	client net.IP // the client's address, for traces
+}
+
+// in returns the session a v5 request with the keyspace flag runs in: a
+// session of the same role whose current keyspace is ks. Without the flag
+// (ks empty) it is the connection's own session.
+func (s *Session) in(ks string) *cql.Session {
+	if ks == "" {
+		return s.s
+	}
+	o := s.s.Executor().NewUserSession(s.user)
+	o.SetKeyspace(ks)
+	return o
 }
 
 // Query runs one statement.
 func (s *Session) Query(ctx context.Context, query string, p *server.QueryParams) (*server.Result, error) {
-	res, err := s.s.Query(ctx, query, params(p))
+	var ks string
+	if p != nil {
+		ks = p.Keyspace
+	}
+	res, err := s.in(ks).Query(ctx, query, params(p))
 	if err != nil {
 		return nil, err
 	}
 	return s.traced(ctx, result(res, false), res.Trace, "Execute CQL3 query", queryTraceParams(query, p)), nil
 }
 
-// Prepare prepares a statement.
-func (s *Session) Prepare(ctx context.Context, query string) (*server.Prepared, error) {
-	prep, err := s.s.Prepare(ctx, query)
+// Prepare prepares a statement, in keyspace when it is set.
+func (s *Session) Prepare(ctx context.Context, query, keyspace string) (*server.Prepared, error) {
+	prep, err := s.in(keyspace).Prepare(ctx, query)
 	if err != nil {
 		return nil, err
 	}
-	return &server.Prepared{ID: prep.ID, Bind: specs(prep.Bind), PKIndexes: prep.PKIndexes, ResultCols: specs(prep.Result)}, nil
+	return &server.Prepared{ID: prep.ID, ResultMetadataID: metadataID(prep), Bind: specs(prep.Bind),
+		PKIndexes: prep.PKIndexes, ResultCols: specs(prep.Result)}, nil
 }
 
-// Execute runs a prepared statement. With the skip-metadata flag, a Rows
-// result is sent without its column metadata, as the driver asked; its
-// Columns are then zero-valued placeholders that only give the count.
+// Execute runs a prepared statement. A Rows result carries the result
+// metadata id of the statement's columns (nil for a statement without
+// result columns, such as a conditional INSERT, whose Rows are the
+// [applied] result). The metadata is skipped when the driver asked and,
+// in v5, named the current id; a v5 driver naming another id gets the
+// METADATA_CHANGED flag and the metadata, as Cassandra's ExecuteMessage
+// decides.
 func (s *Session) Execute(ctx context.Context, id []byte, p *server.QueryParams) (*server.Result, error) {
-	res, err := s.s.Execute(ctx, id, params(p))
+	prep := s.s.Executor().Lookup(id)
+	if prep == nil {
+		return nil, server.UnpreparedError(id)
+	}
+	res, err := s.s.ExecutePrepared(ctx, prep, params(p))
 	if err != nil {
 		return nil, err
 	}
-	out := result(res, p != nil && p.SkipMetadata)
+	var out *server.Result
+	if res != nil && res.Kind == wire.ResultRows {
+		var mdID []byte
+		if len(prep.Result) > 0 {
+			mdID = metadataID(prep)
+		}
+		skip := p != nil && p.SkipMetadata && mdID != nil
+		changed := false
+		if p != nil && p.Version >= 5 && mdID != nil && !bytes.Equal(mdID, p.ResultMetadataID) {
+			skip, changed = false, true
+		}
+		out = result(res, skip)
+		out.ResultMetadataID, out.MetadataChanged = mdID, changed
+	} else {
+		out = result(res, false)
+	}
 	if res.Trace == nil {
 		return out, nil
 	}
-	var query string
-	if prep := s.s.Executor().Lookup(id); prep != nil {
-		query = prep.Query
+	return s.traced(ctx, out, res.Trace, "Execute CQL3 prepared query", queryTraceParams(prep.Query, p)), nil
+}
+
+// metadataIDs caches the result metadata id of each prepared statement,
+// keyed weakly so that a statement the executor evicts is not kept alive.
+var metadataIDs sync.Map // weak.Pointer[cql.Prepared] -> []byte
+
+// metadataID returns the result metadata id of prep's result columns
+// (frame.ResultMetadataID), computed once per prepared statement.
+func metadataID(prep *cql.Prepared) []byte {
+	k := weak.Make(prep)
+	if id, ok := metadataIDs.Load(k); ok {
+		return id.([]byte)
 	}
-	return s.traced(ctx, out, res.Trace, "Execute CQL3 prepared query", queryTraceParams(query, p)), nil
+	id := frame.ResultMetadataID(specs(prep.Result))
+	if _, loaded := metadataIDs.LoadOrStore(k, id); !loaded {
+		runtime.AddCleanup(prep, func(k weak.Pointer[cql.Prepared]) { metadataIDs.Delete(k) }, k)
+	}
+	return id
 }
 
 // Batch runs a BATCH request: the entries' own plans (a text entry
-// compiled in the connection's keyspace, a prepared one as it was
-// prepared), each with its values, as the connection's role.
+// compiled in the connection's keyspace, or the request's in v5, a
+// prepared one as it was prepared), each with its values, as the
+// connection's role.
 func (s *Session) Batch(ctx context.Context, b *server.BatchRequest) (*server.Result, error) {
 	typ := parser.BatchLogged
 	switch b.Type {
@@ -157,7 +217,7 @@ func (s *Session) Batch(ctx context.Context, b *server.BatchRequest) (*server.Re
 			entries[i].Values[j] = cql.Value{Bytes: v, Unset: j < len(e.Unset) && e.Unset[j]}
 		}
 	}
-	res, err := s.s.Batch(ctx, typ, entries, p)
+	res, err := s.in(b.Keyspace).Batch(ctx, typ, entries, p)
 	if err != nil {
 		return nil, err
 	}

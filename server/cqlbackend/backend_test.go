@@ -115,7 +115,7 @@ func TestExecuteAsConnectionRole(t *testing.T) {
 	super := b.NewSession(ctx, server.ConnInfo{User: "cassandra"})
 	_, err = super.Query(ctx, "CREATE ROLE alice WITH LOGIN = true AND PASSWORD = 'a'", nil)
 	require.NoError(t, err)
-	prep, err := super.Prepare(ctx, "CREATE ROLE mallory WITH SUPERUSER = true AND LOGIN = true AND PASSWORD = 'p'")
+	prep, err := super.Prepare(ctx, "CREATE ROLE mallory WITH SUPERUSER = true AND LOGIN = true AND PASSWORD = 'p'", "")
 	require.NoError(t, err)
 
 	alice := b.NewSession(ctx, server.ConnInfo{User: "alice"})
@@ -133,4 +133,70 @@ func TestExecuteAsConnectionRole(t *testing.T) {
 	res, err := super.Query(ctx, "SELECT role FROM system_auth.roles WHERE role = 'mallory'", &server.QueryParams{})
 	require.NoError(t, err)
 	assert.Empty(t, res.Rows, "no role was created")
+}
+
+// TestResultMetadataIDs checks the v5 skip-metadata and METADATA_CHANGED
+// decisions of Execute, as Cassandra's ExecuteMessage makes them.
+func TestResultMetadataIDs(t *testing.T) {
+	ctx := context.Background()
+	eng, err := engine.Open(engine.Options{})
+	require.NoError(t, err)
+	t.Cleanup(func() { eng.Close() })
+	x := cql.NewExecutor(eng, cql.Options{})
+	s := New(x).NewSession(ctx, server.ConnInfo{})
+	for _, q := range []string{
+		"CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE ks.t (k int PRIMARY KEY, a int)",
+		"INSERT INTO ks.t (k, a) VALUES (1, 2)",
+	} {
+		_, err := s.Query(ctx, q, nil)
+		require.NoError(t, err)
+	}
+	old, err := s.Prepare(ctx, "SELECT * FROM t", "ks")
+	require.NoError(t, err)
+	assert.Equal(t, frame.ResultMetadataID(old.ResultCols), old.ResultMetadataID)
+
+	v5 := func(id []byte, skip bool) *server.QueryParams {
+		return &server.QueryParams{Version: 5, ResultMetadataID: id, SkipMetadata: skip}
+	}
+	res, err := s.Execute(ctx, old.ID, v5(old.ResultMetadataID, true))
+	require.NoError(t, err)
+	assert.True(t, res.NoMetadata, "same id, skip asked")
+	assert.False(t, res.MetadataChanged)
+
+	_, err = s.Query(ctx, "ALTER TABLE ks.t ADD b int", nil)
+	require.NoError(t, err)
+	cur, err := s.Prepare(ctx, "SELECT * FROM t", "ks")
+	require.NoError(t, err)
+	require.Equal(t, old.ID, cur.ID)
+	require.NotEqual(t, old.ResultMetadataID, cur.ResultMetadataID)
+
+	res, err = s.Execute(ctx, old.ID, v5(old.ResultMetadataID, true))
+	require.NoError(t, err)
+	assert.True(t, res.MetadataChanged, "outdated id")
+	assert.False(t, res.NoMetadata, "changed metadata is sent in full")
+	assert.Equal(t, cur.ResultMetadataID, res.ResultMetadataID)
+	require.Len(t, res.Columns, 3)
+	assert.Equal(t, "b", res.Columns[2].Name)
+
+	// v4 has no ids: skip-metadata is honoured.
+	res, err = s.Execute(ctx, old.ID, &server.QueryParams{SkipMetadata: true})
+	require.NoError(t, err)
+	assert.True(t, res.NoMetadata)
+	assert.False(t, res.MetadataChanged)
+
+	// A conditional statement always sends its metadata, without the flag.
+	lwt, err := s.Prepare(ctx, "INSERT INTO ks.t (k, a) VALUES (1, 3) IF NOT EXISTS", "")
+	require.NoError(t, err)
+	res, err = s.Execute(ctx, lwt.ID, v5(lwt.ResultMetadataID, true))
+	require.NoError(t, err)
+	require.Equal(t, wire.ResultRows, res.Kind)
+	assert.False(t, res.NoMetadata)
+	assert.False(t, res.MetadataChanged)
+	assert.Nil(t, res.ResultMetadataID)
+
+	// The keyspace flag: a statement prepared in ks is not the same one as
+	// prepared without a keyspace.
+	_, err = s.Prepare(ctx, "SELECT * FROM t", "")
+	require.Error(t, err, "no keyspace")
 }

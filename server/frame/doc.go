@@ -1,6 +1,15 @@
-// Package frame is the codec of the CQL native protocol version 4
-// (Cassandra's doc/native_protocol_v4.spec): the frame header, the body
-// primitives, and every request and response message.
+// Package frame is the codec of the CQL native protocol, versions 3 to 5
+// (Cassandra's doc/native_protocol_v4.spec and v5.spec): the frame header,
+// the body primitives, every request and response message, and v5's
+// segments (segment.go documents their layout, and the lz4 body format of
+// v3 and v4). A Header's version byte, a Writer's V and a Reader's version
+// select the version's layout; zero means v4. v5 differs from v4 in the
+// body: query and batch flags are an [int] with keyspace (0x80) and
+// now_in_seconds (0x100) added, PREPARE has flags and a keyspace, EXECUTE
+// and PREPARED carry a result_metadata_id, Rows metadata may carry
+// METADATA_CHANGED (0x0008) and a new id, READ_FAILURE and WRITE_FAILURE a
+// reason map, and duration has a type id. v3 lacks PREPARED's partition key
+// indexes, warnings and custom payloads.
 //
 // # Frame layout
 //
@@ -18,10 +27,12 @@
 // A response body may start with a tracing [uuid] (flag 0x02), a [string
 // list] of warnings (flag 0x08) and a [bytes map] custom payload (flag 0x04),
 // in that order; a request body may start with a custom payload. When
-// compression is negotiated the body, prefix included, is compressed as a
-// whole and the header's length is the compressed length; this package
-// encodes and decodes uncompressed bodies and leaves compression to its
-// caller.
+// compression is negotiated in v3 or v4 the body, prefix included, is
+// compressed as a whole and the header's length is the compressed length;
+// in v5 whole segments are compressed instead and frames carry no
+// compression flag. Encode and Decode work on uncompressed bodies; the
+// caller applies compression with this package's LZ4 and segment helpers
+// (or snappy).
 //
 // # Body primitives
 //

@@ -38,17 +38,21 @@ func (f *Frame) AppendTo(dst []byte) ([]byte, error) {
 			h.Flags |= FlagWarning
 		}
 	}
-	if f.CustomPayload != nil {
+	v := h.ProtocolVersion()
+	if v < 4 {
+		// Warnings and custom payloads came with v4.
+		h.Flags &^= FlagWarning
+	} else if f.CustomPayload != nil {
 		h.Flags |= FlagCustomPayload
 	}
-	w := Writer{B: AppendHeader(dst, h)}
+	w := Writer{B: AppendHeader(dst, h), V: v}
 	if response && f.TracingID != nil {
 		w.UUID(*f.TracingID)
 	}
 	if h.Flags&FlagWarning != 0 {
 		w.StringList(f.Warnings)
 	}
-	if f.CustomPayload != nil {
+	if h.Flags&FlagCustomPayload != 0 {
 		w.BytesMap(f.CustomPayload)
 	}
 	// A Result, the common response, is encoded through a static call so
@@ -76,7 +80,7 @@ func (f *Frame) AppendTo(dst []byte) ([]byte, error) {
 // encodeDynamic encodes m through the Message interface. It copies w so
 // that only this path allocates a Writer on the heap.
 func encodeDynamic(m Message, w *Writer) error {
-	hw := &Writer{B: w.B, err: w.err}
+	hw := &Writer{B: w.B, err: w.err, V: w.V}
 	err := m.encode(hw)
 	w.B, w.err = hw.B, hw.err
 	return err
@@ -90,7 +94,7 @@ func DecodeRequest(h Header, body []byte) (Message, error) {
 	if h.IsResponse() {
 		return nil, fmt.Errorf("%w: %s is a response", ErrUnknownOpcode, h.Opcode)
 	}
-	r := Reader{buf: body}
+	r := Reader{buf: body, v: h.ProtocolVersion()}
 	if h.Flags&FlagCustomPayload != 0 {
 		r.BytesMap()
 		if r.err != nil {
@@ -106,11 +110,12 @@ func DecodeRequest(h Header, body []byte) (Message, error) {
 }
 
 // Decode decodes an uncompressed body whose header is h. The direction bit of
-// h.Version chooses between request and response messages; the protocol
-// version itself is not checked. The returned frame's slices alias body.
-// Bytes after the message are ignored, as Cassandra does.
+// h.Version chooses between request and response messages, and its protocol
+// version selects the body layout (v3, v4 or v5; it is not otherwise
+// checked). The returned frame's slices alias body. Bytes after the message
+// are ignored, as Cassandra does.
 func Decode(h Header, body []byte) (*Frame, error) {
-	r := NewReader(body)
+	r := NewReaderVersion(body, h.ProtocolVersion())
 	f := &Frame{Header: h}
 	f.Header.Length = int32(len(body))
 	response := h.IsResponse()
@@ -142,9 +147,23 @@ func Decode(h Header, body []byte) (*Frame, error) {
 	return f, nil
 }
 
-// markTracing sets the Tracing field of a QUERY, EXECUTE or BATCH request
-// whose frame has the tracing flag.
+// markTracing sets the fields of a request that mirror its frame rather
+// than its body: the protocol version of QUERY and EXECUTE parameters, the
+// result metadata id of EXECUTE in its parameters, and the Tracing field of
+// a QUERY, EXECUTE or BATCH whose frame has the tracing flag.
 func markTracing(h Header, m Message) {
+	// As in Writer, version 0 stands for v4.
+	v := h.ProtocolVersion()
+	if v == ProtocolVersion {
+		v = 0
+	}
+	switch m := m.(type) {
+	case *Query:
+		m.Params.Version = v
+	case *Execute:
+		m.Params.Version = v
+		m.Params.ResultMetadataID = m.ResultMetadataID
+	}
 	if h.Flags&FlagTracing == 0 {
 		return
 	}

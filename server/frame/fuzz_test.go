@@ -12,7 +12,7 @@ import (
 // Properties: decoding never panics; a frame that decodes re-encodes, and
 // the re-encoding decodes to an equal message that encodes to the same bytes.
 func FuzzFrameDecode(f *testing.F) {
-	for _, fr := range roundTripMessages() {
+	for _, fr := range append(roundTripMessages(), v5Messages()...) {
 		b, err := fr.AppendTo(nil)
 		if err != nil {
 			f.Fatal(err)

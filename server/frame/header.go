@@ -5,15 +5,21 @@ import (
 	"fmt"
 )
 
-// HeaderSize is the size in bytes of a protocol v4 frame header. It is part
-// of the wire format.
+// HeaderSize is the size in bytes of a frame header of protocols v3 to v5
+// (an "envelope" header in v5's terms). It is part of the wire format.
 const HeaderSize = 9
 
 // The version byte of a frame: the low 7 bits are the protocol version and the
 // high bit is set for responses. These values are part of the wire format.
 const (
-	// ProtocolVersion is the only native protocol version this codec speaks.
+	// ProtocolVersion is the default protocol version of this codec: a
+	// Header whose version byte is zero, a Writer and a Reader with no
+	// version, speak v4.
 	ProtocolVersion = 4
+	// MinProtocolVersion and MaxProtocolVersion bound the versions this
+	// codec speaks, as Cassandra 4.1 does (v3 to v5).
+	MinProtocolVersion = 3
+	MaxProtocolVersion = 5
 	// VersionRequest is the version byte of a v4 request frame.
 	VersionRequest byte = 0x04
 	// VersionResponse is the version byte of a v4 response frame.
@@ -42,7 +48,9 @@ const (
 	FlagCustomPayload Flags = 0x04
 	// FlagWarning announces a [string list] of warnings in a response body.
 	FlagWarning Flags = 0x08
-	// FlagBeta marks a beta protocol version (unused by v4).
+	// FlagBeta marks a beta protocol version (USE_BETA). No version this
+	// codec speaks is beta, so it is ignored, as Cassandra 4.1 ignores it on
+	// v5 and below.
 	FlagBeta Flags = 0x10
 )
 
@@ -116,8 +124,19 @@ type Header struct {
 // IsResponse reports whether the direction bit of the version byte is set.
 func (h Header) IsResponse() bool { return h.Version&DirectionResponse != 0 }
 
-// ProtocolVersion returns the protocol version number without the direction bit.
-func (h Header) ProtocolVersion() int { return int(h.Version & VersionMask) }
+// ProtocolVersion returns the protocol version number without the direction
+// bit; a zero version byte is v4 (ProtocolVersion).
+func (h Header) ProtocolVersion() int {
+	if v := int(h.Version & VersionMask); v != 0 {
+		return v
+	}
+	return ProtocolVersion
+}
+
+// RequestVersion and ResponseVersion return the version byte of a request
+// and of a response frame of protocol version v.
+func RequestVersion(v int) byte  { return byte(v) & VersionMask }
+func ResponseVersion(v int) byte { return byte(v)&VersionMask | DirectionResponse }
 
 // ParseHeader decodes the 9-byte header at the start of b. It checks only the
 // sizes: the caller decides what to do with an unsupported version, an

@@ -19,10 +19,23 @@ type Reader struct {
 	buf []byte
 	off int
 	err error
+	// v is the protocol version of the body, 0 for v4 (ProtocolVersion).
+	v int
 }
 
-// NewReader returns a Reader over b.
+// NewReader returns a Reader over b, a body of protocol v4.
 func NewReader(b []byte) *Reader { return &Reader{buf: b} }
+
+// NewReaderVersion returns a Reader over b, a body of protocol version v.
+func NewReaderVersion(b []byte, v int) *Reader { return &Reader{buf: b, v: v} }
+
+// version returns the protocol version the Reader decodes.
+func (r *Reader) version() int {
+	if r.v == 0 {
+		return ProtocolVersion
+	}
+	return r.v
+}
 
 // Err returns the first error met, or nil.
 func (r *Reader) Err() error { return r.err }
@@ -240,6 +253,16 @@ type Writer struct {
 	// B holds the bytes written so far.
 	B   []byte
 	err error
+	// V is the protocol version of the body, 0 for v4 (ProtocolVersion).
+	V int
+}
+
+// version returns the protocol version the Writer encodes.
+func (w *Writer) version() int {
+	if w.V == 0 {
+		return ProtocolVersion
+	}
+	return w.V
 }
 
 // Err returns the first encoding error (a [string] or [short bytes] longer

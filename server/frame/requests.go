@@ -28,13 +28,21 @@ type Query struct {
 	Params QueryParams
 }
 
-// Prepare is the PREPARE request.
-type Prepare struct{ Query string }
+// Prepare is the PREPARE request. Keyspace (v5, flag 0x01) is the keyspace
+// unqualified names resolve in, instead of the connection's; "" when absent.
+type Prepare struct {
+	Query    string
+	Keyspace string
+}
 
 // Execute is the EXECUTE request: a prepared statement id and parameters.
+// ResultMetadataID (v5) is the result metadata id the client holds for the
+// statement, as the PREPARED result or a METADATA_CHANGED Rows result gave
+// it.
 type Execute struct {
-	ID     []byte
-	Params QueryParams
+	ID               []byte
+	ResultMetadataID []byte
+	Params           QueryParams
 }
 
 // Register is the REGISTER request: the event types the client wants pushed
@@ -85,6 +93,11 @@ type Batch struct {
 	SerialConsistency wire.Consistency // 0 when absent
 	DefaultTimestamp  int64
 	HasTimestamp      bool
+	// Keyspace (v5, flag 0x80) and NowInSeconds (v5, flag 0x100, when
+	// HasNowInSeconds) are as in QueryParams.
+	Keyspace        string
+	NowInSeconds    int32
+	HasNowInSeconds bool
 	// Tracing mirrors the request frame's tracing flag (0x02): DecodeRequest
 	// sets it; it is not part of the body.
 	Tracing bool
@@ -101,7 +114,10 @@ type Batch struct {
 // long as Values when the client named its values (flag 0x40). PageSize is
 // the requested page size, 0 when the client did not ask for paging.
 // SerialConsistency is 0 when absent. DefaultTimestamp is meaningful only
-// when HasTimestamp is set.
+// when HasTimestamp is set. Keyspace and NowInSeconds are protocol v5's:
+// the keyspace the statement runs in instead of the connection's ("" when
+// absent), and the time in seconds the statement takes as now (meaningful
+// when HasNowInSeconds is set).
 type QueryParams struct {
 	Consistency       wire.Consistency
 	Values            [][]byte
@@ -113,12 +129,23 @@ type QueryParams struct {
 	SerialConsistency wire.Consistency
 	DefaultTimestamp  int64
 	HasTimestamp      bool
+	Keyspace          string
+	NowInSeconds      int32
+	HasNowInSeconds   bool
 	// Tracing mirrors the request frame's tracing flag (0x02): DecodeRequest
 	// sets it; it is not part of the body.
 	Tracing bool
+	// Version is the protocol version of the request (0 for v4, as in
+	// Writer.V), and ResultMetadataID
+	// the result_metadata_id of an EXECUTE (v5): DecodeRequest sets them so
+	// that a backend sees them with the parameters; they are not part of
+	// <query_parameters>.
+	Version          int
+	ResultMetadataID []byte
 }
 
-// The <flags> byte of <query_parameters>. They are part of the wire format.
+// The <flags> of <query_parameters>: a [byte] up to v4, an [int] in v5. They
+// are part of the wire format.
 const (
 	queryValues            = 0x01
 	querySkipMetadata      = 0x02
@@ -127,7 +154,30 @@ const (
 	querySerialConsistency = 0x10
 	queryDefaultTimestamp  = 0x20
 	queryNamesForValues    = 0x40
+	queryKeyspace          = 0x80  // v5
+	queryNowInSeconds      = 0x100 // v5
 )
+
+// prepareKeyspace is the PREPARE flag (v5) announcing a keyspace.
+const prepareKeyspace = 0x01
+
+// writeFlags writes query or batch flags: a [byte] before v5, an [int] from
+// v5.
+func (w *Writer) writeFlags(f int) {
+	if w.version() >= 5 {
+		w.Int(int32(f))
+	} else {
+		w.Byte(byte(f))
+	}
+}
+
+// readFlags reads what writeFlags writes.
+func (r *Reader) readFlags() int {
+	if r.version() >= 5 {
+		return int(uint32(r.Int()))
+	}
+	return int(r.Byte())
+}
 
 func (*Startup) Opcode() Opcode      { return OpStartup }
 func (*Options) Opcode() Opcode      { return OpOptions }
@@ -144,9 +194,23 @@ func (m *Query) encode(w *Writer) error {
 	w.LongString(m.Query)
 	return m.Params.encode(w)
 }
-func (m *Prepare) encode(w *Writer) error { w.LongString(m.Query); return nil }
+func (m *Prepare) encode(w *Writer) error {
+	w.LongString(m.Query)
+	if w.version() >= 5 {
+		if m.Keyspace != "" {
+			w.Int(prepareKeyspace)
+			w.String(m.Keyspace)
+		} else {
+			w.Int(0)
+		}
+	}
+	return nil
+}
 func (m *Execute) encode(w *Writer) error {
 	w.ShortBytes(m.ID)
+	if w.version() >= 5 {
+		w.ShortBytes(m.ResultMetadataID)
+	}
 	return m.Params.encode(w)
 }
 func (m *Register) encode(w *Writer) error     { w.StringList(m.Events); return nil }
@@ -166,7 +230,7 @@ func (m *Batch) encode(w *Writer) error {
 		writeValues(w, e.Values, e.Unset)
 	}
 	w.Consistency(m.Consistency)
-	var flags byte
+	var flags int
 	if m.SerialConsistency != 0 {
 		flags |= querySerialConsistency
 	}
@@ -176,12 +240,25 @@ func (m *Batch) encode(w *Writer) error {
 	if m.NamesForValues {
 		flags |= queryNamesForValues
 	}
-	w.Byte(flags)
+	v5 := w.version() >= 5
+	if v5 && m.Keyspace != "" {
+		flags |= queryKeyspace
+	}
+	if v5 && m.HasNowInSeconds {
+		flags |= queryNowInSeconds
+	}
+	w.writeFlags(flags)
 	if m.SerialConsistency != 0 {
 		w.Consistency(m.SerialConsistency)
 	}
 	if m.HasTimestamp {
 		w.Long(m.DefaultTimestamp)
+	}
+	if flags&queryKeyspace != 0 {
+		w.String(m.Keyspace)
+	}
+	if flags&queryNowInSeconds != 0 {
+		w.Int(m.NowInSeconds)
 	}
 	return nil
 }
@@ -195,7 +272,7 @@ func writeValues(w *Writer, values [][]byte, unset []bool) {
 
 func (p *QueryParams) encode(w *Writer) error {
 	w.Consistency(p.Consistency)
-	var flags byte
+	var flags int
 	if len(p.Values) > 0 {
 		flags |= queryValues
 		if p.Names != nil {
@@ -220,7 +297,15 @@ func (p *QueryParams) encode(w *Writer) error {
 	if p.HasTimestamp {
 		flags |= queryDefaultTimestamp
 	}
-	w.Byte(flags)
+	if w.version() >= 5 {
+		if p.Keyspace != "" {
+			flags |= queryKeyspace
+		}
+		if p.HasNowInSeconds {
+			flags |= queryNowInSeconds
+		}
+	}
+	w.writeFlags(flags)
 	if flags&queryValues != 0 {
 		w.short(len(p.Values), "values")
 		for i, v := range p.Values {
@@ -242,17 +327,27 @@ func (p *QueryParams) encode(w *Writer) error {
 	if flags&queryDefaultTimestamp != 0 {
 		w.Long(p.DefaultTimestamp)
 	}
+	if flags&queryKeyspace != 0 {
+		w.String(p.Keyspace)
+	}
+	if flags&queryNowInSeconds != 0 {
+		w.Int(p.NowInSeconds)
+	}
 	return nil
 }
 
 // decodeQueryParams reads <query_parameters>.
 func decodeQueryParams(r *Reader, p *QueryParams) {
 	p.Consistency = r.Consistency()
-	flags := r.Byte()
+	flags := r.readFlags()
 	if r.err != nil {
 		return
 	}
-	if flags&0x80 != 0 {
+	known := 0x7f
+	if r.version() >= 5 {
+		known |= queryKeyspace | queryNowInSeconds
+	}
+	if flags&^known != 0 {
 		r.fail(fmt.Errorf("%w: unknown query flags 0x%02x", ErrInvalidValue, flags))
 		return
 	}
@@ -294,6 +389,13 @@ func decodeQueryParams(r *Reader, p *QueryParams) {
 		p.DefaultTimestamp = r.Long()
 		p.HasTimestamp = true
 	}
+	if flags&queryKeyspace != 0 {
+		p.Keyspace = r.String()
+	}
+	if flags&queryNowInSeconds != 0 {
+		p.NowInSeconds = r.Int()
+		p.HasNowInSeconds = true
+	}
 }
 
 func readValues(r *Reader) (values [][]byte, unset []bool) {
@@ -331,9 +433,18 @@ func decodeRequest(op Opcode, r *Reader) (Message, error) {
 		decodeQueryParams(r, &q.Params)
 		m = q
 	case OpPrepare:
-		m = &Prepare{Query: r.LongString()}
+		p := &Prepare{Query: r.LongString()}
+		if r.version() >= 5 {
+			if flags := r.Int(); flags&prepareKeyspace != 0 {
+				p.Keyspace = r.String()
+			}
+		}
+		m = p
 	case OpExecute:
 		e := &Execute{ID: r.ShortBytes()}
+		if r.version() >= 5 {
+			e.ResultMetadataID = r.ShortBytes()
+		}
 		decodeQueryParams(r, &e.Params)
 		m = e
 	case OpRegister:
@@ -386,8 +497,12 @@ func decodeBatch(r *Reader) (*Batch, error) {
 		}
 	}
 	b.Consistency = r.Consistency()
-	flags := r.Byte()
-	if flags&^(querySerialConsistency|queryDefaultTimestamp|queryNamesForValues) != 0 && r.err == nil {
+	flags := r.readFlags()
+	known := querySerialConsistency | queryDefaultTimestamp | queryNamesForValues
+	if r.version() >= 5 {
+		known |= queryKeyspace | queryNowInSeconds
+	}
+	if flags&^known != 0 && r.err == nil {
 		return nil, fmt.Errorf("%w: invalid BATCH flags 0x%02x", ErrInvalidValue, flags)
 	}
 	b.NamesForValues = flags&queryNamesForValues != 0
@@ -397,6 +512,13 @@ func decodeBatch(r *Reader) (*Batch, error) {
 	if flags&queryDefaultTimestamp != 0 {
 		b.DefaultTimestamp = r.Long()
 		b.HasTimestamp = true
+	}
+	if flags&queryKeyspace != 0 {
+		b.Keyspace = r.String()
+	}
+	if flags&queryNowInSeconds != 0 {
+		b.NowInSeconds = r.Int()
+		b.HasNowInSeconds = true
 	}
 	return b, r.err
 }

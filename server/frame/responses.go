@@ -32,10 +32,13 @@ type AuthSuccess struct{ Token []byte }
 //	ReadFailure     Consistency, Received, BlockFor, NumFailures, DataPresent
 //	FunctionFailure Keyspace, Function, ArgTypes
 //	WriteFailure    Consistency, Received, BlockFor, NumFailures, WriteType
+//	CASWriteUnknown Consistency, Received, BlockFor (v5)
 //	AlreadyExists   Keyspace, Table
 //	Unprepared      UnpreparedID
 //
-// Other fields are ignored. Error also implements the error interface, with
+// In v5, READ_FAILURE and WRITE_FAILURE carry Reasons, the failure code of
+// each replica that failed, in place of NumFailures; decoding a v5 body sets
+// both. Other fields are ignored. Error also implements the error interface, with
 // CQLCode, so a backend may return one directly.
 type Error struct {
 	Code         wire.ErrorCode
@@ -53,7 +56,19 @@ type Error struct {
 	Function     string
 	ArgTypes     []string
 	UnpreparedID []byte
+	Reasons      []FailureReason
 }
+
+// FailureReason is one entry of the v5 <reasonmap> of READ_FAILURE and
+// WRITE_FAILURE: a replica's address and its RequestFailureReason code.
+type FailureReason struct {
+	Addr netip.Addr
+	Code uint16
+}
+
+// CodeCASWriteUnknown is the v5 error code of a compare-and-set write whose
+// outcome is unknown (exceptions/ExceptionCode.java CAS_WRITE_UNKNOWN).
+const CodeCASWriteUnknown wire.ErrorCode = 0x1700
 
 // Error returns the message.
 func (e *Error) Error() string { return e.Message }
@@ -62,12 +77,15 @@ func (e *Error) Error() string { return e.Message }
 func (e *Error) CQLCode() wire.ErrorCode { return e.Code }
 
 // Prepared is the body of a Prepared result. PKIndexes holds, for each
-// partition key column, the index of the bind marker giving it.
+// partition key column, the index of the bind marker giving it (not sent
+// in v3). ResultMetadataID (v5) identifies ResultCols: a client sends it
+// back with EXECUTE, and a Rows result tells it when the columns changed.
 type Prepared struct {
-	ID         []byte
-	Bind       []ColumnSpec
-	PKIndexes  []uint16
-	ResultCols []ColumnSpec
+	ID               []byte
+	ResultMetadataID []byte
+	Bind             []ColumnSpec
+	PKIndexes        []uint16
+	ResultCols       []ColumnSpec
 }
 
 // Result is the RESULT response, and the value the CQL layer hands to the
@@ -75,7 +93,8 @@ type Prepared struct {
 //
 //	Void          nothing
 //	Rows          Columns, Rows (each row one []byte per column, nil = null),
-//	              PagingState (non-nil: has more pages), NoMetadata
+//	              PagingState (non-nil: has more pages), NoMetadata,
+//	              MetadataChanged and ResultMetadataID (v5)
 //	SetKeyspace   Keyspace
 //	Prepared      Prepared
 //	SchemaChange  Change
@@ -88,10 +107,15 @@ type Result struct {
 	Rows        [][][]byte
 	PagingState []byte
 	NoMetadata  bool
-	Keyspace    string
-	Prepared    *Prepared
-	Change      *wire.SchemaChange
-	Warnings    []string
+	// ResultMetadataID is the result metadata id of Columns. A server sets
+	// MetadataChanged when a v5 EXECUTE named another id; the Rows metadata
+	// then carries the flag and this id, with the full column metadata.
+	ResultMetadataID []byte
+	MetadataChanged  bool
+	Keyspace         string
+	Prepared         *Prepared
+	Change           *wire.SchemaChange
+	Warnings         []string
 	// TracingID is the tracing session of a traced request; the server
 	// sends it in the response frame (flag 0x02).
 	TracingID *[16]byte
@@ -112,6 +136,7 @@ const (
 	metaGlobalTableSpec = 0x0001
 	metaHasMorePages    = 0x0002
 	metaNoMetadata      = 0x0004
+	metaChanged         = 0x0008 // v5
 )
 
 func (*Ready) Opcode() Opcode         { return OpReady }
@@ -158,7 +183,7 @@ func (m *Error) encode(w *Writer) error {
 		w.Consistency(m.Consistency)
 		w.Int(m.Received)
 		w.Int(m.BlockFor)
-		w.Int(m.NumFailures)
+		m.writeFailures(w)
 		w.Byte(boolByte(m.DataPresent))
 	case wire.CodeFunctionFailure:
 		w.String(m.Keyspace)
@@ -168,8 +193,12 @@ func (m *Error) encode(w *Writer) error {
 		w.Consistency(m.Consistency)
 		w.Int(m.Received)
 		w.Int(m.BlockFor)
-		w.Int(m.NumFailures)
+		m.writeFailures(w)
 		w.String(m.WriteType)
+	case CodeCASWriteUnknown:
+		w.Consistency(m.Consistency)
+		w.Int(m.Received)
+		w.Int(m.BlockFor)
 	case wire.CodeAlreadyExists:
 		w.String(m.Keyspace)
 		w.String(m.Table)
@@ -177,6 +206,52 @@ func (m *Error) encode(w *Writer) error {
 		w.ShortBytes(m.UnpreparedID)
 	}
 	return nil
+}
+
+// writeFailures writes <numfailures> before v5 and the <reasonmap> from v5.
+func (m *Error) writeFailures(w *Writer) {
+	if w.version() < 5 {
+		n := m.NumFailures
+		if n == 0 {
+			n = int32(len(m.Reasons))
+		}
+		w.Int(n)
+		return
+	}
+	w.Int(int32(len(m.Reasons)))
+	for _, fr := range m.Reasons {
+		a := fr.Addr.Unmap().AsSlice()
+		w.Byte(byte(len(a)))
+		w.B = append(w.B, a...)
+		w.Short(fr.Code)
+	}
+}
+
+// readFailures reads what writeFailures writes.
+func (e *Error) readFailures(r *Reader) {
+	n := r.Int()
+	if r.version() < 5 || r.err != nil {
+		e.NumFailures = n
+		return
+	}
+	if n < 0 || int(n)*3 > r.Remaining() {
+		r.fail(fmt.Errorf("%w: reason map of %d entries", ErrShortBuffer, n))
+		return
+	}
+	e.NumFailures = n
+	for range n {
+		size := int(r.Byte())
+		if r.err == nil && size != 4 && size != 16 {
+			r.fail(fmt.Errorf("%w: inetaddr of %d bytes", ErrInvalidValue, size))
+		}
+		b := r.take(size, "inetaddr")
+		code := r.Short()
+		if r.err != nil {
+			return
+		}
+		addr, _ := netip.AddrFromSlice(b)
+		e.Reasons = append(e.Reasons, FailureReason{Addr: addr, Code: code})
+	}
 }
 
 func decodeError(r *Reader) *Error {
@@ -190,12 +265,16 @@ func decodeError(r *Reader) *Error {
 		e.Consistency, e.Received, e.BlockFor, e.DataPresent = r.Consistency(), r.Int(), r.Int(), r.Byte() != 0
 	case wire.CodeReadFailure:
 		e.Consistency, e.Received, e.BlockFor = r.Consistency(), r.Int(), r.Int()
-		e.NumFailures, e.DataPresent = r.Int(), r.Byte() != 0
+		e.readFailures(r)
+		e.DataPresent = r.Byte() != 0
 	case wire.CodeFunctionFailure:
 		e.Keyspace, e.Function, e.ArgTypes = r.String(), r.String(), r.StringList()
 	case wire.CodeWriteFailure:
 		e.Consistency, e.Received, e.BlockFor = r.Consistency(), r.Int(), r.Int()
-		e.NumFailures, e.WriteType = r.Int(), r.String()
+		e.readFailures(r)
+		e.WriteType = r.String()
+	case CodeCASWriteUnknown:
+		e.Consistency, e.Received, e.BlockFor = r.Consistency(), r.Int(), r.Int()
 	case wire.CodeAlreadyExists:
 		e.Keyspace, e.Table = r.String(), r.String()
 	case wire.CodeUnprepared:
@@ -269,8 +348,15 @@ func readSpecs(r *Reader, n int, global bool) ([]ColumnSpec, error) {
 
 // writeRowsMetadata writes <metadata> of a Rows result or of a Prepared
 // result's result metadata.
-func writeRowsMetadata(w *Writer, cols []ColumnSpec, pagingState []byte, noMetadata bool) error {
+func writeRowsMetadata(w *Writer, cols []ColumnSpec, pagingState []byte, noMetadata bool, newID []byte) error {
 	var flags int32
+	if newID != nil && w.version() >= 5 {
+		// A changed metadata is always sent in full.
+		flags |= metaChanged
+		noMetadata = false
+	} else {
+		newID = nil
+	}
 	global := !noMetadata && sameTable(cols)
 	if global {
 		flags |= metaGlobalTableSpec
@@ -285,6 +371,9 @@ func writeRowsMetadata(w *Writer, cols []ColumnSpec, pagingState []byte, noMetad
 	w.Int(int32(len(cols)))
 	if pagingState != nil {
 		w.Bytes(pagingState)
+	}
+	if newID != nil {
+		w.ShortBytes(newID)
 	}
 	if noMetadata {
 		return nil
@@ -306,6 +395,10 @@ func readRowsMetadata(r *Reader, res *Result) (int, error) {
 	if flags&metaHasMorePages != 0 {
 		res.PagingState = r.Bytes()
 	}
+	if flags&metaChanged != 0 && r.version() >= 5 {
+		res.MetadataChanged = true
+		res.ResultMetadataID = r.ShortBytes()
+	}
 	if flags&metaNoMetadata != 0 {
 		res.NoMetadata = true
 		return n, r.err
@@ -320,7 +413,14 @@ func (m *Result) encode(w *Writer) error {
 	switch m.Kind {
 	case wire.ResultVoid:
 	case wire.ResultRows:
-		if err := writeRowsMetadata(w, m.Columns, m.PagingState, m.NoMetadata); err != nil {
+		var newID []byte
+		if m.MetadataChanged {
+			newID = m.ResultMetadataID
+			if newID == nil {
+				newID = []byte{}
+			}
+		}
+		if err := writeRowsMetadata(w, m.Columns, m.PagingState, m.NoMetadata && !m.MetadataChanged, newID); err != nil {
 			return err
 		}
 		w.Int(int32(len(m.Rows)))
@@ -340,6 +440,9 @@ func (m *Result) encode(w *Writer) error {
 			return fmt.Errorf("%w: Prepared result without Prepared", ErrInvalidValue)
 		}
 		w.ShortBytes(p.ID)
+		if w.version() >= 5 {
+			w.ShortBytes(p.ResultMetadataID)
+		}
 		global := sameTable(p.Bind)
 		var flags int32
 		if global {
@@ -347,16 +450,18 @@ func (m *Result) encode(w *Writer) error {
 		}
 		w.Int(flags)
 		w.Int(int32(len(p.Bind)))
-		w.Int(int32(len(p.PKIndexes)))
-		for _, i := range p.PKIndexes {
-			w.Short(i)
+		if w.version() >= 4 {
+			w.Int(int32(len(p.PKIndexes)))
+			for _, i := range p.PKIndexes {
+				w.Short(i)
+			}
 		}
 		if err := writeSpecs(w, p.Bind, global); err != nil {
 			return err
 		}
 		// Cassandra sends an empty result metadata as the no_metadata flag with
 		// a zero column count (ResultMetadata.EMPTY).
-		if err := writeRowsMetadata(w, p.ResultCols, nil, len(p.ResultCols) == 0); err != nil {
+		if err := writeRowsMetadata(w, p.ResultCols, nil, len(p.ResultCols) == 0, nil); err != nil {
 			return err
 		}
 	case wire.ResultSchemaChange:
@@ -400,9 +505,15 @@ func decodeResult(r *Reader) (*Result, error) {
 		res.Keyspace = r.String()
 	case wire.ResultPrepared:
 		p := &Prepared{ID: r.ShortBytes()}
+		if r.version() >= 5 {
+			p.ResultMetadataID = r.ShortBytes()
+		}
 		flags := r.Int()
 		n := int(r.Int())
-		pk := int(r.Int())
+		pk := 0
+		if r.version() >= 4 {
+			pk = int(r.Int())
+		}
 		if r.err != nil {
 			return nil, r.err
 		}

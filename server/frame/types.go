@@ -8,9 +8,18 @@ import (
 	"github.com/minicass/minicass/types"
 )
 
-// DurationClass is the custom type class name under which protocol v4 sends
-// the duration type, which has no v4 type id of its own.
+// DurationClass is the custom type class name under which protocols v3 and
+// v4 send the duration type, which has a type id (0x0015) only from v5.
 const DurationClass = "org.apache.cassandra.db.marshal.DurationType"
+
+// v3Classes are the custom type class names under which protocol v3 sends
+// the types that got a type id in v4, as Cassandra's DataType.fromType does.
+var v3Classes = map[types.Kind]string{
+	types.Date:     "org.apache.cassandra.db.marshal.SimpleDateType",
+	types.Time:     "org.apache.cassandra.db.marshal.TimeType",
+	types.Smallint: "org.apache.cassandra.db.marshal.ShortType",
+	types.Tinyint:  "org.apache.cassandra.db.marshal.ByteType",
+}
 
 // ColumnSpec describes one column of a result or one bind marker of a
 // prepared statement.
@@ -29,12 +38,18 @@ const udtID = 0x0030
 const maxTypeDepth = 32
 
 // option writes t as an [option]: the type id, then for collections and
-// tuples the parameter types. Duration is written as the custom type
-// DurationClass. Frozenness is not part of the wire format.
+// tuples the parameter types. Before v5, duration is written as the custom
+// type DurationClass; in v3, date, time, smallint and tinyint as their
+// custom classes too. Frozenness is not part of the wire format.
 func (w *Writer) option(t types.Type) error {
-	if t.Kind == types.Duration {
+	if t.Kind == types.Duration && w.version() < 5 {
 		w.Short(0x0000)
 		w.String(DurationClass)
+		return nil
+	}
+	if class, ok := v3Classes[t.Kind]; ok && w.version() < 4 {
+		w.Short(0x0000)
+		w.String(class)
 		return nil
 	}
 	if t.UDT != nil {
