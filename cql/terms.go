@@ -61,7 +61,8 @@ func (nowTerm) eval(q *execution) (Value, error) {
 	return Value{Bytes: int64Bytes(q.now.UnixMilli())}, nil
 }
 
-// bindTerm reads a bound value and validates it against its receiver's type.
+// bindTerm reads a bound value, validates it against its receiver's type
+// and puts it in canonical form (types.Normalize).
 type bindTerm struct {
 	idx  int
 	recv receiver
@@ -75,9 +76,11 @@ func (t bindTerm) eval(q *execution) (Value, error) {
 	if v.Unset || v.Bytes == nil {
 		return v, nil
 	}
-	if err := types.Validate(t.recv.typ, v.Bytes); err != nil {
+	b, err := types.Normalize(t.recv.typ, v.Bytes) // sets and maps sorted, as Cassandra binds them
+	if err != nil {
 		return Value{}, invalidf("Invalid value for %s of type %s: %v", t.recv.name, t.recv.typ, unwrapReason(err))
 	}
+	v.Bytes = b
 	return v, nil
 }
 
