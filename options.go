@@ -73,6 +73,14 @@ type Options struct {
 	// ColumnIndexSize is the row-index granularity inside wide partitions
 	// of the SSTables written (default 64 KiB).
 	ColumnIndexSize int
+	// IgnoreCommitLogReplayErrors skips damaged commit-log data at Open,
+	// logging every skipped range, instead of refusing to open, as
+	// Cassandra's -Dcassandra.commitlog.ignorereplayerrors=true.
+	IgnoreCommitLogReplayErrors bool
+	// AllowMissingSchema lets Open start with an empty schema when Dir
+	// holds data but its schema file is missing or empty (the data is
+	// kept on disk); without it Open refuses.
+	AllowMissingSchema bool
 }
 
 // engineOptions translates Options into the engine's options.
@@ -81,7 +89,8 @@ func (o *Options) engineOptions() engine.Options {
 		Dir: o.Dir, FS: o.FS, Logger: o.Logger,
 		CommitLogSync: o.CommitLogSync, CommitLogSyncPeriod: o.CommitLogSyncPeriod, CommitLogSegmentSize: o.CommitLogSegmentSize,
 		MemtableSize: o.MemtableSize, MemtableHardLimit: o.MemtableHardLimit, FlushWorkers: o.FlushWorkers,
-		ColumnIndexSize: o.ColumnIndexSize,
+		ColumnIndexSize:             o.ColumnIndexSize,
+		IgnoreCommitLogReplayErrors: o.IgnoreCommitLogReplayErrors, AllowMissingSchema: o.AllowMissingSchema,
 	}
 	if o.Clock != nil {
 		eo.Clock = o.Clock

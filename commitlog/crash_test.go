@@ -157,7 +157,7 @@ func TestCrashPeriodicLosesOnlyUnsynced(t *testing.T) {
 // and the payloads.
 func buildLog(t *testing.T) (map[string][]byte, []string) {
 	mem := vfs.NewMem()
-	l, err := Open(mem, "cl", Options{SyncMode: SyncNone, SegmentSize: 60})
+	l, err := Open(mem, "cl", Options{SyncMode: SyncNone, SegmentSize: 72})
 	require.NoError(t, err)
 	var want []string
 	for i := 0; i < 6; i++ {
@@ -213,10 +213,13 @@ func TestCorruptionEveryByte(t *testing.T) {
 					require.Equal(t, want[i], string(got[i]), "%s@%d^%02x: wrong payload", name, off, mask)
 				}
 				if err == nil {
-					// Damage before the last record of the last segment is
-					// followed by a valid record, so it must be reported.
-					lastStart := len(files[name]) - 8 - len(want[len(want)-1])
-					require.GreaterOrEqual(t, off, lastStart, "%s@%d: corruption before a valid record not reported", name, off)
+					// Damage anywhere before the closing sync marker of
+					// the last segment is followed by valid data (a record
+					// or that marker), so it must be reported: a bad byte
+					// in the last record is not a torn tail.
+					markerStart := len(files[name]) - syncMarkerSize
+					require.GreaterOrEqual(t, off, markerStart, "%s@%d: corruption before a sync marker not reported", name, off)
+					require.Len(t, got, len(want), "%s@%d: a damaged sync marker loses no record", name, off)
 				}
 			}
 		}
@@ -279,8 +282,9 @@ func TestZeroTailIsTorn(t *testing.T) {
 // continues cleanly.
 func TestShortWriteThenReopen(t *testing.T) {
 	mem := vfs.NewMem()
-	// Write 1 is the header, 2 and 3 the first records, 4 is cut short.
-	efs := vfs.NewErrorFS(mem, vfs.ShortWriteOnNth(4, 11))
+	// Write 1 is the header, 2 and 4 the first records (3 and 5 their sync
+	// markers), 6 is cut short.
+	efs := vfs.NewErrorFS(mem, vfs.ShortWriteOnNth(6, 11))
 	l, err := Open(efs, "cl", Options{SyncMode: SyncBatch})
 	require.NoError(t, err)
 	for _, p := range []string{"one", "two"} {

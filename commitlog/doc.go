@@ -10,29 +10,45 @@
 // starts a new segment after the highest existing one; a segment is never
 // appended to once closed. Other names in the directory are ignored.
 //
-// # Segment format (version 1)
+// # Segment format (version 2)
 //
 // All integers are little-endian. CRC32C is the Castagnoli CRC-32.
 //
 //	header (20 bytes):
 //	  [4]  magic "MCCL"
-//	  [4]  uint32 format version (1)
+//	  [4]  uint32 format version (2; version 1 files, without sync
+//	       markers, are still read)
 //	  [8]  uint64 segment id (equal to the id in the file name)
 //	  [4]  uint32 CRC32C of the 16 bytes above
-//	records, back to back until the end of the file:
-//	  [4]  uint32 payload length n
-//	  [4]  uint32 CRC32C of the 4 length bytes followed by the payload
-//	  [n]  payload
+//	entries, back to back until the end of the file, each a record or a
+//	sync marker:
+//	  record:
+//	    [4]  uint32 payload length n (below 0xFFFFFFFF)
+//	    [4]  uint32 CRC32C of the 4 length bytes followed by the payload
+//	    [n]  payload
+//	  sync marker (version 2):
+//	    [4]  0xFFFFFFFF
+//	    [4]  uint32 CRC32C of 0xFFFFFFFF (4 bytes), the segment id (8
+//	         bytes) and the marker's own offset (8 bytes)
 //
-// Worked example: segment 1 holding one record with the payload "hi":
+// A sync marker is appended before every fsync of the segment (and when the
+// segment is closed), after the records the fsync covers, as Cassandra
+// writes a sync marker for each section it syncs. Under SyncBatch every
+// acknowledged record is therefore followed by a marker on disk.
 //
-//	00000000  4d 43 43 4c 01 00 00 00  01 00 00 00 00 00 00 00  |MCCL............|
-//	00000010  37 bb 03 1d 02 00 00 00  59 72 5a 88 68 69        |7.......YrZ.hi|
+// Worked example: segment 1 holding one record with the payload "hi",
+// closed (so a sync marker follows the record):
+//
+//	00000000  4d 43 43 4c 02 00 00 00  01 00 00 00 00 00 00 00  |MCCL............|
+//	00000010  67 c7 91 4e 02 00 00 00  59 72 5a 88 68 69 ff ff  |g..N....YrZ.hi..|
+//	00000020  ff ff 4c 87 db 78                                 |..L..x|
 //
 // Bytes 0-3 are the magic, 4-7 the version, 8-15 the segment id, 16-19 the
-// header CRC (0x1d03bb37); the record starts at offset 20 with length 2,
+// header CRC (0x4e91c767); the record starts at offset 20 with length 2,
 // then the CRC32C of 02 00 00 00 68 69 (0x885a7259), then "hi". The
-// Position of that record is {Segment: 1, Offset: 20}.
+// Position of that record is {Segment: 1, Offset: 20}. The sync marker at
+// offset 30 is ff ff ff ff and the CRC32C of ff ff ff ff, 01 00 00 00 00 00
+// 00 00 and 1e 00 00 00 00 00 00 00 (0x78db874c).
 //
 // The checksum covers the length so that a damaged length is caught, and
 // because the CRC32C of four zero bytes is not zero, a zero-filled tail
@@ -40,20 +56,37 @@
 //
 // # Recovery
 //
-// Replay reads the segments in id order. In the last segment, a bad record
-// (truncated header, length past the end of the file, checksum mismatch)
-// that is not followed by any valid record at a later offset is a torn
-// tail, the trace of a crash in the middle of a write: replay ends there
-// cleanly. A bad record followed by a valid one, any bad record in an
-// earlier segment, or a bad header is corruption: replay stops with a
-// *CorruptionError (errors.Is ErrCorruption) naming the file and offset,
-// and no record after the damage is returned. A last segment shorter than a
-// header, or whose header bytes are all zero, is a torn (empty) segment.
+// Replay reads the segments in id order. A torn tail is an incomplete
+// write at the end of the last segment: a bad entry (truncated header,
+// length past the end of the file, checksum mismatch) in the last segment
+// that no valid entry follows at a later offset. It is the trace of a crash
+// in the middle of a write, before any sync covered it: replay ends there
+// and logs what it skipped (file, offset, size). Everything else is
+// corruption: a bad entry followed by a valid record or sync marker (a sync
+// began after the damaged bytes were written, so under SyncBatch they were
+// acknowledged: a bad byte in the last acknowledged record is caught by the
+// marker after it), any bad entry in an earlier segment, or a bad header.
+// Replay then stops with a *CorruptionError (errors.Is ErrCorruption)
+// naming the file and offset, and no record after the damage is returned;
+// with Options.IgnoreReplayErrors (Cassandra's
+// cassandra.commitlog.ignorereplayerrors) it logs the damaged range and
+// goes on at the next valid entry (or the next segment, for a bad header).
+// A last segment shorter than a header, or whose header bytes are all zero,
+// is a torn (empty) segment.
+//
+// Cassandra tells the two apart the same way: it replays a section only
+// once its sync marker is written, and tolerates errors only in the last
+// segment. It tolerates them in any section of that segment, logging
+// "Ignoring commit log replay error likely due to incomplete flush to
+// disk"; minicass refuses damage that a sync marker follows even in the
+// last segment, so that a flipped byte never silently drops an
+// acknowledged write (docs/compatibility.md).
 //
 // When Open finds a torn tail in the last existing segment it rewrites the
 // segment without it (write a temporary file, sync, rename, sync the
-// directory), so that the segment, no longer last once new segments follow,
-// does not later read as corrupt. A last segment with no records is removed.
+// directory), logging the cut, so that the segment, no longer last once new
+// segments follow, does not later read as corrupt. A last segment with no
+// records is removed.
 //
 // # Durability
 //

@@ -31,7 +31,8 @@ func Dump(w io.Writer, fsys vfs.FS, dir string) error {
 		if _, err := fmt.Fprintf(w, "%s: %d bytes\n", name, len(data)); err != nil {
 			return err
 		}
-		if reason := checkHeader(data, id); reason != "" {
+		version, reason := checkHeader(data, id)
+		if reason != "" {
 			state := "corrupt"
 			if last && (len(data) < headerSize || allZero(data[:headerSize])) {
 				state = "torn"
@@ -46,17 +47,32 @@ func Dump(w io.Writer, fsys vfs.FS, dir string) error {
 			return err
 		}
 		for off := headerSize; off < len(data); {
-			payload, next, reason := readRecord(data, off)
+			payload, marker, next, reason := readEntry(data, off, id, version)
 			if reason != "" {
 				state := "corrupt"
-				if last && !validRecordAfter(data, off) {
+				at, _, ok := validAfter(data, off, id, version)
+				if last && !ok {
 					state = "torn tail"
 				}
-				_, err = fmt.Fprintf(w, "  %d: %s, %d bytes: %s\n", off, state, len(data)-off, reason)
+				if !ok {
+					at = len(data)
+				}
+				_, err = fmt.Fprintf(w, "  %d: %s, %d bytes: %s\n", off, state, at-off, reason)
 				if err != nil {
 					return err
 				}
-				break
+				if !ok {
+					break
+				}
+				off = at
+				continue
+			}
+			if marker {
+				if _, err := fmt.Fprintf(w, "  %d: sync marker\n", off); err != nil {
+					return err
+				}
+				off = next
+				continue
 			}
 			preview, more := payload, ""
 			if len(preview) > dumpPreview {

@@ -19,16 +19,21 @@ type Log struct {
 
 	// replayIDs are the segments that existed when the log was opened.
 	replayIDs []uint64
+	// replayer reads segments with the replay options.
+	replayer *replayer
 
-	mu      sync.Mutex
-	cond    sync.Cond // signalled when a sync finishes; uses mu
-	active  *segment
-	older   []SegmentInfo // closed segments, ascending id
-	buf     []byte        // scratch for framing a record
-	written uint64        // records written to files
-	synced  uint64        // records covered by a finished sync
-	syncing bool          // a sync runs outside mu
-	err     error         // sticky failure, wraps ErrFailed
+	mu     sync.Mutex
+	cond   sync.Cond // signalled when a sync finishes; uses mu
+	active *segment
+	older  []SegmentInfo // closed segments, ascending id
+	buf    []byte        // scratch for framing a record
+	// unmarked is set when records were written to the active segment
+	// since its last sync marker.
+	unmarked bool
+	written  uint64 // records written to files
+	synced   uint64 // records covered by a finished sync
+	syncing  bool   // a sync runs outside mu
+	err      error  // sticky failure, wraps ErrFailed
 	// lastSync is when the last sync finished (or the log opened); used
 	// by SyncPeriodic to detect a sync that has fallen behind.
 	lastSync time.Time
@@ -43,6 +48,8 @@ type segment struct {
 	id   uint64
 	f    vfs.File
 	size int64
+	// recEnd is the offset after the last record.
+	recEnd int64
 }
 
 // SegmentInfo describes one segment file.
@@ -56,6 +63,9 @@ type SegmentInfo struct {
 	Size int64
 	// Active is true for the segment being appended to.
 	Active bool
+	// recEnd is the offset after the segment's last record (before a
+	// closing sync marker); Size when unknown.
+	recEnd int64
 }
 
 // Open opens the commit log in dir on fs, creating dir if needed. It
@@ -75,7 +85,8 @@ func Open(fsys vfs.FS, dir string, opts Options) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Log{fs: fsys, dir: dir, opts: opts, quit: make(chan struct{}), lastSync: opts.Now()}
+	l := &Log{fs: fsys, dir: dir, opts: opts, quit: make(chan struct{}), lastSync: opts.Now(),
+		replayer: newReplayer(fsys, dir, opts.replayOptions())}
 	l.cond.L = &l.mu
 	next := uint64(1)
 	if len(ids) > 0 {
@@ -89,7 +100,7 @@ func Open(fsys vfs.FS, dir string, opts Options) (*Log, error) {
 		if err != nil {
 			return nil, err
 		}
-		l.older = append(l.older, SegmentInfo{ID: id, Name: SegmentFileName(id), Size: st.Size()})
+		l.older = append(l.older, SegmentInfo{ID: id, Name: SegmentFileName(id), Size: st.Size(), recEnd: st.Size()})
 	}
 	l.replayIDs = ids
 	if l.active, err = l.createSegment(next); err != nil {
@@ -109,11 +120,20 @@ func Open(fsys vfs.FS, dir string, opts Options) (*Log, error) {
 func (l *Log) repairLast(ids []uint64) ([]uint64, error) {
 	id := ids[len(ids)-1]
 	name := l.fs.PathJoin(l.dir, SegmentFileName(id))
-	data, end, err := scanSegment(l.fs, l.dir, id, true, nil)
+	data, end, err := l.replayer.scanSegment(id, true, true, nil)
 	if err != nil {
 		return nil, err
 	}
+	if end == 0 && len(data) >= headerSize && !allZero(data[:headerSize]) {
+		// A damaged header skipped under IgnoreReplayErrors: the file is
+		// kept (replay skips it again, logging it) until it is released.
+		return ids, nil
+	}
 	if end <= headerSize {
+		if len(data) > 0 {
+			l.opts.Logger.Warn("commit log: removing a last segment without records (torn while being created)",
+				"file", name, "size", len(data))
+		}
 		if err := l.fs.Remove(name); err != nil {
 			return nil, err
 		}
@@ -122,6 +142,8 @@ func (l *Log) repairLast(ids []uint64) ([]uint64, error) {
 	if end == len(data) {
 		return ids, nil
 	}
+	l.opts.Logger.Warn("commit log: cutting a torn tail (an incomplete write at the end of the last segment, never acknowledged as synced)",
+		"file", name, "offset", end, "size", len(data)-end)
 	tmp := name + ".tmp"
 	f, err := l.fs.Create(tmp)
 	if err != nil {
@@ -165,7 +187,8 @@ func (l *Log) createSegment(id uint64) (*segment, error) {
 			return nil, err
 		}
 	}
-	return &segment{id: id, f: f, size: headerSize}, nil
+	l.unmarked = false
+	return &segment{id: id, f: f, size: headerSize, recEnd: headerSize}, nil
 }
 
 // Replay calls fn for every record of the segments that existed when the
@@ -181,7 +204,7 @@ func (l *Log) Replay(fn func(pos Position, payload []byte) error) error {
 		}
 	}
 	l.mu.Unlock()
-	return replaySegments(l.fs, l.dir, ids, fn)
+	return l.replayer.replay(ids, fn)
 }
 
 func containsID(ids []uint64, id uint64) bool {
@@ -212,7 +235,8 @@ func (l *Log) Append(payload []byte) (Position, error) {
 		if l.err != nil {
 			return Position{}, l.err
 		}
-		if l.active.size+need <= l.opts.SegmentSize || l.active.size == headerSize {
+		// Room is kept for the sync marker that will follow the record.
+		if l.active.size+need+syncMarkerSize <= l.opts.SegmentSize || l.active.size == headerSize {
 			break
 		}
 		if l.syncing {
@@ -233,7 +257,9 @@ func (l *Log) Append(payload []byte) (Position, error) {
 		return Position{}, l.fail(err)
 	}
 	l.active.size += need
+	l.active.recEnd = l.active.size
 	l.written++
+	l.unmarked = true
 	switch l.opts.SyncMode {
 	case SyncBatch:
 		if err := l.waitSynced(l.written); err != nil {
@@ -270,6 +296,9 @@ func (l *Log) waitSynced(seq uint64) error {
 			l.cond.Wait()
 			continue
 		}
+		if err := l.mark(); err != nil {
+			return l.fail(err)
+		}
 		l.syncing = true
 		target, f := l.written, l.active.f
 		l.mu.Unlock()
@@ -286,10 +315,30 @@ func (l *Log) waitSynced(seq uint64) error {
 	return nil
 }
 
+// mark appends a sync marker to the active segment if records were written
+// since its last one. It runs before every sync of the segment, and when the
+// segment is closed: a sync marker after a record says the record was
+// complete when a sync began (see the package comment). l.mu is held.
+func (l *Log) mark() error {
+	if !l.unmarked {
+		return nil
+	}
+	l.buf = appendSyncMarker(l.buf[:0], l.active.id, l.active.size)
+	if _, err := l.active.f.Write(l.buf); err != nil {
+		return err
+	}
+	l.active.size += syncMarkerSize
+	l.unmarked = false
+	return nil
+}
+
 // rotate syncs and closes the active segment and starts the next one. l.mu
 // is held and no sync is running.
 func (l *Log) rotate() error {
 	old := l.active
+	if err := l.mark(); err != nil {
+		return err
+	}
 	if l.opts.SyncMode != SyncNone {
 		if err := old.f.Sync(); err != nil {
 			return err
@@ -304,7 +353,7 @@ func (l *Log) rotate() error {
 	if err != nil {
 		return err
 	}
-	l.older = append(l.older, SegmentInfo{ID: old.id, Name: SegmentFileName(old.id), Size: old.size})
+	l.older = append(l.older, SegmentInfo{ID: old.id, Name: SegmentFileName(old.id), Size: old.size, recEnd: old.recEnd})
 	l.active = next
 	return nil
 }
@@ -366,7 +415,7 @@ func (l *Log) Segments() []SegmentInfo {
 
 // ReleaseBefore deletes the segments all of whose records lie before pos:
 // those with an id below pos.Segment, and segment pos.Segment itself if pos
-// is at or past its end. The active segment is never deleted. Call it once
+// is at or past the end of its last record. The active segment is never deleted. Call it once
 // the data of every record before pos is durable elsewhere (flushed).
 func (l *Log) ReleaseBefore(pos Position) error {
 	l.mu.Lock()
@@ -377,7 +426,7 @@ func (l *Log) ReleaseBefore(pos Position) error {
 	var drop []SegmentInfo
 	keep := l.older[:0:0]
 	for _, s := range l.older {
-		if s.ID < pos.Segment || (s.ID == pos.Segment && pos.Offset >= s.Size) {
+		if s.ID < pos.Segment || (s.ID == pos.Segment && pos.Offset >= s.recEnd) {
 			drop = append(drop, s)
 		} else {
 			keep = append(keep, s)
@@ -420,6 +469,11 @@ func (l *Log) Close() error {
 		l.cond.Wait()
 	}
 	var errs []error
+	if l.err == nil {
+		if err := l.mark(); err != nil {
+			errs = append(errs, l.fail(err))
+		}
+	}
 	if l.err == nil && l.opts.SyncMode != SyncNone {
 		if err := l.active.f.Sync(); err != nil {
 			errs = append(errs, l.fail(err))

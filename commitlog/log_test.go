@@ -59,7 +59,7 @@ func TestFormatWorkedExample(t *testing.T) {
 	data, err := readAll(mem, "cl/CommitLog-1.log")
 	require.NoError(t, err)
 	// The bytes documented in doc.go.
-	assert.Equal(t, "4d43434c"+"01000000"+"0100000000000000"+"37bb031d"+"02000000"+"59725a88"+"6869",
+	assert.Equal(t, "4d43434c"+"02000000"+"0100000000000000"+"67c7914e"+"02000000"+"59725a88"+"6869"+"ffffffff"+"4c87db78",
 		hex.EncodeToString(data))
 }
 
@@ -76,7 +76,9 @@ func TestAppendReplayReopen(t *testing.T) {
 	}
 	_, err = l.Append(nil) // empty payloads are allowed
 	require.NoError(t, err)
-	want = append(want, record{Position{1, want[len(want)-1].pos.Offset + 8 + int64(len(want[len(want)-1].payload))}, ""})
+	// Under SyncBatch each record is followed by the sync marker of its
+	// fsync.
+	want = append(want, record{Position{1, want[len(want)-1].pos.Offset + 8 + int64(len(want[len(want)-1].payload)) + syncMarkerSize}, ""})
 	require.NoError(t, l.Close())
 	require.ErrorIs(t, l.Close(), ErrClosed)
 	_, err = l.Append([]byte("x"))
@@ -197,11 +199,14 @@ func TestRecordTooLarge(t *testing.T) {
 
 func TestRotationAndRelease(t *testing.T) {
 	mem := vfs.NewMem()
-	l, err := Open(mem, "cl", Options{SyncMode: SyncBatch, SegmentSize: 128})
+	// SyncNone: no fsync, so no sync marker between records; each segment
+	// ends with the marker written when it is closed.
+	l, err := Open(mem, "cl", Options{SyncMode: SyncNone, SegmentSize: 128})
 	require.NoError(t, err)
 	var positions []Position
 	for i := 0; i < 20; i++ {
-		// 8-byte header + 22-byte payload: 3 records fit after the 20-byte header.
+		// 8-byte header + 22-byte payload: 3 records and the closing
+		// 8-byte sync marker fit after the 20-byte header.
 		pos, err := l.Append([]byte(fmt.Sprintf("record-number-%08d", i)))
 		require.NoError(t, err)
 		positions = append(positions, pos)
@@ -224,7 +229,8 @@ func TestRotationAndRelease(t *testing.T) {
 	assert.Equal(t, []string{"CommitLog-3.log", "CommitLog-4.log", "CommitLog-5.log",
 		"CommitLog-6.log", "CommitLog-7.log"}, names)
 
-	// A position at the end of a full segment releases that segment too.
+	// A position at the end of a full segment's records (before its
+	// closing sync marker) releases that segment too.
 	require.NoError(t, l.ReleaseBefore(Position{4, 110}))
 	assert.Len(t, l.Segments(), 3)
 
@@ -376,10 +382,11 @@ func TestTornLastSegmentRepairedOnOpen(t *testing.T) {
 		require.NoError(t, err)
 	}
 	require.NoError(t, l.Close())
-	// Tear the last record in half.
+	// Tear the last record in half (and lose the sync marker Close wrote
+	// after it).
 	data, err := readAll(mem, "cl/CommitLog-1.log")
 	require.NoError(t, err)
-	writeRaw(t, mem, "cl/CommitLog-1.log", data[:len(data)-3])
+	writeRaw(t, mem, "cl/CommitLog-1.log", data[:len(data)-syncMarkerSize-3])
 
 	l, err = Open(mem, "cl", Options{SyncMode: SyncNone})
 	require.NoError(t, err)

@@ -2,6 +2,8 @@ package commitlog
 
 import (
 	"fmt"
+	"io"
+	"log/slog"
 	"time"
 )
 
@@ -71,6 +73,18 @@ type Options struct {
 	// Now returns the current time; it decides when a periodic sync is
 	// late (see SyncPeriodic). Default time.Now.
 	Now func() time.Time
+	// Logger receives the log's records: every byte range Open and Replay
+	// skip (torn tails, and corruption under IgnoreReplayErrors) with the
+	// file, offset and size. Nil discards them.
+	Logger *slog.Logger
+	// IgnoreReplayErrors makes Open and Replay skip damaged data, logging
+	// it, instead of failing with a *CorruptionError, as Cassandra's
+	// -Dcassandra.commitlog.ignorereplayerrors=true. See ReplayOptions.
+	IgnoreReplayErrors bool
+}
+
+func (o *Options) replayOptions() ReplayOptions {
+	return ReplayOptions{Logger: o.Logger, IgnoreReplayErrors: o.IgnoreReplayErrors}
 }
 
 // EnsureDefaults fills zero fields with their defaults.
@@ -87,6 +101,9 @@ func (o *Options) EnsureDefaults() {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
 	if o.NewTicker == nil {
 		o.NewTicker = func(d time.Duration) Ticker { return timeTicker{time.NewTicker(d)} }
 	}
@@ -102,7 +119,7 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("%w: sync period %v must be positive", ErrInvalidOptions, o.SyncPeriod)
 	case o.MaxRecordSize <= 0:
 		return fmt.Errorf("%w: max record size %d must be positive", ErrInvalidOptions, o.MaxRecordSize)
-	case int64(o.MaxRecordSize)+headerSize+recordHeaderSize > o.SegmentSize:
+	case int64(o.MaxRecordSize)+headerSize+recordHeaderSize+syncMarkerSize > o.SegmentSize:
 		return fmt.Errorf("%w: a %d-byte record does not fit a %d-byte segment",
 			ErrInvalidOptions, o.MaxRecordSize, o.SegmentSize)
 	case o.MaxRecordSize > 1<<31:

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"slices"
 
 	"github.com/minicass/minicass/vfs"
@@ -56,8 +57,29 @@ func listSegments(fs vfs.FS, dir string) ([]uint64, error) {
 // comment). It returns a *CorruptionError (errors.Is ErrCorruption) for
 // damaged data, or the first error fn returns, unchanged. The payload passed
 // to fn is only valid during the call. A missing or empty dir replays
-// nothing.
+// nothing. It logs nothing and ignores no damage: ReplayWith takes the
+// options that do.
 func Replay(fs vfs.FS, dir string, fn func(pos Position, payload []byte) error) error {
+	return ReplayWith(fs, dir, ReplayOptions{}, fn)
+}
+
+// ReplayOptions are the options of ReplayWith (and the replay options of a
+// Log, taken from its Options).
+type ReplayOptions struct {
+	// Logger receives a record for every byte range replay skips: a torn
+	// tail (warning) and, with IgnoreReplayErrors, corruption (error),
+	// each with the file, offset, size and reason. Nil discards them.
+	Logger *slog.Logger
+	// IgnoreReplayErrors skips damaged data instead of failing, as
+	// Cassandra's -Dcassandra.commitlog.ignorereplayerrors=true: a
+	// damaged header skips its segment, a damaged record the bytes up to
+	// the next valid record or sync marker. Every skip is logged.
+	IgnoreReplayErrors bool
+}
+
+// ReplayWith is Replay with options: a logger for what is skipped and the
+// choice to skip corruption rather than fail.
+func ReplayWith(fs vfs.FS, dir string, opts ReplayOptions, fn func(pos Position, payload []byte) error) error {
 	ids, err := listSegments(fs, dir)
 	if errors.Is(err, io.EOF) || isNotExist(err) {
 		return nil
@@ -65,12 +87,28 @@ func Replay(fs vfs.FS, dir string, fn func(pos Position, payload []byte) error) 
 	if err != nil {
 		return err
 	}
-	return replaySegments(fs, dir, ids, fn)
+	return newReplayer(fs, dir, opts).replay(ids, fn)
 }
 
-func replaySegments(fs vfs.FS, dir string, ids []uint64, fn func(Position, []byte) error) error {
+// replayer reads segments with the replay options.
+type replayer struct {
+	fs     vfs.FS
+	dir    string
+	log    *slog.Logger
+	ignore bool
+}
+
+func newReplayer(fs vfs.FS, dir string, opts ReplayOptions) *replayer {
+	r := &replayer{fs: fs, dir: dir, log: opts.Logger, ignore: opts.IgnoreReplayErrors}
+	if r.log == nil {
+		r.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return r
+}
+
+func (r *replayer) replay(ids []uint64, fn func(Position, []byte) error) error {
 	for i, id := range ids {
-		if _, _, err := scanSegment(fs, dir, id, i == len(ids)-1, fn); err != nil {
+		if _, _, err := r.scanSegment(id, i == len(ids)-1, false, fn); err != nil {
 			return err
 		}
 	}
@@ -80,36 +118,76 @@ func replaySegments(fs vfs.FS, dir string, ids []uint64, fn func(Position, []byt
 // scanSegment reads segment id and calls fn (if not nil) for each valid
 // record. It returns the file's bytes and the offset where valid data ends:
 // the file length for a clean segment, the start of the torn tail for a
-// torn last segment, and 0 for a last segment whose header is torn.
-func scanSegment(fs vfs.FS, dir string, id uint64, last bool,
+// torn last segment, and 0 for a last segment whose header is torn (or, with
+// IgnoreReplayErrors, damaged). quiet leaves the logging of what is skipped
+// to a later scan of the same segment.
+//
+// In the last segment, damage that valid data follows (a record, or in
+// format 2 a sync marker) is corruption; damage with nothing valid after it
+// is a torn tail. A sync marker is written before every fsync, after the
+// records the fsync covers, so the last record acknowledged under
+// SyncBatch is always followed by one: a bad byte in it reads as
+// corruption, not as a torn tail (see the package comment).
+func (r *replayer) scanSegment(id uint64, last, quiet bool,
 	fn func(Position, []byte) error) (data []byte, end int, err error) {
-	name := fs.PathJoin(dir, SegmentFileName(id))
-	data, err = readAll(fs, name)
+	name := r.fs.PathJoin(r.dir, SegmentFileName(id))
+	data, err = readAll(r.fs, name)
 	if err != nil {
 		return nil, 0, err
 	}
-	corrupt := func(off int, reason string) error {
-		return &CorruptionError{File: name, Offset: int64(off), Reason: reason}
-	}
-	if reason := checkHeader(data, id); reason != "" {
-		if last && (len(data) < headerSize || allZero(data[:headerSize])) {
-			return data, 0, nil // a segment torn while being created
+	// skip logs a skipped byte range; it returns the corruption error to
+	// fail with, or nil to go on (IgnoreReplayErrors).
+	skip := func(off, size int, reason string, torn bool) error {
+		if torn {
+			if !quiet && size > 0 {
+				r.log.Warn("commit log replay skipped a torn tail (an incomplete write at the end of the last segment, never acknowledged as synced)",
+					"file", name, "offset", off, "size", size, "reason", reason)
+			}
+			return nil
 		}
-		return nil, 0, corrupt(0, reason)
+		if !r.ignore {
+			return &CorruptionError{File: name, Offset: int64(off), Reason: reason}
+		}
+		if !quiet {
+			r.log.Error("Ignoring commit log replay error (IgnoreReplayErrors): skipped damaged bytes",
+				"file", name, "offset", off, "size", size, "reason", reason)
+		}
+		return nil
+	}
+	version, reason := checkHeader(data, id)
+	if reason != "" {
+		torn := last && (len(data) < headerSize || allZero(data[:headerSize]))
+		if err := skip(0, len(data), reason, torn); err != nil {
+			return nil, 0, err
+		}
+		return data, 0, nil
 	}
 	off := headerSize
 	for off < len(data) {
-		payload, next, reason := readRecord(data, off)
+		payload, marker, next, reason := readEntry(data, off, id, version)
 		if reason != "" {
-			if !last {
-				return nil, 0, corrupt(off, reason+" (not the last segment)")
+			at, marked, ok := validAfter(data, off, id, version)
+			switch {
+			case !last:
+				reason += " (not the last segment)"
+			case marked:
+				reason += ", followed by a sync marker: written before a sync, so not a torn write"
+			case ok:
+				reason += ", followed by valid records"
 			}
-			if validRecordAfter(data, off) {
-				return nil, 0, corrupt(off, reason+", followed by valid records")
+			if !ok {
+				at = len(data)
 			}
-			return data, off, nil // torn tail
+			if err := skip(off, at-off, reason, last && !ok); err != nil {
+				return nil, 0, err
+			}
+			if last && !ok {
+				return data, off, nil // torn tail
+			}
+			off = at
+			continue
 		}
-		if fn != nil {
+		if !marker && fn != nil {
 			if err := fn(Position{Segment: id, Offset: int64(off)}, payload); err != nil {
 				return nil, 0, err
 			}

@@ -133,7 +133,7 @@ func checkSurvivors(t *testing.T, mode CommitLogSync, alive []bool, where string
 }
 
 // flipByte XORs one byte of a file of fsys.
-func flipByte(t *testing.T, fsys *vfs.MemFS, name string, off int64) {
+func flipByte(t *testing.T, fsys vfs.FS, name string, off int64) {
 	t.Helper()
 	f, err := fsys.Open(name)
 	require.NoError(t, err)
@@ -176,7 +176,9 @@ func TestSSTableCorruption(t *testing.T) {
 		atOpen   bool
 		sentinel error
 	}{
-		{sstable.ComponentData, false, ErrCorruption},
+		// Data.db is checked against Digest.crc32 at open.
+		{sstable.ComponentData, true, ErrCorruption},
+		{sstable.ComponentDigest, true, ErrCorruption},
 		{sstable.ComponentStatistics, true, ErrCorruption},
 		{sstable.ComponentFilter, true, ErrCorruption},
 		{sstable.ComponentIndex, false, ErrCorruption},

@@ -118,13 +118,19 @@
 //	DIR/data/<keyspace>/<table>-<id>/    the table's SSTables, xa-<gen>-big-<Component>
 //	                                     (package sstable); <id> is the table id in 32 hex digits
 //	  compaction-<n>.txn                 a compaction's log while it runs (txnlog.go)
+//	  flush-<gen>.txn                    a flush's log while it writes SSTable <gen>
 //	DIR/compaction_history.json          the compaction history, one JSON record a line
 //
 // # Restart and crashes
 //
-// Open loads the newest schema file, opens each table's SSTables (deleting
-// incomplete ones, without TOC.txt, left by a crash during a flush, and the
-// directories of tables no longer in the schema), then replays the commit
+// Open loads the newest schema file (refusing with ErrSchemaMissing when
+// it is missing or empty but the directory holds SSTables or commit-log
+// records, unless Options.AllowMissingSchema), opens each table's SSTables
+// (removing a generation without TOC.txt only when a flush or compaction
+// log or a temporary file name says it is unfinished, recovering one whose
+// other components are all present and intact, and refusing otherwise;
+// the directories of tables not in the schema are kept and logged), then
+// replays the commit
 // log: a table's records before the largest upper bound of its SSTables, or
 // before its truncation record, or before the upper bound of SSTables that a
 // compaction removed without writing any (compacted_to in the schema file:
@@ -137,6 +143,11 @@
 // SSTables; DropTable removes the table from the schema file before
 // deleting its directory. Damaged bytes in a commit-log segment, an SSTable
 // component or the schema file give an error wrapping ErrCorruption that
-// names the file and offset; a missing SSTable component gives
-// sstable.ErrMissingComponent naming it. Nothing damaged is served.
+// names the file and offset (Data.db is checked against Digest.crc32 at
+// open); a missing SSTable component gives sstable.ErrMissingComponent
+// naming it. Nothing damaged is served. A bad commit-log record that is not
+// a torn tail (see package commitlog: a sync marker after it proves it was
+// written before a sync) stops Open unless
+// Options.IgnoreCommitLogReplayErrors, which skips it; every skipped range,
+// torn tails included, is logged with its file, offset and size.
 package engine

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -56,6 +57,12 @@ func (e *Engine) openStorage() error {
 		}
 	}
 	st, marks, n, err := readSchemaFile(fsys, e.schemaDir)
+	if errors.Is(err, errEmptySchemaFile) {
+		e.schemaN = n // the next schema file replaces the empty one
+		st, err = nil, e.checkMissingSchema(err.Error())
+	} else if err == nil && st == nil {
+		err = e.checkMissingSchema("no schema file in " + e.schemaDir)
+	}
 	if err != nil {
 		return err
 	}
@@ -192,7 +199,16 @@ func (e *Engine) openTableStore(t *schema.Table) (*tableStore, error) {
 	if err != nil {
 		return s, err
 	}
+	// A generation with files but no TOC.txt is removed only when it is
+	// known to be unfinished: one of its files has a temporary name (a
+	// TOC.txt.tmp left by a crash before its rename; the transaction logs
+	// replayed above already removed the outputs of unfinished flushes and
+	// compactions). Otherwise its TOC.txt was lost: the generation is
+	// recovered if every component is there and intact, as Cassandra
+	// rewrites a missing TOC from the components it discovers, and Open is
+	// refused if not. Data is never deleted on a guess.
 	maxGen := 0
+	noTOC := map[int]bool{} // generation -> has a temporary file
 	for _, name := range names {
 		g, ok := parseGen(name)
 		if !ok {
@@ -200,12 +216,33 @@ func (e *Engine) openTableStore(t *schema.Table) (*tableStore, error) {
 		}
 		maxGen = max(maxGen, g)
 		if !slices.Contains(gens, g) {
-			// An SSTable without TOC.txt: a flush that did not finish.
-			if err := e.fs.Remove(e.fs.PathJoin(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return s, err
-			}
+			noTOC[g] = noTOC[g] || strings.HasSuffix(name, ".tmp")
 		}
 	}
+	for _, g := range slices.Sorted(maps.Keys(noTOC)) {
+		if noTOC[g] {
+			e.opts.Logger.Warn("removing an unfinished SSTable (a temporary file says its write did not complete)",
+				"table", s.name, "dir", dir, "generation", g)
+			for _, name := range names {
+				if ng, ok := parseGen(name); ok && ng == g {
+					if err := e.fs.Remove(e.fs.PathJoin(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+						return s, err
+					}
+				}
+			}
+			continue
+		}
+		if err := sstable.Recover(e.fs, dir, g); err != nil {
+			return s, wrapCorruption(fmt.Errorf("engine: SSTable %d of %s in %s has no %s and cannot be recovered "+
+				"(no transaction log or temporary file says it is unfinished, so it is kept; "+
+				"restore the missing file or move the generation's files away): %w",
+				g, s.name, dir, sstable.FileName(g, sstable.ComponentTOC), err))
+		}
+		e.opts.Logger.Warn("recovered an SSTable whose TOC.txt was missing: every component was found and verified, TOC.txt rewritten",
+			"table", s.name, "dir", dir, "generation", g)
+		gens = append(gens, g)
+	}
+	slices.Sort(gens)
 	s.nextGen.Store(int64(maxGen + 1))
 	trunc, truncated := e.marks.truncated[t.ID]
 	for _, g := range gens {
@@ -243,8 +280,79 @@ func parseGen(name string) (int, bool) {
 	return g, err == nil && g > 0
 }
 
-// removeOrphans deletes the directories of tables and keyspaces that are
-// no longer in the schema (dropped before a crash finished deleting them).
+// checkMissingSchema decides what a data directory without a usable
+// schema file (why says what was found) may do: start empty if it holds no
+// data, or if Options.AllowMissingSchema says so (the data is kept, and
+// logged); otherwise refuse with ErrSchemaMissing.
+func (e *Engine) checkMissingSchema(why string) error {
+	found, err := e.dataFiles()
+	if err != nil {
+		return err
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	if e.opts.AllowMissingSchema {
+		e.opts.Logger.Warn("starting with an empty schema although the data directory holds data (AllowMissingSchema): "+
+			"the data is kept on disk but unreachable until its tables are restored", "reason", why,
+			"files", len(found), "first", found[0])
+		return nil
+	}
+	return fmt.Errorf("%w: %s, but %s holds data (%d files, e.g. %s): refusing to start with an empty schema, "+
+		"which would leave that data unreachable; restore the schema file, or set AllowMissingSchema to start anyway "+
+		"(the data is kept)", ErrSchemaMissing, why, e.opts.Dir, len(found), found[0])
+}
+
+// dataFiles lists the SSTable component files under the data directory and
+// the commit-log segments holding more than a header.
+func (e *Engine) dataFiles() ([]string, error) {
+	var out []string
+	var walk func(dir string, depth int) error
+	walk = func(dir string, depth int) error {
+		names, err := e.fs.List(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		for _, n := range names {
+			p := e.fs.PathJoin(dir, n)
+			if depth < 2 {
+				if err := walk(p, depth+1); err != nil {
+					return err
+				}
+			} else if _, ok := parseGen(n); ok {
+				out = append(out, p)
+			}
+		}
+		return nil
+	}
+	if err := walk(e.dataDir, 0); err != nil {
+		return nil, err
+	}
+	logDir := e.fs.PathJoin(e.opts.Dir, commitLogDirName)
+	names, err := e.fs.List(logDir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	for _, n := range names {
+		if _, ok := commitlog.ParseSegmentFileName(n); ok {
+			p := e.fs.PathJoin(logDir, n)
+			if st, err := e.fs.Stat(p); err == nil && st.Size() > 20 {
+				out = append(out, p)
+			}
+		}
+	}
+	return out, nil
+}
+
+// removeOrphans deals with the directories of tables and keyspaces that
+// are not in the schema. Those of a DROP that a crash interrupted are
+// harmless (a table recreated under the same name has a new id, so a new
+// directory), but they may also be data whose schema was lost: as
+// Cassandra, which never deletes unknown table directories at startup,
+// they are kept and logged, not deleted.
 func (e *Engine) removeOrphans() error {
 	st := e.state.Load()
 	keyspaces, err := e.fs.List(e.dataDir)
@@ -255,9 +363,8 @@ func (e *Engine) removeOrphans() error {
 		ksDir := e.fs.PathJoin(e.dataDir, ksName)
 		ks, ok := st.keyspaces[ksName]
 		if !ok {
-			if err := e.fs.RemoveAll(ksDir); err != nil {
-				return err
-			}
+			e.opts.Logger.Warn("keeping the directory of a keyspace not in the schema (an interrupted DROP, or data whose schema was lost)",
+				"dir", ksDir)
 			continue
 		}
 		want := map[string]bool{}
@@ -270,9 +377,8 @@ func (e *Engine) removeOrphans() error {
 		}
 		for _, d := range dirs {
 			if !want[d] {
-				if err := e.fs.RemoveAll(e.fs.PathJoin(ksDir, d)); err != nil {
-					return err
-				}
+				e.opts.Logger.Warn("keeping the directory of a table not in the schema (an interrupted DROP, or data whose schema was lost)",
+					"dir", e.fs.PathJoin(ksDir, d))
 			}
 		}
 	}
@@ -298,16 +404,26 @@ func (e *Engine) replay() error {
 	var replayed, skipped int
 	err := e.log.Replay(func(pos commitlog.Position, payload []byte) error {
 		m, err := data.DecodeMutation(bytes.Clone(payload))
+		if err == nil {
+			err = validateMutation(m)
+		}
 		if err != nil {
-			return fmt.Errorf("%w: commit log record at %v: %w", ErrCorruption, pos, err)
+			if e.opts.IgnoreCommitLogReplayErrors {
+				// The checksum passed, so this is no torn write:
+				// Cassandra's "Unexpected error deserializing mutation",
+				// skipped only under the option.
+				e.opts.Logger.Error("Ignoring commit log replay error (IgnoreCommitLogReplayErrors): undecodable record skipped",
+					"file", e.fs.PathJoin(e.opts.Dir, commitLogDirName, commitlog.SegmentFileName(pos.Segment)),
+					"offset", pos.Offset, "size", len(payload), "err", err)
+				skipped++
+				return nil
+			}
+			return fmt.Errorf("%w: commit log record at %v (%s): %w", ErrCorruption, pos, commitlog.SegmentFileName(pos.Segment), err)
 		}
 		s, ok := st.stores[m.Table]
 		if !ok || pos.Compare(skip[m.Table]) < 0 {
 			skipped++
 			return nil
-		}
-		if err := validateMutation(m); err != nil {
-			return fmt.Errorf("%w: commit log record at %v: %w", ErrCorruption, pos, err)
 		}
 		n := s.active.mt.Apply(Token(m.Key), m)
 		s.active.notePos(pos)

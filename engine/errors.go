@@ -18,6 +18,10 @@ var (
 	// the underlying *commitlog.CorruptionError or
 	// *sstable.CorruptionError is wrapped too.
 	ErrCorruption = errors.New("engine: corruption")
+	// ErrSchemaMissing is returned by Open when the data directory holds
+	// data (SSTables or commit-log records) but no schema file, or an
+	// empty one, unless Options.AllowMissingSchema is set.
+	ErrSchemaMissing = errors.New("engine: schema file missing")
 	// ErrFlush is wrapped by errors of a flush (writing a memtable to an
 	// SSTable); the memtable stays readable and is flushed again later.
 	ErrFlush = errors.New("engine: flush failed")

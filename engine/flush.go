@@ -7,6 +7,7 @@ import (
 
 	"github.com/minicass/minicass/commitlog"
 	"github.com/minicass/minicass/data"
+	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/sstable"
 )
 
@@ -127,6 +128,29 @@ func (e *Engine) writeSSTable(s *tableStore, mt *memtableSource) (*sstableSource
 		return nil, err
 	}
 	gen := s.allocGen()
+	// The log says gen is unfinished until the SSTable is complete, so
+	// that a crash mid-flush leaves files Open knows to remove (txnlog.go).
+	txn, err := createFlushTxn(e.fs, s.dir, gen)
+	if err != nil {
+		return nil, fmt.Errorf("transaction log: %w", err)
+	}
+	src, err := e.writeSSTableGen(s, mt, t, comp, gen)
+	if err != nil {
+		// The log stays: should the writer's cleanup have left files,
+		// the next Open removes them.
+		return nil, errors.Join(err, txn.close())
+	}
+	if err := txn.commit(); err != nil {
+		return nil, errors.Join(err, src.r.Close(), txn.close())
+	}
+	if err := txn.remove(); err != nil {
+		e.opts.Logger.Warn("removing a committed flush log", "table", s.name, "err", err)
+	}
+	return src, nil
+}
+
+// writeSSTableGen writes mt to SSTable gen and opens it.
+func (e *Engine) writeSSTableGen(s *tableStore, mt *memtableSource, t *schema.Table, comp sstable.Compression, gen int) (*sstableSource, error) {
 	w, err := sstable.NewWriter(e.fs, s.dir, gen, sstable.WriterOptions{
 		Compression:         comp,
 		ColumnIndexSize:     e.opts.ColumnIndexSize,
@@ -145,7 +169,8 @@ func (e *Engine) writeSSTable(s *tableStore, mt *memtableSource) (*sstableSource
 	if _, err := w.Finish(); err != nil {
 		return nil, errors.Join(err, w.Abort())
 	}
-	r, err := sstable.Open(e.fs, s.dir, gen, sstable.ReaderOptions{})
+	// Just written and synced: its digest was computed from these bytes.
+	r, err := sstable.Open(e.fs, s.dir, gen, sstable.ReaderOptions{SkipDigest: true})
 	if err != nil {
 		return nil, wrapCorruption(err)
 	}

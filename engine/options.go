@@ -80,6 +80,21 @@ type Options struct {
 	// CommitLogSegmentSize is the size of a commit-log segment file. 0
 	// means 32 MiB; the largest mutation is half a segment.
 	CommitLogSegmentSize int64
+	// IgnoreCommitLogReplayErrors makes Open skip damaged commit-log data
+	// (and records that do not decode) instead of failing, as Cassandra's
+	// -Dcassandra.commitlog.ignorereplayerrors=true; every skipped range
+	// is logged with its file, offset and size. Without it a corrupt
+	// record that is not a torn tail stops Open with an ErrCorruption
+	// error naming the file and offset. Keep it set until the damaged
+	// segments are released (the next flush of every table they hold
+	// data of): until then each open meets the damage again.
+	IgnoreCommitLogReplayErrors bool
+	// AllowMissingSchema lets Open start with an empty schema when the
+	// data directory holds data (SSTables or commit-log records) but no
+	// schema file, or an empty one. Without it Open refuses with
+	// ErrSchemaMissing, since the node would otherwise start empty, with
+	// its data unreachable. The data found is kept on disk, never deleted.
+	AllowMissingSchema bool
 
 	// MemtableSize is the size, in bytes, above which a table's memtable is
 	// switched out and flushed to an SSTable in the background. 0 means
@@ -227,7 +242,8 @@ func (o Options) Validate() error {
 
 // commitLogOptions returns the options of the engine's commit log.
 func (o Options) commitLogOptions() commitlog.Options {
-	co := commitlog.Options{SyncPeriod: o.CommitLogSyncPeriod, SegmentSize: o.CommitLogSegmentSize}
+	co := commitlog.Options{SyncPeriod: o.CommitLogSyncPeriod, SegmentSize: o.CommitLogSegmentSize,
+		Logger: o.Logger, IgnoreReplayErrors: o.IgnoreCommitLogReplayErrors}
 	switch o.CommitLogSync {
 	case SyncBatch:
 		co.SyncMode = commitlog.SyncBatch

@@ -348,7 +348,7 @@ func parseSchemaFileName(name string) (uint64, bool) {
 
 // readSchemaFile loads the newest schema file of dir, removing leftovers
 // (temporary files, older versions). It returns a nil state and n = 0 when
-// there is none.
+// there is none, and errEmptySchemaFile with its n when it is empty.
 func readSchemaFile(fsys vfs.FS, dir string) (*schemaState, logMarks, uint64, error) {
 	names, newest, found, err := newestSchemaFile(fsys, dir)
 	if err != nil {
@@ -364,12 +364,19 @@ func readSchemaFile(fsys vfs.FS, dir string) (*schemaState, logMarks, uint64, er
 	if !found {
 		return nil, logMarks{}, 0, nil
 	}
+	if fi, err := fsys.Stat(fsys.PathJoin(dir, schemaFileName(newest))); err == nil && fi.Size() == 0 {
+		return nil, logMarks{}, newest, fmt.Errorf("%w: schema file %s is empty", errEmptySchemaFile, fsys.PathJoin(dir, schemaFileName(newest)))
+	}
 	st, marks, err := loadSchemaFile(fsys, dir, newest)
 	if err != nil {
 		return nil, logMarks{}, 0, err
 	}
 	return st, marks, newest, nil
 }
+
+// errEmptySchemaFile is returned by readSchemaFile for a schema file of no
+// bytes (emptied): Open treats it as a missing file.
+var errEmptySchemaFile = errors.New("engine: empty schema file")
 
 // newestSchemaFile lists dir and finds the number of its newest schema
 // file; a missing dir has none.

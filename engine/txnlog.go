@@ -41,9 +41,15 @@ import (
 // would count twice) and never neither. After a commit the engine removes
 // the inputs once no read holds them, then the log.
 
+// A flush writes the same kind of log, flush-<gen>.txn, with one "add"
+// line for its output and no "remove" line: an SSTable generation is
+// removed at open only when a log says it is unfinished (or one of its
+// files has a temporary name), never merely because TOC.txt is missing.
+
 const (
-	txnPrefix = "compaction-"
-	txnSuffix = ".txn"
+	txnPrefix      = "compaction-"
+	flushTxnPrefix = "flush-"
+	txnSuffix      = ".txn"
 )
 
 // txnLog is an open compaction transaction log.
@@ -62,7 +68,17 @@ func txnLine(kind string, gen int) string {
 // createTxn creates compaction-<n>.txn in dir recording the inputs, and
 // makes it durable (file and directory entry) before returning.
 func createTxn(fsys vfs.FS, dir string, n int, inputs []int) (*txnLog, error) {
-	t := &txnLog{fs: fsys, dir: dir, name: fsys.PathJoin(dir, txnPrefix+strconv.Itoa(n)+txnSuffix)}
+	return createTxnNamed(fsys, dir, txnPrefix+strconv.Itoa(n)+txnSuffix, inputs, nil)
+}
+
+// createFlushTxn creates flush-<gen>.txn in dir recording output gen, and
+// makes it durable before returning: call it before creating gen.
+func createFlushTxn(fsys vfs.FS, dir string, gen int) (*txnLog, error) {
+	return createTxnNamed(fsys, dir, flushTxnPrefix+strconv.Itoa(gen)+txnSuffix, nil, []int{gen})
+}
+
+func createTxnNamed(fsys vfs.FS, dir, name string, inputs, outputs []int) (*txnLog, error) {
+	t := &txnLog{fs: fsys, dir: dir, name: fsys.PathJoin(dir, name)}
 	f, err := fsys.Create(t.name)
 	if err != nil {
 		return nil, err
@@ -71,6 +87,9 @@ func createTxn(fsys vfs.FS, dir string, n int, inputs []int) (*txnLog, error) {
 	var b strings.Builder
 	for _, g := range inputs {
 		b.WriteString(txnLine("remove", g))
+	}
+	for _, g := range outputs {
+		b.WriteString(txnLine("add", g))
 	}
 	if err := t.append(b.String()); err != nil {
 		return nil, errors.Join(err, t.close())
@@ -155,7 +174,7 @@ func replayTxns(fsys vfs.FS, dir string) (int, error) {
 	}
 	n := 0
 	for _, name := range names {
-		if !strings.HasPrefix(name, txnPrefix) || !strings.HasSuffix(name, txnSuffix) {
+		if !(strings.HasPrefix(name, txnPrefix) || strings.HasPrefix(name, flushTxnPrefix)) || !strings.HasSuffix(name, txnSuffix) {
 			continue
 		}
 		n++

@@ -65,6 +65,11 @@ type ReaderOptions struct {
 	// CRC32C and the Digest.crc32 (as nodetool verify does) before
 	// returning, instead of checking each chunk when it is read.
 	VerifyData bool
+	// SkipDigest skips the check of Data.db against Digest.crc32 that
+	// Open otherwise makes (one sequential read of Data.db). Set it only
+	// for an SSTable this process has just written and synced (a flush or
+	// compaction output), whose bytes it computed the digest from.
+	SkipDigest bool
 	// ChunkCacheSize is the budget in bytes of decompressed Data.db chunks
 	// the Reader keeps for reuse by point and slice reads (0 means
 	// DefaultChunkCacheSize, a negative value disables the cache). Scans

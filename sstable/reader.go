@@ -126,7 +126,19 @@ func readWhole(vfsys vfs.FS, path, name string) ([]byte, error) {
 // (Summary, Filter, Statistics, CompressionInfo), and loads them in memory.
 // Data.db chunks and Index.db entries are checked as they are read, or all
 // at once with ReaderOptions.VerifyData.
+//
+// Unless opts.SkipDigest is set, Open also reads Data.db once and checks it
+// against Digest.crc32, so that damage anywhere in Data.db is reported at
+// open, naming the file, rather than on the first read of the damaged
+// chunk (Cassandra checks the digest only in nodetool verify and
+// sstableverify; see docs/compatibility.md).
 func Open(vfsys vfs.FS, dir string, gen int, opts ReaderOptions) (_ *Reader, err error) {
+	return open(vfsys, dir, gen, opts, true)
+}
+
+// open is Open; withTOC false opens a generation whose TOC.txt is missing
+// (Recover).
+func open(vfsys vfs.FS, dir string, gen int, opts ReaderOptions, withTOC bool) (_ *Reader, err error) {
 	r := &Reader{fs: vfsys, dir: dir, gen: gen}
 	for _, c := range Components {
 		r.names[c] = FileName(gen, c)
@@ -136,16 +148,18 @@ func Open(vfsys vfs.FS, dir string, gen int, opts ReaderOptions) (_ *Reader, err
 			_ = r.Close() // the open error is what matters
 		}
 	}()
-	toc, err := readWhole(vfsys, r.path(ComponentTOC), r.name(ComponentTOC))
-	if err != nil {
-		return nil, err
-	}
-	if !bytes.Equal(toc, tocText()) {
-		i := 0
-		for i < len(toc) && i < len(tocText()) && toc[i] == tocText()[i] {
-			i++
+	if withTOC {
+		toc, err := readWhole(vfsys, r.path(ComponentTOC), r.name(ComponentTOC))
+		if err != nil {
+			return nil, err
 		}
-		return nil, corruptf(r.name(ComponentTOC), int64(i), "unexpected component list")
+		if !bytes.Equal(toc, tocText()) {
+			i := 0
+			for i < len(toc) && i < len(tocText()) && toc[i] == tocText()[i] {
+				i++
+			}
+			return nil, corruptf(r.name(ComponentTOC), int64(i), "unexpected component list")
+		}
 	}
 	small := map[Component][]byte{}
 	for _, c := range []Component{ComponentSummary, ComponentFilter, ComponentStatistics, ComponentCompressionInfo, ComponentDigest} {
@@ -218,12 +232,84 @@ func Open(vfsys vfs.FS, dir string, gen int, opts ReaderOptions) (_ *Reader, err
 		r.stats.Compression.Codec != r.codec || uint64(r.stats.Compression.ChunkLength) != r.chunkLen {
 		return nil, corruptf(r.name(ComponentStatistics), 0, "sizes or compression disagree with CompressionInfo.db")
 	}
-	if opts.VerifyData {
+	switch {
+	case opts.VerifyData:
 		if err := r.Verify(); err != nil {
+			return nil, err
+		}
+	case !opts.SkipDigest:
+		if err := r.checkDigest(); err != nil {
 			return nil, err
 		}
 	}
 	return r, nil
+}
+
+// Recover makes generation gen of dir whole again when its TOC.txt is
+// missing but every other component is there, as Cassandra's
+// SSTable.componentsFor rewrites a lost TOC from the components it
+// discovers: it checks that each component exists, opens them with every
+// check (magic numbers, small-component checksums, cross-checks, each
+// Data.db chunk's CRC32C and the Digest.crc32), and only then writes
+// TOC.txt (under a temporary name, synced, renamed, directory synced). It
+// returns an error wrapping ErrMissingComponent or ErrCorruption, naming
+// the file, and changes nothing, if the generation is not complete and
+// intact. Recover never deletes a file.
+func Recover(vfsys vfs.FS, dir string, gen int) error {
+	for _, c := range Components {
+		if c == ComponentTOC {
+			continue
+		}
+		if _, err := vfsys.Stat(vfsys.PathJoin(dir, FileName(gen, c))); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("%w: %s (and %s)", ErrMissingComponent, FileName(gen, c), FileName(gen, ComponentTOC))
+			}
+			return fmt.Errorf("sstable: stat %s: %w", FileName(gen, c), err)
+		}
+	}
+	r, err := open(vfsys, dir, gen, ReaderOptions{VerifyData: true, ChunkCacheSize: -1, KeyCacheSize: -1}, false)
+	if err != nil {
+		return err
+	}
+	if err := r.verifyIndex(); err != nil {
+		_ = r.Close()
+		return err
+	}
+	if err := r.Close(); err != nil {
+		return err
+	}
+	w := &Writer{fs: vfsys, dir: dir, gen: gen}
+	return w.writeTOC(tocText())
+}
+
+// verifyIndex reads every Index.db entry, checking its CRC32C.
+func (r *Reader) verifyIndex() error {
+	it := r.Scan(data.FullRing)
+	for {
+		if _, ok := it.Next(); !ok {
+			break
+		}
+	}
+	return errors.Join(it.Err(), it.Close())
+}
+
+// checkDigest reads all of Data.db and compares its CRC32 with
+// Digest.crc32.
+func (r *Reader) checkDigest() error {
+	h := crc32.NewIEEE()
+	buf := make([]byte, 256<<10)
+	for off := uint64(0); off < r.dataFileLen; {
+		n := min(uint64(len(buf)), r.dataFileLen-off)
+		if _, err := r.data.ReadAt(buf[:n], int64(off)); err != nil {
+			return fmt.Errorf("sstable: read %s at %d: %w", r.name(ComponentData), off, err)
+		}
+		h.Write(buf[:n])
+		off += n
+	}
+	if got := h.Sum32(); got != r.digest {
+		return corruptf(r.name(ComponentData), 0, "digest mismatch: computed %d, %s holds %d", got, r.name(ComponentDigest), r.digest)
+	}
+	return nil
 }
 
 func (r *Reader) decodeSummary(body []byte) error {
@@ -519,20 +605,7 @@ func (r *Reader) Verify() error {
 			return err
 		}
 	}
-	h := crc32.NewIEEE()
-	buf = make([]byte, 256<<10)
-	for off := uint64(0); off < r.dataFileLen; {
-		n := min(uint64(len(buf)), r.dataFileLen-off)
-		if _, err := r.data.ReadAt(buf[:n], int64(off)); err != nil {
-			return fmt.Errorf("sstable: read %s at %d: %w", r.name(ComponentData), off, err)
-		}
-		h.Write(buf[:n])
-		off += n
-	}
-	if got := h.Sum32(); got != r.digest {
-		return corruptf(r.name(ComponentData), 0, "digest mismatch: computed %d, %s holds %d", got, r.name(ComponentDigest), r.digest)
-	}
-	return nil
+	return r.checkDigest()
 }
 
 // List returns the generations of the complete SSTables (those with a

@@ -1,7 +1,9 @@
 package types
 
 import (
+	"bytes"
 	"encoding/binary"
+	"slices"
 	"sort"
 	"unicode/utf8"
 )
@@ -41,13 +43,13 @@ func appendField(out, v []byte) []byte {
 
 // EncodeSet serializes a set of type t: the elements are sorted by the
 // element type's comparator and duplicates (equal by the comparator) are
-// dropped, keeping the first. Null elements are refused.
+// dropped, keeping the first, as Cassandra's TreeSet does when it binds a
+// set. Null elements are refused.
 func EncodeSet(t Type, elems [][]byte) ([]byte, error) {
 	if t.Kind != Set || len(t.Params) != 1 {
 		return nil, valueErr(t, "not a set type")
 	}
 	et := t.Params[0]
-	sorted := make([][]byte, 0, len(elems))
 	for _, e := range elems {
 		if e == nil {
 			return nil, valueErr(t, "null is not supported inside collections")
@@ -55,22 +57,29 @@ func EncodeSet(t Type, elems [][]byte) ([]byte, error) {
 		if err := Validate(et, e); err != nil {
 			return nil, err
 		}
-		sorted = append(sorted, e)
 	}
-	sort.SliceStable(sorted, func(i, j int) bool { return Compare(et, sorted[i], sorted[j]) < 0 })
-	out := sorted[:0]
-	for i, e := range sorted {
+	return EncodeList(sortSet(et, slices.Clone(elems))), nil
+}
+
+// sortSet sorts elems by et's comparator and drops the elements equal to
+// an earlier one, in place; it returns the kept prefix.
+func sortSet(et Type, elems [][]byte) [][]byte {
+	sort.SliceStable(elems, func(i, j int) bool { return Compare(et, elems[i], elems[j]) < 0 })
+	out := elems[:0]
+	for i, e := range elems {
 		if i > 0 && Compare(et, out[len(out)-1], e) == 0 {
 			continue
 		}
 		out = append(out, e)
 	}
-	return EncodeList(out), nil
+	return out
 }
 
 // EncodeMap serializes a map of type t from parallel key and value slices:
 // entries are sorted by the key comparator and, among keys equal by the
-// comparator, the later entry wins. Null keys or values are refused.
+// comparator, the first key is kept with the last value, as Cassandra's
+// TreeMap does when it binds a map (put replaces the value, not the key).
+// Null keys or values are refused.
 func EncodeMap(t Type, keys, values [][]byte) ([]byte, error) {
 	if t.Kind != Map || len(t.Params) != 2 {
 		return nil, valueErr(t, "not a map type")
@@ -78,40 +87,183 @@ func EncodeMap(t Type, keys, values [][]byte) ([]byte, error) {
 	if len(keys) != len(values) {
 		return nil, valueErr(t, "%d keys but %d values", len(keys), len(values))
 	}
-	kt := t.Params[0]
-	idx := make([]int, len(keys))
 	for i := range keys {
 		if keys[i] == nil || values[i] == nil {
 			return nil, valueErr(t, "null is not supported inside collections")
 		}
-		if err := Validate(kt, keys[i]); err != nil {
+		if err := Validate(t.Params[0], keys[i]); err != nil {
 			return nil, err
 		}
 		if err := Validate(t.Params[1], values[i]); err != nil {
 			return nil, err
 		}
+	}
+	keys, values = sortMap(t.Params[0], keys, values)
+	return encodeEntries(keys, values), nil
+}
+
+// sortMap returns the entries of the parallel slices keys and values sorted
+// by kt's comparator, with one entry per key: the first key with the last
+// value among keys equal by the comparator. The inputs are not modified.
+func sortMap(kt Type, keys, values [][]byte) ([][]byte, [][]byte) {
+	idx := make([]int, len(keys))
+	for i := range idx {
 		idx[i] = i
 	}
 	sort.SliceStable(idx, func(a, b int) bool { return Compare(kt, keys[idx[a]], keys[idx[b]]) < 0 })
-	kept := idx[:0]
+	ks := make([][]byte, 0, len(idx))
+	vs := make([][]byte, 0, len(idx))
 	for _, i := range idx {
-		if len(kept) > 0 && Compare(kt, keys[kept[len(kept)-1]], keys[i]) == 0 {
-			kept[len(kept)-1] = i // later duplicate wins (stable sort keeps input order)
+		if len(ks) > 0 && Compare(kt, ks[len(ks)-1], keys[i]) == 0 {
+			vs[len(vs)-1] = values[i] // later duplicate's value wins (stable sort keeps input order)
 			continue
 		}
-		kept = append(kept, i)
+		ks, vs = append(ks, keys[i]), append(vs, values[i])
 	}
+	return ks, vs
+}
+
+// encodeEntries serializes map entries in the given order.
+func encodeEntries(keys, values [][]byte) []byte {
 	n := 4
-	for _, i := range kept {
+	for i := range keys {
 		n += 8 + len(keys[i]) + len(values[i])
 	}
 	out := make([]byte, 4, n)
-	binary.BigEndian.PutUint32(out, uint32(len(kept)))
-	for _, i := range kept {
+	binary.BigEndian.PutUint32(out, uint32(len(keys)))
+	for i := range keys {
 		out = appendField(out, keys[i])
 		out = appendField(out, values[i])
 	}
-	return out, nil
+	return out
+}
+
+// Normalize validates b as a value of t, as Validate does (with the same
+// errors), and returns its canonical serialized form: the elements of every
+// set sorted by the element comparator without duplicates (the first kept)
+// and the entries of every map sorted by key with one entry per key (the
+// first key, the last value), at every nesting level: inside lists, tuples,
+// user-defined types, map values and set elements. This is what Cassandra
+// stores when it binds a collection (Sets.Value.fromSerialized and
+// Maps.Value.fromSerialized collect into a TreeSet or TreeMap, and nested
+// values are serialized again by SetSerializer and MapSerializer, which
+// sort), so {2,1}, {1,2} and {1,1,2} are the same partition key. A value
+// already canonical is returned as is, without copying; a nil b is null.
+func Normalize(t Type, b []byte) ([]byte, error) {
+	if err := Validate(t, b); err != nil {
+		return nil, err
+	}
+	if b == nil || !hasUnordered(t) {
+		return b, nil
+	}
+	return normalizeValid(t, b), nil
+}
+
+// hasUnordered reports whether a value of t may hold a set or a map.
+func hasUnordered(t Type) bool {
+	if t.Kind == Set || t.Kind == Map {
+		return true
+	}
+	for _, p := range t.Params {
+		if hasUnordered(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// normalizeValid returns the canonical form of b, a valid value of t (see
+// Normalize): b itself when it is canonical already.
+func normalizeValid(t Type, b []byte) []byte {
+	if len(b) == 0 || !hasUnordered(t) {
+		return b
+	}
+	switch t.Kind {
+	case List, Set, Map:
+		elems, err := DecodeCollection(t, b)
+		if err != nil {
+			return b // unreachable: b is valid
+		}
+		changed := false
+		for i, e := range elems {
+			et := t.Params[0]
+			if t.Kind == Map {
+				et = t.Params[i%2]
+			}
+			if n := normalizeValid(et, e); !bytes.Equal(n, e) {
+				elems[i], changed = n, true
+			}
+		}
+		switch t.Kind {
+		case Set:
+			if !changed && strictlySorted(t.Params[0], elems) {
+				return b
+			}
+			return EncodeList(sortSet(t.Params[0], elems))
+		case Map:
+			keys := make([][]byte, 0, len(elems)/2)
+			vals := make([][]byte, 0, len(elems)/2)
+			for i := 0; i+1 < len(elems); i += 2 {
+				keys, vals = append(keys, elems[i]), append(vals, elems[i+1])
+			}
+			if !changed && strictlySorted(t.Params[0], keys) {
+				return b
+			}
+			keys, vals = sortMap(t.Params[0], keys, vals)
+			return encodeEntries(keys, vals)
+		}
+		if !changed {
+			return b
+		}
+		return EncodeList(elems)
+	case Tuple:
+		fields, err := DecodeTuple(t, b)
+		if err != nil {
+			return b // unreachable: b is valid
+		}
+		changed := false
+		for i, f := range fields {
+			if f == nil {
+				continue
+			}
+			if n := normalizeValid(t.Params[i], f); !bytes.Equal(n, f) {
+				fields[i], changed = n, true
+			}
+		}
+		if !changed {
+			return b
+		}
+		// Keep the fields the value had: missing trailing fields stay
+		// missing rather than becoming explicit nulls.
+		return EncodeTuple(fields[:tupleFieldCount(b)])
+	}
+	return b
+}
+
+// strictlySorted reports whether elems are in strictly increasing order of
+// et's comparator.
+func strictlySorted(et Type, elems [][]byte) bool {
+	for i := 1; i < len(elems); i++ {
+		if Compare(et, elems[i-1], elems[i]) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// tupleFieldCount returns the number of fields serialized in b, a valid
+// tuple value.
+func tupleFieldCount(b []byte) int {
+	n := 0
+	for len(b) >= 4 {
+		l := int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+		if l > 0 {
+			b = b[l:]
+		}
+		n++
+	}
+	return n
 }
 
 // EncodeTuple serializes tuple fields; a nil field is null.

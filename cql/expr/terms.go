@@ -63,7 +63,8 @@ func (nowTerm) Eval(q *query.Execution) (query.Value, error) {
 	return query.Value{Bytes: Int64Bytes(q.Now.UnixMilli())}, nil
 }
 
-// BindTerm reads a bound value and validates it against its receiver's type.
+// BindTerm reads a bound value, validates it against its receiver's type
+// and puts it in canonical form (types.Normalize).
 type BindTerm struct {
 	Idx  int
 	recv Receiver
@@ -77,9 +78,11 @@ func (t BindTerm) Eval(q *query.Execution) (query.Value, error) {
 	if v.Unset || v.Bytes == nil {
 		return v, nil
 	}
-	if err := types.Validate(t.recv.Typ, v.Bytes); err != nil {
+	b, err := types.Normalize(t.recv.Typ, v.Bytes) // sets and maps sorted, as Cassandra binds them
+	if err != nil {
 		return query.Value{}, query.Invalidf("Invalid value for %s of type %s: %v", t.recv.Name, t.recv.Typ, UnwrapReason(err))
 	}
+	v.Bytes = b
 	return v, nil
 }
 
