@@ -230,7 +230,7 @@ func (p *batchPlan) exec(ctx context.Context, q *execution) (*query.Result, erro
 	case q.Params.HasTimestamp:
 		ts = q.Params.Timestamp
 	default:
-		ts = q.s.x.eng.NewTimestamp()
+		ts = q.Env.Engine.NewTimestamp()
 	}
 	q.batch = &batchContext{timestamp: ts}
 	conditional := false
@@ -252,7 +252,7 @@ func (p *batchPlan) exec(ctx context.Context, q *execution) (*query.Result, erro
 		if m.IsEmpty() {
 			continue
 		}
-		if err := q.s.x.eng.Apply(ctx, tables[partitionKeyOf(m)], m); err != nil {
+		if err := q.Env.Engine.Apply(ctx, tables[partitionKeyOf(m)], m); err != nil {
 			return nil, query.AsError(err)
 		}
 	}
@@ -365,7 +365,7 @@ func (p *batchPlan) execConditional(ctx context.Context, q *execution) (*query.R
 		}
 		key = keys[0]
 	}
-	unlock := q.s.x.eng.LockPartition(tbl, key)
+	unlock := q.Env.Engine.LockPartition(tbl, key)
 	defer unlock()
 	for i, mp := range p.stmts {
 		if mp.conds == nil {
@@ -404,7 +404,7 @@ func (p *batchPlan) execConditional(ctx context.Context, q *execution) (*query.R
 		return nil, err
 	}
 	for _, m := range merged {
-		if err := q.s.x.eng.Apply(ctx, tables[partitionKeyOf(m)], m); err != nil {
+		if err := q.Env.Engine.Apply(ctx, tables[partitionKeyOf(m)], m); err != nil {
 			return nil, query.AsError(err)
 		}
 	}

@@ -12,8 +12,8 @@ import (
 // returns is a pure value that any session may execute: who runs it, with
 // what values and at what time comes with each execution.
 type compiler struct {
-	x  *Executor
-	ks string
+	env *env
+	ks  string
 	// tables lists the tables the statement resolved, in order, for the
 	// plan cache: a prepared statement is evicted when one of them
 	// changes (plancache.go).
@@ -26,7 +26,7 @@ func (s *compiler) Keyspace() string { return s.ks }
 // compileStatement compiles stmt in keyspace ks. It returns the plan and
 // the tables it depends on.
 func (x *Executor) compileStatement(stmt parser.Statement, ks string) (plan, []*schema.Table, error) {
-	c := &compiler{x: x, ks: ks}
+	c := &compiler{env: &x.env, ks: ks}
 	pl, err := c.compile(stmt)
 	if err != nil {
 		return nil, nil, err

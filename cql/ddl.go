@@ -80,7 +80,6 @@ func (s *compiler) keyspaceFor(t parser.TableName) (string, error) {
 }
 
 func (s *compiler) compileDDL(stmt parser.Statement) (plan, error) {
-	eng := s.x.eng
 	switch st := stmt.(type) {
 	case *parser.CreateKeyspace:
 		name := string(st.Name)
@@ -98,7 +97,7 @@ func (s *compiler) compileDDL(stmt parser.Statement) (plan, error) {
 			return nil, err
 		}
 		return &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
-			if err := eng.CreateKeyspace(ks); err != nil {
+			if err := q.Env.Engine.CreateKeyspace(ks); err != nil {
 				if errors.Is(err, engine.ErrKeyspaceExists) {
 					if st.IfNotExists {
 						return query.VoidResult(), nil
@@ -115,7 +114,7 @@ func (s *compiler) compileDDL(stmt parser.Statement) (plan, error) {
 			return nil, err
 		}
 		return &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
-			old, ok := eng.Keyspace(name)
+			old, ok := q.Env.Engine.Keyspace(name)
 			if !ok {
 				if st.IfExists {
 					return query.VoidResult(), nil
@@ -126,7 +125,7 @@ func (s *compiler) compileDDL(stmt parser.Statement) (plan, error) {
 			if err := keyspaceOptions(ks, st.Options, false); err != nil {
 				return nil, err
 			}
-			if err := eng.AlterKeyspace(ks); err != nil {
+			if err := q.Env.Engine.AlterKeyspace(ks); err != nil {
 				return nil, err
 			}
 			return schemaChange(wire.Updated, wire.TargetKeyspace, name, ""), nil
@@ -137,7 +136,7 @@ func (s *compiler) compileDDL(stmt parser.Statement) (plan, error) {
 			return nil, err
 		}
 		return &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
-			if err := eng.DropKeyspace(name); err != nil {
+			if err := q.Env.Engine.DropKeyspace(name); err != nil {
 				if errors.Is(err, engine.ErrNoKeyspace) {
 					if st.IfExists {
 						return query.VoidResult(), nil
@@ -146,8 +145,8 @@ func (s *compiler) compileDDL(stmt parser.Statement) (plan, error) {
 				}
 				return nil, err
 			}
-			if q.s.Keyspace() == name {
-				q.s.SetKeyspace("")
+			if q.Session.Keyspace() == name {
+				q.Session.SetKeyspace("")
 			}
 			return schemaChange(wire.Dropped, wire.TargetKeyspace, name, ""), nil
 		}}, nil
@@ -161,7 +160,7 @@ func (s *compiler) compileDDL(stmt parser.Statement) (plan, error) {
 			return nil, err
 		}
 		return &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
-			if err := eng.DropTable(ks, name); err != nil {
+			if err := q.Env.Engine.DropTable(ks, name); err != nil {
 				if errors.Is(err, engine.ErrNoTable) || errors.Is(err, engine.ErrNoKeyspace) {
 					if st.IfExists {
 						return query.VoidResult(), nil
@@ -210,7 +209,7 @@ func (s *compiler) compileDDL(stmt parser.Statement) (plan, error) {
 			return nil, err
 		}
 		return &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
-			if err := eng.Truncate(ks, name); err != nil {
+			if err := q.Env.Engine.Truncate(ks, name); err != nil {
 				return nil, err
 			}
 			return query.VoidResult(), nil
@@ -226,7 +225,7 @@ func (s *compiler) lookupTable(t parser.TableName) (*schema.Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	if tbl, ok := s.x.eng.Table(ks, string(t.Name)); ok {
+	if tbl, ok := s.env.Engine.Table(ks, string(t.Name)); ok {
 		s.tables = append(s.tables, tbl)
 		return tbl, nil
 	}
@@ -234,7 +233,7 @@ func (s *compiler) lookupTable(t parser.TableName) (*schema.Table, error) {
 		s.tables = append(s.tables, tbl)
 		return tbl, nil
 	}
-	if _, ok := s.x.eng.Keyspace(ks); !ok && !systemKeyspaces[ks] {
+	if _, ok := s.env.Engine.Keyspace(ks); !ok && !systemKeyspaces[ks] {
 		return nil, query.Invalidf("keyspace %s does not exist", ks)
 	}
 	return nil, query.Invalidf("table %s does not exist", t.Name)
@@ -266,7 +265,7 @@ func (s *compiler) compileCreateTable(st *parser.CreateTable) (plan, error) {
 	if st.CompactStorage {
 		return nil, query.Invalidf("Compact tables are not allowed in Cassandra starting with 4.0 version.")
 	}
-	ksDef, _ := s.x.eng.Keyspace(ks)
+	ksDef, _ := s.env.Engine.Keyspace(ks)
 	defs := map[string]*parser.ColumnDef{}
 	var order []string
 	var inlinePK []string
@@ -402,12 +401,12 @@ func (s *compiler) compileCreateTable(st *parser.CreateTable) (plan, error) {
 		return nil, err
 	}
 	return &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
-		if _, ok := s.x.eng.Keyspace(ks); !ok {
+		if _, ok := s.env.Engine.Keyspace(ks); !ok {
 			return nil, query.Invalidf("Keyspace '%s' doesn't exist", ks)
 		}
 		id := data.TableID(types.NewRandomUUID())
 		tbl := schema.NewTable(ks, name, id, cols, opts)
-		if err := s.x.eng.CreateTable(tbl); err != nil {
+		if err := s.env.Engine.CreateTable(tbl); err != nil {
 			if errors.Is(err, engine.ErrTableExists) {
 				if st.IfNotExists {
 					return query.VoidResult(), nil
@@ -469,12 +468,12 @@ func (s *compiler) compileAlterTable(st *parser.AlterTable) (plan, error) {
 		return nil, err
 	}
 	return &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
-		old, ok := s.x.eng.Table(ks, name)
+		old, ok := s.env.Engine.Table(ks, name)
 		if !ok {
 			if st.IfExists {
 				return query.VoidResult(), nil
 			}
-			if _, ok := s.x.eng.Keyspace(ks); !ok {
+			if _, ok := s.env.Engine.Keyspace(ks); !ok {
 				return nil, query.Invalidf("Keyspace '%s' doesn't exist", ks)
 			}
 			return nil, query.Invalidf("Table '%s.%s' doesn't exist", ks, name)
@@ -501,7 +500,7 @@ func (s *compiler) compileAlterTable(st *parser.AlterTable) (plan, error) {
 				if find(n) >= 0 {
 					return nil, query.Invalidf("Column with name '%s' already exists", n)
 				}
-				ksDef, _ := s.x.eng.Keyspace(ks)
+				ksDef, _ := s.env.Engine.Keyspace(ks)
 				t, err := expr.ConvertType(def.Type, ksDef)
 				if err != nil {
 					return nil, err
@@ -540,7 +539,7 @@ func (s *compiler) compileAlterTable(st *parser.AlterTable) (plan, error) {
 				if dropped == nil {
 					dropped = map[string]schema.DroppedColumn{}
 				}
-				dropped[n] = schema.DroppedColumn{Type: cols[i].Type.WithoutUDTs(), DroppedAt: s.x.eng.NewTimestamp()}
+				dropped[n] = schema.DroppedColumn{Type: cols[i].Type.WithoutUDTs(), DroppedAt: s.env.Engine.NewTimestamp()}
 				cols = append(cols[:i], cols[i+1:]...)
 			}
 		case parser.AlterRename:
@@ -571,7 +570,7 @@ func (s *compiler) compileAlterTable(st *parser.AlterTable) (plan, error) {
 		tbl := schema.NewTable(ks, name, old.ID, cols, opts)
 		tbl.Dropped = dropped
 		tbl.Indexes = old.Indexes
-		if err := s.x.eng.AlterTable(tbl); err != nil {
+		if err := s.env.Engine.AlterTable(tbl); err != nil {
 			return nil, err
 		}
 		return schemaChange(wire.Updated, wire.TargetTable, ks, name), nil

@@ -28,7 +28,7 @@ func (s *compiler) compileCreateFunction(st *parser.CreateFunction) (plan, error
 	if _, err := s.keyspaceFor(st.Name); err != nil {
 		return nil, err
 	}
-	return &ddlPlan{run: func(context.Context, *execution) (*query.Result, error) {
+	return &ddlPlan{run: func(_ context.Context, q *execution) (*query.Result, error) {
 		if st.OrReplace && st.IfNotExists {
 			return nil, query.Invalidf(errBothDirectives)
 		}
@@ -41,12 +41,11 @@ func (s *compiler) compileCreateAggregate(st *parser.CreateAggregate) (plan, err
 	if err != nil {
 		return nil, err
 	}
-	eng := s.x.eng
-	return &ddlPlan{run: func(context.Context, *execution) (*query.Result, error) {
+	return &ddlPlan{run: func(_ context.Context, q *execution) (*query.Result, error) {
 		if st.OrReplace && st.IfNotExists {
 			return nil, query.Invalidf(errBothDirectives)
 		}
-		if _, ok := eng.Keyspace(ks); !ok {
+		if _, ok := q.Env.Engine.Keyspace(ks); !ok {
 			return nil, query.Invalidf("Keyspace '%s' doesn't exist", ks)
 		}
 		// The state function takes the state type and the arguments.

@@ -52,17 +52,16 @@ func (s *compiler) compileCreateIndex(st *parser.CreateIndex) (plan, error) {
 	} else if st.Using != "" {
 		return nil, query.Invalidf("Cannot specify a custom index class for a non-custom index")
 	}
-	eng := s.x.eng
 	return &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
-		if _, ok := eng.Keyspace(ks); !ok {
+		if _, ok := q.Env.Engine.Keyspace(ks); !ok {
 			return nil, query.Invalidf("Keyspace '%s' doesn't exist", ks)
 		}
-		tbl, ok := eng.Table(ks, name)
+		tbl, ok := q.Env.Engine.Table(ks, name)
 		if !ok {
 			return nil, query.Invalidf("Table '%s' doesn't exist", name)
 		}
 		indexName := string(st.Name)
-		if indexName != "" && keyspaceIndex(eng.Tables(ks), indexName) != nil {
+		if indexName != "" && keyspaceIndex(q.Env.Engine.Tables(ks), indexName) != nil {
 			if st.IfNotExists {
 				return query.VoidResult(), nil
 			}
@@ -82,7 +81,7 @@ func (s *compiler) compileCreateIndex(st *parser.CreateIndex) (plan, error) {
 		if indexName == "" {
 			base := nonWordChars.ReplaceAllString(fmt.Sprintf("%s_%s_idx", name, col.Name), "")
 			indexName = base
-			for i := 1; keyspaceIndex(eng.Tables(ks), indexName) != nil; i++ {
+			for i := 1; keyspaceIndex(q.Env.Engine.Tables(ks), indexName) != nil; i++ {
 				indexName = fmt.Sprintf("%s_%d", base, i)
 			}
 		}
@@ -97,7 +96,7 @@ func (s *compiler) compileCreateIndex(st *parser.CreateIndex) (plan, error) {
 		}
 		nt := tbl.Clone()
 		nt.Indexes = append(slices.Clone(tbl.Indexes), ix)
-		if err := eng.AlterTable(nt); err != nil {
+		if err := q.Env.Engine.AlterTable(nt); err != nil {
 			return nil, err
 		}
 		return schemaChange(wire.Updated, wire.TargetTable, ks, name), nil
@@ -165,16 +164,15 @@ func (s *compiler) compileDropIndex(st *parser.DropIndex) (plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	eng := s.x.eng
 	return &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
-		for _, tbl := range eng.Tables(ks) {
+		for _, tbl := range q.Env.Engine.Tables(ks) {
 			i := slices.IndexFunc(tbl.Indexes, func(ix schema.Index) bool { return ix.Name == name })
 			if i < 0 {
 				continue
 			}
 			nt := tbl.Clone()
 			nt.Indexes = slices.Delete(slices.Clone(tbl.Indexes), i, i+1)
-			if err := eng.AlterTable(nt); err != nil {
+			if err := q.Env.Engine.AlterTable(nt); err != nil {
 				return nil, err
 			}
 			return schemaChange(wire.Updated, wire.TargetTable, ks, tbl.Name), nil

@@ -24,14 +24,13 @@ func (s *compiler) compileCreateTrigger(st *parser.CreateTrigger) (plan, error) 
 		return nil, err
 	}
 	return &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
-		eng := q.s.x.eng
-		if err := q.s.x.roles.EnsureIsSuperuser(ctx, q.s.user, "Only superusers are allowed to perform CREATE TRIGGER queries"); err != nil {
+		if err := q.Env.Roles.EnsureIsSuperuser(ctx, q.Session.User(), "Only superusers are allowed to perform CREATE TRIGGER queries"); err != nil {
 			return nil, err
 		}
-		if _, ok := eng.Keyspace(ks); !ok {
+		if _, ok := q.Env.Engine.Keyspace(ks); !ok {
 			return nil, query.Invalidf("Keyspace '%s' doesn't exist", ks)
 		}
-		if _, ok := eng.Table(ks, table); !ok {
+		if _, ok := q.Env.Engine.Table(ks, table); !ok {
 			return nil, query.Invalidf("Table '%s' doesn't exist", table)
 		}
 		return nil, query.Invalidf("Trigger class '%s' couldn't be loaded", st.Class)
@@ -45,7 +44,7 @@ func (s *compiler) compileDropTrigger(st *parser.DropTrigger) (plan, error) {
 	}
 	return &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
 		// Cassandra's text, its typo included.
-		if err := q.s.x.roles.EnsureIsSuperuser(ctx, q.s.user, "Only superusers are allowed to perfrom DROP TRIGGER queries"); err != nil {
+		if err := q.Env.Roles.EnsureIsSuperuser(ctx, q.Session.User(), "Only superusers are allowed to perfrom DROP TRIGGER queries"); err != nil {
 			return nil, err
 		}
 		if st.IfExists {

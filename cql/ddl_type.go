@@ -29,9 +29,8 @@ func (s *compiler) compileCreateType(st *parser.CreateType) (plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	eng := s.x.eng
 	return &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
-		def, ok := eng.Keyspace(ks)
+		def, ok := q.Env.Engine.Keyspace(ks)
 		if !ok {
 			return nil, query.Invalidf("Keyspace '%s' doesn't exist", ks)
 		}
@@ -57,7 +56,7 @@ func (s *compiler) compileCreateType(st *parser.CreateType) (plan, error) {
 		}
 		next := *def
 		next.Types = append(slices.Clone(def.Types), types.UserTypeOf(ut, fields, false))
-		if err := eng.AlterKeyspace(&next); err != nil {
+		if err := q.Env.Engine.AlterKeyspace(&next); err != nil {
 			return nil, err
 		}
 		return schemaChange(wire.Created, wire.TargetType, ks, name), nil
@@ -88,9 +87,8 @@ func (s *compiler) compileAlterType(st *parser.AlterUserType) (plan, error) {
 	if st.Kind == parser.AlterType {
 		return nil, query.Invalidf("Alterations of user type field types are not supported")
 	}
-	eng := s.x.eng
 	return &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
-		def, ok := eng.Keyspace(ks)
+		def, ok := q.Env.Engine.Keyspace(ks)
 		if !ok {
 			return nil, query.Invalidf("Keyspace '%s' doesn't exist", ks)
 		}
@@ -142,7 +140,7 @@ func (s *compiler) compileAlterType(st *parser.AlterUserType) (plan, error) {
 			next.Types[i] = replaceType(t, name, nt)
 		}
 		var tables []*schema.Table
-		for _, tbl := range eng.Tables(ks) {
+		for _, tbl := range q.Env.Engine.Tables(ks) {
 			if !slices.ContainsFunc(tbl.Columns, func(c *schema.Column) bool { return usesType(c.Type, name) }) {
 				continue
 			}
@@ -156,7 +154,7 @@ func (s *compiler) compileAlterType(st *parser.AlterUserType) (plan, error) {
 			t.Dropped, t.Indexes = tbl.Dropped, tbl.Indexes
 			tables = append(tables, t)
 		}
-		if err := eng.AlterKeyspace(&next, tables...); err != nil {
+		if err := q.Env.Engine.AlterKeyspace(&next, tables...); err != nil {
 			return nil, err
 		}
 		return schemaChange(wire.Updated, wire.TargetType, ks, name), nil
@@ -168,9 +166,8 @@ func (s *compiler) compileDropType(st *parser.DropType) (plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	eng := s.x.eng
 	return &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
-		def, ok := eng.Keyspace(ks)
+		def, ok := q.Env.Engine.Keyspace(ks)
 		var i int
 		if ok {
 			i = slices.IndexFunc(def.Types, func(t types.Type) bool { return t.UDT.Name == name })
@@ -186,7 +183,7 @@ func (s *compiler) compileDropType(st *parser.DropType) (plan, error) {
 				return nil, query.Invalidf("Cannot drop user type %s.%s as it is still used by user type %s", ks, name, t.UDT.Name)
 			}
 		}
-		for _, tbl := range eng.Tables(ks) {
+		for _, tbl := range q.Env.Engine.Tables(ks) {
 			for _, c := range tbl.Columns {
 				if usesType(c.Type, name) {
 					return nil, query.Invalidf("Cannot drop user type %s.%s as it is still used by table %s.%s", ks, name, ks, tbl.Name)
@@ -195,7 +192,7 @@ func (s *compiler) compileDropType(st *parser.DropType) (plan, error) {
 		}
 		next := *def
 		next.Types = slices.Delete(slices.Clone(def.Types), i, i+1)
-		if err := eng.AlterKeyspace(&next); err != nil {
+		if err := q.Env.Engine.AlterKeyspace(&next); err != nil {
 			return nil, err
 		}
 		return schemaChange(wire.Dropped, wire.TargetType, ks, name), nil

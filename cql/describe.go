@@ -67,8 +67,7 @@ func (s *compiler) compileDescribe(st *parser.Describe) (plan, error) {
 }
 
 func (p *describePlan) exec(ctx context.Context, q *execution) (*query.Result, error) {
-	x := q.s.x
-	snap := x.node.CurrentSchema()
+	snap := q.Env.System.CurrentSchema()
 	st := p.st
 	res := &query.Result{Kind: wire.ResultRows, Columns: p.cols, Rows: [][][]byte{}}
 	list := func(ks, typ, name string) {
@@ -112,7 +111,7 @@ func (p *describePlan) exec(ctx context.Context, q *execution) (*query.Result, e
 		}
 		return nil
 	}
-	current := q.s.Keyspace()
+	current := q.Session.Keyspace()
 	switch st.Kind {
 	case parser.DescribeKeyspaces:
 		for _, ks := range snap.Keyspaces {
@@ -219,9 +218,9 @@ func (p *describePlan) exec(ctx context.Context, q *execution) (*query.Result, e
 		}
 		return nil, query.Invalidf("User defined type '%s' not found in '%s'", st.Name.Name, ksName)
 	case parser.DescribeCluster:
-		row := [][]byte{virtual.TextV(x.opts.ClusterName), virtual.TextV(virtual.Partitioner), virtual.TextV(Snitch)}
+		row := [][]byte{virtual.TextV(q.Env.System.ClusterName()), virtual.TextV(virtual.Partitioner), virtual.TextV(Snitch)}
 		if len(p.cols) == 4 {
-			row = append(row, x.rangeOwnership())
+			row = append(row, rangeOwnership(q.Env.System))
 		}
 		res.Rows = append(res.Rows, row)
 	default:
@@ -233,9 +232,9 @@ func (p *describePlan) exec(ctx context.Context, q *execution) (*query.Result, e
 // rangeOwnership returns DESCRIBE CLUSTER's range_ownership: each token
 // range's end token mapped to its replicas (this node's address), as a
 // map<text, frozen<list<text>>>.
-func (x *Executor) rangeOwnership() []byte {
-	ip, _ := x.NodeAddress()
-	tokens := virtual.NodeTokens(x.HostID())
+func rangeOwnership(node *virtual.Node) []byte {
+	ip, _ := node.Address()
+	tokens := virtual.NodeTokens(node.HostID())
 	var keys, vals [][]byte
 	for _, t := range tokens {
 		keys = append(keys, virtual.TextV(t))

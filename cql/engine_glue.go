@@ -20,7 +20,7 @@ func readOneRow(ctx context.Context, q *execution, tbl *schema.Table, key, clust
 			opts.Slices = data.Slices{{Start: clustering, End: append(append([]byte(nil), clustering...), 0)}}
 		}
 	}
-	part, err := q.s.x.eng.ReadPartition(ctx, tbl, key, opts)
+	part, err := q.Env.Engine.ReadPartition(ctx, tbl, key, opts)
 	if err != nil {
 		return nil, query.AsError(err)
 	}

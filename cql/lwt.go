@@ -393,7 +393,7 @@ func (p *modPlan) execConditional(ctx context.Context, q *execution, wc *writeCo
 	} else if len(p.tbl.ClusteringColumns()) == 0 {
 		clustering, _ = types.EncodeClustering(nil, nil) // the single row's key
 	}
-	unlock := q.s.x.eng.LockPartition(p.tbl, keys[0])
+	unlock := q.Env.Engine.LockPartition(p.tbl, keys[0])
 	defer unlock()
 	st, err := readState(ctx, q, p.tbl, keys[0], clustering)
 	if err != nil {
@@ -411,7 +411,7 @@ func (p *modPlan) execConditional(ctx context.Context, q *execution, wc *writeCo
 		return nil, err
 	}
 	for _, m := range muts {
-		if err := q.s.x.eng.Apply(ctx, p.tbl, m); err != nil {
+		if err := q.Env.Engine.Apply(ctx, p.tbl, m); err != nil {
 			return nil, query.AsError(err)
 		}
 	}

@@ -545,7 +545,7 @@ func (p *modPlan) initWriteContext(q *execution, wc *writeContext) error {
 	case q.Params.HasTimestamp:
 		wc.ts = q.Params.Timestamp
 	default:
-		wc.ts = q.s.x.eng.NewTimestamp()
+		wc.ts = q.Env.Engine.NewTimestamp()
 	}
 	return nil
 }
@@ -1019,7 +1019,7 @@ func (p *modPlan) apply(ctx context.Context, q *execution, m *data.Mutation) err
 	if q.Trace != nil {
 		q.Trace.Add("Applying mutation to %s, partition of %d bytes key, %d rows", p.tbl.QualifiedName(), len(m.Key), len(m.Rows))
 	}
-	if err := q.s.x.eng.Apply(ctx, p.tbl, m); err != nil {
+	if err := q.Env.Engine.Apply(ctx, p.tbl, m); err != nil {
 		return query.AsError(err)
 	}
 	return nil

@@ -131,9 +131,9 @@ func TestModifyRandom(t *testing.T) {
 				}
 			default:
 				if rng.Intn(2) == 0 {
-					require.NoError(t, s.x.eng.Flush(ctx, "ks", "t"))
+					require.NoError(t, s.x.env.Engine.Flush(ctx, "ks", "t"))
 				} else {
-					require.NoError(t, s.x.eng.Compact(ctx, "ks", "t"))
+					require.NoError(t, s.x.env.Engine.Compact(ctx, "ks", "t"))
 				}
 				continue
 			}

@@ -88,7 +88,7 @@ func TestSimpleMutationMatchesGeneral(t *testing.T) {
 		for j, spec := range p.specs {
 			values[j] = drawValue(rt, spec.Type.String(), spec.Name)
 		}
-		q := &execution{s: s, Execution: query.Execution{Params: &query.Params{Values: values, Timestamp: 42, HasTimestamp: true}, Values: values, Now: testEpoch}}
+		q := &execution{Env: &s.x.env, Session: s, Execution: query.Execution{Params: &query.Params{Values: values, Timestamp: 42, HasTimestamp: true}, Values: values, Now: testEpoch}}
 		wc, err := p.writeContext(q)
 		if err != nil {
 			return

@@ -14,13 +14,13 @@ import (
 type ConnectedClient = virtual.ConnectedClient
 
 // HostID returns the node's host id (system.local.host_id).
-func (x *Executor) HostID() types.UUIDValue { return x.node.HostID() }
+func (x *Executor) HostID() types.UUIDValue { return x.env.System.HostID() }
 
 // Bootstrap creates the system keyspaces and tables that do not exist yet.
 // It writes no rows: system.local, system_schema.*, system_virtual_schema.*
 // and system_views.* are computed when read. NewExecutor calls it; calling
 // it again is harmless.
-func (x *Executor) Bootstrap(ctx context.Context) error { return x.node.Bootstrap(ctx) }
+func (x *Executor) Bootstrap(ctx context.Context) error { return x.env.System.Bootstrap(ctx) }
 
 // SetNodeAddress sets the address and native protocol port the node is
 // reached at (system.local's rpc_address, broadcast_address, listen_address
@@ -28,15 +28,15 @@ func (x *Executor) Bootstrap(ctx context.Context) error { return x.node.Bootstra
 // 127.0.0.1:9042. Drivers connect to rpc_address, so it must be a real
 // address: an unspecified one (0.0.0.0, ::) is refused.
 func (x *Executor) SetNodeAddress(ctx context.Context, ip net.IP, port int) error {
-	if err := x.node.SetAddress(ip, port); err != nil {
+	if err := x.env.System.SetAddress(ip, port); err != nil {
 		return query.Invalidf("%v", err)
 	}
 	return nil
 }
 
 // NodeAddress returns the address and port set by SetNodeAddress.
-func (x *Executor) NodeAddress() (net.IP, int) { return x.node.Address() }
+func (x *Executor) NodeAddress() (net.IP, int) { return x.env.System.Address() }
 
 // SetClients sets the function that lists a server's connections for
 // system_views.clients (nil: none).
-func (x *Executor) SetClients(clients func() []ConnectedClient) { x.node.SetClients(clients) }
+func (x *Executor) SetClients(clients func() []ConnectedClient) { x.env.System.SetClients(clients) }

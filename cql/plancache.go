@@ -164,7 +164,7 @@ func (x *Executor) invalidatedBy(tables []*schema.Table) bool {
 		if systemKeyspaces[t.Keyspace] {
 			continue // no statement alters a system table
 		}
-		now, ok := x.eng.Table(t.Keyspace, t.Name)
+		now, ok := x.env.Engine.Table(t.Keyspace, t.Name)
 		if !ok || schema.ChangeAffectsPreparedStatements(t, now) {
 			return true
 		}

@@ -33,13 +33,13 @@ type AuthOptions = auth.Options
 // carry their role, and Authenticate checks logins against
 // system_auth.roles. It creates or updates o.Superusers.
 func (x *Executor) EnableAuthentication(ctx context.Context, o AuthOptions) error {
-	return x.roles.Enable(ctx, o)
+	return x.env.Roles.Enable(ctx, o)
 }
 
 // Authenticate checks a login as PasswordAuthenticator does (see
 // auth.Roles.Authenticate).
 func (x *Executor) Authenticate(ctx context.Context, user, password string) error {
-	return x.roles.Authenticate(ctx, user, password)
+	return x.env.Roles.Authenticate(ctx, user, password)
 }
 
 // Roles and permissions.
@@ -75,7 +75,7 @@ func (p *authPlan) exec(ctx context.Context, q *execution) (*query.Result, error
 // authCall is one run of a role statement: the session's role and a
 // snapshot of every role, read under auth.mu.
 type authCall struct {
-	x     *Executor
+	env   *env
 	user  string // "" for the anonymous user
 	roles map[string]*auth.Role
 }
@@ -126,14 +126,13 @@ func (s *compiler) compileAuth(stmt parser.Statement) (plan, error) {
 	return &authPlan{cols: cols, run: func(ctx context.Context, q *execution) (*query.Result, error) {
 		// The role is the executing session's, never the preparing one's:
 		// a prepared statement is shared by every session.
-		x := q.s.x
-		unlock := x.roles.Lock()
+		unlock := q.Env.Roles.Lock()
 		defer unlock()
-		roles, err := x.roles.All(ctx)
+		roles, err := q.Env.Roles.All(ctx)
 		if err != nil {
 			return nil, err
 		}
-		return run(ctx, &authCall{x: x, user: q.s.user, roles: roles})
+		return run(ctx, &authCall{env: q.Env, user: q.Session.User(), roles: roles})
 	}}, nil
 }
 
@@ -163,7 +162,7 @@ func (c *authCall) validateDCs(o *parser.RoleOptions) error {
 		return nil
 	}
 	for _, dc := range o.AccessDCs {
-		if dc != c.x.opts.DataCenter {
+		if dc != c.env.System.DataCenter() {
 			return query.Invalidf("Invalid value(s) for DATACENTERS '[%s]',All values must be valid datacenters", strings.Join(o.AccessDCs, ", "))
 		}
 	}
@@ -174,7 +173,7 @@ func (c *authCall) validateDCs(o *parser.RoleOptions) error {
 func (c *authCall) setPassword(r *auth.Role, o *parser.RoleOptions) error {
 	switch {
 	case o.Password != nil:
-		h, err := c.x.roles.HashPassword(r.Name, *o.Password)
+		h, err := c.env.Roles.HashPassword(r.Name, *o.Password)
 		if err != nil {
 			return err
 		}
@@ -218,7 +217,7 @@ func (c *authCall) createRole(ctx context.Context, st *parser.CreateRole) (*quer
 	if err := c.setPassword(r, o); err != nil {
 		return nil, err
 	}
-	return query.VoidResult(), c.x.roles.Write(ctx, r)
+	return query.VoidResult(), c.env.Roles.Write(ctx, r)
 }
 
 // optionsGiven names the options given, as IRoleManager.Option names them
@@ -242,7 +241,7 @@ func optionsGiven(o *parser.RoleOptions) []string {
 // PasswordAuthenticator); these are also the options supported besides
 // SUPERUSER and LOGIN.
 func (c *authCall) alterable(name string) bool {
-	return c.x.roles.Enabled() && (name == "PASSWORD" || name == "HASHED_PASSWORD")
+	return c.env.Roles.Enabled() && (name == "PASSWORD" || name == "HASHED_PASSWORD")
 }
 
 func (c *authCall) alterRole(ctx context.Context, st *parser.AlterRole) (*query.Result, error) {
@@ -294,7 +293,7 @@ func (c *authCall) alterRole(ctx context.Context, st *parser.AlterRole) (*query.
 		if err := c.setPassword(r, o); err != nil {
 			return nil, err
 		}
-		if err := c.x.roles.Write(ctx, r); err != nil {
+		if err := c.env.Roles.Write(ctx, r); err != nil {
 			return nil, err
 		}
 	}
@@ -323,7 +322,7 @@ func (c *authCall) dropRole(ctx context.Context, st *parser.DropRole) (*query.Re
 		return nil, query.Invalidf("Cannot DROP primary role for current login")
 	}
 	// execute: the role goes, and so do its grants to other roles.
-	if err := c.x.roles.Delete(ctx, st.Name); err != nil {
+	if err := c.env.Roles.Delete(ctx, st.Name); err != nil {
 		return nil, err
 	}
 	dropped := c.roles[st.Name]
@@ -331,12 +330,12 @@ func (c *authCall) dropRole(ctx context.Context, st *parser.DropRole) (*query.Re
 	for _, r := range c.roles {
 		if i := slices.Index(r.MemberOf, st.Name); i >= 0 {
 			r.MemberOf = slices.Delete(r.MemberOf, i, i+1)
-			if err := c.x.roles.Write(ctx, r); err != nil {
+			if err := c.env.Roles.Write(ctx, r); err != nil {
 				return nil, err
 			}
 		}
 	}
-	return query.VoidResult(), c.x.roles.WriteMembers(ctx, c.roles, append([]string{st.Name}, dropped.MemberOf...)...)
+	return query.VoidResult(), c.env.Roles.WriteMembers(ctx, c.roles, append([]string{st.Name}, dropped.MemberOf...)...)
 }
 
 func (c *authCall) grantRole(ctx context.Context, st *parser.GrantRole) (*query.Result, error) {
@@ -366,10 +365,10 @@ func (c *authCall) grantRole(ctx context.Context, st *parser.GrantRole) (*query.
 		grantee.MemberOf = append(grantee.MemberOf, st.Role)
 		sort.Strings(grantee.MemberOf)
 	}
-	if err := c.x.roles.Write(ctx, grantee); err != nil {
+	if err := c.env.Roles.Write(ctx, grantee); err != nil {
 		return nil, err
 	}
-	return query.VoidResult(), c.x.roles.WriteMembers(ctx, c.roles, st.Role)
+	return query.VoidResult(), c.env.Roles.WriteMembers(ctx, c.roles, st.Role)
 }
 
 // The result columns of LIST ROLES, LIST USERS and LIST PERMISSIONS
@@ -443,8 +442,10 @@ func (c *authCall) listRoles(st *parser.ListRoles) (*query.Result, error) {
 // resource is a resolved permission resource: its IResource.toString form
 // and whether it exists.
 type resource struct {
-	text   string
-	exists func() bool
+	text string
+	// exists reports, when the statement runs, whether the resource
+	// exists.
+	exists func(c *authCall) bool
 }
 
 // resolveResource resolves an unqualified table against the session's
@@ -453,11 +454,10 @@ func (s *compiler) resolveResource(r *parser.Resource) (*resource, error) {
 	if r == nil {
 		return nil, nil
 	}
-	eng := s.x.eng
-	always := func(text string) *resource { return &resource{text, func() bool { return true }} }
-	never := func(text string) *resource { return &resource{text, func() bool { return false }} }
+	always := func(text string) *resource { return &resource{text, func(*authCall) bool { return true }} }
+	never := func(text string) *resource { return &resource{text, func(*authCall) bool { return false }} }
 	inKeyspace := func(text, ks string) *resource {
-		return &resource{text, func() bool { _, ok := eng.Keyspace(ks); return ok }}
+		return &resource{text, func(c *authCall) bool { _, ok := c.env.Engine.Keyspace(ks); return ok }}
 	}
 	ks := string(r.Table.Name) // the keyspace of the keyspace-wide kinds
 	switch r.Kind {
@@ -475,11 +475,12 @@ func (s *compiler) resolveResource(r *parser.Resource) (*resource, error) {
 			return nil, err
 		}
 		name := string(r.Table.Name)
-		return &resource{"<table " + ks + "." + name + ">", func() bool { _, ok := eng.Table(ks, name); return ok }}, nil
+		return &resource{"<table " + ks + "." + name + ">", func(c *authCall) bool { _, ok := c.env.Engine.Table(ks, name); return ok }}, nil
 	case parser.ResourceAllRoles:
 		return always("<all roles>"), nil
 	case parser.ResourceRole:
-		return &resource{text: "<role " + r.Name + ">"}, nil // exists is set by the caller
+		name := r.Name
+		return &resource{"<role " + name + ">", func(c *authCall) bool { return c.exists(name) }}, nil
 	case parser.ResourceAllFunctions:
 		return always("<all functions>"), nil
 	case parser.ResourceFunction:
@@ -504,10 +505,6 @@ func (s *compiler) resolveResource(r *parser.Resource) (*resource, error) {
 // of resolving the resource's keyspace, met in authorize (GRANT, REVOKE)
 // or in validate (LIST).
 func (c *authCall) permissions(st *parser.Permissions, res *resource, resErr error) (*query.Result, error) {
-	if res != nil && res.exists == nil {
-		name := st.Resource.Name
-		res.exists = func() bool { return c.exists(name) }
-	}
 	if resErr != nil && st.Kind != parser.ListPermissions {
 		return nil, resErr
 	}
@@ -519,7 +516,7 @@ func (c *authCall) permissions(st *parser.Permissions, res *resource, resErr err
 		if resErr != nil {
 			return nil, resErr
 		}
-		if res != nil && !res.exists() {
+		if res != nil && !res.exists(c) {
 			return nil, query.Invalidf("%s doesn't exist", res.text)
 		}
 		if st.Role != "" && !c.exists(st.Role) {
@@ -530,7 +527,7 @@ func (c *authCall) permissions(st *parser.Permissions, res *resource, resErr err
 	if !c.exists(st.Role) {
 		return nil, query.Invalidf("Role %s doesn't exist", st.Role)
 	}
-	if !res.exists() {
+	if !res.exists(c) {
 		return nil, query.Invalidf("Resource %s doesn't exist", res.text)
 	}
 	// execute: AllowAllAuthorizer throws UnsupportedOperationException,

@@ -44,7 +44,7 @@ func runScripts(t *testing.T, dir string) {
 				}
 				return runScript(t, s, d.Input, page)
 			case "flush":
-				require.NoError(t, s.x.eng.Flush(context.Background(), "", ""))
+				require.NoError(t, s.x.env.Engine.Flush(context.Background(), "", ""))
 				return ""
 			case "auth":
 				var user, pw string

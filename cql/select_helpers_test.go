@@ -21,5 +21,5 @@ func newSelectTestSession(t testing.TB) *Session {
 }
 
 func advanceClock(s *Session, d time.Duration) {
-	s.x.eng.Clock().(*engine.ManualClock).Advance(d)
+	s.x.env.Engine.Clock().(*engine.ManualClock).Advance(d)
 }

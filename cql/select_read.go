@@ -25,7 +25,7 @@ func (p *selectPlan) readPartition(ctx context.Context, q *execution, key []byte
 	if virtual.IsDerived(p.tbl) {
 		return p.readDerived(q, key, slices, limit)
 	}
-	part, err := q.s.x.eng.ReadPartition(ctx, p.tbl, key, engine.ReadOptions{Slices: slices, Reverse: p.reversed, Limit: limit, Now: q.Now.Unix()})
+	part, err := q.Env.Engine.ReadPartition(ctx, p.tbl, key, engine.ReadOptions{Slices: slices, Reverse: p.reversed, Limit: limit, Now: q.Now.Unix()})
 	if err != nil {
 		return nil, query.AsError(err)
 	}
@@ -158,7 +158,7 @@ func (p *selectPlan) scan(ctx context.Context, q *execution, tr data.TokenRange,
 	// with its own slices (the one a page resumes in needs narrower ones).
 	// The scanner's own rows are never pulled, so it reads only what it
 	// needs to know a partition has live data.
-	sc, err := q.s.x.eng.Scan(ctx, p.tbl, tr, engine.ReadOptions{Reverse: p.reversed, Now: q.Now.Unix()})
+	sc, err := q.Env.Engine.Scan(ctx, p.tbl, tr, engine.ReadOptions{Reverse: p.reversed, Now: q.Now.Unix()})
 	if err != nil {
 		return query.AsError(err)
 	}
@@ -220,7 +220,7 @@ func (p *selectPlan) noteTombstones(q *execution, key []byte, st *engine.ReadSta
 // readDerived is readPartition for a derived system table: the partition is
 // computed, not read from the engine.
 func (p *selectPlan) readDerived(q *execution, key []byte, slices data.Slices, limit int) (*selPart, error) {
-	parts, err := q.s.x.node.Partitions(p.tbl, key)
+	parts, err := q.Env.System.Partitions(p.tbl, key)
 	if err != nil {
 		return nil, query.AsError(err)
 	}
@@ -235,7 +235,7 @@ func (p *selectPlan) readDerived(q *execution, key []byte, slices data.Slices, l
 // scanDerived is scan for a derived system table: its partitions are
 // computed once, then given to fn in token order as scan gives them.
 func (p *selectPlan) scanDerived(q *execution, tr data.TokenRange, slicesFor func(key []byte) (data.Slices, bool), limit int, fn func(*selPart) (bool, error)) error {
-	parts, err := q.s.x.node.Partitions(p.tbl, nil)
+	parts, err := q.Env.System.Partitions(p.tbl, nil)
 	if err != nil {
 		return query.AsError(err)
 	}

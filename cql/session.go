@@ -41,18 +41,12 @@ type Options struct {
 // client (connection, Go session) uses its own Session for the current
 // keyspace.
 type Executor struct {
-	eng  *engine.Engine
+	env  env
 	opts Options
 	uuid *types.TimeUUIDGenerator
 
 	// plans is the one cache of prepared statements (plancache.go).
 	plans *planCache
-
-	// node is the node's identity and the source of the derived system
-	// tables.
-	node *virtual.Node
-	// roles is the role manager and authenticator.
-	roles *auth.Roles
 }
 
 // NewExecutor returns an executor over eng.
@@ -69,9 +63,9 @@ func NewExecutor(eng *engine.Engine, opts Options) *Executor {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	x := &Executor{eng: eng, opts: opts, uuid: types.NewTimeUUIDGenerator(), plans: newPlanCache(opts.PreparedStatementsCacheSize),
-		node: virtual.NewNode(eng, opts.ClusterName, opts.DataCenter, opts.Rack)}
-	x.roles = auth.New(x.node, func(ctx context.Context, text string, p *query.Params) (*query.Result, error) {
+	x := &Executor{opts: opts, uuid: types.NewTimeUUIDGenerator(), plans: newPlanCache(opts.PreparedStatementsCacheSize)}
+	x.env = env{Engine: eng, System: virtual.NewNode(eng, opts.ClusterName, opts.DataCenter, opts.Rack)}
+	x.env.Roles = auth.New(x.env.System, func(ctx context.Context, text string, p *query.Params) (*query.Result, error) {
 		return x.NewSession().Query(ctx, text, p)
 	})
 	// Bootstrap creates and fills the system keyspaces; its error is
@@ -83,7 +77,7 @@ func NewExecutor(eng *engine.Engine, opts Options) *Executor {
 }
 
 // Engine returns the engine the executor runs on.
-func (x *Executor) Engine() *engine.Engine { return x.eng }
+func (x *Executor) Engine() *engine.Engine { return x.env.Engine }
 
 // NewSession returns a session with no current keyspace.
 func (x *Executor) NewSession() *Session { return &Session{x: x} }
@@ -120,6 +114,10 @@ func (s *Session) SetKeyspace(ks string) {
 // Executor returns the session's executor.
 func (s *Session) Executor() *Executor { return s.x }
 
+// User returns the role the session logged in as, "" for the anonymous
+// user.
+func (s *Session) User() string { return s.user }
+
 // plan is a compiled statement: validated against the schema, with its bind
 // markers typed. Executing it needs only the bound values.
 type plan interface {
@@ -139,7 +137,10 @@ type plan interface {
 // whose keyspace USE changes.
 type execution struct {
 	query.Execution
-	s *Session
+	// Env is the node the statement runs on.
+	Env *env
+	// Session is the session that runs it.
+	Session executingSession
 	// batch is set when the statement runs inside a BATCH.
 	batch *batchContext
 }
@@ -188,9 +189,9 @@ func (s *Session) run(ctx context.Context, pl plan, stmt parser.Statement, p *qu
 // runValues executes pl, the plan of stmt, with its bound values (or, for a
 // protocol BATCH, each statement's values) as the session's role.
 func (s *Session) runValues(ctx context.Context, pl plan, stmt fmt.Stringer, values []query.Value, stmtValues [][]query.Value, p *query.Params) (res *query.Result, err error) {
-	q := &execution{s: s, Execution: query.Execution{Params: p, Values: values, StmtValues: stmtValues, Now: s.x.eng.Clock().Now(), UUIDs: s.x.uuid}}
+	q := &execution{Env: &s.x.env, Session: s, Execution: query.Execution{Params: p, Values: values, StmtValues: stmtValues, Now: s.x.env.Engine.Clock().Now(), UUIDs: s.x.uuid}}
 	if p.Trace {
-		q.Trace = query.NewTrace(s.x.eng.Clock().Now)
+		q.Trace = query.NewTrace(s.x.env.Engine.Clock().Now)
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -301,7 +302,7 @@ func (x *Executor) prepare(ks, query string) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	version := x.eng.SchemaVersion()
+	version := x.env.Engine.SchemaVersion()
 	pl, tables, err := x.compileStatement(stmt, ks)
 	if err != nil {
 		return nil, err
@@ -386,7 +387,7 @@ func (s *Session) ExecutePrepared(ctx context.Context, prep *Prepared, p *query.
 // again in the keyspace it was prepared in, and evicted too if its result
 // columns would change.
 func (x *Executor) planOf(prep *Prepared) (plan, error) {
-	version := x.eng.SchemaVersion()
+	version := x.env.Engine.SchemaVersion()
 	cur := prep.cur.Load()
 	if cur.version == version {
 		return cur.plan, nil
@@ -417,10 +418,10 @@ type usePlan struct {
 }
 
 func (p *usePlan) exec(ctx context.Context, q *execution) (*query.Result, error) {
-	if _, ok := q.s.x.eng.Keyspace(p.ks); !ok {
+	if _, ok := q.Env.Engine.Keyspace(p.ks); !ok {
 		return nil, query.Invalidf("Keyspace '%s' does not exist", p.ks)
 	}
-	q.s.SetKeyspace(p.ks)
+	q.Session.SetKeyspace(p.ks)
 	return &query.Result{Kind: wire.ResultSetKeyspace, Keyspace: p.ks}, nil
 }
 

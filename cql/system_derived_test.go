@@ -29,16 +29,16 @@ func TestDerivedTablesStoreNothing(t *testing.T) {
 	x := s.x
 	var derived int
 	for _, ks := range virtual.SystemKeyspaceOrder {
-		for _, tbl := range x.eng.Tables(ks) {
+		for _, tbl := range x.env.Engine.Tables(ks) {
 			if !virtual.IsDerived(tbl) {
 				continue
 			}
 			derived++
 			queryRows(t, s, fmt.Sprintf("SELECT * FROM %s", tbl.QualifiedName()))
-			st, err := x.eng.MemtableStats(tbl)
+			st, err := x.env.Engine.MemtableStats(tbl)
 			require.NoError(t, err)
 			assert.Zero(t, st.Partitions, tbl.QualifiedName())
-			assert.Empty(t, x.eng.SSTables(ks, tbl.Name), tbl.QualifiedName())
+			assert.Empty(t, x.env.Engine.SSTables(ks, tbl.Name), tbl.QualifiedName())
 		}
 	}
 	assert.Equal(t, len(virtual.SystemTables("system_schema"))+len(virtual.SystemTables("system_views"))+len(virtual.SystemTables("system_virtual_schema"))+1, derived)
@@ -100,7 +100,7 @@ func TestDerivedTablesReadPath(t *testing.T) {
 
 	// Cells carry the time of the read: milliseconds for a virtual table,
 	// as Cassandra's, microseconds for system_schema and system.local.
-	now := s.x.eng.Clock().Now()
+	now := s.x.env.Engine.Clock().Now()
 	micros := binary.BigEndian.AppendUint64(nil, uint64(now.UnixMicro()))
 	assert.Equal(t, micros, queryRows(t, s, "SELECT writetime(comment) FROM system_schema.tables WHERE keyspace_name = 'ks' AND table_name = 'a'").Rows[0][0])
 	assert.Equal(t, micros, queryRows(t, s, "SELECT writetime(cluster_name) FROM system.local").Rows[0][0])

@@ -26,7 +26,7 @@ func newSystemTestSession(t testing.TB) *Session {
 	t.Cleanup(func() { eng.Close() })
 	x := NewExecutor(eng, Options{})
 	// A fixed host id makes the tokens (and DESCRIBE CLUSTER) deterministic.
-	x.node.SetHostID(types.UUIDValue{0x5e, 0xed, 15: 1})
+	x.env.System.SetHostID(types.UUIDValue{0x5e, 0xed, 15: 1})
 	require.NoError(t, x.Bootstrap(context.Background()), "Bootstrap is idempotent")
 	return x.NewSession()
 }

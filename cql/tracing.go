@@ -78,13 +78,13 @@ func (x *Executor) RecordTrace(ctx context.Context, r TraceRequest, t *query.Tra
 			"thread":         virtual.TextV(r.Thread),
 		}
 	}
-	ts := x.eng.NewTimestamp()
-	now := x.eng.Clock().Now().Unix()
+	ts := x.env.Engine.NewTimestamp()
+	now := x.env.Engine.Clock().Now().Unix()
 	for _, p := range []struct {
 		table string
 		rows  []virtual.SysValues
 	}{{"sessions", []virtual.SysValues{session}}, {"events", events}} {
-		tbl, ok := x.eng.Table("system_traces", p.table)
+		tbl, ok := x.env.Engine.Table("system_traces", p.table)
 		if !ok {
 			return id, fmt.Errorf("cql: system table system_traces.%s is missing", p.table)
 		}
@@ -94,7 +94,7 @@ func (x *Executor) RecordTrace(ctx context.Context, r TraceRequest, t *query.Tra
 		}
 		m.PartitionDeletion = data.LiveDeletion
 		expire(m, traceTTL, now)
-		if err := x.eng.Apply(ctx, tbl, m); err != nil {
+		if err := x.env.Engine.Apply(ctx, tbl, m); err != nil {
 			return id, fmt.Errorf("cql: writing %s: %w", tbl.QualifiedName(), err)
 		}
 	}

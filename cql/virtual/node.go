@@ -41,6 +41,9 @@ func NewNode(eng *engine.Engine, clusterName, dataCenter, rack string) *Node {
 	}
 }
 
+// DataCenter returns the node's data center (system.local.data_center).
+func (n *Node) DataCenter() string { return n.dataCenter }
+
 // ClusterName returns the cluster's name (system.local.cluster_name).
 func (n *Node) ClusterName() string { return n.clusterName }
 
