@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"testing"
 
+	"github.com/minicass/minicass/cql/statements"
+
 	"github.com/minicass/minicass/cql/query"
 
 	"github.com/stretchr/testify/assert"
@@ -31,10 +33,10 @@ func simpleSession(t testing.TB) *Session {
 	return s
 }
 
-func modPlanOf(t testing.TB, s *Session, query string) *modPlan {
+func modPlanOf(t testing.TB, s *Session, query string) *statements.ModPlan {
 	prep, err := s.Prepare(context.Background(), query)
 	require.NoError(t, err, query)
-	return prep.cur.Load().plan.(*modPlan)
+	return prep.cur.Load().plan.(*statements.ModPlan)
 }
 
 // TestPlanSimple checks which statements take the single-row path.
@@ -58,7 +60,7 @@ func TestPlanSimple(t *testing.T) {
 		{"UPDATE cnt SET n = n + 1 WHERE k = ?", false},
 		{"DELETE w FROM t WHERE k = ? AND c = ?", false},
 	} {
-		assert.Equal(t, tc.simple, modPlanOf(t, s, tc.query).simple, tc.query)
+		assert.Equal(t, tc.simple, modPlanOf(t, s, tc.query).Simple, tc.query)
 	}
 }
 
@@ -76,28 +78,28 @@ func TestSimpleMutationMatchesGeneral(t *testing.T) {
 		"UPDATE u SET v = ? WHERE k1 = ? AND k2 = ? AND c1 = ? AND c2 = ?",
 		"INSERT INTO n (k, v) VALUES (?, ?)",
 	}
-	plans := make([]*modPlan, len(queries))
+	plans := make([]*statements.ModPlan, len(queries))
 	for i, q := range queries {
 		plans[i] = modPlanOf(t, s, q)
-		require.True(t, plans[i].simple, q)
+		require.True(t, plans[i].Simple, q)
 	}
 	rapid.Check(t, func(rt *rapid.T) {
 		i := rapid.IntRange(0, len(queries)-1).Draw(rt, "query")
 		p := plans[i]
-		values := make([]query.Value, len(p.specs))
-		for j, spec := range p.specs {
+		values := make([]query.Value, len(p.Specs))
+		for j, spec := range p.Specs {
 			values[j] = drawValue(rt, spec.Type.String(), spec.Name)
 		}
-		q := &execution{Env: &s.x.env, Session: s, Execution: query.Execution{Params: &query.Params{Values: values, Timestamp: 42, HasTimestamp: true}, Values: values, Now: testEpoch}}
-		wc, err := p.writeContext(q)
+		q := &statements.Execution{Env: &s.x.env, Session: s, Execution: query.Execution{Params: &query.Params{Values: values, Timestamp: 42, HasTimestamp: true}, Values: values, Now: testEpoch}}
+		wc, err := p.WriteContext(q)
 		if err != nil {
 			return
 		}
 		ctx := context.Background()
-		fast, fastErr := p.mutations(ctx, q, wc)
-		p.simple = false
-		slow, slowErr := p.mutations(ctx, q, wc)
-		p.simple = true
+		fast, fastErr := p.Mutations(ctx, q, wc)
+		p.Simple = false
+		slow, slowErr := p.Mutations(ctx, q, wc)
+		p.Simple = true
 		if slowErr != nil {
 			require.Error(rt, fastErr, queries[i])
 			assert.Equal(rt, slowErr.Error(), fastErr.Error(), queries[i])

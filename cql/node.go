@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 
+	"github.com/minicass/minicass/cql/auth"
 	"github.com/minicass/minicass/cql/query"
 	"github.com/minicass/minicass/cql/virtual"
 	"github.com/minicass/minicass/types"
@@ -40,3 +41,20 @@ func (x *Executor) NodeAddress() (net.IP, int) { return x.env.System.Address() }
 // SetClients sets the function that lists a server's connections for
 // system_views.clients (nil: none).
 func (x *Executor) SetClients(clients func() []ConnectedClient) { x.env.System.SetClients(clients) }
+
+// AuthOptions configure EnableAuthentication (see auth.Options).
+type AuthOptions = auth.Options
+
+// EnableAuthentication switches the node to PasswordAuthenticator: role
+// passwords become supported options, sessions made with NewUserSession
+// carry their role, and Authenticate checks logins against
+// system_auth.roles. It creates or updates o.Superusers.
+func (x *Executor) EnableAuthentication(ctx context.Context, o AuthOptions) error {
+	return x.env.Roles.Enable(ctx, o)
+}
+
+// Authenticate checks a login as PasswordAuthenticator does (see
+// auth.Roles.Authenticate).
+func (x *Executor) Authenticate(ctx context.Context, user, password string) error {
+	return x.env.Roles.Authenticate(ctx, user, password)
+}

@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"testing"
 
+	"github.com/minicass/minicass/cql/statements"
+
 	"github.com/minicass/minicass/cql/query"
 
 	"github.com/stretchr/testify/assert"
@@ -37,7 +39,7 @@ func TestPanicIsLogged(t *testing.T) {
 	s := x.NewSession()
 	stmt, err := parser.Parse("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
 	require.NoError(t, err)
-	pl := &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
+	pl := &statements.DdlPlan{Run: func(ctx context.Context, q *statements.Execution) (*query.Result, error) {
 		explode()
 		return nil, nil
 	}}

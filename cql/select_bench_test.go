@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/minicass/minicass/cql/statements"
+
 	"github.com/minicass/minicass/cql/query"
 
 	"github.com/stretchr/testify/assert"
@@ -80,15 +82,15 @@ func TestSelectPrepared(t *testing.T) {
 // FuzzDecodePagingState checks that no input panics and that what decodes
 // encodes back to the same bytes.
 func FuzzDecodePagingState(f *testing.F) {
-	f.Add((&pagingState{hasLast: true, key: []byte{0, 0, 0, 1}, clustering: []byte{0x40, 0x80, 0, 0, 1, 0x80}, returned: 3, inPartition: 3}).encode())
-	f.Add((&pagingState{hasLast: true, key: []byte("k"), partDone: true, returned: 1}).encode())
+	f.Add((&statements.PagingState{HasLast: true, Key: []byte{0, 0, 0, 1}, Clustering: []byte{0x40, 0x80, 0, 0, 1, 0x80}, Returned: 3, InPartition: 3}).Encode())
+	f.Add((&statements.PagingState{HasLast: true, Key: []byte("k"), PartDone: true, Returned: 1}).Encode())
 	f.Add([]byte{1, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		st, err := decodePagingState(b)
+		st, err := statements.DecodePagingState(b)
 		if err != nil {
 			return
 		}
-		assert.Equal(t, b, st.encode())
+		assert.Equal(t, b, st.Encode())
 	})
 }
 

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/minicass/minicass/cql/statements"
+
 	"github.com/minicass/minicass/cql/query"
 
 	"github.com/stretchr/testify/assert"
@@ -13,10 +15,10 @@ import (
 	"pgregory.net/rapid"
 )
 
-func selectPlanOf(t testing.TB, s *Session, query string) (*selectPlan, *Prepared) {
+func selectPlanOf(t testing.TB, s *Session, query string) (*statements.SelectPlan, *Prepared) {
 	prep, err := s.Prepare(context.Background(), query)
 	require.NoError(t, err, query)
-	return prep.cur.Load().plan.(*selectPlan), prep
+	return prep.cur.Load().plan.(*statements.SelectPlan), prep
 }
 
 // TestSelectPlanFlags checks which SELECTs take the fast paths.
@@ -44,11 +46,11 @@ func TestSelectPlanFlags(t *testing.T) {
 		{"SELECT v FROM m WHERE token(k1, k2) > 0", true, false, false, false, false},
 	} {
 		p, _ := selectPlanOf(t, s, tc.query)
-		assert.Equal(t, tc.plain, p.plainCols != nil, "plain: %s", tc.query)
-		assert.Equal(t, tc.singlePK, p.singlePK, "singlePK: %s", tc.query)
-		assert.Equal(t, tc.singlePrefix, p.singlePrefix, "singlePrefix: %s", tc.query)
-		assert.Equal(t, tc.singleRow, p.singleRow, "singleRow: %s", tc.query)
-		assert.Equal(t, tc.needCk, p.needCk, "needCk: %s", tc.query)
+		assert.Equal(t, tc.plain, p.PlainCols != nil, "plain: %s", tc.query)
+		assert.Equal(t, tc.singlePK, p.SinglePK, "singlePK: %s", tc.query)
+		assert.Equal(t, tc.singlePrefix, p.SinglePrefix, "singlePrefix: %s", tc.query)
+		assert.Equal(t, tc.singleRow, p.SingleRow, "singleRow: %s", tc.query)
+		assert.Equal(t, tc.needCk, p.NeedCk, "needCk: %s", tc.query)
 	}
 }
 
@@ -88,7 +90,7 @@ func TestSelectFastMatchesGeneral(t *testing.T) {
 		"SELECT s, v FROM m WHERE k1 = ? AND k2 = ? LIMIT ?",
 	}
 	type prepared struct {
-		fast *selectPlan
+		fast *statements.SelectPlan
 		prep *Prepared
 	}
 	preps := make([]prepared, len(queries))
@@ -100,9 +102,9 @@ func TestSelectFastMatchesGeneral(t *testing.T) {
 		i := rapid.IntRange(0, len(queries)-1).Draw(rt, "query")
 		fast := preps[i].fast
 		slow := *fast
-		slow.plainCols, slow.singlePK, slow.singlePrefix, slow.singleRow, slow.needCk = nil, false, false, false, true
-		values := make([]query.Value, len(fast.bspec))
-		for j, spec := range fast.bspec {
+		slow.PlainCols, slow.SinglePK, slow.SinglePrefix, slow.SingleRow, slow.NeedCk = nil, false, false, false, true
+		values := make([]query.Value, len(fast.Bspec))
+		for j, spec := range fast.Bspec {
 			switch rapid.IntRange(0, 29).Draw(rt, spec.Name+" kind") {
 			case 0:
 				values[j] = query.Value{}

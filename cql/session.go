@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/minicass/minicass/cql/statements"
+
 	"github.com/minicass/minicass/cql/auth"
 	"github.com/minicass/minicass/cql/query"
 	"github.com/minicass/minicass/cql/virtual"
@@ -41,7 +43,7 @@ type Options struct {
 // client (connection, Go session) uses its own Session for the current
 // keyspace.
 type Executor struct {
-	env  env
+	env  statements.Env
 	opts Options
 	uuid *types.TimeUUIDGenerator
 
@@ -64,7 +66,7 @@ func NewExecutor(eng *engine.Engine, opts Options) *Executor {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	x := &Executor{opts: opts, uuid: types.NewTimeUUIDGenerator(), plans: newPlanCache(opts.PreparedStatementsCacheSize)}
-	x.env = env{Engine: eng, System: virtual.NewNode(eng, opts.ClusterName, opts.DataCenter, opts.Rack)}
+	x.env = statements.Env{Engine: eng, System: virtual.NewNode(eng, opts.ClusterName, opts.DataCenter, opts.Rack)}
 	x.env.Roles = auth.New(x.env.System, func(ctx context.Context, text string, p *query.Params) (*query.Result, error) {
 		return x.NewSession().Query(ctx, text, p)
 	})
@@ -118,33 +120,6 @@ func (s *Session) Executor() *Executor { return s.x }
 // user.
 func (s *Session) User() string { return s.user }
 
-// plan is a compiled statement: validated against the schema, with its bind
-// markers typed. Executing it needs only the bound values.
-type plan interface {
-	// binds describes each bind marker, in order.
-	binds() []query.ColumnSpec
-	// columns describes the result columns of a SELECT (nil otherwise).
-	columns() []query.ColumnSpec
-	// pkIndexes lists, for each partition key column in order, the bind
-	// marker that gives it (nil when the key is not fully bound).
-	pkIndexes() []uint16
-	// exec runs the statement once.
-	exec(ctx context.Context, q *execution) (*query.Result, error)
-}
-
-// execution is one run of a plan: the request's state (query.Execution)
-// and the session that runs it, whose role authorizes the statement and
-// whose keyspace USE changes.
-type execution struct {
-	query.Execution
-	// Env is the node the statement runs on.
-	Env *env
-	// Session is the session that runs it.
-	Session executingSession
-	// batch is set when the statement runs inside a BATCH.
-	batch *batchContext
-}
-
 // Query parses, validates and runs one CQL statement.
 func (s *Session) Query(ctx context.Context, query string, p *query.Params) (*query.Result, error) {
 	stmt, err := parse(query)
@@ -175,11 +150,11 @@ func parse(text string) (parser.Statement, error) {
 	return stmt, nil
 }
 
-func (s *Session) run(ctx context.Context, pl plan, stmt parser.Statement, p *query.Params) (res *query.Result, err error) {
+func (s *Session) run(ctx context.Context, pl statements.Plan, stmt parser.Statement, p *query.Params) (res *query.Result, err error) {
 	if p == nil {
 		p = &query.Params{}
 	}
-	values, err := bindValues(stmt.BindNames(), pl.binds(), p)
+	values, err := bindValues(stmt.BindNames(), pl.Binds(), p)
 	if err != nil {
 		return nil, err
 	}
@@ -188,8 +163,8 @@ func (s *Session) run(ctx context.Context, pl plan, stmt parser.Statement, p *qu
 
 // runValues executes pl, the plan of stmt, with its bound values (or, for a
 // protocol BATCH, each statement's values) as the session's role.
-func (s *Session) runValues(ctx context.Context, pl plan, stmt fmt.Stringer, values []query.Value, stmtValues [][]query.Value, p *query.Params) (res *query.Result, err error) {
-	q := &execution{Env: &s.x.env, Session: s, Execution: query.Execution{Params: p, Values: values, StmtValues: stmtValues, Now: s.x.env.Engine.Clock().Now(), UUIDs: s.x.uuid}}
+func (s *Session) runValues(ctx context.Context, pl statements.Plan, stmt fmt.Stringer, values []query.Value, stmtValues [][]query.Value, p *query.Params) (res *query.Result, err error) {
+	q := &statements.Execution{Env: &s.x.env, Session: s, Execution: query.Execution{Params: p, Values: values, StmtValues: stmtValues, Now: s.x.env.Engine.Clock().Now(), UUIDs: s.x.uuid}}
 	if p.Trace {
 		q.Trace = query.NewTrace(s.x.env.Engine.Clock().Now)
 	}
@@ -198,7 +173,7 @@ func (s *Session) runValues(ctx context.Context, pl plan, stmt fmt.Stringer, val
 			res, err = nil, s.x.recovered(r, stmt)
 		}
 	}()
-	res, err = pl.exec(ctx, q)
+	res, err = pl.Exec(ctx, q)
 	if err != nil {
 		return nil, query.AsError(err)
 	}
@@ -279,7 +254,7 @@ type Prepared struct {
 // compiled with: a change to one that affects prepared statements evicts
 // it. Other statements list none.
 type versionedPlan struct {
-	plan    plan
+	plan    statements.Plan
 	version types.UUIDValue
 	tables  []*schema.Table
 }
@@ -308,7 +283,7 @@ func (x *Executor) prepare(ks, query string) (*Prepared, error) {
 		return nil, err
 	}
 	sum := statementID(ks, query)
-	p := &Prepared{ID: sum[:], Query: query, Keyspace: ks, Bind: pl.binds(), Result: pl.columns(), PKIndexes: pl.pkIndexes(),
+	p := &Prepared{ID: sum[:], Query: query, Keyspace: ks, Bind: pl.Binds(), Result: pl.Columns(), PKIndexes: pl.PkIndexes(),
 		stmt: stmt, weight: int64(preparedOverhead + 2*(len(ks)+len(query))), slot: -1}
 	if !invalidatedOnChange(stmt) {
 		tables = nil
@@ -386,7 +361,7 @@ func (s *Session) ExecutePrepared(ctx context.Context, prep *Prepared, p *query.
 // a way that affects it is evicted (Unprepared); any other is compiled
 // again in the keyspace it was prepared in, and evicted too if its result
 // columns would change.
-func (x *Executor) planOf(prep *Prepared) (plan, error) {
+func (x *Executor) planOf(prep *Prepared) (statements.Plan, error) {
 	version := x.env.Engine.SchemaVersion()
 	cur := prep.cur.Load()
 	if cur.version == version {
@@ -400,7 +375,7 @@ func (x *Executor) planOf(prep *Prepared) (plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !sameColumns(pl.columns(), prep.Result) {
+	if !sameColumns(pl.Columns(), prep.Result) {
 		x.plans.remove(prep)
 		return nil, unprepared(prep.ID)
 	}
@@ -411,23 +386,8 @@ func (x *Executor) planOf(prep *Prepared) (plan, error) {
 	return pl, nil
 }
 
-// usePlan is USE ks.
-type usePlan struct {
-	noBinds
-	ks string
+// compileStatement compiles stmt in keyspace ks. It returns the plan and
+// the tables it depends on.
+func (x *Executor) compileStatement(stmt parser.Statement, ks string) (statements.Plan, []*schema.Table, error) {
+	return statements.CompileIn(&x.env, stmt, ks)
 }
-
-func (p *usePlan) exec(ctx context.Context, q *execution) (*query.Result, error) {
-	if _, ok := q.Env.Engine.Keyspace(p.ks); !ok {
-		return nil, query.Invalidf("Keyspace '%s' does not exist", p.ks)
-	}
-	q.Session.SetKeyspace(p.ks)
-	return &query.Result{Kind: wire.ResultSetKeyspace, Keyspace: p.ks}, nil
-}
-
-// noBinds is embedded by plans without bind markers or result columns.
-type noBinds struct{}
-
-func (noBinds) binds() []query.ColumnSpec   { return nil }
-func (noBinds) columns() []query.ColumnSpec { return nil }
-func (noBinds) pkIndexes() []uint16         { return nil }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/minicass/minicass/cql/statements"
+
 	"github.com/minicass/minicass/cql/query"
 
 	"github.com/minicass/minicass/cql/virtual"
@@ -94,7 +96,7 @@ func TestDerivedTablesReadPath(t *testing.T) {
 
 	// A token range selects the partitions after ks in the scan's order.
 	kss := names(queryRows(t, s, "SELECT keyspace_name FROM system_schema.keyspaces"))
-	i := indexOf(kss, "ks")
+	i := statements.IndexOf(kss, "ks")
 	require.GreaterOrEqual(t, i, 0)
 	assert.Equal(t, kss[i+1:], names(queryRows(t, s, "SELECT keyspace_name FROM system_schema.keyspaces WHERE token(keyspace_name) > token('ks')")))
 

@@ -108,7 +108,7 @@ func (n *Node) Address() (net.IP, int) {
 	return n.rpcAddress, n.rpcPort
 }
 
-// currentSchema returns every keyspace with its tables, sorted by name.
+// CurrentSchema returns every keyspace with its tables, sorted by name.
 func (n *Node) CurrentSchema() SchemaSnapshot {
 	kss := n.eng.Keyspaces()
 	sort.Slice(kss, func(i, j int) bool { return kss[i].Name < kss[j].Name })

@@ -39,7 +39,9 @@ var layer = map[string]int{
 	"cql/virtual":      51,
 	"cql/describe":     52,
 	"cql/expr":         52,
+	"cql/auth":         52,
 	"cql/restrictions": 53,
+	"cql/statements":   54,
 	"cql":              60,
 	"":                 70, // the root package: Open, DB, Rows
 	"server":           80,

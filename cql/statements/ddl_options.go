@@ -1,4 +1,4 @@
-package cql
+package statements
 
 import (
 	"github.com/minicass/minicass/cql/parser"

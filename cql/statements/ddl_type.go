@@ -1,4 +1,4 @@
-package cql
+package statements
 
 import (
 	"context"
@@ -24,12 +24,12 @@ import (
 // TYPE rewrites the columns and the types that use it, in one schema
 // change, so reads see the new fields (null in older values).
 
-func (s *compiler) compileCreateType(st *parser.CreateType) (plan, error) {
+func (s *compiler) compileCreateType(st *parser.CreateType) (Plan, error) {
 	ks, name, err := s.modifiableTable(st.Name)
 	if err != nil {
 		return nil, err
 	}
-	return &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
+	return &DdlPlan{Run: func(ctx context.Context, q *Execution) (*query.Result, error) {
 		def, ok := q.Env.Engine.Keyspace(ks)
 		if !ok {
 			return nil, query.Invalidf("Keyspace '%s' doesn't exist", ks)
@@ -79,7 +79,7 @@ func fieldType(f *parser.ColumnDef, def *schema.Keyspace) (types.Type, error) {
 	return ft, nil
 }
 
-func (s *compiler) compileAlterType(st *parser.AlterUserType) (plan, error) {
+func (s *compiler) compileAlterType(st *parser.AlterUserType) (Plan, error) {
 	ks, name, err := s.modifiableTable(st.Name)
 	if err != nil {
 		return nil, err
@@ -87,7 +87,7 @@ func (s *compiler) compileAlterType(st *parser.AlterUserType) (plan, error) {
 	if st.Kind == parser.AlterType {
 		return nil, query.Invalidf("Alterations of user type field types are not supported")
 	}
-	return &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
+	return &DdlPlan{Run: func(ctx context.Context, q *Execution) (*query.Result, error) {
 		def, ok := q.Env.Engine.Keyspace(ks)
 		if !ok {
 			return nil, query.Invalidf("Keyspace '%s' doesn't exist", ks)
@@ -161,12 +161,12 @@ func (s *compiler) compileAlterType(st *parser.AlterUserType) (plan, error) {
 	}}, nil
 }
 
-func (s *compiler) compileDropType(st *parser.DropType) (plan, error) {
+func (s *compiler) compileDropType(st *parser.DropType) (Plan, error) {
 	ks, name, err := s.modifiableTable(st.Name)
 	if err != nil {
 		return nil, err
 	}
-	return &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
+	return &DdlPlan{Run: func(ctx context.Context, q *Execution) (*query.Result, error) {
 		def, ok := q.Env.Engine.Keyspace(ks)
 		var i int
 		if ok {

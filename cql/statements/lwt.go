@@ -1,4 +1,4 @@
-package cql
+package statements
 
 import (
 	"context"
@@ -43,7 +43,7 @@ func (cs *conditions) onRegularColumns() bool {
 	return false
 }
 
-func (p *modPlan) compileConditions(c *expr.CompileCtx, pc parser.Conditions) error {
+func (p *ModPlan) compileConditions(c *expr.CompileCtx, pc parser.Conditions) error {
 	if !pc.IfExists && !pc.IfNotExists && len(pc.If) == 0 {
 		return nil
 	}
@@ -162,7 +162,7 @@ func columnValue(col *schema.Column, cells []data.Cell, now int64) []byte {
 }
 
 // check evaluates one condition against the current state.
-func (cc *condition) check(q *execution, st *currentState) (bool, error) {
+func (cc *condition) check(q *Execution, st *currentState) (bool, error) {
 	cells := st.cellsOf(cc.col)
 	var cur []byte
 	valType := cc.col.Type
@@ -184,7 +184,7 @@ func (cc *condition) check(q *execution, st *currentState) (bool, error) {
 			}
 			valType = valType.Params[1]
 		case types.List:
-			idx := int(int32(be32(k.Bytes)))
+			idx := int(int32(Be32(k.Bytes)))
 			if idx >= 0 && idx < len(cells) {
 				cur = cells[idx].Value
 			}
@@ -260,7 +260,7 @@ func (cc *condition) check(q *execution, st *currentState) (bool, error) {
 	return false, nil
 }
 
-func be32(b []byte) uint32 {
+func Be32(b []byte) uint32 {
 	if len(b) != 4 {
 		return 0
 	}
@@ -268,7 +268,7 @@ func be32(b []byte) uint32 {
 }
 
 // applies evaluates the whole IF clause.
-func (cs *conditions) applies(q *execution, st *currentState) (bool, error) {
+func (cs *conditions) applies(q *Execution, st *currentState) (bool, error) {
 	exists := st.row != nil && len(st.row.Cells)+boolInt(st.row.Liveness.IsLive(q.Now.Unix())) > 0
 	if st.row == nil && st.static != nil && len(cs.conds) > 0 && cs.onlyStatic() {
 		exists = true
@@ -343,7 +343,7 @@ func boolBytes(b bool) []byte {
 }
 
 // readState reads the current row and static row of a conditional statement.
-func readState(ctx context.Context, q *execution, tbl *schema.Table, key, clustering []byte) (*currentState, error) {
+func readState(ctx context.Context, q *Execution, tbl *schema.Table, key, clustering []byte) (*currentState, error) {
 	st := &currentState{now: q.Now.Unix()}
 	var err error
 	if st.pk, err = splitPartitionKey(tbl, key); err != nil {
@@ -370,7 +370,7 @@ func readState(ctx context.Context, q *execution, tbl *schema.Table, key, cluste
 // execConditional runs a conditional INSERT, UPDATE or DELETE: it reads the
 // current state, checks the conditions and applies the mutation, all under
 // the partition's lock (Paxos on a single node degenerates to this).
-func (p *modPlan) execConditional(ctx context.Context, q *execution, wc *writeContext) (*query.Result, error) {
+func (p *ModPlan) execConditional(ctx context.Context, q *Execution, wc *writeContext) (*query.Result, error) {
 	keys, err := p.where.PartitionKeys(&q.Execution)
 	if err != nil {
 		return nil, err
@@ -406,7 +406,7 @@ func (p *modPlan) execConditional(ctx context.Context, q *execution, wc *writeCo
 	if !ok {
 		return casFailure(p.conds, st)
 	}
-	muts, err := p.mutations(ctx, q, wc)
+	muts, err := p.Mutations(ctx, q, wc)
 	if err != nil {
 		return nil, err
 	}

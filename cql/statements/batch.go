@@ -1,4 +1,4 @@
-package cql
+package statements
 
 import (
 	"bytes"
@@ -31,21 +31,21 @@ type batchContext struct {
 // batchPlan is a compiled BATCH.
 type batchPlan struct {
 	typ       parser.BatchType
-	stmts     []*modPlan
+	stmts     []*ModPlan
 	specs     []query.ColumnSpec
 	timestamp expr.Term
 }
 
-func (p *batchPlan) binds() []query.ColumnSpec   { return p.specs }
-func (p *batchPlan) columns() []query.ColumnSpec { return nil }
-func (p *batchPlan) pkIndexes() []uint16 {
+func (p *batchPlan) Binds() []query.ColumnSpec   { return p.specs }
+func (p *batchPlan) Columns() []query.ColumnSpec { return nil }
+func (p *batchPlan) PkIndexes() []uint16 {
 	if len(p.stmts) > 0 {
 		return p.stmts[0].pkIdx
 	}
 	return nil
 }
 
-func (s *compiler) compileBatch(st *parser.Batch) (plan, error) {
+func (s *compiler) compileBatch(st *parser.Batch) (Plan, error) {
 	if st.Using.TTL != nil {
 		return nil, query.Invalidf("Global TTL on the BATCH statement is not supported.")
 	}
@@ -59,7 +59,7 @@ func (s *compiler) compileBatch(st *parser.Batch) (plan, error) {
 		bp.timestamp = t
 	}
 	for _, inner := range st.Statements {
-		var pl plan
+		var pl Plan
 		var err error
 		switch is := inner.(type) {
 		case *parser.Insert:
@@ -74,8 +74,8 @@ func (s *compiler) compileBatch(st *parser.Batch) (plan, error) {
 		if err != nil {
 			return nil, err
 		}
-		mp := pl.(*modPlan)
-		for i, spec := range mp.specs {
+		mp := pl.(*ModPlan)
+		for i, spec := range mp.Specs {
 			if i < len(bp.specs) && spec.Name != "" {
 				bp.specs[i] = spec
 			}
@@ -140,43 +140,13 @@ func (bp *batchPlan) validate() error {
 	return nil
 }
 
-// BatchEntry is one statement of a protocol BATCH: a prepared statement,
-// or else the text of one, with the values of its own bind markers.
-type BatchEntry struct {
-	Prepared *Prepared
-	Query    string
-	Values   []query.Value
-}
-
-// Batch runs a protocol BATCH (the native protocol's BATCH message) of type
-// typ as the session's role: the entries' own plans, a text entry compiled
-// in the session's keyspace and a prepared one as it was prepared, each
-// with its own values, one timestamp for all, and validated together as a
-// CQL BATCH is. An evicted prepared entry gets Unprepared.
-func (s *Session) Batch(ctx context.Context, typ parser.BatchType, entries []BatchEntry, p *query.Params) (*query.Result, error) {
-	bp := &batchPlan{typ: typ, stmts: make([]*modPlan, 0, len(entries))}
-	values := make([][]query.Value, len(entries))
-	for i, e := range entries {
-		var pl plan
-		if e.Prepared != nil {
-			var err error
-			if pl, err = s.x.planOf(e.Prepared); err != nil {
-				return nil, err
-			}
-		} else {
-			stmt, err := parse(e.Query)
-			if err != nil {
-				return nil, err
-			}
-			if pl, _, err = s.x.compileStatement(stmt, s.Keyspace()); err != nil {
-				return nil, err
-			}
-		}
-		if n := len(pl.binds()); n != len(e.Values) {
-			return nil, query.Invalidf("There were %d markers(?) in CQL but %d bound variables", n, len(e.Values))
-		}
-		values[i] = e.Values
-		mp, ok := pl.(*modPlan)
+// ProtocolBatch returns the plan of a protocol BATCH of type typ whose
+// entries compiled to plans: each must be an INSERT, UPDATE or DELETE, and
+// together they are validated as a CQL BATCH is.
+func ProtocolBatch(typ parser.BatchType, plans []Plan) (Plan, error) {
+	bp := &batchPlan{typ: typ, stmts: make([]*ModPlan, 0, len(plans))}
+	for _, pl := range plans {
+		mp, ok := pl.(*ModPlan)
 		if !ok {
 			return nil, errBatchStatement()
 		}
@@ -185,35 +155,13 @@ func (s *Session) Batch(ctx context.Context, typ parser.BatchType, entries []Bat
 	if err := bp.validate(); err != nil {
 		return nil, err
 	}
-	if p == nil {
-		p = &query.Params{}
-	}
-	return s.runValues(ctx, bp, batchText(entries), nil, values, p)
-}
-
-// batchText describes a protocol BATCH in the log of a recovered panic.
-type batchText []BatchEntry
-
-func (b batchText) String() string {
-	var sb strings.Builder
-	sb.WriteString("BATCH of")
-	for i, e := range b {
-		if i > 0 {
-			sb.WriteString(";")
-		}
-		if e.Prepared != nil {
-			sb.WriteString(" " + e.Prepared.Query)
-		} else {
-			sb.WriteString(" " + e.Query)
-		}
-	}
-	return sb.String()
+	return bp, nil
 }
 
 // partitionKeyOf identifies a mutation's partition across tables.
 func partitionKeyOf(m *data.Mutation) string { return string(m.Table[:]) + string(m.Key) }
 
-func (p *batchPlan) exec(ctx context.Context, q *execution) (*query.Result, error) {
+func (p *batchPlan) Exec(ctx context.Context, q *Execution) (*query.Result, error) {
 	var ts int64
 	switch {
 	case p.timestamp != nil:
@@ -263,17 +211,17 @@ func (p *batchPlan) exec(ctx context.Context, q *execution) (*query.Result, erro
 // buildMutations builds every statement's mutations and merges those of the
 // same partition, so each partition's changes apply atomically. Nothing is
 // written: a statement that fails validation fails the whole batch.
-func (p *batchPlan) buildMutations(ctx context.Context, q *execution) ([]*data.Mutation, map[string]*schema.Table, error) {
+func (p *batchPlan) buildMutations(ctx context.Context, q *Execution) ([]*data.Mutation, map[string]*schema.Table, error) {
 	var merged []*data.Mutation
 	index := map[string]int{}
 	tables := map[string]*schema.Table{}
 	for i, mp := range p.stmts {
 		q.UseStatement(i)
-		wc, err := mp.writeContext(q)
+		wc, err := mp.WriteContext(q)
 		if err != nil {
 			return nil, nil, err
 		}
-		muts, err := mp.mutations(ctx, q, wc)
+		muts, err := mp.Mutations(ctx, q, wc)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -351,7 +299,7 @@ func kib(n int) string { return fmt.Sprintf("%.3fKiB", float64(n)/1024) }
 // execConditional runs a batch with IF conditions: every statement must touch
 // the same partition; all conditions are checked under its lock and the batch
 // applies only if they all hold.
-func (p *batchPlan) execConditional(ctx context.Context, q *execution) (*query.Result, error) {
+func (p *batchPlan) execConditional(ctx context.Context, q *Execution) (*query.Result, error) {
 	tbl := p.stmts[0].tbl
 	var key []byte
 	for i, mp := range p.stmts {

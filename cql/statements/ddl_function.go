@@ -1,4 +1,4 @@
-package cql
+package statements
 
 import (
 	"context"
@@ -24,11 +24,11 @@ const errUDFsDisabled = "User-defined functions are disabled in cassandra.yaml -
 
 const errBothDirectives = "Cannot use both 'OR REPLACE' and 'IF NOT EXISTS' directives"
 
-func (s *compiler) compileCreateFunction(st *parser.CreateFunction) (plan, error) {
+func (s *compiler) compileCreateFunction(st *parser.CreateFunction) (Plan, error) {
 	if _, err := s.keyspaceFor(st.Name); err != nil {
 		return nil, err
 	}
-	return &ddlPlan{run: func(_ context.Context, q *execution) (*query.Result, error) {
+	return &DdlPlan{Run: func(_ context.Context, q *Execution) (*query.Result, error) {
 		if st.OrReplace && st.IfNotExists {
 			return nil, query.Invalidf(errBothDirectives)
 		}
@@ -36,12 +36,12 @@ func (s *compiler) compileCreateFunction(st *parser.CreateFunction) (plan, error
 	}}, nil
 }
 
-func (s *compiler) compileCreateAggregate(st *parser.CreateAggregate) (plan, error) {
+func (s *compiler) compileCreateAggregate(st *parser.CreateAggregate) (Plan, error) {
 	ks, err := s.keyspaceFor(st.Name)
 	if err != nil {
 		return nil, err
 	}
-	return &ddlPlan{run: func(_ context.Context, q *execution) (*query.Result, error) {
+	return &DdlPlan{Run: func(_ context.Context, q *Execution) (*query.Result, error) {
 		if st.OrReplace && st.IfNotExists {
 			return nil, query.Invalidf(errBothDirectives)
 		}
@@ -57,7 +57,7 @@ func (s *compiler) compileCreateAggregate(st *parser.CreateAggregate) (plan, err
 	}}, nil
 }
 
-func (s *compiler) compileDropFunction(st *parser.DropFunction) (plan, error) {
+func (s *compiler) compileDropFunction(st *parser.DropFunction) (Plan, error) {
 	ks, err := s.keyspaceFor(st.Name)
 	if err != nil {
 		return nil, err
@@ -74,7 +74,7 @@ func (s *compiler) compileDropFunction(st *parser.DropFunction) (plan, error) {
 	if st.Aggregate {
 		what = "Aggregate"
 	}
-	return &ddlPlan{run: func(context.Context, *execution) (*query.Result, error) {
+	return &DdlPlan{Run: func(context.Context, *Execution) (*query.Result, error) {
 		if st.IfExists {
 			return query.VoidResult(), nil
 		}

@@ -1,4 +1,4 @@
-package cql
+package statements
 
 import (
 	"context"
@@ -25,23 +25,6 @@ const (
 	roleManagerClass = "org.apache.cassandra.auth.CassandraRoleManager"
 )
 
-// AuthOptions configure EnableAuthentication (see auth.Options).
-type AuthOptions = auth.Options
-
-// EnableAuthentication switches the node to PasswordAuthenticator: role
-// passwords become supported options, sessions made with NewUserSession
-// carry their role, and Authenticate checks logins against
-// system_auth.roles. It creates or updates o.Superusers.
-func (x *Executor) EnableAuthentication(ctx context.Context, o AuthOptions) error {
-	return x.env.Roles.Enable(ctx, o)
-}
-
-// Authenticate checks a login as PasswordAuthenticator does (see
-// auth.Roles.Authenticate).
-func (x *Executor) Authenticate(ctx context.Context, user, password string) error {
-	return x.env.Roles.Authenticate(ctx, user, password)
-}
-
 // Roles and permissions.
 //
 // minicass plays the parts of a Cassandra 4.1 node configured with
@@ -62,20 +45,20 @@ func (x *Executor) Authenticate(ctx context.Context, user, password string) erro
 // authPlan is a role or permission statement.
 type authPlan struct {
 	cols []query.ColumnSpec
-	run  func(ctx context.Context, q *execution) (*query.Result, error)
+	run  func(ctx context.Context, q *Execution) (*query.Result, error)
 }
 
-func (p *authPlan) binds() []query.ColumnSpec   { return nil }
-func (p *authPlan) columns() []query.ColumnSpec { return p.cols }
-func (p *authPlan) pkIndexes() []uint16         { return nil }
-func (p *authPlan) exec(ctx context.Context, q *execution) (*query.Result, error) {
+func (p *authPlan) Binds() []query.ColumnSpec   { return nil }
+func (p *authPlan) Columns() []query.ColumnSpec { return p.cols }
+func (p *authPlan) PkIndexes() []uint16         { return nil }
+func (p *authPlan) Exec(ctx context.Context, q *Execution) (*query.Result, error) {
 	return p.run(ctx, q)
 }
 
 // authCall is one run of a role statement: the session's role and a
 // snapshot of every role, read under auth.mu.
 type authCall struct {
-	env   *env
+	env   *Env
 	user  string // "" for the anonymous user
 	roles map[string]*auth.Role
 }
@@ -96,7 +79,7 @@ func (c *authCall) exists(name string) bool { return c.roles[name] != nil }
 
 // compileAuth compiles a role or permission statement. Each runs under
 // auth.mu with a fresh snapshot of the roles.
-func (s *compiler) compileAuth(stmt parser.Statement) (plan, error) {
+func (s *compiler) compileAuth(stmt parser.Statement) (Plan, error) {
 	var cols []query.ColumnSpec
 	var run func(ctx context.Context, c *authCall) (*query.Result, error)
 	switch st := stmt.(type) {
@@ -123,7 +106,7 @@ func (s *compiler) compileAuth(stmt parser.Statement) (plan, error) {
 	default:
 		return nil, query.Invalidf("statement not supported: %s", stmt)
 	}
-	return &authPlan{cols: cols, run: func(ctx context.Context, q *execution) (*query.Result, error) {
+	return &authPlan{cols: cols, run: func(ctx context.Context, q *Execution) (*query.Result, error) {
 		// The role is the executing session's, never the preparing one's:
 		// a prepared statement is shared by every session.
 		unlock := q.Env.Roles.Lock()

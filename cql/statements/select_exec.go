@@ -1,4 +1,4 @@
-package cql
+package statements
 
 import (
 	"bytes"
@@ -25,13 +25,13 @@ import (
 // result order, filters rows, applies PER PARTITION LIMIT, groups and
 // aggregates, projects, and stops at LIMIT or when the page is full.
 type selectRun struct {
-	p     *selectPlan
-	q     *execution
+	p     *SelectPlan
+	q     *Execution
 	evals []expr.Evaluator
 
 	limit, ppl, pageSize int
 	// resume is the paging state this page starts from (nil for the first).
-	resume *pagingState
+	resume *PagingState
 
 	rows [][][]byte
 	// vals is room for the values of the next result rows (plain
@@ -68,7 +68,7 @@ type readStats struct {
 	partitions, rows, liveRows, staticRows int
 }
 
-func (p *selectPlan) exec(ctx context.Context, q *execution) (*query.Result, error) {
+func (p *SelectPlan) Exec(ctx context.Context, q *Execution) (*query.Result, error) {
 	r := &selectRun{p: p, q: q}
 	var err error
 	if r.limit, err = evalLimit(q, p.limit, "LIMIT"); err != nil {
@@ -85,15 +85,15 @@ func (p *selectPlan) exec(ctx context.Context, q *execution) (*query.Result, err
 		return nil, query.Invalidf("Cannot page queries with both ORDER BY and a IN restriction on the partition key; you must either remove the ORDER BY or the IN and sort client side, or disable paging for this query")
 	}
 	if r.pageSize > 0 && len(q.Params.PagingState) > 0 {
-		if r.resume, err = decodePagingState(q.Params.PagingState); err != nil {
+		if r.resume, err = DecodePagingState(q.Params.PagingState); err != nil {
 			return nil, err
 		}
-		r.returned = r.resume.returned
+		r.returned = r.resume.Returned
 		if r.limit > 0 && r.returned >= r.limit {
 			return &query.Result{Kind: wire.ResultRows, Columns: p.specs}, nil
 		}
 	}
-	if p.plainCols == nil {
+	if p.PlainCols == nil {
 		r.evals = make([]expr.Evaluator, len(p.sels))
 		for i, s := range p.sels {
 			r.evals[i] = s.NewEval()
@@ -108,9 +108,9 @@ func (p *selectPlan) exec(ctx context.Context, q *execution) (*query.Result, err
 	r.res = query.Result{Kind: wire.ResultRows, Columns: p.specs, Rows: r.rows}
 	res := &r.res
 	if r.more {
-		st := &pagingState{hasLast: true, key: r.lastKey, clustering: r.lastCk, returned: r.returned, inPartition: r.inPart}
-		st.partDone = r.lastCk == nil
-		res.PagingState = st.encode()
+		st := &PagingState{HasLast: true, Key: r.lastKey, Clustering: r.lastCk, Returned: r.returned, InPartition: r.inPart}
+		st.PartDone = r.lastCk == nil
+		res.PagingState = st.Encode()
 	}
 	if q.Trace != nil {
 		q.Trace.Add("Read %d live rows and %d static rows from %d partitions of %s", r.stats.liveRows, r.stats.staticRows, r.stats.partitions, p.tbl.QualifiedName())
@@ -123,7 +123,7 @@ func (p *selectPlan) exec(ctx context.Context, q *execution) (*query.Result, err
 }
 
 // evalLimit evaluates LIMIT or PER PARTITION LIMIT (0 = none).
-func evalLimit(q *execution, t expr.Term, what string) (int, error) {
+func evalLimit(q *Execution, t expr.Term, what string) (int, error) {
 	if t == nil {
 		return 0, nil
 	}
@@ -186,7 +186,7 @@ func (r *selectRun) run(ctx context.Context) error {
 		start := 0
 		if r.resume != nil {
 			// Keys are sorted and unique: find where the last page stopped.
-			for start < len(keys) && !bytes.Equal(keys[start], r.resume.key) {
+			for start < len(keys) && !bytes.Equal(keys[start], r.resume.Key) {
 				start++
 			}
 			if start == len(keys) {
@@ -218,7 +218,7 @@ func (r *selectRun) run(ctx context.Context) error {
 	var after []byte
 	var afterTok int64
 	if r.resume != nil {
-		after = r.resume.key
+		after = r.resume.Key
 		afterTok = int64(partitioner.Murmur3(after))
 		if tr.Contains(afterTok) {
 			tr.Start, tr.StartInclusive = afterTok, true
@@ -243,7 +243,7 @@ func (r *selectRun) run(ctx context.Context) error {
 		}
 		inPart := 0
 		if after != nil && bytes.Equal(part.key, after) {
-			inPart = r.resume.inPartition
+			inPart = r.resume.InPartition
 		}
 		if err := r.partition(comps, part, inPart); err != nil {
 			return false, err
@@ -260,21 +260,21 @@ func (r *selectRun) run(ctx context.Context) error {
 // in: rows after the last one returned. skip is set when that partition is
 // finished. inPart is the number of rows already returned from it.
 func (r *selectRun) resumeSlices(key []byte, slices data.Slices) (data.Slices, bool, int) {
-	if r.resume == nil || !bytes.Equal(key, r.resume.key) {
+	if r.resume == nil || !bytes.Equal(key, r.resume.Key) {
 		return slices, false, 0
 	}
 	st := r.resume
-	if st.partDone || st.clustering == nil {
+	if st.PartDone || st.Clustering == nil {
 		return nil, true, 0
 	}
-	if r.ppl > 0 && st.inPartition >= r.ppl {
+	if r.ppl > 0 && st.InPartition >= r.ppl {
 		return nil, true, 0
 	}
 	var rest data.Slice
 	if r.p.reversed {
-		rest = data.Slice{Start: []byte{}, End: st.clustering}
+		rest = data.Slice{Start: []byte{}, End: st.Clustering}
 	} else {
-		rest = data.Slice{Start: append(append([]byte{}, st.clustering...), 0x00), End: []byte{0xff, 0xff}}
+		rest = data.Slice{Start: append(append([]byte{}, st.Clustering...), 0x00), End: []byte{0xff, 0xff}}
 	}
 	in := slices
 	if len(in) == 0 {
@@ -284,7 +284,7 @@ func (r *selectRun) resumeSlices(key []byte, slices data.Slices) (data.Slices, b
 	if len(out) == 0 {
 		return nil, true, 0
 	}
-	return out, false, st.inPartition
+	return out, false, st.InPartition
 }
 
 // splitKey returns the partition key components of a serialized key.
@@ -340,7 +340,7 @@ func (r *selectRun) partition(pk [][]byte, part *selPart, inPart int) error {
 		row := &part.rows[i]
 		r.stats.rows++
 		ck := noClustering
-		if p.needCk {
+		if p.NeedCk {
 			var err error
 			ck, _, err = types.DecodeClustering(p.tbl.ClusteringTypes(), row.Clustering)
 			if err != nil {
@@ -505,7 +505,7 @@ func (r *selectRun) finish() error {
 
 // project evaluates the selectors on one row and appends the result row.
 func (r *selectRun) project(sr *expr.SelRow) error {
-	if cols := r.p.plainCols; cols != nil {
+	if cols := r.p.PlainCols; cols != nil {
 		vals := r.rowValues(len(cols))
 		for i, col := range cols {
 			vals[i] = sr.Value(col)
@@ -553,7 +553,7 @@ func (r *selectRun) rowValues(n int) [][]byte {
 		if left := r.pageSize - r.units; r.pageSize > 0 && left <= 256 && (!bounded || left < rows) {
 			rows, bounded = max(left, 1), true
 		}
-		if r.p.singleRow {
+		if r.p.SingleRow {
 			rows, bounded = 1, true
 		}
 		if r.rows == nil && bounded {
@@ -572,7 +572,7 @@ func (r *selectRun) rowValues(n int) [][]byte {
 // every partition key column is restricted by one '=' term.
 func (r *selectRun) partitionKeys() ([][]byte, [][][]byte, error) {
 	w := r.p.where
-	if !r.p.singlePK {
+	if !r.p.SinglePK {
 		return w.PartitionKeys(&r.q.Execution)
 	}
 	comps := r.pk[:0:len(r.pk)]
@@ -596,7 +596,7 @@ func (r *selectRun) partitionKeys() ([][]byte, [][][]byte, error) {
 // a prefix (a point read, or the rows under one prefix).
 func (r *selectRun) slices() (data.Slices, bool, error) {
 	w := r.p.where
-	if !r.p.singlePrefix {
+	if !r.p.SinglePrefix {
 		return w.Slices(&r.q.Execution)
 	}
 	var buf [maxInlineKeyParts][]byte
@@ -680,7 +680,7 @@ func (r *selectRun) runSorted(ctx context.Context, keys [][]byte, comps [][][]by
 // jsonRow renders a row as SELECT JSON does: one object whose keys are the
 // column names (double-quoted inside the key when they need quoting in
 // CQL, as Cassandra's Selection.rowToJson does).
-func (p *selectPlan) jsonRow(vals [][]byte) []byte {
+func (p *SelectPlan) jsonRow(vals [][]byte) []byte {
 	out := []byte{'{'}
 	for i, v := range vals {
 		if i > 0 {
@@ -698,7 +698,7 @@ func (p *selectPlan) jsonRow(vals [][]byte) []byte {
 	return append(out, '}')
 }
 
-func (p *selectPlan) jsonName(i int) string {
+func (p *SelectPlan) jsonName(i int) string {
 	if cs, ok := p.sels[i].(*expr.ColumnSel); ok {
 		return cs.Col.Name
 	}

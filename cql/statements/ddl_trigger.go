@@ -1,4 +1,4 @@
-package cql
+package statements
 
 import (
 	"context"
@@ -18,12 +18,12 @@ import (
 // need a superuser, as Cassandra's authorize step requires.
 // docs/compatibility.md says so.
 
-func (s *compiler) compileCreateTrigger(st *parser.CreateTrigger) (plan, error) {
+func (s *compiler) compileCreateTrigger(st *parser.CreateTrigger) (Plan, error) {
 	ks, table, err := s.modifiableTable(st.Table)
 	if err != nil {
 		return nil, err
 	}
-	return &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
+	return &DdlPlan{Run: func(ctx context.Context, q *Execution) (*query.Result, error) {
 		if err := q.Env.Roles.EnsureIsSuperuser(ctx, q.Session.User(), "Only superusers are allowed to perform CREATE TRIGGER queries"); err != nil {
 			return nil, err
 		}
@@ -37,12 +37,12 @@ func (s *compiler) compileCreateTrigger(st *parser.CreateTrigger) (plan, error) 
 	}}, nil
 }
 
-func (s *compiler) compileDropTrigger(st *parser.DropTrigger) (plan, error) {
+func (s *compiler) compileDropTrigger(st *parser.DropTrigger) (Plan, error) {
 	ks, table, err := s.modifiableTable(st.Table)
 	if err != nil {
 		return nil, err
 	}
-	return &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
+	return &DdlPlan{Run: func(ctx context.Context, q *Execution) (*query.Result, error) {
 		// Cassandra's text, its typo included.
 		if err := q.Env.Roles.EnsureIsSuperuser(ctx, q.Session.User(), "Only superusers are allowed to perfrom DROP TRIGGER queries"); err != nil {
 			return nil, err

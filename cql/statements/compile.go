@@ -1,4 +1,4 @@
-package cql
+package statements
 
 import (
 	"github.com/minicass/minicass/cql/parser"
@@ -12,7 +12,7 @@ import (
 // returns is a pure value that any session may execute: who runs it, with
 // what values and at what time comes with each execution.
 type compiler struct {
-	env *env
+	env *Env
 	ks  string
 	// tables lists the tables the statement resolved, in order, for the
 	// plan cache: a prepared statement is evicted when one of them
@@ -23,10 +23,10 @@ type compiler struct {
 // Keyspace returns the keyspace unqualified names resolve in ("" if none).
 func (s *compiler) Keyspace() string { return s.ks }
 
-// compileStatement compiles stmt in keyspace ks. It returns the plan and
-// the tables it depends on.
-func (x *Executor) compileStatement(stmt parser.Statement, ks string) (plan, []*schema.Table, error) {
-	c := &compiler{env: &x.env, ks: ks}
+// CompileIn compiles stmt against env in keyspace ks. It returns the plan
+// and the tables it depends on.
+func CompileIn(env *Env, stmt parser.Statement, ks string) (Plan, []*schema.Table, error) {
+	c := &compiler{env: env, ks: ks}
 	pl, err := c.compile(stmt)
 	if err != nil {
 		return nil, nil, err
@@ -35,7 +35,7 @@ func (x *Executor) compileStatement(stmt parser.Statement, ks string) (plan, []*
 }
 
 // compile validates a parsed statement against the current schema.
-func (s *compiler) compile(stmt parser.Statement) (plan, error) {
+func (s *compiler) compile(stmt parser.Statement) (Plan, error) {
 	switch st := stmt.(type) {
 	case *parser.Use:
 		return &usePlan{ks: string(st.Keyspace)}, nil

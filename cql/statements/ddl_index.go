@@ -1,4 +1,4 @@
-package cql
+package statements
 
 import (
 	"context"
@@ -25,7 +25,7 @@ import (
 // (IndexMetadata.PATTERN_NON_WORD_CHAR).
 var nonWordChars = regexp.MustCompile(`\W`)
 
-func (s *compiler) compileCreateIndex(st *parser.CreateIndex) (plan, error) {
+func (s *compiler) compileCreateIndex(st *parser.CreateIndex) (Plan, error) {
 	ks, name, err := s.modifiableTable(st.Table)
 	if err != nil {
 		return nil, err
@@ -52,7 +52,7 @@ func (s *compiler) compileCreateIndex(st *parser.CreateIndex) (plan, error) {
 	} else if st.Using != "" {
 		return nil, query.Invalidf("Cannot specify a custom index class for a non-custom index")
 	}
-	return &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
+	return &DdlPlan{Run: func(ctx context.Context, q *Execution) (*query.Result, error) {
 		if _, ok := q.Env.Engine.Keyspace(ks); !ok {
 			return nil, query.Invalidf("Keyspace '%s' doesn't exist", ks)
 		}
@@ -159,12 +159,12 @@ func findIndex(tables []*schema.Table, name string) (*schema.Table, *schema.Inde
 	return nil, nil
 }
 
-func (s *compiler) compileDropIndex(st *parser.DropIndex) (plan, error) {
+func (s *compiler) compileDropIndex(st *parser.DropIndex) (Plan, error) {
 	ks, name, err := s.modifiableTable(st.Name)
 	if err != nil {
 		return nil, err
 	}
-	return &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
+	return &DdlPlan{Run: func(ctx context.Context, q *Execution) (*query.Result, error) {
 		for _, tbl := range q.Env.Engine.Tables(ks) {
 			i := slices.IndexFunc(tbl.Indexes, func(ix schema.Index) bool { return ix.Name == name })
 			if i < 0 {

@@ -1,4 +1,4 @@
-package cql
+package statements
 
 import (
 	"encoding/binary"
@@ -7,7 +7,7 @@ import (
 	"github.com/minicass/minicass/cql/query"
 )
 
-// pagingState is where a paged SELECT stopped. Its encoding is opaque to
+// PagingState is where a paged SELECT stopped. Its encoding is opaque to
 // clients, who send it back unchanged:
 //
 //	byte     version (pagingVersion = 1)
@@ -29,40 +29,40 @@ import (
 //
 // A state that does not decode, or whose checksum does not match, is
 // refused with Cassandra's "Invalid value for the paging state".
-type pagingState struct {
-	hasLast     bool
-	key         []byte
-	clustering  []byte // nil: no clustering (static row or boundary)
-	partDone    bool
-	returned    int
-	inPartition int
+type PagingState struct {
+	HasLast     bool
+	Key         []byte
+	Clustering  []byte // nil: no clustering (static row or boundary)
+	PartDone    bool
+	Returned    int
+	InPartition int
 }
 
 const pagingVersion = 1
 
-func (s *pagingState) encode() []byte {
+func (s *PagingState) Encode() []byte {
 	b := []byte{pagingVersion, 0}
-	if s.hasLast {
+	if s.HasLast {
 		b[1] |= 0x01
 	}
-	if s.clustering != nil {
+	if s.Clustering != nil {
 		b[1] |= 0x02
 	}
-	if s.partDone {
+	if s.PartDone {
 		b[1] |= 0x04
 	}
-	b = binary.AppendUvarint(b, uint64(len(s.key)))
-	b = append(b, s.key...)
-	b = binary.AppendUvarint(b, uint64(len(s.clustering)))
-	b = append(b, s.clustering...)
-	b = binary.AppendUvarint(b, uint64(s.returned))
-	b = binary.AppendUvarint(b, uint64(s.inPartition))
+	b = binary.AppendUvarint(b, uint64(len(s.Key)))
+	b = append(b, s.Key...)
+	b = binary.AppendUvarint(b, uint64(len(s.Clustering)))
+	b = append(b, s.Clustering...)
+	b = binary.AppendUvarint(b, uint64(s.Returned))
+	b = binary.AppendUvarint(b, uint64(s.InPartition))
 	return binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
 }
 
 func errPagingState() error { return query.Invalidf("Invalid value for the paging state") }
 
-func decodePagingState(b []byte) (*pagingState, error) {
+func DecodePagingState(b []byte) (*PagingState, error) {
 	if len(b) < 2+4 || b[0] != pagingVersion {
 		return nil, errPagingState()
 	}
@@ -70,7 +70,7 @@ func decodePagingState(b []byte) (*pagingState, error) {
 	if crc32.ChecksumIEEE(body) != sum {
 		return nil, errPagingState()
 	}
-	s := &pagingState{hasLast: body[1]&0x01 != 0, partDone: body[1]&0x04 != 0}
+	s := &PagingState{HasLast: body[1]&0x01 != 0, PartDone: body[1]&0x04 != 0}
 	rest := body[2:]
 	readBytes := func() ([]byte, bool) {
 		n, k := binary.Uvarint(rest)
@@ -90,7 +90,7 @@ func decodePagingState(b []byte) (*pagingState, error) {
 		return int(n), true
 	}
 	var ok bool
-	if s.key, ok = readBytes(); !ok {
+	if s.Key, ok = readBytes(); !ok {
 		return nil, errPagingState()
 	}
 	ck, ok := readBytes()
@@ -98,17 +98,17 @@ func decodePagingState(b []byte) (*pagingState, error) {
 		return nil, errPagingState()
 	}
 	if body[1]&0x02 != 0 {
-		s.clustering = append([]byte{}, ck...)
+		s.Clustering = append([]byte{}, ck...)
 	}
-	if s.returned, ok = readInt(); !ok {
+	if s.Returned, ok = readInt(); !ok {
 		return nil, errPagingState()
 	}
-	if s.inPartition, ok = readInt(); !ok {
+	if s.InPartition, ok = readInt(); !ok {
 		return nil, errPagingState()
 	}
 	if len(rest) != 0 {
 		return nil, errPagingState()
 	}
-	s.key = append([]byte{}, s.key...)
+	s.Key = append([]byte{}, s.Key...)
 	return s, nil
 }

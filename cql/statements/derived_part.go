@@ -1,4 +1,4 @@
-package cql
+package statements
 
 import (
 	"bytes"

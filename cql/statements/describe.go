@@ -1,4 +1,4 @@
-package cql
+package statements
 
 import (
 	"context"
@@ -46,13 +46,13 @@ type describePlan struct {
 	cols []query.ColumnSpec
 }
 
-func (p *describePlan) binds() []query.ColumnSpec   { return nil }
-func (p *describePlan) columns() []query.ColumnSpec { return p.cols }
-func (p *describePlan) pkIndexes() []uint16         { return nil }
+func (p *describePlan) Binds() []query.ColumnSpec   { return nil }
+func (p *describePlan) Columns() []query.ColumnSpec { return p.cols }
+func (p *describePlan) PkIndexes() []uint16         { return nil }
 
 // compileDescribe validates a DESCRIBE statement; the schema is read when
 // it executes.
-func (s *compiler) compileDescribe(st *parser.Describe) (plan, error) {
+func (s *compiler) compileDescribe(st *parser.Describe) (Plan, error) {
 	switch st.Kind {
 	case parser.DescribeKeyspaces, parser.DescribeTables, parser.DescribeTypes, parser.DescribeFunctions, parser.DescribeAggregates:
 		return &describePlan{st: st, cols: describeListColumns}, nil
@@ -66,7 +66,7 @@ func (s *compiler) compileDescribe(st *parser.Describe) (plan, error) {
 	return &describePlan{st: st, cols: describeElementColumns}, nil
 }
 
-func (p *describePlan) exec(ctx context.Context, q *execution) (*query.Result, error) {
+func (p *describePlan) Exec(ctx context.Context, q *Execution) (*query.Result, error) {
 	snap := q.Env.System.CurrentSchema()
 	st := p.st
 	res := &query.Result{Kind: wire.ResultRows, Columns: p.cols, Rows: [][][]byte{}}
@@ -133,7 +133,7 @@ func (p *describePlan) exec(ctx context.Context, q *execution) (*query.Result, e
 		// minicass has no user-defined functions or aggregates.
 	case parser.DescribeSchema:
 		for _, ks := range snap.Keyspaces {
-			if st.Full || !systemKeyspaces[ks.Name] {
+			if st.Full || !SystemKeyspaces[ks.Name] {
 				describeKeyspace(ks, false)
 			}
 		}

@@ -1,4 +1,4 @@
-package cql
+package statements
 
 import (
 	"context"
@@ -20,9 +20,9 @@ import (
 	"github.com/minicass/minicass/wire"
 )
 
-// systemKeyspaces are the keyspaces minicass serves itself; they cannot be
+// SystemKeyspaces are the keyspaces minicass serves itself; they cannot be
 // created, altered or dropped by users.
-var systemKeyspaces = map[string]bool{
+var SystemKeyspaces = map[string]bool{
 	"system": true, "system_schema": true, "system_auth": true, "system_distributed": true,
 	"system_traces": true, "system_views": true, "system_virtual_schema": true,
 }
@@ -34,7 +34,7 @@ func notModifiable(ks string) string { return ks + " keyspace is not user-modifi
 // checkModifiable returns Cassandra's Unauthorized error for a change to a
 // system keyspace, or nil for a user keyspace.
 func checkModifiable(ks string) error {
-	if systemKeyspaces[ks] {
+	if SystemKeyspaces[ks] {
 		return &query.Error{Code: wire.CodeUnauthorized, Message: notModifiable(ks)}
 	}
 	return nil
@@ -51,16 +51,16 @@ func (s *compiler) modifiableTable(t parser.TableName) (ks, name string, err err
 
 // IsSystemKeyspace reports whether ks is one of the keyspaces minicass serves
 // itself.
-func IsSystemKeyspace(ks string) bool { return systemKeyspaces[ks] }
+func IsSystemKeyspace(ks string) bool { return SystemKeyspaces[ks] }
 
-// ddlPlan is a schema statement: it has no bind markers and runs once.
-type ddlPlan struct {
+// DdlPlan is a schema statement: it has no bind markers and runs once.
+type DdlPlan struct {
 	noBinds
-	run func(ctx context.Context, q *execution) (*query.Result, error)
+	Run func(ctx context.Context, q *Execution) (*query.Result, error)
 }
 
-func (p *ddlPlan) exec(ctx context.Context, q *execution) (*query.Result, error) {
-	return p.run(ctx, q)
+func (p *DdlPlan) Exec(ctx context.Context, q *Execution) (*query.Result, error) {
+	return p.Run(ctx, q)
 }
 
 func schemaChange(change wire.ChangeType, target wire.ChangeTarget, ks, name string) *query.Result {
@@ -79,13 +79,13 @@ func (s *compiler) keyspaceFor(t parser.TableName) (string, error) {
 	return ks, nil
 }
 
-func (s *compiler) compileDDL(stmt parser.Statement) (plan, error) {
+func (s *compiler) compileDDL(stmt parser.Statement) (Plan, error) {
 	switch st := stmt.(type) {
 	case *parser.CreateKeyspace:
 		name := string(st.Name)
-		if systemKeyspaces[name] {
+		if SystemKeyspaces[name] {
 			if st.IfNotExists {
-				return &ddlPlan{run: func(context.Context, *execution) (*query.Result, error) { return query.VoidResult(), nil }}, nil
+				return &DdlPlan{Run: func(context.Context, *Execution) (*query.Result, error) { return query.VoidResult(), nil }}, nil
 			}
 			return nil, &query.Error{Code: wire.CodeAlreadyExists, Message: fmt.Sprintf("Cannot add existing keyspace \"%s\"", name), Keyspace: name}
 		}
@@ -96,7 +96,7 @@ func (s *compiler) compileDDL(stmt parser.Statement) (plan, error) {
 		if err := keyspaceOptions(ks, st.Options, true); err != nil {
 			return nil, err
 		}
-		return &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
+		return &DdlPlan{Run: func(ctx context.Context, q *Execution) (*query.Result, error) {
 			if err := q.Env.Engine.CreateKeyspace(ks); err != nil {
 				if errors.Is(err, engine.ErrKeyspaceExists) {
 					if st.IfNotExists {
@@ -113,7 +113,7 @@ func (s *compiler) compileDDL(stmt parser.Statement) (plan, error) {
 		if err := checkModifiable(name); err != nil {
 			return nil, err
 		}
-		return &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
+		return &DdlPlan{Run: func(ctx context.Context, q *Execution) (*query.Result, error) {
 			old, ok := q.Env.Engine.Keyspace(name)
 			if !ok {
 				if st.IfExists {
@@ -135,7 +135,7 @@ func (s *compiler) compileDDL(stmt parser.Statement) (plan, error) {
 		if err := checkModifiable(name); err != nil {
 			return nil, err
 		}
-		return &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
+		return &DdlPlan{Run: func(ctx context.Context, q *Execution) (*query.Result, error) {
 			if err := q.Env.Engine.DropKeyspace(name); err != nil {
 				if errors.Is(err, engine.ErrNoKeyspace) {
 					if st.IfExists {
@@ -159,7 +159,7 @@ func (s *compiler) compileDDL(stmt parser.Statement) (plan, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
+		return &DdlPlan{Run: func(ctx context.Context, q *Execution) (*query.Result, error) {
 			if err := q.Env.Engine.DropTable(ks, name); err != nil {
 				if errors.Is(err, engine.ErrNoTable) || errors.Is(err, engine.ErrNoKeyspace) {
 					if st.IfExists {
@@ -208,7 +208,7 @@ func (s *compiler) compileDDL(stmt parser.Statement) (plan, error) {
 		if _, err := s.lookupTable(st.Table); err != nil {
 			return nil, err
 		}
-		return &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
+		return &DdlPlan{Run: func(ctx context.Context, q *Execution) (*query.Result, error) {
 			if err := q.Env.Engine.Truncate(ks, name); err != nil {
 				return nil, err
 			}
@@ -233,7 +233,7 @@ func (s *compiler) lookupTable(t parser.TableName) (*schema.Table, error) {
 		s.tables = append(s.tables, tbl)
 		return tbl, nil
 	}
-	if _, ok := s.env.Engine.Keyspace(ks); !ok && !systemKeyspaces[ks] {
+	if _, ok := s.env.Engine.Keyspace(ks); !ok && !SystemKeyspaces[ks] {
 		return nil, query.Invalidf("keyspace %s does not exist", ks)
 	}
 	return nil, query.Invalidf("table %s does not exist", t.Name)
@@ -254,7 +254,7 @@ func validateName(what, name string) error {
 	return nil
 }
 
-func (s *compiler) compileCreateTable(st *parser.CreateTable) (plan, error) {
+func (s *compiler) compileCreateTable(st *parser.CreateTable) (Plan, error) {
 	ks, name, err := s.modifiableTable(st.Table)
 	if err != nil {
 		return nil, err
@@ -400,7 +400,7 @@ func (s *compiler) compileCreateTable(st *parser.CreateTable) (plan, error) {
 	if err := tableOptions(&opts, st.Options, hasCounter); err != nil {
 		return nil, err
 	}
-	return &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
+	return &DdlPlan{Run: func(ctx context.Context, q *Execution) (*query.Result, error) {
 		if _, ok := s.env.Engine.Keyspace(ks); !ok {
 			return nil, query.Invalidf("Keyspace '%s' doesn't exist", ks)
 		}
@@ -443,9 +443,9 @@ func checkNestedCounter(t types.Type, col string) error {
 	return nil
 }
 
-func containsString(ss []string, s string) bool { return indexOf(ss, s) >= 0 }
+func containsString(ss []string, s string) bool { return IndexOf(ss, s) >= 0 }
 
-func indexOf(ss []string, s string) int {
+func IndexOf(ss []string, s string) int {
 	for i, x := range ss {
 		if x == s {
 			return i
@@ -462,12 +462,12 @@ func cloneOptions(o schema.Options) schema.Options {
 	return cp
 }
 
-func (s *compiler) compileAlterTable(st *parser.AlterTable) (plan, error) {
+func (s *compiler) compileAlterTable(st *parser.AlterTable) (Plan, error) {
 	ks, name, err := s.modifiableTable(st.Table)
 	if err != nil {
 		return nil, err
 	}
-	return &ddlPlan{run: func(ctx context.Context, q *execution) (*query.Result, error) {
+	return &DdlPlan{Run: func(ctx context.Context, q *Execution) (*query.Result, error) {
 		old, ok := s.env.Engine.Table(ks, name)
 		if !ok {
 			if st.IfExists {

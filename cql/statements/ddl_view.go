@@ -1,4 +1,4 @@
-package cql
+package statements
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 // views are disabled.
 const errViewsDisabled = "Materialized views are disabled. Enable in cassandra.yaml to use."
 
-func (s *compiler) compileCreateView(st *parser.CreateView) (plan, error) {
+func (s *compiler) compileCreateView(st *parser.CreateView) (Plan, error) {
 	ks, err := s.keyspaceFor(st.Name)
 	if err != nil {
 		return nil, err
@@ -39,27 +39,27 @@ func (s *compiler) compileCreateView(st *parser.CreateView) (plan, error) {
 		}
 		seen[o.Column] = true
 	}
-	return &ddlPlan{run: func(context.Context, *execution) (*query.Result, error) {
+	return &DdlPlan{Run: func(context.Context, *Execution) (*query.Result, error) {
 		return nil, query.Invalidf(errViewsDisabled)
 	}}, nil
 }
 
 // compileAlterView and compileDropView find no view, as a node without
 // views does; IF EXISTS makes that a no-op.
-func (s *compiler) compileAlterView(st *parser.AlterView) (plan, error) {
+func (s *compiler) compileAlterView(st *parser.AlterView) (Plan, error) {
 	return s.missingView(st.Name, st.IfExists)
 }
 
-func (s *compiler) compileDropView(st *parser.DropView) (plan, error) {
+func (s *compiler) compileDropView(st *parser.DropView) (Plan, error) {
 	return s.missingView(st.Name, st.IfExists)
 }
 
-func (s *compiler) missingView(name parser.TableName, ifExists bool) (plan, error) {
+func (s *compiler) missingView(name parser.TableName, ifExists bool) (Plan, error) {
 	ks, err := s.keyspaceFor(name)
 	if err != nil {
 		return nil, err
 	}
-	return &ddlPlan{run: func(context.Context, *execution) (*query.Result, error) {
+	return &DdlPlan{Run: func(context.Context, *Execution) (*query.Result, error) {
 		if ifExists {
 			return query.VoidResult(), nil
 		}

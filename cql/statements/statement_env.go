@@ -1,0 +1,78 @@
+package statements
+
+import (
+	"context"
+
+	"github.com/minicass/minicass/cql/auth"
+	"github.com/minicass/minicass/cql/query"
+	"github.com/minicass/minicass/cql/virtual"
+	"github.com/minicass/minicass/engine"
+	"github.com/minicass/minicass/wire"
+)
+
+// Env is the node a statement compiles against and runs on: the engine
+// that holds its schema and data, the node's identity and derived system
+// tables, and its roles. A compiled plan keeps none of it; each execution
+// brings it.
+type Env struct {
+	Engine *engine.Engine
+	System *virtual.Node
+	Roles  *auth.Roles
+}
+
+// executingSession is the session that runs a statement: its role and its
+// current keyspace, which USE changes.
+type executingSession interface {
+	// User returns the session's role, "" for the anonymous user.
+	User() string
+	Keyspace() string
+	SetKeyspace(ks string)
+}
+
+// Plan is a compiled statement: validated against the schema, with its bind
+// markers typed. Executing it needs only the bound values.
+type Plan interface {
+	// binds describes each bind marker, in order.
+	Binds() []query.ColumnSpec
+	// columns describes the result columns of a SELECT (nil otherwise).
+	Columns() []query.ColumnSpec
+	// pkIndexes lists, for each partition key column in order, the bind
+	// marker that gives it (nil when the key is not fully bound).
+	PkIndexes() []uint16
+	// exec runs the statement once.
+	Exec(ctx context.Context, q *Execution) (*query.Result, error)
+}
+
+// Execution is one run of a plan: the request's state (query.Execution)
+// and the session that runs it, whose role authorizes the statement and
+// whose keyspace USE changes.
+type Execution struct {
+	query.Execution
+	// Env is the node the statement runs on.
+	Env *Env
+	// Session is the session that runs it.
+	Session executingSession
+	// batch is set when the statement runs inside a BATCH.
+	batch *batchContext
+}
+
+// usePlan is USE ks.
+type usePlan struct {
+	noBinds
+	ks string
+}
+
+func (p *usePlan) Exec(ctx context.Context, q *Execution) (*query.Result, error) {
+	if _, ok := q.Env.Engine.Keyspace(p.ks); !ok {
+		return nil, query.Invalidf("Keyspace '%s' does not exist", p.ks)
+	}
+	q.Session.SetKeyspace(p.ks)
+	return &query.Result{Kind: wire.ResultSetKeyspace, Keyspace: p.ks}, nil
+}
+
+// noBinds is embedded by plans without bind markers or result columns.
+type noBinds struct{}
+
+func (noBinds) Binds() []query.ColumnSpec   { return nil }
+func (noBinds) Columns() []query.ColumnSpec { return nil }
+func (noBinds) PkIndexes() []uint16         { return nil }
