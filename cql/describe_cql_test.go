@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/minicass/minicass/cql/statements"
-
 	"github.com/minicass/minicass/cql/describe"
 
 	"github.com/minicass/minicass/cql/virtual"
@@ -114,7 +112,7 @@ func TestDescribeCQL(t *testing.T) {
 			var name string
 			d.ScanArgs(t, "name", &name)
 			ks := &schema.Keyspace{Name: name, DurableWrites: !d.HasArg("nondurable"), Replication: map[string]string{}}
-			if statements.SystemKeyspaces[name] {
+			if virtual.IsSystemKeyspace(name) {
 				ks = virtual.SystemKeyspaceDef(name)
 			}
 			for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {

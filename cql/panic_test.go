@@ -39,10 +39,7 @@ func TestPanicIsLogged(t *testing.T) {
 	s := x.NewSession()
 	stmt, err := parser.Parse("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
 	require.NoError(t, err)
-	pl := &statements.DdlPlan{Run: func(ctx context.Context, q *statements.Execution) (*query.Result, error) {
-		explode()
-		return nil, nil
-	}}
+	pl := explodingPlan{}
 
 	res, err := s.run(context.Background(), pl, stmt, nil)
 	assert.Nil(t, res)
@@ -65,6 +62,17 @@ func TestPanicIsLogged(t *testing.T) {
 	assert.Contains(t, rec.Stack, "runtime/debug.Stack")
 	assert.Contains(t, rec.Stack, "cql.explode", "the stack is the panic's")
 	assert.Contains(t, rec.Stack, "cql.(*Session).run")
+}
+
+// explodingPlan is a plan whose execution panics.
+type explodingPlan struct{}
+
+func (explodingPlan) Binds() []query.ColumnSpec   { return nil }
+func (explodingPlan) Columns() []query.ColumnSpec { return nil }
+func (explodingPlan) PKIndexes() []uint16         { return nil }
+func (explodingPlan) Exec(context.Context, *statements.Execution) (*query.Result, error) {
+	explode()
+	return nil, nil
 }
 
 // TestFuzzFailure checks the property the fuzz targets enforce on every

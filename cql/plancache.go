@@ -3,9 +3,8 @@ package cql
 import (
 	"sync"
 
-	"github.com/minicass/minicass/cql/statements"
-
 	"github.com/minicass/minicass/cql/query"
+	"github.com/minicass/minicass/cql/virtual"
 
 	"github.com/minicass/minicass/schema"
 )
@@ -163,7 +162,7 @@ func (x *Executor) PreparedStatements() int { return x.plans.len() }
 // that depends on tables (the tables as they were when it was compiled).
 func (x *Executor) invalidatedBy(tables []*schema.Table) bool {
 	for _, t := range tables {
-		if statements.SystemKeyspaces[t.Keyspace] {
+		if virtual.IsSystemKeyspace(t.Keyspace) {
 			continue // no statement alters a system table
 		}
 		now, ok := x.env.Engine.Table(t.Keyspace, t.Name)

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/minicass/minicass/cql/statements"
-
 	"github.com/minicass/minicass/cql/query"
 
 	"github.com/stretchr/testify/assert"
@@ -77,21 +75,6 @@ func TestSelectPrepared(t *testing.T) {
 	require.Error(t, err)
 	assert.ErrorIs(t, err, query.ErrInvalid)
 	assert.Equal(t, "Invalid value for the paging state", err.Error())
-}
-
-// FuzzDecodePagingState checks that no input panics and that what decodes
-// encodes back to the same bytes.
-func FuzzDecodePagingState(f *testing.F) {
-	f.Add((&statements.PagingState{HasLast: true, Key: []byte{0, 0, 0, 1}, Clustering: []byte{0x40, 0x80, 0, 0, 1, 0x80}, Returned: 3, InPartition: 3}).Encode())
-	f.Add((&statements.PagingState{HasLast: true, Key: []byte("k"), PartDone: true, Returned: 1}).Encode())
-	f.Add([]byte{1, 0})
-	f.Fuzz(func(t *testing.T, b []byte) {
-		st, err := statements.DecodePagingState(b)
-		if err != nil {
-			return
-		}
-		assert.Equal(t, b, st.Encode())
-	})
 }
 
 func BenchmarkSelectCompile(b *testing.B) {

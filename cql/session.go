@@ -283,7 +283,7 @@ func (x *Executor) prepare(ks, query string) (*Prepared, error) {
 		return nil, err
 	}
 	sum := statementID(ks, query)
-	p := &Prepared{ID: sum[:], Query: query, Keyspace: ks, Bind: pl.Binds(), Result: pl.Columns(), PKIndexes: pl.PkIndexes(),
+	p := &Prepared{ID: sum[:], Query: query, Keyspace: ks, Bind: pl.Binds(), Result: pl.Columns(), PKIndexes: pl.PKIndexes(),
 		stmt: stmt, weight: int64(preparedOverhead + 2*(len(ks)+len(query))), slot: -1}
 	if !invalidatedOnChange(stmt) {
 		tables = nil

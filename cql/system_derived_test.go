@@ -4,9 +4,8 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"testing"
-
-	"github.com/minicass/minicass/cql/statements"
 
 	"github.com/minicass/minicass/cql/query"
 
@@ -96,7 +95,7 @@ func TestDerivedTablesReadPath(t *testing.T) {
 
 	// A token range selects the partitions after ks in the scan's order.
 	kss := names(queryRows(t, s, "SELECT keyspace_name FROM system_schema.keyspaces"))
-	i := statements.IndexOf(kss, "ks")
+	i := slices.Index(kss, "ks")
 	require.GreaterOrEqual(t, i, 0)
 	assert.Equal(t, kss[i+1:], names(queryRows(t, s, "SELECT keyspace_name FROM system_schema.keyspaces WHERE token(keyspace_name) > token('ks')")))
 

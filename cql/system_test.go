@@ -2,11 +2,10 @@ package cql
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/minicass/minicass/cql/statements"
 
 	"github.com/minicass/minicass/cql/query"
 
@@ -99,7 +98,7 @@ func TestSystemSchemaFollowsDDL(t *testing.T) {
 	res = queryRows(t, s, "SELECT column_name, clustering_order, kind, position, type FROM system_schema.columns WHERE keyspace_name = 'ks' AND table_name = 't'")
 	var got []string
 	for i := range res.Rows {
-		got = append(got, fmt.Sprintf("%s %s %s %d %s", res.Rows[i][0], res.Rows[i][1], res.Rows[i][2], int32(statements.Be32(res.Rows[i][3])), res.Rows[i][4]))
+		got = append(got, fmt.Sprintf("%s %s %s %d %s", res.Rows[i][0], res.Rows[i][1], res.Rows[i][2], int32(binary.BigEndian.Uint32(res.Rows[i][3])), res.Rows[i][4]))
 	}
 	assert.Equal(t, []string{"c desc clustering 0 text", "k none partition_key 0 int", "s none static -1 int", "v none regular -1 list<int>"}, got)
 

@@ -32,14 +32,14 @@ type WhereValues struct {
 	Col    *schema.Column
 	In     bool
 	Terms  []expr.Term
-	Marker expr.Term // IN ?: evaluates to a list<type>
+	marker expr.Term // IN ?: evaluates to a list<type>
 }
 
 // Eval returns the restricted values, checking nulls and unset values with
 // Cassandra's texts. IN values may repeat; callers sort and deduplicate.
 func (w *WhereValues) Eval(q *query.Execution) ([][]byte, error) {
-	if w.Marker != nil {
-		v, err := w.Marker.Eval(q)
+	if w.marker != nil {
+		v, err := w.marker.Eval(q)
 		if err != nil {
 			return nil, err
 		}
@@ -363,7 +363,7 @@ func indexFor(tbl *schema.Table, f rowFilter) *schema.Index {
 	var ok func(ix *schema.Index) bool
 	switch f := f.(type) {
 	case *valuesFilter:
-		if f.vals.In || f.vals.Marker != nil || len(f.vals.Terms) != 1 {
+		if f.vals.In || f.vals.marker != nil || len(f.vals.Terms) != 1 {
 			return nil
 		}
 		col = f.col
@@ -608,7 +608,7 @@ func addColumnRelation(c *expr.CompileCtx, w *WhereClause, r *parser.ColumnRelat
 		vals = &WhereValues{Col: col, In: true}
 		switch v := r.Value.(type) {
 		case *parser.BindMarker:
-			vals.Marker = c.Bind(v, recv.Sub("in("+col.Name+")", types.ListOf(col.Type, false)))
+			vals.marker = c.Bind(v, recv.Sub("in("+col.Name+")", types.ListOf(col.Type, false)))
 		case *parser.InList:
 			for _, e := range v.Elems {
 				t, err := c.CompileTerm(e, recv)
@@ -1305,7 +1305,7 @@ func mergeRanges(rs []data.Slice) []data.Slice {
 
 // IsSingle reports whether the restriction is one '=' term.
 func (w *WhereValues) IsSingle() bool {
-	return !w.In && w.Marker == nil && len(w.Terms) == 1
+	return !w.In && w.marker == nil && len(w.Terms) == 1
 }
 
 // SingleValue evaluates a single '=' restriction with the checks and error

@@ -31,14 +31,14 @@ type batchContext struct {
 // batchPlan is a compiled BATCH.
 type batchPlan struct {
 	typ       parser.BatchType
-	stmts     []*ModPlan
+	stmts     []*modPlan
 	specs     []query.ColumnSpec
 	timestamp expr.Term
 }
 
 func (p *batchPlan) Binds() []query.ColumnSpec   { return p.specs }
 func (p *batchPlan) Columns() []query.ColumnSpec { return nil }
-func (p *batchPlan) PkIndexes() []uint16 {
+func (p *batchPlan) PKIndexes() []uint16 {
 	if len(p.stmts) > 0 {
 		return p.stmts[0].pkIdx
 	}
@@ -74,8 +74,8 @@ func (s *compiler) compileBatch(st *parser.Batch) (Plan, error) {
 		if err != nil {
 			return nil, err
 		}
-		mp := pl.(*ModPlan)
-		for i, spec := range mp.Specs {
+		mp := pl.(*modPlan)
+		for i, spec := range mp.specs {
 			if i < len(bp.specs) && spec.Name != "" {
 				bp.specs[i] = spec
 			}
@@ -144,9 +144,9 @@ func (bp *batchPlan) validate() error {
 // entries compiled to plans: each must be an INSERT, UPDATE or DELETE, and
 // together they are validated as a CQL BATCH is.
 func ProtocolBatch(typ parser.BatchType, plans []Plan) (Plan, error) {
-	bp := &batchPlan{typ: typ, stmts: make([]*ModPlan, 0, len(plans))}
+	bp := &batchPlan{typ: typ, stmts: make([]*modPlan, 0, len(plans))}
 	for _, pl := range plans {
-		mp, ok := pl.(*ModPlan)
+		mp, ok := pl.(*modPlan)
 		if !ok {
 			return nil, errBatchStatement()
 		}

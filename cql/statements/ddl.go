@@ -20,13 +20,6 @@ import (
 	"github.com/minicass/minicass/wire"
 )
 
-// SystemKeyspaces are the keyspaces minicass serves itself; they cannot be
-// created, altered or dropped by users.
-var SystemKeyspaces = map[string]bool{
-	"system": true, "system_schema": true, "system_auth": true, "system_distributed": true,
-	"system_traces": true, "system_views": true, "system_virtual_schema": true,
-}
-
 // notModifiable is Cassandra's text for a change to a system keyspace
 // (ClientState.ensurePermission).
 func notModifiable(ks string) string { return ks + " keyspace is not user-modifiable." }
@@ -34,7 +27,7 @@ func notModifiable(ks string) string { return ks + " keyspace is not user-modifi
 // checkModifiable returns Cassandra's Unauthorized error for a change to a
 // system keyspace, or nil for a user keyspace.
 func checkModifiable(ks string) error {
-	if SystemKeyspaces[ks] {
+	if virtual.IsSystemKeyspace(ks) {
 		return &query.Error{Code: wire.CodeUnauthorized, Message: notModifiable(ks)}
 	}
 	return nil
@@ -49,18 +42,14 @@ func (s *compiler) modifiableTable(t parser.TableName) (ks, name string, err err
 	return ks, string(t.Name), checkModifiable(ks)
 }
 
-// IsSystemKeyspace reports whether ks is one of the keyspaces minicass serves
-// itself.
-func IsSystemKeyspace(ks string) bool { return SystemKeyspaces[ks] }
-
-// DdlPlan is a schema statement: it has no bind markers and runs once.
-type DdlPlan struct {
+// ddlPlan is a schema statement: it has no bind markers and runs once.
+type ddlPlan struct {
 	noBinds
-	Run func(ctx context.Context, q *Execution) (*query.Result, error)
+	run func(ctx context.Context, q *Execution) (*query.Result, error)
 }
 
-func (p *DdlPlan) Exec(ctx context.Context, q *Execution) (*query.Result, error) {
-	return p.Run(ctx, q)
+func (p *ddlPlan) Exec(ctx context.Context, q *Execution) (*query.Result, error) {
+	return p.run(ctx, q)
 }
 
 func schemaChange(change wire.ChangeType, target wire.ChangeTarget, ks, name string) *query.Result {
@@ -83,9 +72,9 @@ func (s *compiler) compileDDL(stmt parser.Statement) (Plan, error) {
 	switch st := stmt.(type) {
 	case *parser.CreateKeyspace:
 		name := string(st.Name)
-		if SystemKeyspaces[name] {
+		if virtual.IsSystemKeyspace(name) {
 			if st.IfNotExists {
-				return &DdlPlan{Run: func(context.Context, *Execution) (*query.Result, error) { return query.VoidResult(), nil }}, nil
+				return &ddlPlan{run: func(context.Context, *Execution) (*query.Result, error) { return query.VoidResult(), nil }}, nil
 			}
 			return nil, &query.Error{Code: wire.CodeAlreadyExists, Message: fmt.Sprintf("Cannot add existing keyspace \"%s\"", name), Keyspace: name}
 		}
@@ -96,7 +85,7 @@ func (s *compiler) compileDDL(stmt parser.Statement) (Plan, error) {
 		if err := keyspaceOptions(ks, st.Options, true); err != nil {
 			return nil, err
 		}
-		return &DdlPlan{Run: func(ctx context.Context, q *Execution) (*query.Result, error) {
+		return &ddlPlan{run: func(ctx context.Context, q *Execution) (*query.Result, error) {
 			if err := q.Env.Engine.CreateKeyspace(ks); err != nil {
 				if errors.Is(err, engine.ErrKeyspaceExists) {
 					if st.IfNotExists {
@@ -113,7 +102,7 @@ func (s *compiler) compileDDL(stmt parser.Statement) (Plan, error) {
 		if err := checkModifiable(name); err != nil {
 			return nil, err
 		}
-		return &DdlPlan{Run: func(ctx context.Context, q *Execution) (*query.Result, error) {
+		return &ddlPlan{run: func(ctx context.Context, q *Execution) (*query.Result, error) {
 			old, ok := q.Env.Engine.Keyspace(name)
 			if !ok {
 				if st.IfExists {
@@ -135,7 +124,7 @@ func (s *compiler) compileDDL(stmt parser.Statement) (Plan, error) {
 		if err := checkModifiable(name); err != nil {
 			return nil, err
 		}
-		return &DdlPlan{Run: func(ctx context.Context, q *Execution) (*query.Result, error) {
+		return &ddlPlan{run: func(ctx context.Context, q *Execution) (*query.Result, error) {
 			if err := q.Env.Engine.DropKeyspace(name); err != nil {
 				if errors.Is(err, engine.ErrNoKeyspace) {
 					if st.IfExists {
@@ -159,7 +148,7 @@ func (s *compiler) compileDDL(stmt parser.Statement) (Plan, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &DdlPlan{Run: func(ctx context.Context, q *Execution) (*query.Result, error) {
+		return &ddlPlan{run: func(ctx context.Context, q *Execution) (*query.Result, error) {
 			if err := q.Env.Engine.DropTable(ks, name); err != nil {
 				if errors.Is(err, engine.ErrNoTable) || errors.Is(err, engine.ErrNoKeyspace) {
 					if st.IfExists {
@@ -208,7 +197,7 @@ func (s *compiler) compileDDL(stmt parser.Statement) (Plan, error) {
 		if _, err := s.lookupTable(st.Table); err != nil {
 			return nil, err
 		}
-		return &DdlPlan{Run: func(ctx context.Context, q *Execution) (*query.Result, error) {
+		return &ddlPlan{run: func(ctx context.Context, q *Execution) (*query.Result, error) {
 			if err := q.Env.Engine.Truncate(ks, name); err != nil {
 				return nil, err
 			}
@@ -233,7 +222,7 @@ func (s *compiler) lookupTable(t parser.TableName) (*schema.Table, error) {
 		s.tables = append(s.tables, tbl)
 		return tbl, nil
 	}
-	if _, ok := s.env.Engine.Keyspace(ks); !ok && !SystemKeyspaces[ks] {
+	if _, ok := s.env.Engine.Keyspace(ks); !ok && !virtual.IsSystemKeyspace(ks) {
 		return nil, query.Invalidf("keyspace %s does not exist", ks)
 	}
 	return nil, query.Invalidf("table %s does not exist", t.Name)
@@ -400,7 +389,7 @@ func (s *compiler) compileCreateTable(st *parser.CreateTable) (Plan, error) {
 	if err := tableOptions(&opts, st.Options, hasCounter); err != nil {
 		return nil, err
 	}
-	return &DdlPlan{Run: func(ctx context.Context, q *Execution) (*query.Result, error) {
+	return &ddlPlan{run: func(ctx context.Context, q *Execution) (*query.Result, error) {
 		if _, ok := s.env.Engine.Keyspace(ks); !ok {
 			return nil, query.Invalidf("Keyspace '%s' doesn't exist", ks)
 		}
@@ -443,9 +432,9 @@ func checkNestedCounter(t types.Type, col string) error {
 	return nil
 }
 
-func containsString(ss []string, s string) bool { return IndexOf(ss, s) >= 0 }
+func containsString(ss []string, s string) bool { return indexOf(ss, s) >= 0 }
 
-func IndexOf(ss []string, s string) int {
+func indexOf(ss []string, s string) int {
 	for i, x := range ss {
 		if x == s {
 			return i
@@ -467,7 +456,7 @@ func (s *compiler) compileAlterTable(st *parser.AlterTable) (Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &DdlPlan{Run: func(ctx context.Context, q *Execution) (*query.Result, error) {
+	return &ddlPlan{run: func(ctx context.Context, q *Execution) (*query.Result, error) {
 		old, ok := s.env.Engine.Table(ks, name)
 		if !ok {
 			if st.IfExists {

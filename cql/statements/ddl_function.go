@@ -28,7 +28,7 @@ func (s *compiler) compileCreateFunction(st *parser.CreateFunction) (Plan, error
 	if _, err := s.keyspaceFor(st.Name); err != nil {
 		return nil, err
 	}
-	return &DdlPlan{Run: func(_ context.Context, q *Execution) (*query.Result, error) {
+	return &ddlPlan{run: func(_ context.Context, q *Execution) (*query.Result, error) {
 		if st.OrReplace && st.IfNotExists {
 			return nil, query.Invalidf(errBothDirectives)
 		}
@@ -41,7 +41,7 @@ func (s *compiler) compileCreateAggregate(st *parser.CreateAggregate) (Plan, err
 	if err != nil {
 		return nil, err
 	}
-	return &DdlPlan{Run: func(_ context.Context, q *Execution) (*query.Result, error) {
+	return &ddlPlan{run: func(_ context.Context, q *Execution) (*query.Result, error) {
 		if st.OrReplace && st.IfNotExists {
 			return nil, query.Invalidf(errBothDirectives)
 		}
@@ -74,7 +74,7 @@ func (s *compiler) compileDropFunction(st *parser.DropFunction) (Plan, error) {
 	if st.Aggregate {
 		what = "Aggregate"
 	}
-	return &DdlPlan{Run: func(context.Context, *Execution) (*query.Result, error) {
+	return &ddlPlan{run: func(context.Context, *Execution) (*query.Result, error) {
 		if st.IfExists {
 			return query.VoidResult(), nil
 		}

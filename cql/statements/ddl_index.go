@@ -52,7 +52,7 @@ func (s *compiler) compileCreateIndex(st *parser.CreateIndex) (Plan, error) {
 	} else if st.Using != "" {
 		return nil, query.Invalidf("Cannot specify a custom index class for a non-custom index")
 	}
-	return &DdlPlan{Run: func(ctx context.Context, q *Execution) (*query.Result, error) {
+	return &ddlPlan{run: func(ctx context.Context, q *Execution) (*query.Result, error) {
 		if _, ok := q.Env.Engine.Keyspace(ks); !ok {
 			return nil, query.Invalidf("Keyspace '%s' doesn't exist", ks)
 		}
@@ -164,7 +164,7 @@ func (s *compiler) compileDropIndex(st *parser.DropIndex) (Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &DdlPlan{Run: func(ctx context.Context, q *Execution) (*query.Result, error) {
+	return &ddlPlan{run: func(ctx context.Context, q *Execution) (*query.Result, error) {
 		for _, tbl := range q.Env.Engine.Tables(ks) {
 			i := slices.IndexFunc(tbl.Indexes, func(ix schema.Index) bool { return ix.Name == name })
 			if i < 0 {

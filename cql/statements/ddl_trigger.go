@@ -23,7 +23,7 @@ func (s *compiler) compileCreateTrigger(st *parser.CreateTrigger) (Plan, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &DdlPlan{Run: func(ctx context.Context, q *Execution) (*query.Result, error) {
+	return &ddlPlan{run: func(ctx context.Context, q *Execution) (*query.Result, error) {
 		if err := q.Env.Roles.EnsureIsSuperuser(ctx, q.Session.User(), "Only superusers are allowed to perform CREATE TRIGGER queries"); err != nil {
 			return nil, err
 		}
@@ -42,7 +42,7 @@ func (s *compiler) compileDropTrigger(st *parser.DropTrigger) (Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &DdlPlan{Run: func(ctx context.Context, q *Execution) (*query.Result, error) {
+	return &ddlPlan{run: func(ctx context.Context, q *Execution) (*query.Result, error) {
 		// Cassandra's text, its typo included.
 		if err := q.Env.Roles.EnsureIsSuperuser(ctx, q.Session.User(), "Only superusers are allowed to perfrom DROP TRIGGER queries"); err != nil {
 			return nil, err

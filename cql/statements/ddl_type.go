@@ -29,7 +29,7 @@ func (s *compiler) compileCreateType(st *parser.CreateType) (Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &DdlPlan{Run: func(ctx context.Context, q *Execution) (*query.Result, error) {
+	return &ddlPlan{run: func(ctx context.Context, q *Execution) (*query.Result, error) {
 		def, ok := q.Env.Engine.Keyspace(ks)
 		if !ok {
 			return nil, query.Invalidf("Keyspace '%s' doesn't exist", ks)
@@ -87,7 +87,7 @@ func (s *compiler) compileAlterType(st *parser.AlterUserType) (Plan, error) {
 	if st.Kind == parser.AlterType {
 		return nil, query.Invalidf("Alterations of user type field types are not supported")
 	}
-	return &DdlPlan{Run: func(ctx context.Context, q *Execution) (*query.Result, error) {
+	return &ddlPlan{run: func(ctx context.Context, q *Execution) (*query.Result, error) {
 		def, ok := q.Env.Engine.Keyspace(ks)
 		if !ok {
 			return nil, query.Invalidf("Keyspace '%s' doesn't exist", ks)
@@ -166,7 +166,7 @@ func (s *compiler) compileDropType(st *parser.DropType) (Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &DdlPlan{Run: func(ctx context.Context, q *Execution) (*query.Result, error) {
+	return &ddlPlan{run: func(ctx context.Context, q *Execution) (*query.Result, error) {
 		def, ok := q.Env.Engine.Keyspace(ks)
 		var i int
 		if ok {

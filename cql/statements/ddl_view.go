@@ -39,7 +39,7 @@ func (s *compiler) compileCreateView(st *parser.CreateView) (Plan, error) {
 		}
 		seen[o.Column] = true
 	}
-	return &DdlPlan{Run: func(context.Context, *Execution) (*query.Result, error) {
+	return &ddlPlan{run: func(context.Context, *Execution) (*query.Result, error) {
 		return nil, query.Invalidf(errViewsDisabled)
 	}}, nil
 }
@@ -59,7 +59,7 @@ func (s *compiler) missingView(name parser.TableName, ifExists bool) (Plan, erro
 	if err != nil {
 		return nil, err
 	}
-	return &DdlPlan{Run: func(context.Context, *Execution) (*query.Result, error) {
+	return &ddlPlan{run: func(context.Context, *Execution) (*query.Result, error) {
 		if ifExists {
 			return query.VoidResult(), nil
 		}

@@ -25,8 +25,8 @@ import (
 // keyspace, range_ownership. The result's table is system.describe, as in
 // Cassandra.
 
-// Snitch is the snitch class DESCRIBE CLUSTER reports.
-const Snitch = "org.apache.cassandra.locator.DynamicEndpointSnitch"
+// snitch is the snitch class DESCRIBE CLUSTER reports.
+const snitch = "org.apache.cassandra.locator.DynamicEndpointSnitch"
 
 func describeSpec(name string, t types.Type) query.ColumnSpec {
 	return query.ColumnSpec{Keyspace: "system", Table: "describe", Name: name, Type: t}
@@ -48,7 +48,7 @@ type describePlan struct {
 
 func (p *describePlan) Binds() []query.ColumnSpec   { return nil }
 func (p *describePlan) Columns() []query.ColumnSpec { return p.cols }
-func (p *describePlan) PkIndexes() []uint16         { return nil }
+func (p *describePlan) PKIndexes() []uint16         { return nil }
 
 // compileDescribe validates a DESCRIBE statement; the schema is read when
 // it executes.
@@ -133,7 +133,7 @@ func (p *describePlan) Exec(ctx context.Context, q *Execution) (*query.Result, e
 		// minicass has no user-defined functions or aggregates.
 	case parser.DescribeSchema:
 		for _, ks := range snap.Keyspaces {
-			if st.Full || !SystemKeyspaces[ks.Name] {
+			if st.Full || !virtual.IsSystemKeyspace(ks.Name) {
 				describeKeyspace(ks, false)
 			}
 		}
@@ -218,7 +218,7 @@ func (p *describePlan) Exec(ctx context.Context, q *Execution) (*query.Result, e
 		}
 		return nil, query.Invalidf("User defined type '%s' not found in '%s'", st.Name.Name, ksName)
 	case parser.DescribeCluster:
-		row := [][]byte{virtual.TextV(q.Env.System.ClusterName()), virtual.TextV(virtual.Partitioner), virtual.TextV(Snitch)}
+		row := [][]byte{virtual.TextV(q.Env.System.ClusterName()), virtual.TextV(virtual.Partitioner), virtual.TextV(snitch)}
 		if len(p.cols) == 4 {
 			row = append(row, rangeOwnership(q.Env.System))
 		}

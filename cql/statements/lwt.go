@@ -43,7 +43,7 @@ func (cs *conditions) onRegularColumns() bool {
 	return false
 }
 
-func (p *ModPlan) compileConditions(c *expr.CompileCtx, pc parser.Conditions) error {
+func (p *modPlan) compileConditions(c *expr.CompileCtx, pc parser.Conditions) error {
 	if !pc.IfExists && !pc.IfNotExists && len(pc.If) == 0 {
 		return nil
 	}
@@ -184,7 +184,7 @@ func (cc *condition) check(q *Execution, st *currentState) (bool, error) {
 			}
 			valType = valType.Params[1]
 		case types.List:
-			idx := int(int32(Be32(k.Bytes)))
+			idx := int(int32(be32(k.Bytes)))
 			if idx >= 0 && idx < len(cells) {
 				cur = cells[idx].Value
 			}
@@ -260,7 +260,7 @@ func (cc *condition) check(q *Execution, st *currentState) (bool, error) {
 	return false, nil
 }
 
-func Be32(b []byte) uint32 {
+func be32(b []byte) uint32 {
 	if len(b) != 4 {
 		return 0
 	}
@@ -370,7 +370,7 @@ func readState(ctx context.Context, q *Execution, tbl *schema.Table, key, cluste
 // execConditional runs a conditional INSERT, UPDATE or DELETE: it reads the
 // current state, checks the conditions and applies the mutation, all under
 // the partition's lock (Paxos on a single node degenerates to this).
-func (p *ModPlan) execConditional(ctx context.Context, q *Execution, wc *writeContext) (*query.Result, error) {
+func (p *modPlan) execConditional(ctx context.Context, q *Execution, wc *writeContext) (*query.Result, error) {
 	keys, err := p.where.PartitionKeys(&q.Execution)
 	if err != nil {
 		return nil, err

@@ -45,11 +45,11 @@ type colOp struct {
 	value expr.Term
 }
 
-// ModPlan is a compiled INSERT, UPDATE or DELETE.
-type ModPlan struct {
+// modPlan is a compiled INSERT, UPDATE or DELETE.
+type modPlan struct {
 	tbl   *schema.Table
 	kind  restrictions.StmtKind
-	Specs []query.ColumnSpec
+	specs []query.ColumnSpec
 	pkIdx []uint16
 	where *restrictions.ModWhere
 	ops   []colOp
@@ -62,21 +62,21 @@ type ModPlan struct {
 	counter        bool
 	// staticOnly is set when only static columns are written.
 	staticOnly bool
-	// Simple is set when an execution writes exactly one row of one
+	// simple is set when an execution writes exactly one row of one
 	// partition with plain cells: every key column is restricted by one
 	// '=' term, and every operation sets a regular, non-collection,
 	// non-counter column (see planSimple and simpleMutation); simplePK and
 	// simpleCK are the key columns' restrictions in key order.
-	Simple             bool
+	simple             bool
 	simplePK, simpleCK []*restrictions.WhereValues
 }
 
-func (p *ModPlan) Binds() []query.ColumnSpec { return p.Specs }
+func (p *modPlan) Binds() []query.ColumnSpec { return p.specs }
 
 // Columns is nil: a conditional statement's result columns depend on whether
 // it applied, so (as in Cassandra) each result carries its own metadata.
-func (p *ModPlan) Columns() []query.ColumnSpec { return nil }
-func (p *ModPlan) PkIndexes() []uint16         { return p.pkIdx }
+func (p *modPlan) Columns() []query.ColumnSpec { return nil }
+func (p *modPlan) PKIndexes() []uint16         { return p.pkIdx }
 
 // pkBindIndexes returns the bind marker of each partition key column when
 // every one is a single '=' bind marker.
@@ -141,7 +141,7 @@ func (s *compiler) compileInsert(st *parser.Insert) (Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &ModPlan{tbl: tbl, kind: restrictions.KindInsert, insertLiveness: true}
+	p := &modPlan{tbl: tbl, kind: restrictions.KindInsert, insertLiveness: true}
 	byName := make(map[string]*restrictions.WhereValues, len(cols))
 	staticOnly := true
 	// One allocation for the key restrictions.
@@ -203,7 +203,7 @@ func (s *compiler) compileInsert(st *parser.Insert) (Plan, error) {
 		}
 		p.conds = &conditions{tbl: tbl, ifNotExists: true}
 	}
-	p.Specs = c.Specs
+	p.specs = c.Specs
 	p.pkIdx = pkBindIndexes(p.where)
 	p.planSimple()
 	return p, nil
@@ -241,7 +241,7 @@ func (s *compiler) compileUpdate(st *parser.Update) (Plan, error) {
 		return nil, err
 	}
 	c := expr.NewCompileCtx(st.BindCount())
-	p := &ModPlan{tbl: tbl, kind: restrictions.KindUpdate, counter: tbl.IsCounter()}
+	p := &modPlan{tbl: tbl, kind: restrictions.KindUpdate, counter: tbl.IsCounter()}
 	if p.ttl, p.timestamp, err = s.compileUsing(c, tbl, st.Using); err != nil {
 		return nil, err
 	}
@@ -288,7 +288,7 @@ func (s *compiler) compileUpdate(st *parser.Update) (Plan, error) {
 	if err := p.compileConditions(c, st.Conditions); err != nil {
 		return nil, err
 	}
-	p.Specs = c.Specs
+	p.specs = c.Specs
 	p.pkIdx = pkBindIndexes(p.where)
 	p.planSimple()
 	return p, nil
@@ -391,7 +391,7 @@ func (s *compiler) compileDelete(st *parser.Delete) (Plan, error) {
 		return nil, err
 	}
 	c := expr.NewCompileCtx(st.BindCount())
-	p := &ModPlan{tbl: tbl, kind: restrictions.KindDelete, deleteRows: len(st.Columns) == 0}
+	p := &modPlan{tbl: tbl, kind: restrictions.KindDelete, deleteRows: len(st.Columns) == 0}
 	if st.Using.TTL != nil {
 		return nil, query.Invalidf("TTL attribute is not allowed for deletes")
 	}
@@ -468,7 +468,7 @@ func (s *compiler) compileDelete(st *parser.Delete) (Plan, error) {
 			return nil, query.Invalidf("Range deletions are not supported for specific columns")
 		}
 	}
-	p.Specs = c.Specs
+	p.specs = c.Specs
 	p.pkIdx = pkBindIndexes(p.where)
 	return p, nil
 }
@@ -482,7 +482,7 @@ type writeContext struct {
 	now    time.Time
 }
 
-func (p *ModPlan) WriteContext(q *Execution) (*writeContext, error) {
+func (p *modPlan) WriteContext(q *Execution) (*writeContext, error) {
 	wc := &writeContext{}
 	if err := p.initWriteContext(q, wc); err != nil {
 		return nil, err
@@ -491,7 +491,7 @@ func (p *ModPlan) WriteContext(q *Execution) (*writeContext, error) {
 }
 
 // initWriteContext fills wc for one execution; exec keeps wc on its stack.
-func (p *ModPlan) initWriteContext(q *Execution, wc *writeContext) error {
+func (p *modPlan) initWriteContext(q *Execution, wc *writeContext) error {
 	*wc = writeContext{now: q.Now, nowSec: q.Now.Unix()}
 	ttl := p.tbl.Options.DefaultTTL
 	if p.ttl != nil {
@@ -612,8 +612,8 @@ func prependUUID(base time.Time, seq int64) types.UUIDValue {
 }
 
 // Mutations builds the mutations of one execution (one per partition).
-func (p *ModPlan) Mutations(ctx context.Context, q *Execution, wc *writeContext) ([]*data.Mutation, error) {
-	if p.Simple {
+func (p *modPlan) Mutations(ctx context.Context, q *Execution, wc *writeContext) ([]*data.Mutation, error) {
+	if p.simple {
 		m, err := p.simpleMutation(q, wc, new(simpleRow))
 		if err != nil {
 			return nil, err
@@ -678,7 +678,7 @@ func (p *ModPlan) Mutations(ctx context.Context, q *Execution, wc *writeContext)
 	return muts, nil
 }
 
-func (p *ModPlan) deleteRowsInto(q *Execution, wc *writeContext, m *data.Mutation, prefixes [][][]byte) error {
+func (p *modPlan) deleteRowsInto(q *Execution, wc *writeContext, m *data.Mutation, prefixes [][][]byte) error {
 	del := wc.deletion(wc.ts)
 	switch {
 	case !p.where.CkRestricted():
@@ -707,13 +707,13 @@ func (p *ModPlan) deleteRowsInto(q *Execution, wc *writeContext, m *data.Mutatio
 
 // applyOps applies every column operation to row (the static row of a
 // static-only statement).
-func (p *ModPlan) applyOps(ctx context.Context, q *Execution, wc *writeContext, key []byte, row *data.Row) error {
+func (p *modPlan) applyOps(ctx context.Context, q *Execution, wc *writeContext, key []byte, row *data.Row) error {
 	return p.applyOpsSplit(ctx, q, wc, key, row, row)
 }
 
 // applyOpsSplit applies the operations of regular columns to row and of
 // static columns to static.
-func (p *ModPlan) applyOpsSplit(ctx context.Context, q *Execution, wc *writeContext, key []byte, row, static *data.Row) error {
+func (p *modPlan) applyOpsSplit(ctx context.Context, q *Execution, wc *writeContext, key []byte, row, static *data.Row) error {
 	for i := range p.ops {
 		op := &p.ops[i]
 		target := row
@@ -759,7 +759,7 @@ func addColumnDeletion(r *data.Row, col string, d data.DeletionTime) {
 	r.ColumnDeletions = append(r.ColumnDeletions, data.ColumnDeletion{Column: col, Deletion: d})
 }
 
-func (p *ModPlan) applyOp(ctx context.Context, q *Execution, wc *writeContext, key []byte, row *data.Row, op *colOp) error {
+func (p *modPlan) applyOp(ctx context.Context, q *Execution, wc *writeContext, key []byte, row *data.Row, op *colOp) error {
 	col := op.col
 	t := col.Type
 	var val query.Value
@@ -900,7 +900,7 @@ func (p *ModPlan) applyOp(ctx context.Context, q *Execution, wc *writeContext, k
 }
 
 // addElements writes the elements of a serialized collection as cells.
-func (p *ModPlan) addElements(q *Execution, wc *writeContext, row *data.Row, col *schema.Column, value []byte, prepend bool) error {
+func (p *modPlan) addElements(q *Execution, wc *writeContext, row *data.Row, col *schema.Column, value []byte, prepend bool) error {
 	t := col.Type
 	if t.UDT != nil {
 		// One cell per non-null field (the column deletion before it
@@ -949,7 +949,7 @@ func (p *ModPlan) addElements(q *Execution, wc *writeContext, row *data.Row, col
 
 // listIndexPath returns the element path of the idx-th live element of a
 // list column, reading the current row.
-func (p *ModPlan) listIndexPath(ctx context.Context, q *Execution, key, clustering []byte, col *schema.Column, idxBytes []byte) ([]byte, error) {
+func (p *modPlan) listIndexPath(ctx context.Context, q *Execution, key, clustering []byte, col *schema.Column, idxBytes []byte) ([]byte, error) {
 	idx := int(int32(binary.BigEndian.Uint32(idxBytes)))
 	cur, err := p.currentList(ctx, q, key, clustering, col)
 	if err != nil {
@@ -962,7 +962,7 @@ func (p *ModPlan) listIndexPath(ctx context.Context, q *Execution, key, clusteri
 }
 
 // currentList reads the live elements of a list column of one row.
-func (p *ModPlan) currentList(ctx context.Context, q *Execution, key, clustering []byte, col *schema.Column) ([]data.Cell, error) {
+func (p *modPlan) currentList(ctx context.Context, q *Execution, key, clustering []byte, col *schema.Column) ([]data.Cell, error) {
 	row, err := readOneRow(ctx, q, p.tbl, key, clustering, col.Kind == schema.Static)
 	if err != nil || row == nil {
 		return nil, err
@@ -976,7 +976,7 @@ func (p *ModPlan) currentList(ctx context.Context, q *Execution, key, clustering
 	return out, nil
 }
 
-func (p *ModPlan) Exec(ctx context.Context, q *Execution) (*query.Result, error) {
+func (p *modPlan) Exec(ctx context.Context, q *Execution) (*query.Result, error) {
 	var wc writeContext
 	if err := p.initWriteContext(q, &wc); err != nil {
 		return nil, err
@@ -984,7 +984,7 @@ func (p *ModPlan) Exec(ctx context.Context, q *Execution) (*query.Result, error)
 	if p.conds != nil {
 		return p.execConditional(ctx, q, &wc)
 	}
-	if p.Simple {
+	if p.simple {
 		// The result and the mutation in one allocation.
 		x := &struct {
 			res query.Result
@@ -1012,7 +1012,7 @@ func (p *ModPlan) Exec(ctx context.Context, q *Execution) (*query.Result, error)
 }
 
 // apply hands one mutation to the engine; an empty mutation writes nothing.
-func (p *ModPlan) apply(ctx context.Context, q *Execution, m *data.Mutation) error {
+func (p *modPlan) apply(ctx context.Context, q *Execution, m *data.Mutation) error {
 	if m.IsEmpty() {
 		return nil
 	}
@@ -1028,8 +1028,8 @@ func (p *ModPlan) apply(ctx context.Context, q *Execution, m *data.Mutation) err
 // planSimple decides whether executions can take the single-row path
 // (simpleMutation) and prepares its operations. It runs once per compiled
 // plan.
-func (p *ModPlan) planSimple() {
-	p.Simple = false
+func (p *modPlan) planSimple() {
+	p.simple = false
 	if p.conds != nil || p.staticOnly || p.deleteRows || p.counter || (p.kind != restrictions.KindInsert && p.kind != restrictions.KindUpdate) {
 		return
 	}
@@ -1044,7 +1044,7 @@ func (p *ModPlan) planSimple() {
 			return
 		}
 	}
-	p.Simple, p.simplePK, p.simpleCK = true, pk, ck
+	p.simple, p.simplePK, p.simpleCK = true, pk, ck
 }
 
 // simpleRow is a mutation of one row with room for its row.
@@ -1066,7 +1066,7 @@ const maxInlineKeyParts = 8
 // mutations); the clustering key and the cells are allocated per call.
 //
 // h receives the mutation: it must be fresh, as the engine may keep it.
-func (p *ModPlan) simpleMutation(q *Execution, wc *writeContext, h *simpleRow) (*data.Mutation, error) {
+func (p *modPlan) simpleMutation(q *Execution, wc *writeContext, h *simpleRow) (*data.Mutation, error) {
 	var partsBuf [maxInlineKeyParts][]byte
 	parts := partsBuf[:0]
 	for _, kv := range p.simplePK {

@@ -7,7 +7,7 @@ import (
 	"github.com/minicass/minicass/cql/query"
 )
 
-// PagingState is where a paged SELECT stopped. Its encoding is opaque to
+// pagingState is where a paged SELECT stopped. Its encoding is opaque to
 // clients, who send it back unchanged:
 //
 //	byte     version (pagingVersion = 1)
@@ -29,40 +29,40 @@ import (
 //
 // A state that does not decode, or whose checksum does not match, is
 // refused with Cassandra's "Invalid value for the paging state".
-type PagingState struct {
-	HasLast     bool
-	Key         []byte
-	Clustering  []byte // nil: no clustering (static row or boundary)
-	PartDone    bool
-	Returned    int
-	InPartition int
+type pagingState struct {
+	hasLast     bool
+	key         []byte
+	clustering  []byte // nil: no clustering (static row or boundary)
+	partDone    bool
+	returned    int
+	inPartition int
 }
 
 const pagingVersion = 1
 
-func (s *PagingState) Encode() []byte {
+func (s *pagingState) Encode() []byte {
 	b := []byte{pagingVersion, 0}
-	if s.HasLast {
+	if s.hasLast {
 		b[1] |= 0x01
 	}
-	if s.Clustering != nil {
+	if s.clustering != nil {
 		b[1] |= 0x02
 	}
-	if s.PartDone {
+	if s.partDone {
 		b[1] |= 0x04
 	}
-	b = binary.AppendUvarint(b, uint64(len(s.Key)))
-	b = append(b, s.Key...)
-	b = binary.AppendUvarint(b, uint64(len(s.Clustering)))
-	b = append(b, s.Clustering...)
-	b = binary.AppendUvarint(b, uint64(s.Returned))
-	b = binary.AppendUvarint(b, uint64(s.InPartition))
+	b = binary.AppendUvarint(b, uint64(len(s.key)))
+	b = append(b, s.key...)
+	b = binary.AppendUvarint(b, uint64(len(s.clustering)))
+	b = append(b, s.clustering...)
+	b = binary.AppendUvarint(b, uint64(s.returned))
+	b = binary.AppendUvarint(b, uint64(s.inPartition))
 	return binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
 }
 
 func errPagingState() error { return query.Invalidf("Invalid value for the paging state") }
 
-func DecodePagingState(b []byte) (*PagingState, error) {
+func decodePagingState(b []byte) (*pagingState, error) {
 	if len(b) < 2+4 || b[0] != pagingVersion {
 		return nil, errPagingState()
 	}
@@ -70,7 +70,7 @@ func DecodePagingState(b []byte) (*PagingState, error) {
 	if crc32.ChecksumIEEE(body) != sum {
 		return nil, errPagingState()
 	}
-	s := &PagingState{HasLast: body[1]&0x01 != 0, PartDone: body[1]&0x04 != 0}
+	s := &pagingState{hasLast: body[1]&0x01 != 0, partDone: body[1]&0x04 != 0}
 	rest := body[2:]
 	readBytes := func() ([]byte, bool) {
 		n, k := binary.Uvarint(rest)
@@ -90,7 +90,7 @@ func DecodePagingState(b []byte) (*PagingState, error) {
 		return int(n), true
 	}
 	var ok bool
-	if s.Key, ok = readBytes(); !ok {
+	if s.key, ok = readBytes(); !ok {
 		return nil, errPagingState()
 	}
 	ck, ok := readBytes()
@@ -98,17 +98,17 @@ func DecodePagingState(b []byte) (*PagingState, error) {
 		return nil, errPagingState()
 	}
 	if body[1]&0x02 != 0 {
-		s.Clustering = append([]byte{}, ck...)
+		s.clustering = append([]byte{}, ck...)
 	}
-	if s.Returned, ok = readInt(); !ok {
+	if s.returned, ok = readInt(); !ok {
 		return nil, errPagingState()
 	}
-	if s.InPartition, ok = readInt(); !ok {
+	if s.inPartition, ok = readInt(); !ok {
 		return nil, errPagingState()
 	}
 	if len(rest) != 0 {
 		return nil, errPagingState()
 	}
-	s.Key = append([]byte{}, s.Key...)
+	s.key = append([]byte{}, s.key...)
 	return s, nil
 }

@@ -50,7 +50,7 @@ type authPlan struct {
 
 func (p *authPlan) Binds() []query.ColumnSpec   { return nil }
 func (p *authPlan) Columns() []query.ColumnSpec { return p.cols }
-func (p *authPlan) PkIndexes() []uint16         { return nil }
+func (p *authPlan) PKIndexes() []uint16         { return nil }
 func (p *authPlan) Exec(ctx context.Context, q *Execution) (*query.Result, error) {
 	return p.run(ctx, q)
 }

@@ -9,13 +9,13 @@ import (
 	"github.com/minicass/minicass/types"
 )
 
-// SelectPlan is a compiled SELECT.
-type SelectPlan struct {
+// selectPlan is a compiled SELECT.
+type selectPlan struct {
 	tbl   *schema.Table
 	where *restrictions.WhereClause
 	sels  []expr.Selector
 	specs []query.ColumnSpec
-	Bspec []query.ColumnSpec
+	bspec []query.ColumnSpec
 	pkIdx []uint16
 
 	json, distinct bool
@@ -35,23 +35,23 @@ type SelectPlan struct {
 
 	limit, perPartitionLimit expr.Term
 
-	// PlainCols is set when every selector is a plain column and rows are
+	// plainCols is set when every selector is a plain column and rows are
 	// neither aggregated nor rendered as JSON: a row is then projected by
 	// reading the columns, without per-execution evaluators.
-	PlainCols []*schema.Column
+	plainCols []*schema.Column
 	// singlePK is set when every partition key column is restricted by one
 	// '=' term, singlePrefix when the clustering restrictions that select
 	// slices are one '=' term per column, and singleRow when both select
 	// at most one row (see selectRun.partitionKeys and slices).
-	SinglePK, SinglePrefix, SingleRow bool
-	// NeedCk is set unless no selector, filter or grouping reads the
+	singlePK, singlePrefix, singleRow bool
+	// needCk is set unless no selector, filter or grouping reads the
 	// clustering values of rows (which are then not decoded).
-	NeedCk bool
+	needCk bool
 }
 
-func (p *SelectPlan) Binds() []query.ColumnSpec   { return p.Bspec }
-func (p *SelectPlan) Columns() []query.ColumnSpec { return p.specs }
-func (p *SelectPlan) PkIndexes() []uint16         { return p.pkIdx }
+func (p *selectPlan) Binds() []query.ColumnSpec   { return p.bspec }
+func (p *selectPlan) Columns() []query.ColumnSpec { return p.specs }
+func (p *selectPlan) PKIndexes() []uint16         { return p.pkIdx }
 
 // compileSelect validates a SELECT against the schema and compiles it.
 func (s *compiler) compileSelect(st *parser.Select) (Plan, error) {
@@ -60,7 +60,7 @@ func (s *compiler) compileSelect(st *parser.Select) (Plan, error) {
 		return nil, err
 	}
 	c := expr.NewCompileCtx(st.BindCount())
-	p := &SelectPlan{tbl: tbl, json: st.JSON, distinct: st.Distinct}
+	p := &selectPlan{tbl: tbl, json: st.JSON, distinct: st.Distinct}
 
 	// Selection first: Cassandra prepares it before the WHERE clause.
 	if len(st.Exprs) == 0 {
@@ -127,42 +127,42 @@ func (s *compiler) compileSelect(st *parser.Select) (Plan, error) {
 			p.specs = append(p.specs, query.ColumnSpec{Keyspace: tbl.Keyspace, Table: tbl.Name, Name: name, Type: sel.Typ()})
 		}
 	}
-	p.Bspec = c.Specs
+	p.bspec = c.Specs
 	p.pkIdx = selectPKIndexes(w)
-	p.PlainCols = plainColumns(p)
+	p.plainCols = plainColumns(p)
 	p.planSingle()
-	p.NeedCk = p.PlainCols == nil || len(w.Filters) > 0 || p.groupBy > 0 || p.postSort
-	for _, col := range p.PlainCols {
+	p.needCk = p.plainCols == nil || len(w.Filters) > 0 || p.groupBy > 0 || p.postSort
+	for _, col := range p.plainCols {
 		if col.Kind == schema.Clustering {
-			p.NeedCk = true
+			p.needCk = true
 		}
 	}
 	return p, nil
 }
 
 // planSingle sets singlePK, singlePrefix and singleRow.
-func (p *SelectPlan) planSingle() {
+func (p *selectPlan) planSingle() {
 	w := p.where
-	p.SinglePK = w.PkComplete && len(w.Pk) > 0
+	p.singlePK = w.PkComplete && len(w.Pk) > 0
 	for _, kv := range w.Pk {
 		if kv == nil || !kv.IsSingle() {
-			p.SinglePK = false
+			p.singlePK = false
 		}
 	}
-	p.SinglePrefix = w.Prefix > 0 && w.Prefix <= maxInlineKeyParts
+	p.singlePrefix = w.Prefix > 0 && w.Prefix <= maxInlineKeyParts
 	for _, part := range w.Parts[:w.Prefix] {
 		if part.Single == nil || !part.Single.IsSingle() || part.IsSlice() {
-			p.SinglePrefix = false
+			p.singlePrefix = false
 		}
 	}
 	nck := len(p.tbl.ClusteringColumns())
-	p.SingleRow = p.SinglePK && !p.postSort &&
-		(nck == 0 || (p.SinglePrefix && w.Prefix == nck))
+	p.singleRow = p.singlePK && !p.postSort &&
+		(nck == 0 || (p.singlePrefix && w.Prefix == nck))
 }
 
 // plainColumns returns the columns of a selection made only of plain
 // columns, without aggregation or JSON, or nil.
-func plainColumns(p *SelectPlan) []*schema.Column {
+func plainColumns(p *selectPlan) []*schema.Column {
 	if p.json || p.aggregate || p.groupBy > 0 || len(p.sels) == 0 {
 		return nil
 	}
@@ -198,7 +198,7 @@ func selectPKIndexes(w *restrictions.WhereClause) []uint16 {
 }
 
 // checkDistinct applies SelectStatement.validateDistinctSelection.
-func (p *SelectPlan) checkDistinct() error {
+func (p *selectPlan) checkDistinct() error {
 	seen := map[string]bool{}
 	for _, sel := range p.sels {
 		cs, ok := sel.(*expr.ColumnSel)
@@ -229,7 +229,7 @@ func (p *SelectPlan) checkDistinct() error {
 // compileGroupBy applies SelectStatement.getAggregationSpecification: the
 // GROUP BY columns are a prefix of the primary key, where a column
 // restricted by EQ may be skipped.
-func (p *SelectPlan) compileGroupBy(cols []parser.Ident) error {
+func (p *selectPlan) compileGroupBy(cols []parser.Ident) error {
 	if len(cols) == 0 {
 		return nil
 	}
@@ -265,7 +265,7 @@ func (p *SelectPlan) compileGroupBy(cols []parser.Ident) error {
 }
 
 // compileOrderBy applies SelectStatement's ORDER BY rules.
-func (p *SelectPlan) compileOrderBy(order []parser.Ordering) error {
+func (p *selectPlan) compileOrderBy(order []parser.Ordering) error {
 	if len(order) == 0 {
 		return nil
 	}

@@ -25,13 +25,13 @@ import (
 // result order, filters rows, applies PER PARTITION LIMIT, groups and
 // aggregates, projects, and stops at LIMIT or when the page is full.
 type selectRun struct {
-	p     *SelectPlan
+	p     *selectPlan
 	q     *Execution
 	evals []expr.Evaluator
 
 	limit, ppl, pageSize int
 	// resume is the paging state this page starts from (nil for the first).
-	resume *PagingState
+	resume *pagingState
 
 	rows [][][]byte
 	// vals is room for the values of the next result rows (plain
@@ -68,7 +68,7 @@ type readStats struct {
 	partitions, rows, liveRows, staticRows int
 }
 
-func (p *SelectPlan) Exec(ctx context.Context, q *Execution) (*query.Result, error) {
+func (p *selectPlan) Exec(ctx context.Context, q *Execution) (*query.Result, error) {
 	r := &selectRun{p: p, q: q}
 	var err error
 	if r.limit, err = evalLimit(q, p.limit, "LIMIT"); err != nil {
@@ -85,15 +85,15 @@ func (p *SelectPlan) Exec(ctx context.Context, q *Execution) (*query.Result, err
 		return nil, query.Invalidf("Cannot page queries with both ORDER BY and a IN restriction on the partition key; you must either remove the ORDER BY or the IN and sort client side, or disable paging for this query")
 	}
 	if r.pageSize > 0 && len(q.Params.PagingState) > 0 {
-		if r.resume, err = DecodePagingState(q.Params.PagingState); err != nil {
+		if r.resume, err = decodePagingState(q.Params.PagingState); err != nil {
 			return nil, err
 		}
-		r.returned = r.resume.Returned
+		r.returned = r.resume.returned
 		if r.limit > 0 && r.returned >= r.limit {
 			return &query.Result{Kind: wire.ResultRows, Columns: p.specs}, nil
 		}
 	}
-	if p.PlainCols == nil {
+	if p.plainCols == nil {
 		r.evals = make([]expr.Evaluator, len(p.sels))
 		for i, s := range p.sels {
 			r.evals[i] = s.NewEval()
@@ -108,8 +108,8 @@ func (p *SelectPlan) Exec(ctx context.Context, q *Execution) (*query.Result, err
 	r.res = query.Result{Kind: wire.ResultRows, Columns: p.specs, Rows: r.rows}
 	res := &r.res
 	if r.more {
-		st := &PagingState{HasLast: true, Key: r.lastKey, Clustering: r.lastCk, Returned: r.returned, InPartition: r.inPart}
-		st.PartDone = r.lastCk == nil
+		st := &pagingState{hasLast: true, key: r.lastKey, clustering: r.lastCk, returned: r.returned, inPartition: r.inPart}
+		st.partDone = r.lastCk == nil
 		res.PagingState = st.Encode()
 	}
 	if q.Trace != nil {
@@ -186,7 +186,7 @@ func (r *selectRun) run(ctx context.Context) error {
 		start := 0
 		if r.resume != nil {
 			// Keys are sorted and unique: find where the last page stopped.
-			for start < len(keys) && !bytes.Equal(keys[start], r.resume.Key) {
+			for start < len(keys) && !bytes.Equal(keys[start], r.resume.key) {
 				start++
 			}
 			if start == len(keys) {
@@ -218,7 +218,7 @@ func (r *selectRun) run(ctx context.Context) error {
 	var after []byte
 	var afterTok int64
 	if r.resume != nil {
-		after = r.resume.Key
+		after = r.resume.key
 		afterTok = int64(partitioner.Murmur3(after))
 		if tr.Contains(afterTok) {
 			tr.Start, tr.StartInclusive = afterTok, true
@@ -243,7 +243,7 @@ func (r *selectRun) run(ctx context.Context) error {
 		}
 		inPart := 0
 		if after != nil && bytes.Equal(part.key, after) {
-			inPart = r.resume.InPartition
+			inPart = r.resume.inPartition
 		}
 		if err := r.partition(comps, part, inPart); err != nil {
 			return false, err
@@ -260,21 +260,21 @@ func (r *selectRun) run(ctx context.Context) error {
 // in: rows after the last one returned. skip is set when that partition is
 // finished. inPart is the number of rows already returned from it.
 func (r *selectRun) resumeSlices(key []byte, slices data.Slices) (data.Slices, bool, int) {
-	if r.resume == nil || !bytes.Equal(key, r.resume.Key) {
+	if r.resume == nil || !bytes.Equal(key, r.resume.key) {
 		return slices, false, 0
 	}
 	st := r.resume
-	if st.PartDone || st.Clustering == nil {
+	if st.partDone || st.clustering == nil {
 		return nil, true, 0
 	}
-	if r.ppl > 0 && st.InPartition >= r.ppl {
+	if r.ppl > 0 && st.inPartition >= r.ppl {
 		return nil, true, 0
 	}
 	var rest data.Slice
 	if r.p.reversed {
-		rest = data.Slice{Start: []byte{}, End: st.Clustering}
+		rest = data.Slice{Start: []byte{}, End: st.clustering}
 	} else {
-		rest = data.Slice{Start: append(append([]byte{}, st.Clustering...), 0x00), End: []byte{0xff, 0xff}}
+		rest = data.Slice{Start: append(append([]byte{}, st.clustering...), 0x00), End: []byte{0xff, 0xff}}
 	}
 	in := slices
 	if len(in) == 0 {
@@ -284,7 +284,7 @@ func (r *selectRun) resumeSlices(key []byte, slices data.Slices) (data.Slices, b
 	if len(out) == 0 {
 		return nil, true, 0
 	}
-	return out, false, st.InPartition
+	return out, false, st.inPartition
 }
 
 // splitKey returns the partition key components of a serialized key.
@@ -340,7 +340,7 @@ func (r *selectRun) partition(pk [][]byte, part *selPart, inPart int) error {
 		row := &part.rows[i]
 		r.stats.rows++
 		ck := noClustering
-		if p.NeedCk {
+		if p.needCk {
 			var err error
 			ck, _, err = types.DecodeClustering(p.tbl.ClusteringTypes(), row.Clustering)
 			if err != nil {
@@ -505,7 +505,7 @@ func (r *selectRun) finish() error {
 
 // project evaluates the selectors on one row and appends the result row.
 func (r *selectRun) project(sr *expr.SelRow) error {
-	if cols := r.p.PlainCols; cols != nil {
+	if cols := r.p.plainCols; cols != nil {
 		vals := r.rowValues(len(cols))
 		for i, col := range cols {
 			vals[i] = sr.Value(col)
@@ -553,7 +553,7 @@ func (r *selectRun) rowValues(n int) [][]byte {
 		if left := r.pageSize - r.units; r.pageSize > 0 && left <= 256 && (!bounded || left < rows) {
 			rows, bounded = max(left, 1), true
 		}
-		if r.p.SingleRow {
+		if r.p.singleRow {
 			rows, bounded = 1, true
 		}
 		if r.rows == nil && bounded {
@@ -572,7 +572,7 @@ func (r *selectRun) rowValues(n int) [][]byte {
 // every partition key column is restricted by one '=' term.
 func (r *selectRun) partitionKeys() ([][]byte, [][][]byte, error) {
 	w := r.p.where
-	if !r.p.SinglePK {
+	if !r.p.singlePK {
 		return w.PartitionKeys(&r.q.Execution)
 	}
 	comps := r.pk[:0:len(r.pk)]
@@ -596,7 +596,7 @@ func (r *selectRun) partitionKeys() ([][]byte, [][][]byte, error) {
 // a prefix (a point read, or the rows under one prefix).
 func (r *selectRun) slices() (data.Slices, bool, error) {
 	w := r.p.where
-	if !r.p.SinglePrefix {
+	if !r.p.singlePrefix {
 		return w.Slices(&r.q.Execution)
 	}
 	var buf [maxInlineKeyParts][]byte
@@ -680,7 +680,7 @@ func (r *selectRun) runSorted(ctx context.Context, keys [][]byte, comps [][][]by
 // jsonRow renders a row as SELECT JSON does: one object whose keys are the
 // column names (double-quoted inside the key when they need quoting in
 // CQL, as Cassandra's Selection.rowToJson does).
-func (p *SelectPlan) jsonRow(vals [][]byte) []byte {
+func (p *selectPlan) jsonRow(vals [][]byte) []byte {
 	out := []byte{'{'}
 	for i, v := range vals {
 		if i > 0 {
@@ -698,7 +698,7 @@ func (p *SelectPlan) jsonRow(vals [][]byte) []byte {
 	return append(out, '}')
 }
 
-func (p *SelectPlan) jsonName(i int) string {
+func (p *selectPlan) jsonName(i int) string {
 	if cs, ok := p.sels[i].(*expr.ColumnSel); ok {
 		return cs.Col.Name
 	}

@@ -32,14 +32,14 @@ type executingSession interface {
 // Plan is a compiled statement: validated against the schema, with its bind
 // markers typed. Executing it needs only the bound values.
 type Plan interface {
-	// binds describes each bind marker, in order.
+	// Binds describes each bind marker, in order.
 	Binds() []query.ColumnSpec
-	// columns describes the result columns of a SELECT (nil otherwise).
+	// Columns describes the result columns of a SELECT (nil otherwise).
 	Columns() []query.ColumnSpec
-	// pkIndexes lists, for each partition key column in order, the bind
+	// PKIndexes lists, for each partition key column in order, the bind
 	// marker that gives it (nil when the key is not fully bound).
-	PkIndexes() []uint16
-	// exec runs the statement once.
+	PKIndexes() []uint16
+	// Exec runs the statement once.
 	Exec(ctx context.Context, q *Execution) (*query.Result, error)
 }
 
@@ -75,4 +75,4 @@ type noBinds struct{}
 
 func (noBinds) Binds() []query.ColumnSpec   { return nil }
 func (noBinds) Columns() []query.ColumnSpec { return nil }
-func (noBinds) PkIndexes() []uint16         { return nil }
+func (noBinds) PKIndexes() []uint16         { return nil }

@@ -115,7 +115,7 @@ func (n *Node) CurrentSchema() SchemaSnapshot {
 	snap := SchemaSnapshot{Keyspaces: kss, Tables: make(map[string][]*schema.Table, len(kss))}
 	for _, ks := range kss {
 		ts := n.eng.Tables(ks.Name)
-		SortTables(ts)
+		sortTables(ts)
 		snap.Tables[ks.Name] = ts
 	}
 	return snap
@@ -128,8 +128,8 @@ func (n *Node) Info() NodeInfo {
 	defer n.mu.Unlock()
 	return NodeInfo{
 		ClusterName: n.clusterName, DataCenter: n.dataCenter, Rack: n.rack,
-		HostID: n.hostID, SchemaVersion: n.eng.SchemaVersion(),
-		RpcAddress: n.rpcAddress, RpcPort: n.rpcPort, GossipGeneration: n.generation,
+		HostID: n.hostID, schemaVersion: n.eng.SchemaVersion(),
+		RpcAddress: n.rpcAddress, RpcPort: n.rpcPort, gossipGeneration: n.generation,
 		Tokens: NodeTokens(n.hostID),
 	}
 }

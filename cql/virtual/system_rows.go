@@ -44,7 +44,7 @@ func BoolV(b bool) []byte {
 // TimestampV encodes milliseconds since the epoch as a timestamp.
 func TimestampV(ms int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(ms)) }
 
-func DoubleV(f float64) []byte { return binary.BigEndian.AppendUint64(nil, math.Float64bits(f)) }
+func doubleV(f float64) []byte { return binary.BigEndian.AppendUint64(nil, math.Float64bits(f)) }
 
 func InetV(ip net.IP) []byte {
 	if v4 := ip.To4(); v4 != nil {
@@ -261,14 +261,14 @@ func tableRow(t *schema.Table) SysValues {
 		"keyspace_name":               TextV(t.Keyspace),
 		"table_name":                  TextV(t.Name),
 		"additional_write_policy":     TextV(p.AdditionalWritePolicy),
-		"bloom_filter_fp_chance":      DoubleV(p.BloomFilterFPChance),
+		"bloom_filter_fp_chance":      doubleV(p.BloomFilterFPChance),
 		"caching":                     TextMapV(p.Caching),
 		"cdc":                         BoolV(p.Cdc),
 		"comment":                     TextV(p.Comment),
 		"compaction":                  TextMapV(p.Compaction),
 		"compression":                 TextMapV(p.Compression),
-		"crc_check_chance":            DoubleV(p.CrcCheckChance),
-		"dclocal_read_repair_chance":  DoubleV(0),
+		"crc_check_chance":            doubleV(p.CrcCheckChance),
+		"dclocal_read_repair_chance":  doubleV(0),
 		"default_time_to_live":        IntV(p.DefaultTTL),
 		"extensions":                  extensionsV(p.Extensions),
 		"flags":                       TextSetV(tableFlags(t)...),
@@ -278,7 +278,7 @@ func tableRow(t *schema.Table) SysValues {
 		"memtable_flush_period_in_ms": IntV(p.MemtableFlushPeriod),
 		"min_index_interval":          IntV(p.MinIndexInterval),
 		"read_repair":                 TextV(p.ReadRepair),
-		"read_repair_chance":          DoubleV(0),
+		"read_repair_chance":          doubleV(0),
 		"speculative_retry":           TextV(p.SpeculativeRetry),
 	}
 }
@@ -449,10 +449,10 @@ func VirtualSchemaPartitions(name string) []SysPartition {
 type NodeInfo struct {
 	ClusterName, DataCenter, Rack string
 	HostID                        types.UUIDValue
-	SchemaVersion                 types.UUIDValue
+	schemaVersion                 types.UUIDValue
 	RpcAddress                    net.IP
 	RpcPort                       int
-	GossipGeneration              int32
+	gossipGeneration              int32
 	Tokens                        []string
 }
 
@@ -463,8 +463,8 @@ const (
 	ReleaseVersion = "4.1.6"
 	// CQLVersion is system.local.cql_version (Cassandra 4.1's).
 	CQLVersion = "3.4.6"
-	// NativeProtocolVersion is system.local.native_protocol_version.
-	NativeProtocolVersion = "4"
+	// nativeProtocolVersion is system.local.native_protocol_version.
+	nativeProtocolVersion = "4"
 	// Partitioner is system.local.partitioner.
 	Partitioner = "org.apache.cassandra.dht.Murmur3Partitioner"
 	// NumTokens is the number of tokens the node owns (Cassandra 4's
@@ -482,17 +482,17 @@ func LocalRow(n NodeInfo) SysValues {
 		"cluster_name":            TextV(n.ClusterName),
 		"cql_version":             TextV(CQLVersion),
 		"data_center":             TextV(n.DataCenter),
-		"gossip_generation":       IntV(n.GossipGeneration),
+		"gossip_generation":       IntV(n.gossipGeneration),
 		"host_id":                 append([]byte(nil), n.HostID[:]...),
 		"listen_address":          InetV(n.RpcAddress),
 		"listen_port":             IntV(7000),
-		"native_protocol_version": TextV(NativeProtocolVersion),
+		"native_protocol_version": TextV(nativeProtocolVersion),
 		"partitioner":             TextV(Partitioner),
 		"rack":                    TextV(n.Rack),
 		"release_version":         TextV(ReleaseVersion),
 		"rpc_address":             InetV(n.RpcAddress),
 		"rpc_port":                IntV(int32(n.RpcPort)),
-		"schema_version":          append([]byte(nil), n.SchemaVersion[:]...),
+		"schema_version":          append([]byte(nil), n.schemaVersion[:]...),
 		"tokens":                  TextSetV(n.Tokens...),
 	}
 }

@@ -61,12 +61,24 @@ var systemReplication = map[string]map[string]string{
 // created and described.
 var SystemKeyspaceOrder = []string{"system", "system_schema", "system_auth", "system_distributed", "system_traces", "system_views", "system_virtual_schema"}
 
+var systemKeyspaceSet = func() map[string]bool {
+	m := make(map[string]bool, len(SystemKeyspaceOrder))
+	for _, ks := range SystemKeyspaceOrder {
+		m[ks] = true
+	}
+	return m
+}()
+
+// IsSystemKeyspace reports whether ks is one of the keyspaces the node
+// serves itself, which users cannot create, alter or drop.
+func IsSystemKeyspace(ks string) bool { return systemKeyspaceSet[ks] }
+
 // VirtualKeyspaces are Cassandra's virtual keyspaces.
 var VirtualKeyspaces = map[string]bool{"system_views": true, "system_virtual_schema": true}
 
-// IsVirtualKeyspace reports whether ks is one of Cassandra's virtual
+// isVirtualKeyspace reports whether ks is one of Cassandra's virtual
 // keyspaces (system_views, system_virtual_schema).
-func IsVirtualKeyspace(ks string) bool { return VirtualKeyspaces[ks] }
+func isVirtualKeyspace(ks string) bool { return VirtualKeyspaces[ks] }
 
 func sysCols(spec string) []systemCol {
 	// spec is "name type; name type; ...": types may contain commas.
@@ -292,13 +304,13 @@ func SystemTables(ks string) []*schema.Table {
 			systemTablesByKS[d.keyspace] = append(systemTablesByKS[d.keyspace], d.build())
 		}
 		for _, ts := range systemTablesByKS {
-			SortTables(ts)
+			sortTables(ts)
 		}
 	})
 	return systemTablesByKS[ks]
 }
 
-func SortTables(ts []*schema.Table) {
+func sortTables(ts []*schema.Table) {
 	for i := 1; i < len(ts); i++ {
 		for j := i; j > 0 && ts[j].Name < ts[j-1].Name; j-- {
 			ts[j], ts[j-1] = ts[j-1], ts[j]

@@ -49,7 +49,7 @@ func mebibytes(bytes int64) []byte {
 
 func histogramValues(h engine.ReadHistogram) SysValues {
 	return SysValues{"count": binary.BigEndian.AppendUint64(nil, uint64(h.Count)),
-		"p50th": DoubleV(float64(h.P50)), "p99th": DoubleV(float64(h.P99)), "max": DoubleV(float64(h.Max))}
+		"p50th": doubleV(float64(h.P50)), "p99th": doubleV(float64(h.P99)), "max": doubleV(float64(h.Max))}
 }
 
 // viewPartitions returns the partitions of system_views.name: those of a

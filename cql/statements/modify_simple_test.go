@@ -1,11 +1,9 @@
-package cql
+package statements
 
 import (
 	"context"
 	"encoding/binary"
 	"testing"
-
-	"github.com/minicass/minicass/cql/statements"
 
 	"github.com/minicass/minicass/cql/query"
 
@@ -16,27 +14,16 @@ import (
 
 // simpleSession returns a session with tables covering single and composite
 // keys, descending clustering, several regular columns and a static column.
-func simpleSession(t testing.TB) *Session {
-	s := newSelectTestSession(t)
-	ctx := context.Background()
-	for _, q := range []string{
-		"CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
-		"USE ks",
+func simpleSession(t testing.TB) *testSession {
+	return newTestSession(t, createKeyspace, "USE ks",
 		"CREATE TABLE t (k int, c text, v blob, w int, f frozen<list<int>>, PRIMARY KEY (k, c))",
 		"CREATE TABLE u (k1 int, k2 text, c1 int, c2 bigint, v text, s int static, PRIMARY KEY ((k1, k2), c1, c2)) WITH CLUSTERING ORDER BY (c1 DESC, c2 ASC)",
 		"CREATE TABLE n (k int PRIMARY KEY, v int, l list<int>)",
-		"CREATE TABLE cnt (k int PRIMARY KEY, n counter)",
-	} {
-		_, err := s.Query(ctx, q, nil)
-		require.NoError(t, err, q)
-	}
-	return s
+		"CREATE TABLE cnt (k int PRIMARY KEY, n counter)")
 }
 
-func modPlanOf(t testing.TB, s *Session, query string) *statements.ModPlan {
-	prep, err := s.Prepare(context.Background(), query)
-	require.NoError(t, err, query)
-	return prep.cur.Load().plan.(*statements.ModPlan)
+func modPlanOf(t testing.TB, s *testSession, query string) *modPlan {
+	return s.plan(t, query).(*modPlan)
 }
 
 // TestPlanSimple checks which statements take the single-row path.
@@ -60,7 +47,7 @@ func TestPlanSimple(t *testing.T) {
 		{"UPDATE cnt SET n = n + 1 WHERE k = ?", false},
 		{"DELETE w FROM t WHERE k = ? AND c = ?", false},
 	} {
-		assert.Equal(t, tc.simple, modPlanOf(t, s, tc.query).Simple, tc.query)
+		assert.Equal(t, tc.simple, modPlanOf(t, s, tc.query).simple, tc.query)
 	}
 }
 
@@ -78,28 +65,29 @@ func TestSimpleMutationMatchesGeneral(t *testing.T) {
 		"UPDATE u SET v = ? WHERE k1 = ? AND k2 = ? AND c1 = ? AND c2 = ?",
 		"INSERT INTO n (k, v) VALUES (?, ?)",
 	}
-	plans := make([]*statements.ModPlan, len(queries))
+	plans := make([]*modPlan, len(queries))
 	for i, q := range queries {
 		plans[i] = modPlanOf(t, s, q)
-		require.True(t, plans[i].Simple, q)
+		require.True(t, plans[i].simple, q)
 	}
 	rapid.Check(t, func(rt *rapid.T) {
 		i := rapid.IntRange(0, len(queries)-1).Draw(rt, "query")
 		p := plans[i]
-		values := make([]query.Value, len(p.Specs))
-		for j, spec := range p.Specs {
+		values := make([]query.Value, len(p.specs))
+		for j, spec := range p.specs {
 			values[j] = drawValue(rt, spec.Type.String(), spec.Name)
 		}
-		q := &statements.Execution{Env: &s.x.env, Session: s, Execution: query.Execution{Params: &query.Params{Values: values, Timestamp: 42, HasTimestamp: true}, Values: values, Now: testEpoch}}
+		q := s.execution(&query.Params{Values: values, Timestamp: 42, HasTimestamp: true})
+		q.Now = testEpoch
 		wc, err := p.WriteContext(q)
 		if err != nil {
 			return
 		}
 		ctx := context.Background()
 		fast, fastErr := p.Mutations(ctx, q, wc)
-		p.Simple = false
+		p.simple = false
 		slow, slowErr := p.Mutations(ctx, q, wc)
-		p.Simple = true
+		p.simple = true
 		if slowErr != nil {
 			require.Error(rt, fastErr, queries[i])
 			assert.Equal(rt, slowErr.Error(), fastErr.Error(), queries[i])
@@ -149,22 +137,4 @@ func typeWidth(typ string) int {
 		return 4
 	}
 	return 8
-}
-
-// BenchmarkInsertExecute executes a prepared single-row INSERT through the
-// executor (no Go API binding), new partition each time.
-func BenchmarkInsertExecute(b *testing.B) {
-	s := simpleSession(b)
-	ctx := context.Background()
-	prep, err := s.Prepare(ctx, "INSERT INTO t (k, c, v) VALUES (?, ?, ?)")
-	require.NoError(b, err)
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		values := []query.Value{{Bytes: binary.BigEndian.AppendUint32(nil, uint32(i))}, {Bytes: []byte("c")}, {Bytes: []byte("0123456789abcdef")}}
-		if _, err := s.ExecutePrepared(ctx, prep, &query.Params{Values: values}); err != nil {
-			b.Fatal(err)
-		}
-		i++
-	}
 }

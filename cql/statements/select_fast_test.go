@@ -1,12 +1,10 @@
-package cql
+package statements
 
 import (
 	"context"
 	"encoding/binary"
 	"fmt"
 	"testing"
-
-	"github.com/minicass/minicass/cql/statements"
 
 	"github.com/minicass/minicass/cql/query"
 
@@ -15,10 +13,8 @@ import (
 	"pgregory.net/rapid"
 )
 
-func selectPlanOf(t testing.TB, s *Session, query string) (*statements.SelectPlan, *Prepared) {
-	prep, err := s.Prepare(context.Background(), query)
-	require.NoError(t, err, query)
-	return prep.cur.Load().plan.(*statements.SelectPlan), prep
+func selectPlanOf(t testing.TB, s *testSession, query string) *selectPlan {
+	return s.plan(t, query).(*selectPlan)
 }
 
 // TestSelectPlanFlags checks which SELECTs take the fast paths.
@@ -45,12 +41,12 @@ func TestSelectPlanFlags(t *testing.T) {
 		{"SELECT v FROM m WHERE k1 = ? AND k2 IN (1, 2)", true, false, false, false, false},
 		{"SELECT v FROM m WHERE token(k1, k2) > 0", true, false, false, false, false},
 	} {
-		p, _ := selectPlanOf(t, s, tc.query)
-		assert.Equal(t, tc.plain, p.PlainCols != nil, "plain: %s", tc.query)
-		assert.Equal(t, tc.singlePK, p.SinglePK, "singlePK: %s", tc.query)
-		assert.Equal(t, tc.singlePrefix, p.SinglePrefix, "singlePrefix: %s", tc.query)
-		assert.Equal(t, tc.singleRow, p.SingleRow, "singleRow: %s", tc.query)
-		assert.Equal(t, tc.needCk, p.NeedCk, "needCk: %s", tc.query)
+		p := selectPlanOf(t, s, tc.query)
+		assert.Equal(t, tc.plain, p.plainCols != nil, "plain: %s", tc.query)
+		assert.Equal(t, tc.singlePK, p.singlePK, "singlePK: %s", tc.query)
+		assert.Equal(t, tc.singlePrefix, p.singlePrefix, "singlePrefix: %s", tc.query)
+		assert.Equal(t, tc.singleRow, p.singleRow, "singleRow: %s", tc.query)
+		assert.Equal(t, tc.needCk, p.needCk, "needCk: %s", tc.query)
 	}
 }
 
@@ -89,22 +85,18 @@ func TestSelectFastMatchesGeneral(t *testing.T) {
 		"SELECT * FROM m WHERE k1 = ? AND k2 = ?",
 		"SELECT s, v FROM m WHERE k1 = ? AND k2 = ? LIMIT ?",
 	}
-	type prepared struct {
-		fast *statements.SelectPlan
-		prep *Prepared
-	}
-	preps := make([]prepared, len(queries))
+	plans := make([]*selectPlan, len(queries))
 	for i, q := range queries {
-		preps[i].fast, preps[i].prep = selectPlanOf(t, s, q)
+		plans[i] = selectPlanOf(t, s, q)
 	}
 	rows := 0
 	rapid.Check(t, func(rt *rapid.T) {
 		i := rapid.IntRange(0, len(queries)-1).Draw(rt, "query")
-		fast := preps[i].fast
+		fast := plans[i]
 		slow := *fast
-		slow.PlainCols, slow.SinglePK, slow.SinglePrefix, slow.SingleRow, slow.NeedCk = nil, false, false, false, true
-		values := make([]query.Value, len(fast.Bspec))
-		for j, spec := range fast.Bspec {
+		slow.plainCols, slow.singlePK, slow.singlePrefix, slow.singleRow, slow.needCk = nil, false, false, false, true
+		values := make([]query.Value, len(fast.bspec))
+		for j, spec := range fast.bspec {
 			switch rapid.IntRange(0, 29).Draw(rt, spec.Name+" kind") {
 			case 0:
 				values[j] = query.Value{}
@@ -121,8 +113,8 @@ func TestSelectFastMatchesGeneral(t *testing.T) {
 			}
 		}
 		params := &query.Params{Values: values, PageSize: rapid.IntRange(0, 4).Draw(rt, "page size")}
-		got, gotErr := s.run(ctx, fast, preps[i].prep.stmt, params)
-		want, wantErr := s.run(ctx, &slow, preps[i].prep.stmt, params)
+		got, gotErr := s.run(ctx, fast, params)
+		want, wantErr := s.run(ctx, &slow, params)
 		if wantErr != nil {
 			require.Error(rt, gotErr, queries[i])
 			assert.Equal(rt, wantErr.Error(), gotErr.Error(), queries[i])
