@@ -74,7 +74,7 @@ func TestDescribeCQL(t *testing.T) {
 			var ks, name string
 			d.ScanArgs(t, "ks", &ks)
 			d.ScanArgs(t, "name", &name)
-			for _, tbl := range virtual.SystemTables(ks) {
+			for _, tbl := range virtual.Tables(ks) {
 				if tbl.Name == name {
 					return describe.TableCQL(tbl) + "\n"
 				}

@@ -389,5 +389,5 @@ func (x *Executor) planOf(prep *Prepared) (statements.Plan, error) {
 // compileStatement compiles stmt in keyspace ks. It returns the plan and
 // the tables it depends on.
 func (x *Executor) compileStatement(stmt parser.Statement, ks string) (statements.Plan, []*schema.Table, error) {
-	return statements.CompileIn(&x.env, stmt, ks)
+	return statements.Compile(&x.env, stmt, ks)
 }

@@ -42,7 +42,7 @@ func TestDerivedTablesStoreNothing(t *testing.T) {
 			assert.Empty(t, x.env.Engine.SSTables(ks, tbl.Name), tbl.QualifiedName())
 		}
 	}
-	assert.Equal(t, len(virtual.SystemTables("system_schema"))+len(virtual.SystemTables("system_views"))+len(virtual.SystemTables("system_virtual_schema"))+1, derived)
+	assert.Equal(t, len(virtual.Tables("system_schema"))+len(virtual.Tables("system_views"))+len(virtual.Tables("system_virtual_schema"))+1, derived)
 	assert.Equal(t, []byte("t"), queryRows(t, s, "SELECT table_name FROM system_schema.indexes WHERE keyspace_name = 'ks'").Rows[0][0])
 	assert.Equal(t, []byte("a"), queryRows(t, s, "SELECT column_name FROM system_schema.dropped_columns WHERE keyspace_name = 'ks'").Rows[0][0])
 	assert.Equal(t, []byte("addr"), queryRows(t, s, "SELECT type_name FROM system_schema.types WHERE keyspace_name = 'ks'").Rows[0][0])

@@ -22,7 +22,7 @@ func TestSystemTableID(t *testing.T) {
 
 func TestSystemTablesShape(t *testing.T) {
 	for _, ks := range virtual.SystemKeyspaceOrder {
-		ts := virtual.SystemTables(ks)
+		ts := virtual.Tables(ks)
 		require.NotEmpty(t, ts, ks)
 		for i, tbl := range ts {
 			if i > 0 {
@@ -67,7 +67,7 @@ func TestLocalRowMutation(t *testing.T) {
 	local := virtual.Table("system", "local")
 	n := virtual.NodeInfo{ClusterName: "Test Cluster", DataCenter: "datacenter1", Rack: "rack1", RpcAddress: net.ParseIP("127.0.0.1"), RpcPort: 9042,
 		HostID: types.UUIDValue{7}, Tokens: []string{"-5", "10"}}
-	m, err := virtual.PartitionMutation(virtual.SysPartition{Table: local, Key: virtual.TextV("local"), Rows: []virtual.SysValues{virtual.LocalRow(n)}}, 10, 11, 100)
+	m, err := virtual.PartitionMutation(virtual.Partition{Table: local, Key: virtual.TextV("local"), Rows: []virtual.Values{virtual.LocalRow(n)}}, 10, 11, 100)
 	require.NoError(t, err)
 	assert.Equal(t, local.ID, m.Table)
 	assert.Equal(t, []byte("local"), m.Key)
@@ -98,8 +98,8 @@ func TestSchemaPartitions(t *testing.T) {
 	empty := &schema.Keyspace{Name: "empty", DurableWrites: true, Replication: ks.Replication}
 	tbl := testTable(t, "ks", "t", "k int pk 0\nc text ck 0 desc\nv counter", schema.DefaultOptions())
 	snap := virtual.SchemaSnapshot{Keyspaces: []*schema.Keyspace{empty, ks, virtual.SystemKeyspaceDef("system_views")}, Tables: map[string][]*schema.Table{"ks": {tbl}}}
-	byTable := map[string][]virtual.SysPartition{}
-	for _, st := range virtual.SystemTables("system_schema") {
+	byTable := map[string][]virtual.Partition{}
+	for _, st := range virtual.Tables("system_schema") {
 		byTable[st.Name] = virtual.SchemaPartitions(snap, st.Name)
 		// Every partition turns into valid rows of its table.
 		for _, p := range byTable[st.Name] {

@@ -54,7 +54,7 @@ func (x *Executor) RecordTrace(ctx context.Context, r TraceRequest, t *query.Tra
 	ip, _ := x.NodeAddress()
 	const port = 7000 // the storage port Cassandra reports as coordinator_port and source_port
 	key := id[:]
-	session := virtual.SysValues{
+	session := virtual.Values{
 		"session_id":       key,
 		"client":           virtual.InetV(r.Client),
 		"command":          virtual.TextV(r.Command),
@@ -65,10 +65,10 @@ func (x *Executor) RecordTrace(ctx context.Context, r TraceRequest, t *query.Tra
 		"request":          virtual.TextV(r.Request),
 		"started_at":       virtual.TimestampV(t.Started.UnixMilli()),
 	}
-	events := make([]virtual.SysValues, len(t.Events))
+	events := make([]virtual.Values, len(t.Events))
 	for i, e := range t.Events {
 		eid := x.uuid.NewTimeUUID(t.Started.Add(e.Elapsed))
-		events[i] = virtual.SysValues{
+		events[i] = virtual.Values{
 			"session_id":     key,
 			"event_id":       eid[:],
 			"activity":       virtual.TextV(e.Activity),
@@ -82,13 +82,13 @@ func (x *Executor) RecordTrace(ctx context.Context, r TraceRequest, t *query.Tra
 	now := x.env.Engine.Clock().Now().Unix()
 	for _, p := range []struct {
 		table string
-		rows  []virtual.SysValues
-	}{{"sessions", []virtual.SysValues{session}}, {"events", events}} {
+		rows  []virtual.Values
+	}{{"sessions", []virtual.Values{session}}, {"events", events}} {
 		tbl, ok := x.env.Engine.Table("system_traces", p.table)
 		if !ok {
 			return id, fmt.Errorf("cql: system table system_traces.%s is missing", p.table)
 		}
-		m, err := virtual.PartitionMutation(virtual.SysPartition{Table: tbl, Key: key, Rows: p.rows}, data.NoTimestamp, ts, now)
+		m, err := virtual.PartitionMutation(virtual.Partition{Table: tbl, Key: key, Rows: p.rows}, data.NoTimestamp, ts, now)
 		if err != nil {
 			return id, err
 		}

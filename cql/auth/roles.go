@@ -262,19 +262,19 @@ func (rs *Roles) All(ctx context.Context) (map[string]*Role, error) {
 
 // Write replaces the row of r in system_auth.roles.
 func (rs *Roles) Write(ctx context.Context, r *Role) error {
-	row := virtual.SysValues{"role": virtual.TextV(r.Name), "is_superuser": virtual.BoolV(r.Super), "can_login": virtual.BoolV(r.Login)}
+	row := virtual.Values{"role": virtual.TextV(r.Name), "is_superuser": virtual.BoolV(r.Super), "can_login": virtual.BoolV(r.Login)}
 	if len(r.MemberOf) > 0 {
 		row["member_of"] = virtual.TextSetV(r.MemberOf...)
 	}
 	if r.Hash != "" {
 		row["salted_hash"] = virtual.TextV(r.Hash)
 	}
-	return rs.node.WritePartitions(ctx, []virtual.SysPartition{{Table: virtual.Table("system_auth", "roles"), Key: virtual.TextV(r.Name), Rows: []virtual.SysValues{row}}})
+	return rs.node.WritePartitions(ctx, []virtual.Partition{{Table: virtual.Table("system_auth", "roles"), Key: virtual.TextV(r.Name), Rows: []virtual.Values{row}}})
 }
 
 // Delete removes the row of role name.
 func (rs *Roles) Delete(ctx context.Context, name string) error {
-	return rs.node.WritePartitions(ctx, []virtual.SysPartition{{Table: virtual.Table("system_auth", "roles"), Key: virtual.TextV(name)}})
+	return rs.node.WritePartitions(ctx, []virtual.Partition{{Table: virtual.Table("system_auth", "roles"), Key: virtual.TextV(name)}})
 }
 
 // WriteMembers rewrites the role_members partition of each role in names
@@ -282,12 +282,12 @@ func (rs *Roles) Delete(ctx context.Context, name string) error {
 // roles granted each one.
 func (rs *Roles) WriteMembers(ctx context.Context, roles map[string]*Role, names ...string) error {
 	tbl := virtual.Table("system_auth", "role_members")
-	var parts []virtual.SysPartition
+	var parts []virtual.Partition
 	for _, name := range names {
-		p := virtual.SysPartition{Table: tbl, Key: virtual.TextV(name)}
+		p := virtual.Partition{Table: tbl, Key: virtual.TextV(name)}
 		for _, r := range roles {
 			if slices.Contains(r.MemberOf, name) {
-				p.Rows = append(p.Rows, virtual.SysValues{"role": virtual.TextV(name), "member": virtual.TextV(r.Name)})
+				p.Rows = append(p.Rows, virtual.Values{"role": virtual.TextV(name), "member": virtual.TextV(r.Name)})
 			}
 		}
 		parts = append(parts, p)

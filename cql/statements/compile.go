@@ -23,9 +23,9 @@ type compiler struct {
 // Keyspace returns the keyspace unqualified names resolve in ("" if none).
 func (s *compiler) Keyspace() string { return s.ks }
 
-// CompileIn compiles stmt against env in keyspace ks. It returns the plan
+// Compile compiles stmt against env in keyspace ks. It returns the plan
 // and the tables it depends on.
-func CompileIn(env *Env, stmt parser.Statement, ks string) (Plan, []*schema.Table, error) {
+func Compile(env *Env, stmt parser.Statement, ks string) (Plan, []*schema.Table, error) {
 	c := &compiler{env: env, ks: ks}
 	pl, err := c.compile(stmt)
 	if err != nil {

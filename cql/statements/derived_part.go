@@ -12,7 +12,7 @@ import (
 // derivedPart builds the selPart of derived partition p of tbl: its rows in
 // clustering order (reversed if reverse) that lie in slices, at most limit
 // of them (0: all), with cells stamped ts.
-func derivedPart(tbl *schema.Table, p virtual.SysPartition, ts int64, slices data.Slices, reverse bool, limit int) (*selPart, error) {
+func derivedPart(tbl *schema.Table, p virtual.Partition, ts int64, slices data.Slices, reverse bool, limit int) (*selPart, error) {
 	sp := &selPart{key: p.Key}
 	for _, v := range p.Rows {
 		row, err := virtual.SystemRow(tbl, v, ts)

@@ -53,7 +53,7 @@ func newTestSession(tb testing.TB, setup ...string) *testSession {
 func (s *testSession) plan(tb testing.TB, text string) Plan {
 	stmt, err := parser.Parse(text)
 	require.NoError(tb, err, text)
-	pl, _, err := CompileIn(s.env, stmt, s.ks)
+	pl, _, err := Compile(s.env, stmt, s.ks)
 	require.NoError(tb, err, text)
 	return pl
 }
@@ -64,7 +64,7 @@ func (s *testSession) Query(ctx context.Context, text string, p *query.Params) (
 	if err != nil {
 		return nil, err
 	}
-	pl, _, err := CompileIn(s.env, stmt, s.ks)
+	pl, _, err := Compile(s.env, stmt, s.ks)
 	if err != nil {
 		return nil, err
 	}

@@ -59,8 +59,8 @@ func DerivedTimestamp(tbl *schema.Table, nowMicros int64) int64 {
 // now, in the engine's partition order, without empty ones. When key is not
 // nil only the partition of that key is wanted: the result may then hold
 // others, but a system_schema table computes only that keyspace.
-func (n *Node) Partitions(tbl *schema.Table, key []byte) ([]SysPartition, error) {
-	var parts []SysPartition
+func (n *Node) Partitions(tbl *schema.Table, key []byte) ([]Partition, error) {
+	var parts []Partition
 	switch tbl.Keyspace {
 	case "system_schema":
 		parts = SchemaPartitions(n.schemaOf(key), tbl.Name)
@@ -73,7 +73,7 @@ func (n *Node) Partitions(tbl *schema.Table, key []byte) ([]SysPartition, error)
 		}
 	case "system":
 		if tbl.Name == "local" {
-			parts = []SysPartition{{Key: TextV("local"), Rows: []SysValues{LocalRow(n.Info())}}}
+			parts = []Partition{{Key: TextV("local"), Rows: []Values{LocalRow(n.Info())}}}
 		}
 	}
 	out := parts[:0]

@@ -73,7 +73,7 @@ func (n *Node) Bootstrap(ctx context.Context) error {
 				return fmt.Errorf("cql: creating system keyspace %s: %w", ks, err)
 			}
 		}
-		for _, t := range SystemTables(ks) {
+		for _, t := range Tables(ks) {
 			if _, ok := n.eng.Table(ks, t.Name); ok {
 				continue
 			}
@@ -137,7 +137,7 @@ func (n *Node) Info() NodeInfo {
 // writeSystemPartitions replaces the content of partitions of stored system
 // tables (system_auth): a partition deletion, then the new rows at a later
 // timestamp.
-func (n *Node) WritePartitions(ctx context.Context, parts []SysPartition) error {
+func (n *Node) WritePartitions(ctx context.Context, parts []Partition) error {
 	delTS := n.eng.NewTimestamp()
 	ts := n.eng.NewTimestamp()
 	now := n.eng.Clock().Now().Unix()
@@ -162,7 +162,7 @@ func (n *Node) WritePartitions(ctx context.Context, parts []SysPartition) error 
 // lookupTable falls back on it, so system tables are found even where the
 // engine does not know them (for instance before Bootstrap).
 func Table(ks, name string) *schema.Table {
-	for _, t := range SystemTables(ks) {
+	for _, t := range Tables(ks) {
 		if t.Name == name {
 			return t
 		}

@@ -14,18 +14,18 @@ import (
 	"github.com/minicass/minicass/types"
 )
 
-// SysValues is one row of a system table: serialized values by column name
+// Values is one row of a system table: serialized values by column name
 // (native protocol bytes; a missing column is null). Non-frozen collections
 // are given serialized as a whole and split into cells when written.
-type SysValues map[string][]byte
+type Values map[string][]byte
 
-// SysPartition is the content of one partition of a system table: the
+// Partition is the content of one partition of a system table: the
 // rows a derived table shows (system_derived.go), or the new content of a
 // partition of a stored one (roles, traces), whose table is then set.
-type SysPartition struct {
+type Partition struct {
 	Table *schema.Table
 	Key   []byte
-	Rows  []SysValues
+	Rows  []Values
 }
 
 // Value encoders for system rows.
@@ -250,14 +250,14 @@ func tableFlags(t *schema.Table) []string {
 }
 
 // keyspaceRow is a keyspace's system_schema.keyspaces row.
-func keyspaceRow(ks *schema.Keyspace) SysValues {
-	return SysValues{"keyspace_name": TextV(ks.Name), "durable_writes": BoolV(ks.DurableWrites), "replication": TextMapV(ks.Replication)}
+func keyspaceRow(ks *schema.Keyspace) Values {
+	return Values{"keyspace_name": TextV(ks.Name), "durable_writes": BoolV(ks.DurableWrites), "replication": TextMapV(ks.Replication)}
 }
 
 // tableRow is a table's system_schema.tables row.
-func tableRow(t *schema.Table) SysValues {
+func tableRow(t *schema.Table) Values {
 	p := ParamsOf(t.Options)
-	return SysValues{
+	return Values{
 		"keyspace_name":               TextV(t.Keyspace),
 		"table_name":                  TextV(t.Name),
 		"additional_write_policy":     TextV(p.AdditionalWritePolicy),
@@ -285,10 +285,10 @@ func tableRow(t *schema.Table) SysValues {
 
 // columnRows are a table's system_schema.columns rows (also the shape of
 // system_virtual_schema.columns).
-func columnRows(t *schema.Table) []SysValues {
-	out := make([]SysValues, 0, len(t.Columns))
+func columnRows(t *schema.Table) []Values {
+	out := make([]Values, 0, len(t.Columns))
 	for _, c := range t.Columns {
-		out = append(out, SysValues{
+		out = append(out, Values{
 			"keyspace_name":     TextV(t.Keyspace),
 			"table_name":        TextV(t.Name),
 			"column_name":       TextV(c.Name),
@@ -303,20 +303,20 @@ func columnRows(t *schema.Table) []SysValues {
 }
 
 // droppedColumnRows are a table's system_schema.dropped_columns rows.
-func droppedColumnRows(t *schema.Table) []SysValues {
+func droppedColumnRows(t *schema.Table) []Values {
 	names := make([]string, 0, len(t.Dropped))
 	for name := range t.Dropped {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	out := make([]SysValues, 0, len(names))
+	out := make([]Values, 0, len(names))
 	for _, name := range names {
 		d := t.Dropped[name]
 		kind := "regular"
 		if c := t.Column(name); c != nil && c.Kind == schema.Static {
 			kind = "static"
 		}
-		out = append(out, SysValues{
+		out = append(out, Values{
 			"keyspace_name": TextV(t.Keyspace),
 			"table_name":    TextV(t.Name),
 			"column_name":   TextV(name),
@@ -329,11 +329,11 @@ func droppedColumnRows(t *schema.Table) []SysValues {
 }
 
 // indexRows are a table's system_schema.indexes rows.
-func indexRows(t *schema.Table) []SysValues {
-	out := make([]SysValues, 0, len(t.Indexes))
+func indexRows(t *schema.Table) []Values {
+	out := make([]Values, 0, len(t.Indexes))
 	for i := range t.Indexes {
 		ix := &t.Indexes[i]
-		out = append(out, SysValues{
+		out = append(out, Values{
 			"keyspace_name": TextV(t.Keyspace),
 			"table_name":    TextV(t.Name),
 			"index_name":    TextV(ix.Name),
@@ -345,15 +345,15 @@ func indexRows(t *schema.Table) []SysValues {
 }
 
 // typeRows are a keyspace's system_schema.types rows.
-func typeRows(ks *schema.Keyspace) []SysValues {
-	out := make([]SysValues, 0, len(ks.Types))
+func typeRows(ks *schema.Keyspace) []Values {
+	out := make([]Values, 0, len(ks.Types))
 	for _, t := range ks.Types {
 		names := make([]string, len(t.UDT.Fields))
 		typs := make([]string, len(t.UDT.Fields))
 		for i, f := range t.UDT.Fields {
 			names[i], typs[i] = f, t.Params[i].String()
 		}
-		out = append(out, SysValues{
+		out = append(out, Values{
 			"keyspace_name": TextV(ks.Name),
 			"type_name":     TextV(t.UDT.Name),
 			"field_names":   textListV(names...),
@@ -373,8 +373,8 @@ type SchemaSnapshot struct {
 // keyspace ks, whose tables are tables. aggregates, functions, triggers and
 // views have none: minicass refuses to create any (ddl_function.go,
 // ddl_trigger.go, ddl_view.go).
-func schemaTableRows(name string, ks *schema.Keyspace, tables []*schema.Table) []SysValues {
-	var out []SysValues
+func schemaTableRows(name string, ks *schema.Keyspace, tables []*schema.Table) []Values {
+	var out []Values
 	switch name {
 	case "keyspaces":
 		out = append(out, keyspaceRow(ks))
@@ -403,14 +403,14 @@ func schemaTableRows(name string, ks *schema.Keyspace, tables []*schema.Table) [
 // SchemaPartitions returns the partitions of system_schema.name that
 // describe snap: one per keyspace that has rows in it, keyed by keyspace
 // name. The virtual keyspaces are described by system_virtual_schema only.
-func SchemaPartitions(snap SchemaSnapshot, name string) []SysPartition {
-	var parts []SysPartition
+func SchemaPartitions(snap SchemaSnapshot, name string) []Partition {
+	var parts []Partition
 	for _, ks := range snap.Keyspaces {
 		if VirtualKeyspaces[ks.Name] {
 			continue
 		}
 		if rows := schemaTableRows(name, ks, snap.Tables[ks.Name]); len(rows) > 0 {
-			parts = append(parts, SysPartition{Key: TextV(ks.Name), Rows: rows})
+			parts = append(parts, Partition{Key: TextV(ks.Name), Rows: rows})
 		}
 	}
 	return parts
@@ -419,27 +419,27 @@ func SchemaPartitions(snap SchemaSnapshot, name string) []SysPartition {
 // VirtualSchemaPartitions returns the partitions of
 // system_virtual_schema.name (keyspaces, tables or columns), which describe
 // the virtual keyspaces: one per virtual keyspace, keyed by its name.
-func VirtualSchemaPartitions(name string) []SysPartition {
-	var parts []SysPartition
+func VirtualSchemaPartitions(name string) []Partition {
+	var parts []Partition
 	for _, ks := range SystemKeyspaceOrder {
 		if !VirtualKeyspaces[ks] {
 			continue
 		}
-		var rows []SysValues
+		var rows []Values
 		switch name {
 		case "keyspaces":
-			rows = []SysValues{{"keyspace_name": TextV(ks)}}
+			rows = []Values{{"keyspace_name": TextV(ks)}}
 		case "tables":
-			for _, t := range SystemTables(ks) {
-				rows = append(rows, SysValues{"keyspace_name": TextV(ks), "table_name": TextV(t.Name), "comment": TextV(t.Options.Comment)})
+			for _, t := range Tables(ks) {
+				rows = append(rows, Values{"keyspace_name": TextV(ks), "table_name": TextV(t.Name), "comment": TextV(t.Options.Comment)})
 			}
 		case "columns":
-			for _, t := range SystemTables(ks) {
+			for _, t := range Tables(ks) {
 				rows = append(rows, columnRows(t)...)
 			}
 		}
 		if len(rows) > 0 {
-			parts = append(parts, SysPartition{Key: TextV(ks), Rows: rows})
+			parts = append(parts, Partition{Key: TextV(ks), Rows: rows})
 		}
 	}
 	return parts
@@ -473,8 +473,8 @@ const (
 )
 
 // LocalRow is the system.local row.
-func LocalRow(n NodeInfo) SysValues {
-	return SysValues{
+func LocalRow(n NodeInfo) Values {
+	return Values{
 		"key":                     TextV("local"),
 		"bootstrapped":            TextV("COMPLETED"),
 		"broadcast_address":       InetV(n.RpcAddress),
@@ -520,7 +520,7 @@ func NodeTokens(hostID types.UUIDValue) []string {
 // a partition deletion at delTS, then rows written at ts (> delTS) with a
 // primary-key liveness record, as INSERT writes them. now is the write time
 // in seconds.
-func PartitionMutation(p SysPartition, delTS, ts, now int64) (*data.Mutation, error) {
+func PartitionMutation(p Partition, delTS, ts, now int64) (*data.Mutation, error) {
 	t := p.Table
 	m := &data.Mutation{Table: t.ID, Key: p.Key, PartitionDeletion: data.DeletionTime{MarkedForDeleteAt: delTS, LocalDeletionTime: now}}
 	for _, r := range p.Rows {
@@ -536,7 +536,7 @@ func PartitionMutation(p SysPartition, delTS, ts, now int64) (*data.Mutation, er
 // SystemRow turns row r of system table t into a live row whose liveness
 // record and cells carry timestamp ts, as INSERT writes them. The cells are
 // sorted as the storage model orders them.
-func SystemRow(t *schema.Table, r SysValues, ts int64) (data.Row, error) {
+func SystemRow(t *schema.Table, r Values, ts int64) (data.Row, error) {
 	var ck [][]byte
 	for _, c := range t.ClusteringColumns() {
 		v := r[c.Name]

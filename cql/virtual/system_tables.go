@@ -293,10 +293,10 @@ var (
 	systemTablesByKS map[string][]*schema.Table
 )
 
-// SystemTables returns the definitions of the system tables of keyspace ks,
+// Tables returns the definitions of the system tables of keyspace ks,
 // sorted by name (nil for a keyspace that is not a system keyspace). The
 // tables are shared and must not be modified.
-func SystemTables(ks string) []*schema.Table {
+func Tables(ks string) []*schema.Table {
 	systemTablesOnce.Do(func() {
 		systemTablesByKS = make(map[string][]*schema.Table)
 		for i := range systemTableDefs {

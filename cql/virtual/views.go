@@ -29,15 +29,15 @@ import (
 // port. settings is empty.
 
 // viewRows computes, per table metric view, the row of one table.
-var viewRows = map[string]func(st engine.TableStats) SysValues{
-	"disk_usage": func(st engine.TableStats) SysValues {
-		return SysValues{"mebibytes": mebibytes(st.SpaceUsedTotal)}
+var viewRows = map[string]func(st engine.TableStats) Values{
+	"disk_usage": func(st engine.TableStats) Values {
+		return Values{"mebibytes": mebibytes(st.SpaceUsedTotal)}
 	},
-	"max_partition_size": func(st engine.TableStats) SysValues {
-		return SysValues{"mebibytes": mebibytes(st.PartitionSize.Max)}
+	"max_partition_size": func(st engine.TableStats) Values {
+		return Values{"mebibytes": mebibytes(st.PartitionSize.Max)}
 	},
-	"rows_per_read": func(st engine.TableStats) SysValues { return histogramValues(st.RowsPerRead) },
-	"tombstones_per_read": func(st engine.TableStats) SysValues {
+	"rows_per_read": func(st engine.TableStats) Values { return histogramValues(st.RowsPerRead) },
+	"tombstones_per_read": func(st engine.TableStats) Values {
 		return histogramValues(st.TombstonesPerRead)
 	},
 }
@@ -47,14 +47,14 @@ func mebibytes(bytes int64) []byte {
 	return binary.BigEndian.AppendUint64(nil, uint64(int64(math.Ceil(float64(bytes)/(1<<20)))))
 }
 
-func histogramValues(h engine.ReadHistogram) SysValues {
-	return SysValues{"count": binary.BigEndian.AppendUint64(nil, uint64(h.Count)),
+func histogramValues(h engine.ReadHistogram) Values {
+	return Values{"count": binary.BigEndian.AppendUint64(nil, uint64(h.Count)),
 		"p50th": doubleV(float64(h.P50)), "p99th": doubleV(float64(h.P99)), "max": doubleV(float64(h.Max))}
 }
 
 // viewPartitions returns the partitions of system_views.name: those of a
 // table metric view, or of clients; none for a view minicass leaves empty.
-func (n *Node) viewPartitions(name string) ([]SysPartition, error) {
+func (n *Node) viewPartitions(name string) ([]Partition, error) {
 	if name == "clients" {
 		return n.clientPartitions(), nil
 	}
@@ -62,7 +62,7 @@ func (n *Node) viewPartitions(name string) ([]SysPartition, error) {
 	if !ok {
 		return nil, nil
 	}
-	var parts []SysPartition
+	var parts []Partition
 	for _, ks := range n.eng.Keyspaces() {
 		if VirtualKeyspaces[ks.Name] {
 			continue
@@ -76,7 +76,7 @@ func (n *Node) viewPartitions(name string) ([]SysPartition, error) {
 			if err != nil {
 				return nil, err
 			}
-			parts = append(parts, SysPartition{Key: key, Rows: []SysValues{row(st)}})
+			parts = append(parts, Partition{Key: key, Rows: []Values{row(st)}})
 		}
 	}
 	return parts, nil
@@ -112,7 +112,7 @@ func (n *Node) SetClients(clients func() []ConnectedClient) {
 
 // clientPartitions returns the partitions of system_views.clients
 // (ClientsTable.data): a partition per address, a row per port.
-func (n *Node) clientPartitions() []SysPartition {
+func (n *Node) clientPartitions() []Partition {
 	n.mu.Lock()
 	clients := n.clients
 	n.mu.Unlock()
@@ -120,16 +120,16 @@ func (n *Node) clientPartitions() []SysPartition {
 		return nil
 	}
 	byAddr := map[string]int{}
-	var parts []SysPartition
+	var parts []Partition
 	for _, c := range clients() {
 		key := InetV(c.Address)
 		i, ok := byAddr[string(key)]
 		if !ok {
 			i = len(parts)
 			byAddr[string(key)] = i
-			parts = append(parts, SysPartition{Key: key})
+			parts = append(parts, Partition{Key: key})
 		}
-		row := SysValues{"address": key, "port": IntV(int32(c.Port)), "hostname": TextV(c.Hostname),
+		row := Values{"address": key, "port": IntV(int32(c.Port)), "hostname": TextV(c.Hostname),
 			"connection_stage": TextV(c.Stage), "protocol_version": IntV(int32(c.ProtocolVersion)),
 			"request_count": BigintV(c.Requests), "ssl_enabled": BoolV(false)}
 		if c.Username != "" {
