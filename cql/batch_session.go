@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/minicass/minicass/cql/plan"
 	"github.com/minicass/minicass/cql/statements"
 
 	"github.com/minicass/minicass/cql/parser"
@@ -24,10 +25,10 @@ type BatchEntry struct {
 // with its own values, one timestamp for all, and validated together as a
 // CQL BATCH is. An evicted prepared entry gets Unprepared.
 func (s *Session) Batch(ctx context.Context, typ parser.BatchType, entries []BatchEntry, p *query.Params) (*query.Result, error) {
-	plans := make([]statements.Plan, len(entries))
+	plans := make([]plan.Plan, len(entries))
 	values := make([][]query.Value, len(entries))
 	for i, e := range entries {
-		var pl statements.Plan
+		var pl plan.Plan
 		if e.Prepared != nil {
 			var err error
 			if pl, err = s.x.planOf(e.Prepared); err != nil {

@@ -9,8 +9,7 @@ import (
 	"log/slog"
 	"testing"
 
-	"github.com/minicass/minicass/cql/statements"
-
+	"github.com/minicass/minicass/cql/plan"
 	"github.com/minicass/minicass/cql/query"
 
 	"github.com/stretchr/testify/assert"
@@ -70,7 +69,7 @@ type explodingPlan struct{}
 func (explodingPlan) Binds() []query.ColumnSpec   { return nil }
 func (explodingPlan) Columns() []query.ColumnSpec { return nil }
 func (explodingPlan) PKIndexes() []uint16         { return nil }
-func (explodingPlan) Exec(context.Context, *statements.Execution) (*query.Result, error) {
+func (explodingPlan) Exec(context.Context, *plan.Execution) (*query.Result, error) {
 	explode()
 	return nil, nil
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/minicass/minicass/cql/plan"
 	"github.com/minicass/minicass/cql/statements"
 
 	"github.com/minicass/minicass/cql/auth"
@@ -43,7 +44,7 @@ type Options struct {
 // client (connection, Go session) uses its own Session for the current
 // keyspace.
 type Executor struct {
-	env  statements.Env
+	env  plan.Env
 	opts Options
 	uuid *types.TimeUUIDGenerator
 
@@ -66,7 +67,7 @@ func NewExecutor(eng *engine.Engine, opts Options) *Executor {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	x := &Executor{opts: opts, uuid: types.NewTimeUUIDGenerator(), plans: newPlanCache(opts.PreparedStatementsCacheSize)}
-	x.env = statements.Env{Engine: eng, System: virtual.NewNode(eng, opts.ClusterName, opts.DataCenter, opts.Rack)}
+	x.env = plan.Env{Engine: eng, System: virtual.NewNode(eng, opts.ClusterName, opts.DataCenter, opts.Rack)}
 	x.env.Roles = auth.New(x.env.System, func(ctx context.Context, text string, p *query.Params) (*query.Result, error) {
 		return x.NewSession().Query(ctx, text, p)
 	})
@@ -150,7 +151,7 @@ func parse(text string) (parser.Statement, error) {
 	return stmt, nil
 }
 
-func (s *Session) run(ctx context.Context, pl statements.Plan, stmt parser.Statement, p *query.Params) (res *query.Result, err error) {
+func (s *Session) run(ctx context.Context, pl plan.Plan, stmt parser.Statement, p *query.Params) (res *query.Result, err error) {
 	if p == nil {
 		p = &query.Params{}
 	}
@@ -163,8 +164,8 @@ func (s *Session) run(ctx context.Context, pl statements.Plan, stmt parser.State
 
 // runValues executes pl, the plan of stmt, with its bound values (or, for a
 // protocol BATCH, each statement's values) as the session's role.
-func (s *Session) runValues(ctx context.Context, pl statements.Plan, stmt fmt.Stringer, values []query.Value, stmtValues [][]query.Value, p *query.Params) (res *query.Result, err error) {
-	q := &statements.Execution{Env: &s.x.env, Session: s, Execution: query.Execution{Params: p, Values: values, StmtValues: stmtValues, Now: s.x.env.Engine.Clock().Now(), UUIDs: s.x.uuid}}
+func (s *Session) runValues(ctx context.Context, pl plan.Plan, stmt fmt.Stringer, values []query.Value, stmtValues [][]query.Value, p *query.Params) (res *query.Result, err error) {
+	q := &plan.Execution{Env: &s.x.env, Session: s, Execution: query.Execution{Params: p, Values: values, StmtValues: stmtValues, Now: s.x.env.Engine.Clock().Now(), UUIDs: s.x.uuid}}
 	if p.Trace {
 		q.Trace = query.NewTrace(s.x.env.Engine.Clock().Now)
 	}
@@ -254,7 +255,7 @@ type Prepared struct {
 // compiled with: a change to one that affects prepared statements evicts
 // it. Other statements list none.
 type versionedPlan struct {
-	plan    statements.Plan
+	plan    plan.Plan
 	version types.UUIDValue
 	tables  []*schema.Table
 }
@@ -361,7 +362,7 @@ func (s *Session) ExecutePrepared(ctx context.Context, prep *Prepared, p *query.
 // a way that affects it is evicted (Unprepared); any other is compiled
 // again in the keyspace it was prepared in, and evicted too if its result
 // columns would change.
-func (x *Executor) planOf(prep *Prepared) (statements.Plan, error) {
+func (x *Executor) planOf(prep *Prepared) (plan.Plan, error) {
 	version := x.env.Engine.SchemaVersion()
 	cur := prep.cur.Load()
 	if cur.version == version {
@@ -388,6 +389,6 @@ func (x *Executor) planOf(prep *Prepared) (statements.Plan, error) {
 
 // compileStatement compiles stmt in keyspace ks. It returns the plan and
 // the tables it depends on.
-func (x *Executor) compileStatement(stmt parser.Statement, ks string) (statements.Plan, []*schema.Table, error) {
+func (x *Executor) compileStatement(stmt parser.Statement, ks string) (plan.Plan, []*schema.Table, error) {
 	return statements.Compile(&x.env, stmt, ks)
 }

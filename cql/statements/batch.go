@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/minicass/minicass/cql/plan"
+
 	"github.com/minicass/minicass/cql/expr"
 
 	"github.com/minicass/minicass/cql/query"
@@ -22,11 +24,6 @@ const (
 	batchSizeWarnThreshold               = 5 * 1024
 	unloggedBatchPartitionsWarnThreshold = 10
 )
-
-// batchContext is shared by the statements of one BATCH execution.
-type batchContext struct {
-	timestamp int64
-}
 
 // batchPlan is a compiled BATCH.
 type batchPlan struct {
@@ -45,7 +42,7 @@ func (p *batchPlan) PKIndexes() []uint16 {
 	return nil
 }
 
-func (s *compiler) compileBatch(st *parser.Batch) (Plan, error) {
+func compileBatch(s *plan.Compiler, st *parser.Batch) (plan.Plan, error) {
 	if st.Using.TTL != nil {
 		return nil, query.Invalidf("Global TTL on the BATCH statement is not supported.")
 	}
@@ -59,15 +56,15 @@ func (s *compiler) compileBatch(st *parser.Batch) (Plan, error) {
 		bp.timestamp = t
 	}
 	for _, inner := range st.Statements {
-		var pl Plan
+		var pl plan.Plan
 		var err error
 		switch is := inner.(type) {
 		case *parser.Insert:
-			pl, err = s.compileInsert(is)
+			pl, err = compileInsert(s, is)
 		case *parser.Update:
-			pl, err = s.compileUpdate(is)
+			pl, err = compileUpdate(s, is)
 		case *parser.Delete:
-			pl, err = s.compileDelete(is)
+			pl, err = compileDelete(s, is)
 		default:
 			return nil, errBatchStatement()
 		}
@@ -143,7 +140,7 @@ func (bp *batchPlan) validate() error {
 // ProtocolBatch returns the plan of a protocol BATCH of type typ whose
 // entries compiled to plans: each must be an INSERT, UPDATE or DELETE, and
 // together they are validated as a CQL BATCH is.
-func ProtocolBatch(typ parser.BatchType, plans []Plan) (Plan, error) {
+func ProtocolBatch(typ parser.BatchType, plans []plan.Plan) (plan.Plan, error) {
 	bp := &batchPlan{typ: typ, stmts: make([]*modPlan, 0, len(plans))}
 	for _, pl := range plans {
 		mp, ok := pl.(*modPlan)
@@ -161,7 +158,7 @@ func ProtocolBatch(typ parser.BatchType, plans []Plan) (Plan, error) {
 // partitionKeyOf identifies a mutation's partition across tables.
 func partitionKeyOf(m *data.Mutation) string { return string(m.Table[:]) + string(m.Key) }
 
-func (p *batchPlan) Exec(ctx context.Context, q *Execution) (*query.Result, error) {
+func (p *batchPlan) Exec(ctx context.Context, q *plan.Execution) (*query.Result, error) {
 	var ts int64
 	switch {
 	case p.timestamp != nil:
@@ -180,7 +177,7 @@ func (p *batchPlan) Exec(ctx context.Context, q *Execution) (*query.Result, erro
 	default:
 		ts = q.Env.Engine.NewTimestamp()
 	}
-	q.batch = &batchContext{timestamp: ts}
+	q.Batch = &plan.BatchContext{Timestamp: ts}
 	conditional := false
 	for _, mp := range p.stmts {
 		if mp.conds != nil {
@@ -211,7 +208,7 @@ func (p *batchPlan) Exec(ctx context.Context, q *Execution) (*query.Result, erro
 // buildMutations builds every statement's mutations and merges those of the
 // same partition, so each partition's changes apply atomically. Nothing is
 // written: a statement that fails validation fails the whole batch.
-func (p *batchPlan) buildMutations(ctx context.Context, q *Execution) ([]*data.Mutation, map[string]*schema.Table, error) {
+func (p *batchPlan) buildMutations(ctx context.Context, q *plan.Execution) ([]*data.Mutation, map[string]*schema.Table, error) {
 	var merged []*data.Mutation
 	index := map[string]int{}
 	tables := map[string]*schema.Table{}
@@ -299,7 +296,7 @@ func kib(n int) string { return fmt.Sprintf("%.3fKiB", float64(n)/1024) }
 // execConditional runs a batch with IF conditions: every statement must touch
 // the same partition; all conditions are checked under its lock and the batch
 // applies only if they all hold.
-func (p *batchPlan) execConditional(ctx context.Context, q *Execution) (*query.Result, error) {
+func (p *batchPlan) execConditional(ctx context.Context, q *plan.Execution) (*query.Result, error) {
 	tbl := p.stmts[0].tbl
 	var key []byte
 	for i, mp := range p.stmts {

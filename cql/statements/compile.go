@@ -1,65 +1,69 @@
 package statements
 
 import (
+	"context"
+
+	"github.com/minicass/minicass/cql/statements/ddl"
+
+	"github.com/minicass/minicass/cql/plan"
+
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/cql/query"
 	"github.com/minicass/minicass/schema"
+	"github.com/minicass/minicass/wire"
 )
 
-// compiler is the environment a statement is compiled in: the executor,
-// whose schema resolves names, and the keyspace unqualified names resolve
-// in. It holds no session, role, clock or bound value, so the plan it
-// returns is a pure value that any session may execute: who runs it, with
-// what values and at what time comes with each execution.
-type compiler struct {
-	env *Env
-	ks  string
-	// tables lists the tables the statement resolved, in order, for the
-	// plan cache: a prepared statement is evicted when one of them
-	// changes (plancache.go).
-	tables []*schema.Table
-}
-
-// Keyspace returns the keyspace unqualified names resolve in ("" if none).
-func (s *compiler) Keyspace() string { return s.ks }
-
-// Compile compiles stmt against env in keyspace ks. It returns the plan
-// and the tables it depends on.
-func Compile(env *Env, stmt parser.Statement, ks string) (Plan, []*schema.Table, error) {
-	c := &compiler{env: env, ks: ks}
-	pl, err := c.compile(stmt)
-	if err != nil {
-		return nil, nil, err
-	}
-	return pl, c.tables, nil
-}
-
 // compile validates a parsed statement against the current schema.
-func (s *compiler) compile(stmt parser.Statement) (Plan, error) {
+func compile(s *plan.Compiler, stmt parser.Statement) (plan.Plan, error) {
 	switch st := stmt.(type) {
 	case *parser.Use:
 		return &usePlan{ks: string(st.Keyspace)}, nil
 	case *parser.Select:
-		return s.compileSelect(st)
+		return compileSelect(s, st)
 	case *parser.Insert:
-		return s.compileInsert(st)
+		return compileInsert(s, st)
 	case *parser.Update:
-		return s.compileUpdate(st)
+		return compileUpdate(s, st)
 	case *parser.Delete:
-		return s.compileDelete(st)
+		return compileDelete(s, st)
 	case *parser.Batch:
-		return s.compileBatch(st)
+		return compileBatch(s, st)
 	case *parser.CreateKeyspace, *parser.AlterKeyspace, *parser.DropKeyspace,
 		*parser.CreateTable, *parser.AlterTable, *parser.DropTable, *parser.Truncate, *parser.CreateIndex, *parser.DropIndex,
 		*parser.CreateType, *parser.AlterUserType, *parser.DropType,
 		*parser.CreateView, *parser.AlterView, *parser.DropView,
 		*parser.CreateFunction, *parser.CreateAggregate, *parser.DropFunction,
 		*parser.CreateTrigger, *parser.DropTrigger:
-		return s.compileDDL(st)
+		return ddl.CompileDDL(s, st)
 	case *parser.Describe:
-		return s.compileDescribe(st)
+		return ddl.CompileDescribe(s, st)
 	case *parser.CreateRole, *parser.AlterRole, *parser.DropRole, *parser.ListRoles, *parser.GrantRole, *parser.Permissions:
-		return s.compileAuth(st)
+		return compileAuth(s, st)
 	}
 	return nil, query.Invalidf("statement not supported: %s", stmt)
+}
+
+// Compile compiles stmt against env in keyspace ks. It returns the plan
+// and the tables it depends on.
+func Compile(env *plan.Env, stmt parser.Statement, ks string) (plan.Plan, []*schema.Table, error) {
+	c := plan.NewCompiler(env, ks)
+	pl, err := compile(c, stmt)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pl, c.Dependencies(), nil
+}
+
+// usePlan is USE ks.
+type usePlan struct {
+	plan.NoBinds
+	ks string
+}
+
+func (p *usePlan) Exec(ctx context.Context, q *plan.Execution) (*query.Result, error) {
+	if _, ok := q.Env.Engine.Keyspace(p.ks); !ok {
+		return nil, query.Invalidf("Keyspace '%s' does not exist", p.ks)
+	}
+	q.Session.SetKeyspace(p.ks)
+	return &query.Result{Kind: wire.ResultSetKeyspace, Keyspace: p.ks}, nil
 }

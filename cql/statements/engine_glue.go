@@ -3,6 +3,8 @@ package statements
 import (
 	"context"
 
+	"github.com/minicass/minicass/cql/plan"
+
 	"github.com/minicass/minicass/cql/query"
 
 	"github.com/minicass/minicass/data"
@@ -13,7 +15,7 @@ import (
 // readOneRow reads the live data of one row (clustering != nil) or, when
 // static is set, the partition's static row. It returns nil when there is no
 // live data.
-func readOneRow(ctx context.Context, q *Execution, tbl *schema.Table, key, clustering []byte, static bool) (*data.Row, error) {
+func readOneRow(ctx context.Context, q *plan.Execution, tbl *schema.Table, key, clustering []byte, static bool) (*data.Row, error) {
 	opts := engine.ReadOptions{Now: q.Now.Unix(), Limit: 1}
 	if !static {
 		if len(clustering) > 0 {

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/minicass/minicass/cql/plan"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/minicass/minicass/cql/auth"
@@ -23,7 +25,7 @@ var testEpoch = time.Date(2024, 1, 15, 10, 0, 0, 0, time.UTC)
 // without its plan cache: the package's white-box tests compare a plan's
 // fast paths with its general ones.
 type testSession struct {
-	env   *Env
+	env   *plan.Env
 	uuids *types.TimeUUIDGenerator
 	ks    string
 }
@@ -40,7 +42,7 @@ func newTestSession(tb testing.TB, setup ...string) *testSession {
 	tb.Cleanup(func() { eng.Close() })
 	node := virtual.NewNode(eng, "Test Cluster", "datacenter1", "rack1")
 	require.NoError(tb, node.Bootstrap(context.Background()))
-	s := &testSession{env: &Env{Engine: eng, System: node}, uuids: types.NewTimeUUIDGenerator()}
+	s := &testSession{env: &plan.Env{Engine: eng, System: node}, uuids: types.NewTimeUUIDGenerator()}
 	s.env.Roles = auth.New(node, s.Query)
 	for _, q := range setup {
 		_, err := s.Query(context.Background(), q, nil)
@@ -50,7 +52,7 @@ func newTestSession(tb testing.TB, setup ...string) *testSession {
 }
 
 // plan compiles text in the session's keyspace.
-func (s *testSession) plan(tb testing.TB, text string) Plan {
+func (s *testSession) plan(tb testing.TB, text string) plan.Plan {
 	stmt, err := parser.Parse(text)
 	require.NoError(tb, err, text)
 	pl, _, err := Compile(s.env, stmt, s.ks)
@@ -72,15 +74,15 @@ func (s *testSession) Query(ctx context.Context, text string, p *query.Params) (
 }
 
 // run executes pl with p's values.
-func (s *testSession) run(ctx context.Context, pl Plan, p *query.Params) (*query.Result, error) {
+func (s *testSession) run(ctx context.Context, pl plan.Plan, p *query.Params) (*query.Result, error) {
 	if p == nil {
 		p = &query.Params{}
 	}
 	return pl.Exec(ctx, s.execution(p))
 }
 
-func (s *testSession) execution(p *query.Params) *Execution {
-	return &Execution{Env: s.env, Session: s, Execution: query.Execution{Params: p, Values: p.Values, Now: s.env.Engine.Clock().Now(), UUIDs: s.uuids}}
+func (s *testSession) execution(p *query.Params) *plan.Execution {
+	return &plan.Execution{Env: s.env, Session: s, Execution: query.Execution{Params: p, Values: p.Values, Now: s.env.Engine.Clock().Now(), UUIDs: s.uuids}}
 }
 
 const createKeyspace = "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}"

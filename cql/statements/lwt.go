@@ -3,6 +3,8 @@ package statements
 import (
 	"context"
 
+	"github.com/minicass/minicass/cql/plan"
+
 	"github.com/minicass/minicass/cql/expr"
 
 	"github.com/minicass/minicass/cql/query"
@@ -162,7 +164,7 @@ func columnValue(col *schema.Column, cells []data.Cell, now int64) []byte {
 }
 
 // check evaluates one condition against the current state.
-func (cc *condition) check(q *Execution, st *currentState) (bool, error) {
+func (cc *condition) check(q *plan.Execution, st *currentState) (bool, error) {
 	cells := st.cellsOf(cc.col)
 	var cur []byte
 	valType := cc.col.Type
@@ -268,7 +270,7 @@ func be32(b []byte) uint32 {
 }
 
 // applies evaluates the whole IF clause.
-func (cs *conditions) applies(q *Execution, st *currentState) (bool, error) {
+func (cs *conditions) applies(q *plan.Execution, st *currentState) (bool, error) {
 	exists := st.row != nil && len(st.row.Cells)+boolInt(st.row.Liveness.IsLive(q.Now.Unix())) > 0
 	if st.row == nil && st.static != nil && len(cs.conds) > 0 && cs.onlyStatic() {
 		exists = true
@@ -343,7 +345,7 @@ func boolBytes(b bool) []byte {
 }
 
 // readState reads the current row and static row of a conditional statement.
-func readState(ctx context.Context, q *Execution, tbl *schema.Table, key, clustering []byte) (*currentState, error) {
+func readState(ctx context.Context, q *plan.Execution, tbl *schema.Table, key, clustering []byte) (*currentState, error) {
 	st := &currentState{now: q.Now.Unix()}
 	var err error
 	if st.pk, err = splitPartitionKey(tbl, key); err != nil {
@@ -370,7 +372,7 @@ func readState(ctx context.Context, q *Execution, tbl *schema.Table, key, cluste
 // execConditional runs a conditional INSERT, UPDATE or DELETE: it reads the
 // current state, checks the conditions and applies the mutation, all under
 // the partition's lock (Paxos on a single node degenerates to this).
-func (p *modPlan) execConditional(ctx context.Context, q *Execution, wc *writeContext) (*query.Result, error) {
+func (p *modPlan) execConditional(ctx context.Context, q *plan.Execution, wc *writeContext) (*query.Result, error) {
 	keys, err := p.where.PartitionKeys(&q.Execution)
 	if err != nil {
 		return nil, err

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/minicass/minicass/cql/plan"
+
 	"github.com/minicass/minicass/cql/restrictions"
 
 	"github.com/minicass/minicass/cql/expr"
@@ -95,7 +97,7 @@ func pkBindIndexes(w *restrictions.ModWhere) []uint16 {
 	return out
 }
 
-func (s *compiler) compileUsing(c *expr.CompileCtx, tbl *schema.Table, u parser.Using) (ttl, ts expr.Term, err error) {
+func compileUsing(s *plan.Compiler, c *expr.CompileCtx, tbl *schema.Table, u parser.Using) (ttl, ts expr.Term, err error) {
 	if u.TTL != nil {
 		ttl, err = c.CompileTerm(u.TTL, expr.Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: "[ttl]", Typ: types.IntType})
 		if err != nil {
@@ -111,19 +113,19 @@ func (s *compiler) compileUsing(c *expr.CompileCtx, tbl *schema.Table, u parser.
 	return ttl, ts, nil
 }
 
-func (s *compiler) modTable(t parser.TableName, kind restrictions.StmtKind) (*schema.Table, error) {
-	tbl, err := s.lookupTable(t)
+func modTable(s *plan.Compiler, t parser.TableName, kind restrictions.StmtKind) (*schema.Table, error) {
+	tbl, err := s.LookupTable(t)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkModifiable(tbl.Keyspace); err != nil {
+	if err := plan.CheckModifiable(tbl.Keyspace); err != nil {
 		return nil, err
 	}
 	return tbl, nil
 }
 
-func (s *compiler) compileInsert(st *parser.Insert) (Plan, error) {
-	tbl, err := s.modTable(st.Table, restrictions.KindInsert)
+func compileInsert(s *plan.Compiler, st *parser.Insert) (plan.Plan, error) {
+	tbl, err := modTable(s, st.Table, restrictions.KindInsert)
 	if err != nil {
 		return nil, err
 	}
@@ -194,7 +196,7 @@ func (s *compiler) compileInsert(st *parser.Insert) (Plan, error) {
 		p.staticOnly = true
 	}
 	p.where = restrictions.InsertWhere(tbl, pk, ck)
-	if p.ttl, p.timestamp, err = s.compileUsing(c, tbl, st.Using); err != nil {
+	if p.ttl, p.timestamp, err = compileUsing(s, c, tbl, st.Using); err != nil {
 		return nil, err
 	}
 	if st.IfNotExists {
@@ -235,14 +237,14 @@ func compileInsertValues(c *expr.CompileCtx, tbl *schema.Table, st *parser.Inser
 	return cols, terms, nil
 }
 
-func (s *compiler) compileUpdate(st *parser.Update) (Plan, error) {
-	tbl, err := s.modTable(st.Table, restrictions.KindUpdate)
+func compileUpdate(s *plan.Compiler, st *parser.Update) (plan.Plan, error) {
+	tbl, err := modTable(s, st.Table, restrictions.KindUpdate)
 	if err != nil {
 		return nil, err
 	}
 	c := expr.NewCompileCtx(st.BindCount())
 	p := &modPlan{tbl: tbl, kind: restrictions.KindUpdate, counter: tbl.IsCounter()}
-	if p.ttl, p.timestamp, err = s.compileUsing(c, tbl, st.Using); err != nil {
+	if p.ttl, p.timestamp, err = compileUsing(s, c, tbl, st.Using); err != nil {
 		return nil, err
 	}
 	staticOnly := true
@@ -385,8 +387,8 @@ func compileAssignment(c *expr.CompileCtx, tbl *schema.Table, col *schema.Column
 	return colOp{}, query.Invalidf("Invalid operation (%s) for column %s", a, col.Name)
 }
 
-func (s *compiler) compileDelete(st *parser.Delete) (Plan, error) {
-	tbl, err := s.modTable(st.Table, restrictions.KindDelete)
+func compileDelete(s *plan.Compiler, st *parser.Delete) (plan.Plan, error) {
+	tbl, err := modTable(s, st.Table, restrictions.KindDelete)
 	if err != nil {
 		return nil, err
 	}
@@ -395,7 +397,7 @@ func (s *compiler) compileDelete(st *parser.Delete) (Plan, error) {
 	if st.Using.TTL != nil {
 		return nil, query.Invalidf("TTL attribute is not allowed for deletes")
 	}
-	if _, p.timestamp, err = s.compileUsing(c, tbl, st.Using); err != nil {
+	if _, p.timestamp, err = compileUsing(s, c, tbl, st.Using); err != nil {
 		return nil, err
 	}
 	staticOnly := true
@@ -482,7 +484,7 @@ type writeContext struct {
 	now    time.Time
 }
 
-func (p *modPlan) WriteContext(q *Execution) (*writeContext, error) {
+func (p *modPlan) WriteContext(q *plan.Execution) (*writeContext, error) {
 	wc := &writeContext{}
 	if err := p.initWriteContext(q, wc); err != nil {
 		return nil, err
@@ -491,7 +493,7 @@ func (p *modPlan) WriteContext(q *Execution) (*writeContext, error) {
 }
 
 // initWriteContext fills wc for one execution; exec keeps wc on its stack.
-func (p *modPlan) initWriteContext(q *Execution, wc *writeContext) error {
+func (p *modPlan) initWriteContext(q *plan.Execution, wc *writeContext) error {
 	*wc = writeContext{now: q.Now, nowSec: q.Now.Unix()}
 	ttl := p.tbl.Options.DefaultTTL
 	if p.ttl != nil {
@@ -518,8 +520,8 @@ func (p *modPlan) initWriteContext(q *Execution, wc *writeContext) error {
 	}
 	wc.ttl = ttl
 	switch {
-	case q.batch != nil:
-		wc.ts = q.batch.timestamp
+	case q.Batch != nil:
+		wc.ts = q.Batch.Timestamp
 		if p.timestamp != nil {
 			v, err := p.timestamp.Eval(&q.Execution)
 			if err != nil {
@@ -612,7 +614,7 @@ func prependUUID(base time.Time, seq int64) types.UUIDValue {
 }
 
 // Mutations builds the mutations of one execution (one per partition).
-func (p *modPlan) Mutations(ctx context.Context, q *Execution, wc *writeContext) ([]*data.Mutation, error) {
+func (p *modPlan) Mutations(ctx context.Context, q *plan.Execution, wc *writeContext) ([]*data.Mutation, error) {
 	if p.simple {
 		m, err := p.simpleMutation(q, wc, new(simpleRow))
 		if err != nil {
@@ -678,7 +680,7 @@ func (p *modPlan) Mutations(ctx context.Context, q *Execution, wc *writeContext)
 	return muts, nil
 }
 
-func (p *modPlan) deleteRowsInto(q *Execution, wc *writeContext, m *data.Mutation, prefixes [][][]byte) error {
+func (p *modPlan) deleteRowsInto(q *plan.Execution, wc *writeContext, m *data.Mutation, prefixes [][][]byte) error {
 	del := wc.deletion(wc.ts)
 	switch {
 	case !p.where.CkRestricted():
@@ -707,13 +709,13 @@ func (p *modPlan) deleteRowsInto(q *Execution, wc *writeContext, m *data.Mutatio
 
 // applyOps applies every column operation to row (the static row of a
 // static-only statement).
-func (p *modPlan) applyOps(ctx context.Context, q *Execution, wc *writeContext, key []byte, row *data.Row) error {
+func (p *modPlan) applyOps(ctx context.Context, q *plan.Execution, wc *writeContext, key []byte, row *data.Row) error {
 	return p.applyOpsSplit(ctx, q, wc, key, row, row)
 }
 
 // applyOpsSplit applies the operations of regular columns to row and of
 // static columns to static.
-func (p *modPlan) applyOpsSplit(ctx context.Context, q *Execution, wc *writeContext, key []byte, row, static *data.Row) error {
+func (p *modPlan) applyOpsSplit(ctx context.Context, q *plan.Execution, wc *writeContext, key []byte, row, static *data.Row) error {
 	for i := range p.ops {
 		op := &p.ops[i]
 		target := row
@@ -759,7 +761,7 @@ func addColumnDeletion(r *data.Row, col string, d data.DeletionTime) {
 	r.ColumnDeletions = append(r.ColumnDeletions, data.ColumnDeletion{Column: col, Deletion: d})
 }
 
-func (p *modPlan) applyOp(ctx context.Context, q *Execution, wc *writeContext, key []byte, row *data.Row, op *colOp) error {
+func (p *modPlan) applyOp(ctx context.Context, q *plan.Execution, wc *writeContext, key []byte, row *data.Row, op *colOp) error {
 	col := op.col
 	t := col.Type
 	var val query.Value
@@ -900,7 +902,7 @@ func (p *modPlan) applyOp(ctx context.Context, q *Execution, wc *writeContext, k
 }
 
 // addElements writes the elements of a serialized collection as cells.
-func (p *modPlan) addElements(q *Execution, wc *writeContext, row *data.Row, col *schema.Column, value []byte, prepend bool) error {
+func (p *modPlan) addElements(q *plan.Execution, wc *writeContext, row *data.Row, col *schema.Column, value []byte, prepend bool) error {
 	t := col.Type
 	if t.UDT != nil {
 		// One cell per non-null field (the column deletion before it
@@ -949,7 +951,7 @@ func (p *modPlan) addElements(q *Execution, wc *writeContext, row *data.Row, col
 
 // listIndexPath returns the element path of the idx-th live element of a
 // list column, reading the current row.
-func (p *modPlan) listIndexPath(ctx context.Context, q *Execution, key, clustering []byte, col *schema.Column, idxBytes []byte) ([]byte, error) {
+func (p *modPlan) listIndexPath(ctx context.Context, q *plan.Execution, key, clustering []byte, col *schema.Column, idxBytes []byte) ([]byte, error) {
 	idx := int(int32(binary.BigEndian.Uint32(idxBytes)))
 	cur, err := p.currentList(ctx, q, key, clustering, col)
 	if err != nil {
@@ -962,7 +964,7 @@ func (p *modPlan) listIndexPath(ctx context.Context, q *Execution, key, clusteri
 }
 
 // currentList reads the live elements of a list column of one row.
-func (p *modPlan) currentList(ctx context.Context, q *Execution, key, clustering []byte, col *schema.Column) ([]data.Cell, error) {
+func (p *modPlan) currentList(ctx context.Context, q *plan.Execution, key, clustering []byte, col *schema.Column) ([]data.Cell, error) {
 	row, err := readOneRow(ctx, q, p.tbl, key, clustering, col.Kind == schema.Static)
 	if err != nil || row == nil {
 		return nil, err
@@ -976,7 +978,7 @@ func (p *modPlan) currentList(ctx context.Context, q *Execution, key, clustering
 	return out, nil
 }
 
-func (p *modPlan) Exec(ctx context.Context, q *Execution) (*query.Result, error) {
+func (p *modPlan) Exec(ctx context.Context, q *plan.Execution) (*query.Result, error) {
 	var wc writeContext
 	if err := p.initWriteContext(q, &wc); err != nil {
 		return nil, err
@@ -1012,7 +1014,7 @@ func (p *modPlan) Exec(ctx context.Context, q *Execution) (*query.Result, error)
 }
 
 // apply hands one mutation to the engine; an empty mutation writes nothing.
-func (p *modPlan) apply(ctx context.Context, q *Execution, m *data.Mutation) error {
+func (p *modPlan) apply(ctx context.Context, q *plan.Execution, m *data.Mutation) error {
 	if m.IsEmpty() {
 		return nil
 	}
@@ -1053,10 +1055,6 @@ type simpleRow struct {
 	row [1]data.Row
 }
 
-// maxInlineKeyParts bounds the key components simpleMutation evaluates into
-// arrays on its stack; longer keys use the heap.
-const maxInlineKeyParts = 8
-
 // simpleMutation builds the mutation of a simple plan (see planSimple): the
 // same mutation mutations builds for one partition key and one clustering
 // key, with the same checks in the same order, but without the
@@ -1066,8 +1064,8 @@ const maxInlineKeyParts = 8
 // mutations); the clustering key and the cells are allocated per call.
 //
 // h receives the mutation: it must be fresh, as the engine may keep it.
-func (p *modPlan) simpleMutation(q *Execution, wc *writeContext, h *simpleRow) (*data.Mutation, error) {
-	var partsBuf [maxInlineKeyParts][]byte
+func (p *modPlan) simpleMutation(q *plan.Execution, wc *writeContext, h *simpleRow) (*data.Mutation, error) {
+	var partsBuf [plan.MaxInlineKeyParts][]byte
 	parts := partsBuf[:0]
 	for _, kv := range p.simplePK {
 		v, err := kv.SingleValue(&q.Execution)
@@ -1080,7 +1078,7 @@ func (p *modPlan) simpleMutation(q *Execution, wc *writeContext, h *simpleRow) (
 	if err != nil {
 		return nil, err
 	}
-	var ckBuf [maxInlineKeyParts][]byte
+	var ckBuf [plan.MaxInlineKeyParts][]byte
 	ckVals := ckBuf[:0]
 	size := 1
 	for _, kv := range p.simpleCK {

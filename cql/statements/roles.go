@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/minicass/minicass/cql/plan"
+
 	"github.com/minicass/minicass/cql/auth"
 	"github.com/minicass/minicass/cql/query"
 
@@ -45,20 +47,20 @@ const (
 // authPlan is a role or permission statement.
 type authPlan struct {
 	cols []query.ColumnSpec
-	run  func(ctx context.Context, q *Execution) (*query.Result, error)
+	run  func(ctx context.Context, q *plan.Execution) (*query.Result, error)
 }
 
 func (p *authPlan) Binds() []query.ColumnSpec   { return nil }
 func (p *authPlan) Columns() []query.ColumnSpec { return p.cols }
 func (p *authPlan) PKIndexes() []uint16         { return nil }
-func (p *authPlan) Exec(ctx context.Context, q *Execution) (*query.Result, error) {
+func (p *authPlan) Exec(ctx context.Context, q *plan.Execution) (*query.Result, error) {
 	return p.run(ctx, q)
 }
 
 // authCall is one run of a role statement: the session's role and a
 // snapshot of every role, read under auth.mu.
 type authCall struct {
-	env   *Env
+	env   *plan.Env
 	user  string // "" for the anonymous user
 	roles map[string]*auth.Role
 }
@@ -79,7 +81,7 @@ func (c *authCall) exists(name string) bool { return c.roles[name] != nil }
 
 // compileAuth compiles a role or permission statement. Each runs under
 // auth.mu with a fresh snapshot of the roles.
-func (s *compiler) compileAuth(stmt parser.Statement) (Plan, error) {
+func compileAuth(s *plan.Compiler, stmt parser.Statement) (plan.Plan, error) {
 	var cols []query.ColumnSpec
 	var run func(ctx context.Context, c *authCall) (*query.Result, error)
 	switch st := stmt.(type) {
@@ -101,12 +103,12 @@ func (s *compiler) compileAuth(stmt parser.Statement) (Plan, error) {
 		if st.Kind == parser.ListPermissions {
 			cols = listPermissionsColumns
 		}
-		res, resErr := s.resolveResource(st.Resource)
+		res, resErr := resolveResource(s, st.Resource)
 		run = func(_ context.Context, c *authCall) (*query.Result, error) { return c.permissions(st, res, resErr) }
 	default:
 		return nil, query.Invalidf("statement not supported: %s", stmt)
 	}
-	return &authPlan{cols: cols, run: func(ctx context.Context, q *Execution) (*query.Result, error) {
+	return &authPlan{cols: cols, run: func(ctx context.Context, q *plan.Execution) (*query.Result, error) {
 		// The role is the executing session's, never the preparing one's:
 		// a prepared statement is shared by every session.
 		unlock := q.Env.Roles.Lock()
@@ -433,7 +435,7 @@ type resource struct {
 
 // resolveResource resolves an unqualified table against the session's
 // keyspace, as PermissionsManagementStatement.maybeCorrectResource does.
-func (s *compiler) resolveResource(r *parser.Resource) (*resource, error) {
+func resolveResource(s *plan.Compiler, r *parser.Resource) (*resource, error) {
 	if r == nil {
 		return nil, nil
 	}
@@ -453,7 +455,7 @@ func (s *compiler) resolveResource(r *parser.Resource) (*resource, error) {
 	case parser.ResourceKeyspaceFunctions:
 		return inKeyspace("<all functions in "+ks+">", ks), nil
 	case parser.ResourceTable:
-		ks, err := s.keyspaceFor(r.Table)
+		ks, err := s.KeyspaceFor(r.Table)
 		if err != nil {
 			return nil, err
 		}
@@ -467,7 +469,7 @@ func (s *compiler) resolveResource(r *parser.Resource) (*resource, error) {
 	case parser.ResourceAllFunctions:
 		return always("<all functions>"), nil
 	case parser.ResourceFunction:
-		ks, err := s.keyspaceFor(r.Table)
+		ks, err := s.KeyspaceFor(r.Table)
 		if err != nil {
 			return nil, err
 		}

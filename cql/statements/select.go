@@ -3,6 +3,7 @@ package statements
 import (
 	"github.com/minicass/minicass/cql/expr"
 	"github.com/minicass/minicass/cql/parser"
+	"github.com/minicass/minicass/cql/plan"
 	"github.com/minicass/minicass/cql/query"
 	"github.com/minicass/minicass/cql/restrictions"
 	"github.com/minicass/minicass/schema"
@@ -54,8 +55,8 @@ func (p *selectPlan) Columns() []query.ColumnSpec { return p.specs }
 func (p *selectPlan) PKIndexes() []uint16         { return p.pkIdx }
 
 // compileSelect validates a SELECT against the schema and compiles it.
-func (s *compiler) compileSelect(st *parser.Select) (Plan, error) {
-	tbl, err := s.lookupTable(st.Table)
+func compileSelect(s *plan.Compiler, st *parser.Select) (plan.Plan, error) {
+	tbl, err := s.LookupTable(st.Table)
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +150,7 @@ func (p *selectPlan) planSingle() {
 			p.singlePK = false
 		}
 	}
-	p.singlePrefix = w.Prefix > 0 && w.Prefix <= maxInlineKeyParts
+	p.singlePrefix = w.Prefix > 0 && w.Prefix <= plan.MaxInlineKeyParts
 	for _, part := range w.Parts[:w.Prefix] {
 		if part.Single == nil || !part.Single.IsSingle() || part.IsSlice() {
 			p.singlePrefix = false

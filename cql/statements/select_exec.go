@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/minicass/minicass/cql/plan"
+
 	"github.com/minicass/minicass/cql/restrictions"
 
 	"github.com/minicass/minicass/cql/expr"
@@ -26,7 +28,7 @@ import (
 // aggregates, projects, and stops at LIMIT or when the page is full.
 type selectRun struct {
 	p     *selectPlan
-	q     *Execution
+	q     *plan.Execution
 	evals []expr.Evaluator
 
 	limit, ppl, pageSize int
@@ -68,7 +70,7 @@ type readStats struct {
 	partitions, rows, liveRows, staticRows int
 }
 
-func (p *selectPlan) Exec(ctx context.Context, q *Execution) (*query.Result, error) {
+func (p *selectPlan) Exec(ctx context.Context, q *plan.Execution) (*query.Result, error) {
 	r := &selectRun{p: p, q: q}
 	var err error
 	if r.limit, err = evalLimit(q, p.limit, "LIMIT"); err != nil {
@@ -123,7 +125,7 @@ func (p *selectPlan) Exec(ctx context.Context, q *Execution) (*query.Result, err
 }
 
 // evalLimit evaluates LIMIT or PER PARTITION LIMIT (0 = none).
-func evalLimit(q *Execution, t expr.Term, what string) (int, error) {
+func evalLimit(q *plan.Execution, t expr.Term, what string) (int, error) {
 	if t == nil {
 		return 0, nil
 	}
@@ -599,7 +601,7 @@ func (r *selectRun) slices() (data.Slices, bool, error) {
 	if !r.p.singlePrefix {
 		return w.Slices(&r.q.Execution)
 	}
-	var buf [maxInlineKeyParts][]byte
+	var buf [plan.MaxInlineKeyParts][]byte
 	prefix := buf[:0]
 	for _, part := range w.Parts[:w.Prefix] {
 		v, err := part.Single.SingleValue(&r.q.Execution)

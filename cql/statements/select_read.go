@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/minicass/minicass/cql/plan"
+
 	"github.com/minicass/minicass/cql/query"
 	"github.com/minicass/minicass/cql/virtual"
 
@@ -21,7 +23,7 @@ import (
 
 // readPartition reads one partition: its live static row and the live rows
 // of slices in the plan's order, at most limit rows (0: all).
-func (p *selectPlan) readPartition(ctx context.Context, q *Execution, key []byte, slices data.Slices, limit int) (*selPart, error) {
+func (p *selectPlan) readPartition(ctx context.Context, q *plan.Execution, key []byte, slices data.Slices, limit int) (*selPart, error) {
 	if virtual.IsDerived(p.tbl) {
 		return p.readDerived(q, key, slices, limit)
 	}
@@ -150,7 +152,7 @@ func (a *rowArena) clone(b []byte) []byte {
 // scan reads the partitions of a token range in token order. slicesFor
 // gives each partition's slices (skip drops the partition); fn receives each
 // partition and returns true to stop.
-func (p *selectPlan) scan(ctx context.Context, q *Execution, tr data.TokenRange, slicesFor func(key []byte) (data.Slices, bool), limit int, fn func(*selPart) (bool, error)) error {
+func (p *selectPlan) scan(ctx context.Context, q *plan.Execution, tr data.TokenRange, slicesFor func(key []byte) (data.Slices, bool), limit int, fn func(*selPart) (bool, error)) error {
 	if virtual.IsDerived(p.tbl) {
 		return p.scanDerived(q, tr, slicesFor, limit, fn)
 	}
@@ -197,7 +199,7 @@ func (p *selectPlan) scan(ctx context.Context, q *Execution, tr data.TokenRange,
 // tombstone_warn_threshold)". The query is printed as Cassandra's
 // ReadCommand.toCQLString prints it: the table, the partition key and the
 // limit (5000, the default page size, when none).
-func (p *selectPlan) noteTombstones(q *Execution, key []byte, st *engine.ReadStats, limit int) {
+func (p *selectPlan) noteTombstones(q *plan.Execution, key []byte, st *engine.ReadStats, limit int) {
 	if st == nil || !st.TombstoneWarning() {
 		return
 	}
@@ -219,7 +221,7 @@ func (p *selectPlan) noteTombstones(q *Execution, key []byte, st *engine.ReadSta
 
 // readDerived is readPartition for a derived system table: the partition is
 // computed, not read from the engine.
-func (p *selectPlan) readDerived(q *Execution, key []byte, slices data.Slices, limit int) (*selPart, error) {
+func (p *selectPlan) readDerived(q *plan.Execution, key []byte, slices data.Slices, limit int) (*selPart, error) {
 	parts, err := q.Env.System.Partitions(p.tbl, key)
 	if err != nil {
 		return nil, query.AsError(err)
@@ -234,7 +236,7 @@ func (p *selectPlan) readDerived(q *Execution, key []byte, slices data.Slices, l
 
 // scanDerived is scan for a derived system table: its partitions are
 // computed once, then given to fn in token order as scan gives them.
-func (p *selectPlan) scanDerived(q *Execution, tr data.TokenRange, slicesFor func(key []byte) (data.Slices, bool), limit int, fn func(*selPart) (bool, error)) error {
+func (p *selectPlan) scanDerived(q *plan.Execution, tr data.TokenRange, slicesFor func(key []byte) (data.Slices, bool), limit int, fn func(*selPart) (bool, error)) error {
 	parts, err := q.Env.System.Partitions(p.tbl, nil)
 	if err != nil {
 		return query.AsError(err)

@@ -35,17 +35,19 @@ var layer = map[string]int{
 	"engine":      50,
 	// The CQL layer, bottom to top: what a plan runs with and returns,
 	// then the statement packages, then the facade (package cql).
-	"cql/query":        51,
-	"cql/virtual":      51,
-	"cql/describe":     52,
-	"cql/expr":         52,
-	"cql/auth":         52,
-	"cql/restrictions": 53,
-	"cql/statements":   54,
-	"cql":              60,
-	"":                 70, // the root package: Open, DB, Rows
-	"server":           80,
-	"minicasstest":     90,
+	"cql/query":          51,
+	"cql/virtual":        51,
+	"cql/describe":       52,
+	"cql/expr":           52,
+	"cql/auth":           52,
+	"cql/restrictions":   53,
+	"cql/plan":           53,
+	"cql/statements/ddl": 54,
+	"cql/statements":     55,
+	"cql":                60,
+	"":                   70, // the root package: Open, DB, Rows
+	"server":             80,
+	"minicasstest":       90,
 }
 
 // only narrows the layer rule for some packages: they may import nothing of

@@ -1,8 +1,10 @@
-package statements
+package ddl
 
 import (
 	"context"
 	"strings"
+
+	"github.com/minicass/minicass/cql/plan"
 
 	"github.com/minicass/minicass/cql/query"
 
@@ -50,9 +52,9 @@ func (p *describePlan) Binds() []query.ColumnSpec   { return nil }
 func (p *describePlan) Columns() []query.ColumnSpec { return p.cols }
 func (p *describePlan) PKIndexes() []uint16         { return nil }
 
-// compileDescribe validates a DESCRIBE statement; the schema is read when
+// CompileDescribe validates a DESCRIBE statement; the schema is read when
 // it executes.
-func (s *compiler) compileDescribe(st *parser.Describe) (Plan, error) {
+func CompileDescribe(s *plan.Compiler, st *parser.Describe) (plan.Plan, error) {
 	switch st.Kind {
 	case parser.DescribeKeyspaces, parser.DescribeTables, parser.DescribeTypes, parser.DescribeFunctions, parser.DescribeAggregates:
 		return &describePlan{st: st, cols: describeListColumns}, nil
@@ -66,7 +68,7 @@ func (s *compiler) compileDescribe(st *parser.Describe) (Plan, error) {
 	return &describePlan{st: st, cols: describeElementColumns}, nil
 }
 
-func (p *describePlan) Exec(ctx context.Context, q *Execution) (*query.Result, error) {
+func (p *describePlan) Exec(ctx context.Context, q *plan.Execution) (*query.Result, error) {
 	snap := q.Env.System.CurrentSchema()
 	st := p.st
 	res := &query.Result{Kind: wire.ResultRows, Columns: p.cols, Rows: [][][]byte{}}

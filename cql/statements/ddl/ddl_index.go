@@ -1,10 +1,12 @@
-package statements
+package ddl
 
 import (
 	"context"
 	"fmt"
 	"regexp"
 	"slices"
+
+	"github.com/minicass/minicass/cql/plan"
 
 	"github.com/minicass/minicass/cql/query"
 
@@ -25,8 +27,8 @@ import (
 // (IndexMetadata.PATTERN_NON_WORD_CHAR).
 var nonWordChars = regexp.MustCompile(`\W`)
 
-func (s *compiler) compileCreateIndex(st *parser.CreateIndex) (Plan, error) {
-	ks, name, err := s.modifiableTable(st.Table)
+func compileCreateIndex(s *plan.Compiler, st *parser.CreateIndex) (plan.Plan, error) {
+	ks, name, err := s.ModifiableTable(st.Table)
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +54,7 @@ func (s *compiler) compileCreateIndex(st *parser.CreateIndex) (Plan, error) {
 	} else if st.Using != "" {
 		return nil, query.Invalidf("Cannot specify a custom index class for a non-custom index")
 	}
-	return &ddlPlan{run: func(ctx context.Context, q *Execution) (*query.Result, error) {
+	return &ddlPlan{run: func(ctx context.Context, q *plan.Execution) (*query.Result, error) {
 		if _, ok := q.Env.Engine.Keyspace(ks); !ok {
 			return nil, query.Invalidf("Keyspace '%s' doesn't exist", ks)
 		}
@@ -159,12 +161,12 @@ func findIndex(tables []*schema.Table, name string) (*schema.Table, *schema.Inde
 	return nil, nil
 }
 
-func (s *compiler) compileDropIndex(st *parser.DropIndex) (Plan, error) {
-	ks, name, err := s.modifiableTable(st.Name)
+func compileDropIndex(s *plan.Compiler, st *parser.DropIndex) (plan.Plan, error) {
+	ks, name, err := s.ModifiableTable(st.Name)
 	if err != nil {
 		return nil, err
 	}
-	return &ddlPlan{run: func(ctx context.Context, q *Execution) (*query.Result, error) {
+	return &ddlPlan{run: func(ctx context.Context, q *plan.Execution) (*query.Result, error) {
 		for _, tbl := range q.Env.Engine.Tables(ks) {
 			i := slices.IndexFunc(tbl.Indexes, func(ix schema.Index) bool { return ix.Name == name })
 			if i < 0 {

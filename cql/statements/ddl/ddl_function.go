@@ -1,9 +1,11 @@
-package statements
+package ddl
 
 import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/minicass/minicass/cql/plan"
 
 	"github.com/minicass/minicass/cql/query"
 
@@ -24,11 +26,11 @@ const errUDFsDisabled = "User-defined functions are disabled in cassandra.yaml -
 
 const errBothDirectives = "Cannot use both 'OR REPLACE' and 'IF NOT EXISTS' directives"
 
-func (s *compiler) compileCreateFunction(st *parser.CreateFunction) (Plan, error) {
-	if _, err := s.keyspaceFor(st.Name); err != nil {
+func compileCreateFunction(s *plan.Compiler, st *parser.CreateFunction) (plan.Plan, error) {
+	if _, err := s.KeyspaceFor(st.Name); err != nil {
 		return nil, err
 	}
-	return &ddlPlan{run: func(_ context.Context, q *Execution) (*query.Result, error) {
+	return &ddlPlan{run: func(_ context.Context, q *plan.Execution) (*query.Result, error) {
 		if st.OrReplace && st.IfNotExists {
 			return nil, query.Invalidf(errBothDirectives)
 		}
@@ -36,12 +38,12 @@ func (s *compiler) compileCreateFunction(st *parser.CreateFunction) (Plan, error
 	}}, nil
 }
 
-func (s *compiler) compileCreateAggregate(st *parser.CreateAggregate) (Plan, error) {
-	ks, err := s.keyspaceFor(st.Name)
+func compileCreateAggregate(s *plan.Compiler, st *parser.CreateAggregate) (plan.Plan, error) {
+	ks, err := s.KeyspaceFor(st.Name)
 	if err != nil {
 		return nil, err
 	}
-	return &ddlPlan{run: func(_ context.Context, q *Execution) (*query.Result, error) {
+	return &ddlPlan{run: func(_ context.Context, q *plan.Execution) (*query.Result, error) {
 		if st.OrReplace && st.IfNotExists {
 			return nil, query.Invalidf(errBothDirectives)
 		}
@@ -57,8 +59,8 @@ func (s *compiler) compileCreateAggregate(st *parser.CreateAggregate) (Plan, err
 	}}, nil
 }
 
-func (s *compiler) compileDropFunction(st *parser.DropFunction) (Plan, error) {
-	ks, err := s.keyspaceFor(st.Name)
+func compileDropFunction(s *plan.Compiler, st *parser.DropFunction) (plan.Plan, error) {
+	ks, err := s.KeyspaceFor(st.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +76,7 @@ func (s *compiler) compileDropFunction(st *parser.DropFunction) (Plan, error) {
 	if st.Aggregate {
 		what = "Aggregate"
 	}
-	return &ddlPlan{run: func(context.Context, *Execution) (*query.Result, error) {
+	return &ddlPlan{run: func(context.Context, *plan.Execution) (*query.Result, error) {
 		if st.IfExists {
 			return query.VoidResult(), nil
 		}

@@ -1,7 +1,9 @@
-package statements
+package ddl
 
 import (
 	"context"
+
+	"github.com/minicass/minicass/cql/plan"
 
 	"github.com/minicass/minicass/cql/query"
 
@@ -18,12 +20,12 @@ import (
 // need a superuser, as Cassandra's authorize step requires.
 // docs/compatibility.md says so.
 
-func (s *compiler) compileCreateTrigger(st *parser.CreateTrigger) (Plan, error) {
-	ks, table, err := s.modifiableTable(st.Table)
+func compileCreateTrigger(s *plan.Compiler, st *parser.CreateTrigger) (plan.Plan, error) {
+	ks, table, err := s.ModifiableTable(st.Table)
 	if err != nil {
 		return nil, err
 	}
-	return &ddlPlan{run: func(ctx context.Context, q *Execution) (*query.Result, error) {
+	return &ddlPlan{run: func(ctx context.Context, q *plan.Execution) (*query.Result, error) {
 		if err := q.Env.Roles.EnsureIsSuperuser(ctx, q.Session.User(), "Only superusers are allowed to perform CREATE TRIGGER queries"); err != nil {
 			return nil, err
 		}
@@ -37,12 +39,12 @@ func (s *compiler) compileCreateTrigger(st *parser.CreateTrigger) (Plan, error) 
 	}}, nil
 }
 
-func (s *compiler) compileDropTrigger(st *parser.DropTrigger) (Plan, error) {
-	ks, table, err := s.modifiableTable(st.Table)
+func compileDropTrigger(s *plan.Compiler, st *parser.DropTrigger) (plan.Plan, error) {
+	ks, table, err := s.ModifiableTable(st.Table)
 	if err != nil {
 		return nil, err
 	}
-	return &ddlPlan{run: func(ctx context.Context, q *Execution) (*query.Result, error) {
+	return &ddlPlan{run: func(ctx context.Context, q *plan.Execution) (*query.Result, error) {
 		// Cassandra's text, its typo included.
 		if err := q.Env.Roles.EnsureIsSuperuser(ctx, q.Session.User(), "Only superusers are allowed to perfrom DROP TRIGGER queries"); err != nil {
 			return nil, err

@@ -1,7 +1,9 @@
-package statements
+package ddl
 
 import (
 	"context"
+
+	"github.com/minicass/minicass/cql/plan"
 
 	"github.com/minicass/minicass/cql/query"
 
@@ -20,8 +22,8 @@ import (
 // views are disabled.
 const errViewsDisabled = "Materialized views are disabled. Enable in cassandra.yaml to use."
 
-func (s *compiler) compileCreateView(st *parser.CreateView) (Plan, error) {
-	ks, err := s.keyspaceFor(st.Name)
+func compileCreateView(s *plan.Compiler, st *parser.CreateView) (plan.Plan, error) {
+	ks, err := s.KeyspaceFor(st.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -39,27 +41,27 @@ func (s *compiler) compileCreateView(st *parser.CreateView) (Plan, error) {
 		}
 		seen[o.Column] = true
 	}
-	return &ddlPlan{run: func(context.Context, *Execution) (*query.Result, error) {
+	return &ddlPlan{run: func(context.Context, *plan.Execution) (*query.Result, error) {
 		return nil, query.Invalidf(errViewsDisabled)
 	}}, nil
 }
 
 // compileAlterView and compileDropView find no view, as a node without
 // views does; IF EXISTS makes that a no-op.
-func (s *compiler) compileAlterView(st *parser.AlterView) (Plan, error) {
-	return s.missingView(st.Name, st.IfExists)
+func compileAlterView(s *plan.Compiler, st *parser.AlterView) (plan.Plan, error) {
+	return missingView(s, st.Name, st.IfExists)
 }
 
-func (s *compiler) compileDropView(st *parser.DropView) (Plan, error) {
-	return s.missingView(st.Name, st.IfExists)
+func compileDropView(s *plan.Compiler, st *parser.DropView) (plan.Plan, error) {
+	return missingView(s, st.Name, st.IfExists)
 }
 
-func (s *compiler) missingView(name parser.TableName, ifExists bool) (Plan, error) {
-	ks, err := s.keyspaceFor(name)
+func missingView(s *plan.Compiler, name parser.TableName, ifExists bool) (plan.Plan, error) {
+	ks, err := s.KeyspaceFor(name)
 	if err != nil {
 		return nil, err
 	}
-	return &ddlPlan{run: func(context.Context, *Execution) (*query.Result, error) {
+	return &ddlPlan{run: func(context.Context, *plan.Execution) (*query.Result, error) {
 		if ifExists {
 			return query.VoidResult(), nil
 		}

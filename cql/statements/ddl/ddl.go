@@ -1,4 +1,4 @@
-package statements
+package ddl
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"maps"
 	"strings"
+
+	"github.com/minicass/minicass/cql/plan"
 
 	"github.com/minicass/minicass/cql/expr"
 	"github.com/minicass/minicass/cql/virtual"
@@ -20,35 +22,13 @@ import (
 	"github.com/minicass/minicass/wire"
 )
 
-// notModifiable is Cassandra's text for a change to a system keyspace
-// (ClientState.ensurePermission).
-func notModifiable(ks string) string { return ks + " keyspace is not user-modifiable." }
-
-// checkModifiable returns Cassandra's Unauthorized error for a change to a
-// system keyspace, or nil for a user keyspace.
-func checkModifiable(ks string) error {
-	if virtual.IsSystemKeyspace(ks) {
-		return &query.Error{Code: wire.CodeUnauthorized, Message: notModifiable(ks)}
-	}
-	return nil
-}
-
-// modifiableTable resolves the keyspace and name of the table a schema
-// statement changes, refusing system keyspaces.
-func (s *compiler) modifiableTable(t parser.TableName) (ks, name string, err error) {
-	if ks, err = s.keyspaceFor(t); err != nil {
-		return "", "", err
-	}
-	return ks, string(t.Name), checkModifiable(ks)
-}
-
 // ddlPlan is a schema statement: it has no bind markers and runs once.
 type ddlPlan struct {
-	noBinds
-	run func(ctx context.Context, q *Execution) (*query.Result, error)
+	plan.NoBinds
+	run func(ctx context.Context, q *plan.Execution) (*query.Result, error)
 }
 
-func (p *ddlPlan) Exec(ctx context.Context, q *Execution) (*query.Result, error) {
+func (p *ddlPlan) Exec(ctx context.Context, q *plan.Execution) (*query.Result, error) {
 	return p.run(ctx, q)
 }
 
@@ -56,25 +36,13 @@ func schemaChange(change wire.ChangeType, target wire.ChangeTarget, ks, name str
 	return &query.Result{Kind: wire.ResultSchemaChange, Change: &wire.SchemaChange{Change: change, Target: target, Keyspace: ks, Name: name}}
 }
 
-// keyspaceFor resolves the keyspace of a possibly unqualified table name.
-func (s *compiler) keyspaceFor(t parser.TableName) (string, error) {
-	if t.Keyspace != "" {
-		return string(t.Keyspace), nil
-	}
-	ks := s.Keyspace()
-	if ks == "" {
-		return "", query.Invalidf("No keyspace has been specified. USE a keyspace, or explicitly specify keyspace.tablename")
-	}
-	return ks, nil
-}
-
-func (s *compiler) compileDDL(stmt parser.Statement) (Plan, error) {
+func CompileDDL(s *plan.Compiler, stmt parser.Statement) (plan.Plan, error) {
 	switch st := stmt.(type) {
 	case *parser.CreateKeyspace:
 		name := string(st.Name)
 		if virtual.IsSystemKeyspace(name) {
 			if st.IfNotExists {
-				return &ddlPlan{run: func(context.Context, *Execution) (*query.Result, error) { return query.VoidResult(), nil }}, nil
+				return &ddlPlan{run: func(context.Context, *plan.Execution) (*query.Result, error) { return query.VoidResult(), nil }}, nil
 			}
 			return nil, &query.Error{Code: wire.CodeAlreadyExists, Message: fmt.Sprintf("Cannot add existing keyspace \"%s\"", name), Keyspace: name}
 		}
@@ -85,7 +53,7 @@ func (s *compiler) compileDDL(stmt parser.Statement) (Plan, error) {
 		if err := keyspaceOptions(ks, st.Options, true); err != nil {
 			return nil, err
 		}
-		return &ddlPlan{run: func(ctx context.Context, q *Execution) (*query.Result, error) {
+		return &ddlPlan{run: func(ctx context.Context, q *plan.Execution) (*query.Result, error) {
 			if err := q.Env.Engine.CreateKeyspace(ks); err != nil {
 				if errors.Is(err, engine.ErrKeyspaceExists) {
 					if st.IfNotExists {
@@ -99,10 +67,10 @@ func (s *compiler) compileDDL(stmt parser.Statement) (Plan, error) {
 		}}, nil
 	case *parser.AlterKeyspace:
 		name := string(st.Name)
-		if err := checkModifiable(name); err != nil {
+		if err := plan.CheckModifiable(name); err != nil {
 			return nil, err
 		}
-		return &ddlPlan{run: func(ctx context.Context, q *Execution) (*query.Result, error) {
+		return &ddlPlan{run: func(ctx context.Context, q *plan.Execution) (*query.Result, error) {
 			old, ok := q.Env.Engine.Keyspace(name)
 			if !ok {
 				if st.IfExists {
@@ -121,10 +89,10 @@ func (s *compiler) compileDDL(stmt parser.Statement) (Plan, error) {
 		}}, nil
 	case *parser.DropKeyspace:
 		name := string(st.Name)
-		if err := checkModifiable(name); err != nil {
+		if err := plan.CheckModifiable(name); err != nil {
 			return nil, err
 		}
-		return &ddlPlan{run: func(ctx context.Context, q *Execution) (*query.Result, error) {
+		return &ddlPlan{run: func(ctx context.Context, q *plan.Execution) (*query.Result, error) {
 			if err := q.Env.Engine.DropKeyspace(name); err != nil {
 				if errors.Is(err, engine.ErrNoKeyspace) {
 					if st.IfExists {
@@ -140,15 +108,15 @@ func (s *compiler) compileDDL(stmt parser.Statement) (Plan, error) {
 			return schemaChange(wire.Dropped, wire.TargetKeyspace, name, ""), nil
 		}}, nil
 	case *parser.CreateTable:
-		return s.compileCreateTable(st)
+		return compileCreateTable(s, st)
 	case *parser.AlterTable:
-		return s.compileAlterTable(st)
+		return compileAlterTable(s, st)
 	case *parser.DropTable:
-		ks, name, err := s.modifiableTable(st.Table)
+		ks, name, err := s.ModifiableTable(st.Table)
 		if err != nil {
 			return nil, err
 		}
-		return &ddlPlan{run: func(ctx context.Context, q *Execution) (*query.Result, error) {
+		return &ddlPlan{run: func(ctx context.Context, q *plan.Execution) (*query.Result, error) {
 			if err := q.Env.Engine.DropTable(ks, name); err != nil {
 				if errors.Is(err, engine.ErrNoTable) || errors.Is(err, engine.ErrNoKeyspace) {
 					if st.IfExists {
@@ -164,40 +132,40 @@ func (s *compiler) compileDDL(stmt parser.Statement) (Plan, error) {
 			return schemaChange(wire.Dropped, wire.TargetTable, ks, name), nil
 		}}, nil
 	case *parser.CreateType:
-		return s.compileCreateType(st)
+		return compileCreateType(s, st)
 	case *parser.AlterUserType:
-		return s.compileAlterType(st)
+		return compileAlterType(s, st)
 	case *parser.DropType:
-		return s.compileDropType(st)
+		return compileDropType(s, st)
 	case *parser.CreateIndex:
-		return s.compileCreateIndex(st)
+		return compileCreateIndex(s, st)
 	case *parser.DropIndex:
-		return s.compileDropIndex(st)
+		return compileDropIndex(s, st)
 	case *parser.CreateView:
-		return s.compileCreateView(st)
+		return compileCreateView(s, st)
 	case *parser.AlterView:
-		return s.compileAlterView(st)
+		return compileAlterView(s, st)
 	case *parser.DropView:
-		return s.compileDropView(st)
+		return compileDropView(s, st)
 	case *parser.CreateFunction:
-		return s.compileCreateFunction(st)
+		return compileCreateFunction(s, st)
 	case *parser.CreateAggregate:
-		return s.compileCreateAggregate(st)
+		return compileCreateAggregate(s, st)
 	case *parser.DropFunction:
-		return s.compileDropFunction(st)
+		return compileDropFunction(s, st)
 	case *parser.CreateTrigger:
-		return s.compileCreateTrigger(st)
+		return compileCreateTrigger(s, st)
 	case *parser.DropTrigger:
-		return s.compileDropTrigger(st)
+		return compileDropTrigger(s, st)
 	case *parser.Truncate:
-		ks, name, err := s.modifiableTable(st.Table)
+		ks, name, err := s.ModifiableTable(st.Table)
 		if err != nil {
 			return nil, err
 		}
-		if _, err := s.lookupTable(st.Table); err != nil {
+		if _, err := s.LookupTable(st.Table); err != nil {
 			return nil, err
 		}
-		return &ddlPlan{run: func(ctx context.Context, q *Execution) (*query.Result, error) {
+		return &ddlPlan{run: func(ctx context.Context, q *plan.Execution) (*query.Result, error) {
 			if err := q.Env.Engine.Truncate(ks, name); err != nil {
 				return nil, err
 			}
@@ -205,27 +173,6 @@ func (s *compiler) compileDDL(stmt parser.Statement) (Plan, error) {
 		}}, nil
 	}
 	return nil, query.Invalidf("unsupported schema statement %s", stmt)
-}
-
-// lookupTable finds a table, with Cassandra's errors for a missing keyspace
-// or table.
-func (s *compiler) lookupTable(t parser.TableName) (*schema.Table, error) {
-	ks, err := s.keyspaceFor(t)
-	if err != nil {
-		return nil, err
-	}
-	if tbl, ok := s.env.Engine.Table(ks, string(t.Name)); ok {
-		s.tables = append(s.tables, tbl)
-		return tbl, nil
-	}
-	if tbl := virtual.Table(ks, string(t.Name)); tbl != nil {
-		s.tables = append(s.tables, tbl)
-		return tbl, nil
-	}
-	if _, ok := s.env.Engine.Keyspace(ks); !ok && !virtual.IsSystemKeyspace(ks) {
-		return nil, query.Invalidf("keyspace %s does not exist", ks)
-	}
-	return nil, query.Invalidf("table %s does not exist", t.Name)
 }
 
 func validateName(what, name string) error {
@@ -243,8 +190,8 @@ func validateName(what, name string) error {
 	return nil
 }
 
-func (s *compiler) compileCreateTable(st *parser.CreateTable) (Plan, error) {
-	ks, name, err := s.modifiableTable(st.Table)
+func compileCreateTable(s *plan.Compiler, st *parser.CreateTable) (plan.Plan, error) {
+	ks, name, err := s.ModifiableTable(st.Table)
 	if err != nil {
 		return nil, err
 	}
@@ -254,7 +201,7 @@ func (s *compiler) compileCreateTable(st *parser.CreateTable) (Plan, error) {
 	if st.CompactStorage {
 		return nil, query.Invalidf("Compact tables are not allowed in Cassandra starting with 4.0 version.")
 	}
-	ksDef, _ := s.env.Engine.Keyspace(ks)
+	ksDef, _ := s.Env.Engine.Keyspace(ks)
 	defs := map[string]*parser.ColumnDef{}
 	var order []string
 	var inlinePK []string
@@ -389,13 +336,13 @@ func (s *compiler) compileCreateTable(st *parser.CreateTable) (Plan, error) {
 	if err := tableOptions(&opts, st.Options, hasCounter); err != nil {
 		return nil, err
 	}
-	return &ddlPlan{run: func(ctx context.Context, q *Execution) (*query.Result, error) {
-		if _, ok := s.env.Engine.Keyspace(ks); !ok {
+	return &ddlPlan{run: func(ctx context.Context, q *plan.Execution) (*query.Result, error) {
+		if _, ok := s.Env.Engine.Keyspace(ks); !ok {
 			return nil, query.Invalidf("Keyspace '%s' doesn't exist", ks)
 		}
 		id := data.TableID(types.NewRandomUUID())
 		tbl := schema.NewTable(ks, name, id, cols, opts)
-		if err := s.env.Engine.CreateTable(tbl); err != nil {
+		if err := s.Env.Engine.CreateTable(tbl); err != nil {
 			if errors.Is(err, engine.ErrTableExists) {
 				if st.IfNotExists {
 					return query.VoidResult(), nil
@@ -451,18 +398,18 @@ func cloneOptions(o schema.Options) schema.Options {
 	return cp
 }
 
-func (s *compiler) compileAlterTable(st *parser.AlterTable) (Plan, error) {
-	ks, name, err := s.modifiableTable(st.Table)
+func compileAlterTable(s *plan.Compiler, st *parser.AlterTable) (plan.Plan, error) {
+	ks, name, err := s.ModifiableTable(st.Table)
 	if err != nil {
 		return nil, err
 	}
-	return &ddlPlan{run: func(ctx context.Context, q *Execution) (*query.Result, error) {
-		old, ok := s.env.Engine.Table(ks, name)
+	return &ddlPlan{run: func(ctx context.Context, q *plan.Execution) (*query.Result, error) {
+		old, ok := s.Env.Engine.Table(ks, name)
 		if !ok {
 			if st.IfExists {
 				return query.VoidResult(), nil
 			}
-			if _, ok := s.env.Engine.Keyspace(ks); !ok {
+			if _, ok := s.Env.Engine.Keyspace(ks); !ok {
 				return nil, query.Invalidf("Keyspace '%s' doesn't exist", ks)
 			}
 			return nil, query.Invalidf("Table '%s.%s' doesn't exist", ks, name)
@@ -489,7 +436,7 @@ func (s *compiler) compileAlterTable(st *parser.AlterTable) (Plan, error) {
 				if find(n) >= 0 {
 					return nil, query.Invalidf("Column with name '%s' already exists", n)
 				}
-				ksDef, _ := s.env.Engine.Keyspace(ks)
+				ksDef, _ := s.Env.Engine.Keyspace(ks)
 				t, err := expr.ConvertType(def.Type, ksDef)
 				if err != nil {
 					return nil, err
@@ -528,7 +475,7 @@ func (s *compiler) compileAlterTable(st *parser.AlterTable) (Plan, error) {
 				if dropped == nil {
 					dropped = map[string]schema.DroppedColumn{}
 				}
-				dropped[n] = schema.DroppedColumn{Type: cols[i].Type.WithoutUDTs(), DroppedAt: s.env.Engine.NewTimestamp()}
+				dropped[n] = schema.DroppedColumn{Type: cols[i].Type.WithoutUDTs(), DroppedAt: s.Env.Engine.NewTimestamp()}
 				cols = append(cols[:i], cols[i+1:]...)
 			}
 		case parser.AlterRename:
@@ -559,7 +506,7 @@ func (s *compiler) compileAlterTable(st *parser.AlterTable) (Plan, error) {
 		tbl := schema.NewTable(ks, name, old.ID, cols, opts)
 		tbl.Dropped = dropped
 		tbl.Indexes = old.Indexes
-		if err := s.env.Engine.AlterTable(tbl); err != nil {
+		if err := s.Env.Engine.AlterTable(tbl); err != nil {
 			return nil, err
 		}
 		return schemaChange(wire.Updated, wire.TargetTable, ks, name), nil

@@ -1,4 +1,4 @@
-package statements
+package plan
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"github.com/minicass/minicass/cql/query"
 	"github.com/minicass/minicass/cql/virtual"
 	"github.com/minicass/minicass/engine"
-	"github.com/minicass/minicass/wire"
 )
 
 // Env is the node a statement compiles against and runs on: the engine
@@ -52,27 +51,23 @@ type Execution struct {
 	Env *Env
 	// Session is the session that runs it.
 	Session executingSession
-	// batch is set when the statement runs inside a BATCH.
-	batch *batchContext
+	// Batch is set when the statement runs inside a BATCH.
+	Batch *BatchContext
 }
 
-// usePlan is USE ks.
-type usePlan struct {
-	noBinds
-	ks string
+// NoBinds is embedded by plans without bind markers or result columns.
+type NoBinds struct{}
+
+func (NoBinds) Binds() []query.ColumnSpec   { return nil }
+func (NoBinds) Columns() []query.ColumnSpec { return nil }
+func (NoBinds) PKIndexes() []uint16         { return nil }
+
+// BatchContext is shared by the statements of one BATCH execution.
+type BatchContext struct {
+	Timestamp int64
 }
 
-func (p *usePlan) Exec(ctx context.Context, q *Execution) (*query.Result, error) {
-	if _, ok := q.Env.Engine.Keyspace(p.ks); !ok {
-		return nil, query.Invalidf("Keyspace '%s' does not exist", p.ks)
-	}
-	q.Session.SetKeyspace(p.ks)
-	return &query.Result{Kind: wire.ResultSetKeyspace, Keyspace: p.ks}, nil
-}
-
-// noBinds is embedded by plans without bind markers or result columns.
-type noBinds struct{}
-
-func (noBinds) Binds() []query.ColumnSpec   { return nil }
-func (noBinds) Columns() []query.ColumnSpec { return nil }
-func (noBinds) PKIndexes() []uint16         { return nil }
+// MaxInlineKeyParts bounds the key components the single-row fast paths of
+// reads and writes evaluate into arrays on their stack; longer keys use the
+// heap.
+const MaxInlineKeyParts = 8

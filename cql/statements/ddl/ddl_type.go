@@ -1,9 +1,11 @@
-package statements
+package ddl
 
 import (
 	"context"
 	"slices"
 	"strings"
+
+	"github.com/minicass/minicass/cql/plan"
 
 	"github.com/minicass/minicass/cql/expr"
 
@@ -24,12 +26,12 @@ import (
 // TYPE rewrites the columns and the types that use it, in one schema
 // change, so reads see the new fields (null in older values).
 
-func (s *compiler) compileCreateType(st *parser.CreateType) (Plan, error) {
-	ks, name, err := s.modifiableTable(st.Name)
+func compileCreateType(s *plan.Compiler, st *parser.CreateType) (plan.Plan, error) {
+	ks, name, err := s.ModifiableTable(st.Name)
 	if err != nil {
 		return nil, err
 	}
-	return &ddlPlan{run: func(ctx context.Context, q *Execution) (*query.Result, error) {
+	return &ddlPlan{run: func(ctx context.Context, q *plan.Execution) (*query.Result, error) {
 		def, ok := q.Env.Engine.Keyspace(ks)
 		if !ok {
 			return nil, query.Invalidf("Keyspace '%s' doesn't exist", ks)
@@ -79,15 +81,15 @@ func fieldType(f *parser.ColumnDef, def *schema.Keyspace) (types.Type, error) {
 	return ft, nil
 }
 
-func (s *compiler) compileAlterType(st *parser.AlterUserType) (Plan, error) {
-	ks, name, err := s.modifiableTable(st.Name)
+func compileAlterType(s *plan.Compiler, st *parser.AlterUserType) (plan.Plan, error) {
+	ks, name, err := s.ModifiableTable(st.Name)
 	if err != nil {
 		return nil, err
 	}
 	if st.Kind == parser.AlterType {
 		return nil, query.Invalidf("Alterations of user type field types are not supported")
 	}
-	return &ddlPlan{run: func(ctx context.Context, q *Execution) (*query.Result, error) {
+	return &ddlPlan{run: func(ctx context.Context, q *plan.Execution) (*query.Result, error) {
 		def, ok := q.Env.Engine.Keyspace(ks)
 		if !ok {
 			return nil, query.Invalidf("Keyspace '%s' doesn't exist", ks)
@@ -161,12 +163,12 @@ func (s *compiler) compileAlterType(st *parser.AlterUserType) (Plan, error) {
 	}}, nil
 }
 
-func (s *compiler) compileDropType(st *parser.DropType) (Plan, error) {
-	ks, name, err := s.modifiableTable(st.Name)
+func compileDropType(s *plan.Compiler, st *parser.DropType) (plan.Plan, error) {
+	ks, name, err := s.ModifiableTable(st.Name)
 	if err != nil {
 		return nil, err
 	}
-	return &ddlPlan{run: func(ctx context.Context, q *Execution) (*query.Result, error) {
+	return &ddlPlan{run: func(ctx context.Context, q *plan.Execution) (*query.Result, error) {
 		def, ok := q.Env.Engine.Keyspace(ks)
 		var i int
 		if ok {

@@ -1,4 +1,4 @@
-package statements
+package ddl
 
 import (
 	"github.com/minicass/minicass/cql/parser"
