@@ -18,7 +18,7 @@ type Compiler struct {
 	ks  string
 	// tables lists the tables the statement resolved, in order, for the
 	// plan cache: a prepared statement is evicted when one of them
-	// changes (plancache.go).
+	// changes (the plan cache of package cql).
 	tables []*schema.Table
 }
 

@@ -339,7 +339,7 @@ func (w *WhereClause) PkEq(pos int) bool {
 // would need ALLOW FILTERING runs without it when a secondary index of the
 // table supports its only filtered restriction (Cassandra then reads the
 // index; minicass scans and keeps the matching rows, the same rows in the
-// same token order, see ddl_index.go). Two or more filtered restrictions
+// same token order, see package statements/ddl). Two or more filtered restrictions
 // still need ALLOW FILTERING, index or not, as in Cassandra.
 func CompileWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation, allowFiltering bool) (*WhereClause, error) {
 	w, err := analyzeWhere(c, tbl, where, allowFiltering)

@@ -3,6 +3,8 @@ package statements
 import (
 	"context"
 
+	"github.com/minicass/minicass/cql/statements/dcl"
+
 	"github.com/minicass/minicass/cql/statements/ddl"
 
 	"github.com/minicass/minicass/cql/plan"
@@ -38,7 +40,7 @@ func compile(s *plan.Compiler, stmt parser.Statement) (plan.Plan, error) {
 	case *parser.Describe:
 		return ddl.CompileDescribe(s, st)
 	case *parser.CreateRole, *parser.AlterRole, *parser.DropRole, *parser.ListRoles, *parser.GrantRole, *parser.Permissions:
-		return compileAuth(s, st)
+		return dcl.CompileAuth(s, st)
 	}
 	return nil, query.Invalidf("statement not supported: %s", stmt)
 }

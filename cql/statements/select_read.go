@@ -19,7 +19,7 @@ import (
 )
 
 // This file is the only place where SELECT talks to the engine's read API,
-// and where it reads the derived system tables instead (system_derived.go).
+// and where it reads the derived system tables instead (package virtual).
 
 // readPartition reads one partition: its live static row and the live rows
 // of slices in the plan's order, at most limit rows (0: all).

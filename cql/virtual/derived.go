@@ -20,7 +20,7 @@ import (
 // the commit log and costs the same however many tables exist.
 //
 // The SELECT pipeline reads these partitions through the same two calls as
-// any other (selectPlan.readPartition and scan, select_read.go): they are
+// any other (the statements package's selectPlan.readPartition and scan): they are
 // built in memory, ordered as the engine orders partitions (by token, then
 // key) and rows (by clustering), and restricted to the requested slices, so
 // restrictions, filtering, ORDER BY, paging, aggregates and JSON work on

@@ -64,7 +64,7 @@ func (n *Node) SetHostID(id types.UUIDValue) {
 
 // Bootstrap creates the system keyspaces and tables that do not exist yet.
 // It writes no rows: system.local, system_schema.*, system_virtual_schema.*
-// and system_views.* are computed when read (system_derived.go). NewExecutor
+// and system_views.* are computed when read (derived.go). NewExecutor
 // calls it; calling it again is harmless.
 func (n *Node) Bootstrap(ctx context.Context) error {
 	for _, ks := range SystemKeyspaceOrder {

@@ -20,7 +20,7 @@ import (
 type Values map[string][]byte
 
 // Partition is the content of one partition of a system table: the
-// rows a derived table shows (system_derived.go), or the new content of a
+// rows a derived table shows (derived.go), or the new content of a
 // partition of a stored one (roles, traces), whose table is then set.
 type Partition struct {
 	Table *schema.Table
@@ -371,8 +371,8 @@ type SchemaSnapshot struct {
 
 // schemaTableRows returns the rows of system_schema.name that describe
 // keyspace ks, whose tables are tables. aggregates, functions, triggers and
-// views have none: minicass refuses to create any (ddl_function.go,
-// ddl_trigger.go, ddl_view.go).
+// views have none: minicass refuses to create any (see package
+// statements/ddl).
 func schemaTableRows(name string, ks *schema.Keyspace, tables []*schema.Table) []Values {
 	var out []Values
 	switch name {

@@ -21,7 +21,7 @@ import (
 // repair/SystemDistributedKeyspace.java, tracing/TraceKeyspace.java and
 // db/virtual/*). The executor creates them in Bootstrap. system.local,
 // system_schema.*, system_virtual_schema.* and system_views.* are derived:
-// their rows are computed when a SELECT reads them (system_derived.go), the
+// their rows are computed when a SELECT reads them (derived.go), the
 // others are stored. Every driver query on them goes through the normal
 // SELECT path: WHERE keyspace_name = ?, paging, bound values all work.
 //

@@ -10,7 +10,7 @@ import (
 )
 
 // The tables of system_views, computed when a SELECT reads them
-// (system_derived.go).
+// (derived.go).
 //
 // Cassandra 4.1's table metric virtual tables (db/virtual/TableMetricTables)
 // have one row per table of every keyspace but the virtual ones, keyed by

@@ -43,6 +43,7 @@ var layer = map[string]int{
 	"cql/restrictions":   53,
 	"cql/plan":           53,
 	"cql/statements/ddl": 54,
+	"cql/statements/dcl": 54,
 	"cql/statements":     55,
 	"cql":                60,
 	"":                   70, // the root package: Open, DB, Rows

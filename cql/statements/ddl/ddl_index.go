@@ -20,7 +20,7 @@ import (
 // CreateIndexStatement and DropIndexStatement: the checks, the default
 // name <table>_<column>_idx, and an UPDATED TABLE schema change. minicass
 // keeps only the definition (schema.Index); a query an index serves is run
-// as a scan that keeps the matching rows (restrictions.go), which needs no
+// as a scan that keeps the matching rows (package restrictions), which needs no
 // ALLOW FILTERING when the indexed restriction is its only filtered one.
 
 // nonWordChars are removed from default index names

@@ -1,4 +1,4 @@
-package statements
+package dcl
 
 import (
 	"context"
@@ -79,9 +79,9 @@ func (c *authCall) ensureNotAnonymous() error {
 
 func (c *authCall) exists(name string) bool { return c.roles[name] != nil }
 
-// compileAuth compiles a role or permission statement. Each runs under
+// CompileAuth compiles a role or permission statement. Each runs under
 // auth.mu with a fresh snapshot of the roles.
-func compileAuth(s *plan.Compiler, stmt parser.Statement) (plan.Plan, error) {
+func CompileAuth(s *plan.Compiler, stmt parser.Statement) (plan.Plan, error) {
 	var cols []query.ColumnSpec
 	var run func(ctx context.Context, c *authCall) (*query.Result, error)
 	switch st := stmt.(type) {

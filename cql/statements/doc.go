@@ -1,0 +1,7 @@
+// Package statements compiles parsed CQL statements into plans (Compile) and
+// holds the data statements, as Cassandra's cql3/statements: SELECT with
+// paging, INSERT, UPDATE and DELETE with their fast single-row paths,
+// lightweight transactions, BATCH (a CQL BATCH and the protocol's, see
+// ProtocolBatch) and USE. Schema statements are in package ddl and role
+// statements in package dcl, below this one.
+package statements
