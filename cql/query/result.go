@@ -39,11 +39,8 @@ type Params struct {
 	Trace bool
 }
 
-// ColumnSpec describes one column of a result or one bind marker.
-type ColumnSpec struct {
-	Keyspace, Table, Name string
-	Type                  types.Type
-}
+// ColumnSpec describes a result column or a bind marker (types.ColumnSpec).
+type ColumnSpec = types.ColumnSpec
 
 // Result is what executing a statement returns.
 type Result struct {

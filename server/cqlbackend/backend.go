@@ -130,8 +130,8 @@ func (s *Session) Prepare(ctx context.Context, query, keyspace string) (*server.
 	if err != nil {
 		return nil, err
 	}
-	return &server.Prepared{ID: prep.ID, ResultMetadataID: metadataID(prep), Bind: specs(prep.Bind),
-		PKIndexes: prep.PKIndexes, ResultCols: specs(prep.Result)}, nil
+	return &server.Prepared{ID: prep.ID, ResultMetadataID: metadataID(prep), Bind: prep.Bind,
+		PKIndexes: prep.PKIndexes, ResultCols: prep.Result}, nil
 }
 
 // Execute runs a prepared statement. A Rows result carries the result
@@ -183,7 +183,7 @@ func metadataID(prep *cql.Prepared) []byte {
 	if id, ok := metadataIDs.Load(k); ok {
 		return id.([]byte)
 	}
-	id := frame.ResultMetadataID(specs(prep.Result))
+	id := frame.ResultMetadataID(prep.Result)
 	if _, loaded := metadataIDs.LoadOrStore(k, id); !loaded {
 		runtime.AddCleanup(prep, func(k weak.Pointer[cql.Prepared]) { metadataIDs.Delete(k) }, k)
 	}
@@ -308,47 +308,25 @@ func params(p *server.QueryParams) *cql.Params {
 	return out
 }
 
-func specs(cs []cql.ColumnSpec) []server.ColumnSpec {
-	if cs == nil {
-		return nil
-	}
-	out := make([]server.ColumnSpec, len(cs))
-	for i, c := range cs {
-		out[i] = server.ColumnSpec{Keyspace: c.Keyspace, Table: c.Table, Name: c.Name, Type: c.Type}
-	}
-	return out
-}
-
-// noMetadataColumns backs the Columns of results sent without metadata:
-// the encoder then uses only their number, so they need not be converted.
-// It is never written to.
-var noMetadataColumns = make([]server.ColumnSpec, 64)
-
 // result converts an executor result. A Void result without warnings is
 // returned as nil, which the server sends as Void without allocating.
 func result(r *cql.Result, noMetadata bool) *server.Result {
 	if r == nil || (r.Kind == wire.ResultVoid && len(r.Warnings) == 0) {
 		return nil
 	}
-	out := &server.Result{Kind: wire.ResultKind(r.Kind), Warnings: r.Warnings}
+	out := &server.Result{Kind: r.Kind, Warnings: r.Warnings}
 	switch r.Kind {
 	case wire.ResultRows:
 		out.Rows, out.PagingState = r.Rows, r.PagingState
 		out.NoMetadata = noMetadata
-		if n := len(r.Columns); noMetadata && n <= len(noMetadataColumns) {
-			out.Columns = noMetadataColumns[:n:n]
-		} else {
-			out.Columns = specs(r.Columns)
-		}
+		out.Columns = r.Columns
 		if out.Columns == nil {
 			out.Columns = []server.ColumnSpec{}
 		}
 	case wire.ResultSetKeyspace:
 		out.Keyspace = r.Keyspace
 	case wire.ResultSchemaChange:
-		if c := r.Change; c != nil {
-			out.Change = &wire.SchemaChange{Change: c.Change, Target: c.Target, Keyspace: c.Keyspace, Name: c.Name}
-		}
+		out.Change = r.Change
 	}
 	return out
 }

@@ -81,7 +81,7 @@ func TestExactBytes(t *testing.T) {
 		{
 			name: "rows with global table spec and paging state",
 			f: Frame{Header: Header{Version: VersionResponse, Stream: 4}, Message: &Result{Kind: wire.ResultRows,
-				Columns: []ColumnSpec{{"ks", "t", "k", types.IntType}, {"ks", "t", "v", types.ListOf(types.TextType, false)}},
+				Columns: []ColumnSpec{{Keyspace: "ks", Table: "t", Name: "k", Type: types.IntType}, {Keyspace: "ks", Table: "t", Name: "v", Type: types.ListOf(types.TextType, false)}},
 				Rows:    [][][]byte{{{0, 0, 0, 1}, nil}}, PagingState: []byte{0xee}}},
 			hex: "84 00 0004 08 00000034 | 00000002 | 00000003 00000002 00000001 ee | 0002 6b73 0001 74 |" +
 				"0001 6b 0009 | 0001 76 0020 000d | 00000001 | 00000004 00000001 ffffffff",
@@ -89,7 +89,7 @@ func TestExactBytes(t *testing.T) {
 		{
 			name: "prepared insert: pk index, no result metadata",
 			f: Frame{Header: Header{Version: VersionResponse, Stream: 5}, Message: &Result{Kind: wire.ResultPrepared, Prepared: &Prepared{
-				ID: []byte{1, 2}, Bind: []ColumnSpec{{"ks", "t", "k", types.IntType}}, PKIndexes: []uint16{0}}}},
+				ID: []byte{1, 2}, Bind: []ColumnSpec{{Keyspace: "ks", Table: "t", Name: "k", Type: types.IntType}}, PKIndexes: []uint16{0}}}},
 			hex: "84 00 0005 08 0000002a | 00000004 | 0002 0102 | 00000001 00000001 00000001 0000 | 0002 6b73 0001 74 | 0001 6b 0009 |" +
 				"00000004 00000000",
 		},
@@ -118,16 +118,16 @@ func roundTripMessages() []Frame {
 	req := func(m Message) Frame { return Frame{Header: Header{Version: VersionRequest, Stream: 9}, Message: m} }
 	resp := func(m Message) Frame { return Frame{Header: Header{Version: VersionResponse, Stream: 9}, Message: m} }
 	allTypes := []ColumnSpec{
-		{"ks", "t1", "a", types.AsciiType}, {"ks", "t1", "b", types.BigintType}, {"ks", "t1", "c", types.BlobType},
-		{"ks", "t1", "d", types.BooleanType}, {"ks", "t1", "e", types.CounterType}, {"ks", "t1", "f", types.DecimalType},
-		{"ks", "t1", "g", types.DoubleType}, {"ks", "t1", "h", types.FloatType}, {"ks", "t1", "i", types.IntType},
-		{"ks", "t1", "j", types.TimestampType}, {"ks", "t1", "k", types.UUIDType}, {"ks", "t1", "l", types.TextType},
-		{"ks", "t1", "m", types.VarintType}, {"ks", "t1", "n", types.TimeUUIDType}, {"ks", "t1", "o", types.InetType},
-		{"ks", "t1", "p", types.DateType}, {"ks", "t1", "q", types.TimeType}, {"ks", "t1", "r", types.SmallintType},
-		{"ks", "t1", "s", types.TinyintType}, {"ks", "t1", "u", types.DurationType},
-		{"ks", "t2", "v", types.MapOf(types.TextType, types.SetOf(types.IntType, false), false)},
-		{"ks", "t2", "w", types.TupleOf(types.IntType, types.ListOf(types.BlobType, false))},
-		{"ks", "t2", "u", types.UserTypeOf(&types.UserType{Keyspace: "ks", Name: "address", Fields: []string{"street", "zip"}},
+		{Keyspace: "ks", Table: "t1", Name: "a", Type: types.AsciiType}, {Keyspace: "ks", Table: "t1", Name: "b", Type: types.BigintType}, {Keyspace: "ks", Table: "t1", Name: "c", Type: types.BlobType},
+		{Keyspace: "ks", Table: "t1", Name: "d", Type: types.BooleanType}, {Keyspace: "ks", Table: "t1", Name: "e", Type: types.CounterType}, {Keyspace: "ks", Table: "t1", Name: "f", Type: types.DecimalType},
+		{Keyspace: "ks", Table: "t1", Name: "g", Type: types.DoubleType}, {Keyspace: "ks", Table: "t1", Name: "h", Type: types.FloatType}, {Keyspace: "ks", Table: "t1", Name: "i", Type: types.IntType},
+		{Keyspace: "ks", Table: "t1", Name: "j", Type: types.TimestampType}, {Keyspace: "ks", Table: "t1", Name: "k", Type: types.UUIDType}, {Keyspace: "ks", Table: "t1", Name: "l", Type: types.TextType},
+		{Keyspace: "ks", Table: "t1", Name: "m", Type: types.VarintType}, {Keyspace: "ks", Table: "t1", Name: "n", Type: types.TimeUUIDType}, {Keyspace: "ks", Table: "t1", Name: "o", Type: types.InetType},
+		{Keyspace: "ks", Table: "t1", Name: "p", Type: types.DateType}, {Keyspace: "ks", Table: "t1", Name: "q", Type: types.TimeType}, {Keyspace: "ks", Table: "t1", Name: "r", Type: types.SmallintType},
+		{Keyspace: "ks", Table: "t1", Name: "s", Type: types.TinyintType}, {Keyspace: "ks", Table: "t1", Name: "u", Type: types.DurationType},
+		{Keyspace: "ks", Table: "t2", Name: "v", Type: types.MapOf(types.TextType, types.SetOf(types.IntType, false), false)},
+		{Keyspace: "ks", Table: "t2", Name: "w", Type: types.TupleOf(types.IntType, types.ListOf(types.BlobType, false))},
+		{Keyspace: "ks", Table: "t2", Name: "u", Type: types.UserTypeOf(&types.UserType{Keyspace: "ks", Name: "address", Fields: []string{"street", "zip"}},
 			[]types.Type{types.TextType, types.SetOf(types.IntType, false)}, true)},
 	}
 	row := make([][]byte, len(allTypes))

@@ -87,8 +87,8 @@ func FuzzRequestDecode(f *testing.F) {
 
 func benchRows() *Result {
 	cols := []ColumnSpec{
-		{"ks", "t", "pk", types.IntType}, {"ks", "t", "ck", types.BigintType},
-		{"ks", "t", "name", types.TextType}, {"ks", "t", "tags", types.SetOf(types.TextType, false)},
+		{Keyspace: "ks", Table: "t", Name: "pk", Type: types.IntType}, {Keyspace: "ks", Table: "t", Name: "ck", Type: types.BigintType},
+		{Keyspace: "ks", Table: "t", Name: "name", Type: types.TextType}, {Keyspace: "ks", Table: "t", Name: "tags", Type: types.SetOf(types.TextType, false)},
 	}
 	rows := make([][][]byte, 100)
 	for i := range rows {

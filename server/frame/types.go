@@ -21,14 +21,8 @@ var v3Classes = map[types.Kind]string{
 	types.Tinyint:  "org.apache.cassandra.db.marshal.ByteType",
 }
 
-// ColumnSpec describes one column of a result or one bind marker of a
-// prepared statement.
-type ColumnSpec struct {
-	Keyspace string
-	Table    string
-	Name     string
-	Type     types.Type
-}
+// ColumnSpec describes a result column or a bind marker (types.ColumnSpec).
+type ColumnSpec = types.ColumnSpec
 
 // udtID is the [option] id of a user-defined type.
 const udtID = 0x0030

@@ -21,7 +21,7 @@ func v5Messages() []Frame {
 	resp := func(m Message) Frame {
 		return Frame{Header: Header{Version: ResponseVersion(5), Stream: 3}, Message: m}
 	}
-	cols := []ColumnSpec{{"ks", "t", "k", types.IntType}, {"ks", "t", "d", types.DurationType}}
+	cols := []ColumnSpec{{Keyspace: "ks", Table: "t", Name: "k", Type: types.IntType}, {Keyspace: "ks", Table: "t", Name: "d", Type: types.DurationType}}
 	return []Frame{
 		req(&Query{Query: "SELECT * FROM t", Params: QueryParams{Consistency: wire.One, Keyspace: "ks", NowInSeconds: 77, HasNowInSeconds: true, Version: 5}}),
 		req(&Prepare{Query: "SELECT * FROM t", Keyspace: "ks"}),
@@ -67,14 +67,14 @@ func TestV5Bytes(t *testing.T) {
 	// The Rows metadata of a changed result: flag 0x0008, then the new id
 	// after the column count.
 	f = Frame{Header: Header{Version: ResponseVersion(5)}, Message: &Result{Kind: wire.ResultRows,
-		Columns: []ColumnSpec{{"k", "t", "c", types.IntType}}, MetadataChanged: true, ResultMetadataID: []byte{0xaa}}}
+		Columns: []ColumnSpec{{Keyspace: "k", Table: "t", Name: "c", Type: types.IntType}}, MetadataChanged: true, ResultMetadataID: []byte{0xaa}}}
 	b, err = f.AppendTo(nil)
 	require.NoError(t, err)
 	assert.Equal(t, "00000002"+"00000009"+"00000001"+"0001aa"+"0001"+"6b"+"000174"+"000163"+"0009"+"00000000", hex.EncodeToString(b[HeaderSize:]))
 
 	// v3 has no pk indexes in Prepared, and sends date as a custom type.
 	f = Frame{Header: Header{Version: ResponseVersion(3)}, Message: &Result{Kind: wire.ResultPrepared, Prepared: &Prepared{ID: []byte{1},
-		Bind: []ColumnSpec{{"k", "t", "d", types.DateType}}, PKIndexes: []uint16{0}}}}
+		Bind: []ColumnSpec{{Keyspace: "k", Table: "t", Name: "d", Type: types.DateType}}, PKIndexes: []uint16{0}}}}
 	b, err = f.AppendTo(nil)
 	require.NoError(t, err)
 	class := "org.apache.cassandra.db.marshal.SimpleDateType"
@@ -90,12 +90,12 @@ func TestV5Bytes(t *testing.T) {
 func TestResultMetadataID(t *testing.T) {
 	// No columns: the MD5 of nothing, Cassandra's ResultMetadata.EMPTY id.
 	assert.Equal(t, "d41d8cd98f00b204e9800998ecf8427e", hex.EncodeToString(ResultMetadataID(nil)))
-	a := ResultMetadataID([]ColumnSpec{{"ks", "t", "k", types.IntType}})
-	b := ResultMetadataID([]ColumnSpec{{"ks", "t", "k", types.IntType}, {"ks", "t", "v", types.TextType}})
-	c := ResultMetadataID([]ColumnSpec{{"ks", "t", "k", types.BigintType}})
+	a := ResultMetadataID([]ColumnSpec{{Keyspace: "ks", Table: "t", Name: "k", Type: types.IntType}})
+	b := ResultMetadataID([]ColumnSpec{{Keyspace: "ks", Table: "t", Name: "k", Type: types.IntType}, {Keyspace: "ks", Table: "t", Name: "v", Type: types.TextType}})
+	c := ResultMetadataID([]ColumnSpec{{Keyspace: "ks", Table: "t", Name: "k", Type: types.BigintType}})
 	assert.NotEqual(t, a, b)
 	assert.NotEqual(t, a, c)
-	assert.Equal(t, a, ResultMetadataID([]ColumnSpec{{"other", "u", "k", types.IntType}}), "names and types only, as Cassandra")
+	assert.Equal(t, a, ResultMetadataID([]ColumnSpec{{Keyspace: "other", Table: "u", Name: "k", Type: types.IntType}}), "names and types only, as Cassandra")
 }
 
 func segmentPayloads(rng *rand.Rand) [][]byte {
