@@ -79,7 +79,7 @@ func (e *Engine) openStorage() error {
 				st.stores[t.ID] = s
 			}
 		}
-		st.version = st.digest()
+		st.setVersion(st.fullSum())
 		e.state.Store(st)
 	}
 	if err := e.removeOrphans(); err != nil {

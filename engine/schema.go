@@ -28,11 +28,12 @@ type schemaState struct {
 	// AlterTable (same ID) and is discarded by DropTable.
 	stores  map[data.TableID]*tableStore
 	version types.UUIDValue
-	// tableDigests memoizes each published table definition's digest, so
-	// computing the version of the next state costs one map lookup per
-	// unchanged table rather than formatting every column again (tables are
-	// immutable once published).
-	tableDigests map[*schema.Table][md5.Size]byte
+	// sum is the XOR of the digests of every keyspace definition and every
+	// table definition (keyspaceDigest, tableDigest): an order-independent
+	// digest of the schema that a change updates with the digests of what it
+	// replaced and what replaced it (schemaDelta), so a schema change costs
+	// the same however many tables the schema holds.
+	sum [md5.Size]byte
 }
 
 // keyspaceState is a keyspace and its tables, immutable once published.
@@ -43,49 +44,91 @@ type keyspaceState struct {
 
 func emptySchemaState() *schemaState {
 	s := &schemaState{keyspaces: map[string]*keyspaceState{}, stores: map[data.TableID]*tableStore{}}
-	s.version = s.digest()
+	s.setVersion(s.fullSum())
 	return s
 }
 
 // clone returns a shallow copy of s whose top-level maps may be modified.
 func (s *schemaState) clone() *schemaState {
-	return &schemaState{keyspaces: maps.Clone(s.keyspaces), stores: maps.Clone(s.stores), tableDigests: s.tableDigests}
+	return &schemaState{keyspaces: maps.Clone(s.keyspaces), stores: maps.Clone(s.stores), sum: s.sum}
 }
 
-// digest returns a name-based (version 3) UUID of the MD5 of a canonical
-// description of the schema, as Cassandra derives its schema version from a
-// digest of the schema tables: equal schemas have equal versions.
-func (s *schemaState) digest() types.UUIDValue {
-	h := md5.New()
-	prev := s.tableDigests
-	s.tableDigests = make(map[*schema.Table][md5.Size]byte, len(prev))
-	for _, name := range slices.Sorted(maps.Keys(s.keyspaces)) {
-		ks := s.keyspaces[name]
-		fmt.Fprintf(h, "keyspace %q %v %v\n", name, ks.def.Replication, ks.def.DurableWrites)
-		for _, t := range ks.def.Types {
-			fmt.Fprintf(h, "type %q %q %s\n", t.UDT.Name, t.UDT.Fields, t.Params)
-		}
-		for _, tn := range slices.Sorted(maps.Keys(ks.tables)) {
-			t := ks.tables[tn]
-			d, ok := prev[t]
-			if !ok {
-				d = tableDigest(tn, t)
-			}
-			s.tableDigests[t] = d
-			h.Write(d[:])
-		}
-	}
-	var u types.UUIDValue
-	copy(u[:], h.Sum(nil))
+// setVersion sets the schema's sum and its version: a name-based (version 3)
+// UUID of the MD5 of the sum, as Cassandra derives its schema version from a
+// digest of the schema tables, so equal schemas have equal versions however
+// they were reached.
+func (s *schemaState) setVersion(sum [md5.Size]byte) {
+	s.sum = sum
+	u := types.UUIDValue(md5.Sum(sum[:]))
 	u[6] = u[6]&0x0f | 0x30
 	u[8] = u[8]&0x3f | 0x80
-	return u
+	s.version = u
+}
+
+// fullSum computes the sum of s from every definition it holds.
+func (s *schemaState) fullSum() [md5.Size]byte {
+	var sum [md5.Size]byte
+	for _, ks := range s.keyspaces {
+		xorInto(&sum, keyspaceDigest(ks.def))
+		for _, t := range ks.tables {
+			xorInto(&sum, tableDigest(t))
+		}
+	}
+	return sum
+}
+
+// schemaDelta is what one schema change replaces: pairs of old and new
+// definitions, nil where there is none (a creation or a drop). A change
+// applies it to the sum of the schema it starts from, so its cost depends
+// on what it changes, not on the size of the schema.
+type schemaDelta struct {
+	keyspaces [][2]*schema.Keyspace
+	tables    [][2]*schema.Table
+}
+
+// sumAfter returns sum updated for the change: the digests of the old
+// definitions taken out, those of the new ones put in.
+func (d schemaDelta) sumAfter(sum [md5.Size]byte) [md5.Size]byte {
+	for _, p := range d.keyspaces {
+		for _, ks := range p {
+			if ks != nil {
+				xorInto(&sum, keyspaceDigest(ks))
+			}
+		}
+	}
+	for _, p := range d.tables {
+		for _, t := range p {
+			if t != nil {
+				xorInto(&sum, tableDigest(t))
+			}
+		}
+	}
+	return sum
+}
+
+func xorInto(sum *[md5.Size]byte, d [md5.Size]byte) {
+	for i := range sum {
+		sum[i] ^= d[i]
+	}
+}
+
+// keyspaceDigest is the MD5 of a canonical description of a keyspace's own
+// definition: name, replication, durable writes and user types.
+func keyspaceDigest(ks *schema.Keyspace) [md5.Size]byte {
+	h := md5.New()
+	fmt.Fprintf(h, "keyspace %q %v %v\n", ks.Name, ks.Replication, ks.DurableWrites)
+	for _, t := range ks.Types {
+		fmt.Fprintf(h, "type %q %q %s\n", t.UDT.Name, t.UDT.Fields, t.Params)
+	}
+	var d [md5.Size]byte
+	copy(d[:], h.Sum(nil))
+	return d
 }
 
 // tableDigest is the MD5 of a canonical description of one table.
-func tableDigest(name string, t *schema.Table) [md5.Size]byte {
+func tableDigest(t *schema.Table) [md5.Size]byte {
 	h := md5.New()
-	fmt.Fprintf(h, "table %q %x %+v\n", name, t.ID, t.Options)
+	fmt.Fprintf(h, "table %q %q %x %+v\n", t.Keyspace, t.Name, t.ID, t.Options)
 	for _, c := range t.Columns {
 		fmt.Fprintf(h, "column %q %s %s %d %v\n", c.Name, c.Type, c.Kind, c.Position, c.Desc)
 	}
@@ -134,8 +177,8 @@ func (e *Engine) Subscribe(fn func(SchemaChange)) (cancel func()) {
 
 // publish installs next as the current state (computing its version) and
 // notifies listeners. The caller holds schemaMu.
-func (e *Engine) publish(next *schemaState, ch SchemaChange) {
-	next.version = next.digest()
+func (e *Engine) publish(next *schemaState, ch SchemaChange, delta schemaDelta) {
+	next.setVersion(delta.sumAfter(e.state.Load().sum))
 	e.state.Store(next)
 	ch.Version = next.version
 	e.opts.Logger.Debug("schema change", "kind", ch.Kind, "target", ch.Target, "keyspace", ch.Keyspace, "table", ch.Table)
@@ -211,7 +254,8 @@ func (e *Engine) CreateKeyspace(ks *schema.Keyspace) error {
 	if err := e.persistSchema(next); err != nil {
 		return err
 	}
-	e.publish(next, SchemaChange{Kind: wire.Created, Target: wire.TargetKeyspace, Keyspace: ks.Name})
+	e.publish(next, SchemaChange{Kind: wire.Created, Target: wire.TargetKeyspace, Keyspace: ks.Name},
+		schemaDelta{keyspaces: [][2]*schema.Keyspace{{nil, ks}}})
 	return nil
 }
 
@@ -244,6 +288,10 @@ func (e *Engine) replace(name string, def *schema.Keyspace, tables []*schema.Tab
 	if def == nil {
 		def = old.def
 	}
+	var delta schemaDelta
+	if def != old.def {
+		delta.keyspaces = [][2]*schema.Keyspace{{old.def, def}}
+	}
 	tbls := old.tables
 	if len(tables) > 0 {
 		tbls = maps.Clone(old.tables)
@@ -255,6 +303,7 @@ func (e *Engine) replace(name string, def *schema.Keyspace, tables []*schema.Tab
 			if o.ID != t.ID {
 				return fmt.Errorf("%w: %s", ErrTableIDMismatch, t.QualifiedName())
 			}
+			delta.tables = append(delta.tables, [2]*schema.Table{o, t})
 			tbls[t.Name] = t
 		}
 	}
@@ -268,7 +317,7 @@ func (e *Engine) replace(name string, def *schema.Keyspace, tables []*schema.Tab
 			s.table.Store(t)
 		}
 	}
-	e.publish(next, ch)
+	e.publish(next, ch, delta)
 	return nil
 }
 
@@ -288,15 +337,17 @@ func (e *Engine) DropKeyspace(name string) error {
 	next := cur.clone()
 	delete(next.keyspaces, name)
 	saved := e.marks.clone()
+	delta := schemaDelta{keyspaces: [][2]*schema.Keyspace{{old.def, nil}}}
 	for _, t := range old.tables {
 		delete(next.stores, t.ID)
 		e.marks.forget(t.ID)
+		delta.tables = append(delta.tables, [2]*schema.Table{t, nil})
 	}
 	if err := e.persistSchema(next); err != nil {
 		e.marks = saved
 		return err
 	}
-	e.publish(next, SchemaChange{Kind: wire.Dropped, Target: wire.TargetKeyspace, Keyspace: name})
+	e.publish(next, SchemaChange{Kind: wire.Dropped, Target: wire.TargetKeyspace, Keyspace: name}, delta)
 	var errs []error
 	for _, t := range old.tables {
 		errs = append(errs, e.dropStore(cur.stores[t.ID]))
@@ -349,7 +400,8 @@ func (e *Engine) CreateTable(t *schema.Table) error {
 	if err := e.persistSchema(next); err != nil {
 		return err
 	}
-	e.publish(next, SchemaChange{Kind: wire.Created, Target: wire.TargetTable, Keyspace: t.Keyspace, Table: t.Name})
+	e.publish(next, SchemaChange{Kind: wire.Created, Target: wire.TargetTable, Keyspace: t.Keyspace, Table: t.Name},
+		schemaDelta{tables: [][2]*schema.Table{{nil, t}}})
 	return nil
 }
 
@@ -391,7 +443,8 @@ func (e *Engine) DropTable(keyspace, name string) error {
 		e.marks = saved
 		return err
 	}
-	e.publish(next, SchemaChange{Kind: wire.Dropped, Target: wire.TargetTable, Keyspace: keyspace, Table: name})
+	e.publish(next, SchemaChange{Kind: wire.Dropped, Target: wire.TargetTable, Keyspace: keyspace, Table: name},
+		schemaDelta{tables: [][2]*schema.Table{{old, nil}}})
 	return e.dropStore(cur.stores[old.ID])
 }
 
