@@ -324,8 +324,7 @@ func (x *Executor) Lookup(id []byte) *Prepared {
 	if p == nil {
 		return nil
 	}
-	var ce *query.Error
-	if _, err := x.planOf(p); errors.As(err, &ce) && ce.Code == wire.CodeUnprepared {
+	if _, err := x.planOf(p); errors.Is(err, query.ErrUnprepared) {
 		return nil
 	}
 	return p
