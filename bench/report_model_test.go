@@ -14,7 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-
 // syntheticReport is a report with fixed figures, as RunProfile would
 // build it, for the golden files.
 func syntheticReport() *Report {
