@@ -1,6 +1,10 @@
-// Package bench holds minicass's data-model workloads: the Go benchmarks
-// (go test -bench . ./bench) that produce the figures in RESULTS.md, and a
-// small workload runner behind the `minicass bench` command.
+// Package bench holds minicass's benchmarks: data-model experiments
+// described by YAML profiles (Profile, RunProfile, WriteHTML: the same
+// logical rows stored by several data models, the same questions timed in
+// memtable, flushed and compacted states, beside pebble and gocql peers,
+// with sweeps and an HTML report; bench/README.md is the reader's guide),
+// the Go benchmarks (go test -bench . ./bench) behind RESULTS.md, and the
+// built-in workload runner of `minicass bench`.
 //
 // # Stores
 //

@@ -50,6 +50,10 @@ type benchOptions struct {
 	cfg    bench.Config
 	format string
 	quiet  bool
+	// The data-model profile run (--profile) and its adjustments.
+	profile string
+	html    string
+	model   bench.ModelOptions
 }
 
 // parseBenchArgs parses the command line of minicass bench. Errors are
@@ -62,6 +66,7 @@ func parseBenchArgs(args []string, io stdio) (benchOptions, error) {
 	fs.SetOutput(io.err)
 	fs.Usage = func() {
 		fmt.Fprintln(io.err, "usage: minicass bench [flags] [WORKLOAD ...]")
+		fmt.Fprintln(io.err, "       minicass bench --profile FILE.yaml [--html report.html] [--sweep width=1k,10k] [flags]")
 		fmt.Fprintln(io.err, "\nworkloads (all by default):")
 		for _, w := range bench.Workloads {
 			fmt.Fprintf(io.err, "  %-18s %s\n", w.Name, w.Summary)
@@ -87,6 +92,14 @@ func parseBenchArgs(args []string, io stdio) (benchOptions, error) {
 	fs.StringVar(&o.format, "format", "table", "output format: table or json")
 	jsonOut := fs.Bool("json", false, "same as --format json")
 	fs.BoolVar(&o.quiet, "quiet", false, "do not print progress to stderr")
+	fs.StringVar(&o.profile, "profile", "", "run the data-model experiment of a YAML profile (see bench/profiles) instead of the workloads")
+	fs.StringVar(&o.html, "html", "", "with --profile: also write a self-contained HTML report with plots to this file")
+	var sweeps, peers, states string
+	fs.StringVar(&sweeps, "sweep", "", "with --profile: sweeps to run instead of the profile's, e.g. width=1k,10k,100k,1M;concurrency=1,2,4 (none: no sweep)")
+	fs.StringVar(&peers, "peers", "", "with --profile: peers to run instead of the profile's: pebble,gocql or none")
+	fs.StringVar(&states, "states", "", "with --profile: storage states instead of the profile's: memtable,flushed,compacted")
+	fs.IntVar(&o.model.Concurrency, "concurrency", 0, "with --profile: goroutines per phase (default: the profile's)")
+	fs.IntVar(&o.model.Entities, "entities", 0, "with --profile: entities of the data set (default: the profile's)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return o, err
@@ -98,6 +111,12 @@ func parseBenchArgs(args []string, io stdio) (benchOptions, error) {
 	}
 	if o.format != "table" && o.format != "json" {
 		return o, fmt.Errorf("%w: %q (want table or json)", bench.ErrUnknownFormat, o.format)
+	}
+	if o.profile != "" {
+		return o, o.profileOptions(fs, sweeps, peers, states)
+	}
+	if o.html != "" {
+		return o, fmt.Errorf("%w: --html needs --profile", bench.ErrInvalidConfig)
 	}
 	if *workloads != "" {
 		for _, w := range strings.Split(*workloads, ",") {
@@ -124,6 +143,9 @@ func benchMain(ctx context.Context, args []string, io stdio) int {
 		}
 		return 2
 	}
+	if o.profile != "" {
+		return runProfile(ctx, o, io)
+	}
 	var progress func(string)
 	if !o.quiet {
 		progress = func(s string) { fmt.Fprintf(io.err, "running %s\n", s) }
@@ -135,6 +157,103 @@ func benchMain(ctx context.Context, args []string, io stdio) int {
 	if err != nil {
 		fmt.Fprintf(io.err, "minicass bench: %v\n", err)
 		return 1
+	}
+	return 0
+}
+
+// profileOptions fills the model options of a --profile run from the flags
+// given: --ops, --duration, --rows, --data and the profile-only flags.
+func (o *benchOptions) profileOptions(fs *flag.FlagSet, sweeps, peers, states string) error {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["ops"] {
+		o.model.Ops = o.cfg.Ops
+	}
+	if set["duration"] {
+		o.model.Duration = o.cfg.Duration
+	}
+	if set["rows"] {
+		o.model.Rows = o.cfg.Rows
+	}
+	o.model.Dir = o.cfg.Dir
+	if set["sweep"] {
+		o.model.Sweeps = []bench.SweepSpec{}
+		if sweeps != "none" {
+			for _, s := range strings.Split(sweeps, ";") {
+				sw, err := bench.ParseSweep(s)
+				if err != nil {
+					return err
+				}
+				o.model.Sweeps = append(o.model.Sweeps, sw)
+			}
+		}
+	}
+	if set["peers"] {
+		o.model.Peers = []string{}
+		if peers != "none" {
+			o.model.Peers = splitList(peers)
+		}
+	}
+	if set["states"] {
+		o.model.States = splitList(states)
+	}
+	if fs.NArg() > 0 || set["workload"] {
+		return fmt.Errorf("%w: --profile runs the profile's models, not workloads", bench.ErrInvalidConfig)
+	}
+	for _, n := range []string{"concurrency", "entities"} {
+		if f := fs.Lookup(n); set[n] && f.Value.String() == "0" {
+			return fmt.Errorf("%w: --%s must be positive", bench.ErrInvalidConfig, n)
+		}
+	}
+	return nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// runProfile runs minicass bench --profile.
+func runProfile(ctx context.Context, o benchOptions, io stdio) int {
+	prof, err := bench.LoadProfile(o.profile)
+	if err != nil {
+		fmt.Fprintf(io.err, "minicass bench: %v\n", err)
+		return 2
+	}
+	var progress bench.Progress
+	if !o.quiet {
+		progress = newProgress(io.err)
+		o.model.Progress = progress
+	}
+	rep, err := bench.RunProfile(ctx, prof, o.model)
+	if err != nil {
+		fmt.Fprintf(io.err, "minicass bench: %v\n", err)
+		return 1
+	}
+	if err := bench.WriteReport(io.out, o.format, rep); err != nil {
+		fmt.Fprintf(io.err, "minicass bench: %v\n", err)
+		return 1
+	}
+	if o.html != "" {
+		f, err := os.Create(o.html)
+		if err == nil {
+			err = bench.WriteHTML(f, rep)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
+			fmt.Fprintf(io.err, "minicass bench: %v\n", err)
+			return 1
+		}
+		if progress != nil {
+			fmt.Fprintf(io.err, "report written to %s\n", o.html)
+		}
 	}
 	return 0
 }

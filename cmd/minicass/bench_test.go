@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"io"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -100,4 +101,33 @@ func TestBenchCommandUsage(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errs, "flag provided but not defined: -bogus")
 	assert.NotContains(t, errs, "minicass bench:")
+}
+
+func TestBenchProfileCommand(t *testing.T) {
+	dir := t.TempDir()
+	html := dir + "/report.html"
+	code, out, errs := runArgs("bench", "--profile", "../../bench/profiles/iot-buckets.yaml", "--html", html, "--json",
+		"--rows", "20", "--ops", "5", "--peers", "none", "--sweep", "width=12,24", "--states", "memtable,compacted")
+	require.Equal(t, 0, code, errs)
+	assert.Empty(t, errs, "not a terminal: no progress")
+	var rep bench.Report
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	assert.Equal(t, "iot-buckets", rep.Profile)
+	assert.Equal(t, []string{"minicass"}, rep.Targets)
+	assert.Len(t, rep.Phases, 3*(1+1+2))
+	require.Len(t, rep.Sweeps, 1)
+	assert.Equal(t, []int{12, 24}, rep.Sweeps[0].Values)
+	page, err := os.ReadFile(html)
+	require.NoError(t, err)
+	assert.Contains(t, string(page), "latest-10, compacted: time per operation against rows per entity")
+
+	code, _, errs = runArgs("bench", "--profile", "nope.yaml")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "bench: bad profile")
+	code, _, errs = runArgs("bench", "--html", "x.html")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "--html needs --profile")
+	code, _, errs = runArgs("bench", "--profile", "../../bench/profiles/iot-buckets.yaml", "--sweep", "depth=1")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, `sweep param "depth"`)
 }
