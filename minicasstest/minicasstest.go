@@ -46,30 +46,9 @@ import (
 	"github.com/minicass/minicass/server/cqlbackend"
 )
 
-// Clock is the server's manual clock. It is safe for concurrent use.
-type Clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-// Now returns the clock's time.
-func (c *Clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *Clock) set(t time.Time) {
-	c.mu.Lock()
-	c.t = t
-	c.mu.Unlock()
-}
-
-func (c *Clock) add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
+// Clock is the server's manual clock (minicass.ManualClock). It is safe
+// for concurrent use.
+type Clock = minicass.ManualClock
 
 // Options configure Run. The zero value works.
 type Options struct {
@@ -121,7 +100,7 @@ func RunOptions(opts Options) (*Server, error) {
 	if opts.Start.IsZero() {
 		opts.Start = time.Now()
 	}
-	clock := &Clock{t: opts.Start}
+	clock := minicass.NewManualClock(opts.Start)
 	db, err := minicass.Open(minicass.Options{Clock: clock})
 	if err != nil {
 		return nil, err
@@ -186,11 +165,11 @@ func (s *Server) Now() time.Time { return s.clock.Now() }
 
 // FastForward moves the server clock forward by d: cells whose TTL ends
 // within d expire at once.
-func (s *Server) FastForward(d time.Duration) { s.clock.add(d) }
+func (s *Server) FastForward(d time.Duration) { s.clock.Advance(d) }
 
 // SetTime sets the server clock. Moving it backwards is allowed but makes
 // new writes lose against later-timestamped ones, as on a real node.
-func (s *Server) SetTime(t time.Time) { s.clock.set(t) }
+func (s *Server) SetTime(t time.Time) { s.clock.Set(t) }
 
 // Exec runs a statement directly, without the network.
 func (s *Server) Exec(query string, args ...any) error {
