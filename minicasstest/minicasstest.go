@@ -29,13 +29,29 @@
 // with FastForward and SetTime. Write timestamps, TTL expiry and now() all
 // read it, and the driver's client-side timestamps (gocql sends them by
 // default) do not affect expiry, which the server computes from its clock.
+//
+// Beware of mixing the two clocks once the server's is moved ahead: what the
+// server stamps (srv.Exec, a DELETE without USING TIMESTAMP) is then in the
+// future for the driver, and shadows the driver's later writes. Set
+//
+//	cluster.DefaultTimestamp = false
+//
+// so that the server stamps every write. A write whose client timestamp is
+// more than a second behind the server's clock gets a client warning
+// (gocql's Iter.Warnings), is listed by ClockWarnings, and, for a server
+// made with Start, is logged to the test.
+//
+// ExecScript and ExecFile run a CQL script as cqlsh runs a file, and
+// CheckRow compares values as their columns' types.
 package minicasstest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -44,6 +60,7 @@ import (
 	"github.com/minicass/minicass/cql"
 	"github.com/minicass/minicass/server"
 	"github.com/minicass/minicass/server/cqlbackend"
+	"github.com/minicass/minicass/types"
 )
 
 // Clock is the server's manual clock (minicass.ManualClock). It is safe
@@ -71,7 +88,9 @@ type Server struct {
 	srv   *server.Server
 	addr  *net.TCPAddr
 	clock *Clock
-	done  chan error
+	// warnings are the client-timestamp warnings (clockwarn.go).
+	warnings *clockWarnings
+	done     chan error
 
 	closeOnce sync.Once
 	closeErr  error
@@ -86,6 +105,7 @@ func Start(t testing.TB) *Server {
 		t.Fatalf("minicasstest: %v", err)
 	}
 	t.Cleanup(func() { s.Close() })
+	s.warnings.setLog(t.Logf)
 	return s
 }
 
@@ -115,7 +135,14 @@ func RunOptions(opts Options) (*Server, error) {
 		db.Close()
 		return nil, err
 	}
-	backend := cqlbackend.New(db.Executor())
+	warnings := &clockWarnings{}
+	cqlb := cqlbackend.New(db.Executor())
+	backend := &clockCheck{Backend: cqlb, now: clock.Now, warnings: warnings, text: func(id []byte) string {
+		if p := db.Executor().Lookup(id); p != nil {
+			return p.Query
+		}
+		return ""
+	}}
 	var sopts server.Options
 	if opts.Auth != nil {
 		if err := db.Executor().EnableAuthentication(context.Background(), cql.AuthOptions{Superusers: opts.Auth, LogRounds: 4}); err != nil {
@@ -123,11 +150,11 @@ func RunOptions(opts Options) (*Server, error) {
 			db.Close()
 			return nil, err
 		}
-		sopts.Authenticator = backend
+		sopts.Authenticator = cqlb
 	}
 	srv := server.New(backend, sopts)
 	cqlbackend.ReportClients(db.Executor(), srv)
-	s := &Server{db: db, srv: srv, addr: l.Addr().(*net.TCPAddr), clock: clock, done: make(chan error, 1)}
+	s := &Server{db: db, srv: srv, addr: l.Addr().(*net.TCPAddr), clock: clock, warnings: warnings, done: make(chan error, 1)}
 	go func() { s.done <- srv.Serve(l) }()
 	return s, nil
 }
@@ -176,6 +203,22 @@ func (s *Server) Exec(query string, args ...any) error {
 	return s.db.Exec(context.Background(), query, args...)
 }
 
+// ExecScript runs the statements of a CQL script in order, as cqlsh runs a
+// file (see minicass.Session.ExecScript), on a session of its own: a USE
+// in the script applies to the script's statements only.
+func (s *Server) ExecScript(script string) error {
+	return s.db.Session().ExecScript(context.Background(), script)
+}
+
+// ExecFile runs the CQL script in the file at path (see ExecScript).
+func (s *Server) ExecFile(path string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	return s.ExecScript(string(b))
+}
+
 // Query runs a statement directly and returns its rows (all of them).
 func (s *Server) Query(query string, args ...any) *minicass.Rows {
 	return s.db.Query(context.Background(), query, args...)
@@ -215,21 +258,67 @@ func (s *Server) Rows(query string, args ...any) ([][]any, error) {
 }
 
 // CheckRow fails the test unless query (with args) returns exactly one row
-// whose values are want. Values are compared by their fmt.Sprint form, so
-// want may use untyped constants: 1 matches an int column's int32(1).
+// whose values are want. Each wanted value is encoded for its column's CQL
+// type as a bound value would be (so 1 matches an int column, a gocql.UUID
+// a uuid column, nil a null) and compared with the row's value byte for
+// byte: a value of another type, such as the text "1" for an int column,
+// does not match.
 func (s *Server) CheckRow(t testing.TB, query string, args []any, want ...any) {
 	t.Helper()
-	rows, err := s.Rows(query, args...)
-	if err != nil {
+	rows := s.Query(query, args...)
+	var found []minicass.Row
+	for rows.Next() {
+		found = append(found, rows.Row())
+	}
+	if err := rows.Err(); err != nil {
 		t.Fatalf("minicasstest: %s: %v", query, err)
 	}
-	if len(rows) != 1 {
-		t.Fatalf("minicasstest: %s: got %d rows, want 1: %v", query, len(rows), rows)
+	if len(found) != 1 {
+		t.Fatalf("minicasstest: %s: got %d rows, want 1: %v", query, len(found), found)
 	}
-	wantRow := []any(want)
-	if got, w := fmt.Sprintf("%v", rows[0]), fmt.Sprintf("%v", wantRow); got != w {
-		t.Errorf("minicasstest: %s: got row %s, want %s", query, got, w)
+	if msg := rowMismatch(found[0], want); msg != "" {
+		t.Errorf("minicasstest: %s: %s", query, msg)
 	}
+}
+
+// rowMismatch describes how row differs from want, or returns "".
+func rowMismatch(row minicass.Row, want []any) string {
+	cols := row.Columns()
+	if len(want) != len(cols) {
+		return fmt.Sprintf("got %d columns %v, want %d values %v", len(cols), row, len(want), want)
+	}
+	for i, c := range cols {
+		if _, isString := want[i].(string); isString && numeric(c.Type) {
+			return fmt.Sprintf("column %s (%s): the wanted value %q is a string, not a %s", c.Name, c.Type, want[i], c.Type)
+		}
+		w, err := types.Encode(c.Type, want[i])
+		if err != nil {
+			return fmt.Sprintf("column %s (%s): the wanted value %#v is not a %s: %v", c.Name, c.Type, want[i], c.Type, err)
+		}
+		got := row.Bytes(i)
+		if (w == nil) != (got == nil) || !bytes.Equal(w, got) {
+			return fmt.Sprintf("column %s (%s): got %s, want %s", c.Name, c.Type, formatCell(c.Type, got), formatCell(c.Type, w))
+		}
+	}
+	return ""
+}
+
+// numeric reports whether t is a number or a boolean, which a wanted
+// value must give as a Go number or bool, not as text.
+func numeric(t types.Type) bool {
+	switch t.Kind {
+	case types.Int, types.Bigint, types.Smallint, types.Tinyint, types.Varint, types.Counter,
+		types.Float, types.Double, types.Decimal, types.Boolean:
+		return true
+	}
+	return false
+}
+
+func formatCell(t types.Type, b []byte) string {
+	if b == nil {
+		return "null"
+	}
+	return types.Format(t, b)
 }
 
 // CheckCount fails the test unless query (with args) returns n rows.

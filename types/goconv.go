@@ -2,6 +2,7 @@ package types
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -151,7 +152,21 @@ func decodeValid(t Type, b []byte) any {
 // EmptyValue{} the empty value. Sets and maps are sorted and deduplicated
 // as EncodeSet and EncodeMap do. Errors wrap ErrUnsupportedGoValue or
 // ErrInvalidLiteral.
+//
+// A value whose own type Encode does not know is tried again as what it
+// points to, or as its underlying type when that type is another package's
+// (see unnamed).
 func Encode(t Type, v any) ([]byte, error) {
+	b, err := encode(t, v)
+	if err != nil && errors.Is(err, ErrUnsupportedGoValue) {
+		if u, ok := unnamed(v); ok {
+			return Encode(t, u)
+		}
+	}
+	return b, err
+}
+
+func encode(t Type, v any) ([]byte, error) {
 	switch v.(type) {
 	case nil:
 		return nil, nil
@@ -356,6 +371,53 @@ func Encode(t Type, v any) ([]byte, error) {
 		return EncodeMap(t, keys, vals)
 	}
 	return nil, goErr(t, v)
+}
+
+// thisPackage is the import path of this package, whose named types
+// (UUIDValue, DateValue, ...) have cases of their own in Encode.
+var thisPackage = reflect.TypeOf(UUIDValue{}).PkgPath()
+
+// basicTypes are the predeclared types a named type of each kind converts
+// to.
+var basicTypes = map[reflect.Kind]reflect.Type{
+	reflect.String: reflect.TypeOf(""), reflect.Bool: reflect.TypeOf(false),
+	reflect.Int: reflect.TypeOf(0), reflect.Int8: reflect.TypeOf(int8(0)), reflect.Int16: reflect.TypeOf(int16(0)),
+	reflect.Int32: reflect.TypeOf(int32(0)), reflect.Int64: reflect.TypeOf(int64(0)),
+	reflect.Uint: reflect.TypeOf(uint(0)), reflect.Uint8: reflect.TypeOf(uint8(0)), reflect.Uint16: reflect.TypeOf(uint16(0)),
+	reflect.Uint32: reflect.TypeOf(uint32(0)), reflect.Uint64: reflect.TypeOf(uint64(0)),
+	reflect.Float32: reflect.TypeOf(float32(0)), reflect.Float64: reflect.TypeOf(float64(0)),
+}
+
+// unnamed returns what Encode tries when v's own type has no case: the
+// value a pointer points to (nil for a nil pointer), or a value of another
+// package's named type converted to its underlying type, as gocql binds
+// them (gocql.UUID and other [16]byte types as a uuid, time.Duration as its
+// nanoseconds, a named string or integer as itself). ok is false when there
+// is nothing to convert.
+func unnamed(v any) (any, bool) {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() == reflect.Pointer {
+		if rv.IsNil() {
+			return nil, true
+		}
+		return rv.Elem().Interface(), true
+	}
+	rt := rv.Type()
+	if rt.PkgPath() == "" || rt.PkgPath() == thisPackage {
+		return nil, false
+	}
+	if bt, ok := basicTypes[rt.Kind()]; ok {
+		return rv.Convert(bt).Interface(), true
+	}
+	switch {
+	case rt.Kind() == reflect.Array && rt.Elem().Kind() == reflect.Uint8 && rt.Len() == 16:
+		var u [16]byte
+		reflect.Copy(reflect.ValueOf(&u).Elem(), rv)
+		return u, true
+	case rt.Kind() == reflect.Slice && rt.Elem().Kind() == reflect.Uint8:
+		return rv.Bytes(), true
+	}
+	return nil, false
 }
 
 func goErr(t Type, v any) error {
