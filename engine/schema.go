@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"runtime"
 	"slices"
+	"sync"
+	"weak"
 
 	"github.com/minicass/minicass/commitlog"
 	"github.com/minicass/minicass/data"
@@ -125,8 +128,26 @@ func keyspaceDigest(ks *schema.Keyspace) [md5.Size]byte {
 	return d
 }
 
+// tableDigests memoizes the digest of each table definition for the life of
+// the definition (a *schema.Table is immutable once published): the system
+// tables, which every engine of the process shares, are digested once, and
+// an entry goes when its table is collected.
+var tableDigests sync.Map // weak.Pointer[schema.Table] -> [md5.Size]byte
+
 // tableDigest is the MD5 of a canonical description of one table.
 func tableDigest(t *schema.Table) [md5.Size]byte {
+	k := weak.Make(t)
+	if d, ok := tableDigests.Load(k); ok {
+		return d.([md5.Size]byte)
+	}
+	d := computeTableDigest(t)
+	if _, loaded := tableDigests.LoadOrStore(k, d); !loaded {
+		runtime.AddCleanup(t, func(k weak.Pointer[schema.Table]) { tableDigests.Delete(k) }, k)
+	}
+	return d
+}
+
+func computeTableDigest(t *schema.Table) [md5.Size]byte {
 	h := md5.New()
 	fmt.Fprintf(h, "table %q %q %x %+v\n", t.Keyspace, t.Name, t.ID, t.Options)
 	for _, c := range t.Columns {
