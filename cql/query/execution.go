@@ -36,6 +36,16 @@ type Execution struct {
 	JSONCache map[any]map[string][]byte
 }
 
+// NowInSec returns the time in seconds at which the statement computes
+// expiry and local deletion times: the request's now_in_seconds when it
+// gives one, else Now.
+func (q *Execution) NowInSec() int64 {
+	if q.Params != nil && q.Params.HasNowInSeconds {
+		return q.Params.NowInSeconds
+	}
+	return q.Now.Unix()
+}
+
 // UseStatement makes the bind markers of statement i of a protocol BATCH
 // take that statement's values; in a CQL BATCH every statement shares the
 // batch's markers, and nothing changes.

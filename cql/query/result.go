@@ -37,6 +37,13 @@ type Params struct {
 	Consistency, SerialConsistency wire.Consistency
 	// Trace asks the executor to record what the statement touched.
 	Trace bool
+	// NowInSeconds, when HasNowInSeconds is set (protocol v5's
+	// now_in_seconds), is the time in seconds since the epoch at which the
+	// statement computes what has expired and the local deletion time of
+	// what it deletes or gives a TTL, instead of the clock's; write
+	// timestamps and now() still read the clock, as in Cassandra.
+	NowInSeconds    int64
+	HasNowInSeconds bool
 }
 
 // ColumnSpec describes a result column or a bind marker (types.ColumnSpec).

@@ -16,7 +16,7 @@ import (
 // static is set, the partition's static row. It returns nil when there is no
 // live data.
 func readOneRow(ctx context.Context, q *plan.Execution, tbl *schema.Table, key, clustering []byte, static bool) (*data.Row, error) {
-	opts := engine.ReadOptions{Now: q.Now.Unix(), Limit: 1}
+	opts := engine.ReadOptions{Now: q.NowInSec(), Limit: 1}
 	if !static {
 		if len(clustering) > 0 {
 			opts.Slices = data.Slices{{Start: clustering, End: append(append([]byte(nil), clustering...), 0)}}

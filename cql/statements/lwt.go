@@ -193,7 +193,7 @@ func (cc *condition) check(q *plan.Execution, st *currentState) (bool, error) {
 			valType = valType.Params[0]
 		}
 	} else {
-		cur = columnValue(cc.col, cells, q.Now.Unix())
+		cur = columnValue(cc.col, cells, q.NowInSec())
 	}
 	var vals [][]byte
 	if cc.inMarker != nil {
@@ -271,7 +271,7 @@ func be32(b []byte) uint32 {
 
 // applies evaluates the whole IF clause.
 func (cs *conditions) applies(q *plan.Execution, st *currentState) (bool, error) {
-	exists := st.row != nil && len(st.row.Cells)+boolInt(st.row.Liveness.IsLive(q.Now.Unix())) > 0
+	exists := st.row != nil && len(st.row.Cells)+boolInt(st.row.Liveness.IsLive(q.NowInSec())) > 0
 	if st.row == nil && st.static != nil && len(cs.conds) > 0 && cs.onlyStatic() {
 		exists = true
 	}
@@ -346,7 +346,7 @@ func boolBytes(b bool) []byte {
 
 // readState reads the current row and static row of a conditional statement.
 func readState(ctx context.Context, q *plan.Execution, tbl *schema.Table, key, clustering []byte) (*currentState, error) {
-	st := &currentState{now: q.Now.Unix()}
+	st := &currentState{now: q.NowInSec()}
 	var err error
 	if st.pk, err = splitPartitionKey(tbl, key); err != nil {
 		return nil, err

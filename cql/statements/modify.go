@@ -494,7 +494,7 @@ func (p *modPlan) WriteContext(q *plan.Execution) (*writeContext, error) {
 
 // initWriteContext fills wc for one execution; exec keeps wc on its stack.
 func (p *modPlan) initWriteContext(q *plan.Execution, wc *writeContext) error {
-	*wc = writeContext{now: q.Now, nowSec: q.Now.Unix()}
+	*wc = writeContext{now: q.Now, nowSec: q.NowInSec()}
 	ttl := p.tbl.Options.DefaultTTL
 	if p.ttl != nil {
 		v, err := p.ttl.Eval(&q.Execution)
@@ -971,7 +971,7 @@ func (p *modPlan) currentList(ctx context.Context, q *plan.Execution, key, clust
 	}
 	var out []data.Cell
 	for _, c := range row.Cells {
-		if c.Column == col.Name && c.IsLive(q.Now.Unix()) {
+		if c.Column == col.Name && c.IsLive(q.NowInSec()) {
 			out = append(out, c)
 		}
 	}

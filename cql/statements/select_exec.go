@@ -324,7 +324,7 @@ func (r *selectRun) partition(pk [][]byte, part *selPart, inPart int) error {
 	r.curPartKey = part.key
 	r.inPart = inPart
 	resumed := inPart > 0
-	now := r.q.Now.Unix()
+	now := r.q.NowInSec()
 	if p.distinct {
 		if part.static == nil && len(part.rows) == 0 {
 			return nil
@@ -626,7 +626,7 @@ func (r *selectRun) runSorted(ctx context.Context, keys [][]byte, comps [][][]by
 		ck []byte
 	}
 	var items []item
-	now := r.q.Now.Unix()
+	now := r.q.NowInSec()
 	for i, key := range keys {
 		part, err := r.p.readPartition(ctx, r.q, key, slices, 0)
 		if err != nil {

@@ -27,7 +27,7 @@ func (p *selectPlan) readPartition(ctx context.Context, q *plan.Execution, key [
 	if virtual.IsDerived(p.tbl) {
 		return p.readDerived(q, key, slices, limit)
 	}
-	part, err := q.Env.Engine.ReadPartition(ctx, p.tbl, key, engine.ReadOptions{Slices: slices, Reverse: p.reversed, Limit: limit, Now: q.Now.Unix()})
+	part, err := q.Env.Engine.ReadPartition(ctx, p.tbl, key, engine.ReadOptions{Slices: slices, Reverse: p.reversed, Limit: limit, Now: q.NowInSec()})
 	if err != nil {
 		return nil, query.AsError(err)
 	}
@@ -160,7 +160,7 @@ func (p *selectPlan) scan(ctx context.Context, q *plan.Execution, tr data.TokenR
 	// with its own slices (the one a page resumes in needs narrower ones).
 	// The scanner's own rows are never pulled, so it reads only what it
 	// needs to know a partition has live data.
-	sc, err := q.Env.Engine.Scan(ctx, p.tbl, tr, engine.ReadOptions{Reverse: p.reversed, Now: q.Now.Unix()})
+	sc, err := q.Env.Engine.Scan(ctx, p.tbl, tr, engine.ReadOptions{Reverse: p.reversed, Now: q.NowInSec()})
 	if err != nil {
 		return query.AsError(err)
 	}

@@ -203,7 +203,8 @@ func (s *Session) Batch(ctx context.Context, b *server.BatchRequest) (*server.Re
 		typ = parser.BatchCounter
 	}
 	p := &cql.Params{Consistency: b.Consistency, SerialConsistency: b.SerialConsistency,
-		Timestamp: b.DefaultTimestamp, HasTimestamp: b.HasTimestamp, Trace: b.Tracing}
+		Timestamp: b.DefaultTimestamp, HasTimestamp: b.HasTimestamp, Trace: b.Tracing,
+		NowInSeconds: int64(b.NowInSeconds), HasNowInSeconds: b.HasNowInSeconds}
 	entries := make([]cql.BatchEntry, len(b.Entries))
 	for i, e := range b.Entries {
 		entries[i].Query = e.Query
@@ -294,6 +295,8 @@ func params(p *server.QueryParams) *cql.Params {
 		Consistency:       p.Consistency,
 		SerialConsistency: p.SerialConsistency,
 		Trace:             p.Tracing,
+		NowInSeconds:      int64(p.NowInSeconds),
+		HasNowInSeconds:   p.HasNowInSeconds,
 	}
 	if n := len(p.Values); n > 0 {
 		if n <= len(blk.vals) {
