@@ -200,9 +200,11 @@ func (ix *Index) Kind() string {
 	return "COMPOSITES"
 }
 
-// Table is a table definition. Columns lists every column: partition key
-// columns in key order, then clustering columns in order, then static and
-// regular columns sorted by name (the order of SELECT *).
+// Table is a table definition. Columns lists every column in the order of
+// SELECT *: partition key columns in key order, clustering columns in order,
+// then the static columns and then the regular ones, each group sorted by name
+// in byte order (Cassandra's TableMetadata.allColumnsInSelectOrder, which
+// concatenates the statics' and the regulars' selectOrderIterator).
 type Table struct {
 	Keyspace string
 	Name     string
@@ -240,7 +242,7 @@ func NewTable(keyspace, name string, id data.TableID, cols []*Column, opts Optio
 	}
 	sortByPosition(pk)
 	sortByPosition(ck)
-	sortByName(rest)
+	sortStaticThenName(rest)
 	t.partitionKey, t.clustering = pk, ck
 	t.Columns = append(append(append(make([]*Column, 0, len(cols)), pk...), ck...), rest...)
 	for _, c := range ck {
@@ -261,9 +263,17 @@ func sortByPosition(cs []*Column) {
 	}
 }
 
-func sortByName(cs []*Column) {
+// sortStaticThenName sorts static columns before regular ones, and each
+// kind by name.
+func sortStaticThenName(cs []*Column) {
+	less := func(a, b *Column) bool {
+		if (a.Kind == Static) != (b.Kind == Static) {
+			return a.Kind == Static
+		}
+		return a.Name < b.Name
+	}
 	for i := 1; i < len(cs); i++ {
-		for j := i; j > 0 && cs[j].Name < cs[j-1].Name; j-- {
+		for j := i; j > 0 && less(cs[j], cs[j-1]); j-- {
 			cs[j], cs[j-1] = cs[j-1], cs[j]
 		}
 	}

@@ -438,10 +438,13 @@ func analyzeWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation
 			pkAll = false
 		}
 	}
-	if w.hasToken() && pkAny {
+	w.PkComplete = pkAll && !pkSliced
+	// EQ or IN on every partition key column with token() relations reads
+	// the partitions the keys name whose token the relations accept
+	// (Cassandra's TokenFilter); with a partial key they stay refused.
+	if w.hasToken() && pkAny && !w.PkComplete {
 		return nil, query.Invalidf("Columns \"%s\" cannot be restricted by both a normal relation and a token relation", tokenCols)
 	}
-	w.PkComplete = pkAll && !pkSliced
 	if pkAny && !w.PkComplete {
 		if !allowFiltering {
 			return nil, query.Invalidf(filteringMsg)
@@ -969,7 +972,8 @@ func (t tokenOfTerm) Eval(q *query.Execution) (query.Value, error) {
 // restrictions, sorted by the partition key's type order and without
 // duplicates: Cassandra builds them with a MultiCBuilder into a sorted set
 // (PartitionKeySingleRestrictionSet.values), so k IN (3, 1) reads 1 then 3.
-// It must only be called when pkComplete is set.
+// It must only be called when pkComplete is set. With token() relations too,
+// only the keys whose token they accept are returned (TokenFilter).
 func (w *WhereClause) PartitionKeys(q *query.Execution) ([][]byte, [][][]byte, error) {
 	pkCols := w.Tbl.PartitionKey()
 	sets := make([][][]byte, len(w.Pk))
@@ -981,15 +985,31 @@ func (w *WhereClause) PartitionKeys(q *query.Execution) ([][]byte, [][][]byte, e
 		sets[i] = sortedUnique(pkCols[i].Type, false, vals)
 	}
 	combos := cartesian(sets)
+	var tr data.TokenRange
+	if w.hasToken() {
+		var empty bool
+		var err error
+		if tr, empty, err = w.TokenRange(q); err != nil {
+			return nil, nil, err
+		}
+		if empty {
+			return nil, nil, nil
+		}
+	}
 	keys := make([][]byte, 0, len(combos))
+	kept := combos[:0]
 	for _, combo := range combos {
 		k, err := query.SerializePartitionKey(combo)
 		if err != nil {
 			return nil, nil, err
 		}
+		if w.hasToken() && !tr.Contains(int64(partitioner.Murmur3(k))) {
+			continue
+		}
 		keys = append(keys, k)
+		kept = append(kept, combo)
 	}
-	return keys, combos, nil
+	return keys, kept, nil
 }
 
 // sortedUnique sorts values by the type's comparator (reversed for desc) and

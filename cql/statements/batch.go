@@ -310,6 +310,19 @@ func (p *batchPlan) execConditional(ctx context.Context, q *plan.Execution) (*qu
 		}
 		key = keys[0]
 	}
+	req := newCASRequest(tbl, key, true)
+	clusterings := make([][]byte, len(p.stmts))
+	for i, mp := range p.stmts {
+		q.UseStatement(i)
+		c, err := mp.casClustering(q)
+		if err != nil {
+			return nil, err
+		}
+		if err := req.add(mp, c); err != nil {
+			return nil, err
+		}
+		clusterings[i] = c
+	}
 	unlock := q.Env.Engine.LockPartition(tbl, key)
 	defer unlock()
 	for i, mp := range p.stmts {
@@ -317,22 +330,7 @@ func (p *batchPlan) execConditional(ctx context.Context, q *plan.Execution) (*qu
 			continue
 		}
 		q.UseStatement(i)
-		var clustering []byte
-		if !mp.staticOnly && len(tbl.ClusteringColumns()) > 0 {
-			prefixes, err := mp.where.ClusteringPrefixes(&q.Execution)
-			if err != nil {
-				return nil, err
-			}
-			if len(prefixes) != 1 || len(prefixes[0]) != len(tbl.ClusteringColumns()) {
-				return nil, query.Invalidf("IN on the clustering key columns is not supported with conditional updates")
-			}
-			if clustering, err = types.EncodeClustering(tbl.ClusteringTypes(), prefixes[0]); err != nil {
-				return nil, query.Invalidf("%v", err)
-			}
-		} else if len(tbl.ClusteringColumns()) == 0 {
-			clustering, _ = types.EncodeClustering(nil, nil) // the single row's key
-		}
-		st, err := readState(ctx, q, tbl, key, clustering)
+		st, err := readState(ctx, q, tbl, key, clusterings[i])
 		if err != nil {
 			return nil, err
 		}
@@ -341,7 +339,7 @@ func (p *batchPlan) execConditional(ctx context.Context, q *plan.Execution) (*qu
 			return nil, err
 		}
 		if !ok {
-			return casFailure(mp.conds, st)
+			return req.failure(ctx, q)
 		}
 	}
 	merged, tables, err := p.buildMutations(ctx, q)

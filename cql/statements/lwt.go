@@ -8,6 +8,7 @@ import (
 	"github.com/minicass/minicass/cql/expr"
 
 	"github.com/minicass/minicass/cql/query"
+	"github.com/minicass/minicass/cql/restrictions"
 
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/data"
@@ -87,6 +88,18 @@ func (p *modPlan) compileConditions(c *expr.CompileCtx, pc parser.Conditions) er
 			default:
 				return query.Invalidf("Invalid element access syntax for non-collection column %s", name)
 			}
+		}
+		if isSliceOp(cond.Op) && referencesDuration(recv.Typ) {
+			// ColumnCondition.Raw.prepare: validateOperationOnDurations.
+			switch {
+			case recv.Typ.IsCollection():
+				return query.Invalidf("Slice conditions are not supported on collections containing durations")
+			case recv.Typ.UDT != nil:
+				return query.Invalidf("Slice conditions are not supported on UDTs containing durations")
+			case recv.Typ.Kind == types.Tuple:
+				return query.Invalidf("Slice conditions are not supported on tuples containing durations")
+			}
+			return query.Invalidf("Slice conditions ( %s ) are not supported on durations", cond.Op)
 		}
 		switch cond.Op {
 		case parser.OpIn:
@@ -197,17 +210,11 @@ func (cc *condition) check(q *plan.Execution, st *currentState) (bool, error) {
 	}
 	var vals [][]byte
 	if cc.inMarker != nil {
-		v, err := cc.inMarker.Eval(&q.Execution)
+		elems, err := inMarkerValues(q, cc.inMarker, cc.col.Name, valType)
 		if err != nil {
 			return false, err
 		}
-		if v.Bytes != nil && !v.Unset {
-			elems, err := types.DecodeCollection(types.ListOf(valType, false), v.Bytes)
-			if err != nil {
-				return false, query.Invalidf("Invalid IN value for %s: %v", cc.col.Name, err)
-			}
-			vals = elems
-		}
+		vals = elems
 	} else {
 		for _, t := range cc.values {
 			v, err := t.Eval(&q.Execution)
@@ -215,6 +222,11 @@ func (cc *condition) check(q *plan.Execution, st *currentState) (bool, error) {
 				return false, err
 			}
 			if v.Unset {
+				// An IN list drops its unset values; any other operator
+				// refuses one (ColumnCondition's filterUnsetValuesIfNeeded).
+				if cc.op == parser.OpIn {
+					continue
+				}
 				return false, query.Invalidf("Invalid 'unset' value in condition")
 			}
 			vals = append(vals, v.Bytes)
@@ -260,6 +272,76 @@ func (cc *condition) check(q *plan.Execution, st *currentState) (bool, error) {
 		return c >= 0, nil
 	}
 	return false, nil
+}
+
+// inMarkerValues reads the list bound to "c IN ?". Unlike a list column's
+// value, it may hold nulls (a driver sends them, and Cassandra compares them
+// as null); each other element must be a valid value of the column.
+func inMarkerValues(q *plan.Execution, m *expr.BindTerm, name string, elem types.Type) ([][]byte, error) {
+	if m.Idx >= len(q.Values) {
+		return nil, query.Invalidf("No value bound for in(%s)", name)
+	}
+	v := q.Values[m.Idx]
+	if v.Unset {
+		return nil, query.Invalidf("Invalid 'unset' value in condition")
+	}
+	if v.Bytes == nil {
+		return nil, nil
+	}
+	b := v.Bytes
+	bad := func() error {
+		return query.Invalidf("Invalid value for in(%s) of type %s", name, types.ListOf(elem, false))
+	}
+	if len(b) < 4 {
+		return nil, bad()
+	}
+	n := int(int32(be32(b[:4])))
+	b = b[4:]
+	if n < 0 {
+		return nil, bad()
+	}
+	var out [][]byte
+	for i := 0; i < n; i++ {
+		if len(b) < 4 {
+			return nil, bad()
+		}
+		l := int(int32(be32(b[:4])))
+		b = b[4:]
+		if l < 0 {
+			out = append(out, nil)
+			continue
+		}
+		if l > len(b) {
+			return nil, bad()
+		}
+		e := b[:l]
+		b = b[l:]
+		if err := types.Validate(elem, e); err != nil {
+			return nil, query.Invalidf("Invalid value for in(%s) of type %s: %v", name, types.ListOf(elem, false), expr.UnwrapReason(err))
+		}
+		out = append(out, e)
+	}
+	if len(b) != 0 {
+		return nil, bad()
+	}
+	return out, nil
+}
+
+func isSliceOp(op parser.Operator) bool {
+	return op == parser.OpLt || op == parser.OpLte || op == parser.OpGt || op == parser.OpGte
+}
+
+// referencesDuration reports whether t is or contains the duration type.
+func referencesDuration(t types.Type) bool {
+	if t.Kind == types.Duration {
+		return true
+	}
+	for _, p := range t.Params {
+		if referencesDuration(p) {
+			return true
+		}
+	}
+	return false
 }
 
 func be32(b []byte) uint32 {
@@ -317,26 +399,6 @@ func (cs *conditions) resultColumns(cols []*schema.Column) []query.ColumnSpec {
 	return out
 }
 
-// failureColumns lists the columns a failed condition reports: every column
-// for IF EXISTS / IF NOT EXISTS, the conditioned columns otherwise (in table
-// order), as Cassandra's buildCasFailureResultSet does.
-func (cs *conditions) failureColumns() []*schema.Column {
-	if cs.ifExists || cs.ifNotExists {
-		return cs.tbl.Columns
-	}
-	used := map[string]bool{}
-	for _, c := range cs.conds {
-		used[c.col.Name] = true
-	}
-	var out []*schema.Column
-	for _, c := range cs.tbl.Columns {
-		if used[c.Name] {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
 func boolBytes(b bool) []byte {
 	if b {
 		return []byte{1}
@@ -369,6 +431,36 @@ func readState(ctx context.Context, q *plan.Execution, tbl *schema.Table, key, c
 	return st, nil
 }
 
+// casClustering returns the encoded clustering of the one row a conditional
+// statement writes, or nil when it writes only the static row. IN on the
+// clustering is refused, as in Cassandra.
+func (p *modPlan) casClustering(q *plan.Execution) ([]byte, error) {
+	tbl := p.tbl
+	if len(tbl.ClusteringColumns()) == 0 {
+		c, _ := types.EncodeClustering(nil, nil) // the single row's key
+		return c, nil
+	}
+	if p.staticOnly {
+		return nil, nil
+	}
+	prefixes, err := p.where.ClusteringPrefixes(&q.Execution)
+	if err != nil {
+		return nil, err
+	}
+	if len(prefixes) != 1 || len(prefixes[0]) != len(tbl.ClusteringColumns()) {
+		what := "updates"
+		if p.kind == restrictions.KindDelete {
+			what = "deletions"
+		}
+		return nil, query.Invalidf("IN on the clustering key columns is not supported with conditional %s", what)
+	}
+	c, err := types.EncodeClustering(tbl.ClusteringTypes(), prefixes[0])
+	if err != nil {
+		return nil, query.Invalidf("%v", err)
+	}
+	return c, nil
+}
+
 // execConditional runs a conditional INSERT, UPDATE or DELETE: it reads the
 // current state, checks the conditions and applies the mutation, all under
 // the partition's lock (Paxos on a single node degenerates to this).
@@ -380,20 +472,13 @@ func (p *modPlan) execConditional(ctx context.Context, q *plan.Execution, wc *wr
 	if len(keys) != 1 {
 		return nil, query.Invalidf("IN on the partition key is not supported with conditional updates")
 	}
-	var clustering []byte
-	if !p.staticOnly && len(p.tbl.ClusteringColumns()) > 0 {
-		prefixes, err := p.where.ClusteringPrefixes(&q.Execution)
-		if err != nil {
-			return nil, err
-		}
-		if len(prefixes) != 1 || len(prefixes[0]) != len(p.tbl.ClusteringColumns()) {
-			return nil, query.Invalidf("IN on the clustering key columns is not supported with conditional updates")
-		}
-		if clustering, err = types.EncodeClustering(p.tbl.ClusteringTypes(), prefixes[0]); err != nil {
-			return nil, query.Invalidf("%v", err)
-		}
-	} else if len(p.tbl.ClusteringColumns()) == 0 {
-		clustering, _ = types.EncodeClustering(nil, nil) // the single row's key
+	clustering, err := p.casClustering(q)
+	if err != nil {
+		return nil, err
+	}
+	req := newCASRequest(p.tbl, keys[0], false)
+	if err := req.add(p, clustering); err != nil {
+		return nil, err
 	}
 	unlock := q.Env.Engine.LockPartition(p.tbl, keys[0])
 	defer unlock()
@@ -406,7 +491,7 @@ func (p *modPlan) execConditional(ctx context.Context, q *plan.Execution, wc *wr
 		return nil, err
 	}
 	if !ok {
-		return casFailure(p.conds, st)
+		return req.failure(ctx, q)
 	}
 	muts, err := p.Mutations(ctx, q, wc)
 	if err != nil {
@@ -424,44 +509,10 @@ func casSuccess(cs *conditions) *query.Result {
 	return &query.Result{Kind: wire.ResultRows, Columns: cs.resultColumns(nil), Rows: [][][]byte{{boolBytes(true)}}}
 }
 
-func casFailure(cs *conditions, st *currentState) (*query.Result, error) {
-	if st.row == nil && st.static == nil {
-		return &query.Result{Kind: wire.ResultRows, Columns: cs.resultColumns(nil), Rows: [][][]byte{{boolBytes(false)}}}, nil
-	}
-	cols := cs.failureColumns()
-	row := [][]byte{boolBytes(false)}
-	for _, c := range cols {
-		v, err := stateValue(cs.tbl, c, st)
-		if err != nil {
-			return nil, err
-		}
-		row = append(row, v)
-	}
-	return &query.Result{Kind: wire.ResultRows, Columns: cs.resultColumns(cols), Rows: [][][]byte{row}}, nil
-}
-
 // splitPartitionKey returns the components of a serialized partition key.
 func splitPartitionKey(tbl *schema.Table, key []byte) ([][]byte, error) {
 	if len(tbl.PartitionKey()) == 1 {
 		return [][]byte{key}, nil
 	}
 	return partitioner.SplitCompositeKey(key)
-}
-
-// stateValue returns the value of column c in the state read by a
-// conditional statement.
-func stateValue(tbl *schema.Table, c *schema.Column, st *currentState) ([]byte, error) {
-	switch c.Kind {
-	case schema.PartitionKey:
-		if c.Position < len(st.pk) {
-			return st.pk[c.Position], nil
-		}
-		return nil, nil
-	case schema.Clustering:
-		if st.row != nil && c.Position < len(st.ck) {
-			return st.ck[c.Position], nil
-		}
-		return nil, nil
-	}
-	return columnValue(c, st.cellsOf(c), st.now), nil
 }

@@ -258,7 +258,10 @@ func (p *selectPlan) compileGroupBy(cols []parser.Ident) error {
 		}
 		pos++
 	}
-	if p.distinct {
+	if pos < len(pkCols) && pkCols[pos].Kind == schema.PartitionKey {
+		return query.Invalidf("Group by is not supported on only a part of the partition key")
+	}
+	if p.distinct && pos > len(p.tbl.PartitionKey()) {
 		return query.Invalidf("Grouping on clustering columns is not allowed for SELECT DISTINCT queries")
 	}
 	p.groupBy = pos

@@ -321,6 +321,22 @@ func (r *selectRun) partition(pk [][]byte, part *selPart, inPart int) error {
 	if part.static != nil {
 		r.stats.staticRows++
 	}
+	// Groups never span partitions (GROUP BY covers the whole partition
+	// key): the previous partition's group closes here, so that its count
+	// goes to its own PER PARTITION LIMIT, not to this partition's.
+	if p.groupBy > 0 && r.groupOpen && r.curPartKey != nil {
+		if err := r.closeGroup(); err != nil {
+			return err
+		}
+		if r.pageFull() {
+			// The page ends with that group: the paging state names the
+			// previous partition and its count of groups.
+			r.stopped, r.more = true, true
+		}
+		if r.stopped {
+			return nil
+		}
+	}
 	r.curPartKey = part.key
 	r.inPart = inPart
 	resumed := inPart > 0
@@ -618,14 +634,83 @@ func (r *selectRun) slices() (data.Slices, bool, error) {
 	return r.slice[:], false, nil
 }
 
+// sortedItem is one row read by runSorted, with the index of its partition.
+type sortedItem struct {
+	sr   *expr.SelRow
+	ck   []byte
+	part int
+}
+
+// runSortedGroups groups the rows of an IN query with GROUP BY and ORDER BY
+// partition by partition, in the ORDER BY order, and then sorts the groups'
+// rows by the clustering of each group's first row, as Cassandra aggregates
+// each partition before orderResults sorts the result rows; PER PARTITION
+// LIMIT counts groups in their partition and LIMIT applies to the sorted
+// rows.
+func (r *selectRun) runSortedGroups(items []sortedItem, less func(a, b []byte) bool) error {
+	sort.SliceStable(items, func(i, j int) bool {
+		if items[i].part != items[j].part {
+			return items[i].part < items[j].part
+		}
+		return less(items[i].ck, items[j].ck)
+	})
+	limit := r.limit
+	r.limit = 0
+	var firsts [][]byte // the clustering of each output row's first row
+	for start := 0; start < len(items); {
+		end := start
+		for end < len(items) && items[end].part == items[start].part {
+			end++
+		}
+		if r.groupOpen {
+			if err := r.closeGroup(); err != nil {
+				return err
+			}
+		}
+		before := len(r.rows)
+		r.inPart = 0
+		var groupFirsts [][]byte
+		var key [][]byte
+		for _, it := range items[start:end] {
+			k := r.groupKeyOf(it.sr)
+			if key == nil || !sameGroup(k, key) {
+				groupFirsts = append(groupFirsts, it.ck)
+				key = k
+			}
+			r.stats.liveRows++
+			r.curPartKey = nil
+			if err := r.emit(it.sr, it.ck); err != nil {
+				return err
+			}
+		}
+		if err := r.closeGroup(); err != nil {
+			return err
+		}
+		firsts = append(firsts, groupFirsts[:len(r.rows)-before]...)
+		start = end
+	}
+	idx := make([]int, len(r.rows))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(i, j int) bool { return less(firsts[idx[i]], firsts[idx[j]]) })
+	sorted := make([][][]byte, len(idx))
+	for i, k := range idx {
+		sorted[i] = r.rows[k]
+	}
+	if limit > 0 && len(sorted) > limit {
+		sorted = sorted[:limit]
+	}
+	r.rows = sorted
+	r.limit, r.returned = limit, len(sorted)
+	r.more = false
+	return nil
+}
+
 // runSorted reads every partition of an IN list and merges their rows in
 // the ORDER BY order (SelectStatement.orderResults); paging was refused.
 func (r *selectRun) runSorted(ctx context.Context, keys [][]byte, comps [][][]byte, slices data.Slices) error {
-	type item struct {
-		sr *expr.SelRow
-		ck []byte
-	}
-	var items []item
+	var items []sortedItem
 	now := r.q.NowInSec()
 	for i, key := range keys {
 		part, err := r.p.readPartition(ctx, r.q, key, slices, 0)
@@ -648,20 +733,24 @@ func (r *selectRun) runSorted(ctx context.Context, keys [][]byte, comps [][][]by
 			if !ok {
 				continue
 			}
-			items = append(items, item{sr, row.Clustering})
+			items = append(items, sortedItem{sr, row.Clustering, i})
 			n++
-			if r.ppl > 0 && n >= r.ppl {
+			if r.ppl > 0 && n >= r.ppl && r.p.groupBy == 0 {
 				break
 			}
 		}
 	}
-	sort.SliceStable(items, func(i, j int) bool {
-		c := bytes.Compare(items[i].ck, items[j].ck)
+	less := func(a, b []byte) bool {
+		c := bytes.Compare(a, b)
 		if r.p.reversed {
 			return c > 0
 		}
 		return c < 0
-	})
+	}
+	if r.p.groupBy > 0 {
+		return r.runSortedGroups(items, less)
+	}
+	sort.SliceStable(items, func(i, j int) bool { return less(items[i].ck, items[j].ck) })
 	saved := r.ppl
 	r.ppl = 0
 	for _, it := range items {

@@ -41,7 +41,7 @@ func IsDerived(tbl *schema.Table) bool {
 	case "system_schema", "system_virtual_schema", "system_views":
 		return true
 	case "system":
-		return tbl.Name == "local"
+		return tbl.Name == "local" || tbl.Name == "IndexInfo"
 	}
 	return false
 }
@@ -72,8 +72,11 @@ func (n *Node) Partitions(tbl *schema.Table, key []byte) ([]Partition, error) {
 			return nil, err
 		}
 	case "system":
-		if tbl.Name == "local" {
+		switch tbl.Name {
+		case "local":
 			parts = []Partition{{Key: TextV("local"), Rows: []Values{LocalRow(n.Info())}}}
+		case "IndexInfo":
+			parts = builtIndexPartitions(n.schemaOf(key))
 		}
 	}
 	out := parts[:0]
@@ -86,6 +89,30 @@ func (n *Node) Partitions(tbl *schema.Table, key []byte) ([]Partition, error) {
 		return data.ComparePartitions(int64(partitioner.Murmur3(out[i].Key)), out[i].Key, int64(partitioner.Murmur3(out[j].Key)), out[j].Key) < 0
 	})
 	return out, nil
+}
+
+// builtIndexPartitions returns the rows of system."IndexInfo", the indexes
+// that are built: one partition per keyspace (its table_name column holds the
+// keyspace's name, as Cassandra's SystemKeyspace.setIndexBuilt writes it),
+// one row per index of its tables, by name. minicass builds an index when it
+// creates it, so every index is listed.
+func builtIndexPartitions(snap SchemaSnapshot) []Partition {
+	var out []Partition
+	for _, ks := range snap.Keyspaces {
+		var names []string
+		for _, t := range snap.Tables[ks.Name] {
+			for _, ix := range t.Indexes {
+				names = append(names, ix.Name)
+			}
+		}
+		sort.Strings(names)
+		p := Partition{Key: TextV(ks.Name)}
+		for _, name := range names {
+			p.Rows = append(p.Rows, Values{"table_name": TextV(ks.Name), "index_name": TextV(name)})
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // schemaOf returns the schema system_schema describes: every keyspace, or

@@ -100,6 +100,8 @@ const sysFlushPeriod = 3600000
 // systemTableDefs are the system tables, keyspace by keyspace.
 var systemTableDefs = []systemTableDef{
 	// system (db/SystemKeyspace.java): gc_grace_seconds 0, flushed hourly.
+	{keyspace: "system", name: "IndexInfo", comment: "built column indexes",
+		cols: sysCols("table_name text; index_name text; value blob"), pk: []string{"table_name"}, ck: []string{"index_name"}, flushPeriod: sysFlushPeriod},
 	{keyspace: "system", name: "available_ranges", comment: "available keyspace/ranges during bootstrap/replace that are ready to be served",
 		cols: sysCols("keyspace_name text; ranges set<blob>"), pk: []string{"keyspace_name"}, flushPeriod: sysFlushPeriod},
 	{keyspace: "system", name: "available_ranges_v2", comment: "available keyspace/ranges during bootstrap/replace that are ready to be served",
