@@ -73,6 +73,14 @@ type Options struct {
 	// ColumnIndexSize is the row-index granularity inside wide partitions
 	// of the SSTables written (default 64 KiB).
 	ColumnIndexSize int
+	// BlockCacheSize is the budget in bytes of the block cache shared by
+	// every SSTable (decompressed chunks, index spans), as Cassandra's
+	// file_cache_size (default 32 MiB; negative disables it).
+	BlockCacheSize int64
+	// KeyCacheSize is the budget in bytes of the key cache shared by every
+	// SSTable (partition -> index entry), as Cassandra's key_cache_size
+	// (default 8 MiB; negative disables it).
+	KeyCacheSize int64
 }
 
 // engineOptions translates Options into the engine's options.
@@ -81,7 +89,7 @@ func (o *Options) engineOptions() engine.Options {
 		Dir: o.Dir, FS: o.FS, Logger: o.Logger,
 		CommitLogSync: o.CommitLogSync, CommitLogSyncPeriod: o.CommitLogSyncPeriod, CommitLogSegmentSize: o.CommitLogSegmentSize,
 		MemtableSize: o.MemtableSize, MemtableHardLimit: o.MemtableHardLimit, FlushWorkers: o.FlushWorkers,
-		ColumnIndexSize: o.ColumnIndexSize,
+		ColumnIndexSize: o.ColumnIndexSize, BlockCacheSize: o.BlockCacheSize, KeyCacheSize: o.KeyCacheSize,
 	}
 	if o.Clock != nil {
 		eo.Clock = o.Clock

@@ -668,7 +668,7 @@ func (c *compactor) finishWriter() error {
 	if _, err := w.Finish(); err != nil {
 		return errors.Join(err, w.Abort())
 	}
-	r, err := sstable.Open(c.e.fs, c.s.dir, c.wGen, sstable.ReaderOptions{})
+	r, err := sstable.Open(c.e.fs, c.s.dir, c.wGen, c.e.readerOptions())
 	if err != nil {
 		return wrapCorruption(err)
 	}

@@ -145,7 +145,7 @@ func (e *Engine) writeSSTable(s *tableStore, mt *memtableSource) (*sstableSource
 	if _, err := w.Finish(); err != nil {
 		return nil, errors.Join(err, w.Abort())
 	}
-	r, err := sstable.Open(e.fs, s.dir, gen, sstable.ReaderOptions{})
+	r, err := sstable.Open(e.fs, s.dir, gen, e.readerOptions())
 	if err != nil {
 		return nil, wrapCorruption(err)
 	}
