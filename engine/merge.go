@@ -30,7 +30,10 @@ type rowMerger struct {
 	stats   *ReadStats
 	err     error
 
+	// scratch is the row next returns, in the merger's own clustering and
+	// cell buffers: a source's row is valid only until it advances.
 	scratch data.Row
+	ck      []byte
 	cells   []data.Cell
 	cds     []data.ColumnDeletion
 	same    []int
@@ -42,7 +45,12 @@ type rowMerger struct {
 	headsBuf [inlineSources]*data.Row
 	idxBuf   [inlineSources]int
 	sameBuf  [inlineSources]int
+	cellsBuf [inlineCells]data.Cell
+	ckBuf    [32]byte
 }
+
+// inlineCells is how many cells a merged row holds without allocating.
+const inlineCells = 4
 
 // inlineSources is how many sources a rowMerger holds without allocating:
 // the memtable and one SSTable, the common case.
@@ -106,7 +114,14 @@ func (m *rowMerger) next() (*data.Row, bool) {
 	first := m.heads[m.same[0]]
 	if len(m.same) == 1 {
 		m.scratch = *first
-		m.scratch.Clustering = append(m.scratch.Clustering[:0:0], first.Clustering...)
+		if m.ck == nil {
+			m.ck = m.ckBuf[:0]
+		}
+		m.ck = append(m.ck[:0], first.Clustering...)
+		m.scratch.Clustering = m.ck
+		if m.cells == nil {
+			m.cells = m.cellsBuf[:0]
+		}
 		m.cells = append(m.cells[:0], first.Cells...)
 		m.scratch.Cells = m.cells
 		if len(first.ColumnDeletions) > 0 {
@@ -118,7 +133,8 @@ func (m *rowMerger) next() (*data.Row, bool) {
 		for _, i := range m.same[2:] {
 			merged = data.MergeRows(&merged, m.heads[i])
 		}
-		merged.Clustering = append(merged.Clustering[:0:0], first.Clustering...)
+		m.ck = append(m.ck[:0], first.Clustering...)
+		merged.Clustering = m.ck
 		merged.ColumnDeletions = slices.Clone(merged.ColumnDeletions)
 		m.scratch = merged
 	}

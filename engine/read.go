@@ -210,8 +210,9 @@ type readState struct {
 	dropped map[string]schema.DroppedColumn
 }
 
-func (e *Engine) resolve(opts *ReadOptions) readState {
-	rs := readState{now: opts.Now, stats: &ReadStats{warnAt: e.opts.TombstoneWarnThreshold, failAt: e.opts.TombstoneFailureThreshold}}
+func (e *Engine) resolve(opts *ReadOptions, st *ReadStats) readState {
+	*st = ReadStats{warnAt: e.opts.TombstoneWarnThreshold, failAt: e.opts.TombstoneFailureThreshold}
+	rs := readState{now: opts.Now, stats: st}
 	if rs.now == 0 {
 		rs.now = e.Now()
 	}
@@ -229,17 +230,17 @@ type part struct {
 }
 
 // openPartition builds the live view of a partition from its sources'
-// views.
-func (e *Engine) openPartition(ctx context.Context, token int64, key []byte, parts []part, opts *ReadOptions, rs readState, shared *int) *Partition {
+// views, into p.
+func (e *Engine) openPartition(p *Partition, ctx context.Context, token int64, key []byte, parts []part, opts *ReadOptions, rs readState, shared *int) {
 	st := rs.stats
 	st.Partitions++
-	p := &Partition{key: key, token: token, stats: st, ctx: ctx, limit: -1, shared: shared}
+	*p = Partition{key: key, token: token, stats: st, ctx: ctx, limit: -1, shared: shared}
 	if opts.PerPartitionLimit > 0 {
 		p.limit = opts.PerPartitionLimit
 	}
 	if len(parts) == 0 {
 		p.done = true
-		return p
+		return
 	}
 	r := &p.readerBuf
 	*r = partitionReader{deletion: data.LiveDeletion, now: rs.now, cols: rs.cols, stats: st, dropped: rs.dropped}
@@ -281,7 +282,16 @@ func (e *Engine) openPartition(ctx context.Context, token int64, key []byte, par
 		r.merger.add(pt.ps.Rows(opts.Slices, opts.Reverse), indexOf(st, pt.src))
 	}
 	p.reader = r
-	return p
+}
+
+// partitionRead is what ReadPartition allocates, in one piece: the
+// partition, the read's statistics (with room for the sources of a common
+// read) and its sources.
+type partitionRead struct {
+	p      Partition
+	st     ReadStats
+	srcBuf [inlineSources]SourceStats
+	srcs   readSources
 }
 
 func indexOf(st *ReadStats, src Source) int {
@@ -309,7 +319,9 @@ func (e *Engine) ReadPartition(ctx context.Context, t *schema.Table, key []byte,
 	if len(key) == 0 {
 		return nil, ErrEmptyKey
 	}
-	rs := e.resolve(&opts)
+	h := new(partitionRead)
+	rs := e.resolve(&opts, &h.st)
+	h.st.Sources = h.srcBuf[:0]
 	rs.dropped = t.Dropped
 	token := Token(key)
 	var partsBuf [inlineSources]part
@@ -317,7 +329,7 @@ func (e *Engine) ReadPartition(ctx context.Context, t *schema.Table, key []byte,
 	hasStatic := t.HasStatic()
 	deleted := data.LiveDeletion // the newest partition deletion found so far
 	s.readCount.Add(1)
-	srcs := s.sources()
+	srcs := s.sourcesInto(&h.srcs)
 	for _, src := range srcs.list {
 		rs.stats.source(src) // list the sources in read order
 		if sst, ok := src.(*sstableSource); ok {
@@ -349,7 +361,8 @@ func (e *Engine) ReadPartition(ctx context.Context, t *schema.Table, key []byte,
 		deleted = data.MaxDeletion(deleted, ps.Deletion())
 		parts = append(parts, part{src: src, ps: ps})
 	}
-	p := e.openPartition(ctx, token, key, parts, &opts, rs, nil)
+	p := &h.p
+	e.openPartition(p, ctx, token, key, parts, &opts, rs, nil)
 	if opts.Limit > 0 {
 		p.readLimit = opts.Limit
 		p.shared = &p.readLimit
@@ -403,7 +416,8 @@ func (e *Engine) Scan(ctx context.Context, t *schema.Table, r data.TokenRange, o
 	if err != nil {
 		return nil, err
 	}
-	sc := &Scanner{ctx: ctx, e: e, opts: opts, rs: e.resolve(&opts), reads: &s.reads}
+	sc := &Scanner{ctx: ctx, e: e, opts: opts, reads: &s.reads}
+	sc.rs = e.resolve(&opts, new(ReadStats))
 	sc.rs.dropped = t.Dropped
 	if opts.Limit > 0 {
 		n := opts.Limit
@@ -484,7 +498,8 @@ func (sc *Scanner) Next() (*Partition, bool) {
 			parts = append(parts, part{src: sc.srcs[i], ps: sc.heads[i]})
 		}
 		first := parts[0].ps
-		p := sc.e.openPartition(sc.ctx, first.Token(), first.Key(), parts, &sc.opts, sc.rs, sc.shared)
+		p := new(Partition)
+		sc.e.openPartition(p, sc.ctx, first.Token(), first.Key(), parts, &sc.opts, sc.rs, sc.shared)
 		sc.cur = p
 		if p.static == nil && !p.peek() {
 			if p.err != nil {

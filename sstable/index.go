@@ -194,6 +194,7 @@ type pointRead struct {
 	p   Partition
 	it  rowIter
 	cur chunkCursor
+	st  ReadStats // the lookup's
 }
 
 // GetPartition is Get returning the concrete *Partition, whose ReadStats
@@ -201,23 +202,25 @@ type pointRead struct {
 // and the cached Index.db span of the key's sample (read and checked once),
 // then one chunk (cached too) for the partition header and first rows.
 func (r *Reader) GetPartition(token int64, key []byte) (*Partition, bool, error) {
-	var st ReadStats
-	defer r.total.add(&st)
-	st.FilterChecks++
 	if !r.filter.mayContain(key) {
-		st.FilterNegatives++
+		r.total.filterChecks.Add(1)
+		r.total.filterNegatives.Add(1)
 		return nil, false, nil
 	}
 	if r.stats.Partitions == 0 ||
 		data.ComparePartitions(token, key, r.stats.FirstToken, r.stats.FirstKey) < 0 ||
 		data.ComparePartitions(token, key, r.stats.LastToken, r.stats.LastKey) > 0 {
+		r.total.filterChecks.Add(1)
 		return nil, false, nil
 	}
 	pr := new(pointRead)
+	st := &pr.st
+	st.FilterChecks++
+	defer r.total.add(st)
 	if e, ok := r.cache.entry(r.cacheID, token, key); ok {
 		pr.p.e = *e
 	} else {
-		found, err := r.findEntry(token, key, &pr.p.e, &st)
+		found, err := r.findEntry(token, key, &pr.p.e, st)
 		if err != nil || !found {
 			return nil, false, err
 		}
@@ -227,7 +230,7 @@ func (r *Reader) GetPartition(token int64, key []byte) (*Partition, bool, error)
 	}
 	r.initCursor(&pr.cur, nil, true)
 	p := &pr.p
-	if err := r.loadPartition(p, &pr.cur, &st); err != nil {
+	if err := r.loadPartition(p, &pr.cur, st); err != nil {
 		return nil, false, err
 	}
 	p.cur, p.spare = &pr.cur, &pr.it
@@ -384,6 +387,7 @@ type scanIter struct {
 	ir   *indexReader
 	cur  *chunkCursor
 	st   ReadStats
+	pst  ReadStats // the current partition's header read
 	err  error
 	done bool
 	p    *Partition
@@ -423,9 +427,9 @@ func (it *scanIter) Next() (data.PartitionSource, bool) {
 			it.err = err
 			return nil, false
 		}
-		var pst ReadStats
-		err = it.r.loadPartition(p, it.cur, &pst)
-		it.st.Add(pst)
+		it.pst = ReadStats{}
+		err = it.r.loadPartition(p, it.cur, &it.pst)
+		it.st.Add(it.pst)
 		if err != nil {
 			it.err = err
 			return nil, false

@@ -52,15 +52,13 @@ type Partition struct {
 func (r *Reader) loadPartition(p *Partition, cur *chunkCursor, st *ReadStats) error {
 	p.r = r
 	e := &p.e
-	var hs ReadStats
 	prev := cur.st
-	cur.st = &hs
+	cur.st = st
 	// The static row and range tombstones alias the header bytes: a view
 	// of the chunk holding them, which the cursor then never overwrites,
 	// or a copy when the header straddles chunks.
 	buf, err := cur.view(e.pos, e.pos+e.rowsOff)
 	cur.st = prev
-	st.Add(hs)
 	p.stats = *st
 	if err != nil {
 		return err
@@ -183,6 +181,7 @@ func (p *Partition) Rows(slices data.Slices, reverse bool) data.RowIterator {
 		it = new(rowIter)
 	}
 	*it = rowIter{p: p, slices: slices, reverse: reverse}
+	it.row.Cells = it.cellBuf[:0]
 	if p.cur != nil {
 		it.cur, p.cur = p.cur, nil
 		it.cur.st = &it.st
@@ -193,7 +192,7 @@ func (p *Partition) Rows(slices data.Slices, reverse bool) data.RowIterator {
 	n := e.numBlocks()
 	if n == 0 {
 		if e.length-1 > e.rowsOff {
-			it.segs = append(it.segs, segment{e.pos + e.rowsOff, e.pos + e.length - 1})
+			it.segs = append(it.segBuf[:0], segment{e.pos + e.rowsOff, e.pos + e.length - 1})
 		}
 		return it
 	}
@@ -245,7 +244,8 @@ type rowIter struct {
 	slices  data.Slices
 	reverse bool
 	segs    []segment
-	seg     int // next segment to load; > 0 once one is loaded
+	segBuf  [1]segment // segs starts here
+	seg     int        // next segment to load; > 0 once one is loaded
 	// With a row index, blocks lo..hi may intersect the slices; nextBlock
 	// is the next one to consider.
 	blockMode         bool
@@ -264,12 +264,16 @@ type rowIter struct {
 	ownOffs  bool
 	segStart uint64
 	ri       int
-	row      data.Row
-	rowPos   uint64 // stream position of the record of row
-	st       ReadStats
-	err      error
-	done     bool
-	closed   bool
+	// row is the row Next returns, decoded into the same cells each
+	// time; names interns its column names.
+	row     data.Row
+	cellBuf [4]data.Cell // row.Cells starts here
+	names   data.ColumnNames
+	rowPos  uint64 // stream position of the record of row
+	st      ReadStats
+	err     error
+	done    bool
+	closed  bool
 }
 
 // loadSegment reads the next segment; false at the end or on error.
@@ -485,7 +489,7 @@ func (it *rowIter) Next() (*data.Row, bool) {
 			}
 		}
 		d := data.NewDecoder(raw)
-		it.row = d.Row()
+		d.RowInto(&it.row, &it.names)
 		if d.Err() != nil || d.Remaining() != 0 {
 			it.err = it.p.r.dataErr(rowPos, d.Err(), "bad row")
 			return nil, false
