@@ -149,6 +149,14 @@ func (p *Partition) finish() {
 		if err := p.reader.merger.close(); err != nil && p.err == nil {
 			p.err = err
 		}
+		// The sources' partitions are done with: the row last returned
+		// lives in the merger's buffers, its bytes in immutable chunks.
+		for _, ps := range p.reader.parts {
+			if rel, ok := ps.(releaser); ok {
+				rel.Release()
+			}
+		}
+		p.reader.parts = nil
 		p.reader = nil
 	}
 	if p.sources != nil {
@@ -181,7 +189,15 @@ type partitionReader struct {
 	cols     columnFilter
 	dropped  map[string]schema.DroppedColumn
 	stats    *ReadStats
+	// parts are the sources' partitions, released when the read is done
+	// (partsBuf holds those of a common read).
+	parts    []data.PartitionSource
+	partsBuf [inlineSources]data.PartitionSource
 }
+
+// releaser is a source partition whose memory can be reused once its
+// read is done (sstable.Partition).
+type releaser interface{ Release() }
 
 func (r *partitionReader) next() (*data.Row, bool) {
 	for {
@@ -280,6 +296,10 @@ func (e *Engine) openPartition(p *Partition, ctx context.Context, token int64, k
 		src := st.source(pt.src)
 		src.Read++
 		r.merger.add(pt.ps.Rows(opts.Slices, opts.Reverse), indexOf(st, pt.src))
+		if r.parts == nil {
+			r.parts = r.partsBuf[:0]
+		}
+		r.parts = append(r.parts, pt.ps)
 	}
 	p.reader = r
 }

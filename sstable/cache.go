@@ -147,7 +147,7 @@ func (c *Cache) span(id uint64, i int) (*indexSpan, bool) {
 // putSpan caches s and reports whether it did (a span another reader
 // cached first stays, and so does one over half a shard).
 func (c *Cache) putSpan(id uint64, i int, s *indexSpan) bool {
-	return c.blocks.put(cacheKey{id, kindSpan, uint64(i)}, s, int64(cap(s.raw)+12*cap(s.ents))+cacheEntryOverhead)
+	return c.blocks.put(cacheKey{id, kindSpan, uint64(i)}, s, int64(cap(s.raw)+24*cap(s.ents))+cacheEntryOverhead)
 }
 
 func (c *Cache) records(id uint64, pos uint64) ([]uint32, bool) {

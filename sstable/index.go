@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sort"
+	"sync"
 
 	"github.com/minicass/minicass/data"
 )
@@ -198,9 +199,11 @@ type pointRead struct {
 }
 
 // GetPartition is Get returning the concrete *Partition, whose ReadStats
-// tell what the lookup touched. The lookup is the key cache, or the summary
-// and the cached Index.db span of the key's sample (read and checked once),
-// then one chunk (cached too) for the partition header and first rows.
+// tell what the lookup touched. The lookup is the summary, then the block
+// cache's Index.db span of the key's sample (read and checked once), or
+// the key cache when the span is not cached, then one chunk (cached too)
+// for the partition header and first rows. Release gives the Partition's
+// memory back once it is done with.
 func (r *Reader) GetPartition(token int64, key []byte) (*Partition, bool, error) {
 	if !r.filter.mayContain(key) {
 		r.total.filterChecks.Add(1)
@@ -213,28 +216,39 @@ func (r *Reader) GetPartition(token int64, key []byte) (*Partition, bool, error)
 		r.total.filterChecks.Add(1)
 		return nil, false, nil
 	}
-	pr := new(pointRead)
+	pr := pointReadPool.Get().(*pointRead)
+	*pr = pointRead{}
 	st := &pr.st
 	st.FilterChecks++
-	defer r.total.add(st)
-	if e, ok := r.cache.entry(r.cacheID, token, key); ok {
-		pr.p.e = *e
-	} else {
-		found, err := r.findEntry(token, key, &pr.p.e, st)
-		if err != nil || !found {
-			return nil, false, err
-		}
-		if r.cache.keys != nil {
-			r.cache.putEntry(r.cacheID, pr.p.e.detached())
-		}
+	found, err := r.findEntry(token, key, &pr.p.e, st)
+	if err == nil && found {
+		r.initCursor(&pr.cur, nil, true)
+		err = r.loadPartition(&pr.p, &pr.cur, st)
 	}
-	r.initCursor(&pr.cur, nil, true)
-	p := &pr.p
-	if err := r.loadPartition(p, &pr.cur, st); err != nil {
+	r.total.add(st)
+	if err != nil || !found {
+		pointReadPool.Put(pr)
 		return nil, false, err
 	}
-	p.cur, p.spare = &pr.cur, &pr.it
+	p := &pr.p
+	p.cur, p.spare, p.home = &pr.cur, &pr.it, pr
 	return p, true, nil
+}
+
+// pointReadPool recycles the memory of point reads (Partition.Release).
+var pointReadPool = sync.Pool{New: func() any { return new(pointRead) }}
+
+// Release gives the memory of a Partition returned by GetPartition (and of
+// its first row iterator) back for reuse by later reads; it does nothing
+// for other Partitions. The caller must have closed the Partition's row
+// iterators, and must use neither the Partition, nor its iterators, nor
+// the Row values they returned afterwards (the byte slices of keys, rows
+// and cells, which alias immutable chunks, stay valid).
+func (p *Partition) Release() {
+	if pr := p.home; pr != nil {
+		p.home = nil
+		pointReadPool.Put(pr)
+	}
 }
 
 // findEntry reads the index entry of (token, key) into e: from the block
@@ -244,40 +258,49 @@ func (r *Reader) GetPartition(token int64, key []byte) (*Partition, bool, error)
 // from the sample on. e's slices alias bytes nothing writes.
 func (r *Reader) findEntry(token int64, key []byte, e *indexEntry, st *ReadStats) (bool, error) {
 	i := r.summarySample(token, key)
-	sp, cached := r.cache.span(r.cacheID, i)
-	if !cached {
+	sp, ok := r.cache.span(r.cacheID, i)
+	if !ok {
+		if c, ok := r.cache.entry(r.cacheID, token, key); ok {
+			*e = *c
+			return true, nil
+		}
 		start, end := r.sampleSpan(i)
-		if r.cache.blocks == nil || end-start > maxSpanBytes {
-			return r.streamEntry(start, end, token, key, e, st)
-		}
+		var found bool
 		var err error
-		if sp, err = r.loadSpan(start, end, st); err != nil {
-			return false, err
+		if r.cache.blocks == nil || end-start > maxSpanBytes {
+			found, err = r.streamEntry(start, end, token, key, e, st)
+		} else if sp, err = r.loadSpan(start, end, st); err == nil {
+			r.cache.putSpan(r.cacheID, i, sp)
+			found, err = sp.find(r, token, key, e)
 		}
-		r.cache.putSpan(r.cacheID, i, sp)
+		if found && err == nil && r.cache.keys != nil {
+			r.cache.putEntry(r.cacheID, e.detached())
+		}
+		return found, err
 	}
-	// The first entry after the key is in [lo, hi].
-	lo, hi := 0, len(sp.ents)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
+	return sp.find(r, token, key, e)
+}
+
+// find looks (token, key) up in the span: a binary search on the tokens,
+// then the keys of the entries sharing the token (Murmur3 collisions are
+// rare).
+func (sp *indexSpan) find(r *Reader, token int64, key []byte, e *indexEntry) (bool, error) {
+	m := sort.Search(len(sp.ents), func(j int) bool { return sp.ents[j].token >= token })
+	for ; m < len(sp.ents) && sp.ents[m].token == token; m++ {
 		payload := sp.payload(m)
 		k, t, _, ok := entryKey(payload)
-		if !ok {
+		if !ok || t != token {
 			return false, corruptf(r.name(ComponentIndex), int64(sp.at(m)), "bad entry key")
 		}
-		switch c := data.ComparePartitions(t, k, token, key); {
+		switch c := bytes.Compare(k, key); {
 		case c < 0:
-			lo = m + 1
+			continue
 		case c > 0:
-			hi = m
-		default:
-			if cached {
-				st.IndexEntries++ // a load counts every entry it checks
-			}
-			var err error
-			*e, err = r.decodeEntry(payload, sp.at(m))
-			return err == nil, err
+			return false, nil
 		}
+		var err error
+		*e, err = r.decodeEntry(payload, sp.at(m))
+		return err == nil, err
 	}
 	return false, nil
 }
@@ -294,9 +317,12 @@ type indexSpan struct {
 	ents  []spanEntry
 }
 
-// spanEntry locates one entry in indexSpan.raw: the offset of its length
-// prefix, of its payload, and the payload's length.
-type spanEntry struct{ frame, off, n uint32 }
+// spanEntry locates one entry in indexSpan.raw: its token, the offset of
+// its length prefix, of its payload, and the payload's length.
+type spanEntry struct {
+	token         int64
+	frame, off, n uint32
+}
 
 func (sp *indexSpan) payload(i int) []byte {
 	e := sp.ents[i]
@@ -327,7 +353,11 @@ func (r *Reader) loadSpan(start, end uint64, st *ReadStats) (*indexSpan, error) 
 		if got, want := crc32c(payload), binary.LittleEndian.Uint32(sp.raw[off+l:]); got != want {
 			return nil, corruptf(name, int64(start+pos), "entry checksum mismatch: computed %08x, stored %08x", got, want)
 		}
-		sp.ents = append(sp.ents, spanEntry{frame: uint32(pos), off: uint32(off), n: uint32(l)})
+		_, t, _, ok := entryKey(payload)
+		if !ok || len(sp.ents) > 0 && t < sp.ents[len(sp.ents)-1].token {
+			return nil, corruptf(name, int64(start+pos), "bad entry key")
+		}
+		sp.ents = append(sp.ents, spanEntry{token: t, frame: uint32(pos), off: uint32(off), n: uint32(l)})
 		st.IndexEntries++
 		pos = off + l + 4
 	}

@@ -43,8 +43,9 @@ type Partition struct {
 	// the chunk holding the first rows is not read again.
 	cur *chunkCursor
 	// spare, when set, is the first row iterator's memory, allocated with
-	// the partition.
+	// the partition; home is that allocation, from pointReadPool.
 	spare *rowIter
+	home  *pointRead
 }
 
 // loadPartition reads the header of the partition p.e through cur into
