@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/schema"
@@ -50,10 +51,9 @@ type Partition struct {
 	limit    int  // rows left for this partition, -1: unlimited
 	shared   *int // rows left for the whole read, nil: unlimited
 	returned int
-	// readLimit and readerBuf hold what shared and reader point to for a
-	// partition read, saving two allocations per read.
+	// readLimit holds what shared points to for a partition read, saving
+	// an allocation per read.
 	readLimit int
-	readerBuf partitionReader
 	peeked    *data.Row
 	done      bool
 	err       error
@@ -156,8 +156,10 @@ func (p *Partition) finish() {
 				rel.Release()
 			}
 		}
-		p.reader.parts = nil
+		r := p.reader
 		p.reader = nil
+		*r = partitionReader{}
+		readerPool.Put(r)
 	}
 	if p.sources != nil {
 		p.sources.release()
@@ -194,6 +196,10 @@ type partitionReader struct {
 	parts    []data.PartitionSource
 	partsBuf [inlineSources]data.PartitionSource
 }
+
+// readerPool recycles partitionReaders (with their merge buffers), which
+// a partition gives back when its read is done.
+var readerPool = sync.Pool{New: func() any { return new(partitionReader) }}
 
 // releaser is a source partition whose memory can be reused once its
 // read is done (sstable.Partition).
@@ -258,7 +264,7 @@ func (e *Engine) openPartition(p *Partition, ctx context.Context, token int64, k
 		p.done = true
 		return
 	}
-	r := &p.readerBuf
+	r := readerPool.Get().(*partitionReader)
 	*r = partitionReader{deletion: data.LiveDeletion, now: rs.now, cols: rs.cols, stats: st, dropped: rs.dropped}
 	r.merger = rowMerger{reverse: opts.Reverse, stats: st}
 	var static *data.Row
