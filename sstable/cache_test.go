@@ -306,3 +306,61 @@ func TestConcurrentReads(t *testing.T) {
 		require.NoError(t, err)
 	}
 }
+
+// TestSharedCacheNeverServesAClosedReader fills a shared Cache from one
+// SSTable, closes and removes it, writes different data under the same
+// directory and generation and reads it through the same Cache: every
+// read must see the new data, and the closed Reader must have left
+// nothing in the cache.
+func TestSharedCacheNeverServesAClosedReader(t *testing.T) {
+	rng := rand.New(rand.NewSource(seed(t)))
+	fs := vfs.NewMem()
+	cache := NewCache(CacheOptions{BlockCacheSize: 1 << 20, KeyCacheSize: 1 << 20})
+	opts := WriterOptions{Compression: Compression{ChunkLength: 512}, ColumnIndexSize: 1024, IndexInterval: 4}
+	old := randomPartitions(rng, 40, 50)
+	writeTable(t, fs, "", 1, opts, old)
+	r1, err := Open(fs, "", 1, ReaderOptions{Cache: cache})
+	require.NoError(t, err)
+	for i := range old {
+		for _, reverse := range []bool{false, true} {
+			p, found, err := r1.GetPartition(old[i].token, old[i].key)
+			require.NoError(t, err)
+			require.True(t, found)
+			checkPartition(t, rng, p, &old[i])
+			it := p.Rows(nil, reverse)
+			require.Equal(t, normRows(expectRows(old[i].rows, nil, reverse)), normRows(collectRows(t, it)))
+			p.Release()
+		}
+	}
+	blocks, keys := r1.CachedEntries()
+	require.NotZero(t, blocks)
+	require.NotZero(t, keys)
+	require.NoError(t, r1.Close())
+	blocks, keys = r1.CachedEntries()
+	assert.Zero(t, blocks, "a closed reader's blocks are forgotten")
+	assert.Zero(t, keys, "a closed reader's keys are forgotten")
+	require.NoError(t, Remove(fs, "", 1))
+
+	// Same keys, other rows, same generation.
+	fresh := randomPartitions(rng, 40, 50)
+	for i := range fresh {
+		fresh[i].token, fresh[i].key = old[i].token, old[i].key
+	}
+	writeTable(t, fs, "", 1, opts, fresh)
+	r2, err := Open(fs, "", 1, ReaderOptions{Cache: cache})
+	require.NoError(t, err)
+	defer r2.Close()
+	for i := range fresh {
+		for _, reverse := range []bool{false, true} {
+			p, found, err := r2.GetPartition(fresh[i].token, fresh[i].key)
+			require.NoError(t, err)
+			require.True(t, found)
+			require.Equal(t, normRows(expectRows(fresh[i].rows, nil, reverse)), normRows(collectRows(t, p.Rows(nil, reverse))), "partition %d", i)
+			p.Release()
+		}
+	}
+	st := cache.Stats()
+	blocks, keys = r2.CachedEntries()
+	assert.Equal(t, st.Blocks, blocks, "every cached block is the live reader's")
+	assert.Equal(t, st.Keys, keys, "every cached key is the live reader's")
+}

@@ -323,6 +323,10 @@ func (r *Reader) Close() error {
 	return errors.Join(errs...)
 }
 
+// CachedEntries returns how many block and key cache entries the Reader
+// has in its Cache (none once it is closed).
+func (r *Reader) CachedEntries() (blocks, keys int) { return r.cache.entriesOf(r.cacheID) }
+
 // Gen returns the SSTable's generation.
 func (r *Reader) Gen() int { return r.gen }
 
