@@ -83,6 +83,9 @@ func (c *Cursor) Varint(what string) int64 {
 // deletions and of no expiry, ten bytes each), which a byte loop decodes
 // slowly.
 func uvarint(b []byte) (uint64, int) {
+	if len(b) > 0 && b[0] < 0x80 {
+		return uint64(b[0]), 1 // lengths, counts, kinds: most varints
+	}
 	if len(b) < binary.MaxVarintLen64 {
 		return binary.Uvarint(b)
 	}
