@@ -30,10 +30,9 @@ type rowMerger struct {
 	stats   *ReadStats
 	err     error
 
-	// scratch is the row next returns, in the merger's own clustering and
-	// cell buffers: a source's row is valid only until it advances.
+	// scratch is the row next returns, in the merger's own cells (the
+	// caller may change them; a memtable's rows are shared).
 	scratch data.Row
-	ck      []byte
 	cells   []data.Cell
 	cds     []data.ColumnDeletion
 	same    []int
@@ -46,7 +45,6 @@ type rowMerger struct {
 	idxBuf   [inlineSources]int
 	sameBuf  [inlineSources]int
 	cellsBuf [inlineCells]data.Cell
-	ckBuf    [32]byte
 }
 
 // inlineCells is how many cells a merged row holds without allocating.
@@ -83,12 +81,23 @@ func (m *rowMerger) advance(i int) {
 
 // next returns the reconciled versions of the next clustering key. The row
 // is owned by the merger and valid until the next call; the caller may
-// modify it.
+// modify it (but not the bytes it references).
+//
+// The sources of the row are advanced at the next call, not before this
+// one returns: a read that stops after N rows decodes N rows, not N+1, and
+// the row may alias its source's clustering bytes, which stay valid until
+// then.
 func (m *rowMerger) next() (*data.Row, bool) {
 	if m.err != nil {
 		return nil, false
 	}
+	for _, i := range m.same {
+		m.advance(i)
+	}
 	m.same = m.same[:0]
+	if m.err != nil {
+		return nil, false
+	}
 	for i, h := range m.heads {
 		if h == nil {
 			continue
@@ -114,11 +123,6 @@ func (m *rowMerger) next() (*data.Row, bool) {
 	first := m.heads[m.same[0]]
 	if len(m.same) == 1 {
 		m.scratch = *first
-		if m.ck == nil {
-			m.ck = m.ckBuf[:0]
-		}
-		m.ck = append(m.ck[:0], first.Clustering...)
-		m.scratch.Clustering = m.ck
 		if m.cells == nil {
 			m.cells = m.cellsBuf[:0]
 		}
@@ -133,13 +137,9 @@ func (m *rowMerger) next() (*data.Row, bool) {
 		for _, i := range m.same[2:] {
 			merged = data.MergeRows(&merged, m.heads[i])
 		}
-		m.ck = append(m.ck[:0], first.Clustering...)
-		merged.Clustering = m.ck
+		merged.Clustering = first.Clustering
 		merged.ColumnDeletions = slices.Clone(merged.ColumnDeletions)
 		m.scratch = merged
-	}
-	for _, i := range m.same {
-		m.advance(i)
 	}
 	return &m.scratch, true
 }
