@@ -81,6 +81,14 @@ type Options struct {
 	// holds data but its schema file is missing or empty (the data is
 	// kept on disk); without it Open refuses.
 	AllowMissingSchema bool
+	// BlockCacheSize is the budget in bytes of the block cache shared by
+	// every SSTable (decompressed chunks, index spans), as Cassandra's
+	// file_cache_size (default 32 MiB; negative disables it).
+	BlockCacheSize int64
+	// KeyCacheSize is the budget in bytes of the key cache shared by every
+	// SSTable (partition -> index entry), as Cassandra's key_cache_size
+	// (default 8 MiB; negative disables it).
+	KeyCacheSize int64
 }
 
 // engineOptions translates Options into the engine's options.
@@ -91,6 +99,7 @@ func (o *Options) engineOptions() engine.Options {
 		MemtableSize: o.MemtableSize, MemtableHardLimit: o.MemtableHardLimit, FlushWorkers: o.FlushWorkers,
 		ColumnIndexSize:             o.ColumnIndexSize,
 		IgnoreCommitLogReplayErrors: o.IgnoreCommitLogReplayErrors, AllowMissingSchema: o.AllowMissingSchema,
+		BlockCacheSize: o.BlockCacheSize, KeyCacheSize: o.KeyCacheSize,
 	}
 	if o.Clock != nil {
 		eo.Clock = o.Clock

@@ -1,6 +1,9 @@
 package data
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // Cursor reads the primitive encodings shared by the row and mutation
 // encoding of this package and by the SSTable component bodies: varints
@@ -47,7 +50,7 @@ func (c *Cursor) Uvarint(what string) uint64 {
 	if c.failed {
 		return 0
 	}
-	v, n := binary.Uvarint(c.Buf[c.Off:])
+	v, n := uvarint(c.Buf[c.Off:])
 	if n <= 0 {
 		c.Fail(what)
 		return 0
@@ -61,13 +64,61 @@ func (c *Cursor) Varint(what string) int64 {
 	if c.failed {
 		return 0
 	}
-	v, n := binary.Varint(c.Buf[c.Off:])
+	ux, n := uvarint(c.Buf[c.Off:])
 	if n <= 0 {
 		c.Fail(what)
 		return 0
 	}
 	c.Off += n
+	v := int64(ux >> 1)
+	if ux&1 != 0 {
+		v = ^v
+	}
 	return v
+}
+
+// uvarint is binary.Uvarint (same results, errors included) reading eight
+// bytes at a time when b holds ten: the row encodings are full of long
+// varints (microsecond timestamps, and the MinInt64 and MaxInt64 of live
+// deletions and of no expiry, ten bytes each), which a byte loop decodes
+// slowly.
+func uvarint(b []byte) (uint64, int) {
+	if len(b) > 0 && b[0] < 0x80 {
+		return uint64(b[0]), 1 // lengths, counts, kinds: most varints
+	}
+	if len(b) < binary.MaxVarintLen64 {
+		return binary.Uvarint(b)
+	}
+	x := binary.LittleEndian.Uint64(b)
+	if m := ^x & 0x8080808080808080; m != 0 {
+		// The varint ends in byte n-1 (n <= 8): drop the bytes after it.
+		n := bits.TrailingZeros64(m)/8 + 1
+		if n < 8 {
+			x &= 1<<(8*n) - 1
+		}
+		return compact7(x), n
+	}
+	// Eight continuation bytes: 56 bits, then one or two more bytes.
+	v := compact7(x)
+	if b8 := b[8]; b8 < 0x80 {
+		return v | uint64(b8)<<56, 9
+	} else if b9 := b[9]; b9 < 0x80 {
+		if b9 > 1 {
+			return 0, -10 // overflow, as binary.Uvarint
+		}
+		return v | uint64(b8&0x7f)<<56 | uint64(b9)<<63, 10
+	}
+	if len(b) == binary.MaxVarintLen64 {
+		return 0, 0 // the input ends inside the varint
+	}
+	return 0, -11 // overflow: more than ten bytes
+}
+
+// compact7 gathers the low seven bits of each byte of x, least
+// significant first.
+func compact7(x uint64) uint64 {
+	return x&0x7f | x>>1&0x3f80 | x>>2&0x1fc000 | x>>3&0xfe00000 |
+		x>>4&0x7f0000000 | x>>5&0x3f800000000 | x>>6&0x1fc0000000000 | x>>7&0xfe000000000000
 }
 
 // Byte reads one byte.

@@ -184,8 +184,10 @@ func (d *Decoder) Deletion() DeletionTime {
 }
 
 // Cell decodes a cell into c.
-func (d *Decoder) Cell(c *Cell) {
-	c.Column = string(d.bytes("cell column"))
+func (d *Decoder) Cell(c *Cell) { d.cell(c, nil) }
+
+func (d *Decoder) cell(c *Cell, names *ColumnNames) {
+	c.Column = names.intern(d.bytes("cell column"))
 	c.Path = d.optBytes("cell path")
 	c.Kind = CellKind(d.c.Byte("cell kind"))
 	if c.Kind > CellCounter {
@@ -200,25 +202,74 @@ func (d *Decoder) Cell(c *Cell) {
 // Row decodes a row.
 func (d *Decoder) Row() Row {
 	var r Row
+	d.RowInto(&r, nil)
+	return r
+}
+
+// RowInto decodes a row into r, as Row does, but reuses the arrays of
+// r.Cells and r.ColumnDeletions when they are large enough, and takes the
+// column names from names (nil: none), so that a reader decoding the rows
+// of one table one after the other allocates nothing per row. r's previous
+// cells are overwritten.
+func (d *Decoder) RowInto(r *Row, names *ColumnNames) {
+	// Every field is assigned (not *r = Row{}: field by field is cheaper
+	// while the collector runs).
+	cells, cds := r.Cells[:0], r.ColumnDeletions[:0]
+	r.Cells, r.ColumnDeletions = nil, nil
 	r.Clustering = d.bytes("clustering")
 	r.Liveness.Timestamp = d.c.Varint("liveness")
 	r.Liveness.TTL = d.ttl("liveness ttl")
 	r.Liveness.ExpiresAt = d.c.Varint("liveness")
 	r.Deletion = d.Deletion()
 	if n := d.c.Count("column deletions", 3); n > 0 {
-		r.ColumnDeletions = make([]ColumnDeletion, n)
+		if cap(cds) < n {
+			cds = make([]ColumnDeletion, n)
+		}
+		r.ColumnDeletions = cds[:n]
 		for i := range r.ColumnDeletions {
-			r.ColumnDeletions[i].Column = string(d.bytes("column deletion"))
+			r.ColumnDeletions[i].Column = names.intern(d.bytes("column deletion"))
 			r.ColumnDeletions[i].Deletion = d.Deletion()
 		}
 	}
 	if n := d.c.Count("cells", 7); n > 0 {
-		r.Cells = make([]Cell, n)
+		if cap(cells) < n {
+			cells = make([]Cell, n)
+		}
+		r.Cells = cells[:n]
 		for i := range r.Cells {
-			d.Cell(&r.Cells[i])
+			d.cell(&r.Cells[i], names)
 		}
 	}
-	return r
+}
+
+// ColumnNames interns the column names a Decoder reads (RowInto): a name
+// seen before is returned without allocating. It keeps up to
+// maxColumnNames names; the zero value is ready to use. It is not safe for
+// concurrent use.
+type ColumnNames struct {
+	list []string
+	buf  [8]string // list starts here
+}
+
+const maxColumnNames = 64
+
+func (n *ColumnNames) intern(b []byte) string {
+	if n == nil {
+		return string(b)
+	}
+	if n.list == nil {
+		n.list = n.buf[:0]
+	}
+	for _, s := range n.list {
+		if s == string(b) {
+			return s
+		}
+	}
+	s := string(b)
+	if len(n.list) < maxColumnNames {
+		n.list = append(n.list, s)
+	}
+	return s
 }
 
 // RangeTombstone decodes a range tombstone.

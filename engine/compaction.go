@@ -668,7 +668,7 @@ func (c *compactor) finishWriter() error {
 	if _, err := w.Finish(); err != nil {
 		return errors.Join(err, w.Abort())
 	}
-	r, err := sstable.Open(c.e.fs, c.s.dir, c.wGen, sstable.ReaderOptions{SkipDigest: true}) // just written
+	r, err := sstable.Open(c.e.fs, c.s.dir, c.wGen, c.e.justWrittenReaderOptions())
 	if err != nil {
 		return wrapCorruption(err)
 	}

@@ -246,7 +246,7 @@ func (e *Engine) openTableStore(t *schema.Table) (*tableStore, error) {
 	s.nextGen.Store(int64(maxGen + 1))
 	trunc, truncated := e.marks.truncated[t.ID]
 	for _, g := range gens {
-		r, err := sstable.Open(e.fs, dir, g, sstable.ReaderOptions{})
+		r, err := sstable.Open(e.fs, dir, g, e.readerOptions())
 		if err != nil {
 			return s, wrapCorruption(fmt.Errorf("engine: opening SSTable %d of %s in %s: %w", g, s.name, dir, err))
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/minicass/minicass/commitlog"
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/partitioner"
+	"github.com/minicass/minicass/sstable"
 	"github.com/minicass/minicass/vfs"
 )
 
@@ -44,6 +45,9 @@ type Engine struct {
 	log       *commitlog.Log
 	schemaN   uint64
 	marks     logMarks
+	// cache is the block and key cache every SSTable reader shares
+	// (Options.BlockCacheSize, KeyCacheSize).
+	cache *sstable.Cache
 
 	// Flushing (see flush.go).
 	mem         atomic.Int64 // bytes held by all memtables
@@ -86,6 +90,24 @@ func (e *Engine) WriteStats() WriteStats {
 	return WriteStats{Flushed: e.bytesFlushed.Load(), Compacted: e.bytesCompacted.Load()}
 }
 
+// readerOptions returns the options SSTable readers are opened with: the
+// engine's shared cache.
+func (e *Engine) readerOptions() sstable.ReaderOptions {
+	return sstable.ReaderOptions{Cache: e.cache}
+}
+
+// justWrittenReaderOptions are the reader options of an SSTable this
+// process has just written and synced (a flush or compaction output): its
+// digest was computed from these bytes, so Open skips checking it.
+func (e *Engine) justWrittenReaderOptions() sstable.ReaderOptions {
+	o := e.readerOptions()
+	o.SkipDigest = true
+	return o
+}
+
+// CacheStats returns what the engine's block and key caches hold.
+func (e *Engine) CacheStats() sstable.CacheStats { return e.cache.Stats() }
+
 // Open returns a new engine configured by opts (see Options; the zero value
 // works). With a data directory it takes the directory's LOCK (ErrLocked if
 // another engine holds it), loads the schema file, opens every table's
@@ -96,6 +118,7 @@ func Open(opts Options) (*Engine, error) {
 	}
 	e := &Engine{opts: opts.EnsureDefaults(), listeners: map[int]func(SchemaChange){},
 		marks: newLogMarks()}
+	e.cache = sstable.NewCache(sstable.CacheOptions{BlockCacheSize: e.opts.BlockCacheSize, KeyCacheSize: e.opts.KeyCacheSize})
 	e.memCond = sync.NewCond(&e.memMu)
 	e.flushSem = make(chan struct{}, e.opts.FlushWorkers)
 	e.compactSem = make(chan struct{}, e.opts.CompactionWorkers)

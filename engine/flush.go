@@ -170,7 +170,7 @@ func (e *Engine) writeSSTableGen(s *tableStore, mt *memtableSource, t *schema.Ta
 		return nil, errors.Join(err, w.Abort())
 	}
 	// Just written and synced: its digest was computed from these bytes.
-	r, err := sstable.Open(e.fs, s.dir, gen, sstable.ReaderOptions{SkipDigest: true})
+	r, err := sstable.Open(e.fs, s.dir, gen, e.justWrittenReaderOptions())
 	if err != nil {
 		return nil, wrapCorruption(err)
 	}

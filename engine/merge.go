@@ -30,6 +30,8 @@ type rowMerger struct {
 	stats   *ReadStats
 	err     error
 
+	// scratch is the row next returns, in the merger's own cells (the
+	// caller may change them; a memtable's rows are shared).
 	scratch data.Row
 	cells   []data.Cell
 	cds     []data.ColumnDeletion
@@ -42,7 +44,11 @@ type rowMerger struct {
 	headsBuf [inlineSources]*data.Row
 	idxBuf   [inlineSources]int
 	sameBuf  [inlineSources]int
+	cellsBuf [inlineCells]data.Cell
 }
+
+// inlineCells is how many cells a merged row holds without allocating.
+const inlineCells = 4
 
 // inlineSources is how many sources a rowMerger holds without allocating:
 // the memtable and one SSTable, the common case.
@@ -75,12 +81,23 @@ func (m *rowMerger) advance(i int) {
 
 // next returns the reconciled versions of the next clustering key. The row
 // is owned by the merger and valid until the next call; the caller may
-// modify it.
+// modify it (but not the bytes it references).
+//
+// The sources of the row are advanced at the next call, not before this
+// one returns: a read that stops after N rows decodes N rows, not N+1, and
+// the row may alias its source's clustering bytes, which stay valid until
+// then.
 func (m *rowMerger) next() (*data.Row, bool) {
 	if m.err != nil {
 		return nil, false
 	}
+	for _, i := range m.same {
+		m.advance(i)
+	}
 	m.same = m.same[:0]
+	if m.err != nil {
+		return nil, false
+	}
 	for i, h := range m.heads {
 		if h == nil {
 			continue
@@ -106,7 +123,9 @@ func (m *rowMerger) next() (*data.Row, bool) {
 	first := m.heads[m.same[0]]
 	if len(m.same) == 1 {
 		m.scratch = *first
-		m.scratch.Clustering = append(m.scratch.Clustering[:0:0], first.Clustering...)
+		if m.cells == nil {
+			m.cells = m.cellsBuf[:0]
+		}
 		m.cells = append(m.cells[:0], first.Cells...)
 		m.scratch.Cells = m.cells
 		if len(first.ColumnDeletions) > 0 {
@@ -118,12 +137,9 @@ func (m *rowMerger) next() (*data.Row, bool) {
 		for _, i := range m.same[2:] {
 			merged = data.MergeRows(&merged, m.heads[i])
 		}
-		merged.Clustering = append(merged.Clustering[:0:0], first.Clustering...)
+		merged.Clustering = first.Clustering
 		merged.ColumnDeletions = slices.Clone(merged.ColumnDeletions)
 		m.scratch = merged
-	}
-	for _, i := range m.same {
-		m.advance(i)
 	}
 	return &m.scratch, true
 }

@@ -112,6 +112,18 @@ type Options struct {
 	// of the SSTables written (column_index_size). 0 means 64 KiB.
 	ColumnIndexSize int
 
+	// BlockCacheSize is the budget in bytes of the block cache all the
+	// engine's SSTables share (decompressed Data.db chunks, Index.db spans,
+	// the record positions of reverse reads), as Cassandra's
+	// file_cache_size. 0 means sstable.DefaultBlockCacheSize (32 MiB); a
+	// negative value disables it.
+	BlockCacheSize int64
+	// KeyCacheSize is the budget in bytes of the key cache (partition ->
+	// index entry) all the engine's SSTables share, as Cassandra's
+	// key_cache_size. 0 means sstable.DefaultKeyCacheSize (8 MiB); a
+	// negative value disables it.
+	KeyCacheSize int64
+
 	// CompactionWorkers is the number of compactions run at once in the
 	// background (concurrent_compactors). 0 means 1.
 	CompactionWorkers int

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/schema"
@@ -50,10 +51,9 @@ type Partition struct {
 	limit    int  // rows left for this partition, -1: unlimited
 	shared   *int // rows left for the whole read, nil: unlimited
 	returned int
-	// readLimit and readerBuf hold what shared and reader point to for a
-	// partition read, saving two allocations per read.
+	// readLimit holds what shared points to for a partition read, saving
+	// an allocation per read.
 	readLimit int
-	readerBuf partitionReader
 	peeked    *data.Row
 	done      bool
 	err       error
@@ -149,7 +149,17 @@ func (p *Partition) finish() {
 		if err := p.reader.merger.close(); err != nil && p.err == nil {
 			p.err = err
 		}
+		// The sources' partitions are done with: the row last returned
+		// lives in the merger's buffers, its bytes in immutable chunks.
+		for _, ps := range p.reader.parts {
+			if rel, ok := ps.(releaser); ok {
+				rel.Release()
+			}
+		}
+		r := p.reader
 		p.reader = nil
+		*r = partitionReader{}
+		readerPool.Put(r)
 	}
 	if p.sources != nil {
 		p.sources.release()
@@ -181,7 +191,19 @@ type partitionReader struct {
 	cols     columnFilter
 	dropped  map[string]schema.DroppedColumn
 	stats    *ReadStats
+	// parts are the sources' partitions, released when the read is done
+	// (partsBuf holds those of a common read).
+	parts    []data.PartitionSource
+	partsBuf [inlineSources]data.PartitionSource
 }
+
+// readerPool recycles partitionReaders (with their merge buffers), which
+// a partition gives back when its read is done.
+var readerPool = sync.Pool{New: func() any { return new(partitionReader) }}
+
+// releaser is a source partition whose memory can be reused once its
+// read is done (sstable.Partition).
+type releaser interface{ Release() }
 
 func (r *partitionReader) next() (*data.Row, bool) {
 	for {
@@ -210,8 +232,9 @@ type readState struct {
 	dropped map[string]schema.DroppedColumn
 }
 
-func (e *Engine) resolve(opts *ReadOptions) readState {
-	rs := readState{now: opts.Now, stats: &ReadStats{warnAt: e.opts.TombstoneWarnThreshold, failAt: e.opts.TombstoneFailureThreshold}}
+func (e *Engine) resolve(opts *ReadOptions, st *ReadStats) readState {
+	*st = ReadStats{warnAt: e.opts.TombstoneWarnThreshold, failAt: e.opts.TombstoneFailureThreshold}
+	rs := readState{now: opts.Now, stats: st}
 	if rs.now == 0 {
 		rs.now = e.Now()
 	}
@@ -229,19 +252,19 @@ type part struct {
 }
 
 // openPartition builds the live view of a partition from its sources'
-// views.
-func (e *Engine) openPartition(ctx context.Context, token int64, key []byte, parts []part, opts *ReadOptions, rs readState, shared *int) *Partition {
+// views, into p.
+func (e *Engine) openPartition(p *Partition, ctx context.Context, token int64, key []byte, parts []part, opts *ReadOptions, rs readState, shared *int) {
 	st := rs.stats
 	st.Partitions++
-	p := &Partition{key: key, token: token, stats: st, ctx: ctx, limit: -1, shared: shared}
+	*p = Partition{key: key, token: token, stats: st, ctx: ctx, limit: -1, shared: shared}
 	if opts.PerPartitionLimit > 0 {
 		p.limit = opts.PerPartitionLimit
 	}
 	if len(parts) == 0 {
 		p.done = true
-		return p
+		return
 	}
-	r := &p.readerBuf
+	r := readerPool.Get().(*partitionReader)
 	*r = partitionReader{deletion: data.LiveDeletion, now: rs.now, cols: rs.cols, stats: st, dropped: rs.dropped}
 	r.merger = rowMerger{reverse: opts.Reverse, stats: st}
 	var static *data.Row
@@ -279,9 +302,22 @@ func (e *Engine) openPartition(ctx context.Context, token int64, key []byte, par
 		src := st.source(pt.src)
 		src.Read++
 		r.merger.add(pt.ps.Rows(opts.Slices, opts.Reverse), indexOf(st, pt.src))
+		if r.parts == nil {
+			r.parts = r.partsBuf[:0]
+		}
+		r.parts = append(r.parts, pt.ps)
 	}
 	p.reader = r
-	return p
+}
+
+// partitionRead is what ReadPartition allocates, in one piece: the
+// partition, the read's statistics (with room for the sources of a common
+// read) and its sources.
+type partitionRead struct {
+	p      Partition
+	st     ReadStats
+	srcBuf [inlineSources]SourceStats
+	srcs   readSources
 }
 
 func indexOf(st *ReadStats, src Source) int {
@@ -309,7 +345,9 @@ func (e *Engine) ReadPartition(ctx context.Context, t *schema.Table, key []byte,
 	if len(key) == 0 {
 		return nil, ErrEmptyKey
 	}
-	rs := e.resolve(&opts)
+	h := new(partitionRead)
+	rs := e.resolve(&opts, &h.st)
+	h.st.Sources = h.srcBuf[:0]
 	rs.dropped = t.Dropped
 	token := Token(key)
 	var partsBuf [inlineSources]part
@@ -317,7 +355,7 @@ func (e *Engine) ReadPartition(ctx context.Context, t *schema.Table, key []byte,
 	hasStatic := t.HasStatic()
 	deleted := data.LiveDeletion // the newest partition deletion found so far
 	s.readCount.Add(1)
-	srcs := s.sources()
+	srcs := s.sourcesInto(&h.srcs)
 	for _, src := range srcs.list {
 		rs.stats.source(src) // list the sources in read order
 		if sst, ok := src.(*sstableSource); ok {
@@ -349,7 +387,8 @@ func (e *Engine) ReadPartition(ctx context.Context, t *schema.Table, key []byte,
 		deleted = data.MaxDeletion(deleted, ps.Deletion())
 		parts = append(parts, part{src: src, ps: ps})
 	}
-	p := e.openPartition(ctx, token, key, parts, &opts, rs, nil)
+	p := &h.p
+	e.openPartition(p, ctx, token, key, parts, &opts, rs, nil)
 	if opts.Limit > 0 {
 		p.readLimit = opts.Limit
 		p.shared = &p.readLimit
@@ -403,7 +442,8 @@ func (e *Engine) Scan(ctx context.Context, t *schema.Table, r data.TokenRange, o
 	if err != nil {
 		return nil, err
 	}
-	sc := &Scanner{ctx: ctx, e: e, opts: opts, rs: e.resolve(&opts), reads: &s.reads}
+	sc := &Scanner{ctx: ctx, e: e, opts: opts, reads: &s.reads}
+	sc.rs = e.resolve(&opts, new(ReadStats))
 	sc.rs.dropped = t.Dropped
 	if opts.Limit > 0 {
 		n := opts.Limit
@@ -484,7 +524,8 @@ func (sc *Scanner) Next() (*Partition, bool) {
 			parts = append(parts, part{src: sc.srcs[i], ps: sc.heads[i]})
 		}
 		first := parts[0].ps
-		p := sc.e.openPartition(sc.ctx, first.Token(), first.Key(), parts, &sc.opts, sc.rs, sc.shared)
+		p := new(Partition)
+		sc.e.openPartition(p, sc.ctx, first.Token(), first.Key(), parts, &sc.opts, sc.rs, sc.shared)
 		sc.cur = p
 		if p.static == nil && !p.peek() {
 			if p.err != nil {

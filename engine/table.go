@@ -185,10 +185,13 @@ type readSources struct {
 }
 
 // sources returns the sources to read now.
-func (s *tableStore) sources() *readSources {
+func (s *tableStore) sources() *readSources { return s.sourcesInto(new(readSources)) }
+
+// sourcesInto is sources filling rs, which the caller allocated.
+func (s *tableStore) sourcesInto(rs *readSources) *readSources {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	rs := &readSources{}
+	*rs = readSources{}
 	rs.list = append(rs.buf[:0], s.active)
 	for i := len(s.flushing) - 1; i >= 0; i-- {
 		rs.list = append(rs.list, s.flushing[i])

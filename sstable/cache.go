@@ -2,159 +2,377 @@ package sstable
 
 import (
 	"sync"
+	"sync/atomic"
 )
 
-// This file holds what a Reader caches of its immutable files, as
+// This file holds the caches of the Readers' immutable files, as
 // Cassandra's chunk cache (decompressed Data.db chunks) and key cache
-// (index entries of recently read partitions) do, but per Reader and small
-// by default. Everything cached is immutable: a cached chunk or index entry
+// (partition key -> index entry) do. One Cache serves every Reader of an
+// engine, within one budget for blocks and one for keys, so that memory
+// follows the hot data whatever the number of SSTables.
+//
+// Everything cached is immutable: a cached chunk, index span or index entry
 // is never written again, so rows and keys that alias it stay valid for as
-// long as their holder keeps them, whatever the cache evicts.
+// long as their holder keeps them, whatever the cache evicts (the garbage
+// collector frees an evicted buffer once nothing aliases it).
+//
+// Entries are keyed by the Reader's cache id, which Open draws from the
+// Cache and which is never reused: an SSTable removed by a compaction, a
+// truncate or a drop takes its entries with it (Close forgets them), and a
+// new SSTable, even one that reuses a generation number, can never be
+// served what an older one cached.
 
-// DefaultChunkCacheSize is the default per-Reader budget, in bytes of
-// uncompressed data, of decompressed Data.db chunks kept for reuse (64
-// chunks of the default 16 KiB).
+// DefaultBlockCacheSize is the default budget of a shared Cache's blocks
+// (CacheOptions.BlockCacheSize): 32 MiB of decompressed Data.db chunks,
+// Index.db spans and reverse-read record positions, about 2,000 chunks of
+// the default 16 KiB. Cassandra sizes its chunk cache at 512 MiB or a
+// quarter of the heap, whichever is less; an embedded engine shares its
+// process, so the default is smaller (pebble's is 8 MiB).
+const DefaultBlockCacheSize = 32 << 20
+
+// DefaultKeyCacheSize is the default budget of a shared Cache's key cache
+// (CacheOptions.KeyCacheSize): 8 MiB, some 50,000 entries of narrow
+// partitions (Cassandra's key_cache_size is 100 MiB or 5% of the heap,
+// whichever is less).
+const DefaultKeyCacheSize = 8 << 20
+
+// DefaultChunkCacheSize is the default block budget of the private Cache a
+// Reader opened without ReaderOptions.Cache gets: 64 chunks of the default
+// 16 KiB.
 const DefaultChunkCacheSize = 1 << 20
 
-// DefaultKeyCacheSize is the default per-Reader budget, in bytes, of index
-// entries kept for reuse (the payload of a wide partition's entry holds its
-// row index).
-const DefaultKeyCacheSize = 256 << 10
+// DefaultReaderKeyCacheSize is the default key budget of the private Cache
+// a Reader opened without ReaderOptions.Cache gets.
+const DefaultReaderKeyCacheSize = 256 << 10
+
+// CacheOptions configures NewCache. The zero value gives the defaults.
+type CacheOptions struct {
+	// BlockCacheSize is the budget in bytes of the block cache: the
+	// decompressed Data.db chunks, the checked Index.db spans between two
+	// Summary.db samples, and the record positions reverse reads walk. 0
+	// means DefaultBlockCacheSize; a negative value disables it.
+	BlockCacheSize int64
+	// KeyCacheSize is the budget in bytes of the key cache: decoded index
+	// entries by partition, so that a hot partition is found without the
+	// summary or Index.db (a wide partition's entry holds its row index).
+	// 0 means DefaultKeyCacheSize; a negative value disables it.
+	KeyCacheSize int64
+}
+
+// Cache is the block cache and key cache shared by Readers (pass it in
+// ReaderOptions.Cache). It is safe for concurrent use.
+type Cache struct {
+	blocks *clockCache // nil when disabled
+	keys   *clockCache // nil when disabled
+	ids    atomic.Uint64
+}
+
+// NewCache returns a Cache with the budgets of opts.
+func NewCache(opts CacheOptions) *Cache {
+	return &Cache{
+		blocks: newClockCache(cacheBudget(opts.BlockCacheSize, DefaultBlockCacheSize)),
+		keys:   newClockCache(cacheBudget(opts.KeyCacheSize, DefaultKeyCacheSize)),
+	}
+}
+
+// CacheStats describes what a Cache holds.
+type CacheStats struct {
+	// Blocks and BlockBytes count the cached blocks and their charged size;
+	// Keys and KeyBytes the key cache's entries.
+	Blocks, Keys         int
+	BlockBytes, KeyBytes int64
+	// BlockBudget and KeyBudget are the budgets (0: disabled).
+	BlockBudget, KeyBudget int64
+}
+
+// Stats returns what the cache holds.
+func (c *Cache) Stats() CacheStats {
+	var s CacheStats
+	s.Blocks, s.BlockBytes, s.BlockBudget = c.blocks.stats(0)
+	s.Keys, s.KeyBytes, s.KeyBudget = c.keys.stats(0)
+	return s
+}
+
+// entriesOf returns how many block and key entries the cache holds for
+// the Reader with cache id id (tests).
+func (c *Cache) entriesOf(id uint64) (blocks, keys int) {
+	blocks, _, _ = c.blocks.stats(id)
+	keys, _, _ = c.keys.stats(id)
+	return blocks, keys
+}
+
+// newID returns a cache id never returned before.
+func (c *Cache) newID() uint64 { return c.ids.Add(1) }
+
+// forget drops every entry of the Reader with cache id id.
+func (c *Cache) forget(id uint64) {
+	c.blocks.forget(id)
+	c.keys.forget(id)
+}
+
+// The kinds of block cache entries.
+const (
+	kindChunk   = 1 // n: chunk index; value []byte
+	kindSpan    = 2 // n: summary sample index; value *indexSpan
+	kindRecords = 3 // n: stream position of a segment; value []uint32
+	kindEntry   = 4 // key cache; n: token; value *indexEntry
+)
+
+// cacheEntryOverhead approximates what an entry costs beyond its bytes
+// (map slot, slot, interface and slice headers).
+const cacheEntryOverhead = 96
+
+func (c *Cache) chunk(id uint64, i int) ([]byte, bool) {
+	v, ok := c.blocks.get(cacheKey{id, kindChunk, uint64(i)})
+	if !ok {
+		return nil, false
+	}
+	return v.([]byte), true
+}
+
+// putChunk caches b as chunk i; the cache owns b from then on: b must
+// never be written again.
+func (c *Cache) putChunk(id uint64, i int, b []byte) {
+	c.blocks.put(cacheKey{id, kindChunk, uint64(i)}, b, int64(cap(b))+cacheEntryOverhead)
+}
+
+func (c *Cache) span(id uint64, i int) (*indexSpan, bool) {
+	v, ok := c.blocks.get(cacheKey{id, kindSpan, uint64(i)})
+	if !ok {
+		return nil, false
+	}
+	return v.(*indexSpan), true
+}
+
+// putSpan caches s and reports whether it did (a span another reader
+// cached first stays, and so does one over half a shard).
+func (c *Cache) putSpan(id uint64, i int, s *indexSpan) bool {
+	return c.blocks.put(cacheKey{id, kindSpan, uint64(i)}, s, int64(cap(s.raw)+24*cap(s.ents))+cacheEntryOverhead)
+}
+
+func (c *Cache) records(id uint64, pos uint64) ([]uint32, bool) {
+	v, ok := c.blocks.get(cacheKey{id, kindRecords, pos})
+	if !ok {
+		return nil, false
+	}
+	return v.([]uint32), true
+}
+
+func (c *Cache) putRecords(id uint64, pos uint64, offs []uint32) {
+	c.blocks.put(cacheKey{id, kindRecords, pos}, offs, int64(4*cap(offs))+cacheEntryOverhead)
+}
+
+// entry returns the cached index entry of (token, key).
+func (c *Cache) entry(id uint64, token int64, key []byte) (*indexEntry, bool) {
+	v, ok := c.keys.get(cacheKey{id, kindEntry, uint64(token)})
+	if !ok {
+		return nil, false
+	}
+	e := v.(*indexEntry)
+	if e.token != token || string(e.key) != string(key) {
+		return nil, false // another key of the same token
+	}
+	return e, true
+}
+
+// putEntry caches e, whose slices alias bytes nothing writes.
+func (c *Cache) putEntry(id uint64, e *indexEntry) {
+	c.keys.put(cacheKey{id, kindEntry, uint64(e.token)}, e, int64(len(e.key)+len(e.blockRaw))+cacheEntryOverhead+128)
+}
 
 // cacheBudget maps an option value to a budget: 0 is def, negative none.
-func cacheBudget(v, def int) int {
+func cacheBudget[T int | int64](v T, def int64) int64 {
 	switch {
 	case v == 0:
 		return def
 	case v < 0:
 		return 0
 	}
-	return v
+	return int64(v)
 }
 
-// chunkCache holds decompressed chunks by index, evicting with the CLOCK
-// algorithm (a chunk read since the hand last passed gets a second chance).
-type chunkCache struct {
-	mu    sync.Mutex
-	slots []chunkSlot
-	where map[int]int // chunk index -> slot
-	hand  int
+// cacheKey names one cached entry: the Reader's cache id, the kind of
+// entry and its number in that kind.
+type cacheKey struct {
+	id   uint64
+	kind uint8
+	n    uint64
 }
 
-type chunkSlot struct {
-	idx  int
-	b    []byte
-	used bool
+func (k cacheKey) hash() uint64 {
+	h := k.id*0x9e3779b97f4a7c15 ^ (k.n+uint64(k.kind))*0xc2b2ae3d27d4eb4f
+	return h ^ h>>29
 }
 
-// newChunkCache returns a cache of budget bytes of chunks of chunkLen
-// bytes, or nil if it would not hold two chunks.
-func newChunkCache(budget int, chunkLen uint64) *chunkCache {
-	if chunkLen == 0 {
-		return nil
-	}
-	n := uint64(budget) / chunkLen
-	if n < 2 {
-		return nil
-	}
-	return &chunkCache{slots: make([]chunkSlot, 0, n), where: make(map[int]int, n)}
+// clockCache is a sharded cache of variable-size entries evicted by the
+// CLOCK algorithm: a hit sets the entry's reference bit (under a read
+// lock), and the hand, looking for room, clears set bits and evicts the
+// first entry whose bit is clear. A nil *clockCache caches nothing.
+type clockCache struct {
+	shards []clockShard
+	mask   uint64
+	budget int64
 }
 
-// get returns chunk i if cached.
-func (c *chunkCache) get(i int) ([]byte, bool) {
-	c.mu.Lock()
-	s, ok := c.where[i]
-	var b []byte
-	if ok {
-		c.slots[s].used = true
-		b = c.slots[s].b
-	}
-	c.mu.Unlock()
-	return b, ok
+type clockShard struct {
+	mu     sync.RWMutex
+	m      map[cacheKey]int32
+	slots  []clockSlot
+	free   []int32
+	hand   int
+	used   int64
+	budget int64
 }
 
-// put caches b as chunk i. The cache owns b from then on: b must never be
-// written again.
-func (c *chunkCache) put(i int, b []byte) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.where[i]; ok {
-		return // another reader decompressed it meanwhile
-	}
-	if len(c.slots) < cap(c.slots) {
-		c.where[i] = len(c.slots)
-		c.slots = append(c.slots, chunkSlot{idx: i, b: b})
-		return
-	}
-	for c.slots[c.hand].used {
-		c.slots[c.hand].used = false
-		c.hand = (c.hand + 1) % len(c.slots)
-	}
-	s := &c.slots[c.hand]
-	delete(c.where, s.idx)
-	*s = chunkSlot{idx: i, b: b}
-	c.where[i] = c.hand
-	c.hand = (c.hand + 1) % len(c.slots)
+type clockSlot struct {
+	key  cacheKey
+	val  any
+	size int64
+	ref  uint32 // atomic: read since the hand last passed
+	live bool
 }
 
-// keyCacheOverhead approximates the bytes a key cache entry costs beyond
-// its key and payload (map slot, indexEntry, string header).
-const keyCacheOverhead = 160
+// shardBytes is the least budget of a shard: small caches have one.
+const shardBytes = 4 << 20
 
-// keyCache holds decoded index entries by partition key. The entries'
-// slices alias payload copies that nothing writes.
-type keyCache struct {
-	mu     sync.Mutex
-	budget int
-	size   int
-	m      map[string]keyCacheItem
-}
-
-type keyCacheItem struct {
-	e    *indexEntry
-	cost int
-}
-
-func newKeyCache(budget int) *keyCache {
+// newClockCache returns a cache of budget bytes, or nil for a budget of
+// zero.
+func newClockCache(budget int64) *clockCache {
 	if budget <= 0 {
 		return nil
 	}
-	return &keyCache{budget: budget, m: map[string]keyCacheItem{}}
+	n := 1
+	for n < 16 && int64(2*n)*shardBytes <= budget {
+		n *= 2
+	}
+	c := &clockCache{shards: make([]clockShard, n), mask: uint64(n - 1), budget: budget}
+	for i := range c.shards {
+		c.shards[i] = clockShard{m: map[cacheKey]int32{}, budget: budget / int64(n)}
+	}
+	return c
 }
 
-// get returns the cached entry of (token, key).
-func (c *keyCache) get(token int64, key []byte) (*indexEntry, bool) {
-	c.mu.Lock()
-	it, ok := c.m[string(key)]
-	c.mu.Unlock()
-	if !ok || it.e.token != token {
+func (c *clockCache) shard(k cacheKey) *clockShard { return &c.shards[k.hash()&c.mask] }
+
+// get returns the value cached under k.
+func (c *clockCache) get(k cacheKey) (any, bool) {
+	if c == nil {
 		return nil, false
 	}
-	return it.e, true
+	s := c.shard(k)
+	s.mu.RLock()
+	i, ok := s.m[k]
+	var v any
+	if ok {
+		sl := &s.slots[i]
+		v = sl.val
+		if atomic.LoadUint32(&sl.ref) == 0 {
+			atomic.StoreUint32(&sl.ref, 1)
+		}
+	}
+	s.mu.RUnlock()
+	return v, ok
 }
 
-// put caches e, whose payload is payloadLen bytes, evicting arbitrary entries (Go's map iteration order is
-// random) to stay within the budget. An entry larger than half the budget
-// is not cached.
-func (c *keyCache) put(e *indexEntry, payloadLen int) {
-	cost := len(e.key) + payloadLen + keyCacheOverhead
-	if cost > c.budget/2 {
-		return
+// put caches v under k, charged size bytes, evicting as needed, and
+// reports whether v is cached. A key already cached keeps its value
+// (another reader filled it meanwhile with the same bytes); an entry larger
+// than half a shard is not cached.
+func (c *clockCache) put(k cacheKey, v any, size int64) bool {
+	if c == nil {
+		return false
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.m[string(e.key)]; ok {
-		return
+	s := c.shard(k)
+	if size > s.budget/2 {
+		return false
 	}
-	for k, old := range c.m {
-		if c.size+cost <= c.budget {
-			break
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.m[k]; ok {
+		return false
+	}
+	for s.used+size > s.budget {
+		s.evictOne()
+	}
+	var i int32
+	if n := len(s.free); n > 0 {
+		i = s.free[n-1]
+		s.free = s.free[:n-1]
+	} else {
+		s.slots = append(s.slots, clockSlot{})
+		i = int32(len(s.slots) - 1)
+	}
+	s.slots[i] = clockSlot{key: k, val: v, size: size, live: true}
+	s.m[k] = i
+	s.used += size
+	return true
+}
+
+// evictOne advances the hand to the first live entry not referenced since
+// the hand last passed and evicts it. The caller holds the write lock and
+// s.used > 0.
+func (s *clockShard) evictOne() {
+	for {
+		if s.hand >= len(s.slots) {
+			s.hand = 0
 		}
-		c.size -= old.cost
-		delete(c.m, k)
+		sl := &s.slots[s.hand]
+		s.hand++
+		if !sl.live {
+			continue
+		}
+		if atomic.LoadUint32(&sl.ref) != 0 {
+			atomic.StoreUint32(&sl.ref, 0)
+			continue
+		}
+		s.remove(int32(s.hand - 1))
+		return
 	}
-	c.m[string(e.key)] = keyCacheItem{e: e, cost: cost}
-	c.size += cost
+}
+
+func (s *clockShard) remove(i int32) {
+	sl := &s.slots[i]
+	delete(s.m, sl.key)
+	s.used -= sl.size
+	s.slots[i] = clockSlot{}
+	s.free = append(s.free, i)
+}
+
+// forget evicts every entry of cache id id.
+func (c *clockCache) forget(id uint64) {
+	if c == nil {
+		return
+	}
+	for si := range c.shards {
+		s := &c.shards[si]
+		s.mu.Lock()
+		for i := range s.slots {
+			if s.slots[i].live && s.slots[i].key.id == id {
+				s.remove(int32(i))
+			}
+		}
+		s.mu.Unlock()
+	}
+}
+
+// stats counts the entries and charged bytes of cache id id (every id if
+// 0) and returns the budget.
+func (c *clockCache) stats(id uint64) (n int, bytes, budget int64) {
+	if c == nil {
+		return 0, 0, 0
+	}
+	for si := range c.shards {
+		s := &c.shards[si]
+		s.mu.RLock()
+		for i := range s.slots {
+			if sl := &s.slots[i]; sl.live && (id == 0 || sl.key.id == id) {
+				n++
+				bytes += sl.size
+			}
+		}
+		s.mu.RUnlock()
+	}
+	return n, bytes, c.budget
 }
 
 // rawPool recycles the buffers compressed chunks are read into: nothing

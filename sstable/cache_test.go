@@ -21,7 +21,7 @@ var cacheSettings = []struct {
 }{
 	{"default", ReaderOptions{}},
 	{"none", ReaderOptions{ChunkCacheSize: -1, KeyCacheSize: -1}},
-	{"tiny", ReaderOptions{ChunkCacheSize: 2 * 512, KeyCacheSize: 600}},
+	{"tiny", ReaderOptions{ChunkCacheSize: 2 * (512 + cacheEntryOverhead), KeyCacheSize: 1200}},
 }
 
 // bigRowPartitions returns partitions whose rows range from a few bytes to
@@ -176,48 +176,84 @@ func TestCachedLookupStats(t *testing.T) {
 	assert.Equal(t, uint64(1), st.Chunks)
 }
 
-func TestChunkCacheClock(t *testing.T) {
-	assert.Nil(t, newChunkCache(100, 64), "fewer than two chunks: no cache")
-	c := newChunkCache(3*64, 64)
-	buf := func(i int) []byte { return []byte{byte(i)} }
+func TestClockCacheSecondChance(t *testing.T) {
+	c := newClockCache(3 * 100)
+	require.Len(t, c.shards, 1)
+	k := func(i int) cacheKey { return cacheKey{id: 1, kind: kindChunk, n: uint64(i)} }
 	for i := 0; i < 3; i++ {
-		c.put(i, buf(i))
+		require.True(t, c.put(k(i), i, 100))
 	}
-	_, ok := c.get(0) // chunk 0 gets a second chance
+	_, ok := c.get(k(0)) // entry 0 gets a second chance
 	require.True(t, ok)
-	c.put(3, buf(3)) // evicts 1: the hand skips 0
-	_, ok = c.get(1)
+	require.True(t, c.put(k(3), 3, 100)) // evicts 1: the hand skips 0
+	_, ok = c.get(k(1))
 	assert.False(t, ok)
 	for _, i := range []int{0, 2, 3} {
-		b, ok := c.get(i)
-		require.True(t, ok, "chunk %d", i)
-		assert.Equal(t, buf(i), b)
+		v, ok := c.get(k(i))
+		require.True(t, ok, "entry %d", i)
+		assert.Equal(t, i, v)
 	}
-	c.put(2, []byte{99}) // already cached: kept as is
-	b, _ := c.get(2)
-	assert.Equal(t, buf(2), b)
-	assert.Len(t, c.where, 3)
+	assert.False(t, c.put(k(2), 99, 100), "already cached: kept as is")
+	v, _ := c.get(k(2))
+	assert.Equal(t, 2, v)
+	assert.False(t, c.put(k(9), 9, 151), "over half the budget: not cached")
+	n, bytes, budget := c.stats(0)
+	assert.Equal(t, 3, n)
+	assert.Equal(t, int64(300), bytes)
+	assert.Equal(t, int64(300), budget)
+	assert.Nil(t, newClockCache(0))
+	var none *clockCache
+	assert.False(t, none.put(k(1), 1, 1))
+	_, ok = none.get(k(1))
+	assert.False(t, ok)
 }
 
-func TestKeyCacheBudget(t *testing.T) {
-	c := newKeyCache(10 * (keyCacheOverhead + 20))
+func TestClockCacheBudgetAndForget(t *testing.T) {
+	c := newClockCache(64 << 20)
+	require.Len(t, c.shards, 16)
+	rng := rand.New(rand.NewSource(seed(t)))
+	for i := 0; i < 20000; i++ {
+		id := uint64(1 + rng.Intn(3))
+		c.put(cacheKey{id: id, kind: kindChunk, n: uint64(rng.Intn(5000))}, i, int64(1+rng.Intn(64<<10)))
+		if i%7 == 0 {
+			c.get(cacheKey{id: id, kind: kindChunk, n: uint64(rng.Intn(5000))})
+		}
+	}
+	for i := range c.shards {
+		s := &c.shards[i]
+		require.LessOrEqual(t, s.used, s.budget)
+		require.Len(t, s.m, len(s.slots)-len(s.free))
+	}
+	n2, _, _ := c.stats(2)
+	require.NotZero(t, n2)
+	c.forget(2)
+	n2, _, _ = c.stats(2)
+	assert.Zero(t, n2)
+	n1, _, _ := c.stats(1)
+	assert.NotZero(t, n1, "forget drops only the id's entries")
+}
+
+func TestKeyCacheEntries(t *testing.T) {
+	c := NewCache(CacheOptions{KeyCacheSize: 1 << 20, BlockCacheSize: -1})
 	for i := 0; i < 100; i++ {
-		key := []byte(fmt.Sprintf("key%07d", i)) // 10 bytes
-		c.put(&indexEntry{key: key, token: int64(i)}, 10)
-		require.LessOrEqual(t, c.size, c.budget)
+		c.putEntry(1, (&indexEntry{key: []byte(fmt.Sprintf("key%07d", i)), token: int64(i)}).detached())
 	}
-	assert.Len(t, c.m, 10)
-	for k, it := range c.m {
-		e, ok := c.get(it.e.token, []byte(k))
+	for i := 0; i < 100; i++ {
+		key := []byte(fmt.Sprintf("key%07d", i))
+		e, ok := c.entry(1, int64(i), key)
 		require.True(t, ok)
-		assert.Equal(t, k, string(e.key))
-		_, ok = c.get(it.e.token+1, []byte(k))
-		assert.False(t, ok, "a token mismatch is a miss")
+		assert.Equal(t, key, e.key)
+		_, ok = c.entry(1, int64(i), []byte("other"))
+		assert.False(t, ok, "another key of the same token is a miss")
+		_, ok = c.entry(2, int64(i), key)
+		assert.False(t, ok, "another reader's entry is a miss")
 	}
-	c.put(&indexEntry{key: []byte("huge")}, c.budget)
-	_, ok := c.get(0, []byte("huge"))
-	assert.False(t, ok, "entries over half the budget are not cached")
-	assert.Nil(t, newKeyCache(0))
+	st := c.Stats()
+	assert.Equal(t, 100, st.Keys)
+	assert.Zero(t, st.BlockBudget)
+	c.putChunk(1, 0, []byte{1})
+	_, ok := c.chunk(1, 0)
+	assert.False(t, ok, "a disabled block cache holds nothing")
 }
 
 // TestConcurrentReads reads one Reader from several goroutines with small
@@ -269,4 +305,62 @@ func TestConcurrentReads(t *testing.T) {
 	for err := range errs {
 		require.NoError(t, err)
 	}
+}
+
+// TestSharedCacheNeverServesAClosedReader fills a shared Cache from one
+// SSTable, closes and removes it, writes different data under the same
+// directory and generation and reads it through the same Cache: every
+// read must see the new data, and the closed Reader must have left
+// nothing in the cache.
+func TestSharedCacheNeverServesAClosedReader(t *testing.T) {
+	rng := rand.New(rand.NewSource(seed(t)))
+	fs := vfs.NewMem()
+	cache := NewCache(CacheOptions{BlockCacheSize: 1 << 20, KeyCacheSize: 1 << 20})
+	opts := WriterOptions{Compression: Compression{ChunkLength: 512}, ColumnIndexSize: 1024, IndexInterval: 4}
+	old := randomPartitions(rng, 40, 50)
+	writeTable(t, fs, "", 1, opts, old)
+	r1, err := Open(fs, "", 1, ReaderOptions{Cache: cache})
+	require.NoError(t, err)
+	for i := range old {
+		for _, reverse := range []bool{false, true} {
+			p, found, err := r1.GetPartition(old[i].token, old[i].key)
+			require.NoError(t, err)
+			require.True(t, found)
+			checkPartition(t, rng, p, &old[i])
+			it := p.Rows(nil, reverse)
+			require.Equal(t, normRows(expectRows(old[i].rows, nil, reverse)), normRows(collectRows(t, it)))
+			p.Release()
+		}
+	}
+	blocks, keys := r1.CachedEntries()
+	require.NotZero(t, blocks)
+	require.NotZero(t, keys)
+	require.NoError(t, r1.Close())
+	blocks, keys = r1.CachedEntries()
+	assert.Zero(t, blocks, "a closed reader's blocks are forgotten")
+	assert.Zero(t, keys, "a closed reader's keys are forgotten")
+	require.NoError(t, Remove(fs, "", 1))
+
+	// Same keys, other rows, same generation.
+	fresh := randomPartitions(rng, 40, 50)
+	for i := range fresh {
+		fresh[i].token, fresh[i].key = old[i].token, old[i].key
+	}
+	writeTable(t, fs, "", 1, opts, fresh)
+	r2, err := Open(fs, "", 1, ReaderOptions{Cache: cache})
+	require.NoError(t, err)
+	defer r2.Close()
+	for i := range fresh {
+		for _, reverse := range []bool{false, true} {
+			p, found, err := r2.GetPartition(fresh[i].token, fresh[i].key)
+			require.NoError(t, err)
+			require.True(t, found)
+			require.Equal(t, normRows(expectRows(fresh[i].rows, nil, reverse)), normRows(collectRows(t, p.Rows(nil, reverse))), "partition %d", i)
+			p.Release()
+		}
+	}
+	st := cache.Stats()
+	blocks, keys = r2.CachedEntries()
+	assert.Equal(t, st.Blocks, blocks, "every cached block is the live reader's")
+	assert.Equal(t, st.Keys, keys, "every cached key is the live reader's")
 }

@@ -15,13 +15,14 @@
 // file and offset, never served as data. Reads count what they touched in
 // ReadStats.
 //
-// A Reader keeps, per table and within small budgets (ReaderOptions), the
-// decompressed chunks and the index entries of recent point and slice
-// reads, as Cassandra's chunk cache and key cache do: a warm read of a hot
-// partition touches neither Index.db nor a codec. Forward row reads stream
-// records out of the chunks (a LIMIT 10 decodes about 10 rows), reverse
-// reads index the record positions of one row-index block and decode from
-// its end.
+// Readers share a Cache (ReaderOptions.Cache; an engine makes one): a
+// block cache of decompressed chunks, checked Index.db spans and the record
+// positions of reverse reads, and a key cache of index entries, as
+// Cassandra's chunk cache and key cache are. A warm read of a hot partition
+// touches neither Index.db nor a codec, and allocates nothing once its
+// Partition is released (Partition.Release). Forward row reads stream
+// records out of the chunks (a LIMIT 10 decodes about 10 rows); reverse
+// reads walk one block's record positions (cached) from its end.
 //
 // Layout prints a table's physical layout (chunks, partitions, row-index
 // blocks) and Dump its content in the JSON of Cassandra's sstabledump, given

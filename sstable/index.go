@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sort"
+	"sync"
 
 	"github.com/minicass/minicass/data"
 )
@@ -148,16 +149,24 @@ func (r *Reader) decodeEntry(payload []byte, at uint64) (indexEntry, error) {
 	return e, nil
 }
 
-// summarySpan returns the Index.db range to search for (token, key): from
-// the last sample at or before it to the next sample.
-func (r *Reader) summarySpan(token int64, key []byte) (start, end uint64) {
-	i := sort.Search(len(r.summary), func(i int) bool {
-		e := &r.summary[i]
-		return data.ComparePartitions(e.token, e.key, token, key) > 0
-	}) - 1
-	if i < 0 {
-		i = 0
+// summarySample returns the index of the last Summary.db sample at or
+// before (token, key) (0 if none).
+func (r *Reader) summarySample(token int64, key []byte) int {
+	lo, hi := 0, len(r.summary) // the first sample after the key is in [lo, hi]
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if e := &r.summary[m]; data.ComparePartitions(e.token, e.key, token, key) <= 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
 	}
+	return max(lo-1, 0)
+}
+
+// sampleSpan returns the Index.db range of the entries of sample i: from
+// its position to the next sample's.
+func (r *Reader) sampleSpan(i int) (start, end uint64) {
 	start, end = headerSize, r.indexSize
 	if len(r.summary) > 0 {
 		start = r.summary[i].indexPos
@@ -180,46 +189,184 @@ func (r *Reader) Get(token int64, key []byte) (data.PartitionSource, bool, error
 	return p, true, nil
 }
 
+// pointRead is what a point read allocates, in one piece: the partition,
+// its first row iterator and the chunk cursor they share.
+type pointRead struct {
+	p   Partition
+	it  rowIter
+	cur chunkCursor
+	st  ReadStats // the lookup's
+}
+
 // GetPartition is Get returning the concrete *Partition, whose ReadStats
-// tell what the lookup touched.
+// tell what the lookup touched. The lookup is the summary, then the block
+// cache's Index.db span of the key's sample (read and checked once), or
+// the key cache when the span is not cached, then one chunk (cached too)
+// for the partition header and first rows. Release gives the Partition's
+// memory back once it is done with.
 func (r *Reader) GetPartition(token int64, key []byte) (*Partition, bool, error) {
-	var st ReadStats
-	defer r.total.add(&st)
-	st.FilterChecks++
 	if !r.filter.mayContain(key) {
-		st.FilterNegatives++
+		r.total.filterChecks.Add(1)
+		r.total.filterNegatives.Add(1)
 		return nil, false, nil
 	}
 	if r.stats.Partitions == 0 ||
 		data.ComparePartitions(token, key, r.stats.FirstToken, r.stats.FirstKey) < 0 ||
 		data.ComparePartitions(token, key, r.stats.LastToken, r.stats.LastKey) > 0 {
+		r.total.filterChecks.Add(1)
 		return nil, false, nil
 	}
-	var e *indexEntry
-	if r.keys != nil {
-		e, _ = r.keys.get(token, key)
+	pr := pointReadPool.Get().(*pointRead)
+	*pr = pointRead{}
+	st := &pr.st
+	st.FilterChecks++
+	found, err := r.findEntry(token, key, &pr.p.e, st)
+	if err == nil && found {
+		r.initCursor(&pr.cur, nil, true)
+		err = r.loadPartition(&pr.p, &pr.cur, st)
 	}
-	if e == nil {
-		var found bool
-		var err error
-		e, found, err = r.findEntry(token, key, &st)
-		if err != nil || !found {
-			return nil, false, err
-		}
-	}
-	cur := r.newCursor(nil, true)
-	p, err := r.loadPartition(*e, cur, &st)
-	if err != nil {
+	r.total.add(st)
+	if err != nil || !found {
+		pointReadPool.Put(pr)
 		return nil, false, err
 	}
-	p.cur = cur
+	p := &pr.p
+	p.cur, p.spare, p.home = &pr.cur, &pr.it, pr
 	return p, true, nil
 }
 
-// findEntry reads the index entry of (token, key) from Index.db, between
-// the summary samples around it, and adds it to the key cache.
-func (r *Reader) findEntry(token int64, key []byte, st *ReadStats) (*indexEntry, bool, error) {
-	start, end := r.summarySpan(token, key)
+// pointReadPool recycles the memory of point reads (Partition.Release).
+var pointReadPool = sync.Pool{New: func() any { return new(pointRead) }}
+
+// Release gives the memory of a Partition returned by GetPartition (and of
+// its first row iterator) back for reuse by later reads; it does nothing
+// for other Partitions. The caller must have closed the Partition's row
+// iterators, and must use neither the Partition, nor its iterators, nor
+// the Row values they returned afterwards (the byte slices of keys, rows
+// and cells, which alias immutable chunks, stay valid).
+func (p *Partition) Release() {
+	if pr := p.home; pr != nil {
+		p.home = nil
+		pointReadPool.Put(pr)
+	}
+}
+
+// findEntry reads the index entry of (token, key) into e: from the block
+// cache's span of the key's summary sample, loaded (every entry checked)
+// on a miss, or, when the span is not cached (no block cache, or a span too
+// large, as wide partitions' row indexes make them), by reading Index.db
+// from the sample on. e's slices alias bytes nothing writes.
+func (r *Reader) findEntry(token int64, key []byte, e *indexEntry, st *ReadStats) (bool, error) {
+	i := r.summarySample(token, key)
+	sp, ok := r.cache.span(r.cacheID, i)
+	if !ok {
+		if c, ok := r.cache.entry(r.cacheID, token, key); ok {
+			*e = *c
+			return true, nil
+		}
+		start, end := r.sampleSpan(i)
+		var found bool
+		var err error
+		if r.cache.blocks == nil || end-start > maxSpanBytes {
+			found, err = r.streamEntry(start, end, token, key, e, st)
+		} else if sp, err = r.loadSpan(start, end, st); err == nil {
+			r.cache.putSpan(r.cacheID, i, sp)
+			found, err = sp.find(r, token, key, e)
+		}
+		if found && err == nil && r.cache.keys != nil {
+			r.cache.putEntry(r.cacheID, e.detached())
+		}
+		return found, err
+	}
+	return sp.find(r, token, key, e)
+}
+
+// find looks (token, key) up in the span: a binary search on the tokens,
+// then the keys of the entries sharing the token (Murmur3 collisions are
+// rare).
+func (sp *indexSpan) find(r *Reader, token int64, key []byte, e *indexEntry) (bool, error) {
+	m := sort.Search(len(sp.ents), func(j int) bool { return sp.ents[j].token >= token })
+	for ; m < len(sp.ents) && sp.ents[m].token == token; m++ {
+		payload := sp.payload(m)
+		k, t, _, ok := entryKey(payload)
+		if !ok || t != token {
+			return false, corruptf(r.name(ComponentIndex), int64(sp.at(m)), "bad entry key")
+		}
+		switch c := bytes.Compare(k, key); {
+		case c < 0:
+			continue
+		case c > 0:
+			return false, nil
+		}
+		var err error
+		*e, err = r.decodeEntry(payload, sp.at(m))
+		return err == nil, err
+	}
+	return false, nil
+}
+
+// maxSpanBytes bounds the Index.db spans the block cache keeps: a larger
+// one (the row indexes of wide partitions) is read entry by entry.
+const maxSpanBytes = 256 << 10
+
+// indexSpan holds the Index.db entries of one Summary.db sample, each
+// checked against its CRC once, as the block cache keeps them.
+type indexSpan struct {
+	start uint64 // Index.db offset of raw[0]
+	raw   []byte
+	ents  []spanEntry
+}
+
+// spanEntry locates one entry in indexSpan.raw: its token, the offset of
+// its length prefix, of its payload, and the payload's length.
+type spanEntry struct {
+	token         int64
+	frame, off, n uint32
+}
+
+func (sp *indexSpan) payload(i int) []byte {
+	e := sp.ents[i]
+	return sp.raw[e.off : e.off+e.n : e.off+e.n]
+}
+
+func (sp *indexSpan) at(i int) uint64 { return sp.start + uint64(sp.ents[i].frame) }
+
+// loadSpan reads Index.db [start, end) and checks its entries.
+func (r *Reader) loadSpan(start, end uint64, st *ReadStats) (*indexSpan, error) {
+	name := r.name(ComponentIndex)
+	if r.closed.Load() {
+		return nil, ErrClosed
+	}
+	sp := &indexSpan{start: start, raw: make([]byte, end-start)}
+	if _, err := r.index.ReadAt(sp.raw, int64(start)); err != nil {
+		return nil, fmt.Errorf("sstable: read %s at %d: %w", name, start, err)
+	}
+	st.IndexBytes += end - start
+	sp.ents = make([]spanEntry, 0, r.interval)
+	for pos := uint64(0); pos < uint64(len(sp.raw)); {
+		l, n := binary.Uvarint(sp.raw[pos:])
+		if n <= 0 || l == 0 || l+4 > uint64(len(sp.raw))-pos-uint64(n) {
+			return nil, corruptf(name, int64(start+pos), "bad entry length")
+		}
+		off := pos + uint64(n)
+		payload := sp.raw[off : off+l]
+		if got, want := crc32c(payload), binary.LittleEndian.Uint32(sp.raw[off+l:]); got != want {
+			return nil, corruptf(name, int64(start+pos), "entry checksum mismatch: computed %08x, stored %08x", got, want)
+		}
+		_, t, _, ok := entryKey(payload)
+		if !ok || len(sp.ents) > 0 && t < sp.ents[len(sp.ents)-1].token {
+			return nil, corruptf(name, int64(start+pos), "bad entry key")
+		}
+		sp.ents = append(sp.ents, spanEntry{token: t, frame: uint32(pos), off: uint32(off), n: uint32(l)})
+		st.IndexEntries++
+		pos = off + l + 4
+	}
+	return sp, nil
+}
+
+// streamEntry reads the index entry of (token, key) into e from Index.db
+// [start, end), entry by entry.
+func (r *Reader) streamEntry(start, end uint64, token int64, key []byte, e *indexEntry, st *ReadStats) (bool, error) {
 	bufp := indexPool.Get().(*[]byte)
 	ir := &indexReader{r: r, pos: start, end: end, st: st, buf: (*bufp)[:0]}
 	defer func() {
@@ -229,31 +376,25 @@ func (r *Reader) findEntry(token int64, key []byte, st *ReadStats) (*indexEntry,
 	for {
 		payload, at, err := ir.next()
 		if err != nil {
-			return nil, false, err
+			return false, err
 		}
 		if payload == nil {
-			return nil, false, nil
+			return false, nil
 		}
 		k, t, _, ok := entryKey(payload)
 		if !ok {
-			return nil, false, corruptf(r.name(ComponentIndex), int64(at), "bad entry key")
+			return false, corruptf(r.name(ComponentIndex), int64(at), "bad entry key")
 		}
 		switch c := data.ComparePartitions(t, k, token, key); {
 		case c < 0:
 			continue
 		case c > 0:
-			return nil, false, nil
+			return false, nil
 		}
 		// Copy the payload out of the pooled buffer: the entry aliases it
 		// from now on, and may be cached.
-		e, err := r.decodeEntry(append([]byte(nil), payload...), at)
-		if err != nil {
-			return nil, false, err
-		}
-		if r.keys != nil {
-			r.keys.put(&e, len(payload))
-		}
-		return &e, true, nil
+		*e, err = r.decodeEntry(append([]byte(nil), payload...), at)
+		return err == nil, err
 	}
 }
 
@@ -263,8 +404,7 @@ func (r *Reader) Scan(tr data.TokenRange) data.PartitionIterator {
 	it := &scanIter{r: r, tr: tr}
 	it.cur = r.newCursor(&it.st, false)
 	start := uint64(headerSize)
-	i := sort.Search(len(r.summary), func(i int) bool { return r.summary[i].token >= tr.Start }) - 1
-	if i >= 0 {
+	if i := sort.Search(len(r.summary), func(i int) bool { return r.summary[i].token >= tr.Start }) - 1; i >= 0 {
 		start = r.summary[i].indexPos
 	}
 	it.ir = &indexReader{r: r, pos: start, end: r.indexSize, st: &it.st}
@@ -277,6 +417,7 @@ type scanIter struct {
 	ir   *indexReader
 	cur  *chunkCursor
 	st   ReadStats
+	pst  ReadStats // the current partition's header read
 	err  error
 	done bool
 	p    *Partition
@@ -310,14 +451,15 @@ func (it *scanIter) Next() (data.PartitionSource, bool) {
 			continue
 		}
 		// Copy the payload: the index reader reuses its buffer.
-		e, err := it.r.decodeEntry(append([]byte(nil), payload...), at)
+		p := &Partition{r: it.r}
+		p.e, err = it.r.decodeEntry(append([]byte(nil), payload...), at)
 		if err != nil {
 			it.err = err
 			return nil, false
 		}
-		var pst ReadStats
-		p, err := it.r.loadPartition(e, it.cur, &pst)
-		it.st.Add(pst)
+		it.pst = ReadStats{}
+		err = it.r.loadPartition(p, it.cur, &it.pst)
+		it.st.Add(it.pst)
 		if err != nil {
 			it.err = err
 			return nil, false
@@ -340,6 +482,22 @@ func (it *scanIter) Close() error {
 	it.r.total.add(&it.st)
 	it.st = ReadStats{}
 	return nil
+}
+
+// detached returns a copy of e on the heap whose byte slices are its own,
+// so that a key cache entry does not keep the span it came from alive.
+func (e *indexEntry) detached() *indexEntry {
+	c := new(indexEntry)
+	*c = *e
+	b := make([]byte, 0, len(e.key)+len(e.blockRaw))
+	b = append(b, e.key...)
+	b = append(b, e.blockRaw...)
+	c.key = b[:len(e.key):len(e.key)]
+	if e.blockRaw != nil {
+		c.blockRaw = b[len(e.key):]
+		c.blockTable = c.blockRaw[len(c.blockRaw)-len(e.blockTable):]
+	}
+	return c
 }
 
 // numBlocks returns the number of row-index blocks.

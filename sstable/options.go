@@ -70,15 +70,26 @@ type ReaderOptions struct {
 	// for an SSTable this process has just written and synced (a flush or
 	// compaction output), whose bytes it computed the digest from.
 	SkipDigest bool
-	// ChunkCacheSize is the budget in bytes of decompressed Data.db chunks
-	// the Reader keeps for reuse by point and slice reads (0 means
-	// DefaultChunkCacheSize, a negative value disables the cache). Scans
-	// use cached chunks but do not add to the cache.
+	// Cache is the block and key cache the Reader shares with others (an
+	// engine's Readers share one). Nil gives the Reader a private Cache
+	// with the budgets below. Scans use cached blocks but do not add
+	// chunks to the cache.
+	Cache *Cache
+	// ChunkCacheSize is the block budget in bytes of the private Cache
+	// (decompressed Data.db chunks, Index.db spans, record positions);
+	// 0 means DefaultChunkCacheSize, a negative value disables it. Ignored
+	// with Cache.
 	ChunkCacheSize int
-	// KeyCacheSize is the budget in bytes of decoded Index.db entries the
-	// Reader keeps by partition key, so that a hot partition (a wide one
-	// especially, whose entry holds its row index) is found without
-	// reading Index.db (0 means DefaultKeyCacheSize, a negative value
-	// disables the cache).
+	// KeyCacheSize is the key-cache budget in bytes of the private Cache;
+	// 0 means DefaultReaderKeyCacheSize, a negative value disables it.
+	// Ignored with Cache.
 	KeyCacheSize int
+}
+
+// privateBudget maps a ReaderOptions budget to a CacheOptions one.
+func privateBudget(v int, def int64) int64 {
+	if v < 0 {
+		return -1
+	}
+	return cacheBudget(v, def)
 }

@@ -3,6 +3,7 @@ package sstable
 import (
 	"bytes"
 	"encoding/binary"
+	"math"
 	"sort"
 
 	"github.com/minicass/minicass/data"
@@ -41,28 +42,29 @@ type Partition struct {
 	// cur read the header; the first row iterator takes it over, so that
 	// the chunk holding the first rows is not read again.
 	cur *chunkCursor
+	// spare, when set, is the first row iterator's memory, allocated with
+	// the partition; home is that allocation, from pointReadPool.
+	spare *rowIter
+	home  *pointRead
 }
 
-// loadPartition reads the header of the partition of e through cur,
-// adding what it read to st, and returns the Partition with the stats so
-// far.
-func (r *Reader) loadPartition(e indexEntry, cur *chunkCursor, st *ReadStats) (*Partition, error) {
-	p := &Partition{r: r, e: e}
-	var hs ReadStats
+// loadPartition reads the header of the partition p.e through cur into
+// p, adding what it read to st, and sets p's stats to st.
+func (r *Reader) loadPartition(p *Partition, cur *chunkCursor, st *ReadStats) error {
+	p.r = r
+	e := &p.e
 	prev := cur.st
-	cur.st = &hs
-	// The header is copied: the static row and range tombstones alias it.
-	buf, err := cur.readRange(make([]byte, 0, e.rowsOff), e.pos, e.pos+e.rowsOff)
+	cur.st = st
+	// The static row and range tombstones alias the header bytes: a view
+	// of the chunk holding them, which the cursor then never overwrites,
+	// or a copy when the header straddles chunks.
+	buf, err := cur.view(e.pos, e.pos+e.rowsOff)
 	cur.st = prev
-	st.Add(hs)
 	p.stats = *st
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if err := p.decodeHeader(buf); err != nil {
-		return nil, err
-	}
-	return p, nil
+	return p.decodeHeader(buf)
 }
 
 func (p *Partition) decodeHeader(buf []byte) error {
@@ -173,7 +175,14 @@ type segment struct{ start, end uint64 }
 // to Next or Close; the byte slices it holds stay valid through the next
 // call to Next (so a merge may hold the previous row while it advances).
 func (p *Partition) Rows(slices data.Slices, reverse bool) data.RowIterator {
-	it := &rowIter{p: p, slices: slices, reverse: reverse}
+	it := p.spare
+	if it != nil {
+		p.spare = nil
+	} else {
+		it = new(rowIter)
+	}
+	*it = rowIter{p: p, slices: slices, reverse: reverse}
+	it.row.Cells = it.cellBuf[:0]
 	if p.cur != nil {
 		it.cur, p.cur = p.cur, nil
 		it.cur.st = &it.st
@@ -184,7 +193,7 @@ func (p *Partition) Rows(slices data.Slices, reverse bool) data.RowIterator {
 	n := e.numBlocks()
 	if n == 0 {
 		if e.length-1 > e.rowsOff {
-			it.segs = append(it.segs, segment{e.pos + e.rowsOff, e.pos + e.length - 1})
+			it.segs = append(it.segBuf[:0], segment{e.pos + e.rowsOff, e.pos + e.length - 1})
 		}
 		return it
 	}
@@ -236,7 +245,8 @@ type rowIter struct {
 	slices  data.Slices
 	reverse bool
 	segs    []segment
-	seg     int // next segment to load; > 0 once one is loaded
+	segBuf  [1]segment // segs starts here
+	seg     int        // next segment to load; > 0 once one is loaded
 	// With a row index, blocks lo..hi may intersect the slices; nextBlock
 	// is the next one to consider.
 	blockMode         bool
@@ -248,16 +258,23 @@ type rowIter struct {
 	pos, end uint64
 	scratch  [2][]byte
 	sc       int
-	// Reverse: offs holds the stream positions of the records of the
-	// segment, ri the next index into offs, counting down.
-	offs   []uint64
-	ri     int
-	row    data.Row
-	rowPos uint64 // stream position of the record of row
-	st     ReadStats
-	err    error
-	done   bool
-	closed bool
+	// Reverse: offs holds the positions of the records of the segment,
+	// relative to segStart (from the block cache, or the iterator's own
+	// when ownOffs), ri the next index into offs, counting down.
+	offs     []uint32
+	ownOffs  bool
+	segStart uint64
+	ri       int
+	// row is the row Next returns, decoded into the same cells each
+	// time; names interns its column names.
+	row     data.Row
+	cellBuf [4]data.Cell // row.Cells starts here
+	names   data.ColumnNames
+	rowPos  uint64 // stream position of the record of row
+	st      ReadStats
+	err     error
+	done    bool
+	closed  bool
 }
 
 // loadSegment reads the next segment; false at the end or on error.
@@ -303,9 +320,24 @@ func (it *rowIter) loadSegment() bool {
 
 // indexRecords collects the stream positions of the records of segment s
 // for a reverse read, reading their lengths through the cursor (the rows
-// are decoded later, from the end).
+// are decoded later, from the end). The positions are kept in the block
+// cache: a reverse read of a hot block walks it once, then decodes only
+// the rows it returns, as a forward read does.
 func (it *rowIter) indexRecords(s segment) bool {
 	r := it.p.r
+	it.segStart, it.ri = s.start, -1
+	if s.end-s.start > math.MaxUint32 {
+		it.err = r.dataErr(s.start, nil, "row segment of %d bytes", s.end-s.start)
+		return false
+	}
+	if offs, ok := r.cache.records(r.cacheID, s.start); ok {
+		it.offs = offs
+		it.ri = len(offs) - 1
+		return true
+	}
+	if !it.ownOffs {
+		it.offs, it.ownOffs = nil, true
+	}
 	it.offs = it.offs[:0]
 	for pos := s.start; pos < s.end; {
 		i := int(pos / r.chunkLen)
@@ -331,11 +363,16 @@ func (it *rowIter) indexRecords(s segment) bool {
 				it.err = r.dataErr(pos, nil, "bad row record length")
 				return false
 			}
-			it.offs = append(it.offs, pos)
+			it.offs = append(it.offs, uint32(pos-s.start))
 			pos += uint64(n) + l
 		}
 	}
 	it.ri = len(it.offs) - 1
+	if it.cur.fill && r.cache.blocks != nil {
+		// The cache owns the positions from now on.
+		r.cache.putRecords(r.cacheID, s.start, it.offs)
+		it.ownOffs = false
+	}
 	return true
 }
 
@@ -413,7 +450,7 @@ func (it *rowIter) Next() (*data.Row, bool) {
 				}
 				continue
 			}
-			rowPos = it.offs[it.ri]
+			rowPos = it.segStart + uint64(it.offs[it.ri])
 			it.ri--
 			it.pos = rowPos
 			var ok bool
@@ -453,7 +490,7 @@ func (it *rowIter) Next() (*data.Row, bool) {
 			}
 		}
 		d := data.NewDecoder(raw)
-		it.row = d.Row()
+		d.RowInto(&it.row, &it.names)
 		if d.Err() != nil || d.Remaining() != 0 {
 			it.err = it.p.r.dataErr(rowPos, d.Err(), "bad row")
 			return nil, false
@@ -476,6 +513,6 @@ func (it *rowIter) Close() error {
 	it.closed = true
 	it.p.stats.Add(it.st)
 	it.p.r.total.add(&it.st)
-	it.offs, it.scratch = nil, [2][]byte{}
+	it.offs, it.ownOffs, it.scratch = nil, false, [2][]byte{}
 	return nil
 }

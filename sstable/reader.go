@@ -55,14 +55,21 @@ type atomicStats struct {
 }
 
 func (a *atomicStats) add(s *ReadStats) {
-	a.filterChecks.Add(s.FilterChecks)
-	a.filterNegatives.Add(s.FilterNegatives)
-	a.indexEntries.Add(s.IndexEntries)
-	a.indexBytes.Add(s.IndexBytes)
-	a.chunks.Add(s.Chunks)
-	a.dataBytes.Add(s.DataBytes)
-	a.blocks.Add(s.Blocks)
-	a.rows.Add(s.Rows)
+	// Only what moved: a hot read touches neither Index.db nor Data.db,
+	// and atomic adds to shared counters are not free.
+	for _, f := range [...]struct {
+		c *atomic.Uint64
+		v uint64
+	}{
+		{&a.filterChecks, s.FilterChecks}, {&a.filterNegatives, s.FilterNegatives},
+		{&a.indexEntries, s.IndexEntries}, {&a.indexBytes, s.IndexBytes},
+		{&a.chunks, s.Chunks}, {&a.dataBytes, s.DataBytes},
+		{&a.blocks, s.Blocks}, {&a.rows, s.Rows},
+	} {
+		if f.v != 0 {
+			f.c.Add(f.v)
+		}
+	}
 }
 
 // Reader reads one SSTable. It is safe for concurrent use; the partitions
@@ -78,6 +85,8 @@ type Reader struct {
 	stats   Stats
 	filter  *bloomFilter
 	summary []summaryEntry
+	// interval is Summary.db's sampling interval (bounded: a capacity hint).
+	interval int
 	// indexSize is the Index.db length; dataLen the uncompressed stream
 	// length.
 	indexSize, dataLen uint64
@@ -87,10 +96,12 @@ type Reader struct {
 	dataFileLen        uint64
 	digest             uint32
 	total              atomicStats
-	// chunks and keys are the chunk and key caches (nil when disabled).
-	chunks *chunkCache
-	keys   *keyCache
-	names  [ComponentTOC + 1]string
+	// cache holds the Reader's chunks, index spans, record positions and
+	// index entries under cacheID; private when the Reader made it.
+	cache   *Cache
+	cacheID uint64
+	private bool
+	names   [ComponentTOC + 1]string
 }
 
 // name returns the file name of component c, computed once at Open for the
@@ -207,8 +218,13 @@ func open(vfsys vfs.FS, dir string, gen int, opts ReaderOptions, withTOC bool) (
 	if err := r.decodeCompressionInfo(small[ComponentCompressionInfo]); err != nil {
 		return nil, err
 	}
-	r.chunks = newChunkCache(cacheBudget(opts.ChunkCacheSize, DefaultChunkCacheSize), r.chunkLen)
-	r.keys = newKeyCache(cacheBudget(opts.KeyCacheSize, DefaultKeyCacheSize))
+	if r.cache = opts.Cache; r.cache == nil {
+		r.cache, r.private = NewCache(CacheOptions{
+			BlockCacheSize: privateBudget(opts.ChunkCacheSize, DefaultChunkCacheSize),
+			KeyCacheSize:   privateBudget(opts.KeyCacheSize, DefaultReaderKeyCacheSize),
+		}), true
+	}
+	r.cacheID = r.cache.newID()
 	d, perr := strconv.ParseUint(strings.TrimSpace(string(small[ComponentDigest])), 10, 32)
 	if perr != nil {
 		return nil, corruptf(r.name(ComponentDigest), 0, "not a decimal CRC32: %q", small[ComponentDigest])
@@ -322,6 +338,7 @@ func (r *Reader) decodeSummary(body []byte) error {
 		d.Fail("index interval or size")
 	}
 	r.summary = make([]summaryEntry, 0, n)
+	r.interval = int(min(interval, 1<<12))
 	prev := uint64(0)
 	for i := 0; i < n && d.Err() == nil; i++ {
 		e := summaryEntry{token: d.Varint("sample token"), key: d.Bytes("sample key"), indexPos: d.Uvarint("sample position")}
@@ -387,6 +404,9 @@ func (r *Reader) Close() error {
 	if r.closed.Swap(true) {
 		return nil
 	}
+	if r.cache != nil && !r.private {
+		r.cache.forget(r.cacheID)
+	}
 	var errs []error
 	for _, f := range []vfs.File{r.data, r.index} {
 		if f != nil {
@@ -395,6 +415,10 @@ func (r *Reader) Close() error {
 	}
 	return errors.Join(errs...)
 }
+
+// CachedEntries returns how many block and key cache entries the Reader
+// has in its Cache (none once it is closed).
+func (r *Reader) CachedEntries() (blocks, keys int) { return r.cache.entriesOf(r.cacheID) }
 
 // Gen returns the SSTable's generation.
 func (r *Reader) Gen() int { return r.gen }
@@ -451,7 +475,13 @@ type chunkCursor struct {
 }
 
 func (r *Reader) newCursor(st *ReadStats, fill bool) *chunkCursor {
-	return &chunkCursor{r: r, idx: [2]int{-1, -1}, st: st, fill: fill && r.chunks != nil}
+	c := new(chunkCursor)
+	r.initCursor(c, st, fill)
+	return c
+}
+
+func (r *Reader) initCursor(c *chunkCursor, st *ReadStats, fill bool) {
+	*c = chunkCursor{r: r, idx: [2]int{-1, -1}, st: st, fill: fill && r.cache.blocks != nil}
 }
 
 // chunk returns the uncompressed bytes of chunk i, checking its CRC.
@@ -468,11 +498,9 @@ func (c *chunkCursor) chunk(i int) ([]byte, error) {
 		return nil, ErrClosed
 	}
 	s := 1 - c.mru
-	if r.chunks != nil {
-		if b, ok := r.chunks.get(i); ok {
-			c.idx[s], c.buf[s], c.own[s], c.mru = i, b, false, s
-			return b, nil
-		}
+	if b, ok := r.cache.chunk(r.cacheID, i); ok {
+		c.idx[s], c.buf[s], c.own[s], c.mru = i, b, false, s
+		return b, nil
 	}
 	var dst []byte
 	if !c.fill && c.own[s] {
@@ -485,7 +513,7 @@ func (c *chunkCursor) chunk(i int) ([]byte, error) {
 		return nil, err
 	}
 	if c.fill {
-		r.chunks.put(i, plain)
+		r.cache.putChunk(r.cacheID, i, plain)
 	}
 	c.idx[s], c.buf[s], c.own[s], c.mru = i, plain, !c.fill, s
 	return plain, nil
@@ -580,6 +608,30 @@ func (c *chunkCursor) readRange(dst []byte, start, end uint64) ([]byte, error) {
 		start += n
 	}
 	return dst, nil
+}
+
+// view returns uncompressed stream bytes [start, end) for the caller to
+// keep: the chunk holding them when they lie in one (which the cursor then
+// no longer overwrites), else a copy.
+func (c *chunkCursor) view(start, end uint64) ([]byte, error) {
+	r := c.r
+	if end > r.dataLen || start > end {
+		return nil, corruptf(r.name(ComponentData), 0, "stream range [%d, %d) beyond data length %d", start, end, r.dataLen)
+	}
+	i := int(start / r.chunkLen)
+	if end <= uint64(i+1)*r.chunkLen {
+		p, err := c.chunk(i)
+		if err != nil {
+			return nil, err
+		}
+		off := start - uint64(i)*r.chunkLen
+		if end-uint64(i)*r.chunkLen > uint64(len(p)) {
+			return nil, corruptf(r.name(ComponentData), 0, "stream range [%d, %d) beyond chunk %d", start, end, i)
+		}
+		c.giveAway(i)
+		return p[off : end-uint64(i)*r.chunkLen : end-uint64(i)*r.chunkLen], nil
+	}
+	return c.readRange(make([]byte, 0, end-start), start, end)
 }
 
 // dataErr reports corruption found while decoding the uncompressed stream
