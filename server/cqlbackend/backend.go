@@ -172,23 +172,43 @@ func (s *Session) Execute(ctx context.Context, id []byte, p *server.QueryParams)
 	return s.traced(ctx, out, res.Trace, "Execute CQL3 prepared query", queryTraceParams(prep.Query, p)), nil
 }
 
-// metadataIDs caches the result metadata id of each prepared statement,
-// keyed weakly so that a statement the executor evicts is not kept alive.
-var metadataIDs sync.Map // weak.Pointer[cql.Prepared] -> []byte
+// StatementKind returns the kind of the prepared statement id, which
+// chooses its request timeout (server.ClassifyStatement of its text);
+// server.KindOther for an unknown id.
+func (s *Session) StatementKind(id []byte) server.RequestKind {
+	prep := s.s.Executor().Lookup(id)
+	if prep == nil {
+		return server.KindOther
+	}
+	return derived(prep).kind
+}
+
+// preparedInfo is what the backend derives once per prepared statement.
+type preparedInfo struct {
+	metadataID []byte             // frame.ResultMetadataID of the result columns
+	kind       server.RequestKind // server.ClassifyStatement of the text
+}
+
+// preparedInfos caches the preparedInfo of each prepared statement, keyed
+// weakly so that a statement the executor evicts is not kept alive.
+var preparedInfos sync.Map // weak.Pointer[cql.Prepared] -> *preparedInfo
+
+// derived returns the preparedInfo of prep, computed once.
+func derived(prep *cql.Prepared) *preparedInfo {
+	k := weak.Make(prep)
+	if pi, ok := preparedInfos.Load(k); ok {
+		return pi.(*preparedInfo)
+	}
+	pi := &preparedInfo{metadataID: frame.ResultMetadataID(specs(prep.Result)), kind: server.ClassifyStatement(prep.Query)}
+	if _, loaded := preparedInfos.LoadOrStore(k, pi); !loaded {
+		runtime.AddCleanup(prep, func(k weak.Pointer[cql.Prepared]) { preparedInfos.Delete(k) }, k)
+	}
+	return pi
+}
 
 // metadataID returns the result metadata id of prep's result columns
 // (frame.ResultMetadataID), computed once per prepared statement.
-func metadataID(prep *cql.Prepared) []byte {
-	k := weak.Make(prep)
-	if id, ok := metadataIDs.Load(k); ok {
-		return id.([]byte)
-	}
-	id := frame.ResultMetadataID(specs(prep.Result))
-	if _, loaded := metadataIDs.LoadOrStore(k, id); !loaded {
-		runtime.AddCleanup(prep, func(k weak.Pointer[cql.Prepared]) { metadataIDs.Delete(k) }, k)
-	}
-	return id
-}
+func metadataID(prep *cql.Prepared) []byte { return derived(prep).metadataID }
 
 // Batch runs a BATCH request: the entries' own plans (a text entry
 // compiled in the connection's keyspace, or the request's in v5, a
