@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"io"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -183,4 +187,47 @@ func TestServeBadSettings(t *testing.T) {
 	code, _, errs = runArgs("serve", "--memory", "--listen", "127.0.0.1:0", "--native_transport_max_frame_size", "512MiB")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errs, "MaxFrameSize")
+}
+
+// TestServeSIGTERM runs the real binary, holds a connection in the middle
+// of a frame and another idle one, and stops it with SIGTERM: it shuts down
+// cleanly, logging to stderr.
+func TestServeSIGTERM(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildBinary(t)
+	cmd := exec.Command(bin, "serve", "--memory", "--listen", "127.0.0.1:0", "--log-level", "debug")
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { cmd.Process.Kill() })
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	require.NoError(t, err)
+	_, rest, ok := strings.Cut(line, "listening on ")
+	require.True(t, ok, line)
+	addr, _, _ := strings.Cut(rest, " ")
+	idle, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	defer idle.Close()
+	partial, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	defer partial.Close()
+	_, err = partial.Write([]byte{4, 0, 0, 0, 1, 0, 0, 0, 100, 0, 1}) // STARTUP declaring 100 bytes, 2 sent
+	require.NoError(t, err)
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	done := make(chan error, 1)
+	go func() {
+		io.Copy(io.Discard, stdout)
+		done <- cmd.Wait()
+	}()
+	select {
+	case err := <-done:
+		require.NoError(t, err, stderr.String())
+	case <-time.After(30 * time.Second):
+		t.Fatalf("serve did not stop within 30 s of SIGTERM; stderr:\n%s", stderr.String())
+	}
+	assert.Contains(t, stderr.String(), "msg=\"shutting down\"")
 }

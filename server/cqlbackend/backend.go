@@ -36,15 +36,24 @@ import (
 // use.
 type Backend struct {
 	x *cql.Executor
+
+	// kinds caches the request kind of prepared statement ids. An id is
+	// the MD5 of the keyspace and text, so an entry never goes stale; the
+	// map is emptied when it reaches maxKinds entries.
+	kindsMu sync.RWMutex
+	kinds   map[string]server.RequestKind
 }
 
+// maxKinds bounds Backend.kinds.
+const maxKinds = 10000
+
 // New returns a Backend over x.
-func New(x *cql.Executor) *Backend { return &Backend{x: x} }
+func New(x *cql.Executor) *Backend { return &Backend{x: x, kinds: make(map[string]server.RequestKind)} }
 
 // NewSession returns the Session of one connection, with no current
 // keyspace, logged in as info.User (anonymous when it is empty).
 func (b *Backend) NewSession(ctx context.Context, info server.ConnInfo) server.Session {
-	s := &Session{s: b.x.NewUserSession(info.User), user: info.User}
+	s := &Session{b: b, s: b.x.NewUserSession(info.User), user: info.User}
 	if tcp, ok := info.RemoteAddr.(*net.TCPAddr); ok {
 		s.client = tcp.IP
 	}
@@ -94,6 +103,7 @@ func Announce(x *cql.Executor, addr net.Addr) error {
 
 // Session is one connection's session.
 type Session struct {
+	b      *Backend
 	s      *cql.Session
 	user   string
 	client net.IP // the client's address, for traces
@@ -176,11 +186,25 @@ func (s *Session) Execute(ctx context.Context, id []byte, p *server.QueryParams)
 // chooses its request timeout (server.ClassifyStatement of its text);
 // server.KindOther for an unknown id.
 func (s *Session) StatementKind(id []byte) server.RequestKind {
+	b := s.b
+	b.kindsMu.RLock()
+	k, ok := b.kinds[string(id)]
+	b.kindsMu.RUnlock()
+	if ok {
+		return k
+	}
 	prep := s.s.Executor().Lookup(id)
 	if prep == nil {
 		return server.KindOther
 	}
-	return derived(prep).kind
+	k = derived(prep).kind
+	b.kindsMu.Lock()
+	if len(b.kinds) >= maxKinds {
+		clear(b.kinds)
+	}
+	b.kinds[string(id)] = k
+	b.kindsMu.Unlock()
+	return k
 }
 
 // preparedInfo is what the backend derives once per prepared statement.
