@@ -538,3 +538,17 @@ func TestInFlightBudgetPausesReading(t *testing.T) {
 	}
 	assert.Equal(t, map[int16]bool{1: true, 2: true, 3: true}, got)
 }
+
+// TestPanicsLogged: a panic in a Session is answered with a Server error
+// and logged with its stack through Options.Logger.
+func TestPanicsLogged(t *testing.T) {
+	var logs syncBuffer
+	srv := start(t, newFake(), server.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	c := dial(t, srv)
+	c.startup()
+	requireError(t, c.query(1, "PANIC"), wire.CodeServer, "")
+	require.IsType(t, &frame.Result{}, c.query(2, "USE ks"))
+	out := logs.String()
+	assert.Contains(t, out, `level=ERROR msg="panic while executing request" op=QUERY panic="backend exploded"`)
+	assert.Contains(t, out, "stack=")
+}
