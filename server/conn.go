@@ -984,19 +984,95 @@ type reqTimer struct {
 	cl       wire.Consistency
 	timeout  time.Duration
 	deadline time.Time
-	cancel   context.CancelFunc
+	ctx      *requestContext // the running request's context
 }
 
 // start arms the timer for a request and returns its context.
 func (rt *reqTimer) start(stream int16, kind RequestKind, cl wire.Consistency) context.Context {
 	d := rt.c.srv.opts.Timeouts.For(kind)
-	ctx, cancel := context.WithCancel(rt.c.ctx)
+	deadline := time.Now().Add(d)
+	ctx := &requestContext{parent: rt.c.ctx, deadline: deadline}
 	rt.mu.Lock()
-	rt.active, rt.stream, rt.kind, rt.cl, rt.timeout, rt.cancel = true, stream, kind, cl, d, cancel
-	rt.deadline = time.Now().Add(d)
+	rt.active, rt.stream, rt.kind, rt.cl, rt.timeout, rt.ctx = true, stream, kind, cl, d, ctx
+	rt.deadline = deadline
 	rt.mu.Unlock()
 	rt.timer.Reset(d)
 	return ctx
+}
+
+// requestContext is the context of one request: its connection's context
+// with the request's deadline, cancelled by the request's timer or its end.
+// It costs one allocation where context.WithDeadline costs a timer, a
+// closure and a registration with the parent: the worker's reqTimer is the
+// timer, and the parent is consulted only when asked (Err), or watched only
+// once someone waits on Done. context.Cause of it reports its
+// connection's cause, not DeadlineExceeded; Err is exact.
+type requestContext struct {
+	parent   context.Context
+	deadline time.Time
+
+	mu   sync.Mutex
+	err  error
+	done chan struct{} // made by the first Done
+	stop func() bool   // stops watching the parent
+}
+
+func (rc *requestContext) Deadline() (time.Time, bool) { return rc.deadline, true }
+func (rc *requestContext) Value(key any) any           { return rc.parent.Value(key) }
+
+func (rc *requestContext) Err() error {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if rc.err == nil {
+		if err := rc.parent.Err(); err != nil {
+			rc.setErrLocked(err)
+		}
+	}
+	return rc.err
+}
+
+func (rc *requestContext) Done() <-chan struct{} {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if rc.done == nil {
+		rc.done = make(chan struct{})
+		if rc.err != nil {
+			close(rc.done)
+		} else {
+			rc.stop = context.AfterFunc(rc.parent, func() { rc.cancelWith(rc.parent.Err()) })
+		}
+	}
+	return rc.done
+}
+
+// cancel ends the context: with DeadlineExceeded once the deadline has
+// passed (the timer fired), with Canceled otherwise (the request ended).
+func (rc *requestContext) cancel() {
+	err := context.Canceled
+	if !time.Now().Before(rc.deadline) {
+		err = context.DeadlineExceeded
+	}
+	rc.cancelWith(err)
+}
+
+func (rc *requestContext) cancelWith(err error) {
+	rc.mu.Lock()
+	rc.setErrLocked(err)
+	rc.mu.Unlock()
+}
+
+func (rc *requestContext) setErrLocked(err error) {
+	if rc.err != nil {
+		return
+	}
+	rc.err = err
+	if rc.done != nil {
+		close(rc.done)
+	}
+	if rc.stop != nil {
+		rc.stop()
+		rc.stop = nil
+	}
 }
 
 // finish ends the request and reports whether the caller is to answer it
@@ -1004,11 +1080,11 @@ func (rt *reqTimer) start(stream int16, kind RequestKind, cl wire.Consistency) c
 func (rt *reqTimer) finish() bool {
 	rt.timer.Stop()
 	rt.mu.Lock()
-	ok, cancel := rt.active, rt.cancel
-	rt.active, rt.cancel = false, nil
+	ok, ctx := rt.active, rt.ctx
+	rt.active, rt.ctx = false, nil
 	rt.mu.Unlock()
-	if cancel != nil {
-		cancel()
+	if ctx != nil {
+		ctx.cancel()
 	}
 	return ok
 }
@@ -1024,10 +1100,10 @@ func (rt *reqTimer) fire() {
 		return
 	}
 	rt.active = false
-	stream, kind, cl, d, cancel := rt.stream, rt.kind, rt.cl, rt.timeout, rt.cancel
-	rt.cancel = nil
+	stream, kind, cl, d, ctx := rt.stream, rt.kind, rt.cl, rt.timeout, rt.ctx
+	rt.ctx = nil
 	rt.mu.Unlock()
-	cancel()
+	ctx.cancel()
 	rt.c.srv.opts.Logger.Debug("request timed out", "remote", rt.c.nc.RemoteAddr().String(), "timeout", d)
 	rt.c.writeMessage(stream, timeoutError(kind, cl, d), nil)
 }

@@ -39,6 +39,8 @@ type stuckBackend struct {
 	entered chan string
 	ctxDone chan struct{} // closed when a blocked request's context ended
 	once    sync.Once
+	ctxErr  error // that context's error, set before ctxDone is closed
+	hasDL   bool  // whether that context had a deadline
 }
 
 func newStuck() *stuckBackend {
@@ -58,9 +60,13 @@ func (s *stuckSession) Query(ctx context.Context, q string, p *server.QueryParam
 	switch {
 	case strings.HasPrefix(q, "SELECT") || strings.HasPrefix(q, "INSERT"):
 		s.b.entered <- q
+		_, hasDL := ctx.Deadline()
 		go func() {
 			<-ctx.Done()
-			s.b.once.Do(func() { close(s.b.ctxDone) })
+			s.b.once.Do(func() {
+				s.b.ctxErr, s.b.hasDL = ctx.Err(), hasDL
+				close(s.b.ctxDone)
+			})
 		}()
 		<-s.b.release
 		return &server.Result{Kind: wire.ResultSetKeyspace, Keyspace: "late"}, nil
@@ -431,6 +437,8 @@ func TestRequestTimeouts(t *testing.T) {
 	assert.Equal(t, int32(0), e.Received)
 	assert.Equal(t, int32(1), e.BlockFor)
 	<-b.ctxDone // the request's context was cancelled
+	assert.ErrorIs(t, b.ctxErr, context.DeadlineExceeded)
+	assert.True(t, b.hasDL, "the request's context carries its deadline")
 	e = requireError(t, c.roundTrip(2, &frame.Query{Query: "INSERT INTO ks.t (k) VALUES (1)", Params: frame.QueryParams{Consistency: wire.One}}),
 		wire.CodeWriteTimeout, "Operation timed out - received only 0 responses.")
 	assert.Equal(t, "SIMPLE", e.WriteType)
