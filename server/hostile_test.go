@@ -560,3 +560,88 @@ func TestPanicsLogged(t *testing.T) {
 	assert.Contains(t, out, `level=ERROR msg="panic while executing request" op=QUERY panic="backend exploded"`)
 	assert.Contains(t, out, "stack=")
 }
+
+// FuzzClassifyStatement: any text has a kind, found in one pass.
+func FuzzClassifyStatement(f *testing.F) {
+	for _, q := range []string{"SELECT * FROM t WHERE token(k) > 0", "INSERT INTO t (k) VALUES (1) IF NOT EXISTS",
+		"BEGIN COUNTER BATCH APPLY BATCH", "'unterminated", "/* open", "$$ open", "\"q\"\"x\" WHERE"} {
+		f.Add(q)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		k := server.ClassifyStatement(q)
+		assert.LessOrEqual(t, k, server.KindTruncate)
+		assert.Positive(t, server.DefaultRequestTimeouts.For(k))
+	})
+}
+
+// pipeListener hands net.Pipe connections to Serve.
+type pipeListener struct {
+	conns  chan net.Conn
+	closed chan struct{}
+	once   sync.Once
+}
+
+func newPipeListener() *pipeListener {
+	return &pipeListener{conns: make(chan net.Conn), closed: make(chan struct{})}
+}
+
+func (l *pipeListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.conns:
+		return c, nil
+	case <-l.closed:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *pipeListener) Close() error {
+	l.once.Do(func() { close(l.closed) })
+	return nil
+}
+
+func (l *pipeListener) Addr() net.Addr { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 9042} }
+
+func (l *pipeListener) dial() net.Conn {
+	c, s := net.Pipe()
+	l.conns <- s
+	return c
+}
+
+// FuzzConnection sends arbitrary bytes on a connection, raw, after a
+// STARTUP, and after a v5 STARTUP (segments): the server answers or closes
+// the connection, and no panic reaches its read loop's last-resort recover.
+func FuzzConnection(f *testing.F) {
+	q, _ := (&frame.Frame{Header: frame.Header{Version: frame.VersionRequest, Stream: 1}, Message: &frame.Query{Query: "USE ks", Params: frame.QueryParams{Consistency: wire.One}}}).AppendTo(nil)
+	f.Add(byte(0), q)
+	f.Add(byte(1), q)
+	f.Add(byte(1), header(frame.OpAuthResponse, 2, 4))
+	f.Add(byte(2), []byte{0, 0, 0, 0, 0, 0})
+	f.Add(byte(0), []byte{4, 0, 0, 1, 7, 0, 0xff, 0xff, 0xff})
+	var logs syncBuffer
+	l := newPipeListener()
+	srv := server.New(newFake(), server.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil)), HandshakeTimeout: time.Second,
+		IdleTimeout: time.Second, Timeouts: server.RequestTimeouts{Other: time.Second}})
+	go srv.Serve(l)
+	f.Cleanup(func() { srv.Close() })
+	v5Startup, _ := (&frame.Frame{Header: frame.Header{Version: 5}, Message: &frame.Startup{Options: map[string]string{"CQL_VERSION": "3.0.0"}}}).AppendTo(nil)
+	f.Fuzz(func(t *testing.T, mode byte, data []byte) {
+		c := l.dial()
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(5 * time.Second))
+		read := make(chan struct{})
+		go func() {
+			io.Copy(io.Discard, c)
+			close(read)
+		}()
+		switch mode % 3 {
+		case 1:
+			c.Write(startupFrame())
+		case 2:
+			c.Write(v5Startup)
+		}
+		c.Write(data)
+		c.Close()
+		<-read
+		require.NotContains(t, logs.String(), "panic")
+	})
+}

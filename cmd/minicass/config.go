@@ -306,6 +306,11 @@ func (c *serveConfig) loadYAML(path string) (ignored []string, err error) {
 	if err != nil {
 		return nil, err
 	}
+	return c.parseYAML(data, path)
+}
+
+// parseYAML is loadYAML on the file's contents; path names it in errors.
+func (c *serveConfig) parseYAML(data []byte, path string) (ignored []string, err error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

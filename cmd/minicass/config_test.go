@@ -231,3 +231,19 @@ func TestServeSIGTERM(t *testing.T) {
 	}
 	assert.Contains(t, stderr.String(), "msg=\"shutting down\"")
 }
+
+// FuzzParseYAML: any file is either applied or refused with an error;
+// nothing panics.
+func FuzzParseYAML(f *testing.F) {
+	f.Add([]byte("commitlog_sync: batch\nread_request_timeout: 5000ms\n"))
+	f.Add([]byte("read_request_timeout_in_ms: 5000\nmemtable_heap_space: 2048MiB\n"))
+	f.Add([]byte("native_transport_max_concurrent_requests_in_bytes: -1\nauthenticator: PasswordAuthenticator\n"))
+	f.Add([]byte("seed_provider:\n  - class_name: x\n    parameters:\n      - seeds: \"127.0.0.1\"\n"))
+	f.Add([]byte("a: &x [*x]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cfg := defaultServeConfig()
+		if _, err := cfg.parseYAML(data, "fuzz.yaml"); err != nil {
+			assert.NotEmpty(t, err.Error())
+		}
+	})
+}
