@@ -66,6 +66,7 @@ type conn struct {
 	// zero without a HandshakeTimeout.
 	handshakeDeadline time.Time
 	deadlineSet       bool         // a read deadline is set on nc; read loop only
+	lingering         bool         // lingerClose is draining the input; read loop only
 	running           atomic.Int32 // requests handed to workers and not yet answered
 	lastWrite         atomic.Int64 // UnixNano of the last write, kept only with an IdleTimeout
 
@@ -193,6 +194,7 @@ func (c *conn) lingerClose() {
 	if cw, ok := c.nc.(interface{ CloseWrite() error }); ok {
 		cw.CloseWrite()
 	}
+	c.lingering = true // the connection's own deadlines no longer apply
 	c.nc.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
 	io.CopyN(io.Discard, c.br, 1<<20)
 }
@@ -235,6 +237,9 @@ type connReader struct{ c *conn }
 
 func (r connReader) Read(p []byte) (int, error) {
 	c := r.c
+	if c.lingering {
+		return c.nc.Read(p)
+	}
 	for {
 		d := c.readDeadline()
 		if !d.IsZero() || c.deadlineSet {
