@@ -649,3 +649,30 @@ func FuzzConnection(f *testing.F) {
 		require.NotContains(t, logs.String(), "panic")
 	})
 }
+
+// TestV5HugeDeclaredEnvelopes is the memory attack in v5 segments: 20
+// connections each start an envelope declaring 15 MiB and send two
+// segments of it. The server holds what arrived.
+func TestV5HugeDeclaredEnvelopes(t *testing.T) {
+	srv := start(t, newFake(), server.Options{})
+	before := heapInUse()
+	const n = 20
+	for i := range n {
+		c := dialV5(t, srv, "")
+		env := frame.AppendHeader(nil, frame.Header{Version: frame.RequestVersion(5), Opcode: frame.OpQuery, Stream: 1, Length: 15 << 20})
+		env = append(env, make([]byte, 2*frame.MaxSegmentPayload-len(env))...)
+		c.nc.SetWriteDeadline(time.Now().Add(200 * time.Millisecond))
+		c.nc.Write(frame.AppendSegment(nil, env[:frame.MaxSegmentPayload], false, false))
+		c.nc.Write(frame.AppendSegment(nil, env[frame.MaxSegmentPayload:], false, false))
+		if i%5 == 0 {
+			probe(t, srv, "127.0.0.2")
+		}
+	}
+	probe(t, srv, "127.0.0.2")
+	grown := heapInUse() - before
+	t.Logf("heap and stacks grew by %d KiB for %d v5 connections with 15 MiB envelopes declared", grown>>10, n)
+	// What arrived (2 segments of 128 KiB each), the buffer grown to hold
+	// it (at most twice), the read buffers, and 8 MiB of slack: against
+	// 300 MiB if the declared length were allocated.
+	assert.Less(t, grown, int64(n*(4*frame.MaxSegmentPayload+32<<10)+8<<20))
+}
