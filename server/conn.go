@@ -16,6 +16,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/klauspost/compress/snappy"
 
@@ -54,20 +55,31 @@ const (
 // goroutine: a lone request is written at once.
 type conn struct {
 	srv    *Server
+	peer   *peer  // the client address's connection count and budget
 	cid    uint32 // see id
 	nc     net.Conn
 	br     *bufio.Reader
 	ctx    context.Context
 	cancel context.CancelFunc
 
+	// handshakeDeadline is when a connection not yet READY is closed;
+	// zero without a HandshakeTimeout.
+	handshakeDeadline time.Time
+	deadlineSet       bool         // a read deadline is set on nc; read loop only
+	lingering         bool         // lingerClose is draining the input; read loop only
+	running           atomic.Int32 // requests handed to workers and not yet answered
+	lastWrite         atomic.Int64 // UnixNano of the last write, kept only with an IdleTimeout
+
 	// Read-loop state.
-	state      connState
-	inCompress string // compression of request bodies (v3, v4) or segments (v5): "", "snappy" or "lz4"
-	segments   bool   // requests arrive in v5 segments
-	large      []byte // the envelope being reassembled from segments that are not self-contained
-	startup    map[string]string
-	session    Session
-	reqs       sync.WaitGroup // running workers
+	state         connState
+	inCompress    string // compression of request bodies (v3, v4) or segments (v5): "", "snappy" or "lz4"
+	segments      bool   // requests arrive in v5 segments
+	large         []byte // the envelope being reassembled from segments that are not self-contained
+	largeLen      int    // its length, header included
+	largeReserved int64  // the budget it holds
+	startup       map[string]string
+	session       Session
+	reqs          sync.WaitGroup // running workers
 
 	work     chan request // unbuffered: a send succeeds only to an idle worker
 	nworkers atomic.Int32 // started by the read loop, decremented on exit
@@ -97,10 +109,12 @@ type conn struct {
 	werr     error     // guarded by wmu
 }
 
-// request is a QUERY, PREPARE, EXECUTE or BATCH handed to a worker.
+// request is a QUERY, PREPARE, EXECUTE or BATCH handed to a worker, with
+// the bytes it holds of the in-flight budgets (released once answered).
 type request struct {
-	stream int16
-	m      frame.Message
+	stream   int16
+	m        frame.Message
+	reserved int64
 }
 
 // Tuning of the connection loop.
@@ -119,16 +133,20 @@ const (
 	maxSpare = 256 << 10
 )
 
-func newConn(s *Server, nc net.Conn) *conn {
+func newConn(s *Server, nc net.Conn, p *peer) *conn {
 	ctx, cancel := context.WithCancel(s.ctx)
 	c := &conn{
 		srv:    s,
+		peer:   p,
 		nc:     nc,
-		br:     bufio.NewReaderSize(nc, 16<<10),
 		ctx:    ctx,
 		cancel: cancel,
 		work:   make(chan request),
 		cid:    connIDs.Add(1),
+	}
+	c.br = bufio.NewReaderSize(connReader{c}, 16<<10)
+	if t := s.opts.HandshakeTimeout; t > 0 {
+		c.handshakeDeadline = time.Now().Add(t)
 	}
 	c.version.Store(frame.ProtocolVersion)
 	c.wcond.L = &c.wmu
@@ -147,6 +165,9 @@ func (c *conn) serve() {
 		}
 		c.cancel()
 		c.nc.Close()
+		if c.large != nil {
+			c.unreserve(c.largeReserved)
+		}
 		c.reqs.Wait()
 		if cl, ok := c.session.(io.Closer); ok {
 			cl.Close()
@@ -173,6 +194,7 @@ func (c *conn) lingerClose() {
 	if cw, ok := c.nc.(interface{ CloseWrite() error }); ok {
 		cw.CloseWrite()
 	}
+	c.lingering = true // the connection's own deadlines no longer apply
 	c.nc.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
 	io.CopyN(io.Discard, c.br, 1<<20)
 }
@@ -205,12 +227,137 @@ var supportedVersions = func() []string {
 	return out
 }()
 
+// connReader reads from the connection under its deadlines: the handshake
+// deadline until the connection is READY, and the idle timeout. When the
+// idle timeout expires while a request runs or a response was written
+// recently, the read is re-armed instead of failing, so that only a
+// connection idle both ways is closed, as Cassandra's
+// native_transport_idle_timeout does.
+type connReader struct{ c *conn }
+
+func (r connReader) Read(p []byte) (int, error) {
+	c := r.c
+	if c.lingering {
+		return c.nc.Read(p)
+	}
+	for {
+		d := c.readDeadline()
+		if !d.IsZero() || c.deadlineSet {
+			c.nc.SetReadDeadline(d)
+			c.deadlineSet = !d.IsZero()
+		}
+		n, err := c.nc.Read(p)
+		if n > 0 || err == nil || !isTimeout(err) || !c.stillActive() {
+			return n, err
+		}
+	}
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// readDeadline returns the deadline of the next read, zero for none.
+func (c *conn) readDeadline() time.Time {
+	var d time.Time
+	if c.state != stateReady {
+		d = c.handshakeDeadline
+	}
+	if t := c.srv.opts.IdleTimeout; t > 0 {
+		if idle := time.Now().Add(t); d.IsZero() || idle.Before(d) {
+			d = idle
+		}
+	}
+	return d
+}
+
+// stillActive reports, after a read timed out, whether the connection is
+// to be kept: it is within its handshake time and not idle (a request
+// runs, or it wrote within the idle timeout).
+func (c *conn) stillActive() bool {
+	now := time.Now()
+	if c.state != stateReady && !c.handshakeDeadline.IsZero() && !now.Before(c.handshakeDeadline) {
+		c.srv.opts.Logger.Info("closing connection: handshake timed out", "remote", c.nc.RemoteAddr().String(),
+			"timeout", c.srv.opts.HandshakeTimeout)
+		return false
+	}
+	t := c.srv.opts.IdleTimeout
+	if t <= 0 {
+		return true // the handshake deadline expired early: keep reading
+	}
+	if c.running.Load() > 0 || now.Sub(time.Unix(0, c.lastWrite.Load())) < t {
+		return true
+	}
+	c.srv.opts.Logger.Debug("closing idle connection", "remote", c.nc.RemoteAddr().String(), "idle_timeout", t)
+	return false
+}
+
+// reserve takes n bytes from the client address's and the global
+// in-flight budgets, waiting (reading nothing more from this connection)
+// until they are free, as Cassandra pauses a channel that is over its
+// limits. It returns the bytes reserved: 0 before the connection is READY,
+// since handshake frames are bounded by MaxHandshakeFrameSize and
+// HandshakeTimeout instead, so that clients stuck on the budget of their
+// address do not keep a new connection from logging in.
+func (c *conn) reserve(n int64) (int64, error) {
+	if c.state != stateReady {
+		return 0, nil
+	}
+	ipb, gb := c.peer.inFlight, c.srv.inFlight
+	if ipb.tryAcquire(n) {
+		if gb.tryAcquire(n) {
+			return n, nil
+		}
+	} else if err := ipb.acquire(c.ctx, n); err != nil {
+		return 0, err
+	}
+	if err := gb.acquire(c.ctx, n); err != nil {
+		ipb.release(n)
+		return 0, err
+	}
+	return n, nil
+}
+
+// unreserve gives back bytes taken by reserve.
+func (c *conn) unreserve(n int64) {
+	if n > 0 {
+		c.srv.inFlight.release(n)
+		c.peer.inFlight.release(n)
+	}
+}
+
+// readBody reads an n-byte body. Memory grows with the bytes that
+// arrive, not with the declared length: a client that declares a large
+// frame and sends little makes the server hold little. Bodies up to 64 KiB
+// on a READY connection (whose budget holds them) are allocated at once.
+func (c *conn) readBody(n int) ([]byte, error) {
+	step := 64 << 10
+	if c.state != stateReady {
+		step = 1 << 10
+	}
+	if n <= step {
+		body := make([]byte, n)
+		_, err := io.ReadFull(c.br, body)
+		return body, err
+	}
+	body := make([]byte, 0, step)
+	for len(body) < n {
+		if len(body) == cap(body) {
+			body = slices.Grow(body, min(n-len(body), len(body)))
+		}
+		k, err := c.br.Read(body[len(body):min(cap(body), n)])
+		body = body[:len(body)+k]
+		if err != nil {
+			return nil, err
+		}
+	}
+	return body, nil
+}
+
 // readFrame reads and dispatches one frame, or in v5 after the handshake
 // one segment and the envelopes it completes.
 func (c *conn) readFrame() error {
-	if t := c.srv.opts.ReadTimeout; t > 0 {
-		c.nc.SetReadDeadline(time.Now().Add(t))
-	}
 	if c.segments {
 		return c.readSegment()
 	}
@@ -231,16 +378,22 @@ func (c *conn) readFrame() error {
 	if err := c.checkHeader(h); err != nil {
 		return err
 	}
-	body := make([]byte, h.Length)
-	if _, err := io.ReadFull(c.br, body); err != nil {
+	reserved, err := c.reserve(int64(h.Length) + frame.HeaderSize)
+	if err != nil {
+		return err
+	}
+	body, err := c.readBody(int(h.Length))
+	if err != nil {
+		c.unreserve(reserved)
 		return err // a client gone mid-frame: nothing to answer
 	}
 	if h.Flags&frame.FlagCompressed != 0 && h.ProtocolVersion() < 5 {
 		if body, err = c.decompressBody(h, body); err != nil {
+			c.unreserve(reserved)
 			return err
 		}
 	}
-	return c.decodeAndDispatch(h, body)
+	return c.decodeAndDispatch(h, body, reserved)
 }
 
 // checkHeader checks an envelope header before its body is read: version,
@@ -262,10 +415,14 @@ func (c *conn) checkHeader(h frame.Header) error {
 		c.writeMessage(h.Stream, protocolError("Invalid value for envelope header body length field: %d", h.Length), nil)
 		return errClose
 	}
-	if total := int64(h.Length) + frame.HeaderSize; total > int64(c.srv.opts.MaxFrameSize) {
+	limit := c.srv.opts.MaxFrameSize
+	if c.state != stateReady {
+		limit = min(limit, c.srv.opts.MaxHandshakeFrameSize)
+	}
+	if total := int64(h.Length) + frame.HeaderSize; total > int64(limit) {
 		c.writeMessage(h.Stream, &Error{
 			Code:    wire.CodeInvalid,
-			Message: fmt.Sprintf("Request is too big: length %d exceeds maximum allowed length %d.", total, c.srv.opts.MaxFrameSize),
+			Message: fmt.Sprintf("Request is too big: length %d exceeds maximum allowed length %d.", total, limit),
 		}, nil)
 		return errClose
 	}
@@ -308,13 +465,15 @@ func (c *conn) decompressBody(h frame.Header, body []byte) ([]byte, error) {
 }
 
 // decodeAndDispatch decodes a request envelope's body and dispatches it.
-func (c *conn) decodeAndDispatch(h frame.Header, body []byte) error {
+// reserved is the budget the envelope holds, which passes to the request.
+func (c *conn) decodeAndDispatch(h frame.Header, body []byte, reserved int64) error {
 	m, err := frame.DecodeRequest(h, body)
 	if err != nil {
+		c.unreserve(reserved)
 		c.writeMessage(h.Stream, protocolError("Invalid message: %v", err), nil)
 		return errClose
 	}
-	return c.dispatch(h.Stream, m)
+	return c.dispatch(h.Stream, m, reserved)
 }
 
 // readSegment reads one v5 segment and dispatches the envelopes it holds
@@ -361,7 +520,11 @@ func (c *conn) readSegment() error {
 			c.writeMessage(h.Stream, protocolError("Envelope of %d bytes exceeds its self-contained segment of %d bytes", end, len(payload)), nil)
 			return errClose
 		}
-		if err := c.decodeAndDispatch(h, payload[frame.HeaderSize:end:end]); err != nil {
+		reserved, err := c.reserve(int64(end))
+		if err != nil {
+			return err
+		}
+		if err := c.decodeAndDispatch(h, payload[frame.HeaderSize:end:end], reserved); err != nil {
 			return err
 		}
 		payload = payload[end:]
@@ -383,20 +546,27 @@ func (c *conn) largeSegment(payload []byte) error {
 		if err := c.checkHeader(h); err != nil {
 			return err
 		}
-		c.large = make([]byte, 0, frame.HeaderSize+int(h.Length))
+		c.largeLen = frame.HeaderSize + int(h.Length)
+		reserved, err := c.reserve(int64(c.largeLen))
+		if err != nil {
+			return err
+		}
+		c.largeReserved = reserved
+		// Grown as segments arrive, not allocated at the declared length.
+		c.large = make([]byte, 0, min(c.largeLen, 2*frame.MaxSegmentPayload))
 	}
-	if len(c.large)+len(payload) > cap(c.large) {
-		c.writeMessage(0, protocolError("Segment overruns its envelope of %d bytes", cap(c.large)), nil)
+	if len(c.large)+len(payload) > c.largeLen {
+		c.writeMessage(0, protocolError("Segment overruns its envelope of %d bytes", c.largeLen), nil)
 		return errClose
 	}
 	c.large = append(c.large, payload...)
-	if len(c.large) < cap(c.large) {
+	if len(c.large) < c.largeLen {
 		return nil
 	}
 	env := c.large
 	c.large = nil
 	h, _ := frame.ParseHeader(env)
-	return c.decodeAndDispatch(h, env[frame.HeaderSize:])
+	return c.decodeAndDispatch(h, env[frame.HeaderSize:], c.largeReserved)
 }
 
 // segmentError answers a corrupt or undecodable segment with a fatal
@@ -459,9 +629,23 @@ func appendErrorBody(e *Error) []byte {
 }
 
 // dispatch handles one decoded request according to the handshake state.
-func (c *conn) dispatch(stream int16, m frame.Message) error {
+// The in-flight bytes reserved for it are released once it is answered:
+// here for the messages the read loop answers itself, by the worker for
+// the others.
+func (c *conn) dispatch(stream int16, m frame.Message, reserved int64) (err error) {
 	op := m.Opcode()
 	c.requests.Add(1)
+	inline := true
+	defer func() {
+		if p := recover(); p != nil {
+			c.srv.opts.Logger.Error("panic while handling message", "op", op.String(), "panic", p, "stack", string(debug.Stack()))
+			c.writeMessage(stream, &Error{Code: wire.CodeServer, Message: wire.InternalErrorMessage(p)}, nil)
+			err = nil
+		}
+		if inline {
+			c.unreserve(reserved)
+		}
+	}()
 	switch c.state {
 	case stateUninitialized:
 		if op != frame.OpStartup && op != frame.OpOptions {
@@ -489,7 +673,17 @@ func (c *conn) dispatch(stream int16, m frame.Message) error {
 	case *frame.Startup:
 		c.handleStartup(stream, m)
 	case *frame.AuthResponse:
-		c.handleAuthResponse(stream, m)
+		switch {
+		case c.state == stateAuthentication:
+			c.handleAuthResponse(stream, m)
+		case c.srv.opts.Authenticator == nil:
+			// As Cassandra's AllowAllAuthenticator, whose SASL negotiator
+			// completes at once: the connection stays logged in as the
+			// anonymous user.
+			c.writeMessage(stream, &frame.AuthSuccess{}, nil)
+		default:
+			c.writeMessage(stream, protocolError("Unexpected message AUTH_RESPONSE, the connection is already authenticated"), nil)
+		}
 	case *frame.Register:
 		for _, ev := range m.Events {
 			switch ev {
@@ -504,7 +698,13 @@ func (c *conn) dispatch(stream int16, m frame.Message) error {
 		}
 		c.writeMessage(stream, &frame.Ready{}, nil)
 	default:
-		return c.startRequest(request{stream: stream, m: m})
+		inline = false
+		c.running.Add(1)
+		if err := c.startRequest(request{stream: stream, m: m, reserved: reserved}); err != nil {
+			c.running.Add(-1)
+			c.unreserve(reserved)
+			return err
+		}
 	}
 	return nil
 }
@@ -534,12 +734,18 @@ func (c *conn) startRequest(r request) error {
 // worker runs r, then further requests from c.work while the connection
 // lives, unless enough workers are idle already.
 func (c *conn) worker(r request) {
+	rt := &reqTimer{c: c}
+	rt.timer = time.AfterFunc(time.Hour, rt.fire)
+	rt.timer.Stop()
 	defer func() {
+		rt.timer.Stop()
 		c.nworkers.Add(-1)
 		c.reqs.Done()
 	}()
 	for {
-		c.runRequest(r.stream, r.m)
+		c.runRequest(r.stream, r.m, rt)
+		c.unreserve(r.reserved)
+		c.running.Add(-1)
 		r = request{}
 		if c.idle.Add(1) > maxIdle {
 			c.idle.Add(-1)
@@ -686,11 +892,26 @@ func parsePlain(tok []byte) (user, pass string, err error) {
 
 // runRequest executes one QUERY, PREPARE, EXECUTE or BATCH and writes the
 // response. A panic in the Session is answered with a Server error.
-func (c *conn) runRequest(stream int16, m frame.Message) {
+func (c *conn) runRequest(stream int16, m frame.Message, rt *reqTimer) {
+	ctx, cl, kind := c.ctx, wire.Consistency(0), KindOther
+	switch m := m.(type) {
+	case *frame.Query:
+		cl, kind = m.Params.Consistency, ClassifyStatement(m.Query)
+	case *frame.Execute:
+		cl = m.Params.Consistency
+		if k, ok := c.session.(StatementKinder); ok {
+			kind = k.StatementKind(m.ID)
+		}
+	case *frame.Batch:
+		cl, kind = m.Consistency, batchKind(m, c.session)
+	}
+	ctx = rt.start(stream, kind, cl)
 	defer func() {
 		if p := recover(); p != nil {
 			c.srv.opts.Logger.Error("panic while executing request", "op", m.Opcode().String(), "panic", p, "stack", string(debug.Stack()))
-			c.writeMessage(stream, &Error{Code: wire.CodeServer, Message: wire.InternalErrorMessage(p)}, nil)
+			if rt.finish() {
+				c.writeMessage(stream, &Error{Code: wire.CodeServer, Message: wire.InternalErrorMessage(p)}, nil)
+			}
 		}
 	}()
 	var (
@@ -702,10 +923,10 @@ func (c *conn) runRequest(stream int16, m frame.Message) {
 	switch m := m.(type) {
 	case *frame.Query:
 		skipMeta = m.Params.SkipMetadata
-		res, err = c.session.Query(c.ctx, m.Query, &m.Params)
+		res, err = c.session.Query(ctx, m.Query, &m.Params)
 	case *frame.Prepare:
 		var p *Prepared
-		p, err = c.session.Prepare(c.ctx, m.Query, m.Keyspace)
+		p, err = c.session.Prepare(ctx, m.Query, m.Keyspace)
 		if err == nil {
 			if p == nil {
 				err = errors.New("backend returned no prepared statement")
@@ -721,11 +942,14 @@ func (c *conn) runRequest(stream int16, m frame.Message) {
 	case *frame.Execute:
 		executeID = m.ID
 		skipMeta = m.Params.SkipMetadata
-		res, err = c.session.Execute(c.ctx, m.ID, &m.Params)
+		res, err = c.session.Execute(ctx, m.ID, &m.Params)
 	case *frame.Batch:
-		res, err = c.session.Batch(c.ctx, m)
+		res, err = c.session.Batch(ctx, m)
 	default:
 		err = protocolError("Unexpected message %s", m.Opcode())
+	}
+	if !rt.finish() {
+		return // answered with a timeout error already
 	}
 	if err != nil {
 		c.writeMessage(stream, toError(err, executeID, wire.CodeServer), nil)
@@ -749,6 +973,167 @@ func (c *conn) runRequest(stream int16, m frame.Message) {
 	}
 }
 
+// reqTimer times the requests of one worker: start arms it with the
+// request's timeout, and either finish (the request returned) or fire (the
+// deadline passed) answers the request, whichever comes first. The timer
+// and the timer goroutine's closure are the worker's, reused by each of
+// its requests; a request costs one context.
+type reqTimer struct {
+	c     *conn
+	timer *time.Timer
+
+	mu       sync.Mutex
+	active   bool // a request runs and is not answered
+	stream   int16
+	kind     RequestKind
+	cl       wire.Consistency
+	timeout  time.Duration
+	deadline time.Time
+	ctx      *requestContext // the running request's context
+}
+
+// start arms the timer for a request and returns its context.
+func (rt *reqTimer) start(stream int16, kind RequestKind, cl wire.Consistency) context.Context {
+	d := rt.c.srv.opts.Timeouts.For(kind)
+	deadline := time.Now().Add(d)
+	ctx := &requestContext{parent: rt.c.ctx, deadline: deadline}
+	rt.mu.Lock()
+	rt.active, rt.stream, rt.kind, rt.cl, rt.timeout, rt.ctx = true, stream, kind, cl, d, ctx
+	rt.deadline = deadline
+	rt.mu.Unlock()
+	rt.timer.Reset(d)
+	return ctx
+}
+
+// requestContext is the context of one request: its connection's context
+// with the request's deadline, cancelled by the request's timer or its end.
+// It costs one allocation where context.WithDeadline costs a timer, a
+// closure and a registration with the parent: the worker's reqTimer is the
+// timer, and the parent is consulted only when asked (Err), or watched only
+// once someone waits on Done. context.Cause of it reports its
+// connection's cause, not DeadlineExceeded; Err is exact.
+type requestContext struct {
+	parent   context.Context
+	deadline time.Time
+
+	mu   sync.Mutex
+	err  error
+	done chan struct{} // made by the first Done
+	stop func() bool   // stops watching the parent
+}
+
+func (rc *requestContext) Deadline() (time.Time, bool) { return rc.deadline, true }
+func (rc *requestContext) Value(key any) any           { return rc.parent.Value(key) }
+
+func (rc *requestContext) Err() error {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if rc.err == nil {
+		if err := rc.parent.Err(); err != nil {
+			rc.setErrLocked(err)
+		}
+	}
+	return rc.err
+}
+
+func (rc *requestContext) Done() <-chan struct{} {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if rc.done == nil {
+		rc.done = make(chan struct{})
+		if rc.err != nil {
+			close(rc.done)
+		} else {
+			rc.stop = context.AfterFunc(rc.parent, func() { rc.cancelWith(rc.parent.Err()) })
+		}
+	}
+	return rc.done
+}
+
+// cancel ends the context: with DeadlineExceeded once the deadline has
+// passed (the timer fired), with Canceled otherwise (the request ended).
+func (rc *requestContext) cancel() {
+	err := context.Canceled
+	if !time.Now().Before(rc.deadline) {
+		err = context.DeadlineExceeded
+	}
+	rc.cancelWith(err)
+}
+
+func (rc *requestContext) cancelWith(err error) {
+	rc.mu.Lock()
+	rc.setErrLocked(err)
+	rc.mu.Unlock()
+}
+
+func (rc *requestContext) setErrLocked(err error) {
+	if rc.err != nil {
+		return
+	}
+	rc.err = err
+	if rc.done != nil {
+		close(rc.done)
+	}
+	if rc.stop != nil {
+		rc.stop()
+		rc.stop = nil
+	}
+}
+
+// finish ends the request and reports whether the caller is to answer it
+// (false: fire answered it with a timeout error).
+func (rt *reqTimer) finish() bool {
+	rt.timer.Stop()
+	rt.mu.Lock()
+	ok, ctx := rt.active, rt.ctx
+	rt.active, rt.ctx = false, nil
+	rt.mu.Unlock()
+	if ctx != nil {
+		ctx.cancel()
+	}
+	return ok
+}
+
+// fire answers the running request with its timeout error and cancels its
+// context. A fire left over from an earlier request (its timer stopped
+// too late) finds the deadline of the current request not reached and
+// does nothing.
+func (rt *reqTimer) fire() {
+	rt.mu.Lock()
+	if !rt.active || time.Now().Before(rt.deadline) {
+		rt.mu.Unlock()
+		return
+	}
+	rt.active = false
+	stream, kind, cl, d, ctx := rt.stream, rt.kind, rt.cl, rt.timeout, rt.ctx
+	rt.ctx = nil
+	rt.mu.Unlock()
+	ctx.cancel()
+	rt.c.srv.opts.Logger.Debug("request timed out", "remote", rt.c.nc.RemoteAddr().String(), "timeout", d)
+	rt.c.writeMessage(stream, timeoutError(kind, cl, d), nil)
+}
+
+// batchKind is the kind of a BATCH: a counter batch, a batch with a
+// conditional statement, or a plain batch.
+func batchKind(b *frame.Batch, s Session) RequestKind {
+	k, _ := s.(StatementKinder)
+	for _, e := range b.Entries {
+		ek := KindOther
+		if e.ID != nil && k != nil {
+			ek = k.StatementKind(e.ID)
+		} else if e.ID == nil {
+			ek = ClassifyStatement(e.Query)
+		}
+		if ek == KindCAS {
+			return KindCAS
+		}
+	}
+	if b.Type == frame.BatchCounter {
+		return KindCounterWrite
+	}
+	return KindBatch
+}
+
 // writeMessage encodes m as a response on stream and sends it. If m cannot
 // be encoded (a malformed Result from the backend), a Server error is sent
 // instead. Write errors are remembered and end the connection.
@@ -767,14 +1152,60 @@ func (c *conn) writeFrame(f frame.Frame) {
 	}()
 	out, err := f.AppendTo((*bp)[:0])
 	if err != nil {
-		c.srv.opts.Logger.Error("cannot encode response", "op", f.Message.Opcode().String(), "err", err)
-		f = frame.Frame{Header: f.Header, Message: &Error{Code: wire.CodeServer, Message: "cannot encode response: " + err.Error()}}
+		if e, ok := f.Message.(*Error); ok {
+			// An error text naming a huge identifier: cut its strings
+			// to what a [string] holds.
+			f.Message = fitError(e)
+		} else {
+			c.srv.opts.Logger.Error("cannot encode response", "op", f.Message.Opcode().String(), "err", err)
+			f = frame.Frame{Header: f.Header, Message: fitError(&Error{Code: wire.CodeServer,
+				Message: "cannot encode response: " + err.Error()})}
+		}
 		if out, err = f.AppendTo((*bp)[:0]); err != nil {
+			c.srv.opts.Logger.Error("cannot encode error response", "err", err)
 			return
 		}
 	}
 	*bp = out
 	c.send(out)
+}
+
+// maxString is the longest [string] of the protocol, in bytes.
+const maxString = 1<<16 - 1
+
+// fitError returns e with every string cut to maxString bytes (at a UTF-8
+// boundary, the message ending in "..."), so that it can be encoded.
+func fitError(e *Error) *Error {
+	out := *e
+	out.Message = truncateString(out.Message)
+	out.Keyspace, out.Table, out.Function = truncateString(out.Keyspace), truncateString(out.Table), truncateString(out.Function)
+	out.WriteType = truncateString(out.WriteType)
+	if len(out.ArgTypes) > maxString {
+		out.ArgTypes = out.ArgTypes[:maxString]
+	}
+	if out.ArgTypes != nil {
+		out.ArgTypes = slices.Clone(out.ArgTypes)
+		for i, a := range out.ArgTypes {
+			out.ArgTypes[i] = truncateString(a)
+		}
+	}
+	if len(out.UnpreparedID) > maxString {
+		out.UnpreparedID = out.UnpreparedID[:maxString]
+	}
+	return &out
+}
+
+// truncateString cuts s to at most maxString bytes at a rune boundary,
+// ending it with "..." when cut.
+func truncateString(s string) string {
+	if len(s) <= maxString {
+		return s
+	}
+	n := maxString - len("...")
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "..."
 }
 
 // send appends the encoded frame b to the pending output, compressing its
@@ -845,6 +1276,9 @@ func (c *conn) writeOut(b []byte) error {
 		c.nc.SetWriteDeadline(time.Now().Add(t))
 	}
 	_, err := c.nc.Write(b)
+	if c.srv.opts.IdleTimeout > 0 {
+		c.lastWrite.Store(time.Now().UnixNano())
+	}
 	return err
 }
 

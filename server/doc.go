@@ -48,7 +48,34 @@
 // and the connection is closed; drivers then retry lower. A v5 connection
 // switches to segments after the reply to STARTUP; a segment whose CRC does
 // not match gets Cassandra's fatal protocol error and closes the
-// connection. A frame larger than Options.MaxFrameSize gets an
-// Invalid error "Request is too big: length N exceeds maximum allowed length
-// M." and a malformed frame a Protocol error; both close that connection only.
+// connection. A frame larger than Options.MaxFrameSize (or, before the
+// connection is READY, Options.MaxHandshakeFrameSize) gets an Invalid error
+// "Request is too big: length N exceeds maximum allowed length M." and a
+// malformed frame a Protocol error; both close that connection only. A
+// panic while handling any message is recovered and answered with a Server
+// error.
+//
+// # Resource limits
+//
+// A client cannot make the server hold memory it has not sent: bodies are
+// read as their bytes arrive. Before a READY connection's frame is read,
+// its length is reserved from the in-flight budget of the client's address
+// (MaxRequestDataInFlightPerIP) and the global one (MaxRequestDataInFlight);
+// while either is spent the connection is not read, and the bytes return
+// when the request is answered. Before READY, frames are limited to
+// MaxHandshakeFrameSize and the handshake to HandshakeTimeout. IdleTimeout
+// closes connections idle both ways; MaxConnections and MaxConnectionsPerIP
+// refuse connections beyond them. Accept errors are logged and retried
+// after a pause doubling from 5 ms to 1 s, as net/http does.
+//
+// # Timeouts and shutdown
+//
+// Every request runs under a context derived from its connection's, which
+// is cancelled when the connection closes or the server shuts down, and
+// bounded by the timeout of its statement's kind (RequestTimeouts, told by
+// ClassifyStatement from a QUERY's text, by the Session's StatementKinder
+// for an EXECUTE). At the deadline the request is answered with Cassandra's
+// timeout error for its kind and its context is cancelled; a result
+// returned later is dropped. Close waits for running requests at most
+// ShutdownTimeout.
 package server

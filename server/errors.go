@@ -15,6 +15,9 @@ var (
 	// ErrAlreadyServing is returned by Serve when the server already has a
 	// listener.
 	ErrAlreadyServing = errors.New("server: already serving")
+	// ErrShutdownTimeout is returned by Close when requests were still
+	// running ShutdownTimeout after their contexts were cancelled.
+	ErrShutdownTimeout = errors.New("server: shutdown timed out with requests still running")
 	// ErrInvalidOptions is wrapped by the errors of Options.Validate.
 	ErrInvalidOptions = errors.New("server: invalid options")
 )

@@ -4,7 +4,7 @@
 //	minicass                      the interactive shell on the default data directory
 //	minicass shell [flags]        the shell (--data DIR | --memory, -e STMTS, -f FILE,
 //	                              --format table|json|csv, -k KEYSPACE)
-//	minicass serve [flags]        the CQL native protocol v4 server
+//	minicass serve [flags]        the CQL native protocol server (cassandra.yaml settings as flags or --config)
 //	minicass nodetool [flags] ... flush, compact and the teaching views
 //	minicass sstabledump PATH     an SSTable as Cassandra's sstabledump prints it
 //	minicass ring [flags] [KEY]   a simulated token ring: ownership and replicas

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"os/signal"
@@ -20,14 +21,19 @@ import (
 // serve runs the CQL native protocol server:
 //
 //	minicass serve [--listen 127.0.0.1:9042] [--data DIR | --memory] [--auth user:password]
+//	               [--config cassandra.yaml] [--log-level info] [--SETTING VALUE ...]
 //
-// It binds loopback by default, prints the address it listens on, and shuts
-// down cleanly (closing connections, then the engine) on SIGINT or SIGTERM.
+// It binds loopback by default, prints the address it listens on, logs to
+// stderr, and shuts down (closing connections, cancelling requests, then
+// closing the engine) on SIGINT or SIGTERM; a second signal exits at once.
+// The cassandra.yaml settings it takes are listed in config.go, each also
+// a flag of the same name and syntax (--commitlog_sync batch,
+// --read_request_timeout 5000ms, ...).
 func init() {
 	commands["serve"] = command{
-		summary: "the CQL native protocol v4 server (--listen 127.0.0.1:9042, --data DIR | --memory, --auth user:password)",
+		summary: "the CQL native protocol server (--listen, --data DIR | --memory, --auth user:password, --config cassandra.yaml, cassandra.yaml settings as flags)",
 		run: func(args []string, io stdio) int {
-			stop := make(chan os.Signal, 1)
+			stop := make(chan os.Signal, 2)
 			signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
 			defer signal.Stop(stop)
 			ctx, cancel := context.WithCancel(context.Background())
@@ -36,6 +42,11 @@ func init() {
 				case <-stop:
 					cancel()
 				case <-ctx.Done():
+					return
+				}
+				if _, ok := <-stop; ok {
+					fmt.Fprintln(io.err, "minicass serve: second signal; exiting without a clean shutdown")
+					os.Exit(1)
 				}
 			}()
 			defer cancel()
@@ -44,15 +55,25 @@ func init() {
 	}
 }
 
+// logLevels are the values of --log-level.
+var logLevels = map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}
+
 // serveMain runs the server until ctx is cancelled. ready, when not nil,
 // receives the listen address once the server accepts connections.
 func serveMain(ctx context.Context, args []string, io stdio, ready chan<- net.Addr) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(io.err)
-	listen := fs.String("listen", "127.0.0.1:9042", "address to listen on (host:port; port 0 picks a free port)")
+	listen := fs.String("listen", "", "address to listen on, host:port (port 0 picks a free port); default rpc_address:native_transport_port, 127.0.0.1:9042")
 	dir := fs.String("data", "", "data directory (default: in memory)")
 	memory := fs.Bool("memory", false, "keep everything in memory (the default while --data is not given)")
-	auth := fs.String("auth", "", "enable password authentication for user:password")
+	auth := fs.String("auth", "", "enable password authentication (PasswordAuthenticator) with the superuser user:password")
+	config := fs.String("config", "", "a cassandra.yaml file; the flags override its settings")
+	logLevel := fs.String("log-level", "info", "the least level logged to stderr: debug, info, warn or error")
+	ignoreReplay := fs.Bool("ignore-commitlog-replay-errors", false, "skip damaged commit-log data at startup, logging each range skipped, instead of refusing to start")
+	ignoreReplayD := fs.Bool("Dcassandra.commitlog.ignorereplayerrors", false, "the same, as Cassandra's JVM property (-Dcassandra.commitlog.ignorereplayerrors=true)")
+	allowMissingSchema := fs.Bool("allow-missing-schema", false, "start with an empty schema when the data directory holds data but no schema file (the data is kept)")
+	var sf settingFlags
+	sf.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -64,6 +85,29 @@ func serveMain(ctx context.Context, args []string, io stdio, ready chan<- net.Ad
 		fmt.Fprintln(io.err, "minicass serve: --data and --memory are exclusive")
 		return 2
 	}
+	level, ok := logLevels[strings.ToLower(*logLevel)]
+	if !ok {
+		fmt.Fprintf(io.err, "minicass serve: --log-level %q is not one of debug, info, warn, error\n", *logLevel)
+		return 2
+	}
+	logger := slog.New(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: level}))
+
+	cfg := defaultServeConfig()
+	if *config != "" {
+		ignored, err := cfg.loadYAML(*config)
+		if err != nil {
+			fmt.Fprintf(io.err, "minicass serve: %v\n", err)
+			return 2
+		}
+		if len(ignored) > 0 {
+			logger.Warn("ignoring cassandra.yaml settings minicass does not have", "file", *config, "settings", strings.Join(ignored, ", "))
+		}
+	}
+	if err := sf.applyTo(cfg); err != nil {
+		fmt.Fprintf(io.err, "minicass serve: %v\n", err)
+		return 2
+	}
+	cfg.listen = *listen
 	var superusers map[string]string
 	if *auth != "" {
 		user, pass, ok := strings.Cut(*auth, ":")
@@ -72,14 +116,23 @@ func serveMain(ctx context.Context, args []string, io stdio, ready chan<- net.Ad
 			return 2
 		}
 		superusers = map[string]string{user: pass}
+		cfg.authenticator = "PasswordAuthenticator"
+	} else if cfg.authenticator == "PasswordAuthenticator" {
+		// Cassandra's default superuser role, created at first start.
+		superusers = map[string]string{"cassandra": "cassandra"}
 	}
-	db, err := minicass.Open(minicass.Options{Dir: *dir})
+	cfg.db.Dir, cfg.db.Logger = *dir, logger
+	cfg.db.IgnoreCommitLogReplayErrors = *ignoreReplay || *ignoreReplayD
+	cfg.db.AllowMissingSchema = *allowMissingSchema
+	cfg.srv.Logger = logger
+
+	db, err := minicass.Open(cfg.db)
 	if err != nil {
 		fmt.Fprintf(io.err, "minicass serve: %v\n", err)
 		return 1
 	}
 	defer db.Close()
-	l, err := net.Listen("tcp", *listen)
+	l, err := net.Listen("tcp", cfg.listenAddr())
 	if err != nil {
 		fmt.Fprintf(io.err, "minicass serve: %v\n", err)
 		return 1
@@ -90,7 +143,6 @@ func serveMain(ctx context.Context, args []string, io stdio, ready chan<- net.Ad
 		return 1
 	}
 	backend := cqlbackend.New(db.Executor())
-	opts := server.Options{}
 	if superusers != nil {
 		// PasswordAuthenticator: the --auth user is a superuser role.
 		if err := db.Executor().EnableAuthentication(ctx, cql.AuthOptions{Superusers: superusers}); err != nil {
@@ -98,15 +150,17 @@ func serveMain(ctx context.Context, args []string, io stdio, ready chan<- net.Ad
 			fmt.Fprintf(io.err, "minicass serve: %v\n", err)
 			return 1
 		}
-		opts.Authenticator = backend
+		cfg.srv.Authenticator = backend
 	}
-	srv := server.New(backend, opts)
+	srv := server.New(backend, cfg.srv)
 	cqlbackend.ReportClients(db.Executor(), srv)
 	where := "in memory"
 	if *dir != "" {
 		where = "data in " + *dir
 	}
-	fmt.Fprintf(io.out, "minicass %s listening on %s (CQL native protocol v4, %s)\n", version, l.Addr(), where)
+	fmt.Fprintf(io.out, "minicass %s listening on %s (CQL native protocol v3-v5, %s)\n", version, l.Addr(), where)
+	logger.Info("listening", "addr", l.Addr().String(), "data", *dir, "commitlog_sync", syncName(cfg.db.CommitLogSync),
+		"authenticator", cfg.authenticator)
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(l) }()
 	if ready != nil {
@@ -114,8 +168,15 @@ func serveMain(ctx context.Context, args []string, io stdio, ready chan<- net.Ad
 	}
 	select {
 	case <-ctx.Done():
-		srv.Close()
+		logger.Info("shutting down")
+		if err := srv.Close(); err != nil {
+			logger.Error("server close", "err", err)
+		}
 		<-done
+		if err := db.Close(); err != nil {
+			fmt.Fprintf(io.err, "minicass serve: %v\n", err)
+			return 1
+		}
 		fmt.Fprintln(io.out, "minicass serve: stopped")
 		return 0
 	case err := <-done:
@@ -125,4 +186,12 @@ func serveMain(ctx context.Context, args []string, io stdio, ready chan<- net.Ad
 		fmt.Fprintf(io.err, "minicass serve: %v\n", err)
 		return 1
 	}
+}
+
+// syncName is cassandra.yaml's name of a commit-log sync mode.
+func syncName(s minicass.CommitLogSync) string {
+	if s == minicass.SyncBatch {
+		return "batch"
+	}
+	return "periodic"
 }

@@ -36,15 +36,24 @@ import (
 // use.
 type Backend struct {
 	x *cql.Executor
+
+	// kinds caches the request kind of prepared statement ids. An id is
+	// the MD5 of the keyspace and text, so an entry never goes stale; the
+	// map is emptied when it reaches maxKinds entries.
+	kindsMu sync.RWMutex
+	kinds   map[string]server.RequestKind
 }
 
+// maxKinds bounds Backend.kinds.
+const maxKinds = 10000
+
 // New returns a Backend over x.
-func New(x *cql.Executor) *Backend { return &Backend{x: x} }
+func New(x *cql.Executor) *Backend { return &Backend{x: x, kinds: make(map[string]server.RequestKind)} }
 
 // NewSession returns the Session of one connection, with no current
 // keyspace, logged in as info.User (anonymous when it is empty).
 func (b *Backend) NewSession(ctx context.Context, info server.ConnInfo) server.Session {
-	s := &Session{s: b.x.NewUserSession(info.User), user: info.User}
+	s := &Session{b: b, s: b.x.NewUserSession(info.User), user: info.User}
 	if tcp, ok := info.RemoteAddr.(*net.TCPAddr); ok {
 		s.client = tcp.IP
 	}
@@ -94,6 +103,7 @@ func Announce(x *cql.Executor, addr net.Addr) error {
 
 // Session is one connection's session.
 type Session struct {
+	b      *Backend
 	s      *cql.Session
 	user   string
 	client net.IP // the client's address, for traces
@@ -172,23 +182,57 @@ func (s *Session) Execute(ctx context.Context, id []byte, p *server.QueryParams)
 	return s.traced(ctx, out, res.Trace, "Execute CQL3 prepared query", queryTraceParams(prep.Query, p)), nil
 }
 
-// metadataIDs caches the result metadata id of each prepared statement,
-// keyed weakly so that a statement the executor evicts is not kept alive.
-var metadataIDs sync.Map // weak.Pointer[cql.Prepared] -> []byte
+// StatementKind returns the kind of the prepared statement id, which
+// chooses its request timeout (server.ClassifyStatement of its text);
+// server.KindOther for an unknown id.
+func (s *Session) StatementKind(id []byte) server.RequestKind {
+	b := s.b
+	b.kindsMu.RLock()
+	k, ok := b.kinds[string(id)]
+	b.kindsMu.RUnlock()
+	if ok {
+		return k
+	}
+	prep := s.s.Executor().Lookup(id)
+	if prep == nil {
+		return server.KindOther
+	}
+	k = derived(prep).kind
+	b.kindsMu.Lock()
+	if len(b.kinds) >= maxKinds {
+		clear(b.kinds)
+	}
+	b.kinds[string(id)] = k
+	b.kindsMu.Unlock()
+	return k
+}
+
+// preparedInfo is what the backend derives once per prepared statement.
+type preparedInfo struct {
+	metadataID []byte             // frame.ResultMetadataID of the result columns
+	kind       server.RequestKind // server.ClassifyStatement of the text
+}
+
+// preparedInfos caches the preparedInfo of each prepared statement, keyed
+// weakly so that a statement the executor evicts is not kept alive.
+var preparedInfos sync.Map // weak.Pointer[cql.Prepared] -> *preparedInfo
+
+// derived returns the preparedInfo of prep, computed once.
+func derived(prep *cql.Prepared) *preparedInfo {
+	k := weak.Make(prep)
+	if pi, ok := preparedInfos.Load(k); ok {
+		return pi.(*preparedInfo)
+	}
+	pi := &preparedInfo{metadataID: frame.ResultMetadataID(prep.Result), kind: server.ClassifyStatement(prep.Query)}
+	if _, loaded := preparedInfos.LoadOrStore(k, pi); !loaded {
+		runtime.AddCleanup(prep, func(k weak.Pointer[cql.Prepared]) { preparedInfos.Delete(k) }, k)
+	}
+	return pi
+}
 
 // metadataID returns the result metadata id of prep's result columns
 // (frame.ResultMetadataID), computed once per prepared statement.
-func metadataID(prep *cql.Prepared) []byte {
-	k := weak.Make(prep)
-	if id, ok := metadataIDs.Load(k); ok {
-		return id.([]byte)
-	}
-	id := frame.ResultMetadataID(prep.Result)
-	if _, loaded := metadataIDs.LoadOrStore(k, id); !loaded {
-		runtime.AddCleanup(prep, func(k weak.Pointer[cql.Prepared]) { metadataIDs.Delete(k) }, k)
-	}
-	return id
-}
+func metadataID(prep *cql.Prepared) []byte { return derived(prep).metadataID }
 
 // Batch runs a BATCH request: the entries' own plans (a text entry
 // compiled in the connection's keyspace, or the request's in v5, a

@@ -200,3 +200,32 @@ func TestResultMetadataIDs(t *testing.T) {
 	_, err = s.Prepare(ctx, "SELECT * FROM t", "")
 	require.Error(t, err, "no keyspace")
 }
+
+// TestStatementKind gives EXECUTE the request kind of its statement's text,
+// which chooses its timeout.
+func TestStatementKind(t *testing.T) {
+	eng, err := engine.Open(engine.Options{})
+	require.NoError(t, err)
+	t.Cleanup(func() { eng.Close() })
+	x := cql.NewExecutor(eng, cql.Options{})
+	ctx := context.Background()
+	s := x.NewSession()
+	_, err = s.Query(ctx, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}", &cql.Params{})
+	require.NoError(t, err)
+	_, err = s.Query(ctx, "CREATE TABLE ks.t (k int PRIMARY KEY, v int)", &cql.Params{})
+	require.NoError(t, err)
+	sess := New(x).NewSession(ctx, server.ConnInfo{}).(*Session)
+	for q, want := range map[string]server.RequestKind{
+		"SELECT v FROM ks.t WHERE k = ?":                server.KindRead,
+		"SELECT v FROM ks.t":                            server.KindRange,
+		"INSERT INTO ks.t (k, v) VALUES (?, ?)":         server.KindWrite,
+		"INSERT INTO ks.t (k) VALUES (?) IF NOT EXISTS": server.KindCAS,
+		"TRUNCATE ks.t":                                 server.KindTruncate,
+	} {
+		p, err := sess.Prepare(ctx, q, "")
+		require.NoError(t, err, q)
+		assert.Equal(t, want, sess.StatementKind(p.ID), q)
+		assert.Equal(t, want, sess.StatementKind(p.ID), "cached: %s", q)
+	}
+	assert.Equal(t, server.KindOther, sess.StatementKind([]byte("unknown id")))
+}

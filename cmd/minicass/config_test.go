@@ -1,0 +1,249 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gocql/gocql"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/minicass/minicass"
+)
+
+func writeYAML(t *testing.T, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "cassandra.yaml")
+	require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+	return p
+}
+
+// TestLoadYAML reads the settings of a cassandra.yaml in 4.1's new-style
+// names and values, and in the pre-4.1 names 4.1 still accepts.
+func TestLoadYAML(t *testing.T) {
+	cfg := defaultServeConfig()
+	ignored, err := cfg.loadYAML(writeYAML(t, `
+cluster_name: 'Prod Cluster'
+num_tokens: 16
+commitlog_sync: batch
+commitlog_sync_period: 2s
+commitlog_segment_size: 8MiB
+memtable_heap_space: 2048MiB
+read_request_timeout: 7000ms
+range_request_timeout_in_ms: 12000
+write_request_timeout: 3s
+counter_write_request_timeout: 1m
+cas_contention_timeout_in_ms: 1500
+truncate_request_timeout: 2h
+request_timeout: 20000ms
+rpc_address: 0.0.0.0
+native_transport_port: 9142
+native_transport_max_frame_size: 32MiB
+native_transport_max_concurrent_connections: 500
+native_transport_max_concurrent_connections_per_ip: -1
+native_transport_max_request_data_in_flight: 64MiB
+native_transport_max_concurrent_requests_in_bytes_per_ip: 1048576
+native_transport_idle_timeout: 60s
+authenticator: org.apache.cassandra.auth.PasswordAuthenticator
+authorizer: AllowAllAuthorizer
+prepared_statements_cache_size:
+column_index_size_in_kb: 16
+seed_provider:
+  - class_name: org.apache.cassandra.locator.SimpleSeedProvider
+`))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"num_tokens", "seed_provider"}, ignored)
+	assert.Equal(t, "Prod Cluster", cfg.db.ClusterName)
+	assert.Equal(t, minicass.SyncBatch, cfg.db.CommitLogSync)
+	assert.Equal(t, 2*time.Second, cfg.db.CommitLogSyncPeriod)
+	assert.Equal(t, int64(8<<20), cfg.db.CommitLogSegmentSize)
+	assert.Equal(t, int64(2048<<20), cfg.db.MemtableHardLimit)
+	assert.Equal(t, int64(64<<20), cfg.db.MemtableSize)
+	assert.Equal(t, 7*time.Second, cfg.srv.Timeouts.Read)
+	assert.Equal(t, 12*time.Second, cfg.srv.Timeouts.Range)
+	assert.Equal(t, 3*time.Second, cfg.srv.Timeouts.Write)
+	assert.Equal(t, time.Minute, cfg.srv.Timeouts.CounterWrite)
+	assert.Equal(t, 1500*time.Millisecond, cfg.srv.Timeouts.CASContention)
+	assert.Equal(t, 2*time.Hour, cfg.srv.Timeouts.Truncate)
+	assert.Equal(t, 20*time.Second, cfg.srv.Timeouts.Other)
+	assert.Equal(t, "0.0.0.0:9142", cfg.listenAddr())
+	assert.Equal(t, 32<<20, cfg.srv.MaxFrameSize)
+	assert.Equal(t, 500, cfg.srv.MaxConnections)
+	assert.Equal(t, 0, cfg.srv.MaxConnectionsPerIP)
+	assert.Equal(t, int64(64<<20), cfg.srv.MaxRequestDataInFlight)
+	assert.Equal(t, int64(1<<20), cfg.srv.MaxRequestDataInFlightPerIP)
+	assert.Equal(t, time.Minute, cfg.srv.IdleTimeout)
+	assert.Equal(t, "PasswordAuthenticator", cfg.authenticator)
+	assert.Equal(t, int64(0), cfg.db.PreparedStatementsCacheSize, "null keeps the default")
+	assert.Equal(t, 16<<10, cfg.db.ColumnIndexSize)
+}
+
+// TestLoadYAMLRefusesBadValues: each bad value is refused with the name of
+// its setting.
+func TestLoadYAMLRefusesBadValues(t *testing.T) {
+	for text, want := range map[string]string{
+		"commitlog_sync: sometimes":                                  "invalid value for commitlog_sync: \"sometimes\" is not one of periodic, batch",
+		"commitlog_sync: group":                                      "invalid value for commitlog_sync: group is not supported",
+		"read_request_timeout: 5000":                                 "invalid value for read_request_timeout: invalid duration \"5000\"",
+		"read_request_timeout: 5000MS":                               "invalid value for read_request_timeout: invalid duration",
+		"read_request_timeout: 5us":                                  "the smallest unit accepted is ms",
+		"write_request_timeout: 0ms":                                 "invalid value for write_request_timeout: invalid duration \"0ms\": must be positive",
+		"read_request_timeout_in_ms: 5s":                             "invalid value for read_request_timeout_in_ms: \"5s\" is not an integer (in ms)",
+		"read_request_timeout_in_ms: -1":                             "invalid value for read_request_timeout_in_ms",
+		"memtable_heap_space: 100KiB":                                "invalid value for memtable_heap_space: invalid data size \"100KiB\": the smallest unit accepted is MiB",
+		"memtable_heap_space: lots":                                  "invalid value for memtable_heap_space",
+		"native_transport_port: 70000":                               "invalid value for native_transport_port",
+		"native_transport_max_concurrent_connections: -2":            "invalid value for native_transport_max_concurrent_connections",
+		"native_transport_max_frame_size: 512MiB":                    "",
+		"authenticator: LdapAuthenticator":                           "invalid value for authenticator",
+		"authorizer: CassandraAuthorizer":                            "invalid value for authorizer: \"CassandraAuthorizer\" is not supported",
+		"read_request_timeout: [1, 2]":                               "invalid value for read_request_timeout (line 1): not a single value",
+		"read_request_timeout: 1s\nread_request_timeout_in_ms: 1000": "read_request_timeout and read_request_timeout_in_ms are the same setting",
+		"- a list": "not a mapping of settings",
+		"a: [":     "yaml",
+	} {
+		cfg := defaultServeConfig()
+		_, err := cfg.loadYAML(writeYAML(t, text))
+		if want == "" {
+			// Accepted by the file; refused by the server's own checks.
+			require.NoError(t, err, text)
+			continue
+		}
+		require.Error(t, err, text)
+		assert.Contains(t, err.Error(), want, text)
+	}
+}
+
+// TestServeConfigAndFlags: serve reads --config, lets flags override it,
+// logs to stderr at the level asked, warns about ignored settings, and
+// applies the authenticator.
+func TestServeConfigAndFlags(t *testing.T) {
+	path := writeYAML(t, `
+commitlog_sync: periodic
+rpc_address: 127.0.0.1
+native_transport_port: 0
+authenticator: PasswordAuthenticator
+hinted_handoff_enabled: true
+`)
+	var out, errw syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan net.Addr, 1)
+	code := make(chan int, 1)
+	dir := t.TempDir()
+	go func() {
+		code <- serveMain(ctx, []string{"--config", path, "--data", dir, "--commitlog_sync", "batch", "--read_request_timeout_in_ms", "4000",
+			"--log-level", "debug", "-Dcassandra.commitlog.ignorereplayerrors=true"},
+			stdio{in: strings.NewReader(""), out: &out, err: &errw}, ready)
+	}()
+	var addr *net.TCPAddr
+	select {
+	case a := <-ready:
+		addr = a.(*net.TCPAddr)
+	case c := <-code:
+		t.Fatalf("serve exited with %d: %s", c, errw.String())
+	}
+	cluster := gocql.NewCluster(addr.IP.String())
+	cluster.Port = addr.Port
+	cluster.Timeout = 5 * time.Second
+	cluster.Authenticator = gocql.PasswordAuthenticator{Username: "cassandra", Password: "cassandra"}
+	sess, err := cluster.CreateSession()
+	require.NoError(t, err)
+	var name string
+	require.NoError(t, sess.Query("SELECT role FROM system_auth.roles WHERE role = 'cassandra'").Scan(&name))
+	assert.Equal(t, "cassandra", name)
+	sess.Close()
+	cancel()
+	assert.Equal(t, 0, <-code, errw.String())
+	logs := errw.String()
+	assert.Contains(t, logs, "level=WARN msg=\"ignoring cassandra.yaml settings minicass does not have\"")
+	assert.Contains(t, logs, "settings=hinted_handoff_enabled")
+	assert.Contains(t, logs, "commitlog_sync=batch", "the flag overrides the file")
+	assert.Contains(t, logs, "authenticator=PasswordAuthenticator")
+	assert.Contains(t, logs, "level=DEBUG")
+}
+
+func TestServeBadSettings(t *testing.T) {
+	code, _, errs := runArgs("serve", "--memory", "--commitlog_sync", "never")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, `invalid value "never" for flag -commitlog_sync: "never" is not one of periodic, batch`)
+	code, _, errs = runArgs("serve", "--memory", "--config", writeYAML(t, "write_request_timeout: soon"))
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "invalid value for write_request_timeout")
+	code, _, errs = runArgs("serve", "--memory", "--log-level", "loud")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "--log-level")
+	code, _, errs = runArgs("serve", "--memory", "--config", filepath.Join(t.TempDir(), "missing.yaml"))
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "no such file")
+	code, _, errs = runArgs("serve", "--memory", "--listen", "127.0.0.1:0", "--native_transport_max_frame_size", "512MiB")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errs, "MaxFrameSize")
+}
+
+// TestServeSIGTERM runs the real binary, holds a connection in the middle
+// of a frame and another idle one, and stops it with SIGTERM: it shuts down
+// cleanly, logging to stderr.
+func TestServeSIGTERM(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildBinary(t)
+	cmd := exec.Command(bin, "serve", "--memory", "--listen", "127.0.0.1:0", "--log-level", "debug")
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { cmd.Process.Kill() })
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	require.NoError(t, err)
+	_, rest, ok := strings.Cut(line, "listening on ")
+	require.True(t, ok, line)
+	addr, _, _ := strings.Cut(rest, " ")
+	idle, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	defer idle.Close()
+	partial, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	defer partial.Close()
+	_, err = partial.Write([]byte{4, 0, 0, 0, 1, 0, 0, 0, 100, 0, 1}) // STARTUP declaring 100 bytes, 2 sent
+	require.NoError(t, err)
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	done := make(chan error, 1)
+	go func() {
+		io.Copy(io.Discard, stdout)
+		done <- cmd.Wait()
+	}()
+	select {
+	case err := <-done:
+		require.NoError(t, err, stderr.String())
+	case <-time.After(30 * time.Second):
+		t.Fatalf("serve did not stop within 30 s of SIGTERM; stderr:\n%s", stderr.String())
+	}
+	assert.Contains(t, stderr.String(), "msg=\"shutting down\"")
+}
+
+// FuzzParseYAML: any file is either applied or refused with an error;
+// nothing panics.
+func FuzzParseYAML(f *testing.F) {
+	f.Add([]byte("commitlog_sync: batch\nread_request_timeout: 5000ms\n"))
+	f.Add([]byte("read_request_timeout_in_ms: 5000\nmemtable_heap_space: 2048MiB\n"))
+	f.Add([]byte("native_transport_max_concurrent_requests_in_bytes: -1\nauthenticator: PasswordAuthenticator\n"))
+	f.Add([]byte("seed_provider:\n  - class_name: x\n    parameters:\n      - seeds: \"127.0.0.1\"\n"))
+	f.Add([]byte("a: &x [*x]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cfg := defaultServeConfig()
+		if _, err := cfg.parseYAML(data, "fuzz.yaml"); err != nil {
+			assert.NotEmpty(t, err.Error())
+		}
+	})
+}
