@@ -4,9 +4,10 @@
 // key and a 20-byte value, written, flushed to SSTables, the store closed and
 // reopened, then read hot (both block caches 32 MiB).
 //
-// It is a module of its own so that pebble and its dependencies stay out of
-// minicass's go.mod: nothing in minicass imports it. Run it from this
-// directory (bench/RESULTS.md gives the commands):
+// pebble is a dependency of the module only for the benchmarks (this
+// package and the data-model peers of package bench, which minicass bench
+// runs); no package of the storage engine or the CQL layer imports it. Run
+// it with (bench/RESULTS.md gives the commands):
 //
-//	go test -run '^$' -bench . -benchtime 20000x -count 6
+//	go test ./bench/vspebble -run '^$' -bench . -benchtime 20000x -count 6
 package vspebble
