@@ -1,0 +1,83 @@
+package cql
+
+import (
+	"context"
+	"encoding/binary"
+	"strings"
+	"testing"
+
+	"github.com/minicass/minicass/cql/parser"
+	"github.com/minicass/minicass/cql/query"
+	"github.com/minicass/minicass/wire"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// boundsSession is a session with a keyspace ks and a table ks.t.
+func boundsSession(t *testing.T) *Session {
+	s := newSelectTestSession(t)
+	ctx := context.Background()
+	for _, q := range []string{
+		"CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE ks.t (k int PRIMARY KEY, v int, de decimal)",
+		"INSERT INTO ks.t (k, v, de) VALUES (1, 2, 1.5)",
+	} {
+		_, err := s.Query(ctx, q, nil)
+		require.NoError(t, err, q)
+	}
+	return s
+}
+
+// requireCodeContains checks that err is a *query.Error with code and a
+// message containing text.
+func requireCodeContains(t *testing.T, err error, code wire.ErrorCode, text string) {
+	t.Helper()
+	require.Error(t, err)
+	var qe *query.Error
+	require.ErrorAs(t, err, &qe)
+	assert.Equal(t, code, qe.Code, qe.Message)
+	assert.Contains(t, qe.Message, text)
+}
+
+// TestDeepNestingRefused is issue 18's first defect: a WHERE value nested
+// 300,000 parentheses deep ended the process with a stack overflow in the
+// compiler. It is now a syntax error, as is any expression deeper than
+// parser.MaxDepth, and one just within the limit still runs.
+func TestDeepNestingRefused(t *testing.T) {
+	s := boundsSession(t)
+	ctx := context.Background()
+	for _, n := range []int{parser.MaxDepth, 100_000, 300_000} {
+		q := "SELECT * FROM system.local WHERE key = " + strings.Repeat("(", n) + "'local'" + strings.Repeat(")", n)
+		_, err := s.Query(ctx, q, nil)
+		requireCodeContains(t, err, wire.CodeSyntax, "expression nested too deeply: more than 1000 levels")
+		_, err = s.Prepare(ctx, q)
+		requireCodeContains(t, err, wire.CodeSyntax, "expression nested too deeply")
+	}
+	n := parser.MaxDepth - 1
+	res, err := s.Query(ctx, "SELECT key FROM system.local WHERE key = "+strings.Repeat("(", n)+"'local'"+strings.Repeat(")", n), nil)
+	require.NoError(t, err)
+	require.Len(t, res.Rows, 1)
+}
+
+// TestLongChains is issue 18's second defect for operator chains: 1+1+...+1
+// took seconds at 1,000 terms. A chain within the depth limit computes its
+// value, in a selection and in a term; a longer one is refused.
+func TestLongChains(t *testing.T) {
+	s := boundsSession(t)
+	ctx := context.Background()
+	n := parser.MaxDepth - 1 // operators: the chain is n+1 levels deep
+	res, err := s.Query(ctx, "SELECT 1"+strings.Repeat(" + 1", n)+" FROM ks.t", nil)
+	require.NoError(t, err)
+	require.Len(t, res.Rows, 1)
+	assert.Equal(t, uint32(n+1), binary.BigEndian.Uint32(res.Rows[0][0]))
+	res, err = s.Query(ctx, "SELECT v FROM ks.t WHERE k = 1"+strings.Repeat(" * 1", n), nil)
+	require.NoError(t, err)
+	require.Len(t, res.Rows, 1)
+	for _, m := range []int{n + 1, 4000, 100_000} {
+		_, err = s.Query(ctx, "SELECT v FROM ks.t WHERE k = 1"+strings.Repeat(" + 1", m), nil)
+		requireCodeContains(t, err, wire.CodeSyntax, "expression nested too deeply")
+	}
+	// Nested function calls are bounded the same way.
+	_, err = s.Query(ctx, "SELECT "+strings.Repeat("blobasint(intasblob(", 600)+"v"+strings.Repeat("))", 600)+" FROM ks.t", nil)
+	requireCodeContains(t, err, wire.CodeSyntax, "expression nested too deeply")
+}
