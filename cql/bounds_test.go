@@ -81,3 +81,43 @@ func TestLongChains(t *testing.T) {
 	_, err = s.Query(ctx, "SELECT "+strings.Repeat("blobasint(intasblob(", 600)+"v"+strings.Repeat("))", 600)+" FROM ks.t", nil)
 	requireCodeContains(t, err, wire.CodeSyntax, "expression nested too deeply")
 }
+
+// TestTooManyBindMarkers is part of issue 18's ninth defect: PREPARE
+// accepted more than 65,535 bind markers, which the protocol counts in an
+// unsigned short. Cassandra's QueryProcessor.prepare refuses them.
+func TestTooManyBindMarkers(t *testing.T) {
+	s := boundsSession(t)
+	ctx := context.Background()
+	in := func(n int) string {
+		return "SELECT v FROM ks.t WHERE k IN (" + strings.TrimSuffix(strings.Repeat("?, ", n), ", ") + ")"
+	}
+	p, err := s.Prepare(ctx, in(65535))
+	require.NoError(t, err)
+	assert.Len(t, p.Bind, 65535)
+	_, err = s.Prepare(ctx, in(65536))
+	requireCode(t, err, wire.CodeInvalid, "Too many markers(?). 65536 markers exceed the allowed maximum of 65535")
+}
+
+// TestTTLBeyond2038 is part of issue 18's ninth defect: a TTL whose expiry
+// falls after 2038-01-19 answered with the engine's internal text.
+// Cassandra 4.1's default REJECT policy answers with
+// ExpirationDateOverflowHandling's message, naming a table's default TTL
+// as such.
+func TestTTLBeyond2038(t *testing.T) {
+	s := boundsSession(t)
+	ctx := context.Background()
+	const msg = " seconds exceeds maximum supported expiration date of 2038-01-19T03:14:06+00:00. In order to avoid this use a lower TTL, change the expiration date overflow policy or upgrade to a version where this limitation is fixed. See CASSANDRA-14092 for more details."
+	_, err := s.Query(ctx, "INSERT INTO ks.t (k, v) VALUES (5, 1) USING TTL 630720000", nil)
+	requireCode(t, err, wire.CodeInvalid, "Request on table ks.t with ttl of 630720000"+msg)
+	_, err = s.Query(ctx, "UPDATE ks.t USING TTL 630720000 SET v = 1 WHERE k = 5", nil)
+	requireCode(t, err, wire.CodeInvalid, "Request on table ks.t with ttl of 630720000"+msg)
+	_, err = s.Query(ctx, "INSERT INTO ks.t (k, v) VALUES (5, 1) USING TTL 630720001", nil)
+	requireCode(t, err, wire.CodeInvalid, "ttl is too large. requested (630720001) maximum (630720000)")
+	mustQuery(t, s, "CREATE TABLE ks.d (k int PRIMARY KEY, v int) WITH default_time_to_live = 630720000")
+	_, err = s.Query(ctx, "INSERT INTO ks.d (k, v) VALUES (5, 1)", nil)
+	requireCode(t, err, wire.CodeInvalid, "Request on table ks.d with default ttl of 630720000"+msg)
+	// A TTL that ends before 2038 is written; nothing was written before.
+	mustQuery(t, s, "INSERT INTO ks.t (k, v) VALUES (5, 1) USING TTL 86400")
+	res := mustQuery(t, s, "SELECT v FROM ks.t WHERE k = 5")
+	require.Len(t, res.Rows, 1)
+}
