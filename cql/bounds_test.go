@@ -121,3 +121,40 @@ func TestTTLBeyond2038(t *testing.T) {
 	res := mustQuery(t, s, "SELECT v FROM ks.t WHERE k = 5")
 	require.Len(t, res.Rows, 1)
 }
+
+// TestHugeDecimalExponents is issue 18's second defect for decimals:
+// SELECT de + 1e999999999 squared a big integer for minutes. Decimal
+// arithmetic now computes what Java's BigDecimal computes with
+// DecimalType's MathContext(10000) (types/testdata/arith has the Java
+// vectors), so the sum is 1E+999999999 at 10,000 digits of precision;
+// scales past an int are Java's Overflow and Underflow, and powers of ten
+// too large to compute are BigInteger's overflow error.
+func TestHugeDecimalExponents(t *testing.T) {
+	s := boundsSession(t)
+	ctx := context.Background()
+	res, err := s.Query(ctx, "SELECT de + 1e999999999, de - 1e-999999999, de * 1e999999999 FROM ks.t", nil)
+	require.NoError(t, err)
+	require.Len(t, res.Rows, 1)
+	sum := res.Rows[0][0]
+	assert.Equal(t, int32(-999990000), int32(binary.BigEndian.Uint32(sum)), "scale of the rounded sum")
+	diff := res.Rows[0][1]
+	assert.Equal(t, int32(9999), int32(binary.BigEndian.Uint32(diff)), "scale of the rounded difference")
+	assert.Equal(t, int32(-999999999+1), int32(binary.BigEndian.Uint32(res.Rows[0][2])), "scale of the product")
+
+	_, err = s.Query(ctx, "SELECT de * 1e-2000000000 * 1e-2000000000 FROM ks.t", nil)
+	requireCodeContains(t, err, wire.CodeFunctionFailure, "Underflow")
+	for _, q := range []string{
+		"SELECT 1e999999999 / de FROM ks.t",
+		"SELECT de % 1e-999999999 FROM ks.t",
+	} {
+		_, err = s.Query(ctx, q, nil)
+		requireCodeContains(t, err, wire.CodeFunctionFailure, "BigInteger would overflow supported range")
+	}
+	mustQuery(t, s, "INSERT INTO ks.t (k, de) VALUES (2, 1e-999999999)")
+	_, err = s.Query(ctx, "SELECT sum(de) FROM ks.t", nil)
+	requireCodeContains(t, err, wire.CodeFunctionFailure, "BigInteger would overflow supported range")
+	res = mustQuery(t, s, "SELECT cast(de AS double), cast(de AS bigint) FROM ks.t WHERE k = 2")
+	require.Len(t, res.Rows, 1)
+	assert.Equal(t, make([]byte, 8), res.Rows[0][0], "1e-999999999 as a double is 0")
+	assert.Equal(t, make([]byte, 8), res.Rows[0][1], "1e-999999999 as a bigint is 0")
+}

@@ -255,7 +255,7 @@ func literalAssignment(c *parser.Constant, t types.Type) assignment {
 	case parser.ConstFloat:
 		preferred := types.Decimal
 		if v, ok := types.ParseDecimal(c.Value()); ok {
-			if d, ok := types.ParseDecimal(types.JavaFloat(mustFloat(c.Value()), 64)); ok && d.Rat().Cmp(v.Rat()) == 0 && d.Scale == v.Scale {
+			if d, ok := types.ParseDecimal(types.JavaFloat(mustFloat(c.Value()), 64)); ok && d.Scale == v.Scale && d.Unscaled.Cmp(v.Unscaled) == 0 {
 				preferred = types.Double
 			}
 		} else {
