@@ -158,3 +158,67 @@ func TestHugeDecimalExponents(t *testing.T) {
 	assert.Equal(t, make([]byte, 8), res.Rows[0][0], "1e-999999999 as a double is 0")
 	assert.Equal(t, make([]byte, 8), res.Rows[0][1], "1e-999999999 as a bigint is 0")
 }
+
+// flipCtx is a context that turns cancelled after its Err has been asked
+// live times, and counts how often it is asked after that.
+type flipCtx struct {
+	context.Context
+	live, asked, askedAfter int
+}
+
+func (c *flipCtx) Err() error {
+	c.asked++
+	if c.asked > c.live {
+		c.askedAfter++
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestCancelledContextStopsWork checks that a request stops when its
+// context is cancelled (the client gone, a timeout, shutdown) and answers
+// as Cassandra answers a request that timed out: a read with ReadTimeout,
+// a write with WriteTimeout and its write type. A scan of 3,000
+// partitions cancelled after a few checks stops at the next check: the
+// context is asked once after it turned, not once per remaining
+// partition.
+func TestCancelledContextStopsWork(t *testing.T) {
+	s := boundsSession(t)
+	ctx := context.Background()
+	for i := range 3000 {
+		_, err := s.Query(ctx, "INSERT INTO ks.t (k, v) VALUES (?, 1)", &query.Params{Values: []query.Value{{Bytes: binary.BigEndian.AppendUint32(nil, uint32(i))}}})
+		require.NoError(t, err)
+	}
+	fc := &flipCtx{Context: ctx, live: 10}
+	_, err := s.Query(fc, "SELECT count(*) FROM ks.t", nil)
+	requireCode(t, err, wire.CodeReadTimeout, "Operation timed out - received only 0 responses.")
+	assert.Equal(t, 1, fc.askedAfter, "the scan stops at the first check after the cancel")
+	var qe *query.Error
+	require.ErrorAs(t, err, &qe)
+	assert.Equal(t, wire.One, qe.Consistency)
+	assert.Equal(t, int32(1), qe.BlockFor)
+
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	_, err = s.Query(cancelled, "SELECT v FROM ks.t WHERE k = 1", &query.Params{Consistency: wire.Quorum})
+	requireCode(t, err, wire.CodeReadTimeout, "Operation timed out - received only 0 responses.")
+	require.ErrorAs(t, err, &qe)
+	assert.Equal(t, wire.Quorum, qe.Consistency)
+	for q, wt := range map[string]string{
+		"INSERT INTO ks.t (k, v) VALUES (1, 1)":                                  "SIMPLE",
+		"UPDATE ks.t SET v = 2 WHERE k = 1":                                      "SIMPLE",
+		"BEGIN BATCH INSERT INTO ks.t (k, v) VALUES (1, 1); APPLY BATCH":         "BATCH",
+		"BEGIN UNLOGGED BATCH INSERT INTO ks.t (k, v) VALUES (1, 1); APPLY BATCH": "UNLOGGED_BATCH",
+	} {
+		_, err = s.Query(cancelled, q, nil)
+		requireCode(t, err, wire.CodeWriteTimeout, "Operation timed out - received only 0 responses.")
+		require.ErrorAs(t, err, &qe)
+		assert.Equal(t, wt, qe.WriteType, q)
+	}
+	_, err = s.Query(cancelled, "INSERT INTO ks.t (k, v) VALUES (1, 1) IF NOT EXISTS", nil)
+	requireCode(t, err, wire.CodeWriteTimeout, "CAS operation timed out: received 0 of 1 required responses after 0 contention retries")
+	// Nothing was written by the cancelled writes.
+	res := mustQuery(t, s, "SELECT v FROM ks.t WHERE k = 1")
+	require.Len(t, res.Rows, 1)
+	assert.Equal(t, uint32(1), binary.BigEndian.Uint32(res.Rows[0][0]))
+}

@@ -176,6 +176,9 @@ func (s *Session) runValues(ctx context.Context, pl plan.Plan, stmt fmt.Stringer
 	}()
 	res, err = pl.Exec(ctx, q)
 	if err != nil {
+		if te := timedOut(stmt, p, err); te != nil {
+			return nil, te
+		}
 		return nil, query.AsError(err)
 	}
 	if q.Trace != nil {
