@@ -205,9 +205,9 @@ func TestCancelledContextStopsWork(t *testing.T) {
 	require.ErrorAs(t, err, &qe)
 	assert.Equal(t, wire.Quorum, qe.Consistency)
 	for q, wt := range map[string]string{
-		"INSERT INTO ks.t (k, v) VALUES (1, 1)":                                  "SIMPLE",
-		"UPDATE ks.t SET v = 2 WHERE k = 1":                                      "SIMPLE",
-		"BEGIN BATCH INSERT INTO ks.t (k, v) VALUES (1, 1); APPLY BATCH":         "BATCH",
+		"INSERT INTO ks.t (k, v) VALUES (1, 1)":                                   "SIMPLE",
+		"UPDATE ks.t SET v = 2 WHERE k = 1":                                       "SIMPLE",
+		"BEGIN BATCH INSERT INTO ks.t (k, v) VALUES (1, 1); APPLY BATCH":          "BATCH",
 		"BEGIN UNLOGGED BATCH INSERT INTO ks.t (k, v) VALUES (1, 1); APPLY BATCH": "UNLOGGED_BATCH",
 	} {
 		_, err = s.Query(cancelled, q, nil)
