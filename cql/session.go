@@ -176,6 +176,9 @@ func (s *Session) runValues(ctx context.Context, pl plan.Plan, stmt fmt.Stringer
 	}()
 	res, err = pl.Exec(ctx, q)
 	if err != nil {
+		if te := timedOut(stmt, p, err); te != nil {
+			return nil, te
+		}
 		return nil, query.AsError(err)
 	}
 	if q.Trace != nil {
@@ -260,21 +263,25 @@ type versionedPlan struct {
 	tables  []*schema.Table
 }
 
+// maxBindMarkers is the most bind markers a prepared statement may have
+// (Cassandra's FBUtilities.MAX_UNSIGNED_SHORT).
+const maxBindMarkers = 65535
+
 // Prepare parses and validates query in the session's keyspace and caches
 // it under its id. A statement already cached is returned as it is.
 func (s *Session) Prepare(ctx context.Context, query string) (*Prepared, error) {
 	return s.x.prepare(s.Keyspace(), query)
 }
 
-// prepare returns the statement query prepared in keyspace ks, from the
+// prepare returns the statement text prepared in keyspace ks, from the
 // cache or compiled and cached.
-func (x *Executor) prepare(ks, query string) (*Prepared, error) {
-	if p := x.plans.getText(ks, query); p != nil {
+func (x *Executor) prepare(ks, text string) (*Prepared, error) {
+	if p := x.plans.getText(ks, text); p != nil {
 		if _, err := x.planOf(p); err == nil {
 			return p, nil
 		}
 	}
-	stmt, err := parse(query)
+	stmt, err := parse(text)
 	if err != nil {
 		return nil, err
 	}
@@ -283,9 +290,14 @@ func (x *Executor) prepare(ks, query string) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	sum := statementID(ks, query)
-	p := &Prepared{ID: sum[:], Query: query, Keyspace: ks, Bind: pl.Binds(), Result: pl.Columns(), PKIndexes: pl.PKIndexes(),
-		stmt: stmt, weight: int64(preparedOverhead + 2*(len(ks)+len(query))), slot: -1}
+	if n := len(pl.Binds()); n > maxBindMarkers {
+		// QueryProcessor.prepare: the protocol counts them in an
+		// unsigned short.
+		return nil, query.Invalidf("Too many markers(?). %d markers exceed the allowed maximum of %d", n, maxBindMarkers)
+	}
+	sum := statementID(ks, text)
+	p := &Prepared{ID: sum[:], Query: text, Keyspace: ks, Bind: pl.Binds(), Result: pl.Columns(), PKIndexes: pl.PKIndexes(),
+		stmt: stmt, weight: int64(preparedOverhead + 2*(len(ks)+len(text))), slot: -1}
 	if !invalidatedOnChange(stmt) {
 		tables = nil
 	}

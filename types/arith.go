@@ -154,11 +154,17 @@ func Arith(op ArithOp, ret, lt Type, l []byte, rt Type, r []byte) ([]byte, error
 		var v DecimalValue
 		switch op {
 		case OpAdd:
-			v = decimalAdd(a, b)
+			if v, err = decimalAddMC(a, b); err != nil {
+				return nil, err
+			}
 		case OpSub:
-			v = decimalAdd(a, DecimalValue{Unscaled: new(big.Int).Neg(a0(b.Unscaled)), Scale: b.Scale})
+			if v, err = decimalAddMC(a, DecimalValue{Unscaled: new(big.Int).Neg(a0(b.Unscaled)), Scale: b.Scale}); err != nil {
+				return nil, err
+			}
 		case OpMul:
-			v = DecimalValue{Unscaled: new(big.Int).Mul(a0(a.Unscaled), a0(b.Unscaled)), Scale: a.Scale + b.Scale}
+			if v, err = decimalMulMC(a, b); err != nil {
+				return nil, err
+			}
 		case OpDiv:
 			if v, err = decimalDivide(a, b); err != nil {
 				return nil, err
@@ -351,17 +357,6 @@ var bigTen = big.NewInt(10)
 // pow10 returns 10^n for n >= 0.
 func pow10(n int64) *big.Int { return new(big.Int).Exp(bigTen, big.NewInt(n), nil) }
 
-// rescale returns the unscaled value of d at a larger scale.
-func rescale(d DecimalValue, scale int32) *big.Int {
-	return new(big.Int).Mul(a0(d.Unscaled), pow10(int64(scale)-int64(d.Scale)))
-}
-
-// decimalAdd is BigDecimal.add: exact, at the larger scale.
-func decimalAdd(a, b DecimalValue) DecimalValue {
-	s := max(a.Scale, b.Scale)
-	return DecimalValue{Unscaled: new(big.Int).Add(rescale(a, s), rescale(b, s)), Scale: s}
-}
-
 // precision is BigDecimal.precision: the number of digits of the unscaled
 // value (1 for zero).
 func precision(v *big.Int) int32 {
@@ -393,10 +388,15 @@ func decimalDivide(a, b DecimalValue) (DecimalValue, error) {
 	scale = min(scale, decimalMaxScale)
 	// q = a / b × 10^scale = au × 10^(scale - a.Scale + b.Scale) / bu.
 	num, den := new(big.Int).Set(au), new(big.Int).Set(bu)
-	if k := int64(scale) - int64(a.Scale) + int64(b.Scale); k >= 0 {
-		num.Mul(num, pow10(k))
+	k := int64(scale) - int64(a.Scale) + int64(b.Scale)
+	p, err := checkedPow10(max(k, -k))
+	if err != nil {
+		return DecimalValue{}, err
+	}
+	if k >= 0 {
+		num.Mul(num, p)
 	} else {
-		den.Mul(den, pow10(-k))
+		den.Mul(den, p)
 	}
 	q, r := new(big.Int).QuoRem(num, den, new(big.Int))
 	// HALF_UP: round away from zero when the remainder is at least half.
@@ -462,30 +462,43 @@ func decimalRemainder(a, b DecimalValue) (DecimalValue, error) {
 	}
 	preferred := a.Scale - b.Scale
 	var q DecimalValue
-	if new(big.Rat).Abs(a.Rat()).Cmp(new(big.Rat).Abs(b.Rat())) < 0 || au.Sign() == 0 {
+	if cmpDecimalMagnitude(a, b) < 0 || au.Sign() == 0 {
 		q = DecimalValue{Unscaled: new(big.Int), Scale: preferred}
 	} else {
 		// n = trunc(a / b), exactly.
 		num, den := new(big.Int).Set(au), new(big.Int).Set(bu)
-		if k := int64(b.Scale) - int64(a.Scale); k >= 0 {
-			num.Mul(num, pow10(k))
+		k := int64(b.Scale) - int64(a.Scale)
+		p, err := checkedPow10(max(k, -k))
+		if err != nil {
+			return DecimalValue{}, err
+		}
+		if k >= 0 {
+			num.Mul(num, p)
 		} else {
-			den.Mul(den, pow10(-k))
+			den.Mul(den, p)
 		}
 		n := new(big.Int).Quo(num, den)
 		scale := preferred
 		if preferred < 0 {
 			scale = max(preferred, -trailingZeros(n))
 		}
+		p, err = checkedPow10(max(int64(scale), -int64(scale)))
+		if err != nil {
+			return DecimalValue{}, err
+		}
 		if scale >= 0 {
-			n.Mul(n, pow10(int64(scale)))
+			n.Mul(n, p)
 		} else {
-			n.Quo(n, pow10(int64(-scale)))
+			n.Quo(n, p)
 		}
 		q = DecimalValue{Unscaled: n, Scale: scale}
 	}
-	prod := DecimalValue{Unscaled: new(big.Int).Mul(q.Unscaled, bu), Scale: q.Scale + b.Scale}
-	return decimalAdd(a, DecimalValue{Unscaled: prod.Unscaled.Neg(prod.Unscaled), Scale: prod.Scale}), nil
+	ps, err := checkScale(int64(q.Scale) + int64(b.Scale))
+	if err != nil {
+		return DecimalValue{}, err
+	}
+	prod := DecimalValue{Unscaled: new(big.Int).Mul(q.Unscaled, bu), Scale: ps}
+	return DecimalSum(a, DecimalValue{Unscaled: prod.Unscaled.Neg(prod.Unscaled), Scale: prod.Scale})
 }
 
 // AddDuration returns the timestamp or date v plus (or, with sub, minus)

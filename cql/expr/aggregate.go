@@ -2,6 +2,7 @@ package expr
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"math/big"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 	"github.com/minicass/minicass/cql/query"
 
 	"github.com/minicass/minicass/types"
+	"github.com/minicass/minicass/wire"
 )
 
 // This file holds the native aggregates (cql3/functions/AggregateFcts):
@@ -149,6 +151,11 @@ func (e *aggEval) Add(q *query.Execution, r *SelRow) error {
 		d, ok := decimalOf(v)
 		if !ok {
 			return nil
+		}
+		if d.Scale > types.MaxDecimalPow10 || d.Scale < -types.MaxDecimalPow10 {
+			// BigDecimal.add would align the sum by a power of ten
+			// this large.
+			return &query.Error{Code: wire.CodeFunctionFailure, Message: fmt.Sprintf("execution of 'system.%s[decimal]' failed: %v", e.s.fn, types.ErrBigIntegerOverflow)}
 		}
 		if e.dsum == nil {
 			e.dsum = new(big.Rat)
@@ -394,6 +401,29 @@ func containsAny(s, chars string) bool {
 	return false
 }
 
+// castHugeDecimal casts a decimal whose scale is too far from zero to be
+// made exact, as Java's BigDecimal conversions do without expanding it:
+// doubleValue and floatValue round to zero or infinity, and longValue
+// (and intValue) give 0 for a value that is all fraction or a multiple of
+// 10^64. A varint keeps the integer part, which exists only for a value
+// of more than MaxDecimalPow10 digits or a huge one: the huge ones, which
+// Java would expand, give null.
+func castHugeDecimal(d types.DecimalValue, to types.Type) []byte {
+	switch to.Kind {
+	case types.Float, types.Double:
+		f, _ := strconv.ParseFloat(d.String(), 64)
+		return floatBytes(to, f)
+	case types.Decimal:
+		return append(binary.BigEndian.AppendUint32(nil, uint32(d.Scale)), varintBytes(d.Unscaled)...)
+	case types.Varint:
+		if d.Scale > 0 && int64(len(new(big.Int).Abs(d.Unscaled).String())) <= int64(d.Scale) {
+			return intBytes(to, new(big.Int))
+		}
+		return nil
+	}
+	return intBytes(to, new(big.Int))
+}
+
 func castNumber(from, to types.Type, b []byte) []byte {
 	if len(b) == 0 {
 		return nil
@@ -408,6 +438,9 @@ func castNumber(from, to types.Type, b []byte) []byte {
 		d, ok := decimalOf(b)
 		if !ok {
 			return nil
+		}
+		if d.Scale > types.MaxDecimalPow10 || d.Scale < -types.MaxDecimalPow10 {
+			return castHugeDecimal(d, to)
 		}
 		r = d.Rat()
 	default:

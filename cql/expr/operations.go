@@ -115,8 +115,11 @@ const (
 
 // opArg is an operand as overload resolution sees it: its text in
 // messages, whether it is a bind marker, and how well it assigns to a type.
+// The text is computed only for a message: it is as long as the operand,
+// and computing it for every operand of a chain would cost time quadratic
+// in the chain's length.
 type opArg struct {
-	text   string
+	text   func() string
 	marker bool
 	assign func(types.Type) assignment
 }
@@ -124,9 +127,10 @@ type opArg struct {
 // resolveOp picks the overload of op for args (FunctionResolver.get and
 // pickBestMatch). recv is the receiver's type in a term, Invalid in a
 // selection.
-func resolveOp(op byte, args []opArg, recv types.Type) (*opOverload, error) {
+func (c *CompileCtx) resolveOp(op byte, args []opArg, recv types.Type) (*opOverload, error) {
 	var compatible []*opOverload
 	for _, o := range opOverloads[op] {
+		c.work++
 		if recv.Kind != types.Invalid && typeAssignment(o.ret, recv) == notAssignable {
 			continue
 		}
@@ -148,10 +152,15 @@ func resolveOp(op byte, args []opArg, recv types.Type) (*opOverload, error) {
 	switch {
 	case len(compatible) == 1:
 		return compatible[0], nil
+	case c.probing > 0 && (len(compatible) == 0 || recv.Kind == types.Invalid || markers):
+		// A probe only needs to know that resolution failed: the
+		// message would cost time linear in the operands' size, at
+		// every level of a nested expression.
+		return nil, errProbe
 	case len(compatible) == 0 && op == 'n':
 		return nil, query.Invalidf("Invalid call to function system._negate, none of its type signatures match (known type signatures: %s)", opSignatures(opOverloads['n']))
 	case len(compatible) == 0:
-		return nil, query.Invalidf("the '%c' operation is not supported between %s and %s", op, args[0].text, args[1].text)
+		return nil, query.Invalidf("the '%c' operation is not supported between %s and %s", op, args[0].text(), args[1].text())
 	case recv.Kind != types.Invalid && !markers:
 		for _, o := range compatible {
 			if o.args[0].Equal(recv) && (len(o.args) == 1 || o.args[1].Equal(recv)) {
@@ -162,8 +171,12 @@ func resolveOp(op byte, args []opArg, recv types.Type) (*opOverload, error) {
 	if op == 'n' {
 		return nil, query.Invalidf("Ambiguous negation: use type casts to disambiguate")
 	}
-	return nil, query.Invalidf("Ambiguous '%c' operation with args %s and %s: use type casts to disambiguate", op, args[0].text, args[1].text)
+	return nil, query.Invalidf("Ambiguous '%c' operation with args %s and %s: use type casts to disambiguate", op, args[0].text(), args[1].text())
 }
+
+// errProbe is the error of a resolution that fails while it is probed
+// (nestedAssignment), whose message nobody reads.
+var errProbe = query.Invalidf("no overload")
 
 func opSignatures(os []*opOverload) string {
 	parts := make([]string, len(os))
@@ -242,7 +255,7 @@ func literalAssignment(c *parser.Constant, t types.Type) assignment {
 	case parser.ConstFloat:
 		preferred := types.Decimal
 		if v, ok := types.ParseDecimal(c.Value()); ok {
-			if d, ok := types.ParseDecimal(types.JavaFloat(mustFloat(c.Value()), 64)); ok && d.Rat().Cmp(v.Rat()) == 0 && d.Scale == v.Scale {
+			if d, ok := types.ParseDecimal(types.JavaFloat(mustFloat(c.Value()), 64)); ok && d.Scale == v.Scale && d.Unscaled.Cmp(v.Unscaled) == 0 {
 				preferred = types.Double
 			}
 		} else {
@@ -325,7 +338,7 @@ func (c *CompileCtx) termArg(e parser.Expr, r Receiver) opArg {
 	if k, ok := negativeConstant(e); ok {
 		e = k
 	}
-	a := opArg{text: termText(e)}
+	a := opArg{text: func() string { return c.termText(e) }}
 	switch e := e.(type) {
 	case *parser.Constant:
 		a.assign = func(t types.Type) assignment { return literalAssignment(e, t) }
@@ -333,8 +346,8 @@ func (c *CompileCtx) termArg(e parser.Expr, r Receiver) opArg {
 		a.marker = true
 		a.assign = func(types.Type) assignment { return weaklyAssignable }
 	case *parser.TypeHint:
+		ht, err := ConvertType(e.Type, nil)
 		a.assign = func(t types.Type) assignment {
-			ht, err := ConvertType(e.Type, nil)
 			if err != nil {
 				return notAssignable
 			}
@@ -369,6 +382,11 @@ func (c *CompileCtx) nestedAssignment(e parser.Expr, r Receiver, t types.Type) a
 	a := weaklyAssignable
 	var o *opOverload
 	var err error
+	if err := c.enter(); err != nil {
+		return notAssignable
+	}
+	c.probing++
+	defer func() { c.probing--; c.leave() }()
 	switch e := unparen(e, types.Type{}).(type) {
 	case *parser.BinaryExpr:
 		o, err = c.resolveTermOp(opByte(e.Op), []parser.Expr{e.Left, e.Right}, r.Sub(r.Name, t))
@@ -388,22 +406,44 @@ func (c *CompileCtx) nestedAssignment(e parser.Expr, r Receiver, t types.Type) a
 func opByte(op parser.ArithOp) byte { return "?+-*/%"[op] }
 
 // termText is how an operand shows in messages: a literal as written, a
-// marker as ?, a nested operation as the function call it is.
-func termText(e parser.Expr) string {
+// marker as ?, a nested operation as the function call it is. It writes
+// into one builder, so that its cost is linear in the operand's size.
+func (c *CompileCtx) termText(e parser.Expr) string {
+	var b strings.Builder
+	writeTermText(&b, e)
+	c.work += b.Len()
+	return b.String()
+}
+
+func writeTermText(b *strings.Builder, e parser.Expr) {
 	switch e := e.(type) {
 	case *parser.BindMarker:
-		return "?"
+		b.WriteString("?")
+		return
 	case *parser.BinaryExpr:
-		return fmt.Sprintf("system.%s(%s, %s)", opNames[opByte(e.Op)], termText(e.Left), termText(e.Right))
+		b.WriteString("system.")
+		b.WriteString(opNames[opByte(e.Op)])
+		b.WriteString("(")
+		writeTermText(b, e.Left)
+		b.WriteString(", ")
+		writeTermText(b, e.Right)
+		b.WriteString(")")
+		return
 	case *parser.Neg:
-		return fmt.Sprintf("system._negate(%s)", termText(e.Expr))
+		if k, ok := negativeConstant(e); ok {
+			b.WriteString(k.Raw)
+			return
+		}
+		b.WriteString("system._negate(")
+		writeTermText(b, e.Expr)
+		b.WriteString(")")
+		return
 	case *parser.TypeHint:
-		return "(" + e.Type.String() + ")" + termText(e.Expr) // TypeCast.toString
+		b.WriteString("(" + e.Type.String() + ")") // TypeCast.toString
+		writeTermText(b, e.Expr)
+		return
 	}
-	if k, ok := negativeConstant(e); ok {
-		return k.Raw
-	}
-	return e.String()
+	e.Format(b)
 }
 
 // opTerm is an operation in a term.
@@ -458,7 +498,7 @@ func (c *CompileCtx) resolveTermOp(op byte, operands []parser.Expr, r Receiver) 
 	for i, e := range operands {
 		args[i] = c.termArg(unparen(e, types.Type{}), r)
 	}
-	return resolveOp(op, args, r.Typ)
+	return c.resolveOp(op, args, r.Typ)
 }
 
 // opSel is an operation in a selection.
@@ -493,9 +533,9 @@ func (c *CompileCtx) compileOpSelector(tbl *schema.Table, op byte, operands []pa
 		}
 		switch e := e.(type) {
 		case *parser.Constant:
-			args[i] = opArg{text: e.String(), assign: func(t types.Type) assignment { return literalAssignment(e, t) }}
+			args[i] = opArg{text: e.String, assign: func(t types.Type) assignment { return literalAssignment(e, t) }}
 		case *parser.BindMarker:
-			args[i] = opArg{text: "?", marker: true, assign: func(types.Type) assignment { return weaklyAssignable }}
+			args[i] = opArg{text: func() string { return "?" }, marker: true, assign: func(types.Type) assignment { return weaklyAssignable }}
 		default:
 			s, err := c.CompileSelector(tbl, e)
 			if err != nil {
@@ -503,10 +543,10 @@ func (c *CompileCtx) compileOpSelector(tbl *schema.Table, op byte, operands []pa
 			}
 			sels[i] = s
 			st := s.Typ()
-			args[i] = opArg{text: s.Name(), assign: func(t types.Type) assignment { return typeAssignment(st, t) }}
+			args[i] = opArg{text: s.Name, assign: func(t types.Type) assignment { return typeAssignment(st, t) }}
 		}
 	}
-	o, err := resolveOp(op, args, types.Type{})
+	o, err := c.resolveOp(op, args, types.Type{})
 	if err != nil {
 		return nil, err
 	}
@@ -514,7 +554,7 @@ func (c *CompileCtx) compileOpSelector(tbl *schema.Table, op byte, operands []pa
 		if sels[i] != nil {
 			continue
 		}
-		label := termText(e)
+		label := c.termText(e)
 		tm, err := c.CompileTerm(e, Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: fmt.Sprintf("arg%d(system.%s)", i, o.name), Typ: o.args[i]})
 		if err != nil {
 			return nil, err

@@ -252,6 +252,10 @@ func (e *callEval) Reset() {
 
 // CompileSelector compiles one selector expression of a SELECT on tbl.
 func (c *CompileCtx) CompileSelector(tbl *schema.Table, e parser.Expr) (Selector, error) {
+	if err := c.enter(); err != nil {
+		return nil, err
+	}
+	defer c.leave()
 	switch e := e.(type) {
 	case *parser.ColumnRef:
 		col := tbl.Column(string(e.Name))
@@ -330,7 +334,7 @@ func (c *CompileCtx) CompileSelector(tbl *schema.Table, e parser.Expr) (Selector
 			return nil, err
 		}
 		// Named as Cassandra's TypeCast prints: (int)42, (int)?.
-		label := "(" + e.Type.String() + ")" + termText(e.Expr)
+		label := "(" + e.Type.String() + ")" + c.termText(e.Expr)
 		tm, err := c.CompileTerm(e.Expr, Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: label, Typ: t})
 		if err != nil {
 			return nil, err

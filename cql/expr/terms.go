@@ -170,7 +170,30 @@ type CompileCtx struct {
 	// expression costs time linear in its size, not exponential in its
 	// depth.
 	nested map[nestedKey]assignment
+	// depth counts the expressions being compiled on the stack, bounded
+	// by parser.MaxDepth: the parser refuses deeper text, and this bounds
+	// a statement built by hand as well.
+	depth int
+	// work counts the overloads resolution has weighed and the bytes of
+	// operand text it has written, which tests read to check that
+	// resolution is linear in the expression's size.
+	work int
+	// probing counts the nested resolutions under way (nestedAssignment),
+	// whose failures need no message.
+	probing int
 }
+
+// enter counts one more expression being compiled and fails past
+// parser.MaxDepth; leave undoes it.
+func (c *CompileCtx) enter() error {
+	c.depth++
+	if c.depth > parser.MaxDepth {
+		return query.Invalidf("expression nested too deeply: more than %d levels", parser.MaxDepth)
+	}
+	return nil
+}
+
+func (c *CompileCtx) leave() { c.depth-- }
 
 func NewCompileCtx(n int) *CompileCtx {
 	return &CompileCtx{Specs: make([]query.ColumnSpec, n)}
@@ -216,6 +239,10 @@ func literalError(err error, c *parser.Constant, r Receiver) *query.Error {
 
 // CompileTerm compiles expression e as a value for receiver r.
 func (c *CompileCtx) CompileTerm(e parser.Expr, r Receiver) (Term, error) {
+	if err := c.enter(); err != nil {
+		return nil, err
+	}
+	defer c.leave()
 	switch e := e.(type) {
 	case *parser.Constant:
 		if e.Kind == parser.ConstNull {

@@ -1,5 +1,7 @@
 package parser
 
+import "fmt"
+
 // Expressions follow Cassandra's term and selector rules:
 //
 //	term      := mul (('+' | '-') mul)*
@@ -10,16 +12,76 @@ package parser
 //
 // Selectors use the same grammar where a bare identifier is a column, plus
 // count(*), writetime(c), ttl(c) and field access expr.field.
+//
+// Depth. An expression may be at most MaxDepth levels deep: every operator,
+// parenthesis, collection or tuple literal, function call, cast, type hint,
+// negation and element or field access is a level, counted on the tree the
+// parser builds (a chain 1 + 1 + ... + 1 of n operators is n levels deep,
+// since each operator nests the ones before it). Two counters enforce it:
+// p.nest counts the parse functions active on the stack, so that a deep
+// input fails before it can exhaust the stack, and p.height is the height
+// of the expression the last parse function returned, so that chains,
+// which the parser reads in a loop, are bounded too. Types nest under the
+// same limit (frozen<list<...>>).
+
+// MaxDepth is the deepest an expression or a type may nest (see above). No
+// real statement comes near it; Cassandra 4.1's parser and compiler, which
+// recurse on the JVM's 256 KiB thread stacks, fail with a StackOverflowError
+// long before it on a statement nested this deep (docs/compatibility.md).
+const MaxDepth = 1000
+
+// enter counts one more active nesting level and fails past MaxDepth; leave
+// undoes it.
+func (p *parser) enter() error {
+	p.nest++
+	if p.nest > MaxDepth {
+		return p.tooDeep()
+	}
+	return nil
+}
+
+func (p *parser) leave() { p.nest-- }
+
+// grow records h as the height of the expression being returned and fails
+// past MaxDepth.
+func (p *parser) grow(h int) error {
+	p.height = h
+	if h > MaxDepth {
+		return p.tooDeep()
+	}
+	return nil
+}
+
+// tooDeep is the error for an expression or type nested past MaxDepth.
+func (p *parser) tooDeep() error {
+	return p.errAt(fmt.Sprintf("expression nested too deeply: more than %d levels", MaxDepth))
+}
+
+// heights wraps an element parser so that it records the greatest height
+// of the elements it returned in *h.
+func (p *parser) heights(h *int, elem func() (Expr, error)) func() (Expr, error) {
+	return func() (Expr, error) {
+		e, err := elem()
+		*h = max(*h, p.height)
+		return e, err
+	}
+}
 
 // parseTerm parses a term (no column references).
 func (p *parser) parseTerm() (Expr, error) { return p.parseExpr(false) }
 
 // parseExpr parses a term, or a selector when sel is set.
 func (p *parser) parseExpr(sel bool) (Expr, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer p.leave()
 	left, err := p.parseMul(sel)
 	if err != nil {
 		return nil, err
 	}
+	h := p.height
+	defer func() { p.height = h }()
 	for {
 		var op ArithOp
 		switch p.peek().kind {
@@ -40,6 +102,9 @@ func (p *parser) parseExpr(sel bool) (Expr, error) {
 		if err != nil {
 			return nil, err
 		}
+		if h = max(h, p.height) + 1; h > MaxDepth {
+			return nil, p.tooDeep()
+		}
 		left = &BinaryExpr{Op: op, Left: left, Right: right}
 	}
 }
@@ -49,6 +114,8 @@ func (p *parser) parseMul(sel bool) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	h := p.height
+	defer func() { p.height = h }()
 	for {
 		var op ArithOp
 		switch p.peek().kind {
@@ -66,6 +133,9 @@ func (p *parser) parseMul(sel bool) (Expr, error) {
 		if err != nil {
 			return nil, err
 		}
+		if h = max(h, p.height) + 1; h > MaxDepth {
+			return nil, p.tooDeep()
+		}
 		left = &BinaryExpr{Op: op, Left: left, Right: right}
 	}
 }
@@ -77,7 +147,7 @@ func (p *parser) parseGroup(sel bool) (Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Neg{Expr: e}, nil
+		return &Neg{Expr: e}, p.grow(p.height + 1)
 	}
 	return p.parseSimple(sel)
 }
@@ -115,6 +185,7 @@ func (p *parser) parseConstant() (*Constant, error) {
 	case tMinus:
 		if n := p.peekAt(1); n.kind == tIdent && n.kw == kwInfinity {
 			p.i += 2
+			p.height = 1
 			return &Constant{Kind: ConstFloat, Raw: "-Infinity"}, nil
 		}
 		return nil, nil
@@ -122,6 +193,7 @@ func (p *parser) parseConstant() (*Constant, error) {
 		return nil, nil
 	}
 	p.i++
+	p.height = 1
 	return &Constant{Kind: kind, Raw: raw}, nil
 }
 
@@ -140,6 +212,7 @@ func (p *parser) parseMarker() (*BindMarker, error) {
 	}
 	m := &BindMarker{Index: len(p.binds), Name: name}
 	p.binds = append(p.binds, string(name))
+	p.height = 1
 	return m, nil
 }
 
@@ -166,11 +239,12 @@ func (p *parser) parseSimple(sel bool) (Expr, error) {
 		return p.parseMarker()
 	case tLBracket:
 		p.i++
-		elems, err := optionalList(p, tRBracket, func() (Expr, error) { return p.parseExpr(sel) })
+		h := 0
+		elems, err := optionalList(p, tRBracket, p.heights(&h, func() (Expr, error) { return p.parseExpr(sel) }))
 		if err != nil {
 			return nil, err
 		}
-		return &ListLit{Elems: elems}, nil
+		return &ListLit{Elems: elems}, p.grow(h + 1)
 	case tLBrace:
 		return p.parseBraces(sel)
 	case tLParen:
@@ -181,6 +255,7 @@ func (p *parser) parseSimple(sel bool) (Expr, error) {
 	case tIdent, tQuotedIdent:
 		if t.kind == tIdent && t.kw == kwNull {
 			p.i++
+			p.height = 1
 			return &Constant{Kind: ConstNull, Raw: "NULL"}, nil
 		}
 		if t.kind == tIdent && t.kw == kwCast && p.peekAt(1).kind == tLParen {
@@ -192,11 +267,16 @@ func (p *parser) parseSimple(sel bool) (Expr, error) {
 		if sel && isIdentTok(t) {
 			p.i++
 			var e Expr = &ColumnRef{Name: Ident(t.val)}
+			h := 1
 			for p.peek().kind == tDot || p.peek().kind == tLBracket {
 				if p.peek().kind == tLBracket {
 					var err error
+					p.height = 0
 					if e, err = p.parseElementAccess(e); err != nil {
 						return nil, err
+					}
+					if h = max(h, p.height) + 1; h > MaxDepth {
+						return nil, p.tooDeep()
 					}
 					continue
 				}
@@ -207,7 +287,11 @@ func (p *parser) parseSimple(sel bool) (Expr, error) {
 				p.i++
 				f, _ := p.ident()
 				e = &FieldAccess{Expr: e, Field: f}
+				if h++; h > MaxDepth {
+					return nil, p.tooDeep()
+				}
 			}
+			p.height = h
 			return e, nil
 		}
 	}
@@ -218,9 +302,11 @@ func (p *parser) parseSimple(sel bool) (Expr, error) {
 func (p *parser) parseElementAccess(e Expr) (Expr, error) {
 	p.i++ // [
 	out := &ElementAccess{Expr: e}
+	h := 0
+	term := p.heights(&h, p.parseTerm)
 	isRange := func() bool { return p.peek().kind == tDot && p.peekAt(1).kind == tDot }
 	if !isRange() {
-		k, err := p.parseTerm()
+		k, err := term()
 		if err != nil {
 			return nil, err
 		}
@@ -230,7 +316,7 @@ func (p *parser) parseElementAccess(e Expr) (Expr, error) {
 		p.i += 2
 		out.Slice, out.From, out.Key = true, out.Key, nil
 		if p.peek().kind != tRBracket {
-			to, err := p.parseTerm()
+			to, err := term()
 			if err != nil {
 				return nil, err
 			}
@@ -240,6 +326,7 @@ func (p *parser) parseElementAccess(e Expr) (Expr, error) {
 	if err := p.expect(tRBracket); err != nil {
 		return nil, err
 	}
+	p.height = h
 	return out, nil
 }
 
@@ -258,7 +345,7 @@ func (p *parser) tryTypeHint(sel bool) (Expr, bool) {
 	typ, err := p.parseType()
 	if err == nil && p.accept(tRParen) && canStartSimple(p.peek()) {
 		e, err := p.parseSimple(sel)
-		if err == nil {
+		if err == nil && p.grow(p.height+1) == nil {
 			return &TypeHint{Type: typ, Expr: e}, true
 		}
 	}
@@ -268,19 +355,23 @@ func (p *parser) tryTypeHint(sel bool) (Expr, bool) {
 
 // parseTupleLit parses (e1, e2, ...).
 func (p *parser) parseTupleLit(sel bool) (*TupleLit, error) {
-	elems, err := enclosedList(p, tLParen, tRParen, func() (Expr, error) { return p.parseExpr(sel) })
+	h := 0
+	elems, err := enclosedList(p, tLParen, tRParen, p.heights(&h, func() (Expr, error) { return p.parseExpr(sel) }))
 	if err != nil {
 		return nil, err
 	}
-	return &TupleLit{Elems: elems}, nil
+	return &TupleLit{Elems: elems}, p.grow(h + 1)
 }
 
 // parseBraces parses {}, {k: v, ...}, {a, b} or {field: v, ...}.
 func (p *parser) parseBraces(sel bool) (Expr, error) {
 	p.i++ // {
 	if p.accept(tRBrace) {
+		p.height = 1
 		return &EmptyBraces{}, nil
 	}
+	h := 0
+	expr := p.heights(&h, func() (Expr, error) { return p.parseExpr(sel) })
 	if isIdentTok(p.peek()) && p.peekAt(1).kind == tColon {
 		fields, err := closedList(p, tRBrace, func() (UDTField, error) {
 			name, err := p.ident()
@@ -290,15 +381,15 @@ func (p *parser) parseBraces(sel bool) (Expr, error) {
 			if err := p.expect(tColon); err != nil {
 				return UDTField{}, err
 			}
-			v, err := p.parseExpr(sel)
+			v, err := expr()
 			return UDTField{Name: name, Value: v}, err
 		})
 		if err != nil {
 			return nil, err
 		}
-		return &UDTLit{Fields: fields}, nil
+		return &UDTLit{Fields: fields}, p.grow(h + 1)
 	}
-	first, err := p.parseExpr(sel)
+	first, err := expr()
 	if err != nil {
 		return nil, err
 	}
@@ -306,7 +397,7 @@ func (p *parser) parseBraces(sel bool) (Expr, error) {
 		m := &MapLit{}
 		k := first
 		for {
-			v, err := p.parseExpr(sel)
+			v, err := expr()
 			if err != nil {
 				return nil, err
 			}
@@ -314,24 +405,30 @@ func (p *parser) parseBraces(sel bool) (Expr, error) {
 			if !p.accept(tComma) {
 				break
 			}
-			if k, err = p.parseExpr(sel); err != nil {
+			if k, err = expr(); err != nil {
 				return nil, err
 			}
 			if err := p.expect(tColon); err != nil {
 				return nil, err
 			}
 		}
-		return m, p.expect(tRBrace)
+		if err := p.expect(tRBrace); err != nil {
+			return nil, err
+		}
+		return m, p.grow(h + 1)
 	}
 	s := &SetLit{Elems: []Expr{first}}
 	for p.accept(tComma) {
-		e, err := p.parseExpr(sel)
+		e, err := expr()
 		if err != nil {
 			return nil, err
 		}
 		s.Elems = append(s.Elems, e)
 	}
-	return s, p.expect(tRBrace)
+	if err := p.expect(tRBrace); err != nil {
+		return nil, err
+	}
+	return s, p.grow(h + 1)
 }
 
 func (p *parser) parseCast(sel bool) (Expr, error) {
@@ -340,6 +437,7 @@ func (p *parser) parseCast(sel bool) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	h := p.height + 1
 	if err := p.expectKw(kwAs); err != nil {
 		return nil, err
 	}
@@ -350,7 +448,10 @@ func (p *parser) parseCast(sel bool) (Expr, error) {
 	if !typ.Kind.IsNative() || typ.Frozen {
 		return nil, p.noViable()
 	}
-	return &Cast{Expr: e, Type: typ}, p.expect(tRParen)
+	if err := p.expect(tRParen); err != nil {
+		return nil, err
+	}
+	return &Cast{Expr: e, Type: typ}, p.grow(h)
 }
 
 // parseSimpleOrSelector parses CAST's operand: a simple term, or a full
@@ -383,6 +484,7 @@ func (p *parser) parseCall(sel bool) (Expr, error) {
 		switch t.kw {
 		case kwCount:
 			if p.accept(tStar) {
+				p.height = 1
 				return &FuncCall{Name: name, Star: true}, p.expect(tRParen)
 			}
 		case kwWritetime, kwTTL:
@@ -395,15 +497,17 @@ func (p *parser) parseCall(sel bool) (Expr, error) {
 				if t.kw == kwTTL {
 					kind = MetaTTL
 				}
+				p.height = 1
 				return &CellMeta{Kind: kind, Column: col}, p.expect(tRParen)
 			}
 		}
 	}
-	args, err := optionalList(p, tRParen, func() (Expr, error) { return p.parseExpr(sel) })
+	h := 0
+	args, err := optionalList(p, tRParen, p.heights(&h, func() (Expr, error) { return p.parseExpr(sel) }))
 	if err != nil {
 		return nil, err
 	}
-	return &FuncCall{Keyspace: ks, Name: name, Args: args}, nil
+	return &FuncCall{Keyspace: ks, Name: name, Args: args}, p.grow(h + 1)
 }
 
 // reservedTypeNames may not name user types (Cassandra's Parser.g).
@@ -423,6 +527,10 @@ var nativeKinds = map[keyword]TypeKind{
 
 // parseType parses a CQL type.
 func (p *parser) parseType() (*Type, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer p.leave()
 	t := p.peek()
 	if t.kind == tString {
 		p.i++

@@ -59,6 +59,9 @@ type parser struct {
 	toks  []token
 	i     int
 	binds []string
+	// nest and height bound the depth of expressions and types (see
+	// MaxDepth in expr.go).
+	nest, height int
 }
 
 func (p *parser) peek() *token { return &p.toks[p.i] }

@@ -22,8 +22,23 @@ type Error struct {
 	// wire.CodeFunctionFailure (Keyspace holds its keyspace).
 	Function string
 	ArgTypes []string
+	// Consistency, Received, BlockFor, DataPresent and WriteType are the
+	// extras of wire.CodeReadTimeout and wire.CodeWriteTimeout (WriteType
+	// for writes only).
+	Consistency wire.Consistency
+	Received    int32
+	BlockFor    int32
+	DataPresent bool
+	WriteType   string
 	// Err is an underlying cause, if any.
 	Err error
+}
+
+// TimeoutExtras returns the consistency, received and required responses,
+// whether data was present (reads) and the write type (writes) of a
+// ReadTimeout or WriteTimeout error.
+func (e *Error) TimeoutExtras() (cl wire.Consistency, received, blockFor int32, dataPresent bool, writeType string) {
+	return e.Consistency, e.Received, e.BlockFor, e.DataPresent, e.WriteType
 }
 
 // Error returns the message.

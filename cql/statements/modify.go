@@ -19,6 +19,7 @@ import (
 
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/data"
+	"github.com/minicass/minicass/engine"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
 	"github.com/minicass/minicass/wire"
@@ -496,7 +497,9 @@ func (p *modPlan) WriteContext(q *plan.Execution) (*writeContext, error) {
 func (p *modPlan) initWriteContext(q *plan.Execution, wc *writeContext) error {
 	*wc = writeContext{now: q.Now, nowSec: q.NowInSec()}
 	ttl := p.tbl.Options.DefaultTTL
+	defaultTTL := true
 	if p.ttl != nil {
+		defaultTTL = false
 		v, err := p.ttl.Eval(&q.Execution)
 		if err != nil {
 			return err
@@ -517,6 +520,17 @@ func (p *modPlan) initWriteContext(q *plan.Execution, wc *writeContext) error {
 			}
 			ttl = n
 		}
+		if v.Unset {
+			defaultTTL = true
+		}
+	}
+	if ttl > 0 && wc.nowSec+int64(ttl) > engine.MaxExpirationTime {
+		// ExpirationDateOverflowHandling with its default REJECT policy.
+		kind := ""
+		if defaultTTL {
+			kind = "default "
+		}
+		return query.Invalidf("Request on table %s.%s with %sttl of %d seconds exceeds maximum supported expiration date of 2038-01-19T03:14:06+00:00. In order to avoid this use a lower TTL, change the expiration date overflow policy or upgrade to a version where this limitation is fixed. See CASSANDRA-14092 for more details.", p.tbl.Keyspace, p.tbl.Name, kind, ttl)
 	}
 	wc.ttl = ttl
 	switch {

@@ -160,6 +160,19 @@ public class Gen {
             {"/", "decimal", "2", "decimal", "3"}, {"/", "decimal", "-2", "decimal", "3"}, {"/", "decimal", "1E+3", "decimal", "7"},
             {"%", "decimal", "-7.5", "decimal", "2"}, {"%", "decimal", "1E+3", "decimal", "7"}, {"%", "decimal", "1", "decimal", "1E+3"},
             {"*", "float", "1e20", "float", "1e20"}, {"-", "bigint", "-9223372036854775808", "bigint", "1"},
+            // Exponents far apart: MathContext(10000) rounds instead of
+            // expanding (preAlign); scales past int overflow; powers of
+            // ten BigInteger cannot hold.
+            {"+", "decimal", "1.5", "decimal", "1E+999999999"}, {"-", "decimal", "1.5", "decimal", "1E-999999999"},
+            {"+", "decimal", "1E-999999999", "decimal", "1.5"}, {"*", "decimal", "1E-2000000000", "decimal", "1E-2000000000"},
+            {"*", "decimal", "1E+2000000000", "decimal", "1E+2000000000"}, {"*", "decimal", "0E-2000000000", "decimal", "1E-2000000000"},
+            {"+", "decimal", "0E-1000000", "decimal", "1"}, {"+", "decimal", "0", "decimal", "1E-20000"},
+            {"+", "decimal", "1E-20000", "decimal", "1"}, {"+", "decimal", "1", "decimal", "1E-10005"},
+            {"+", "decimal", "1", "decimal", "1E-9998"}, {"-", "decimal", "1", "decimal", "1E-10010"},
+            {"+", "decimal", "9.99E+10000", "decimal", "1E+5"}, {"*", "decimal", "123456789123456789", "decimal", "1E-2147483600"},
+            {"/", "decimal", "1E+999999999", "decimal", "3"}, {"/", "decimal", "1", "decimal", "1E-600000000"},
+            {"%", "decimal", "1.5", "decimal", "1E-999999999"}, {"%", "decimal", "1E+999999999", "decimal", "7"},
+            {"%", "decimal", "1", "decimal", "1E+999999999"}, {"+", "int", "1", "decimal", "1E+999999999"},
         };
         for (String[] f : fixed) cases.add(f);
         for (int i = 0; i < 2000; i++) {
