@@ -500,6 +500,46 @@ func analyzeWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation
 	return w, nil
 }
 
+// checkRelationReceiver applies the checks SingleColumnRelation makes
+// before it reads a relation's value: a slice on a type that holds a
+// duration (newSliceRestriction, whose durations have no order), then a
+// non-frozen UDT, which no relation may restrict (toReceivers).
+func checkRelationReceiver(col *schema.Column, r *parser.ColumnRelation) error {
+	t := col.Type
+	switch r.Op {
+	case parser.OpLt, parser.OpLte, parser.OpGt, parser.OpGte:
+		if r.MapKey == nil && refersToDuration(t) {
+			switch {
+			case t.IsCollection():
+				return query.Invalidf("Slice restrictions are not supported on collections containing durations")
+			case t.IsUDT():
+				return query.Invalidf("Slice restrictions are not supported on UDTs containing durations")
+			case t.Kind == types.Tuple:
+				return query.Invalidf("Slice restrictions are not supported on tuples containing durations")
+			}
+			return query.Invalidf("Slice restrictions are not supported on duration columns")
+		}
+	}
+	if t.IsUDT() && t.IsMultiCell() {
+		return query.Invalidf("Non-frozen UDT column '%s' (%s) cannot be restricted by any relation", col.Name, t)
+	}
+	return nil
+}
+
+// refersToDuration reports whether t is, or holds, a duration
+// (AbstractType.referencesDuration).
+func refersToDuration(t types.Type) bool {
+	if t.Kind == types.Duration {
+		return true
+	}
+	for _, p := range t.Params {
+		if refersToDuration(p) {
+			return true
+		}
+	}
+	return false
+}
+
 // addColumnRelation adds a single-column relation; it reports whether the
 // relation slices a partition key column.
 func addColumnRelation(c *expr.CompileCtx, w *WhereClause, r *parser.ColumnRelation) (bool, error) {
@@ -539,9 +579,15 @@ func addColumnRelation(c *expr.CompileCtx, w *WhereClause, r *parser.ColumnRelat
 		return false, nil
 	}
 	w.Restricted[col.Name] = true
+	if err := checkRelationReceiver(col, r); err != nil {
+		return false, err
+	}
 	if r.MapKey != nil {
 		if col.Type.Kind != types.Map {
 			return false, query.Invalidf("Column %s cannot be used as a map", col.Name)
+		}
+		if !col.Type.IsMultiCell() {
+			return false, query.Invalidf("Map-entry equality predicates on frozen map column %s are not supported", col.Name)
 		}
 		if r.Op != parser.OpEq {
 			return false, query.Invalidf("Unsupported \"%s\" relation: %s", r.Op, r)

@@ -17,12 +17,74 @@ import (
 // matches.
 type rowFilter interface {
 	Match(q *query.Execution, r *expr.SelRow) (bool, error)
+	// Validate checks the filter's values once per execution, before any
+	// row is read, as Cassandra's RowFilter.Expression.validate does when
+	// the filter is built: a filter that refuses its values does so even
+	// when no row would reach it.
+	Validate(q *query.Execution) error
+}
+
+// ValidateFilters checks every row filter's values (see rowFilter.Validate),
+// and that a value an index would be read with fits an index key
+// (Expression.validateForIndexing).
+func (w *WhereClause) ValidateFilters(q *query.Execution) error {
+	for _, f := range w.Filters {
+		if err := f.Validate(q); err != nil {
+			return err
+		}
+	}
+	// Cassandra reads an index whenever one supports a restriction, with
+	// ALLOW FILTERING or without.
+	for _, f := range w.Filters {
+		v, ok := f.(*valuesFilter)
+		if !ok || !v.vals.IsSingle() || indexFor(w.Tbl, f) == nil {
+			continue
+		}
+		b, err := v.vals.SingleValue(q)
+		if err != nil {
+			return err
+		}
+		if len(b) > 0xFFFF {
+			return query.Invalidf("Index expression values may not be larger than 64K")
+		}
+		break
+	}
+	return nil
+}
+
+// checkFilterValue applies RowFilter's texts for a null or unset value;
+// what names the part of the column ("value", "map key", "map value").
+func checkFilterValue(col *schema.Column, what string, v query.Value) error {
+	if v.Unset {
+		return query.Invalidf("Unsupported unset %s for column %s", what, col.Name)
+	}
+	if v.Bytes == nil {
+		return query.Invalidf("Unsupported null %s for column %s", what, col.Name)
+	}
+	return nil
+}
+
+// evalFilterTerm evaluates t and checks it with checkFilterValue.
+func evalFilterTerm(q *query.Execution, col *schema.Column, what string, t expr.Term) error {
+	v, err := t.Eval(q)
+	if err != nil {
+		return err
+	}
+	return checkFilterValue(col, what, v)
 }
 
 // valuesFilter keeps rows whose column equals one of the values (EQ, IN).
 type valuesFilter struct {
 	col  *schema.Column
 	vals *WhereValues
+}
+
+func (f *valuesFilter) Validate(q *query.Execution) error {
+	if f.vals.IsSingle() {
+		return evalFilterTerm(q, f.col, "value", f.vals.Terms[0])
+	}
+	_, err := f.vals.Eval(q)
+	return err
 }
 
 func (f *valuesFilter) Match(q *query.Execution, r *expr.SelRow) (bool, error) {
@@ -54,6 +116,14 @@ func sliceFilterFor(col *schema.Column, b *sliceBound, lower bool) rowFilter {
 	return &sliceFilter{col: col, bound: b, lower: lower}
 }
 
+func (f *sliceFilter) Validate(q *query.Execution) error {
+	if f.bound.whole == nil && len(f.bound.terms) == 1 {
+		return evalFilterTerm(q, f.col, "value", f.bound.terms[0])
+	}
+	_, err := f.bound.Eval(q)
+	return err
+}
+
 func (f *sliceFilter) Match(q *query.Execution, r *expr.SelRow) (bool, error) {
 	v := r.Value(f.col)
 	if v == nil {
@@ -78,6 +148,10 @@ type containsFilter struct {
 	col *schema.Column
 	key bool
 	val expr.Term
+}
+
+func (f *containsFilter) Validate(q *query.Execution) error {
+	return evalFilterTerm(q, f.col, "value", f.val)
 }
 
 func (f *containsFilter) Match(q *query.Execution, r *expr.SelRow) (bool, error) {
@@ -129,6 +203,13 @@ type mapEntryFilter struct {
 	key, val expr.Term
 }
 
+func (f *mapEntryFilter) Validate(q *query.Execution) error {
+	if err := evalFilterTerm(q, f.col, "map key", f.key); err != nil {
+		return err
+	}
+	return evalFilterTerm(q, f.col, "map value", f.val)
+}
+
 func (f *mapEntryFilter) Match(q *query.Execution, r *expr.SelRow) (bool, error) {
 	v := r.Value(f.col)
 	if v == nil {
@@ -166,6 +247,10 @@ type ckPartFilter struct {
 	tbl  *schema.Table
 	part *ckPart
 }
+
+// Validate leaves a clustering part's values to the checks of its
+// evaluation.
+func (f *ckPartFilter) Validate(*query.Execution) error { return nil }
 
 func (f *ckPartFilter) Match(q *query.Execution, r *expr.SelRow) (bool, error) {
 	if r.Ck == nil {
@@ -240,6 +325,9 @@ type likeFilter struct {
 	pattern expr.Term
 	index   *schema.Index
 }
+
+// Validate leaves the pattern to the checks of its evaluation.
+func (f *likeFilter) Validate(*query.Execution) error { return nil }
 
 func (f *likeFilter) Match(q *query.Execution, r *expr.SelRow) (bool, error) {
 	p, err := f.pattern.Eval(q)

@@ -114,7 +114,7 @@ func compileSelect(s *plan.Compiler, st *parser.Select) (plan.Plan, error) {
 			return nil, err
 		}
 	}
-	p.staticRows = tbl.HasStatic() && !w.CkRestricted && len(w.Parts) == 0 && !w.NonPK
+	p.staticRows = tbl.HasStatic() && !w.CkRestricted && len(w.Parts) == 0 && !restrictsRegular(tbl, w)
 
 	// Result metadata.
 	if p.json {
@@ -198,8 +198,30 @@ func selectPKIndexes(w *restrictions.WhereClause) []uint16 {
 	return idx
 }
 
-// checkDistinct applies SelectStatement.validateDistinctSelection.
+// restrictsRegular reports whether the WHERE clause restricts a regular
+// column. Restrictions on static columns still let a partition with no rows
+// answer with its static row (queriesFullPartitions).
+func restrictsRegular(tbl *schema.Table, w *restrictions.WhereClause) bool {
+	for name := range w.Restricted {
+		if col := tbl.Column(name); col != nil && col.Kind == schema.Regular {
+			return true
+		}
+	}
+	return false
+}
+
+// checkDistinct applies SelectStatement.validateDistinctSelection: the
+// WHERE clause first, then the selection, and only a key range (a query
+// that does not name its partitions) must select the whole partition key.
 func (p *selectPlan) checkDistinct() error {
+	if p.where.CkRestricted || p.where.NonPK {
+		for name := range p.where.Restricted {
+			col := p.tbl.Column(name)
+			if col.Kind != schema.PartitionKey && col.Kind != schema.Static {
+				return query.Invalidf("SELECT DISTINCT with WHERE clause only supports restriction by partition key and/or static columns.")
+			}
+		}
+	}
 	seen := map[string]bool{}
 	for _, sel := range p.sels {
 		cs, ok := sel.(*expr.ColumnSel)
@@ -211,17 +233,12 @@ func (p *selectPlan) checkDistinct() error {
 		}
 		seen[cs.Col.Name] = true
 	}
+	if p.where.PkComplete {
+		return nil
+	}
 	for _, col := range p.tbl.PartitionKey() {
 		if !seen[col.Name] {
 			return query.Invalidf("SELECT DISTINCT queries must request all the partition key columns (missing %s)", col.Name)
-		}
-	}
-	if p.where.CkRestricted || p.where.NonPK {
-		for name := range p.where.Restricted {
-			col := p.tbl.Column(name)
-			if col.Kind != schema.PartitionKey && col.Kind != schema.Static {
-				return query.Invalidf("SELECT DISTINCT with WHERE clause only supports restriction by partition key and/or static columns.")
-			}
 		}
 	}
 	return nil

@@ -155,6 +155,9 @@ func evalLimit(q *plan.Execution, t expr.Term, what string) (int, error) {
 func (r *selectRun) run(ctx context.Context) error {
 	p, q := r.p, r.q
 	w := p.where
+	if err := w.ValidateFilters(&q.Execution); err != nil {
+		return err
+	}
 	slices, none, err := r.slices()
 	if err != nil {
 		return err
@@ -345,7 +348,13 @@ func (r *selectRun) partition(pk [][]byte, part *selPart, inPart int) error {
 		if part.static == nil && len(part.rows) == 0 {
 			return nil
 		}
-		return r.emit(&expr.SelRow{Pk: pk, Static: part.static, Now: now}, nil)
+		// DISTINCT restricts only partition key and static columns, so the
+		// filters read the key and the static row.
+		sr := &expr.SelRow{Pk: pk, Static: part.static, Now: now}
+		if ok, err := r.filter(sr); err != nil || !ok {
+			return err
+		}
+		return r.emit(sr, nil)
 	}
 	matched := 0
 	// One selRow serves every row: filters, selectors and aggregates read
