@@ -319,3 +319,38 @@ func TestWidth(t *testing.T) {
 	writeTable(&b, cols, [][]string{{"日本"}, {"abc"}}, true, false)
 	assert.Equal(t, " k\n------\n 日本\n  abc\n", b.String())
 }
+
+// TestTraceFilteredScanIsShort traces an ALLOW FILTERING query over 100,000
+// partitions in the shell: the trace is recorded in system_traces and
+// printed in under 20 lines that say how many partitions and rows the scan
+// read, where a line per partition once made it too large to record.
+func TestTraceFilteredScanIsShort(t *testing.T) {
+	db, err := minicass.Open(minicass.Options{})
+	require.NoError(t, err)
+	defer db.Close()
+	ctx := context.Background()
+	require.NoError(t, db.Exec(ctx, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}"))
+	require.NoError(t, db.Exec(ctx, "CREATE TABLE ks.t (k int PRIMARY KEY, v text)"))
+	const n = 100_000
+	for i := 0; i < n; i++ {
+		v := "y"
+		if i == 4242 {
+			v = "x"
+		}
+		require.NoError(t, db.Exec(ctx, "INSERT INTO ks.t (k, v) VALUES (?, ?)", i, v))
+	}
+	var out, errw bytes.Buffer
+	sh, err := New(Config{DB: db, Out: &out, Err: &errw})
+	require.NoError(t, err)
+	sh.Execute(ctx, "TRACING ON; SELECT k FROM ks.t WHERE v = 'x' ALLOW FILTERING")
+	require.False(t, sh.Failed(), errw.String())
+	text := out.String()
+	_, trace, ok := strings.Cut(text, "Tracing session: ")
+	require.True(t, ok, text)
+	lines := strings.Split(strings.TrimSpace(trace), "\n")
+	assert.Less(t, len(lines), 20, trace)
+	assert.Contains(t, trace, "Scanned 100000 partitions of ks.t")
+	assert.Contains(t, trace, "Read 100000 live rows and 0 tombstone cells")
+	assert.Contains(t, trace, "Filtered 100000 rows of 100000 partitions (ALLOW FILTERING): 1 matched, 99999 discarded")
+	assert.Contains(t, text, " 4242\n")
+}
