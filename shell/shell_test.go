@@ -89,7 +89,8 @@ func TestFormat(t *testing.T) {
 func TestScripts(t *testing.T) {
 	datadriven.Walk(t, "testdata/scripts", func(t *testing.T, path string) {
 		// A stopped clock makes traces' times and elapsed times fixed.
-		db, err := minicass.Open(minicass.Options{Clock: minicass.NewManualClock(time.Date(2024, 1, 15, 10, 0, 0, 0, time.UTC))})
+		clock := minicass.NewManualClock(time.Date(2024, 1, 15, 10, 0, 0, 0, time.UTC))
+		db, err := minicass.Open(minicass.Options{Clock: clock})
 		require.NoError(t, err)
 		defer db.Close()
 		dir := t.TempDir()
@@ -111,7 +112,7 @@ func TestScripts(t *testing.T) {
 			require.NoError(t, err)
 			var out bytes.Buffer
 			// COPY's rates and times read a clock that does not move.
-			sh, err := New(Config{DB: db, Out: &out, Format: f, Version: "test", Clock: func() time.Time { return time.Unix(0, 0) }})
+			sh, err := New(Config{DB: db, Out: &out, Format: f, Version: "test", Clock: func() time.Time { return time.Unix(0, 0) }, ManualClock: clock})
 			require.NoError(t, err)
 			input := strings.ReplaceAll(d.Input, "$DIR", dir)
 			if d.HasArg("execute") {
