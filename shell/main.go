@@ -15,6 +15,7 @@ import (
 
 	"github.com/minicass/minicass"
 	"github.com/minicass/minicass/nodetool"
+	"github.com/minicass/minicass/studio"
 )
 
 // Exit statuses of Main, as cqlsh uses them.
@@ -56,6 +57,7 @@ func DefaultDataDir() string { return filepath.Join(BaseDir(), "data") }
 //	--format F      table (default), json or csv
 //	--clock T       a manual clock starting at T (now, or an RFC 3339 time),
 //	                which the CLOCK command moves (minicass only)
+//	--ui ADDR       serve the studio (package studio) on loopback ADDR
 //	-k KEYSPACE     start in KEYSPACE
 //
 // Without -e and -f it reads stdin: interactively with prompts, line
@@ -72,6 +74,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, version stri
 	format := fs.String("format", "table", "output `format`: table, json or csv")
 	keyspace := fs.String("k", "", "start in `keyspace`")
 	clockArg := fs.String("clock", "", "run on a manual clock starting at `time` (now, or e.g. 2024-01-15T10:00:00Z), which the CLOCK command moves")
+	ui := fs.String("ui", "", "serve the studio, the web view of the database, on the loopback `address` (e.g. 127.0.0.1:7070)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return ExitOK
@@ -135,6 +138,15 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, version stri
 		return ExitStartup
 	}
 	defer db.Close()
+	if *ui != "" {
+		st, err := studio.Serve(db, *ui, studio.Options{})
+		if err != nil {
+			fmt.Fprintf(stderr, "minicass shell: --ui: %v\n", err)
+			return ExitStartup
+		}
+		defer st.Close()
+		fmt.Fprintf(stderr, "Studio: %s\n", st.URL())
+	}
 	if dir != "" {
 		// minicass nodetool --data DIR reaches this shell's database
 		// while the shell holds DIR.

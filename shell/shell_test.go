@@ -355,3 +355,26 @@ func TestTraceFilteredScanIsShort(t *testing.T) {
 	assert.Contains(t, trace, "Filtered 100000 rows of 100000 partitions (ALLOW FILTERING): 1 matched, 99999 discarded")
 	assert.Contains(t, text, " 4242\n")
 }
+
+// TestMainUIAndClock starts the shell with the studio and a manual clock:
+// it says where the studio is, refuses a studio address other machines
+// could reach, and moves the clock with CLOCK.
+func TestMainUIAndClock(t *testing.T) {
+	var out, errw bytes.Buffer
+	code := Main([]string{"--memory", "--ui", "127.0.0.1:0", "--clock", "2024-01-15T10:00:00Z", "-e", "CLOCK +1d; CLOCK"}, strings.NewReader(""), &out, &errw, "test")
+	require.Equal(t, ExitOK, code, errw.String())
+	assert.Regexp(t, `^Studio: http://127\.0\.0\.1:\d+/\n$`, errw.String())
+	assert.Equal(t, "Clock set to 2024-01-16 10:00:00.000000+0000\nClock: 2024-01-16 10:00:00.000000+0000 (manual clock)\n", out.String())
+
+	out.Reset()
+	errw.Reset()
+	code = Main([]string{"--memory", "--ui", "0.0.0.0:7070", "-e", "CLOCK"}, strings.NewReader(""), &out, &errw, "test")
+	assert.Equal(t, ExitStartup, code)
+	assert.Contains(t, errw.String(), "not a loopback address")
+
+	out.Reset()
+	errw.Reset()
+	code = Main([]string{"--memory", "-e", "CLOCK +1d"}, strings.NewReader(""), &out, &errw, "test")
+	assert.Equal(t, ExitError, code)
+	assert.Contains(t, errw.String(), "CLOCK can only move a manual clock: start the shell with --clock")
+}
