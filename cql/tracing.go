@@ -28,6 +28,11 @@ import (
 // traceTTL is Cassandra's tracetype_query_ttl: one day, in seconds.
 const traceTTL = 86400
 
+// traceChunk is the number of rows RecordTrace writes in one mutation. With
+// query.MaxTraceEvents events of at most a few kilobytes each, a trace is a
+// few mutations, each far below the engine's mutation size limit.
+const traceChunk = 100
+
 // TraceRequest describes the request a trace belongs to.
 type TraceRequest struct {
 	// Client is the client's address.
@@ -88,14 +93,20 @@ func (x *Executor) RecordTrace(ctx context.Context, r TraceRequest, t *query.Tra
 		if !ok {
 			return id, fmt.Errorf("cql: system table system_traces.%s is missing", p.table)
 		}
-		m, err := virtual.PartitionMutation(virtual.Partition{Table: tbl, Key: key, Rows: p.rows}, data.NoTimestamp, ts, now)
-		if err != nil {
-			return id, err
-		}
-		m.PartitionDeletion = data.LiveDeletion
-		expire(m, traceTTL, now)
-		if err := x.env.Engine.Apply(ctx, tbl, m); err != nil {
-			return id, fmt.Errorf("cql: writing %s: %w", tbl.QualifiedName(), err)
+		// The events go in mutations of traceChunk rows, so that no trace,
+		// whatever its length, makes a mutation too large to apply.
+		for rows := p.rows; len(rows) > 0; {
+			n := min(len(rows), traceChunk)
+			m, err := virtual.PartitionMutation(virtual.Partition{Table: tbl, Key: key, Rows: rows[:n]}, data.NoTimestamp, ts, now)
+			if err != nil {
+				return id, err
+			}
+			m.PartitionDeletion = data.LiveDeletion
+			expire(m, traceTTL, now)
+			if err := x.env.Engine.Apply(ctx, tbl, m); err != nil {
+				return id, fmt.Errorf("cql: writing %s: %w", tbl.QualifiedName(), err)
+			}
+			rows = rows[n:]
 		}
 	}
 	return id, nil

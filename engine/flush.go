@@ -182,22 +182,50 @@ func (e *Engine) writeSSTableGen(s *tableStore, mt *memtableSource, t *schema.Ta
 
 // copyMemtable writes every partition of mt to w, calling done with each
 // partition's key, estimated size and row count.
+//
+// As Cassandra's flush, it writes what the memtable's deletions leave: a
+// memtable partition can hold rows that a later partition deletion or range
+// tombstone of the same memtable covers (Cassandra's memtable partitions
+// "can have shadowed data", and the iterator a flush writes from removes it:
+// RowAndDeletionMergeIterator with removeShadowedData). So cells and row
+// markers at or below the deletion covering them are left out, rows left
+// empty are not written, and range tombstones that the partition deletion
+// supersedes are dropped.
 func copyMemtable(w *sstable.Writer, mt *memtableSource, done func(key []byte, size, rows int64)) error {
 	// Each partition is written before the next is asked for: the
 	// iterator may reuse its snapshot.
 	it := mt.mt.ScanReuse(data.FullRing)
 	defer it.Close()
+	var purged data.Row // a purged copy of a shadowed row (the memtable's rows are shared)
 	for {
 		ps, ok := it.Next()
 		if !ok {
 			return it.Err()
 		}
-		if err := w.BeginPartition(ps.Token(), ps.Key(), ps.Deletion(), ps.Static(), ps.RangeTombstones(nil)); err != nil {
+		pdel := ps.Deletion()
+		rts := ps.RangeTombstones(nil)
+		if !pdel.IsLive() && len(rts) > 0 {
+			kept := make([]data.RangeTombstone, 0, len(rts))
+			for _, rt := range rts {
+				if rt.Deletion.Supersedes(pdel) {
+					kept = append(kept, rt)
+				}
+			}
+			rts = kept
+		}
+		static := ps.Static()
+		if static != nil && !pdel.IsLive() {
+			static = purgedCopy(new(data.Row), static, pdel)
+			if static.IsEmpty() {
+				static = nil
+			}
+		}
+		if err := w.BeginPartition(ps.Token(), ps.Key(), pdel, static, rts); err != nil {
 			return err
 		}
 		size := int64(len(ps.Key()))
-		if st := ps.Static(); st != nil {
-			size += int64(st.Size())
+		if static != nil {
+			size += int64(static.Size())
 		}
 		var n int64
 		rows := ps.Rows(nil, false)
@@ -205,6 +233,11 @@ func copyMemtable(w *sstable.Writer, mt *memtableSource, done func(key []byte, s
 			r, ok := rows.Next()
 			if !ok {
 				break
+			}
+			if outer := coveringDeletion(pdel, rts, r.Clustering); !outer.IsLive() {
+				if r = purgedCopy(&purged, r, outer); r.IsEmpty() {
+					continue
+				}
 			}
 			if err := w.AddRow(r); err != nil {
 				_ = rows.Close()
@@ -221,6 +254,33 @@ func copyMemtable(w *sstable.Writer, mt *memtableSource, done func(key []byte, s
 		}
 		done(ps.Key(), size, n)
 	}
+}
+
+// coveringDeletion returns the newest of the partition deletion pdel and
+// the deletions of the range tombstones in rts that contain clustering ck.
+func coveringDeletion(pdel data.DeletionTime, rts []data.RangeTombstone, ck []byte) data.DeletionTime {
+	d := pdel
+	for i := range rts {
+		if rts[i].Contains(ck) {
+			d = data.MaxDeletion(d, rts[i].Deletion)
+		}
+	}
+	return d
+}
+
+// purgedCopy copies r into buf, with slices of its own, and removes from
+// the copy what outer and the row's own deletions shadow
+// (data.Row.PurgeShadowed); r itself is not changed.
+func purgedCopy(buf *data.Row, r *data.Row, outer data.DeletionTime) *data.Row {
+	cells, cds := buf.Cells[:0], buf.ColumnDeletions[:0]
+	*buf = *r
+	buf.Cells = append(cells, r.Cells...)
+	buf.ColumnDeletions = append(cds, r.ColumnDeletions...)
+	if r.ColumnDeletions == nil {
+		buf.ColumnDeletions = nil
+	}
+	buf.PurgeShadowed(outer)
+	return buf
 }
 
 // releaseMemory subtracts n bytes from the memtable total and wakes writers

@@ -468,6 +468,19 @@ func (e *Engine) Scan(ctx context.Context, t *schema.Table, r data.TokenRange, o
 // Stats returns the statistics of the scan so far.
 func (sc *Scanner) Stats() *ReadStats { return sc.rs.stats }
 
+// SSTables returns the number of SSTables the scan reads from, as
+// Cassandra's trace of a range read counts them ("Executing seq scan across
+// N sstables").
+func (sc *Scanner) SSTables() int {
+	n := 0
+	for _, src := range sc.srcs {
+		if src.Kind() == SourceSSTable {
+			n++
+		}
+	}
+	return n
+}
+
 // Next returns the next partition with live data, closing the previous one.
 func (sc *Scanner) Next() (*Partition, bool) {
 	for !sc.done {

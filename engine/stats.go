@@ -101,6 +101,41 @@ func (s *ReadStats) source(src Source) *SourceStats {
 	return &s.Sources[len(s.Sources)-1]
 }
 
+// Add adds the statistics of another read to s, summing the counters of
+// sources of the same name, so that a read of many partitions reports one
+// total per source (a trace of a range read prints them on a few lines).
+func (s *ReadStats) Add(o *ReadStats) {
+	s.Partitions += o.Partitions
+	s.RowsRead += o.RowsRead
+	s.RowsReturned += o.RowsReturned
+	s.LiveCells += o.LiveCells
+	s.ExpiredCells += o.ExpiredCells
+	s.Tombstones.Cell += o.Tombstones.Cell
+	s.Tombstones.Collection += o.Tombstones.Collection
+	s.Tombstones.Row += o.Tombstones.Row
+	s.Tombstones.Range += o.Tombstones.Range
+	s.Tombstones.Partition += o.Tombstones.Partition
+	for _, src := range o.Sources {
+		var d *SourceStats
+		for i := range s.Sources {
+			if s.Sources[i].Name == src.Name {
+				d = &s.Sources[i]
+				break
+			}
+		}
+		if d == nil {
+			s.Sources = append(s.Sources, SourceStats{Name: src.Name, Kind: src.Kind})
+			d = &s.Sources[len(s.Sources)-1]
+		}
+		d.Read += src.Read
+		d.Rows += src.Rows
+		d.Skipped += src.Skipped
+		if src.SkipReason != "" {
+			d.SkipReason = src.SkipReason
+		}
+	}
+}
+
 // String formats the statistics on a few lines, as TRACING prints them.
 func (s *ReadStats) String() string {
 	var b strings.Builder

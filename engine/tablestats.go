@@ -37,9 +37,12 @@ type TableStats struct {
 	// CompressedSize the size of their Data.db files.
 	DataSize, CompressedSize int64
 	// MemtableSize, MemtablePartitions and MemtablesFlushing describe the
-	// memtables.
+	// memtables; MemtableOperations counts the operations applied to the
+	// active one (memtable.Memtable.Operations), which nodetool tablestats
+	// prints as "Memtable cell count".
 	MemtableSize       int64
 	MemtablePartitions int
+	MemtableOperations int64
 	MemtablesFlushing  int
 	// PartitionsEstimate adds the partitions of the SSTables and the
 	// active memtable (a partition in several counts several times, as
@@ -92,6 +95,7 @@ func (e *Engine) TableStats(keyspace, table string) (TableStats, error) {
 	ssts := slices.Clone(s.ssts)
 	out.MemtableSize = s.active.mt.Size()
 	out.MemtablePartitions = s.active.mt.Len()
+	out.MemtableOperations = s.active.mt.Operations()
 	out.MemtablesFlushing = len(s.flushing)
 	s.mu.RUnlock()
 	out.SSTableCount = len(ssts)

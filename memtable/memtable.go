@@ -25,6 +25,7 @@ type Memtable struct {
 
 	size  atomic.Int64
 	count atomic.Int64
+	ops   atomic.Int64
 	minTS atomic.Int64
 }
 
@@ -96,6 +97,24 @@ func New() *Memtable {
 	return m
 }
 
+// Operations returns the operations applied to the memtable, as Cassandra's
+// Memtable.getOperations counts them for nodetool tablestats' "Memtable
+// cell count": per mutation, its rows, its static row, its range
+// tombstones and its partition deletion (PartitionUpdate.operationCount).
+func (m *Memtable) Operations() int64 { return m.ops.Load() }
+
+// operationCount is PartitionUpdate.operationCount of mu.
+func operationCount(mu *data.Mutation) int64 {
+	n := int64(len(mu.Rows) + len(mu.RangeTombstones))
+	if mu.Static != nil && !mu.Static.IsEmpty() {
+		n++
+	}
+	if !mu.PartitionDeletion.IsLive() {
+		n++
+	}
+	return n
+}
+
 // Size returns the estimated number of bytes the memtable holds.
 func (m *Memtable) Size() int64 { return m.size.Load() }
 
@@ -141,6 +160,7 @@ func (m *Memtable) noteTimestamp(ts int64) {
 // insert, a split, or a full bucket) a second lookup under the mutex finds
 // or inserts it.
 func (m *Memtable) Apply(token int64, mu *data.Mutation) (bytesAdded int) {
+	m.ops.Add(operationCount(mu))
 	sh := &m.shards[shardOf(token)]
 	p, at := sh.parts.lookup(token, mu.Key)
 	inserted := false

@@ -280,6 +280,34 @@ func TestGocqlTracing(t *testing.T) {
 	assert.InDelta(t, 86400, ttl, 5, "traces expire after a day")
 }
 
+// TestGocqlTracingFilteredScan traces an ALLOW FILTERING query over 100,000
+// partitions over the server: the trace is recorded (once a line per
+// partition made it too large to write) and gocql prints it in under 20
+// lines, with the partitions and rows the scan read.
+func TestGocqlTracingFilteredScan(t *testing.T) {
+	srv := Start(t)
+	setupKeyspace(t, srv)
+	srv.MustExec(t, "CREATE TABLE app.f (k int PRIMARY KEY, v text)")
+	const n = 100_000
+	for i := 0; i < n; i++ {
+		v := "y"
+		if i == 777 {
+			v = "x"
+		}
+		require.NoError(t, srv.Exec("INSERT INTO app.f (k, v) VALUES (?, ?)", i, v))
+	}
+	sess := newSession(t, srv, "app")
+	var out strings.Builder
+	var k int
+	require.NoError(t, sess.Query("SELECT k FROM f WHERE v = 'x' ALLOW FILTERING").Trace(gocql.NewTraceWriter(sess, &out)).Scan(&k))
+	assert.Equal(t, 777, k)
+	text := out.String()
+	assert.Contains(t, text, "Tracing session ")
+	assert.Less(t, strings.Count(text, "\n"), 20, text)
+	assert.Contains(t, text, "Scanned 100000 partitions of app.f")
+	assert.Contains(t, text, "Filtered 100000 rows of 100000 partitions (ALLOW FILTERING): 1 matched, 99999 discarded")
+}
+
 // TestGocqlArithmetic runs operators through gocql: typed results, and a
 // division by zero as Cassandra's function failure, with the function and
 // its argument types in the error.

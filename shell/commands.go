@@ -1,7 +1,9 @@
 package shell
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,10 +12,13 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/minicass/minicass"
 	"github.com/minicass/minicass/cql"
 	"github.com/minicass/minicass/cql/parser"
+	"github.com/minicass/minicass/nodetool"
+	"github.com/minicass/minicass/types"
 	"github.com/minicass/minicass/wire"
 )
 
@@ -76,6 +81,10 @@ func (sh *Shell) command(ctx context.Context, text string) {
 		}
 	case "flush", "compact":
 		sh.maintenance(ctx, word, args)
+	case "nodetool":
+		sh.nodetool(ctx, args)
+	case "clock":
+		sh.clock(args)
 	default:
 		// capture, login, debug, history: cqlsh commands minicass lacks.
 		sh.printErr(fmt.Sprintf("%s is not supported by minicass.", strings.ToUpper(word)))
@@ -391,6 +400,8 @@ var helpTopics = map[string]string{
 	"HELP":               "HELP [topic]\n\n  Lists the shell commands, or explains one.",
 	"FLUSH":              "FLUSH [ks[.table]]\n\n  minicass only: flushes memtables to SSTables (all tables, a keyspace's or one table).",
 	"COMPACT":            "COMPACT [ks[.table]]\n\n  minicass only: compacts SSTables (all tables, a keyspace's or one table).",
+	"NODETOOL":           "NODETOOL <command> [args]\n\n  minicass only: runs a nodetool command on this shell's database (NODETOOL help lists them):\n  tablestats [ks[.table]], tablehistograms ks.table, compactionhistory, flush, compact.",
+	"CLOCK":              "CLOCK [+DURATION | -DURATION | 'TIMESTAMP']\n\n  minicass only: shows the database's clock, or moves it, for a shell started with --clock:\n  CLOCK +1d makes a default_time_to_live of 86400 expire (units: d, h, m, s, ms).",
 	"CQL_STATEMENTS_END": "",
 }
 
@@ -494,4 +505,95 @@ func pyIOError(err error) string {
 		return fmt.Sprintf("[Errno %d] %s: %s", int(errno), msg, pyRepr(pe.Path))
 	}
 	return err.Error()
+}
+
+// nodetool implements NODETOOL <command> [args]: the nodetool view or
+// maintenance command on the shell's own database.
+func (sh *Shell) nodetool(ctx context.Context, args []string) {
+	if len(args) == 0 {
+		nodetool.Help(sh.out, "NODETOOL")
+		return
+	}
+	var out bytes.Buffer
+	if err := nodetool.Run(ctx, sh.cfg.DB, strings.ToLower(args[0]), args[1:], &out); err != nil {
+		sh.printErr("nodetool: " + errorText(err))
+		return
+	}
+	_, _ = sh.out.Write(out.Bytes())
+}
+
+// clock implements CLOCK [+D | -D | 'TIMESTAMP']: without an argument it
+// prints the database's time; with one it moves a manual clock by a
+// duration (Go's units plus d for days: +1d, +90m, -30s) or sets it to a
+// timestamp ('2024-01-15T10:00:00Z', or a CQL timestamp literal).
+func (sh *Shell) clock(args []string) {
+	mc := sh.cfg.ManualClock
+	if len(args) == 0 {
+		now := sh.cfg.DB.Engine().Clock().Now()
+		kind := "the system clock; start the shell with --clock to move it"
+		if mc != nil {
+			kind = "manual clock"
+		}
+		fmt.Fprintf(sh.out, "Clock: %s (%s)\n", now.UTC().Format("2006-01-02 15:04:05.000000+0000"), kind)
+		return
+	}
+	if mc == nil {
+		sh.printErr("CLOCK can only move a manual clock: start the shell with --clock (e.g. minicass shell --memory --clock now).")
+		return
+	}
+	arg := strings.Join(args, " ")
+	if arg[0] == '+' || arg[0] == '-' {
+		d, err := parseClockDuration(arg[1:])
+		if err != nil {
+			sh.printErr(fmt.Sprintf("Improper clock command: %v", err))
+			return
+		}
+		if arg[0] == '-' {
+			d = -d
+		}
+		mc.Set(mc.Now().Add(d))
+	} else {
+		t, err := parseClockTime(strings.Trim(arg, "'"))
+		if err != nil {
+			sh.printErr(fmt.Sprintf("Improper clock command: %v", err))
+			return
+		}
+		mc.Set(t)
+	}
+	fmt.Fprintf(sh.out, "Clock set to %s\n", mc.Now().UTC().Format("2006-01-02 15:04:05.000000+0000"))
+}
+
+// parseClockDuration parses a duration as time.ParseDuration does, with d
+// (24h) allowed as well: "1d", "1d12h", "90m".
+func parseClockDuration(s string) (time.Duration, error) {
+	var total time.Duration
+	if days, rest, ok := strings.Cut(s, "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err != nil || n < 0 || n > 100*365 {
+			return 0, fmt.Errorf("bad duration %q (e.g. +1d, +2h30m, -10s)", s)
+		}
+		total = time.Duration(n) * 24 * time.Hour
+		s = rest
+	}
+	if s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d < 0 {
+			return 0, fmt.Errorf("bad duration %q (e.g. +1d, +2h30m, -10s)", s)
+		}
+		total += d
+	}
+	return total, nil
+}
+
+// parseClockTime parses the time CLOCK sets: RFC 3339 or a CQL timestamp
+// literal.
+func parseClockTime(s string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	b, err := types.ParseLiteral(types.TimestampType, "'"+strings.ReplaceAll(s, "'", "''")+"'")
+	if err != nil {
+		return time.Time{}, fmt.Errorf("bad timestamp %q (e.g. '2024-01-15T10:00:00Z')", s)
+	}
+	return time.UnixMilli(int64(binary.BigEndian.Uint64(b))).UTC(), nil
 }

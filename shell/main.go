@@ -9,10 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/chzyer/readline"
 
 	"github.com/minicass/minicass"
+	"github.com/minicass/minicass/nodetool"
+	"github.com/minicass/minicass/studio"
 )
 
 // Exit statuses of Main, as cqlsh uses them.
@@ -52,6 +55,9 @@ func DefaultDataDir() string { return filepath.Join(BaseDir(), "data") }
 //	-e STATEMENTS   run the statements and exit
 //	-f FILE         run the statements of FILE and exit
 //	--format F      table (default), json or csv
+//	--clock T       a manual clock starting at T (now, or an RFC 3339 time),
+//	                which the CLOCK command moves (minicass only)
+//	--ui ADDR       serve the studio (package studio) on loopback ADDR
 //	-k KEYSPACE     start in KEYSPACE
 //
 // Without -e and -f it reads stdin: interactively with prompts, line
@@ -67,6 +73,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, version stri
 	file := fs.String("f", "", "execute the statements of `file` and exit")
 	format := fs.String("format", "table", "output `format`: table, json or csv")
 	keyspace := fs.String("k", "", "start in `keyspace`")
+	clockArg := fs.String("clock", "", "run on a manual clock starting at `time` (now, or e.g. 2024-01-15T10:00:00Z), which the CLOCK command moves")
+	ui := fs.String("ui", "", "serve the studio, the web view of the database, on the loopback `address` (e.g. 127.0.0.1:7070)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return ExitOK
@@ -111,19 +119,51 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, version stri
 			return ExitStartup
 		}
 	}
-	db, err := minicass.Open(minicass.Options{Dir: dir})
+	opts := minicass.Options{Dir: dir}
+	var manual *minicass.ManualClock
+	if *clockArg != "" {
+		start := time.Now()
+		if *clockArg != "now" {
+			if start, err = parseClockTime(*clockArg); err != nil {
+				fmt.Fprintf(stderr, "minicass shell: --clock: %v\n", err)
+				return ExitError
+			}
+		}
+		manual = minicass.NewManualClock(start)
+		opts.Clock = manual
+	}
+	db, err := minicass.Open(opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "Connection error: %v\n", err)
 		return ExitStartup
 	}
 	defer db.Close()
+	if *ui != "" {
+		st, err := studio.Serve(db, *ui, studio.Options{})
+		if err != nil {
+			fmt.Fprintf(stderr, "minicass shell: --ui: %v\n", err)
+			return ExitStartup
+		}
+		defer st.Close()
+		fmt.Fprintf(stderr, "Studio: %s\n", st.URL())
+	}
+	if dir != "" {
+		// minicass nodetool --data DIR reaches this shell's database
+		// while the shell holds DIR.
+		ep, err := nodetool.Serve(db, dir)
+		if err != nil {
+			fmt.Fprintf(stderr, "minicass shell: %v (minicass nodetool cannot reach this shell)\n", err)
+		} else {
+			defer ep.Close()
+		}
+	}
 
 	tty := false
 	var term *os.File
 	if osf, ok := stdin.(*os.File); ok && *execute == "" && *file == "" && readline.IsTerminal(int(osf.Fd())) {
 		tty, term = true, osf
 	}
-	sh, err := New(Config{DB: db, Out: stdout, Err: stderr, Format: f, Keyspace: *keyspace, Name: name, TTY: tty, Version: version})
+	sh, err := New(Config{DB: db, Out: stdout, Err: stderr, Format: f, Keyspace: *keyspace, Name: name, TTY: tty, Version: version, ManualClock: manual})
 	if err != nil {
 		fmt.Fprintf(stderr, "Connection error: %s\n", errorText(err))
 		return ExitStartup

@@ -69,6 +69,9 @@ type Config struct {
 	// Clock is the time COPY measures its rates and durations with;
 	// time.Now if nil.
 	Clock func() time.Time
+	// ManualClock, if not nil, is DB's clock, which the CLOCK command
+	// moves (a shell started with --clock).
+	ManualClock *minicass.ManualClock
 }
 
 // Shell runs shell input on a database. A Shell is not safe for concurrent
@@ -199,12 +202,13 @@ func (sh *Shell) Line(ctx context.Context, pending, line string) string {
 }
 
 // newlineCommands end at the end of their line as well as at ';'
-// (cqlshlib's commands_end_with_newline), plus minicass's FLUSH and COMPACT.
+// (cqlshlib's commands_end_with_newline), plus minicass's FLUSH, COMPACT,
+// NODETOOL and CLOCK.
 var newlineCommands = map[string]bool{
 	"help": true, "?": true, "consistency": true, "serial": true, "describe": true, "desc": true,
 	"show": true, "source": true, "capture": true, "login": true, "debug": true, "tracing": true,
 	"expand": true, "paging": true, "exit": true, "quit": true, "clear": true, "cls": true,
-	"history": true, "flush": true, "compact": true,
+	"history": true, "flush": true, "compact": true, "nodetool": true, "clock": true,
 }
 
 // feed runs every complete statement of input and returns the unfinished

@@ -89,7 +89,8 @@ func TestFormat(t *testing.T) {
 func TestScripts(t *testing.T) {
 	datadriven.Walk(t, "testdata/scripts", func(t *testing.T, path string) {
 		// A stopped clock makes traces' times and elapsed times fixed.
-		db, err := minicass.Open(minicass.Options{Clock: minicass.NewManualClock(time.Date(2024, 1, 15, 10, 0, 0, 0, time.UTC))})
+		clock := minicass.NewManualClock(time.Date(2024, 1, 15, 10, 0, 0, 0, time.UTC))
+		db, err := minicass.Open(minicass.Options{Clock: clock})
 		require.NoError(t, err)
 		defer db.Close()
 		dir := t.TempDir()
@@ -111,7 +112,7 @@ func TestScripts(t *testing.T) {
 			require.NoError(t, err)
 			var out bytes.Buffer
 			// COPY's rates and times read a clock that does not move.
-			sh, err := New(Config{DB: db, Out: &out, Format: f, Version: "test", Clock: func() time.Time { return time.Unix(0, 0) }})
+			sh, err := New(Config{DB: db, Out: &out, Format: f, Version: "test", Clock: func() time.Time { return time.Unix(0, 0) }, ManualClock: clock})
 			require.NoError(t, err)
 			input := strings.ReplaceAll(d.Input, "$DIR", dir)
 			if d.HasArg("execute") {
@@ -318,4 +319,62 @@ func TestWidth(t *testing.T) {
 	cols := []cql.ColumnSpec{{Name: "k", Type: types.MustParseType("text")}}
 	writeTable(&b, cols, [][]string{{"日本"}, {"abc"}}, true, false)
 	assert.Equal(t, " k\n------\n 日本\n  abc\n", b.String())
+}
+
+// TestTraceFilteredScanIsShort traces an ALLOW FILTERING query over 100,000
+// partitions in the shell: the trace is recorded in system_traces and
+// printed in under 20 lines that say how many partitions and rows the scan
+// read, where a line per partition once made it too large to record.
+func TestTraceFilteredScanIsShort(t *testing.T) {
+	db, err := minicass.Open(minicass.Options{})
+	require.NoError(t, err)
+	defer db.Close()
+	ctx := context.Background()
+	require.NoError(t, db.Exec(ctx, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}"))
+	require.NoError(t, db.Exec(ctx, "CREATE TABLE ks.t (k int PRIMARY KEY, v text)"))
+	const n = 100_000
+	for i := 0; i < n; i++ {
+		v := "y"
+		if i == 4242 {
+			v = "x"
+		}
+		require.NoError(t, db.Exec(ctx, "INSERT INTO ks.t (k, v) VALUES (?, ?)", i, v))
+	}
+	var out, errw bytes.Buffer
+	sh, err := New(Config{DB: db, Out: &out, Err: &errw})
+	require.NoError(t, err)
+	sh.Execute(ctx, "TRACING ON; SELECT k FROM ks.t WHERE v = 'x' ALLOW FILTERING")
+	require.False(t, sh.Failed(), errw.String())
+	text := out.String()
+	_, trace, ok := strings.Cut(text, "Tracing session: ")
+	require.True(t, ok, text)
+	lines := strings.Split(strings.TrimSpace(trace), "\n")
+	assert.Less(t, len(lines), 20, trace)
+	assert.Contains(t, trace, "Scanned 100000 partitions of ks.t")
+	assert.Contains(t, trace, "Read 100000 live rows and 0 tombstone cells")
+	assert.Contains(t, trace, "Filtered 100000 rows of 100000 partitions (ALLOW FILTERING): 1 matched, 99999 discarded")
+	assert.Contains(t, text, " 4242\n")
+}
+
+// TestMainUIAndClock starts the shell with the studio and a manual clock:
+// it says where the studio is, refuses a studio address other machines
+// could reach, and moves the clock with CLOCK.
+func TestMainUIAndClock(t *testing.T) {
+	var out, errw bytes.Buffer
+	code := Main([]string{"--memory", "--ui", "127.0.0.1:0", "--clock", "2024-01-15T10:00:00Z", "-e", "CLOCK +1d; CLOCK"}, strings.NewReader(""), &out, &errw, "test")
+	require.Equal(t, ExitOK, code, errw.String())
+	assert.Regexp(t, `^Studio: http://127\.0\.0\.1:\d+/\n$`, errw.String())
+	assert.Equal(t, "Clock set to 2024-01-16 10:00:00.000000+0000\nClock: 2024-01-16 10:00:00.000000+0000 (manual clock)\n", out.String())
+
+	out.Reset()
+	errw.Reset()
+	code = Main([]string{"--memory", "--ui", "0.0.0.0:7070", "-e", "CLOCK"}, strings.NewReader(""), &out, &errw, "test")
+	assert.Equal(t, ExitStartup, code)
+	assert.Contains(t, errw.String(), "not a loopback address")
+
+	out.Reset()
+	errw.Reset()
+	code = Main([]string{"--memory", "-e", "CLOCK +1d"}, strings.NewReader(""), &out, &errw, "test")
+	assert.Equal(t, ExitError, code)
+	assert.Contains(t, errw.String(), "CLOCK can only move a manual clock: start the shell with --clock")
 }

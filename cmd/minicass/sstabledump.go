@@ -18,16 +18,17 @@ import (
 // (sstable.Dump: the same JSON), for a file of a data directory:
 //
 //	minicass sstabledump DIR/data/ks/t-<id>/xa-1-big-Data.db [-e] [-k KEY]... [-x KEY]... [-t] [-l]
-//	minicass sstabledump --layout DIR/data/ks/t-<id>/xa-1-big-Data.db
+//	minicass sstabledump --layout [--hex] DIR/data/ks/t-<id>/xa-1-big-Data.db
 //
 // The table's schema comes from DIR's schema file, read without locking or
 // changing anything, so the command may run while a server uses DIR (it
 // sees the SSTables already written; a flush makes the memtables one).
-// --layout prints the physical layout instead (sstable.Layout): chunks,
-// partitions, row index blocks.
+// --layout prints the physical layout instead (sstable.LayoutTable):
+// chunks, partitions, row index blocks, with partition keys and block bounds
+// decoded with the table's types; --hex prints them as the bytes stored.
 func init() {
 	commands["sstabledump"] = command{
-		summary: "print an SSTable of a data directory as Cassandra's sstabledump does (-e, -k, -x, -t, -l; --layout)",
+		summary: "print an SSTable of a data directory as Cassandra's sstabledump does (-e, -k, -x, -t, -l; --layout [--hex])",
 		run:     sstabledumpMain,
 	}
 }
@@ -46,6 +47,7 @@ func sstabledumpMain(args []string, io stdio) int {
 	lines := fs.Bool("l", false, "print each partition as a separate JSON object on its own line")
 	debug := fs.Bool("d", false, "CQL row per line internal representation (not supported)")
 	layout := fs.Bool("layout", false, "print the physical layout (chunks, partitions, index blocks) instead")
+	hexKeys := fs.Bool("hex", false, "with --layout: print keys and block bounds as the bytes stored, in hex")
 	var include, exclude keyList
 	fs.Var(&include, "k", "partition key to include (repeatable)")
 	fs.Var(&exclude, "x", "partition key to exclude (repeatable)")
@@ -56,7 +58,7 @@ func sstabledumpMain(args []string, io stdio) int {
 		return 2
 	}
 	if len(rest) != 1 {
-		fmt.Fprintln(io.err, "usage: minicass sstabledump <sstable file path> [-e] [-k KEY]... [-x KEY]... [-t] [-l] [--layout]")
+		fmt.Fprintln(io.err, "usage: minicass sstabledump <sstable file path> [-e] [-k KEY]... [-x KEY]... [-t] [-l] [--layout [--hex]]")
 		return 2
 	}
 	path := rest[0]
@@ -64,14 +66,14 @@ func sstabledumpMain(args []string, io stdio) int {
 		fmt.Fprintln(io.err, "minicass sstabledump: -d (the internal row representation) is not supported; the JSON output shows the same data")
 		return 2
 	}
-	if err := sstabledump(io, path, *layout, sstable.DumpOptions{Now: time.Now(), RawTimestamps: *raw, JSONLines: *lines, KeysOnly: *keysOnly}, include, exclude); err != nil {
+	if err := sstabledump(io, path, *layout, *hexKeys, sstable.DumpOptions{Now: time.Now(), RawTimestamps: *raw, JSONLines: *lines, KeysOnly: *keysOnly}, include, exclude); err != nil {
 		fmt.Fprintf(io.err, "minicass sstabledump: %v\n", err)
 		return 1
 	}
 	return 0
 }
 
-func sstabledump(io stdio, path string, layout bool, opts sstable.DumpOptions, include, exclude []string) error {
+func sstabledump(io stdio, path string, layout, hexKeys bool, opts sstable.DumpOptions, include, exclude []string) error {
 	dir, name := filepath.Split(filepath.Clean(path))
 	dir = filepath.Clean(dir)
 	gen, _, ok := sstable.ParseFileName(name)
@@ -88,7 +90,10 @@ func sstabledump(io stdio, path string, layout bool, opts sstable.DumpOptions, i
 	}
 	defer r.Close()
 	if layout {
-		return sstable.Layout(io.out, r)
+		if hexKeys {
+			return sstable.Layout(io.out, r)
+		}
+		return sstable.LayoutTable(io.out, r, t)
 	}
 	if len(include) > 0 || len(exclude) > 0 {
 		keep, err := keyFilter(t, include, exclude)

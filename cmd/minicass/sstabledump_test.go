@@ -57,6 +57,11 @@ func TestSSTableDump(t *testing.T) {
 	code, out, errs = runArgs("sstabledump", "--layout", path)
 	require.Equal(t, 0, code, errs)
 	assert.Contains(t, out, "2 partitions")
+	assert.Contains(t, out, "partition ('x:y', 1) token ", "keys decoded with the table's types")
+	assert.Contains(t, out, "partition ('z', 2) token ")
+	code, out, errs = runArgs("sstabledump", "--layout", "--hex", path)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "partition 0003783a790000040000000100 token ", "--hex: the bytes stored")
 
 	code, _, errs = runArgs("sstabledump", path, "-k", "x:notanint")
 	assert.Equal(t, 1, code)
@@ -66,4 +71,29 @@ func TestSSTableDump(t *testing.T) {
 	assert.Contains(t, errs, "is not an SSTable component")
 	code, _, _ = runArgs("sstabledump")
 	assert.Equal(t, 2, code)
+}
+
+// TestSSTableLayoutWide prints the layout of a wide partition: its row index
+// blocks' first and last clusterings decoded with the table's types.
+func TestSSTableLayoutWide(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	db, err := minicass.Open(minicass.Options{Dir: dir})
+	require.NoError(t, err)
+	defer db.Close()
+	require.NoError(t, db.Exec(ctx, `CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`))
+	require.NoError(t, db.Exec(ctx, `CREATE TABLE ks.w (status text, at int, v text, PRIMARY KEY (status, at)) WITH CLUSTERING ORDER BY (at DESC)`))
+	pad := strings.Repeat("p", 200)
+	for i := 0; i < 2000; i++ {
+		require.NoError(t, db.Exec(ctx, `INSERT INTO ks.w (status, at, v) VALUES ('ACTIVE', ?, ?)`, i, pad))
+	}
+	require.NoError(t, db.Flush(ctx, "ks", "w"))
+	files, err := filepath.Glob(filepath.Join(dir, "data", "ks", "w-*", "xa-*-big-Data.db"))
+	require.NoError(t, err)
+	require.Len(t, files, 1)
+	code, out, errs := runArgs("sstabledump", "--layout", files[0])
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "partition 'ACTIVE' token ")
+	assert.Contains(t, out, "  block 0: [(1999) .. (", "DESC: the first block holds the latest rows")
+	assert.NotRegexp(t, `block \d+: \[[0-9a-f]{4}`, out, "no hex bounds")
 }

@@ -2,6 +2,7 @@ package query
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/minicass/minicass/types"
@@ -79,9 +80,22 @@ type Trace struct {
 	Started time.Time
 	// Duration is how long the statement took, by the same clock.
 	Duration time.Duration
+	// Dropped counts the events left out once Events held MaxTraceEvents;
+	// the last event then says how many.
+	Dropped int
 
 	now func() time.Time
 }
+
+// MaxTraceEvents bounds the events of one trace, so that no statement's
+// trace grows with the data it reads: a read of many partitions traces a
+// summary (see cql/statements/select_read.go), and whatever passes the bound
+// is counted, not kept. The last kept event is then replaced by one that
+// says how many were left out.
+const MaxTraceEvents = 500
+
+// maxActivity bounds the length of one event's activity, in bytes.
+const maxActivity = 2000
 
 // TraceEvent is one step of a Trace.
 type TraceEvent struct {
@@ -96,11 +110,22 @@ func NewTrace(now func() time.Time) *Trace {
 	return &Trace{Started: now(), now: now}
 }
 
+// Add records an event, formatted as by fmt.Sprintf. Past MaxTraceEvents
+// events it only counts them (see Dropped).
 func (t *Trace) Add(format string, args ...any) {
 	if t == nil {
 		return
 	}
-	t.Events = append(t.Events, TraceEvent{Activity: fmt.Sprintf(format, args...), Elapsed: t.now().Sub(t.Started)})
+	if len(t.Events) >= MaxTraceEvents {
+		t.Dropped++
+		t.Events[len(t.Events)-1].Activity = fmt.Sprintf("... %d more events left out (a trace keeps at most %d)", t.Dropped+1, MaxTraceEvents)
+		return
+	}
+	a := fmt.Sprintf(format, args...)
+	if len(a) > maxActivity {
+		a = strings.ToValidUTF8(a[:maxActivity], "") + "..."
+	}
+	t.Events = append(t.Events, TraceEvent{Activity: a, Elapsed: t.now().Sub(t.Started)})
 }
 
 // Finish records the statement's duration.

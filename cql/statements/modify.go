@@ -20,6 +20,7 @@ import (
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/engine"
+	"github.com/minicass/minicass/partitioner"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
 	"github.com/minicass/minicass/wire"
@@ -1033,7 +1034,7 @@ func (p *modPlan) apply(ctx context.Context, q *plan.Execution, m *data.Mutation
 		return nil
 	}
 	if q.Trace != nil {
-		q.Trace.Add("Applying mutation to %s, partition of %d bytes key, %d rows", p.tbl.QualifiedName(), len(m.Key), len(m.Rows))
+		q.Trace.Add("Applying mutation to %s, partition %s (token %d), %d rows", p.tbl.QualifiedName(), p.tbl.FormatPartitionWhere(m.Key), int64(partitioner.Murmur3(m.Key)), len(m.Rows))
 	}
 	if err := q.Env.Engine.Apply(ctx, p.tbl, m); err != nil {
 		return query.AsError(err)

@@ -63,6 +63,9 @@ type selectRun struct {
 	groupKey   [][]byte
 	stats      readStats
 	curPartKey []byte
+	// inTrace sums, for a trace, the reads of an IN list's partitions
+	// past the first few (nil: not traced, or one partition).
+	inTrace *readTrace
 }
 
 // readStats is what the trace reports about a read.
@@ -115,6 +118,9 @@ func (p *selectPlan) Exec(ctx context.Context, q *plan.Execution) (*query.Result
 		res.PagingState = st.Encode()
 	}
 	if q.Trace != nil {
+		if len(p.where.Filters) > 0 {
+			q.Trace.Add("Filtered %d rows of %d partitions (ALLOW FILTERING): %d matched, %d discarded", r.stats.rows, r.stats.partitions, r.stats.liveRows, r.stats.rows-r.stats.liveRows)
+		}
 		q.Trace.Add("Read %d live rows and %d static rows from %d partitions of %s", r.stats.liveRows, r.stats.staticRows, r.stats.partitions, p.tbl.QualifiedName())
 		q.Trace.Add("Returned %d rows", len(r.rows))
 	}
@@ -185,6 +191,10 @@ func (r *selectRun) run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		if q.Trace != nil && len(keys) > 1 {
+			r.inTrace = &readTrace{detail: tracedINPartitions}
+			defer r.inTrace.summary(q, p, "Read the other")
+		}
 		if p.postSort {
 			return r.runSorted(ctx, keys, comps, slices)
 		}
@@ -203,7 +213,7 @@ func (r *selectRun) run(ctx context.Context) error {
 			if skip {
 				continue
 			}
-			part, err := p.readPartition(ctx, q, keys[i], sl, readLimit)
+			part, err := p.readPartition(ctx, q, keys[i], sl, readLimit, r.inTrace)
 			if err != nil {
 				return err
 			}
@@ -722,7 +732,7 @@ func (r *selectRun) runSorted(ctx context.Context, keys [][]byte, comps [][][]by
 	var items []sortedItem
 	now := r.q.NowInSec()
 	for i, key := range keys {
-		part, err := r.p.readPartition(ctx, r.q, key, slices, 0)
+		part, err := r.p.readPartition(ctx, r.q, key, slices, 0, r.inTrace)
 		if err != nil {
 			return err
 		}

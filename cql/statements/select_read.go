@@ -22,8 +22,11 @@ import (
 // and where it reads the derived system tables instead (package virtual).
 
 // readPartition reads one partition: its live static row and the live rows
-// of slices in the plan's order, at most limit rows (0: all).
-func (p *selectPlan) readPartition(ctx context.Context, q *plan.Execution, key []byte, slices data.Slices, limit int) (*selPart, error) {
+// of slices in the plan's order, at most limit rows (0: all). Under tracing
+// the read is traced on its own lines, as Cassandra traces a
+// single-partition read, or summed into agg when agg is not nil and has
+// traced its share of partitions already (see readTrace).
+func (p *selectPlan) readPartition(ctx context.Context, q *plan.Execution, key []byte, slices data.Slices, limit int, agg *readTrace) (*selPart, error) {
 	if virtual.IsDerived(p.tbl) {
 		return p.readDerived(q, key, slices, limit)
 	}
@@ -37,24 +40,79 @@ func (p *selectPlan) readPartition(ctx context.Context, q *plan.Execution, key [
 	}
 	p.noteTombstones(q, key, part.Stats(), limit)
 	if q.Trace != nil {
-		st := part.Stats()
-		q.Trace.Add("Executing single-partition query on %s", p.tbl.Name)
-		q.Trace.Add("Read partition %x of %s", key, p.tbl.QualifiedName())
-		for _, line := range strings.Split(strings.TrimSpace(st.String()), "\n") {
-			q.Trace.Add("  %s", line)
-		}
-		// The two lines Cassandra's trace of a single-partition read ends
-		// with (SinglePartitionReadCommand, ReadCommand).
-		sstables := 0
-		for _, src := range st.Sources {
-			if src.Kind == engine.SourceSSTable && src.Read > 0 {
-				sstables++
+		if agg != nil && agg.detailed >= agg.detail {
+			agg.sum.Add(part.Stats())
+		} else {
+			if agg != nil {
+				agg.detailed++
 			}
+			p.traceSinglePartition(q, key, part.Stats())
 		}
-		q.Trace.Add("Merged data from memtables and %d sstables", sstables)
-		q.Trace.Add("Read %d live rows and %d tombstone cells", st.RowsReturned, st.TombstonesScanned())
 	}
 	return sp, nil
+}
+
+// traceSinglePartition traces the read of one partition as Cassandra traces
+// a single-partition read (SinglePartitionReadCommand, ReadCommand), with
+// the key decoded and what each source gave.
+func (p *selectPlan) traceSinglePartition(q *plan.Execution, key []byte, st *engine.ReadStats) {
+	q.Trace.Add("Executing single-partition query on %s", p.tbl.Name)
+	q.Trace.Add("Read partition %s (token %d) of %s", p.tbl.FormatPartitionWhere(key), int64(partitioner.Murmur3(key)), p.tbl.QualifiedName())
+	for _, line := range strings.Split(strings.TrimSpace(st.String()), "\n") {
+		q.Trace.Add("  %s", line)
+	}
+	sstables := 0
+	for _, src := range st.Sources {
+		if src.Kind == engine.SourceSSTable && src.Read > 0 {
+			sstables++
+		}
+	}
+	q.Trace.Add("Merged data from memtables and %d sstables", sstables)
+	q.Trace.Add("Read %d live rows and %d tombstone cells", st.RowsReturned, st.TombstonesScanned())
+}
+
+// readTrace sums the reads of many partitions for a trace, so that a
+// trace's length does not grow with the partitions a statement reads: the
+// first detail partitions are traced on their own lines, the others summed
+// into sum, which summary prints on a few lines. A range read (scan) sums
+// every partition, as Cassandra traces a range read with a few lines for
+// the whole range; a read of an IN list details the first few.
+type readTrace struct {
+	detail, detailed int
+	sum              engine.ReadStats
+}
+
+// tracedINPartitions is how many partitions of an IN list a trace details.
+const tracedINPartitions = 2
+
+// summary traces the partitions summed in a, if any.
+func (a *readTrace) summary(q *plan.Execution, p *selectPlan, what string) {
+	if q.Trace == nil || a.sum.Partitions == 0 && len(a.sum.Sources) == 0 {
+		return
+	}
+	q.Trace.Add("%s %d partitions of %s", what, a.sum.Partitions, p.tbl.QualifiedName())
+	for _, line := range strings.Split(strings.TrimSpace(a.sum.String()), "\n") {
+		q.Trace.Add("  %s", line)
+	}
+	q.Trace.Add("Read %d live rows and %d tombstone cells", a.sum.RowsReturned, a.sum.TombstonesScanned())
+}
+
+// keyRangeString prints a token range as Cassandra's trace of a range read
+// prints a key range (AbstractBounds.getString): a range (left, right] of
+// token bounds, min(T) standing before every key of token T and max(T)
+// after them; the whole ring is (min(-9223372036854775808),
+// min(-9223372036854775808)].
+func keyRangeString(tr data.TokenRange) string {
+	const minToken = -1 << 63
+	left := fmt.Sprintf("max(%d)", tr.Start)
+	if tr.StartInclusive {
+		left = fmt.Sprintf("min(%d)", tr.Start)
+	}
+	right := fmt.Sprintf("max(%d)", tr.End)
+	if tr.End == 1<<63-1 {
+		right = fmt.Sprintf("min(%d)", int64(minToken))
+	}
+	return "(" + left + ", " + right + "]"
 }
 
 // collectPartition drains an engine partition into a selPart, copying each
@@ -165,6 +223,13 @@ func (p *selectPlan) scan(ctx context.Context, q *plan.Execution, tr data.TokenR
 		return query.AsError(err)
 	}
 	defer sc.Close()
+	// A traced scan prints Cassandra's lines of a range read and sums its
+	// partitions (readTrace), never a line per partition.
+	agg := &readTrace{}
+	if q.Trace != nil {
+		q.Trace.Add("Executing seq scan across %d sstables for %s", sc.SSTables(), keyRangeString(tr))
+		defer agg.summary(q, p, "Scanned")
+	}
 	for {
 		ep, ok := sc.Next()
 		if !ok {
@@ -175,7 +240,7 @@ func (p *selectPlan) scan(ctx context.Context, q *plan.Execution, tr data.TokenR
 		if skip {
 			continue
 		}
-		part, err := p.readPartition(ctx, q, key, sl, limit)
+		part, err := p.readPartition(ctx, q, key, sl, limit, agg)
 		if err != nil {
 			return err
 		}

@@ -47,6 +47,8 @@ var layer = map[string]int{
 	"cql/statements":     55,
 	"cql":                60,
 	"":                   70, // the root package: Open, DB, Rows
+	"nodetool":           75, // nodetool's commands on a DB, local or over its endpoint
+	"studio":             75, // the local web view of a DB
 	"server":             80,
 	"minicasstest":       90,
 }

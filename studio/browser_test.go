@@ -1,0 +1,152 @@
+package studio
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// chromiumPath is Debian's chromium, which .ci/run installs. Nothing
+// downloads a browser: without it the test is skipped, unless
+// MINICASS_BROWSER_TEST=require (as .ci/run sets) makes that a failure.
+const chromiumPath = "/usr/bin/chromium"
+
+// TestStudioInBrowser opens every view of the classroom scenario in
+// headless chromium: each loads with no console error, its script runs,
+// it shows the expected elements (the hot partition's dot, the most loaded
+// node among the hot key's replicas, the partition's rows, the limits), and
+// the ring redraws by itself after a write. With MINICASS_STUDIO_SCREENSHOTS
+// set to a directory, it saves a screenshot of each view there (docs/studio
+// holds them).
+func TestStudioInBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser; skipped with -short")
+	}
+	path := chromiumPath
+	if _, err := os.Stat(path); err != nil {
+		if p, lerr := exec.LookPath("chromium"); lerr == nil {
+			path = p
+		} else if os.Getenv("MINICASS_BROWSER_TEST") == "require" {
+			t.Fatalf("chromium not found at %s and MINICASS_BROWSER_TEST=require", chromiumPath)
+		} else {
+			t.Skipf("chromium not found at %s: install Debian's chromium (apt-get install chromium; .ci/run does) to run the browser test", chromiumPath)
+		}
+	}
+	db, _ := scenario(t)
+	srv, err := Serve(db, "127.0.0.1:0", Options{})
+	require.NoError(t, err)
+	defer srv.Close()
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox,
+		chromedp.DisableGPU, chromedp.Flag("headless", true), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1200, 900))
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	defer cancelAlloc()
+	bctx, cancelBrowser := chromedp.NewContext(actx)
+	defer cancelBrowser()
+
+	var mu sync.Mutex
+	var problems []string
+	require.NoError(t, chromedp.Do(bctx), "starting %s", path)
+	require.NoError(t, chromedp.Listen(bctx, func(ev any) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch ev := ev.(type) {
+		case *runtime.EventConsoleAPICalled:
+			if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeWarning {
+				var args []string
+				for _, a := range ev.Args {
+					args = append(args, string(a.Value))
+				}
+				problems = append(problems, fmt.Sprintf("console.%s: %v", ev.Type, args))
+			}
+		case *runtime.EventExceptionThrown:
+			problems = append(problems, "exception: "+ev.ExceptionDetails.Text)
+		case *log.EventEntryAdded:
+			if ev.Entry.Level == log.EntryLevelError || ev.Entry.Level == log.EntryLevelWarning {
+				problems = append(problems, fmt.Sprintf("log %s: %s (%s)", ev.Entry.Level, ev.Entry.Text, ev.Entry.URL))
+			}
+		}
+	}))
+	shots := os.Getenv("MINICASS_STUDIO_SCREENSHOTS")
+	open := func(name, url string) {
+		t.Helper()
+		require.NoError(t, chromedp.Do(bctx, chromedp.Navigate(srv.URL()+url), chromedp.WaitReady("body")))
+		ready, err := chromedp.Run(bctx, chromedp.Evaluate[string](`document.documentElement.getAttribute("data-ready")`))
+		require.NoError(t, err)
+		assert.Equal(t, "true", ready, "%s: the page's script ran", url)
+		if shots != "" {
+			png, err := chromedp.Run(bctx, chromedp.CaptureScreenshot())
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(filepath.Join(shots, name+".png"), png, 0o644))
+		}
+	}
+	eval := func(expr string) string {
+		t.Helper()
+		v, err := chromedp.Run(bctx, chromedp.Evaluate[string](expr))
+		require.NoError(t, err, expr)
+		return v
+	}
+	visible := func(sel string) bool {
+		t.Helper()
+		v, err := chromedp.Run(bctx, chromedp.Evaluate[bool](`(function(){var e=document.querySelector(`+"`"+sel+"`"+`);if(!e)return false;var r=e.getBoundingClientRect();return r.width>0&&r.height>0})()`))
+		require.NoError(t, err, sel)
+		return v
+	}
+
+	open("index", "/")
+	assert.True(t, visible(`#tables a[href="/ring?table=ks.users"]`))
+
+	open("ring", "/ring?table=ks.users&key=ACTIVE")
+	assert.True(t, visible("svg#ring circle.hot"), "the hot partition's dot is drawn")
+	assert.Equal(t, "31", eval(`String(document.querySelectorAll("svg#ring circle.partition").length)`))
+	hotR := eval(`document.querySelector("circle.hot").getAttribute("r")`)
+	otherR := eval(`document.querySelector("circle.partition:not(.hot)").getAttribute("r")`)
+	assert.NotEqual(t, hotR, otherR, "the hot partition's dot is larger")
+	replicas := eval(`document.getElementById("replicas").textContent`)
+	maxNode := eval(`document.querySelector("#load tr.max-load").getAttribute("data-node")`)
+	assert.Contains(t, replicas, maxNode, "the most loaded node holds the hot partition")
+
+	// A write redraws the ring: the page polls the table's version.
+	require.NoError(t, db.Exec(context.Background(), `INSERT INTO ks.users (status, at, name) VALUES ('NEW', 1, 'n')`))
+	deadline := time.Now().Add(30 * time.Second)
+	n := ""
+	for time.Now().Before(deadline) {
+		v, err := chromedp.Run(bctx, chromedp.Evaluate[string](`String(document.querySelectorAll("svg#ring circle.partition").length)`))
+		if err == nil && v == "32" {
+			n = v
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	assert.Equal(t, "32", n, "the ring shows the new partition after the write")
+
+	open("partition", "/partition?table=ks.users&key=ACTIVE")
+	assert.True(t, visible(`#rows tr.row`))
+	assert.Equal(t, "600", eval(`String(document.querySelectorAll("#rows tr.row").length)`))
+	assert.True(t, visible(`#rows .cell.expiring`), "the TTL'd version is shown")
+	assert.True(t, visible(`#rows .cell.shadowed`), "the shadowed version is shown")
+
+	open("partition-deleted", "/partition?table=ks.users&key=GONE")
+	assert.True(t, visible(`#deletions li.tombstone`))
+
+	open("histograms", "/histograms?table=ks.users")
+	assert.Equal(t, "2", eval(`String(document.querySelectorAll("svg#histograms line.limit").length)`))
+	assert.True(t, visible(`svg#histograms rect.hbar`))
+
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Empty(t, problems, "the pages must load with no console error")
+}
