@@ -14,8 +14,10 @@ import (
 
 	"github.com/minicass/minicass"
 	"github.com/minicass/minicass/cql"
+	"github.com/minicass/minicass/nodetool"
 	"github.com/minicass/minicass/server"
 	"github.com/minicass/minicass/server/cqlbackend"
+	"github.com/minicass/minicass/studio"
 )
 
 // serve runs the CQL native protocol server:
@@ -71,6 +73,7 @@ func serveMain(ctx context.Context, args []string, io stdio, ready chan<- net.Ad
 	logLevel := fs.String("log-level", "info", "the least level logged to stderr: debug, info, warn or error")
 	ignoreReplay := fs.Bool("ignore-commitlog-replay-errors", false, "skip damaged commit-log data at startup, logging each range skipped, instead of refusing to start")
 	ignoreReplayD := fs.Bool("Dcassandra.commitlog.ignorereplayerrors", false, "the same, as Cassandra's JVM property (-Dcassandra.commitlog.ignorereplayerrors=true)")
+	ui := fs.String("ui", "", "serve the studio, the web view of the database, on the loopback `address` (e.g. 127.0.0.1:7070)")
 	allowMissingSchema := fs.Bool("allow-missing-schema", false, "start with an empty schema when the data directory holds data but no schema file (the data is kept)")
 	var sf settingFlags
 	sf.register(fs)
@@ -132,6 +135,24 @@ func serveMain(ctx context.Context, args []string, io stdio, ready chan<- net.Ad
 		return 1
 	}
 	defer db.Close()
+	if *ui != "" {
+		st, err := studio.Serve(db, *ui, studio.Options{})
+		if err != nil {
+			fmt.Fprintf(io.err, "minicass serve: --ui: %v\n", err)
+			return 1
+		}
+		defer st.Close()
+		fmt.Fprintf(io.out, "Studio: %s\n", st.URL())
+	}
+	if *dir != "" {
+		// minicass nodetool --data DIR reaches this server's database while
+		// it holds DIR.
+		if ep, err := nodetool.Serve(db, *dir); err != nil {
+			logger.Warn("nodetool endpoint", "err", err)
+		} else {
+			defer ep.Close()
+		}
+	}
 	l, err := net.Listen("tcp", cfg.listenAddr())
 	if err != nil {
 		fmt.Fprintf(io.err, "minicass serve: %v\n", err)
