@@ -280,8 +280,15 @@ func (c *compactor) run(ctx context.Context) error {
 			}
 		}
 	}()
+	// ratio converts an input's stream bytes to its bytes on disk, which
+	// the throttle counts (Cassandra's compressionRatio).
+	ratio := make([]float64, len(c.merge))
 	for i, in := range c.merge {
 		iters[i] = corruptionIter{in.r.ScanReuse(data.FullRing)}
+		ratio[i] = 1
+		if st := in.stats; st.DataSize > 0 {
+			ratio[i] = float64(st.CompressedSize) / float64(st.DataSize)
+		}
 	}
 	var used []int
 	for i := range iters {
@@ -328,11 +335,18 @@ func (c *compactor) run(ctx context.Context) error {
 			break
 		}
 		parts = parts[:0]
+		var scanned float64
 		for _, i := range used {
 			parts = append(parts, heads[i])
+			if sz, ok := heads[i].(interface{ Size() uint64 }); ok {
+				scanned += float64(sz.Size()) * ratio[i]
+			}
 		}
 		c.rec.RowsMerged[len(parts)]++
 		if err := c.mergePartition(parts); err != nil {
+			return err
+		}
+		if err := c.e.throttle.acquire(ctx, int64(scanned)); err != nil {
 			return err
 		}
 	}
