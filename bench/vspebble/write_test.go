@@ -5,7 +5,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/pebble"
 
@@ -231,6 +233,78 @@ func BenchmarkCompaction(b *testing.B) {
 				b.StartTimer()
 			}
 			b.SetBytes(inBytes)
+		})
+	}
+}
+
+// BenchmarkForegroundDuringCompaction measures foreground writes (one-row
+// partitions, engine.Apply) while nothing else runs ("idle") and while a
+// major compaction of four overlapping SSTables of 100,000 rows runs
+// ("compacting"), and reports the foreground's rate and latency
+// percentiles. Each operation is one run of 20,000 writes; "compacting"
+// starts the compaction with them and keeps writing until both are done.
+func BenchmarkForegroundDuringCompaction(b *testing.B) {
+	const writes = 20_000
+	for _, mode := range []string{"idle", "compacting"} {
+		b.Run(mode, func(b *testing.B) {
+			var lat []time.Duration
+			var elapsed time.Duration
+			var n int
+			for b.Loop() {
+				b.StopTimer()
+				dir := freshDir(b, "fg-minicass")
+				w := newMinicassWriter(b, dir)
+				for range compactionInputs {
+					w.load(b, writeRows, 1)
+					w.flush(b)
+				}
+				ctx := context.Background()
+				done := make(chan error, 1)
+				b.StartTimer()
+				start := time.Now()
+				if mode == "compacting" {
+					go func() { done <- w.eng.Compact(ctx, "bench", "kv") }()
+				} else {
+					done <- nil
+				}
+				m := &data.Mutation{Table: w.tbl.ID, PartitionDeletion: data.LiveDeletion, Rows: make([]data.Row, 1)}
+				ck, _ := types.EncodeClustering(w.tbl.ClusteringTypes(), [][]byte{{0, 0, 0, 0}})
+				compacted := false
+				for i := 0; i < writes || !compacted; i++ {
+					if !compacted {
+						select {
+						case err := <-done:
+							if err != nil {
+								b.Fatal(err)
+							}
+							compacted = true
+						default:
+						}
+					}
+					ts := w.eng.NewTimestamp()
+					m.Key = []byte(fmt.Sprintf("f%07d", i))
+					m.Rows[0] = data.Row{Clustering: ck, Deletion: data.LiveDeletion,
+						Liveness: data.LivenessInfo{Timestamp: ts, ExpiresAt: data.NoDeletionTime},
+						Cells:    []data.Cell{{Column: "v", Timestamp: ts, LocalDeletionTime: data.NoDeletionTime, Value: value}}}
+					t0 := time.Now()
+					if err := w.eng.Apply(ctx, w.tbl, m); err != nil {
+						b.Fatal(err)
+					}
+					if i < writes || !compacted {
+						lat = append(lat, time.Since(t0))
+						n++
+					}
+				}
+				elapsed += time.Since(start)
+				b.StopTimer()
+				_ = w.eng.Close()
+				_ = os.RemoveAll(dir)
+				b.StartTimer()
+			}
+			slices.Sort(lat)
+			b.ReportMetric(float64(n)/elapsed.Seconds(), "writes/s")
+			b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds()), "p50-ns")
+			b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds()), "p99-ns")
 		})
 	}
 }
