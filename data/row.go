@@ -70,67 +70,82 @@ func (r *Row) HasLiveData(now int64) bool {
 // collection deletion removed. Neither input is modified; the result may
 // share cell memory with them.
 func MergeRows(a, b *Row) Row {
-	out := Row{Clustering: a.Clustering, Liveness: a.Liveness, Deletion: MaxDeletion(a.Deletion, b.Deletion)}
+	var out Row
+	MergeRowsInto(&out, a, b)
+	return out
+}
+
+// MergeRowsInto stores in out the reconciliation of a and b, as MergeRows
+// returns it, reusing the arrays of out.Cells and out.ColumnDeletions when
+// they are large enough, so that a merge loop (a compaction) allocates
+// nothing per row. out must be neither a nor b, and must not share its
+// arrays with them.
+func MergeRowsInto(out *Row, a, b *Row) {
+	cells, cds := out.Cells[:0], out.ColumnDeletions[:0]
+	*out = Row{Clustering: a.Clustering, Liveness: a.Liveness, Deletion: MaxDeletion(a.Deletion, b.Deletion)}
 	if b.Liveness.Supersedes(a.Liveness) {
 		out.Liveness = b.Liveness
 	}
-	out.ColumnDeletions = mergeColumnDeletions(a.ColumnDeletions, b.ColumnDeletions)
-	out.Cells = make([]Cell, 0, len(a.Cells)+len(b.Cells))
+	out.ColumnDeletions = appendMergedColumnDeletions(cds, a.ColumnDeletions, b.ColumnDeletions)
+	cells = slices.Grow(cells, len(a.Cells)+len(b.Cells))
 	i, j := 0, 0
 	for i < len(a.Cells) || j < len(b.Cells) {
 		switch {
 		case j >= len(b.Cells):
-			out.Cells = append(out.Cells, a.Cells[i])
+			cells = append(cells, a.Cells[i])
 			i++
 		case i >= len(a.Cells):
-			out.Cells = append(out.Cells, b.Cells[j])
+			cells = append(cells, b.Cells[j])
 			j++
 		default:
 			c := CompareID(&a.Cells[i], &b.Cells[j])
 			switch {
 			case c < 0:
-				out.Cells = append(out.Cells, a.Cells[i])
+				cells = append(cells, a.Cells[i])
 				i++
 			case c > 0:
-				out.Cells = append(out.Cells, b.Cells[j])
+				cells = append(cells, b.Cells[j])
 				j++
 			default:
-				out.Cells = append(out.Cells, Reconcile(&a.Cells[i], &b.Cells[j]))
+				cells = append(cells, Reconcile(&a.Cells[i], &b.Cells[j]))
 				i++
 				j++
 			}
 		}
 	}
+	out.Cells = cells
 	out.PurgeShadowed(LiveDeletion)
-	return out
 }
 
 func mergeColumnDeletions(a, b []ColumnDeletion) []ColumnDeletion {
 	// The result is always a new slice: PurgeShadowed filters it in place,
 	// and a or b may belong to a row that readers share (a memtable row).
-	if len(b) == 0 {
-		return slices.Clone(a)
+	return appendMergedColumnDeletions(nil, a, b)
+}
+
+// appendMergedColumnDeletions appends to dst the union of a and b (sorted
+// by column), the later deletion where both name a column. The result is
+// nil when both are empty.
+func appendMergedColumnDeletions(dst, a, b []ColumnDeletion) []ColumnDeletion {
+	if len(a) == 0 && len(b) == 0 {
+		return nil
 	}
-	if len(a) == 0 {
-		return slices.Clone(b)
-	}
-	out := make([]ColumnDeletion, 0, len(a)+len(b))
 	i, j := 0, 0
 	for i < len(a) || j < len(b) {
 		switch {
 		case j >= len(b) || (i < len(a) && a[i].Column < b[j].Column):
-			out = append(out, a[i])
+			dst = append(dst, a[i])
 			i++
 		case i >= len(a) || b[j].Column < a[i].Column:
-			out = append(out, b[j])
+			dst = append(dst, b[j])
 			j++
 		default:
-			out = append(out, ColumnDeletion{Column: a[i].Column, Deletion: MaxDeletion(a[i].Deletion, b[j].Deletion)})
+			dst = append(dst, ColumnDeletion{Column: a[i].Column, Deletion: MaxDeletion(a[i].Deletion, b[j].Deletion)})
 			i++
 			j++
 		}
 	}
-	return out
+	return dst
 }
 
 // PurgeShadowed removes, in place, what a deletion covering the row (outer:

@@ -13,7 +13,7 @@ import (
 // benchEngine returns an in-memory engine with table ks.t and background
 // compaction off, so that the SSTables loaded stay as they are.
 func benchEngine(b *testing.B) (*Engine, *schema.Table) {
-	e, err := Open(Options{Clock: NewManualClock(testStart), DisableAutoCompaction: true})
+	e, err := Open(Options{Clock: NewManualClock(testStart), DisableAutoCompaction: true, CompactionThroughput: -1})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -92,10 +92,12 @@ type compactor struct {
 	others   []*sstableSource                // the table's SSTables outside the compaction
 	view     purgeView
 	rec      CompactionRecord
+	pm       partMerge // reused by every partition
 
 	txn     *txnLog
 	w       *sstable.Writer
 	wGen    int
+	wFile   string // the Data.db name of wGen
 	wBytes  int64
 	outputs []*sstableSource
 	upper   sstable.LogPosition
@@ -278,8 +280,15 @@ func (c *compactor) run(ctx context.Context) error {
 			}
 		}
 	}()
+	// ratio converts an input's stream bytes to its bytes on disk, which
+	// the throttle counts (Cassandra's compressionRatio).
+	ratio := make([]float64, len(c.merge))
 	for i, in := range c.merge {
-		iters[i] = corruptionIter{in.r.Scan(data.FullRing)}
+		iters[i] = corruptionIter{in.r.ScanReuse(data.FullRing)}
+		ratio[i] = 1
+		if st := in.stats; st.DataSize > 0 {
+			ratio[i] = float64(st.CompressedSize) / float64(st.DataSize)
+		}
 	}
 	var used []int
 	for i := range iters {
@@ -326,11 +335,18 @@ func (c *compactor) run(ctx context.Context) error {
 			break
 		}
 		parts = parts[:0]
+		var scanned float64
 		for _, i := range used {
 			parts = append(parts, heads[i])
+			if sz, ok := heads[i].(interface{ Size() uint64 }); ok {
+				scanned += float64(sz.Size()) * ratio[i]
+			}
 		}
 		c.rec.RowsMerged[len(parts)]++
 		if err := c.mergePartition(parts); err != nil {
+			return err
+		}
+		if err := c.e.throttle.acquire(ctx, int64(scanned)); err != nil {
 			return err
 		}
 	}
@@ -411,8 +427,12 @@ func partitionMinTimestamp(ps data.PartitionSource) int64 {
 // is past gc grace.
 type purger struct {
 	now, gcBefore int64
-	max           func() int64
-	maxPurgeable  *int64
+	// c, token and key name the partition whose max purgeable timestamp
+	// maxPurgeable caches (math.MinInt64 until looked up).
+	c            *compactor
+	token        int64
+	key          []byte
+	maxPurgeable int64
 	// dropped are the table's dropped columns: their cells and collection
 	// deletions written up to the drop go, whatever gc grace says, as
 	// Cassandra skips them when it reads an SSTable
@@ -422,24 +442,24 @@ type purger struct {
 
 // isDropped reports whether data of column written at ts predates the
 // column's drop.
-func (p purger) isDropped(column string, ts int64) bool {
+func (p *purger) isDropped(column string, ts int64) bool {
 	d, ok := p.dropped[column]
 	return ok && ts <= d.DroppedAt
 }
 
 // purgeable reports whether a deletion (or expired data) written at ts
 // with local deletion time ldt may be dropped.
-func (p purger) purgeable(ts, ldt int64) bool {
+func (p *purger) purgeable(ts, ldt int64) bool {
 	if ldt >= p.gcBefore {
 		return false
 	}
-	if *p.maxPurgeable == math.MinInt64 {
-		*p.maxPurgeable = p.max()
+	if p.maxPurgeable == math.MinInt64 {
+		p.maxPurgeable = p.c.maxPurgeable(p.token, p.key)
 	}
-	return ts < *p.maxPurgeable
+	return ts < p.maxPurgeable
 }
 
-func (p purger) deletion(d data.DeletionTime) data.DeletionTime {
+func (p *purger) deletion(d data.DeletionTime) data.DeletionTime {
 	if !d.IsLive() && p.purgeable(d.MarkedForDeleteAt, d.LocalDeletionTime) {
 		return data.LiveDeletion
 	}
@@ -449,7 +469,7 @@ func (p purger) deletion(d data.DeletionTime) data.DeletionTime {
 // row purges r in place (Row.purge): expired liveness, deletions and
 // tombstones past gc grace go; expired cells become tombstones dated at
 // their write time (expiry - ttl) or go; data of dropped columns goes.
-func (p purger) row(r *data.Row) {
+func (p *purger) row(r *data.Row) {
 	if !r.Liveness.IsEmpty() && !r.Liveness.IsLive(p.now) && p.purgeable(r.Liveness.Timestamp, r.Liveness.ExpiresAt) {
 		r.Liveness = data.EmptyLiveness
 	}
@@ -468,7 +488,7 @@ func (p purger) row(r *data.Row) {
 	}
 	kept := r.Cells[:0]
 	for _, c := range r.Cells {
-		if p.isDropped(c.Column, c.Timestamp) {
+		if len(p.dropped) > 0 && p.isDropped(c.Column, c.Timestamp) {
 			continue
 		}
 		if !c.IsLive(p.now) {
@@ -485,24 +505,61 @@ func (p purger) row(r *data.Row) {
 	r.Cells = kept
 }
 
+// partMerge is the state of the merge of one partition, kept in the
+// compactor and reused from partition to partition so that a compaction
+// allocates nothing per partition or row in the common case.
+type partMerge struct {
+	p       purger
+	m       rowMerger
+	stats   ReadStats
+	del     data.DeletionTime // the merged partition deletion
+	cursor  rtCursor
+	rts     []data.RangeTombstone // the merged range tombstones
+	outRTs  []data.RangeTombstone // those purge keeps
+	curRTs  []data.RangeTombstone // the cursor's copy
+	static  data.Row
+	statics []data.Cell
+	staticD []data.ColumnDeletion
+}
+
+// next returns the next merged row that survives shadowing and purge.
+func (pm *partMerge) next() (*data.Row, bool) {
+	for {
+		r, ok := pm.m.next()
+		if !ok {
+			return nil, false
+		}
+		outer := pm.del
+		if len(pm.cursor.rts) > 0 {
+			outer = data.MaxDeletion(outer, pm.cursor.covering(r.Clustering))
+		}
+		r.PurgeShadowed(outer)
+		pm.p.row(r)
+		if !r.IsEmpty() {
+			return r, true
+		}
+	}
+}
+
 // mergePartition merges the versions of one partition and writes what
 // survives purge.
 func (c *compactor) mergePartition(parts []data.PartitionSource) error {
 	token, key := parts[0].Token(), parts[0].Key()
-	unknown := int64(math.MinInt64)
-	p := purger{now: c.now, gcBefore: c.gcBefore, maxPurgeable: &unknown,
-		max: func() int64 { return c.maxPurgeable(token, key) }, dropped: c.dropped}
+	pm := &c.pm
+	pm.p = purger{now: c.now, gcBefore: c.gcBefore, c: c, token: token, key: key, maxPurgeable: math.MinInt64, dropped: c.dropped}
+	p := &pm.p
 	del := data.LiveDeletion
 	var static *data.Row
-	var rts []data.RangeTombstone
+	rts := pm.rts[:0]
 	for _, ps := range parts {
 		del = data.MaxDeletion(del, ps.Deletion())
 		if st := ps.Static(); st != nil {
 			if static == nil {
-				cp := *st
-				cp.Cells = slices.Clone(st.Cells)
-				cp.ColumnDeletions = slices.Clone(st.ColumnDeletions)
-				static = &cp
+				pm.static = *st
+				pm.statics = append(pm.statics[:0], st.Cells...)
+				pm.staticD = append(pm.staticD[:0], st.ColumnDeletions...)
+				pm.static.Cells, pm.static.ColumnDeletions = pm.statics, pm.staticD
+				static = &pm.static
 			} else {
 				merged := data.MergeRows(static, st)
 				static = &merged
@@ -524,6 +581,7 @@ func (c *compactor) mergePartition(parts []data.PartitionSource) error {
 		}
 	}
 	rts = keptRTs
+	pm.rts = rts
 	if static != nil {
 		static.PurgeShadowed(del)
 		p.row(static)
@@ -531,33 +589,26 @@ func (c *compactor) mergePartition(parts []data.PartitionSource) error {
 			static = nil
 		}
 	}
-	var outRTs []data.RangeTombstone
+	outRTs := pm.outRTs[:0]
 	for _, rt := range rts {
 		if d := p.deletion(rt.Deletion); !d.IsLive() {
 			outRTs = append(outRTs, rt)
 		}
 	}
-	cursor := newRTCursor(slices.Clone(rts), false)
-	stats := &ReadStats{Sources: make([]SourceStats, len(parts))}
-	m := rowMerger{stats: stats}
+	pm.outRTs = outRTs
+	pm.curRTs = append(pm.curRTs[:0], rts...)
+	pm.cursor = newRTCursor(pm.curRTs, false)
+	pm.del = del
+	pm.stats.RowsRead = 0
+	pm.stats.Sources = slices.Grow(pm.stats.Sources[:0], len(parts))[:len(parts)]
+	clear(pm.stats.Sources)
+	m := &pm.m
+	m.stats, m.err = &pm.stats, nil
 	for i, ps := range parts {
 		m.add(ps.Rows(nil, false), i)
 	}
 	defer func() { _ = m.close() }()
-	next := func() (*data.Row, bool) {
-		for {
-			r, ok := m.next()
-			if !ok {
-				return nil, false
-			}
-			r.PurgeShadowed(data.MaxDeletion(del, cursor.covering(r.Clustering)))
-			p.row(r)
-			if !r.IsEmpty() {
-				return r, true
-			}
-		}
-	}
-	first, ok := next()
+	first, ok := pm.next()
 	if m.err != nil {
 		return m.err
 	}
@@ -576,7 +627,7 @@ func (c *compactor) mergePartition(parts []data.PartitionSource) error {
 		size += int64(static.Size())
 	}
 	var rows int64
-	for r := first; ok; r, ok = next() {
+	for r := first; ok; r, ok = pm.next() {
 		if err := c.w.AddRow(r); err != nil {
 			return err
 		}
@@ -590,7 +641,7 @@ func (c *compactor) mergePartition(parts []data.PartitionSource) error {
 		return err
 	}
 	c.wBytes += size
-	c.e.warnLargePartition(c.s, key, size, rows, sstable.FileName(c.wGen, sstable.ComponentData))
+	c.e.warnLargePartition(c.s, key, size, rows, c.wFile)
 	if c.wBytes >= c.e.opts.MaxSSTableSize {
 		return c.finishWriter()
 	}
@@ -655,6 +706,7 @@ func (c *compactor) ensureWriter() error {
 		return err
 	}
 	c.w, c.wGen, c.wBytes = w, gen, 0
+	c.wFile = sstable.FileName(gen, sstable.ComponentData)
 	return nil
 }
 

@@ -97,7 +97,14 @@
 // ttl; tombstones older than gcBefore whose timestamp is below every
 // timestamp of the partition outside the compaction go) and writes SSTables
 // of at most MaxSSTableSize bytes carrying the inputs' largest commit-log
-// upper bound. The switch from inputs to outputs is atomic across crashes
+// upper bound. The merge allocates nothing per partition or row in the
+// common case: each input is read through a reusing scan
+// (sstable.Reader.ScanReuse), and the merge state (rowMerger, purger, range
+// tombstones, static row) lives in the compactor (partMerge). Every
+// compaction is paced by one shared throttle (throttle.go,
+// Options.CompactionThroughput, Cassandra's compaction_throughput, 64 MiB/s
+// of input as stored by default), acquired after each partition with the
+// bytes it read. The switch from inputs to outputs is atomic across crashes
 // through a compaction log (txnlog.go), and readers are reference counted:
 // a read in flight keeps the inputs open until it ends, then their files
 // are removed. Flushes and compactions log partitions past

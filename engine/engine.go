@@ -63,6 +63,7 @@ type Engine struct {
 	bgCtx      context.Context
 	bgCancel   context.CancelFunc
 	compactSem chan struct{}
+	throttle   *throttle // Options.CompactionThroughput; nil: unthrottled
 	historyMu  sync.Mutex
 	history    []CompactionRecord
 
@@ -122,6 +123,7 @@ func Open(opts Options) (*Engine, error) {
 	e.memCond = sync.NewCond(&e.memMu)
 	e.flushSem = make(chan struct{}, e.opts.FlushWorkers)
 	e.compactSem = make(chan struct{}, e.opts.CompactionWorkers)
+	e.throttle = newThrottle(e.opts.CompactionThroughput)
 	e.bgCtx, e.bgCancel = context.WithCancel(context.Background())
 	e.state.Store(emptySchemaState())
 	if err := e.openStorage(); err != nil {

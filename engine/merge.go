@@ -36,6 +36,9 @@ type rowMerger struct {
 	cells   []data.Cell
 	cds     []data.ColumnDeletion
 	same    []int
+	// merged are the rows MergeRowsInto fills in turn when several
+	// sources hold the row.
+	merged [2]data.Row
 
 	// The slices above start in these, so that a read of up to
 	// inlineSources sources allocates none of them (the merger lives in
@@ -133,13 +136,31 @@ func (m *rowMerger) next() (*data.Row, bool) {
 			m.scratch.ColumnDeletions = m.cds
 		}
 	} else {
-		merged := data.MergeRows(first, m.heads[m.same[1]])
+		// Merge into the two spare rows in turn, so that their arrays are
+		// reused from row to row; the result is copied into scratch, whose
+		// arrays the caller may filter in place.
+		dst := &m.merged[0]
+		data.MergeRowsInto(dst, first, m.heads[m.same[1]])
 		for _, i := range m.same[2:] {
-			merged = data.MergeRows(&merged, m.heads[i])
+			src := dst
+			dst = &m.merged[1]
+			if src == dst {
+				dst = &m.merged[0]
+			}
+			data.MergeRowsInto(dst, src, m.heads[i])
 		}
-		merged.Clustering = first.Clustering
-		merged.ColumnDeletions = slices.Clone(merged.ColumnDeletions)
-		m.scratch = merged
+		m.scratch = *dst
+		if m.cells == nil {
+			m.cells = m.cellsBuf[:0]
+		}
+		m.cells = append(m.cells[:0], dst.Cells...)
+		m.scratch.Cells = m.cells
+		m.scratch.Clustering = first.Clustering
+		m.scratch.ColumnDeletions = nil
+		if len(dst.ColumnDeletions) > 0 {
+			m.cds = append(m.cds[:0], dst.ColumnDeletions...)
+			m.scratch.ColumnDeletions = m.cds
+		}
 	}
 	return &m.scratch, true
 }
@@ -151,7 +172,11 @@ func (m *rowMerger) close() error {
 			err = cerr
 		}
 	}
-	m.iters, m.heads = nil, nil
+	// Keep the arrays (a compaction reuses its merger for every
+	// partition), not what they point to.
+	clear(m.iters)
+	clear(m.heads)
+	m.iters, m.heads, m.srcIdx, m.same = m.iters[:0], m.heads[:0], m.srcIdx[:0], m.same[:0]
 	return err
 }
 

@@ -137,6 +137,15 @@ type Options struct {
 	// 0 means DefaultCompactionCheckPeriod; negative turns the periodic
 	// check off.
 	CompactionCheckPeriod time.Duration
+	// CompactionThroughput paces every compaction of the engine (background,
+	// major and user-defined alike, sharing one budget) to this many bytes
+	// per second of input read, counted as stored on disk (compressed), as
+	// Cassandra's compaction_throughput does, so that compactions leave
+	// the disk and CPU to foreground reads and writes. Up to a second's
+	// worth may go unpaced after a pause. 0 means
+	// DefaultCompactionThroughput (64 MiB/s, Cassandra 4.1's default);
+	// negative means unthrottled (Cassandra's 0).
+	CompactionThroughput int64
 	// MaxSSTableSize bounds the Data.db size of the SSTables a compaction
 	// writes: the output is split into SSTables of about this many
 	// uncompressed bytes, at partition boundaries. 0 means 160 MiB.
@@ -193,6 +202,9 @@ func (o Options) EnsureDefaults() Options {
 	}
 	if o.MaxSSTableSize == 0 {
 		o.MaxSSTableSize = DefaultMaxSSTableSize
+	}
+	if o.CompactionThroughput == 0 {
+		o.CompactionThroughput = DefaultCompactionThroughput
 	}
 	if o.LargePartitionWarnBytes == 0 {
 		o.LargePartitionWarnBytes = DefaultLargePartitionWarnBytes

@@ -411,6 +411,19 @@ func (r *Reader) Scan(tr data.TokenRange) data.PartitionIterator {
 	return it
 }
 
+// ScanReuse is Scan for a caller that is done with each partition before it
+// asks for the next one, as a compaction is: the partition Next returns,
+// its row iterator (one per partition) and every row, key, static row and
+// range tombstone they return are valid only until the next call to Next.
+// The scan then recycles one Partition, one row iterator and its buffers for
+// every partition, and the rows read through the scan's own chunk cursor, so
+// that no chunk is decompressed twice.
+func (r *Reader) ScanReuse(tr data.TokenRange) data.PartitionIterator {
+	it := r.Scan(tr).(*scanIter)
+	it.reuse = true
+	return it
+}
+
 type scanIter struct {
 	r    *Reader
 	tr   data.TokenRange
@@ -421,6 +434,13 @@ type scanIter struct {
 	err  error
 	done bool
 	p    *Partition
+
+	// With reuse (ScanReuse): the partition, its row iterator and the
+	// index entry's bytes, recycled from partition to partition.
+	reuse   bool
+	part    Partition
+	rows    rowIter
+	payload []byte
 }
 
 // Next returns the next partition in range.
@@ -450,6 +470,13 @@ func (it *scanIter) Next() (data.PartitionSource, bool) {
 		if !it.tr.Contains(t) {
 			continue
 		}
+		if it.reuse {
+			if err := it.nextReused(payload, at); err != nil {
+				it.err = err
+				return nil, false
+			}
+			return it.p, true
+		}
 		// Copy the payload: the index reader reuses its buffer.
 		p := &Partition{r: it.r}
 		p.e, err = it.r.decodeEntry(append([]byte(nil), payload...), at)
@@ -469,6 +496,40 @@ func (it *scanIter) Next() (data.PartitionSource, bool) {
 		it.p = p
 		return p, true
 	}
+}
+
+// nextReused loads the partition of the index entry payload (at at) into
+// the scan's recycled Partition.
+func (it *scanIter) nextReused(payload []byte, at uint64) error {
+	if it.p != nil && !it.rows.closed && it.rows.p == it.p {
+		_ = it.rows.Close() // the caller did not close it: count its reads
+	}
+	// The previous partition is done with: its entry bytes, static row
+	// and range tombstones may be overwritten.
+	it.payload = append(it.payload[:0], payload...)
+	rts := it.part.rts[:0]
+	p := &it.part
+	*p = Partition{r: it.r}
+	var err error
+	if p.e, err = it.r.decodeEntry(it.payload, at); err != nil {
+		return err
+	}
+	it.pst = ReadStats{}
+	err = it.r.loadPartition(p, it.cur, &it.pst)
+	it.st.Add(it.pst)
+	if err != nil {
+		return err
+	}
+	if len(p.rts) == 0 {
+		p.rts = rts
+	}
+	// The rows stream through the scan's cursor: they are read before the
+	// next header, which then finds their last chunk in place.
+	p.cur = it.cur
+	p.spare = &it.rows
+	it.rows.keep = true
+	it.p = p
+	return nil
 }
 
 // Err returns the first error met.

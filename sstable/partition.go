@@ -181,8 +181,21 @@ func (p *Partition) Rows(slices data.Slices, reverse bool) data.RowIterator {
 	} else {
 		it = new(rowIter)
 	}
-	*it = rowIter{p: p, slices: slices, reverse: reverse}
-	it.row.Cells = it.cellBuf[:0]
+	if it.keep {
+		// A reusing scan's iterator: keep the interned column names, the
+		// cell array and the scratch buffers from partition to partition.
+		names, cells, scratch := it.names, it.row.Cells[:0], it.scratch
+		*it = rowIter{p: p, slices: slices, reverse: reverse, keep: true}
+		it.names, it.scratch = names, scratch
+		if cap(cells) > len(it.cellBuf) {
+			it.row.Cells = cells
+		} else {
+			it.row.Cells = it.cellBuf[:0]
+		}
+	} else {
+		*it = rowIter{p: p, slices: slices, reverse: reverse}
+		it.row.Cells = it.cellBuf[:0]
+	}
 	if p.cur != nil {
 		it.cur, p.cur = p.cur, nil
 		it.cur.st = &it.st
@@ -275,6 +288,9 @@ type rowIter struct {
 	err     error
 	done    bool
 	closed  bool
+	// keep marks the iterator of a reusing scan (ScanReuse), whose buffers
+	// survive from one partition to the next.
+	keep bool
 }
 
 // loadSegment reads the next segment; false at the end or on error.
@@ -513,6 +529,9 @@ func (it *rowIter) Close() error {
 	it.closed = true
 	it.p.stats.Add(it.st)
 	it.p.r.total.add(&it.st)
-	it.offs, it.ownOffs, it.scratch = nil, false, [2][]byte{}
+	it.offs, it.ownOffs = nil, false
+	if !it.keep {
+		it.scratch = [2][]byte{}
+	}
 	return nil
 }

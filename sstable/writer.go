@@ -5,10 +5,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/vfs"
@@ -56,10 +56,7 @@ type Writer struct {
 	created       []string
 	chunk         []byte // uncompressed bytes of the current chunk
 	pos           uint64 // uncompressed stream offset
-	out           []byte // compressed chunks not yet written
-	dataFileOff   uint64
-	chunkOffsets  []uint64
-	digest        uint32
+	sink          *dataSink
 	indexOut      []byte
 	indexFileOff  uint64
 	summary       []summaryEntry
@@ -107,9 +104,6 @@ func NewWriter(fs vfs.FS, dir string, gen int, opts WriterOptions) (*Writer, err
 	}
 	w := &Writer{fs: fs, dir: dir, gen: gen, opts: opts, stats: newStats()}
 	w.chunk = make([]byte, 0, opts.Compression.ChunkLength)
-	// Room for a flush's worth of chunks plus one more chunk at its worst
-	// compression, so that the output buffers never grow.
-	w.out = make([]byte, 0, dataFlushSize+2*opts.Compression.ChunkLength+64)
 	w.indexOut = make([]byte, 0, 2*indexFlushSize)
 	w.keyHashes = make([][2]uint64, 0, 1024)
 	var err error
@@ -120,8 +114,7 @@ func NewWriter(fs vfs.FS, dir string, gen int, opts WriterOptions) (*Writer, err
 		w.Abort()
 		return nil, err
 	}
-	w.out = appendHeader(w.out, ComponentData)
-	w.dataFileOff = 0 // the header is in w.out
+	w.sink = newDataSink(opts.Compression.Codec, opts.Compression.ChunkLength, w.data, FileName(gen, ComponentData))
 	w.indexOut = appendHeader(w.indexOut, ComponentIndex)
 	w.indexFileOff = 0 // the header is in w.indexOut
 	return w, nil
@@ -387,46 +380,18 @@ func (w *Writer) writeStream(b []byte) error {
 	return nil
 }
 
-// emitChunk compresses the current chunk and queues it for Data.db. A chunk
-// on disk is a kind byte (0 stored raw, 1 compressed), the payload, and a
-// CRC32C of kind and payload, little-endian. A chunk that does not shrink by
-// compression is stored raw.
+// emitChunk hands the current chunk to the sink, which compresses and
+// writes it (in parallel with the writer when it can), and takes the
+// buffer to fill next.
 func (w *Writer) emitChunk() error {
 	if len(w.chunk) == 0 {
 		return nil
 	}
-	w.chunkOffsets = append(w.chunkOffsets, w.dataFileOff+uint64(len(w.out)))
-	start := len(w.out)
-	w.out = append(w.out, 1)
-	var err error
-	if w.opts.Compression.Codec != CodecNone {
-		w.out, err = compressChunk(w.opts.Compression.Codec, w.out, w.chunk)
-		if err != nil {
-			return w.fail(err)
-		}
+	next, err := w.sink.put(w.chunk)
+	w.chunk = next
+	if err != nil {
+		return w.fail(err)
 	}
-	if w.opts.Compression.Codec == CodecNone || len(w.out)-start-1 >= len(w.chunk) {
-		w.out = append(w.out[:start], 0)
-		w.out = append(w.out, w.chunk...)
-	}
-	w.out = binary.LittleEndian.AppendUint32(w.out, crc32c(w.out[start:]))
-	w.chunk = w.chunk[:0]
-	if len(w.out) >= dataFlushSize {
-		return w.flushData()
-	}
-	return nil
-}
-
-func (w *Writer) flushData() error {
-	if len(w.out) == 0 {
-		return nil
-	}
-	w.digest = crc32.Update(w.digest, crc32.IEEETable, w.out)
-	if _, err := w.data.Write(w.out); err != nil {
-		return w.fail(fmt.Errorf("sstable: write %s: %w", FileName(w.gen, ComponentData), err))
-	}
-	w.dataFileOff += uint64(len(w.out))
-	w.out = w.out[:0]
 	return nil
 }
 
@@ -451,12 +416,10 @@ func (w *Writer) Finish() (*Meta, error) {
 	if w.inPartition {
 		return nil, w.fail(fmt.Errorf("%w: Finish inside a partition", ErrWriterState))
 	}
-	if err := w.emitChunk(); err != nil {
-		return nil, err
+	if err := w.sink.finish(w.chunk); err != nil {
+		return nil, w.fail(err)
 	}
-	if err := w.flushData(); err != nil {
-		return nil, err
-	}
+	w.chunk = w.chunk[:0]
 	if err := w.flushIndex(); err != nil {
 		return nil, err
 	}
@@ -476,42 +439,32 @@ func (w *Writer) Finish() (*Meta, error) {
 	}
 	st.CommitLogUpperBound = w.opts.CommitLogUpperBound
 	st.DataSize = w.pos
-	st.CompressedSize = w.dataFileOff
+	st.CompressedSize = w.sink.fileOff
 	st.Compression = w.opts.Compression
 
-	sizes := map[Component]int64{ComponentData: int64(w.dataFileOff), ComponentIndex: int64(w.indexFileOff)}
+	sizes := map[Component]int64{ComponentData: int64(w.sink.fileOff), ComponentIndex: int64(w.indexFileOff)}
+	files := []syncFile{{ComponentData, w.data}, {ComponentIndex, w.index}}
+	w.data, w.index = nil, nil
 	for _, f := range []struct {
 		c    Component
 		body []byte
 	}{
-		{ComponentSummary, w.encodeSummary()},
-		{ComponentFilter, w.buildFilter().encode()},
-		{ComponentStatistics, st.encode()},
-		{ComponentCompressionInfo, w.encodeCompressionInfo()},
+		{ComponentSummary, sealSmall(ComponentSummary, w.encodeSummary())},
+		{ComponentFilter, sealSmall(ComponentFilter, w.buildFilter().encode())},
+		{ComponentStatistics, sealSmall(ComponentStatistics, st.encode())},
+		{ComponentCompressionInfo, sealSmall(ComponentCompressionInfo, w.encodeCompressionInfo())},
+		{ComponentDigest, []byte(strconv.FormatUint(uint64(w.sink.digest), 10))},
 	} {
-		b := sealSmall(f.c, f.body)
-		if err := w.writeFile(f.c, b); err != nil {
-			return nil, err
+		file, err := w.writeFile(f.c, f.body)
+		if err != nil {
+			return nil, errors.Join(err, closeAll(files))
 		}
-		sizes[f.c] = int64(len(b))
+		files = append(files, syncFile{f.c, file})
+		sizes[f.c] = int64(len(f.body))
 	}
-	digest := []byte(strconv.FormatUint(uint64(w.digest), 10))
-	if err := w.writeFile(ComponentDigest, digest); err != nil {
+	if err := w.syncAll(files); err != nil {
 		return nil, err
 	}
-	sizes[ComponentDigest] = int64(len(digest))
-	for _, f := range []struct {
-		c Component
-		f vfs.File
-	}{{ComponentData, w.data}, {ComponentIndex, w.index}} {
-		if err := f.f.Sync(); err != nil {
-			return nil, w.fail(fmt.Errorf("sstable: sync %s: %w", FileName(w.gen, f.c), err))
-		}
-		if err := f.f.Close(); err != nil {
-			return nil, w.fail(fmt.Errorf("sstable: close %s: %w", FileName(w.gen, f.c), err))
-		}
-	}
-	w.data, w.index = nil, nil
 	if err := w.fs.SyncDir(w.dir); err != nil {
 		return nil, w.fail(fmt.Errorf("sstable: sync directory %s: %w", w.dir, err))
 	}
@@ -534,22 +487,60 @@ func tocText() []byte {
 	return []byte(sb.String())
 }
 
-// writeFile creates, writes, fsyncs and closes one component.
-func (w *Writer) writeFile(c Component, b []byte) error {
+// writeFile creates and writes one component and returns it open, for
+// syncAll.
+func (w *Writer) writeFile(c Component, b []byte) (vfs.File, error) {
 	f, err := w.create(c)
 	if err != nil {
-		return w.fail(err)
+		return nil, w.fail(err)
 	}
-	name := FileName(w.gen, c)
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
+	if _, err := f.Write(b); err != nil {
+		_ = f.Close() // the write error is the one to report
+		return nil, w.fail(fmt.Errorf("sstable: write %s: %w", FileName(w.gen, c), err))
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	return f, nil
+}
+
+// syncFile is a component file written and not yet synced.
+type syncFile struct {
+	c Component
+	f vfs.File
+}
+
+// syncAll fsyncs and closes the files, all at once: the fsyncs of
+// different files overlap (a journaling filesystem commits them together),
+// which takes a fraction of their time one after the other. Every file is
+// closed whatever happens; the first error is returned.
+func (w *Writer) syncAll(files []syncFile) error {
+	errs := make([]error, len(files))
+	var wg sync.WaitGroup
+	for i, f := range files {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := f.f.Sync(); err != nil {
+				errs[i] = fmt.Errorf("sstable: sync %s: %w", FileName(w.gen, f.c), err)
+			}
+		}()
 	}
-	if err != nil {
-		return w.fail(fmt.Errorf("sstable: write %s: %w", name, err))
+	wg.Wait()
+	for i, f := range files {
+		if err := f.f.Close(); err != nil && errs[i] == nil {
+			errs[i] = fmt.Errorf("sstable: close %s: %w", FileName(w.gen, f.c), err)
+		}
+	}
+	for _, err := range errs {
+		if err != nil {
+			return w.fail(err)
+		}
+	}
+	return nil
+}
+
+// closeAll closes files after a failure.
+func closeAll(files []syncFile) error {
+	for _, f := range files {
+		_ = f.f.Close() // the files are removed by Abort
 	}
 	return nil
 }
@@ -631,9 +622,9 @@ func (w *Writer) encodeCompressionInfo() []byte {
 	b := []byte{byte(w.opts.Compression.Codec)}
 	b = binary.AppendUvarint(b, uint64(w.opts.Compression.ChunkLength))
 	b = binary.AppendUvarint(b, w.pos)
-	b = binary.AppendUvarint(b, w.dataFileOff)
-	b = binary.AppendUvarint(b, uint64(len(w.chunkOffsets)))
-	for _, off := range w.chunkOffsets {
+	b = binary.AppendUvarint(b, w.sink.fileOff)
+	b = binary.AppendUvarint(b, uint64(len(w.sink.offsets)))
+	for _, off := range w.sink.offsets {
 		b = binary.LittleEndian.AppendUint64(b, off)
 	}
 	return b
@@ -657,6 +648,9 @@ func (w *Writer) Abort() error {
 	}
 	w.done = true
 	var errs []error
+	if w.sink != nil {
+		_ = w.sink.stop() // its error, if any, was reported; the files go
+	}
 	for _, f := range []vfs.File{w.data, w.index} {
 		if f != nil {
 			_ = f.Close() // the files are removed below; a close error changes nothing

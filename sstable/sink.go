@@ -1,0 +1,163 @@
+package sstable
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"runtime"
+	"sync/atomic"
+
+	"github.com/minicass/minicass/vfs"
+)
+
+// dataSink turns the writer's full chunks of the uncompressed stream into
+// Data.db: it compresses each chunk, appends its kind byte and CRC32C,
+// records its file offset, feeds the Digest.crc32 and writes the file in
+// buffers of about dataFlushSize bytes.
+//
+// With more than one CPU the sink runs on a goroutine of its own (a
+// pipeline of two stages: the writer encodes rows into the next chunk while
+// the sink compresses and writes the previous one), with a fixed set of
+// chunk buffers passed back and forth, so that nothing is allocated per
+// chunk. Its state (offsets, digest, file length, error) belongs to the
+// goroutine until finish returns.
+type dataSink struct {
+	codec Codec
+	file  vfs.File
+	name  string
+
+	out     []byte // compressed chunks not yet written
+	fileOff uint64 // Data.db bytes written
+	offsets []uint64
+	digest  uint32
+	err     error
+
+	async  bool
+	work   chan []byte   // full chunks, to the goroutine
+	free   chan []byte   // chunk buffers, back to the writer
+	done   chan struct{} // closed when the goroutine ends
+	failed atomic.Bool   // err is set (the writer stops early)
+	ended  bool          // finish or stop was called
+}
+
+// sinkBuffers is the number of chunk buffers of an asynchronous sink: one
+// the writer fills, one queued, one being compressed.
+const sinkBuffers = 3
+
+func newDataSink(codec Codec, chunkLen int, file vfs.File, name string) *dataSink {
+	s := &dataSink{codec: codec, file: file, name: name}
+	// Room for a flush's worth of chunks plus one more chunk at its worst
+	// compression, so that the output buffer never grows.
+	s.out = make([]byte, 0, dataFlushSize+2*chunkLen+64)
+	s.out = appendHeader(s.out, ComponentData)
+	if runtime.GOMAXPROCS(0) > 1 {
+		s.async = true
+		s.work = make(chan []byte, sinkBuffers)
+		s.free = make(chan []byte, sinkBuffers)
+		s.done = make(chan struct{})
+		for range sinkBuffers - 1 {
+			s.free <- make([]byte, 0, chunkLen)
+		}
+		go s.run()
+	}
+	return s
+}
+
+func (s *dataSink) run() {
+	defer close(s.done)
+	for chunk := range s.work {
+		if s.err == nil {
+			s.emit(chunk)
+		}
+		s.free <- chunk[:0]
+	}
+}
+
+// put hands over a full (or the last) chunk and returns the buffer to fill
+// next. It returns the sink's error once one occurred.
+func (s *dataSink) put(chunk []byte) ([]byte, error) {
+	if !s.async {
+		s.emit(chunk)
+		return chunk[:0], s.err
+	}
+	if s.failed.Load() {
+		return chunk[:0], s.stop()
+	}
+	s.work <- chunk
+	return <-s.free, nil
+}
+
+// emit compresses chunk and queues it for Data.db. A chunk on disk is a
+// kind byte (0 stored raw, 1 compressed), the payload, and a CRC32C of kind
+// and payload, little-endian. A chunk that does not shrink by compression
+// is stored raw.
+func (s *dataSink) emit(chunk []byte) {
+	if len(chunk) == 0 {
+		return
+	}
+	s.offsets = append(s.offsets, s.fileOff+uint64(len(s.out)))
+	start := len(s.out)
+	s.out = append(s.out, 1)
+	if s.codec != CodecNone {
+		var err error
+		if s.out, err = compressChunk(s.codec, s.out, chunk); err != nil {
+			s.setErr(err)
+			return
+		}
+	}
+	if s.codec == CodecNone || len(s.out)-start-1 >= len(chunk) {
+		s.out = append(s.out[:start], 0)
+		s.out = append(s.out, chunk...)
+	}
+	s.out = binary.LittleEndian.AppendUint32(s.out, crc32c(s.out[start:]))
+	if len(s.out) >= dataFlushSize {
+		s.write()
+	}
+}
+
+func (s *dataSink) write() {
+	if len(s.out) == 0 || s.err != nil {
+		return
+	}
+	s.digest = crc32.Update(s.digest, crc32.IEEETable, s.out)
+	if _, err := s.file.Write(s.out); err != nil {
+		s.setErr(fmt.Errorf("sstable: write %s: %w", s.name, err))
+		return
+	}
+	s.fileOff += uint64(len(s.out))
+	s.out = s.out[:0]
+}
+
+func (s *dataSink) setErr(err error) {
+	if s.err == nil {
+		s.err = err
+		s.failed.Store(true)
+	}
+}
+
+// finish emits the last chunk, writes what is buffered and ends the
+// goroutine; the sink's state is the caller's afterwards.
+func (s *dataSink) finish(last []byte) error {
+	if s.async && !s.ended && !s.failed.Load() {
+		s.work <- last
+		<-s.free
+	} else if !s.async {
+		s.emit(last)
+	}
+	if err := s.stop(); err != nil {
+		return err
+	}
+	s.write()
+	return s.err
+}
+
+// stop ends the goroutine without writing more and returns the sink's
+// error. It may be called more than once.
+func (s *dataSink) stop() error {
+	if s.async && !s.ended {
+		close(s.work)
+		<-s.done
+	}
+	s.ended = true
+	return s.err
+}
