@@ -89,6 +89,10 @@ type Options struct {
 	// SSTable (partition -> index entry), as Cassandra's key_cache_size
 	// (default 8 MiB; negative disables it).
 	KeyCacheSize int64
+	// CompactionThroughput paces all compactions together, in bytes of
+	// input per second, as Cassandra's compaction_throughput (zero means
+	// 64 MiB/s, Cassandra 4.1's default; negative does not throttle).
+	CompactionThroughput int64
 }
 
 // engineOptions translates Options into the engine's options.
@@ -99,7 +103,7 @@ func (o *Options) engineOptions() engine.Options {
 		MemtableSize: o.MemtableSize, MemtableHardLimit: o.MemtableHardLimit, FlushWorkers: o.FlushWorkers,
 		ColumnIndexSize:             o.ColumnIndexSize,
 		IgnoreCommitLogReplayErrors: o.IgnoreCommitLogReplayErrors, AllowMissingSchema: o.AllowMissingSchema,
-		BlockCacheSize: o.BlockCacheSize, KeyCacheSize: o.KeyCacheSize,
+		BlockCacheSize: o.BlockCacheSize, KeyCacheSize: o.KeyCacheSize, CompactionThroughput: o.CompactionThroughput,
 	}
 	if o.Clock != nil {
 		eo.Clock = o.Clock

@@ -141,6 +141,22 @@ var settings = []setting{
 		set: storageSetter("MiB", false, func(c *serveConfig, n int64) { c.db.PreparedStatementsCacheSize = n })},
 	{name: "column_index_size", old: "column_index_size_in_kb", oldUnit: "KiB", usage: "the row-index granularity of wide partitions in SSTables (default 64KiB)",
 		set: storageSetter("KiB", false, func(c *serveConfig, n int64) { c.db.ColumnIndexSize = int(n) })},
+	{name: "compaction_throughput", old: "compaction_throughput_mb_per_sec", oldUnit: "MiB/s", usage: "the pace of all compactions together, in bytes of input per second; 0 does not throttle (default 64MiB/s)",
+		set: func(c *serveConfig, v string) error {
+			size, ok := strings.CutSuffix(v, "/s")
+			if !ok {
+				return fmt.Errorf("invalid data rate %q: a size per second, e.g. 64MiB/s", v)
+			}
+			n, err := parseStorage(size, "B")
+			if err != nil {
+				return fmt.Errorf("invalid data rate %q: %w", v, err)
+			}
+			if n == 0 {
+				n = -1 // cassandra.yaml's 0 turns throttling off; the engine's zero is the default
+			}
+			c.db.CompactionThroughput = n
+			return nil
+		}},
 }
 
 func timeoutSetting(name, what string, defMS int, field func(*serveConfig) *time.Duration) setting {

@@ -57,6 +57,7 @@ authenticator: org.apache.cassandra.auth.PasswordAuthenticator
 authorizer: AllowAllAuthorizer
 prepared_statements_cache_size:
 column_index_size_in_kb: 16
+compaction_throughput: 16MiB/s
 seed_provider:
   - class_name: org.apache.cassandra.locator.SimpleSeedProvider
 `))
@@ -85,6 +86,12 @@ seed_provider:
 	assert.Equal(t, "PasswordAuthenticator", cfg.authenticator)
 	assert.Equal(t, int64(0), cfg.db.PreparedStatementsCacheSize, "null keeps the default")
 	assert.Equal(t, 16<<10, cfg.db.ColumnIndexSize)
+	assert.Equal(t, int64(16<<20), cfg.db.CompactionThroughput)
+
+	cfg = defaultServeConfig()
+	_, err = cfg.loadYAML(writeYAML(t, "compaction_throughput_mb_per_sec: 0\n"))
+	require.NoError(t, err)
+	assert.Equal(t, int64(-1), cfg.db.CompactionThroughput, "0 does not throttle, as in cassandra.yaml")
 }
 
 // TestLoadYAMLRefusesBadValues: each bad value is refused with the name of
@@ -105,6 +112,7 @@ func TestLoadYAMLRefusesBadValues(t *testing.T) {
 		"native_transport_max_concurrent_connections: -2":            "invalid value for native_transport_max_concurrent_connections",
 		"native_transport_max_frame_size: 512MiB":                    "",
 		"authenticator: LdapAuthenticator":                           "invalid value for authenticator",
+		"compaction_throughput: 64MiB":                               "invalid value for compaction_throughput: invalid data rate \"64MiB\"",
 		"authorizer: CassandraAuthorizer":                            "invalid value for authorizer: \"CassandraAuthorizer\" is not supported",
 		"read_request_timeout: [1, 2]":                               "invalid value for read_request_timeout (line 1): not a single value",
 		"read_request_timeout: 1s\nread_request_timeout_in_ms: 1000": "read_request_timeout and read_request_timeout_in_ms are the same setting",
