@@ -56,6 +56,15 @@ type (
 		Coded
 		FunctionFailure() (keyspace, function string, argTypes []string)
 	}
+	// TimeoutError supplies the extras of the timeout and failure codes
+	// (0x1100 WriteTimeout, 0x1200 ReadTimeout, 0x1300 ReadFailure, 0x1500
+	// WriteFailure, 0x1700 CASWriteUnknown): the consistency level, the
+	// replicas that answered and those required, whether the data was
+	// present, and the write type.
+	TimeoutError interface {
+		Coded
+		TimeoutExtras() (cl wire.Consistency, received, blockFor int32, dataPresent bool, writeType string)
+	}
 	// UnavailableError supplies the extras of code 0x1000.
 	UnavailableError interface {
 		Coded
@@ -119,6 +128,11 @@ func toError(err error, executeID []byte, uncoded wire.ErrorCode) *Error {
 		var ue UnavailableError
 		if errors.As(err, &ue) {
 			out.Consistency, out.Required, out.Alive = ue.Consistency(), ue.Required(), ue.Alive()
+		}
+	case wire.CodeWriteTimeout, wire.CodeReadTimeout, wire.CodeReadFailure, wire.CodeWriteFailure, wire.CodeCASWriteUnknown:
+		var te TimeoutError
+		if errors.As(err, &te) {
+			out.Consistency, out.Received, out.BlockFor, out.DataPresent, out.WriteType = te.TimeoutExtras()
 		}
 	}
 	return out

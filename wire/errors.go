@@ -23,6 +23,9 @@ const (
 	CodeReadFailure     ErrorCode = 0x1300
 	CodeFunctionFailure ErrorCode = 0x1400
 	CodeWriteFailure    ErrorCode = 0x1500
+	// CodeCASWriteUnknown (protocol v5) is a compare-and-set write whose
+	// outcome is unknown (ExceptionCode.CAS_WRITE_UNKNOWN).
+	CodeCASWriteUnknown ErrorCode = 0x1700
 	CodeSyntax          ErrorCode = 0x2000
 	CodeUnauthorized    ErrorCode = 0x2100
 	CodeInvalid         ErrorCode = 0x2200

@@ -377,3 +377,11 @@ func result(r *cql.Result, noMetadata bool) *server.Result {
 	}
 	return out
 }
+
+// The executor's errors carry the extras of their codes to the ERROR frame.
+var (
+	_ server.AlreadyExistsError   = (*cql.Error)(nil)
+	_ server.UnpreparedIDError    = (*cql.Error)(nil)
+	_ server.FunctionFailureError = (*cql.Error)(nil)
+	_ server.TimeoutError         = (*cql.Error)(nil)
+)

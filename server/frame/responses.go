@@ -66,10 +66,6 @@ type FailureReason struct {
 	Code uint16
 }
 
-// CodeCASWriteUnknown is the v5 error code of a compare-and-set write whose
-// outcome is unknown (exceptions/ExceptionCode.java CAS_WRITE_UNKNOWN).
-const CodeCASWriteUnknown wire.ErrorCode = 0x1700
-
 // Error returns the message.
 func (e *Error) Error() string { return e.Message }
 
@@ -195,7 +191,7 @@ func (m *Error) encode(w *Writer) error {
 		w.Int(m.BlockFor)
 		m.writeFailures(w)
 		w.String(m.WriteType)
-	case CodeCASWriteUnknown:
+	case wire.CodeCASWriteUnknown:
 		w.Consistency(m.Consistency)
 		w.Int(m.Received)
 		w.Int(m.BlockFor)
@@ -273,7 +269,7 @@ func decodeError(r *Reader) *Error {
 		e.Consistency, e.Received, e.BlockFor = r.Consistency(), r.Int(), r.Int()
 		e.readFailures(r)
 		e.WriteType = r.String()
-	case CodeCASWriteUnknown:
+	case wire.CodeCASWriteUnknown:
 		e.Consistency, e.Received, e.BlockFor = r.Consistency(), r.Int(), r.Int()
 	case wire.CodeAlreadyExists:
 		e.Keyspace, e.Table = r.String(), r.String()

@@ -37,7 +37,7 @@ func v5Messages() []Frame {
 			Reasons: []FailureReason{{Addr: netip.MustParseAddr("127.0.0.1"), Code: 1}}, DataPresent: true}),
 		resp(&Error{Code: wire.CodeWriteFailure, Message: "w", Consistency: wire.One, Received: 0, BlockFor: 1, NumFailures: 1,
 			Reasons: []FailureReason{{Addr: netip.MustParseAddr("::1"), Code: 0}}, WriteType: "SIMPLE"}),
-		resp(&Error{Code: CodeCASWriteUnknown, Message: "cas", Consistency: wire.Serial, Received: 1, BlockFor: 2}),
+		resp(&Error{Code: wire.CodeCASWriteUnknown, Message: "cas", Consistency: wire.Serial, Received: 1, BlockFor: 2}),
 	}
 }
 
