@@ -8,6 +8,7 @@ import (
 	"net"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -170,7 +171,11 @@ func assign(v reflect.Value, t types.Type, b []byte) error {
 			v.SetString(dv.String())
 			return nil
 		case v.Kind() == reflect.Float64:
-			f, _ := dv.Rat().Float64()
+			// As BigDecimal.doubleValue: the nearest double, ±Inf or 0
+			// out of range. Parsing the text (scientific notation for a
+			// large exponent) costs what its digits cost, where the exact
+			// fraction would build 10^exponent.
+			f, _ := strconv.ParseFloat(dv.String(), 64)
 			v.SetFloat(f)
 			return nil
 		}

@@ -1,6 +1,7 @@
 package minicass
 
 import (
+	"context"
 	"math"
 	"math/big"
 	"net"
@@ -381,4 +382,23 @@ func TestEncodeScanRoundTrip(t *testing.T) {
 		roundTrip(t, "uuid", u, &gu)
 		assert.Equal(t, u, gu)
 	})
+}
+
+// TestScanHugeDecimalIntoFloat: a decimal with a huge exponent scans into a
+// float64 as BigDecimal.doubleValue gives it (±Inf, or 0), at once.
+func TestScanHugeDecimalIntoFloat(t *testing.T) {
+	db, err := Open(Options{})
+	require.NoError(t, err)
+	defer db.Close()
+	ctx := context.Background()
+	require.NoError(t, db.Exec(ctx, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}"))
+	require.NoError(t, db.Exec(ctx, "CREATE TABLE ks.d (k int PRIMARY KEY, v decimal)"))
+	require.NoError(t, db.Exec(ctx, "INSERT INTO ks.d (k, v) VALUES (1, 1e999999999)"))
+	require.NoError(t, db.Exec(ctx, "INSERT INTO ks.d (k, v) VALUES (2, -2.5e-999999999)"))
+	require.NoError(t, db.Exec(ctx, "INSERT INTO ks.d (k, v) VALUES (3, 12.5)"))
+	for k, want := range map[int]float64{1: math.Inf(1), 2: 0, 3: 12.5} {
+		var f float64
+		require.NoError(t, db.Query(ctx, "SELECT v FROM ks.d WHERE k = ?", k).ScanOne(&f))
+		assert.True(t, want == f, "k=%d: got %v, want %v", k, f, want)
+	}
 }
