@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/crypto/bcrypt"
 
@@ -41,6 +42,10 @@ type Options struct {
 	// minicass hashes, 4 to 30. Zero means Cassandra's default, 10, which
 	// costs tens of milliseconds per hash; tests may want 4.
 	LogRounds int
+	// Authorizer is cassandra.yaml's authorizer: AllowAllAuthorizer (the
+	// default, "") or CassandraAuthorizer, which checks permissions kept
+	// in system_auth (permissions.go).
+	Authorizer string
 }
 
 // Roles is the node's role manager and authenticator: CassandraRoleManager's
@@ -54,7 +59,10 @@ type Roles struct {
 	// mu serializes role changes, which read and rewrite system_auth.
 	mu sync.Mutex
 	// enabled is set by Enable: PasswordAuthenticator.
-	enabled   bool
+	enabled bool
+	// authorizing is set by Enable with CassandraAuthorizer
+	// (permissions.go).
+	authorizing atomic.Bool
 	logRounds int
 	// verified remembers, per role, the last password that matched its
 	// hash (as a SHA-256 digest), so a client that opens several
@@ -80,9 +88,14 @@ func (rs *Roles) Enable(ctx context.Context, o Options) error {
 	if rounds < bcrypt.MinCost || rounds > 30 {
 		return fmt.Errorf("cql: bcrypt log rounds %d out of range 4 to 30", rounds)
 	}
+	authorizer, err := ParseAuthorizer(o.Authorizer)
+	if err != nil {
+		return fmt.Errorf("cql: %w", err)
+	}
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	rs.enabled, rs.logRounds = true, rounds
+	rs.authorizing.Store(authorizer == CassandraAuthorizer)
 	names := make([]string, 0, len(o.Superusers))
 	for name := range o.Superusers {
 		names = append(names, name)
