@@ -104,14 +104,20 @@ type Resource struct {
 }
 
 // The resources of the statements' checks.
-func RootData() Resource                   { return Resource{Kind: parser.ResourceAllKeyspaces} }
-func KeyspaceData(ks string) Resource      { return Resource{Kind: parser.ResourceKeyspace, Keyspace: ks} }
-func AllTablesData(ks string) Resource     { return Resource{Kind: parser.ResourceKeyspaceTables, Keyspace: ks} }
-func TableData(ks, table string) Resource  { return Resource{Kind: parser.ResourceTable, Keyspace: ks, Name: table} }
-func RootRoles() Resource                  { return Resource{Kind: parser.ResourceAllRoles} }
-func RoleResource(name string) Resource    { return Resource{Kind: parser.ResourceRole, Name: name} }
-func RootFunctions() Resource              { return Resource{Kind: parser.ResourceAllFunctions} }
-func KeyspaceFunctions(ks string) Resource { return Resource{Kind: parser.ResourceKeyspaceFunctions, Keyspace: ks} }
+func RootData() Resource              { return Resource{Kind: parser.ResourceAllKeyspaces} }
+func KeyspaceData(ks string) Resource { return Resource{Kind: parser.ResourceKeyspace, Keyspace: ks} }
+func AllTablesData(ks string) Resource {
+	return Resource{Kind: parser.ResourceKeyspaceTables, Keyspace: ks}
+}
+func TableData(ks, table string) Resource {
+	return Resource{Kind: parser.ResourceTable, Keyspace: ks, Name: table}
+}
+func RootRoles() Resource               { return Resource{Kind: parser.ResourceAllRoles} }
+func RoleResource(name string) Resource { return Resource{Kind: parser.ResourceRole, Name: name} }
+func RootFunctions() Resource           { return Resource{Kind: parser.ResourceAllFunctions} }
+func KeyspaceFunctions(ks string) Resource {
+	return Resource{Kind: parser.ResourceKeyspaceFunctions, Keyspace: ks}
+}
 
 // StoredName returns the resource's name as role_permissions stores it
 // (IResource.getName): "data/ks/table", "roles/name", "functions/ks/f[int^text]", "mbean/name".

@@ -63,7 +63,7 @@ type Roles struct {
 	// authorizing is set by Enable with CassandraAuthorizer
 	// (permissions.go).
 	authorizing atomic.Bool
-	logRounds int
+	logRounds   int
 	// verified remembers, per role, the last password that matched its
 	// hash (as a SHA-256 digest), so a client that opens several
 	// connections pays for bcrypt once. An ALTER of the password changes

@@ -126,7 +126,9 @@ func CompileAuth(s *plan.Compiler, stmt parser.Statement) (plan.Plan, error) {
 			cols = listPermissionsColumns
 		}
 		res, resErr := resolveResource(s, st.Resource)
-		run = func(ctx context.Context, c *authCall) (*query.Result, error) { return c.permissions(ctx, st, res, resErr) }
+		run = func(ctx context.Context, c *authCall) (*query.Result, error) {
+			return c.permissions(ctx, st, res, resErr)
+		}
 	default:
 		return nil, query.Invalidf("statement not supported: %s", stmt)
 	}
