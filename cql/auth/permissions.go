@@ -546,6 +546,17 @@ func (rs *Roles) EnsurePermission(ctx context.Context, roles map[string]*Role, u
 	return Unauthorized(fmt.Sprintf("User %s has no %s permission on %s or any of its parents", user, perm, res))
 }
 
+// NonVirtualSystemKeyspace reports whether ks is one of the system
+// keyspaces with tables on disk (SchemaConstants.isNonVirtualSystemKeyspace).
+func NonVirtualSystemKeyspace(ks string) bool {
+	return ks == "system" || ks == "system_schema" || replicatedSystemKeyspaces[ks]
+}
+
+// InvalidForSystemKeyspaces are the permissions that cannot be granted on
+// a system keyspace or its tables (Permission.INVALID_FOR_SYSTEM_KEYSPACES:
+// all but SELECT, DESCRIBE and ALTER).
+const InvalidForSystemKeyspaces = AllPermissions &^ (1<<PermSelect | 1<<PermDescribe | 1<<PermAlter)
+
 // localSystemKeyspaces are SchemaConstants.LOCAL_SYSTEM_KEYSPACE_NAMES plus
 // the virtual keyspaces, which nobody may alter.
 var localSystemKeyspaces = map[string]bool{"system": true, "system_schema": true, "system_views": true, "system_virtual_schema": true}
@@ -588,10 +599,7 @@ func (rs *Roles) EnsureDataPermission(ctx context.Context, user string, perm Per
 			return Unauthorized(ks + " keyspace is not user-modifiable.")
 		}
 		if replicatedSystemKeyspaces[ks] {
-			allowed := (perm == PermAlter && res.Kind == parser.ResourceKeyspace) ||
-				(perm == PermDrop && ks == "system_auth" && res.Kind == parser.ResourceTable &&
-					(res.Name == "users" || res.Name == "credentials" || res.Name == "permissions"))
-			if !allowed {
+			if perm != PermAlter || res.Kind != parser.ResourceKeyspace {
 				return Unauthorized(fmt.Sprintf("Cannot %s %s", perm, res))
 			}
 		}

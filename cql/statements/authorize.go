@@ -208,14 +208,14 @@ func requirements(s *plan.Compiler, stmt parser.Statement) ([]requirement, follo
 	return nil, none, nil
 }
 
-// keyspaceWide is the check of the type statements: perm on all tables of
-// the type's keyspace (ensureAllTablesPermission).
+// keyspaceWide is the check of the type statements: perm on the type's
+// keyspace (ensureKeyspacePermission).
 func keyspaceWide(s *plan.Compiler, perm auth.Permission, name parser.TableName) ([]requirement, followUp, error) {
 	ks, err := s.KeyspaceFor(name)
 	if err != nil {
 		return nil, followUp{}, err
 	}
-	return []requirement{{perm, auth.AllTablesData(ks)}}, followUp{}, nil
+	return []requirement{{perm, auth.KeyspaceData(ks)}}, followUp{}, nil
 }
 
 // modificationRequirements is ModificationStatement.authorize: MODIFY on

@@ -628,6 +628,12 @@ func (c *authCall) permissions(ctx context.Context, st *parser.Permissions, res 
 	if !res.exists(c) {
 		return nil, query.Invalidf("Resource %s doesn't exist", res)
 	}
+	// GrantPermissionsStatement.validate: only a few permissions may be
+	// granted on the system keyspaces.
+	if st.Kind == parser.GrantPermissions && res.res.Kind != parser.ResourceAllKeyspaces && isDataKind(res.res.Kind) &&
+		auth.NonVirtualSystemKeyspace(res.res.Keyspace) && perms&auth.InvalidForSystemKeyspaces != 0 {
+		return nil, &query.Error{Code: wire.CodeUnauthorized, Message: "Granting permissions on system keyspaces is strictly limited, this operation is not permitted"}
+	}
 	op := "GRANT"
 	if st.Kind == parser.RevokePermissions {
 		op = "REVOKE"
@@ -648,6 +654,15 @@ func (c *authCall) permissions(ctx context.Context, st *parser.Permissions, res 
 		return nil, err
 	}
 	return query.VoidResult(), nil
+}
+
+// isDataKind reports whether k is a data resource's kind.
+func isDataKind(k parser.ResourceKind) bool {
+	switch k {
+	case parser.ResourceAllKeyspaces, parser.ResourceKeyspace, parser.ResourceKeyspaceTables, parser.ResourceTable:
+		return true
+	}
+	return false
 }
 
 // listPermissions is ListPermissionsStatement.execute with
