@@ -341,7 +341,7 @@ func (rs *Roles) writeGrants(ctx context.Context, role string, g grants) error {
 		}
 		p.Rows = append(p.Rows, virtual.Values{"role": virtual.TextV(role), "resource": virtual.TextV(name), "permissions": virtual.TextSetV(g[name].names()...)})
 	}
-	return rs.node.WritePartitions(ctx, []virtual.Partition{p})
+	return rs.writeAuth(ctx, []virtual.Partition{p})
 }
 
 // readIndex reads the roles resource_role_permissons_index lists for the
@@ -366,7 +366,7 @@ func (rs *Roles) writeIndex(ctx context.Context, resource string, roles []string
 	for _, r := range roles {
 		p.Rows = append(p.Rows, virtual.Values{"resource": virtual.TextV(resource), "role": virtual.TextV(r)})
 	}
-	return rs.node.WritePartitions(ctx, []virtual.Partition{p})
+	return rs.writeAuth(ctx, []virtual.Partition{p})
 }
 
 // Grant adds perms on res to role's permissions (CassandraAuthorizer.grant)
@@ -492,8 +492,13 @@ func (rs *Roles) Permissions(ctx context.Context, roles map[string]*Role, user s
 
 // HasPermission is ClientState.ensurePermission's test without its error:
 // whether user has perm on res or on one of its parents. Built-in
-// functions (keyspace system) are open to everyone.
+// functions (keyspace system) are open to everyone. roles is a snapshot of
+// every role; the grants are read from system_auth.
 func (rs *Roles) HasPermission(ctx context.Context, roles map[string]*Role, user string, perm Permission, res Resource) (bool, error) {
+	return rs.hasPermission(ctx, roles, func(role string) (grants, error) { return rs.readGrants(ctx, role) }, user, perm, res)
+}
+
+func (rs *Roles) hasPermission(ctx context.Context, roles map[string]*Role, grantsOf func(string) (grants, error), user string, perm Permission, res Resource) (bool, error) {
 	if res.Kind == parser.ResourceFunction && res.Keyspace == "system" {
 		return true, nil
 	}
@@ -508,7 +513,7 @@ func (rs *Roles) HasPermission(ctx context.Context, roles map[string]*Role, user
 		}
 		if chainGrants == nil {
 			for _, role := range Granted(roles, user, true) {
-				g, err := rs.readGrants(ctx, role)
+				g, err := grantsOf(role)
 				if err != nil {
 					return false, Unauthorized("Unable to perform authorization of permissions: " + err.Error())
 				}
@@ -528,18 +533,23 @@ func (rs *Roles) HasPermission(ctx context.Context, roles map[string]*Role, user
 // EnsurePermission is ClientState.ensurePermission(perm, resource) for a
 // non-internal session when CassandraAuthorizer is on: user needs perm on
 // res or one of its parents, or the statement fails with Cassandra's text.
-// roles is a snapshot of every role (nil: read here).
+// roles is a snapshot of every role, whose grants are read from
+// system_auth; nil uses the cached snapshot (cache.go).
 func (rs *Roles) EnsurePermission(ctx context.Context, roles map[string]*Role, user string, perm Permission, res Resource) error {
 	if user == "" || !rs.Authorizing() {
 		return nil
 	}
+	var ok bool
+	var err error
 	if roles == nil {
-		var err error
-		if roles, err = rs.All(ctx); err != nil {
+		var s *authSnapshot
+		if s, err = rs.snapshot(ctx); err != nil {
 			return err
 		}
+		ok, err = rs.hasPermission(ctx, s.roles, func(role string) (grants, error) { return s.grantsOf(ctx, rs, role) }, user, perm, res)
+	} else {
+		ok, err = rs.HasPermission(ctx, roles, user, perm, res)
 	}
-	ok, err := rs.HasPermission(ctx, roles, user, perm, res)
 	if err != nil || ok {
 		return err
 	}

@@ -63,7 +63,12 @@ type Roles struct {
 	// authorizing is set by Enable with CassandraAuthorizer
 	// (permissions.go).
 	authorizing atomic.Bool
-	logRounds   int
+	// gen counts the writes to system_auth; cache is the snapshot of
+	// roles and grants the permission checks read, valid while its gen
+	// is current (cache.go).
+	gen       atomic.Uint64
+	cache     atomic.Pointer[authSnapshot]
+	logRounds int
 	// verified remembers, per role, the last password that matched its
 	// hash (as a SHA-256 digest), so a client that opens several
 	// connections pays for bcrypt once. An ALTER of the password changes
@@ -282,12 +287,12 @@ func (rs *Roles) Write(ctx context.Context, r *Role) error {
 	if r.Hash != "" {
 		row["salted_hash"] = virtual.TextV(r.Hash)
 	}
-	return rs.node.WritePartitions(ctx, []virtual.Partition{{Table: virtual.Table("system_auth", "roles"), Key: virtual.TextV(r.Name), Rows: []virtual.Values{row}}})
+	return rs.writeAuth(ctx, []virtual.Partition{{Table: virtual.Table("system_auth", "roles"), Key: virtual.TextV(r.Name), Rows: []virtual.Values{row}}})
 }
 
 // Delete removes the row of role name.
 func (rs *Roles) Delete(ctx context.Context, name string) error {
-	return rs.node.WritePartitions(ctx, []virtual.Partition{{Table: virtual.Table("system_auth", "roles"), Key: virtual.TextV(name)}})
+	return rs.writeAuth(ctx, []virtual.Partition{{Table: virtual.Table("system_auth", "roles"), Key: virtual.TextV(name)}})
 }
 
 // WriteMembers rewrites the role_members partition of each role in names
@@ -305,7 +310,7 @@ func (rs *Roles) WriteMembers(ctx context.Context, roles map[string]*Role, names
 		}
 		parts = append(parts, p)
 	}
-	return rs.node.WritePartitions(ctx, parts)
+	return rs.writeAuth(ctx, parts)
 }
 
 // Granted returns role name and the roles granted to it: all inherited
