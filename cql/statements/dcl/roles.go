@@ -33,7 +33,9 @@ const (
 // minicass plays the parts of a Cassandra 4.1 node configured with
 // CassandraRoleManager (roles kept in system_auth.roles and role_members),
 // AllowAllAuthorizer (no permission is checked, so GRANT and REVOKE of
-// permissions and LIST PERMISSIONS fail as on such a node) and
+// permissions and LIST PERMISSIONS fail as on such a node) or
+// CassandraAuthorizer (package auth keeps the permissions, and each
+// statement checks those of the session's role as 4.1's do) and
 // AllowAllNetworkAuthorizer (ACCESS TO DATACENTERS is accepted on CREATE and
 // refused on ALTER). The authenticator is AllowAllAuthenticator until
 // EnableAuthentication switches to PasswordAuthenticator (the server's
