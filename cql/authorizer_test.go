@@ -209,3 +209,42 @@ func BenchmarkAuthorizedSelect(b *testing.B) {
 		})
 	}
 }
+
+// TestPermissionChecksDuringGrants runs a role's reads while a superuser
+// grants and revokes its permission (run with -race): every read either
+// succeeds or is refused with Cassandra's text, and once the last REVOKE
+// has returned the next read is refused.
+func TestPermissionChecksDuringGrants(t *testing.T) {
+	ctx := context.Background()
+	_, admin, app := newAuthorizingExecutor(t)
+	sel, err := admin.Prepare(ctx, "SELECT v FROM ks.t WHERE k = ?")
+	require.NoError(t, err)
+	p := &query.Params{Values: []query.Value{{Bytes: binary.BigEndian.AppendUint32(nil, 1)}}}
+	done := make(chan struct{})
+	errs := make(chan error, 1)
+	go func() {
+		defer close(errs)
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			_, err := app.ExecutePrepared(ctx, sel, p)
+			if err != nil && err.Error() != "User app has no SELECT permission on <table ks.t> or any of its parents" {
+				errs <- err
+				return
+			}
+		}
+	}()
+	for i := 0; i < 50; i++ {
+		_, err := admin.Query(ctx, "GRANT SELECT ON KEYSPACE ks TO app", nil)
+		require.NoError(t, err)
+		_, err = admin.Query(ctx, "REVOKE SELECT ON KEYSPACE ks FROM app", nil)
+		require.NoError(t, err)
+	}
+	close(done)
+	require.NoError(t, <-errs)
+	_, err = app.ExecutePrepared(ctx, sel, p)
+	requireUnauthorized(t, err, "User app has no SELECT permission on <table ks.t> or any of its parents")
+}
