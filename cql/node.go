@@ -45,10 +45,21 @@ func (x *Executor) SetClients(clients func() []ConnectedClient) { x.env.System.S
 // AuthOptions configure EnableAuthentication (see auth.Options).
 type AuthOptions = auth.Options
 
+// The authorizers AuthOptions.Authorizer chooses from: AllowAllAuthorizer,
+// the default, checks no permission; CassandraAuthorizer keeps them in
+// system_auth and checks every statement of a logged-in session.
+const (
+	AllowAllAuthorizer  = auth.AllowAllAuthorizer
+	CassandraAuthorizer = auth.CassandraAuthorizer
+)
+
 // EnableAuthentication switches the node to PasswordAuthenticator: role
 // passwords become supported options, sessions made with NewUserSession
 // carry their role, and Authenticate checks logins against
-// system_auth.roles. It creates or updates o.Superusers.
+// system_auth.roles. It creates or updates o.Superusers. With
+// o.Authorizer CassandraAuthorizer, every statement of a session made with
+// NewUserSession is checked against the permissions of its role; sessions
+// without a role (NewSession) are the node's internal ones and are not.
 func (x *Executor) EnableAuthentication(ctx context.Context, o AuthOptions) error {
 	return x.env.Roles.Enable(ctx, o)
 }

@@ -25,9 +25,10 @@ func TestCQLScripts(t *testing.T) { runScripts(t, "testdata/scripts") }
 //	                warnings, or the error as "code=2200 message=..."
 //	clock advance=D advances the engine's clock by a Go duration
 //	flush           flushes every table's memtable to an SSTable
-//	auth superuser=U password=P
+//	auth superuser=U password=P [authorizer=A]
 //	                enables password authentication with superuser U
-//	                (bcrypt cost 4)
+//	                (bcrypt cost 4) and authorizer A (default
+//	                AllowAllAuthorizer)
 //	login [user=U password=P]
 //	                checks the credentials and, if they pass, runs the next
 //	                statements as U (the anonymous user without arguments);
@@ -50,7 +51,11 @@ func runScripts(t *testing.T, dir string) {
 				var user, pw string
 				d.ScanArgs(t, "superuser", &user)
 				d.ScanArgs(t, "password", &pw)
-				require.NoError(t, s.x.EnableAuthentication(context.Background(), AuthOptions{Superusers: map[string]string{user: pw}, LogRounds: 4}))
+				var authorizer string
+				if d.HasArg("authorizer") {
+					d.ScanArgs(t, "authorizer", &authorizer)
+				}
+				require.NoError(t, s.x.EnableAuthentication(context.Background(), AuthOptions{Superusers: map[string]string{user: pw}, LogRounds: 4, Authorizer: authorizer}))
 				return ""
 			case "login":
 				var user, pw string

@@ -384,6 +384,12 @@ func TestGocqlRoles(t *testing.T) {
 	require.NoError(t, err)
 	defer app.Close()
 	require.NoError(t, app.Query("ALTER ROLE app WITH PASSWORD = 'rotated'").Exec())
+	// CassandraAuthorizer: DROP needs DROP on the role first; with it, a
+	// superuser role still needs a superuser.
+	err = app.Query("DROP ROLE cassandra").Exec()
+	require.Error(t, err)
+	assert.Equal(t, "User app does not have sufficient privileges to perform the requested operation", err.Error())
+	require.NoError(t, admin.Query("GRANT DROP ON ALL ROLES TO readers").Exec())
 	err = app.Query("DROP ROLE cassandra").Exec()
 	require.Error(t, err)
 	assert.Equal(t, "Only superusers can drop a role with superuser status", err.Error())

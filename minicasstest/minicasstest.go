@@ -77,6 +77,12 @@ type Options struct {
 	// Cassandra's default is 10), so a server starts in milliseconds.
 	// Default nil: no authentication.
 	Auth map[string]string
+	// Authorizer is the authorizer with Auth: CassandraAuthorizer (the
+	// default, "") checks every statement against the permissions granted
+	// to the session's role, as a Cassandra 4.1 node configured with
+	// PasswordAuthenticator and CassandraAuthorizer; AllowAllAuthorizer
+	// (cql.AllowAllAuthorizer) checks none.
+	Authorizer string
 	// Start is the initial time of the manual clock. Default: time.Now().
 	Start time.Time
 }
@@ -145,7 +151,11 @@ func RunOptions(opts Options) (*Server, error) {
 	}}
 	var sopts server.Options
 	if opts.Auth != nil {
-		if err := db.Executor().EnableAuthentication(context.Background(), cql.AuthOptions{Superusers: opts.Auth, LogRounds: 4}); err != nil {
+		authorizer := opts.Authorizer
+		if authorizer == "" {
+			authorizer = cql.CassandraAuthorizer
+		}
+		if err := db.Executor().EnableAuthentication(context.Background(), cql.AuthOptions{Superusers: opts.Auth, LogRounds: 4, Authorizer: authorizer}); err != nil {
 			l.Close()
 			db.Close()
 			return nil, err

@@ -16,6 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/minicass/minicass"
+	"github.com/minicass/minicass/cql"
 	"github.com/minicass/minicass/engine"
 	"github.com/minicass/minicass/server"
 )
@@ -34,6 +35,9 @@ type serveConfig struct {
 
 	// authenticator is "AllowAllAuthenticator" or "PasswordAuthenticator".
 	authenticator string
+	// authorizer is "AllowAllAuthorizer" or "CassandraAuthorizer", ""
+	// while not set (--auth then chooses CassandraAuthorizer).
+	authorizer string
 }
 
 func defaultServeConfig() *serveConfig {
@@ -128,10 +132,15 @@ var settings = []setting{
 			}
 			return nil
 		}},
-	{name: "authorizer", usage: "AllowAllAuthorizer, the only one minicass has",
+	{name: "authorizer", usage: "AllowAllAuthorizer, or CassandraAuthorizer (permissions kept in system_auth and checked on every statement; needs PasswordAuthenticator); default CassandraAuthorizer with --auth, else AllowAllAuthorizer",
 		set: func(c *serveConfig, v string) error {
-			if strings.TrimPrefix(v, "org.apache.cassandra.auth.") != "AllowAllAuthorizer" {
-				return fmt.Errorf("%q is not supported; minicass has AllowAllAuthorizer only", v)
+			switch strings.TrimPrefix(v, "org.apache.cassandra.auth.") {
+			case cql.AllowAllAuthorizer:
+				c.authorizer = cql.AllowAllAuthorizer
+			case cql.CassandraAuthorizer:
+				c.authorizer = cql.CassandraAuthorizer
+			default:
+				return fmt.Errorf("%q is not one of AllowAllAuthorizer, CassandraAuthorizer", v)
 			}
 			return nil
 		}},

@@ -113,7 +113,7 @@ func TestLoadYAMLRefusesBadValues(t *testing.T) {
 		"native_transport_max_frame_size: 512MiB":                    "",
 		"authenticator: LdapAuthenticator":                           "invalid value for authenticator",
 		"compaction_throughput: 64MiB":                               "invalid value for compaction_throughput: invalid data rate \"64MiB\"",
-		"authorizer: CassandraAuthorizer":                            "invalid value for authorizer: \"CassandraAuthorizer\" is not supported",
+		"authorizer: LdapAuthorizer":                                 "invalid value for authorizer: \"LdapAuthorizer\" is not one of AllowAllAuthorizer, CassandraAuthorizer",
 		"read_request_timeout: [1, 2]":                               "invalid value for read_request_timeout (line 1): not a single value",
 		"read_request_timeout: 1s\nread_request_timeout_in_ms: 1000": "read_request_timeout and read_request_timeout_in_ms are the same setting",
 		"- a list": "not a mapping of settings",

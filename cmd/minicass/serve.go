@@ -120,9 +120,22 @@ func serveMain(ctx context.Context, args []string, io stdio, ready chan<- net.Ad
 		}
 		superusers = map[string]string{user: pass}
 		cfg.authenticator = "PasswordAuthenticator"
+		if cfg.authorizer == "" {
+			// --auth configures a node as a 4.1 node with both
+			// PasswordAuthenticator and CassandraAuthorizer.
+			cfg.authorizer = cql.CassandraAuthorizer
+		}
 	} else if cfg.authenticator == "PasswordAuthenticator" {
 		// Cassandra's default superuser role, created at first start.
 		superusers = map[string]string{"cassandra": "cassandra"}
+	}
+	if cfg.authorizer == "" {
+		cfg.authorizer = cql.AllowAllAuthorizer
+	}
+	if cfg.authorizer != cql.AllowAllAuthorizer && superusers == nil {
+		// DatabaseDescriptor.applyAuth's check.
+		fmt.Fprintf(io.err, "minicass serve: AllowAllAuthenticator can't be used with %s\n", cfg.authorizer)
+		return 2
 	}
 	cfg.db.Dir, cfg.db.Logger = *dir, logger
 	cfg.db.IgnoreCommitLogReplayErrors = *ignoreReplay || *ignoreReplayD
@@ -166,7 +179,7 @@ func serveMain(ctx context.Context, args []string, io stdio, ready chan<- net.Ad
 	backend := cqlbackend.New(db.Executor())
 	if superusers != nil {
 		// PasswordAuthenticator: the --auth user is a superuser role.
-		if err := db.Executor().EnableAuthentication(ctx, cql.AuthOptions{Superusers: superusers}); err != nil {
+		if err := db.Executor().EnableAuthentication(ctx, cql.AuthOptions{Superusers: superusers, Authorizer: cfg.authorizer}); err != nil {
 			l.Close()
 			fmt.Fprintf(io.err, "minicass serve: %v\n", err)
 			return 1
@@ -181,7 +194,7 @@ func serveMain(ctx context.Context, args []string, io stdio, ready chan<- net.Ad
 	}
 	fmt.Fprintf(io.out, "minicass %s listening on %s (CQL native protocol v3-v5, %s)\n", version, l.Addr(), where)
 	logger.Info("listening", "addr", l.Addr().String(), "data", *dir, "commitlog_sync", syncName(cfg.db.CommitLogSync),
-		"authenticator", cfg.authenticator)
+		"authenticator", cfg.authenticator, "authorizer", cfg.authorizer)
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(l) }()
 	if ready != nil {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/crypto/bcrypt"
 
@@ -41,6 +42,10 @@ type Options struct {
 	// minicass hashes, 4 to 30. Zero means Cassandra's default, 10, which
 	// costs tens of milliseconds per hash; tests may want 4.
 	LogRounds int
+	// Authorizer is cassandra.yaml's authorizer: AllowAllAuthorizer (the
+	// default, "") or CassandraAuthorizer, which checks permissions kept
+	// in system_auth (permissions.go).
+	Authorizer string
 }
 
 // Roles is the node's role manager and authenticator: CassandraRoleManager's
@@ -54,7 +59,15 @@ type Roles struct {
 	// mu serializes role changes, which read and rewrite system_auth.
 	mu sync.Mutex
 	// enabled is set by Enable: PasswordAuthenticator.
-	enabled   bool
+	enabled bool
+	// authorizing is set by Enable with CassandraAuthorizer
+	// (permissions.go).
+	authorizing atomic.Bool
+	// gen counts the writes to system_auth; cache is the snapshot of
+	// roles and grants the permission checks read, valid while its gen
+	// is current (cache.go).
+	gen       atomic.Uint64
+	cache     atomic.Pointer[authSnapshot]
 	logRounds int
 	// verified remembers, per role, the last password that matched its
 	// hash (as a SHA-256 digest), so a client that opens several
@@ -80,9 +93,14 @@ func (rs *Roles) Enable(ctx context.Context, o Options) error {
 	if rounds < bcrypt.MinCost || rounds > 30 {
 		return fmt.Errorf("cql: bcrypt log rounds %d out of range 4 to 30", rounds)
 	}
+	authorizer, err := ParseAuthorizer(o.Authorizer)
+	if err != nil {
+		return fmt.Errorf("cql: %w", err)
+	}
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	rs.enabled, rs.logRounds = true, rounds
+	rs.authorizing.Store(authorizer == CassandraAuthorizer)
 	names := make([]string, 0, len(o.Superusers))
 	for name := range o.Superusers {
 		names = append(names, name)
@@ -269,12 +287,12 @@ func (rs *Roles) Write(ctx context.Context, r *Role) error {
 	if r.Hash != "" {
 		row["salted_hash"] = virtual.TextV(r.Hash)
 	}
-	return rs.node.WritePartitions(ctx, []virtual.Partition{{Table: virtual.Table("system_auth", "roles"), Key: virtual.TextV(r.Name), Rows: []virtual.Values{row}}})
+	return rs.writeAuth(ctx, []virtual.Partition{{Table: virtual.Table("system_auth", "roles"), Key: virtual.TextV(r.Name), Rows: []virtual.Values{row}}})
 }
 
 // Delete removes the row of role name.
 func (rs *Roles) Delete(ctx context.Context, name string) error {
-	return rs.node.WritePartitions(ctx, []virtual.Partition{{Table: virtual.Table("system_auth", "roles"), Key: virtual.TextV(name)}})
+	return rs.writeAuth(ctx, []virtual.Partition{{Table: virtual.Table("system_auth", "roles"), Key: virtual.TextV(name)}})
 }
 
 // WriteMembers rewrites the role_members partition of each role in names
@@ -292,7 +310,7 @@ func (rs *Roles) WriteMembers(ctx context.Context, roles map[string]*Role, names
 		}
 		parts = append(parts, p)
 	}
-	return rs.node.WritePartitions(ctx, parts)
+	return rs.writeAuth(ctx, parts)
 }
 
 // Granted returns role name and the roles granted to it: all inherited

@@ -864,3 +864,9 @@ func filterPermissions(perms []string, r *Resource) ([]string, error) {
 	}
 	return out, nil
 }
+
+// ApplicablePermissions returns the permissions a resource of kind k
+// supports (IResource.applicablePermissions), in Permission's order for
+// the data kinds and as Cassandra lists them otherwise. The caller must
+// not change the slice.
+func ApplicablePermissions(k ResourceKind) []string { return applicablePermissions[k] }

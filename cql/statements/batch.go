@@ -142,7 +142,10 @@ func (bp *batchPlan) validate() error {
 // together they are validated as a CQL BATCH is.
 func ProtocolBatch(typ parser.BatchType, plans []plan.Plan) (plan.Plan, error) {
 	bp := &batchPlan{typ: typ, stmts: make([]*modPlan, 0, len(plans))}
+	var reqs []requirement
 	for _, pl := range plans {
+		pl, r := unwrapAuthorized(pl)
+		reqs = append(reqs, r...)
 		mp, ok := pl.(*modPlan)
 		if !ok {
 			return nil, errBatchStatement()
@@ -151,6 +154,10 @@ func ProtocolBatch(typ parser.BatchType, plans []plan.Plan) (plan.Plan, error) {
 	}
 	if err := bp.validate(); err != nil {
 		return nil, err
+	}
+	if len(reqs) > 0 {
+		// BatchStatement.authorize: each statement's permissions.
+		return &authorizedPlan{Plan: bp, reqs: reqs}, nil
 	}
 	return bp, nil
 }

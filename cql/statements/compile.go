@@ -53,6 +53,9 @@ func Compile(env *plan.Env, stmt parser.Statement, ks string) (plan.Plan, []*sch
 	if err != nil {
 		return nil, nil, err
 	}
+	if pl, err = withAuthorization(c, stmt, pl); err != nil {
+		return nil, nil, err
+	}
 	return pl, c.Dependencies(), nil
 }
 

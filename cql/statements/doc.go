@@ -3,5 +3,7 @@
 // paging, INSERT, UPDATE and DELETE with their fast single-row paths,
 // lightweight transactions, BATCH (a CQL BATCH and the protocol's, see
 // ProtocolBatch) and USE. Schema statements are in package ddl and role
-// statements in package dcl, below this one.
+// statements in package dcl, below this one. Every plan whose statement
+// needs permissions is wrapped with them (authorize.go) and checks them for
+// the executing session's role when CassandraAuthorizer is on.
 package statements

@@ -3,6 +3,7 @@ package dcl
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -32,7 +33,9 @@ const (
 // minicass plays the parts of a Cassandra 4.1 node configured with
 // CassandraRoleManager (roles kept in system_auth.roles and role_members),
 // AllowAllAuthorizer (no permission is checked, so GRANT and REVOKE of
-// permissions and LIST PERMISSIONS fail as on such a node) and
+// permissions and LIST PERMISSIONS fail as on such a node) or
+// CassandraAuthorizer (package auth keeps the permissions, and each
+// statement checks those of the session's role as 4.1's do) and
 // AllowAllNetworkAuthorizer (ACCESS TO DATACENTERS is accepted on CREATE and
 // refused on ALTER). The authenticator is AllowAllAuthenticator until
 // EnableAuthentication switches to PasswordAuthenticator (the server's
@@ -79,6 +82,27 @@ func (c *authCall) ensureNotAnonymous() error {
 
 func (c *authCall) exists(name string) bool { return c.roles[name] != nil }
 
+// authorizing reports whether CassandraAuthorizer checks this session's
+// permissions (never the anonymous or internal session's).
+func (c *authCall) authorizing() bool { return c.user != "" && c.env.Roles.Authorizing() }
+
+// checkPermission is AuthenticationStatement.checkPermission: the
+// session's role needs perm on res or a parent, or the statement fails
+// with Cassandra's friendlier text.
+func (c *authCall) checkPermission(ctx context.Context, perm auth.Permission, res auth.Resource) error {
+	if !c.authorizing() {
+		return nil
+	}
+	ok, err := c.env.Roles.HasPermission(ctx, c.roles, c.user, perm, res)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return &query.Error{Code: wire.CodeUnauthorized, Message: fmt.Sprintf("User %s does not have sufficient privileges to perform the requested operation", c.user)}
+	}
+	return nil
+}
+
 // CompileAuth compiles a role or permission statement. Each runs under
 // auth.mu with a fresh snapshot of the roles.
 func CompileAuth(s *plan.Compiler, stmt parser.Statement) (plan.Plan, error) {
@@ -98,13 +122,15 @@ func CompileAuth(s *plan.Compiler, stmt parser.Statement) (plan.Plan, error) {
 		if st.Users {
 			cols = listUsersColumns
 		}
-		run = func(_ context.Context, c *authCall) (*query.Result, error) { return c.listRoles(st) }
+		run = func(ctx context.Context, c *authCall) (*query.Result, error) { return c.listRoles(ctx, st) }
 	case *parser.Permissions:
 		if st.Kind == parser.ListPermissions {
 			cols = listPermissionsColumns
 		}
 		res, resErr := resolveResource(s, st.Resource)
-		run = func(_ context.Context, c *authCall) (*query.Result, error) { return c.permissions(st, res, resErr) }
+		run = func(ctx context.Context, c *authCall) (*query.Result, error) {
+			return c.permissions(ctx, st, res, resErr)
+		}
 	default:
 		return nil, query.Invalidf("statement not supported: %s", stmt)
 	}
@@ -175,6 +201,9 @@ func (c *authCall) createRole(ctx context.Context, st *parser.CreateRole) (*quer
 	super := o.Superuser != nil && *o.Superuser
 	login := st.User || (o.Login != nil && *o.Login)
 	// authorize
+	if err := c.checkPermission(ctx, auth.PermCreate, auth.RootRoles()); err != nil {
+		return nil, err
+	}
 	if super && !c.isSuper() {
 		return nil, &query.Error{Code: wire.CodeUnauthorized, Message: "Only superusers can create a role with superuser status"}
 	}
@@ -202,7 +231,18 @@ func (c *authCall) createRole(ctx context.Context, st *parser.CreateRole) (*quer
 	if err := c.setPassword(r, o); err != nil {
 		return nil, err
 	}
-	return query.VoidResult(), c.env.Roles.Write(ctx, r)
+	if err := c.env.Roles.Write(ctx, r); err != nil {
+		return nil, err
+	}
+	// grantPermissionsToCreator: the creator may alter, drop and grant
+	// the new role.
+	if c.authorizing() {
+		res := auth.RoleResource(st.Name)
+		if _, err := c.env.Roles.Grant(ctx, res.Applicable(), res, c.user); err != nil {
+			return nil, err
+		}
+	}
+	return query.VoidResult(), nil
 }
 
 // optionsGiven names the options given, as IRoleManager.Option names them
@@ -245,6 +285,11 @@ func (c *authCall) alterRole(ctx context.Context, st *parser.AlterRole) (*query.
 			if !c.alterable(name) {
 				return nil, &query.Error{Code: wire.CodeUnauthorized, Message: "You aren't allowed to alter " + name}
 			}
+		}
+	} else if !c.isSuper() {
+		// Altering another role needs ALTER on it.
+		if err := c.checkPermission(ctx, auth.PermAlter, auth.RoleResource(st.Name)); err != nil {
+			return nil, err
 		}
 	}
 	// validate
@@ -290,6 +335,9 @@ func (c *authCall) alterRole(ctx context.Context, st *parser.AlterRole) (*query.
 
 func (c *authCall) dropRole(ctx context.Context, st *parser.DropRole) (*query.Result, error) {
 	// authorize
+	if err := c.checkPermission(ctx, auth.PermDrop, auth.RoleResource(st.Name)); err != nil {
+		return nil, err
+	}
 	if c.exists(st.Name) && auth.HasSuperuserStatus(c.roles, st.Name) && !c.isSuper() {
 		return nil, &query.Error{Code: wire.CodeUnauthorized, Message: "Only superusers can drop a role with superuser status"}
 	}
@@ -320,10 +368,27 @@ func (c *authCall) dropRole(ctx context.Context, st *parser.DropRole) (*query.Re
 			}
 		}
 	}
-	return query.VoidResult(), c.env.Roles.WriteMembers(ctx, c.roles, append([]string{st.Name}, dropped.MemberOf...)...)
+	if err := c.env.Roles.WriteMembers(ctx, c.roles, append([]string{st.Name}, dropped.MemberOf...)...); err != nil {
+		return nil, err
+	}
+	// The role's permissions, and those granted on it, go too
+	// (revokeAllFrom, revokeAllOn).
+	if c.env.Roles.Authorizing() {
+		if err := c.env.Roles.RevokeAllFrom(ctx, st.Name); err != nil {
+			return nil, err
+		}
+		if err := c.env.Roles.RevokeAllOn(ctx, auth.RoleResource(st.Name)); err != nil {
+			return nil, err
+		}
+	}
+	return query.VoidResult(), nil
 }
 
 func (c *authCall) grantRole(ctx context.Context, st *parser.GrantRole) (*query.Result, error) {
+	// authorize: AUTHORIZE on the role granted or revoked.
+	if err := c.checkPermission(ctx, auth.PermAuthorize, auth.RoleResource(st.Role)); err != nil {
+		return nil, err
+	}
 	// validate
 	if err := c.ensureNotAnonymous(); err != nil {
 		return nil, err
@@ -382,7 +447,7 @@ var (
 // emptyMap is an empty map<text, text> value.
 var emptyMap = binary.BigEndian.AppendUint32(nil, 0)
 
-func (c *authCall) listRoles(st *parser.ListRoles) (*query.Result, error) {
+func (c *authCall) listRoles(ctx context.Context, st *parser.ListRoles) (*query.Result, error) {
 	// validate
 	if err := c.ensureNotAnonymous(); err != nil {
 		return nil, err
@@ -390,15 +455,28 @@ func (c *authCall) listRoles(st *parser.ListRoles) (*query.Result, error) {
 	if st.Of != "" && !c.exists(st.Of) {
 		return nil, query.Invalidf("<role %s> doesn't exist", st.Of)
 	}
-	// execute: AllowAllAuthorizer grants DESCRIBE on every role, so every
-	// role may be listed.
+	// execute: a role with DESCRIBE on all roles (with AllowAllAuthorizer,
+	// every role) may list any role; another sees its own roles only.
+	describeAll := true
+	if c.authorizing() {
+		perms, err := c.env.Roles.Permissions(ctx, c.roles, c.user, auth.RootRoles())
+		if err != nil {
+			return nil, err
+		}
+		describeAll = perms.Has(auth.PermDescribe)
+	}
 	var names []string
-	if st.Of != "" {
+	switch {
+	case st.Of != "" && (describeAll || slices.Contains(auth.Granted(c.roles, c.user, true), st.Of)):
 		names = auth.Granted(c.roles, st.Of, !st.NoRecursive)
-	} else {
+	case st.Of != "":
+		return nil, &query.Error{Code: wire.CodeUnauthorized, Message: fmt.Sprintf("You are not authorized to view roles granted to %s ", st.Of)}
+	case describeAll:
 		for name := range c.roles {
 			names = append(names, name)
 		}
+	default:
+		names = auth.Granted(c.roles, c.user, !st.NoRecursive)
 	}
 	if len(names) == 0 {
 		return query.VoidResult(), nil
@@ -424,14 +502,16 @@ func (c *authCall) listRoles(st *parser.ListRoles) (*query.Result, error) {
 	return res, nil
 }
 
-// resource is a resolved permission resource: its IResource.toString form
+// resource is a resolved permission resource: the authorizer's resource
 // and whether it exists.
 type resource struct {
-	text string
+	res auth.Resource
 	// exists reports, when the statement runs, whether the resource
 	// exists.
 	exists func(c *authCall) bool
 }
+
+func (r *resource) String() string { return r.res.String() }
 
 // resolveResource resolves an unqualified table against the session's
 // keyspace, as PermissionsManagementStatement.maybeCorrectResource does.
@@ -439,35 +519,35 @@ func resolveResource(s *plan.Compiler, r *parser.Resource) (*resource, error) {
 	if r == nil {
 		return nil, nil
 	}
-	always := func(text string) *resource { return &resource{text, func(*authCall) bool { return true }} }
-	never := func(text string) *resource { return &resource{text, func(*authCall) bool { return false }} }
-	inKeyspace := func(text, ks string) *resource {
-		return &resource{text, func(c *authCall) bool { _, ok := c.env.Engine.Keyspace(ks); return ok }}
+	always := func(res auth.Resource) *resource { return &resource{res, func(*authCall) bool { return true }} }
+	never := func(res auth.Resource) *resource { return &resource{res, func(*authCall) bool { return false }} }
+	inKeyspace := func(res auth.Resource) *resource {
+		return &resource{res, func(c *authCall) bool { _, ok := c.env.Engine.Keyspace(res.Keyspace); return ok }}
 	}
 	ks := string(r.Table.Name) // the keyspace of the keyspace-wide kinds
 	switch r.Kind {
 	case parser.ResourceAllKeyspaces:
-		return always("<all keyspaces>"), nil
+		return always(auth.RootData()), nil
 	case parser.ResourceKeyspace:
-		return inKeyspace("<keyspace "+ks+">", ks), nil
+		return inKeyspace(auth.KeyspaceData(ks)), nil
 	case parser.ResourceKeyspaceTables:
-		return inKeyspace("<all tables in "+ks+">", ks), nil
+		return inKeyspace(auth.AllTablesData(ks)), nil
 	case parser.ResourceKeyspaceFunctions:
-		return inKeyspace("<all functions in "+ks+">", ks), nil
+		return inKeyspace(auth.KeyspaceFunctions(ks)), nil
 	case parser.ResourceTable:
 		ks, err := s.KeyspaceFor(r.Table)
 		if err != nil {
 			return nil, err
 		}
 		name := string(r.Table.Name)
-		return &resource{"<table " + ks + "." + name + ">", func(c *authCall) bool { _, ok := c.env.Engine.Table(ks, name); return ok }}, nil
+		return &resource{auth.TableData(ks, name), func(c *authCall) bool { _, ok := c.env.Engine.Table(ks, name); return ok }}, nil
 	case parser.ResourceAllRoles:
-		return always("<all roles>"), nil
+		return always(auth.RootRoles()), nil
 	case parser.ResourceRole:
 		name := r.Name
-		return &resource{"<role " + name + ">", func(c *authCall) bool { return c.exists(name) }}, nil
+		return &resource{auth.RoleResource(name), func(c *authCall) bool { return c.exists(name) }}, nil
 	case parser.ResourceAllFunctions:
-		return always("<all functions>"), nil
+		return always(auth.RootFunctions()), nil
 	case parser.ResourceFunction:
 		ks, err := s.KeyspaceFor(r.Table)
 		if err != nil {
@@ -478,20 +558,49 @@ func resolveResource(s *plan.Compiler, r *parser.Resource) (*resource, error) {
 			args[i] = t.String()
 		}
 		// No user-defined function exists (they are disabled).
-		return never("<function " + ks + "." + string(r.Table.Name) + "(" + strings.Join(args, ", ") + ")>"), nil
+		return never(auth.Resource{Kind: parser.ResourceFunction, Keyspace: ks, Name: string(r.Table.Name), Args: args}), nil
 	case parser.ResourceAllMBeans:
-		return always("<all mbeans>"), nil
+		return always(auth.Resource{Kind: parser.ResourceAllMBeans}), nil
 	default: // parser.ResourceMBean: minicass has no JMX beans.
-		return never("<mbean " + r.Name + ">"), nil
+		return never(auth.Resource{Kind: parser.ResourceMBean, Name: r.Name}), nil
 	}
+}
+
+// permissionSet returns the permissions a statement names: ALL (nil) is
+// every permission the resource supports (Parser.g's filterPermissions),
+// or every permission when LIST names no resource.
+func permissionSet(names []string, res *resource) auth.PermissionSet {
+	if names == nil {
+		if res == nil {
+			return auth.AllPermissions
+		}
+		return res.res.Applicable()
+	}
+	var s auth.PermissionSet
+	for _, n := range names {
+		if p, ok := auth.ParsePermission(n); ok {
+			s = s.With(p)
+		}
+	}
+	return s
 }
 
 // permissions runs GRANT, REVOKE or LIST permissions; resErr is the error
 // of resolving the resource's keyspace, met in authorize (GRANT, REVOKE)
 // or in validate (LIST).
-func (c *authCall) permissions(st *parser.Permissions, res *resource, resErr error) (*query.Result, error) {
+func (c *authCall) permissions(ctx context.Context, st *parser.Permissions, res *resource, resErr error) (*query.Result, error) {
 	if resErr != nil && st.Kind != parser.ListPermissions {
 		return nil, resErr
+	}
+	perms := permissionSet(st.Perms, res)
+	// authorize (PermissionsManagementStatement.checkAccess): AUTHORIZE,
+	// and each permission granted or revoked, on the resource or a parent.
+	if st.Kind != parser.ListPermissions && c.authorizing() {
+		for _, p := range append([]auth.Permission{auth.PermAuthorize}, perms.List()...) {
+			if err := c.env.Roles.EnsurePermission(ctx, c.roles, c.user, p, res.res); err != nil {
+				return nil, err
+			}
+		}
 	}
 	// validate
 	if err := c.ensureNotAnonymous(); err != nil {
@@ -502,24 +611,100 @@ func (c *authCall) permissions(st *parser.Permissions, res *resource, resErr err
 			return nil, resErr
 		}
 		if res != nil && !res.exists(c) {
-			return nil, query.Invalidf("%s doesn't exist", res.text)
+			return nil, query.Invalidf("%s doesn't exist", res)
 		}
 		if st.Role != "" && !c.exists(st.Role) {
 			return nil, query.Invalidf("<role %s> doesn't exist", st.Role)
 		}
-		return nil, query.Invalidf("LIST PERMISSIONS operation is not supported by AllowAllAuthorizer")
+		if !c.env.Roles.Authorizing() {
+			return nil, query.Invalidf("LIST PERMISSIONS operation is not supported by AllowAllAuthorizer")
+		}
+		return c.listPermissions(ctx, st, perms, res)
 	}
 	if !c.exists(st.Role) {
 		return nil, query.Invalidf("Role %s doesn't exist", st.Role)
 	}
-	if !res.exists(c) {
-		return nil, query.Invalidf("Resource %s doesn't exist", res.text)
+	if res.res.Kind == parser.ResourceFunction && res.res.Keyspace == "system" {
+		return nil, query.Invalidf("Altering permissions on builtin functions is not supported")
 	}
-	// execute: AllowAllAuthorizer throws UnsupportedOperationException,
-	// which reaches the client as a server error.
+	if !res.exists(c) {
+		return nil, query.Invalidf("Resource %s doesn't exist", res)
+	}
+	// GrantPermissionsStatement.validate: only a few permissions may be
+	// granted on the system keyspaces.
+	if st.Kind == parser.GrantPermissions && res.res.Kind != parser.ResourceAllKeyspaces && isDataKind(res.res.Kind) &&
+		auth.NonVirtualSystemKeyspace(res.res.Keyspace) && perms&auth.InvalidForSystemKeyspaces != 0 {
+		return nil, &query.Error{Code: wire.CodeUnauthorized, Message: "Granting permissions on system keyspaces is strictly limited, this operation is not permitted"}
+	}
 	op := "GRANT"
 	if st.Kind == parser.RevokePermissions {
 		op = "REVOKE"
 	}
-	return nil, &query.Error{Code: wire.CodeServer, Message: "java.lang.UnsupportedOperationException: " + op + " operation is not supported by AllowAllAuthorizer"}
+	if !c.env.Roles.Authorizing() {
+		// execute: AllowAllAuthorizer throws UnsupportedOperationException,
+		// which reaches the client as a server error.
+		return nil, &query.Error{Code: wire.CodeServer, Message: "java.lang.UnsupportedOperationException: " + op + " operation is not supported by AllowAllAuthorizer"}
+	}
+	// execute (CassandraAuthorizer.grant, revoke)
+	var err error
+	if st.Kind == parser.RevokePermissions {
+		_, err = c.env.Roles.Revoke(ctx, perms, res.res, st.Role)
+	} else {
+		_, err = c.env.Roles.Grant(ctx, perms, res.res, st.Role)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return query.VoidResult(), nil
+}
+
+// isDataKind reports whether k is a data resource's kind.
+func isDataKind(k parser.ResourceKind) bool {
+	switch k {
+	case parser.ResourceAllKeyspaces, parser.ResourceKeyspace, parser.ResourceKeyspaceTables, parser.ResourceTable:
+		return true
+	}
+	return false
+}
+
+// listPermissions is ListPermissionsStatement.execute with
+// CassandraAuthorizer.list: a role that is not a superuser may list only
+// the permissions of itself and of the roles granted to it.
+func (c *authCall) listPermissions(ctx context.Context, st *parser.Permissions, perms auth.PermissionSet, res *resource) (*query.Result, error) {
+	if !c.isSuper() && (st.Role == "" || !slices.Contains(auth.Granted(c.roles, c.user, true), st.Role)) {
+		who := "everyone"
+		if st.Role != "" {
+			who = st.Role
+		}
+		return nil, &query.Error{Code: wire.CodeUnauthorized, Message: fmt.Sprintf("You are not authorized to view %s's permissions", who)}
+	}
+	var details []auth.PermissionDetail
+	if res == nil {
+		d, err := c.env.Roles.List(ctx, c.roles, perms, nil, st.Role)
+		if err != nil {
+			return nil, err
+		}
+		details = d
+	} else {
+		chain := []auth.Resource{res.res}
+		if !st.NoRecursive {
+			chain = res.res.Chain()
+		}
+		for _, r := range chain {
+			d, err := c.env.Roles.List(ctx, c.roles, perms, &r, st.Role)
+			if err != nil {
+				return nil, err
+			}
+			details = append(details, d...)
+		}
+		auth.SortDetails(details)
+	}
+	if len(details) == 0 {
+		return query.VoidResult(), nil
+	}
+	out := &query.Result{Kind: wire.ResultRows, Columns: listPermissionsColumns}
+	for _, d := range details {
+		out.Rows = append(out.Rows, [][]byte{virtual.TextV(d.Role), virtual.TextV(d.Role), virtual.TextV(d.Resource.String()), virtual.TextV(d.Permission.String())})
+	}
+	return out, nil
 }

@@ -1,0 +1,265 @@
+package statements
+
+import (
+	"context"
+
+	"github.com/minicass/minicass/cql/auth"
+	"github.com/minicass/minicass/cql/parser"
+	"github.com/minicass/minicass/cql/plan"
+	"github.com/minicass/minicass/cql/query"
+	"github.com/minicass/minicass/wire"
+)
+
+// Authorization of the data and schema statements (their authorize()
+// methods in Cassandra 4.1), checked when CassandraAuthorizer is on.
+//
+// A statement's requirements (a permission on a data or function resource)
+// are computed when it compiles, from the names it resolved, and are part
+// of its pure plan; whose permissions they test is the executing session's
+// role, read at each execution (plan.Execution.Session), never the
+// preparer's. They are checked before the plan runs, so a statement
+// authorizes before its execution-time validation and execution, as
+// QueryProcessor.processStatement orders them; what Cassandra validates
+// while preparing (unknown tables and columns) minicass validates while
+// compiling, before, as Cassandra does.
+//
+// The role and permission statements authorize themselves (package dcl),
+// as do CREATE and DROP TRIGGER (superusers only). USE and DESCRIBE need no
+// permission.
+
+// requirement is one permission a statement needs.
+type requirement struct {
+	perm auth.Permission
+	res  auth.Resource
+}
+
+// grantOnCreate is what a successful CREATE grants its creator
+// (grantPermissionsToCreator), and revokeOnDrop what a DROP revokes from
+// every role (AuthSchemaChangeListener).
+type followUp struct {
+	grant  []auth.Resource
+	revoke []auth.Resource
+}
+
+// authorizedPlan is a plan with the permissions it needs.
+type authorizedPlan struct {
+	plan.Plan
+	reqs []requirement
+	then followUp
+}
+
+// Exec checks the executing session's permissions, then runs the plan. A
+// CREATE that created its object grants the creator every permission on
+// it; a DROP that dropped one revokes every permission on it, whoever runs
+// it (the node's internal session included).
+func (p *authorizedPlan) Exec(ctx context.Context, q *plan.Execution) (*query.Result, error) {
+	roles := q.Env.Roles
+	if !roles.Authorizing() {
+		return p.Plan.Exec(ctx, q)
+	}
+	user := q.Session.User()
+	if user != "" {
+		for _, r := range p.reqs {
+			if err := roles.EnsureDataPermission(ctx, user, r.perm, r.res); err != nil {
+				return nil, err
+			}
+		}
+	}
+	res, err := p.Plan.Exec(ctx, q)
+	if err != nil || res == nil || res.Kind != wire.ResultSchemaChange ||
+		(len(p.then.revoke) == 0 && (len(p.then.grant) == 0 || user == "")) {
+		return res, err
+	}
+	unlock := roles.Lock()
+	defer unlock()
+	for _, r := range p.then.revoke {
+		if err := roles.RevokeAllOn(ctx, r); err != nil {
+			return nil, err
+		}
+	}
+	if user != "" {
+		for _, r := range p.then.grant {
+			if _, err := roles.Grant(ctx, r.Applicable(), r, user); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return res, nil
+}
+
+// withAuthorization wraps pl, the compiled stmt, with the permissions stmt
+// needs. A statement that needs none is returned as it is. ALTER and DROP
+// of a materialized view and DROP of a function need none: none exists
+// (views and user-defined functions are disabled), and Cassandra checks
+// them only when they do.
+func withAuthorization(s *plan.Compiler, stmt parser.Statement, pl plan.Plan) (plan.Plan, error) {
+	reqs, then, err := requirements(s, stmt)
+	if err != nil {
+		return nil, err
+	}
+	if len(reqs) == 0 {
+		return pl, nil
+	}
+	return &authorizedPlan{Plan: pl, reqs: reqs, then: then}, nil
+}
+
+// unwrapAuthorized returns the plan inside an authorizedPlan and its
+// requirements.
+func unwrapAuthorized(pl plan.Plan) (plan.Plan, []requirement) {
+	if ap, ok := pl.(*authorizedPlan); ok {
+		return ap.Plan, ap.reqs
+	}
+	return pl, nil
+}
+
+func table(s *plan.Compiler, t parser.TableName) (auth.Resource, error) {
+	ks, err := s.KeyspaceFor(t)
+	if err != nil {
+		return auth.Resource{}, err
+	}
+	return auth.TableData(ks, string(t.Name)), nil
+}
+
+// requirements lists the permissions stmt needs, as its authorize() method
+// checks them, in that order.
+func requirements(s *plan.Compiler, stmt parser.Statement) ([]requirement, followUp, error) {
+	var none followUp
+	one := func(perm auth.Permission, res auth.Resource) ([]requirement, followUp, error) {
+		return []requirement{{perm, res}}, none, nil
+	}
+	onTable := func(perm auth.Permission, t parser.TableName) ([]requirement, followUp, error) {
+		res, err := table(s, t)
+		if err != nil {
+			return nil, none, err
+		}
+		return one(perm, res)
+	}
+	switch st := stmt.(type) {
+	case *parser.Select:
+		// SelectStatement.authorize: SELECT on the table.
+		return onTable(auth.PermSelect, st.Table)
+	case *parser.Insert, *parser.Update, *parser.Delete:
+		return modificationRequirements(s, st)
+	case *parser.Batch:
+		// BatchStatement.authorize: each statement's.
+		var out []requirement
+		for _, inner := range st.Statements {
+			reqs, _, err := modificationRequirements(s, inner)
+			if err != nil {
+				return nil, none, err
+			}
+			out = append(out, reqs...)
+		}
+		return out, none, nil
+	case *parser.Truncate:
+		return onTable(auth.PermModify, st.Table)
+	case *parser.CreateKeyspace:
+		ks := string(st.Name)
+		return []requirement{{auth.PermCreate, auth.RootData()}},
+			followUp{grant: []auth.Resource{auth.KeyspaceData(ks), auth.KeyspaceFunctions(ks)}}, nil
+	case *parser.AlterKeyspace:
+		return one(auth.PermAlter, auth.KeyspaceData(string(st.Name)))
+	case *parser.DropKeyspace:
+		ks := string(st.Name)
+		then := followUp{revoke: []auth.Resource{auth.KeyspaceData(ks), auth.AllTablesData(ks), auth.KeyspaceFunctions(ks)}}
+		for _, t := range s.Env.Engine.Tables(ks) {
+			then.revoke = append(then.revoke, auth.TableData(ks, t.Name))
+		}
+		return []requirement{{auth.PermDrop, auth.KeyspaceData(ks)}}, then, nil
+	case *parser.CreateTable:
+		ks, err := s.KeyspaceFor(st.Table)
+		if err != nil {
+			return nil, none, err
+		}
+		return []requirement{{auth.PermCreate, auth.AllTablesData(ks)}},
+			followUp{grant: []auth.Resource{auth.TableData(ks, string(st.Table.Name))}}, nil
+	case *parser.AlterTable:
+		return onTable(auth.PermAlter, st.Table)
+	case *parser.DropTable:
+		res, err := table(s, st.Table)
+		if err != nil {
+			return nil, none, err
+		}
+		return []requirement{{auth.PermDrop, res}}, followUp{revoke: []auth.Resource{res}}, nil
+	case *parser.CreateIndex:
+		return onTable(auth.PermAlter, st.Table)
+	case *parser.CreateView:
+		// CreateViewStatement.authorize: ALTER on the base table, in the
+		// view's keyspace.
+		ks, err := s.KeyspaceFor(st.Name)
+		if err != nil {
+			return nil, none, err
+		}
+		return one(auth.PermAlter, auth.TableData(ks, string(st.Select.Table.Name)))
+	case *parser.DropIndex:
+		// DropIndexStatement.authorize: ALTER on the indexed table, if
+		// the index exists.
+		ks, err := s.KeyspaceFor(st.Name)
+		if err != nil {
+			return nil, none, err
+		}
+		for _, t := range s.Env.Engine.Tables(ks) {
+			for _, ix := range t.Indexes {
+				if ix.Name == string(st.Name.Name) {
+					return one(auth.PermAlter, auth.TableData(ks, t.Name))
+				}
+			}
+		}
+		return nil, none, nil
+	case *parser.CreateType:
+		return keyspaceWide(s, auth.PermCreate, st.Name)
+	case *parser.AlterUserType:
+		return keyspaceWide(s, auth.PermAlter, st.Name)
+	case *parser.DropType:
+		return keyspaceWide(s, auth.PermDrop, st.Name)
+	case *parser.CreateFunction, *parser.CreateAggregate:
+		var name parser.TableName
+		if f, ok := st.(*parser.CreateFunction); ok {
+			name = f.Name
+		} else {
+			name = st.(*parser.CreateAggregate).Name
+		}
+		ks, err := s.KeyspaceFor(name)
+		if err != nil {
+			return nil, none, err
+		}
+		return one(auth.PermCreate, auth.KeyspaceFunctions(ks))
+	}
+	return nil, none, nil
+}
+
+// keyspaceWide is the check of the type statements: perm on the type's
+// keyspace (ensureKeyspacePermission).
+func keyspaceWide(s *plan.Compiler, perm auth.Permission, name parser.TableName) ([]requirement, followUp, error) {
+	ks, err := s.KeyspaceFor(name)
+	if err != nil {
+		return nil, followUp{}, err
+	}
+	return []requirement{{perm, auth.KeyspaceData(ks)}}, followUp{}, nil
+}
+
+// modificationRequirements is ModificationStatement.authorize: MODIFY on
+// the table, and SELECT too for a conditional statement.
+func modificationRequirements(s *plan.Compiler, stmt parser.Statement) ([]requirement, followUp, error) {
+	var t parser.TableName
+	var c parser.Conditions
+	switch st := stmt.(type) {
+	case *parser.Insert:
+		t, c = st.Table, st.Conditions
+	case *parser.Update:
+		t, c = st.Table, st.Conditions
+	case *parser.Delete:
+		t, c = st.Table, st.Conditions
+	default:
+		return nil, followUp{}, nil
+	}
+	res, err := table(s, t)
+	if err != nil {
+		return nil, followUp{}, err
+	}
+	reqs := []requirement{{auth.PermModify, res}}
+	if c.IfExists || c.IfNotExists || len(c.If) > 0 {
+		reqs = append(reqs, requirement{auth.PermSelect, res})
+	}
+	return reqs, followUp{}, nil
+}
