@@ -2,6 +2,7 @@ package minicass
 
 import (
 	"context"
+	"errors"
 	"sync"
 
 	"github.com/minicass/minicass/cql"
@@ -17,6 +18,9 @@ type DB struct {
 	x    *cql.Executor
 	def  *Session
 	opts Options
+	// blank is the state right after Open, for Reset (nil with a data
+	// directory).
+	blank *engine.Snapshot
 
 	mu     sync.Mutex
 	closed bool
@@ -36,6 +40,11 @@ func Open(opts Options) (*DB, error) {
 	db.x = cql.NewExecutor(eng, cql.Options{Logger: opts.Logger, ClusterName: opts.ClusterName,
 		PreparedStatementsCacheSize: opts.PreparedStatementsCacheSize})
 	db.def = db.Session()
+	if opts.Dir == "" {
+		if db.blank, err = eng.Snapshot(); err != nil {
+			return nil, errors.Join(err, eng.Close())
+		}
+	}
 	return db, nil
 }
 

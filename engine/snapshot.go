@@ -57,6 +57,11 @@ var (
 type Snapshot struct {
 	state  *schemaState
 	tables map[data.TableID]*tableSnapshot
+	// lastTS is the last write timestamp the engine handed out: a
+	// Restore moves the target's timestamps past it, so that a write
+	// after the restore supersedes what the snapshot holds even when the
+	// target's clock is behind the snapshot's.
+	lastTS int64
 
 	mu       sync.RWMutex // guards released against Restore
 	released bool
@@ -118,7 +123,7 @@ func (e *Engine) Snapshot() (*Snapshot, error) {
 	e.schemaMu.Lock()
 	defer e.schemaMu.Unlock()
 	st := e.state.Load()
-	snap := &Snapshot{state: st, tables: make(map[data.TableID]*tableSnapshot, len(st.stores))}
+	snap := &Snapshot{state: st, tables: make(map[data.TableID]*tableSnapshot, len(st.stores)), lastTS: e.ts.last.Load()}
 	home := &homeFS{fs: e.fs}
 	for id, s := range st.stores {
 		snap.tables[id] = s.freeze(home)
@@ -187,26 +192,32 @@ func (e *Engine) Restore(snap *Snapshot) error {
 	cur := e.state.Load()
 	next := &schemaState{keyspaces: snap.state.keyspaces, stores: make(map[data.TableID]*tableStore, len(snap.tables)),
 		version: snap.state.version, sum: snap.state.sum}
-	var mem int64
+	var mem, freed int64
+	var retired []*sstableSource
 	for _, ks := range snap.state.keyspaces {
 		for _, t := range ks.tables {
 			ts := snap.tables[t.ID]
 			if ts == nil {
 				return fmt.Errorf("engine: snapshot without the data of %s", t.QualifiedName())
 			}
-			old := cur.stores[t.ID]
-			dir := e.tableDir(t)
-			if old == nil {
-				if err := e.fs.MkdirAll(dir, 0o755); err != nil {
-					return fmt.Errorf("engine: creating %s: %w", dir, err)
-				}
+			if old := cur.stores[t.ID]; old != nil {
+				added, released, gone := old.reset(t, ts)
+				next.stores[t.ID] = old
+				mem, freed, retired = mem+added, freed+released, append(retired, gone...)
+				continue
 			}
-			s, n := ts.store(t, dir, old)
+			dir := e.tableDir(t)
+			if err := e.fs.MkdirAll(dir, 0o755); err != nil {
+				return fmt.Errorf("engine: creating %s: %w", dir, err)
+			}
+			s, n := ts.store(t, dir)
 			next.stores[t.ID] = s
 			mem += n
 		}
 	}
 	e.mem.Add(mem)
+	e.releaseMemory(freed)
+	e.ts.next(snap.lastTS)
 	e.state.Store(next)
 	for _, ch := range keyspaceChanges(cur, next) {
 		ch.Version = next.version
@@ -215,25 +226,61 @@ func (e *Engine) Restore(snap *Snapshot) error {
 		}
 	}
 	var errs []error
-	for _, s := range cur.stores {
-		errs = append(errs, e.retireStore(s))
+	for _, src := range retired {
+		errs = append(errs, e.retireSSTable(src))
+	}
+	for id, s := range cur.stores {
+		if _, kept := next.stores[id]; !kept {
+			errs = append(errs, e.retireStore(s))
+		}
 	}
 	return errors.Join(errs...)
 }
 
+// reset gives the live store s of table t the snapshot's sources, in
+// place, as Truncate empties a store: a store object survives a restore
+// (reads and writes in flight on it finish as with Truncate), and a table
+// that neither the restore nor anything since changed costs a lock. It
+// waits for the store's running flush and compaction (a compaction
+// judging what to purge against the sources it saw must not commit into
+// the restored ones). The active memtable is replaced only if it holds
+// something. reset returns the bytes of memtables added and released and
+// the SSTables the store no longer lists (their references to drop).
+func (s *tableStore) reset(t *schema.Table, ts *tableSnapshot) (added, released int64, gone []*sstableSource) {
+	s.flushMu.Lock()
+	defer s.flushMu.Unlock()
+	s.compactMu.Lock()
+	defer s.compactMu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.table.Store(t)
+	released = s.memBytes()
+	if !s.active.mt.IsEmpty() {
+		s.active = s.newMemtable()
+	} else {
+		released -= s.active.mt.Size()
+	}
+	s.gen = max(s.gen, ts.gen)
+	gone = s.ssts
+	s.flushing = slices.Clone(ts.mems)
+	s.ssts = slices.Clone(ts.ssts)
+	s.others = slices.Clone(ts.others)
+	for _, sst := range s.ssts {
+		sst.acquire()
+	}
+	for _, m := range s.flushing {
+		added += m.mt.Size()
+	}
+	s.version++
+	return added, released, gone
+}
+
 // store returns a new store of table t over the snapshot's sources, with an
-// empty active memtable, and the bytes of its memtables. old is the live
-// store of the table, if any: the new store continues its memtable names
-// and shares its generation counter.
-func (ts *tableSnapshot) store(t *schema.Table, dir string, old *tableStore) (*tableStore, int64) {
+// empty active memtable, and the bytes of its memtables. It continues the
+// memtable names and the generation counter of the store snapshotted.
+func (ts *tableSnapshot) store(t *schema.Table, dir string) (*tableStore, int64) {
 	s := &tableStore{name: t.QualifiedName(), id: t.ID, dir: dir, gen: ts.gen, nextGen: ts.nextGen}
 	s.table.Store(t)
-	if old != nil {
-		old.mu.RLock()
-		s.gen = max(s.gen, old.gen)
-		old.mu.RUnlock()
-		s.nextGen = old.nextGen
-	}
 	s.active = s.newMemtable()
 	s.flushing = slices.Clone(ts.mems)
 	s.ssts = slices.Clone(ts.ssts)
@@ -248,6 +295,15 @@ func (ts *tableSnapshot) store(t *schema.Table, dir string, old *tableStore) (*t
 	return s, n
 }
 
+// retireSSTable drops the reference a store's list held on src, marking it
+// obsolete: its files go with the last reference (a snapshot's, or another
+// store's that lists it).
+func (e *Engine) retireSSTable(src *sstableSource) error {
+	var err error
+	src.retire(e.fs, func(rerr error) { err = rerr })
+	return err
+}
+
 // retireStore discards a store that a Restore replaced, as DropTable's
 // dropStore does, except that its SSTables are retired one by one (a
 // snapshot or the new store may still list them: their files stay until
@@ -257,7 +313,15 @@ func (e *Engine) retireStore(s *tableStore) error {
 	s.dropped.Store(true)
 	s.flushMu.Lock()
 	defer s.flushMu.Unlock()
-	dropped, freed := s.truncate(nil)
+	// As truncate, but the active memtable stays: no snapshot holds it
+	// (freeze switches it out), and a write racing the restore may still
+	// land in it.
+	s.mu.Lock()
+	freed := s.memBytes()
+	dropped := s.ssts
+	s.flushing, s.others, s.ssts = nil, nil, nil
+	s.version++
+	s.mu.Unlock()
 	e.releaseMemory(freed)
 	var mu sync.Mutex
 	var errs []error

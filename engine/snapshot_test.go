@@ -399,3 +399,20 @@ func TestSnapshotErrors(t *testing.T) {
 	require.ErrorIs(t, e.Restore(snap), ErrSnapshotReleased)
 	require.Empty(t, e.Keyspaces(), "a refused restore changes nothing")
 }
+
+// TestRestoreMovesTimestamps: after a restore into an engine whose clock
+// is behind the snapshot's, new write timestamps still follow every one
+// the snapshot's engine handed out.
+func TestRestoreMovesTimestamps(t *testing.T) {
+	ahead, _, _ := newTestEngine(t)
+	ahead.opts.Clock.(*ManualClock).Advance(time.Hour)
+	last := ahead.NewTimestamp()
+	snap, err := ahead.Snapshot()
+	require.NoError(t, err)
+	behind, err := Open(Options{Clock: NewManualClock(testStart)})
+	require.NoError(t, err)
+	defer behind.Close()
+	require.Less(t, behind.NewTimestamp(), last)
+	require.NoError(t, behind.Restore(snap))
+	require.Greater(t, behind.NewTimestamp(), last)
+}

@@ -90,7 +90,10 @@ type Server struct {
 	clock *Clock
 	// warnings are the client-timestamp warnings (clockwarn.go).
 	warnings *clockWarnings
-	done     chan error
+	// blank is the state once the server started (its superusers
+	// created), for Reset.
+	blank *minicass.Snapshot
+	done  chan error
 
 	closeOnce sync.Once
 	closeErr  error
@@ -113,7 +116,11 @@ func Start(t testing.TB) *Server {
 func Run() (*Server, error) { return RunOptions(Options{}) }
 
 // RunOptions starts a server configured by opts. The caller must Close it.
-func RunOptions(opts Options) (*Server, error) {
+func RunOptions(opts Options) (*Server, error) { return runFrom(opts, nil) }
+
+// runFrom starts a server configured by opts whose state, when from is not
+// nil, is restored from it before it listens (Template.Run).
+func runFrom(opts Options, from *minicass.Snapshot) (*Server, error) {
 	if opts.Addr == "" {
 		opts.Addr = "127.0.0.1:0"
 	}
@@ -152,9 +159,18 @@ func RunOptions(opts Options) (*Server, error) {
 		}
 		sopts.Authenticator = cqlb
 	}
+	blank, err := db.Snapshot()
+	if err == nil && from != nil {
+		err = db.Restore(from)
+	}
+	if err != nil {
+		l.Close()
+		db.Close()
+		return nil, err
+	}
 	srv := server.New(backend, sopts)
 	cqlbackend.ReportClients(db.Executor(), srv)
-	s := &Server{db: db, srv: srv, addr: l.Addr().(*net.TCPAddr), clock: clock, warnings: warnings, done: make(chan error, 1)}
+	s := &Server{db: db, srv: srv, addr: l.Addr().(*net.TCPAddr), clock: clock, warnings: warnings, blank: blank, done: make(chan error, 1)}
 	go func() { s.done <- srv.Serve(l) }()
 	return s, nil
 }
@@ -167,6 +183,7 @@ func (s *Server) Close() error {
 		if serr := <-s.done; serr != nil && !errors.Is(serr, server.ErrServerClosed) && err == nil {
 			err = serr
 		}
+		s.blank.Release()
 		if derr := s.db.Close(); err == nil {
 			err = derr
 		}
