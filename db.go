@@ -18,9 +18,6 @@ type DB struct {
 	x    *cql.Executor
 	def  *Session
 	opts Options
-	// blank is the state right after Open, for Reset (nil with a data
-	// directory).
-	blank *engine.Snapshot
 
 	mu     sync.Mutex
 	closed bool
@@ -36,15 +33,15 @@ func Open(opts Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.From != nil {
+		if err := eng.Restore(opts.From.s); err != nil {
+			return nil, errors.Join(err, eng.Close())
+		}
+	}
 	db := &DB{eng: eng, opts: opts}
 	db.x = cql.NewExecutor(eng, cql.Options{Logger: opts.Logger, ClusterName: opts.ClusterName,
 		PreparedStatementsCacheSize: opts.PreparedStatementsCacheSize})
 	db.def = db.Session()
-	if opts.Dir == "" {
-		if db.blank, err = eng.Snapshot(); err != nil {
-			return nil, errors.Join(err, eng.Close())
-		}
-	}
 	return db, nil
 }
 

@@ -1,6 +1,10 @@
 package minicass
 
 import (
+	"context"
+	"sync"
+
+	"github.com/minicass/minicass/cql"
 	"github.com/minicass/minicass/engine"
 )
 
@@ -53,15 +57,45 @@ func (db *DB) Restore(s *Snapshot) error {
 }
 
 // Reset empties the DB: its state becomes that of a new in-memory DB, the
-// system keyspaces and nothing else (a Snapshot taken by Open).
+// system keyspaces and nothing else.
 func (db *DB) Reset() error {
 	if db.isClosed() {
 		return ErrClosed
 	}
-	if db.blank == nil {
+	if db.opts.Dir != "" {
 		return ErrSnapshotOnDisk
 	}
-	return db.eng.Restore(db.blank)
+	b, err := blankState()
+	if err != nil {
+		return err
+	}
+	return db.eng.Restore(b)
+}
+
+// blank is the state of a new in-memory node, made once per process: the
+// system keyspaces' definitions are the same in every engine and hold no
+// row until something writes one.
+var blank struct {
+	once sync.Once
+	snap *engine.Snapshot
+	err  error
+}
+
+// blankState returns the state of a new in-memory node.
+func blankState() (*engine.Snapshot, error) {
+	blank.once.Do(func() {
+		eng, err := engine.Open(engine.Options{})
+		if err != nil {
+			blank.err = err
+			return
+		}
+		defer eng.Close()
+		if blank.err = cql.NewExecutor(eng, cql.Options{}).Bootstrap(context.Background()); blank.err != nil {
+			return
+		}
+		blank.snap, blank.err = eng.Snapshot()
+	})
+	return blank.snap, blank.err
 }
 
 // Release drops the snapshot's references to SSTables; Restore of a

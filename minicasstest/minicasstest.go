@@ -90,10 +90,9 @@ type Server struct {
 	clock *Clock
 	// warnings are the client-timestamp warnings (clockwarn.go).
 	warnings *clockWarnings
-	// blank is the state once the server started (its superusers
-	// created), for Reset.
-	blank *minicass.Snapshot
-	done  chan error
+	// auth are the superusers Reset creates again (Options.Auth).
+	auth map[string]string
+	done chan error
 
 	closeOnce sync.Once
 	closeErr  error
@@ -128,7 +127,7 @@ func runFrom(opts Options, from *minicass.Snapshot) (*Server, error) {
 		opts.Start = time.Now()
 	}
 	clock := minicass.NewManualClock(opts.Start)
-	db, err := minicass.Open(minicass.Options{Clock: clock})
+	db, err := minicass.Open(minicass.Options{Clock: clock, From: from})
 	if err != nil {
 		return nil, err
 	}
@@ -159,18 +158,9 @@ func runFrom(opts Options, from *minicass.Snapshot) (*Server, error) {
 		}
 		sopts.Authenticator = cqlb
 	}
-	blank, err := db.Snapshot()
-	if err == nil && from != nil {
-		err = db.Restore(from)
-	}
-	if err != nil {
-		l.Close()
-		db.Close()
-		return nil, err
-	}
 	srv := server.New(backend, sopts)
 	cqlbackend.ReportClients(db.Executor(), srv)
-	s := &Server{db: db, srv: srv, addr: l.Addr().(*net.TCPAddr), clock: clock, warnings: warnings, blank: blank, done: make(chan error, 1)}
+	s := &Server{db: db, srv: srv, addr: l.Addr().(*net.TCPAddr), clock: clock, warnings: warnings, auth: opts.Auth, done: make(chan error, 1)}
 	go func() { s.done <- srv.Serve(l) }()
 	return s, nil
 }
@@ -183,7 +173,6 @@ func (s *Server) Close() error {
 		if serr := <-s.done; serr != nil && !errors.Is(serr, server.ErrServerClosed) && err == nil {
 			err = serr
 		}
-		s.blank.Release()
 		if derr := s.db.Close(); err == nil {
 			err = derr
 		}

@@ -1,12 +1,14 @@
 package minicasstest
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/minicass/minicass"
+	"github.com/minicass/minicass/cql"
 )
 
 // Snapshots and templates. A Snapshot freezes the server's whole state,
@@ -39,9 +41,18 @@ func (s *Server) Snapshot() (*minicass.Snapshot, error) { return s.db.Snapshot()
 // dropped or changed when the server answers Unprepared.
 func (s *Server) Restore(snap *minicass.Snapshot) error { return s.db.Restore(snap) }
 
-// Reset empties the server: its state becomes the one it started with
-// (system keyspaces; with Options.Auth, its superusers), not a template's.
-func (s *Server) Reset() error { return s.db.Restore(s.blank) }
+// Reset empties the server: its state becomes that of a server started
+// with Start (system keyspaces; with Options.Auth, its superusers), even
+// for one started from a template.
+func (s *Server) Reset() error {
+	if err := s.db.Reset(); err != nil {
+		return err
+	}
+	if s.auth != nil {
+		return s.db.Executor().EnableAuthentication(context.Background(), cql.AuthOptions{Superusers: s.auth, LogRounds: 4})
+	}
+	return nil
+}
 
 // MustReset is Reset failing the test on error.
 func (s *Server) MustReset(t testing.TB) {
