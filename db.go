@@ -76,7 +76,9 @@ func (db *DB) Executor() *cql.Executor { return db.x }
 // Session returns a new session with no current keyspace. Sessions are
 // cheap; each has its own current keyspace and is safe for concurrent use.
 func (db *DB) Session() *Session {
-	return &Session{db: db, s: db.x.NewSession()}
+	s := db.x.NewSession()
+	s.SetSource(cql.SourceGo)
+	return &Session{db: db, s: s}
 }
 
 // Exec runs a statement on the default session; see Session.Exec.
