@@ -43,6 +43,12 @@
 //
 // ExecScript and ExecFile run a CQL script as cqlsh runs a file, and
 // CheckRow compares values as their columns' types.
+//
+// A Template runs migrations and seed data once and starts each test's
+// server in that state; Snapshot, Restore and Reset move a server between
+// states in microseconds (template.go). StartQueryLog records every request
+// with assertions on it (querylog.go), and EnableChecks fails a test that
+// uses a data-modelling anti-pattern (antipattern.go).
 package minicasstest
 
 import (
