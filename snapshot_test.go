@@ -2,6 +2,7 @@ package minicass
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"math/rand"
 	"slices"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 )
+
+var snapshotSeed = flag.Int64("snapshot.seed", 0, "seed of TestSnapshotRoundTrips (0: time-based)")
 
 // dumpKV returns every row of ks.t as "k/c=v", sorted.
 func dumpKV(t *testing.T, db *DB) []string {
@@ -33,8 +36,11 @@ func dumpKV(t *testing.T, db *DB) []string {
 // DB and a second one, comparing each with a map. Rerun with the printed
 // seed to reproduce.
 func TestSnapshotRoundTrips(t *testing.T) {
-	seed := time.Now().UnixNano()
-	t.Logf("seed %d", seed)
+	seed := *snapshotSeed
+	if seed == 0 {
+		seed = time.Now().UnixNano()
+	}
+	t.Logf("seed %d (rerun with -snapshot.seed %d)", seed, seed)
 	rng := rand.New(rand.NewSource(seed))
 	ctx := context.Background()
 	db := openTest(t, Options{})
