@@ -74,6 +74,10 @@ type tableSnapshot struct {
 	others  []Source
 	gen     int
 	nextGen *atomic.Int64
+	// dir is the table's directory in the engine snapshotted; an engine
+	// with the same data directory name (every in-memory one) uses it.
+	dir     string
+	dataDir string
 }
 
 // SnapshotStats describe what a snapshot holds.
@@ -126,7 +130,9 @@ func (e *Engine) Snapshot() (*Snapshot, error) {
 	snap := &Snapshot{state: st, tables: make(map[data.TableID]*tableSnapshot, len(st.stores)), lastTS: e.ts.last.Load()}
 	home := &homeFS{fs: e.fs}
 	for id, s := range st.stores {
-		snap.tables[id] = s.freeze(home)
+		ts := s.freeze(home)
+		ts.dataDir = e.dataDir
+		snap.tables[id] = ts
 	}
 	return snap, nil
 }
@@ -142,7 +148,7 @@ func (s *tableStore) freeze(home *homeFS) *tableSnapshot {
 		s.version++
 	}
 	t := &tableSnapshot{mems: slices.Clone(s.flushing), ssts: slices.Clone(s.ssts), others: slices.Clone(s.others),
-		gen: s.gen, nextGen: s.nextGen}
+		gen: s.gen, nextGen: s.nextGen, dir: s.dir}
 	for _, sst := range t.ssts {
 		sst.acquire()
 		sst.home.CompareAndSwap(nil, home)
@@ -206,7 +212,10 @@ func (e *Engine) Restore(snap *Snapshot) error {
 				mem, freed, retired = mem+added, freed+released, append(retired, gone...)
 				continue
 			}
-			dir := e.tableDir(t)
+			dir := ts.dir
+			if ts.dataDir != e.dataDir || dir == "" {
+				dir = e.tableDir(t)
+			}
 			if err := e.fs.MkdirAll(dir, 0o755); err != nil {
 				return fmt.Errorf("engine: creating %s: %w", dir, err)
 			}
