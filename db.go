@@ -2,6 +2,7 @@ package minicass
 
 import (
 	"context"
+	"errors"
 	"sync"
 
 	"github.com/minicass/minicass/cql"
@@ -31,6 +32,11 @@ func Open(opts Options) (*DB, error) {
 	eng, err := engine.Open(opts.engineOptions())
 	if err != nil {
 		return nil, err
+	}
+	if opts.From != nil {
+		if err := eng.Restore(opts.From.s); err != nil {
+			return nil, errors.Join(err, eng.Close())
+		}
 	}
 	db := &DB{eng: eng, opts: opts}
 	db.x = cql.NewExecutor(eng, cql.Options{Logger: opts.Logger, ClusterName: opts.ClusterName,
@@ -70,7 +76,9 @@ func (db *DB) Executor() *cql.Executor { return db.x }
 // Session returns a new session with no current keyspace. Sessions are
 // cheap; each has its own current keyspace and is safe for concurrent use.
 func (db *DB) Session() *Session {
-	return &Session{db: db, s: db.x.NewSession()}
+	s := db.x.NewSession()
+	s.SetSource(cql.SourceGo)
+	return &Session{db: db, s: s}
 }
 
 // Exec runs a statement on the default session; see Session.Exec.

@@ -51,6 +51,11 @@ type Options struct {
 	// statements the node keeps, shared by every session and connection,
 	// as Cassandra's prepared_statements_cache_size (default 10 MiB).
 	PreparedStatementsCacheSize int64
+	// From, when set, is the state an in-memory DB opens in: a Snapshot,
+	// of this process's DBs (Restore at Open, without first creating the
+	// system keyspaces, which the snapshot holds). Nil (the default) opens
+	// an empty node. With Dir, Open refuses it (ErrSnapshotOnDisk).
+	From *Snapshot
 
 	// FS is the filesystem Dir lives on; nil means the operating system's.
 	// Tests pass vfs.NewCrashableMem or vfs.NewErrorFS.

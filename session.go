@@ -101,8 +101,12 @@ func (s *Session) runPrepared(ctx context.Context, prep *cql.Prepared, p *cql.Pa
 		if retried || !errors.Is(err, cql.ErrUnprepared) {
 			return res, prep, err
 		}
-		if prep, err = s.s.Executor().Reprepare(prep); err != nil {
+		again, err := s.s.Executor().Reprepare(prep)
+		if err != nil {
+			// The table is gone (dropped, or a restore took it): the
+			// statement stays as it was, to be prepared again later.
 			return nil, prep, err
 		}
+		prep = again
 	}
 }

@@ -32,31 +32,31 @@ func (s *Session) Batch(ctx context.Context, typ parser.BatchType, entries []Bat
 		if e.Prepared != nil {
 			var err error
 			if pl, err = s.x.planOf(e.Prepared); err != nil {
-				return nil, err
+				return nil, s.rejected(&request{batch: entries[:i], plans: plans[:i], bType: typ}, nil, p, err)
 			}
 		} else {
 			stmt, err := parse(e.Query)
 			if err != nil {
-				return nil, err
+				return nil, s.rejected(&request{batch: entries[:i], plans: plans[:i], bType: typ}, nil, p, err)
 			}
 			if pl, _, err = s.x.compileStatement(stmt, s.Keyspace()); err != nil {
-				return nil, err
+				return nil, s.rejected(&request{batch: entries[:i], plans: plans[:i], bType: typ}, nil, p, err)
 			}
 		}
 		if n := len(pl.Binds()); n != len(e.Values) {
-			return nil, query.Invalidf("There were %d markers(?) in CQL but %d bound variables", n, len(e.Values))
+			return nil, s.rejected(&request{batch: entries[:i], plans: plans[:i], bType: typ}, nil, p, query.Invalidf("There were %d markers(?) in CQL but %d bound variables", n, len(e.Values)))
 		}
 		values[i] = e.Values
 		plans[i] = pl
 	}
 	bp, err := statements.ProtocolBatch(typ, plans)
 	if err != nil {
-		return nil, err
+		return nil, s.rejected(&request{batch: entries, plans: plans, bType: typ}, nil, p, err)
 	}
 	if p == nil {
 		p = &query.Params{}
 	}
-	return s.runValues(ctx, bp, batchText(entries), nil, values, p)
+	return s.runValues(ctx, bp, batchText(entries), nil, values, p, &request{batch: entries, plans: plans, bType: typ})
 }
 
 // batchText describes a protocol BATCH in the log of a recovered panic.

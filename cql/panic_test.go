@@ -40,7 +40,7 @@ func TestPanicIsLogged(t *testing.T) {
 	require.NoError(t, err)
 	pl := explodingPlan{}
 
-	res, err := s.run(context.Background(), pl, stmt, nil)
+	res, err := s.run(context.Background(), pl, stmt, nil, nil)
 	assert.Nil(t, res)
 	var e *query.Error
 	require.True(t, errors.As(err, &e), "%T", err)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -50,6 +51,8 @@ type Executor struct {
 
 	// plans is the one cache of prepared statements (plancache.go).
 	plans *planCache
+	// qlog is the query log, nil when disabled (querylog.go).
+	qlog atomic.Pointer[QueryLog]
 }
 
 // NewExecutor returns an executor over eng.
@@ -69,7 +72,9 @@ func NewExecutor(eng *engine.Engine, opts Options) *Executor {
 	x := &Executor{opts: opts, uuid: types.NewTimeUUIDGenerator(), plans: newPlanCache(opts.PreparedStatementsCacheSize)}
 	x.env = plan.Env{Engine: eng, System: virtual.NewNode(eng, opts.ClusterName, opts.DataCenter, opts.Rack)}
 	x.env.Roles = auth.New(x.env.System, func(ctx context.Context, text string, p *query.Params) (*query.Result, error) {
-		return x.NewSession().Query(ctx, text, p)
+		s := x.NewSession()
+		s.label = SourceInternal
+		return s.Query(ctx, text, p)
 	})
 	// Bootstrap creates and fills the system keyspaces; its error is
 	// logged here, and returned by an explicit call to Bootstrap.
@@ -96,8 +101,10 @@ type Session struct {
 	// user is the role the session logged in as, "" for the anonymous
 	// user (no authentication).
 	user string
-	mu   sync.Mutex
-	ks   string
+	// label is the session's LogEntry.Source ("" is SourceClient).
+	label string
+	mu    sync.Mutex
+	ks    string
 }
 
 // Keyspace returns the session's current keyspace ("" if none).
@@ -125,13 +132,13 @@ func (s *Session) User() string { return s.user }
 func (s *Session) Query(ctx context.Context, query string, p *query.Params) (*query.Result, error) {
 	stmt, err := parse(query)
 	if err != nil {
-		return nil, err
+		return nil, s.rejected(&request{text: query}, nil, p, err)
 	}
 	pl, _, err := s.x.compileStatement(stmt, s.Keyspace())
 	if err != nil {
-		return nil, err
+		return nil, s.rejected(&request{text: query}, stmt, p, err)
 	}
-	return s.run(ctx, pl, stmt, p)
+	return s.run(ctx, pl, stmt, p, &request{text: query})
 }
 
 // QueryStatement runs an already parsed statement.
@@ -140,7 +147,7 @@ func (s *Session) QueryStatement(ctx context.Context, stmt parser.Statement, p *
 	if err != nil {
 		return nil, err
 	}
-	return s.run(ctx, pl, stmt, p)
+	return s.run(ctx, pl, stmt, p, nil)
 }
 
 func parse(text string) (parser.Statement, error) {
@@ -151,21 +158,37 @@ func parse(text string) (parser.Statement, error) {
 	return stmt, nil
 }
 
-func (s *Session) run(ctx context.Context, pl plan.Plan, stmt parser.Statement, p *query.Params) (res *query.Result, err error) {
+func (s *Session) run(ctx context.Context, pl plan.Plan, stmt parser.Statement, p *query.Params, req *request) (res *query.Result, err error) {
 	if p == nil {
 		p = &query.Params{}
 	}
 	values, err := bindValues(stmt.BindNames(), pl.Binds(), p)
 	if err != nil {
-		return nil, err
+		return nil, s.rejected(req, stmt, p, err)
 	}
-	return s.runValues(ctx, pl, stmt, values, nil, p)
+	return s.runValues(ctx, pl, stmt, values, nil, p, req)
 }
 
 // runValues executes pl, the plan of stmt, with its bound values (or, for a
 // protocol BATCH, each statement's values) as the session's role.
-func (s *Session) runValues(ctx context.Context, pl plan.Plan, stmt fmt.Stringer, values []query.Value, stmtValues [][]query.Value, p *query.Params) (res *query.Result, err error) {
+func (s *Session) runValues(ctx context.Context, pl plan.Plan, stmt fmt.Stringer, values []query.Value, stmtValues [][]query.Value, p *query.Params, req *request) (res *query.Result, err error) {
 	q := &plan.Execution{Env: &s.x.env, Session: s, Execution: query.Execution{Params: p, Values: values, StmtValues: stmtValues, Now: s.x.env.Engine.Clock().Now(), UUIDs: s.x.uuid}}
+	if log := s.x.qlog.Load(); log != nil {
+		parsed, _ := stmt.(parser.Statement)
+		e := s.logStart(log, req, parsed, pl.Binds(), values, stmtValues, p, q.Now)
+		if e.Query == "" && parsed != nil {
+			e.Query = parsed.String()
+		}
+		defer func() {
+			if res != nil {
+				e.Warnings = slices.Clone(res.Warnings)
+			}
+			if err != nil {
+				e.Err = query.AsError(err)
+			}
+			log.add(e)
+		}()
+	}
 	if p.Trace {
 		q.Trace = query.NewTrace(s.x.env.Engine.Clock().Now)
 	}
@@ -352,7 +375,7 @@ func unprepared(id []byte) *query.Error {
 func (s *Session) Execute(ctx context.Context, id []byte, p *query.Params) (*query.Result, error) {
 	prep := s.x.plans.get(id)
 	if prep == nil {
-		return nil, unprepared(id)
+		return nil, s.rejected(&request{prepared: true}, nil, p, unprepared(id))
 	}
 	return s.ExecutePrepared(ctx, prep, p)
 }
@@ -363,9 +386,9 @@ func (s *Session) Execute(ctx context.Context, id []byte, p *query.Params) (*que
 func (s *Session) ExecutePrepared(ctx context.Context, prep *Prepared, p *query.Params) (*query.Result, error) {
 	pl, err := s.x.planOf(prep)
 	if err != nil {
-		return nil, err
+		return nil, s.rejected(&request{text: prep.Query, prepared: true}, prep.stmt, p, err)
 	}
-	return s.run(ctx, pl, prep.stmt, p)
+	return s.run(ctx, pl, prep.stmt, p, &request{text: prep.Query, prepared: true})
 }
 
 // planOf returns the plan of prep for the current schema. When the schema

@@ -27,6 +27,13 @@
 // time.Now. LockPartition serializes read-modify-write sequences
 // (lightweight transactions); plain writes do not take it.
 //
+// # Snapshots
+//
+// Snapshot freezes an in-memory engine's schema and data without copying a
+// row (frozen memtables are shared copy-on-write, SSTables pinned by
+// reference); Restore installs a snapshot, of this engine or another, and
+// leaves it reusable. See snapshot.go.
+//
 // # Read path
 //
 // A table holds a list of Sources, newest first: the active memtable, the

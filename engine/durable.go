@@ -148,8 +148,11 @@ func (e *Engine) closeStorage() error {
 	for _, s := range e.state.Load().stores {
 		s.mu.Lock()
 		for _, t := range s.ssts {
-			errs = append(errs, t.r.Close())
+			// The list's reference: a snapshot (or a Restore in another
+			// engine) holding the SSTable keeps it open.
+			errs = append(errs, t.releaseErr())
 		}
+		s.ssts = nil
 		s.mu.Unlock()
 	}
 	if e.lock != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"sync"
 	"sync/atomic"
 
 	"github.com/minicass/minicass/commitlog"
@@ -39,9 +40,16 @@ type sstableSource struct {
 	refs atomic.Int32
 	// obsolete, set before the list's reference is released, removes the
 	// files on the last release; then onRemoved is called, if set.
-	obsolete  atomic.Bool
+	obsolete atomic.Bool
+	// retireMu guards fs and onRemoved, which every store retiring the
+	// SSTable sets (a Restore lists it in several, snapshot.go).
+	retireMu  sync.Mutex
 	fs        vfs.FS
 	onRemoved func(error)
+	// home is the filesystem holding the files, set when a snapshot first
+	// pins the SSTable (snapshot.go): a Restore may list it in another
+	// engine, whose retire must remove the files from this one.
+	home atomic.Pointer[homeFS]
 	// reads counts the partitions read from the SSTable (hotness).
 	reads atomic.Int64
 	// created is the engine time (seconds) when the SSTable was written or
@@ -63,25 +71,50 @@ func (s *sstableSource) acquire() { s.refs.Add(1) }
 
 // release drops a reference. The last one closes the reader and, for an
 // obsolete SSTable, removes its files.
-func (s *sstableSource) release() {
+func (s *sstableSource) release() { _ = s.releaseErr() }
+
+// releaseErr is release returning the error of closing the reader, when
+// this was the last reference.
+func (s *sstableSource) releaseErr() error {
 	if s.refs.Add(-1) != 0 {
-		return
+		return nil
 	}
 	err := s.r.Close()
-	if s.obsolete.Load() && s.fs != nil {
-		err = errors.Join(err, sstable.Remove(s.fs, s.r.Dir(), s.r.Gen()))
+	s.retireMu.Lock()
+	fsys, onRemoved := s.fs, s.onRemoved
+	s.retireMu.Unlock()
+	if s.obsolete.Load() && fsys != nil {
+		err = errors.Join(err, sstable.Remove(fsys, s.r.Dir(), s.r.Gen()))
 	}
-	if s.onRemoved != nil {
-		s.onRemoved(err)
+	if onRemoved != nil {
+		onRemoved(err)
 	}
+	return err
 }
+
+// homeFS wraps the filesystem an SSTable's files are in.
+type homeFS struct{ fs vfs.FS }
 
 // retire marks the SSTable obsolete (its files go with the last reference)
 // and drops the table list's reference. Call it after removing the SSTable
-// from the list.
+// from the list. The files are removed from the SSTable's home filesystem
+// when a snapshot gave it one, else from fsys (nil: not removed).
 func (s *sstableSource) retire(fsys vfs.FS, onRemoved func(error)) {
-	s.fs = fsys
-	s.onRemoved = onRemoved
+	if h := s.home.Load(); h != nil && fsys != nil {
+		fsys = h.fs
+	}
+	s.retireMu.Lock()
+	if fsys != nil {
+		s.fs = fsys
+	}
+	if prev := s.onRemoved; prev != nil && onRemoved != nil {
+		// Listed by several stores (snapshot.go), each retiring it: every
+		// one hears of the removal.
+		s.onRemoved = func(err error) { prev(err); onRemoved(err) }
+	} else if onRemoved != nil {
+		s.onRemoved = onRemoved
+	}
+	s.retireMu.Unlock()
 	s.obsolete.Store(true)
 	s.release()
 }

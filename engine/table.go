@@ -135,8 +135,10 @@ type tableStore struct {
 	// and excludes flushes from Truncate and DropTable.
 	flushMu sync.Mutex
 	// nextGen is the generation of the next SSTable (flushes and
-	// compactions allocate with allocGen).
-	nextGen atomic.Int64
+	// compactions allocate with allocGen). It is shared by every store a
+	// Restore makes for the table (snapshot.go), so that a flush of the
+	// store a Restore replaced, finishing late, never reuses a generation.
+	nextGen *atomic.Int64
 	// compactMu serializes the compactions of the table.
 	compactMu sync.Mutex
 	// obsoleteBytes is the disk size of compacted SSTables whose files
@@ -157,7 +159,7 @@ type tableStore struct {
 }
 
 func newTableStore(t *schema.Table, dir string) *tableStore {
-	s := &tableStore{name: t.QualifiedName(), id: t.ID, dir: dir}
+	s := &tableStore{name: t.QualifiedName(), id: t.ID, dir: dir, nextGen: new(atomic.Int64)}
 	s.nextGen.Store(1)
 	s.table.Store(t)
 	s.active = s.newMemtable()

@@ -43,6 +43,12 @@
 //
 // ExecScript and ExecFile run a CQL script as cqlsh runs a file, and
 // CheckRow compares values as their columns' types.
+//
+// A Template runs migrations and seed data once and starts each test's
+// server in that state; Snapshot, Restore and Reset move a server between
+// states in microseconds (template.go). StartQueryLog records every request
+// with assertions on it (querylog.go), and EnableChecks fails a test that
+// uses a data-modelling anti-pattern (antipattern.go).
 package minicasstest
 
 import (
@@ -96,7 +102,9 @@ type Server struct {
 	clock *Clock
 	// warnings are the client-timestamp warnings (clockwarn.go).
 	warnings *clockWarnings
-	done     chan error
+	// auth are the superusers Reset creates again (Options.Auth).
+	auth map[string]string
+	done chan error
 
 	closeOnce sync.Once
 	closeErr  error
@@ -119,7 +127,11 @@ func Start(t testing.TB) *Server {
 func Run() (*Server, error) { return RunOptions(Options{}) }
 
 // RunOptions starts a server configured by opts. The caller must Close it.
-func RunOptions(opts Options) (*Server, error) {
+func RunOptions(opts Options) (*Server, error) { return runFrom(opts, nil) }
+
+// runFrom starts a server configured by opts whose state, when from is not
+// nil, is restored from it before it listens (Template.Run).
+func runFrom(opts Options, from *minicass.Snapshot) (*Server, error) {
 	if opts.Addr == "" {
 		opts.Addr = "127.0.0.1:0"
 	}
@@ -127,7 +139,7 @@ func RunOptions(opts Options) (*Server, error) {
 		opts.Start = time.Now()
 	}
 	clock := minicass.NewManualClock(opts.Start)
-	db, err := minicass.Open(minicass.Options{Clock: clock})
+	db, err := minicass.Open(minicass.Options{Clock: clock, From: from})
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +176,7 @@ func RunOptions(opts Options) (*Server, error) {
 	}
 	srv := server.New(backend, sopts)
 	cqlbackend.ReportClients(db.Executor(), srv)
-	s := &Server{db: db, srv: srv, addr: l.Addr().(*net.TCPAddr), clock: clock, warnings: warnings, done: make(chan error, 1)}
+	s := &Server{db: db, srv: srv, addr: l.Addr().(*net.TCPAddr), clock: clock, warnings: warnings, auth: opts.Auth, done: make(chan error, 1)}
 	go func() { s.done <- srv.Serve(l) }()
 	return s, nil
 }
