@@ -861,10 +861,21 @@ func (c *conn) handleAuthResponse(stream int16, m *frame.AuthResponse) {
 		c.writeMessage(stream, &Error{Code: wire.CodeBadCredentials, Message: err.Error()}, nil)
 		return
 	}
+	ip := peerIP(c.nc.RemoteAddr())
 	if err := c.srv.opts.Authenticator.Authenticate(c.ctx, user, pass); err != nil {
+		if d := c.srv.logins.failed(ip, time.Now()); d > 0 {
+			t := time.NewTimer(d)
+			select {
+			case <-t.C:
+			case <-c.ctx.Done():
+				t.Stop()
+				return
+			}
+		}
 		c.writeMessage(stream, toError(err, nil, wire.CodeBadCredentials), nil)
 		return
 	}
+	c.srv.logins.succeeded(ip)
 	c.becomeReady(user)
 	c.writeMessage(stream, &frame.AuthSuccess{}, nil)
 }

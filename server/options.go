@@ -101,7 +101,16 @@ type Options struct {
 	ShutdownTimeout time.Duration
 	// CQLVersion is advertised in SUPPORTED. Default DefaultCQLVersion.
 	CQLVersion string
+	// FailedLoginDelay is how long a failed login waits for its answer; it
+	// doubles with each further failure from the same address within a
+	// minute, up to 16 times, and a successful login from the address
+	// resets it (login.go). Default DefaultFailedLoginDelay (200 ms); a
+	// negative value answers at once, as Cassandra does.
+	FailedLoginDelay time.Duration
 }
+
+// DefaultFailedLoginDelay is the default of Options.FailedLoginDelay.
+const DefaultFailedLoginDelay = 200 * time.Millisecond
 
 // Authenticator checks the credentials of a login, as Cassandra's
 // PasswordAuthenticator does. A failure becomes an ERROR as a Session's

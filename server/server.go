@@ -23,6 +23,8 @@ type Server struct {
 	// inFlight is the global budget of request bytes
 	// (MaxRequestDataInFlight).
 	inFlight *budget
+	// logins delays the answers to failed logins (login.go).
+	logins *loginThrottle
 
 	mu       sync.Mutex
 	listener net.Listener
@@ -45,7 +47,7 @@ func New(b Backend, opts Options) *Server {
 	opts.EnsureDefaults()
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Server{backend: b, opts: opts, ctx: ctx, cancel: cancel, conns: make(map[*conn]struct{}),
-		peers: make(map[string]*peer), inFlight: newBudget(opts.MaxRequestDataInFlight)}
+		peers: make(map[string]*peer), inFlight: newBudget(opts.MaxRequestDataInFlight), logins: newLoginThrottle(opts.FailedLoginDelay)}
 }
 
 // ListenAndServe listens on the TCP address addr and calls Serve.
