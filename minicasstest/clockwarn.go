@@ -148,3 +148,21 @@ func isWrite(query string) bool {
 	}
 	return false
 }
+
+// StatementKind passes the wrapped session's statement kinds through, so
+// that an EXECUTE keeps the request timeout of its statement.
+func (s *clockCheckSession) StatementKind(id []byte) server.RequestKind {
+	if k, ok := s.Session.(server.StatementKinder); ok {
+		return k.StatementKind(id)
+	}
+	return server.KindOther
+}
+
+// StatementText passes the wrapped session's statement texts through, so
+// that fault rules match an EXECUTE by its text.
+func (s *clockCheckSession) StatementText(id []byte) (string, bool) {
+	if t, ok := s.Session.(server.StatementTexter); ok {
+		return t.StatementText(id)
+	}
+	return "", false
+}

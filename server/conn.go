@@ -916,6 +916,11 @@ func (c *conn) runRequest(stream int16, m frame.Message, rt *reqTimer) {
 	case *frame.Batch:
 		cl, kind = m.Consistency, batchKind(m, c.session)
 	}
+	if c.srv.faults.rules.Load() != nil {
+		if f := c.srv.matchFault(m, c.session, kind); f != nil && c.applyFault(stream, f) {
+			return
+		}
+	}
 	ctx = rt.start(stream, kind, cl)
 	defer func() {
 		if p := recover(); p != nil {

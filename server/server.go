@@ -32,6 +32,8 @@ type Server struct {
 	peers    map[string]*peer // by client IP
 	closed   bool
 	wg       sync.WaitGroup
+
+	faults faultSet // see AddFault
 }
 
 // peer is what the server keeps per client address: its connections and

@@ -11,8 +11,10 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/minicass/minicass"
+	"github.com/minicass/minicass/admin"
 	"github.com/minicass/minicass/cql"
 	"github.com/minicass/minicass/nodetool"
 	"github.com/minicass/minicass/server"
@@ -24,6 +26,7 @@ import (
 //
 //	minicass serve [--listen 127.0.0.1:9042] [--data DIR | --memory] [--auth user:password]
 //	               [--config cassandra.yaml] [--log-level info] [--SETTING VALUE ...]
+//	               [--admin 127.0.0.1:PORT] [--manual-clock]
 //
 // It binds loopback by default, prints the address it listens on, logs to
 // stderr, and shuts down (closing connections, cancelling requests, then
@@ -74,6 +77,8 @@ func serveMain(ctx context.Context, args []string, io stdio, ready chan<- net.Ad
 	ignoreReplay := fs.Bool("ignore-commitlog-replay-errors", false, "skip damaged commit-log data at startup, logging each range skipped, instead of refusing to start")
 	ignoreReplayD := fs.Bool("Dcassandra.commitlog.ignorereplayerrors", false, "the same, as Cassandra's JVM property (-Dcassandra.commitlog.ignorereplayerrors=true)")
 	ui := fs.String("ui", "", "serve the studio, the web view of the database, on the loopback `address` (e.g. 127.0.0.1:7070)")
+	adminAddr := fs.String("admin", "", "serve the HTTP/JSON admin endpoint (faults, clock, snapshots, reset, query log) on the loopback `address` (e.g. 127.0.0.1:9050); off by default")
+	manualClock := fs.Bool("manual-clock", false, "run the database on a manual clock, stopped at the start time, that the admin endpoint advances and sets")
 	allowMissingSchema := fs.Bool("allow-missing-schema", false, "start with an empty schema when the data directory holds data but no schema file (the data is kept)")
 	var sf settingFlags
 	sf.register(fs)
@@ -141,6 +146,11 @@ func serveMain(ctx context.Context, args []string, io stdio, ready chan<- net.Ad
 	cfg.db.IgnoreCommitLogReplayErrors = *ignoreReplay || *ignoreReplayD
 	cfg.db.AllowMissingSchema = *allowMissingSchema
 	cfg.srv.Logger = logger
+	var clock *minicass.ManualClock
+	if *manualClock {
+		clock = minicass.NewManualClock(time.Now())
+		cfg.db.Clock = clock
+	}
 
 	db, err := minicass.Open(cfg.db)
 	if err != nil {
@@ -188,6 +198,16 @@ func serveMain(ctx context.Context, args []string, io stdio, ready chan<- net.Ad
 	}
 	srv := server.New(backend, cfg.srv)
 	cqlbackend.ReportClients(db.Executor(), srv)
+	if *adminAddr != "" {
+		ep, err := admin.Listen(*adminAddr, admin.Options{DB: db, Server: srv, Clock: clock})
+		if err != nil {
+			l.Close()
+			fmt.Fprintf(io.err, "minicass serve: --admin: %v\n", err)
+			return 1
+		}
+		defer ep.Close()
+		fmt.Fprintf(io.out, "Admin endpoint: %s\n", ep.URL())
+	}
 	where := "in memory"
 	if *dir != "" {
 		where = "data in " + *dir

@@ -50,6 +50,7 @@ var layer = map[string]int{
 	"nodetool":           75, // nodetool's commands on a DB, local or over its endpoint
 	"studio":             75, // the local web view of a DB
 	"server":             80,
+	"admin":              85, // the HTTP admin endpoint of minicass serve
 	"minicasstest":       90,
 }
 

@@ -385,3 +385,17 @@ var (
 	_ server.FunctionFailureError = (*cql.Error)(nil)
 	_ server.TimeoutError         = (*cql.Error)(nil)
 )
+
+// StatementText returns the text of the prepared statement id, so that the
+// server's fault rules match an EXECUTE by the statement it runs.
+func (s *Session) StatementText(id []byte) (string, bool) {
+	if prep := s.s.Executor().Lookup(id); prep != nil {
+		return prep.Query, true
+	}
+	return "", false
+}
+
+var (
+	_ server.StatementTexter = (*Session)(nil)
+	_ server.StatementKinder = (*Session)(nil)
+)
