@@ -219,6 +219,13 @@ func compileInsertValues(c *expr.CompileCtx, tbl *schema.Table, st *parser.Inser
 	if len(st.Columns) != len(st.Values) {
 		return nil, nil, query.Invalidf("Unmatched column names/values")
 	}
+	// Cassandra (ParsedInsert.prepareInternal) refuses a repeated name before
+	// it resolves any column.
+	for i, id := range st.Columns {
+		if slices.Contains(st.Columns[:i], id) {
+			return nil, nil, query.Invalidf("The column names contains duplicates")
+		}
+	}
 	cols := make([]*schema.Column, len(st.Columns))
 	terms := make([]expr.Term, len(st.Columns))
 	for i, id := range st.Columns {
@@ -226,9 +233,6 @@ func compileInsertValues(c *expr.CompileCtx, tbl *schema.Table, st *parser.Inser
 		col := tbl.Column(name)
 		if col == nil {
 			return nil, nil, query.Invalidf("Undefined column name %s in table %s", name, tbl.QualifiedName())
-		}
-		if slices.Contains(cols[:i], col) {
-			return nil, nil, query.Invalidf("Multiple definitions found for column %s", name)
 		}
 		t, err := c.CompileTerm(st.Values[i], expr.Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: name, Typ: col.Type})
 		if err != nil {
