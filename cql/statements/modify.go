@@ -3,6 +3,7 @@ package statements
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -213,6 +214,24 @@ func compileInsert(s *plan.Compiler, st *parser.Insert) (plan.Plan, error) {
 	return p, nil
 }
 
+// checkSetCompatible refuses two incompatible settings of one column: a plain
+// "c = v" is incompatible with any other setting of c
+// (Operation.RawUpdate.isCompatibleWith); additions, removals, prepends and
+// element settings combine. Cassandra's parser makes this check
+// (Cql.g addRawUpdate), so it is a syntax error and comes before any name is
+// resolved.
+func checkSetCompatible(set []*parser.Assignment) error {
+	seen := map[string]bool{}
+	for _, a := range set {
+		name := string(a.Column)
+		if prevSet, ok := seen[name]; ok && (prevSet || a.Op == parser.AssignSet) {
+			return &query.Error{Code: wire.CodeSyntax, Message: fmt.Sprintf("Multiple incompatible setting of column %s", name)}
+		}
+		seen[name] = seen[name] || a.Op == parser.AssignSet
+	}
+	return nil
+}
+
 // compileInsertValues compiles the column list and VALUES of an INSERT: the
 // columns named and their terms, in the statement's order.
 func compileInsertValues(c *expr.CompileCtx, tbl *schema.Table, st *parser.Insert) ([]*schema.Column, []expr.Term, error) {
@@ -244,6 +263,9 @@ func compileInsertValues(c *expr.CompileCtx, tbl *schema.Table, st *parser.Inser
 }
 
 func compileUpdate(s *plan.Compiler, st *parser.Update) (plan.Plan, error) {
+	if err := checkSetCompatible(st.Set); err != nil {
+		return nil, err
+	}
 	tbl, err := modTable(s, st.Table, restrictions.KindUpdate)
 	if err != nil {
 		return nil, err
@@ -254,11 +276,6 @@ func compileUpdate(s *plan.Compiler, st *parser.Update) (plan.Plan, error) {
 		return nil, err
 	}
 	staticOnly := true
-	// seen records, per column, whether a plain "c = v" was among its
-	// assignments: that one is incompatible with any other setting of the
-	// column (Operation.RawUpdate.isCompatibleWith); additions, removals,
-	// prepends and element settings combine.
-	seen := map[string]bool{}
 	for _, a := range st.Set {
 		name := string(a.Column)
 		col := tbl.Column(name)
@@ -268,10 +285,6 @@ func compileUpdate(s *plan.Compiler, st *parser.Update) (plan.Plan, error) {
 		if col.Kind == schema.PartitionKey || col.Kind == schema.Clustering {
 			return nil, query.Invalidf("PRIMARY KEY part %s found in SET part", name)
 		}
-		if prevSet, ok := seen[name]; ok && (prevSet || a.Op == parser.AssignSet) {
-			return nil, query.Invalidf("Multiple incompatible setting of column %s", name)
-		}
-		seen[name] = seen[name] || a.Op == parser.AssignSet
 		if col.Kind == schema.Regular {
 			staticOnly = false
 		}
