@@ -524,7 +524,9 @@ func (p *modPlan) initWriteContext(q *plan.Execution, wc *writeContext) error {
 		}
 		switch {
 		case v.Unset:
-		case v.Bytes == nil:
+		case len(v.Bytes) == 0:
+			// A null or empty value means no TTL (Attributes.getTimeToLive,
+			// CASSANDRA-17822).
 			ttl = 0
 		case len(v.Bytes) != 4:
 			return query.Invalidf("Invalid TTL value: an int needs 4 bytes, got %d", len(v.Bytes))
