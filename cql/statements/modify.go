@@ -3,6 +3,7 @@ package statements
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -213,11 +214,36 @@ func compileInsert(s *plan.Compiler, st *parser.Insert) (plan.Plan, error) {
 	return p, nil
 }
 
+// checkSetCompatible refuses two incompatible settings of one column: a plain
+// "c = v" is incompatible with any other setting of c
+// (Operation.RawUpdate.isCompatibleWith); additions, removals, prepends and
+// element settings combine. Cassandra's parser makes this check
+// (Cql.g addRawUpdate), so it is a syntax error and comes before any name is
+// resolved.
+func checkSetCompatible(set []*parser.Assignment) error {
+	seen := map[string]bool{}
+	for _, a := range set {
+		name := string(a.Column)
+		if prevSet, ok := seen[name]; ok && (prevSet || a.Op == parser.AssignSet) {
+			return &query.Error{Code: wire.CodeSyntax, Message: fmt.Sprintf("Multiple incompatible setting of column %s", name)}
+		}
+		seen[name] = seen[name] || a.Op == parser.AssignSet
+	}
+	return nil
+}
+
 // compileInsertValues compiles the column list and VALUES of an INSERT: the
 // columns named and their terms, in the statement's order.
 func compileInsertValues(c *expr.CompileCtx, tbl *schema.Table, st *parser.Insert) ([]*schema.Column, []expr.Term, error) {
 	if len(st.Columns) != len(st.Values) {
 		return nil, nil, query.Invalidf("Unmatched column names/values")
+	}
+	// Cassandra (ParsedInsert.prepareInternal) refuses a repeated name before
+	// it resolves any column.
+	for i, id := range st.Columns {
+		if slices.Contains(st.Columns[:i], id) {
+			return nil, nil, query.Invalidf("The column names contains duplicates")
+		}
 	}
 	cols := make([]*schema.Column, len(st.Columns))
 	terms := make([]expr.Term, len(st.Columns))
@@ -226,9 +252,6 @@ func compileInsertValues(c *expr.CompileCtx, tbl *schema.Table, st *parser.Inser
 		col := tbl.Column(name)
 		if col == nil {
 			return nil, nil, query.Invalidf("Undefined column name %s in table %s", name, tbl.QualifiedName())
-		}
-		if slices.Contains(cols[:i], col) {
-			return nil, nil, query.Invalidf("Multiple definitions found for column %s", name)
 		}
 		t, err := c.CompileTerm(st.Values[i], expr.Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: name, Typ: col.Type})
 		if err != nil {
@@ -240,6 +263,9 @@ func compileInsertValues(c *expr.CompileCtx, tbl *schema.Table, st *parser.Inser
 }
 
 func compileUpdate(s *plan.Compiler, st *parser.Update) (plan.Plan, error) {
+	if err := checkSetCompatible(st.Set); err != nil {
+		return nil, err
+	}
 	tbl, err := modTable(s, st.Table, restrictions.KindUpdate)
 	if err != nil {
 		return nil, err
@@ -250,11 +276,6 @@ func compileUpdate(s *plan.Compiler, st *parser.Update) (plan.Plan, error) {
 		return nil, err
 	}
 	staticOnly := true
-	// seen records, per column, whether a plain "c = v" was among its
-	// assignments: that one is incompatible with any other setting of the
-	// column (Operation.RawUpdate.isCompatibleWith); additions, removals,
-	// prepends and element settings combine.
-	seen := map[string]bool{}
 	for _, a := range st.Set {
 		name := string(a.Column)
 		col := tbl.Column(name)
@@ -264,10 +285,6 @@ func compileUpdate(s *plan.Compiler, st *parser.Update) (plan.Plan, error) {
 		if col.Kind == schema.PartitionKey || col.Kind == schema.Clustering {
 			return nil, query.Invalidf("PRIMARY KEY part %s found in SET part", name)
 		}
-		if prevSet, ok := seen[name]; ok && (prevSet || a.Op == parser.AssignSet) {
-			return nil, query.Invalidf("Multiple incompatible setting of column %s", name)
-		}
-		seen[name] = seen[name] || a.Op == parser.AssignSet
 		if col.Kind == schema.Regular {
 			staticOnly = false
 		}
@@ -507,7 +524,9 @@ func (p *modPlan) initWriteContext(q *plan.Execution, wc *writeContext) error {
 		}
 		switch {
 		case v.Unset:
-		case v.Bytes == nil:
+		case len(v.Bytes) == 0:
+			// A null or empty value means no TTL (Attributes.getTimeToLive,
+			// CASSANDRA-17822).
 			ttl = 0
 		case len(v.Bytes) != 4:
 			return query.Invalidf("Invalid TTL value: an int needs 4 bytes, got %d", len(v.Bytes))
