@@ -330,6 +330,29 @@ func (w *WhereClause) CkEq(pos int) bool {
 	return false
 }
 
+// CkEqOrSingleIn reports whether clustering column pos is restricted to one
+// value: by EQ, or by an IN whose literal list holds a single value (b IN (?)
+// or (b, c) IN ((?, ?))). An ORDER BY may skip such a column (CASSANDRA-10271,
+// SelectOrderByTest.testAllowSkippingEqualityAndSingleValueInRestrictedClusteringColumns);
+// IN ? counts as several values, as its list is only known once bound.
+func (w *WhereClause) CkEqOrSingleIn(pos int) bool {
+	if w.CkEq(pos) {
+		return true
+	}
+	for _, p := range w.Parts {
+		if p.first <= pos && pos < p.first+p.width() {
+			if p.Single != nil && p.Single.In {
+				return p.Single.marker == nil && len(p.Single.Terms) == 1
+			}
+			if p.tuple != nil && p.tuple.in {
+				return p.tuple.marker == nil && len(p.tuple.tuples)+len(p.tuple.whole) == 1
+			}
+			return false
+		}
+	}
+	return false
+}
+
 // PkEq reports whether partition key column pos is restricted by EQ.
 func (w *WhereClause) PkEq(pos int) bool {
 	return pos < len(w.Pk) && w.Pk[pos] != nil && !w.Pk[pos].In

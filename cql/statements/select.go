@@ -305,7 +305,7 @@ func (p *selectPlan) compileOrderBy(order []parser.Ordering) error {
 			return query.Invalidf("Order by is currently only supported on the clustered columns of the PRIMARY KEY, got %s", col.Name)
 		}
 		for pos < col.Position {
-			if !p.where.CkEq(pos) {
+			if !p.where.CkEqOrSingleIn(pos) {
 				return query.Invalidf("Order by currently only supports the ordering of columns following their declared order in the PRIMARY KEY")
 			}
 			pos++

@@ -758,6 +758,19 @@ func (r *selectRun) runSorted(ctx context.Context, keys [][]byte, comps [][][]by
 				break
 			}
 		}
+		if n == 0 && r.p.staticRows && part.static != nil {
+			// A partition with only static data answers with its static
+			// row, as in the unsorted path; its empty clustering sorts
+			// before every row (after every row in reverse).
+			sr := &expr.SelRow{Pk: comps[i], Static: part.static, Now: now}
+			ok, err := r.filter(sr)
+			if err != nil {
+				return err
+			}
+			if ok {
+				items = append(items, sortedItem{sr, nil, i})
+			}
+		}
 	}
 	less := func(a, b []byte) bool {
 		c := bytes.Compare(a, b)
