@@ -44,6 +44,7 @@ func TestStudioInBrowser(t *testing.T) {
 		}
 	}
 	db, _ := scenario(t)
+	wideScenario(t, db)
 	srv, err := Serve(db, "127.0.0.1:0", Options{})
 	require.NoError(t, err)
 	defer srv.Close()
@@ -145,6 +146,12 @@ func TestStudioInBrowser(t *testing.T) {
 	open("histograms", "/histograms?table=ks.users")
 	assert.Equal(t, "2", eval(`String(document.querySelectorAll("svg#histograms line.limit").length)`))
 	assert.True(t, visible(`svg#histograms rect.hbar`))
+
+	open("sstable", "/sstable?table=ks.wide")
+	assert.True(t, visible(`svg#anatomy rect.stream-partition.wide`), "the wide partition stands out in the stream")
+	assert.True(t, visible(`#row-index-svg rect.index-block`), "its row index is drawn")
+	assert.True(t, visible(`#components tr.component`))
+	assert.True(t, visible(`#bloom-fill`))
 
 	mu.Lock()
 	defer mu.Unlock()

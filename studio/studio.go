@@ -14,6 +14,10 @@
 //	                          and what they shadow, TTLs left
 //	/histograms?table=ks.t    partition sizes and rows per partition, with the
 //	                          seed articles' limits (100 MB, 100,000 rows) drawn
+//	/sstable?table=ks.t&name=F&key=K  an SSTable's anatomy: component files and
+//	                          their sizes, Data.db chunks, partitions in the stream,
+//	                          the row index of the widest partition (or K's), the
+//	                          bloom filter (and its answer for K), Statistics.db
 //
 // Every page is self-contained: its styles and its one small script are
 // inline, its pictures inline SVG; nothing is loaded from elsewhere (the
@@ -74,6 +78,8 @@ func (s *Studio) Handler() http.Handler {
 	mux.HandleFunc("GET /partition", s.page(s.partitionView))
 	mux.HandleFunc("GET /histograms", s.page(s.histogramView))
 	mux.HandleFunc("GET /histograms.svg", s.picture(s.histogramView))
+	mux.HandleFunc("GET /sstable", s.page(s.sstableView))
+	mux.HandleFunc("GET /sstable.svg", s.picture(s.sstableView))
 	mux.HandleFunc("GET /version", s.version)
 	return mux
 }
@@ -234,7 +240,7 @@ func (s *Studio) frame(r *http.Request, out *rendered, export bool) string {
 	if tableName != "" {
 		q = "?table=" + esc(tableName)
 	}
-	fmt.Fprintf(&b, "<header><a href=\"/\">minicass studio</a><a href=\"/ring%s\">ring</a><a href=\"/partition%s\">partition</a><a href=\"/histograms%s\">histograms</a>", q, q, q)
+	fmt.Fprintf(&b, "<header><a href=\"/\">minicass studio</a><a href=\"/ring%s\">ring</a><a href=\"/partition%s\">partition</a><a href=\"/histograms%s\">histograms</a><a href=\"/sstable%s\">sstable</a>", q, q, q, q)
 	if !export {
 		exp := r.URL.Query()
 		exp.Set("export", "1")
@@ -305,7 +311,7 @@ func (s *Studio) index(w http.ResponseWriter, r *http.Request) {
 	b.WriteString(`<table id="tables"><tr><th>table</th><th>views</th></tr>`)
 	for _, t := range s.userTables() {
 		n := esc(t.QualifiedName())
-		fmt.Fprintf(&b, `<tr><td>%s</td><td><a href="/ring?table=%s">ring</a> · <a href="/partition?table=%s">partition</a> · <a href="/histograms?table=%s">histograms</a></td></tr>`, n, n, n, n)
+		fmt.Fprintf(&b, `<tr><td>%s</td><td><a href="/ring?table=%s">ring</a> · <a href="/partition?table=%s">partition</a> · <a href="/histograms?table=%s">histograms</a> · <a href="/sstable?table=%s">sstable</a></td></tr>`, n, n, n, n, n)
 	}
 	b.WriteString("</table>")
 	out := &rendered{title: "Tables", body: b.String()}
