@@ -43,8 +43,9 @@ func TestStudioInBrowser(t *testing.T) {
 			t.Skipf("chromium not found at %s: install Debian's chromium (apt-get install chromium; .ci/run does) to run the browser test", chromiumPath)
 		}
 	}
-	db, _ := scenario(t)
+	db, clock := scenario(t)
 	wideScenario(t, db)
+	compactionScenario(t, db, clock)
 	srv, err := Serve(db, "127.0.0.1:0", Options{})
 	require.NoError(t, err)
 	defer srv.Close()
@@ -152,6 +153,11 @@ func TestStudioInBrowser(t *testing.T) {
 	assert.True(t, visible(`#row-index-svg rect.index-block`), "its row index is drawn")
 	assert.True(t, visible(`#components tr.component`))
 	assert.True(t, visible(`#bloom-fill`))
+
+	open("compactions", "/compactions?table=ks.events")
+	assert.True(t, visible(`svg#compactions g.sst-out.live`), "the compaction's output is drawn")
+	assert.Equal(t, "2", eval(`String(document.querySelectorAll("svg#compactions g.sst-in").length)`))
+	assert.True(t, visible(`#history tr.compaction td.removed`))
 
 	mu.Lock()
 	defer mu.Unlock()

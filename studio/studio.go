@@ -18,6 +18,8 @@
 //	                          their sizes, Data.db chunks, partitions in the stream,
 //	                          the row index of the widest partition (or K's), the
 //	                          bloom filter (and its answer for K), Statistics.db
+//	/compactions?table=ks.t   the compaction history: which SSTables became which,
+//	                          those dropped whole, what went in and came out
 //
 // Every page is self-contained: its styles and its one small script are
 // inline, its pictures inline SVG; nothing is loaded from elsewhere (the
@@ -80,6 +82,8 @@ func (s *Studio) Handler() http.Handler {
 	mux.HandleFunc("GET /histograms.svg", s.picture(s.histogramView))
 	mux.HandleFunc("GET /sstable", s.page(s.sstableView))
 	mux.HandleFunc("GET /sstable.svg", s.picture(s.sstableView))
+	mux.HandleFunc("GET /compactions", s.page(s.compactionView))
+	mux.HandleFunc("GET /compactions.svg", s.picture(s.compactionView))
 	mux.HandleFunc("GET /version", s.version)
 	return mux
 }
@@ -240,7 +244,7 @@ func (s *Studio) frame(r *http.Request, out *rendered, export bool) string {
 	if tableName != "" {
 		q = "?table=" + esc(tableName)
 	}
-	fmt.Fprintf(&b, "<header><a href=\"/\">minicass studio</a><a href=\"/ring%s\">ring</a><a href=\"/partition%s\">partition</a><a href=\"/histograms%s\">histograms</a><a href=\"/sstable%s\">sstable</a>", q, q, q, q)
+	fmt.Fprintf(&b, "<header><a href=\"/\">minicass studio</a><a href=\"/ring%s\">ring</a><a href=\"/partition%s\">partition</a><a href=\"/histograms%s\">histograms</a><a href=\"/sstable%s\">sstable</a><a href=\"/compactions%s\">compactions</a>", q, q, q, q, q)
 	if !export {
 		exp := r.URL.Query()
 		exp.Set("export", "1")
@@ -311,7 +315,7 @@ func (s *Studio) index(w http.ResponseWriter, r *http.Request) {
 	b.WriteString(`<table id="tables"><tr><th>table</th><th>views</th></tr>`)
 	for _, t := range s.userTables() {
 		n := esc(t.QualifiedName())
-		fmt.Fprintf(&b, `<tr><td>%s</td><td><a href="/ring?table=%s">ring</a> · <a href="/partition?table=%s">partition</a> · <a href="/histograms?table=%s">histograms</a> · <a href="/sstable?table=%s">sstable</a></td></tr>`, n, n, n, n, n)
+		fmt.Fprintf(&b, `<tr><td>%s</td><td><a href="/ring?table=%s">ring</a> · <a href="/partition?table=%s">partition</a> · <a href="/histograms?table=%s">histograms</a> · <a href="/sstable?table=%s">sstable</a> · <a href="/compactions?table=%s">compactions</a></td></tr>`, n, n, n, n, n, n)
 	}
 	b.WriteString("</table>")
 	out := &rendered{title: "Tables", body: b.String()}
