@@ -93,7 +93,7 @@ func (s *Studio) sstableView(r *http.Request) (*rendered, error) {
 
 	var svg strings.Builder
 	const w = 760.0
-	fmt.Fprintf(&svg, `<svg id="anatomy" xmlns="http://www.w3.org/2000/svg" width="%g" height="250" viewBox="0 0 %g 250" role="img" aria-label="anatomy of %s">`, w, w, esc(info.Name))
+	fmt.Fprintf(&svg, `<svg id="anatomy" xmlns="http://www.w3.org/2000/svg" width="%g" height="200" viewBox="0 0 %g 200" role="img" aria-label="anatomy of %s">`, w, w, esc(info.Name))
 	fmt.Fprintf(&svg, `<title>Anatomy of %s of %s</title>`, esc(info.Name), esc(t.QualifiedName()))
 	drawComponents(&svg, info)
 	drawChunks(&svg, an)
