@@ -69,6 +69,32 @@ type CompactionRecord struct {
 	// Reason says why it ran: "major", "background", "tombstone",
 	// "expired".
 	Reason string `json:"reason"`
+	// In and Out count what the inputs (expired ones included) and the
+	// outputs hold, from their statistics: the difference is what the
+	// compaction merged away or purged. Absent in records written before
+	// they were kept.
+	In  *CompactionCounts `json:"in,omitempty"`
+	Out *CompactionCounts `json:"out,omitempty"`
+}
+
+// CompactionCounts are the contents of a set of SSTables, summed from
+// their statistics (a partition in two SSTables counts twice).
+type CompactionCounts struct {
+	Partitions int64 `json:"partitions"`
+	Rows       int64 `json:"rows"`
+	Cells      int64 `json:"cells"`
+	// Expiring counts the cells with a TTL; Tombstones the cell, row,
+	// range and partition tombstones.
+	Expiring   int64 `json:"expiring"`
+	Tombstones int64 `json:"tombstones"`
+}
+
+func (c *CompactionCounts) add(st *sstable.Stats) {
+	c.Partitions += int64(st.Partitions)
+	c.Rows += int64(st.Rows)
+	c.Cells += int64(st.Cells)
+	c.Expiring += int64(st.ExpiringCells)
+	c.Tombstones += int64(st.CellTombstones + st.RowTombstones + st.RangeTombstones + st.PartitionTombstones)
 }
 
 func newUUID() string {
@@ -146,7 +172,9 @@ func (e *Engine) compact(ctx context.Context, s *tableStore, inputs []*sstableSo
 	}
 
 	c.expired, c.merge = c.fullyExpired()
+	c.rec.In, c.rec.Out = &CompactionCounts{}, &CompactionCounts{}
 	for _, in := range inputs {
+		c.rec.In.add(in.stats)
 		c.rec.BytesIn += in.size()
 		c.rec.Inputs = append(c.rec.Inputs, in.name)
 		if in.upper.Compare(commitlog.Position{Segment: uint64(c.upper.Segment), Offset: c.upper.Offset}) > 0 {
@@ -177,6 +205,7 @@ func (e *Engine) compact(ctx context.Context, s *tableStore, inputs []*sstableSo
 	c.rec.CompactedAt = e.opts.Clock.Now()
 	for _, o := range c.outputs {
 		e.bytesCompacted.Add(int64(o.stats.DataSize))
+		c.rec.Out.add(o.stats)
 	}
 	e.recordCompaction(c.rec)
 	e.opts.Logger.Info("Compacted", "id", c.rec.ID, "table", s.name, "inputs", len(inputs), "expired", len(c.expired),

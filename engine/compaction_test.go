@@ -544,3 +544,44 @@ func TestPurgeSeesMemtableFlushedDuringCompaction(t *testing.T) {
 	assert.Empty(t, rows, "the row deleted at 20 is shadowed")
 	assert.Len(t, e.SSTables("ks", "t"), 2, "the tombstone is kept next to the flushed data")
 }
+
+// TestCompactionRecordCounts checks what a compaction record says went in
+// and came out: a partition deleted past gc_grace_seconds is purged with
+// its tombstone, and the counts survive a reopen of the history.
+func TestCompactionRecordCounts(t *testing.T) {
+	ctx := context.Background()
+	fsys := vfs.NewMem()
+	e, clock, tbl := openDurable(t, fsys, Options{DisableAutoCompaction: true})
+	nt := *tbl
+	nt.Options.GCGraceSeconds = 0
+	require.NoError(t, e.AlterTable(&nt))
+	tbl, _ = e.Table("ks", "t")
+	row := func(key string, ts int64) *data.Mutation {
+		r := data.NewRow([]byte("c"))
+		r.Liveness = data.LivenessInfo{Timestamp: ts, ExpiresAt: data.NoDeletionTime}
+		r.Cells = []data.Cell{{Column: "v", Timestamp: ts, LocalDeletionTime: data.NoDeletionTime, Value: []byte("1")}}
+		return &data.Mutation{Key: []byte(key), PartitionDeletion: data.LiveDeletion, Rows: []data.Row{r}}
+	}
+	require.NoError(t, e.Apply(ctx, tbl, row("gone", 10)))
+	require.NoError(t, e.Flush(ctx, "ks", "t"))
+	require.NoError(t, e.Apply(ctx, tbl, &data.Mutation{Key: []byte("gone"),
+		PartitionDeletion: data.DeletionTime{MarkedForDeleteAt: 20, LocalDeletionTime: clock.Now().Unix()}}))
+	require.NoError(t, e.Apply(ctx, tbl, row("kept", 30)))
+	require.NoError(t, e.Flush(ctx, "ks", "t"))
+	clock.Advance(10 * time.Second)
+	require.NoError(t, e.Compact(ctx, "ks", "t"))
+
+	want := func(h []CompactionRecord) {
+		t.Helper()
+		require.Len(t, h, 1)
+		require.NotNil(t, h[0].In)
+		require.NotNil(t, h[0].Out)
+		assert.Equal(t, CompactionCounts{Partitions: 3, Rows: 2, Cells: 2, Tombstones: 1}, *h[0].In)
+		assert.Equal(t, CompactionCounts{Partitions: 1, Rows: 1, Cells: 1}, *h[0].Out)
+	}
+	want(e.CompactionHistory())
+	require.NoError(t, e.Close())
+	e, _, _ = openDurable(t, fsys, Options{Clock: clock, DisableAutoCompaction: true})
+	defer func() { require.NoError(t, e.Close()) }()
+	want(e.CompactionHistory())
+}

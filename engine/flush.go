@@ -403,6 +403,9 @@ type SSTableInfo struct {
 	Gen int
 	// Files lists the component file names, in TOC order.
 	Files []string
+	// Sizes are the sizes in bytes of the component files, in the order of
+	// Files (-1 for a file that could not be read).
+	Sizes []int64
 	// DiskSize is the total size in bytes of the component files.
 	DiskSize int64
 	// CommitLogUpperBound is the commit-log position the SSTable covers.
@@ -430,11 +433,46 @@ func (e *Engine) SSTables(keyspace, table string) []SSTableInfo {
 		info := SSTableInfo{Name: src.name, Dir: src.r.Dir(), Gen: src.r.Gen(), Files: src.r.Files(),
 			CommitLogUpperBound: src.upper, Stats: src.stats}
 		for _, f := range info.Files {
+			size := int64(-1)
 			if fi, err := e.fs.Stat(e.fs.PathJoin(info.Dir, f)); err == nil {
-				info.DiskSize += fi.Size()
+				size = fi.Size()
+				info.DiskSize += size
 			}
+			info.Sizes = append(info.Sizes, size)
 		}
 		out = append(out, info)
 	}
 	return out
+}
+
+// InspectSSTable calls fn with the reader of the SSTable of keyspace.table
+// whose Data.db file is named name, keeping the reader open while fn runs
+// (a compaction meanwhile replaces the SSTable but does not close it). fn
+// must only read. It returns ErrNoTable for a table that does not exist,
+// an error naming the SSTable when the table has no such live SSTable, and
+// fn's error.
+func (e *Engine) InspectSSTable(keyspace, table, name string, fn func(r *sstable.Reader) error) error {
+	t, ok := e.Table(keyspace, table)
+	if !ok {
+		return ErrNoTable
+	}
+	s, ok := e.store(t.ID)
+	if !ok {
+		return ErrNoTable
+	}
+	var src *sstableSource
+	s.mu.RLock()
+	for _, c := range s.ssts {
+		if c.name == name {
+			src = c
+			src.acquire()
+			break
+		}
+	}
+	s.mu.RUnlock()
+	if src == nil {
+		return fmt.Errorf("engine: %s.%s has no live SSTable %q", keyspace, table, name)
+	}
+	defer src.release()
+	return fn(src.r)
 }

@@ -43,7 +43,10 @@ func TestStudioInBrowser(t *testing.T) {
 			t.Skipf("chromium not found at %s: install Debian's chromium (apt-get install chromium; .ci/run does) to run the browser test", chromiumPath)
 		}
 	}
-	db, _ := scenario(t)
+	db, clock := scenario(t)
+	wideScenario(t, db)
+	compactionScenario(t, db, clock)
+	orderScenario(t, db)
 	srv, err := Serve(db, "127.0.0.1:0", Options{})
 	require.NoError(t, err)
 	defer srv.Close()
@@ -145,6 +148,34 @@ func TestStudioInBrowser(t *testing.T) {
 	open("histograms", "/histograms?table=ks.users")
 	assert.Equal(t, "2", eval(`String(document.querySelectorAll("svg#histograms line.limit").length)`))
 	assert.True(t, visible(`svg#histograms rect.hbar`))
+
+	open("sstable", "/sstable?table=ks.wide")
+	assert.True(t, visible(`svg#anatomy rect.stream-partition.wide`), "the wide partition stands out in the stream")
+	assert.True(t, visible(`#row-index-svg rect.index-block`), "its row index is drawn")
+	assert.True(t, visible(`#components tr.component`))
+	assert.True(t, visible(`#bloom-fill`))
+
+	open("compactions", "/compactions?table=ks.events")
+	assert.True(t, visible(`svg#compactions g.sst-out.live`), "the compaction's output is drawn")
+	assert.Equal(t, "2", eval(`String(document.querySelectorAll("svg#compactions g.sst-in").length)`))
+	assert.True(t, visible(`#history tr.compaction td.removed`))
+
+	open("order", "/order?table=ks.readings_asc&other=ks.readings_desc&key=s1&limit=3")
+	assert.True(t, visible(`svg#order rect.orow.first`))
+	assert.Equal(t, "6", eval(`String(document.querySelectorAll("svg#order rect.orow.first").length)`))
+	firstRows := `Array.from(document.querySelectorAll(".first-rows")).map(function(e){return e.textContent}).join(" | ")`
+	assert.Equal(t, "returns (1), (2), (3) | returns (10), (9), (8)", eval(firstRows))
+	// A write to the second table redraws the page: the page follows both.
+	require.NoError(t, db.Exec(context.Background(), `INSERT INTO ks.readings_desc (sensor, at, v) VALUES ('s1', 11, 11)`))
+	got := ""
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if v, err := chromedp.Run(bctx, chromedp.Evaluate[string](firstRows)); err == nil {
+			if got = v; got == "returns (1), (2), (3) | returns (11), (10), (9)" {
+				break
+			}
+		}
+	}
+	assert.Equal(t, "returns (1), (2), (3) | returns (11), (10), (9)", got, "the DESC table shows the new reading first after the write")
 
 	mu.Lock()
 	defer mu.Unlock()

@@ -14,6 +14,16 @@
 //	                          and what they shadow, TTLs left
 //	/histograms?table=ks.t    partition sizes and rows per partition, with the
 //	                          seed articles' limits (100 MB, 100,000 rows) drawn
+//	/sstable?table=ks.t&name=F&key=K  an SSTable's anatomy: component files and
+//	                          their sizes, Data.db chunks, partitions in the stream,
+//	                          the row index of the widest partition (or K's), the
+//	                          bloom filter (and its answer for K), Statistics.db
+//	/compactions?table=ks.t   the compaction history: which SSTables became which,
+//	                          those dropped whole, what went in and came out
+//	/order?table=ks.a&other=ks.b&key=K&limit=N  one partition key in two tables
+//	                          side by side (say one CLUSTERING ORDER BY ... ASC,
+//	                          the other DESC): rows in stored order, and the N a
+//	                          LIMIT N read takes first
 //
 // Every page is self-contained: its styles and its one small script are
 // inline, its pictures inline SVG; nothing is loaded from elsewhere (the
@@ -74,6 +84,12 @@ func (s *Studio) Handler() http.Handler {
 	mux.HandleFunc("GET /partition", s.page(s.partitionView))
 	mux.HandleFunc("GET /histograms", s.page(s.histogramView))
 	mux.HandleFunc("GET /histograms.svg", s.picture(s.histogramView))
+	mux.HandleFunc("GET /sstable", s.page(s.sstableView))
+	mux.HandleFunc("GET /sstable.svg", s.picture(s.sstableView))
+	mux.HandleFunc("GET /compactions", s.page(s.compactionView))
+	mux.HandleFunc("GET /compactions.svg", s.picture(s.compactionView))
+	mux.HandleFunc("GET /order", s.page(s.orderView))
+	mux.HandleFunc("GET /order.svg", s.picture(s.orderView))
 	mux.HandleFunc("GET /version", s.version)
 	return mux
 }
@@ -132,6 +148,7 @@ type view func(r *http.Request) (*rendered, error)
 type rendered struct {
 	title string
 	table *schema.Table // the table followed for changes, if any
+	also  *schema.Table // a second table followed, if any
 	svg   string
 	body  string
 }
@@ -209,7 +226,7 @@ td,th{border:1px solid #ccc;padding:2px 8px;text-align:left;vertical-align:top}t
 .tombstone{color:#a00}.expiring{color:#a60}.expired{color:#999}.live{color:#060}
 .bar{background:#2e86c1;height:12px;display:inline-block}.max-load td{font-weight:bold}
 form{margin:8px 0}input{font:inherit}svg{background:#fff;border:1px solid #ddd}
-.src{font-family:monospace;font-size:12px}`
+.src{font-family:monospace;font-size:12px}li.first{background:#d5f5e3}`
 
 // The script of a live page: it asks /version for the followed table's
 // version every second and reloads the page when it changes.
@@ -223,18 +240,22 @@ setTimeout(poll,1000)})();`
 // live script unless exported.
 func (s *Studio) frame(r *http.Request, out *rendered, export bool) string {
 	var b strings.Builder
-	tableName, version := "", ""
+	tableName, follow, version := "", "", ""
 	if out.table != nil {
 		tableName = out.table.QualifiedName()
-		version = s.tableVersion(out.table)
+		follow, version = tableName, s.tableVersion(out.table)
+		if out.also != nil {
+			follow += "," + out.also.QualifiedName()
+			version += "," + s.tableVersion(out.also)
+		}
 	}
 	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=\"en\" data-table=\"%s\" data-version=\"%s\"><head><meta charset=\"utf-8\"><link rel=\"icon\" href=\"data:,\"><title>%s · minicass studio</title><style>%s</style></head><body>\n",
-		esc(tableName), esc(version), esc(out.title), style)
+		esc(follow), esc(version), esc(out.title), style)
 	q := ""
 	if tableName != "" {
 		q = "?table=" + esc(tableName)
 	}
-	fmt.Fprintf(&b, "<header><a href=\"/\">minicass studio</a><a href=\"/ring%s\">ring</a><a href=\"/partition%s\">partition</a><a href=\"/histograms%s\">histograms</a>", q, q, q)
+	fmt.Fprintf(&b, "<header><a href=\"/\">minicass studio</a><a href=\"/ring%s\">ring</a><a href=\"/partition%s\">partition</a><a href=\"/histograms%s\">histograms</a><a href=\"/sstable%s\">sstable</a><a href=\"/compactions%s\">compactions</a><a href=\"/order%s\">ASC/DESC</a>", q, q, q, q, q, q)
 	if !export {
 		exp := r.URL.Query()
 		exp.Set("export", "1")
@@ -251,16 +272,26 @@ func (s *Studio) frame(r *http.Request, out *rendered, export bool) string {
 	return b.String()
 }
 
-// version answers the version of a table: it changes whenever the table
-// is written, flushed or compacted.
+// version answers the version of a table (or of tables, table=ks.a,ks.b,
+// versions joined by commas): it changes whenever the table is written,
+// flushed or compacted.
 func (s *Studio) version(w http.ResponseWriter, r *http.Request) {
-	t, err := s.table(r)
-	if err != nil {
-		s.fail(w, err)
+	names := strings.Split(r.URL.Query().Get("table"), ",")
+	if len(names) > 2 {
+		s.fail(w, badRequest("follow at most two tables"))
 		return
 	}
+	var versions []string
+	for _, name := range names {
+		t, err := s.tableNamed(name)
+		if err != nil {
+			s.fail(w, err)
+			return
+		}
+		versions = append(versions, s.tableVersion(t))
+	}
 	secure(w, "text/plain; charset=utf-8")
-	_, _ = w.Write([]byte(s.tableVersion(t) + "\n"))
+	_, _ = w.Write([]byte(strings.Join(versions, ",") + "\n"))
 }
 
 func (s *Studio) tableVersion(t *schema.Table) string {
@@ -273,7 +304,11 @@ func (s *Studio) tableVersion(t *schema.Table) string {
 
 // table returns the table the request names (table=ks.t).
 func (s *Studio) table(r *http.Request) (*schema.Table, error) {
-	name := r.URL.Query().Get("table")
+	return s.tableNamed(r.URL.Query().Get("table"))
+}
+
+// tableNamed returns the table named ks.t.
+func (s *Studio) tableNamed(name string) (*schema.Table, error) {
 	ks, tn, ok := strings.Cut(name, ".")
 	if !ok {
 		return nil, badRequest("name a table: table=keyspace.table")
@@ -305,7 +340,7 @@ func (s *Studio) index(w http.ResponseWriter, r *http.Request) {
 	b.WriteString(`<table id="tables"><tr><th>table</th><th>views</th></tr>`)
 	for _, t := range s.userTables() {
 		n := esc(t.QualifiedName())
-		fmt.Fprintf(&b, `<tr><td>%s</td><td><a href="/ring?table=%s">ring</a> · <a href="/partition?table=%s">partition</a> · <a href="/histograms?table=%s">histograms</a></td></tr>`, n, n, n, n)
+		fmt.Fprintf(&b, `<tr><td>%s</td><td><a href="/ring?table=%s">ring</a> · <a href="/partition?table=%s">partition</a> · <a href="/histograms?table=%s">histograms</a> · <a href="/sstable?table=%s">sstable</a> · <a href="/compactions?table=%s">compactions</a></td></tr>`, n, n, n, n, n, n)
 	}
 	b.WriteString("</table>")
 	out := &rendered{title: "Tables", body: b.String()}

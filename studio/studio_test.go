@@ -144,8 +144,14 @@ func TestEscaping(t *testing.T) {
 	require.NoError(t, db.Exec(ctx, `CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`))
 	require.NoError(t, db.Exec(ctx, `CREATE TABLE ks.t (k text, c text, v text, PRIMARY KEY (k, c))`))
 	require.NoError(t, db.Exec(ctx, `INSERT INTO ks.t (k, c, v) VALUES ('<script>x</script>', '<b>', '"&')`))
+	require.NoError(t, db.Flush(ctx, "ks", "t"))
+	require.NoError(t, db.Exec(ctx, `INSERT INTO ks.t (k, c, v) VALUES ('<script>x</script>', '<b>2', '"&')`))
+	require.NoError(t, db.Flush(ctx, "ks", "t"))
+	require.NoError(t, db.Compact(ctx, "ks", "t"))
 	h := New(db, Options{}).Handler()
-	for _, url := range []string{"/ring?table=ks.t", "/partition?table=ks.t", "/partition?table=ks.t&key=%3Cscript%3Ex%3C/script%3E", "/histograms?table=ks.t"} {
+	for _, url := range []string{"/ring?table=ks.t", "/partition?table=ks.t", "/partition?table=ks.t&key=%3Cscript%3Ex%3C/script%3E", "/histograms?table=ks.t",
+		"/sstable?table=ks.t", "/sstable?table=ks.t&key=%3Cscript%3Ex%3C/script%3E", "/compactions?table=ks.t",
+		"/order?table=ks.t&other=ks.t&key=%3Cscript%3Ex%3C/script%3E"} {
 		code, _, body := get(t, h, url)
 		require.Equal(t, 200, code, body)
 		assert.NotContains(t, body, "<script>x", url)
