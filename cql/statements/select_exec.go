@@ -70,11 +70,15 @@ type selectRun struct {
 	// part is the partition being read when rows are projected as the
 	// engine yields them (selectPlan.stream); valBytes holds the copies of
 	// their result values, which must outlive the engine's buffers, and
-	// lastValBytes is the size of its last block; ckBuf holds lastCk.
+	// lastValBytes is the size of its last block; ckBuf holds lastCk;
+	// ckVals and ckBytes hold the decoded clustering values of the row
+	// being projected.
 	part         selPart
 	valBytes     []byte
 	lastValBytes int
 	ckBuf        []byte
+	ckVals       [][]byte
+	ckBytes      []byte
 }
 
 // readStats is what the trace reports about a read.
@@ -428,7 +432,14 @@ func (r *selectRun) partition(pk [][]byte, part *selPart, inPart int) error {
 		ck := noClustering
 		if p.needCk {
 			var err error
-			ck, _, err = types.DecodeClustering(p.tbl.ClusteringTypes(), row.Clustering)
+			if p.stream {
+				// The values are copied into the result (project), so
+				// each row can decode into the same buffers.
+				ck, r.ckBytes, _, err = types.AppendDecodedClustering(r.ckVals[:0], r.ckBytes[:0], p.tbl.ClusteringTypes(), row.Clustering)
+				r.ckVals = ck
+			} else {
+				ck, _, err = types.DecodeClustering(p.tbl.ClusteringTypes(), row.Clustering)
+			}
 			if err != nil {
 				return &query.Error{Code: wire.CodeServer, Message: err.Error(), Err: err}
 			}
