@@ -72,13 +72,16 @@ type selectRun struct {
 	// their result values, which must outlive the engine's buffers, and
 	// lastValBytes is the size of its last block; ckBuf holds lastCk;
 	// ckVals and ckBytes hold the decoded clustering values of the row
-	// being projected.
+	// being projected. The three start in the arrays after them.
 	part         selPart
 	valBytes     []byte
 	lastValBytes int
 	ckBuf        []byte
 	ckVals       [][]byte
 	ckBytes      []byte
+	ckBufArr     [32]byte
+	ckValsArr    [plan.MaxInlineKeyParts][]byte
+	ckBytesArr   [32]byte
 }
 
 // readStats is what the trace reports about a read.
@@ -88,6 +91,9 @@ type readStats struct {
 
 func (p *selectPlan) Exec(ctx context.Context, q *plan.Execution) (*query.Result, error) {
 	r := &selectRun{p: p, q: q}
+	if p.stream {
+		r.ckBuf, r.ckVals, r.ckBytes = r.ckBufArr[:0], r.ckValsArr[:0], r.ckBytesArr[:0]
+	}
 	var err error
 	if r.limit, err = evalLimit(q, p.limit, "LIMIT"); err != nil {
 		return nil, err
