@@ -150,8 +150,9 @@ func FuzzDecode(f *testing.F) {
 }
 
 // FuzzDecodeClustering feeds arbitrary keys to DecodeClustering for a few
-// column layouts: no panics, and whatever decodes as a key re-encodes
-// without error into a key that decodes to the same values.
+// column layouts: no panics, AppendDecodedClustering agrees, and whatever
+// decodes as a key re-encodes without error into a key that decodes to the
+// same values.
 func FuzzDecodeClustering(f *testing.F) {
 	layouts := [][]ClusteringColumn{
 		{{TextType, Asc}, {TimestampType, Desc}, {IntType, Asc}},
@@ -167,6 +168,7 @@ func FuzzDecodeClustering(f *testing.F) {
 	f.Fuzz(func(t *testing.T, li uint8, key []byte) {
 		cols := layouts[int(li)%len(layouts)]
 		vals, kind, err := DecodeClustering(cols, key)
+		checkAppendDecoded(t, cols, key, vals, kind, err)
 		if err != nil {
 			if !errors.Is(err, ErrInvalidKey) {
 				t.Fatalf("DecodeClustering(%x): %v does not wrap ErrInvalidKey", key, err)
@@ -251,4 +253,32 @@ func FuzzFromJSON(f *testing.F) {
 			t.Fatalf("%s: %s -> %x -> %s -> %x, %v", ty, doc, b, js, back, err)
 		}
 	})
+}
+
+// checkAppendDecoded checks that AppendDecodedClustering, given reused
+// buffers holding stale values, decodes key as DecodeClustering did (vals,
+// kind, err): the same error, or the same kind and the same values (null
+// and empty kept apart), after the values already in the buffers.
+func checkAppendDecoded(t interface {
+	Helper()
+	Fatalf(string, ...any)
+}, cols []ClusteringColumn, key []byte, vals [][]byte, kind KeyKind, err error) {
+	t.Helper()
+	stale := [][]byte{[]byte("stale")}
+	buf := append(make([]byte, 0, 3), "xyz"...)
+	got, buf2, kind2, err2 := AppendDecodedClustering(stale, buf, cols, key)
+	if err != nil || err2 != nil {
+		if err == nil || err2 == nil || err.Error() != err2.Error() {
+			t.Fatalf("AppendDecodedClustering(%x): error %v, DecodeClustering's %v", key, err2, err)
+		}
+		return
+	}
+	if kind2 != kind || len(got) != len(vals)+1 || string(got[0]) != "stale" || string(buf2[:3]) != "xyz" {
+		t.Fatalf("AppendDecodedClustering(%x) = %q, %v; DecodeClustering %q, %v", key, got, kind2, vals, kind)
+	}
+	for i, v := range vals {
+		if !bytes.Equal(got[i+1], v) || (got[i+1] == nil) != (v == nil) {
+			t.Fatalf("AppendDecodedClustering(%x) column %d: %x, DecodeClustering %x", key, i, got[i+1], v)
+		}
+	}
 }

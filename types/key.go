@@ -207,8 +207,30 @@ func DecodeKey(t Type, k []byte) ([]byte, error) {
 // key it is. Values are returned normalised (see DecodeKey). Errors wrap
 // ErrInvalidKey.
 func DecodeClustering(cols []ClusteringColumn, key []byte) ([][]byte, KeyKind, error) {
-	r := &keyReader{b: key}
-	var values [][]byte
+	r := keyReader{b: key}
+	values, kind, err := r.clustering(cols, nil)
+	return values, kind, err
+}
+
+// AppendDecodedClustering is DecodeClustering without allocating, in the
+// usual case: it appends the decoded values to values and their bytes to
+// buf (which it may grow), and returns both. The values share buf, except
+// those of uuid, timeuuid, varint, decimal, collection and tuple components,
+// which have their own arrays. A caller decoding many keys in turn can pass
+// values[:0] and buf[:0] again once it no longer needs the previous values.
+func AppendDecodedClustering(values [][]byte, buf []byte, cols []ClusteringColumn, key []byte) ([][]byte, []byte, KeyKind, error) {
+	if buf == nil {
+		buf = make([]byte, 0, 2*len(key))
+	}
+	r := keyReader{b: key, arena: true, buf: buf}
+	values, kind, err := r.clustering(cols, values)
+	return values, r.buf, kind, err
+}
+
+// clustering decodes a clustering key or bound, appending its values to
+// values.
+func (r *keyReader) clustering(cols []ClusteringColumn, values [][]byte) ([][]byte, KeyKind, error) {
+	key := r.b
 	for i := 0; ; i++ {
 		r.mask = 0
 		c, ok := r.peek()
@@ -386,11 +408,14 @@ func appendDecimalKey(dst, v []byte) []byte {
 }
 
 // keyReader reads key bytes through an xor mask (0xFF inside DESC
-// components).
+// components). With arena set, the fixed-width and escaped bodies it reads
+// are appended to buf (never nil then) instead of new slices.
 type keyReader struct {
-	b    []byte
-	pos  int
-	mask byte
+	b     []byte
+	pos   int
+	mask  byte
+	arena bool
+	buf   []byte
 }
 
 func (r *keyReader) peek() (byte, bool) {
@@ -414,9 +439,21 @@ func (r *keyReader) read(n int) ([]byte, error) {
 	if n < 0 || len(r.b)-r.pos < n {
 		return nil, keyErr("truncated key")
 	}
-	out := make([]byte, n)
-	for i := range out {
-		out[i] = r.b[r.pos+i] ^ r.mask
+	var out []byte
+	if r.arena {
+		start := len(r.buf)
+		r.buf = append(r.buf, r.b[r.pos:r.pos+n]...)
+		out = r.buf[start:len(r.buf):len(r.buf)]
+		if r.mask != 0 {
+			for i := range out {
+				out[i] ^= r.mask
+			}
+		}
+	} else {
+		out = make([]byte, n)
+		for i := range out {
+			out[i] = r.b[r.pos+i] ^ r.mask
+		}
 	}
 	r.pos += n
 	return out, nil
@@ -529,6 +566,9 @@ func (r *keyReader) body(t Type) ([]byte, error) {
 }
 
 func (r *keyReader) escaped() ([]byte, error) {
+	if r.arena {
+		return r.escapedInto()
+	}
 	out := []byte{}
 	for {
 		c, err := r.byte()
@@ -548,6 +588,33 @@ func (r *keyReader) escaped() ([]byte, error) {
 			out = append(out, 0)
 		case 0x01:
 			return out, nil
+		default:
+			return nil, keyErr("bad escape 0x00 %#x", c)
+		}
+	}
+}
+
+// escapedInto is escaped appending to r.buf.
+func (r *keyReader) escapedInto() ([]byte, error) {
+	start := len(r.buf)
+	for {
+		c, err := r.byte()
+		if err != nil {
+			return nil, err
+		}
+		if c != 0 {
+			r.buf = append(r.buf, c)
+			continue
+		}
+		c, err = r.byte()
+		if err != nil {
+			return nil, err
+		}
+		switch c {
+		case 0xff:
+			r.buf = append(r.buf, 0)
+		case 0x01:
+			return r.buf[start:len(r.buf):len(r.buf)], nil
 		default:
 			return nil, keyErr("bad escape 0x00 %#x", c)
 		}

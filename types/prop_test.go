@@ -208,6 +208,7 @@ func TestPropClustering(t *testing.T) {
 		if err != nil || kind != FullKey || len(vals) != n {
 			t.Fatalf("DecodeClustering(%x) = %v, %v, %v", ka, vals, kind, err)
 		}
+		checkAppendDecoded(t, cols, ka, vals, kind, err)
 		for i := range vals {
 			if !sameValue(cols[i].Type, a[i], vals[i]) {
 				t.Fatalf("column %d decoded %x, want %x", i, vals[i], a[i])

@@ -48,6 +48,11 @@ type selectPlan struct {
 	// needCk is set unless no selector, filter or grouping reads the
 	// clustering values of rows (which are then not decoded).
 	needCk bool
+	// stream is set when rows are projected as the engine yields them,
+	// without copying them first: plain columns (whose values are copied
+	// into the result), no DISTINCT, GROUP BY or ORDER BY across
+	// partitions, which keep rows past the engine's next row.
+	stream bool
 }
 
 func (p *selectPlan) Binds() []query.ColumnSpec   { return p.bspec }
@@ -133,6 +138,7 @@ func compileSelect(s *plan.Compiler, st *parser.Select) (plan.Plan, error) {
 	p.plainCols = plainColumns(p)
 	p.planSingle()
 	p.needCk = p.plainCols == nil || len(w.Filters) > 0 || p.groupBy > 0 || p.postSort
+	p.stream = p.plainCols != nil && !p.distinct && p.groupBy == 0 && !p.postSort
 	for _, col := range p.plainCols {
 		if col.Kind == schema.Clustering {
 			p.needCk = true

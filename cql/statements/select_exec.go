@@ -17,6 +17,7 @@ import (
 
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/data"
+	"github.com/minicass/minicass/engine"
 	"github.com/minicass/minicass/partitioner"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
@@ -66,6 +67,21 @@ type selectRun struct {
 	// inTrace sums, for a trace, the reads of an IN list's partitions
 	// past the first few (nil: not traced, or one partition).
 	inTrace *readTrace
+	// part is the partition being read when rows are projected as the
+	// engine yields them (selectPlan.stream); valBytes holds the copies of
+	// their result values, which must outlive the engine's buffers, and
+	// lastValBytes is the size of its last block; ckBuf holds lastCk;
+	// ckVals and ckBytes hold the decoded clustering values of the row
+	// being projected. The three start in the arrays after them.
+	part         selPart
+	valBytes     []byte
+	lastValBytes int
+	ckBuf        []byte
+	ckVals       [][]byte
+	ckBytes      []byte
+	ckBufArr     [32]byte
+	ckValsArr    [plan.MaxInlineKeyParts][]byte
+	ckBytesArr   [32]byte
 }
 
 // readStats is what the trace reports about a read.
@@ -75,6 +91,9 @@ type readStats struct {
 
 func (p *selectPlan) Exec(ctx context.Context, q *plan.Execution) (*query.Result, error) {
 	r := &selectRun{p: p, q: q}
+	if p.stream {
+		r.ckBuf, r.ckVals, r.ckBytes = r.ckBufArr[:0], r.ckValsArr[:0], r.ckBytesArr[:0]
+	}
 	var err error
 	if r.limit, err = evalLimit(q, p.limit, "LIMIT"); err != nil {
 		return nil, err
@@ -213,6 +232,19 @@ func (r *selectRun) run(ctx context.Context) error {
 			if skip {
 				continue
 			}
+			if p.stream {
+				if err := p.openPartition(ctx, q, keys[i], sl, readLimit, r.inTrace, &r.part); err != nil {
+					return err
+				}
+				err := r.partition(comps[i], &r.part, inPart)
+				if cerr := p.closePartition(q, &r.part); err == nil {
+					err = cerr
+				}
+				if err != nil {
+					return err
+				}
+				continue
+			}
 			part, err := p.readPartition(ctx, q, keys[i], sl, readLimit, r.inTrace)
 			if err != nil {
 				return err
@@ -239,6 +271,10 @@ func (r *selectRun) run(ctx context.Context) error {
 			tr.Start, tr.StartInclusive = afterTok, true
 		}
 	}
+	var stream *selPart
+	if p.stream {
+		stream = &r.part
+	}
 	err = p.scan(ctx, q, tr, func(key []byte) (data.Slices, bool) {
 		if after != nil {
 			c := data.ComparePartitions(int64(partitioner.Murmur3(key)), key, afterTok, after)
@@ -251,7 +287,7 @@ func (r *selectRun) run(ctx context.Context) error {
 			}
 		}
 		return slices, false
-	}, readLimit, func(part *selPart) (bool, error) {
+	}, readLimit, stream, func(part *selPart) (bool, error) {
 		comps, err := splitKey(p.tbl, part.key)
 		if err != nil {
 			return false, err
@@ -320,11 +356,33 @@ func splitKey(tbl *schema.Table, key []byte) ([][]byte, error) {
 var noClustering = [][]byte{}
 
 // selPart is one partition as SELECT reads it: the live static row (nil if
-// none) and the live rows of the requested slices, in read order.
+// none) and the live rows of the requested slices, in read order, either
+// copied into rows or, while live is set, read from the engine as next
+// takes them (see selectPlan.openPartition).
 type selPart struct {
 	key    []byte
 	static *data.Row
 	rows   []data.Row
+	// live is the engine's partition being read, nil once rows has them
+	// all; limit and agg are the read's limit and trace (closePartition).
+	live  *engine.Partition
+	limit int
+	agg   *readTrace
+	// pos is the index in rows of the row next returns.
+	pos int
+}
+
+// next returns the partition's next row: valid until the next call when
+// the partition is live, as long as the partition otherwise.
+func (sp *selPart) next() (*data.Row, bool) {
+	if sp.live != nil {
+		return sp.live.Next()
+	}
+	if sp.pos < len(sp.rows) {
+		sp.pos++
+		return &sp.rows[sp.pos-1], true
+	}
+	return nil, false
 }
 
 // partition consumes one partition's rows.
@@ -355,6 +413,7 @@ func (r *selectRun) partition(pk [][]byte, part *selPart, inPart int) error {
 	resumed := inPart > 0
 	now := r.q.NowInSec()
 	if p.distinct {
+		// DISTINCT reads copied partitions (selectPlan.stream).
 		if part.static == nil && len(part.rows) == 0 {
 			return nil
 		}
@@ -370,16 +429,23 @@ func (r *selectRun) partition(pk [][]byte, part *selPart, inPart int) error {
 	// One selRow serves every row: filters, selectors and aggregates read
 	// it and keep none of it but value bytes.
 	sr := &r.sr
-	for i := range part.rows {
-		if r.stopped {
-			return nil
+	for !r.stopped {
+		row, ok := part.next()
+		if !ok {
+			break
 		}
-		row := &part.rows[i]
 		r.stats.rows++
 		ck := noClustering
 		if p.needCk {
 			var err error
-			ck, _, err = types.DecodeClustering(p.tbl.ClusteringTypes(), row.Clustering)
+			if p.stream {
+				// The values are copied into the result (project), so
+				// each row can decode into the same buffers.
+				ck, r.ckBytes, _, err = types.AppendDecodedClustering(r.ckVals[:0], r.ckBytes[:0], p.tbl.ClusteringTypes(), row.Clustering)
+				r.ckVals = ck
+			} else {
+				ck, _, err = types.DecodeClustering(p.tbl.ClusteringTypes(), row.Clustering)
+			}
 			if err != nil {
 				return &query.Error{Code: wire.CodeServer, Message: err.Error(), Err: err}
 			}
@@ -490,6 +556,11 @@ func (r *selectRun) emit(sr *expr.SelRow, clustering []byte) error {
 	if err := r.project(sr); err != nil {
 		return err
 	}
+	if r.p.stream && len(clustering) > 0 {
+		// The row's clustering lives in the engine's buffers.
+		r.ckBuf = append(r.ckBuf[:0], clustering...)
+		clustering = r.ckBuf
+	}
 	r.lastKey, r.lastCk = r.curPartKey, clustering
 	r.inPart++
 	r.count()
@@ -546,6 +617,9 @@ func (r *selectRun) project(sr *expr.SelRow) error {
 		vals := r.rowValues(len(cols))
 		for i, col := range cols {
 			vals[i] = sr.Value(col)
+			if r.p.stream && col.Kind != schema.PartitionKey {
+				vals[i] = r.copyValue(vals[i])
+			}
 		}
 		r.rows = append(r.rows, vals)
 		return nil
@@ -574,6 +648,29 @@ func (r *selectRun) output() error {
 	}
 	r.rows = append(r.rows, vals)
 	return nil
+}
+
+// emptyValue is the copy of an empty (not null) value.
+var emptyValue = []byte{}
+
+// copyValue copies a result value read from the engine's buffers into
+// blocks of valBytes (nil stays nil, empty stays empty): 256 bytes, then
+// twice the last block up to maxArenaBlock, so that a page takes a few
+// allocations, none of them per row.
+func (r *selectRun) copyValue(v []byte) []byte {
+	if v == nil {
+		return nil
+	}
+	if len(v) == 0 {
+		return emptyValue
+	}
+	if cap(r.valBytes)-len(r.valBytes) < len(v) {
+		size := max(len(v), min(max(2*r.lastValBytes, 256), maxArenaBlock))
+		r.valBytes, r.lastValBytes = make([]byte, 0, size), size
+	}
+	start := len(r.valBytes)
+	r.valBytes = append(r.valBytes, v...)
+	return r.valBytes[start:len(r.valBytes):len(r.valBytes)]
 }
 
 // rowValues returns room for the n values of one result row. Rows are

@@ -25,21 +25,23 @@ func TestSelectPlanFlags(t *testing.T) {
 	for _, tc := range []struct {
 		query                                    string
 		plain, singlePK, singlePrefix, singleRow bool
-		needCk                                   bool
+		needCk, stream                           bool
 	}{
-		{"SELECT v FROM w WHERE k = ? AND c = ?", true, true, true, true, false},
-		{"SELECT c, v FROM w WHERE k = ? ORDER BY c DESC LIMIT 10", true, true, false, false, true},
-		{"SELECT * FROM w WHERE k IN (1, 2) AND c = 3", true, false, true, false, true},
-		{"SELECT v FROM w WHERE k = ? AND c IN (1, 2)", true, true, false, false, false},
-		{"SELECT v FROM w WHERE k = ? AND c > 3", true, true, false, false, false},
-		{"SELECT count(*) FROM w WHERE k = ?", false, true, false, false, true},
-		{"SELECT JSON v FROM w WHERE k = ?", false, true, false, false, true},
-		{"SELECT writetime(v) FROM w WHERE k = ?", false, true, false, false, true},
-		{"SELECT v FROM w WHERE k = ? AND v = 'x' ALLOW FILTERING", true, true, false, false, true},
-		{"SELECT v FROM m WHERE k1 = ? AND k2 = ? AND c1 = ? AND c2 = ?", true, true, true, true, false},
-		{"SELECT v FROM m WHERE k1 = ? AND k2 = ? AND c1 = ?", true, true, true, false, false},
-		{"SELECT v FROM m WHERE k1 = ? AND k2 IN (1, 2)", true, false, false, false, false},
-		{"SELECT v FROM m WHERE token(k1, k2) > 0", true, false, false, false, false},
+		{"SELECT v FROM w WHERE k = ? AND c = ?", true, true, true, true, false, true},
+		{"SELECT c, v FROM w WHERE k = ? ORDER BY c DESC LIMIT 10", true, true, false, false, true, true},
+		{"SELECT * FROM w WHERE k IN (1, 2) AND c = 3", true, false, true, false, true, true},
+		{"SELECT v FROM w WHERE k = ? AND c IN (1, 2)", true, true, false, false, false, true},
+		{"SELECT v FROM w WHERE k = ? AND c > 3", true, true, false, false, false, true},
+		{"SELECT count(*) FROM w WHERE k = ?", false, true, false, false, true, false},
+		{"SELECT JSON v FROM w WHERE k = ?", false, true, false, false, true, false},
+		{"SELECT writetime(v) FROM w WHERE k = ?", false, true, false, false, true, false},
+		{"SELECT v FROM w WHERE k = ? AND v = 'x' ALLOW FILTERING", true, true, false, false, true, true},
+		{"SELECT v FROM m WHERE k1 = ? AND k2 = ? AND c1 = ? AND c2 = ?", true, true, true, true, false, true},
+		{"SELECT v FROM m WHERE k1 = ? AND k2 = ? AND c1 = ?", true, true, true, false, false, true},
+		{"SELECT v FROM m WHERE k1 = ? AND k2 IN (1, 2)", true, false, false, false, false, true},
+		{"SELECT v FROM m WHERE token(k1, k2) > 0", true, false, false, false, false, true},
+		{"SELECT DISTINCT k FROM w", true, false, false, false, false, false},
+		{"SELECT c, v FROM w WHERE k IN (1, 2) ORDER BY c DESC", true, false, false, false, true, false},
 	} {
 		p := selectPlanOf(t, s, tc.query)
 		assert.Equal(t, tc.plain, p.plainCols != nil, "plain: %s", tc.query)
@@ -47,6 +49,7 @@ func TestSelectPlanFlags(t *testing.T) {
 		assert.Equal(t, tc.singlePrefix, p.singlePrefix, "singlePrefix: %s", tc.query)
 		assert.Equal(t, tc.singleRow, p.singleRow, "singleRow: %s", tc.query)
 		assert.Equal(t, tc.needCk, p.needCk, "needCk: %s", tc.query)
+		assert.Equal(t, tc.stream, p.stream, "stream: %s", tc.query)
 	}
 }
 
@@ -94,7 +97,7 @@ func TestSelectFastMatchesGeneral(t *testing.T) {
 		i := rapid.IntRange(0, len(queries)-1).Draw(rt, "query")
 		fast := plans[i]
 		slow := *fast
-		slow.plainCols, slow.singlePK, slow.singlePrefix, slow.singleRow, slow.needCk = nil, false, false, false, true
+		slow.plainCols, slow.singlePK, slow.singlePrefix, slow.singleRow, slow.needCk, slow.stream = nil, false, false, false, true, false
 		values := make([]query.Value, len(fast.bspec))
 		for j, spec := range fast.bspec {
 			switch rapid.IntRange(0, 29).Draw(rt, spec.Name+" kind") {

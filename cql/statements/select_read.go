@@ -22,34 +22,83 @@ import (
 // and where it reads the derived system tables instead (package virtual).
 
 // readPartition reads one partition: its live static row and the live rows
-// of slices in the plan's order, at most limit rows (0: all). Under tracing
-// the read is traced on its own lines, as Cassandra traces a
-// single-partition read, or summed into agg when agg is not nil and has
-// traced its share of partitions already (see readTrace).
+// of slices in the plan's order, at most limit rows (0: all), copied so
+// that they outlive the read. Under tracing the read is traced on its own
+// lines, as Cassandra traces a single-partition read, or summed into agg
+// when agg is not nil and has traced its share of partitions already (see
+// readTrace).
 func (p *selectPlan) readPartition(ctx context.Context, q *plan.Execution, key []byte, slices data.Slices, limit int, agg *readTrace) (*selPart, error) {
+	sp := &selPart{}
+	if err := p.openPartition(ctx, q, key, slices, limit, agg, sp); err != nil {
+		return nil, err
+	}
+	if sp.live != nil {
+		err := sp.collect(limit)
+		if cerr := p.closePartition(q, sp); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return sp, nil
+}
+
+// openPartition starts the read of one partition into sp, as readPartition
+// reads it, without copying its rows: sp.next yields them as the engine
+// does, each valid only until the next, and closePartition must end the
+// read (even after an error). A derived table's partition is computed whole
+// (sp.live stays nil).
+func (p *selectPlan) openPartition(ctx context.Context, q *plan.Execution, key []byte, slices data.Slices, limit int, agg *readTrace, sp *selPart) error {
 	if virtual.IsDerived(p.tbl) {
-		return p.readDerived(q, key, slices, limit)
+		dp, err := p.readDerived(q, key, slices, limit)
+		if err != nil {
+			return err
+		}
+		*sp = *dp
+		return nil
 	}
 	part, err := q.Env.Engine.ReadPartition(ctx, p.tbl, key, engine.ReadOptions{Slices: slices, Reverse: p.reversed, Limit: limit, Now: q.NowInSec()})
 	if err != nil {
-		return nil, query.AsError(err)
+		return query.AsError(err)
 	}
-	sp, err := collectPartitionN(part, limit)
-	if err != nil {
-		return nil, err
+	// The static row stays valid until the read is closed.
+	*sp = selPart{key: part.Key(), static: part.Static(), live: part, limit: limit, agg: agg}
+	return nil
+}
+
+// closePartition ends a read opened by openPartition: the rows its consumer
+// did not take are still read (so that the read's statistics, its trace
+// and its tombstone warning are those of the whole read, however soon the
+// consumer stopped), the engine's partition is closed, and the read is
+// traced.
+func (p *selectPlan) closePartition(q *plan.Execution, sp *selPart) error {
+	part := sp.live
+	if part == nil {
+		return nil
 	}
-	p.noteTombstones(q, key, part.Stats(), limit)
+	sp.live = nil
+	for {
+		if _, ok := part.Next(); !ok {
+			break
+		}
+	}
+	if err := part.Close(); err != nil {
+		return query.AsError(err)
+	}
+	p.noteTombstones(q, sp.key, part.Stats(), sp.limit)
 	if q.Trace != nil {
+		agg := sp.agg
 		if agg != nil && agg.detailed >= agg.detail {
 			agg.sum.Add(part.Stats())
 		} else {
 			if agg != nil {
 				agg.detailed++
 			}
-			p.traceSinglePartition(q, key, part.Stats())
+			p.traceSinglePartition(q, sp.key, part.Stats())
 		}
 	}
-	return sp, nil
+	return nil
 }
 
 // traceSinglePartition traces the read of one partition as Cassandra traces
@@ -125,7 +174,19 @@ func collectPartition(part *engine.Partition) (*selPart, error) {
 // (0: unknown), which sizes the row slice.
 func collectPartitionN(part *engine.Partition, limit int) (*selPart, error) {
 	defer part.Close()
-	sp := &selPart{key: part.Key()}
+	sp := &selPart{key: part.Key(), static: part.Static(), live: part}
+	if err := sp.collect(limit); err != nil {
+		return nil, err
+	}
+	sp.live = nil
+	return sp, nil
+}
+
+// collect copies the static row and the rows of sp.live into sp (the
+// engine's rows are valid only until the next call to Next); limit is the
+// read's limit (0: unknown), which sizes the row slice.
+func (sp *selPart) collect(limit int) error {
+	part := sp.live
 	var a rowArena
 	if st := part.Static(); st != nil {
 		cp := a.copyRow(st)
@@ -142,9 +203,9 @@ func collectPartitionN(part *engine.Partition, limit int) (*selPart, error) {
 		sp.rows = append(sp.rows, a.copyRow(r))
 	}
 	if err := part.Err(); err != nil {
-		return nil, query.AsError(err)
+		return query.AsError(err)
 	}
-	return sp, nil
+	return nil
 }
 
 // rowArena hands out the bytes and cells of copied rows from blocks: each
@@ -209,8 +270,10 @@ func (a *rowArena) clone(b []byte) []byte {
 
 // scan reads the partitions of a token range in token order. slicesFor
 // gives each partition's slices (skip drops the partition); fn receives each
-// partition and returns true to stop.
-func (p *selectPlan) scan(ctx context.Context, q *plan.Execution, tr data.TokenRange, slicesFor func(key []byte) (data.Slices, bool), limit int, fn func(*selPart) (bool, error)) error {
+// partition and returns true to stop. With stream set, fn receives each
+// partition in stream, its rows uncopied (see openPartition); else a copied
+// one (see readPartition).
+func (p *selectPlan) scan(ctx context.Context, q *plan.Execution, tr data.TokenRange, slicesFor func(key []byte) (data.Slices, bool), limit int, stream *selPart, fn func(*selPart) (bool, error)) error {
 	if virtual.IsDerived(p.tbl) {
 		return p.scanDerived(q, tr, slicesFor, limit, fn)
 	}
@@ -240,11 +303,21 @@ func (p *selectPlan) scan(ctx context.Context, q *plan.Execution, tr data.TokenR
 		if skip {
 			continue
 		}
-		part, err := p.readPartition(ctx, q, key, sl, limit, agg)
-		if err != nil {
-			return err
+		var stop bool
+		if stream != nil {
+			if err := p.openPartition(ctx, q, key, sl, limit, agg, stream); err != nil {
+				return err
+			}
+			stop, err = fn(stream)
+			if cerr := p.closePartition(q, stream); err == nil {
+				err = cerr
+			}
+		} else {
+			var part *selPart
+			if part, err = p.readPartition(ctx, q, key, sl, limit, agg); err == nil {
+				stop, err = fn(part)
+			}
 		}
-		stop, err := fn(part)
 		if err != nil {
 			return err
 		}
