@@ -2,25 +2,16 @@ package studio
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/minicass/minicass/internal/browsertest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// chromiumPath is Debian's chromium, which .ci/run installs. Nothing
-// downloads a browser: without it the test is skipped, unless
-// MINICASS_BROWSER_TEST=require (as .ci/run sets) makes that a failure.
-const chromiumPath = "/usr/bin/chromium"
 
 // TestStudioInBrowser opens every view of the classroom scenario in
 // headless chromium: each loads with no console error, its script runs,
@@ -30,19 +21,6 @@ const chromiumPath = "/usr/bin/chromium"
 // set to a directory, it saves a screenshot of each view there (docs/studio
 // holds them).
 func TestStudioInBrowser(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a browser; skipped with -short")
-	}
-	path := chromiumPath
-	if _, err := os.Stat(path); err != nil {
-		if p, lerr := exec.LookPath("chromium"); lerr == nil {
-			path = p
-		} else if os.Getenv("MINICASS_BROWSER_TEST") == "require" {
-			t.Fatalf("chromium not found at %s and MINICASS_BROWSER_TEST=require", chromiumPath)
-		} else {
-			t.Skipf("chromium not found at %s: install Debian's chromium (apt-get install chromium; .ci/run does) to run the browser test", chromiumPath)
-		}
-	}
 	db, clock := scenario(t)
 	wideScenario(t, db)
 	compactionScenario(t, db, clock)
@@ -51,38 +29,8 @@ func TestStudioInBrowser(t *testing.T) {
 	require.NoError(t, err)
 	defer srv.Close()
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox,
-		chromedp.DisableGPU, chromedp.Flag("headless", true), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1200, 900))
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	defer cancelAlloc()
-	bctx, cancelBrowser := chromedp.NewContext(actx)
-	defer cancelBrowser()
-
-	var mu sync.Mutex
-	var problems []string
-	require.NoError(t, chromedp.Do(bctx), "starting %s", path)
-	require.NoError(t, chromedp.Listen(bctx, func(ev any) {
-		mu.Lock()
-		defer mu.Unlock()
-		switch ev := ev.(type) {
-		case *runtime.EventConsoleAPICalled:
-			if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeWarning {
-				var args []string
-				for _, a := range ev.Args {
-					args = append(args, string(a.Value))
-				}
-				problems = append(problems, fmt.Sprintf("console.%s: %v", ev.Type, args))
-			}
-		case *runtime.EventExceptionThrown:
-			problems = append(problems, "exception: "+ev.ExceptionDetails.Text)
-		case *log.EventEntryAdded:
-			if ev.Entry.Level == log.EntryLevelError || ev.Entry.Level == log.EntryLevelWarning {
-				problems = append(problems, fmt.Sprintf("log %s: %s (%s)", ev.Entry.Level, ev.Entry.Text, ev.Entry.URL))
-			}
-		}
-	}))
+	browser := browsertest.Start(t, 90*time.Second, chromedp.WindowSize(1200, 900))
+	bctx := browser.Ctx
 	shots := os.Getenv("MINICASS_STUDIO_SCREENSHOTS")
 	open := func(name, url string) {
 		t.Helper()
@@ -177,7 +125,5 @@ func TestStudioInBrowser(t *testing.T) {
 	}
 	assert.Equal(t, "returns (1), (2), (3) | returns (11), (10), (9)", got, "the DESC table shows the new reading first after the write")
 
-	mu.Lock()
-	defer mu.Unlock()
-	assert.Empty(t, problems, "the pages must load with no console error")
+	assert.Empty(t, browser.Problems(), "the pages must load with no console error")
 }
