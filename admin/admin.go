@@ -252,12 +252,7 @@ func (h *Handler) addFault(w http.ResponseWriter, r *http.Request) {
 		reply(w, nil, badRequest("%v", err))
 		return
 	}
-	h.mu.Lock()
-	h.nextID++
-	id := h.nextID
-	h.faults[id] = f
-	h.mu.Unlock()
-	reply(w, map[string]int64{"id": id}, nil)
+	reply(w, map[string]int64{"id": keep(h, h.faults, f)}, nil)
 }
 
 func (h *Handler) clearFaults(w http.ResponseWriter, r *http.Request) {
@@ -269,17 +264,9 @@ func (h *Handler) clearFaults(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) removeFault(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r)
+	f, err := held(h, h.faults, r, "fault", true)
 	if err != nil {
 		reply(w, nil, err)
-		return
-	}
-	h.mu.Lock()
-	f, ok := h.faults[id]
-	delete(h.faults, id)
-	h.mu.Unlock()
-	if !ok {
-		reply(w, nil, notFound("fault", id))
 		return
 	}
 	f.Remove()
@@ -352,25 +339,13 @@ func (h *Handler) snapshot(w http.ResponseWriter, r *http.Request) {
 		reply(w, nil, &httpError{http.StatusConflict, err.Error()})
 		return
 	}
-	h.mu.Lock()
-	h.nextID++
-	id := h.nextID
-	h.snapshots[id] = s
-	h.mu.Unlock()
-	reply(w, map[string]int64{"id": id}, nil)
+	reply(w, map[string]int64{"id": keep(h, h.snapshots, s)}, nil)
 }
 
 func (h *Handler) restore(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r)
+	s, err := held(h, h.snapshots, r, "snapshot", false)
 	if err != nil {
 		reply(w, nil, err)
-		return
-	}
-	h.mu.Lock()
-	s, ok := h.snapshots[id]
-	h.mu.Unlock()
-	if !ok {
-		reply(w, nil, notFound("snapshot", id))
 		return
 	}
 	if err := h.opts.DB.Restore(s); err != nil {
@@ -381,17 +356,9 @@ func (h *Handler) restore(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) release(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r)
+	s, err := held(h, h.snapshots, r, "snapshot", true)
 	if err != nil {
 		reply(w, nil, err)
-		return
-	}
-	h.mu.Lock()
-	s, ok := h.snapshots[id]
-	delete(h.snapshots, id)
-	h.mu.Unlock()
-	if !ok {
-		reply(w, nil, notFound("snapshot", id))
 		return
 	}
 	s.Release()
@@ -436,4 +403,35 @@ func (h *Handler) queryLog(w http.ResponseWriter, r *http.Request) {
 		out = append(out, entryJSON(&e))
 	}
 	reply(w, out, nil)
+}
+
+// keep stores v in m (one of the handler's maps) under a new id and
+// returns the id.
+func keep[T any](h *Handler, m map[int64]T, v T) int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.nextID++
+	m[h.nextID] = v
+	return h.nextID
+}
+
+// held returns the value of m (one of the handler's maps) under the id in
+// r's path, removing it if remove is set; an unknown id is a 404 naming
+// what.
+func held[T any](h *Handler, m map[int64]T, r *http.Request, what string, remove bool) (T, error) {
+	var zero T
+	id, err := pathID(r)
+	if err != nil {
+		return zero, err
+	}
+	h.mu.Lock()
+	v, ok := m[id]
+	if remove {
+		delete(m, id)
+	}
+	h.mu.Unlock()
+	if !ok {
+		return zero, notFound(what, id)
+	}
+	return v, nil
 }

@@ -453,16 +453,9 @@ type opTerm struct {
 }
 
 func (t opTerm) Eval(q *query.Execution) (query.Value, error) {
-	vals := make([][]byte, len(t.args))
-	for i, a := range t.args {
-		v, err := a.Eval(q)
-		if err != nil {
-			return query.Value{}, err
-		}
-		if v.Unset {
-			return query.Value{}, query.Invalidf("Invalid unset value for argument in call to function %s", t.o.name)
-		}
-		vals[i] = v.Bytes
+	vals, err := evalArgs(q, t.args, t.o.name)
+	if err != nil {
+		return query.Value{}, err
 	}
 	b, err := t.o.Eval(vals)
 	return query.Value{Bytes: b}, err

@@ -137,6 +137,23 @@ func (t collectionTerm) Eval(q *query.Execution) (query.Value, error) {
 	return query.Value{Bytes: b}, nil
 }
 
+// evalArgs evaluates the argument terms of a call to function (or
+// operator) name; an unset argument is refused with Cassandra's text.
+func evalArgs(q *query.Execution, terms []Term, name string) ([][]byte, error) {
+	vals := make([][]byte, len(terms))
+	for i, a := range terms {
+		v, err := a.Eval(q)
+		if err != nil {
+			return nil, err
+		}
+		if v.Unset {
+			return nil, query.Invalidf("Invalid unset value for argument in call to function %s", name)
+		}
+		vals[i] = v.Bytes
+	}
+	return vals, nil
+}
+
 // funcTerm calls a scalar function on argument terms.
 type funcTerm struct {
 	fn   *function
@@ -144,16 +161,9 @@ type funcTerm struct {
 }
 
 func (t funcTerm) Eval(q *query.Execution) (query.Value, error) {
-	args := make([][]byte, len(t.args))
-	for i, a := range t.args {
-		v, err := a.Eval(q)
-		if err != nil {
-			return query.Value{}, err
-		}
-		if v.Unset {
-			return query.Value{}, query.Invalidf("Invalid unset value for argument in call to function %s", t.fn.name)
-		}
-		args[i] = v.Bytes
+	args, err := evalArgs(q, t.args, t.fn.name)
+	if err != nil {
+		return query.Value{}, err
 	}
 	b, err := t.fn.impl(q, args)
 	if err != nil {
