@@ -39,6 +39,11 @@ type Options struct {
 	// statements may take, as Cassandra's prepared_statements_cache_size
 	// (default DefaultPreparedStatementsCacheSize).
 	PreparedStatementsCacheSize int64
+	// MaterializedViewsEnabled allows CREATE MATERIALIZED VIEW, as
+	// Cassandra's materialized_views_enabled (false by default: CREATE is
+	// refused with Cassandra's text); each CREATE then carries Cassandra's
+	// client warning that views are experimental.
+	MaterializedViewsEnabled bool
 }
 
 // Executor runs CQL against an engine. It is safe for concurrent use; each
@@ -70,7 +75,8 @@ func NewExecutor(eng *engine.Engine, opts Options) *Executor {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	x := &Executor{opts: opts, uuid: types.NewTimeUUIDGenerator(), plans: newPlanCache(opts.PreparedStatementsCacheSize)}
-	x.env = plan.Env{Engine: eng, System: virtual.NewNode(eng, opts.ClusterName, opts.DataCenter, opts.Rack)}
+	x.env = plan.Env{Engine: eng, System: virtual.NewNode(eng, opts.ClusterName, opts.DataCenter, opts.Rack),
+		MaterializedViewsEnabled: opts.MaterializedViewsEnabled}
 	x.env.Roles = auth.New(x.env.System, func(ctx context.Context, text string, p *query.Params) (*query.Result, error) {
 		s := x.NewSession()
 		s.label = SourceInternal

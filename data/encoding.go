@@ -169,9 +169,9 @@ func (d *Decoder) optBytes(what string) []byte {
 	return d.c.Raw(n-1, what)
 }
 
-func (d *Decoder) ttl(what string) int32 {
+func (d *Decoder) ttl(what string, liveness bool) int32 {
 	v := d.c.Uvarint(what)
-	if v > MaxTTL {
+	if v > MaxTTL && !(liveness && v == uint64(ExpiredTTL)) {
 		d.c.Fail(what)
 		return 0
 	}
@@ -194,7 +194,7 @@ func (d *Decoder) cell(c *Cell, names *ColumnNames) {
 		d.c.Fail("cell kind")
 	}
 	c.Timestamp = d.c.Varint("cell timestamp")
-	c.TTL = d.ttl("cell ttl")
+	c.TTL = d.ttl("cell ttl", false)
 	c.LocalDeletionTime = d.c.Varint("cell deletion time")
 	c.Value = d.optBytes("cell value")
 }
@@ -218,7 +218,7 @@ func (d *Decoder) RowInto(r *Row, names *ColumnNames) {
 	r.Cells, r.ColumnDeletions = nil, nil
 	r.Clustering = d.bytes("clustering")
 	r.Liveness.Timestamp = d.c.Varint("liveness")
-	r.Liveness.TTL = d.ttl("liveness ttl")
+	r.Liveness.TTL = d.ttl("liveness ttl", true)
 	r.Liveness.ExpiresAt = d.c.Varint("liveness")
 	r.Deletion = d.Deletion()
 	if n := d.c.Count("column deletions", 3); n > 0 {

@@ -190,6 +190,7 @@ type partitionReader struct {
 	now      int64
 	cols     columnFilter
 	dropped  map[string]schema.DroppedColumn
+	strict   bool
 	stats    *ReadStats
 	// parts are the sources' partitions, released when the read is done
 	// (partsBuf holds those of a common read).
@@ -213,6 +214,11 @@ func (r *partitionReader) next() (*data.Row, bool) {
 		}
 		outer := data.MaxDeletion(r.deletion, r.rts.covering(row.Clustering))
 		live := liveView(row, outer, r.now, r.cols, r.dropped, r.stats)
+		if r.strict && live && row.Liveness.IsEmpty() {
+			// A view row with a base column in its key lives only by
+			// its primary-key liveness (schema.Table.StrictLiveness).
+			live = false
+		}
 		if err := r.stats.checkTombstones(); err != nil {
 			r.merger.err = err
 			return nil, false
@@ -230,6 +236,9 @@ type readState struct {
 	stats *ReadStats
 	// dropped hides the cells of dropped columns (schema.Table.Dropped).
 	dropped map[string]schema.DroppedColumn
+	// strict is schema.Table.StrictLiveness: a row without live
+	// primary-key liveness is not live.
+	strict bool
 }
 
 func (e *Engine) resolve(opts *ReadOptions, st *ReadStats) readState {
@@ -265,7 +274,7 @@ func (e *Engine) openPartition(p *Partition, ctx context.Context, token int64, k
 		return
 	}
 	r := readerPool.Get().(*partitionReader)
-	*r = partitionReader{deletion: data.LiveDeletion, now: rs.now, cols: rs.cols, stats: st, dropped: rs.dropped}
+	*r = partitionReader{deletion: data.LiveDeletion, now: rs.now, cols: rs.cols, stats: st, dropped: rs.dropped, strict: rs.strict}
 	r.merger = rowMerger{reverse: opts.Reverse, stats: st}
 	var static *data.Row
 	var rts []data.RangeTombstone
@@ -349,6 +358,7 @@ func (e *Engine) ReadPartition(ctx context.Context, t *schema.Table, key []byte,
 	rs := e.resolve(&opts, &h.st)
 	h.st.Sources = h.srcBuf[:0]
 	rs.dropped = t.Dropped
+	rs.strict = t.StrictLiveness()
 	token := Token(key)
 	var partsBuf [inlineSources]part
 	parts := partsBuf[:0]
@@ -445,6 +455,7 @@ func (e *Engine) Scan(ctx context.Context, t *schema.Table, r data.TokenRange, o
 	sc := &Scanner{ctx: ctx, e: e, opts: opts, reads: &s.reads}
 	sc.rs = e.resolve(&opts, new(ReadStats))
 	sc.rs.dropped = t.Dropped
+	sc.rs.strict = t.StrictLiveness()
 	if opts.Limit > 0 {
 		n := opts.Limit
 		sc.shared = &n

@@ -43,6 +43,10 @@ type schemaState struct {
 type keyspaceState struct {
 	def    *schema.Keyspace
 	tables map[string]*schema.Table
+	// views indexes the materialized views of tables by base table ID,
+	// built on first use (viewsOf).
+	viewsOnce sync.Once
+	views     map[data.TableID][]*schema.Table
 }
 
 func emptySchemaState() *schemaState {
@@ -158,6 +162,9 @@ func computeTableDigest(t *schema.Table) [md5.Size]byte {
 	}
 	for _, name := range slices.Sorted(maps.Keys(t.Dropped)) {
 		fmt.Fprintf(h, "dropped %q %d\n", name, t.Dropped[name].DroppedAt)
+	}
+	if v := t.View; v != nil {
+		fmt.Fprintf(h, "view %x %q %v %q %q %+v\n", v.BaseID, v.BaseName, v.IncludeAllColumns, v.WhereClause, v.BaseColumnInKey, v.Filter)
 	}
 	var d [md5.Size]byte
 	copy(d[:], h.Sum(nil))
@@ -424,6 +431,65 @@ func (e *Engine) CreateTable(t *schema.Table) error {
 	e.publish(next, SchemaChange{Kind: wire.Created, Target: wire.TargetTable, Keyspace: t.Keyspace, Table: t.Name},
 		schemaDelta{tables: [][2]*schema.Table{{nil, t}}})
 	return nil
+}
+
+// CreateView registers materialized view v (a table whose View is set) of
+// an existing base table of the same keyspace, with empty data; the caller
+// builds it from the base table's data (package view). It returns
+// ErrNoKeyspace, ErrNoTable (no base table) or ErrTableExists.
+func (e *Engine) CreateView(v *schema.Table) error {
+	if v == nil || v.View == nil {
+		return fmt.Errorf("%w: not a view", ErrInvalidSchema)
+	}
+	base, ok := e.Table(v.Keyspace, v.View.BaseName)
+	if !ok || base.ID != v.View.BaseID {
+		return fmt.Errorf("%w: base table %s.%s of view %s", ErrNoTable, v.Keyspace, v.View.BaseName, v.Name)
+	}
+	return e.CreateTable(v)
+}
+
+// ViewsOf returns the materialized views of base table t, sorted by name.
+func (e *Engine) ViewsOf(t *schema.Table) []*schema.Table {
+	ks, ok := e.state.Load().keyspaces[t.Keyspace]
+	if !ok {
+		return nil
+	}
+	return ks.viewsOf(t.ID)
+}
+
+// viewsOf returns the views of the table with ID id, sorted by name. The
+// index is built once per keyspace state, on first use.
+func (ks *keyspaceState) viewsOf(id data.TableID) []*schema.Table {
+	ks.viewsOnce.Do(func() {
+		for _, name := range slices.Sorted(maps.Keys(ks.tables)) {
+			t := ks.tables[name]
+			if t.View != nil {
+				if ks.views == nil {
+					ks.views = map[data.TableID][]*schema.Table{}
+				}
+				ks.views[t.View.BaseID] = append(ks.views[t.View.BaseID], t)
+			}
+		}
+	})
+	return ks.views[id]
+}
+
+// AlterTables replaces the definitions of existing tables of one keyspace
+// (same IDs) in one schema change, announced as an update of the first:
+// ALTER TABLE of a base table that changes its views too (a column added
+// to a SELECT * view, a key column renamed). It returns ErrNoKeyspace,
+// ErrNoTable or ErrTableIDMismatch.
+func (e *Engine) AlterTables(tables ...*schema.Table) error {
+	if len(tables) == 0 {
+		return nil
+	}
+	for _, t := range tables {
+		if err := validTable(t); err != nil {
+			return err
+		}
+	}
+	t := tables[0]
+	return e.replace(t.Keyspace, nil, tables, SchemaChange{Kind: wire.Updated, Target: wire.TargetTable, Keyspace: t.Keyspace, Table: t.Name})
 }
 
 // AlterTable replaces the definition of an existing table, keeping its data.

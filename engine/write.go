@@ -137,8 +137,10 @@ func validateTTL(ttl int32, expires int64) error {
 }
 
 func validateRow(r *data.Row) error {
-	if err := validateTTL(r.Liveness.TTL, r.Liveness.ExpiresAt); err != nil {
-		return err
+	if !r.Liveness.IsExpired() {
+		if err := validateTTL(r.Liveness.TTL, r.Liveness.ExpiresAt); err != nil {
+			return err
+		}
 	}
 	for i := range r.Cells {
 		c := &r.Cells[i]

@@ -217,6 +217,8 @@ type Table struct {
 	// Indexes are the table's secondary indexes. Set them before the
 	// table is published; nil means none.
 	Indexes []Index
+	// View is set when the table is a materialized view (see View).
+	View *View
 
 	partitionKey []*Column
 	clustering   []*Column
@@ -333,7 +335,7 @@ func ChangeAffectsPreparedStatements(before, after *Table) bool {
 	if before == after {
 		return false
 	}
-	if before.ID != after.ID || len(before.Columns) != len(after.Columns) || len(before.Indexes) != len(after.Indexes) ||
+	if before.ID != after.ID || (before.View == nil) != (after.View == nil) || len(before.Columns) != len(after.Columns) || len(before.Indexes) != len(after.Indexes) ||
 		before.Options.DefaultTTL != after.Options.DefaultTTL || before.Options.GCGraceSeconds != after.Options.GCGraceSeconds {
 		return true
 	}

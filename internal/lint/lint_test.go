@@ -32,6 +32,7 @@ var layer = map[string]int{
 	"commitlog":   30,
 	"memtable":    40,
 	"sstable":     40,
+	"view":        40,
 	"engine":      50,
 	// The CQL layer, bottom to top: what a plan runs with and returns,
 	// then the statement packages, then the facade (package cql).
