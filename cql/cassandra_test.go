@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/minicass/minicass/cql/query"
+	"github.com/minicass/minicass/engine"
 	"github.com/minicass/minicass/types"
 	"github.com/minicass/minicass/wire"
 )
@@ -82,7 +83,7 @@ func runConformance(t *testing.T, dir string) map[string]conformanceTally {
 	report := os.Getenv("MINICASS_CONFORMANCE_REPORT") != ""
 	tallies := map[string]conformanceTally{}
 	datadriven.Walk(t, dir, func(t *testing.T, path string) {
-		h := &conformanceHarness{t: t, s: newSelectTestSession(t), report: report}
+		h := &conformanceHarness{t: t, s: newConformanceSession(t), report: report}
 		h.mustRun(fmt.Sprintf("CREATE KEYSPACE %s WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}", conformanceKeyspace))
 		h.s.SetKeyspace(conformanceKeyspace)
 		datadriven.RunTest(t, path, h.run)
@@ -93,6 +94,15 @@ func runConformance(t *testing.T, dir string) map[string]conformanceTally {
 		}
 	})
 	return tallies
+}
+
+// newConformanceSession is a session on a fresh in-memory node with
+// materialized views enabled, as CQLTester's node runs.
+func newConformanceSession(t testing.TB) *Session {
+	eng, err := engine.Open(engine.Options{Clock: engine.NewManualClock(testEpoch)})
+	require.NoError(t, err)
+	t.Cleanup(func() { eng.Close() })
+	return NewExecutor(eng, Options{MaterializedViewsEnabled: true}).NewSession()
 }
 
 type conformanceHarness struct {

@@ -81,6 +81,7 @@ func (e *Engine) openStorage() error {
 		}
 		st.setVersion(st.fullSum())
 		e.state.Store(st)
+		e.syncViewDependents()
 	}
 	if err := e.removeOrphans(); err != nil {
 		return err

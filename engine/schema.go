@@ -208,6 +208,7 @@ func (e *Engine) Subscribe(fn func(SchemaChange)) (cancel func()) {
 func (e *Engine) publish(next *schemaState, ch SchemaChange, delta schemaDelta) {
 	next.setVersion(delta.sumAfter(e.state.Load().sum))
 	e.state.Store(next)
+	e.syncViewDependents()
 	ch.Version = next.version
 	e.opts.Logger.Debug("schema change", "kind", ch.Kind, "target", ch.Target, "keyspace", ch.Keyspace, "table", ch.Table)
 	for _, id := range slices.Sorted(maps.Keys(e.listeners)) {

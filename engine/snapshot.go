@@ -228,6 +228,7 @@ func (e *Engine) Restore(snap *Snapshot) error {
 	e.releaseMemory(freed)
 	e.ts.next(snap.lastTS)
 	e.state.Store(next)
+	e.syncViewDependents()
 	for _, ch := range keyspaceChanges(cur, next) {
 		ch.Version = next.version
 		for _, id := range slices.Sorted(maps.Keys(e.listeners)) {

@@ -36,6 +36,17 @@ import (
 // sorted by view, then by view partition key; each view mutation's rows
 // are sorted by clustering key.
 func Updates(base *schema.Table, views []*schema.Table, m *data.Mutation, existing []data.Row, now int64) ([]*data.Mutation, error) {
+	return UpdatesAfter(base, views, m, existing, nil, now)
+}
+
+// UpdatesAfter is Updates for a caller that also has the rows as they are
+// once m applies (after, live rows in clustering order, as the engine's
+// read path reconciles them; see engine.BaseWrite). The merged row of each
+// touched row is then its row in after, plus what m deletes (the row's
+// deletion, its tombstone cells and collection deletions), which a live
+// read leaves out but the view must receive. With after nil, the merged
+// row is the existing row reconciled with m's row (data.MergeRows).
+func UpdatesAfter(base *schema.Table, views []*schema.Table, m *data.Mutation, existing, after []data.Row, now int64) ([]*data.Mutation, error) {
 	if len(views) == 0 {
 		return nil, nil
 	}
@@ -54,7 +65,12 @@ func Updates(base *schema.Table, views []*schema.Table, m *data.Mutation, existi
 		return nil, nil
 	}
 	add := func(ex, upd *data.Row) error {
-		merged := data.MergeRows(ex, upd)
+		var merged data.Row
+		if after == nil {
+			merged = data.MergeRows(ex, upd)
+		} else {
+			merged = mergedFromAfter(after, upd)
+		}
 		for _, g := range gens {
 			if err := g.add(ex, &merged); err != nil {
 				return err
@@ -114,6 +130,29 @@ func Updates(base *schema.Table, views []*schema.Table, m *data.Mutation, existi
 		out = append(out, g.mutations()...)
 	}
 	return out, nil
+}
+
+// mergedFromAfter returns the merged row of upd's clustering key: its live
+// row in after (or an empty row) with upd's deletion, tombstone cells and
+// collection deletions added where after does not supersede them.
+func mergedFromAfter(after []data.Row, upd *data.Row) data.Row {
+	i := sort.Search(len(after), func(i int) bool { return bytes.Compare(after[i].Clustering, upd.Clustering) >= 0 })
+	live := data.NewRow(upd.Clustering)
+	if i < len(after) && bytes.Equal(after[i].Clustering, upd.Clustering) {
+		live = after[i]
+	}
+	dead := data.NewRow(upd.Clustering)
+	dead.Deletion = upd.Deletion
+	dead.ColumnDeletions = upd.ColumnDeletions
+	for j := range upd.Cells {
+		if upd.Cells[j].IsTombstone() {
+			dead.Cells = append(dead.Cells, upd.Cells[j])
+		}
+	}
+	if dead.IsEmpty() {
+		return live
+	}
+	return data.MergeRows(&live, &dead)
 }
 
 // Build returns the view mutations that make view v hold the entries of the

@@ -62,6 +62,9 @@ func compileCreateIndex(s *plan.Compiler, st *parser.CreateIndex) (plan.Plan, er
 		if !ok {
 			return nil, query.Invalidf("Table '%s' doesn't exist", name)
 		}
+		if tbl.IsView() {
+			return nil, query.Invalidf("Secondary indexes are not supported on materialized views")
+		}
 		indexName := string(st.Name)
 		if indexName != "" && keyspaceIndex(q.Env.Engine.Tables(ks), indexName) != nil {
 			if st.IfNotExists {

@@ -2,6 +2,7 @@ package ddl
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/cql/plan"
 	"github.com/minicass/minicass/cql/query"
+	"github.com/minicass/minicass/cql/virtual"
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/engine"
 	"github.com/minicass/minicass/schema"
@@ -73,6 +75,9 @@ func compileCreateView(s *plan.Compiler, st *parser.CreateView) (plan.Plan, erro
 				}
 				return nil, &query.Error{Code: wire.CodeAlreadyExists, Message: fmt.Sprintf("Cannot add already existing table \"%s\" to keyspace \"%s\"", v.Name, ks), Keyspace: ks, Table: v.Name}
 			}
+			return nil, err
+		}
+		if err := buildViewData(ctx, q.Env, v); err != nil {
 			return nil, err
 		}
 		res := schemaChange(wire.Created, wire.TargetTable, ks, v.Name)
@@ -477,6 +482,176 @@ func compileDropView(s *plan.Compiler, st *parser.DropView) (plan.Plan, error) {
 		if err := q.Env.Engine.DropTable(ks, name); err != nil {
 			return nil, err
 		}
+		if err := setViewRemoved(ctx, q.Env, ks, name); err != nil {
+			return nil, err
+		}
 		return schemaChange(wire.Dropped, wire.TargetTable, ks, name), nil
 	}}, nil
+}
+
+// buildViewData builds view v from its base table's data, recording the
+// build as Cassandra's ViewBuilder does: a system.view_builds_in_progress
+// row while it runs (one, for the whole ring: minicass builds in one task),
+// then a system.built_views row and the in-progress row deleted
+// (SystemKeyspace.finishViewBuildStatus), with status_replicated true, as a
+// single node reports it once SystemDistributedKeyspace knows the build.
+func buildViewData(ctx context.Context, env *plan.Env, v *schema.Table) error {
+	minToken := fmt.Sprint(int64(-1 << 63))
+	progress := func(keys int64, last string) error {
+		return writeSystemRow(ctx, env, "view_builds_in_progress", virtual.Values{
+			"keyspace_name": virtual.TextV(v.Keyspace), "view_name": virtual.TextV(v.Name),
+			"start_token": virtual.TextV(minToken), "end_token": virtual.TextV(minToken),
+			"keys_built": bigintV(keys), "last_token": virtual.TextV(last),
+		})
+	}
+	if err := progress(0, minToken); err != nil {
+		return err
+	}
+	if err := env.Engine.BuildView(ctx, v, nil); err != nil {
+		return err
+	}
+	if err := writeSystemRow(ctx, env, "built_views", virtual.Values{
+		"keyspace_name": virtual.TextV(v.Keyspace), "view_name": virtual.TextV(v.Name), "status_replicated": virtual.BoolV(true),
+	}); err != nil {
+		return err
+	}
+	return deleteSystemRows(ctx, env, "view_builds_in_progress", v.Keyspace, v.Name)
+}
+
+// setViewRemoved deletes a dropped view's rows from system.built_views and
+// system.view_builds_in_progress (SystemKeyspace.setViewRemoved).
+func setViewRemoved(ctx context.Context, env *plan.Env, ks, name string) error {
+	if err := deleteSystemRows(ctx, env, "view_builds_in_progress", ks, name); err != nil {
+		return err
+	}
+	return deleteSystemRows(ctx, env, "built_views", ks, name)
+}
+
+func bigintV(n int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(n)) }
+
+// writeSystemRow inserts row r into system.table, as INSERT does.
+func writeSystemRow(ctx context.Context, env *plan.Env, table string, r virtual.Values) error {
+	t, ok := env.Engine.Table("system", table)
+	if !ok {
+		return fmt.Errorf("cql: system table system.%s is missing", table)
+	}
+	row, err := virtual.SystemRow(t, r, env.Engine.NewTimestamp())
+	if err != nil {
+		return err
+	}
+	m := &data.Mutation{Table: t.ID, Key: r["keyspace_name"], PartitionDeletion: data.LiveDeletion, Rows: []data.Row{row}}
+	return env.Engine.Apply(ctx, t, m)
+}
+
+// deleteSystemRows deletes the rows of view name of keyspace ks from
+// system.table (keyed by keyspace_name, then view_name).
+func deleteSystemRows(ctx context.Context, env *plan.Env, table, ks, name string) error {
+	t, ok := env.Engine.Table("system", table)
+	if !ok {
+		return fmt.Errorf("cql: system table system.%s is missing", table)
+	}
+	ct := t.ClusteringTypes()
+	start, err := types.EncodeBound(ct, [][]byte{[]byte(name)}, types.StartInclusive)
+	if err != nil {
+		return err
+	}
+	end, err := types.EncodeBound(ct, [][]byte{[]byte(name)}, types.EndInclusive)
+	if err != nil {
+		return err
+	}
+	del := data.DeletionTime{MarkedForDeleteAt: env.Engine.NewTimestamp(), LocalDeletionTime: env.Engine.Now()}
+	m := &data.Mutation{Table: t.ID, Key: []byte(ks), PartitionDeletion: data.LiveDeletion,
+		RangeTombstones: []data.RangeTombstone{{Start: start, End: end, Deletion: del}}}
+	return env.Engine.Apply(ctx, t, m)
+}
+
+// viewWithColumn returns view v with regular column c added (a column added
+// to the base table of a SELECT * view).
+func viewWithColumn(v *schema.Table, c *schema.Column) *schema.Table {
+	cols := append(copyColumns(v), c)
+	nv := schema.NewTable(v.Keyspace, v.Name, v.ID, cols, v.Options)
+	nv.Dropped, nv.Indexes, nv.View = v.Dropped, v.Indexes, v.View
+	return nv
+}
+
+// viewWithRenamedColumn returns view v with base primary-key column from
+// renamed to, in its columns, its restrictions and its WHERE clause
+// (ViewMetadata.withRenamedPrimaryKeyColumn).
+func viewWithRenamedColumn(v *schema.Table, from, to string) *schema.Table {
+	cols := copyColumns(v)
+	for _, c := range cols {
+		if c.Name == from {
+			c.Name = to
+		}
+	}
+	nv := schema.NewTable(v.Keyspace, v.Name, v.ID, cols, v.Options)
+	nv.Dropped, nv.Indexes = v.Dropped, v.Indexes
+	def := *v.View
+	def.Filter = nil
+	for _, r := range v.View.Filter {
+		r.Columns = append([]string(nil), r.Columns...)
+		for i, n := range r.Columns {
+			if n == from {
+				r.Columns[i] = to
+			}
+		}
+		def.Filter = append(def.Filter, r)
+	}
+	if def.BaseColumnInKey == from {
+		def.BaseColumnInKey = to
+	}
+	def.WhereClause = renameInWhere(def.WhereClause, from, to)
+	nv.View = &def
+	return nv
+}
+
+// renameInWhere renames column from to to in a WHERE clause's text: every
+// identifier token equal to from (quoted as CQL prints it) outside string
+// literals.
+func renameInWhere(where, from, to string) string {
+	q := func(s string) string { return parser.Ident(s).String() }
+	oldID, newID := q(from), q(to)
+	var b strings.Builder
+	inString := false
+	for i := 0; i < len(where); {
+		ch := where[i]
+		if ch == '\'' {
+			inString = !inString
+			b.WriteByte(ch)
+			i++
+			continue
+		}
+		if !inString && strings.HasPrefix(where[i:], oldID) && (i == 0 || !identChar(where[i-1])) &&
+			(i+len(oldID) == len(where) || !identChar(where[i+len(oldID)])) {
+			b.WriteString(newID)
+			i += len(oldID)
+			continue
+		}
+		b.WriteByte(ch)
+		i++
+	}
+	return b.String()
+}
+
+func identChar(c byte) bool {
+	return c == '_' || c == '"' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+func copyColumns(t *schema.Table) []*schema.Column {
+	cols := make([]*schema.Column, 0, len(t.Columns)+1)
+	for _, c := range t.Columns {
+		cp := *c
+		cols = append(cols, &cp)
+	}
+	return cols
+}
+
+func appendOnce(ts []*schema.Table, t *schema.Table) []*schema.Table {
+	for i, x := range ts {
+		if x.ID == t.ID {
+			ts[i] = t
+			return ts
+		}
+	}
+	return append(ts, t)
 }
