@@ -369,8 +369,37 @@ func (g *generator) createEntry(r *data.Row) error {
 			row.Cells = append(row.Cells, r.Cells[i])
 		}
 	}
+	if g.keyColumn() != nil {
+		g.shadowStaleCells(&row, r)
+	}
 	g.submit(key, row)
 	return nil
+}
+
+// shadowStaleCells adds, to a new entry of a view keyed by a base column,
+// a tombstone just below the entry's liveness for each selected simple
+// column that base row r lacks. The entry's view row may hold cells of an
+// earlier entry of the same key (the view's key column went away and came
+// back), which Cassandra shadows with the base row's tombstones; the
+// engine gives a dependent live rows only, so the tombstones are made
+// here (docs/compatibility.md, "Materialized views").
+func (g *generator) shadowStaleCells(row *data.Row, r *data.Row) {
+	ts := row.Liveness.Timestamp - 1
+	var dead []data.Cell
+	for _, c := range g.view.Columns {
+		if c.Kind != schema.Regular || c.Type.IsMultiCell() {
+			continue
+		}
+		if cell(r, c.Name) != nil {
+			continue // a value, or a tombstone the entry carries already
+		}
+		dead = append(dead, data.Cell{Column: c.Name, Kind: data.CellTombstone, Timestamp: ts, LocalDeletionTime: g.now})
+	}
+	if len(dead) == 0 {
+		return
+	}
+	row.Cells = append(row.Cells, dead...)
+	sort.Slice(row.Cells, func(i, j int) bool { return data.CompareID(&row.Cells[i], &row.Cells[j]) < 0 })
 }
 
 func (g *generator) updateEntry(ex, merged *data.Row) error {
