@@ -13,6 +13,7 @@ import (
 
 	"github.com/minicass/minicass/cql/plan"
 	"github.com/minicass/minicass/cql/statements"
+	"github.com/minicass/minicass/cql/statements/ddl"
 
 	"github.com/minicass/minicass/cql/auth"
 	"github.com/minicass/minicass/cql/query"
@@ -86,6 +87,8 @@ func NewExecutor(eng *engine.Engine, opts Options) *Executor {
 	// logged here, and returned by an explicit call to Bootstrap.
 	if err := x.Bootstrap(context.Background()); err != nil {
 		opts.Logger.Error("cql: bootstrapping the system keyspaces", "err", err)
+	} else if err := ddl.ResumeViewBuilds(context.Background(), &x.env); err != nil {
+		opts.Logger.Error("cql: resuming view builds", "err", err)
 	}
 	return x
 }

@@ -380,12 +380,20 @@ func touchedSlices(m *data.Mutation) data.Slices {
 // newest source when not nil. The rows are copied. The read is internal:
 // it counts in no table statistic.
 func (e *Engine) readTouched(ctx context.Context, t *schema.Table, s *tableStore, key []byte, sl data.Slices, now int64, extra Source) (BaseRows, error) {
+	return e.readRows(ctx, t, s, key, sl, now, extra, false)
+}
+
+// readRows is readTouched, keeping dead data when keepDead is set: rows
+// with their deletions, tombstone cells and expired cells, only what the
+// partition's deletions shadow removed (materialized views, views.go).
+func (e *Engine) readRows(ctx context.Context, t *schema.Table, s *tableStore, key []byte, sl data.Slices, now int64, extra Source, keepDead bool) (BaseRows, error) {
 	out := BaseRows{Deletion: data.LiveDeletion}
 	var st ReadStats
 	opts := ReadOptions{Slices: sl, Now: now}
 	rs := e.resolve(&opts, &st)
 	st.warnAt, st.failAt = 0, 0
 	rs.dropped = t.Dropped
+	rs.keepDead = keepDead
 	token := Token(key)
 	srcs := s.sources()
 	defer srcs.release()

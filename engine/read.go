@@ -191,6 +191,7 @@ type partitionReader struct {
 	cols     columnFilter
 	dropped  map[string]schema.DroppedColumn
 	strict   bool
+	keepDead bool
 	stats    *ReadStats
 	// parts are the sources' partitions, released when the read is done
 	// (partsBuf holds those of a common read).
@@ -213,6 +214,12 @@ func (r *partitionReader) next() (*data.Row, bool) {
 			return nil, false
 		}
 		outer := data.MaxDeletion(r.deletion, r.rts.covering(row.Clustering))
+		if r.keepDead {
+			if deadView(row, outer, r.dropped) {
+				return row, true
+			}
+			continue
+		}
 		live := liveView(row, outer, r.now, r.cols, r.dropped, r.stats)
 		if r.strict && live && row.Liveness.IsEmpty() {
 			// A view row with a base column in its key lives only by
@@ -239,6 +246,9 @@ type readState struct {
 	// strict is schema.Table.StrictLiveness: a row without live
 	// primary-key liveness is not live.
 	strict bool
+	// keepDead keeps tombstones and expired cells (deadView), for the
+	// reads that derive materialized views (readRows).
+	keepDead bool
 }
 
 func (e *Engine) resolve(opts *ReadOptions, st *ReadStats) readState {
@@ -274,7 +284,7 @@ func (e *Engine) openPartition(p *Partition, ctx context.Context, token int64, k
 		return
 	}
 	r := readerPool.Get().(*partitionReader)
-	*r = partitionReader{deletion: data.LiveDeletion, now: rs.now, cols: rs.cols, stats: st, dropped: rs.dropped, strict: rs.strict}
+	*r = partitionReader{deletion: data.LiveDeletion, now: rs.now, cols: rs.cols, stats: st, dropped: rs.dropped, strict: rs.strict, keepDead: rs.keepDead}
 	r.merger = rowMerger{reverse: opts.Reverse, stats: st}
 	var static *data.Row
 	var rts []data.RangeTombstone
@@ -304,7 +314,11 @@ func (e *Engine) openPartition(p *Partition, ctx context.Context, token int64, k
 		r.merger.err = err
 	}
 	r.rts = newRTCursor(rts, opts.Reverse)
-	if static != nil && liveView(static, r.deletion, rs.now, rs.cols, rs.dropped, st) {
+	if static != nil && rs.keepDead {
+		if deadView(static, r.deletion, rs.dropped) {
+			p.static = static
+		}
+	} else if static != nil && liveView(static, r.deletion, rs.now, rs.cols, rs.dropped, st) {
 		p.static = static
 	}
 	for _, pt := range parts {

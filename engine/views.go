@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/minicass/minicass/data"
+	"github.com/minicass/minicass/memtable"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/view"
 )
@@ -54,7 +55,24 @@ func (e *Engine) deriveViews(ctx context.Context, w *BaseWrite) ([]DerivedMutati
 	if len(views) == 0 {
 		return nil, nil
 	}
-	ms, err := view.UpdatesAfter(w.Table, views, w.Mutation, w.Before.Rows, w.After.Rows, w.Now)
+	// The view generator needs the touched rows with their tombstones
+	// (BaseWrite holds live rows): read them again, keeping dead data.
+	s, err := e.storeFor(w.Table)
+	if err != nil {
+		return nil, err
+	}
+	sl := touchedSlices(w.Mutation)
+	before, err := e.readRows(ctx, w.Table, s, w.Mutation.Key, sl, w.Now, nil, true)
+	if err != nil {
+		return nil, err
+	}
+	extra := &memtableSource{name: "mutation", mt: memtable.New()}
+	extra.mt.Apply(w.Token, w.Mutation)
+	after, err := e.readRows(ctx, w.Table, s, w.Mutation.Key, sl, w.Now, extra, true)
+	if err != nil {
+		return nil, err
+	}
+	ms, err := view.UpdatesAfter(w.Table, views, w.Mutation, before.Rows, after.Rows, w.Now)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +152,7 @@ func (e *Engine) buildViewPartition(ctx context.Context, base *schema.Table, s *
 	unlock := e.LockPartition(base, key)
 	defer unlock()
 	now := e.Now()
-	rows, err := e.readTouched(ctx, base, s, key, nil, now, nil)
+	rows, err := e.readRows(ctx, base, s, key, nil, now, nil, true)
 	if err != nil {
 		return err
 	}

@@ -40,12 +40,14 @@ func Updates(base *schema.Table, views []*schema.Table, m *data.Mutation, existi
 }
 
 // UpdatesAfter is Updates for a caller that also has the rows as they are
-// once m applies (after, live rows in clustering order, as the engine's
-// read path reconciles them; see engine.BaseWrite). The merged row of each
-// touched row is then its row in after, plus what m deletes (the row's
-// deletion, its tombstone cells and collection deletions), which a live
-// read leaves out but the view must receive. With after nil, the merged
-// row is the existing row reconciled with m's row (data.MergeRows).
+// once m applies (after, in clustering order, as the engine's read path
+// reconciles them, tombstones kept). The merged row of each touched row is
+// then its row in after, with the deletion m makes there; a row m's
+// deletions removed entirely is that deletion alone. With after nil, the
+// merged row is the existing row reconciled with m's row (data.MergeRows).
+// existing and after must keep tombstone cells and row deletions, as
+// Cassandra's unfiltered rows do: a new view entry copies the base row's
+// tombstones, which shadow what an earlier entry of the same view key left.
 func UpdatesAfter(base *schema.Table, views []*schema.Table, m *data.Mutation, existing, after []data.Row, now int64) ([]*data.Mutation, error) {
 	if len(views) == 0 {
 		return nil, nil
@@ -132,8 +134,8 @@ func UpdatesAfter(base *schema.Table, views []*schema.Table, m *data.Mutation, e
 	return out, nil
 }
 
-// mergedFromAfter returns the merged row of upd's clustering key: its live
-// row in after (or an empty row) with upd's deletion, tombstone cells and
+// mergedFromAfter returns the merged row of upd's clustering key: its row
+// in after (or an empty row) with upd's deletion, tombstone cells and
 // collection deletions added where after does not supersede them.
 func mergedFromAfter(after []data.Row, upd *data.Row) data.Row {
 	i := sort.Search(len(after), func(i int) bool { return bytes.Compare(after[i].Clustering, upd.Clustering) >= 0 })
@@ -369,37 +371,8 @@ func (g *generator) createEntry(r *data.Row) error {
 			row.Cells = append(row.Cells, r.Cells[i])
 		}
 	}
-	if g.keyColumn() != nil {
-		g.shadowStaleCells(&row, r)
-	}
 	g.submit(key, row)
 	return nil
-}
-
-// shadowStaleCells adds, to a new entry of a view keyed by a base column,
-// a tombstone just below the entry's liveness for each selected simple
-// column that base row r lacks. The entry's view row may hold cells of an
-// earlier entry of the same key (the view's key column went away and came
-// back), which Cassandra shadows with the base row's tombstones; the
-// engine gives a dependent live rows only, so the tombstones are made
-// here (docs/compatibility.md, "Materialized views").
-func (g *generator) shadowStaleCells(row *data.Row, r *data.Row) {
-	ts := row.Liveness.Timestamp - 1
-	var dead []data.Cell
-	for _, c := range g.view.Columns {
-		if c.Kind != schema.Regular || c.Type.IsMultiCell() {
-			continue
-		}
-		if cell(r, c.Name) != nil {
-			continue // a value, or a tombstone the entry carries already
-		}
-		dead = append(dead, data.Cell{Column: c.Name, Kind: data.CellTombstone, Timestamp: ts, LocalDeletionTime: g.now})
-	}
-	if len(dead) == 0 {
-		return
-	}
-	row.Cells = append(row.Cells, dead...)
-	sort.Slice(row.Cells, func(i, j int) bool { return data.CompareID(&row.Cells[i], &row.Cells[j]) < 0 })
 }
 
 func (g *generator) updateEntry(ex, merged *data.Row) error {

@@ -93,6 +93,10 @@ func CompileDDL(s *plan.Compiler, stmt parser.Statement) (plan.Plan, error) {
 			return nil, err
 		}
 		return &ddlPlan{run: func(ctx context.Context, q *plan.Execution) (*query.Result, error) {
+			hadViews := false
+			for _, t := range q.Env.Engine.Tables(name) {
+				hadViews = hadViews || t.IsView()
+			}
 			if err := q.Env.Engine.DropKeyspace(name); err != nil {
 				if errors.Is(err, engine.ErrNoKeyspace) {
 					if st.IfExists {
@@ -101,6 +105,11 @@ func CompileDDL(s *plan.Compiler, stmt parser.Statement) (plan.Plan, error) {
 					return nil, query.Configf("Keyspace '%s' doesn't exist", name)
 				}
 				return nil, err
+			}
+			if hadViews {
+				if err := forgetKeyspaceViews(ctx, q.Env, name); err != nil {
+					return nil, err
+				}
 			}
 			if q.Session.Keyspace() == name {
 				q.Session.SetKeyspace("")

@@ -518,6 +518,59 @@ func buildViewData(ctx context.Context, env *plan.Env, v *schema.Table) error {
 	return deleteSystemRows(ctx, env, "view_builds_in_progress", v.Keyspace, v.Name)
 }
 
+// ResumeViewBuilds builds again every view of the schema whose build did
+// not finish (no system.built_views row: the node stopped during CREATE
+// MATERIALIZED VIEW), as Cassandra's ViewManager restarts unfinished builds
+// at startup. A finished build is never repeated; writes that reached a
+// view before the stop came back with the commit log, and building again
+// writes the same cells.
+func ResumeViewBuilds(ctx context.Context, env *plan.Env) error {
+	for _, ks := range env.Engine.Keyspaces() {
+		for _, t := range env.Engine.Tables(ks.Name) {
+			if !t.IsView() {
+				continue
+			}
+			built, err := viewBuilt(ctx, env, t)
+			if err != nil {
+				return err
+			}
+			if !built {
+				if err := buildViewData(ctx, env, t); err != nil {
+					return fmt.Errorf("cql: building view %s: %w", t.QualifiedName(), err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// viewBuilt reports whether system.built_views lists view v.
+func viewBuilt(ctx context.Context, env *plan.Env, v *schema.Table) (bool, error) {
+	t, ok := env.Engine.Table("system", "built_views")
+	if !ok {
+		return false, fmt.Errorf("cql: system table system.built_views is missing")
+	}
+	ck, err := types.EncodeClustering(t.ClusteringTypes(), [][]byte{[]byte(v.Name)})
+	if err != nil {
+		return false, err
+	}
+	p, err := env.Engine.ReadPartition(ctx, t, []byte(v.Keyspace), engine.ReadOptions{})
+	if err != nil {
+		return false, err
+	}
+	defer p.Close()
+	for {
+		r, ok := p.Next()
+		if !ok {
+			break
+		}
+		if string(r.Clustering) == string(ck) {
+			return true, p.Close()
+		}
+	}
+	return false, p.Close()
+}
+
 // setViewRemoved deletes a dropped view's rows from system.built_views and
 // system.view_builds_in_progress (SystemKeyspace.setViewRemoved).
 func setViewRemoved(ctx context.Context, env *plan.Env, ks, name string) error {
@@ -654,4 +707,22 @@ func appendOnce(ts []*schema.Table, t *schema.Table) []*schema.Table {
 		}
 	}
 	return append(ts, t)
+}
+
+// forgetKeyspaceViews deletes the system.built_views and
+// view_builds_in_progress rows of a dropped keyspace's views (their
+// partition).
+func forgetKeyspaceViews(ctx context.Context, env *plan.Env, ks string) error {
+	for _, table := range []string{"built_views", "view_builds_in_progress"} {
+		t, ok := env.Engine.Table("system", table)
+		if !ok {
+			continue
+		}
+		m := &data.Mutation{Table: t.ID, Key: []byte(ks),
+			PartitionDeletion: data.DeletionTime{MarkedForDeleteAt: env.Engine.NewTimestamp(), LocalDeletionTime: env.Engine.Now()}}
+		if err := env.Engine.Apply(ctx, t, m); err != nil {
+			return err
+		}
+	}
+	return nil
 }
