@@ -154,3 +154,37 @@ func queryLines(t *testing.T, ctx context.Context, db *minicass.DB, q string) []
 	require.NoError(t, rows.Err(), q)
 	return out
 }
+
+// BenchmarkBaseWriteViews measures a base-table INSERT (an in-memory node,
+// 1,000 partitions of up to 100 rows, overwrites included) with 0, 1 and 3
+// materialized views: a view keyed by a base column (every write moves its
+// entry when the value changes), one that reorders the base key, and one
+// with a WHERE restriction.
+func BenchmarkBaseWriteViews(b *testing.B) {
+	views := []string{
+		`CREATE MATERIALIZED VIEW ks.by_v AS SELECT * FROM ks.t WHERE k IS NOT NULL AND c IS NOT NULL AND v IS NOT NULL PRIMARY KEY (v, k, c)`,
+		`CREATE MATERIALIZED VIEW ks.by_c AS SELECT k, c FROM ks.t WHERE k IS NOT NULL AND c IS NOT NULL PRIMARY KEY (c, k)`,
+		`CREATE MATERIALIZED VIEW ks.small AS SELECT * FROM ks.t WHERE k IS NOT NULL AND c IS NOT NULL AND c < 50 PRIMARY KEY (k, c)`,
+	}
+	for _, n := range []int{0, 1, 3} {
+		b.Run(fmt.Sprintf("views=%d", n), func(b *testing.B) {
+			db, err := minicass.Open(minicass.Options{MaterializedViewsEnabled: true})
+			require.NoError(b, err)
+			b.Cleanup(func() { db.Close() })
+			ctx := context.Background()
+			require.NoError(b, db.Exec(ctx, `CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`))
+			require.NoError(b, db.Exec(ctx, `CREATE TABLE ks.t (k int, c int, v text, PRIMARY KEY (k, c))`))
+			for _, q := range views[:n] {
+				require.NoError(b, db.Exec(ctx, q))
+			}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				if err := db.Exec(ctx, "INSERT INTO ks.t (k, c, v) VALUES (?, ?, ?)", i%1000, (i/1000)%100, fmt.Sprint("value", i%7)); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
+	}
+}
