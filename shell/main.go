@@ -59,6 +59,9 @@ func DefaultDataDir() string { return filepath.Join(BaseDir(), "data") }
 //	                which the CLOCK command moves (minicass only)
 //	--ui ADDR       serve the studio (package studio) on loopback ADDR
 //	-k KEYSPACE     start in KEYSPACE
+//	--materialized_views_enabled
+//	                allow CREATE MATERIALIZED VIEW (off by default, as in
+//	                Cassandra 4.1's cassandra.yaml)
 //
 // Without -e and -f it reads stdin: interactively with prompts, line
 // editing and history when stdin is a terminal, as a script otherwise. As in

@@ -146,11 +146,14 @@ var settings = []setting{
 		}},
 	{name: "materialized_views_enabled", usage: "allow CREATE MATERIALIZED VIEW (default false, as in Cassandra 4.1)",
 		set: func(c *serveConfig, v string) error {
-			b, err := strconv.ParseBool(v)
-			if err != nil || v != "true" && v != "false" {
+			switch strings.ToLower(v) {
+			case "true":
+				c.db.MaterializedViewsEnabled = true
+			case "false":
+				c.db.MaterializedViewsEnabled = false
+			default:
 				return fmt.Errorf("%q is not true or false", v)
 			}
-			c.db.MaterializedViewsEnabled = b
 			return nil
 		}},
 	{name: "cluster_name", usage: "system.local's cluster_name (default Test Cluster)",
