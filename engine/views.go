@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/minicass/minicass/data"
-	"github.com/minicass/minicass/memtable"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/view"
 )
@@ -55,24 +54,19 @@ func (e *Engine) deriveViews(ctx context.Context, w *BaseWrite) ([]DerivedMutati
 	if len(views) == 0 {
 		return nil, nil
 	}
-	// The view generator needs the touched rows with their tombstones
-	// (BaseWrite holds live rows): read them again, keeping dead data.
+	// The view generator needs the touched rows with their tombstones and
+	// covering deletions (BaseWrite holds live rows): read them again,
+	// keeping dead data; the merged rows are those reconciled with the
+	// mutation's (data.MergeRows, the engine's own reconciliation).
 	s, err := e.storeFor(w.Table)
 	if err != nil {
 		return nil, err
 	}
-	sl := touchedSlices(w.Mutation)
-	before, err := e.readRows(ctx, w.Table, s, w.Mutation.Key, sl, w.Now, nil, true)
+	before, rts, err := e.readRows(ctx, w.Table, s, w.Mutation.Key, touchedSlices(w.Mutation), w.Now, nil, true)
 	if err != nil {
 		return nil, err
 	}
-	extra := &memtableSource{name: "mutation", mt: memtable.New()}
-	extra.mt.Apply(w.Token, w.Mutation)
-	after, err := e.readRows(ctx, w.Table, s, w.Mutation.Key, sl, w.Now, extra, true)
-	if err != nil {
-		return nil, err
-	}
-	ms, err := view.UpdatesAfter(w.Table, views, w.Mutation, before.Rows, after.Rows, w.Now)
+	ms, err := view.Updates(w.Table, views, w.Mutation, view.Existing{Rows: before.Rows, Deletion: before.Deletion, RangeTombstones: rts}, w.Now)
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +146,7 @@ func (e *Engine) buildViewPartition(ctx context.Context, base *schema.Table, s *
 	unlock := e.LockPartition(base, key)
 	defer unlock()
 	now := e.Now()
-	rows, err := e.readRows(ctx, base, s, key, nil, now, nil, true)
+	rows, _, err := e.readRows(ctx, base, s, key, nil, now, nil, true)
 	if err != nil {
 		return err
 	}

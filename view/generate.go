@@ -28,30 +28,48 @@ import (
 	"github.com/minicass/minicass/types"
 )
 
-// Updates returns the mutations that base mutation m, applied to the base
-// partition whose rows are existing (sorted by clustering key, shadowed data
-// already removed: the partition as the engine merges it, with row
-// deletions, tombstones and expired cells kept or not), makes to views (the
-// views of base). now is the write time in seconds. The mutations are
-// sorted by view, then by view partition key; each view mutation's rows
-// are sorted by clustering key.
-func Updates(base *schema.Table, views []*schema.Table, m *data.Mutation, existing []data.Row, now int64) ([]*data.Mutation, error) {
-	return UpdatesAfter(base, views, m, existing, nil, now)
+// Existing is a base partition as it is before a write, read by the caller
+// under the base partition's lock: the rows the write touches (sorted by
+// clustering key, with their tombstone cells and expired cells, only what
+// deletions shadow removed, each row's deletion at least the partition's
+// deletion and range tombstones covering it), the partition deletion and
+// the range tombstones of the touched slices (a zero Deletion means none,
+// as LiveDeletion). These are Cassandra's unfiltered rows: a new view entry
+// copies the base row's tombstones, which shadow what an earlier entry of
+// the same view key left.
+type Existing struct {
+	Rows            []data.Row
+	Deletion        data.DeletionTime
+	RangeTombstones []data.RangeTombstone
 }
 
-// UpdatesAfter is Updates for a caller that also has the rows as they are
-// once m applies (after, in clustering order, as the engine's read path
-// reconciles them, tombstones kept). The merged row of each touched row is
-// then its row in after, with the deletion m makes there; a row m's
-// deletions removed entirely is that deletion alone. With after nil, the
-// merged row is the existing row reconciled with m's row (data.MergeRows).
-// existing and after must keep tombstone cells and row deletions, as
-// Cassandra's unfiltered rows do: a new view entry copies the base row's
-// tombstones, which shadow what an earlier entry of the same view key left.
-func UpdatesAfter(base *schema.Table, views []*schema.Table, m *data.Mutation, existing, after []data.Row, now int64) ([]*data.Mutation, error) {
+// covering returns the deletion ex holds over clustering key k: its
+// partition deletion or a covering range tombstone.
+func (ex *Existing) covering(k []byte) data.DeletionTime {
+	del := ex.Deletion
+	if del.MarkedForDeleteAt == 0 && del.LocalDeletionTime == 0 {
+		del = data.LiveDeletion // the zero value
+	}
+	for i := range ex.RangeTombstones {
+		if rt := &ex.RangeTombstones[i]; rt.Contains(k) {
+			del = data.MaxDeletion(del, rt.Deletion)
+		}
+	}
+	return del
+}
+
+// Updates returns the mutations that base mutation m, applied to the base
+// partition ex, makes to views (the views of base). now is the write time
+// in seconds. The merged row of each touched row is the existing row
+// reconciled with m's row, m's partition deletion and range tombstones
+// applied (data.MergeRows: the engine's reconciliation). The mutations are
+// sorted by view, then by view partition key; each view mutation's rows are
+// sorted by clustering key.
+func Updates(base *schema.Table, views []*schema.Table, m *data.Mutation, ex Existing, now int64) ([]*data.Mutation, error) {
 	if len(views) == 0 {
 		return nil, nil
 	}
+	existing := ex.Rows
 	pk, err := splitKey(base, m.Key)
 	if err != nil {
 		return nil, err
@@ -66,15 +84,10 @@ func UpdatesAfter(base *schema.Table, views []*schema.Table, m *data.Mutation, e
 	if len(gens) == 0 {
 		return nil, nil
 	}
-	add := func(ex, upd *data.Row) error {
-		var merged data.Row
-		if after == nil {
-			merged = data.MergeRows(ex, upd)
-		} else {
-			merged = mergedFromAfter(after, upd)
-		}
+	add := func(old, upd *data.Row) error {
+		merged := data.MergeRows(old, upd)
 		for _, g := range gens {
-			if err := g.add(ex, &merged); err != nil {
+			if err := g.add(old, &merged); err != nil {
 				return err
 			}
 		}
@@ -102,20 +115,21 @@ func UpdatesAfter(base *schema.Table, views []*schema.Table, m *data.Mutation, e
 		case c < 0:
 			upd := withDeletion(&m.Rows[i], updateDeletion(m, m.Rows[i].Clustering))
 			empty := data.NewRow(upd.Clustering)
+			empty.Deletion = ex.covering(upd.Clustering)
 			if err := add(&empty, &upd); err != nil {
 				return nil, err
 			}
 			i++
 		case c > 0:
-			ex := &existing[j]
+			old := &existing[j]
 			j++
-			del := updateDeletion(m, ex.Clustering)
+			del := updateDeletion(m, old.Clustering)
 			if del.IsLive() {
 				continue // the update does not touch this row
 			}
-			upd := data.NewRow(ex.Clustering)
+			upd := data.NewRow(old.Clustering)
 			upd.Deletion = del
-			if err := add(ex, &upd); err != nil {
+			if err := add(old, &upd); err != nil {
 				return nil, err
 			}
 		default:
@@ -134,35 +148,12 @@ func UpdatesAfter(base *schema.Table, views []*schema.Table, m *data.Mutation, e
 	return out, nil
 }
 
-// mergedFromAfter returns the merged row of upd's clustering key: its row
-// in after (or an empty row) with upd's deletion, tombstone cells and
-// collection deletions added where after does not supersede them.
-func mergedFromAfter(after []data.Row, upd *data.Row) data.Row {
-	i := sort.Search(len(after), func(i int) bool { return bytes.Compare(after[i].Clustering, upd.Clustering) >= 0 })
-	live := data.NewRow(upd.Clustering)
-	if i < len(after) && bytes.Equal(after[i].Clustering, upd.Clustering) {
-		live = after[i]
-	}
-	dead := data.NewRow(upd.Clustering)
-	dead.Deletion = upd.Deletion
-	dead.ColumnDeletions = upd.ColumnDeletions
-	for j := range upd.Cells {
-		if upd.Cells[j].IsTombstone() {
-			dead.Cells = append(dead.Cells, upd.Cells[j])
-		}
-	}
-	if dead.IsEmpty() {
-		return live
-	}
-	return data.MergeRows(&live, &dead)
-}
-
 // Build returns the view mutations that make view v hold the entries of the
 // base rows given (one base partition, key and live rows), as the view
 // build does (ViewBuilderTask: every row is new).
 func Build(base *schema.Table, v *schema.Table, key []byte, rows []data.Row, now int64) ([]*data.Mutation, error) {
 	m := &data.Mutation{Table: base.ID, Key: key, PartitionDeletion: data.LiveDeletion, Rows: rows}
-	return Updates(base, []*schema.Table{v}, m, nil, now)
+	return Updates(base, []*schema.Table{v}, m, Existing{Deletion: data.LiveDeletion}, now)
 }
 
 // updateDeletion is the deletion the update makes at clustering key k: its

@@ -58,7 +58,7 @@ func TestNewEntryMovesAndDeletion(t *testing.T) {
 	row.Liveness = data.LivenessInfo{Timestamp: 10, ExpiresAt: data.NoDeletionTime}
 	row.Cells = []data.Cell{cellOf("v", 5, 10), cellOf("w", 7, 10)}
 	ins := &data.Mutation{Table: base.ID, Key: intV(0), PartitionDeletion: data.LiveDeletion, Rows: []data.Row{row}}
-	ms, err := Updates(base, views, ins, nil, now)
+	ms, err := Updates(base, views, ins, Existing{}, now)
 	require.NoError(t, err)
 	require.Len(t, ms, 2)
 	require.Equal(t, byV.ID, ms[0].Table)
@@ -77,7 +77,7 @@ func TestNewEntryMovesAndDeletion(t *testing.T) {
 	upd := data.NewRow(row.Clustering)
 	upd.Cells = []data.Cell{cellOf("v", 6, 20)}
 	um := &data.Mutation{Table: base.ID, Key: intV(0), PartitionDeletion: data.LiveDeletion, Rows: []data.Row{upd}}
-	ms, err = Updates(base, views, um, existing, now)
+	ms, err = Updates(base, views, um, Existing{Rows: existing}, now)
 	require.NoError(t, err)
 	require.Len(t, ms, 3)
 	require.Equal(t, intV(5), ms[0].Key)
@@ -92,7 +92,7 @@ func TestNewEntryMovesAndDeletion(t *testing.T) {
 	// DELETE of the partition at ts 30: both entries deleted at 30.
 	after := data.MergeRows(&row, &upd)
 	del := &data.Mutation{Table: base.ID, Key: intV(0), PartitionDeletion: data.DeletionTime{MarkedForDeleteAt: 30, LocalDeletionTime: now}}
-	ms, err = Updates(base, views, del, []data.Row{after}, now)
+	ms, err = Updates(base, views, del, Existing{Rows: []data.Row{after}}, now)
 	require.NoError(t, err)
 	require.Len(t, ms, 2)
 	for _, m := range ms {
@@ -111,14 +111,14 @@ func TestNullKeyColumnAndFilter(t *testing.T) {
 	row.Liveness = data.LivenessInfo{Timestamp: 10, ExpiresAt: data.NoDeletionTime}
 	row.Cells = []data.Cell{cellOf("v", 5, 10)}
 	m := &data.Mutation{Table: base.ID, Key: intV(0), PartitionDeletion: data.LiveDeletion, Rows: []data.Row{row}}
-	ms, err := Updates(base, []*schema.Table{&v}, m, nil, 100)
+	ms, err := Updates(base, []*schema.Table{&v}, m, Existing{}, 100)
 	require.NoError(t, err)
 	require.Empty(t, ms, "c = 2 does not match the view's WHERE")
 	// Without v there is no entry at all.
 	row2 := data.NewRow(ck(t, base, 1))
 	row2.Liveness = data.LivenessInfo{Timestamp: 10, ExpiresAt: data.NoDeletionTime}
 	m.Rows = []data.Row{row2}
-	ms, err = Updates(base, []*schema.Table{&v}, m, nil, 100)
+	ms, err = Updates(base, []*schema.Table{&v}, m, Existing{}, 100)
 	require.NoError(t, err)
 	require.Empty(t, ms)
 }
@@ -132,7 +132,7 @@ func TestTTLOfUnselectedColumn(t *testing.T) {
 	c.TTL, c.LocalDeletionTime = 50, 150
 	row.Cells = []data.Cell{c}
 	m := &data.Mutation{Table: base.ID, Key: intV(0), PartitionDeletion: data.LiveDeletion, Rows: []data.Row{row}}
-	ms, err := Updates(base, []*schema.Table{byC}, m, nil, 100)
+	ms, err := Updates(base, []*schema.Table{byC}, m, Existing{}, 100)
 	require.NoError(t, err)
 	require.Len(t, ms, 1)
 	require.Equal(t, data.LivenessInfo{Timestamp: 10, TTL: 50, ExpiresAt: 150}, ms[0].Rows[0].Liveness)
