@@ -380,22 +380,12 @@ func touchedSlices(m *data.Mutation) data.Slices {
 // newest source when not nil. The rows are copied. The read is internal:
 // it counts in no table statistic.
 func (e *Engine) readTouched(ctx context.Context, t *schema.Table, s *tableStore, key []byte, sl data.Slices, now int64, extra Source) (BaseRows, error) {
-	rows, _, err := e.readRows(ctx, t, s, key, sl, now, extra, false)
-	return rows, err
-}
-
-// readRows is readTouched, keeping dead data when keepDead is set: rows
-// with their deletions, tombstone cells and expired cells, only what the
-// partition's deletions shadow removed, and the range tombstones of the
-// slices, copied (materialized views, views.go).
-func (e *Engine) readRows(ctx context.Context, t *schema.Table, s *tableStore, key []byte, sl data.Slices, now int64, extra Source, keepDead bool) (BaseRows, []data.RangeTombstone, error) {
 	out := BaseRows{Deletion: data.LiveDeletion}
 	var st ReadStats
 	opts := ReadOptions{Slices: sl, Now: now}
 	rs := e.resolve(&opts, &st)
 	st.warnAt, st.failAt = 0, 0
 	rs.dropped = t.Dropped
-	rs.keepDead = keepDead
 	token := Token(key)
 	srcs := s.sources()
 	defer srcs.release()
@@ -404,25 +394,19 @@ func (e *Engine) readRows(ctx context.Context, t *schema.Table, s *tableStore, k
 		list = append([]Source{extra}, list...)
 	}
 	var parts []part
-	var rts []data.RangeTombstone
 	for _, src := range list {
 		ps, _, err := src.Partition(ctx, token, key)
 		if err != nil {
-			return out, nil, fmt.Errorf("engine: reading %s from %s: %w", t.QualifiedName(), src.Name(), err)
+			return out, fmt.Errorf("engine: reading %s from %s: %w", t.QualifiedName(), src.Name(), err)
 		}
 		if ps == nil {
 			continue
 		}
 		parts = append(parts, part{src: src, ps: ps})
 		out.Deletion = data.MaxDeletion(out.Deletion, ps.Deletion())
-		if keepDead {
-			for _, rt := range ps.RangeTombstones(sl) {
-				rts = append(rts, data.RangeTombstone{Start: bytes.Clone(rt.Start), End: bytes.Clone(rt.End), Deletion: rt.Deletion})
-			}
-		}
 	}
 	if len(parts) == 0 {
-		return out, rts, nil
+		return out, nil
 	}
 	var p Partition
 	e.openPartition(&p, ctx, token, key, parts, &opts, rs, nil)
@@ -440,7 +424,7 @@ func (e *Engine) readRows(ctx context.Context, t *schema.Table, s *tableStore, k
 			out.Rows = append(out.Rows, copyRow(r))
 		}
 	}
-	return out, rts, p.Close()
+	return out, p.Close()
 }
 
 // copyRow returns a deep copy of r.

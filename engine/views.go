@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 
@@ -62,11 +63,11 @@ func (e *Engine) deriveViews(ctx context.Context, w *BaseWrite) ([]DerivedMutati
 	if err != nil {
 		return nil, err
 	}
-	before, rts, err := e.readRows(ctx, w.Table, s, w.Mutation.Key, touchedSlices(w.Mutation), w.Now, nil, true)
+	before, err := e.readRaw(ctx, w.Table, s, w.Mutation.Key, touchedSlices(w.Mutation), w.Now)
 	if err != nil {
 		return nil, err
 	}
-	ms, err := view.Updates(w.Table, views, w.Mutation, view.Existing{Rows: before.Rows, Deletion: before.Deletion, RangeTombstones: rts}, w.Now)
+	ms, err := view.Updates(w.Table, views, w.Mutation, before, w.Now)
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +147,7 @@ func (e *Engine) buildViewPartition(ctx context.Context, base *schema.Table, s *
 	unlock := e.LockPartition(base, key)
 	defer unlock()
 	now := e.Now()
-	rows, _, err := e.readRows(ctx, base, s, key, nil, now, nil, true)
+	rows, err := e.readRaw(ctx, base, s, key, nil, now)
 	if err != nil {
 		return err
 	}
@@ -160,4 +161,54 @@ func (e *Engine) buildViewPartition(ctx context.Context, base *schema.Table, s *
 		}
 	}
 	return nil
+}
+
+// readRaw reads the rows of slices (every row when slices is nil, none
+// when it is empty but not nil) of partition key of t as the view
+// generator needs them (view.Existing): tombstone cells and expired cells
+// kept, only what deletions shadow removed, each row's deletion at least
+// the partition deletion and range tombstones covering it (deadView), with
+// the partition deletion and the slices' range tombstones, all copied. The
+// read is internal: it counts in no table statistic. It is the read of
+// readTouched (derived.go) with dead data kept.
+func (e *Engine) readRaw(ctx context.Context, t *schema.Table, s *tableStore, key []byte, sl data.Slices, now int64) (view.Existing, error) {
+	out := view.Existing{Deletion: data.LiveDeletion}
+	var st ReadStats
+	opts := ReadOptions{Slices: sl, Now: now}
+	rs := e.resolve(&opts, &st)
+	st.warnAt, st.failAt = 0, 0
+	rs.dropped = t.Dropped
+	rs.keepDead = true
+	token := Token(key)
+	srcs := s.sources()
+	defer srcs.release()
+	var parts []part
+	for _, src := range srcs.list {
+		ps, _, err := src.Partition(ctx, token, key)
+		if err != nil {
+			return out, fmt.Errorf("engine: reading %s from %s: %w", t.QualifiedName(), src.Name(), err)
+		}
+		if ps == nil {
+			continue
+		}
+		parts = append(parts, part{src: src, ps: ps})
+		out.Deletion = data.MaxDeletion(out.Deletion, ps.Deletion())
+		for _, rt := range ps.RangeTombstones(sl) {
+			out.RangeTombstones = append(out.RangeTombstones, data.RangeTombstone{Start: bytes.Clone(rt.Start), End: bytes.Clone(rt.End), Deletion: rt.Deletion})
+		}
+	}
+	if len(parts) == 0 {
+		return out, nil
+	}
+	var p Partition
+	e.openPartition(&p, ctx, token, key, parts, &opts, rs, nil)
+	defer p.Close()
+	for sl == nil || len(sl) > 0 {
+		r, ok := p.Next()
+		if !ok {
+			break
+		}
+		out.Rows = append(out.Rows, copyRow(r))
+	}
+	return out, p.Close()
 }
