@@ -247,7 +247,7 @@ type readState struct {
 	// primary-key liveness is not live.
 	strict bool
 	// keepDead keeps tombstones and expired cells (deadView), for the
-	// reads that derive materialized views (readRows).
+	// reads that derive materialized views (readRaw).
 	keepDead bool
 }
 
