@@ -226,6 +226,13 @@ func (l *Log) Append(payload []byte) (Position, error) {
 		return Position{}, fmt.Errorf("%w: %d bytes, maximum %d", ErrRecordTooLarge, len(payload), l.opts.MaxRecordSize)
 	}
 	need := int64(recordHeaderSize + len(payload))
+	rotated := false
+	defer func() {
+		// Runs after the unlock below (deferred calls run last first).
+		if rotated && l.opts.OnRotate != nil {
+			l.opts.OnRotate()
+		}
+	}()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for {
@@ -246,6 +253,7 @@ func (l *Log) Append(payload []byte) (Position, error) {
 		if err := l.rotate(); err != nil {
 			return Position{}, l.fail(err)
 		}
+		rotated = true
 	}
 	pos := Position{Segment: l.active.id, Offset: l.active.size}
 	l.buf = appendRecord(l.buf[:0], payload)

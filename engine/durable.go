@@ -89,7 +89,9 @@ func (e *Engine) openStorage() error {
 	if err := e.reserveSegmentIDs(logDir); err != nil {
 		return err
 	}
-	log, err := commitlog.Open(fsys, logDir, e.opts.commitLogOptions())
+	co := e.opts.commitLogOptions()
+	co.OnRotate = e.onLogRotate
+	log, err := commitlog.Open(fsys, logDir, co)
 	if err != nil {
 		return wrapCorruption(err)
 	}
