@@ -299,6 +299,9 @@ type WhereClause struct {
 	NonPK bool
 	// Restricted records every restricted column by name.
 	Restricted map[string]bool
+	// ckContains is set when a clustering column is restricted by CONTAINS
+	// or CONTAINS KEY.
+	ckContains bool
 	// ckGap is the error that refuses, without ALLOW FILTERING, the first
 	// clustering part past the usable prefix (nil when every part is usable).
 	ckGap error
@@ -373,6 +376,21 @@ func CompileWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation
 	if ierr != nil || len(wi.Filters) != 1 || indexFor(tbl, wi.Filters[0]) == nil {
 		return nil, err
 	}
+	// StatementRestrictions.needFiltering counts the restrictions the index
+	// query filters with: besides the indexed one, every clustering
+	// restriction once the index is chosen for the clustering columns or
+	// for a scan of partitions without token() (usesSecondaryIndexing
+	// before processClusteringColumnsRestrictions ends). More than one
+	// needs ALLOW FILTERING.
+	if _, onCk := wi.Filters[0].(*ckPartFilter); onCk || (!wi.PkComplete && !wi.hasToken()) {
+		n := 1
+		for _, p := range wi.Parts[:wi.Prefix] {
+			n += p.width()
+		}
+		if n > 1 {
+			return nil, err
+		}
+	}
 	wi.Index = indexFor(tbl, wi.Filters[0])
 	return wi, nil
 }
@@ -429,6 +447,7 @@ func analyzeWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation
 	w := &WhereClause{Tbl: tbl, allowFiltering: allowFiltering, Pk: make([]*WhereValues, len(tbl.PartitionKey())), Restricted: map[string]bool{}}
 	var pkSliced bool
 	var tokenCols string
+	var ckRels []ckRelation
 	for _, rel := range where {
 		switch r := rel.(type) {
 		case *parser.ColumnRelation:
@@ -437,9 +456,25 @@ func analyzeWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation
 				return nil, err
 			}
 			pkSliced = pkSliced || sliced
+			if col := tbl.Column(string(r.Column)); col != nil && col.Kind == schema.Clustering && !allowFiltering {
+				rel := ckRelation{first: col.Position, last: col.Position, slice: isSliceOp(r.Op)}
+				if err := checkCkMerge(tbl, ckRels, rel, hasIndexOn(tbl, col.Name)); err != nil {
+					return nil, err
+				}
+				ckRels = append(ckRels, rel)
+			}
 		case *parser.TupleRelation:
 			if err := addTupleRelation(c, w, r); err != nil {
 				return nil, err
+			}
+			if !allowFiltering && len(r.Columns) > 0 {
+				if first := tbl.Column(string(r.Columns[0])); first != nil && first.Kind == schema.Clustering {
+					rel := ckRelation{first: first.Position, last: first.Position + len(r.Columns) - 1, slice: isSliceOp(r.Op)}
+					if err := checkCkMerge(tbl, ckRels, rel, false); err != nil {
+						return nil, err
+					}
+					ckRels = append(ckRels, rel)
+				}
 			}
 		case *parser.TokenRelation:
 			cols, err := addTokenRelation(c, w, r)
@@ -479,6 +514,9 @@ func analyzeWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation
 			}
 		}
 		w.PkIn = false
+	}
+	if w.ckContains && !allowFiltering {
+		return nil, query.Invalidf("Clustering columns can only be restricted with CONTAINS with a secondary index or filtering")
 	}
 	// Clustering columns.
 	sort.SliceStable(w.Parts, func(i, j int) bool { return w.Parts[i].first < w.Parts[j].first })
@@ -521,6 +559,52 @@ func analyzeWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation
 		return nil, query.Invalidf(filteringMsg)
 	}
 	return w, nil
+}
+
+// ckRelation is a clustering relation as ClusteringColumnRestrictions
+// merges it: the positions of its first and last columns, and whether it
+// is a slice.
+type ckRelation struct {
+	first, last int
+	slice       bool
+}
+
+// checkCkMerge refuses, as ClusteringColumnRestrictions.mergeWith does
+// while the WHERE clause's relations are added in their written order
+// (before any partition key, CONTAINS or filtering check), a clustering
+// relation that follows a slice on an earlier column, or a slice on a
+// column before the last restricted one. The relation's own index, like
+// ALLOW FILTERING (which the caller checks), lifts the check.
+func checkCkMerge(tbl *schema.Table, prev []ckRelation, rel ckRelation, indexed bool) error {
+	if len(prev) == 0 || indexed {
+		return nil
+	}
+	// RestrictionSet.lastRestriction: the restriction of the last
+	// restricted column.
+	last := prev[0]
+	for _, p := range prev[1:] {
+		if p.last >= last.last {
+			last = p
+		}
+	}
+	ck := tbl.ClusteringColumns()
+	if last.slice && rel.first > last.first {
+		return query.Invalidf("Clustering column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)", ck[rel.first].Name, ck[last.first].Name)
+	}
+	if rel.first < last.first && rel.slice {
+		return query.Invalidf("PRIMARY KEY column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)", ck[rel.first+1].Name, ck[rel.first].Name)
+	}
+	return nil
+}
+
+// hasIndexOn reports whether a secondary index of tbl is on column name.
+func hasIndexOn(tbl *schema.Table, name string) bool {
+	for i := range tbl.Indexes {
+		if tbl.Indexes[i].Column == name {
+			return true
+		}
+	}
+	return false
 }
 
 // checkRelationReceiver applies the checks SingleColumnRelation makes
@@ -650,9 +734,9 @@ func addColumnRelation(c *expr.CompileCtx, w *WhereClause, r *parser.ColumnRelat
 		}
 		switch col.Kind {
 		case schema.Clustering:
-			if !w.allowFiltering {
-				return false, query.Invalidf("Clustering columns can only be restricted with CONTAINS with a secondary index or filtering")
-			}
+			// Refused without filtering once every relation is added
+			// (analyzeWhere), as processClusteringColumnsRestrictions does.
+			w.ckContains = true
 			w.CkRestricted = true
 		case schema.PartitionKey:
 			if !w.allowFiltering {
@@ -1411,4 +1495,9 @@ func (w *WhereValues) SingleValue(q *query.Execution) ([]byte, error) {
 		return nil, query.Invalidf("Invalid null value in condition for column %s", w.Col.Name)
 	}
 	return v.Bytes, nil
+}
+
+// isSliceOp reports whether op is <, <=, > or >=.
+func isSliceOp(op parser.Operator) bool {
+	return op == parser.OpLt || op == parser.OpLte || op == parser.OpGt || op == parser.OpGte
 }
