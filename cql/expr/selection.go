@@ -359,6 +359,13 @@ func (c *CompileCtx) compileSelectorCall(tbl *schema.Table, e *parser.FuncCall) 
 		return nil, query.Invalidf("fromJson() cannot be used in the selection clause of a SELECT statement")
 	}
 	if name == "token" {
+		// Selectable.WithFunction.Raw.prepare prepares the arguments (an
+		// undefined column is refused there) before resolving the function.
+		for _, a := range e.Args {
+			if ref, ok := a.(*parser.ColumnRef); ok && tbl.Column(string(ref.Name)) == nil {
+				return nil, query.Invalidf("Undefined column name %s in table %s", ref.Name.String(), tbl.QualifiedName())
+			}
+		}
 		pk := tbl.PartitionKey()
 		if len(e.Args) != len(pk) {
 			return nil, query.Invalidf("Invalid number of arguments in call to function system.token: %d required but %d provided", len(pk), len(e.Args))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -561,7 +562,11 @@ func (p *modPlan) initWriteContext(q *plan.Execution, wc *writeContext) error {
 			if err != nil {
 				return err
 			}
-			if !v.Unset && v.Bytes != nil {
+			switch {
+			case v.Unset:
+			case v.Bytes == nil:
+				return query.Invalidf("Invalid null value of timestamp")
+			default:
 				if wc.ts, err = timestampValue(v.Bytes); err != nil {
 					return err
 				}
@@ -572,11 +577,16 @@ func (p *modPlan) initWriteContext(q *plan.Execution, wc *writeContext) error {
 		if err != nil {
 			return err
 		}
-		if v.Unset || v.Bytes == nil {
+		switch {
+		case v.Unset:
+			// Attributes.getTimestamp: an unset timestamp is now.
+			wc.ts = q.Env.Engine.NewTimestamp()
+		case v.Bytes == nil:
 			return query.Invalidf("Invalid null value of timestamp")
-		}
-		if wc.ts, err = timestampValue(v.Bytes); err != nil {
-			return err
+		default:
+			if wc.ts, err = timestampValue(v.Bytes); err != nil {
+				return err
+			}
 		}
 	case q.Params.HasTimestamp:
 		wc.ts = q.Params.Timestamp
@@ -611,12 +621,17 @@ func (wc *writeContext) deletion(ts int64) data.DeletionTime {
 }
 
 // timestampValue decodes a USING TIMESTAMP value (a bigint), refusing the
-// empty value a driver may bind.
+// empty value a driver may bind and Long.MIN_VALUE, which Cassandra uses
+// for "no timestamp" (UpdateParameters' constructor refuses it).
 func timestampValue(b []byte) (int64, error) {
 	if len(b) != 8 {
 		return 0, query.Invalidf("Invalid timestamp value: a bigint needs 8 bytes, got %d", len(b))
 	}
-	return int64(binary.BigEndian.Uint64(b)), nil
+	ts := int64(binary.BigEndian.Uint64(b))
+	if ts == math.MinInt64 {
+		return 0, query.Invalidf("Out of bound timestamp, must be in [%d, %d]", int64(math.MinInt64+1), int64(math.MaxInt64))
+	}
+	return ts, nil
 }
 
 // listReferenceTime is Cassandra's reference time for list prepends
