@@ -409,17 +409,25 @@ func (e *Engine) CreateTable(t *schema.Table) error {
 	if _, ok := cur.stores[t.ID]; ok {
 		return fmt.Errorf("%w: table id %x is in use", ErrTableExists, t.ID)
 	}
-	next := cur.clone()
-	tables := maps.Clone(ks.tables)
-	tables[t.Name] = t
-	next.keyspaces[t.Keyspace] = &keyspaceState{def: ks.def, tables: tables}
-	next.stores[t.ID] = newTableStore(t, e.tableDir(t))
+	next := e.withTable(cur, t)
 	if err := e.persistSchema(next); err != nil {
 		return err
 	}
 	e.publish(next, SchemaChange{Kind: wire.Created, Target: wire.TargetTable, Keyspace: t.Keyspace, Table: t.Name},
 		schemaDelta{tables: [][2]*schema.Table{{nil, t}}})
 	return nil
+}
+
+// withTable returns a copy of cur with table t added to its keyspace, which
+// must exist, and an empty store for its data.
+func (e *Engine) withTable(cur *schemaState, t *schema.Table) *schemaState {
+	ks := cur.keyspaces[t.Keyspace]
+	next := cur.clone()
+	tables := maps.Clone(ks.tables)
+	tables[t.Name] = t
+	next.keyspaces[t.Keyspace] = &keyspaceState{def: ks.def, tables: tables}
+	next.stores[t.ID] = newTableStore(t, e.tableDir(t))
+	return next
 }
 
 // AlterTable replaces the definition of an existing table, keeping its data.
@@ -594,11 +602,7 @@ func (e *Engine) CreateMissing(keyspaces []*schema.Keyspace, tables []*schema.Ta
 		if _, ok := cur.stores[t.ID]; ok {
 			return fmt.Errorf("%w: table id %x is in use", ErrTableExists, t.ID)
 		}
-		next := cur.clone()
-		tbls := maps.Clone(kst.tables)
-		tbls[t.Name] = t
-		next.keyspaces[t.Keyspace] = &keyspaceState{def: kst.def, tables: tbls}
-		next.stores[t.ID] = newTableStore(t, e.tableDir(t))
+		next := e.withTable(cur, t)
 		steps = append(steps, step{next, SchemaChange{Kind: wire.Created, Target: wire.TargetTable, Keyspace: t.Keyspace, Table: t.Name},
 			schemaDelta{tables: [][2]*schema.Table{{nil, t}}}})
 		cur = next
