@@ -114,6 +114,14 @@ func (t collectionTerm) Eval(q *query.Execution) (query.Value, error) {
 			return query.Value{}, err
 		}
 		if v.Unset {
+			switch typ := t.recv.Typ; {
+			case typ.UDT != nil:
+				// UserTypes.DelayedValue.
+				return query.Value{}, query.Invalidf("Invalid unset value for field '%s' of user defined type %s", typ.UDT.Fields[i], typ.UDT.Name)
+			case typ.Kind == types.Tuple:
+				// Tuples.DelayedValue.
+				return query.Value{}, query.Invalidf("Invalid unset value for tuple field number %d", i)
+			}
 			return query.Value{}, query.Invalidf("Invalid unset value in collection literal for %s", t.recv.Name)
 		}
 		if v.Bytes == nil && t.recv.Typ.Kind != types.Tuple {
@@ -268,6 +276,14 @@ func (c *CompileCtx) CompileTerm(e parser.Expr, r Receiver) (Term, error) {
 		if t.Kind == types.Counter {
 			t = types.BigintType
 		}
+		if t.Kind == types.Tuple && t.UDT == nil && e.Kind == parser.ConstString {
+			// A string is weakly assignable to a tuple: TupleType.fromString.
+			b, err := types.TupleFromString(t, e.Value())
+			if err != nil {
+				return nil, literalError(err, e, r)
+			}
+			return ConstTerm{V: b}, nil
+		}
 		if t.IsCollection() || t.Kind == types.Tuple {
 			return nil, notAssignableErr(query.Invalidf("Invalid %s constant (%s) for \"%s\" of type %s", constKind(e.Kind), e.Value(), r.Name, r.Typ))
 		}
@@ -364,6 +380,11 @@ func (c *CompileCtx) CompileTerm(e parser.Expr, r Receiver) (Term, error) {
 		for i, el := range e.Elems {
 			t, err := c.CompileTerm(el, r.Sub(fmt.Sprintf("%s[%d]", r.Name, i), r.Typ.Params[i]))
 			if err != nil {
+				var na *notAssignableError
+				if errors.As(err, &na) {
+					// Tuples.Literal.validateAssignableTo.
+					return nil, notAssignableErr(query.Invalidf("Invalid tuple literal for %s: component %d is not of type %s", r.Name, i, r.Typ.Params[i]))
+				}
 				return nil, err
 			}
 			out.elems = append(out.elems, t)

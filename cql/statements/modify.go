@@ -342,6 +342,11 @@ func compileAssignment(c *expr.CompileCtx, tbl *schema.Table, col *schema.Column
 		}
 		return colOp{col: col, kind: opSet, value: v}, nil
 	case parser.AssignAdd, parser.AssignSub, parser.AssignPrepend:
+		if t.Kind == types.Tuple && a.Op != parser.AssignPrepend {
+			// Operation.Addition and Substraction: a tuple (or UDT, a
+			// TupleType too) is named before the counter check.
+			return colOp{}, query.Invalidf("Invalid operation (%s) for tuple column %s", a, col.Name)
+		}
 		if !t.IsCollection() {
 			return colOp{}, query.Invalidf("Invalid operation (%s) for non counter column %s", a, col.Name)
 		}
