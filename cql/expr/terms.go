@@ -270,6 +270,10 @@ func (c *CompileCtx) CompileTerm(e parser.Expr, r Receiver) (Term, error) {
 	switch e := e.(type) {
 	case *parser.Constant:
 		if e.Kind == parser.ConstNull {
+			if r.Typ.Kind == types.Counter {
+				// Constants.NULL_LITERAL is not assignable to a counter.
+				return nil, notAssignableErr(query.Invalidf("Invalid null value for counter increment/decrement"))
+			}
 			return ConstTerm{}, nil
 		}
 		t := r.Typ

@@ -322,6 +322,10 @@ func compileAssignment(c *expr.CompileCtx, tbl *schema.Table, col *schema.Column
 	if t.Kind == types.Counter {
 		switch a.Op {
 		case parser.AssignAdd, parser.AssignSub:
+			if k, ok := a.Value.(*parser.Constant); ok && k.Kind == parser.ConstNull {
+				// Constants.NULL_LITERAL is not assignable to a counter.
+				return colOp{}, query.Invalidf("Invalid null value for counter increment/decrement")
+			}
 			v, err := c.CompileTerm(a.Value, recv.Sub(col.Name, types.BigintType))
 			if err != nil {
 				return colOp{}, err

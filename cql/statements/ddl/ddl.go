@@ -301,7 +301,7 @@ func compileCreateTable(s *plan.Compiler, st *parser.CreateTable) (plan.Plan, er
 		cols = append(cols, &schema.Column{Name: n, Type: t, Kind: kind, Position: -1})
 	}
 	if hasCounter && hasNonCounter {
-		return nil, query.Configf("Cannot mix counter and non counter columns in the same table")
+		return nil, query.Invalidf("Cannot mix counter and non counter columns in the same table") // CreateTableStatement.builder: ire
 	}
 	// CLUSTERING ORDER BY lists a prefix of the clustering columns, in order
 	// (CreateTableStatement.builder): the unlisted tail stays ASC.
