@@ -3,6 +3,7 @@ package types
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"slices"
 	"sort"
 	"unicode/utf8"
@@ -352,13 +353,23 @@ func DecodeTuple(t Type, b []byte) ([][]byte, error) {
 	}
 	fields := make([][]byte, len(t.Params))
 	rest := b
+	// TupleType.validate and UserType.validate name a component by its
+	// position, a field by its position and name.
+	part := func(i int) string {
+		if t.UDT != nil && i < len(t.UDT.Fields) {
+			return fmt.Sprintf("%dth field %s", i, t.UDT.Fields[i])
+		}
+		return fmt.Sprintf("%dth component", i)
+	}
 	for i := 0; len(rest) > 0; i++ {
 		if i >= len(t.Params) {
-			// TupleType.validate.
+			if t.UDT != nil {
+				return nil, valueErr(t, "Invalid remaining data after end of UDT value")
+			}
 			return nil, valueErr(t, "Invalid remaining data after end of tuple value")
 		}
 		if len(rest) < 4 {
-			return nil, valueErr(t, "Not enough bytes to read size of %dth component", i)
+			return nil, valueErr(t, "Not enough bytes to read size of %s", part(i))
 		}
 		l := int32(binary.BigEndian.Uint32(rest))
 		rest = rest[4:]
@@ -366,7 +377,7 @@ func DecodeTuple(t Type, b []byte) ([][]byte, error) {
 			continue
 		}
 		if int(l) > len(rest) {
-			return nil, valueErr(t, "Not enough bytes to read %dth component", i)
+			return nil, valueErr(t, "Not enough bytes to read %s", part(i))
 		}
 		fields[i] = rest[:l:l]
 		rest = rest[l:]

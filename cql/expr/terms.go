@@ -359,6 +359,11 @@ func (c *CompileCtx) CompileTerm(e parser.Expr, r Receiver) (Term, error) {
 			}
 			t, err := c.CompileTerm(f.Value, r.Sub(r.Name+"."+ut.Fields[i], r.Typ.Params[i]))
 			if err != nil {
+				var na *notAssignableError
+				if errors.As(err, &na) {
+					// UserTypes.Literal.validateAssignableTo.
+					return nil, notAssignableErr(query.Invalidf("Invalid user type literal for %s: field %s is not of type %s", r.Name, ut.Fields[i], r.Typ.Params[i]))
+				}
 				return nil, err
 			}
 			out.elems[i] = t
