@@ -470,7 +470,8 @@ func indexFor(tbl *schema.Table, f rowFilter) *schema.Index {
 			return nil
 		}
 		col = f.part.Single.Col
-		ok = func(ix *schema.Index) bool { return ix.Target == schema.IndexSimple }
+		// An EQ on a frozen collection reads its full() index.
+		ok = func(ix *schema.Index) bool { return ix.Target == schema.IndexSimple || ix.Target == schema.IndexFull }
 	case *containsFilter:
 		col = f.col
 		want := schema.IndexValues
