@@ -37,6 +37,9 @@ type SourceStats struct {
 	SkipReason string
 	// Rows counts the row versions read from the source.
 	Rows int
+	// Cells counts the cells of those row versions (live, expired and
+	// tombstones alike), before merging.
+	Cells int
 }
 
 // ReadStats describes what one read touched, for TRACING and tests. The
@@ -47,6 +50,9 @@ type ReadStats struct {
 	Partitions int
 	// RowsRead counts row versions read from all sources, before merging.
 	RowsRead int
+	// CellsRead counts the cells of the row versions read, before merging:
+	// with LiveCells, what a read touched against what it returned.
+	CellsRead int
 	// RowsReturned counts the live rows returned.
 	RowsReturned int
 	// LiveCells counts the live cells returned.
@@ -107,6 +113,7 @@ func (s *ReadStats) source(src Source) *SourceStats {
 func (s *ReadStats) Add(o *ReadStats) {
 	s.Partitions += o.Partitions
 	s.RowsRead += o.RowsRead
+	s.CellsRead += o.CellsRead
 	s.RowsReturned += o.RowsReturned
 	s.LiveCells += o.LiveCells
 	s.ExpiredCells += o.ExpiredCells
@@ -129,6 +136,7 @@ func (s *ReadStats) Add(o *ReadStats) {
 		}
 		d.Read += src.Read
 		d.Rows += src.Rows
+		d.Cells += src.Cells
 		d.Skipped += src.Skipped
 		if src.SkipReason != "" {
 			d.SkipReason = src.SkipReason
