@@ -80,9 +80,7 @@ func (m *rowMerger) advance(i int) {
 	m.heads[i] = r
 	m.stats.RowsRead++
 	m.stats.CellsRead += len(r.Cells)
-	src := &m.stats.Sources[m.srcIdx[i]]
-	src.Rows++
-	src.Cells += len(r.Cells)
+	m.stats.Sources[m.srcIdx[i]].Rows++
 }
 
 // next returns the reconciled versions of the next clustering key. The row

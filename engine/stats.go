@@ -37,9 +37,6 @@ type SourceStats struct {
 	SkipReason string
 	// Rows counts the row versions read from the source.
 	Rows int
-	// Cells counts the cells of those row versions (live, expired and
-	// tombstones alike), before merging.
-	Cells int
 }
 
 // ReadStats describes what one read touched, for TRACING and tests. The
@@ -136,7 +133,6 @@ func (s *ReadStats) Add(o *ReadStats) {
 		}
 		d.Read += src.Read
 		d.Rows += src.Rows
-		d.Cells += src.Cells
 		d.Skipped += src.Skipped
 		if src.SkipReason != "" {
 			d.SkipReason = src.SkipReason

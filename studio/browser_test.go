@@ -142,7 +142,7 @@ func TestStudioInBrowser(t *testing.T) {
 		}
 	}
 	assert.Equal(t, "6", count, "the read shows the new row after the write")
-	assert.Equal(t, "2 rows · 2 cells", eval(`document.querySelectorAll("svg#read g.source.read[data-kind=memtable] text")[2].textContent`), "the memtable now holds two of the rows")
+	assert.Equal(t, "2 row versions", eval(`document.querySelectorAll("svg#read g.source.read[data-kind=memtable] text")[2].textContent`), "the memtable now holds two of the rows")
 
 	assert.Empty(t, browser.Problems(), "the pages must load with no console error")
 }

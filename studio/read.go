@@ -230,7 +230,10 @@ func drawReads(svg *strings.Builder, t *schema.Table, reads []query.TraceRead, r
 			if src.Kind == engine.SourceSSTable {
 				label = shortSSTable(src.Name)
 			}
-			detail := fmt.Sprintf("%d rows · %d cells", src.Rows, src.Cells)
+			detail := fmt.Sprintf("%d row versions", src.Rows)
+			if src.Rows == 1 {
+				detail = "1 row version"
+			}
 			why := ""
 			if src.Skipped > 0 {
 				why = skipText(rd, src)
@@ -251,7 +254,7 @@ func drawReads(svg *strings.Builder, t *schema.Table, reads []query.TraceRead, r
 				}
 				fmt.Fprintf(svg, `<text class="why" x="%.1f" y="%.1f" font-size="10" fill="#fff">%s</text>`, x+5, wy, esc(trimText(why, 21)))
 			}
-			fmt.Fprintf(svg, `<title>%s %s: read for %d partitions, %d row versions, %d cells; skipped for %s</title></g>`, esc(src.Kind.String()), esc(src.Name), src.Read, src.Rows, src.Cells, esc(why))
+			fmt.Fprintf(svg, `<title>%s %s: read for %d partitions, %d row versions; skipped for %s</title></g>`, esc(src.Kind.String()), esc(src.Name), src.Read, src.Rows, esc(why))
 			x += step
 		}
 		if len(srcs) > shown {
@@ -286,11 +289,11 @@ func writeReadTables(b *strings.Builder, i int, rd *query.TraceRead) {
 	t := st.Tombstones
 	fmt.Fprintf(b, `<tr><td class="num">%d</td><td class="num">%d</td><td class="num">%d</td><td class="num">%d</td><td class="num">%d</td><td class="num">%d</td><td class="num">%d</td><td class="num">%d</td><td class="num">%d</td><td class="num">%d</td><td class="num">%d</td></tr></table>`,
 		st.Partitions, st.RowsRead, st.RowsReturned, st.CellsRead, st.LiveCells, st.ExpiredCells, t.Cell, t.Row, t.Range, t.Partition, t.Collection)
-	fmt.Fprintf(b, `<table id="sources-%d" class="sources"><tr><th>source</th><th>kind</th><th>partitions read</th><th>row versions</th><th>cells</th><th>skipped for</th></tr>`, i)
+	fmt.Fprintf(b, `<table id="sources-%d" class="sources"><tr><th>source</th><th>kind</th><th>partitions read</th><th>row versions</th><th>skipped for</th></tr>`, i)
 	for j := range st.Sources {
 		src := &st.Sources[j]
-		fmt.Fprintf(b, `<tr class="source %s" data-source="%s"><td class="src">%s</td><td>%s</td><td class="num">%d</td><td class="num">%d</td><td class="num">%d</td><td class="why">%s</td></tr>`,
-			sourceState(src), esc(src.Name), esc(src.Name), esc(src.Kind.String()), src.Read, src.Rows, src.Cells, esc(skipText(rd, src)))
+		fmt.Fprintf(b, `<tr class="source %s" data-source="%s"><td class="src">%s</td><td>%s</td><td class="num">%d</td><td class="num">%d</td><td class="why">%s</td></tr>`,
+			sourceState(src), esc(src.Name), esc(src.Name), esc(src.Kind.String()), src.Read, src.Rows, esc(skipText(rd, src)))
 	}
 	b.WriteString(`</table>`)
 }
