@@ -73,10 +73,11 @@ func (r *TraceRead) Skips(source string) []SourceSkip {
 
 // Read records the read of one partition of table, found by access, with
 // the engine's statistics of that read (st covers that partition alone, so
-// each source's SkipReason is the reason it was skipped for it); key is
-// the partition printed as a WHERE clause. Reads of one table by one
-// access sum into one TraceRead. Nothing is recorded on a nil trace.
-func (t *Trace) Read(table string, access ReadAccess, index, key string, st *engine.ReadStats) {
+// each source's SkipReason is the reason it was skipped for it); key
+// prints the partition as a WHERE clause, called only for the first keys.
+// Reads of one table by one access sum into one TraceRead. Nothing is
+// recorded on a nil trace.
+func (t *Trace) Read(table string, access ReadAccess, index string, key func() string, st *engine.ReadStats) {
 	if t == nil {
 		return
 	}
@@ -84,8 +85,8 @@ func (t *Trace) Read(table string, access ReadAccess, index, key string, st *eng
 	if index != "" {
 		r.Index = index
 	}
-	if key != "" && len(r.Keys) < maxTraceReadKeys {
-		r.Keys = append(r.Keys, key)
+	if key != nil && len(r.Keys) < maxTraceReadKeys {
+		r.Keys = append(r.Keys, key())
 	}
 	if st == nil {
 		return

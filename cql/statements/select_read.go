@@ -97,7 +97,7 @@ func (p *selectPlan) closePartition(q *plan.Execution, sp *selPart) error {
 		if p.where.Index != nil {
 			index = p.where.Index.Name
 		}
-		q.Trace.Read(p.tbl.QualifiedName(), access, index, p.tbl.FormatPartitionWhere(sp.key), part.Stats())
+		q.Trace.Read(p.tbl.QualifiedName(), access, index, func() string { return p.tbl.FormatPartitionWhere(sp.key) }, part.Stats())
 		if agg != nil && agg.detailed >= agg.detail {
 			agg.sum.Add(part.Stats())
 		} else {
