@@ -41,6 +41,37 @@ type Options struct {
 	Pause func() bool
 }
 
+// phrases are the tour's own words (not the lessons'), by language.
+var phrases = map[string]map[string]string{
+	"en": {
+		"following": "Following: %s",
+		"traced":    "(with TRACING ON)",
+		"trace":     "Trace:",
+		"repeat":    "  ... %d statements like it, for i = 0 to %d",
+		"studio":    "In the studio: %s",
+		"no-studio": "(with --ui, the studio draws this: page %s)",
+		"pause":     "[Enter: next step, q: quit] ",
+	},
+	"zh": {
+		"following": "对应文章：%s",
+		"traced":    "（打开 TRACING）",
+		"trace":     "跟踪（trace）：",
+		"repeat":    "  …… 共 %d 条这样的语句，i 从 0 到 %d",
+		"studio":    "在 studio 里看：%s",
+		"no-studio": "（加上 --ui，studio 会画出这一步：页面 %s）",
+		"pause":     "[回车：下一步，q：退出] ",
+	},
+}
+
+// Phrase returns the tour's phrase key in lang (English when lang has
+// none): "pause" is what an interactive tour asks between steps.
+func Phrase(lang, key string) string {
+	if p, ok := phrases[lang][key]; ok {
+		return p
+	}
+	return phrases["en"][key]
+}
+
 // ErrStopped is returned when Pause stopped the tour.
 var ErrStopped = errors.New("tour: stopped")
 
@@ -82,7 +113,7 @@ func RunLesson(ctx context.Context, l *Lesson, n, of int, opts Options) error {
 	w := opts.Out
 	fmt.Fprintf(w, "\n=== %d/%d %s (%s) ===\n", n, of, l.Title(opts.Lang), l.Name)
 	if l.Source != "" {
-		fmt.Fprintf(w, "%s%s\n", map[string]string{"en": "Following: ", "zh": "对应文章："}[opts.Lang], l.Source)
+		fmt.Fprintf(w, Phrase(opts.Lang, "following")+"\n", l.Source)
 	}
 	for i := range l.Steps {
 		s := &l.Steps[i]
@@ -151,7 +182,7 @@ func (r *runner) do(ctx context.Context, w io.Writer, a Action) error {
 		stmt := a.Arg
 		fmt.Fprintf(w, "\ncqlsh:tour> %s\n", indentRest(stmt))
 		if a.Verb == "trace" {
-			fmt.Fprintf(w, "  %s\n", map[string]string{"en": "(with TRACING ON)", "zh": "（打开 TRACING）"}[r.opts.Lang])
+			fmt.Fprintf(w, "  %s\n", Phrase(r.opts.Lang, "traced"))
 		}
 		return r.statement(ctx, w, stmt, a.Verb == "trace")
 	case "quiet":
@@ -174,7 +205,7 @@ func (r *runner) do(ctx context.Context, w io.Writer, a Action) error {
 			}
 		}
 		fmt.Fprintf(w, "\ncqlsh:tour> %s\n", indentRest(substitute(stmt, 0)))
-		fmt.Fprintf(w, map[string]string{"en": "  ... %d statements like it, for i = 0 to %d\n", "zh": "  …… 共 %d 条这样的语句，i 从 0 到 %d\n"}[r.opts.Lang], n, n-1)
+		fmt.Fprintf(w, Phrase(r.opts.Lang, "repeat")+"\n", n, n-1)
 		return nil
 	case "flush", "compact":
 		ks, t := r.tableName(a.Arg)
@@ -202,9 +233,9 @@ func (r *runner) do(ctx context.Context, w io.Writer, a Action) error {
 		return r.ring(w, a.Arg)
 	case "studio":
 		if r.ui != "" {
-			fmt.Fprintf(w, "\n%s%s%s\n", map[string]string{"en": "In the studio: ", "zh": "在 studio 里看："}[r.opts.Lang], r.ui, a.Arg)
+			fmt.Fprintf(w, "\n"+Phrase(r.opts.Lang, "studio")+"\n", r.ui+a.Arg)
 		} else {
-			fmt.Fprintf(w, "\n%s %s\n", map[string]string{"en": "(with --ui, the studio draws this: page", "zh": "（加上 --ui，studio 会画出这一步：页面"}[r.opts.Lang], studioPath(a.Arg)+map[string]string{"en": ")", "zh": "）"}[r.opts.Lang])
+			fmt.Fprintf(w, "\n"+Phrase(r.opts.Lang, "no-studio")+"\n", studioPath(a.Arg))
 		}
 		return nil
 	}
@@ -290,7 +321,7 @@ func (r *runner) statement(ctx context.Context, w io.Writer, stmt string, traced
 		fmt.Fprintf(w, "Warnings :\n%s\n", warn)
 	}
 	if traced && res.Trace != nil {
-		fmt.Fprintf(w, "\n%s\n", map[string]string{"en": "Trace:", "zh": "跟踪（trace）："}[r.opts.Lang])
+		fmt.Fprintf(w, "\n%s\n", Phrase(r.opts.Lang, "trace"))
 		for _, line := range res.Trace.Activities() {
 			fmt.Fprintf(w, "  %s\n", line)
 		}

@@ -146,3 +146,14 @@ func TestStudioLinks(t *testing.T) {
 	require.NoError(t, err, out.String())
 	assert.Equal(t, 1, pages, "the lesson links to one studio page:\n%s", out.String())
 }
+
+func TestPhrases(t *testing.T) {
+	for _, lang := range Languages {
+		for key := range phrases["en"] {
+			assert.Contains(t, phrases[lang], key, "%s has the phrase %q", lang, key)
+		}
+		assert.Len(t, phrases[lang], len(phrases["en"]), lang)
+	}
+	assert.Equal(t, "[回车：下一步，q：退出] ", Phrase("zh", "pause"))
+	assert.Equal(t, "Trace:", Phrase("fr", "trace"))
+}

@@ -80,7 +80,7 @@ func tourMain(args []string, io stdio) int {
 	opts := tour.Options{Lang: *lang, Out: io.out, UI: *ui}
 	if !*plain && interactive(io) {
 		in := bufio.NewReader(io.in)
-		prompt := map[string]string{"en": "[Enter: next step, q: quit] ", "zh": "[回车：下一步，q：退出] "}[*lang]
+		prompt := tour.Phrase(*lang, "pause")
 		opts.Pause = func() bool {
 			fmt.Fprint(io.out, "\n"+prompt)
 			line, err := in.ReadString('\n')
