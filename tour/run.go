@@ -424,6 +424,9 @@ func (r *runner) dump(w io.Writer, arg string) error {
 		}
 		opts.Keep = func(k []byte) bool { return bytes.Equal(k, key) }
 		flag = " -k " + rest
+		if strings.ContainsAny(rest, " \\'") {
+			flag = " -k '" + strings.ReplaceAll(rest, "'", `'\''`) + "'"
+		}
 	}
 	found := false
 	for i := len(ssts) - 1; i >= 0; i-- {
