@@ -424,6 +424,9 @@ func (r *runner) dump(w io.Writer, arg string) error {
 		}
 		opts.Keep = func(k []byte) bool { return bytes.Equal(k, key) }
 		flag = " -k " + rest
+		if strings.ContainsAny(rest, " \\'") {
+			flag = " -k '" + strings.ReplaceAll(rest, "'", `'\''`) + "'"
+		}
 	}
 	found := false
 	for i := len(ssts) - 1; i >= 0; i-- {
@@ -468,7 +471,17 @@ func (r *runner) ring(w io.Writer, arg string) error {
 		members = append(members, partitioner.Node{Name: fmt.Sprintf("127.0.0.%d", n+1), DC: "datacenter1", Rack: "rack1"})
 	}
 	ring := partitioner.NewRing(members, ringVnodes, 1)
-	fmt.Fprintf(w, "\n$ minicass ring --nodes %d --vnodes %d --rf %d %s\n", ringNodes, ringVnodes, ringRF, strings.Join(fields[1:], " "))
+	// The command that draws the same ring prints these keys' lines
+	// (after each node's share), given the key's types.
+	var kinds []string
+	for _, c := range t.PartitionKey() {
+		kinds = append(kinds, c.Type.String())
+	}
+	keyType := ""
+	if k := strings.Join(kinds, ","); k != "text" {
+		keyType = " --key-type " + k
+	}
+	fmt.Fprintf(w, "\n$ minicass ring --nodes %d --vnodes %d --rf %d%s %s\n", ringNodes, ringVnodes, ringRF, keyType, strings.Join(fields[1:], " "))
 	for _, k := range fields[1:] {
 		key, err := t.ParsePartitionKey(k)
 		if err != nil {

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestTourCommand(t *testing.T) {
@@ -28,4 +30,31 @@ func TestTourCommand(t *testing.T) {
 	code, _, errs = runArgs("tour", "--ui", "0.0.0.0:0", "1")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errs, "not a loopback address")
+}
+
+// TestTourRingMatchesRing checks that the ring steps of the tour print
+// what the command they show prints for the same keys.
+func TestTourRingMatchesRing(t *testing.T) {
+	checked := 0
+	for _, lesson := range []string{"partition-key", "composite-keys", "hot-partitions"} {
+		code, out, errs := runArgs("tour", "--lang", "en", lesson)
+		require.Equal(t, 0, code, errs)
+		lines := strings.Split(out, "\n")
+		for i, l := range lines {
+			cmdline, ok := strings.CutPrefix(l, "$ minicass ring ")
+			if !ok {
+				continue
+			}
+			code, ring, errs := runArgs(append([]string{"ring"}, strings.Fields(cmdline)...)...)
+			require.Equal(t, 0, code, errs)
+			for _, key := range lines[i+1:] {
+				if !strings.HasPrefix(key, "Key ") {
+					break
+				}
+				assert.Contains(t, ring, "\n"+key+"\n", "minicass ring %s", cmdline)
+				checked++
+			}
+		}
+	}
+	assert.Greater(t, checked, 10)
 }
