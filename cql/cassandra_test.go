@@ -41,6 +41,8 @@ import (
 //	empty               assertEmpty
 //	row-count           assertRowCount: the expected output is the count
 //	columns             assertColumnNames: the result's column names, one a line
+//	column-types        the result metadata's column types, one a line (the
+//	                    Java tests read them from result.metadata())
 //	error [kind=K]      assertInvalidMessage / assertInvalidThrowMessage /
 //	                    assertInvalid: the statement fails, with an error of
 //	                    kind K (InvalidRequest by default; Syntax,
@@ -149,7 +151,7 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 		require.NoError(t, err)
 		advanceClock(h.s, dur)
 		return d.Expected
-	case "rows", "rows-any-order", "empty", "row-count", "columns":
+	case "rows", "rows-any-order", "empty", "row-count", "columns", "column-types":
 		h.tally.assertions++
 		res, err := h.query(d.Input)
 		if err != nil {
@@ -174,6 +176,12 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 			names := make([]string, len(res.Columns))
 			for i, c := range res.Columns {
 				names[i] = c.Name
+			}
+			got = strings.Join(names, "\n")
+		case "column-types":
+			names := make([]string, len(res.Columns))
+			for i, c := range res.Columns {
+				names[i] = c.Type.String()
 			}
 			got = strings.Join(names, "\n")
 		}

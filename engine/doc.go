@@ -142,7 +142,8 @@
 //	DIR/schema/schema-<n>.db             the schema and truncation records (schemafile.go)
 //	DIR/commitlog/CommitLog-<n>.log      commit-log segments (package commitlog)
 //	DIR/data/<keyspace>/<table>-<id>/    the table's SSTables, xa-<gen>-big-<Component>
-//	                                     (package sstable); <id> is the table id in 32 hex digits
+//	                                     (package sstable); <id> is the table id in 32 hex digits;
+//	                                     made with the table's first SSTable, not at CREATE TABLE
 //	  compaction-<n>.txn                 a compaction's log while it runs (txnlog.go)
 //	  flush-<gen>.txn                    a flush's log while it writes SSTable <gen>
 //	DIR/compaction_history.json          the compaction history, one JSON record a line

@@ -90,7 +90,9 @@ func (e *Engine) openStorage() error {
 	if err := e.reserveSegmentIDs(logDir); err != nil {
 		return err
 	}
-	log, err := commitlog.Open(fsys, logDir, e.opts.commitLogOptions())
+	co := e.opts.commitLogOptions()
+	co.OnRotate = e.onLogRotate
+	log, err := commitlog.Open(fsys, logDir, co)
 	if err != nil {
 		return wrapCorruption(err)
 	}
@@ -187,9 +189,13 @@ func (e *Engine) tableDir(t *schema.Table) string {
 func (e *Engine) openTableStore(t *schema.Table) (*tableStore, error) {
 	dir := e.tableDir(t)
 	s := newTableStore(t, dir)
-	if err := e.fs.MkdirAll(dir, 0o755); err != nil {
+	if _, err := e.fs.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		// Never flushed: nothing on disk (see tableStore.dir).
+		return s, nil
+	} else if err != nil {
 		return s, err
 	}
+	s.dirMade.Store(true)
 	// Finish or roll back the compactions a crash interrupted, before the
 	// SSTables are listed (see txnlog.go).
 	if _, err := replayTxns(e.fs, dir); err != nil {
@@ -481,4 +487,17 @@ func (e *Engine) logTail() commitlog.Position {
 		return commitlog.Position{}
 	}
 	return e.log.Tail()
+}
+
+// ensureDir creates the directory of s's SSTables unless it exists, before
+// the first SSTable or transaction log of the table is written there.
+func (e *Engine) ensureDir(s *tableStore) error {
+	if s.dirMade.Load() {
+		return nil
+	}
+	if err := e.fs.MkdirAll(s.dir, 0o755); err != nil {
+		return fmt.Errorf("engine: creating %s: %w", s.dir, err)
+	}
+	s.dirMade.Store(true)
+	return nil
 }

@@ -22,6 +22,9 @@ type Engine struct {
 	ts   timestamps
 
 	closed atomic.Bool
+	// reclaiming is set while a flush to reclaim commit-log space is
+	// being started (logspace.go).
+	reclaiming atomic.Bool
 
 	// state is the current schema and table set, replaced as a whole on
 	// every schema change (see schema.go).

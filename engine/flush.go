@@ -127,6 +127,9 @@ func (e *Engine) writeSSTable(s *tableStore, mt *memtableSource) (*sstableSource
 	if err != nil {
 		return nil, err
 	}
+	if err := e.ensureDir(s); err != nil {
+		return nil, err
+	}
 	gen := s.allocGen()
 	// The log says gen is unfinished until the SSTable is complete, so
 	// that a crash mid-flush leaves files Open knows to remove (txnlog.go).

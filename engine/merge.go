@@ -79,6 +79,7 @@ func (m *rowMerger) advance(i int) {
 	}
 	m.heads[i] = r
 	m.stats.RowsRead++
+	m.stats.CellsRead += len(r.Cells)
 	m.stats.Sources[m.srcIdx[i]].Rows++
 }
 

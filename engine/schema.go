@@ -417,15 +417,7 @@ func (e *Engine) CreateTable(t *schema.Table) error {
 	if _, ok := cur.stores[t.ID]; ok {
 		return fmt.Errorf("%w: table id %x is in use", ErrTableExists, t.ID)
 	}
-	next := cur.clone()
-	tables := maps.Clone(ks.tables)
-	tables[t.Name] = t
-	next.keyspaces[t.Keyspace] = &keyspaceState{def: ks.def, tables: tables}
-	dir := e.tableDir(t)
-	if err := e.fs.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("engine: creating %s: %w", dir, err)
-	}
-	next.stores[t.ID] = newTableStore(t, dir)
+	next := e.withTable(cur, t)
 	if err := e.persistSchema(next); err != nil {
 		return err
 	}
@@ -491,6 +483,18 @@ func (e *Engine) AlterTables(tables ...*schema.Table) error {
 	}
 	t := tables[0]
 	return e.replace(t.Keyspace, nil, tables, SchemaChange{Kind: wire.Updated, Target: wire.TargetTable, Keyspace: t.Keyspace, Table: t.Name})
+}
+
+// withTable returns a copy of cur with table t added to its keyspace, which
+// must exist, and an empty store for its data.
+func (e *Engine) withTable(cur *schemaState, t *schema.Table) *schemaState {
+	ks := cur.keyspaces[t.Keyspace]
+	next := cur.clone()
+	tables := maps.Clone(ks.tables)
+	tables[t.Name] = t
+	next.keyspaces[t.Keyspace] = &keyspaceState{def: ks.def, tables: tables}
+	next.stores[t.ID] = newTableStore(t, e.tableDir(t))
+	return next
 }
 
 // AlterTable replaces the definition of an existing table, keeping its data.
@@ -610,4 +614,74 @@ func (e *Engine) Truncate(keyspace, name string) error {
 	}
 	errs = append(errs, e.releaseLog())
 	return errors.Join(errs...)
+}
+
+// CreateMissing creates those of keyspaces that do not exist, and those of
+// tables (tables of these keyspaces) that do not exist, writing the schema
+// file once for all of them: it is how a node installs its system keyspaces,
+// where one CreateKeyspace and one CreateTable per table would write and
+// sync the schema file some ninety times on a fresh data directory. An
+// existing keyspace keeps its definition. Listeners get one event per
+// keyspace or table created, in order, after the file is written.
+func (e *Engine) CreateMissing(keyspaces []*schema.Keyspace, tables []*schema.Table) error {
+	names := make(map[string]bool, len(keyspaces))
+	for _, ks := range keyspaces {
+		if ks == nil || ks.Name == "" {
+			return fmt.Errorf("%w: keyspace without a name", ErrInvalidSchema)
+		}
+		names[ks.Name] = true
+	}
+	for _, t := range tables {
+		if err := validTable(t); err != nil {
+			return err
+		}
+		if !names[t.Keyspace] {
+			return fmt.Errorf("%w: table %s is not of the keyspaces created", ErrInvalidSchema, t.QualifiedName())
+		}
+	}
+	if err := e.checkOpen(); err != nil {
+		return err
+	}
+	e.schemaMu.Lock()
+	defer e.schemaMu.Unlock()
+	type step struct {
+		state *schemaState
+		ch    SchemaChange
+		delta schemaDelta
+	}
+	var steps []step
+	cur := e.state.Load()
+	for _, ks := range keyspaces {
+		if _, ok := cur.keyspaces[ks.Name]; ok {
+			continue
+		}
+		next := cur.clone()
+		next.keyspaces[ks.Name] = &keyspaceState{def: ks, tables: map[string]*schema.Table{}}
+		steps = append(steps, step{next, SchemaChange{Kind: wire.Created, Target: wire.TargetKeyspace, Keyspace: ks.Name},
+			schemaDelta{keyspaces: [][2]*schema.Keyspace{{nil, ks}}}})
+		cur = next
+	}
+	for _, t := range tables {
+		kst := cur.keyspaces[t.Keyspace]
+		if _, ok := kst.tables[t.Name]; ok {
+			continue
+		}
+		if _, ok := cur.stores[t.ID]; ok {
+			return fmt.Errorf("%w: table id %x is in use", ErrTableExists, t.ID)
+		}
+		next := e.withTable(cur, t)
+		steps = append(steps, step{next, SchemaChange{Kind: wire.Created, Target: wire.TargetTable, Keyspace: t.Keyspace, Table: t.Name},
+			schemaDelta{tables: [][2]*schema.Table{{nil, t}}}})
+		cur = next
+	}
+	if len(steps) == 0 {
+		return nil
+	}
+	if err := e.persistSchema(cur); err != nil {
+		return err
+	}
+	for _, s := range steps {
+		e.publish(s.state, s.ch, s.delta)
+	}
+	return nil
 }

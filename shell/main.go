@@ -57,7 +57,8 @@ func DefaultDataDir() string { return filepath.Join(BaseDir(), "data") }
 //	--format F      table (default), json or csv
 //	--clock T       a manual clock starting at T (now, or an RFC 3339 time),
 //	                which the CLOCK command moves (minicass only)
-//	--ui ADDR       serve the studio (package studio) on loopback ADDR
+//	--ui ADDR       serve the studio (package studio) on loopback ADDR; a traced
+//	                SELECT is followed by the address of its read page
 //	-k KEYSPACE     start in KEYSPACE
 //	--materialized_views_enabled
 //	                allow CREATE MATERIALIZED VIEW (off by default, as in
@@ -142,6 +143,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, version stri
 		return ExitStartup
 	}
 	defer db.Close()
+	studioURL := ""
 	if *ui != "" {
 		st, err := studio.Serve(db, *ui, studio.Options{})
 		if err != nil {
@@ -149,7 +151,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, version stri
 			return ExitStartup
 		}
 		defer st.Close()
-		fmt.Fprintf(stderr, "Studio: %s\n", st.URL())
+		studioURL = st.URL()
+		fmt.Fprintf(stderr, "Studio: %s\n", studioURL)
 	}
 	if dir != "" {
 		// minicass nodetool --data DIR reaches this shell's database
@@ -167,7 +170,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, version stri
 	if osf, ok := stdin.(*os.File); ok && *execute == "" && *file == "" && readline.IsTerminal(int(osf.Fd())) {
 		tty, term = true, osf
 	}
-	sh, err := New(Config{DB: db, Out: stdout, Err: stderr, Format: f, Keyspace: *keyspace, Name: name, TTY: tty, Version: version, ManualClock: manual})
+	sh, err := New(Config{DB: db, Out: stdout, Err: stderr, Format: f, Keyspace: *keyspace, Name: name, TTY: tty, Version: version, ManualClock: manual, StudioURL: studioURL})
 	if err != nil {
 		fmt.Fprintf(stderr, "Connection error: %s\n", errorText(err))
 		return ExitStartup

@@ -3,6 +3,7 @@ package types
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"slices"
 	"sort"
 	"unicode/utf8"
@@ -290,40 +291,55 @@ func DecodeCollection(t Type, b []byte) ([][]byte, error) {
 	if len(b) == 0 {
 		return nil, nil
 	}
+	// The messages are CollectionSerializer's (ListSerializer, SetSerializer
+	// and MapSerializer.deserializeForNativeProtocol): any read past the end
+	// is "Not enough bytes to read a list", a negative count "The data
+	// cannot be deserialized as a list", a null element of a set or map
+	// "Null value read when not allowed".
+	kind := t.Kind.String()
+	short := func() error { return valueErr(t, "Not enough bytes to read a %s", kind) }
 	if len(b) < 4 {
-		return nil, valueErr(t, "Not enough bytes to read the collection size")
+		return nil, short()
 	}
-	n := int64(binary.BigEndian.Uint32(b))
-	if int32(n) < 0 {
-		return nil, valueErr(t, "negative collection size")
+	n := int64(int32(binary.BigEndian.Uint32(b)))
+	if n < 0 {
+		return nil, valueErr(t, "The data cannot be deserialized as a %s", kind)
 	}
 	per := int64(1)
 	if t.Kind == Map {
 		per = 2
 	}
-	// Each element needs at least 4 bytes: reject absurd counts before allocating.
-	if n*per*4 > int64(len(b)-4) {
-		return nil, valueErr(t, "Not enough bytes to read %d elements", n)
-	}
-	elems := make([][]byte, 0, n*per)
+	// A count from bytes that are no collection may be huge: allocate for
+	// what the bytes can hold at most (4 bytes an element).
+	elems := make([][]byte, 0, min(n*per, int64(len(b)-4)/4))
 	rest := b[4:]
+	hasNull := false
 	for i := int64(0); i < n*per; i++ {
 		if len(rest) < 4 {
-			return nil, valueErr(t, "Not enough bytes to read an element size")
+			return nil, short()
 		}
 		l := int32(binary.BigEndian.Uint32(rest))
 		rest = rest[4:]
 		if l < 0 {
-			return nil, valueErr(t, "null is not supported inside collections")
+			if t.Kind != List {
+				return nil, valueErr(t, "Null value read when not allowed")
+			}
+			// ListSerializer reads null elements; a list value may not
+			// hold them.
+			hasNull = true
+			continue
 		}
 		if int(l) > len(rest) {
-			return nil, valueErr(t, "Not enough bytes to read an element")
+			return nil, short()
 		}
 		elems = append(elems, rest[:l:l])
 		rest = rest[l:]
 	}
 	if len(rest) != 0 {
 		return nil, valueErr(t, "Unexpected extraneous bytes after %s value", t.Kind)
+	}
+	if hasNull {
+		return nil, valueErr(t, "null is not supported inside collections")
 	}
 	return elems, nil
 }
@@ -337,12 +353,23 @@ func DecodeTuple(t Type, b []byte) ([][]byte, error) {
 	}
 	fields := make([][]byte, len(t.Params))
 	rest := b
+	// TupleType.validate and UserType.validate name a component by its
+	// position, a field by its position and name.
+	part := func(i int) string {
+		if t.UDT != nil && i < len(t.UDT.Fields) {
+			return fmt.Sprintf("%dth field %s", i, t.UDT.Fields[i])
+		}
+		return fmt.Sprintf("%dth component", i)
+	}
 	for i := 0; len(rest) > 0; i++ {
 		if i >= len(t.Params) {
-			return nil, valueErr(t, "Invalid tuple literal: too many elements. Type %s expects %d but got more", t, len(t.Params))
+			if t.UDT != nil {
+				return nil, valueErr(t, "Invalid remaining data after end of UDT value")
+			}
+			return nil, valueErr(t, "Invalid remaining data after end of tuple value")
 		}
 		if len(rest) < 4 {
-			return nil, valueErr(t, "Not enough bytes to read size of %dth component", i)
+			return nil, valueErr(t, "Not enough bytes to read size of %s", part(i))
 		}
 		l := int32(binary.BigEndian.Uint32(rest))
 		rest = rest[4:]
@@ -350,7 +377,7 @@ func DecodeTuple(t Type, b []byte) ([][]byte, error) {
 			continue
 		}
 		if int(l) > len(rest) {
-			return nil, valueErr(t, "Not enough bytes to read %dth component", i)
+			return nil, valueErr(t, "Not enough bytes to read %s", part(i))
 		}
 		fields[i] = rest[:l:l]
 		rest = rest[l:]

@@ -284,3 +284,66 @@ func parseInet(s string) ([]byte, bool) {
 	b := a.As16()
 	return b[:], true
 }
+
+// TupleFromString parses a string constant given for a tuple (not a user
+// type) as Cassandra's TupleType.fromString does: fields separated by ':'
+// ("\:" is a colon inside a field), "@" for a null field, each field read
+// as its type's fromString reads it (an int "0", a text as it is, a blob in
+// hex without 0x). Fewer fields than the type's leave the rest out; more
+// are refused.
+func TupleFromString(t Type, s string) ([]byte, error) {
+	var fields []string
+	cur := strings.Builder{}
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '\\' && i+1 < len(s):
+			cur.WriteByte(s[i])
+			cur.WriteByte(s[i+1])
+			i++
+		case s[i] == ':':
+			fields = append(fields, cur.String())
+			cur.Reset()
+		default:
+			cur.WriteByte(s[i])
+		}
+	}
+	fields = append(fields, cur.String())
+	if len(fields) > len(t.Params) {
+		return nil, litErr(t, ConstString, s, "Invalid tuple literal: too many elements. Type %s expects %d but got %d", t, len(t.Params), len(fields))
+	}
+	unescape := strings.NewReplacer(`\:`, ":", `\@`, "@")
+	out := make([][]byte, len(fields))
+	for i, f := range fields {
+		if f == "@" {
+			continue
+		}
+		b, err := fieldFromString(t.Params[i], unescape.Replace(f))
+		if err != nil {
+			return nil, err
+		}
+		out[i] = b
+	}
+	return EncodeTuple(out), nil
+}
+
+// fieldFromString reads text as AbstractType.fromString does for a simple
+// type, through the constant of the kind the type's values are written in.
+func fieldFromString(t Type, text string) ([]byte, error) {
+	switch t.Kind {
+	case Int, Bigint, Smallint, Tinyint, Varint, Counter:
+		return FromConstant(t, ConstInteger, text)
+	case Float, Double, Decimal:
+		return FromConstant(t, ConstFloat, text)
+	case Boolean:
+		return FromConstant(t, ConstBoolean, text)
+	case UUID, TimeUUID:
+		return FromConstant(t, ConstUUID, text)
+	case Blob:
+		return FromConstant(t, ConstHex, "0x"+text)
+	case Duration:
+		return FromConstant(t, ConstDuration, text)
+	case Tuple, List, Set, Map:
+		return nil, litErr(t, ConstString, text, "Unable to parse %s from string '%s'", t, text)
+	}
+	return FromConstant(t, ConstString, text)
+}

@@ -287,16 +287,16 @@ func (r *resolver) resolveUnfrozen(raw RawType, frozen bool) (Type, error) {
 		}
 		for i, e := range t.Params {
 			if e.UDT != nil && !e.Frozen {
-				return Type{}, r.refusef("Non-frozen UDTs are not allowed inside collections: %s", t)
+				return Type{}, r.refusef("Non-frozen UDTs are not allowed inside collections: %s", raw)
 			}
 			if e.IsMultiCell() {
-				return Type{}, r.refusef("Non-frozen collections are not allowed inside collections: %s", t)
+				return Type{}, r.refusef("Non-frozen collections are not allowed inside collections: %s", raw)
 			}
 			if e.Kind == Counter {
-				return Type{}, r.refusef("Counters are not allowed inside collections: %s", t)
+				return Type{}, r.refusef("Counters are not allowed inside collections: %s", raw)
 			}
 			if e.Kind == Duration && kind == Set {
-				return Type{}, r.refusef("Durations are not allowed inside sets: %s", t)
+				return Type{}, r.refusef("Durations are not allowed inside sets: %s", raw)
 			}
 			if e.Kind == Duration && kind == Map && i == 0 {
 				return Type{}, r.refusef("Durations are not allowed as map keys: %s", t)

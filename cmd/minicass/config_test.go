@@ -37,6 +37,7 @@ num_tokens: 16
 commitlog_sync: batch
 commitlog_sync_period: 2s
 commitlog_segment_size: 8MiB
+commitlog_total_space_in_mb: 1024
 memtable_heap_space: 2048MiB
 read_request_timeout: 7000ms
 range_request_timeout_in_ms: 12000
@@ -69,6 +70,7 @@ seed_provider:
 	assert.Equal(t, minicass.SyncBatch, cfg.db.CommitLogSync)
 	assert.Equal(t, 2*time.Second, cfg.db.CommitLogSyncPeriod)
 	assert.Equal(t, int64(8<<20), cfg.db.CommitLogSegmentSize)
+	assert.Equal(t, int64(1024<<20), cfg.db.CommitLogTotalSpace)
 	assert.Equal(t, int64(2048<<20), cfg.db.MemtableHardLimit)
 	assert.Equal(t, int64(64<<20), cfg.db.MemtableSize)
 	assert.Equal(t, 7*time.Second, cfg.srv.Timeouts.Read)

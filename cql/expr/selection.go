@@ -359,6 +359,13 @@ func (c *CompileCtx) compileSelectorCall(tbl *schema.Table, e *parser.FuncCall) 
 		return nil, query.Invalidf("fromJson() cannot be used in the selection clause of a SELECT statement")
 	}
 	if name == "token" {
+		// Selectable.WithFunction.Raw.prepare prepares the arguments (an
+		// undefined column is refused there) before resolving the function.
+		for _, a := range e.Args {
+			if ref, ok := a.(*parser.ColumnRef); ok && tbl.Column(string(ref.Name)) == nil {
+				return nil, query.Invalidf("Undefined column name %s in table %s", ref.Name.String(), tbl.QualifiedName())
+			}
+		}
 		pk := tbl.PartitionKey()
 		if len(e.Args) != len(pk) {
 			return nil, query.Invalidf("Invalid number of arguments in call to function system.token: %d required but %d provided", len(pk), len(e.Args))
@@ -428,6 +435,9 @@ func (c *CompileCtx) compileElementSelector(tbl *schema.Table, e *parser.Element
 	switch t.Kind {
 	case types.Map, types.Set:
 	case types.List:
+		if e.Slice {
+			return nil, query.Invalidf("Slice selection is only allowed on sets and maps, but %s is a list", arg.Name())
+		}
 		return nil, query.Invalidf("Element selection is only allowed on sets and maps, but %s is a list", arg.Name())
 	default:
 		return nil, query.Invalidf("Invalid element selection: %s is of type %s is not a collection", arg.Name(), t)
@@ -527,7 +537,9 @@ func (s *elementSel) apply(q *query.Execution, v []byte) ([]byte, error) {
 			vals = append(vals, elems[i+1])
 		}
 	}
-	if len(keys) == 0 {
+	if len(keys) == 0 && t.IsMultiCell() {
+		// CollectionSerializer.getSliceFromSerialized: an empty slice of
+		// a non-frozen collection is null, of a frozen one empty.
 		return nil, nil
 	}
 	if t.Kind == types.Map {

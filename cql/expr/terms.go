@@ -78,6 +78,12 @@ func (t BindTerm) Eval(q *query.Execution) (query.Value, error) {
 	if v.Unset || v.Bytes == nil {
 		return v, nil
 	}
+	if k := t.recv.Typ.Kind; len(v.Bytes) == 0 && (k == types.List || k == types.Set || k == types.Map) {
+		// Lists, Sets and Maps.Value.fromSerialized read the element count
+		// of the bound value first (an empty value is valid only in
+		// storage).
+		return query.Value{}, query.Invalidf("Not enough bytes to read a %s", k)
+	}
 	b, err := types.Normalize(t.recv.Typ, v.Bytes) // sets and maps sorted, as Cassandra binds them
 	if err != nil {
 		return query.Value{}, query.Invalidf("Invalid value for %s of type %s: %v", t.recv.Name, t.recv.Typ, UnwrapReason(err))
@@ -108,6 +114,14 @@ func (t collectionTerm) Eval(q *query.Execution) (query.Value, error) {
 			return query.Value{}, err
 		}
 		if v.Unset {
+			switch typ := t.recv.Typ; {
+			case typ.UDT != nil:
+				// UserTypes.DelayedValue.
+				return query.Value{}, query.Invalidf("Invalid unset value for field '%s' of user defined type %s", typ.UDT.Fields[i], typ.UDT.Name)
+			case typ.Kind == types.Tuple:
+				// Tuples.DelayedValue.
+				return query.Value{}, query.Invalidf("Invalid unset value for tuple field number %d", i)
+			}
 			return query.Value{}, query.Invalidf("Invalid unset value in collection literal for %s", t.recv.Name)
 		}
 		if v.Bytes == nil && t.recv.Typ.Kind != types.Tuple {
@@ -256,14 +270,26 @@ func (c *CompileCtx) CompileTerm(e parser.Expr, r Receiver) (Term, error) {
 	switch e := e.(type) {
 	case *parser.Constant:
 		if e.Kind == parser.ConstNull {
+			if r.Typ.Kind == types.Counter {
+				// Constants.NULL_LITERAL is not assignable to a counter.
+				return nil, notAssignableErr(query.Invalidf("Invalid null value for counter increment/decrement"))
+			}
 			return ConstTerm{}, nil
 		}
 		t := r.Typ
 		if t.Kind == types.Counter {
 			t = types.BigintType
 		}
+		if t.Kind == types.Tuple && t.UDT == nil && e.Kind == parser.ConstString {
+			// A string is weakly assignable to a tuple: TupleType.fromString.
+			b, err := types.TupleFromString(t, e.Value())
+			if err != nil {
+				return nil, literalError(err, e, r)
+			}
+			return ConstTerm{V: b}, nil
+		}
 		if t.IsCollection() || t.Kind == types.Tuple {
-			return nil, query.Invalidf("Invalid %s constant (%s) for \"%s\" of type %s", constKind(e.Kind), e.Value(), r.Name, r.Typ)
+			return nil, notAssignableErr(query.Invalidf("Invalid %s constant (%s) for \"%s\" of type %s", constKind(e.Kind), e.Value(), r.Name, r.Typ))
 		}
 		if t.Kind == types.Timestamp && e.Kind == parser.ConstString && strings.EqualFold(e.Value(), "now") {
 			// TimestampSerializer.dateStringToTimestamp: the current time.
@@ -271,50 +297,54 @@ func (c *CompileCtx) CompileTerm(e parser.Expr, r Receiver) (Term, error) {
 		}
 		b, err := types.FromConstant(t, constKind(e.Kind), e.Value())
 		if err != nil {
-			return nil, literalError(err, e, r)
+			var le *types.LiteralError
+			if errors.As(err, &le) && !le.Mismatch && le.Reason != "" {
+				return nil, literalError(err, e, r)
+			}
+			return nil, notAssignableErr(literalError(err, e, r))
 		}
 		return ConstTerm{V: b}, nil
 	case *parser.BindMarker:
 		return c.Bind(e, r), nil
 	case *parser.ListLit:
 		if r.Typ.Kind != types.List {
-			return nil, query.Invalidf("Invalid list literal for %s of type %s", r.Name, r.Typ)
+			return nil, notAssignableErr(query.Invalidf("Invalid list literal for %s of type %s", r.Name, r.Typ))
 		}
-		return c.compileElems(e.Elems, r, r.Sub("value("+r.Name+")", r.Typ.Params[0]))
+		return c.compileElems(e.Elems, "list", r, r.Sub("value("+r.Name+")", r.Typ.Params[0]))
 	case *parser.SetLit:
 		switch r.Typ.Kind {
 		case types.Set:
-			return c.compileElems(e.Elems, r, r.Sub("value("+r.Name+")", r.Typ.Params[0]))
+			return c.compileElems(e.Elems, "set", r, r.Sub("value("+r.Name+")", r.Typ.Params[0]))
 		case types.List:
 			// Cassandra rejects a set literal for a list.
 		}
-		return nil, query.Invalidf("Invalid set literal for %s of type %s", r.Name, r.Typ)
+		return nil, notAssignableErr(query.Invalidf("Invalid set literal for %s of type %s", r.Name, r.Typ))
 	case *parser.MapLit:
 		if r.Typ.Kind != types.Map {
-			return nil, query.Invalidf("Invalid map literal for %s of type %s", r.Name, r.Typ)
+			return nil, notAssignableErr(query.Invalidf("Invalid map literal for %s of type %s", r.Name, r.Typ))
 		}
 		kr, vr := r.Sub("key("+r.Name+")", r.Typ.Params[0]), r.Sub("value("+r.Name+")", r.Typ.Params[1])
 		out := collectionTerm{recv: r}
 		for _, en := range e.Entries {
 			k, err := c.CompileTerm(en.Key, kr)
 			if err != nil {
-				return nil, err
+				return nil, elementError(err, "map", r, "key ", en.Key, kr)
 			}
 			v, err := c.CompileTerm(en.Value, vr)
 			if err != nil {
-				return nil, err
+				return nil, elementError(err, "map", r, "value ", en.Value, vr)
 			}
 			out.elems = append(out.elems, k, v)
 		}
 		return foldConst(out), nil
 	case *parser.EmptyBraces:
 		if r.Typ.Kind != types.Set && r.Typ.Kind != types.Map {
-			return nil, query.Invalidf("Invalid set literal for %s of type %s", r.Name, r.Typ)
+			return nil, notAssignableErr(query.Invalidf("Invalid set literal for %s of type %s", r.Name, r.Typ))
 		}
 		return foldConst(collectionTerm{recv: r}), nil
 	case *parser.UDTLit:
 		if r.Typ.UDT == nil {
-			return nil, query.Invalidf("Invalid user type literal for %s of type %s", r.Name, r.Typ)
+			return nil, notAssignableErr(query.Invalidf("Invalid user type literal for %s of type %s", r.Name, r.Typ))
 		}
 		// Fields by name, the others null (UserTypes.Literal).
 		ut := r.Typ.UDT
@@ -322,13 +352,18 @@ func (c *CompileCtx) CompileTerm(e parser.Expr, r Receiver) (Term, error) {
 		for _, f := range e.Fields {
 			i := slices.Index(ut.Fields, string(f.Name))
 			if i < 0 {
-				return nil, query.Invalidf("Unknown field '%s' in value of user defined type %s", f.Name, ut.Name)
+				return nil, notAssignableErr(query.Invalidf("Unknown field '%s' in value of user defined type %s", f.Name, ut.Name))
 			}
 			if out.elems[i] != nil {
 				return nil, query.Invalidf("Duplicate field '%s' in user type literal for %s", f.Name, r.Name)
 			}
 			t, err := c.CompileTerm(f.Value, r.Sub(r.Name+"."+ut.Fields[i], r.Typ.Params[i]))
 			if err != nil {
+				var na *notAssignableError
+				if errors.As(err, &na) {
+					// UserTypes.Literal.validateAssignableTo.
+					return nil, notAssignableErr(query.Invalidf("Invalid user type literal for %s: field %s is not of type %s", r.Name, ut.Fields[i], r.Typ.Params[i]))
+				}
 				return nil, err
 			}
 			out.elems[i] = t
@@ -345,15 +380,20 @@ func (c *CompileCtx) CompileTerm(e parser.Expr, r Receiver) (Term, error) {
 			return c.CompileTerm(e.Elems[0], r)
 		}
 		if r.Typ.Kind != types.Tuple || r.Typ.UDT != nil {
-			return nil, query.Invalidf("Invalid tuple literal for %s of type %s", r.Name, r.Typ)
+			return nil, notAssignableErr(query.Invalidf("Invalid tuple literal for %s of type %s", r.Name, r.Typ))
 		}
 		if len(e.Elems) > len(r.Typ.Params) {
-			return nil, query.Invalidf("Invalid tuple literal for %s: too many elements. Type %s expects %d but got %d", r.Name, r.Typ, len(r.Typ.Params), len(e.Elems))
+			return nil, notAssignableErr(query.Invalidf("Invalid tuple literal for %s: too many elements. Type %s expects %d but got %d", r.Name, r.Typ, len(r.Typ.Params), len(e.Elems)))
 		}
 		out := collectionTerm{recv: r}
 		for i, el := range e.Elems {
 			t, err := c.CompileTerm(el, r.Sub(fmt.Sprintf("%s[%d]", r.Name, i), r.Typ.Params[i]))
 			if err != nil {
+				var na *notAssignableError
+				if errors.As(err, &na) {
+					// Tuples.Literal.validateAssignableTo.
+					return nil, notAssignableErr(query.Invalidf("Invalid tuple literal for %s: component %d is not of type %s", r.Name, i, r.Typ.Params[i]))
+				}
 				return nil, err
 			}
 			out.elems = append(out.elems, t)
@@ -370,7 +410,7 @@ func (c *CompileCtx) CompileTerm(e parser.Expr, r Receiver) (Term, error) {
 			return nil, err
 		}
 		if !assignableType(ht, r.Typ) {
-			return nil, query.Invalidf("Cannot assign value of type %s to %s of type %s", ht, r.Name, r.Typ)
+			return nil, notAssignableErr(query.Invalidf("Cannot assign value of type %s to %s of type %s", ht, r.Name, r.Typ))
 		}
 		return c.CompileTerm(e.Expr, r.Sub(r.Name, ht))
 	case *parser.Neg:
@@ -384,12 +424,12 @@ func (c *CompileCtx) CompileTerm(e parser.Expr, r Receiver) (Term, error) {
 	return nil, query.Invalidf("Invalid term %s for %s of type %s", e, r.Name, r.Typ)
 }
 
-func (c *CompileCtx) compileElems(elems []parser.Expr, r, er Receiver) (Term, error) {
+func (c *CompileCtx) compileElems(elems []parser.Expr, kind string, r, er Receiver) (Term, error) {
 	out := collectionTerm{recv: r}
 	for _, el := range elems {
 		t, err := c.CompileTerm(el, er)
 		if err != nil {
-			return nil, err
+			return nil, elementError(err, kind, r, "value ", el, er)
 		}
 		out.elems = append(out.elems, t)
 	}
@@ -486,4 +526,29 @@ func ConvertType(t *parser.Type, ks *schema.Keyspace) (types.Type, error) {
 		return types.Type{}, query.Invalidf("Unknown type %s", t)
 	}
 	return out, nil
+}
+
+// notAssignableError marks a compile error of a term that Cassandra's
+// testAssignment finds not assignable to its receiver (a literal of another
+// kind or shape, validateAssignableTo's errors), as opposed to a value that
+// fails to parse. Inside a collection literal it becomes the literal's own
+// error (elementError); elsewhere it is the wrapped error.
+type notAssignableError struct{ err *query.Error }
+
+func (e *notAssignableError) Error() string { return e.err.Error() }
+func (e *notAssignableError) Unwrap() error { return e.err }
+
+func notAssignableErr(err *query.Error) error { return &notAssignableError{err: err} }
+
+// elementError turns the error of an element el of a kind ("list", "set" or
+// "map") literal for r that is not assignable to its receiver er into the
+// literal's error, as Lists/Sets/Maps.Literal.validateAssignableTo word it
+// ("Invalid set literal for s: value (1, 2) is not of type int"); which is
+// itself not assignable where the literal is an element of another one.
+func elementError(err error, kind string, r Receiver, what string, el parser.Expr, er Receiver) error {
+	var na *notAssignableError
+	if !errors.As(err, &na) {
+		return err
+	}
+	return notAssignableErr(query.Invalidf("Invalid %s literal for %s: %s%s is not of type %s", kind, r.Name, what, el, er.Typ))
 }

@@ -428,8 +428,12 @@ func scanNumberLike(s string, start int) (Kind, int) {
 		digits++
 	}
 	kind, end := Integer, digits
-	// FLOAT: INTEGER EXPONENT | INTEGER '.' DIGIT* EXPONENT?
-	if f := digits; f < len(s) && s[f] == '.' && !(f+1 < len(s) && s[f+1] == '.') {
+	// FLOAT: INTEGER EXPONENT | INTEGER '.' DIGIT* EXPONENT?; INTEGER '..' is
+	// an INTEGER and a RANGE, but INTEGER '...' is a FLOAT ("1.") and a
+	// RANGE, as Cql.g's FLOAT rule splits it (m[0...3.]).
+	if f := digits; f+2 < len(s) && s[f] == '.' && s[f+1] == '.' && s[f+2] == '.' {
+		kind, end = Float, f+1
+	} else if f < len(s) && s[f] == '.' && !(f+1 < len(s) && s[f+1] == '.') {
 		f++
 		for f < len(s) && isDigit(s[f]) {
 			f++

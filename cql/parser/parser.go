@@ -377,7 +377,23 @@ func (p *parser) parseCreate() (Statement, error) {
 		if err = p.expect(tLParen); err != nil {
 			return nil, err
 		}
-		if s.Fields, err = closedList(p, tRParen, func() (*ColumnDef, error) { return p.parseColumnDef(false) }); err != nil {
+		// typeColumns ( ',' typeColumns? )* ')': a field may be left out
+		// after a comma ("(a int,)").
+		f, err := p.parseColumnDef(false)
+		if err != nil {
+			return nil, err
+		}
+		s.Fields = append(s.Fields, f)
+		for p.accept(tComma) {
+			if p.peek().kind == tRParen || p.peek().kind == tComma {
+				continue
+			}
+			if f, err = p.parseColumnDef(false); err != nil {
+				return nil, err
+			}
+			s.Fields = append(s.Fields, f)
+		}
+		if err = p.expect(tRParen); err != nil {
 			return nil, err
 		}
 		return s, nil

@@ -2,6 +2,7 @@ package restrictions
 
 import (
 	"bytes"
+	"errors"
 	"sort"
 	"strings"
 
@@ -299,6 +300,9 @@ type WhereClause struct {
 	NonPK bool
 	// Restricted records every restricted column by name.
 	Restricted map[string]bool
+	// ckContains is set when a clustering column is restricted by CONTAINS
+	// or CONTAINS KEY.
+	ckContains bool
 	// ckGap is the error that refuses, without ALLOW FILTERING, the first
 	// clustering part past the usable prefix (nil when every part is usable).
 	ckGap error
@@ -366,15 +370,85 @@ func (w *WhereClause) PkEq(pos int) bool {
 // still need ALLOW FILTERING, index or not, as in Cassandra.
 func CompileWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation, allowFiltering bool) (*WhereClause, error) {
 	w, err := analyzeWhere(c, tbl, where, allowFiltering)
-	if err == nil || allowFiltering || len(tbl.Indexes) == 0 {
+	var ie *indexableError
+	if err == nil || !errors.As(err, &ie) {
 		return w, err
 	}
-	wi, ierr := analyzeWhere(c, tbl, where, true)
-	if ierr != nil || len(wi.Filters) != 1 || indexFor(tbl, wi.Filters[0]) == nil {
-		return nil, err
+	if allowFiltering || len(tbl.Indexes) == 0 {
+		return nil, ie.err
 	}
-	wi.Index = indexFor(tbl, wi.Filters[0])
+	wi, ierr := analyzeWhere(c, tbl, where, true)
+	if ierr != nil || !hasQueriableIndex(tbl, wi) {
+		return nil, ie.err
+	}
+	// With a queriable index, StatementRestrictions skips the clustering
+	// checks (missing preceding column, CONTAINS) and the query either
+	// reads the index or needs ALLOW FILTERING: needFiltering counts the
+	// restrictions the index query filters with, every clustering one
+	// included once the index is chosen for the clustering columns or for
+	// a scan of partitions without token() (usesSecondaryIndexing before
+	// processClusteringColumnsRestrictions ends). Only one may remain, and
+	// it is the indexed one.
+	filtering := query.Invalidf(filteringMsg)
+	n := len(wi.Filters)
+	onCk := false
+	for _, f := range wi.Filters {
+		if _, ok := f.(*ckPartFilter); ok {
+			onCk = true
+		}
+	}
+	if onCk || (!wi.PkComplete && !wi.hasToken()) {
+		for _, p := range wi.Parts[:wi.Prefix] {
+			n += p.width()
+		}
+	}
+	if n != 1 {
+		return nil, filtering
+	}
+	var ix *schema.Index
+	if len(wi.Filters) == 1 {
+		ix = indexFor(tbl, wi.Filters[0])
+	} else {
+		ix = indexFor(tbl, &ckPartFilter{tbl: tbl, part: wi.Parts[0]})
+	}
+	if ix == nil {
+		return nil, filtering
+	}
+	wi.Index = ix
 	return wi, nil
+}
+
+// indexableError marks the errors a query gets without ALLOW FILTERING that
+// a secondary index may lift (the filtering message, a missing preceding
+// clustering column, CONTAINS on a clustering column): CompileWhere looks
+// for an index before it returns the wrapped error.
+type indexableError struct{ err error }
+
+func (e *indexableError) Error() string { return e.err.Error() }
+func (e *indexableError) Unwrap() error { return e.err }
+
+func indexable(err error) error { return &indexableError{err: err} }
+
+// hasQueriableIndex reports whether an index of tbl supports one of the
+// restrictions of w (analysed as with ALLOW FILTERING): StatementRestrictions'
+// hasQueriableIndex.
+func hasQueriableIndex(tbl *schema.Table, w *WhereClause) bool {
+	for _, f := range w.Filters {
+		if indexFor(tbl, f) != nil {
+			return true
+		}
+	}
+	for _, p := range w.Parts {
+		if indexFor(tbl, &ckPartFilter{tbl: tbl, part: p}) != nil {
+			return true
+		}
+	}
+	for _, v := range w.Pk {
+		if v != nil && indexFor(tbl, &valuesFilter{col: v.Col, vals: v}) != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // indexFor returns the index of tbl that supports filter f, or nil: a
@@ -396,7 +470,8 @@ func indexFor(tbl *schema.Table, f rowFilter) *schema.Index {
 			return nil
 		}
 		col = f.part.Single.Col
-		ok = func(ix *schema.Index) bool { return ix.Target == schema.IndexSimple }
+		// An EQ on a frozen collection reads its full() index.
+		ok = func(ix *schema.Index) bool { return ix.Target == schema.IndexSimple || ix.Target == schema.IndexFull }
 	case *containsFilter:
 		col = f.col
 		want := schema.IndexValues
@@ -429,6 +504,7 @@ func analyzeWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation
 	w := &WhereClause{Tbl: tbl, allowFiltering: allowFiltering, Pk: make([]*WhereValues, len(tbl.PartitionKey())), Restricted: map[string]bool{}}
 	var pkSliced bool
 	var tokenCols string
+	var ckRels []ckRelation
 	for _, rel := range where {
 		switch r := rel.(type) {
 		case *parser.ColumnRelation:
@@ -437,9 +513,25 @@ func analyzeWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation
 				return nil, err
 			}
 			pkSliced = pkSliced || sliced
+			if col := tbl.Column(string(r.Column)); col != nil && col.Kind == schema.Clustering && !allowFiltering {
+				rel := ckRelation{first: col.Position, last: col.Position, slice: isSliceOp(r.Op)}
+				if err := checkCkMerge(tbl, ckRels, rel, hasIndexOn(tbl, col.Name)); err != nil {
+					return nil, err
+				}
+				ckRels = append(ckRels, rel)
+			}
 		case *parser.TupleRelation:
 			if err := addTupleRelation(c, w, r); err != nil {
 				return nil, err
+			}
+			if !allowFiltering && len(r.Columns) > 0 {
+				if first := tbl.Column(string(r.Columns[0])); first != nil && first.Kind == schema.Clustering {
+					rel := ckRelation{first: first.Position, last: first.Position + len(r.Columns) - 1, slice: isSliceOp(r.Op)}
+					if err := checkCkMerge(tbl, ckRels, rel, false); err != nil {
+						return nil, err
+					}
+					ckRels = append(ckRels, rel)
+				}
 			}
 		case *parser.TokenRelation:
 			cols, err := addTokenRelation(c, w, r)
@@ -470,7 +562,7 @@ func analyzeWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation
 	}
 	if pkAny && !w.PkComplete {
 		if !allowFiltering {
-			return nil, query.Invalidf(filteringMsg)
+			return nil, indexable(query.Invalidf(filteringMsg))
 		}
 		// Scan and filter on the key components.
 		for _, v := range w.Pk {
@@ -479,6 +571,9 @@ func analyzeWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation
 			}
 		}
 		w.PkIn = false
+	}
+	if w.ckContains && !allowFiltering {
+		return nil, indexable(query.Invalidf("Clustering columns can only be restricted with CONTAINS with a secondary index or filtering"))
 	}
 	// Clustering columns.
 	sort.SliceStable(w.Parts, func(i, j int) bool { return w.Parts[i].first < w.Parts[j].first })
@@ -499,7 +594,7 @@ func analyzeWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation
 		}
 		if gap != nil {
 			if !allowFiltering {
-				return nil, gap
+				return nil, indexable(gap)
 			}
 			if w.Prefix > i {
 				w.Prefix, w.ckGap = i, gap
@@ -511,16 +606,62 @@ func analyzeWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation
 		prev = p
 	}
 	if w.CkRestricted && w.isKeyRange() && !allowFiltering {
-		return nil, query.Invalidf(filteringMsg)
+		return nil, indexable(query.Invalidf(filteringMsg))
 	}
 	// Parts past the usable prefix become row filters.
 	for _, p := range w.Parts[w.Prefix:] {
 		w.Filters = append(w.Filters, &ckPartFilter{tbl: tbl, part: p})
 	}
 	if w.NonPK && !allowFiltering {
-		return nil, query.Invalidf(filteringMsg)
+		return nil, indexable(query.Invalidf(filteringMsg))
 	}
 	return w, nil
+}
+
+// ckRelation is a clustering relation as ClusteringColumnRestrictions
+// merges it: the positions of its first and last columns, and whether it
+// is a slice.
+type ckRelation struct {
+	first, last int
+	slice       bool
+}
+
+// checkCkMerge refuses, as ClusteringColumnRestrictions.mergeWith does
+// while the WHERE clause's relations are added in their written order
+// (before any partition key, CONTAINS or filtering check), a clustering
+// relation that follows a slice on an earlier column, or a slice on a
+// column before the last restricted one. The relation's own index, like
+// ALLOW FILTERING (which the caller checks), lifts the check.
+func checkCkMerge(tbl *schema.Table, prev []ckRelation, rel ckRelation, indexed bool) error {
+	if len(prev) == 0 || indexed {
+		return nil
+	}
+	// RestrictionSet.lastRestriction: the restriction of the last
+	// restricted column.
+	last := prev[0]
+	for _, p := range prev[1:] {
+		if p.last >= last.last {
+			last = p
+		}
+	}
+	ck := tbl.ClusteringColumns()
+	if last.slice && rel.first > last.first {
+		return query.Invalidf("Clustering column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)", ck[rel.first].Name, ck[last.first].Name)
+	}
+	if rel.first < last.first && rel.slice {
+		return query.Invalidf("PRIMARY KEY column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)", ck[rel.first+1].Name, ck[rel.first].Name)
+	}
+	return nil
+}
+
+// hasIndexOn reports whether a secondary index of tbl is on column name.
+func hasIndexOn(tbl *schema.Table, name string) bool {
+	for i := range tbl.Indexes {
+		if tbl.Indexes[i].Column == name {
+			return true
+		}
+	}
+	return false
 }
 
 // checkRelationReceiver applies the checks SingleColumnRelation makes
@@ -542,6 +683,11 @@ func checkRelationReceiver(col *schema.Column, r *parser.ColumnRelation) error {
 			}
 			return query.Invalidf("Slice restrictions are not supported on duration columns")
 		}
+	}
+	if (r.Op == parser.OpContains || r.Op == parser.OpContainsKey) && !t.IsCollection() {
+		// toReceivers makes the collection receiver first, which refuses
+		// a non-collection (addColumnRelation says so).
+		return nil
 	}
 	if t.IsUDT() && t.IsMultiCell() {
 		return query.Invalidf("Non-frozen UDT column '%s' (%s) cannot be restricted by any relation", col.Name, t)
@@ -578,6 +724,11 @@ func addColumnRelation(c *expr.CompileCtx, w *WhereClause, r *parser.ColumnRelat
 	case parser.OpNeq:
 		return false, query.Invalidf("Unsupported \"!=\" relation: %s", r)
 	case parser.OpLike:
+		// The relation's receivers are made (and a non-frozen UDT refused)
+		// before StatementRestrictions looks for the index LIKE needs.
+		if err := checkRelationReceiver(col, r); err != nil {
+			return false, err
+		}
 		ix := sasiIndex(tbl, col.Name)
 		if ix == nil || col.Kind == schema.PartitionKey || (col.Type.Kind != types.Text && col.Type.Kind != types.Ascii) {
 			return false, query.Invalidf("LIKE restriction is only supported on properly indexed columns. %s is not valid.", r)
@@ -650,13 +801,13 @@ func addColumnRelation(c *expr.CompileCtx, w *WhereClause, r *parser.ColumnRelat
 		}
 		switch col.Kind {
 		case schema.Clustering:
-			if !w.allowFiltering {
-				return false, query.Invalidf("Clustering columns can only be restricted with CONTAINS with a secondary index or filtering")
-			}
+			// Refused without filtering once every relation is added
+			// (analyzeWhere), as processClusteringColumnsRestrictions does.
+			w.ckContains = true
 			w.CkRestricted = true
 		case schema.PartitionKey:
 			if !w.allowFiltering {
-				return false, query.Invalidf(filteringMsg)
+				return false, indexable(query.Invalidf(filteringMsg))
 			}
 		default:
 			w.NonPK = true
@@ -1025,7 +1176,11 @@ func (t tokenOfTerm) Eval(q *query.Execution) (query.Value, error) {
 		if err != nil {
 			return query.Value{}, err
 		}
-		if v.Unset || v.Bytes == nil {
+		if v.Unset {
+			// FunctionCall refuses an unset argument of any function.
+			return query.Value{}, query.Invalidf("Invalid unset value for argument in call to function token")
+		}
+		if v.Bytes == nil {
 			return query.Value{}, query.Invalidf("Invalid null value for partition key part %s", t.tbl.PartitionKey()[i].Name)
 		}
 		parts[i] = v.Bytes
@@ -1411,4 +1566,9 @@ func (w *WhereValues) SingleValue(q *query.Execution) ([]byte, error) {
 		return nil, query.Invalidf("Invalid null value in condition for column %s", w.Col.Name)
 	}
 	return v.Bytes, nil
+}
+
+// isSliceOp reports whether op is <, <=, > or >=.
+func isSliceOp(op parser.Operator) bool {
+	return op == parser.OpLt || op == parser.OpLte || op == parser.OpGt || op == parser.OpGte
 }

@@ -124,6 +124,9 @@ func (bp *batchPlan) validate() error {
 			hasConditions = true
 		}
 	}
+	if bp.timestamp != nil && bp.typ == parser.BatchCounter && !hasConditions {
+		return query.Invalidf("Cannot provide custom timestamp for counter BATCH")
+	}
 	if hasConditions {
 		if bp.timestamp != nil {
 			return query.Invalidf("Cannot provide custom timestamp for conditional BATCH")
@@ -173,11 +176,16 @@ func (p *batchPlan) Exec(ctx context.Context, q *plan.Execution) (*query.Result,
 		if err != nil {
 			return nil, err
 		}
-		if v.Bytes == nil || v.Unset {
+		switch {
+		case v.Unset:
+			// Attributes.getTimestamp: an unset timestamp is now.
+			ts = q.Env.Engine.NewTimestamp()
+		case v.Bytes == nil:
 			return nil, query.Invalidf("Invalid null value of timestamp")
-		}
-		if ts, err = timestampValue(v.Bytes); err != nil {
-			return nil, err
+		default:
+			if ts, err = timestampValue(v.Bytes); err != nil {
+				return nil, err
+			}
 		}
 	case q.Params.HasTimestamp:
 		ts = q.Params.Timestamp

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -325,6 +326,10 @@ func compileAssignment(c *expr.CompileCtx, tbl *schema.Table, col *schema.Column
 	if t.Kind == types.Counter {
 		switch a.Op {
 		case parser.AssignAdd, parser.AssignSub:
+			if k, ok := a.Value.(*parser.Constant); ok && k.Kind == parser.ConstNull {
+				// Constants.NULL_LITERAL is not assignable to a counter.
+				return colOp{}, query.Invalidf("Invalid null value for counter increment/decrement")
+			}
 			v, err := c.CompileTerm(a.Value, recv.Sub(col.Name, types.BigintType))
 			if err != nil {
 				return colOp{}, err
@@ -345,6 +350,11 @@ func compileAssignment(c *expr.CompileCtx, tbl *schema.Table, col *schema.Column
 		}
 		return colOp{col: col, kind: opSet, value: v}, nil
 	case parser.AssignAdd, parser.AssignSub, parser.AssignPrepend:
+		if t.Kind == types.Tuple && a.Op != parser.AssignPrepend {
+			// Operation.Addition and Substraction: a tuple (or UDT, a
+			// TupleType too) is named before the counter check.
+			return colOp{}, query.Invalidf("Invalid operation (%s) for tuple column %s", a, col.Name)
+		}
 		if !t.IsCollection() {
 			return colOp{}, query.Invalidf("Invalid operation (%s) for non counter column %s", a, col.Name)
 		}
@@ -360,6 +370,16 @@ func compileAssignment(c *expr.CompileCtx, tbl *schema.Table, col *schema.Column
 		}
 		v, err := c.CompileTerm(a.Value, vr)
 		if err != nil {
+			// Operation.Addition and Substraction word a map's refused
+			// value themselves.
+			if qe := query.AsError(err); t.Kind == types.Map && qe.Code == wire.CodeInvalid {
+				if a.Op == parser.AssignAdd {
+					return colOp{}, query.Invalidf("Value for a map addition has to be a map, but was: '%s'", a.Value)
+				}
+				if a.Op == parser.AssignSub {
+					return colOp{}, query.Invalidf("Value for a map substraction has to be a set, but was: '%s'", a.Value)
+				}
+			}
 			return colOp{}, err
 		}
 		k := map[parser.AssignOp]opKind{parser.AssignAdd: opAdd, parser.AssignSub: opSub, parser.AssignPrepend: opPrepend}[a.Op]
@@ -565,7 +585,11 @@ func (p *modPlan) initWriteContext(q *plan.Execution, wc *writeContext) error {
 			if err != nil {
 				return err
 			}
-			if !v.Unset && v.Bytes != nil {
+			switch {
+			case v.Unset:
+			case v.Bytes == nil:
+				return query.Invalidf("Invalid null value of timestamp")
+			default:
 				if wc.ts, err = timestampValue(v.Bytes); err != nil {
 					return err
 				}
@@ -576,11 +600,16 @@ func (p *modPlan) initWriteContext(q *plan.Execution, wc *writeContext) error {
 		if err != nil {
 			return err
 		}
-		if v.Unset || v.Bytes == nil {
+		switch {
+		case v.Unset:
+			// Attributes.getTimestamp: an unset timestamp is now.
+			wc.ts = q.Env.Engine.NewTimestamp()
+		case v.Bytes == nil:
 			return query.Invalidf("Invalid null value of timestamp")
-		}
-		if wc.ts, err = timestampValue(v.Bytes); err != nil {
-			return err
+		default:
+			if wc.ts, err = timestampValue(v.Bytes); err != nil {
+				return err
+			}
 		}
 	case q.Params.HasTimestamp:
 		wc.ts = q.Params.Timestamp
@@ -615,12 +644,17 @@ func (wc *writeContext) deletion(ts int64) data.DeletionTime {
 }
 
 // timestampValue decodes a USING TIMESTAMP value (a bigint), refusing the
-// empty value a driver may bind.
+// empty value a driver may bind and Long.MIN_VALUE, which Cassandra uses
+// for "no timestamp" (UpdateParameters' constructor refuses it).
 func timestampValue(b []byte) (int64, error) {
 	if len(b) != 8 {
 		return 0, query.Invalidf("Invalid timestamp value: a bigint needs 8 bytes, got %d", len(b))
 	}
-	return int64(binary.BigEndian.Uint64(b)), nil
+	ts := int64(binary.BigEndian.Uint64(b))
+	if ts == math.MinInt64 {
+		return 0, query.Invalidf("Out of bound timestamp, must be in [%d, %d]", int64(math.MinInt64+1), int64(math.MaxInt64))
+	}
+	return ts, nil
 }
 
 // listReferenceTime is Cassandra's reference time for list prepends
@@ -776,11 +810,14 @@ func sortCells(r *data.Row) {
 		return
 	}
 	sort.SliceStable(r.Cells, func(i, j int) bool { return data.CompareID(&r.Cells[i], &r.Cells[j]) < 0 })
-	// Later operations on the same cell win (e.g. two m[k] = v for one k).
+	// Two operations on the same cell (m[k] = 1, m[k] = 2) write it twice
+	// with the same timestamp: the versions reconcile as any two do (the
+	// greater value wins, a tombstone wins over a value), as Cassandra's
+	// row builder merges them.
 	out := r.Cells[:0]
 	for i := range r.Cells {
 		if len(out) > 0 && data.CompareID(&out[len(out)-1], &r.Cells[i]) == 0 {
-			out[len(out)-1] = r.Cells[i]
+			out[len(out)-1] = data.Reconcile(&out[len(out)-1], &r.Cells[i])
 			continue
 		}
 		out = append(out, r.Cells[i])
@@ -868,7 +905,7 @@ func (p *modPlan) applyOp(ctx context.Context, q *plan.Execution, wc *writeConte
 			if err != nil {
 				return query.Invalidf("Invalid list value for %s: %v", col.Name, err)
 			}
-			cur, err := p.currentList(ctx, q, key, row.Clustering, col)
+			cur, err := p.currentList(ctx, q, key, row, col)
 			if err != nil {
 				return err
 			}
@@ -887,14 +924,22 @@ func (p *modPlan) applyOp(ctx context.Context, q *plan.Execution, wc *writeConte
 		if err != nil {
 			return err
 		}
-		if k.Unset || k.Bytes == nil {
-			return query.Invalidf("Invalid null value for %s element key", col.Name)
-		}
 		if t.Kind == types.Map {
+			// Maps.SetterByKey.
+			if err := checkMapKey(k); err != nil {
+				return err
+			}
 			row.Cells = append(row.Cells, wc.cell(col.Name, types.EncodeKey(t.Params[0], k.Bytes), val.Bytes))
 			return nil
 		}
-		path, err := p.listIndexPath(ctx, q, key, row.Clustering, col, k.Bytes)
+		// Lists.SetterByIndex.
+		switch {
+		case k.Bytes == nil && !k.Unset:
+			return query.Invalidf("Invalid null value for list index")
+		case k.Unset:
+			return query.Invalidf("Invalid unset value for list index")
+		}
+		path, err := p.listIndexPath(ctx, q, key, row, col, k.Bytes, "Attempted to set an element on a list which is null")
 		if err != nil {
 			return err
 		}
@@ -919,14 +964,28 @@ func (p *modPlan) applyOp(ctx context.Context, q *plan.Execution, wc *writeConte
 		if err != nil {
 			return err
 		}
+		switch t.Kind {
+		case types.Map:
+			// Maps.DiscarderByKey.
+			if err := checkMapKey(k); err != nil {
+				return err
+			}
+		case types.List:
+			// Lists.DiscarderByIndex: an unset index deletes nothing.
+			if k.Bytes == nil && !k.Unset {
+				return query.Invalidf("Invalid null value for list index")
+			}
+		default:
+			// Sets.ElementDiscarder.
+			if k.Bytes == nil && !k.Unset {
+				return query.Invalidf("Invalid null set element")
+			}
+		}
 		if k.Unset {
 			return nil
 		}
-		if k.Bytes == nil {
-			return query.Invalidf("Invalid null value for %s element key", col.Name)
-		}
 		if t.Kind == types.List {
-			path, err := p.listIndexPath(ctx, q, key, row.Clustering, col, k.Bytes)
+			path, err := p.listIndexPath(ctx, q, key, row, col, k.Bytes, "Attempted to delete an element from a list which is null")
 			if err != nil {
 				return err
 			}
@@ -987,13 +1046,29 @@ func (p *modPlan) addElements(q *plan.Execution, wc *writeContext, row *data.Row
 	return nil
 }
 
+// checkMapKey refuses a null or unset map key, as Maps.SetterByKey and
+// DiscarderByKey do.
+func checkMapKey(k query.Value) error {
+	switch {
+	case k.Unset:
+		return query.Invalidf("Invalid unset map key")
+	case k.Bytes == nil:
+		return query.Invalidf("Invalid null map key")
+	}
+	return nil
+}
+
 // listIndexPath returns the element path of the idx-th live element of a
-// list column, reading the current row.
-func (p *modPlan) listIndexPath(ctx context.Context, q *plan.Execution, key, clustering []byte, col *schema.Column, idxBytes []byte) ([]byte, error) {
+// list column, reading the current row; an empty or null list is refused
+// with ifNull (Lists.SetterByIndex and DiscarderByIndex).
+func (p *modPlan) listIndexPath(ctx context.Context, q *plan.Execution, key []byte, pending *data.Row, col *schema.Column, idxBytes []byte, ifNull string) ([]byte, error) {
 	idx := int(int32(binary.BigEndian.Uint32(idxBytes)))
-	cur, err := p.currentList(ctx, q, key, clustering, col)
+	cur, err := p.currentList(ctx, q, key, pending, col)
 	if err != nil {
 		return nil, err
+	}
+	if len(cur) == 0 {
+		return nil, query.Invalidf("%s", ifNull)
 	}
 	if idx < 0 || idx >= len(cur) {
 		return nil, query.Invalidf("List index %d out of bound, list has size %d", idx, len(cur))
@@ -1001,15 +1076,48 @@ func (p *modPlan) listIndexPath(ctx context.Context, q *plan.Execution, key, clu
 	return cur[idx].Path, nil
 }
 
-// currentList reads the live elements of a list column of one row.
-func (p *modPlan) currentList(ctx context.Context, q *plan.Execution, key, clustering []byte, col *schema.Column) ([]data.Cell, error) {
-	row, err := readOneRow(ctx, q, p.tbl, key, clustering, col.Kind == schema.Static)
-	if err != nil || row == nil {
+// currentList reads the live elements of a list column of one row, with
+// the changes the statement's earlier operations made to it (pending, the
+// row being built) merged in, as UpdateParameters.getPrefetchedRow merges
+// the pending mutations: l = l + ?, l[i] = ? sets an appended element.
+func (p *modPlan) currentList(ctx context.Context, q *plan.Execution, key []byte, pending *data.Row, col *schema.Column) ([]data.Cell, error) {
+	row, err := readOneRow(ctx, q, p.tbl, key, pending.Clustering, col.Kind == schema.Static)
+	if err != nil {
 		return nil, err
 	}
+	var cells []data.Cell
+	if row != nil {
+		for _, c := range row.Cells {
+			if c.Column == col.Name {
+				cells = append(cells, c)
+			}
+		}
+	}
+	del := data.LiveDeletion
+	for _, d := range pending.ColumnDeletions {
+		if d.Column == col.Name {
+			del = d.Deletion
+		}
+	}
+	for _, c := range pending.Cells {
+		if c.Column == col.Name {
+			cells = append(cells, c)
+		}
+	}
+	sort.SliceStable(cells, func(i, j int) bool { return data.CompareID(&cells[i], &cells[j]) < 0 })
 	var out []data.Cell
-	for _, c := range row.Cells {
-		if c.Column == col.Name && c.IsLive(q.NowInSec()) {
+	now := q.NowInSec()
+	for i := 0; i < len(cells); {
+		c := cells[i]
+		j := i + 1
+		for ; j < len(cells) && data.CompareID(&cells[j], &c) == 0; j++ {
+			c = data.Reconcile(&c, &cells[j])
+		}
+		i = j
+		if del != data.LiveDeletion && c.Timestamp <= del.MarkedForDeleteAt {
+			continue
+		}
+		if c.IsLive(now) {
 			out = append(out, c)
 		}
 	}

@@ -103,6 +103,11 @@ func compileSelect(s *plan.Compiler, st *parser.Select) (plan.Plan, error) {
 	if err := p.compileGroupBy(st.GroupBy); err != nil {
 		return nil, err
 	}
+	if st.PerPartitionLimit != nil && !st.Distinct && p.aggregate && p.groupBy == 0 {
+		// SelectStatement.prepare: an aggregate over everything
+		// (AGGREGATE_EVERYTHING) has no partitions to limit.
+		return nil, query.Invalidf("PER PARTITION LIMIT is not allowed with aggregate queries.")
+	}
 	if err := p.compileOrderBy(st.OrderBy); err != nil {
 		return nil, err
 	}

@@ -138,6 +138,7 @@ func (p *selectPlan) Exec(ctx context.Context, q *plan.Execution) (*query.Result
 	}
 	if q.Trace != nil {
 		if len(p.where.Filters) > 0 {
+			q.Trace.Filtered(p.tbl.QualifiedName(), r.stats.rows, r.stats.liveRows)
 			q.Trace.Add("Filtered %d rows of %d partitions (ALLOW FILTERING): %d matched, %d discarded", r.stats.rows, r.stats.partitions, r.stats.liveRows, r.stats.rows-r.stats.liveRows)
 		}
 		q.Trace.Add("Read %d live rows and %d static rows from %d partitions of %s", r.stats.liveRows, r.stats.staticRows, r.stats.partitions, p.tbl.QualifiedName())

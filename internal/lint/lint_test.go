@@ -50,6 +50,7 @@ var layer = map[string]int{
 	"":                   70, // the root package: Open, DB, Rows
 	"nodetool":           75, // nodetool's commands on a DB, local or over its endpoint
 	"studio":             75, // the local web view of a DB
+	"tour":               76, // the guided tour: lessons run on in-memory DBs, with the studio
 	"server":             80,
 	"admin":              85, // the HTTP admin endpoint of minicass serve
 	"minicasstest":       90,

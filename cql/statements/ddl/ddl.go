@@ -331,7 +331,7 @@ func compileCreateTable(s *plan.Compiler, st *parser.CreateTable) (plan.Plan, er
 		cols = append(cols, &schema.Column{Name: n, Type: t, Kind: kind, Position: -1})
 	}
 	if hasCounter && hasNonCounter {
-		return nil, query.Configf("Cannot mix counter and non counter columns in the same table")
+		return nil, query.Invalidf("Cannot mix counter and non counter columns in the same table") // CreateTableStatement.builder: ire
 	}
 	// CLUSTERING ORDER BY lists a prefix of the clustering columns, in order
 	// (CreateTableStatement.builder): the unlisted tail stays ASC.
@@ -476,6 +476,16 @@ func compileAlterTable(s *plan.Compiler, st *parser.AlterTable) (plan.Plan, erro
 				if err != nil {
 					return nil, err
 				}
+				if d, ok := old.Dropped[n]; ok {
+					// AlterTableStatement.AddColumns: a dropped column may
+					// come back only with a type its old cells still read as.
+					if !reAddCompatible(t, d.Type) {
+						return nil, query.Invalidf("Cannot re-add previously dropped column '%s' of type %s, incompatible with previous type %s", n, t, d.Type)
+					}
+					if old.IsCounter() {
+						return nil, query.Invalidf("Cannot re-add previously dropped counter column %s", n)
+					}
+				}
 				kind := schema.Regular
 				if def.Static {
 					if len(old.ClusteringColumns()) == 0 {
@@ -567,4 +577,26 @@ func compileAlterTable(s *plan.Compiler, st *parser.AlterTable) (plan.Plan, erro
 		}
 		return schemaChange(wire.Updated, wire.TargetTable, ks, name), nil
 	}}, nil
+}
+
+// reAddCompatible reports whether a column dropped with type prev may be
+// added again with type t. For a non-frozen collection this is
+// CollectionType.isCompatibleWith: the same kind of collection, still
+// non-frozen, with the same keys (or elements) and the same values, as the
+// cells written before the drop are read with the new type. Other dropped
+// types are not checked (Cassandra's value compatibility between simple
+// types, such as int to varint, is not modelled).
+func reAddCompatible(t, prev types.Type) bool {
+	if !prev.IsMultiCell() || prev.IsUDT() || prev.Kind == types.Tuple {
+		return true
+	}
+	if !t.IsMultiCell() || t.Kind != prev.Kind || len(t.Params) != len(prev.Params) {
+		return false
+	}
+	for i := range t.Params {
+		if !t.Params[i].Equal(prev.Params[i]) {
+			return false
+		}
+	}
+	return true
 }

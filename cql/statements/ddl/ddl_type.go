@@ -113,7 +113,7 @@ func compileAlterType(s *plan.Compiler, st *parser.AlterUserType) (plan.Plan, er
 			if err != nil {
 				return nil, err
 			}
-			if ft.UDT != nil && usesType(ft, name) {
+			if usesType(ft, name) { // AlterTypeStatement.AddField: referencesUserType, at any depth
 				return nil, query.Invalidf("Cannot add new field %s of type %s to user type %s as it would create a circular reference", fn, ft, name)
 			}
 			ut.Fields = append(ut.Fields, fn)
