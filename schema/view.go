@@ -24,7 +24,8 @@ type View struct {
 	// system_schema.views.where_clause ("k IS NOT NULL AND c = 1").
 	WhereClause string `json:"where_clause"`
 	// Filter holds the restrictions of WhereClause other than IS NOT
-	// NULL on a base primary-key column (which every row satisfies).
+	// NULL, which filters no base row (a base column in the view's key
+	// without a value has no entry: BaseColumnInKey).
 	Filter []ViewRestriction `json:"filter,omitempty"`
 	// BaseColumnInKey is the base column outside the base primary key
 	// that the view's primary key holds, "" if none (at most one).
@@ -78,9 +79,8 @@ func ViewsOf(base *Table, tables []*Table) []*Table {
 	return out
 }
 
-// Matches reports whether a base row with partition key components pk and
-// clustering values ck (in base key order; cells gives the value of a
-// regular column, nil when null) satisfies r. base types the values.
+// Matches reports whether a base row satisfies r: value returns the row's
+// value of a column of base (nil when null), which types the values.
 func (r *ViewRestriction) Matches(base *Table, value func(col *Column) []byte) bool {
 	if len(r.Columns) == 1 {
 		c := base.Column(r.Columns[0])

@@ -286,10 +286,12 @@ func buildView(eng *engine.Engine, ks string, st *parser.CreateView) (*schema.Ta
 	def := &schema.View{BaseID: base.ID, BaseName: base.Name, IncludeAllColumns: len(st.Select.Exprs) == 0,
 		WhereClause: whereText(st.Select.Where)}
 	for _, r := range filter {
-		if r.Op == schema.ViewIsNotNull && len(r.Columns) == 1 {
-			if k := base.Column(r.Columns[0]).Kind; k == schema.PartitionKey || k == schema.Clustering {
-				continue // every base row has its key
-			}
+		if r.Op == schema.ViewIsNotNull {
+			// IS NOT NULL filters nothing (StatementRestrictions keeps it
+			// apart from the row filter, View.matchesViewFilter): a key
+			// column always has a value, and a base column in the view's
+			// key without one has no entry (ViewUpdateGenerator).
+			continue
 		}
 		def.Filter = append(def.Filter, r)
 	}
