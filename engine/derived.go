@@ -131,7 +131,8 @@ type namedDependent struct {
 type dependents map[data.TableID][]namedDependent
 
 // AddDependent registers dependent d, named name, on base table t: from
-// now on every write to t (Apply, ApplyLocked) derives through it. The
+// now on every write to t (Apply, ApplyLocked) derives through it, until
+// RemoveDependent or until t is dropped (DropTable, DropKeyspace). The
 // registration lives in memory only: the owner of the derived tables (the
 // CQL layer, from the schema) registers again after Open and Restore.
 // Registering a name twice on a table returns ErrDependentExists.
@@ -181,6 +182,27 @@ func (e *Engine) RemoveDependent(t *schema.Table, name string) {
 		}
 		if len(kept) > 0 {
 			next[k] = kept
+		}
+	}
+	if len(next) == 0 {
+		e.deps.Store(nil)
+		return
+	}
+	e.deps.Store(&next)
+}
+
+// forgetDependents removes the dependents of a dropped table.
+func (e *Engine) forgetDependents(id data.TableID) {
+	e.depMu.Lock()
+	defer e.depMu.Unlock()
+	cur := e.deps.Load()
+	if cur == nil || (*cur)[id] == nil {
+		return
+	}
+	next := dependents{}
+	for k, v := range *cur {
+		if k != id {
+			next[k] = v
 		}
 	}
 	if len(next) == 0 {

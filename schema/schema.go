@@ -10,6 +10,7 @@ package schema
 
 import (
 	"maps"
+	"strings"
 
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/types"
@@ -57,6 +58,22 @@ type Column struct {
 func (t *Table) Clone() *Table {
 	nt := *t
 	return &nt
+}
+
+// IndexTableName returns the name of the table holding the data of index
+// index of table base: "base.index", as Cassandra names an index's table
+// (TableMetadata.indexTableName). The dot keeps it apart from every table
+// CQL can create.
+func IndexTableName(base, index string) string { return base + "." + index }
+
+// IsIndexTable reports whether t holds a secondary index's data (its name
+// is an IndexTableName).
+func (t *Table) IsIndexTable() bool { return strings.Contains(t.Name, ".") }
+
+// OwnsTable reports whether table name is table base or one of its index
+// tables: flushing or compacting a table covers its indexes.
+func OwnsTable(base, name string) bool {
+	return name == base || strings.HasPrefix(name, base+".")
 }
 
 // IndexesOn returns the names of the indexes of t on column name.

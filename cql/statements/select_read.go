@@ -277,6 +277,7 @@ func (p *selectPlan) scan(ctx context.Context, q *plan.Execution, tr data.TokenR
 	if virtual.IsDerived(p.tbl) {
 		return p.scanDerived(q, tr, slicesFor, limit, fn)
 	}
+
 	// The scanner finds the partitions in token order; each is then read
 	// with its own slices (the one a page resumes in needs narrower ones).
 	// The scanner's own rows are never pulled, so it reads only what it

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"strings"
 
+	"github.com/minicass/minicass/cql/index"
 	"github.com/minicass/minicass/cql/plan"
 
 	"github.com/minicass/minicass/cql/expr"
@@ -117,6 +118,14 @@ func CompileDDL(s *plan.Compiler, stmt parser.Statement) (plan.Plan, error) {
 			return nil, err
 		}
 		return &ddlPlan{run: func(ctx context.Context, q *plan.Execution) (*query.Result, error) {
+			old, ok := q.Env.Engine.Table(ks, name)
+			if ok && old.IsIndexTable() {
+				// An index's table is not for CQL: as missing.
+				if st.IfExists {
+					return query.VoidResult(), nil
+				}
+				return nil, query.Invalidf("Table '%s.%s' doesn't exist", ks, name)
+			}
 			if err := q.Env.Engine.DropTable(ks, name); err != nil {
 				if errors.Is(err, engine.ErrNoTable) || errors.Is(err, engine.ErrNoKeyspace) {
 					if st.IfExists {
@@ -128,6 +137,14 @@ func CompileDDL(s *plan.Compiler, stmt parser.Statement) (plan.Plan, error) {
 					return nil, query.Invalidf("Table '%s.%s' doesn't exist", ks, name)
 				}
 				return nil, err
+			}
+			// The base table is gone: its indexes' tables go with it.
+			for i := range old.Indexes {
+				if index.IsBuiltin(&old.Indexes[i]) {
+					if err := index.Drop(q.Env.Engine, old, old.Indexes[i].Name); err != nil {
+						return nil, err
+					}
+				}
 			}
 			return schemaChange(wire.Dropped, wire.TargetTable, ks, name), nil
 		}}, nil
@@ -405,6 +422,9 @@ func compileAlterTable(s *plan.Compiler, st *parser.AlterTable) (plan.Plan, erro
 	}
 	return &ddlPlan{run: func(ctx context.Context, q *plan.Execution) (*query.Result, error) {
 		old, ok := s.Env.Engine.Table(ks, name)
+		if ok && old.IsIndexTable() {
+			ok = false
+		}
 		if !ok {
 			if st.IfExists {
 				return query.VoidResult(), nil
