@@ -9,7 +9,6 @@ import (
 	"sort"
 
 	"github.com/minicass/minicass/data"
-	"github.com/minicass/minicass/memtable"
 	"github.com/minicass/minicass/schema"
 )
 
@@ -252,8 +251,7 @@ func (e *Engine) applyDerived(ctx context.Context, t *schema.Table, s *tableStor
 	if w.Before, err = e.readTouched(ctx, t, s, m.Key, sl, w.Now, nil); err != nil {
 		return err
 	}
-	extra := &memtableSource{name: "mutation", mt: memtable.New()}
-	extra.mt.Apply(token, m)
+	extra := newMutationSource(token, m)
 	if w.After, err = e.readTouched(ctx, t, s, m.Key, sl, w.Now, extra); err != nil {
 		return err
 	}
@@ -401,7 +399,7 @@ func touchedSlices(m *data.Mutation) data.Slices {
 // not nil) and the static row of partition key of t, with extra as the
 // newest source when not nil. The rows are copied. The read is internal:
 // it counts in no table statistic.
-func (e *Engine) readTouched(ctx context.Context, t *schema.Table, s *tableStore, key []byte, sl data.Slices, now int64, extra Source) (BaseRows, error) {
+func (e *Engine) readTouched(ctx context.Context, t *schema.Table, s *tableStore, key []byte, sl data.Slices, now int64, extra *mutationSource) (BaseRows, error) {
 	out := BaseRows{Deletion: data.LiveDeletion}
 	var st ReadStats
 	opts := ReadOptions{Slices: sl, Now: now}
@@ -411,12 +409,12 @@ func (e *Engine) readTouched(ctx context.Context, t *schema.Table, s *tableStore
 	token := Token(key)
 	srcs := s.sources()
 	defer srcs.release()
-	list := srcs.list
-	if extra != nil {
-		list = append([]Source{extra}, list...)
-	}
 	var parts []part
-	for _, src := range list {
+	if extra != nil {
+		parts = append(parts, part{src: extra, ps: extra.ps})
+		out.Deletion = data.MaxDeletion(out.Deletion, extra.ps.Deletion())
+	}
+	for _, src := range srcs.list {
 		ps, _, err := src.Partition(ctx, token, key)
 		if err != nil {
 			return out, fmt.Errorf("engine: reading %s from %s: %w", t.QualifiedName(), src.Name(), err)
@@ -462,3 +460,93 @@ func copyRow(r *data.Row) data.Row {
 	}
 	return c
 }
+
+// mutationSource is a mutation seen as the newest source of its partition,
+// for the read of the rows as they will be once it is applied.
+type mutationSource struct {
+	ps *mutationPartition
+}
+
+func newMutationSource(token int64, m *data.Mutation) *mutationSource {
+	p := &mutationPartition{m: m, token: token}
+	if len(m.RangeTombstones) > 0 {
+		p.rts = slices.Clone(m.RangeTombstones)
+		slices.SortStableFunc(p.rts, func(a, b data.RangeTombstone) int { return data.CompareStarts(a.Start, b.Start) })
+	}
+	p.rows = make([]data.Row, 0, len(m.Rows))
+	for i := range m.Rows {
+		p.rows = append(p.rows, m.Rows[i])
+	}
+	slices.SortStableFunc(p.rows, func(a, b data.Row) int { return bytes.Compare(a.Clustering, b.Clustering) })
+	// Rows of one clustering (a batch may hold several) merge.
+	merged := p.rows[:0]
+	for _, r := range p.rows {
+		if n := len(merged); n > 0 && bytes.Equal(merged[n-1].Clustering, r.Clustering) {
+			merged[n-1] = data.MergeRows(&merged[n-1], &r)
+			continue
+		}
+		merged = append(merged, r)
+	}
+	p.rows = merged
+	return &mutationSource{ps: p}
+}
+
+func (s *mutationSource) Name() string     { return "mutation" }
+func (s *mutationSource) Kind() SourceKind { return SourceMemtable }
+func (s *mutationSource) Partition(context.Context, int64, []byte) (data.PartitionSource, string, error) {
+	return s.ps, "", nil
+}
+func (s *mutationSource) Partitions(context.Context, data.TokenRange) (data.PartitionIterator, error) {
+	return nil, errors.New("engine: a mutation source is read by partition")
+}
+
+// mutationPartition is the data.PartitionSource of a mutationSource.
+type mutationPartition struct {
+	m     *data.Mutation
+	token int64
+	rts   []data.RangeTombstone
+	rows  []data.Row
+}
+
+func (p *mutationPartition) Key() []byte                 { return p.m.Key }
+func (p *mutationPartition) Token() int64                { return p.token }
+func (p *mutationPartition) Deletion() data.DeletionTime { return p.m.PartitionDeletion }
+func (p *mutationPartition) Static() *data.Row {
+	if p.m.Static == nil || p.m.Static.IsEmpty() {
+		return nil
+	}
+	return p.m.Static
+}
+func (p *mutationPartition) RangeTombstones(data.Slices) []data.RangeTombstone { return p.rts }
+func (p *mutationPartition) Rows(sl data.Slices, reverse bool) data.RowIterator {
+	it := &mutationRows{}
+	for i := range p.rows {
+		if sl.Contains(p.rows[i].Clustering) {
+			it.rows = append(it.rows, p.rows[i])
+		}
+	}
+	if reverse {
+		slices.Reverse(it.rows)
+	}
+	return it
+}
+
+// mutationRows iterates rows of a mutationPartition; each row returned is
+// a copy the merge may change.
+type mutationRows struct {
+	rows []data.Row
+	cur  data.Row
+}
+
+func (it *mutationRows) Next() (*data.Row, bool) {
+	if len(it.rows) == 0 {
+		return nil, false
+	}
+	it.cur = it.rows[0]
+	it.cur.Cells = slices.Clone(it.cur.Cells)
+	it.cur.ColumnDeletions = slices.Clone(it.cur.ColumnDeletions)
+	it.rows = it.rows[1:]
+	return &it.cur, true
+}
+func (it *mutationRows) Err() error   { return nil }
+func (it *mutationRows) Close() error { return nil }

@@ -30,15 +30,10 @@ func Of(e *engine.Engine, base *schema.Table, ix *schema.Index) *Index {
 
 // EstimatedResultRows is the index's estimate of the rows a lookup
 // returns, which picks the index among several (Cassandra's
-// CassandraIndex.getEstimatedResultRows, the index table's mean cells
-// per partition): the median cells per partition of the index table's
-// SSTables, 0 before any flush.
+// CassandraIndex.getEstimatedResultRows: the index table's mean rows per
+// partition in its SSTables, 0 before any flush).
 func (x *Index) EstimatedResultRows(e *engine.Engine) int64 {
-	st, err := e.TableStats(x.Table.Keyspace, x.Table.Name)
-	if err != nil || st.SSTableCount == 0 {
-		return 0
-	}
-	return st.CellCount.P50
+	return e.MeanRowCount(x.Table)
 }
 
 // Lookup reads the entries of value whose base token lies in tr, in base
