@@ -5,6 +5,7 @@ import (
 	"context"
 	"sort"
 
+	"github.com/minicass/minicass/cql/query"
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/engine"
 	"github.com/minicass/minicass/schema"
@@ -70,6 +71,9 @@ func (x *Index) derive(o *out, base *schema.Table, token int64, m *data.Mutation
 		if old, ok := bm[id(e)]; ok && old.liveness == e.liveness {
 			continue
 		}
+		if err := x.validateValue(base, len(e.key)-1); err != nil {
+			return err
+		}
 		r := data.NewRow(e.ck)
 		r.Liveness = e.liveness
 		o.add(e.key, r)
@@ -94,6 +98,11 @@ func (x *Index) deriveKeyKind(o *out, base *schema.Table, token int64, m *data.M
 		v, err := x.keyValue(base, m.Key, ck)
 		if err != nil {
 			return err
+		}
+		if after.Row(ck) != nil {
+			if err := x.validateValue(base, len(v)); err != nil {
+				return err
+			}
 		}
 		ick, err := x.entryClustering(base, token, m.Key, ck, nil)
 		if err != nil {
@@ -136,6 +145,20 @@ func (x *Index) deriveKeyKind(o *out, base *schema.Table, token int64, m *data.M
 			continue
 		}
 		o.add(Key(v), r)
+	}
+	return nil
+}
+
+// maxIndexedValue is the size an indexed value must stay below
+// (FBUtilities.MAX_UNSIGNED_SHORT).
+const maxIndexedValue = 65535
+
+// validateValue refuses a write whose indexed value, of size n bytes, is
+// too large for an index key (CassandraIndex.validateIndexedValue).
+func (x *Index) validateValue(base *schema.Table, n int) error {
+	if n >= maxIndexedValue {
+		return query.Invalidf("Cannot index value of size %d for index %s on %s(%s) (maximum allowed size=%d)",
+			n, x.Def.Name, base.QualifiedName(), x.Def.Column, maxIndexedValue)
 	}
 	return nil
 }

@@ -370,6 +370,17 @@ func CompileWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation
 		return w, err
 	}
 	wi, ierr := analyzeWhere(c, tbl, where, true)
+	if ierr == nil && len(wi.Filters) == 0 && wi.isKeyRange() && len(wi.Parts) == 1 && wi.Prefix == 1 {
+		// A range query whose only restriction is '=' on a clustering
+		// column: an index on the column serves it (Cassandra's
+		// ClusteringColumnRestrictions.hasSupportingIndex), read as a
+		// filter rather than as slices.
+		f := &ckPartFilter{tbl: tbl, part: wi.Parts[0]}
+		if indexFor(tbl, f) != nil {
+			wi.Prefix = 0
+			wi.Filters = append(wi.Filters, f)
+		}
+	}
 	if ierr != nil || len(wi.Filters) != 1 || indexFor(tbl, wi.Filters[0]) == nil {
 		return nil, err
 	}
