@@ -43,8 +43,8 @@ CREATE INDEX iff ON ks.t (full(f));
 var indexModelNames = []string{"iv", "isc", "ic1", "ic2", "ik1", "il", "ist", "imk", "imv", "ime", "iff"}
 
 // TestIndexModel applies random writes, deletions (cells, collection
-// elements, rows, ranges, partitions), TTLs and clock moves, flushes,
-// compactions and restarts to a table with an index of every kind, and
+// elements, rows, ranges, partitions, TRUNCATE), TTLs and clock moves,
+// flushes, compactions and restarts to a table with an index of every kind, and
 // checks after each step that every index table holds exactly the entries
 // a recomputation from the table's rows gives (read with SELECT), and
 // that the indexed queries return what filtering the rows gives. Set
@@ -95,7 +95,7 @@ func TestIndexModel(t *testing.T) {
 			dts = fmt.Sprintf(" USING TIMESTAMP %d", clock.Now().UnixMicro()-int64(rng.Intn(3_000_000)))
 		}
 		var stmt string
-		switch op := rng.Intn(22); {
+		switch op := rng.Intn(23); {
 		case op < 4:
 			stmt = fmt.Sprintf("INSERT INTO ks.t (k1, k2, c1, c2, v) VALUES (%d, %d, %d, %d, %d)%s", small(), small(), small(), small(), small(), using)
 		case op < 5:
@@ -130,10 +130,14 @@ func TestIndexModel(t *testing.T) {
 			require.NoError(t, db.Flush(ctx, "ks", "t"))
 		case op < 21:
 			require.NoError(t, db.Compact(ctx, "ks", "t"))
-		default:
+		case op < 22:
 			require.NoError(t, db.Close())
 			clock.Advance(time.Second)
 			db = open()
+		default:
+			if rng.Intn(4) == 0 {
+				stmt = "TRUNCATE ks.t"
+			}
 		}
 		if stmt != "" {
 			require.NoError(t, db.Exec(ctx, stmt), "seed %d step %d: %s", seed, step, stmt)

@@ -193,10 +193,11 @@ func (k IndexTarget) String() string {
 	return [...]string{"values", "values", "keys", "entries", "full"}[k]
 }
 
-// Index is a secondary index of a table (system_schema.indexes). minicass
-// keeps no index data: a query the index serves scans the table and keeps
-// the matching rows, which gives the results, in the order, that
-// Cassandra's index gives.
+// Index is a secondary index of a table (system_schema.indexes): its
+// definition. A built-in index (Class empty) keeps its data in the table
+// IndexTableName(table, Name), maintained and read by package cql/index;
+// a custom one (SASI, SAI) keeps none, and a query it serves scans the
+// table and keeps the matching rows.
 type Index struct {
 	Name   string
 	Column string

@@ -360,10 +360,12 @@ func (w *WhereClause) PkEq(pos int) bool {
 
 // CompileWhere analyses the relations of a SELECT on tbl. A query that
 // would need ALLOW FILTERING runs without it when a secondary index of the
-// table supports its only filtered restriction (Cassandra then reads the
-// index; minicass scans and keeps the matching rows, the same rows in the
-// same token order, see package statements/ddl). Two or more filtered restrictions
-// still need ALLOW FILTERING, index or not, as in Cassandra.
+// table supports its only filtered restriction, or, in a range query, its
+// only restriction: '=' on a clustering column. The planner then reads a
+// built-in index (IndexReads; a custom one is served by a scan that keeps
+// the matching rows, the same rows in the same token order). Two or more
+// filtered restrictions still need ALLOW FILTERING, index or not, as in
+// Cassandra.
 func CompileWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation, allowFiltering bool) (*WhereClause, error) {
 	w, err := analyzeWhere(c, tbl, where, allowFiltering)
 	if err == nil || allowFiltering || len(tbl.Indexes) == 0 {

@@ -183,6 +183,19 @@ func CompileDDL(s *plan.Compiler, stmt parser.Statement) (plan.Plan, error) {
 			return nil, err
 		}
 		return &ddlPlan{run: func(ctx context.Context, q *plan.Execution) (*query.Result, error) {
+			// The indexes' tables first, as Cassandra truncates a table's
+			// indexes with it: a write racing with TRUNCATE can then leave
+			// an entry whose row is gone (which reads skip), never a row
+			// without its entry.
+			if tbl, ok := q.Env.Engine.Table(ks, name); ok {
+				for _, it := range q.Env.Engine.IndexTables(ks) {
+					if schema.OwnsTable(tbl.Name, it.Name) && it.Name != tbl.Name {
+						if err := q.Env.Engine.Truncate(ks, it.Name); err != nil {
+							return nil, err
+						}
+					}
+				}
+			}
 			if err := q.Env.Engine.Truncate(ks, name); err != nil {
 				return nil, err
 			}
