@@ -60,7 +60,6 @@ package index
 
 import (
 	"bytes"
-	"crypto/md5"
 	"encoding/binary"
 	"fmt"
 
@@ -100,20 +99,6 @@ type Index struct {
 // not a CUSTOM one (SASI, SAI: served by a filtered scan).
 func IsBuiltin(ix *schema.Index) bool { return ix.Class == "" }
 
-// TableID returns the ID of the index table of index name of the table
-// with ID base: a name-based UUID (version 3) of the two, so that a
-// rebuilt index gets the same ID only for the same base table.
-func TableID(base data.TableID, name string) data.TableID {
-	h := md5.New()
-	h.Write(base[:])
-	h.Write([]byte(name))
-	var id data.TableID
-	copy(id[:], h.Sum(nil))
-	id[6] = id[6]&0x0f | 0x30
-	id[8] = id[8]&0x3f | 0x80
-	return id
-}
-
 // NewTable returns the definition of the table holding index ix of base.
 func NewTable(base *schema.Table, ix *schema.Index) (*schema.Table, error) {
 	col := base.Column(ix.Column)
@@ -136,7 +121,10 @@ func NewTable(base *schema.Table, ix *schema.Index) (*schema.Table, error) {
 	if k == kindValues {
 		cols = append(cols, &schema.Column{Name: "cell_path", Type: types.BlobType, Kind: schema.Clustering, Position: len(cols) - 1})
 	}
-	return schema.NewTable(base.Keyspace, schema.IndexTableName(base.Name, ix.Name), TableID(base.ID, ix.Name), cols, base.Options), nil
+	// A random ID, as for any table: an index dropped and created again
+	// must not see the commit-log records of its predecessor.
+	id := data.TableID(types.NewRandomUUID())
+	return schema.NewTable(base.Keyspace, schema.IndexTableName(base.Name, ix.Name), id, cols, base.Options), nil
 }
 
 func kindOf(col *schema.Column, ix *schema.Index) kind {
