@@ -47,7 +47,8 @@ import (
 
 // Dependent maintains derived data from the writes of one base table.
 // Derive is called under the base partition's lock, once per base
-// mutation, and must not call Apply or LockPartition (the lock is held).
+// mutation, concurrently for different partitions, and must not call
+// Apply or LockPartition (the lock is held).
 // It returns the mutations to apply to derived tables with the base
 // mutation; an error refuses the whole write (nothing is applied).
 //
