@@ -542,6 +542,18 @@ func compileAlterTable(s *plan.Compiler, st *parser.AlterTable) (plan.Plan, erro
 		if err := s.Env.Engine.AlterTable(tbl); err != nil {
 			return nil, err
 		}
+		// An index's table takes its base table's options (gc_grace_seconds,
+		// compaction, compression...), as Cassandra reloads an index's
+		// table from its base's parameters.
+		for _, it := range s.Env.Engine.IndexTables(ks) {
+			if schema.OwnsTable(name, it.Name) && it.Name != name {
+				nt := it.Clone()
+				nt.Options = opts
+				if err := s.Env.Engine.AlterTable(nt); err != nil {
+					return nil, err
+				}
+			}
+		}
 		return schemaChange(wire.Updated, wire.TargetTable, ks, name), nil
 	}}, nil
 }

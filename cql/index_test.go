@@ -85,3 +85,29 @@ func TestIndexPaging(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexTableOptions checks that an index's table follows its base
+// table's options through ALTER TABLE, and is hidden from the schema.
+func TestIndexTableOptions(t *testing.T) {
+	s := newSelectTestSession(t)
+	ctx := context.Background()
+	for _, q := range []string{
+		"CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE ks.t (k int PRIMARY KEY, v int)",
+		"CREATE INDEX t_v ON ks.t (v)",
+		"ALTER TABLE ks.t WITH gc_grace_seconds = 3600",
+	} {
+		_, err := s.Query(ctx, q, nil)
+		require.NoError(t, err, q)
+	}
+	eng := s.x.env.Engine
+	it, ok := eng.Table("ks", "t.t_v")
+	require.True(t, ok)
+	require.Equal(t, 3600, int(it.Options.GCGraceSeconds))
+	for _, tbl := range eng.Tables("ks") {
+		require.Equal(t, "t", tbl.Name, "index tables are not listed")
+	}
+	res, err := s.Query(ctx, "SELECT table_name FROM system_schema.tables WHERE keyspace_name = 'ks'", &query.Params{})
+	require.NoError(t, err)
+	require.Len(t, res.Rows, 1)
+}
