@@ -386,6 +386,13 @@ func CompileWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation
 	if ierr != nil || len(wi.Filters) != 1 || indexFor(tbl, wi.Filters[0]) == nil {
 		return nil, err
 	}
+	if _, ok := wi.Filters[0].(*ckPartFilter); ok && len(wi.Parts) > 1 {
+		// A clustering restriction read through an index makes every
+		// clustering restriction an index expression
+		// (StatementRestrictions.processClusteringColumnsRestrictions): two
+		// or more are filtering.
+		return nil, err
+	}
 	wi.Index = indexFor(tbl, wi.Filters[0])
 	return wi, nil
 }
