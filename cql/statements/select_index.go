@@ -71,7 +71,7 @@ func (p *selectPlan) scanIndex(ctx context.Context, q *plan.Execution, x *index.
 		q.Trace.Add("Submitted 1 concurrent range requests")
 		q.Trace.Add("Executing read on %s using index %s", p.tbl.QualifiedName(), x.Def.Name)
 		q.Trace.Add("Executing single-partition query on %s", x.Table.Name)
-		defer agg.summary(q, p, "Read through the index")
+		defer agg.summary(q, p, "Read through the index:")
 	}
 	var readErr error
 	st, err := x.Lookup(ctx, q.Env.Engine, p.tbl, v, tr, q.NowInSec(), func(key []byte, cks [][]byte) (bool, error) {
