@@ -248,12 +248,16 @@ func (e *Engine) applyDerived(ctx context.Context, t *schema.Table, s *tableStor
 	}
 	w := &BaseWrite{Table: t, Mutation: m, Token: token, Now: e.Now()}
 	sl := touchedSlices(m)
+	// Both reads see the same sources (the partition's writers are
+	// excluded by its lock, so nothing changes in between).
+	srcs := s.sources()
 	var err error
-	if w.Before, err = e.readTouched(ctx, t, s, m.Key, sl, w.Now, nil); err != nil {
-		return err
+	w.Before, err = e.readTouched(ctx, t, srcs, m.Key, token, sl, w.Now, nil)
+	if err == nil {
+		w.After, err = e.readTouched(ctx, t, srcs, m.Key, token, sl, w.Now, newMutationSource(token, m))
 	}
-	extra := newMutationSource(token, m)
-	if w.After, err = e.readTouched(ctx, t, s, m.Key, sl, w.Now, extra); err != nil {
+	srcs.release()
+	if err != nil {
 		return err
 	}
 	var derived []DerivedMutation
@@ -400,17 +404,15 @@ func touchedSlices(m *data.Mutation) data.Slices {
 // not nil) and the static row of partition key of t, with extra as the
 // newest source when not nil. The rows are copied. The read is internal:
 // it counts in no table statistic.
-func (e *Engine) readTouched(ctx context.Context, t *schema.Table, s *tableStore, key []byte, sl data.Slices, now int64, extra *mutationSource) (BaseRows, error) {
+func (e *Engine) readTouched(ctx context.Context, t *schema.Table, srcs *readSources, key []byte, token int64, sl data.Slices, now int64, extra *mutationSource) (BaseRows, error) {
 	out := BaseRows{Deletion: data.LiveDeletion}
 	var st ReadStats
 	opts := ReadOptions{Slices: sl, Now: now}
 	rs := e.resolve(&opts, &st)
 	st.warnAt, st.failAt = 0, 0
 	rs.dropped = t.Dropped
-	token := Token(key)
-	srcs := s.sources()
-	defer srcs.release()
-	var parts []part
+	var partsBuf [inlineSources + 1]part
+	parts := partsBuf[:0]
 	if extra != nil {
 		parts = append(parts, part{src: extra, ps: extra.ps})
 		out.Deletion = data.MaxDeletion(out.Deletion, extra.ps.Deletion())
@@ -520,13 +522,9 @@ func (p *mutationPartition) Static() *data.Row {
 }
 func (p *mutationPartition) RangeTombstones(data.Slices) []data.RangeTombstone { return p.rts }
 func (p *mutationPartition) Rows(sl data.Slices, reverse bool) data.RowIterator {
-	it := &mutationRows{}
-	for i := range p.rows {
-		if sl.Contains(p.rows[i].Clustering) {
-			it.rows = append(it.rows, p.rows[i])
-		}
-	}
+	it := &mutationRows{rows: p.rows, sl: sl}
 	if reverse {
+		it.rows = slices.Clone(p.rows)
 		slices.Reverse(it.rows)
 	}
 	return it
@@ -536,10 +534,14 @@ func (p *mutationPartition) Rows(sl data.Slices, reverse bool) data.RowIterator 
 // a copy the merge may change.
 type mutationRows struct {
 	rows []data.Row
+	sl   data.Slices
 	cur  data.Row
 }
 
 func (it *mutationRows) Next() (*data.Row, bool) {
+	for len(it.rows) > 0 && !it.sl.Contains(it.rows[0].Clustering) {
+		it.rows = it.rows[1:]
+	}
 	if len(it.rows) == 0 {
 		return nil, false
 	}

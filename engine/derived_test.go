@@ -412,3 +412,18 @@ func TestDerivedConcurrent(t *testing.T) {
 	}
 	require.Equal(t, scanAll(t, e, base, "v"), scanAll(t, e, idx, ""), "seed %d", seed)
 }
+
+// BenchmarkApplyDerived writes one single-row partition per operation to a
+// table with the value index of valueIndex (compare BenchmarkApplyNarrow,
+// the same write without dependents).
+func BenchmarkApplyDerived(b *testing.B) {
+	e, _, tbl := newTestEngine(b)
+	setupValueIndex(b, e, tbl)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if err := e.Apply(ctx, tbl, benchMutation(u64(i), []byte("c"), int64(i))); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
