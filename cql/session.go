@@ -16,6 +16,7 @@ import (
 	"github.com/minicass/minicass/cql/statements/ddl"
 
 	"github.com/minicass/minicass/cql/auth"
+	"github.com/minicass/minicass/cql/index"
 	"github.com/minicass/minicass/cql/query"
 	"github.com/minicass/minicass/cql/virtual"
 
@@ -90,8 +91,17 @@ func NewExecutor(eng *engine.Engine, opts Options) *Executor {
 	} else if err := ddl.ResumeViewBuilds(context.Background(), &x.env); err != nil {
 		opts.Logger.Error("cql: resuming view builds", "err", err)
 	}
+	// The built-in indexes of the schema maintain their tables from now
+	// on (registrations live in memory: see package index).
+	if err := index.Attach(eng); err != nil {
+		opts.Logger.Error("cql: attaching the secondary indexes", "err", err)
+	}
 	return x
 }
+
+// AttachIndexes registers the built-in secondary indexes of the engine's
+// schema again, as after a Restore replaced the schema (see index.Attach).
+func (x *Executor) AttachIndexes() error { return index.Attach(x.env.Engine) }
 
 // Engine returns the engine the executor runs on.
 func (x *Executor) Engine() *engine.Engine { return x.env.Engine }

@@ -9,7 +9,6 @@ import (
 	"sort"
 
 	"github.com/minicass/minicass/data"
-	"github.com/minicass/minicass/memtable"
 	"github.com/minicass/minicass/schema"
 )
 
@@ -48,7 +47,8 @@ import (
 
 // Dependent maintains derived data from the writes of one base table.
 // Derive is called under the base partition's lock, once per base
-// mutation, and must not call Apply or LockPartition (the lock is held).
+// mutation, concurrently for different partitions, and must not call
+// Apply or LockPartition (the lock is held).
 // It returns the mutations to apply to derived tables with the base
 // mutation; an error refuses the whole write (nothing is applied).
 //
@@ -131,7 +131,8 @@ type namedDependent struct {
 type dependents map[data.TableID][]namedDependent
 
 // AddDependent registers dependent d, named name, on base table t: from
-// now on every write to t (Apply, ApplyLocked) derives through it. The
+// now on every write to t (Apply, ApplyLocked) derives through it, until
+// RemoveDependent or until t is dropped (DropTable, DropKeyspace). The
 // registration lives in memory only: the owner of the derived tables (the
 // CQL layer, from the schema) registers again after Open and Restore.
 // Registering a name twice on a table returns ErrDependentExists.
@@ -190,6 +191,27 @@ func (e *Engine) RemoveDependent(t *schema.Table, name string) {
 	e.deps.Store(&next)
 }
 
+// forgetDependents removes the dependents of a dropped table.
+func (e *Engine) forgetDependents(id data.TableID) {
+	e.depMu.Lock()
+	defer e.depMu.Unlock()
+	cur := e.deps.Load()
+	if cur == nil || (*cur)[id] == nil {
+		return
+	}
+	next := dependents{}
+	for k, v := range *cur {
+		if k != id {
+			next[k] = v
+		}
+	}
+	if len(next) == 0 {
+		e.deps.Store(nil)
+		return
+	}
+	e.deps.Store(&next)
+}
+
 // HasDependents reports whether writes to table t derive.
 func (e *Engine) HasDependents(t *schema.Table) bool { return e.dependentsOf(t.ID) != nil }
 
@@ -226,13 +248,16 @@ func (e *Engine) applyDerived(ctx context.Context, t *schema.Table, s *tableStor
 	}
 	w := &BaseWrite{Table: t, Mutation: m, Token: token, Now: e.Now()}
 	sl := touchedSlices(m)
+	// Both reads see the same sources (the partition's writers are
+	// excluded by its lock, so nothing changes in between).
+	srcs := s.sources()
 	var err error
-	if w.Before, err = e.readTouched(ctx, t, s, m.Key, sl, w.Now, nil); err != nil {
-		return err
+	w.Before, err = e.readTouched(ctx, t, srcs, m.Key, token, sl, w.Now, nil)
+	if err == nil {
+		w.After, err = e.readTouched(ctx, t, srcs, m.Key, token, sl, w.Now, newMutationSource(token, m))
 	}
-	extra := &memtableSource{name: "mutation", mt: memtable.New()}
-	extra.mt.Apply(token, m)
-	if w.After, err = e.readTouched(ctx, t, s, m.Key, sl, w.Now, extra); err != nil {
+	srcs.release()
+	if err != nil {
 		return err
 	}
 	var derived []DerivedMutation
@@ -379,22 +404,20 @@ func touchedSlices(m *data.Mutation) data.Slices {
 // not nil) and the static row of partition key of t, with extra as the
 // newest source when not nil. The rows are copied. The read is internal:
 // it counts in no table statistic.
-func (e *Engine) readTouched(ctx context.Context, t *schema.Table, s *tableStore, key []byte, sl data.Slices, now int64, extra Source) (BaseRows, error) {
+func (e *Engine) readTouched(ctx context.Context, t *schema.Table, srcs *readSources, key []byte, token int64, sl data.Slices, now int64, extra *mutationSource) (BaseRows, error) {
 	out := BaseRows{Deletion: data.LiveDeletion}
 	var st ReadStats
 	opts := ReadOptions{Slices: sl, Now: now}
 	rs := e.resolve(&opts, &st)
 	st.warnAt, st.failAt = 0, 0
 	rs.dropped = t.Dropped
-	token := Token(key)
-	srcs := s.sources()
-	defer srcs.release()
-	list := srcs.list
+	var partsBuf [inlineSources + 1]part
+	parts := partsBuf[:0]
 	if extra != nil {
-		list = append([]Source{extra}, list...)
+		parts = append(parts, part{src: extra, ps: extra.ps})
+		out.Deletion = data.MaxDeletion(out.Deletion, extra.ps.Deletion())
 	}
-	var parts []part
-	for _, src := range list {
+	for _, src := range srcs.list {
 		ps, _, err := src.Partition(ctx, token, key)
 		if err != nil {
 			return out, fmt.Errorf("engine: reading %s from %s: %w", t.QualifiedName(), src.Name(), err)
@@ -440,3 +463,93 @@ func copyRow(r *data.Row) data.Row {
 	}
 	return c
 }
+
+// mutationSource is a mutation seen as the newest source of its partition,
+// for the read of the rows as they will be once it is applied.
+type mutationSource struct {
+	ps *mutationPartition
+}
+
+func newMutationSource(token int64, m *data.Mutation) *mutationSource {
+	p := &mutationPartition{m: m, token: token}
+	if len(m.RangeTombstones) > 0 {
+		p.rts = slices.Clone(m.RangeTombstones)
+		slices.SortStableFunc(p.rts, func(a, b data.RangeTombstone) int { return data.CompareStarts(a.Start, b.Start) })
+	}
+	p.rows = make([]data.Row, 0, len(m.Rows))
+	for i := range m.Rows {
+		p.rows = append(p.rows, m.Rows[i])
+	}
+	slices.SortStableFunc(p.rows, func(a, b data.Row) int { return bytes.Compare(a.Clustering, b.Clustering) })
+	// Rows of one clustering (a batch may hold several) merge.
+	merged := p.rows[:0]
+	for _, r := range p.rows {
+		if n := len(merged); n > 0 && bytes.Equal(merged[n-1].Clustering, r.Clustering) {
+			merged[n-1] = data.MergeRows(&merged[n-1], &r)
+			continue
+		}
+		merged = append(merged, r)
+	}
+	p.rows = merged
+	return &mutationSource{ps: p}
+}
+
+func (s *mutationSource) Name() string     { return "mutation" }
+func (s *mutationSource) Kind() SourceKind { return SourceMemtable }
+func (s *mutationSource) Partition(context.Context, int64, []byte) (data.PartitionSource, string, error) {
+	return s.ps, "", nil
+}
+func (s *mutationSource) Partitions(context.Context, data.TokenRange) (data.PartitionIterator, error) {
+	return nil, errors.New("engine: a mutation source is read by partition")
+}
+
+// mutationPartition is the data.PartitionSource of a mutationSource.
+type mutationPartition struct {
+	m     *data.Mutation
+	token int64
+	rts   []data.RangeTombstone
+	rows  []data.Row
+}
+
+func (p *mutationPartition) Key() []byte                 { return p.m.Key }
+func (p *mutationPartition) Token() int64                { return p.token }
+func (p *mutationPartition) Deletion() data.DeletionTime { return p.m.PartitionDeletion }
+func (p *mutationPartition) Static() *data.Row {
+	if p.m.Static == nil || p.m.Static.IsEmpty() {
+		return nil
+	}
+	return p.m.Static
+}
+func (p *mutationPartition) RangeTombstones(data.Slices) []data.RangeTombstone { return p.rts }
+func (p *mutationPartition) Rows(sl data.Slices, reverse bool) data.RowIterator {
+	it := &mutationRows{rows: p.rows, sl: sl}
+	if reverse {
+		it.rows = slices.Clone(p.rows)
+		slices.Reverse(it.rows)
+	}
+	return it
+}
+
+// mutationRows iterates rows of a mutationPartition; each row returned is
+// a copy the merge may change.
+type mutationRows struct {
+	rows []data.Row
+	sl   data.Slices
+	cur  data.Row
+}
+
+func (it *mutationRows) Next() (*data.Row, bool) {
+	for len(it.rows) > 0 && !it.sl.Contains(it.rows[0].Clustering) {
+		it.rows = it.rows[1:]
+	}
+	if len(it.rows) == 0 {
+		return nil, false
+	}
+	it.cur = it.rows[0]
+	it.cur.Cells = slices.Clone(it.cur.Cells)
+	it.cur.ColumnDeletions = slices.Clone(it.cur.ColumnDeletions)
+	it.rows = it.rows[1:]
+	return &it.cur, true
+}
+func (it *mutationRows) Err() error   { return nil }
+func (it *mutationRows) Close() error { return nil }

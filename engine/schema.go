@@ -250,15 +250,28 @@ func (e *Engine) Table(keyspace, name string) (*schema.Table, bool) {
 }
 
 // Tables returns the tables of keyspace sorted by name, or nil if it does
-// not exist.
+// not exist. Index tables (schema.Table.IsIndexTable) are left out, as
+// Cassandra's schema tables leave them out; Table finds them by name and
+// IndexTables lists them.
 func (e *Engine) Tables(keyspace string) []*schema.Table {
+	return e.tables(keyspace, false)
+}
+
+// IndexTables returns the index tables of keyspace sorted by name.
+func (e *Engine) IndexTables(keyspace string) []*schema.Table {
+	return e.tables(keyspace, true)
+}
+
+func (e *Engine) tables(keyspace string, index bool) []*schema.Table {
 	ks, ok := e.state.Load().keyspaces[keyspace]
 	if !ok {
 		return nil
 	}
 	out := make([]*schema.Table, 0, len(ks.tables))
 	for _, name := range slices.Sorted(maps.Keys(ks.tables)) {
-		out = append(out, ks.tables[name])
+		if t := ks.tables[name]; t.IsIndexTable() == index {
+			out = append(out, t)
+		}
 	}
 	return out
 }
@@ -379,6 +392,7 @@ func (e *Engine) DropKeyspace(name string) error {
 	e.publish(next, SchemaChange{Kind: wire.Dropped, Target: wire.TargetKeyspace, Keyspace: name}, delta)
 	var errs []error
 	for _, t := range old.tables {
+		e.forgetDependents(t.ID)
 		errs = append(errs, e.dropStore(cur.stores[t.ID]))
 	}
 	errs = append(errs, e.fs.RemoveAll(e.fs.PathJoin(e.dataDir, name)))
@@ -537,6 +551,7 @@ func (e *Engine) DropTable(keyspace, name string) error {
 	}
 	e.publish(next, SchemaChange{Kind: wire.Dropped, Target: wire.TargetTable, Keyspace: keyspace, Table: name},
 		schemaDelta{tables: [][2]*schema.Table{{old, nil}}})
+	e.forgetDependents(old.ID)
 	return e.dropStore(cur.stores[old.ID])
 }
 

@@ -62,7 +62,11 @@ func (e *Engine) apply(ctx context.Context, t *schema.Table, m *data.Mutation, l
 	}
 	m.Table = t.ID
 	if deps := e.dependentsOf(t.ID); deps != nil {
-		return e.applyDerived(ctx, t, s, m, deps, locked)
+		// A copy goes to the dependents, so that m itself does not
+		// escape on the plain path (a caller's mutation may stay on its
+		// stack, as before derived tables existed).
+		mc := *m
+		return e.applyDerived(ctx, t, s, &mc, deps, locked)
 	}
 	return e.applyPlain(ctx, t, s, m)
 }

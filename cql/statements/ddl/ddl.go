@@ -7,6 +7,7 @@ import (
 	"maps"
 	"strings"
 
+	"github.com/minicass/minicass/cql/index"
 	"github.com/minicass/minicass/cql/plan"
 
 	"github.com/minicass/minicass/cql/expr"
@@ -126,11 +127,19 @@ func CompileDDL(s *plan.Compiler, stmt parser.Statement) (plan.Plan, error) {
 			return nil, err
 		}
 		return &ddlPlan{run: func(ctx context.Context, q *plan.Execution) (*query.Result, error) {
-			if t, ok := q.Env.Engine.Table(ks, name); ok {
-				if t.IsView() {
+			old, ok := q.Env.Engine.Table(ks, name)
+			if ok {
+				if old.IsIndexTable() {
+					// An index's table is not for CQL: as missing.
+					if st.IfExists {
+						return query.VoidResult(), nil
+					}
+					return nil, query.Invalidf("Table '%s.%s' doesn't exist", ks, name)
+				}
+				if old.IsView() {
 					return nil, query.Invalidf("Cannot use DROP TABLE on a materialized view. Please use DROP MATERIALIZED VIEW instead.")
 				}
-				if len(q.Env.Engine.ViewsOf(t)) > 0 {
+				if len(q.Env.Engine.ViewsOf(old)) > 0 {
 					// DropTableStatement's format has one %s for two
 					// arguments: the keyspace is all it prints.
 					return nil, query.Invalidf("Cannot drop a table when materialized views still depend on it (%s)", ks)
@@ -147,6 +156,14 @@ func CompileDDL(s *plan.Compiler, stmt parser.Statement) (plan.Plan, error) {
 					return nil, query.Invalidf("Table '%s.%s' doesn't exist", ks, name)
 				}
 				return nil, err
+			}
+			// The base table is gone: its indexes' tables go with it.
+			for i := range old.Indexes {
+				if index.IsBuiltin(&old.Indexes[i]) {
+					if err := index.Drop(q.Env.Engine, old, old.Indexes[i].Name); err != nil {
+						return nil, err
+					}
+				}
 			}
 			return schemaChange(wire.Dropped, wire.TargetTable, ks, name), nil
 		}}, nil
@@ -188,6 +205,19 @@ func CompileDDL(s *plan.Compiler, stmt parser.Statement) (plan.Plan, error) {
 			return nil, query.Invalidf("Cannot TRUNCATE materialized view directly; must truncate base table instead")
 		}
 		return &ddlPlan{run: func(ctx context.Context, q *plan.Execution) (*query.Result, error) {
+			// The indexes' tables first, as Cassandra truncates a table's
+			// indexes with it: a write racing with TRUNCATE can then leave
+			// an entry whose row is gone (which reads skip), never a row
+			// without its entry.
+			if tbl, ok := q.Env.Engine.Table(ks, name); ok {
+				for _, it := range q.Env.Engine.IndexTables(ks) {
+					if schema.OwnsTable(tbl.Name, it.Name) && it.Name != tbl.Name {
+						if err := q.Env.Engine.Truncate(ks, it.Name); err != nil {
+							return nil, err
+						}
+					}
+				}
+			}
 			if err := q.Env.Engine.Truncate(ks, name); err != nil {
 				return nil, err
 			}
@@ -435,6 +465,9 @@ func compileAlterTable(s *plan.Compiler, st *parser.AlterTable) (plan.Plan, erro
 	}
 	return &ddlPlan{run: func(ctx context.Context, q *plan.Execution) (*query.Result, error) {
 		old, ok := s.Env.Engine.Table(ks, name)
+		if ok && old.IsIndexTable() {
+			ok = false
+		}
 		if !ok {
 			if st.IfExists {
 				return query.VoidResult(), nil
@@ -574,6 +607,18 @@ func compileAlterTable(s *plan.Compiler, st *parser.AlterTable) (plan.Plan, erro
 		tbl.Indexes = old.Indexes
 		if err := q.Env.Engine.AlterTables(append([]*schema.Table{tbl}, changedViews...)...); err != nil {
 			return nil, err
+		}
+		// An index's table takes its base table's options (gc_grace_seconds,
+		// compaction, compression...), as Cassandra reloads an index's
+		// table from its base's parameters.
+		for _, it := range s.Env.Engine.IndexTables(ks) {
+			if schema.OwnsTable(name, it.Name) && it.Name != name {
+				nt := it.Clone()
+				nt.Options = opts
+				if err := s.Env.Engine.AlterTable(nt); err != nil {
+					return nil, err
+				}
+			}
 		}
 		return schemaChange(wire.Updated, wire.TargetTable, ks, name), nil
 	}}, nil
