@@ -44,10 +44,10 @@ import (
 
 // second is one second of the run.
 type second struct {
-	At        int     `json:"at"` // seconds since the load started
-	Ops       int64   `json:"ops"`
-	Errors    int64   `json:"errors"`
-	RSSBytes  int64   `json:"rss_bytes"`
+	At       int   `json:"at"` // seconds since the load started
+	Ops      int64 `json:"ops"`
+	Errors   int64 `json:"errors"`
+	RSSBytes int64 `json:"rss_bytes"`
 	// AnonBytes is the anonymous part of RSS (the heap and stacks), the
 	// rest being file pages mapped in (the commit log's mapped segments).
 	AnonBytes int64   `json:"rss_anon_bytes"`
