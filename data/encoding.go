@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 )
 
 // ErrCorrupt is returned (wrapped) when encoded rows or mutations cannot be
@@ -44,6 +45,26 @@ var ErrCorrupt = errors.New("data: corrupt encoding")
 // mutation.
 const MutationFormatVersion = 1
 
+// varintMin and varintMax are the encodings of math.MinInt64 and
+// math.MaxInt64 (ten bytes each), which every live deletion and every
+// value without expiry or deletion time carries: appendVarint copies them
+// instead of encoding them byte by byte.
+var (
+	varintMin = binary.AppendVarint(nil, math.MinInt64)
+	varintMax = binary.AppendVarint(nil, math.MaxInt64)
+)
+
+// appendVarint is binary.AppendVarint with the two extreme values copied.
+func appendVarint(b []byte, v int64) []byte {
+	switch v {
+	case math.MaxInt64:
+		return append(b, varintMax...)
+	case math.MinInt64:
+		return append(b, varintMin...)
+	}
+	return binary.AppendVarint(b, v)
+}
+
 func appendBytes(b, s []byte) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s)))
 	return append(b, s...)
@@ -59,8 +80,8 @@ func appendOptBytes(b, s []byte) []byte {
 
 // AppendDeletion appends the encoding of d to b.
 func AppendDeletion(b []byte, d DeletionTime) []byte {
-	b = binary.AppendVarint(b, d.MarkedForDeleteAt)
-	return binary.AppendVarint(b, d.LocalDeletionTime)
+	b = appendVarint(b, d.MarkedForDeleteAt)
+	return appendVarint(b, d.LocalDeletionTime)
 }
 
 // AppendCell appends the encoding of c to b.
@@ -68,18 +89,18 @@ func AppendCell(b []byte, c *Cell) []byte {
 	b = appendBytes(b, []byte(c.Column))
 	b = appendOptBytes(b, c.Path)
 	b = append(b, byte(c.Kind))
-	b = binary.AppendVarint(b, c.Timestamp)
+	b = appendVarint(b, c.Timestamp)
 	b = binary.AppendUvarint(b, uint64(uint32(c.TTL)))
-	b = binary.AppendVarint(b, c.LocalDeletionTime)
+	b = appendVarint(b, c.LocalDeletionTime)
 	return appendOptBytes(b, c.Value)
 }
 
 // AppendRow appends the encoding of r to b.
 func AppendRow(b []byte, r *Row) []byte {
 	b = appendBytes(b, r.Clustering)
-	b = binary.AppendVarint(b, r.Liveness.Timestamp)
+	b = appendVarint(b, r.Liveness.Timestamp)
 	b = binary.AppendUvarint(b, uint64(uint32(r.Liveness.TTL)))
-	b = binary.AppendVarint(b, r.Liveness.ExpiresAt)
+	b = appendVarint(b, r.Liveness.ExpiresAt)
 	b = AppendDeletion(b, r.Deletion)
 	b = binary.AppendUvarint(b, uint64(len(r.ColumnDeletions)))
 	for _, cd := range r.ColumnDeletions {
