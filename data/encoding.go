@@ -233,6 +233,17 @@ func (d *Decoder) Row() Row {
 // of one table one after the other allocates nothing per row. r's previous
 // cells are overwritten.
 func (d *Decoder) RowInto(r *Row, names *ColumnNames) {
+	if !d.c.failed {
+		if n := rowFast(d.c.Buf[d.c.Off:], r, names); n >= 0 {
+			d.c.Off += n
+			return
+		}
+	}
+	d.rowSlow(r, names)
+}
+
+// rowSlow is RowInto through the Cursor, which names what failed.
+func (d *Decoder) rowSlow(r *Row, names *ColumnNames) {
 	// Every field is assigned (not *r = Row{}: field by field is cheaper
 	// while the collector runs).
 	cells, cds := r.Cells[:0], r.ColumnDeletions[:0]
