@@ -2,6 +2,7 @@ package data
 
 import (
 	"encoding/binary"
+	"math"
 	"math/bits"
 )
 
@@ -90,6 +91,12 @@ func uvarint(b []byte) (uint64, int) {
 		return binary.Uvarint(b)
 	}
 	x := binary.LittleEndian.Uint64(b)
+	if x|1 == math.MaxUint64 && b[8] == 0xff && b[9] == 1 {
+		// The zig-zag forms of math.MinInt64 and math.MaxInt64 (live
+		// deletions, no expiry, no deletion time): eight bytes that are
+		// the value itself, then ff 01.
+		return x, 10
+	}
 	if m := ^x & 0x8080808080808080; m != 0 {
 		// The varint ends in byte n-1 (n <= 8): drop the bytes after it.
 		n := bits.TrailingZeros64(m)/8 + 1
@@ -158,7 +165,9 @@ func (c *Cursor) Bytes(what string) []byte { return c.Raw(c.Uvarint(what), what)
 // it guards allocations against corrupt counts.
 func (c *Cursor) Count(what string, minSize int) int {
 	n := c.Uvarint(what)
-	if !c.failed && n > uint64(c.Remaining()/minSize) {
+	// n*minSize > Remaining, without a division (n is at most a few
+	// bytes' worth once it is known not to exceed Remaining).
+	if rem := uint64(c.Remaining()); !c.failed && (n > rem || n*uint64(minSize) > rem) {
 		c.Fail(what)
 		return 0
 	}

@@ -57,7 +57,7 @@ func TestCursorKeepsFirstFailure(t *testing.T) {
 // truncation.
 func uvarintCases() [][]byte {
 	cases := [][]byte{nil, {0}, {0x80}, {0x80, 0}, {0xff, 0x01}}
-	for _, v := range []uint64{0, 1, 127, 128, 1<<56 - 1, 1 << 56, 1<<63 - 1, 1 << 63, math.MaxUint64, 1_700_000_000_000_000} {
+	for _, v := range []uint64{0, 1, 127, 128, 1<<56 - 1, 1 << 56, 1<<63 - 1, 1 << 63, math.MaxUint64 - 1, math.MaxUint64, 1_700_000_000_000_000} {
 		cases = append(cases, binary.AppendUvarint(nil, v), append(binary.AppendUvarint(nil, v), 1, 2, 3, 4, 5, 6, 7, 8, 9, 10))
 	}
 	over := bytes.Repeat([]byte{0xff}, 12)

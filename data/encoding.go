@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 )
 
 // ErrCorrupt is returned (wrapped) when encoded rows or mutations cannot be
@@ -53,6 +54,26 @@ const MutationFormatVersion = 1
 // encoded mutation group (AppendMutationGroup).
 const MutationGroupFormatVersion = 2
 
+// varintMin and varintMax are the encodings of math.MinInt64 and
+// math.MaxInt64 (ten bytes each), which every live deletion and every
+// value without expiry or deletion time carries: appendVarint copies them
+// instead of encoding them byte by byte.
+var (
+	varintMin = binary.AppendVarint(nil, math.MinInt64)
+	varintMax = binary.AppendVarint(nil, math.MaxInt64)
+)
+
+// appendVarint is binary.AppendVarint with the two extreme values copied.
+func appendVarint(b []byte, v int64) []byte {
+	switch v {
+	case math.MaxInt64:
+		return append(b, varintMax...)
+	case math.MinInt64:
+		return append(b, varintMin...)
+	}
+	return binary.AppendVarint(b, v)
+}
+
 func appendBytes(b, s []byte) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s)))
 	return append(b, s...)
@@ -68,8 +89,8 @@ func appendOptBytes(b, s []byte) []byte {
 
 // AppendDeletion appends the encoding of d to b.
 func AppendDeletion(b []byte, d DeletionTime) []byte {
-	b = binary.AppendVarint(b, d.MarkedForDeleteAt)
-	return binary.AppendVarint(b, d.LocalDeletionTime)
+	b = appendVarint(b, d.MarkedForDeleteAt)
+	return appendVarint(b, d.LocalDeletionTime)
 }
 
 // AppendCell appends the encoding of c to b.
@@ -77,18 +98,18 @@ func AppendCell(b []byte, c *Cell) []byte {
 	b = appendBytes(b, []byte(c.Column))
 	b = appendOptBytes(b, c.Path)
 	b = append(b, byte(c.Kind))
-	b = binary.AppendVarint(b, c.Timestamp)
+	b = appendVarint(b, c.Timestamp)
 	b = binary.AppendUvarint(b, uint64(uint32(c.TTL)))
-	b = binary.AppendVarint(b, c.LocalDeletionTime)
+	b = appendVarint(b, c.LocalDeletionTime)
 	return appendOptBytes(b, c.Value)
 }
 
 // AppendRow appends the encoding of r to b.
 func AppendRow(b []byte, r *Row) []byte {
 	b = appendBytes(b, r.Clustering)
-	b = binary.AppendVarint(b, r.Liveness.Timestamp)
+	b = appendVarint(b, r.Liveness.Timestamp)
 	b = binary.AppendUvarint(b, uint64(uint32(r.Liveness.TTL)))
-	b = binary.AppendVarint(b, r.Liveness.ExpiresAt)
+	b = appendVarint(b, r.Liveness.ExpiresAt)
 	b = AppendDeletion(b, r.Deletion)
 	b = binary.AppendUvarint(b, uint64(len(r.ColumnDeletions)))
 	for _, cd := range r.ColumnDeletions {
@@ -221,6 +242,17 @@ func (d *Decoder) Row() Row {
 // of one table one after the other allocates nothing per row. r's previous
 // cells are overwritten.
 func (d *Decoder) RowInto(r *Row, names *ColumnNames) {
+	if !d.c.failed {
+		if n := rowFast(d.c.Buf[d.c.Off:], r, names); n >= 0 {
+			d.c.Off += n
+			return
+		}
+	}
+	d.rowSlow(r, names)
+}
+
+// rowSlow is RowInto through the Cursor, which names what failed.
+func (d *Decoder) rowSlow(r *Row, names *ColumnNames) {
 	// Every field is assigned (not *r = Row{}: field by field is cheaper
 	// while the collector runs).
 	cells, cds := r.Cells[:0], r.ColumnDeletions[:0]

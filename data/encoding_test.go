@@ -1,7 +1,9 @@
 package data
 
 import (
+	"encoding/binary"
 	"errors"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -96,4 +98,12 @@ func FuzzDecodeMutations(f *testing.F) {
 		require.NoError(t, err)
 		assert.Equal(t, ms, again)
 	})
+}
+
+// TestAppendVarintMatchesBinary checks the copied encodings of the
+// extreme values against encoding/binary.
+func TestAppendVarintMatchesBinary(t *testing.T) {
+	for _, v := range []int64{math.MinInt64, math.MinInt64 + 1, -1, 0, 1, 1_700_000_000_000_000, math.MaxInt64 - 1, math.MaxInt64} {
+		require.Equal(t, binary.AppendVarint([]byte{7}, v), appendVarint([]byte{7}, v), "%d", v)
+	}
 }

@@ -18,3 +18,13 @@ func BenchmarkRowInto(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkAppendRow encodes the row BenchmarkRowInto decodes.
+func BenchmarkAppendRow(b *testing.B) {
+	r := Row{Clustering: []byte{0x04, 0x80, 0, 0, 1}, Liveness: LivenessInfo{Timestamp: 1_700_000_000_000_000, ExpiresAt: NoDeletionTime}, Deletion: LiveDeletion,
+		Cells: []Cell{{Column: "v", Timestamp: 1_700_000_000_000_000, LocalDeletionTime: NoDeletionTime, Value: []byte("0123456789abcdefghij")}}}
+	buf := make([]byte, 0, 256)
+	for b.Loop() {
+		buf = AppendRow(buf[:0], &r)
+	}
+}

@@ -733,6 +733,7 @@ func (c *compactor) ensureWriter() error {
 		ColumnIndexSize:     c.e.opts.ColumnIndexSize,
 		BloomFilterFPChance: t.Options.BloomFilterFPChance,
 		CommitLogUpperBound: c.upper,
+		ExpectedPartitions:  c.expectedPartitions(),
 	})
 	if err != nil {
 		return err
@@ -740,6 +741,25 @@ func (c *compactor) ensureWriter() error {
 	c.w, c.wGen, c.wBytes = w, gen, 0
 	c.wFile = sstable.FileName(gen, sstable.ComponentData)
 	return nil
+}
+
+// expectedPartitions estimates the partitions of an output SSTable: those
+// of the largest input read (the output holds at least as many when the
+// inputs overlap fully), bounded by the output size limit at the inputs'
+// average partition size.
+func (c *compactor) expectedPartitions() int {
+	var most, parts, size uint64
+	for _, in := range c.merge {
+		most = max(most, in.stats.Partitions)
+		parts += in.stats.Partitions
+		size += in.stats.DataSize
+	}
+	if parts > 0 && size > 0 {
+		if perFile := uint64(c.e.opts.MaxSSTableSize) / max(size/parts, 1); perFile < most {
+			most = perFile
+		}
+	}
+	return int(min(most, 1<<22))
 }
 
 // finishWriter completes the open output SSTable and opens its reader.

@@ -159,6 +159,7 @@ func (e *Engine) writeSSTableGen(s *tableStore, mt *memtableSource, t *schema.Ta
 		ColumnIndexSize:     e.opts.ColumnIndexSize,
 		BloomFilterFPChance: t.Options.BloomFilterFPChance,
 		CommitLogUpperBound: sstable.LogPosition{Segment: int64(mt.upper.Segment), Offset: mt.upper.Offset},
+		ExpectedPartitions:  mt.mt.Len(),
 	})
 	if err != nil {
 		return nil, err

@@ -55,6 +55,20 @@ func (h *Histogram) Add(v int64) {
 	h.Counts[i]++
 }
 
+// addNear counts v once, as Add, trying first the bucket *last (the one the
+// previous value went to, which the caller keeps): a writer's partitions
+// are mostly alike in size and cell count, so the search is rarely needed.
+func (h *Histogram) addNear(v int64, last *int) {
+	i := *last
+	if i >= 0 && i <= len(h.Offsets) && (i == len(h.Offsets) || v <= h.Offsets[i]) && (i == 0 || v > h.Offsets[i-1]) {
+		h.Counts[i]++
+		return
+	}
+	i, _ = slices.BinarySearch(h.Offsets, v)
+	*last = i
+	h.Counts[i]++
+}
+
 // Total returns the number of values counted.
 func (h *Histogram) Total() uint64 {
 	var n uint64

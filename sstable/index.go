@@ -412,15 +412,21 @@ func (r *Reader) Scan(tr data.TokenRange) data.PartitionIterator {
 }
 
 // ScanReuse is Scan for a caller that is done with each partition before it
-// asks for the next one, as a compaction is: the partition Next returns,
-// its row iterator (one per partition) and every row, key, static row and
-// range tombstone they return are valid only until the next call to Next.
-// The scan then recycles one Partition, one row iterator and its buffers for
-// every partition, and the rows read through the scan's own chunk cursor, so
-// that no chunk is decompressed twice.
+// asks for the next one, and with each row before it asks for the next row,
+// as a compaction is: the partition Next returns, its row iterator (one per
+// partition), its key, static row and range tombstones are valid only until
+// the next call to Next, and a row (with the bytes it references) only
+// until the row iterator's next call to Next. The scan then recycles one
+// Partition, one row iterator, their buffers and two chunk buffers for
+// every partition, and the rows read through the scan's own chunk cursor,
+// so that no chunk is decompressed twice and nothing is allocated per
+// partition or chunk.
 func (r *Reader) ScanReuse(tr data.TokenRange) data.PartitionIterator {
 	it := r.Scan(tr).(*scanIter)
 	it.reuse = true
+	it.cur.recycle = true
+	it.rows.keep = true
+	it.rows.scanSt = &it.st
 	return it
 }
 
@@ -441,6 +447,7 @@ type scanIter struct {
 	part    Partition
 	rows    rowIter
 	payload []byte
+	hdr     headerBufs
 }
 
 // Next returns the next partition in range.
@@ -507,27 +514,22 @@ func (it *scanIter) nextReused(payload []byte, at uint64) error {
 	// The previous partition is done with: its entry bytes, static row
 	// and range tombstones may be overwritten.
 	it.payload = append(it.payload[:0], payload...)
-	rts := it.part.rts[:0]
 	p := &it.part
-	*p = Partition{r: it.r}
+	p.r, p.static, p.staticPos, p.rts, p.stats, p.cur, p.spare, p.home = it.r, nil, 0, nil, ReadStats{}, nil, nil, nil
 	var err error
 	if p.e, err = it.r.decodeEntry(it.payload, at); err != nil {
 		return err
 	}
 	it.pst = ReadStats{}
-	err = it.r.loadPartition(p, it.cur, &it.pst)
+	err = it.r.loadPartitionInto(p, it.cur, &it.pst, &it.hdr)
 	it.st.Add(it.pst)
 	if err != nil {
 		return err
-	}
-	if len(p.rts) == 0 {
-		p.rts = rts
 	}
 	// The rows stream through the scan's cursor: they are read before the
 	// next header, which then finds their last chunk in place.
 	p.cur = it.cur
 	p.spare = &it.rows
-	it.rows.keep = true
 	it.p = p
 	return nil
 }

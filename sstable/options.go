@@ -32,6 +32,11 @@ type WriterOptions struct {
 	BloomFilterFPChance float64
 	// CommitLogUpperBound is recorded in Statistics.db for the engine.
 	CommitLogUpperBound LogPosition
+	// ExpectedPartitions, when positive, is how many partitions the
+	// writer expects (a flush's memtable count, a compaction's largest
+	// input): the bloom filter's key hashes are sized for it up front
+	// instead of growing. It changes nothing in the files.
+	ExpectedPartitions int
 }
 
 // EnsureDefaults fills in the defaults of unset fields.

@@ -51,23 +51,47 @@ type Partition struct {
 // loadPartition reads the header of the partition p.e through cur into
 // p, adding what it read to st, and sets p's stats to st.
 func (r *Reader) loadPartition(p *Partition, cur *chunkCursor, st *ReadStats) error {
+	return r.loadPartitionInto(p, cur, st, nil)
+}
+
+// loadPartitionInto is loadPartition for a reusing scan when hb is not
+// nil: the header is copied into hb's buffers (header bytes, static row,
+// range tombstones), which the next partition overwrites, instead of
+// being viewed in the chunk.
+func (r *Reader) loadPartitionInto(p *Partition, cur *chunkCursor, st *ReadStats, hb *headerBufs) error {
 	p.r = r
 	e := &p.e
 	prev := cur.st
 	cur.st = st
 	// The static row and range tombstones alias the header bytes: a view
 	// of the chunk holding them, which the cursor then never overwrites,
-	// or a copy when the header straddles chunks.
-	buf, err := cur.view(e.pos, e.pos+e.rowsOff)
+	// or a copy when the header straddles chunks (or is read into hb).
+	var buf []byte
+	var err error
+	if hb != nil {
+		buf, err = cur.readRange(hb.raw[:0], e.pos, e.pos+e.rowsOff)
+		hb.raw = buf
+	} else {
+		buf, err = cur.view(e.pos, e.pos+e.rowsOff)
+	}
 	cur.st = prev
 	p.stats = *st
 	if err != nil {
 		return err
 	}
-	return p.decodeHeader(buf)
+	return p.decodeHeader(buf, hb)
 }
 
-func (p *Partition) decodeHeader(buf []byte) error {
+// headerBufs are the buffers a reusing scan decodes partition headers
+// into, from partition to partition.
+type headerBufs struct {
+	raw    []byte
+	static data.Row
+	names  data.ColumnNames
+	rts    []data.RangeTombstone
+}
+
+func (p *Partition) decodeHeader(buf []byte, hb *headerBufs) error {
 	r, e := p.r, &p.e
 	d := &decoder{file: r.name(ComponentData), Cursor: data.Cursor{Buf: buf}}
 	token := d.Varint("token")
@@ -86,12 +110,18 @@ func (p *Partition) decodeHeader(buf []byte) error {
 		raw := d.Bytes("static row")
 		if d.Err() == nil {
 			dd := data.NewDecoder(raw)
-			row := dd.Row()
+			row := new(data.Row)
+			if hb != nil {
+				row = &hb.static
+				dd.RowInto(row, &hb.names)
+			} else {
+				dd.RowInto(row, nil)
+			}
 			if dd.Err() != nil || dd.Remaining() != 0 {
 				return r.dataErr(e.pos, dd.Err(), "bad static row")
 			}
 			row.Clustering = nil // see Static
-			p.static = &row
+			p.static = row
 		}
 	default:
 		d.Fail("static flag")
@@ -99,7 +129,14 @@ func (p *Partition) decodeHeader(buf []byte) error {
 	n := d.Count("range tombstones", 4)
 	if d.Err() == nil && n > 0 {
 		dd := data.NewDecoder(buf[d.Off:])
-		p.rts = make([]data.RangeTombstone, n)
+		if hb != nil && cap(hb.rts) >= n {
+			p.rts = hb.rts[:n]
+		} else {
+			p.rts = make([]data.RangeTombstone, n)
+			if hb != nil {
+				hb.rts = p.rts
+			}
+		}
 		for i := range p.rts {
 			p.rts[i] = dd.RangeTombstone()
 		}
@@ -183,15 +220,10 @@ func (p *Partition) Rows(slices data.Slices, reverse bool) data.RowIterator {
 	}
 	if it.keep {
 		// A reusing scan's iterator: keep the interned column names, the
-		// cell array and the scratch buffers from partition to partition.
-		names, cells, scratch := it.names, it.row.Cells[:0], it.scratch
-		*it = rowIter{p: p, slices: slices, reverse: reverse, keep: true}
-		it.names, it.scratch = names, scratch
-		if cap(cells) > len(it.cellBuf) {
-			it.row.Cells = cells
-		} else {
-			it.row.Cells = it.cellBuf[:0]
-		}
+		// cell and column-deletion arrays and the scratch buffers from
+		// partition to partition, and reset the rest field by field (a
+		// whole-struct assignment clears and copies the buffers too).
+		it.reset(p, slices, reverse)
 	} else {
 		*it = rowIter{p: p, slices: slices, reverse: reverse}
 		it.row.Cells = it.cellBuf[:0]
@@ -289,8 +321,27 @@ type rowIter struct {
 	done    bool
 	closed  bool
 	// keep marks the iterator of a reusing scan (ScanReuse), whose buffers
-	// survive from one partition to the next.
-	keep bool
+	// survive from one partition to the next; scanSt is then the scan's
+	// ReadStats, which Close adds to.
+	keep   bool
+	scanSt *ReadStats
+}
+
+// reset prepares a reusing scan's iterator (keep) for partition p: every
+// field as a fresh iterator has it, but the buffers kept.
+func (it *rowIter) reset(p *Partition, slices data.Slices, reverse bool) {
+	it.p, it.slices, it.reverse = p, slices, reverse
+	it.segs, it.seg = nil, 0
+	it.blockMode, it.lo, it.hi, it.nextBlock = false, 0, 0, 0
+	it.cur = nil
+	it.pos, it.end, it.sc = 0, 0, 0
+	it.offs, it.ownOffs, it.segStart, it.ri = nil, false, 0, 0
+	it.rowPos = 0
+	it.st = ReadStats{}
+	it.err, it.done, it.closed = nil, false, false
+	if it.row.Cells == nil {
+		it.row.Cells = it.cellBuf[:0]
+	}
 }
 
 // loadSegment reads the next segment; false at the end or on error.
@@ -528,7 +579,13 @@ func (it *rowIter) Close() error {
 	}
 	it.closed = true
 	it.p.stats.Add(it.st)
-	it.p.r.total.add(&it.st)
+	if it.scanSt != nil {
+		// A reusing scan's: the scan adds its total to the Reader's when
+		// it closes (one set of atomic adds per scan, not per partition).
+		it.scanSt.Add(it.st)
+	} else {
+		it.p.r.total.add(&it.st)
+	}
 	it.offs, it.ownOffs = nil, false
 	if !it.keep {
 		it.scratch = [2][]byte{}

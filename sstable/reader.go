@@ -472,6 +472,11 @@ type chunkCursor struct {
 	own [2]bool
 	mru int // the slot used last
 	st  *ReadStats
+	// recycle (a reusing scan's cursor) keeps the buffers the cursor's own
+	// even when rows alias them: its caller is done with a row two chunk
+	// reads later, so the buffers are decompressed into again and a scan
+	// allocates no buffer per chunk.
+	recycle bool
 }
 
 func (r *Reader) newCursor(st *ReadStats, fill bool) *chunkCursor {
@@ -522,6 +527,9 @@ func (c *chunkCursor) chunk(i int) ([]byte, error) {
 // giveAway marks the buffer holding chunk i as no longer the cursor's to
 // overwrite: a row returned to the caller aliases it.
 func (c *chunkCursor) giveAway(i int) {
+	if c.recycle {
+		return
+	}
 	for s := range c.idx {
 		if c.idx[s] == i {
 			c.own[s] = false

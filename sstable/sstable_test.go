@@ -719,3 +719,28 @@ func TestTOCNeverTorn(t *testing.T) {
 		require.NoError(t, r.Close())
 	}
 }
+
+// TestHistogramAddNear checks that addNear counts every value in the
+// bucket Add chooses, whatever bucket it is told to try first.
+func TestHistogramAddNear(t *testing.T) {
+	rng := rand.New(rand.NewSource(seed(t)))
+	want, got := NewHistogram(CellCountBuckets), NewHistogram(CellCountBuckets)
+	last := 0
+	for range 10000 {
+		var v int64
+		switch rng.Intn(4) {
+		case 0:
+			v = rng.Int63()
+		case 1:
+			v = int64(rng.Intn(3)) - 1
+		default:
+			v = int64(rng.Intn(5000))
+		}
+		if rng.Intn(50) == 0 {
+			last = rng.Intn(len(got.Counts)+4) - 2
+		}
+		want.Add(v)
+		got.addNear(v, &last)
+	}
+	require.Equal(t, want.Counts, got.Counts)
+}

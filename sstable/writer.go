@@ -66,6 +66,9 @@ type Writer struct {
 	rowBuf        []byte
 	blockOffs     []uint32
 	hasPartitions bool
+	// sizeBucket and cellBucket are the histogram buckets of the last
+	// partition (Histogram.addNear).
+	sizeBucket, cellBucket int
 
 	// Current partition.
 	inPartition bool
@@ -105,7 +108,7 @@ func NewWriter(fs vfs.FS, dir string, gen int, opts WriterOptions) (*Writer, err
 	w := &Writer{fs: fs, dir: dir, gen: gen, opts: opts, stats: newStats()}
 	w.chunk = make([]byte, 0, opts.Compression.ChunkLength)
 	w.indexOut = make([]byte, 0, 2*indexFlushSize)
-	w.keyHashes = make([][2]uint64, 0, 1024)
+	w.keyHashes = make([][2]uint64, 0, min(max(opts.ExpectedPartitions, 1024), 1<<22))
 	var err error
 	if w.data, err = w.create(ComponentData); err != nil {
 		return nil, err
@@ -258,15 +261,16 @@ func (w *Writer) AddRow(r *data.Row) error {
 		w.blocks = append(w.blocks, blockInfo{First: w.arena[start:len(w.arena):len(w.arena)], Offset: w.pos - w.partStart})
 	}
 	// A row record is uvarint(len(row)) followed by the row: encode the
-	// row, append its length after it, and write the two pieces in order.
-	b := data.AppendRow(w.scratch[:0], r)
-	n := len(b)
-	b = binary.AppendUvarint(b, uint64(n))
+	// row after room for the longest length, put the length right before
+	// it, and write the record in one piece.
+	const room = binary.MaxVarintLen64
+	b := data.AppendRow(append(w.scratch[:0], make([]byte, room)...), r)
+	n := len(b) - room
+	var lb [binary.MaxVarintLen64]byte
+	ln := binary.PutUvarint(lb[:], uint64(n))
+	copy(b[room-ln:], lb[:ln])
 	w.scratch = b
-	if err := w.writeStream(b[n:]); err != nil {
-		return err
-	}
-	if err := w.writeStream(b[:n]); err != nil {
+	if err := w.writeStream(b[room-ln:]); err != nil {
 		return err
 	}
 	w.lastClust = append(w.lastClust[:0], r.Clustering...)
@@ -358,14 +362,20 @@ func (w *Writer) EndPartition() error {
 	w.lastToken = w.token
 	w.lastKey = append(w.lastKey[:0], w.key...)
 	w.stats.Partitions++
-	w.stats.PartitionSizes.Add(int64(partLen))
-	w.stats.CellCounts.Add(w.partCells)
+	w.stats.PartitionSizes.addNear(int64(partLen), &w.sizeBucket)
+	w.stats.CellCounts.addNear(w.partCells, &w.cellBucket)
 	return nil
 }
 
 // writeStream appends b to the uncompressed data stream, compressing each
 // chunk as it fills.
 func (w *Writer) writeStream(b []byte) error {
+	if len(w.chunk)+len(b) < cap(w.chunk) {
+		// Room in the chunk, and it does not fill: the common case.
+		w.chunk = append(w.chunk, b...)
+		w.pos += uint64(len(b))
+		return nil
+	}
 	for len(b) > 0 {
 		n := min(len(b), cap(w.chunk)-len(w.chunk))
 		w.chunk = append(w.chunk, b[:n]...)
