@@ -100,6 +100,10 @@ func (w *tupleValues) Eval(q *query.Execution) ([][][]byte, error) {
 	}
 	switch {
 	case w.marker != nil:
+		if v, err := w.marker.Eval(q); err == nil && v.Unset {
+			// The marker of IN ? stands for the list: its receiver is in(...).
+			return nil, query.Invalidf("Invalid unset value for in%s", tupleName(w.cols))
+		}
 		b, err := evalWholeTuple(q, w.marker, w.cols)
 		if err != nil {
 			return nil, err
@@ -135,7 +139,8 @@ func (w *tupleValues) Eval(q *query.Execution) ([][][]byte, error) {
 					return nil, err
 				}
 				if v.Unset {
-					return nil, query.Invalidf("Invalid unset value for column %s", w.cols[i].Name)
+					// Tuples.DelayedValue: an element of a tuple literal.
+					return nil, query.Invalidf("Invalid unset value for tuple field number %d", i)
 				}
 				vals[i] = v.Bytes
 			}
@@ -220,6 +225,10 @@ func (b *sliceBound) Eval(q *query.Execution) ([][]byte, error) {
 			return nil, err
 		}
 		if v.Unset {
+			if b.multi {
+				// Tuples.DelayedValue: an element of a tuple literal.
+				return nil, query.Invalidf("Invalid unset value for tuple field number %d", i)
+			}
 			return nil, query.Invalidf("Invalid unset value for column %s", b.cols[i].Name)
 		}
 		if v.Bytes == nil {
@@ -466,6 +475,18 @@ func indexFor(tbl *schema.Table, f rowFilter) *schema.Index {
 		col = f.col
 		ok = func(ix *schema.Index) bool { return ix.Target == schema.IndexSimple || ix.Target == schema.IndexFull }
 	case *ckPartFilter:
+		if tv := f.part.tuple; tv != nil && !tv.in && len(tv.tuples)+len(tv.whole) == 1 {
+			// A multi-column EQ is supported by an index on any of its
+			// columns (MultiColumnRestriction.EQRestriction).
+			for _, c := range tv.cols {
+				for i := range tbl.Indexes {
+					if ix := &tbl.Indexes[i]; ix.Column == c.Name && (ix.Target == schema.IndexSimple || ix.Target == schema.IndexFull) {
+						return ix
+					}
+				}
+			}
+			return nil
+		}
 		if f.part.Single == nil || !f.part.Single.IsSingle() {
 			return nil
 		}
@@ -608,7 +629,17 @@ func analyzeWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation
 	if w.CkRestricted && w.isKeyRange() && !allowFiltering {
 		return nil, indexable(query.Invalidf(filteringMsg))
 	}
-	// Parts past the usable prefix become row filters.
+	// Parts past the usable prefix become row filters; a multi-column
+	// slice or IN cannot (MultiColumnRestriction.SliceRestriction and
+	// INRestriction.addRowFilterTo).
+	for _, p := range w.Parts[w.Prefix:] {
+		if p.multi && p.IsSlice() {
+			return nil, query.Invalidf("Multi-column slice restrictions cannot be used for filtering.")
+		}
+		if p.tuple != nil && p.tuple.in && len(p.tuple.cols) > 1 {
+			return nil, query.Invalidf("Multicolumn IN filters are not supported")
+		}
+	}
 	for _, p := range w.Parts[w.Prefix:] {
 		w.Filters = append(w.Filters, &ckPartFilter{tbl: tbl, part: p})
 	}
@@ -941,6 +972,11 @@ func (w *WhereClause) addCkSingle(col *schema.Column, vals *WhereValues, bound *
 
 func addTupleRelation(c *expr.CompileCtx, w *WhereClause, r *parser.TupleRelation) error {
 	tbl := w.Tbl
+	if r.Op == parser.OpNeq {
+		// Relation.toRestriction refuses the operator before it looks at
+		// the columns.
+		return query.Invalidf("Unsupported \"!=\" relation: %s", r)
+	}
 	cols := make([]*schema.Column, len(r.Columns))
 	for i, id := range r.Columns {
 		col := tbl.Column(string(id))
