@@ -1077,6 +1077,17 @@ func addTupleRelation(c *expr.CompileCtx, w *WhereClause, r *parser.TupleRelatio
 			if p := w.partAt(col.Position); p != nil {
 				prev = p
 				if !p.IsSlice() {
+					if p.multi {
+						// MultiColumnRestriction.EQRestriction and
+						// INRestriction.doMergeWith name the columns in common.
+						var common []string
+						for _, c := range cols {
+							if w.partAt(c.Position) == p {
+								common = append(common, c.Name)
+							}
+						}
+						return mergeEqError(strings.Join(common, ", "), p.isIn())
+					}
 					return query.Invalidf("Column \"%s\" cannot be restricted by both an equality and an inequality relation", col.Name)
 				}
 				if !p.multi {
