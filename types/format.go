@@ -434,9 +434,10 @@ func AppendJSON(dst []byte, t Type, b []byte) []byte {
 	case Date:
 		return appendJSONString(dst, decodeDate(b).ISOString())
 	case Inet:
-		if len(b) == 16 {
+		mapped := len(b) == 16 && netip.AddrFrom16([16]byte(b)).Is4In6()
+		if len(b) == 16 && !mapped {
 			// InetAddress.getHostAddress: eight groups in hex, none
-			// elided.
+			// elided (an IPv4-mapped address is read as IPv4).
 			var sb strings.Builder
 			for i := 0; i < 16; i += 2 {
 				if i > 0 {
@@ -445,6 +446,9 @@ func AppendJSON(dst []byte, t Type, b []byte) []byte {
 				sb.WriteString(strconv.FormatUint(uint64(binary.BigEndian.Uint16(b[i:])), 16))
 			}
 			return appendJSONString(dst, sb.String())
+		}
+		if mapped {
+			return appendJSONString(dst, netip.AddrFrom16([16]byte(b)).Unmap().String())
 		}
 	}
 	// uuid, timeuuid, inet, time, duration, blob.

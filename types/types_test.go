@@ -238,6 +238,8 @@ func TestAppendJSON(t *testing.T) {
 		assert.Equal(t, c.want, string(AppendJSON(nil, ty, b)), "%s %s", c.ty, c.lit)
 	}
 	assert.Equal(t, "null", string(AppendJSON(nil, TextType, nil)))
+	mapped := []byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 1, 2, 3, 4}
+	assert.Equal(t, `"1.2.3.4"`, string(AppendJSON(nil, InetType, mapped)), "an IPv4-mapped address reads as IPv4")
 }
 
 func TestParseLiteralErrors(t *testing.T) {
