@@ -363,3 +363,42 @@ func BenchmarkQueryPoint(b *testing.B) {
 		i++
 	}
 }
+
+// BenchmarkOpenToFirstWrite measures what a test pays to start: an in-memory
+// DB opened, a keyspace and a table created, one row written, the DB closed
+// (issue 19's start-up figure).
+func BenchmarkOpenToFirstWrite(b *testing.B) {
+	benchOpenToFirstWrite(b, func() Options { return Options{} })
+}
+
+// BenchmarkOpenDirToFirstWrite is BenchmarkOpenToFirstWrite with a data
+// directory: a fresh one each time (schema file, commit log, system tables on
+// disk), the DB closed at the end.
+func BenchmarkOpenDirToFirstWrite(b *testing.B) {
+	benchOpenToFirstWrite(b, func() Options { return Options{Dir: b.TempDir()} })
+}
+
+func benchOpenToFirstWrite(b *testing.B, opts func() Options) {
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		db, err := Open(opts())
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, q := range []string{
+			`CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`,
+			`CREATE TABLE ks.t (k int, c int, v text, PRIMARY KEY (k, c))`,
+		} {
+			if err := db.Exec(ctx, q); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := db.Exec(ctx, "INSERT INTO ks.t (k, c, v) VALUES (?, ?, ?)", 1, 2, "value"); err != nil {
+			b.Fatal(err)
+		}
+		if err := db.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

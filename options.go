@@ -51,6 +51,11 @@ type Options struct {
 	// statements the node keeps, shared by every session and connection,
 	// as Cassandra's prepared_statements_cache_size (default 10 MiB).
 	PreparedStatementsCacheSize int64
+	// MaterializedViewsEnabled allows CREATE MATERIALIZED VIEW, as
+	// Cassandra's materialized_views_enabled. False (the default, as in
+	// Cassandra 4.1) refuses it with Cassandra's text; views created before
+	// keep being maintained either way.
+	MaterializedViewsEnabled bool
 	// From, when set, is the state an in-memory DB opens in: a Snapshot,
 	// of this process's DBs (Restore at Open, without first creating the
 	// system keyspaces, which the snapshot holds). Nil (the default) opens
@@ -67,6 +72,10 @@ type Options struct {
 	// CommitLogSegmentSize is the size of a commit-log segment file
 	// (default 32 MiB).
 	CommitLogSegmentSize int64
+	// CommitLogTotalSpace bounds the commit log's files, as Cassandra's
+	// commitlog_total_space: past it, the tables holding the oldest
+	// segments are flushed so the segments can go (default 8192 MiB).
+	CommitLogTotalSpace int64
 	// MemtableSize is the size, in bytes, above which a table's memtable is
 	// flushed to an SSTable (default 64 MiB).
 	MemtableSize int64
@@ -105,7 +114,8 @@ func (o *Options) engineOptions() engine.Options {
 	eo := engine.Options{
 		Dir: o.Dir, FS: o.FS, Logger: o.Logger,
 		CommitLogSync: o.CommitLogSync, CommitLogSyncPeriod: o.CommitLogSyncPeriod, CommitLogSegmentSize: o.CommitLogSegmentSize,
-		MemtableSize: o.MemtableSize, MemtableHardLimit: o.MemtableHardLimit, FlushWorkers: o.FlushWorkers,
+		CommitLogTotalSpace: o.CommitLogTotalSpace,
+		MemtableSize:        o.MemtableSize, MemtableHardLimit: o.MemtableHardLimit, FlushWorkers: o.FlushWorkers,
 		ColumnIndexSize:             o.ColumnIndexSize,
 		IgnoreCommitLogReplayErrors: o.IgnoreCommitLogReplayErrors, AllowMissingSchema: o.AllowMissingSchema,
 		BlockCacheSize: o.BlockCacheSize, KeyCacheSize: o.KeyCacheSize, CompactionThroughput: o.CompactionThroughput,

@@ -72,7 +72,9 @@
 // cassandra.commitlog.ignorereplayerrors) it logs the damaged range and
 // goes on at the next valid entry (or the next segment, for a bad header).
 // A last segment shorter than a header, or whose header bytes are all zero,
-// is a torn (empty) segment.
+// is a torn (empty) segment. Zero bytes from an entry's start to the end of
+// the last segment are the unused preallocated space of a mapped segment
+// (below), the end of its data, and are not logged.
 //
 // Cassandra tells the two apart the same way: it replays a section only
 // once its sync marker is written, and tolerates errors only in the last
@@ -103,4 +105,18 @@
 //
 // A segment is synced before the next one is created, so every segment but
 // the last is always complete on disk.
+//
+// # Mapped segments
+//
+// On Linux, a segment of the operating system's filesystem is preallocated
+// to SegmentSize (fallocate, so that no write can fail for want of space)
+// and mapped into memory, shared, as Cassandra's memory-mapped segments
+// are: an append is a copy into the page cache, with no system call, and a
+// killed process loses nothing it appended (only a machine's crash loses
+// what no sync covered, as with write). A sync is an msync of the written
+// range. When a segment is closed (rotation, Close) the file is cut to the
+// bytes written and its size synced before the next segment is created, so
+// only the last segment can end in preallocated zero bytes, after a crash.
+// Files of the in-memory and fault-injecting filesystems (vfs.MapFile says
+// which) are written with write, as before.
 package commitlog

@@ -48,6 +48,13 @@ func Dump(w io.Writer, fsys vfs.FS, dir string) error {
 		}
 		for off := headerSize; off < len(data); {
 			payload, marker, next, reason := readEntry(data, off, id, version)
+			if reason != "" && last && allZero(data[off:]) {
+				_, err = fmt.Fprintf(w, "  %d: preallocated space, %d zero bytes\n", off, len(data)-off)
+				if err != nil {
+					return err
+				}
+				break
+			}
 			if reason != "" {
 				state := "corrupt"
 				at, _, ok := validAfter(data, off, id, version)

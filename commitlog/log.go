@@ -45,11 +45,53 @@ type Log struct {
 
 // segment is the segment being appended to.
 type segment struct {
-	id   uint64
-	f    vfs.File
+	id uint64
+	f  vfs.File
+	// m is the segment's preallocated space mapped into memory, nil when
+	// the file cannot be mapped (an in-memory or fault-injecting FS):
+	// records are then written with f.Write.
+	m    *vfs.Mapping
 	size int64
 	// recEnd is the offset after the last record.
 	recEnd int64
+}
+
+// write appends b at the segment's end (it does not move size). Appending
+// to a mapped segment is a copy into the page cache, with no system call,
+// as Cassandra's memory-mapped segments are written.
+func (s *segment) write(b []byte) error {
+	if s.m == nil {
+		_, err := s.f.Write(b)
+		return err
+	}
+	space := s.m.Bytes()
+	if s.size+int64(len(b)) > int64(len(space)) {
+		return fmt.Errorf("commit log: %d bytes do not fit at offset %d of a %d-byte segment", len(b), s.size, len(space))
+	}
+	copy(space[s.size:], b)
+	return nil
+}
+
+// sync makes the first end bytes of the segment durable.
+func (s *segment) sync(end int64) error {
+	if s.m == nil {
+		return s.f.Sync()
+	}
+	return s.m.Sync(0, end)
+}
+
+// unmap ends the mapping of a mapped segment, cutting the file to the bytes
+// written, and syncs the file's new size unless durable is false.
+func (s *segment) unmap(durable bool) error {
+	if s.m == nil {
+		return nil
+	}
+	err := s.m.Close(s.size)
+	s.m = nil
+	if err == nil && durable {
+		err = s.f.Sync()
+	}
+	return err
 }
 
 // SegmentInfo describes one segment file.
@@ -142,8 +184,13 @@ func (l *Log) repairLast(ids []uint64) ([]uint64, error) {
 	if end == len(data) {
 		return ids, nil
 	}
-	l.opts.Logger.Warn("commit log: cutting a torn tail (an incomplete write at the end of the last segment, never acknowledged as synced)",
-		"file", name, "offset", end, "size", len(data)-end)
+	if allZero(data[end:]) {
+		l.opts.Logger.Info("commit log: cutting the unused preallocated space of the last segment",
+			"file", name, "offset", end, "size", len(data)-end)
+	} else {
+		l.opts.Logger.Warn("commit log: cutting a torn tail (an incomplete write at the end of the last segment, never acknowledged as synced)",
+			"file", name, "offset", end, "size", len(data)-end)
+	}
 	tmp := name + ".tmp"
 	f, err := l.fs.Create(tmp)
 	if err != nil {
@@ -173,11 +220,24 @@ func (l *Log) createSegment(id uint64) (*segment, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := f.Write(appendHeader(nil, id)); err != nil {
+	s := &segment{id: id, f: f}
+	if s.m, _, err = vfs.MapFile(f, l.opts.SegmentSize); err != nil {
 		f.Close()
 		return nil, err
 	}
+	if err := s.write(appendHeader(nil, id)); err != nil {
+		f.Close()
+		return nil, err
+	}
+	s.size, s.recEnd = headerSize, headerSize
 	if l.opts.SyncMode != SyncNone {
+		if s.m != nil {
+			if err := s.m.Sync(0, headerSize); err != nil {
+				f.Close()
+				return nil, err
+			}
+		}
+		// The file (and, mapped, its preallocated size) made durable.
 		if err := f.Sync(); err != nil {
 			f.Close()
 			return nil, err
@@ -188,7 +248,7 @@ func (l *Log) createSegment(id uint64) (*segment, error) {
 		}
 	}
 	l.unmarked = false
-	return &segment{id: id, f: f, size: headerSize, recEnd: headerSize}, nil
+	return s, nil
 }
 
 // Replay calls fn for every record of the segments that existed when the
@@ -226,6 +286,13 @@ func (l *Log) Append(payload []byte) (Position, error) {
 		return Position{}, fmt.Errorf("%w: %d bytes, maximum %d", ErrRecordTooLarge, len(payload), l.opts.MaxRecordSize)
 	}
 	need := int64(recordHeaderSize + len(payload))
+	rotated := false
+	defer func() {
+		// Runs after the unlock below (deferred calls run last first).
+		if rotated && l.opts.OnRotate != nil {
+			l.opts.OnRotate()
+		}
+	}()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for {
@@ -246,10 +313,11 @@ func (l *Log) Append(payload []byte) (Position, error) {
 		if err := l.rotate(); err != nil {
 			return Position{}, l.fail(err)
 		}
+		rotated = true
 	}
 	pos := Position{Segment: l.active.id, Offset: l.active.size}
 	l.buf = appendRecord(l.buf[:0], payload)
-	_, err := l.active.f.Write(l.buf)
+	err := l.active.write(l.buf)
 	if cap(l.buf) > 1<<20 {
 		l.buf = nil
 	}
@@ -300,9 +368,9 @@ func (l *Log) waitSynced(seq uint64) error {
 			return l.fail(err)
 		}
 		l.syncing = true
-		target, f := l.written, l.active.f
+		target, seg, end := l.written, l.active, l.active.size
 		l.mu.Unlock()
-		err := f.Sync()
+		err := seg.sync(end)
 		l.mu.Lock()
 		l.syncing = false
 		l.cond.Broadcast()
@@ -324,7 +392,7 @@ func (l *Log) mark() error {
 		return nil
 	}
 	l.buf = appendSyncMarker(l.buf[:0], l.active.id, l.active.size)
-	if _, err := l.active.f.Write(l.buf); err != nil {
+	if err := l.active.write(l.buf); err != nil {
 		return err
 	}
 	l.active.size += syncMarkerSize
@@ -339,10 +407,17 @@ func (l *Log) rotate() error {
 	if err := l.mark(); err != nil {
 		return err
 	}
-	if l.opts.SyncMode != SyncNone {
-		if err := old.f.Sync(); err != nil {
+	durable := l.opts.SyncMode != SyncNone
+	if durable {
+		if err := old.sync(old.size); err != nil {
 			return err
 		}
+	}
+	// A mapped segment is cut to what was written, durably, before the
+	// next one exists: only the last segment can end in preallocated
+	// space (see the package comment).
+	if err := old.unmap(durable); err != nil {
+		return err
 	}
 	l.synced = l.written
 	l.lastSync = l.opts.Now()
@@ -474,14 +549,18 @@ func (l *Log) Close() error {
 			errs = append(errs, l.fail(err))
 		}
 	}
-	if l.err == nil && l.opts.SyncMode != SyncNone {
-		if err := l.active.f.Sync(); err != nil {
+	durable := l.opts.SyncMode != SyncNone
+	if l.err == nil && durable {
+		if err := l.active.sync(l.active.size); err != nil {
 			errs = append(errs, l.fail(err))
 		} else {
 			l.synced = l.written
 		}
 	}
 	l.cond.Broadcast()
+	if err := l.active.unmap(durable && l.err == nil); err != nil {
+		errs = append(errs, err)
+	}
 	if err := l.active.f.Close(); err != nil {
 		errs = append(errs, err)
 	}

@@ -480,3 +480,25 @@ func TestPeriodicSyncBehindBlocksAppend(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, rs, 3)
 }
+
+// TestOnRotate checks that OnRotate is called once per new segment, after
+// the log's lock is released (the hook may call Segments).
+func TestOnRotate(t *testing.T) {
+	mem := vfs.NewMem()
+	var calls []int
+	var l *Log
+	l, err := Open(mem, "log", Options{SegmentSize: 4096, OnRotate: func() { calls = append(calls, len(l.Segments())) }})
+	require.NoError(t, err)
+	defer l.Close()
+	payload := make([]byte, 1000)
+	for range 12 {
+		_, err := l.Append(payload)
+		require.NoError(t, err)
+	}
+	segs := l.Segments()
+	require.Greater(t, len(segs), 2)
+	require.Len(t, calls, len(segs)-1, "one call per new segment")
+	for i, n := range calls {
+		assert.Equal(t, i+2, n, "called once segment %d exists", i+2)
+	}
+}

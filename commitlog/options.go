@@ -81,6 +81,13 @@ type Options struct {
 	// it, instead of failing with a *CorruptionError, as Cassandra's
 	// -Dcassandra.commitlog.ignorereplayerrors=true. See ReplayOptions.
 	IgnoreReplayErrors bool
+	// OnRotate, if set, is called after the log moved to a new segment,
+	// by the goroutine whose Append rotated, once the log's lock is
+	// released. It must not call Append (the caller may hold locks of its
+	// own around Append); Segments and Tail are fine. The engine uses it
+	// to flush the tables that hold old segments when the log passes its
+	// total space.
+	OnRotate func()
 }
 
 func (o *Options) replayOptions() ReplayOptions {

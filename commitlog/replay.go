@@ -165,6 +165,12 @@ func (r *replayer) scanSegment(id uint64, last, quiet bool,
 	off := headerSize
 	for off < len(data) {
 		payload, marker, next, reason := readEntry(data, off, id, version)
+		if reason != "" && last && allZero(data[off:]) {
+			// The unused preallocated space of a mapped segment that was
+			// never cut to its size (the process or machine stopped): not
+			// a write, torn or otherwise.
+			return data, off, nil
+		}
 		if reason != "" {
 			at, marked, ok := validAfter(data, off, id, version)
 			switch {

@@ -191,6 +191,9 @@ func (e *Engine) compact(ctx context.Context, s *tableStore, inputs []*sstableSo
 	for i, in := range inputs {
 		gens[i] = in.r.Gen()
 	}
+	if err := e.ensureDir(s); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrCompaction, s.name, err)
+	}
 	txn, err := createTxn(e.fs, s.dir, s.allocGen(), gens)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: transaction log: %w", ErrCompaction, s.name, err)

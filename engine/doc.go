@@ -27,6 +27,18 @@
 // time.Now. LockPartition serializes read-modify-write sequences
 // (lightweight transactions); plain writes do not take it.
 //
+// # Derived tables
+//
+// A table with dependents (AddDependent: a secondary index's table, a
+// materialized view) is written under its partition's lock with a read of
+// the base rows the mutation touches, before and after; each Dependent
+// returns mutations of its derived table, and the base mutation and those
+// are logged as one commit-log record (a mutation group) and applied
+// together. Replay applies each member to its table and derives nothing
+// again. Writes to tables without dependents are unchanged: no lock, no
+// read. ApplyLocked is Apply for a caller that holds the partition lock.
+// See derived.go.
+//
 // # Snapshots
 //
 // Snapshot freezes an in-memory engine's schema and data without copying a
@@ -130,7 +142,8 @@
 //	DIR/schema/schema-<n>.db             the schema and truncation records (schemafile.go)
 //	DIR/commitlog/CommitLog-<n>.log      commit-log segments (package commitlog)
 //	DIR/data/<keyspace>/<table>-<id>/    the table's SSTables, xa-<gen>-big-<Component>
-//	                                     (package sstable); <id> is the table id in 32 hex digits
+//	                                     (package sstable); <id> is the table id in 32 hex digits;
+//	                                     made with the table's first SSTable, not at CREATE TABLE
 //	  compaction-<n>.txn                 a compaction's log while it runs (txnlog.go)
 //	  flush-<gen>.txn                    a flush's log while it writes SSTable <gen>
 //	DIR/compaction_history.json          the compaction history, one JSON record a line

@@ -81,6 +81,7 @@ func (e *Engine) openStorage() error {
 		}
 		st.setVersion(st.fullSum())
 		e.state.Store(st)
+		e.syncViewDependents()
 	}
 	if err := e.removeOrphans(); err != nil {
 		return err
@@ -89,7 +90,9 @@ func (e *Engine) openStorage() error {
 	if err := e.reserveSegmentIDs(logDir); err != nil {
 		return err
 	}
-	log, err := commitlog.Open(fsys, logDir, e.opts.commitLogOptions())
+	co := e.opts.commitLogOptions()
+	co.OnRotate = e.onLogRotate
+	log, err := commitlog.Open(fsys, logDir, co)
 	if err != nil {
 		return wrapCorruption(err)
 	}
@@ -186,9 +189,13 @@ func (e *Engine) tableDir(t *schema.Table) string {
 func (e *Engine) openTableStore(t *schema.Table) (*tableStore, error) {
 	dir := e.tableDir(t)
 	s := newTableStore(t, dir)
-	if err := e.fs.MkdirAll(dir, 0o755); err != nil {
+	if _, err := e.fs.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		// Never flushed: nothing on disk (see tableStore.dir).
+		return s, nil
+	} else if err != nil {
 		return s, err
 	}
+	s.dirMade.Store(true)
 	// Finish or roll back the compactions a crash interrupted, before the
 	// SSTables are listed (see txnlog.go).
 	if _, err := replayTxns(e.fs, dir); err != nil {
@@ -406,9 +413,13 @@ func (e *Engine) replay() error {
 	}
 	var replayed, skipped int
 	err := e.log.Replay(func(pos commitlog.Position, payload []byte) error {
-		m, err := data.DecodeMutation(bytes.Clone(payload))
+		ms, err := data.DecodeMutations(bytes.Clone(payload))
 		if err == nil {
-			err = validateMutation(m)
+			for _, m := range ms {
+				if err = validateMutation(m); err != nil {
+					break
+				}
+			}
 		}
 		if err != nil {
 			if e.opts.IgnoreCommitLogReplayErrors {
@@ -423,15 +434,20 @@ func (e *Engine) replay() error {
 			}
 			return fmt.Errorf("%w: commit log record at %v (%s): %w", ErrCorruption, pos, commitlog.SegmentFileName(pos.Segment), err)
 		}
-		s, ok := st.stores[m.Table]
-		if !ok || pos.Compare(skip[m.Table]) < 0 {
-			skipped++
-			return nil
+		// A group (a base write and its derived mutations) applies each
+		// member to its own table, skipped where that table's SSTables
+		// already hold it: nothing is derived again.
+		for _, m := range ms {
+			s, ok := st.stores[m.Table]
+			if !ok || pos.Compare(skip[m.Table]) < 0 {
+				skipped++
+				continue
+			}
+			n := s.active.mt.Apply(Token(m.Key), m)
+			s.active.notePos(pos)
+			e.mem.Add(int64(n))
+			replayed++
 		}
-		n := s.active.mt.Apply(Token(m.Key), m)
-		s.active.notePos(pos)
-		e.mem.Add(int64(n))
-		replayed++
 		return nil
 	})
 	if err != nil {
@@ -471,4 +487,17 @@ func (e *Engine) logTail() commitlog.Position {
 		return commitlog.Position{}
 	}
 	return e.log.Tail()
+}
+
+// ensureDir creates the directory of s's SSTables unless it exists, before
+// the first SSTable or transaction log of the table is written there.
+func (e *Engine) ensureDir(s *tableStore) error {
+	if s.dirMade.Load() {
+		return nil
+	}
+	if err := e.fs.MkdirAll(s.dir, 0o755); err != nil {
+		return fmt.Errorf("engine: creating %s: %w", s.dir, err)
+	}
+	s.dirMade.Store(true)
+	return nil
 }

@@ -22,6 +22,9 @@ type Engine struct {
 	ts   timestamps
 
 	closed atomic.Bool
+	// reclaiming is set while a flush to reclaim commit-log space is
+	// being started (logspace.go).
+	reclaiming atomic.Bool
 
 	// state is the current schema and table set, replaced as a whole on
 	// every schema change (see schema.go).
@@ -31,6 +34,11 @@ type Engine struct {
 	schemaMu  sync.Mutex
 	listeners map[int]func(SchemaChange)
 	nextLis   int
+
+	// deps are the dependents of base tables (derived.go), nil while no
+	// table has any; depMu serializes their changes.
+	deps  atomic.Pointer[dependents]
+	depMu sync.Mutex
 
 	// lwt stripes the partition locks of LockPartition.
 	lwt [lwtStripes]sync.Mutex

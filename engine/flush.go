@@ -127,6 +127,9 @@ func (e *Engine) writeSSTable(s *tableStore, mt *memtableSource) (*sstableSource
 	if err != nil {
 		return nil, err
 	}
+	if err := e.ensureDir(s); err != nil {
+		return nil, err
+	}
 	gen := s.allocGen()
 	// The log says gen is unfinished until the SSTable is complete, so
 	// that a crash mid-flush leaves files Open knows to remove (txnlog.go).
@@ -346,7 +349,9 @@ func (e *Engine) releaseLog() error {
 	return e.log.ReleaseBefore(bound)
 }
 
-// Flush writes the memtables of one table (keyspace and table set), of
+// Flush writes the memtables of one table (keyspace and table set; its
+// index tables too, schema.OwnsTable, as Cassandra flushes a table's
+// indexes with it), of
 // every table of a keyspace (table empty) or of every table (both empty)
 // to SSTables, and returns once they are durable. Writes continue
 // meanwhile (into new memtables). It returns ErrNoKeyspace or ErrNoTable
@@ -363,7 +368,7 @@ func (e *Engine) Flush(ctx context.Context, keyspace, table string) error {
 			continue
 		}
 		for tn, t := range ks.tables {
-			if table != "" && tn != table {
+			if table != "" && !schema.OwnsTable(table, tn) {
 				continue
 			}
 			if s, ok := st.stores[t.ID]; ok {

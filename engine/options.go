@@ -80,6 +80,14 @@ type Options struct {
 	// CommitLogSegmentSize is the size of a commit-log segment file. 0
 	// means 32 MiB; the largest mutation is half a segment.
 	CommitLogSegmentSize int64
+	// CommitLogTotalSpace bounds the commit log's segment files, as
+	// Cassandra's commitlog_total_space: when a new segment takes the log
+	// past it, the tables whose unflushed data holds the oldest segments
+	// are flushed, enough segments to come back under it, so that a table
+	// written rarely does not pin the log. 0 means 8192 MiB (Cassandra's
+	// default is the smaller of 8192 MiB and a quarter of the commit-log
+	// volume).
+	CommitLogTotalSpace int64
 	// IgnoreCommitLogReplayErrors makes Open skip damaged commit-log data
 	// (and records that do not decode) instead of failing, as Cassandra's
 	// -Dcassandra.commitlog.ignorereplayerrors=true; every skipped range
@@ -175,6 +183,9 @@ const (
 	DefaultWidePartitionWarnRows     = 100_000
 	DefaultTombstoneWarnThreshold    = 1000
 	DefaultTombstoneFailureThreshold = 100_000
+	// DefaultCommitLogTotalSpace is Options.CommitLogTotalSpace's default,
+	// Cassandra's preferred 8192 MiB.
+	DefaultCommitLogTotalSpace = 8192 << 20
 )
 
 // EnsureDefaults fills in the defaults of unset fields and returns o.
@@ -224,6 +235,9 @@ func (o Options) EnsureDefaults() Options {
 	if o.CommitLogSegmentSize == 0 {
 		o.CommitLogSegmentSize = commitlog.DefaultSegmentSize
 	}
+	if o.CommitLogTotalSpace == 0 {
+		o.CommitLogTotalSpace = DefaultCommitLogTotalSpace
+	}
 	if o.Dir != "" && o.FS == nil {
 		o.FS = vfs.Default
 	}
@@ -256,6 +270,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("%w: unknown CommitLogSync %d", ErrInvalidOptions, int(o.CommitLogSync))
 	case o.CommitLogSyncPeriod < 0:
 		return fmt.Errorf("%w: negative CommitLogSyncPeriod %v", ErrInvalidOptions, o.CommitLogSyncPeriod)
+	case o.CommitLogTotalSpace < 0:
+		return fmt.Errorf("%w: negative CommitLogTotalSpace %d", ErrInvalidOptions, o.CommitLogTotalSpace)
 	case o.CommitLogSegmentSize < 0:
 		return fmt.Errorf("%w: negative CommitLogSegmentSize %d", ErrInvalidOptions, o.CommitLogSegmentSize)
 	case o.CommitLogSegmentSize > 0 && o.CommitLogSegmentSize < 4096:

@@ -47,6 +47,9 @@ type ReadStats struct {
 	Partitions int
 	// RowsRead counts row versions read from all sources, before merging.
 	RowsRead int
+	// CellsRead counts the cells of the row versions read, before merging:
+	// with LiveCells, what a read touched against what it returned.
+	CellsRead int
 	// RowsReturned counts the live rows returned.
 	RowsReturned int
 	// LiveCells counts the live cells returned.
@@ -107,6 +110,7 @@ func (s *ReadStats) source(src Source) *SourceStats {
 func (s *ReadStats) Add(o *ReadStats) {
 	s.Partitions += o.Partitions
 	s.RowsRead += o.RowsRead
+	s.CellsRead += o.CellsRead
 	s.RowsReturned += o.RowsReturned
 	s.LiveCells += o.LiveCells
 	s.ExpiredCells += o.ExpiredCells

@@ -114,8 +114,12 @@ type tableStore struct {
 	// table is the current definition (replaced by AlterTable), read by
 	// flushes for the table's options.
 	table atomic.Pointer[schema.Table]
-	// dir is the table's SSTable directory.
+	// dir is the table's SSTable directory. It is created when the first
+	// SSTable of the table is written (ensureDir), not when the table is:
+	// a fresh node has some sixty system tables, most never flushed.
 	dir string
+	// dirMade records that dir exists.
+	dirMade atomic.Bool
 
 	// mu guards the source lists. Writers hold it shared while appending
 	// to the commit log and applying, so a memtable switch (exclusive)

@@ -57,8 +57,12 @@ func DefaultDataDir() string { return filepath.Join(BaseDir(), "data") }
 //	--format F      table (default), json or csv
 //	--clock T       a manual clock starting at T (now, or an RFC 3339 time),
 //	                which the CLOCK command moves (minicass only)
-//	--ui ADDR       serve the studio (package studio) on loopback ADDR
+//	--ui ADDR       serve the studio (package studio) on loopback ADDR; a traced
+//	                SELECT is followed by the address of its read page
 //	-k KEYSPACE     start in KEYSPACE
+//	--materialized_views_enabled
+//	                allow CREATE MATERIALIZED VIEW (off by default, as in
+//	                Cassandra 4.1's cassandra.yaml)
 //
 // Without -e and -f it reads stdin: interactively with prompts, line
 // editing and history when stdin is a terminal, as a script otherwise. As in
@@ -74,6 +78,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, version stri
 	format := fs.String("format", "table", "output `format`: table, json or csv")
 	keyspace := fs.String("k", "", "start in `keyspace`")
 	clockArg := fs.String("clock", "", "run on a manual clock starting at `time` (now, or e.g. 2024-01-15T10:00:00Z), which the CLOCK command moves")
+	views := fs.Bool("materialized_views_enabled", false, "allow CREATE MATERIALIZED VIEW (cassandra.yaml's materialized_views_enabled; off by default, as in Cassandra 4.1)")
 	ui := fs.String("ui", "", "serve the studio, the web view of the database, on the loopback `address` (e.g. 127.0.0.1:7070)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -119,7 +124,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, version stri
 			return ExitStartup
 		}
 	}
-	opts := minicass.Options{Dir: dir}
+	opts := minicass.Options{Dir: dir, MaterializedViewsEnabled: *views}
 	var manual *minicass.ManualClock
 	if *clockArg != "" {
 		start := time.Now()
@@ -138,6 +143,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, version stri
 		return ExitStartup
 	}
 	defer db.Close()
+	studioURL := ""
 	if *ui != "" {
 		st, err := studio.Serve(db, *ui, studio.Options{})
 		if err != nil {
@@ -145,7 +151,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, version stri
 			return ExitStartup
 		}
 		defer st.Close()
-		fmt.Fprintf(stderr, "Studio: %s\n", st.URL())
+		studioURL = st.URL()
+		fmt.Fprintf(stderr, "Studio: %s\n", studioURL)
 	}
 	if dir != "" {
 		// minicass nodetool --data DIR reaches this shell's database
@@ -163,7 +170,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, version stri
 	if osf, ok := stdin.(*os.File); ok && *execute == "" && *file == "" && readline.IsTerminal(int(osf.Fd())) {
 		tty, term = true, osf
 	}
-	sh, err := New(Config{DB: db, Out: stdout, Err: stderr, Format: f, Keyspace: *keyspace, Name: name, TTY: tty, Version: version, ManualClock: manual})
+	sh, err := New(Config{DB: db, Out: stdout, Err: stderr, Format: f, Keyspace: *keyspace, Name: name, TTY: tty, Version: version, ManualClock: manual, StudioURL: studioURL})
 	if err != nil {
 		fmt.Fprintf(stderr, "Connection error: %s\n", errorText(err))
 		return ExitStartup

@@ -26,6 +26,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -72,6 +73,9 @@ type Config struct {
 	// ManualClock, if not nil, is DB's clock, which the CLOCK command
 	// moves (a shell started with --clock).
 	ManualClock *minicass.ManualClock
+	// StudioURL, when a studio serves DB (--ui), is its address: a traced
+	// SELECT is then followed by a link to the studio's drawing of it.
+	StudioURL string
 }
 
 // Shell runs shell input on a database. A Shell is not safe for concurrent
@@ -351,7 +355,19 @@ func (sh *Shell) statement(ctx context.Context, stmt string) {
 	sh.printWarnings(rows.Warnings())
 	if sh.tracing && res.Trace != nil {
 		sh.printTrace(ctx, stmt, res.Trace)
+		sh.studioLink(stmt, res.Trace)
 	}
+}
+
+// studioLink prints, after a traced read, the address of the studio's page
+// that draws it (the read view runs the statement again, in the table's
+// keyspace).
+func (sh *Shell) studioLink(stmt string, t *cql.Trace) {
+	if sh.cfg.StudioURL == "" || len(t.Reads) == 0 || firstWord(skipComments(stmt)) != "select" {
+		return
+	}
+	q := url.Values{"table": {t.Reads[0].Table}, "q": {strings.TrimSpace(stmt)}}
+	fmt.Fprintf(sh.errw, "Studio: %sread?%s\n\n", sh.cfg.StudioURL, q.Encode())
 }
 
 // printRows prints a rows result, fetching the following pages.

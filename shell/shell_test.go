@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/minicass/minicass"
 	"github.com/minicass/minicass/cql"
+	"github.com/minicass/minicass/studio"
 	"github.com/minicass/minicass/types"
 	"github.com/minicass/minicass/wire"
 )
@@ -377,4 +379,36 @@ func TestMainUIAndClock(t *testing.T) {
 	code = Main([]string{"--memory", "-e", "CLOCK +1d"}, strings.NewReader(""), &out, &errw, "test")
 	assert.Equal(t, ExitError, code)
 	assert.Contains(t, errw.String(), "CLOCK can only move a manual clock: start the shell with --clock")
+}
+
+// TestStudioLink checks that a traced SELECT in a shell with a studio is
+// followed by the address of the studio's read page, which draws it.
+func TestStudioLink(t *testing.T) {
+	db, err := minicass.Open(minicass.Options{})
+	require.NoError(t, err)
+	defer db.Close()
+	st, err := studio.Serve(db, "127.0.0.1:0", studio.Options{})
+	require.NoError(t, err)
+	defer st.Close()
+	var out, errw bytes.Buffer
+	sh, err := New(Config{DB: db, Out: &out, Err: &errw, TTY: true, StudioURL: st.URL()})
+	require.NoError(t, err)
+	require.NoError(t, sh.Run(context.Background(), strings.NewReader(`CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};
+USE ks;
+CREATE TABLE t (k int PRIMARY KEY, v text);
+INSERT INTO t (k, v) VALUES (1, 'a');
+SELECT * FROM t WHERE k = 1;
+TRACING ON
+SELECT * FROM t WHERE k = 1;
+INSERT INTO t (k, v) VALUES (2, 'b');
+`)))
+	links := regexp.MustCompile(`Studio: (\S+)`).FindAllStringSubmatch(errw.String(), -1)
+	require.Len(t, links, 1, "one link, after the traced SELECT: %s", errw.String())
+	assert.Equal(t, st.URL()+"read?q=SELECT+%2A+FROM+t+WHERE+k+%3D+1%3B&table=ks.t", links[0][1])
+	resp, err := http.Get(links[0][1])
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	require.Equal(t, 200, resp.StatusCode, string(body))
+	assert.Contains(t, string(body), "partition read of ks.t: k = 1")
 }

@@ -25,6 +25,7 @@ func TestStudioInBrowser(t *testing.T) {
 	wideScenario(t, db)
 	compactionScenario(t, db, clock)
 	orderScenario(t, db)
+	readScenario(t, db)
 	srv, err := Serve(db, "127.0.0.1:0", Options{})
 	require.NoError(t, err)
 	defer srv.Close()
@@ -124,6 +125,24 @@ func TestStudioInBrowser(t *testing.T) {
 		}
 	}
 	assert.Equal(t, "returns (1), (2), (3) | returns (11), (10), (9)", got, "the DESC table shows the new reading first after the write")
+
+	open("read", readURL(`SELECT * FROM ks.kv WHERE k = 'a'`))
+	assert.True(t, visible(`svg#read g.source.read[data-kind="memtable"]`), "the memtable is read")
+	assert.Equal(t, "1", eval(`String(document.querySelectorAll("svg#read g.source.read[data-kind=sstable]").length)`), "one SSTable is read")
+	assert.Equal(t, "bloom filter ×1", eval(`document.querySelector("svg#read g.source.skipped text.why").textContent`), "the other is skipped by its bloom filter")
+	assert.Equal(t, "5", eval(`document.getElementById("result-count").textContent`))
+	// A write redraws the read: the page runs the statement again.
+	require.NoError(t, db.Exec(context.Background(), `INSERT INTO ks.kv (k, c, v) VALUES ('a', 9, 'newer')`))
+	count := ""
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if v, err := chromedp.Run(bctx, chromedp.Evaluate[string](`document.getElementById("result-count").textContent`)); err == nil {
+			if count = v; count == "6" {
+				break
+			}
+		}
+	}
+	assert.Equal(t, "6", count, "the read shows the new row after the write")
+	assert.Equal(t, "2 row versions", eval(`document.querySelectorAll("svg#read g.source.read[data-kind=memtable] text")[2].textContent`), "the memtable now holds two of the rows")
 
 	assert.Empty(t, browser.Problems(), "the pages must load with no console error")
 }

@@ -24,12 +24,18 @@
 //	                          side by side (say one CLUSTERING ORDER BY ... ASC,
 //	                          the other DESC): rows in stored order, and the N a
 //	                          LIMIT N read takes first
+//	/read?table=ks.t&q=SELECT...  a read: the SELECT typed in the page, run with
+//	                          tracing (on a session of its own, recording no
+//	                          trace): how it found its partitions (by key, a
+//	                          range scan, filtered, an index read), each source
+//	                          read or skipped and why, row versions, cells and
+//	                          tombstones touched against rows and cells returned
 //
 // Every page is self-contained: its styles and its one small script are
 // inline, its pictures inline SVG; nothing is loaded from elsewhere (the
 // Content-Security-Policy says so to the browser). Adding export=1 to a
 // page's address returns it as a static file to save (no script), and
-// /ring.svg, /histograms.svg give the pictures alone, for slides. K is a
+// /ring.svg, /histograms.svg, /read.svg ... give the pictures alone, for slides. K is a
 // partition key written as sstabledump reads one: the value's text, a
 // composite key's components joined by ':' ('\:' for a colon).
 //
@@ -90,6 +96,8 @@ func (s *Studio) Handler() http.Handler {
 	mux.HandleFunc("GET /compactions.svg", s.picture(s.compactionView))
 	mux.HandleFunc("GET /order", s.page(s.orderView))
 	mux.HandleFunc("GET /order.svg", s.picture(s.orderView))
+	mux.HandleFunc("GET /read", s.page(s.readView))
+	mux.HandleFunc("GET /read.svg", s.picture(s.readView))
 	mux.HandleFunc("GET /version", s.version)
 	return mux
 }
@@ -255,7 +263,7 @@ func (s *Studio) frame(r *http.Request, out *rendered, export bool) string {
 	if tableName != "" {
 		q = "?table=" + esc(tableName)
 	}
-	fmt.Fprintf(&b, "<header><a href=\"/\">minicass studio</a><a href=\"/ring%s\">ring</a><a href=\"/partition%s\">partition</a><a href=\"/histograms%s\">histograms</a><a href=\"/sstable%s\">sstable</a><a href=\"/compactions%s\">compactions</a><a href=\"/order%s\">ASC/DESC</a>", q, q, q, q, q, q)
+	fmt.Fprintf(&b, "<header><a href=\"/\">minicass studio</a><a href=\"/ring%s\">ring</a><a href=\"/partition%s\">partition</a><a href=\"/histograms%s\">histograms</a><a href=\"/sstable%s\">sstable</a><a href=\"/compactions%s\">compactions</a><a href=\"/order%s\">ASC/DESC</a><a href=\"/read%s\">read</a>", q, q, q, q, q, q, q)
 	if !export {
 		exp := r.URL.Query()
 		exp.Set("export", "1")
@@ -340,7 +348,7 @@ func (s *Studio) index(w http.ResponseWriter, r *http.Request) {
 	b.WriteString(`<table id="tables"><tr><th>table</th><th>views</th></tr>`)
 	for _, t := range s.userTables() {
 		n := esc(t.QualifiedName())
-		fmt.Fprintf(&b, `<tr><td>%s</td><td><a href="/ring?table=%s">ring</a> · <a href="/partition?table=%s">partition</a> · <a href="/histograms?table=%s">histograms</a> · <a href="/sstable?table=%s">sstable</a> · <a href="/compactions?table=%s">compactions</a></td></tr>`, n, n, n, n, n, n)
+		fmt.Fprintf(&b, `<tr><td>%s</td><td><a href="/ring?table=%s">ring</a> · <a href="/partition?table=%s">partition</a> · <a href="/histograms?table=%s">histograms</a> · <a href="/sstable?table=%s">sstable</a> · <a href="/compactions?table=%s">compactions</a> · <a href="/read?table=%s">read</a></td></tr>`, n, n, n, n, n, n, n)
 	}
 	b.WriteString("</table>")
 	out := &rendered{title: "Tables", body: b.String()}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math/big"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -359,6 +360,18 @@ func TestUUIDs(t *testing.T) {
 	assert.Equal(t, "550e8400-e29b-41d4-a716-446655440000", u.String())
 	_, err = ParseUUID("550e8400e29b41d4a716446655440000")
 	assert.ErrorIs(t, err, ErrInvalidValue)
+	// Dashes where digits belong (found by FuzzFromConstant: it panicked)
+	// and other characters are refused with UUIDType's text.
+	for _, bad := range []string{
+		"00000000-0000-0000-0000-0000-0000000",
+		"00000000-0000-0000-0000-00000000000-",
+		"00000000-0000-0000-0000-00000000000g",
+		"0000000--0000-0000-0000-000000000000",
+	} {
+		_, err = ParseUUID(bad)
+		require.ErrorIs(t, err, ErrInvalidValue, bad)
+		assert.Equal(t, "Unable to make UUID from '"+bad+"'", strings.TrimPrefix(err.Error(), ErrInvalidValue.Error()+": "), bad)
+	}
 
 	r := NewRandomUUID()
 	assert.Equal(t, 4, r.Version())

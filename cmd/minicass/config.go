@@ -84,6 +84,8 @@ var settings = []setting{
 		set: durationSetter(func(c *serveConfig) *time.Duration { return &c.db.CommitLogSyncPeriod }, true)},
 	{name: "commitlog_segment_size", old: "commitlog_segment_size_in_mb", oldUnit: "MiB", usage: "the size of a commit-log segment (default 32MiB)",
 		set: storageSetter("MiB", true, func(c *serveConfig, n int64) { c.db.CommitLogSegmentSize = n })},
+	{name: "commitlog_total_space", old: "commitlog_total_space_in_mb", oldUnit: "MiB", usage: "the commit log's space; past it the tables holding the oldest segments are flushed (default 8192MiB)",
+		set: storageSetter("MiB", true, func(c *serveConfig, n int64) { c.db.CommitLogTotalSpace = n })},
 	{name: "memtable_heap_space", old: "memtable_heap_space_in_mb", oldUnit: "MiB", usage: "the memory of all memtables; past half of it the largest is flushed, past all of it writes wait (default 256MiB)",
 		set: storageSetter("MiB", true, func(c *serveConfig, n int64) {
 			c.db.MemtableHardLimit = n
@@ -141,6 +143,18 @@ var settings = []setting{
 				c.authorizer = cql.CassandraAuthorizer
 			default:
 				return fmt.Errorf("%q is not one of AllowAllAuthorizer, CassandraAuthorizer", v)
+			}
+			return nil
+		}},
+	{name: "materialized_views_enabled", usage: "allow CREATE MATERIALIZED VIEW (default false, as in Cassandra 4.1)",
+		set: func(c *serveConfig, v string) error {
+			switch strings.ToLower(v) {
+			case "true":
+				c.db.MaterializedViewsEnabled = true
+			case "false":
+				c.db.MaterializedViewsEnabled = false
+			default:
+				return fmt.Errorf("%q is not true or false", v)
 			}
 			return nil
 		}},

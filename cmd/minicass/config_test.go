@@ -37,6 +37,7 @@ num_tokens: 16
 commitlog_sync: batch
 commitlog_sync_period: 2s
 commitlog_segment_size: 8MiB
+commitlog_total_space_in_mb: 1024
 memtable_heap_space: 2048MiB
 read_request_timeout: 7000ms
 range_request_timeout_in_ms: 12000
@@ -58,15 +59,18 @@ authorizer: AllowAllAuthorizer
 prepared_statements_cache_size:
 column_index_size_in_kb: 16
 compaction_throughput: 16MiB/s
+materialized_views_enabled: true
 seed_provider:
   - class_name: org.apache.cassandra.locator.SimpleSeedProvider
 `))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"num_tokens", "seed_provider"}, ignored)
 	assert.Equal(t, "Prod Cluster", cfg.db.ClusterName)
+	assert.True(t, cfg.db.MaterializedViewsEnabled)
 	assert.Equal(t, minicass.SyncBatch, cfg.db.CommitLogSync)
 	assert.Equal(t, 2*time.Second, cfg.db.CommitLogSyncPeriod)
 	assert.Equal(t, int64(8<<20), cfg.db.CommitLogSegmentSize)
+	assert.Equal(t, int64(1024<<20), cfg.db.CommitLogTotalSpace)
 	assert.Equal(t, int64(2048<<20), cfg.db.MemtableHardLimit)
 	assert.Equal(t, int64(64<<20), cfg.db.MemtableSize)
 	assert.Equal(t, 7*time.Second, cfg.srv.Timeouts.Read)
@@ -116,8 +120,9 @@ func TestLoadYAMLRefusesBadValues(t *testing.T) {
 		"authorizer: LdapAuthorizer":                                 "invalid value for authorizer: \"LdapAuthorizer\" is not one of AllowAllAuthorizer, CassandraAuthorizer",
 		"read_request_timeout: [1, 2]":                               "invalid value for read_request_timeout (line 1): not a single value",
 		"read_request_timeout: 1s\nread_request_timeout_in_ms: 1000": "read_request_timeout and read_request_timeout_in_ms are the same setting",
-		"- a list": "not a mapping of settings",
-		"a: [":     "yaml",
+		"materialized_views_enabled: maybe":                          "invalid value for materialized_views_enabled: \"maybe\" is not true or false",
+		"- a list":                                                   "not a mapping of settings",
+		"a: [":                                                       "yaml",
 	} {
 		cfg := defaultServeConfig()
 		_, err := cfg.loadYAML(writeYAML(t, text))

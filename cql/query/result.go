@@ -83,6 +83,9 @@ type Trace struct {
 	// Dropped counts the events left out once Events held MaxTraceEvents;
 	// the last event then says how many.
 	Dropped int
+	// Reads are the statement's table reads as values (Trace.Read), one
+	// per table and access, for views that draw them (traceread.go).
+	Reads []TraceRead
 
 	now func() time.Time
 }

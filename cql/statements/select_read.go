@@ -89,6 +89,18 @@ func (p *selectPlan) closePartition(q *plan.Execution, sp *selPart) error {
 	p.noteTombstones(q, sp.key, part.Stats(), sp.limit)
 	if q.Trace != nil {
 		agg := sp.agg
+		access := query.AccessPartition
+		if agg != nil && agg.scan {
+			access = query.AccessScan
+		}
+		index := ""
+		if p.where.Index != nil {
+			index = p.where.Index.Name
+		}
+		if agg != nil && agg.index != "" {
+			access, index = query.AccessIndex, agg.index
+		}
+		q.Trace.Read(p.tbl.QualifiedName(), access, index, func() string { return p.tbl.FormatPartitionWhere(sp.key) }, part.Stats())
 		if agg != nil && agg.detailed >= agg.detail {
 			agg.sum.Add(part.Stats())
 		} else {
@@ -129,6 +141,11 @@ func (p *selectPlan) traceSinglePartition(q *plan.Execution, key []byte, st *eng
 type readTrace struct {
 	detail, detailed int
 	sum              engine.ReadStats
+	// scan is set for the partitions of a range read.
+	scan bool
+	// index names the secondary index whose entries named the partitions
+	// (an index read, select_index.go), empty otherwise.
+	index string
 }
 
 // tracedINPartitions is how many partitions of an IN list a trace details.
@@ -277,6 +294,7 @@ func (p *selectPlan) scan(ctx context.Context, q *plan.Execution, tr data.TokenR
 	if virtual.IsDerived(p.tbl) {
 		return p.scanDerived(q, tr, slicesFor, limit, fn)
 	}
+
 	// The scanner finds the partitions in token order; each is then read
 	// with its own slices (the one a page resumes in needs narrower ones).
 	// The scanner's own rows are never pulled, so it reads only what it
@@ -288,7 +306,7 @@ func (p *selectPlan) scan(ctx context.Context, q *plan.Execution, tr data.TokenR
 	defer sc.Close()
 	// A traced scan prints Cassandra's lines of a range read and sums its
 	// partitions (readTrace), never a line per partition.
-	agg := &readTrace{}
+	agg := &readTrace{scan: true}
 	if q.Trace != nil {
 		q.Trace.Add("Executing seq scan across %d sstables for %s", sc.SSTables(), keyRangeString(tr))
 		defer agg.summary(q, p, "Scanned")

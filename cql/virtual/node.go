@@ -2,7 +2,6 @@ package virtual
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"sort"
@@ -67,20 +66,14 @@ func (n *Node) SetHostID(id types.UUIDValue) {
 // and system_views.* are computed when read (derived.go). NewExecutor
 // calls it; calling it again is harmless.
 func (n *Node) Bootstrap(ctx context.Context) error {
+	var kss []*schema.Keyspace
+	var tables []*schema.Table
 	for _, ks := range SystemKeyspaceOrder {
-		if _, ok := n.eng.Keyspace(ks); !ok {
-			if err := n.eng.CreateKeyspace(SystemKeyspaceDef(ks)); err != nil && !errors.Is(err, engine.ErrKeyspaceExists) {
-				return fmt.Errorf("cql: creating system keyspace %s: %w", ks, err)
-			}
-		}
-		for _, t := range Tables(ks) {
-			if _, ok := n.eng.Table(ks, t.Name); ok {
-				continue
-			}
-			if err := n.eng.CreateTable(t); err != nil && !errors.Is(err, engine.ErrTableExists) {
-				return fmt.Errorf("cql: creating system table %s: %w", t.QualifiedName(), err)
-			}
-		}
+		kss = append(kss, SystemKeyspaceDef(ks))
+		tables = append(tables, Tables(ks)...)
+	}
+	if err := n.eng.CreateMissing(kss, tables); err != nil {
+		return fmt.Errorf("cql: creating the system keyspaces: %w", err)
 	}
 	return nil
 }
