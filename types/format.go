@@ -327,12 +327,14 @@ func literalFloat(f float64, bitSize int) string {
 }
 
 // AppendJSON appends the value as JSON to dst: integers, varints and
-// decimals as exact JSON numbers, float and double as numbers in their
-// shortest exact form (NaN, Infinity and -Infinity as strings, which JSON
-// lacks), booleans as true/false, text as strings, timestamps and dates as
+// decimals as exact JSON numbers, float and double as Java's
+// Float/Double.toString writes them (123123.0, 1.0E300; NaN, Infinity and
+// -Infinity as null, which FloatType and DoubleType write since JSON lacks
+// them), booleans as true/false, text as strings, timestamps and dates as
 // strings in Cassandra's JSON format (2024-01-15 10:30:00.123Z,
-// 2024-01-15, +10000-01-01), uuid, inet, time and duration as strings in
-// cqlsh's format, blobs as "0x...",
+// 2024-01-15, +10000-01-01), an IPv6 inet as InetAddress.getHostAddress
+// writes it (0:0:0:0:0:0:0:1), uuid, IPv4 inet, time and duration as
+// strings in cqlsh's format, blobs as "0x...",
 // lists, sets and tuples as arrays, maps as objects whose keys are the
 // key's JSON text (unquoted if it is a JSON string), and nil as null. The
 // empty value of a non-text type is "" and invalid bytes are a "0x..."
@@ -364,9 +366,11 @@ func AppendJSON(dst []byte, t Type, b []byte) []byte {
 			f, bits = float64(math.Float32frombits(binary.BigEndian.Uint32(b))), 32
 		}
 		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return appendJSONString(dst, literalFloat(f, bits))
+			// FloatType and DoubleType.toJSONString: JSON has no NaN
+			// or Infinity.
+			return append(dst, "null"...)
 		}
-		return strconv.AppendFloat(dst, f, 'g', -1, bits)
+		return append(dst, javaFloatString(f, bits)...)
 	case Boolean:
 		return strconv.AppendBool(dst, b[0] != 0)
 	case Ascii, Text:
@@ -429,9 +433,52 @@ func AppendJSON(dst []byte, t Type, b []byte) []byte {
 		return appendJSONString(dst, formatTimestampJSON(int64(binary.BigEndian.Uint64(b))))
 	case Date:
 		return appendJSONString(dst, decodeDate(b).ISOString())
+	case Inet:
+		mapped := len(b) == 16 && netip.AddrFrom16([16]byte(b)).Is4In6()
+		if len(b) == 16 && !mapped {
+			// InetAddress.getHostAddress: eight groups in hex, none
+			// elided (an IPv4-mapped address is read as IPv4).
+			var sb strings.Builder
+			for i := 0; i < 16; i += 2 {
+				if i > 0 {
+					sb.WriteByte(':')
+				}
+				sb.WriteString(strconv.FormatUint(uint64(binary.BigEndian.Uint16(b[i:])), 16))
+			}
+			return appendJSONString(dst, sb.String())
+		}
+		if mapped {
+			return appendJSONString(dst, netip.AddrFrom16([16]byte(b)).Unmap().String())
+		}
 	}
 	// uuid, timeuuid, inet, time, duration, blob.
 	return appendJSONString(dst, Format(t, b))
+}
+
+// javaFloatString is Java's Float.toString or Double.toString (bits 32 or
+// 64) of a finite f: plain decimals with at least one fractional digit for
+// 10^-3 <= |f| < 10^7, else d.dddE<exponent>.
+func javaFloatString(f float64, bits int) string {
+	if f == 0 {
+		if math.Signbit(f) {
+			return "-0.0"
+		}
+		return "0.0"
+	}
+	if a := math.Abs(f); a >= 1e-3 && a < 1e7 {
+		s := strconv.FormatFloat(f, 'f', -1, bits)
+		if !strings.Contains(s, ".") {
+			s += ".0"
+		}
+		return s
+	}
+	e := strconv.FormatFloat(f, 'e', -1, bits) // d.ddde±XX
+	mant, exp, _ := strings.Cut(e, "e")
+	if !strings.Contains(mant, ".") {
+		mant += ".0"
+	}
+	n, _ := strconv.Atoi(exp)
+	return mant + "E" + strconv.Itoa(n)
 }
 
 func pad8(b []byte) []byte {

@@ -115,10 +115,11 @@ func TestFromJSON(t *testing.T) {
 
 // TestPropJSONRoundTrip checks that what SELECT JSON writes, INSERT JSON
 // reads back: AppendJSON then FromJSON gives the value back, for every type
-// but decimal (Cassandra decodes JSON numbers with a fraction as doubles).
+// but decimal (Cassandra decodes JSON numbers with a fraction as doubles),
+// for finite floats (NaN and the infinities are written as null).
 func TestPropJSONRoundTrip(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		o := genOpts{noEmpty: true, maxDepth: 2}
+		o := genOpts{noEmpty: true, maxDepth: 2, finite: true}
 		ty := drawType(t, o, 0, "type")
 		if containsKind(ty, Decimal) {
 			t.Skip("decimals go through doubles")

@@ -17,6 +17,7 @@ import (
 type genOpts struct {
 	keyOnly  bool // no counter or duration anywhere (clustering columns, element keys)
 	noEmpty  bool // no empty values (which have no CQL literal for most types)
+	finite   bool // no NaN or infinite float and double (JSON writes them as null)
 	maxDepth int
 }
 
@@ -145,6 +146,9 @@ func drawValue(t *rapid.T, ty Type, o genOpts, small bool, label string) []byte 
 		} else {
 			f = math.Float32frombits(rapid.Uint32().Draw(t, label))
 		}
+		if o.finite && (f != f || math.IsInf(float64(f), 0)) {
+			f = 1
+		}
 		bits := math.Float32bits(f)
 		if f != f {
 			bits = 0x7fc00000
@@ -156,6 +160,9 @@ func drawValue(t *rapid.T, ty Type, o genOpts, small bool, label string) []byte 
 			f = rapid.SampledFrom([]float64{math.Inf(-1), -1, math.Copysign(0, -1), 0, 1, math.Inf(1), math.NaN()}).Draw(t, label)
 		} else {
 			f = math.Float64frombits(rapid.Uint64().Draw(t, label))
+		}
+		if o.finite && (f != f || math.IsInf(f, 0)) {
+			f = 1
 		}
 		bits := math.Float64bits(f)
 		if f != f {

@@ -218,7 +218,17 @@ func TestAppendJSON(t *testing.T) {
 		{"blob", "0xcafe", `"0xcafe"`},
 		{"boolean", "false", "false"},
 		{"float", "0.1", "0.1"},
-		{"double", "Infinity", `"Infinity"`},
+		{"double", "Infinity", "null"},
+		{"float", "NaN", "null"},
+		{"double", "123123", "123123.0"},
+		{"double", "1e300", "1.0E300"},
+		{"double", "1.5e-7", "1.5E-7"},
+		{"double", "0.001", "0.001"},
+		{"double", "12345678.9", "1.23456789E7"},
+		{"float", "-0.0", "-0.0"},
+		{"inet", "'::1'", `"0:0:0:0:0:0:0:1"`},
+		{"inet", "'2001:db8::ff00:42:8329'", `"2001:db8:0:0:0:ff00:42:8329"`},
+		{"inet", "'127.0.0.1'", `"127.0.0.1"`},
 		{"map<int, frozen<set<text>>>", "{1: {'b', 'a'}}", `{"1": ["a", "b"]}`},
 		{"map<text, boolean>", "{'k': true}", `{"k": true}`},
 		{"tuple<uuid, int>", "(null, 3)", `[null, 3]`},
@@ -229,6 +239,8 @@ func TestAppendJSON(t *testing.T) {
 		assert.Equal(t, c.want, string(AppendJSON(nil, ty, b)), "%s %s", c.ty, c.lit)
 	}
 	assert.Equal(t, "null", string(AppendJSON(nil, TextType, nil)))
+	mapped := []byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 1, 2, 3, 4}
+	assert.Equal(t, `"1.2.3.4"`, string(AppendJSON(nil, InetType, mapped)), "an IPv4-mapped address reads as IPv4")
 }
 
 func TestParseLiteralErrors(t *testing.T) {

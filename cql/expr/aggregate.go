@@ -75,6 +75,13 @@ func newAggregateSel(fn string, arg Selector) (Selector, error) {
 	switch fn {
 	case "count":
 		s.ret = types.BigintType
+	case "min", "max":
+		if t.IsCollection() || t.IsUDT() || t.Kind == types.Tuple {
+			// AggregateFcts declares min and max for the native types
+			// only: another type resolves to the blob overload, which
+			// compares and returns the value's bytes.
+			s.ret = types.BlobType
+		}
 	case "sum", "avg":
 		switch t.Kind {
 		case types.Tinyint, types.Smallint, types.Int, types.Bigint, types.Float, types.Double, types.Varint, types.Decimal, types.Counter:
@@ -106,12 +113,19 @@ type aggEval struct {
 	isum  *big.Int // integer sums (wrapped at output)
 	fsum  float64
 	fcomp float64 // Kahan compensation, as Cassandra sums floating point
+	// fsimple is the plain sum, fbig the exact sum once an average's
+	// Kahan sum overflowed (FloatSumAggregate, FloatAvgAggregate).
+	fsimple float64
+	fbig    *decimal
+	// davg is a decimal average as it runs (avgFunctionForDecimal).
+	davg  *decimal
 	dsum  *big.Rat
 	dscal int32
 }
 
 func (e *aggEval) Reset() {
 	e.best, e.n, e.isum, e.fsum, e.fcomp, e.dsum, e.dscal = nil, 0, nil, 0, 0, nil, 0
+	e.fsimple, e.fbig, e.davg = 0, nil, nil
 }
 
 func (e *aggEval) Add(q *query.Execution, r *SelRow) error {
@@ -124,6 +138,9 @@ func (e *aggEval) Add(q *query.Execution, r *SelRow) error {
 		return err
 	}
 	t := e.s.arg.Typ()
+	if e.s.ret.Kind == types.Blob {
+		t = types.BlobType
+	}
 	switch e.s.fn {
 	case "min":
 		if e.best == nil || types.Compare(t, v, e.best) < 0 {
@@ -143,10 +160,21 @@ func (e *aggEval) Add(q *query.Execution, r *SelRow) error {
 	switch t.Kind {
 	case types.Float, types.Double:
 		f := floatOf(t, v)
+		if e.fbig != nil {
+			e.fbig = e.fbig.add(decimalOfFloat(f))
+			return nil
+		}
+		e.fsimple += f
+		prev := e.fsum
 		y := f - e.fcomp
 		s := e.fsum + y
 		e.fcomp = (s - e.fsum) - y
 		e.fsum = s
+		if e.s.fn == "avg" && math.IsInf(s, 0) && !math.IsInf(f, 0) {
+			// FloatAvgAggregate goes on with BigDecimal once the sum
+			// overflows.
+			e.fbig = decimalOfFloat(prev).add(decimalOfFloat(f))
+		}
 	case types.Decimal:
 		d, ok := decimalOf(v)
 		if !ok {
@@ -156,6 +184,16 @@ func (e *aggEval) Add(q *query.Execution, r *SelRow) error {
 			// BigDecimal.add would align the sum by a power of ten
 			// this large.
 			return &query.Error{Code: wire.CodeFunctionFailure, Message: fmt.Sprintf("execution of 'system.%s[decimal]' failed: %v", e.s.fn, types.ErrBigIntegerOverflow)}
+		}
+		if e.s.fn == "avg" {
+			// avg = avg + (value - avg) / count, each division rounded
+			// HALF_EVEN at its dividend's scale.
+			x := &decimal{u: d.Unscaled, scale: d.Scale}
+			if e.davg == nil {
+				e.davg = &decimal{u: new(big.Int)}
+			}
+			e.davg = e.davg.add(x.sub(e.davg).divInt(e.n))
+			return nil
 		}
 		if e.dsum == nil {
 			e.dsum = new(big.Rat)
@@ -181,24 +219,34 @@ func (e *aggEval) Out(*query.Execution) ([]byte, error) {
 	avg := e.s.fn == "avg"
 	switch t.Kind {
 	case types.Float, types.Double:
-		f := e.fsum
+		if avg && e.n == 0 {
+			return floatBytes(t, 0), nil
+		}
+		if e.fbig != nil {
+			return floatBytes(t, e.fbig.divInt(e.n).float()), nil
+		}
+		// The Kahan sum is NaN after same-signed infinities: the plain
+		// sum is then the answer.
+		f := e.fsum + e.fcomp
+		if math.IsNaN(f) && math.IsInf(e.fsimple, 0) {
+			f = e.fsimple
+		}
 		if avg {
-			if e.n == 0 {
-				f = 0
-			} else {
-				f /= float64(e.n)
-			}
+			f /= float64(e.n)
 		}
 		return floatBytes(t, f), nil
 	case types.Decimal:
+		if avg {
+			if e.davg == nil {
+				return decimalBytes(&decimal{u: new(big.Int)}), nil
+			}
+			return decimalBytes(e.davg), nil
+		}
 		sum := e.dsum
 		if sum == nil {
 			sum = new(big.Rat)
 		}
-		if avg && e.n > 0 {
-			sum = new(big.Rat).Quo(sum, new(big.Rat).SetInt64(e.n))
-		}
-		return ratDecimal(sum, e.dscal, avg), nil
+		return ratDecimal(sum, e.dscal), nil
 	}
 	sum := e.isum
 	if sum == nil {
@@ -305,30 +353,87 @@ func decimalOf(v []byte) (types.DecimalValue, bool) {
 	return types.DecimalValue{Scale: int32(binary.BigEndian.Uint32(v)), Unscaled: varintOf(v[4:])}, true
 }
 
-// ratDecimal serializes r as a decimal with the given scale (sum), or for
-// avg with up to 34 significant digits (Java's MathContext.DECIMAL128).
-func ratDecimal(r *big.Rat, scale int32, avg bool) []byte {
-	if avg && !r.IsInt() {
-		s := r.FloatString(34)
-		d, ok := types.ParseDecimal(trimZeros(s))
-		if ok {
-			return append(binary.BigEndian.AppendUint32(nil, uint32(d.Scale)), varintBytes(d.Unscaled)...)
+// decimal is a BigDecimal: unscaled value u times ten to the power -scale.
+type decimal struct {
+	u     *big.Int
+	scale int32
+}
+
+// decimalOfFloat is BigDecimal.valueOf(f): the decimal of f's shortest
+// text.
+func decimalOfFloat(f float64) *decimal {
+	d, ok := types.ParseDecimal(strconv.FormatFloat(f, 'g', -1, 64))
+	if !ok {
+		return &decimal{u: new(big.Int)}
+	}
+	return &decimal{u: d.Unscaled, scale: d.Scale}
+}
+
+// rescale returns d's unscaled value at scale s (s >= d.scale).
+func (d *decimal) rescale(s int32) *big.Int {
+	if s == d.scale {
+		return d.u
+	}
+	return new(big.Int).Mul(d.u, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(s-d.scale)), nil))
+}
+
+func (d *decimal) add(o *decimal) *decimal {
+	s := max(d.scale, o.scale)
+	return &decimal{u: new(big.Int).Add(d.rescale(s), o.rescale(s)), scale: s}
+}
+
+func (d *decimal) sub(o *decimal) *decimal {
+	s := max(d.scale, o.scale)
+	return &decimal{u: new(big.Int).Sub(d.rescale(s), o.rescale(s)), scale: s}
+}
+
+// divInt is d.divide(BigDecimal.valueOf(n), RoundingMode.HALF_EVEN): the
+// quotient at d's scale, ties to the even neighbour.
+func (d *decimal) divInt(n int64) *decimal {
+	den := big.NewInt(n)
+	q, r := new(big.Int).QuoRem(d.u, den, new(big.Int))
+	twice := new(big.Int).Abs(r)
+	twice.Lsh(twice, 1)
+	if c := twice.Cmp(new(big.Int).Abs(den)); c > 0 || (c == 0 && q.Bit(0) == 1) {
+		if (d.u.Sign() < 0) != (n < 0) {
+			q.Sub(q, big.NewInt(1))
+		} else {
+			q.Add(q, big.NewInt(1))
 		}
 	}
+	return &decimal{u: q, scale: d.scale}
+}
+
+// float is BigDecimal.doubleValue.
+func (d *decimal) float() float64 {
+	r := new(big.Rat).SetInt(d.u)
+	p := new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(abs32(d.scale))), nil))
+	if d.scale > 0 {
+		r.Quo(r, p)
+	} else {
+		r.Mul(r, p)
+	}
+	f, _ := r.Float64()
+	return f
+}
+
+func abs32(x int32) int32 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func decimalBytes(d *decimal) []byte {
+	return append(binary.BigEndian.AppendUint32(nil, uint32(d.scale)), varintBytes(d.u)...)
+}
+
+// ratDecimal serializes the sum r as a decimal with the given scale.
+func ratDecimal(r *big.Rat, scale int32) []byte {
 	num := new(big.Int).Mul(r.Num(), new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale)), nil))
 	num.Quo(num, r.Denom())
 	out := binary.BigEndian.AppendUint32(nil, uint32(scale))
 	return append(out, varintBytes(num)...)
-}
-
-func trimZeros(s string) string {
-	for len(s) > 1 && s[len(s)-1] == '0' {
-		s = s[:len(s)-1]
-	}
-	if s[len(s)-1] == '.' {
-		s = s[:len(s)-1]
-	}
-	return s
 }
 
 // newCastSel compiles CAST(arg AS to). Numeric types convert to each other

@@ -128,7 +128,7 @@ func int32Bytes(v int32) []byte {
 	return []byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}
 }
 
-// constSel is a literal used as a selector argument (count(1), f('x')).
+// constSel is a literal used as a selector argument (f('x')).
 type constSel struct {
 	label string
 	t     types.Type
@@ -384,13 +384,15 @@ func (c *CompileCtx) compileSelectorCall(tbl *schema.Table, e *parser.FuncCall) 
 		}
 		return &tokenSel{label: "system.token(" + strings.Join(names, ", ") + ")"}, nil
 	}
+	if name == "count" && len(e.Args) == 1 {
+		if k, ok := e.Args[0].(*parser.Constant); ok && k.Kind != parser.ConstNull {
+			// Selectable.WithFunction.Raw.prepare: count of a literal
+			// other than null (COUNT(1)) is count(*), named "count".
+			return &countRowsSel{}, nil
+		}
+	}
 	args := make([]Selector, len(e.Args))
 	for i, a := range e.Args {
-		if k, ok := a.(*parser.Constant); ok && isAggregateName(name) && name == "count" {
-			// count(1) counts rows: its argument is never null.
-			args[i] = &constSel{label: k.Raw, t: types.IntType, v: []byte{0, 0, 0, 1}}
-			continue
-		}
 		s, err := c.CompileSelector(tbl, a)
 		if err != nil {
 			return nil, err

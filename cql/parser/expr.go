@@ -259,43 +259,58 @@ func (p *parser) parseSimple(sel bool) (Expr, error) {
 			return &Constant{Kind: ConstNull, Raw: "NULL"}, nil
 		}
 		if t.kind == tIdent && t.kw == kwCast && p.peekAt(1).kind == tLParen {
-			return p.parseCast(sel)
+			return p.withModifiers(sel, p.parseCast)
 		}
 		if p.peekAt(1).kind == tLParen || (p.peekAt(1).kind == tDot && p.peekAt(3).kind == tLParen) {
-			return p.parseCall(sel)
+			return p.withModifiers(sel, p.parseCall)
 		}
 		if sel && isIdentTok(t) {
 			p.i++
-			var e Expr = &ColumnRef{Name: Ident(t.val)}
-			h := 1
-			for p.peek().kind == tDot || p.peek().kind == tLBracket {
-				if p.peek().kind == tLBracket {
-					var err error
-					p.height = 0
-					if e, err = p.parseElementAccess(e); err != nil {
-						return nil, err
-					}
-					if h = max(h, p.height) + 1; h > MaxDepth {
-						return nil, p.tooDeep()
-					}
-					continue
-				}
-				if !isIdentTok(p.peekAt(1)) {
-					p.i++
-					return nil, p.errAtPrev()
-				}
-				p.i++
-				f, _ := p.ident()
-				e = &FieldAccess{Expr: e, Field: f}
-				if h++; h > MaxDepth {
-					return nil, p.tooDeep()
-				}
-			}
-			p.height = h
-			return e, nil
+			return p.selectorModifiers(&ColumnRef{Name: Ident(t.val)}, 1)
 		}
 	}
 	return nil, p.noViable()
+}
+
+// withModifiers parses a function call or cast with parse and, in a
+// selector, the field and element selections that may follow it
+// (selectionGroupWithField: max(b).x).
+func (p *parser) withModifiers(sel bool, parse func(bool) (Expr, error)) (Expr, error) {
+	e, err := parse(sel)
+	if err != nil || !sel {
+		return e, err
+	}
+	return p.selectorModifiers(e, p.height)
+}
+
+// selectorModifiers parses the .field and [key] selections after the
+// selector e, whose nesting height is h.
+func (p *parser) selectorModifiers(e Expr, h int) (Expr, error) {
+	for p.peek().kind == tDot || p.peek().kind == tLBracket {
+		if p.peek().kind == tLBracket {
+			var err error
+			p.height = 0
+			if e, err = p.parseElementAccess(e); err != nil {
+				return nil, err
+			}
+			if h = max(h, p.height) + 1; h > MaxDepth {
+				return nil, p.tooDeep()
+			}
+			continue
+		}
+		if !isIdentTok(p.peekAt(1)) {
+			p.i++
+			return nil, p.errAtPrev()
+		}
+		p.i++
+		f, _ := p.ident()
+		e = &FieldAccess{Expr: e, Field: f}
+		if h++; h > MaxDepth {
+			return nil, p.tooDeep()
+		}
+	}
+	p.height = h
+	return e, nil
 }
 
 // parseElementAccess parses [key] or [from..to] after a selector.

@@ -50,6 +50,23 @@ func (w *WhereClause) IndexReads() []IndexRead {
 				return b, nil, err
 			}
 		case *ckPartFilter:
+			if tv := f.part.tuple; tv != nil {
+				// A multi-column EQ: the indexed column's component.
+				pos := -1
+				for i, c := range tv.cols {
+					if c.Name == ix.Column {
+						pos = i
+					}
+				}
+				ir.value = func(q *query.Execution) ([]byte, []byte, error) {
+					tuples, err := tv.Eval(q)
+					if err != nil || len(tuples) != 1 || pos < 0 {
+						return nil, nil, err
+					}
+					return tuples[0][pos], nil, nil
+				}
+				break
+			}
 			vals := f.part.Single
 			ir.value = func(q *query.Execution) ([]byte, []byte, error) {
 				b, err := vals.SingleValue(q)

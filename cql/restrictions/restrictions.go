@@ -100,6 +100,10 @@ func (w *tupleValues) Eval(q *query.Execution) ([][][]byte, error) {
 	}
 	switch {
 	case w.marker != nil:
+		if v, err := w.marker.Eval(q); err == nil && v.Unset {
+			// The marker of IN ? stands for the list: its receiver is in(...).
+			return nil, query.Invalidf("Invalid unset value for in%s", tupleName(w.cols))
+		}
 		b, err := evalWholeTuple(q, w.marker, w.cols)
 		if err != nil {
 			return nil, err
@@ -135,7 +139,8 @@ func (w *tupleValues) Eval(q *query.Execution) ([][][]byte, error) {
 					return nil, err
 				}
 				if v.Unset {
-					return nil, query.Invalidf("Invalid unset value for column %s", w.cols[i].Name)
+					// Tuples.DelayedValue: an element of a tuple literal.
+					return nil, query.Invalidf("Invalid unset value for tuple field number %d", i)
 				}
 				vals[i] = v.Bytes
 			}
@@ -145,7 +150,16 @@ func (w *tupleValues) Eval(q *query.Execution) ([][][]byte, error) {
 	for _, vals := range out {
 		for i, v := range vals {
 			if v == nil {
-				return nil, query.Invalidf("Invalid null value in condition for column %s", w.cols[i].Name)
+				if w.in {
+					// MultiColumnRestriction.INRestriction.appendTo.
+					names := make([]string, len(w.cols))
+					for j, c := range w.cols {
+						names[j] = c.Name
+					}
+					return nil, query.Invalidf("Invalid null value in condition for columns: [%s]", strings.Join(names, ", "))
+				}
+				// MultiColumnRestriction.EQRestriction.appendTo.
+				return nil, query.Invalidf("Invalid null value for column %s", w.cols[i].Name)
 			}
 		}
 	}
@@ -193,7 +207,6 @@ type sliceBound struct {
 	terms []expr.Term // one per column
 	whole expr.Term   // a marker standing for the whole tuple
 	multi bool
-	rel   string // the relation's text, for error messages
 }
 
 func (b *sliceBound) Eval(q *query.Execution) ([][]byte, error) {
@@ -220,6 +233,10 @@ func (b *sliceBound) Eval(q *query.Execution) ([][]byte, error) {
 			return nil, err
 		}
 		if v.Unset {
+			if b.multi {
+				// Tuples.DelayedValue: an element of a tuple literal.
+				return nil, query.Invalidf("Invalid unset value for tuple field number %d", i)
+			}
 			return nil, query.Invalidf("Invalid unset value for column %s", b.cols[i].Name)
 		}
 		if v.Bytes == nil {
@@ -476,6 +493,18 @@ func indexFor(tbl *schema.Table, f rowFilter) *schema.Index {
 		col = f.col
 		ok = func(ix *schema.Index) bool { return ix.Target == schema.IndexSimple || ix.Target == schema.IndexFull }
 	case *ckPartFilter:
+		if tv := f.part.tuple; tv != nil && !tv.in && len(tv.tuples)+len(tv.whole) == 1 {
+			// A multi-column EQ is supported by an index on any of its
+			// columns (MultiColumnRestriction.EQRestriction).
+			for _, c := range tv.cols {
+				for i := range tbl.Indexes {
+					if ix := &tbl.Indexes[i]; ix.Column == c.Name && (ix.Target == schema.IndexSimple || ix.Target == schema.IndexFull) {
+						return ix
+					}
+				}
+			}
+			return nil
+		}
 		if f.part.Single == nil || !f.part.Single.IsSingle() {
 			return nil
 		}
@@ -618,7 +647,17 @@ func analyzeWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation
 	if w.CkRestricted && w.isKeyRange() && !allowFiltering {
 		return nil, indexable(query.Invalidf(filteringMsg))
 	}
-	// Parts past the usable prefix become row filters.
+	// Parts past the usable prefix become row filters; a multi-column
+	// slice or IN cannot (MultiColumnRestriction.SliceRestriction and
+	// INRestriction.addRowFilterTo).
+	for _, p := range w.Parts[w.Prefix:] {
+		if p.multi && p.IsSlice() {
+			return nil, query.Invalidf("Multi-column slice restrictions cannot be used for filtering.")
+		}
+		if p.tuple != nil && p.tuple.in && len(p.tuple.cols) > 1 {
+			return nil, query.Invalidf("Multicolumn IN filters are not supported")
+		}
+	}
 	for _, p := range w.Parts[w.Prefix:] {
 		w.Filters = append(w.Filters, &ckPartFilter{tbl: tbl, part: p})
 	}
@@ -858,7 +897,7 @@ func addColumnRelation(c *expr.CompileCtx, w *WhereClause, r *parser.ColumnRelat
 		if err != nil {
 			return false, err
 		}
-		bound = &sliceBound{cols: []*schema.Column{col}, terms: []expr.Term{t}, incl: r.Op == parser.OpLte || r.Op == parser.OpGte, rel: r.String()}
+		bound = &sliceBound{cols: []*schema.Column{col}, terms: []expr.Term{t}, incl: r.Op == parser.OpLte || r.Op == parser.OpGte}
 	default:
 		return false, query.Invalidf("Unsupported \"%s\" relation: %s", r.Op, r)
 	}
@@ -906,51 +945,98 @@ func (w *WhereClause) partAt(pos int) *ckPart {
 }
 
 func (w *WhereClause) addCkSingle(col *schema.Column, vals *WhereValues, bound *sliceBound, isLower bool) error {
-	prev := w.partAt(col.Position)
-	if prev == nil {
-		p := &ckPart{first: col.Position, Single: vals}
-		if bound != nil {
-			if isLower {
-				p.lower = bound
-			} else {
-				p.upper = bound
-			}
+	p := &ckPart{first: col.Position, Single: vals}
+	if bound != nil {
+		if isLower {
+			p.lower = bound
+		} else {
+			p.upper = bound
 		}
-		w.Parts = append(w.Parts, p)
+	}
+	return w.addCkPart(p)
+}
+
+// addCkPart adds the clustering restriction n, merging it, as
+// RestrictionSet.addRestriction does, with each restriction already on one
+// of its columns.
+func (w *WhereClause) addCkPart(n *ckPart) error {
+	var hits []*ckPart // the restrictions on n's columns, in column order
+	for pos := n.first; pos < n.first+n.width(); pos++ {
+		if p := w.partAt(pos); p != nil && (len(hits) == 0 || hits[len(hits)-1] != p) {
+			hits = append(hits, p)
+		}
+	}
+	if len(hits) == 0 {
+		w.Parts = append(w.Parts, n)
 		return nil
 	}
-	switch {
-	case !prev.IsSlice():
-		if prev.multi {
-			if bound != nil {
-				return query.Invalidf("Column \"%s\" cannot be restricted by both an equality and an inequality relation", col.Name)
+	for _, x := range hits {
+		m, err := w.mergeCkParts(x, n)
+		if err != nil {
+			return err
+		}
+		for i, p := range w.Parts {
+			if p == x {
+				w.Parts[i] = m
 			}
-			return mergeEqError(col.Name, prev.isIn())
 		}
-		return mergeEqError(col.Name, prev.isIn())
-	case bound == nil:
-		return query.Invalidf("Column \"%s\" cannot be restricted by both an equality and an inequality relation", col.Name)
-	case prev.multi:
-		return query.Invalidf("Column \"%s\" cannot be restricted by both a tuple notation inequality and a single column inequality (%s)", col.Name, bound.rel)
-	case prev.first != col.Position:
-		return query.Invalidf("Column \"%s\" cannot be restricted by both a tuple notation inequality and a single column inequality (%s)", col.Name, bound.rel)
-	}
-	if isLower {
-		if prev.lower != nil {
-			return query.Invalidf("More than one restriction was found for the start bound on %s", col.Name)
-		}
-		prev.lower = bound
-	} else {
-		if prev.upper != nil {
-			return query.Invalidf("More than one restriction was found for the end bound on %s", col.Name)
-		}
-		prev.upper = bound
 	}
 	return nil
 }
 
+// mergeCkParts merges the new clustering restriction n into the existing
+// restriction x, as x.mergeWith(n) does: when either is a multi-column
+// restriction the other is taken as a multi-column one on its single column
+// (SingleColumnRestriction.toMultiColumnRestriction), so a slice and a tuple
+// slice starting on the same column merge into one slice, each bound keeping
+// its own columns. An EQ or IN merges with nothing.
+func (w *WhereClause) mergeCkParts(x, n *ckPart) (*ckPart, error) {
+	ck := w.Tbl.ClusteringColumns()
+	// MultiColumnRestriction.getColumnsInCommons.
+	var common []string
+	for pos := n.first; pos < n.first+n.width(); pos++ {
+		if x.first <= pos && pos < x.first+x.width() {
+			common = append(common, ck[pos].Name)
+		}
+	}
+	names := strings.Join(common, " ,")
+	multi := x.multi || n.multi
+	if !x.IsSlice() {
+		return nil, mergeEqError(names, x.isIn())
+	}
+	if !n.IsSlice() {
+		return nil, query.Invalidf("Column \"%s\" cannot be restricted by both an equality and an inequality relation", names)
+	}
+	if x.first != n.first {
+		later := x.first
+		if n.first > later {
+			later = n.first
+		}
+		return nil, query.Invalidf("Column \"%s\" cannot be restricted by two inequalities not starting with the same column", ck[later].Name)
+	}
+	if x.lower != nil && n.lower != nil {
+		return nil, query.Invalidf("More than one restriction was found for the start bound on %s", names)
+	}
+	if x.upper != nil && n.upper != nil {
+		return nil, query.Invalidf("More than one restriction was found for the end bound on %s", names)
+	}
+	m := &ckPart{first: x.first, lower: x.lower, upper: x.upper, multi: multi}
+	if n.lower != nil {
+		m.lower = n.lower
+	}
+	if n.upper != nil {
+		m.upper = n.upper
+	}
+	return m, nil
+}
+
 func addTupleRelation(c *expr.CompileCtx, w *WhereClause, r *parser.TupleRelation) error {
 	tbl := w.Tbl
+	if r.Op == parser.OpNeq {
+		// Relation.toRestriction refuses the operator before it looks at
+		// the columns.
+		return query.Invalidf("Unsupported \"!=\" relation: %s", r)
+	}
 	cols := make([]*schema.Column, len(r.Columns))
 	for i, id := range r.Columns {
 		col := tbl.Column(string(id))
@@ -1029,61 +1115,25 @@ func addTupleRelation(c *expr.CompileCtx, w *WhereClause, r *parser.TupleRelatio
 				return query.Invalidf("Invalid IN relation: %s", r)
 			}
 		}
-		for _, col := range cols {
-			if prev := w.partAt(col.Position); prev != nil {
-				if prev.IsSlice() {
-					return query.Invalidf("Column \"%s\" cannot be restricted by both an equality and an inequality relation", col.Name)
-				}
-				return mergeEqError(col.Name, prev.isIn())
-			}
+		if tv.in && tv.marker == nil && len(tv.tuples)+len(tv.whole) == 1 {
+			// MultiColumnRelation.newINRestriction: an IN of one tuple is
+			// an EQ.
+			tv.in = false
 		}
-		w.Parts = append(w.Parts, &ckPart{first: first, tuple: tv, multi: true})
-		return nil
+		return w.addCkPart(&ckPart{first: first, tuple: tv, multi: true})
 	case parser.OpLt, parser.OpLte, parser.OpGt, parser.OpGte:
 		ts, whole, err := compileTuple(r.Value)
 		if err != nil {
 			return err
 		}
-		b := &sliceBound{cols: cols, incl: r.Op == parser.OpLte || r.Op == parser.OpGte, terms: ts, whole: whole, multi: true, rel: r.String()}
-		isLower := r.Op == parser.OpGt || r.Op == parser.OpGte
-		var prev *ckPart
-		for _, col := range cols {
-			if p := w.partAt(col.Position); p != nil {
-				prev = p
-				if !p.IsSlice() {
-					return query.Invalidf("Column \"%s\" cannot be restricted by both an equality and an inequality relation", col.Name)
-				}
-				if !p.multi {
-					return query.Invalidf("Column \"%s\" cannot have both tuple-notation inequalities and single-column inequalities: %s", col.Name, r)
-				}
-				if p.first != first {
-					return query.Invalidf("Column \"%s\" cannot be restricted by two tuple-notation inequalities not starting with the same column: %s", col.Name, r)
-				}
-				break
-			}
-		}
-		if prev == nil {
-			p := &ckPart{first: first, multi: true}
-			if isLower {
-				p.lower = b
-			} else {
-				p.upper = b
-			}
-			w.Parts = append(w.Parts, p)
-			return nil
-		}
-		if isLower {
-			if prev.lower != nil {
-				return query.Invalidf("More than one restriction was found for the start bound on %s", cols[0].Name)
-			}
-			prev.lower = b
+		b := &sliceBound{cols: cols, incl: r.Op == parser.OpLte || r.Op == parser.OpGte, terms: ts, whole: whole, multi: true}
+		p := &ckPart{first: first, multi: true}
+		if r.Op == parser.OpGt || r.Op == parser.OpGte {
+			p.lower = b
 		} else {
-			if prev.upper != nil {
-				return query.Invalidf("More than one restriction was found for the end bound on %s", cols[0].Name)
-			}
-			prev.upper = b
+			p.upper = b
 		}
-		return nil
+		return w.addCkPart(p)
 	}
 	return query.Invalidf("Unsupported \"%s\" relation: %s", r.Op, r)
 }

@@ -34,15 +34,48 @@ func (w *WhereClause) ValidateFilters(q *query.Execution) error {
 		}
 	}
 	// Cassandra reads an index whenever one supports a restriction, with
-	// ALLOW FILTERING or without.
-	for _, f := range w.Filters {
-		v, ok := f.(*valuesFilter)
-		if !ok || !v.vals.IsSingle() || indexFor(w.Tbl, f) == nil {
+	// ALLOW FILTERING or without; an index query over partitions (no full
+	// key, no token()) filters with the clustering restrictions too, so an
+	// index on a clustering column reads their value.
+	candidates := append([]rowFilter(nil), w.Filters...)
+	if w.Index != nil || (!w.PkComplete && !w.hasToken()) {
+		for _, p := range w.Parts {
+			candidates = append(candidates, &ckPartFilter{tbl: w.Tbl, part: p})
+		}
+	}
+	for _, f := range candidates {
+		ix := indexFor(w.Tbl, f)
+		if ix == nil {
 			continue
 		}
-		b, err := v.vals.SingleValue(q)
-		if err != nil {
-			return err
+		var b []byte
+		switch f := f.(type) {
+		case *valuesFilter:
+			if !f.vals.IsSingle() {
+				continue
+			}
+			v, err := f.vals.SingleValue(q)
+			if err != nil {
+				return err
+			}
+			b = v
+		case *ckPartFilter:
+			// A multi-column EQ is read with the index of one of its
+			// columns: that column's value is the index key.
+			if f.part.tuple == nil {
+				continue
+			}
+			tuples, err := f.part.tuple.Eval(q)
+			if err != nil {
+				return err
+			}
+			for i, c := range f.part.tuple.cols {
+				if c.Name == ix.Column && len(tuples) == 1 {
+					b = tuples[0][i]
+				}
+			}
+		default:
+			continue
 		}
 		if len(b) > 0xFFFF {
 			return query.Invalidf("Index expression values may not be larger than 64K")

@@ -21,6 +21,8 @@ type selectPlan struct {
 	pkIdx []uint16
 
 	json, distinct bool
+	// jsonKeys are the keys of SELECT JSON's objects, one per selector.
+	jsonKeys []string
 	// aggregate is set when the selection has aggregates.
 	aggregate bool
 	// groupBy is the number of primary key columns (partition key first,
@@ -133,6 +135,13 @@ func compileSelect(s *plan.Compiler, st *parser.Select) (plan.Plan, error) {
 	// Result metadata.
 	if p.json {
 		p.specs = []query.ColumnSpec{{Keyspace: tbl.Keyspace, Table: tbl.Name, Name: "[json]", Type: types.TextType}}
+		for i, sel := range p.sels {
+			alias := ""
+			if i < len(aliases) {
+				alias = aliases[i]
+			}
+			p.jsonKeys = append(p.jsonKeys, jsonKey(sel, alias))
+		}
 	} else {
 		for i, sel := range p.sels {
 			name := sel.Name()

@@ -914,17 +914,15 @@ func (r *selectRun) runSorted(ctx context.Context, keys [][]byte, comps [][][]by
 	return r.finish()
 }
 
-// jsonRow renders a row as SELECT JSON does: one object whose keys are the
-// column names (double-quoted inside the key when they need quoting in
-// CQL, as Cassandra's Selection.rowToJson does).
+// jsonRow renders a row as SELECT JSON does: one object keyed by
+// p.jsonKeys.
 func (p *selectPlan) jsonRow(vals [][]byte) []byte {
 	out := []byte{'{'}
 	for i, v := range vals {
 		if i > 0 {
 			out = append(out, ", "...)
 		}
-		name := p.jsonName(i)
-		out = appendJSONKey(out, name)
+		out = append(out, jsonString(p.jsonKeys[i])...)
 		out = append(out, ": "...)
 		if v == nil {
 			out = append(out, "null"...)
@@ -935,18 +933,31 @@ func (p *selectPlan) jsonRow(vals [][]byte) []byte {
 	return append(out, '}')
 }
 
-func (p *selectPlan) jsonName(i int) string {
-	if cs, ok := p.sels[i].(*expr.ColumnSel); ok {
-		return cs.Col.Name
+// jsonKey is the key of a selector in SELECT JSON's objects, as
+// Selection.rowToJson writes it: the result column's name (the alias when
+// there is one), double-quoted inside the key when it is an identifier that
+// needs quoting in CQL.
+func jsonKey(sel expr.Selector, alias string) string {
+	name := alias
+	switch {
+	case alias != "":
+	case isColumnSel(sel):
+		name = sel.(*expr.ColumnSel).Col.Name
+	default:
+		name = sel.Name()
+		if isFunctionColumnName(name) {
+			return name
+		}
 	}
-	return p.sels[i].Name()
+	if parser.Ident(name).String() != name {
+		return `"` + name + `"`
+	}
+	return name
 }
 
-func appendJSONKey(out []byte, name string) []byte {
-	if !isFunctionColumnName(name) && parser.Ident(name).String() != name {
-		name = `"` + name + `"`
-	}
-	return append(out, jsonString(name)...)
+func isColumnSel(sel expr.Selector) bool {
+	_, ok := sel.(*expr.ColumnSel)
+	return ok
 }
 
 // isFunctionColumnName reports names such as "system.count(*)" or
