@@ -379,11 +379,12 @@ func TestShardSize(t *testing.T) {
 	assert.Zero(t, unsafe.Sizeof(shard{})%64, "shard is %d bytes", unsafe.Sizeof(shard{}))
 }
 
-// TestPartitionSize guards the size the partition's documentation gives:
-// a narrow partition and its inline row in 176 bytes, a size class of Go's
-// allocator (slabs hold 46 of them in 8 KiB).
+// TestPartitionSize guards the size the partition's documentation gives
+// (its key and rows are in the arena), and that an arena fills one cache
+// line.
 func TestPartitionSize(t *testing.T) {
-	assert.Equal(t, uintptr(176), unsafe.Sizeof(partition{}))
+	assert.Equal(t, uintptr(80), unsafe.Sizeof(partition{}))
+	assert.Equal(t, uintptr(64), arenaSize)
 }
 
 // TestBucketLayout checks that a bucket fits its 512-byte size class and
