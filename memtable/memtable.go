@@ -77,7 +77,8 @@ func (sh *shard) newPartition(token int64, key []byte, a *applier) *partition {
 	}
 	p := &sh.slab[sh.next]
 	sh.next++
-	p.token, p.key = token, a.copyIn(key)
+	p.token = token
+	p.setKey(key, a)
 	return p
 }
 

@@ -2,8 +2,10 @@ package memtable
 
 import (
 	"bytes"
+	"encoding/binary"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/google/btree"
 
@@ -13,29 +15,84 @@ import (
 // partitionOverhead estimates the bytes a partition costs besides its
 // arena bytes: the partition struct and its share of the index's buckets
 // and directories.
-const partitionOverhead = 80 + 24
+const partitionOverhead = 48 + 24
 
 // partition is one partition of a memtable. token and key never change; the
 // other fields are guarded by mu. key and the encoded rows live in the
 // memtable's arena and are never modified.
 //
 // A narrow partition (one row, no partition-level data) is this struct
-// alone, 80 bytes, and its key and row in the arena; what only some
-// partitions have lives behind more.
+// alone, 48 bytes with three pointers, and its key and row in the arena;
+// what only some partitions have lives behind more. Slices into the arena
+// are kept as a pointer and a length (key: a uvarint length before the
+// bytes) instead of 24-byte slice headers.
 type partition struct {
 	token int64
-	key   []byte
+	mu    sync.Mutex
 	// seq numbers the partition among those inserted into its shard; a
-	// snapshot of the shard's index skips the ones numbered after it.
-	seq uint64
-
-	mu sync.Mutex
-	// one is the encoded only row while the partition has a single row
-	// (see rowenc.go); it is nil once more.rows holds every row.
-	one []byte
+	// snapshot of the shard's index skips the ones numbered after it. A
+	// shard holds fewer than 2^32 partitions (at 48 bytes each, 192 GiB).
+	seq uint32
+	// oneLen and one are the encoded only row while the partition has a
+	// single row (see rowenc.go); one is nil once more.rows holds every
+	// row. Use row and setRow.
+	oneLen uint32
+	one    *byte
+	// key points to the partition key's length (a uvarint) and bytes in
+	// the arena. Use keyBytes.
+	key *byte
 	// more is nil until the partition gets a deletion, a static row, a
 	// range tombstone or a second row.
 	more *partitionMore
+}
+
+// keyBytes returns the partition key.
+func (p *partition) keyBytes() []byte {
+	// The uvarint is read byte by byte: a slice over the longest one
+	// could reach past the end of the arena chunk.
+	n, shift, ptr := 0, 0, unsafe.Pointer(p.key)
+	for {
+		c := *(*byte)(ptr)
+		ptr = unsafe.Add(ptr, 1)
+		n |= int(c&0x7f) << shift
+		if c < 0x80 {
+			break
+		}
+		shift += 7
+	}
+	if n == 0 {
+		return emptyBytes
+	}
+	return unsafe.Slice((*byte)(ptr), n)
+}
+
+// setKey copies key, with its length before it, into a's arena.
+func (p *partition) setKey(key []byte, a *applier) {
+	var hdr [binary.MaxVarintLen64]byte
+	w := binary.PutUvarint(hdr[:], uint64(len(key)))
+	b, grown := a.arena.alloc(w + len(key))
+	a.grown += grown
+	copy(b, hdr[:w])
+	copy(b[w:], key)
+	p.key = &b[0]
+}
+
+// row returns the encoded only row, or nil.
+func (p *partition) row() []byte {
+	if p.one == nil {
+		return nil
+	}
+	return unsafe.Slice(p.one, p.oneLen)
+}
+
+// setRow makes the encoded row b (never empty) the only row, or clears it
+// for nil b.
+func (p *partition) setRow(b []byte) {
+	if b == nil {
+		p.one, p.oneLen = nil, 0
+		return
+	}
+	p.one, p.oneLen = &b[0], uint32(len(b))
 }
 
 // partitionMore is the partition-level data and the row tree of a
@@ -181,21 +238,22 @@ func (p *partition) apply(mu *data.Mutation, a *applier) (delta int, lo int64) {
 func (p *partition) applyRow(in *data.Row, a *applier) int {
 	delta := 0
 	if p.more == nil || p.more.rows == nil {
-		if p.one == nil {
+		one := p.row()
+		if one == nil {
 			// The partition never had a row: only a partition without
 			// rows lacks both one and rows.
-			p.one = a.store(in)
+			p.setRow(a.store(in))
 			return 0
 		}
-		if bytes.Equal(rowClustering(p.one), in.Clustering) {
-			p.one = a.merge(p.one, in, nil)
+		if bytes.Equal(rowClustering(one), in.Clustering) {
+			p.setRow(a.merge(one, in, nil))
 			return 0
 		}
 		var m *partitionMore
 		m, delta = p.extra()
 		m.rows = btree.NewWithFreeListG(btreeDegree, lessEncoded, a.free)
-		m.rows.ReplaceOrInsert(p.one)
-		p.one = nil
+		m.rows.ReplaceOrInsert(one)
+		p.setRow(nil)
 		delta += rowItemSize
 	}
 	m := p.more
@@ -241,11 +299,11 @@ func (p *partition) snapshot() *snapshot {
 // snapshotInto overwrites s, which no reader may still use, with a
 // consistent read-only view of p, as snapshot does without allocating.
 func (p *partition) snapshotInto(s *snapshot) {
-	s.token, s.key = p.token, p.key
+	s.token, s.key = p.token, p.keyBytes()
 	s.iter = rowIter{}
 	s.iterTaken.Store(false)
 	p.mu.Lock()
-	s.one = p.one
+	s.one = p.row()
 	var static []byte
 	if m := p.more; m == nil {
 		s.deletion, s.rts, s.rows = data.LiveDeletion, nil, nil
