@@ -129,7 +129,9 @@ func TestIndexModel(t *testing.T) {
 			for _, p := range model {
 				ps = append(ps, p)
 			}
-			sort.Slice(ps, func(i, j int) bool { return data.ComparePartitions(ps[i].token, ps[i].keyBytes(), ps[j].token, ps[j].keyBytes()) < 0 })
+			sort.Slice(ps, func(i, j int) bool {
+				return data.ComparePartitions(ps[i].token, ps[i].keyBytes(), ps[j].token, ps[j].keyBytes()) < 0
+			})
 			out := make([]string, len(ps))
 			for i, p := range ps {
 				out[i] = fmt.Sprintf("%d/%s", p.token, p.keyBytes())
