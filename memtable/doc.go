@@ -85,7 +85,7 @@
 // LIMIT 10 on a partition of a million rows touches a few more than ten rows
 // in either direction. Partition scans walk the shard snapshots with a
 // cursor that keeps its path from the root and allocates nothing. A row
-// iterator decodes each row into a row of its own, whose cell array (four
+// iterator decodes each row into a row of its own, whose cell array (two
 // cells inline, more grown once) it reuses: the *data.Row that Next returns
 // is valid until the next call to Next or Close, the data.RowIterator
 // contract, but the bytes it references (clustering, paths, values, column

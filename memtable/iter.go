@@ -36,9 +36,9 @@ type rowIter struct {
 	batch   int
 
 	// row is the decoded row Next returns; cellsArr backs its cells for
-	// rows of up to four cells, so a point read allocates nothing more.
+	// rows of up to two cells, so a point read allocates nothing more.
 	row      data.Row
-	cellsArr [4]data.Cell
+	cellsArr [2]data.Cell
 
 	// w holds the state of B-tree walks, allocated by the first fill: a
 	// partition with a single inline row never needs it.
@@ -53,10 +53,11 @@ type treeWalk struct {
 	visit func([]byte) bool
 	sl    data.Slice
 	n     int
-	// pivot is the encoded seek key of fill (a clustering with no more);
-	// bufArr backs the first batch.
-	pivot  []byte
-	bufArr [minBatch][]byte
+	// pivot is the encoded seek key of fill (a clustering with no more),
+	// in pivotArr when it fits; bufArr backs the first batch.
+	pivot    []byte
+	pivotArr [40]byte
+	bufArr   [minBatch][]byte
 }
 
 // everything selects every row; it is never modified.
@@ -139,6 +140,7 @@ func (it *rowIter) fill() {
 			w.visit = it.visitForward
 		}
 		it.w, it.buf = w, w.bufArr[:0]
+		w.pivot = w.pivotArr[:0]
 	}
 	w.sl = it.slices[it.si]
 	sl := &w.sl

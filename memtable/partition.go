@@ -323,8 +323,11 @@ func (p *partition) snapshotInto(s *snapshot) {
 	// snapshot lives.
 	s.static = nil
 	if static != nil {
-		decodeRow(static, &s.staticRow)
-		s.static = &s.staticRow
+		if s.staticRow == nil {
+			s.staticRow = new(data.Row)
+		}
+		decodeRow(static, s.staticRow)
+		s.static = s.staticRow
 	}
 }
 
@@ -339,8 +342,10 @@ type snapshot struct {
 	// one is the encoded only row, rows the tree of encoded rows.
 	one  []byte
 	rows *btree.BTreeG[[]byte]
-	// staticRow holds the decoded static row that static points to.
-	staticRow data.Row
+	// staticRow holds the decoded static row that static points to,
+	// allocated for the first static row a snapshot (or a ScanReuse ring
+	// slot) decodes.
+	staticRow *data.Row
 
 	// iter is handed out by the first call to Rows (iterTaken).
 	iter      rowIter
