@@ -42,7 +42,12 @@ func (a *arena) alloc(n int) (b []byte, grown int) {
 	}
 	a.mu.Lock()
 	if len(a.cur)+n > cap(a.cur) {
+		// Doubling may fall short of n (at most maxChunk/4): the chunk
+		// grows to the first power of two that holds it.
 		size := min(max(2*cap(a.cur), minChunk), maxChunk)
+		for size < n {
+			size *= 2
+		}
 		a.cur, grown = make([]byte, 0, size), size
 	}
 	off := len(a.cur)
