@@ -54,10 +54,11 @@ type treeWalk struct {
 	sl    data.Slice
 	n     int
 	// pivot is the encoded seek key of fill (a clustering with no more),
-	// in pivotArr when it fits; bufArr backs the first batch.
+	// in pivotArr when it fits; bufArr backs the first two batches (a
+	// LIMIT 10 read fills two).
 	pivot    []byte
 	pivotArr [40]byte
-	bufArr   [minBatch][]byte
+	bufArr   [2 * minBatch][]byte
 }
 
 // everything selects every row; it is never modified.
@@ -139,7 +140,7 @@ func (it *rowIter) fill() {
 		} else {
 			w.visit = it.visitForward
 		}
-		it.w, it.buf = w, w.bufArr[:0]
+		it.w, it.buf = w, w.bufArr[:0:len(w.bufArr)]
 		w.pivot = w.pivotArr[:0]
 	}
 	w.sl = it.slices[it.si]

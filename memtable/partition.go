@@ -293,16 +293,23 @@ func insertRangeTombstones(old, add []data.RangeTombstone, a *applier) []data.Ra
 // row iterator asked of it are one allocation.
 func (p *partition) snapshot() *snapshot {
 	s := new(snapshot)
-	p.snapshotInto(s)
+	p.fillSnapshot(s)
 	return s
 }
 
 // snapshotInto overwrites s, which no reader may still use, with a
 // consistent read-only view of p, as snapshot does without allocating.
 func (p *partition) snapshotInto(s *snapshot) {
-	s.token, s.key = p.token, p.keyBytes()
 	s.iter = rowIter{}
 	s.iterTaken.Store(false)
+	p.fillSnapshot(s)
+}
+
+// fillSnapshot is snapshotInto for a snapshot whose iterator is unused
+// (a new one): clearing its iterator would cost a bulk write barrier
+// while the collector marks.
+func (p *partition) fillSnapshot(s *snapshot) {
+	s.token, s.key = p.token, p.keyBytes()
 	p.mu.Lock()
 	s.one = p.row()
 	var static []byte

@@ -135,7 +135,10 @@ func encodeRow(b []byte, r *data.Row) []byte {
 
 // rowClustering returns the clustering of the encoded row b.
 func rowClustering(b []byte) []byte {
-	n, w := binary.Uvarint(b)
+	n, w := uint64(b[0]), 1
+	if n >= 0x80 { // a clustering of 127 bytes or more
+		n, w = binary.Uvarint(b)
+	}
 	if n == 0 {
 		return nil
 	}
@@ -156,12 +159,20 @@ type rowDecoder struct {
 }
 
 func (d *rowDecoder) uvarint() uint64 {
+	if c := d.b[0]; c < 0x80 {
+		d.b = d.b[1:]
+		return uint64(c)
+	}
 	v, n := binary.Uvarint(d.b)
 	d.b = d.b[n:]
 	return v
 }
 
 func (d *rowDecoder) varint() int64 {
+	if c := d.b[0]; c < 0x80 {
+		d.b = d.b[1:]
+		return int64(c>>1) ^ -int64(c&1)
+	}
 	v, n := binary.Varint(d.b)
 	d.b = d.b[n:]
 	return v
@@ -184,17 +195,21 @@ func (d *rowDecoder) str() string {
 
 // decodeRow decodes the encoded row b into r, reusing r's Cells and
 // ColumnDeletions arrays when they are large enough. The row's bytes alias
-// b.
+// b. r usually lives in the heap (a snapshot's iterator): fields are
+// written one by one, not as whole structs, which would cost a bulk write
+// barrier per struct while the collector marks.
 func decodeRow(b []byte, r *data.Row) {
 	d := rowDecoder{b: b}
 	cells, cds := r.Cells[:0], r.ColumnDeletions[:0]
-	*r = data.Row{Liveness: data.EmptyLiveness, Deletion: data.LiveDeletion}
+	r.Clustering = nil
 	if n := d.uvarint(); n > 0 {
 		r.Clustering = d.b[: n-1 : n-1]
 		d.b = d.b[n-1:]
 	}
 	flags := d.b[0]
 	d.b = d.b[1:]
+	r.Liveness = data.EmptyLiveness
+	r.Deletion = data.LiveDeletion
 	base := int64(0)
 	if flags&rowLiveTS != 0 {
 		r.Liveness.Timestamp = d.varint()
@@ -207,6 +222,9 @@ func decodeRow(b []byte, r *data.Row) {
 	if flags&rowDeleted != 0 {
 		r.Deletion.MarkedForDeleteAt = d.varint()
 		r.Deletion.LocalDeletionTime = d.varint()
+	}
+	if r.ColumnDeletions != nil {
+		r.ColumnDeletions = nil
 	}
 	if flags&rowColDels != 0 {
 		n := int(d.uvarint())
@@ -223,30 +241,40 @@ func decodeRow(b []byte, r *data.Row) {
 	}
 	n := int(d.uvarint())
 	if n == 0 {
+		r.Cells = nil
 		return
 	}
 	if cap(cells) < n {
-		cells = make([]data.Cell, 0, n)
+		cells = make([]data.Cell, n)
 	}
-	for i := 0; i < n; i++ {
+	cells = cells[:n]
+	for i := range cells {
+		c := &cells[i]
 		head := d.b[0]
 		d.b = d.b[1:]
-		c := data.Cell{Kind: data.CellKind(head & cellKindMask), LocalDeletionTime: data.NoDeletionTime}
+		c.Kind = data.CellKind(head & cellKindMask)
 		c.Column = d.str()
+		// Pointer fields are cleared only when set: every pointer
+		// write costs a write barrier while the collector marks.
 		if head&cellPath != 0 {
 			c.Path = d.bytes()
+		} else if c.Path != nil {
+			c.Path = nil
 		}
 		c.Timestamp = d.varint() + base
+		c.TTL = 0
 		if head&cellTTL != 0 {
 			c.TTL = int32(d.varint())
 		}
+		c.LocalDeletionTime = data.NoDeletionTime
 		if head&cellLDT != 0 {
 			c.LocalDeletionTime = d.varint()
 		}
 		if head&cellValue != 0 {
 			c.Value = d.bytes()
+		} else if c.Value != nil {
+			c.Value = nil
 		}
-		cells = append(cells, c)
 	}
 	r.Cells = cells
 }
