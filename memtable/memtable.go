@@ -229,9 +229,10 @@ func (m *Memtable) Scan(r data.TokenRange) data.PartitionIterator {
 // ScanReuse is Scan for a caller that finishes with each partition before
 // asking for the next, such as a flush: Next overwrites one snapshot
 // instead of allocating a new one per partition. The PartitionSource that
-// Next returns, and the row iterator its Rows returns, are valid only until
-// the next call to Next or Close; the rows, keys and range tombstones they
-// hand out belong to the memtable and stay valid, as with Scan. Each
+// Next returns, the row iterator its Rows returns, and the rows and static
+// row they hand out, are valid only until the next call to Next or Close;
+// the bytes those reference (keys, clusterings, values, range-tombstone
+// bounds) are the memtable's and stay valid, as with Scan. Each
 // partition is still snapshotted consistently, a few partitions before
 // Next returns it (to overlap the cache misses of neighbouring partitions),
 // so ScanReuse is safe while writes continue.
