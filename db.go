@@ -40,7 +40,7 @@ func Open(opts Options) (*DB, error) {
 	}
 	db := &DB{eng: eng, opts: opts}
 	db.x = cql.NewExecutor(eng, cql.Options{Logger: opts.Logger, ClusterName: opts.ClusterName,
-		PreparedStatementsCacheSize: opts.PreparedStatementsCacheSize})
+		PreparedStatementsCacheSize: opts.PreparedStatementsCacheSize, MaterializedViewsEnabled: opts.MaterializedViewsEnabled})
 	db.def = db.Session()
 	return db, nil
 }

@@ -51,6 +51,11 @@ type Options struct {
 	// statements the node keeps, shared by every session and connection,
 	// as Cassandra's prepared_statements_cache_size (default 10 MiB).
 	PreparedStatementsCacheSize int64
+	// MaterializedViewsEnabled allows CREATE MATERIALIZED VIEW, as
+	// Cassandra's materialized_views_enabled. False (the default, as in
+	// Cassandra 4.1) refuses it with Cassandra's text; views created before
+	// keep being maintained either way.
+	MaterializedViewsEnabled bool
 	// From, when set, is the state an in-memory DB opens in: a Snapshot,
 	// of this process's DBs (Restore at Open, without first creating the
 	// system keyspaces, which the snapshot holds). Nil (the default) opens

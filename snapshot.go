@@ -53,7 +53,10 @@ func (db *DB) Restore(s *Snapshot) error {
 	if db.isClosed() {
 		return ErrClosed
 	}
-	return db.eng.Restore(s.s)
+	if err := db.eng.Restore(s.s); err != nil {
+		return err
+	}
+	return db.x.AttachIndexes()
 }
 
 // Reset empties the DB: its state becomes that of a new in-memory DB, the
@@ -69,7 +72,10 @@ func (db *DB) Reset() error {
 	if err != nil {
 		return err
 	}
-	return db.eng.Restore(b)
+	if err := db.eng.Restore(b); err != nil {
+		return err
+	}
+	return db.x.AttachIndexes()
 }
 
 // blank is the state of a new in-memory node, made once per process: the

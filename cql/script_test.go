@@ -25,6 +25,7 @@ func TestCQLScripts(t *testing.T) { runScripts(t, "testdata/scripts") }
 //	                warnings, or the error as "code=2200 message=..."
 //	clock advance=D advances the engine's clock by a Go duration
 //	flush           flushes every table's memtable to an SSTable
+//	views           enables materialized views (materialized_views_enabled)
 //	auth superuser=U password=P [authorizer=A]
 //	                enables password authentication with superuser U
 //	                (bcrypt cost 4) and authorizer A (default
@@ -46,6 +47,9 @@ func runScripts(t *testing.T, dir string) {
 				return runScript(t, s, d.Input, page)
 			case "flush":
 				require.NoError(t, s.x.env.Engine.Flush(context.Background(), "", ""))
+				return ""
+			case "views":
+				s.x.env.MaterializedViewsEnabled = true
 				return ""
 			case "auth":
 				var user, pw string

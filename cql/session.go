@@ -13,8 +13,10 @@ import (
 
 	"github.com/minicass/minicass/cql/plan"
 	"github.com/minicass/minicass/cql/statements"
+	"github.com/minicass/minicass/cql/statements/ddl"
 
 	"github.com/minicass/minicass/cql/auth"
+	"github.com/minicass/minicass/cql/index"
 	"github.com/minicass/minicass/cql/query"
 	"github.com/minicass/minicass/cql/virtual"
 
@@ -39,6 +41,11 @@ type Options struct {
 	// statements may take, as Cassandra's prepared_statements_cache_size
 	// (default DefaultPreparedStatementsCacheSize).
 	PreparedStatementsCacheSize int64
+	// MaterializedViewsEnabled allows CREATE MATERIALIZED VIEW, as
+	// Cassandra's materialized_views_enabled (false by default: CREATE is
+	// refused with Cassandra's text); each CREATE then carries Cassandra's
+	// client warning that views are experimental.
+	MaterializedViewsEnabled bool
 }
 
 // Executor runs CQL against an engine. It is safe for concurrent use; each
@@ -70,7 +77,8 @@ func NewExecutor(eng *engine.Engine, opts Options) *Executor {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	x := &Executor{opts: opts, uuid: types.NewTimeUUIDGenerator(), plans: newPlanCache(opts.PreparedStatementsCacheSize)}
-	x.env = plan.Env{Engine: eng, System: virtual.NewNode(eng, opts.ClusterName, opts.DataCenter, opts.Rack)}
+	x.env = plan.Env{Engine: eng, System: virtual.NewNode(eng, opts.ClusterName, opts.DataCenter, opts.Rack),
+		MaterializedViewsEnabled: opts.MaterializedViewsEnabled}
 	x.env.Roles = auth.New(x.env.System, func(ctx context.Context, text string, p *query.Params) (*query.Result, error) {
 		s := x.NewSession()
 		s.label = SourceInternal
@@ -80,9 +88,20 @@ func NewExecutor(eng *engine.Engine, opts Options) *Executor {
 	// logged here, and returned by an explicit call to Bootstrap.
 	if err := x.Bootstrap(context.Background()); err != nil {
 		opts.Logger.Error("cql: bootstrapping the system keyspaces", "err", err)
+	} else if err := ddl.ResumeViewBuilds(context.Background(), &x.env); err != nil {
+		opts.Logger.Error("cql: resuming view builds", "err", err)
+	}
+	// The built-in indexes of the schema maintain their tables from now
+	// on (registrations live in memory: see package index).
+	if err := index.Attach(eng); err != nil {
+		opts.Logger.Error("cql: attaching the secondary indexes", "err", err)
 	}
 	return x
 }
+
+// AttachIndexes registers the built-in secondary indexes of the engine's
+// schema again, as after a Restore replaced the schema (see index.Attach).
+func (x *Executor) AttachIndexes() error { return index.Attach(x.env.Engine) }
 
 // Engine returns the engine the executor runs on.
 func (x *Executor) Engine() *engine.Engine { return x.env.Engine }

@@ -28,6 +28,11 @@ var ErrCorrupt = errors.New("data: corrupt encoding")
 //	rangetomb := optbytes(start) optbytes(end) deletion
 //	mutation  := version:byte(1) table:16 bytes(key) deletion
 //	             uvarint(n) n*rangetomb  hasStatic:byte [row]  uvarint(n) n*row
+//	group     := version:byte(2) uvarint(n) n*bytes(mutation)
+//
+// A group is one commit-log record holding several mutations, of
+// different tables, that are applied together: a base-table write and
+// the derived-table mutations (index entries, view rows) it caused.
 //
 // Worked example: the cell {Column "v", Kind regular, Timestamp 5, TTL 0,
 // LocalDeletionTime NoDeletionTime, Value 0x0000002a} encodes as
@@ -43,6 +48,10 @@ var ErrCorrupt = errors.New("data: corrupt encoding")
 // MutationFormatVersion is the version byte at the start of an encoded
 // mutation.
 const MutationFormatVersion = 1
+
+// MutationGroupFormatVersion is the version byte at the start of an
+// encoded mutation group (AppendMutationGroup).
+const MutationGroupFormatVersion = 2
 
 func appendBytes(b, s []byte) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s)))
@@ -169,9 +178,9 @@ func (d *Decoder) optBytes(what string) []byte {
 	return d.c.Raw(n-1, what)
 }
 
-func (d *Decoder) ttl(what string) int32 {
+func (d *Decoder) ttl(what string, liveness bool) int32 {
 	v := d.c.Uvarint(what)
-	if v > MaxTTL {
+	if v > MaxTTL && !(liveness && v == uint64(ExpiredTTL)) {
 		d.c.Fail(what)
 		return 0
 	}
@@ -194,7 +203,7 @@ func (d *Decoder) cell(c *Cell, names *ColumnNames) {
 		d.c.Fail("cell kind")
 	}
 	c.Timestamp = d.c.Varint("cell timestamp")
-	c.TTL = d.ttl("cell ttl")
+	c.TTL = d.ttl("cell ttl", false)
 	c.LocalDeletionTime = d.c.Varint("cell deletion time")
 	c.Value = d.optBytes("cell value")
 }
@@ -218,7 +227,7 @@ func (d *Decoder) RowInto(r *Row, names *ColumnNames) {
 	r.Cells, r.ColumnDeletions = nil, nil
 	r.Clustering = d.bytes("clustering")
 	r.Liveness.Timestamp = d.c.Varint("liveness")
-	r.Liveness.TTL = d.ttl("liveness ttl")
+	r.Liveness.TTL = d.ttl("liveness ttl", true)
 	r.Liveness.ExpiresAt = d.c.Varint("liveness")
 	r.Deletion = d.Deletion()
 	if n := d.c.Count("column deletions", 3); n > 0 {
@@ -275,6 +284,52 @@ func (n *ColumnNames) intern(b []byte) string {
 // RangeTombstone decodes a range tombstone.
 func (d *Decoder) RangeTombstone() RangeTombstone {
 	return RangeTombstone{Start: d.optBytes("range start"), End: d.optBytes("range end"), Deletion: d.Deletion()}
+}
+
+// AppendMutationGroup appends the encoding of the group of mutations ms
+// (each encoded by AppendMutation) to b.
+func AppendMutationGroup(b []byte, ms []*Mutation) []byte {
+	b = append(b, MutationGroupFormatVersion)
+	b = binary.AppendUvarint(b, uint64(len(ms)))
+	var one []byte
+	for _, m := range ms {
+		one = AppendMutation(one[:0], m)
+		b = appendBytes(b, one)
+	}
+	return b
+}
+
+// DecodeMutations decodes a record holding one mutation (AppendMutation)
+// or a group (AppendMutationGroup). The results alias b.
+func DecodeMutations(b []byte) ([]*Mutation, error) {
+	if len(b) == 0 || b[0] != MutationGroupFormatVersion {
+		m, err := DecodeMutation(b)
+		if err != nil {
+			return nil, err
+		}
+		return []*Mutation{m}, nil
+	}
+	d := NewDecoder(b[1:])
+	n := d.c.Count("group mutations", 20)
+	ms := make([]*Mutation, 0, n)
+	for i := 0; i < n && !d.c.Failed(); i++ {
+		one := d.c.Bytes("group mutation")
+		if d.c.Failed() {
+			break
+		}
+		m, err := DecodeMutation(one)
+		if err != nil {
+			return nil, fmt.Errorf("group member %d: %w", i, err)
+		}
+		ms = append(ms, m)
+	}
+	if !d.c.Failed() && d.Remaining() != 0 {
+		d.c.Fail("trailing bytes")
+	}
+	if err := d.Err(); err != nil {
+		return nil, err
+	}
+	return ms, nil
 }
 
 // DecodeMutation decodes a mutation encoded by AppendMutation. The result

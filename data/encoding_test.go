@@ -67,3 +67,33 @@ func FuzzDecodeMutation(f *testing.F) {
 		assert.Equal(t, m, again)
 	})
 }
+
+// TestMutationGroupRoundTrip checks that a group decodes to its members
+// and that DecodeMutations reads a single mutation too.
+func TestMutationGroupRoundTrip(t *testing.T) {
+	a, b := sampleMutation(), sampleMutation()
+	b.Key = []byte("other")
+	b.Table = TableID{9}
+	ms, err := DecodeMutations(AppendMutationGroup(nil, []*Mutation{a, b}))
+	require.NoError(t, err)
+	assert.Equal(t, []*Mutation{a, b}, ms)
+	ms, err = DecodeMutations(AppendMutation(nil, a))
+	require.NoError(t, err)
+	assert.Equal(t, []*Mutation{a}, ms)
+	_, err = DecodeMutations([]byte{MutationGroupFormatVersion, 1, 3, 1, 2})
+	assert.ErrorIs(t, err, ErrCorrupt)
+}
+
+func FuzzDecodeMutations(f *testing.F) {
+	f.Add(AppendMutationGroup(nil, []*Mutation{sampleMutation(), sampleMutation()}))
+	f.Add([]byte{2, 1})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ms, err := DecodeMutations(b)
+		if err != nil {
+			return
+		}
+		again, err := DecodeMutations(AppendMutationGroup(nil, ms))
+		require.NoError(t, err)
+		assert.Equal(t, ms, again)
+	})
+}

@@ -68,6 +68,24 @@ type LivenessInfo struct {
 // EmptyLiveness is the LivenessInfo of a row written only by UPDATE.
 var EmptyLiveness = LivenessInfo{Timestamp: NoTimestamp, ExpiresAt: NoDeletionTime}
 
+// ExpiredTTL is the TTL of an expired liveness record (Cassandra's
+// LivenessInfo.EXPIRED_LIVENESS_TTL, Integer.MAX_VALUE): a record that is
+// already dead when written, which a materialized view writes to end a
+// view row with a timestamp that a row deletion could not carry
+// (ViewUpdateGenerator.deleteOldEntryInternal). It is never live, and on a
+// timestamp tie it wins over any other record.
+const ExpiredTTL int32 = math.MaxInt32
+
+// ExpiredLiveness returns an expired liveness record at timestamp ts,
+// written at now (seconds).
+func ExpiredLiveness(ts, now int64) LivenessInfo {
+	return LivenessInfo{Timestamp: ts, TTL: ExpiredTTL, ExpiresAt: now}
+}
+
+// IsExpired reports whether l is an expired liveness record
+// (ExpiredLiveness).
+func (l LivenessInfo) IsExpired() bool { return l.TTL == ExpiredTTL }
+
 // IsEmpty reports whether l records nothing.
 func (l LivenessInfo) IsEmpty() bool { return l.Timestamp == NoTimestamp }
 
@@ -85,6 +103,9 @@ func (l LivenessInfo) IsLive(now int64) bool {
 func (l LivenessInfo) Supersedes(o LivenessInfo) bool {
 	if l.Timestamp != o.Timestamp {
 		return l.Timestamp > o.Timestamp
+	}
+	if l.IsExpired() != o.IsExpired() {
+		return l.IsExpired()
 	}
 	if l.IsExpiring() == o.IsExpiring() {
 		return l.ExpiresAt > o.ExpiresAt

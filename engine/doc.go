@@ -27,6 +27,18 @@
 // time.Now. LockPartition serializes read-modify-write sequences
 // (lightweight transactions); plain writes do not take it.
 //
+// # Derived tables
+//
+// A table with dependents (AddDependent: a secondary index's table, a
+// materialized view) is written under its partition's lock with a read of
+// the base rows the mutation touches, before and after; each Dependent
+// returns mutations of its derived table, and the base mutation and those
+// are logged as one commit-log record (a mutation group) and applied
+// together. Replay applies each member to its table and derives nothing
+// again. Writes to tables without dependents are unchanged: no lock, no
+// read. ApplyLocked is Apply for a caller that holds the partition lock.
+// See derived.go.
+//
 // # Snapshots
 //
 // Snapshot freezes an in-memory engine's schema and data without copying a

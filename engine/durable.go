@@ -81,6 +81,7 @@ func (e *Engine) openStorage() error {
 		}
 		st.setVersion(st.fullSum())
 		e.state.Store(st)
+		e.syncViewDependents()
 	}
 	if err := e.removeOrphans(); err != nil {
 		return err
@@ -412,9 +413,13 @@ func (e *Engine) replay() error {
 	}
 	var replayed, skipped int
 	err := e.log.Replay(func(pos commitlog.Position, payload []byte) error {
-		m, err := data.DecodeMutation(bytes.Clone(payload))
+		ms, err := data.DecodeMutations(bytes.Clone(payload))
 		if err == nil {
-			err = validateMutation(m)
+			for _, m := range ms {
+				if err = validateMutation(m); err != nil {
+					break
+				}
+			}
 		}
 		if err != nil {
 			if e.opts.IgnoreCommitLogReplayErrors {
@@ -429,15 +434,20 @@ func (e *Engine) replay() error {
 			}
 			return fmt.Errorf("%w: commit log record at %v (%s): %w", ErrCorruption, pos, commitlog.SegmentFileName(pos.Segment), err)
 		}
-		s, ok := st.stores[m.Table]
-		if !ok || pos.Compare(skip[m.Table]) < 0 {
-			skipped++
-			return nil
+		// A group (a base write and its derived mutations) applies each
+		// member to its own table, skipped where that table's SSTables
+		// already hold it: nothing is derived again.
+		for _, m := range ms {
+			s, ok := st.stores[m.Table]
+			if !ok || pos.Compare(skip[m.Table]) < 0 {
+				skipped++
+				continue
+			}
+			n := s.active.mt.Apply(Token(m.Key), m)
+			s.active.notePos(pos)
+			e.mem.Add(int64(n))
+			replayed++
 		}
-		n := s.active.mt.Apply(Token(m.Key), m)
-		s.active.notePos(pos)
-		e.mem.Add(int64(n))
-		replayed++
 		return nil
 	})
 	if err != nil {

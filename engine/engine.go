@@ -35,6 +35,11 @@ type Engine struct {
 	listeners map[int]func(SchemaChange)
 	nextLis   int
 
+	// deps are the dependents of base tables (derived.go), nil while no
+	// table has any; depMu serializes their changes.
+	deps  atomic.Pointer[dependents]
+	depMu sync.Mutex
+
 	// lwt stripes the partition locks of LockPartition.
 	lwt [lwtStripes]sync.Mutex
 

@@ -349,7 +349,9 @@ func (e *Engine) releaseLog() error {
 	return e.log.ReleaseBefore(bound)
 }
 
-// Flush writes the memtables of one table (keyspace and table set), of
+// Flush writes the memtables of one table (keyspace and table set; its
+// index tables too, schema.OwnsTable, as Cassandra flushes a table's
+// indexes with it), of
 // every table of a keyspace (table empty) or of every table (both empty)
 // to SSTables, and returns once they are durable. Writes continue
 // meanwhile (into new memtables). It returns ErrNoKeyspace or ErrNoTable
@@ -366,7 +368,7 @@ func (e *Engine) Flush(ctx context.Context, keyspace, table string) error {
 			continue
 		}
 		for tn, t := range ks.tables {
-			if table != "" && tn != table {
+			if table != "" && !schema.OwnsTable(table, tn) {
 				continue
 			}
 			if s, ok := st.stores[t.ID]; ok {

@@ -247,6 +247,29 @@ func (f columnFilter) selects(col string) bool {
 	return slices.Contains(f, col)
 }
 
+// deadView reduces r, in place, to what is not shadowed by outer (the
+// partition deletion and covering range tombstones) or by r's own
+// deletions, keeping tombstone cells and expired cells, and dropping the
+// cells of dropped columns. r's deletion becomes the later of its own and
+// outer, as Cassandra's view update generation sees an existing row
+// (Row.withRowDeletion of the partition's current deletion). It reports
+// whether anything is left.
+func deadView(r *data.Row, outer data.DeletionTime, dropped map[string]schema.DroppedColumn) bool {
+	r.PurgeShadowed(outer)
+	r.Deletion = data.MaxDeletion(r.Deletion, outer)
+	if len(dropped) > 0 {
+		kept := r.Cells[:0]
+		for _, c := range r.Cells {
+			if d, ok := dropped[c.Column]; ok && c.Timestamp <= d.DroppedAt {
+				continue
+			}
+			kept = append(kept, c)
+		}
+		r.Cells = kept
+	}
+	return !r.IsEmpty()
+}
+
 // liveView reduces r, in place, to its live data at now: it applies outer
 // (the partition deletion and covering range tombstones) and r's own
 // deletions, drops tombstones and expired cells and the cells f does not

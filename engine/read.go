@@ -190,6 +190,8 @@ type partitionReader struct {
 	now      int64
 	cols     columnFilter
 	dropped  map[string]schema.DroppedColumn
+	strict   bool
+	keepDead bool
 	stats    *ReadStats
 	// parts are the sources' partitions, released when the read is done
 	// (partsBuf holds those of a common read).
@@ -212,7 +214,18 @@ func (r *partitionReader) next() (*data.Row, bool) {
 			return nil, false
 		}
 		outer := data.MaxDeletion(r.deletion, r.rts.covering(row.Clustering))
+		if r.keepDead {
+			if deadView(row, outer, r.dropped) {
+				return row, true
+			}
+			continue
+		}
 		live := liveView(row, outer, r.now, r.cols, r.dropped, r.stats)
+		if r.strict && live && row.Liveness.IsEmpty() {
+			// A view row with a base column in its key lives only by
+			// its primary-key liveness (schema.Table.StrictLiveness).
+			live = false
+		}
 		if err := r.stats.checkTombstones(); err != nil {
 			r.merger.err = err
 			return nil, false
@@ -230,6 +243,12 @@ type readState struct {
 	stats *ReadStats
 	// dropped hides the cells of dropped columns (schema.Table.Dropped).
 	dropped map[string]schema.DroppedColumn
+	// strict is schema.Table.StrictLiveness: a row without live
+	// primary-key liveness is not live.
+	strict bool
+	// keepDead keeps tombstones and expired cells (deadView), for the
+	// reads that derive materialized views (readRaw).
+	keepDead bool
 }
 
 func (e *Engine) resolve(opts *ReadOptions, st *ReadStats) readState {
@@ -265,7 +284,7 @@ func (e *Engine) openPartition(p *Partition, ctx context.Context, token int64, k
 		return
 	}
 	r := readerPool.Get().(*partitionReader)
-	*r = partitionReader{deletion: data.LiveDeletion, now: rs.now, cols: rs.cols, stats: st, dropped: rs.dropped}
+	*r = partitionReader{deletion: data.LiveDeletion, now: rs.now, cols: rs.cols, stats: st, dropped: rs.dropped, strict: rs.strict, keepDead: rs.keepDead}
 	r.merger = rowMerger{reverse: opts.Reverse, stats: st}
 	var static *data.Row
 	var rts []data.RangeTombstone
@@ -295,7 +314,11 @@ func (e *Engine) openPartition(p *Partition, ctx context.Context, token int64, k
 		r.merger.err = err
 	}
 	r.rts = newRTCursor(rts, opts.Reverse)
-	if static != nil && liveView(static, r.deletion, rs.now, rs.cols, rs.dropped, st) {
+	if static != nil && rs.keepDead {
+		if deadView(static, r.deletion, rs.dropped) {
+			p.static = static
+		}
+	} else if static != nil && liveView(static, r.deletion, rs.now, rs.cols, rs.dropped, st) {
 		p.static = static
 	}
 	for _, pt := range parts {
@@ -349,6 +372,7 @@ func (e *Engine) ReadPartition(ctx context.Context, t *schema.Table, key []byte,
 	rs := e.resolve(&opts, &h.st)
 	h.st.Sources = h.srcBuf[:0]
 	rs.dropped = t.Dropped
+	rs.strict = t.StrictLiveness()
 	token := Token(key)
 	var partsBuf [inlineSources]part
 	parts := partsBuf[:0]
@@ -445,6 +469,7 @@ func (e *Engine) Scan(ctx context.Context, t *schema.Table, r data.TokenRange, o
 	sc := &Scanner{ctx: ctx, e: e, opts: opts, reads: &s.reads}
 	sc.rs = e.resolve(&opts, new(ReadStats))
 	sc.rs.dropped = t.Dropped
+	sc.rs.strict = t.StrictLiveness()
 	if opts.Limit > 0 {
 		n := opts.Limit
 		sc.shared = &n

@@ -43,6 +43,10 @@ type schemaState struct {
 type keyspaceState struct {
 	def    *schema.Keyspace
 	tables map[string]*schema.Table
+	// views indexes the materialized views of tables by base table ID,
+	// built on first use (viewsOf).
+	viewsOnce sync.Once
+	views     map[data.TableID][]*schema.Table
 }
 
 func emptySchemaState() *schemaState {
@@ -159,6 +163,9 @@ func computeTableDigest(t *schema.Table) [md5.Size]byte {
 	for _, name := range slices.Sorted(maps.Keys(t.Dropped)) {
 		fmt.Fprintf(h, "dropped %q %d\n", name, t.Dropped[name].DroppedAt)
 	}
+	if v := t.View; v != nil {
+		fmt.Fprintf(h, "view %x %q %v %q %q %+v\n", v.BaseID, v.BaseName, v.IncludeAllColumns, v.WhereClause, v.BaseColumnInKey, v.Filter)
+	}
 	var d [md5.Size]byte
 	copy(d[:], h.Sum(nil))
 	return d
@@ -201,6 +208,7 @@ func (e *Engine) Subscribe(fn func(SchemaChange)) (cancel func()) {
 func (e *Engine) publish(next *schemaState, ch SchemaChange, delta schemaDelta) {
 	next.setVersion(delta.sumAfter(e.state.Load().sum))
 	e.state.Store(next)
+	e.syncViewDependents()
 	ch.Version = next.version
 	e.opts.Logger.Debug("schema change", "kind", ch.Kind, "target", ch.Target, "keyspace", ch.Keyspace, "table", ch.Table)
 	for _, id := range slices.Sorted(maps.Keys(e.listeners)) {
@@ -242,15 +250,28 @@ func (e *Engine) Table(keyspace, name string) (*schema.Table, bool) {
 }
 
 // Tables returns the tables of keyspace sorted by name, or nil if it does
-// not exist.
+// not exist. Index tables (schema.Table.IsIndexTable) are left out, as
+// Cassandra's schema tables leave them out; Table finds them by name and
+// IndexTables lists them.
 func (e *Engine) Tables(keyspace string) []*schema.Table {
+	return e.tables(keyspace, false)
+}
+
+// IndexTables returns the index tables of keyspace sorted by name.
+func (e *Engine) IndexTables(keyspace string) []*schema.Table {
+	return e.tables(keyspace, true)
+}
+
+func (e *Engine) tables(keyspace string, index bool) []*schema.Table {
 	ks, ok := e.state.Load().keyspaces[keyspace]
 	if !ok {
 		return nil
 	}
 	out := make([]*schema.Table, 0, len(ks.tables))
 	for _, name := range slices.Sorted(maps.Keys(ks.tables)) {
-		out = append(out, ks.tables[name])
+		if t := ks.tables[name]; t.IsIndexTable() == index {
+			out = append(out, t)
+		}
 	}
 	return out
 }
@@ -371,6 +392,7 @@ func (e *Engine) DropKeyspace(name string) error {
 	e.publish(next, SchemaChange{Kind: wire.Dropped, Target: wire.TargetKeyspace, Keyspace: name}, delta)
 	var errs []error
 	for _, t := range old.tables {
+		e.forgetDependents(t.ID)
 		errs = append(errs, e.dropStore(cur.stores[t.ID]))
 	}
 	errs = append(errs, e.fs.RemoveAll(e.fs.PathJoin(e.dataDir, name)))
@@ -416,6 +438,65 @@ func (e *Engine) CreateTable(t *schema.Table) error {
 	e.publish(next, SchemaChange{Kind: wire.Created, Target: wire.TargetTable, Keyspace: t.Keyspace, Table: t.Name},
 		schemaDelta{tables: [][2]*schema.Table{{nil, t}}})
 	return nil
+}
+
+// CreateView registers materialized view v (a table whose View is set) of
+// an existing base table of the same keyspace, with empty data; the caller
+// builds it from the base table's data (package view). It returns
+// ErrNoKeyspace, ErrNoTable (no base table) or ErrTableExists.
+func (e *Engine) CreateView(v *schema.Table) error {
+	if v == nil || v.View == nil {
+		return fmt.Errorf("%w: not a view", ErrInvalidSchema)
+	}
+	base, ok := e.Table(v.Keyspace, v.View.BaseName)
+	if !ok || base.ID != v.View.BaseID {
+		return fmt.Errorf("%w: base table %s.%s of view %s", ErrNoTable, v.Keyspace, v.View.BaseName, v.Name)
+	}
+	return e.CreateTable(v)
+}
+
+// ViewsOf returns the materialized views of base table t, sorted by name.
+func (e *Engine) ViewsOf(t *schema.Table) []*schema.Table {
+	ks, ok := e.state.Load().keyspaces[t.Keyspace]
+	if !ok {
+		return nil
+	}
+	return ks.viewsOf(t.ID)
+}
+
+// viewsOf returns the views of the table with ID id, sorted by name. The
+// index is built once per keyspace state, on first use.
+func (ks *keyspaceState) viewsOf(id data.TableID) []*schema.Table {
+	ks.viewsOnce.Do(func() {
+		for _, name := range slices.Sorted(maps.Keys(ks.tables)) {
+			t := ks.tables[name]
+			if t.View != nil {
+				if ks.views == nil {
+					ks.views = map[data.TableID][]*schema.Table{}
+				}
+				ks.views[t.View.BaseID] = append(ks.views[t.View.BaseID], t)
+			}
+		}
+	})
+	return ks.views[id]
+}
+
+// AlterTables replaces the definitions of existing tables of one keyspace
+// (same IDs) in one schema change, announced as an update of the first:
+// ALTER TABLE of a base table that changes its views too (a column added
+// to a SELECT * view, a key column renamed). It returns ErrNoKeyspace,
+// ErrNoTable or ErrTableIDMismatch.
+func (e *Engine) AlterTables(tables ...*schema.Table) error {
+	if len(tables) == 0 {
+		return nil
+	}
+	for _, t := range tables {
+		if err := validTable(t); err != nil {
+			return err
+		}
+	}
+	t := tables[0]
+	return e.replace(t.Keyspace, nil, tables, SchemaChange{Kind: wire.Updated, Target: wire.TargetTable, Keyspace: t.Keyspace, Table: t.Name})
 }
 
 // withTable returns a copy of cur with table t added to its keyspace, which
@@ -470,6 +551,7 @@ func (e *Engine) DropTable(keyspace, name string) error {
 	}
 	e.publish(next, SchemaChange{Kind: wire.Dropped, Target: wire.TargetTable, Keyspace: keyspace, Table: name},
 		schemaDelta{tables: [][2]*schema.Table{{old, nil}}})
+	e.forgetDependents(old.ID)
 	return e.dropStore(cur.stores[old.ID])
 }
 

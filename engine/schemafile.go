@@ -41,7 +41,9 @@ import (
 //	4d 43 53 46  01 00 00 00  10 00 00 00  <crc32c LE>  7b 22 6b 65 ...
 //
 // A table carries its ID (32 hex digits), its dropped columns, its
-// secondary index definitions and its log marks (see logMarks):
+// secondary index definitions, for a materialized view its definition
+// ("view": schema.View, whose base_table_id is the base table's ID as 16
+// bytes, filter values as base64 bytes) and its log marks (see logMarks):
 // truncated_at once truncated, compacted_to once a compaction removed
 // SSTables without writing any.
 
@@ -89,6 +91,7 @@ type tableJSON struct {
 	CompactedTo *positionJSON  `json:"compacted_to,omitempty"`
 	Dropped     []droppedJSON  `json:"dropped_columns,omitempty"`
 	Indexes     []indexJSON    `json:"indexes,omitempty"`
+	View        *schema.View   `json:"view,omitempty"`
 }
 
 // indexJSON is one secondary index of a table.
@@ -197,7 +200,7 @@ func encodeSchema(st *schemaState, marks logMarks) ([]byte, error) {
 		}
 		for _, tn := range slices.Sorted(maps.Keys(ks.tables)) {
 			t := ks.tables[tn]
-			tj := tableJSON{Name: tn, ID: hex.EncodeToString(t.ID[:]), Options: t.Options}
+			tj := tableJSON{Name: tn, ID: hex.EncodeToString(t.ID[:]), Options: t.Options, View: t.View}
 			for _, c := range t.Columns {
 				tj.Columns = append(tj.Columns, columnJSON{Name: c.Name, Type: c.Type.String(), Kind: c.Kind.String(), Position: c.Position, Desc: c.Desc})
 			}
@@ -313,6 +316,12 @@ func decodeSchema(file string, b []byte) (*schemaState, logMarks, error) {
 					return nil, logMarks{}, bad(schemaHeaderSize, "index %q of %s.%s: bad column %q or target %q", ij.Name, kj.Name, tj.Name, ij.Column, ij.Target)
 				}
 				t.Indexes = append(t.Indexes, schema.Index{Name: ij.Name, Column: ij.Column, Target: target, Class: ij.Class, Options: ij.Options})
+			}
+			if tj.View != nil {
+				if tj.View.BaseName == "" {
+					return nil, logMarks{}, bad(schemaHeaderSize, "view %s.%s has no base table", kj.Name, tj.Name)
+				}
+				t.View = tj.View
 			}
 			ks.tables[tj.Name] = t
 			if tj.TruncatedAt != nil {

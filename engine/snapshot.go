@@ -180,7 +180,9 @@ func (s *Snapshot) Release() {
 // may be lost with it, as one racing a DROP TABLE). Schema listeners hear
 // one change per keyspace created, dropped or changed. It returns
 // ErrSnapshotOnDisk for an engine with a data directory and
-// ErrSnapshotReleased for a released snapshot.
+// ErrSnapshotReleased for a released snapshot. Every dependent
+// (AddDependent) is forgotten: the owner of the derived tables registers
+// those of the restored schema again.
 func (e *Engine) Restore(snap *Snapshot) error {
 	if err := e.checkOpen(); err != nil {
 		return err
@@ -193,6 +195,9 @@ func (e *Engine) Restore(snap *Snapshot) error {
 	if snap.released {
 		return ErrSnapshotReleased
 	}
+	e.depMu.Lock()
+	e.deps.Store(nil)
+	e.depMu.Unlock()
 	e.schemaMu.Lock()
 	defer e.schemaMu.Unlock()
 	cur := e.state.Load()
@@ -228,6 +233,7 @@ func (e *Engine) Restore(snap *Snapshot) error {
 	e.releaseMemory(freed)
 	e.ts.next(snap.lastTS)
 	e.state.Store(next)
+	e.syncViewDependents()
 	for _, ch := range keyspaceChanges(cur, next) {
 		ch.Version = next.version
 		for _, id := range slices.Sorted(maps.Keys(e.listeners)) {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
 )
 
@@ -492,7 +493,8 @@ func (e *Engine) checkCompactions() {
 	}
 }
 
-// Compact forces a major compaction of one table (keyspace and table set),
+// Compact forces a major compaction of one table (keyspace and table set,
+// with the table's index tables, as Flush),
 // of every table of a keyspace (table empty) or of every table (both
 // empty): all the SSTables of each table are merged into one set (split by
 // Options.MaxSSTableSize), with purge. It waits for running compactions of
@@ -545,7 +547,7 @@ func (e *Engine) selectStores(keyspace, table string) ([]*tableStore, error) {
 		}
 		ks := st.keyspaces[name]
 		for _, tn := range slices.Sorted(maps.Keys(ks.tables)) {
-			if table != "" && tn != table {
+			if table != "" && !schema.OwnsTable(table, tn) {
 				continue
 			}
 			if s, ok := st.stores[ks.tables[tn].ID]; ok {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/minicass/minicass/schema"
 	"io/fs"
 	"slices"
 
@@ -210,4 +211,26 @@ func (e *Engine) loadHistory() {
 	if len(e.history) > maxHistory {
 		e.history = e.history[len(e.history)-maxHistory:]
 	}
+}
+
+// MeanRowCount returns the mean number of rows per partition of table t's
+// SSTables (Cassandra's ColumnFamilyStore.getMeanRowCount, which a
+// secondary index reports as its estimated result rows), 0 without
+// SSTables. It reads only the SSTables' metadata.
+func (e *Engine) MeanRowCount(t *schema.Table) int64 {
+	s, ok := e.store(t.ID)
+	if !ok {
+		return 0
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var rows, parts uint64
+	for _, src := range s.ssts {
+		rows += src.stats.Rows
+		parts += src.stats.Partitions
+	}
+	if parts == 0 {
+		return 0
+	}
+	return int64(rows / parts)
 }

@@ -36,7 +36,17 @@ const (
 // Apply computes no timestamps, TTLs or expiry times: the caller (the CQL
 // layer) builds cells with them, using NewTimestamp, Now and the table's
 // default_time_to_live. Plain writes do not take LockPartition.
+//
+// A write to a table with dependents (AddDependent) takes the partition's
+// lock and derives (see derived.go); a caller already holding the lock
+// uses ApplyLocked.
 func (e *Engine) Apply(ctx context.Context, t *schema.Table, m *data.Mutation) error {
+	return e.apply(ctx, t, m, false)
+}
+
+// apply is Apply and ApplyLocked; locked says the caller holds the
+// partition's lock.
+func (e *Engine) apply(ctx context.Context, t *schema.Table, m *data.Mutation, locked bool) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -51,6 +61,19 @@ func (e *Engine) Apply(ctx context.Context, t *schema.Table, m *data.Mutation) e
 		return err
 	}
 	m.Table = t.ID
+	if deps := e.dependentsOf(t.ID); deps != nil {
+		// A copy goes to the dependents, so that m itself does not
+		// escape on the plain path (a caller's mutation may stay on its
+		// stack, as before derived tables existed).
+		mc := *m
+		return e.applyDerived(ctx, t, s, &mc, deps, locked)
+	}
+	return e.applyPlain(ctx, t, s, m)
+}
+
+// applyPlain logs and applies a validated mutation of a table without
+// dependents.
+func (e *Engine) applyPlain(ctx context.Context, t *schema.Table, s *tableStore, m *data.Mutation) error {
 	token := Token(m.Key)
 	if err := e.waitForMemory(ctx, s); err != nil {
 		return err
@@ -137,8 +160,10 @@ func validateTTL(ttl int32, expires int64) error {
 }
 
 func validateRow(r *data.Row) error {
-	if err := validateTTL(r.Liveness.TTL, r.Liveness.ExpiresAt); err != nil {
-		return err
+	if !r.Liveness.IsExpired() {
+		if err := validateTTL(r.Liveness.TTL, r.Liveness.ExpiresAt); err != nil {
+			return err
+		}
 	}
 	for i := range r.Cells {
 		c := &r.Cells[i]

@@ -91,6 +91,9 @@ type Options struct {
 	Authorizer string
 	// Start is the initial time of the manual clock. Default: time.Now().
 	Start time.Time
+	// MaterializedViewsEnabled allows CREATE MATERIALIZED VIEW
+	// (materialized_views_enabled), off by default as in Cassandra 4.1.
+	MaterializedViewsEnabled bool
 }
 
 // Server is a running minicass server. Its methods are safe for concurrent
@@ -139,7 +142,7 @@ func runFrom(opts Options, from *minicass.Snapshot) (*Server, error) {
 		opts.Start = time.Now()
 	}
 	clock := minicass.NewManualClock(opts.Start)
-	db, err := minicass.Open(minicass.Options{Clock: clock, From: from})
+	db, err := minicass.Open(minicass.Options{Clock: clock, From: from, MaterializedViewsEnabled: opts.MaterializedViewsEnabled})
 	if err != nil {
 		return nil, err
 	}

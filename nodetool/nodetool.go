@@ -16,6 +16,7 @@ import (
 
 	"github.com/minicass/minicass"
 	"github.com/minicass/minicass/engine"
+	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
 )
 
@@ -130,9 +131,11 @@ func tablestats(e *engine.Engine, args []string, w io.Writer) error {
 		if strings.HasPrefix(ks.Name, "system") {
 			continue
 		}
-		for _, t := range e.Tables(ks.Name) {
+		// A table's index tables are listed with it, as "Table (index):
+		// t.i" (Cassandra's index ColumnFamilyStores).
+		for _, t := range append(e.Tables(ks.Name), e.IndexTables(ks.Name)...) {
 			if len(sels) > 0 && !slices.ContainsFunc(sels, func(s sel) bool {
-				return s.ks == ks.Name && (s.table == "" || s.table == t.Name)
+				return s.ks == ks.Name && (s.table == "" || schema.OwnsTable(s.table, t.Name))
 			}) {
 				continue
 			}
@@ -182,7 +185,11 @@ func tablestats(e *engine.Engine, args []string, w io.Writer) error {
 				ratio = float64(t.CompressedSize) / float64(t.DataSize)
 			}
 			p := func(format string, args ...any) { fmt.Fprintf(w, "\t\t"+format+"\n", args...) }
-			p("Table: %s", t.Table)
+			if strings.Contains(t.Table, ".") {
+				p("Table (index): %s", t.Table)
+			} else {
+				p("Table: %s", t.Table)
+			}
 			p("SSTable count: %d", t.SSTableCount)
 			p("Old SSTable count: 0")
 			p("Space used (live): %d", t.SpaceUsedLive)

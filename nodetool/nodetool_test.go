@@ -53,6 +53,30 @@ func TestMemtableCellCount(t *testing.T) {
 	assert.Contains(t, out.String(), "\t\tSSTable count: 1\n")
 }
 
+// TestTablestatsIndexes checks that a table's secondary indexes are listed
+// after it, as Cassandra lists its index tables ("Table (index): t.i"),
+// with their own counts: two entries written, flushed with the table.
+func TestTablestatsIndexes(t *testing.T) {
+	db := openDB(t, "")
+	ctx := context.Background()
+	for _, q := range []string{
+		`CREATE INDEX t_v ON ks.t (v)`,
+		`INSERT INTO ks.t (k, c, v) VALUES (1, 1, 'a')`,
+		`INSERT INTO ks.t (k, c, v) VALUES (2, 1, 'b')`,
+	} {
+		require.NoError(t, db.Exec(ctx, q), q)
+	}
+	var out bytes.Buffer
+	require.NoError(t, Run(ctx, db, "flush", []string{"ks", "t"}, &out))
+	require.NoError(t, Run(ctx, db, "tablestats", []string{"ks.t"}, &out))
+	s := out.String()
+	assert.Contains(t, s, "Total number of tables: 2\n")
+	i, j := strings.Index(s, "\t\tTable: t\n"), strings.Index(s, "\t\tTable (index): t.t_v\n")
+	require.True(t, i >= 0 && j > i, "the index table follows its table:\n%s", s)
+	assert.Contains(t, s[j:], "\t\tSSTable count: 1\n\t\tOld SSTable count: 0\n")
+	assert.Contains(t, s[j:], "\t\tNumber of partitions (estimate): 2\n")
+}
+
 func TestHelp(t *testing.T) {
 	var out bytes.Buffer
 	require.NoError(t, Run(context.Background(), openDB(t, ""), "help", nil, &out))

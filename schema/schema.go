@@ -10,6 +10,7 @@ package schema
 
 import (
 	"maps"
+	"strings"
 
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/types"
@@ -57,6 +58,22 @@ type Column struct {
 func (t *Table) Clone() *Table {
 	nt := *t
 	return &nt
+}
+
+// IndexTableName returns the name of the table holding the data of index
+// index of table base: "base.index", as Cassandra names an index's table
+// (TableMetadata.indexTableName). The dot keeps it apart from every table
+// CQL can create.
+func IndexTableName(base, index string) string { return base + "." + index }
+
+// IsIndexTable reports whether t holds a secondary index's data (its name
+// is an IndexTableName).
+func (t *Table) IsIndexTable() bool { return strings.Contains(t.Name, ".") }
+
+// OwnsTable reports whether table name is table base or one of its index
+// tables: flushing or compacting a table covers its indexes.
+func OwnsTable(base, name string) bool {
+	return name == base || strings.HasPrefix(name, base+".")
 }
 
 // IndexesOn returns the names of the indexes of t on column name.
@@ -176,10 +193,11 @@ func (k IndexTarget) String() string {
 	return [...]string{"values", "values", "keys", "entries", "full"}[k]
 }
 
-// Index is a secondary index of a table (system_schema.indexes). minicass
-// keeps no index data: a query the index serves scans the table and keeps
-// the matching rows, which gives the results, in the order, that
-// Cassandra's index gives.
+// Index is a secondary index of a table (system_schema.indexes): its
+// definition. A built-in index (Class empty) keeps its data in the table
+// IndexTableName(table, Name), maintained and read by package cql/index;
+// a custom one (SASI, SAI) keeps none, and a query it serves scans the
+// table and keeps the matching rows.
 type Index struct {
 	Name   string
 	Column string
@@ -217,6 +235,8 @@ type Table struct {
 	// Indexes are the table's secondary indexes. Set them before the
 	// table is published; nil means none.
 	Indexes []Index
+	// View is set when the table is a materialized view (see View).
+	View *View
 
 	partitionKey []*Column
 	clustering   []*Column
@@ -333,7 +353,7 @@ func ChangeAffectsPreparedStatements(before, after *Table) bool {
 	if before == after {
 		return false
 	}
-	if before.ID != after.ID || len(before.Columns) != len(after.Columns) || len(before.Indexes) != len(after.Indexes) ||
+	if before.ID != after.ID || (before.View == nil) != (after.View == nil) || len(before.Columns) != len(after.Columns) || len(before.Indexes) != len(after.Indexes) ||
 		before.Options.DefaultTTL != after.Options.DefaultTTL || before.Options.GCGraceSeconds != after.Options.GCGraceSeconds {
 		return true
 	}

@@ -44,10 +44,13 @@ import (
 
 // second is one second of the run.
 type second struct {
-	At        int     `json:"at"` // seconds since the load started
-	Ops       int64   `json:"ops"`
-	Errors    int64   `json:"errors"`
-	RSSBytes  int64   `json:"rss_bytes"`
+	At       int   `json:"at"` // seconds since the load started
+	Ops      int64 `json:"ops"`
+	Errors   int64 `json:"errors"`
+	RSSBytes int64 `json:"rss_bytes"`
+	// AnonBytes is the anonymous part of RSS (the heap and stacks), the
+	// rest being file pages mapped in (the commit log's mapped segments).
+	AnonBytes int64   `json:"rss_anon_bytes"`
 	LogBytes  int64   `json:"commitlog_bytes"`
 	DataBytes int64   `json:"data_bytes"`
 	P99Micros float64 `json:"p99_us"`
@@ -173,13 +176,14 @@ func run() error {
 			break
 		}
 		o, e := ops.Load(), errs.Load()
-		s := second{At: at, Ops: o - lastOps, Errors: e - lastErrs, RSSBytes: rss(srv.Process.Pid),
+		total, anon := rss(srv.Process.Pid)
+		s := second{At: at, Ops: o - lastOps, Errors: e - lastErrs, RSSBytes: total, AnonBytes: anon,
 			LogBytes: dirSize(filepath.Join(dataDir, "commitlog")), DataBytes: dirSize(filepath.Join(dataDir, "data")),
 			P99Micros: lat.p99AndReset()}
 		lastOps, lastErrs = o, e
 		rep.Seconds = append(rep.Seconds, s)
-		fmt.Printf("%4ds %8d ops/s %5d errors  p99 %8.0f µs  rss %7.1f MiB  commitlog %7.1f MiB  data %7.1f MiB\n",
-			s.At, s.Ops, s.Errors, s.P99Micros, mib(s.RSSBytes), mib(s.LogBytes), mib(s.DataBytes))
+		fmt.Printf("%4ds %8d ops/s %5d errors  p99 %8.0f µs  rss %7.1f MiB (anon %7.1f)  commitlog %7.1f MiB  data %7.1f MiB\n",
+			s.At, s.Ops, s.Errors, s.P99Micros, mib(s.RSSBytes), mib(s.AnonBytes), mib(s.LogBytes), mib(s.DataBytes))
 	}
 	wg.Wait()
 	summarize(&rep, *rssConstant)
@@ -206,7 +210,9 @@ func summarize(rep *report, rssConstant int64) {
 	var first10 int64
 	n10 := 0
 	rep.MinOps = rep.Seconds[0].Ops
+	var maxAnon int64
 	for _, s := range rep.Seconds {
+		maxAnon = max(maxAnon, s.AnonBytes)
 		all = append(all, s.Ops)
 		rep.MinOps = min(rep.MinOps, s.Ops)
 		rep.MaxRSS = max(rep.MaxRSS, s.RSSBytes)
@@ -231,7 +237,8 @@ func summarize(rep *report, rssConstant int64) {
 	rssBound := float64(rep.MemtableBytes)*1.5 + float64(rssConstant)
 	fmt.Printf("\nmedian %.0f ops/s, first 10 s %.0f ops/s, last 10 s %.0f ops/s, slowest second %d ops/s\n",
 		rep.MedianOps, rep.First10Ops, last10Ops, rep.MinOps)
-	fmt.Printf("max RSS %.1f MiB (memtable space %.0f MiB), max commit log %.1f MiB\n", mib(rep.MaxRSS), mib(rep.MemtableBytes), mib(rep.MaxLog))
+	fmt.Printf("max RSS %.1f MiB, of it anonymous %.1f MiB (memtable space %.0f MiB), max commit log %.1f MiB (mapped segments are preallocated)\n",
+		mib(rep.MaxRSS), mib(maxAnon), mib(rep.MemtableBytes), mib(rep.MaxLog))
 	verdict := func(ok bool) string {
 		if ok {
 			return "yes"
@@ -312,20 +319,26 @@ func (l *latencies) p99AndReset() float64 {
 	return float64(d[len(d)*99/100]) / 1e3
 }
 
-// rss returns the resident set size of process pid, 0 where /proc does not
-// tell.
-func rss(pid int) int64 {
+// rss returns the resident set size of process pid and its anonymous part,
+// zeros where /proc does not tell.
+func rss(pid int) (total, anon int64) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return 0
+		return 0, 0
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			return kb << 10
+		name, v, ok := strings.Cut(line, ":")
+		if !ok || (name != "VmRSS" && name != "RssAnon") {
+			continue
+		}
+		kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+		if name == "VmRSS" {
+			total = kb << 10
+		} else {
+			anon = kb << 10
 		}
 	}
-	return 0
+	return total, anon
 }
 
 // dirSize returns the bytes of the files under dir (0 if it is missing).

@@ -109,6 +109,24 @@ test('tracing: the trace id in the response leads to system_traces', async () =>
   assert.ok(activities.includes('Returned 1 rows'), activities.join('; '));
 });
 
+test('materialized view (the server runs with --materialized_views_enabled true)', async () => {
+  await client.execute(`CREATE TABLE ${ks}.users (id int PRIMARY KEY, email text, name text)`);
+  await client.execute(`CREATE MATERIALIZED VIEW ${ks}.users_by_email AS SELECT email, id, name FROM ${ks}.users
+    WHERE email IS NOT NULL AND id IS NOT NULL PRIMARY KEY (email, id)`);
+  await client.execute(`INSERT INTO ${ks}.users (id, email, name) VALUES (1, 'ada@example.com', 'Ada')`);
+  await client.execute(`UPDATE ${ks}.users SET email = 'ada@example.org' WHERE id = 1`);
+  let rs = await client.execute(`SELECT id, name FROM ${ks}.users_by_email WHERE email = 'ada@example.org'`);
+  assert.deepStrictEqual(rs.rows.map((r) => [r.id, r.name]), [[1, 'Ada']]);
+  rs = await client.execute(`SELECT id FROM ${ks}.users_by_email WHERE email = 'ada@example.com'`);
+  assert.strictEqual(rs.rows.length, 0);
+  const view = await client.metadata.getMaterializedView(ks, 'users_by_email');
+  assert.ok(view, 'view metadata');
+  assert.strictEqual(view.tableName, 'users');
+  assert.strictEqual(view.whereClause, 'email IS NOT NULL AND id IS NOT NULL');
+  assert.strictEqual(view.includeAllColumns, false);
+  assert.deepStrictEqual(view.partitionKeys.map((c) => c.name), ['email']);
+});
+
 test('system_views.clients lists the driver\'s connections', async () => {
   const rs = await client.execute('SELECT username, driver_name, connection_stage FROM system_views.clients');
   assert.ok(rs.rows.length > 0);

@@ -127,6 +127,29 @@ class DriverSuite(unittest.TestCase):
             self.assertEqual(r.protocol_version, 5)
             self.assertEqual((r.client_options or {}).get("COMPRESSION", ""), COMPRESSION)
 
+    def test_materialized_view(self):
+        # .ci/run starts this server with --materialized_views_enabled true.
+        self.session.execute("CREATE TABLE users (id int PRIMARY KEY, email text, name text)")
+        self.session.execute(
+            "CREATE MATERIALIZED VIEW users_by_email AS SELECT email, id, name FROM users "
+            "WHERE email IS NOT NULL AND id IS NOT NULL PRIMARY KEY (email, id)")
+        self.session.execute("INSERT INTO users (id, email, name) VALUES (1, 'ada@example.com', 'Ada')")
+        self.session.execute("UPDATE users SET email = 'ada@example.org' WHERE id = 1")
+        rows = list(self.session.execute("SELECT id, name FROM users_by_email WHERE email = 'ada@example.org'"))
+        self.assertEqual([(r.id, r.name) for r in rows], [(1, "Ada")])
+        self.assertEqual(list(self.session.execute("SELECT id FROM users_by_email WHERE email = 'ada@example.com'")), [])
+        self.cluster.refresh_schema_metadata()
+        ks = self.cluster.metadata.keyspaces[KS]
+        view = ks.views["users_by_email"]
+        self.assertEqual(view.base_table_name, "users")
+        self.assertEqual(view.where_clause, "email IS NOT NULL AND id IS NOT NULL")
+        self.assertFalse(view.include_all_columns)
+        self.assertEqual([c.name for c in view.partition_key], ["email"])
+        self.assertIn("users_by_email", ks.tables["users"].views)
+        self.assertIn("CREATE MATERIALIZED VIEW", view.export_as_string())
+        with self.assertRaises(InvalidRequest):
+            self.session.execute("INSERT INTO users_by_email (email, id) VALUES ('x', 2)")
+
     def test_clients_view(self):
         # The driver's own connections, anonymous (no authentication), with
         # the name it sends in STARTUP.

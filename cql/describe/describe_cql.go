@@ -233,3 +233,54 @@ func Index(tbl *schema.Table, ix *schema.Index) string {
 	b.WriteByte(';')
 	return b.String()
 }
+
+// ViewCQL returns the CREATE MATERIALIZED VIEW statement of view v, as
+// ViewMetadata.appendCqlTo prints it: the SELECT (* for a view of every
+// column), the base table, the WHERE clause, the primary key, then the
+// options as a table's.
+func ViewCQL(v *schema.Table) string {
+	var b strings.Builder
+	b.WriteString("CREATE MATERIALIZED VIEW " + QuoteIdent(v.Keyspace) + "." + QuoteIdent(v.Name) + " AS\n    SELECT ")
+	if v.View.IncludeAllColumns {
+		b.WriteByte('*')
+	} else {
+		for i, c := range v.Columns {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(QuoteIdent(c.Name))
+		}
+	}
+	b.WriteString("\n    FROM " + QuoteIdent(v.Keyspace) + "." + QuoteIdent(v.View.BaseName))
+	b.WriteString("\n    WHERE " + v.View.WhereClause + "\n    PRIMARY KEY (")
+	pk, ck := v.PartitionKey(), v.ClusteringColumns()
+	if len(pk) > 1 {
+		b.WriteByte('(')
+	}
+	for i, c := range pk {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(QuoteIdent(c.Name))
+	}
+	if len(pk) > 1 {
+		b.WriteByte(')')
+	}
+	for _, c := range ck {
+		b.WriteString(", " + QuoteIdent(c.Name))
+	}
+	b.WriteString(")\n WITH ")
+	if len(ck) > 0 {
+		b.WriteString("CLUSTERING ORDER BY (")
+		for i, c := range ck {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(QuoteIdent(c.Name) + map[bool]string{true: " DESC", false: " ASC"}[c.Desc])
+		}
+		b.WriteString(")\n    AND ")
+	}
+	writeTableParams(&b, virtual.ParamsOf(v.Options))
+	b.WriteString(";")
+	return b.String()
+}

@@ -74,7 +74,9 @@ func (s *Compiler) LookupTable(t parser.TableName) (*schema.Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	if tbl, ok := s.Env.Engine.Table(ks, string(t.Name)); ok {
+	// An index's table is not for CQL (Cassandra keeps it out of the
+	// schema): it is as missing.
+	if tbl, ok := s.Env.Engine.Table(ks, string(t.Name)); ok && !tbl.IsIndexTable() {
 		s.tables = append(s.tables, tbl)
 		return tbl, nil
 	}

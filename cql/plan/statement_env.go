@@ -17,6 +17,9 @@ type Env struct {
 	Engine *engine.Engine
 	System *virtual.Node
 	Roles  *auth.Roles
+	// MaterializedViewsEnabled allows CREATE MATERIALIZED VIEW
+	// (Cassandra's materialized_views_enabled, false by default).
+	MaterializedViewsEnabled bool
 }
 
 // executingSession is the session that runs a statement: its role and its

@@ -125,6 +125,18 @@ func (t *Trace) Filtered(table string, examined, matched int) {
 	t.Reads = append(t.Reads, TraceRead{Table: table, Access: AccessScan, Filtered: true, RowsExamined: examined, RowsMatched: matched})
 }
 
+// IndexChecked records that the rows an index read of table named were
+// checked against the query's restrictions, the indexed one included (the
+// index names rows, the base row decides): examined were tested, matched
+// kept. It marks the table's index read as filtered.
+func (t *Trace) IndexChecked(table string, examined, matched int) {
+	if t == nil {
+		return
+	}
+	r := t.traceRead(table, AccessIndex)
+	r.Filtered, r.RowsExamined, r.RowsMatched = true, r.RowsExamined+examined, r.RowsMatched+matched
+}
+
 // traceRead returns the entry of table and access, adding it if needed.
 func (t *Trace) traceRead(table string, access ReadAccess) *TraceRead {
 	for i := range t.Reads {

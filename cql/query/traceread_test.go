@@ -59,3 +59,19 @@ func TestTraceRead(t *testing.T) {
 	assert.Equal(t, AccessPartition, tr.Reads[1].Access)
 	assert.Equal(t, TraceRead{Table: "ks.u", Access: AccessScan, Filtered: true, RowsExamined: 3, RowsMatched: 1}, tr.Reads[2])
 }
+
+// TestTraceIndexChecked checks that the rows an index read named are
+// counted on the table's index read, not on a scan of it.
+func TestTraceIndexChecked(t *testing.T) {
+	var none *Trace
+	none.IndexChecked("ks.t", 1, 1)
+	tr := &Trace{}
+	tr.Read("ks.t", AccessIndex, "t_v", nil, &engine.ReadStats{Partitions: 2})
+	tr.IndexChecked("ks.t", 3, 2)
+	require.Len(t, tr.Reads, 1)
+	assert.Equal(t, AccessIndex, tr.Reads[0].Access)
+	assert.Equal(t, "t_v", tr.Reads[0].Index)
+	assert.True(t, tr.Reads[0].Filtered)
+	assert.Equal(t, 3, tr.Reads[0].RowsExamined)
+	assert.Equal(t, 2, tr.Reads[0].RowsMatched)
+}

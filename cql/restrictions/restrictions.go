@@ -364,10 +364,12 @@ func (w *WhereClause) PkEq(pos int) bool {
 
 // CompileWhere analyses the relations of a SELECT on tbl. A query that
 // would need ALLOW FILTERING runs without it when a secondary index of the
-// table supports its only filtered restriction (Cassandra then reads the
-// index; minicass scans and keeps the matching rows, the same rows in the
-// same token order, see package statements/ddl). Two or more filtered restrictions
-// still need ALLOW FILTERING, index or not, as in Cassandra.
+// table supports its only filtered restriction, or, in a range query, its
+// only restriction: '=' on a clustering column. The planner then reads a
+// built-in index (IndexReads; a custom one is served by a scan that keeps
+// the matching rows, the same rows in the same token order). Two or more
+// filtered restrictions still need ALLOW FILTERING, index or not, as in
+// Cassandra.
 func CompileWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation, allowFiltering bool) (*WhereClause, error) {
 	w, err := analyzeWhere(c, tbl, where, allowFiltering)
 	var ie *indexableError
@@ -409,7 +411,15 @@ func CompileWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation
 	if len(wi.Filters) == 1 {
 		ix = indexFor(tbl, wi.Filters[0])
 	} else {
-		ix = indexFor(tbl, &ckPartFilter{tbl: tbl, part: wi.Parts[0]})
+		// The restriction counted is '=' on a clustering column (a range
+		// query's only one): an index on the column serves it
+		// (ClusteringColumnRestrictions.hasSupportingIndex), read as the
+		// index's filter rather than as slices.
+		f := &ckPartFilter{tbl: tbl, part: wi.Parts[0]}
+		if ix = indexFor(tbl, f); ix != nil && wi.Prefix == 1 {
+			wi.Prefix = 0
+			wi.Filters = append(wi.Filters, f)
+		}
 	}
 	if ix == nil {
 		return nil, filtering

@@ -88,10 +88,9 @@ func (p *authorizedPlan) Exec(ctx context.Context, q *plan.Execution) (*query.Re
 }
 
 // withAuthorization wraps pl, the compiled stmt, with the permissions stmt
-// needs. A statement that needs none is returned as it is. ALTER and DROP
-// of a materialized view and DROP of a function need none: none exists
-// (views and user-defined functions are disabled), and Cassandra checks
-// them only when they do.
+// needs. A statement that needs none is returned as it is. DROP of a
+// function needs none: none exists (user-defined functions are disabled),
+// and Cassandra checks it only when one does.
 func withAuthorization(s *plan.Compiler, stmt parser.Statement, pl plan.Plan) (plan.Plan, error) {
 	reqs, then, err := requirements(s, stmt)
 	if err != nil {
@@ -204,6 +203,23 @@ func requirements(s *plan.Compiler, stmt parser.Statement) ([]requirement, follo
 					return one(auth.PermAlter, auth.TableData(ks, t.Name))
 				}
 			}
+		}
+		return nil, none, nil
+	case *parser.AlterView, *parser.DropView:
+		// AlterViewStatement and DropViewStatement.authorize: ALTER on
+		// the base table, if the view exists.
+		var name parser.TableName
+		if a, ok := st.(*parser.AlterView); ok {
+			name = a.Name
+		} else {
+			name = st.(*parser.DropView).Name
+		}
+		ks, err := s.KeyspaceFor(name)
+		if err != nil {
+			return nil, none, err
+		}
+		if v, ok := s.Env.Engine.Table(ks, string(name.Name)); ok && v.IsView() {
+			return one(auth.PermAlter, auth.TableData(ks, v.View.BaseName))
 		}
 		return nil, none, nil
 	case *parser.CreateType:

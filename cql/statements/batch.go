@@ -362,7 +362,9 @@ func (p *batchPlan) execConditional(ctx context.Context, q *plan.Execution) (*qu
 		return nil, err
 	}
 	for _, m := range merged {
-		if err := q.Env.Engine.Apply(ctx, tables[partitionKeyOf(m)], m); err != nil {
+		// The partition's lock is held: a table with dependents
+		// (indexes, views) derives without taking it again.
+		if err := q.Env.Engine.ApplyLocked(ctx, tables[partitionKeyOf(m)], m); err != nil {
 			return nil, query.AsError(err)
 		}
 	}

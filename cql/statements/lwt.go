@@ -498,7 +498,8 @@ func (p *modPlan) execConditional(ctx context.Context, q *plan.Execution, wc *wr
 		return nil, err
 	}
 	for _, m := range muts {
-		if err := q.Env.Engine.Apply(ctx, p.tbl, m); err != nil {
+		// The partition's lock is held (see ApplyLocked).
+		if err := q.Env.Engine.ApplyLocked(ctx, p.tbl, m); err != nil {
 			return nil, query.AsError(err)
 		}
 	}

@@ -125,6 +125,10 @@ func modTable(s *plan.Compiler, t parser.TableName, kind restrictions.StmtKind) 
 	if err := plan.CheckModifiable(tbl.Keyspace); err != nil {
 		return nil, err
 	}
+	if tbl.IsView() {
+		// ModificationStatement.Parsed.prepare.
+		return nil, query.Invalidf("Cannot directly modify a materialized view")
+	}
 	return tbl, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"github.com/minicass/minicass/cql/plan"
 	"github.com/minicass/minicass/cql/query"
 	"github.com/minicass/minicass/cql/restrictions"
+	"github.com/minicass/minicass/cql/virtual"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
 )
@@ -53,6 +54,9 @@ type selectPlan struct {
 	// into the result), no DISTINCT, GROUP BY or ORDER BY across
 	// partitions, which keep rows past the engine's next row.
 	stream bool
+	// indexReads are the filtered restrictions a built-in index serves,
+	// for a range query (see select_index.go).
+	indexReads []restrictions.IndexRead
 }
 
 func (p *selectPlan) Binds() []query.ColumnSpec   { return p.bspec }
@@ -140,6 +144,9 @@ func compileSelect(s *plan.Compiler, st *parser.Select) (plan.Plan, error) {
 	}
 	p.bspec = c.Specs
 	p.pkIdx = selectPKIndexes(w)
+	if !w.PkComplete && !virtual.IsDerived(tbl) {
+		p.indexReads = w.IndexReads()
+	}
 	p.plainCols = plainColumns(p)
 	p.planSingle()
 	p.needCk = p.plainCols == nil || len(w.Filters) > 0 || p.groupBy > 0 || p.postSort

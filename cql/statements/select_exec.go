@@ -55,14 +55,16 @@ type selectRun struct {
 	// returned counts them over all pages.
 	units, returned int
 	// Position of the last row consumed.
-	lastKey    []byte
-	lastCk     []byte
-	inPart     int
-	stopped    bool // LIMIT reached or page full
-	more       bool // a paging state must be returned
-	groupOpen  bool
-	groupKey   [][]byte
-	stats      readStats
+	lastKey   []byte
+	lastCk    []byte
+	inPart    int
+	stopped   bool // LIMIT reached or page full
+	more      bool // a paging state must be returned
+	groupOpen bool
+	groupKey  [][]byte
+	stats     readStats
+	// indexed is set when the rows came through a secondary index.
+	indexed    bool
 	curPartKey []byte
 	// inTrace sums, for a trace, the reads of an IN list's partitions
 	// past the first few (nil: not traced, or one partition).
@@ -123,8 +125,8 @@ func (p *selectPlan) Exec(ctx context.Context, q *plan.Execution) (*query.Result
 			r.evals[i] = s.NewEval()
 		}
 	}
-	if ix := p.where.Index; ix != nil && q.Trace != nil {
-		q.Trace.Add("Index %s of %s serves the restriction on %s: minicass keeps no index data and scans, filtering rows", ix.Name, p.tbl.QualifiedName(), ix.Column)
+	if ix := p.where.Index; ix != nil && ix.Class != "" && q.Trace != nil {
+		q.Trace.Add("Index %s of %s serves the restriction on %s: minicass keeps no data for a custom index and scans, filtering rows", ix.Name, p.tbl.QualifiedName(), ix.Column)
 	}
 	if err := r.run(ctx); err != nil {
 		return nil, err
@@ -137,7 +139,10 @@ func (p *selectPlan) Exec(ctx context.Context, q *plan.Execution) (*query.Result
 		res.PagingState = st.Encode()
 	}
 	if q.Trace != nil {
-		if len(p.where.Filters) > 0 {
+		if r.indexed {
+			q.Trace.IndexChecked(p.tbl.QualifiedName(), r.stats.rows, r.stats.liveRows)
+			q.Trace.Add("Checked %d rows of %d partitions the index named against the restrictions: %d matched, %d discarded", r.stats.rows, r.stats.partitions, r.stats.liveRows, r.stats.rows-r.stats.liveRows)
+		} else if len(p.where.Filters) > 0 {
 			q.Trace.Filtered(p.tbl.QualifiedName(), r.stats.rows, r.stats.liveRows)
 			q.Trace.Add("Filtered %d rows of %d partitions (ALLOW FILTERING): %d matched, %d discarded", r.stats.rows, r.stats.partitions, r.stats.liveRows, r.stats.rows-r.stats.liveRows)
 		}
@@ -276,7 +281,18 @@ func (r *selectRun) run(ctx context.Context) error {
 	if p.stream {
 		stream = &r.part
 	}
-	err = p.scan(ctx, q, tr, func(key []byte) (data.Slices, bool) {
+	scan := p.scan
+	x, v, err := p.chooseIndex(q)
+	if err != nil {
+		return err
+	}
+	if x != nil {
+		r.indexed = true
+		scan = func(ctx context.Context, q *plan.Execution, tr data.TokenRange, slicesFor func(key []byte) (data.Slices, bool), limit int, stream *selPart, fn func(*selPart) (bool, error)) error {
+			return p.scanIndex(ctx, q, x, v, tr, slicesFor, limit, stream, fn)
+		}
+	}
+	err = scan(ctx, q, tr, func(key []byte) (data.Slices, bool) {
 		if after != nil {
 			c := data.ComparePartitions(int64(partitioner.Murmur3(key)), key, afterTok, after)
 			if c < 0 {

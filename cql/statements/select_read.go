@@ -97,6 +97,9 @@ func (p *selectPlan) closePartition(q *plan.Execution, sp *selPart) error {
 		if p.where.Index != nil {
 			index = p.where.Index.Name
 		}
+		if agg != nil && agg.index != "" {
+			access, index = query.AccessIndex, agg.index
+		}
 		q.Trace.Read(p.tbl.QualifiedName(), access, index, func() string { return p.tbl.FormatPartitionWhere(sp.key) }, part.Stats())
 		if agg != nil && agg.detailed >= agg.detail {
 			agg.sum.Add(part.Stats())
@@ -140,6 +143,9 @@ type readTrace struct {
 	sum              engine.ReadStats
 	// scan is set for the partitions of a range read.
 	scan bool
+	// index names the secondary index whose entries named the partitions
+	// (an index read, select_index.go), empty otherwise.
+	index string
 }
 
 // tracedINPartitions is how many partitions of an IN list a trace details.
@@ -288,6 +294,7 @@ func (p *selectPlan) scan(ctx context.Context, q *plan.Execution, tr data.TokenR
 	if virtual.IsDerived(p.tbl) {
 		return p.scanDerived(q, tr, slicesFor, limit, fn)
 	}
+
 	// The scanner finds the partitions in token order; each is then read
 	// with its own slices (the one a page resumes in needs narrower ones).
 	// The scanner's own rows are never pulled, so it reads only what it

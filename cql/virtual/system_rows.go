@@ -283,6 +283,20 @@ func tableRow(t *schema.Table) Values {
 	}
 }
 
+// viewRow is a materialized view's system_schema.views row: the table
+// parameters of tableRow (without flags) and the view's definition.
+func viewRow(t *schema.Table) Values {
+	r := tableRow(t)
+	delete(r, "table_name")
+	delete(r, "flags")
+	r["view_name"] = TextV(t.Name)
+	r["base_table_id"] = append([]byte(nil), t.View.BaseID[:]...)
+	r["base_table_name"] = TextV(t.View.BaseName)
+	r["include_all_columns"] = BoolV(t.View.IncludeAllColumns)
+	r["where_clause"] = TextV(t.View.WhereClause)
+	return r
+}
+
 // columnRows are a table's system_schema.columns rows (also the shape of
 // system_virtual_schema.columns).
 func columnRows(t *schema.Table) []Values {
@@ -370,9 +384,10 @@ type SchemaSnapshot struct {
 }
 
 // schemaTableRows returns the rows of system_schema.name that describe
-// keyspace ks, whose tables are tables. aggregates, functions, triggers and
-// views have none: minicass refuses to create any (see package
-// statements/ddl).
+// keyspace ks, whose tables (and materialized views) are tables.
+// aggregates, functions and triggers have none: minicass refuses to create
+// any (see package statements/ddl). A view is a row of views, not of
+// tables; its columns are in columns, as SchemaKeyspace writes them.
 func schemaTableRows(name string, ks *schema.Keyspace, tables []*schema.Table) []Values {
 	var out []Values
 	switch name {
@@ -380,7 +395,15 @@ func schemaTableRows(name string, ks *schema.Keyspace, tables []*schema.Table) [
 		out = append(out, keyspaceRow(ks))
 	case "tables":
 		for _, t := range tables {
-			out = append(out, tableRow(t))
+			if !t.IsView() {
+				out = append(out, tableRow(t))
+			}
+		}
+	case "views":
+		for _, t := range tables {
+			if t.IsView() {
+				out = append(out, viewRow(t))
+			}
 		}
 	case "columns":
 		for _, t := range tables {

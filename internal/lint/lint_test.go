@@ -32,11 +32,13 @@ var layer = map[string]int{
 	"commitlog":   30,
 	"memtable":    40,
 	"sstable":     40,
+	"view":        40,
 	"engine":      50,
 	// The CQL layer, bottom to top: what a plan runs with and returns,
 	// then the statement packages, then the facade (package cql).
 	"cql/query":          51,
 	"cql/virtual":        51,
+	"cql/index":          52, // the data of built-in secondary indexes
 	"cql/describe":       52,
 	"cql/expr":           52,
 	"cql/auth":           52,

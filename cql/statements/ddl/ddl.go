@@ -7,6 +7,7 @@ import (
 	"maps"
 	"strings"
 
+	"github.com/minicass/minicass/cql/index"
 	"github.com/minicass/minicass/cql/plan"
 
 	"github.com/minicass/minicass/cql/expr"
@@ -93,6 +94,10 @@ func CompileDDL(s *plan.Compiler, stmt parser.Statement) (plan.Plan, error) {
 			return nil, err
 		}
 		return &ddlPlan{run: func(ctx context.Context, q *plan.Execution) (*query.Result, error) {
+			hadViews := false
+			for _, t := range q.Env.Engine.Tables(name) {
+				hadViews = hadViews || t.IsView()
+			}
 			if err := q.Env.Engine.DropKeyspace(name); err != nil {
 				if errors.Is(err, engine.ErrNoKeyspace) {
 					if st.IfExists {
@@ -101,6 +106,11 @@ func CompileDDL(s *plan.Compiler, stmt parser.Statement) (plan.Plan, error) {
 					return nil, query.Configf("Keyspace '%s' doesn't exist", name)
 				}
 				return nil, err
+			}
+			if hadViews {
+				if err := forgetKeyspaceViews(ctx, q.Env, name); err != nil {
+					return nil, err
+				}
 			}
 			if q.Session.Keyspace() == name {
 				q.Session.SetKeyspace("")
@@ -117,6 +127,24 @@ func CompileDDL(s *plan.Compiler, stmt parser.Statement) (plan.Plan, error) {
 			return nil, err
 		}
 		return &ddlPlan{run: func(ctx context.Context, q *plan.Execution) (*query.Result, error) {
+			old, ok := q.Env.Engine.Table(ks, name)
+			if ok {
+				if old.IsIndexTable() {
+					// An index's table is not for CQL: as missing.
+					if st.IfExists {
+						return query.VoidResult(), nil
+					}
+					return nil, query.Invalidf("Table '%s.%s' doesn't exist", ks, name)
+				}
+				if old.IsView() {
+					return nil, query.Invalidf("Cannot use DROP TABLE on a materialized view. Please use DROP MATERIALIZED VIEW instead.")
+				}
+				if len(q.Env.Engine.ViewsOf(old)) > 0 {
+					// DropTableStatement's format has one %s for two
+					// arguments: the keyspace is all it prints.
+					return nil, query.Invalidf("Cannot drop a table when materialized views still depend on it (%s)", ks)
+				}
+			}
 			if err := q.Env.Engine.DropTable(ks, name); err != nil {
 				if errors.Is(err, engine.ErrNoTable) || errors.Is(err, engine.ErrNoKeyspace) {
 					if st.IfExists {
@@ -128,6 +156,14 @@ func CompileDDL(s *plan.Compiler, stmt parser.Statement) (plan.Plan, error) {
 					return nil, query.Invalidf("Table '%s.%s' doesn't exist", ks, name)
 				}
 				return nil, err
+			}
+			// The base table is gone: its indexes' tables go with it.
+			for i := range old.Indexes {
+				if index.IsBuiltin(&old.Indexes[i]) {
+					if err := index.Drop(q.Env.Engine, old, old.Indexes[i].Name); err != nil {
+						return nil, err
+					}
+				}
 			}
 			return schemaChange(wire.Dropped, wire.TargetTable, ks, name), nil
 		}}, nil
@@ -165,9 +201,33 @@ func CompileDDL(s *plan.Compiler, stmt parser.Statement) (plan.Plan, error) {
 		if _, err := s.LookupTable(st.Table); err != nil {
 			return nil, err
 		}
+		if tbl, ok := s.Env.Engine.Table(ks, name); ok && tbl.IsView() {
+			return nil, query.Invalidf("Cannot TRUNCATE materialized view directly; must truncate base table instead")
+		}
 		return &ddlPlan{run: func(ctx context.Context, q *plan.Execution) (*query.Result, error) {
+			// The indexes' tables first, as Cassandra truncates a table's
+			// indexes with it: a write racing with TRUNCATE can then leave
+			// an entry whose row is gone (which reads skip), never a row
+			// without its entry.
+			if tbl, ok := q.Env.Engine.Table(ks, name); ok {
+				for _, it := range q.Env.Engine.IndexTables(ks) {
+					if schema.OwnsTable(tbl.Name, it.Name) && it.Name != tbl.Name {
+						if err := q.Env.Engine.Truncate(ks, it.Name); err != nil {
+							return nil, err
+						}
+					}
+				}
+			}
 			if err := q.Env.Engine.Truncate(ks, name); err != nil {
 				return nil, err
+			}
+			// The views go with their base (TableViews.truncateBlocking).
+			if tbl, ok := q.Env.Engine.Table(ks, name); ok {
+				for _, v := range q.Env.Engine.ViewsOf(tbl) {
+					if err := q.Env.Engine.Truncate(ks, v.Name); err != nil {
+						return nil, err
+					}
+				}
 			}
 			return query.VoidResult(), nil
 		}}, nil
@@ -405,6 +465,9 @@ func compileAlterTable(s *plan.Compiler, st *parser.AlterTable) (plan.Plan, erro
 	}
 	return &ddlPlan{run: func(ctx context.Context, q *plan.Execution) (*query.Result, error) {
 		old, ok := s.Env.Engine.Table(ks, name)
+		if ok && old.IsIndexTable() {
+			ok = false
+		}
 		if !ok {
 			if st.IfExists {
 				return query.VoidResult(), nil
@@ -414,6 +477,11 @@ func compileAlterTable(s *plan.Compiler, st *parser.AlterTable) (plan.Plan, erro
 			}
 			return nil, query.Invalidf("Table '%s.%s' doesn't exist", ks, name)
 		}
+		if old.IsView() {
+			return nil, query.Invalidf("Cannot use ALTER TABLE on a materialized view; use ALTER MATERIALIZED VIEW instead")
+		}
+		views := q.Env.Engine.ViewsOf(old)
+		var changedViews []*schema.Table
 		cols := make([]*schema.Column, 0, len(old.Columns))
 		for _, c := range old.Columns {
 			cp := *c
@@ -465,6 +533,15 @@ func compileAlterTable(s *plan.Compiler, st *parser.AlterTable) (plan.Plan, erro
 					return nil, query.Configf("Cannot add a non counter column (%s) in a counter column family", n)
 				}
 				cols = append(cols, &schema.Column{Name: n, Type: t, Kind: kind, Position: -1})
+				if kind == schema.Regular {
+					// A SELECT * view gets the column too (AddColumns).
+					for i, v := range views {
+						if v.View.IncludeAllColumns {
+							views[i] = viewWithColumn(v, &schema.Column{Name: n, Type: t, Kind: schema.Regular, Position: -1})
+							changedViews = appendOnce(changedViews, views[i])
+						}
+					}
+				}
 			}
 		case parser.AlterDrop:
 			for _, id := range st.Drop {
@@ -478,6 +555,9 @@ func compileAlterTable(s *plan.Compiler, st *parser.AlterTable) (plan.Plan, erro
 				}
 				if ix := old.IndexesOn(n); len(ix) > 0 {
 					return nil, query.Invalidf("Cannot drop column %s because it has dependent secondary indexes (%s)", n, strings.Join(ix, ", "))
+				}
+				if len(views) > 0 {
+					return nil, query.Invalidf("Cannot drop column %s on base table %s with materialized views", n, name)
 				}
 				// Cells written up to now stay hidden even if a column of
 				// that name comes back (system_schema.dropped_columns).
@@ -505,10 +585,19 @@ func compileAlterTable(s *plan.Compiler, st *parser.AlterTable) (plan.Plan, erro
 					return nil, query.Invalidf("Cannot rename column %s because it has dependent secondary indexes (%s)", from, strings.Join(ix, ", "))
 				}
 				cols[i].Name = to
+				for j, v := range views {
+					if v.Column(from) != nil {
+						views[j] = viewWithRenamedColumn(v, from, to)
+						changedViews = appendOnce(changedViews, views[j])
+					}
+				}
 			}
 		case parser.AlterOptions:
 			if err := tableOptions(&opts, st.Options, old.IsCounter()); err != nil {
 				return nil, err
+			}
+			if len(views) > 0 && opts.GCGraceSeconds == 0 {
+				return nil, query.Invalidf("Cannot alter gc_grace_seconds of the base table of a materialized view to 0, since this value is used to TTL undelivered updates. Setting gc_grace_seconds too low might cause undelivered updates to expire before being replayed.")
 			}
 		case parser.AlterType:
 			return nil, query.Invalidf("Altering column types is no longer supported")
@@ -516,8 +605,20 @@ func compileAlterTable(s *plan.Compiler, st *parser.AlterTable) (plan.Plan, erro
 		tbl := schema.NewTable(ks, name, old.ID, cols, opts)
 		tbl.Dropped = dropped
 		tbl.Indexes = old.Indexes
-		if err := s.Env.Engine.AlterTable(tbl); err != nil {
+		if err := q.Env.Engine.AlterTables(append([]*schema.Table{tbl}, changedViews...)...); err != nil {
 			return nil, err
+		}
+		// An index's table takes its base table's options (gc_grace_seconds,
+		// compaction, compression...), as Cassandra reloads an index's
+		// table from its base's parameters.
+		for _, it := range s.Env.Engine.IndexTables(ks) {
+			if schema.OwnsTable(name, it.Name) && it.Name != name {
+				nt := it.Clone()
+				nt.Options = opts
+				if err := s.Env.Engine.AlterTable(nt); err != nil {
+					return nil, err
+				}
+			}
 		}
 		return schemaChange(wire.Updated, wire.TargetTable, ks, name), nil
 	}}, nil

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 
+	"github.com/minicass/minicass/cql/index"
 	"github.com/minicass/minicass/cql/plan"
 
 	"github.com/minicass/minicass/cql/query"
@@ -18,10 +19,10 @@ import (
 
 // Secondary indexes (CREATE INDEX, DROP INDEX) follow Cassandra 4's
 // CreateIndexStatement and DropIndexStatement: the checks, the default
-// name <table>_<column>_idx, and an UPDATED TABLE schema change. minicass
-// keeps only the definition (schema.Index); a query an index serves is run
-// as a scan that keeps the matching rows (package restrictions), which needs no
-// ALLOW FILTERING when the indexed restriction is its only filtered one.
+// name <table>_<column>_idx, and an UPDATED TABLE schema change. A built-in
+// index keeps its data in an index table (package index), created and built
+// here before the index is published; a CUSTOM one (SASI, SAI) keeps only
+// its definition and is served by a filtered scan.
 
 // nonWordChars are removed from default index names
 // (IndexMetadata.PATTERN_NON_WORD_CHAR).
@@ -59,8 +60,11 @@ func compileCreateIndex(s *plan.Compiler, st *parser.CreateIndex) (plan.Plan, er
 			return nil, query.Invalidf("Keyspace '%s' doesn't exist", ks)
 		}
 		tbl, ok := q.Env.Engine.Table(ks, name)
-		if !ok {
+		if !ok || tbl.IsIndexTable() {
 			return nil, query.Invalidf("Table '%s' doesn't exist", name)
+		}
+		if tbl.IsView() {
+			return nil, query.Invalidf("Secondary indexes are not supported on materialized views")
 		}
 		indexName := string(st.Name)
 		if indexName != "" && keyspaceIndex(q.Env.Engine.Tables(ks), indexName) != nil {
@@ -96,9 +100,25 @@ func compileCreateIndex(s *plan.Compiler, st *parser.CreateIndex) (plan.Plan, er
 				return nil, query.Invalidf("Index %s is a duplicate of existing index %s", ix.Name, other.Name)
 			}
 		}
+		if index.IsBuiltin(&ix) {
+			// The index's table is made and built before the index is
+			// published: a query reads it, and system."IndexInfo" lists
+			// it, only once it is built.
+			if err := index.Create(ctx, q.Env.Engine, tbl, &ix); err != nil {
+				return nil, err
+			}
+		}
+		// The base table again: a write may not have changed it, but an
+		// ALTER may have.
+		if cur, ok := q.Env.Engine.Table(ks, name); ok {
+			tbl = cur
+		}
 		nt := tbl.Clone()
 		nt.Indexes = append(slices.Clone(tbl.Indexes), ix)
 		if err := q.Env.Engine.AlterTable(nt); err != nil {
+			if index.IsBuiltin(&ix) {
+				_ = index.Drop(q.Env.Engine, tbl, ix.Name)
+			}
 			return nil, err
 		}
 		return schemaChange(wire.Updated, wire.TargetTable, ks, name), nil
@@ -172,10 +192,17 @@ func compileDropIndex(s *plan.Compiler, st *parser.DropIndex) (plan.Plan, error)
 			if i < 0 {
 				continue
 			}
+			ix := tbl.Indexes[i]
 			nt := tbl.Clone()
 			nt.Indexes = slices.Delete(slices.Clone(tbl.Indexes), i, i+1)
 			if err := q.Env.Engine.AlterTable(nt); err != nil {
 				return nil, err
+			}
+			// Unpublished first, so no query reads it; then its data goes.
+			if index.IsBuiltin(&ix) {
+				if err := index.Drop(q.Env.Engine, nt, ix.Name); err != nil {
+					return nil, err
+				}
 			}
 			return schemaChange(wire.Updated, wire.TargetTable, ks, tbl.Name), nil
 		}

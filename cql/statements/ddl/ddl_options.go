@@ -263,6 +263,10 @@ func validateCompression(m map[string]string) (map[string]string, error) {
 		return map[string]string{"enabled": "false"}, nil
 	}
 	class, ok := m["class"]
+	if _, legacy := m["sstable_compression"]; !ok && !legacy && len(m) > 0 {
+		// CompressionParams.fromMap: options without a class.
+		return nil, query.Configf("Missing sub-option 'class' for the 'compression' option.")
+	}
 	if !ok {
 		// Cassandra 4 allows {'sstable_compression': ''} to disable; an empty map too.
 		if len(m) == 0 || m["sstable_compression"] == "" {

@@ -78,11 +78,19 @@ func (p *describePlan) Exec(ctx context.Context, q *plan.Execution) (*query.Resu
 	elem := func(ks, typ, name, create string) {
 		res.Rows = append(res.Rows, [][]byte{virtual.TextV(ks), virtual.TextV(typ), virtual.TextV(name), virtual.TextV(create)})
 	}
-	// A table is followed by its indexes, as Cassandra describes them.
+	// A table is followed by its indexes and its materialized views, as
+	// Cassandra describes them.
 	describeTable := func(t *schema.Table) {
+		if t.IsView() {
+			elem(t.Keyspace, "materialized_view", t.Name, describe.ViewCQL(t))
+			return
+		}
 		elem(t.Keyspace, "table", t.Name, describe.TableCQL(t))
 		for i := range t.Indexes {
 			elem(t.Keyspace, "index", t.Indexes[i].Name, describe.Index(t, &t.Indexes[i]))
+		}
+		for _, v := range schema.ViewsOf(t, snap.Tables[t.Keyspace]) {
+			elem(v.Keyspace, "materialized_view", v.Name, describe.ViewCQL(v))
 		}
 	}
 	describeKeyspace := func(ks *schema.Keyspace, only bool) {
@@ -94,7 +102,9 @@ func (p *describePlan) Exec(ctx context.Context, q *plan.Execution) (*query.Resu
 			elem(ks.Name, "type", t.UDT.Name, typeCQL(t))
 		}
 		for _, t := range snap.Tables[ks.Name] {
-			describeTable(t)
+			if !t.IsView() {
+				describeTable(t)
+			}
 		}
 	}
 	findKeyspace := func(name string) *schema.Keyspace {
@@ -122,7 +132,9 @@ func (p *describePlan) Exec(ctx context.Context, q *plan.Execution) (*query.Resu
 	case parser.DescribeTables:
 		for _, ks := range snap.Keyspaces {
 			for _, t := range snap.Tables[ks.Name] {
-				list(ks.Name, "table", t.Name)
+				if !t.IsView() {
+					list(ks.Name, "table", t.Name)
+				}
 			}
 		}
 	case parser.DescribeTypes:
@@ -201,6 +213,9 @@ func (p *describePlan) Exec(ctx context.Context, q *plan.Execution) (*query.Resu
 				elem(ksName, "index", ix.Name, describe.Index(t, ix))
 				break
 			}
+		} else if v := findTable(ksName, string(name)); v != nil && v.IsView() {
+			describeTable(v)
+			break
 		}
 		what := "index"
 		if st.Kind == parser.DescribeView {

@@ -1,0 +1,182 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"sort"
+
+	"github.com/minicass/minicass/cql/query"
+	"github.com/minicass/minicass/data"
+	"github.com/minicass/minicass/engine"
+	"github.com/minicass/minicass/schema"
+)
+
+// Derive is the engine.Dependent of the index: the index mutations of one
+// base write (see the package doc for what they are).
+func (x *Index) Derive(_ context.Context, w *engine.BaseWrite) ([]engine.DerivedMutation, error) {
+	o := &out{tbl: x.Table}
+	if err := x.derive(o, w.Table, w.Token, w.Mutation, &w.Before, &w.After, w.Now); err != nil {
+		return nil, err
+	}
+	return o.mutations(), nil
+}
+
+// derive adds to o the index mutations that take the entries of the rows
+// in before to those of the rows in after. m is the base mutation (its
+// deletions are copied by the primary-key kinds); a build passes an empty
+// before and an m without deletions.
+func (x *Index) derive(o *out, base *schema.Table, token int64, m *data.Mutation, before, after *engine.BaseRows, now int64) error {
+	if x.kind == kindClustering || x.kind == kindPartitionKey {
+		return x.deriveKeyKind(o, base, token, m, before, after)
+	}
+	var b, a []entry
+	var err error
+	if x.static {
+		if b, err = x.cellEntries(nil, base, token, m.Key, before.Static); err != nil {
+			return err
+		}
+		if a, err = x.cellEntries(nil, base, token, m.Key, after.Static); err != nil {
+			return err
+		}
+	} else {
+		for i := range before.Rows {
+			if b, err = x.cellEntries(b, base, token, m.Key, &before.Rows[i]); err != nil {
+				return err
+			}
+		}
+		for i := range after.Rows {
+			if a, err = x.cellEntries(a, base, token, m.Key, &after.Rows[i]); err != nil {
+				return err
+			}
+		}
+	}
+	id := func(e *entry) string { return string(e.key) + "\x00" + string(e.ck) }
+	am := make(map[string]*entry, len(a))
+	for i := range a {
+		am[id(&a[i])] = &a[i]
+	}
+	bm := make(map[string]*entry, len(b))
+	for i := range b {
+		e := &b[i]
+		bm[id(e)] = e
+		if _, ok := am[id(e)]; ok {
+			continue
+		}
+		r := data.NewRow(e.ck)
+		r.Deletion = data.DeletionTime{MarkedForDeleteAt: e.liveness.Timestamp, LocalDeletionTime: now}
+		o.add(e.key, r)
+	}
+	for i := range a {
+		e := &a[i]
+		if old, ok := bm[id(e)]; ok && old.liveness == e.liveness {
+			continue
+		}
+		if err := x.validateValue(base, len(e.key)-1); err != nil {
+			return err
+		}
+		r := data.NewRow(e.ck)
+		r.Liveness = e.liveness
+		o.add(e.key, r)
+	}
+	return nil
+}
+
+// deriveKeyKind is derive for the primary-key kinds: each touched row's
+// entry mirrors the row's liveness (package doc).
+func (x *Index) deriveKeyKind(o *out, base *schema.Table, token int64, m *data.Mutation, before, after *engine.BaseRows) error {
+	var cks [][]byte
+	for i := range before.Rows {
+		cks = append(cks, before.Rows[i].Clustering)
+	}
+	for i := range after.Rows {
+		if before.Row(after.Rows[i].Clustering) == nil {
+			cks = append(cks, after.Rows[i].Clustering)
+		}
+	}
+	sort.Slice(cks, func(i, j int) bool { return bytes.Compare(cks[i], cks[j]) < 0 })
+	for _, ck := range cks {
+		v, err := x.keyValue(base, m.Key, ck)
+		if err != nil {
+			return err
+		}
+		if after.Row(ck) != nil {
+			if err := x.validateValue(base, len(v)); err != nil {
+				return err
+			}
+		}
+		ick, err := x.entryClustering(base, token, m.Key, ck, nil)
+		if err != nil {
+			return err
+		}
+		r := data.NewRow(ick)
+		var cells []data.Cell
+		if ar := after.Row(ck); ar != nil {
+			r.Liveness = ar.Liveness
+			for i := range ar.Cells {
+				c := ar.Cells[i]
+				c.Value = []byte{}
+				cells = append(cells, c)
+			}
+		}
+		if before.Row(ck) != nil {
+			// The deletions this write applies to a live row.
+			d := m.PartitionDeletion
+			for i := range m.RangeTombstones {
+				if rt := &m.RangeTombstones[i]; rt.Contains(ck) {
+					d = data.MaxDeletion(d, rt.Deletion)
+				}
+			}
+			if mr := mutationRow(m, ck); mr != nil {
+				d = data.MaxDeletion(d, mr.Deletion)
+				r.ColumnDeletions = append(r.ColumnDeletions, mr.ColumnDeletions...)
+				for i := range mr.Cells {
+					c := &mr.Cells[i]
+					if c.Kind != data.CellTombstone || hasCell(cells, c) {
+						continue
+					}
+					cells = append(cells, *c)
+				}
+			}
+			r.Deletion = d
+		}
+		sort.Slice(cells, func(i, j int) bool { return data.CompareID(&cells[i], &cells[j]) < 0 })
+		r.Cells = cells
+		if r.IsEmpty() {
+			continue
+		}
+		o.add(Key(v), r)
+	}
+	return nil
+}
+
+// maxIndexedValue is the size an indexed value must stay below
+// (FBUtilities.MAX_UNSIGNED_SHORT).
+const maxIndexedValue = 65535
+
+// validateValue refuses a write whose indexed value, of size n bytes, is
+// too large for an index key (CassandraIndex.validateIndexedValue).
+func (x *Index) validateValue(base *schema.Table, n int) error {
+	if n >= maxIndexedValue {
+		return query.Invalidf("Cannot index value of size %d for index %s on %s(%s) (maximum allowed size=%d)",
+			n, x.Def.Name, base.QualifiedName(), x.Def.Column, maxIndexedValue)
+	}
+	return nil
+}
+
+func mutationRow(m *data.Mutation, ck []byte) *data.Row {
+	for i := range m.Rows {
+		if bytes.Equal(m.Rows[i].Clustering, ck) {
+			return &m.Rows[i]
+		}
+	}
+	return nil
+}
+
+func hasCell(cells []data.Cell, c *data.Cell) bool {
+	for i := range cells {
+		if data.CompareID(&cells[i], c) == 0 {
+			return true
+		}
+	}
+	return false
+}
