@@ -253,7 +253,13 @@ func decodeRow(b []byte, r *data.Row) {
 		head := d.b[0]
 		d.b = d.b[1:]
 		c.Kind = data.CellKind(head & cellKindMask)
-		c.Column = d.str()
+		// Rows of a partition mostly name the same columns in the same
+		// order: a name equal to the one already in place (from the
+		// previous row, in another part of the arena, which never
+		// changes) is kept, saving the pointer write.
+		if col := d.str(); c.Column != col {
+			c.Column = col
+		}
 		// Pointer fields are cleared only when set: every pointer
 		// write costs a write barrier while the collector marks.
 		if head&cellPath != 0 {
