@@ -37,9 +37,8 @@ func (k CellKind) String() string {
 // Cell is one column value of a row, or one element of a non-frozen
 // collection column.
 //
-// Value and Path are owned by the cell once it is given to engine.Apply:
-// callers must not modify them afterwards. (A memtable copies what it
-// keeps; the engine's other users of a mutation may not.)
+// Value and Path are owned by the cell once it is applied to a memtable:
+// callers must not modify them afterwards.
 type Cell struct {
 	// Column is the column's name.
 	Column string
