@@ -37,8 +37,9 @@ func (k CellKind) String() string {
 // Cell is one column value of a row, or one element of a non-frozen
 // collection column.
 //
-// Value and Path are owned by the cell once it is applied to a memtable:
-// callers must not modify them afterwards.
+// Value and Path are owned by the cell once it is given to engine.Apply:
+// callers must not modify them afterwards. (A memtable copies what it
+// keeps; the engine's other users of a mutation may not.)
 type Cell struct {
 	// Column is the column's name.
 	Column string

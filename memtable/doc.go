@@ -22,15 +22,32 @@
 // Each partition keeps its partition deletion, its static row, its range
 // tombstones sorted by start bound, and its rows ordered by clustering bytes
 // (bytes.Compare on the byte-comparable keys of package types), in a
-// github.com/google/btree BTreeG. A partition with a single row stores it
-// inline, in the same allocation as the partition struct, and only grows a
-// row B-tree when a second row arrives: narrow tables (one row per
-// partition) then cost one allocation per partition.
+// github.com/google/btree BTreeG. A partition with a single row keeps it in
+// the partition struct, and only grows a row B-tree when a second row
+// arrives: a narrow partition (one row per partition) is a 48-byte struct
+// with three pointers, in a slab, and its key and row in the arena.
+//
+// # Arenas and the row encoding
+//
+// Everything a partition keeps of the mutations applied to it (its key, its
+// rows, its static row, its range tombstones' bounds) is copied into the
+// arena of its shard (arena.go): chunks of bytes, from 1 KiB doubling up to
+// 64 KiB, that the garbage collector does not scan, handed out by a bump
+// pointer. Rows are stored in a compact encoding of the memtable's own
+// (rowenc.go), which leaves out the values most rows hold (no TTL, no
+// deletion, cell timestamps equal to the liveness timestamp): a narrow row of
+// one 16-byte value takes 33 bytes, where its data.Row and data.Cell structs
+// took 208 before their bytes. The B-trees of wide partitions hold the
+// encoded rows (slices into the arena), ordered by the clustering they start
+// with. Memory per narrow row is about 115 bytes in all (the struct, arena
+// bytes, the index's buckets), against 331 when the memtable held the
+// mutation's own structs.
 //
 // Rows stored in a memtable are immutable: applying a mutation to an existing
-// row builds the reconciled row with data.MergeRows and replaces the pointer.
-// The cells' Value and Path bytes of an applied mutation belong to the
-// memtable from then on; callers must not modify them.
+// row decodes it, reconciles it with data.MergeRows and writes the result
+// anew in the arena; the old bytes stay in the arena (and in Size) until the
+// memtable is dropped, as Cassandra's slab allocator keeps them. Apply keeps
+// nothing of the caller's mutation.
 //
 // # Concurrency
 //
@@ -67,14 +84,23 @@
 // DescendLessOrEqual) in batches that start at 8 rows and double up to 256:
 // LIMIT 10 on a partition of a million rows touches a few more than ten rows
 // in either direction. Partition scans walk the shard snapshots with a
-// cursor that keeps its path from the root and allocates nothing. The *data.Row values returned point into the memtable
-// and are never modified; they stay valid as long as the caller keeps them.
+// cursor that keeps its path from the root and allocates nothing. A row
+// iterator decodes each row into a row of its own, whose cell array (two
+// cells inline, more grown once) it reuses: the *data.Row that Next returns
+// is valid until the next call to Next or Close, the data.RowIterator
+// contract, but the bytes it references (clustering, paths, values, column
+// names) are the arena's, never modified, and stay valid as long as the
+// caller keeps them. The static row is decoded once per snapshot and stays
+// valid with it.
 //
 // # Accounting
 //
-// Size is an estimate of the bytes held (data.Row.Size and friends: the
-// structs plus key, value and path bytes), updated on every Apply by the
-// difference between the new and the replaced version of what changed. The
+// Size is the bytes held: every arena chunk when it is made (so dead row
+// versions and a chunk's unused tail count), and an estimate of the structs
+// (partitionOverhead per partition, with its share of the index;
+// partitionMoreSize; rowItemSize per row of a B-tree), updated on every
+// Apply by what it added. It stays close to the heap the memtable holds
+// (within a quarter, TestSizeFollowsHeap checks; about 5% for narrow rows). The
 // memtable also tracks its partition count and the minimum write timestamp
 // it holds (of cells, liveness records and deletions), which compaction
 // reads before purging tombstones.

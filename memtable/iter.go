@@ -2,6 +2,7 @@ package memtable
 
 import (
 	"bytes"
+	"encoding/binary"
 
 	"github.com/google/btree"
 
@@ -16,22 +17,28 @@ const (
 )
 
 // rowIter walks the rows of a partition snapshot in slices, forward or
-// reverse, collecting rows from the B-tree in batches. After a batch it
-// resumes by seeking past the last row it returned.
+// reverse, collecting encoded rows from the B-tree in batches. After a
+// batch it resumes by seeking past the last row it returned. Next decodes
+// each row into the iterator's own row, reusing its cell array.
 type rowIter struct {
-	one     *data.Row
-	tree    *btree.BTreeG[*data.Row]
+	one     []byte
+	tree    *btree.BTreeG[[]byte]
 	slices  data.Slices
 	reverse bool
 
 	si      int  // index of the current slice
 	oneDone bool // the inline row was handled
-	buf     []*data.Row
+	buf     [][]byte
 	pos     int
 	last    []byte // clustering of the last row collected in this slice
 	started bool   // last is set
 	done    bool   // the current slice is exhausted
 	batch   int
+
+	// row is the decoded row Next returns; cellsArr backs its cells for
+	// rows of up to two cells, so a point read allocates nothing more.
+	row      data.Row
+	cellsArr [2]data.Cell
 
 	// w holds the state of B-tree walks, allocated by the first fill: a
 	// partition with a single inline row never needs it.
@@ -43,19 +50,22 @@ type rowIter struct {
 type treeWalk struct {
 	// visit is the B-tree callback of fill, made once per iterator; it
 	// reads the current slice and batch size from sl and n.
-	visit func(*data.Row) bool
+	visit func([]byte) bool
 	sl    data.Slice
 	n     int
-	// pivot is the seek key of fill; bufArr backs the first batch.
-	pivot  data.Row
-	bufArr [minBatch]*data.Row
+	// pivot is the encoded seek key of fill (a clustering with no more),
+	// in pivotArr when it fits; bufArr backs the first two batches (a
+	// LIMIT 10 read fills two).
+	pivot    []byte
+	pivotArr [40]byte
+	bufArr   [2 * minBatch][]byte
 }
 
 // everything selects every row; it is never modified.
 var everything = data.Slices{{}}
 
 // init prepares it to walk one (the inline row) or tree in slices.
-func (it *rowIter) init(one *data.Row, tree *btree.BTreeG[*data.Row], slices data.Slices, reverse bool) {
+func (it *rowIter) init(one []byte, tree *btree.BTreeG[[]byte], slices data.Slices, reverse bool) {
 	if len(slices) == 0 {
 		slices = everything
 	}
@@ -63,10 +73,15 @@ func (it *rowIter) init(one *data.Row, tree *btree.BTreeG[*data.Row], slices dat
 	if reverse {
 		it.si = len(slices) - 1
 	}
+	if it.row.Cells == nil {
+		it.row.Cells = it.cellsArr[:0]
+	}
 }
 
-// Next returns the next row. The row belongs to the memtable and is never
-// modified: it stays valid after later calls.
+// Next returns the next row. The row is the iterator's and valid until the
+// next call to Next or Close; the bytes it references belong to the
+// memtable, are never modified, and stay valid as long as the caller keeps
+// them.
 func (it *rowIter) Next() (*data.Row, bool) {
 	if it.tree == nil {
 		return it.nextOne()
@@ -75,7 +90,7 @@ func (it *rowIter) Next() (*data.Row, bool) {
 		if it.pos < len(it.buf) {
 			r := it.buf[it.pos]
 			it.pos++
-			return r, true
+			return it.decode(r), true
 		}
 		if it.si < 0 || it.si >= len(it.slices) {
 			return nil, false
@@ -86,6 +101,12 @@ func (it *rowIter) Next() (*data.Row, bool) {
 		}
 		it.fill()
 	}
+}
+
+// decode decodes the encoded row b into it.row.
+func (it *rowIter) decode(b []byte) *data.Row {
+	decodeRow(b, &it.row)
+	return &it.row
 }
 
 func (it *rowIter) nextSlice() {
@@ -103,8 +124,8 @@ func (it *rowIter) nextOne() (*data.Row, bool) {
 		return nil, false
 	}
 	it.oneDone = true
-	if it.slices.Contains(it.one.Clustering) {
-		return it.one, true
+	if it.slices.Contains(rowClustering(it.one)) {
+		return it.decode(it.one), true
 	}
 	return nil, false
 }
@@ -119,7 +140,8 @@ func (it *rowIter) fill() {
 		} else {
 			w.visit = it.visitForward
 		}
-		it.w, it.buf = w, w.bufArr[:0]
+		it.w, it.buf = w, w.bufArr[:0:len(w.bufArr)]
+		w.pivot = w.pivotArr[:0]
 	}
 	w.sl = it.slices[it.si]
 	sl := &w.sl
@@ -129,28 +151,24 @@ func (it *rowIter) fill() {
 		it.batch *= 2
 	}
 	if cap(it.buf) < w.n {
-		it.buf = make([]*data.Row, 0, w.n)
+		it.buf = make([][]byte, 0, w.n)
 	}
 	it.buf = it.buf[:0]
 	if it.reverse {
 		switch {
 		case it.started:
-			w.pivot.Clustering = it.last
-			it.tree.DescendLessOrEqual(&w.pivot, w.visit)
+			it.tree.DescendLessOrEqual(w.setPivot(it.last), w.visit)
 		case sl.End != nil:
-			w.pivot.Clustering = sl.End
-			it.tree.DescendLessOrEqual(&w.pivot, w.visit)
+			it.tree.DescendLessOrEqual(w.setPivot(sl.End), w.visit)
 		default:
 			it.tree.Descend(w.visit)
 		}
 	} else {
 		switch {
 		case it.started:
-			w.pivot.Clustering = it.last
-			it.tree.AscendGreaterOrEqual(&w.pivot, w.visit)
+			it.tree.AscendGreaterOrEqual(w.setPivot(it.last), w.visit)
 		case sl.Start != nil:
-			w.pivot.Clustering = sl.Start
-			it.tree.AscendGreaterOrEqual(&w.pivot, w.visit)
+			it.tree.AscendGreaterOrEqual(w.setPivot(sl.Start), w.visit)
 		default:
 			it.tree.Ascend(w.visit)
 		}
@@ -159,16 +177,25 @@ func (it *rowIter) fill() {
 		it.done = true
 	}
 	if len(it.buf) > 0 {
-		it.last, it.started = it.buf[len(it.buf)-1].Clustering, true
+		it.last, it.started = rowClustering(it.buf[len(it.buf)-1]), true
 	}
 }
 
+// setPivot encodes clustering as a B-tree seek key: the clustering prefix
+// of an encoded row is all that lessEncoded reads.
+func (w *treeWalk) setPivot(clustering []byte) []byte {
+	w.pivot = binary.AppendUvarint(w.pivot[:0], uint64(len(clustering))+1)
+	w.pivot = append(w.pivot, clustering...)
+	return w.pivot
+}
+
 // visitForward collects rows of the current slice after last.
-func (it *rowIter) visitForward(r *data.Row) bool {
-	if it.started && bytes.Compare(r.Clustering, it.last) <= 0 {
+func (it *rowIter) visitForward(r []byte) bool {
+	ck := rowClustering(r)
+	if it.started && bytes.Compare(ck, it.last) <= 0 {
 		return true
 	}
-	if it.w.sl.End != nil && bytes.Compare(r.Clustering, it.w.sl.End) >= 0 {
+	if it.w.sl.End != nil && bytes.Compare(ck, it.w.sl.End) >= 0 {
 		return false
 	}
 	it.buf = append(it.buf, r)
@@ -176,12 +203,13 @@ func (it *rowIter) visitForward(r *data.Row) bool {
 }
 
 // visitReverse collects rows of the current slice before last.
-func (it *rowIter) visitReverse(r *data.Row) bool {
-	if (it.started && bytes.Compare(r.Clustering, it.last) >= 0) ||
-		(it.w.sl.End != nil && bytes.Compare(r.Clustering, it.w.sl.End) >= 0) {
+func (it *rowIter) visitReverse(r []byte) bool {
+	ck := rowClustering(r)
+	if (it.started && bytes.Compare(ck, it.last) >= 0) ||
+		(it.w.sl.End != nil && bytes.Compare(ck, it.w.sl.End) >= 0) {
 		return true // the pivot itself, or the excluded end bound
 	}
-	if it.w.sl.Start != nil && bytes.Compare(r.Clustering, it.w.sl.Start) < 0 {
+	if it.w.sl.Start != nil && bytes.Compare(ck, it.w.sl.Start) < 0 {
 		return false
 	}
 	it.buf = append(it.buf, r)
@@ -194,6 +222,7 @@ func (it *rowIter) Err() error { return nil }
 // Close releases the iterator.
 func (it *rowIter) Close() error {
 	it.buf, it.tree, it.one, it.w = nil, nil, nil, nil
+	it.row = data.Row{Cells: it.row.Cells[:0]}
 	it.si = -1
 	return nil
 }
@@ -267,28 +296,21 @@ func (it *partitionIter) Next() (data.PartitionSource, bool) {
 	return &it.ring[it.head], true
 }
 
-// touch reads the first byte of s's key and the first cell of its inline
-// row (deep: the cell's value and the row's clustering), so that the
-// memory is in cache by the time the caller reaches s. The row is immutable
-// once the snapshot holds it: reading it needs no lock.
+// touch reads the first byte of s's key and of its inline row (deep: also
+// the row's last byte, usually in its cell's value), so that the memory is
+// in cache by the time the caller reaches s. The row is immutable once the
+// snapshot holds it: reading it needs no lock.
 func (it *partitionIter) touch(s *snapshot, deep bool) {
 	if len(s.key) > 0 {
 		it.sink ^= s.key[0]
 	}
 	r := s.one
-	if r == nil || len(r.Cells) == 0 {
+	if len(r) == 0 {
 		return
 	}
-	c := &r.Cells[0]
-	if !deep {
-		it.sink ^= byte(len(c.Column))
-		return
-	}
-	if len(c.Value) > 0 {
-		it.sink ^= c.Value[0]
-	}
-	if len(r.Clustering) > 0 {
-		it.sink ^= r.Clustering[0]
+	it.sink ^= r[0]
+	if deep {
+		it.sink ^= r[len(r)-1]
 	}
 }
 

@@ -20,8 +20,10 @@ const btreeDegree = 16
 // usable; call New.
 type Memtable struct {
 	shards [numShards]shard
+	// arenas holds each shard's keys, rows and range-tombstone bounds.
+	arenas [numShards]arena
 
-	rowFree *btree.FreeListG[*data.Row]
+	rowFree *btree.FreeListG[[]byte]
 
 	size  atomic.Int64
 	count atomic.Int64
@@ -67,15 +69,16 @@ type shard struct {
 const maxSlab = 8192 / int(unsafe.Sizeof(partition{}))
 
 // newPartition returns a new, empty partition (token, key) from the shard's
-// slab. The caller holds sh.mu; if it does not insert the partition, it
-// returns it with unnew before unlocking.
-func (sh *shard) newPartition(token int64, key []byte) *partition {
+// slab, with key copied into a's arena. The caller holds sh.mu; if it does
+// not insert the partition, it returns it with unnew before unlocking.
+func (sh *shard) newPartition(token int64, key []byte, a *applier) *partition {
 	if sh.next == len(sh.slab) {
 		sh.slab, sh.next = make([]partition, min(max(2*len(sh.slab), 1), maxSlab)), 0
 	}
 	p := &sh.slab[sh.next]
 	sh.next++
-	p.token, p.key = token, key
+	p.token = token
+	p.setKey(key, a)
 	return p
 }
 
@@ -91,7 +94,7 @@ func shardOf(token int64) int { return int((uint64(token) ^ 1<<63) >> (64 - shar
 // New returns an empty memtable.
 func New() *Memtable {
 	m := &Memtable{
-		rowFree: btree.NewFreeListG[*data.Row](64),
+		rowFree: btree.NewFreeListG[[]byte](64),
 	}
 	m.minTS.Store(math.MaxInt64)
 	return m
@@ -147,9 +150,9 @@ func (m *Memtable) noteTimestamp(ts int64) {
 // Apply applies mutation mu to the partition (token, mu.Key), creating the
 // partition if needed, and returns the change of the memtable's estimated
 // size in bytes (negative when reconciliation dropped more than was added).
-// The whole mutation becomes visible to readers at once. The memtable takes
-// ownership of mu's key, rows, cells and their bytes: the caller must not
-// modify them afterwards. mu.Table is not checked; the caller routes
+// The whole mutation becomes visible to readers at once. The memtable
+// copies what it keeps of mu into its arena: mu and the memory it
+// references stay the caller's. mu.Table is not checked; the caller routes
 // mutations to the memtable of their table.
 //
 // An existing partition is found without a lock and updated under its own
@@ -161,20 +164,21 @@ func (m *Memtable) noteTimestamp(ts int64) {
 // or inserts it.
 func (m *Memtable) Apply(token int64, mu *data.Mutation) (bytesAdded int) {
 	m.ops.Add(operationCount(mu))
-	sh := &m.shards[shardOf(token)]
+	si := shardOf(token)
+	sh := &m.shards[si]
+	a := applier{arena: &m.arenas[si], free: m.rowFree}
 	p, at := sh.parts.lookup(token, mu.Key)
 	inserted := false
 	if p == nil {
 		sh.mu.Lock()
-		np := sh.newPartition(token, mu.Key)
+		np := sh.newPartition(token, mu.Key, &a)
 		if sh.parts.canInsertAt(at, token) {
 			// np is not published yet: nobody else can see it.
-			delta, lo := np.apply(mu, m.rowFree)
+			delta, lo := np.apply(mu, &a)
 			sh.parts.insertAt(at, np)
 			sh.snap = nil
 			sh.mu.Unlock()
-			m.noteApplied(delta, lo, true, mu.Key)
-			return delta
+			return m.noteApplied(delta+a.grown, lo, true)
 		}
 		if p, inserted = sh.parts.getOrInsert(np); inserted {
 			sh.snap = nil
@@ -184,21 +188,22 @@ func (m *Memtable) Apply(token int64, mu *data.Mutation) (bytesAdded int) {
 		sh.mu.Unlock()
 	}
 	p.mu.Lock()
-	delta, lo := p.apply(mu, m.rowFree)
+	delta, lo := p.apply(mu, &a)
 	p.mu.Unlock()
-	m.noteApplied(delta, lo, inserted, mu.Key)
-	return delta
+	return m.noteApplied(delta+a.grown, lo, inserted)
 }
 
-// noteApplied accounts for a mutation applied with size change delta and
-// smallest timestamp lo, to a partition with key that it inserted or not.
-func (m *Memtable) noteApplied(delta int, lo int64, inserted bool, key []byte) {
+// noteApplied accounts for a mutation applied with size change delta
+// (structs and arena growth) and smallest timestamp lo, to a partition that
+// it inserted or not, and returns the memtable's growth.
+func (m *Memtable) noteApplied(delta int, lo int64, inserted bool) int {
 	if inserted {
 		m.count.Add(1)
-		delta += partitionOverhead + len(key)
+		delta += partitionOverhead
 	}
 	m.size.Add(int64(delta))
 	m.noteTimestamp(lo)
+	return delta
 }
 
 // Get returns a snapshot of the partition (token, key), or false if the
@@ -224,9 +229,10 @@ func (m *Memtable) Scan(r data.TokenRange) data.PartitionIterator {
 // ScanReuse is Scan for a caller that finishes with each partition before
 // asking for the next, such as a flush: Next overwrites one snapshot
 // instead of allocating a new one per partition. The PartitionSource that
-// Next returns, and the row iterator its Rows returns, are valid only until
-// the next call to Next or Close; the rows, keys and range tombstones they
-// hand out belong to the memtable and stay valid, as with Scan. Each
+// Next returns, the row iterator its Rows returns, and the rows and static
+// row they hand out, are valid only until the next call to Next or Close;
+// the bytes those reference (keys, clusterings, values, range-tombstone
+// bounds) are the memtable's and stay valid, as with Scan. Each
 // partition is still snapshotted consistently, a few partitions before
 // Next returns it (to overlap the cache misses of neighbouring partitions),
 // so ScanReuse is safe while writes continue.

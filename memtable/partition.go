@@ -2,60 +2,123 @@ package memtable
 
 import (
 	"bytes"
+	"encoding/binary"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/google/btree"
 
 	"github.com/minicass/minicass/data"
 )
 
-// partitionOverhead estimates the bytes of a partition struct without its
-// inline row (the row's own estimate counts that).
-const partitionOverhead = 64
+// partitionOverhead estimates the bytes a partition costs besides its
+// arena bytes: the partition struct and its share of the index's buckets
+// and directories (36 bytes, as measured for a million narrow partitions:
+// 16-byte slots in buckets about three quarters full, and the directories).
+const partitionOverhead = 48 + 36
 
 // partition is one partition of a memtable. token and key never change; the
-// other fields are guarded by mu. Stored rows are immutable.
+// other fields are guarded by mu. key and the encoded rows live in the
+// memtable's arena and are never modified.
 //
 // A narrow partition (one row, no partition-level data) is this struct
-// alone, 176 bytes with its row inline; what only some partitions have
-// lives behind more.
+// alone, 48 bytes with three pointers, and its key and row in the arena;
+// what only some partitions have lives behind more. Slices into the arena
+// are kept as a pointer and a length (key: a uvarint length before the
+// bytes) instead of 24-byte slice headers.
 type partition struct {
 	token int64
-	key   []byte
+	mu    sync.Mutex
 	// seq numbers the partition among those inserted into its shard; a
-	// snapshot of the shard's index skips the ones numbered after it.
-	seq uint64
-
-	mu sync.Mutex
-	// one is the only row while the partition has a single row; it is nil
-	// once more.rows holds every row.
-	one *data.Row
+	// snapshot of the shard's index skips the ones numbered after it. A
+	// shard holds fewer than 2^32 partitions (at 48 bytes each, 192 GiB).
+	seq uint32
+	// oneLen and one are the encoded only row while the partition has a
+	// single row (see rowenc.go); one is nil once more.rows holds every
+	// row. Use row and setRow.
+	oneLen uint32
+	one    *byte
+	// key points to the partition key's length (a uvarint) and bytes in
+	// the arena. Use keyBytes.
+	key *byte
 	// more is nil until the partition gets a deletion, a static row, a
 	// range tombstone or a second row.
 	more *partitionMore
-	// first holds the first row ever inserted, so that a narrow partition
-	// and its row are one allocation. It is written once, before one
-	// points to it, and never modified afterwards (rows are immutable).
-	first data.Row
+}
+
+// keyBytes returns the partition key.
+func (p *partition) keyBytes() []byte {
+	// The uvarint is read byte by byte: a slice over the longest one
+	// could reach past the end of the arena chunk.
+	n, shift, ptr := 0, 0, unsafe.Pointer(p.key)
+	for {
+		c := *(*byte)(ptr)
+		ptr = unsafe.Add(ptr, 1)
+		n |= int(c&0x7f) << shift
+		if c < 0x80 {
+			break
+		}
+		shift += 7
+	}
+	if n == 0 {
+		return emptyBytes
+	}
+	return unsafe.Slice((*byte)(ptr), n)
+}
+
+// setKey copies key, with its length before it, into a's arena.
+func (p *partition) setKey(key []byte, a *applier) {
+	var hdr [binary.MaxVarintLen64]byte
+	w := binary.PutUvarint(hdr[:], uint64(len(key)))
+	b, grown := a.arena.alloc(w + len(key))
+	a.grown += grown
+	copy(b, hdr[:w])
+	copy(b[w:], key)
+	p.key = &b[0]
+}
+
+// row returns the encoded only row, or nil.
+func (p *partition) row() []byte {
+	if p.one == nil {
+		return nil
+	}
+	return unsafe.Slice(p.one, p.oneLen)
+}
+
+// setRow makes the encoded row b (never empty) the only row, or clears it
+// for nil b.
+func (p *partition) setRow(b []byte) {
+	if b == nil {
+		p.one, p.oneLen = nil, 0
+		return
+	}
+	p.one, p.oneLen = &b[0], uint32(len(b))
 }
 
 // partitionMore is the partition-level data and the row tree of a
 // partition that has them.
 type partitionMore struct {
 	deletion data.DeletionTime
-	static   *data.Row
+	// static is the encoded static row, nil if none.
+	static []byte
 	// rts is sorted by Start (nil first) and replaced, never modified in
-	// place, so snapshots can share it.
+	// place, so snapshots can share it. Its bounds live in the arena.
 	rts []data.RangeTombstone
-	// rows holds every row of a partition that had more than one.
-	rows *btree.BTreeG[*data.Row]
+	// rows holds the encoded rows of a partition that had more than one,
+	// ordered by clustering (lessEncoded).
+	rows *btree.BTreeG[[]byte]
 	// snap is a clone of rows shared by readers until the next write.
-	snap *btree.BTreeG[*data.Row]
+	snap *btree.BTreeG[[]byte]
 }
 
 // partitionMoreSize estimates the bytes of a partitionMore.
-const partitionMoreSize = 80
+const partitionMoreSize = 96
+
+// rowItemSize estimates the bytes a row costs in a row B-tree besides its
+// arena bytes: its item (a slice header) in a node that is on average
+// three quarters full, and the node structs around it.
+const rowItemSize = 40
 
 // extra returns p.more, allocating it first if needed, and the growth of
 // the partition's estimated size. The caller holds p.mu (or has not
@@ -67,8 +130,6 @@ func (p *partition) extra() (*partitionMore, int) {
 	p.more = &partitionMore{deletion: data.LiveDeletion}
 	return p.more, partitionMoreSize
 }
-
-func lessRow(a, b *data.Row) bool { return bytes.Compare(a.Clustering, b.Clustering) < 0 }
 
 // minTS accumulates the smallest timestamp of applied data.
 type minTS int64
@@ -90,10 +151,55 @@ func (r *minTS) addRow(row *data.Row) {
 	}
 }
 
+// applier holds what applying mutations to the partitions of one shard
+// needs: the shard's arena and scratch space for encoding and merging.
+type applier struct {
+	arena *arena
+	free  *btree.FreeListG[[]byte]
+	// grown counts the arena bytes added while applying.
+	grown int
+}
+
+// store encodes r into the arena and returns the encoded bytes.
+func (a *applier) store(r *data.Row) []byte { return a.storeReuse(r, nil) }
+
+// storeReuse is store, but writes into reuse, arena bytes that no reader
+// can see, if the encoding fits.
+func (a *applier) storeReuse(r *data.Row, reuse []byte) []byte {
+	var stack [256]byte
+	enc := encodeRow(stack[:0], r)
+	if len(enc) <= len(reuse) {
+		return reuse[:copy(reuse, enc)]
+	}
+	b, grown := a.arena.alloc(len(enc))
+	copy(b, enc)
+	a.grown += grown
+	return b
+}
+
+// copyIn copies s into the arena.
+func (a *applier) copyIn(s []byte) []byte {
+	b, grown := a.arena.copyIn(s)
+	a.grown += grown
+	return b
+}
+
+// merge returns the encoding of the reconciliation of the stored row old
+// and the incoming row in, written into reuse if it fits (see storeReuse).
+func (a *applier) merge(old []byte, in *data.Row, reuse []byte) []byte {
+	var cur data.Row
+	var cellsArr [8]data.Cell
+	cur.Cells = cellsArr[:0]
+	decodeRow(old, &cur)
+	merged := data.MergeRows(&cur, in)
+	return a.storeReuse(&merged, reuse)
+}
+
 // apply merges mu into p, which the caller has locked (or not yet
-// published). It returns the size delta and the smallest timestamp applied
-// (math.MaxInt64 if none).
-func (p *partition) apply(mu *data.Mutation, free *btree.FreeListG[*data.Row]) (delta int, lo int64) {
+// published). It returns the size delta (the arena's growth and the
+// estimated structs) and the smallest timestamp applied (math.MaxInt64 if
+// none). Nothing of mu is kept: what p needs is copied into the arena.
+func (p *partition) apply(mu *data.Mutation, a *applier) (delta int, lo int64) {
 	ts := minTS(1<<63 - 1)
 	if !mu.PartitionDeletion.IsLive() {
 		m, grown := p.extra()
@@ -104,11 +210,10 @@ func (p *partition) apply(mu *data.Mutation, free *btree.FreeListG[*data.Row]) (
 	if len(mu.RangeTombstones) > 0 {
 		m, grown := p.extra()
 		delta += grown
-		m.rts = insertRangeTombstones(m.rts, mu.RangeTombstones)
+		m.rts = insertRangeTombstones(m.rts, mu.RangeTombstones, a)
+		delta += 40 * len(mu.RangeTombstones)
 		for i := range mu.RangeTombstones {
-			rt := &mu.RangeTombstones[i]
-			delta += 48 + len(rt.Start) + len(rt.End)
-			ts.add(rt.Deletion.MarkedForDeleteAt)
+			ts.add(mu.RangeTombstones[i].Deletion.MarkedForDeleteAt)
 		}
 	}
 	if mu.Static != nil && !mu.Static.IsEmpty() {
@@ -116,64 +221,60 @@ func (p *partition) apply(mu *data.Mutation, free *btree.FreeListG[*data.Row]) (
 		m, grown := p.extra()
 		delta += grown
 		if m.static == nil {
-			r := *mu.Static
-			m.static = &r
-			delta += r.Size()
+			m.static = a.store(mu.Static)
 		} else {
-			merged := data.MergeRows(m.static, mu.Static)
-			delta += merged.Size() - m.static.Size()
-			m.static = &merged
+			m.static = a.merge(m.static, mu.Static, nil)
 		}
 	}
 	for i := range mu.Rows {
 		in := &mu.Rows[i]
 		ts.addRow(in)
-		delta += p.applyRow(in, free)
+		delta += p.applyRow(in, a)
 	}
 	return delta, int64(ts)
 }
 
-// applyRow merges one row into p and returns the size delta.
-func (p *partition) applyRow(in *data.Row, free *btree.FreeListG[*data.Row]) int {
+// applyRow merges one row into p and returns the size delta of the
+// structs (the arena's growth is counted in a).
+func (p *partition) applyRow(in *data.Row, a *applier) int {
 	delta := 0
 	if p.more == nil || p.more.rows == nil {
-		if p.one == nil {
-			// The partition never had a row (p.first is unused): only
-			// a partition without rows lacks both one and rows.
-			p.first = *in
-			p.one = &p.first
-			return in.Size()
+		one := p.row()
+		if one == nil {
+			// The partition never had a row: only a partition without
+			// rows lacks both one and rows.
+			p.setRow(a.store(in))
+			return 0
 		}
-		if bytes.Equal(p.one.Clustering, in.Clustering) {
-			merged := data.MergeRows(p.one, in)
-			delta := merged.Size() - p.one.Size()
-			p.one = &merged
-			return delta
+		if bytes.Equal(rowClustering(one), in.Clustering) {
+			p.setRow(a.merge(one, in, nil))
+			return 0
 		}
 		var m *partitionMore
 		m, delta = p.extra()
-		m.rows = btree.NewWithFreeListG(btreeDegree, lessRow, free)
-		m.rows.ReplaceOrInsert(p.one)
-		p.one = nil
+		m.rows = btree.NewWithFreeListG(btreeDegree, lessEncoded, a.free)
+		m.rows.ReplaceOrInsert(one)
+		p.setRow(nil)
+		delta += rowItemSize
 	}
 	m := p.more
 	m.snap = nil
 	// Inserting first costs one walk for a new row (the common case of
-	// appends to a wide partition); an existing row is put back merged.
-	r := new(data.Row)
-	*r = *in
-	old, ok := m.rows.ReplaceOrInsert(r)
+	// appends to a wide partition); an existing row is put back merged,
+	// over the bytes of the inserted one when it fits: no snapshot holds
+	// them yet (clones of the tree are made under p.mu).
+	enc := a.store(in)
+	old, ok := m.rows.ReplaceOrInsert(enc)
 	if !ok {
-		return delta + r.Size()
+		return delta + rowItemSize
 	}
-	merged := data.MergeRows(old, in)
-	m.rows.ReplaceOrInsert(&merged)
-	return delta + merged.Size() - old.Size()
+	m.rows.ReplaceOrInsert(a.merge(old, in, enc))
+	return delta
 }
 
 // insertRangeTombstones returns a new slice holding old and add, sorted by
 // Start (nil first). old is not modified.
-func insertRangeTombstones(old, add []data.RangeTombstone) []data.RangeTombstone {
+func insertRangeTombstones(old, add []data.RangeTombstone, a *applier) []data.RangeTombstone {
 	out := make([]data.RangeTombstone, 0, len(old)+len(add))
 	out = append(out, old...)
 	for _, rt := range add {
@@ -183,7 +284,7 @@ func insertRangeTombstones(old, add []data.RangeTombstone) []data.RangeTombstone
 		}
 		out = append(out, data.RangeTombstone{})
 		copy(out[i+1:], out[i:])
-		out[i] = rt
+		out[i] = data.RangeTombstone{Start: a.copyIn(rt.Start), End: a.copyIn(rt.End), Deletion: rt.Deletion}
 	}
 	return out
 }
@@ -192,22 +293,30 @@ func insertRangeTombstones(old, add []data.RangeTombstone) []data.RangeTombstone
 // row iterator asked of it are one allocation.
 func (p *partition) snapshot() *snapshot {
 	s := new(snapshot)
-	p.snapshotInto(s)
+	p.fillSnapshot(s)
 	return s
 }
 
 // snapshotInto overwrites s, which no reader may still use, with a
 // consistent read-only view of p, as snapshot does without allocating.
 func (p *partition) snapshotInto(s *snapshot) {
-	s.token, s.key = p.token, p.key
 	s.iter = rowIter{}
 	s.iterTaken.Store(false)
+	p.fillSnapshot(s)
+}
+
+// fillSnapshot is snapshotInto for a snapshot whose iterator is unused
+// (a new one): clearing its iterator would cost a bulk write barrier
+// while the collector marks.
+func (p *partition) fillSnapshot(s *snapshot) {
+	s.token, s.key = p.token, p.keyBytes()
 	p.mu.Lock()
-	s.one = p.one
+	s.one = p.row()
+	var static []byte
 	if m := p.more; m == nil {
-		s.deletion, s.static, s.rts, s.rows = data.LiveDeletion, nil, nil, nil
+		s.deletion, s.rts, s.rows = data.LiveDeletion, nil, nil
 	} else {
-		s.deletion, s.static, s.rts, s.rows = m.deletion, m.static, m.rts, nil
+		s.deletion, static, s.rts, s.rows = m.deletion, m.static, m.rts, nil
 		if m.rows != nil {
 			if m.snap == nil {
 				m.snap = m.rows.Clone()
@@ -216,6 +325,17 @@ func (p *partition) snapshotInto(s *snapshot) {
 		}
 	}
 	p.mu.Unlock()
+	// The static row is decoded once per snapshot, into the snapshot's
+	// own row (reusing its arrays): Static hands it out for as long as the
+	// snapshot lives.
+	s.static = nil
+	if static != nil {
+		if s.staticRow == nil {
+			s.staticRow = new(data.Row)
+		}
+		decodeRow(static, s.staticRow)
+		s.static = s.staticRow
+	}
 }
 
 // snapshot is an immutable view of a partition; it implements
@@ -226,8 +346,13 @@ type snapshot struct {
 	deletion data.DeletionTime
 	static   *data.Row
 	rts      []data.RangeTombstone
-	one      *data.Row
-	rows     *btree.BTreeG[*data.Row]
+	// one is the encoded only row, rows the tree of encoded rows.
+	one  []byte
+	rows *btree.BTreeG[[]byte]
+	// staticRow holds the decoded static row that static points to,
+	// allocated for the first static row a snapshot (or a ScanReuse ring
+	// slot) decodes.
+	staticRow *data.Row
 
 	// iter is handed out by the first call to Rows (iterTaken).
 	iter      rowIter

@@ -180,7 +180,7 @@ func (b *bucket) find(token int64, key []byte) (*partition, int32) {
 	n := head
 	for {
 		for i := range b.tokens[:n] {
-			if b.tokens[i] == token && bytes.Equal(b.parts[i].key, key) {
+			if b.tokens[i] == token && bytes.Equal(b.parts[i].keyBytes(), key) {
 				return b.parts[i], head
 			}
 		}
@@ -248,7 +248,7 @@ func (t *pindex) insertAt(at insertPos, p *partition) { t.add(at.b, p) }
 
 // add numbers p and appends it to b, which has room.
 func (t *pindex) add(b *bucket, p *partition) {
-	p.seq = t.seq
+	p.seq = uint32(t.seq)
 	t.seq++
 	b.push(p)
 }
@@ -284,7 +284,7 @@ func (t *pindex) getOrInsert(p *partition) (_ *partition, inserted bool) {
 			d = b.sub
 			lvl++
 		}
-		if q, _ := b.find(p.token, p.key); q != nil {
+		if q, _ := b.find(p.token, p.keyBytes()); q != nil {
 			return q, false
 		}
 		if b.n.Load() < bucketCap {
@@ -465,7 +465,7 @@ func (c *pcursor) fill() bool {
 		c.items, c.i = c.items[:0], 0
 		for ; b != nil; b = b.next {
 			for j := range b.tokens[:b.n.Load()] {
-				if tok, p := b.tokens[j], b.parts[j]; tok >= c.from && p.seq < c.s.cut {
+				if tok, p := b.tokens[j], b.parts[j]; tok >= c.from && uint64(p.seq) < c.s.cut {
 					c.items = append(c.items, pitem{tok, p})
 				}
 			}
@@ -487,7 +487,7 @@ func sortItems(items []pitem) {
 		j := i
 		for ; j > 0; j-- {
 			y := &items[j-1]
-			if y.token < x.token || y.token == x.token && bytes.Compare(y.p.key, x.p.key) <= 0 {
+			if y.token < x.token || y.token == x.token && bytes.Compare(y.p.keyBytes(), x.p.keyBytes()) <= 0 {
 				break
 			}
 			items[j] = *y

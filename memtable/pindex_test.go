@@ -15,7 +15,9 @@ import (
 
 // newPartition returns a new, empty partition (token, key) on its own.
 func newPartition(token int64, key []byte) *partition {
-	return &partition{token: token, key: key}
+	p := &partition{token: token}
+	p.setKey(key, &applier{arena: new(arena)})
+	return p
 }
 
 // indexItems returns the (token/key) items of a snapshot in cursor order,
@@ -25,7 +27,7 @@ func indexItems(s *psnap, from int64) []string {
 	var c pcursor
 	for ok := c.seekToken(s, from); ok; ok = c.next() {
 		p := c.cur()
-		out = append(out, fmt.Sprintf("%d/%s", p.token, p.key))
+		out = append(out, fmt.Sprintf("%d/%s", p.token, p.keyBytes()))
 	}
 	return out
 }
@@ -90,8 +92,8 @@ func checkIndex(t *pindex) (int, error) {
 					if c != b && p.token != b.tokens[0] {
 						return fmt.Errorf("chain holds tokens %d and %d", p.token, b.tokens[0])
 					}
-					if seen[p] || p.seq >= t.seq {
-						return fmt.Errorf("partition %d/%s seen twice or numbered %d of %d", p.token, p.key, p.seq, t.seq)
+					if seen[p] || uint64(p.seq) >= t.seq {
+						return fmt.Errorf("partition %d/%s seen twice or numbered %d of %d", p.token, p.keyBytes(), p.seq, t.seq)
 					}
 					seen[p] = true
 					count++
@@ -127,10 +129,12 @@ func TestIndexModel(t *testing.T) {
 			for _, p := range model {
 				ps = append(ps, p)
 			}
-			sort.Slice(ps, func(i, j int) bool { return data.ComparePartitions(ps[i].token, ps[i].key, ps[j].token, ps[j].key) < 0 })
+			sort.Slice(ps, func(i, j int) bool {
+				return data.ComparePartitions(ps[i].token, ps[i].keyBytes(), ps[j].token, ps[j].keyBytes()) < 0
+			})
 			out := make([]string, len(ps))
 			for i, p := range ps {
-				out[i] = fmt.Sprintf("%d/%s", p.token, p.key)
+				out[i] = fmt.Sprintf("%d/%s", p.token, p.keyBytes())
 			}
 			return out
 		}
@@ -379,11 +383,12 @@ func TestShardSize(t *testing.T) {
 	assert.Zero(t, unsafe.Sizeof(shard{})%64, "shard is %d bytes", unsafe.Sizeof(shard{}))
 }
 
-// TestPartitionSize guards the size the partition's documentation gives:
-// a narrow partition and its inline row in 176 bytes, a size class of Go's
-// allocator (slabs hold 46 of them in 8 KiB).
+// TestPartitionSize guards the size the partition's documentation gives
+// (its key and rows are in the arena), and that an arena fills one cache
+// line.
 func TestPartitionSize(t *testing.T) {
-	assert.Equal(t, uintptr(176), unsafe.Sizeof(partition{}))
+	assert.Equal(t, uintptr(48), unsafe.Sizeof(partition{}))
+	assert.Equal(t, uintptr(64), arenaSize)
 }
 
 // TestBucketLayout checks that a bucket fits its 512-byte size class and

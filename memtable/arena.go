@@ -1,0 +1,78 @@
+package memtable
+
+import (
+	"sync"
+	"unsafe"
+)
+
+// Arena sizes: a shard's first chunk is minChunk bytes and each next one
+// twice the last, up to maxChunk, so that a memtable with a few rows holds
+// little and a large one allocates once per maxChunk bytes. An allocation
+// larger than maxChunk/4 gets a chunk of its own, so that a big value never
+// wastes the rest of a shared chunk.
+const (
+	minChunk = 1 << 10
+	maxChunk = 64 << 10
+)
+
+// arena hands out byte ranges that live as long as the memtable: the keys,
+// encoded rows and range-tombstone bounds a memtable copies from the
+// mutations applied to it. Its chunks are []byte, which the garbage
+// collector never scans, and a range, once written and published, is never
+// written again. A memtable has one arena per shard; its mutex is held only
+// to move the bump pointer.
+type arena struct {
+	mu  sync.Mutex
+	cur []byte // the current chunk; len is the part handed out
+	// A shard's arena fills one 64-byte cache line (Mutex 8, slice 24),
+	// so that writers of two shards do not share one.
+	_ [32]byte
+}
+
+// alloc returns n bytes of the arena, which the caller alone may write
+// until it publishes them, and the bytes the arena grew by to provide them
+// (a new chunk, or 0 if the current one had room): the memtable accounts
+// for whole chunks, the memory it holds.
+func (a *arena) alloc(n int) (b []byte, grown int) {
+	if n == 0 {
+		return nil, 0
+	}
+	if n > maxChunk/4 {
+		return make([]byte, n), n
+	}
+	a.mu.Lock()
+	if len(a.cur)+n > cap(a.cur) {
+		// Doubling may fall short of n (at most maxChunk/4): the chunk
+		// grows to the first power of two that holds it.
+		size := min(max(2*cap(a.cur), minChunk), maxChunk)
+		for size < n {
+			size *= 2
+		}
+		a.cur, grown = make([]byte, 0, size), size
+	}
+	off := len(a.cur)
+	a.cur = a.cur[:off+n]
+	b = a.cur[off : off+n : off+n]
+	a.mu.Unlock()
+	return b, grown
+}
+
+// copyIn returns a copy of s in the arena (nil for nil s, and an empty
+// non-nil slice for an empty one) and the bytes the arena grew by.
+func (a *arena) copyIn(s []byte) ([]byte, int) {
+	if s == nil {
+		return nil, 0
+	}
+	if len(s) == 0 {
+		return emptyBytes, 0
+	}
+	b, grown := a.alloc(len(s))
+	copy(b, s)
+	return b, grown
+}
+
+// emptyBytes is the empty, non-nil slice copyIn returns for empty input.
+var emptyBytes = make([]byte, 0)
+
+// arenaSize is the size of an arena, checked by a test: a cache line.
+const arenaSize = unsafe.Sizeof(arena{})

@@ -1,0 +1,286 @@
+package memtable
+
+import (
+	"bytes"
+	"encoding/binary"
+	"unsafe"
+
+	"github.com/minicass/minicass/data"
+)
+
+// Rows are stored in a memtable's arena in a compact encoding of their own,
+// private to the memtable (never written to disk, so it may change freely).
+// It leaves out the values most rows hold: no TTL, no expiry, no deletion,
+// and cell timestamps equal to the row's liveness timestamp. Integers are
+// encoding/binary varints (signed ones zig-zag); bytes(x) is a uvarint length
+// and the bytes.
+//
+//	row   := optbytes(clustering) flags:byte
+//	         [varint(liveness.Timestamp)]                  -- rowLiveTS
+//	         [varint(liveness.TTL) varint(liveness.ExpiresAt)] -- rowLiveTTL
+//	         [varint(markedForDeleteAt) varint(localDeletionTime)] -- rowDeleted
+//	         [uvarint(n) n*(bytes(column) varint(mfda) varint(ldt))] -- rowColDels
+//	         uvarint(cells) cells*cell
+//	cell  := head:byte bytes(column) [bytes(path)] varint(timestamp - base)
+//	         [varint(ttl)] [varint(localDeletionTime)] [bytes(value)]
+//
+// optbytes(x) is 0 for nil and len+1 otherwise, so that the clustering, which
+// comes first, can be compared without decoding the rest (rowClustering).
+// A cell's head holds its kind in the low two bits and cellPath, cellTTL,
+// cellLDT and cellValue for the optional parts; base is the row's liveness
+// timestamp, or 0 if it has none. A narrow row of one 16-byte value, a
+// one-byte clustering and a microsecond-clock timestamp encodes in 33 bytes
+// (8 of them the timestamp), where data.Row and data.Cell take 208 bytes of
+// structs before any of their bytes.
+//
+// Decoding allocates nothing: the clustering, paths and values alias the
+// encoded bytes, and column names are strings over them (unsafe.String),
+// which is safe because the arena's bytes never change once written.
+const (
+	rowLiveTS  = 1 << 0
+	rowLiveTTL = 1 << 1
+	rowDeleted = 1 << 2
+	rowColDels = 1 << 3
+
+	cellKindMask = 3
+	cellPath     = 1 << 2
+	cellTTL      = 1 << 3
+	cellLDT      = 1 << 4
+	cellValue    = 1 << 5
+)
+
+func appendRowBytes(b, s []byte) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+// encodeRow appends the memtable encoding of r to b.
+func encodeRow(b []byte, r *data.Row) []byte {
+	if r.Clustering == nil {
+		b = append(b, 0)
+	} else {
+		b = binary.AppendUvarint(b, uint64(len(r.Clustering))+1)
+		b = append(b, r.Clustering...)
+	}
+	var flags byte
+	if r.Liveness.Timestamp != data.NoTimestamp {
+		flags |= rowLiveTS
+	}
+	if r.Liveness.TTL != 0 || r.Liveness.ExpiresAt != data.NoDeletionTime {
+		flags |= rowLiveTTL
+	}
+	if r.Deletion != data.LiveDeletion {
+		flags |= rowDeleted
+	}
+	if r.ColumnDeletions != nil {
+		flags |= rowColDels
+	}
+	b = append(b, flags)
+	base := int64(0)
+	if flags&rowLiveTS != 0 {
+		b = binary.AppendVarint(b, r.Liveness.Timestamp)
+		base = r.Liveness.Timestamp
+	}
+	if flags&rowLiveTTL != 0 {
+		b = binary.AppendVarint(b, int64(r.Liveness.TTL))
+		b = binary.AppendVarint(b, r.Liveness.ExpiresAt)
+	}
+	if flags&rowDeleted != 0 {
+		b = binary.AppendVarint(b, r.Deletion.MarkedForDeleteAt)
+		b = binary.AppendVarint(b, r.Deletion.LocalDeletionTime)
+	}
+	if flags&rowColDels != 0 {
+		b = binary.AppendUvarint(b, uint64(len(r.ColumnDeletions)))
+		for i := range r.ColumnDeletions {
+			cd := &r.ColumnDeletions[i]
+			b = appendRowBytes(b, unsafe.Slice(unsafe.StringData(cd.Column), len(cd.Column)))
+			b = binary.AppendVarint(b, cd.Deletion.MarkedForDeleteAt)
+			b = binary.AppendVarint(b, cd.Deletion.LocalDeletionTime)
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(len(r.Cells)))
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		head := byte(c.Kind) & cellKindMask
+		if c.Path != nil {
+			head |= cellPath
+		}
+		if c.TTL != 0 {
+			head |= cellTTL
+		}
+		if c.LocalDeletionTime != data.NoDeletionTime {
+			head |= cellLDT
+		}
+		if c.Value != nil {
+			head |= cellValue
+		}
+		b = append(b, head)
+		b = appendRowBytes(b, unsafe.Slice(unsafe.StringData(c.Column), len(c.Column)))
+		if head&cellPath != 0 {
+			b = appendRowBytes(b, c.Path)
+		}
+		b = binary.AppendVarint(b, c.Timestamp-base)
+		if head&cellTTL != 0 {
+			b = binary.AppendVarint(b, int64(c.TTL))
+		}
+		if head&cellLDT != 0 {
+			b = binary.AppendVarint(b, c.LocalDeletionTime)
+		}
+		if head&cellValue != 0 {
+			b = appendRowBytes(b, c.Value)
+		}
+	}
+	return b
+}
+
+// rowClustering returns the clustering of the encoded row b.
+func rowClustering(b []byte) []byte {
+	n, w := uint64(b[0]), 1
+	if n >= 0x80 { // a clustering of 127 bytes or more
+		n, w = binary.Uvarint(b)
+	}
+	if n == 0 {
+		return nil
+	}
+	return b[w : w+int(n)-1 : w+int(n)-1]
+}
+
+// compareEncoded orders encoded rows by clustering.
+func compareEncoded(a, b []byte) int { return bytes.Compare(rowClustering(a), rowClustering(b)) }
+
+// lessEncoded is the order of a partition's row B-tree.
+func lessEncoded(a, b []byte) bool { return compareEncoded(a, b) < 0 }
+
+// rowDecoder reads the fields of an encoded row in order. The encoding is
+// the memtable's own, always well formed: a bug, not bad input, would make
+// it read out of range (and panic).
+type rowDecoder struct {
+	b []byte
+}
+
+func (d *rowDecoder) uvarint() uint64 {
+	if c := d.b[0]; c < 0x80 {
+		d.b = d.b[1:]
+		return uint64(c)
+	}
+	v, n := binary.Uvarint(d.b)
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *rowDecoder) varint() int64 {
+	if c := d.b[0]; c < 0x80 {
+		d.b = d.b[1:]
+		return int64(c>>1) ^ -int64(c&1)
+	}
+	v, n := binary.Varint(d.b)
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *rowDecoder) bytes() []byte {
+	n := int(d.uvarint())
+	s := d.b[:n:n]
+	d.b = d.b[n:]
+	return s
+}
+
+func (d *rowDecoder) str() string {
+	s := d.bytes()
+	if len(s) == 0 {
+		return ""
+	}
+	return unsafe.String(&s[0], len(s))
+}
+
+// decodeRow decodes the encoded row b into r, reusing r's Cells and
+// ColumnDeletions arrays when they are large enough. The row's bytes alias
+// b. r usually lives in the heap (a snapshot's iterator): fields are
+// written one by one, not as whole structs, which would cost a bulk write
+// barrier per struct while the collector marks.
+func decodeRow(b []byte, r *data.Row) {
+	d := rowDecoder{b: b}
+	cells, cds := r.Cells[:0], r.ColumnDeletions[:0]
+	r.Clustering = nil
+	if n := d.uvarint(); n > 0 {
+		r.Clustering = d.b[: n-1 : n-1]
+		d.b = d.b[n-1:]
+	}
+	flags := d.b[0]
+	d.b = d.b[1:]
+	r.Liveness = data.EmptyLiveness
+	r.Deletion = data.LiveDeletion
+	base := int64(0)
+	if flags&rowLiveTS != 0 {
+		r.Liveness.Timestamp = d.varint()
+		base = r.Liveness.Timestamp
+	}
+	if flags&rowLiveTTL != 0 {
+		r.Liveness.TTL = int32(d.varint())
+		r.Liveness.ExpiresAt = d.varint()
+	}
+	if flags&rowDeleted != 0 {
+		r.Deletion.MarkedForDeleteAt = d.varint()
+		r.Deletion.LocalDeletionTime = d.varint()
+	}
+	if r.ColumnDeletions != nil {
+		r.ColumnDeletions = nil
+	}
+	if flags&rowColDels != 0 {
+		n := int(d.uvarint())
+		if cds == nil {
+			cds = make([]data.ColumnDeletion, 0, n)
+		}
+		for i := 0; i < n; i++ {
+			col := d.str()
+			mfda := d.varint()
+			cds = append(cds, data.ColumnDeletion{Column: col,
+				Deletion: data.DeletionTime{MarkedForDeleteAt: mfda, LocalDeletionTime: d.varint()}})
+		}
+		r.ColumnDeletions = cds
+	}
+	n := int(d.uvarint())
+	if n == 0 {
+		r.Cells = nil
+		return
+	}
+	if cap(cells) < n {
+		cells = make([]data.Cell, n)
+	}
+	cells = cells[:n]
+	for i := range cells {
+		c := &cells[i]
+		head := d.b[0]
+		d.b = d.b[1:]
+		c.Kind = data.CellKind(head & cellKindMask)
+		// Rows of a partition mostly name the same columns in the same
+		// order: a name equal to the one already in place (from the
+		// previous row, in another part of the arena, which never
+		// changes) is kept, saving the pointer write.
+		if col := d.str(); c.Column != col {
+			c.Column = col
+		}
+		// Pointer fields are cleared only when set: every pointer
+		// write costs a write barrier while the collector marks.
+		if head&cellPath != 0 {
+			c.Path = d.bytes()
+		} else if c.Path != nil {
+			c.Path = nil
+		}
+		c.Timestamp = d.varint() + base
+		c.TTL = 0
+		if head&cellTTL != 0 {
+			c.TTL = int32(d.varint())
+		}
+		c.LocalDeletionTime = data.NoDeletionTime
+		if head&cellLDT != 0 {
+			c.LocalDeletionTime = d.varint()
+		}
+		if head&cellValue != 0 {
+			c.Value = d.bytes()
+		} else if c.Value != nil {
+			c.Value = nil
+		}
+	}
+	r.Cells = cells
+}
