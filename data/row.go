@@ -34,6 +34,25 @@ func NewRow(clustering []byte) Row {
 	return Row{Clustering: clustering, Liveness: EmptyLiveness, Deletion: LiveDeletion}
 }
 
+// Clone returns a copy of r that shares no slice with it, for a reader
+// that keeps a row past the iterator step that produced it. Column names
+// are strings and so shared: whoever makes a string over bytes it owns
+// (the memtable does) keeps those bytes unchanged.
+func (r *Row) Clone() Row {
+	c := *r
+	c.Clustering = bytes.Clone(r.Clustering)
+	c.ColumnDeletions = slices.Clone(r.ColumnDeletions)
+	if r.Cells != nil {
+		c.Cells = make([]Cell, len(r.Cells))
+		for i := range r.Cells {
+			c.Cells[i] = r.Cells[i]
+			c.Cells[i].Value = bytes.Clone(r.Cells[i].Value)
+			c.Cells[i].Path = bytes.Clone(r.Cells[i].Path)
+		}
+	}
+	return c
+}
+
 // IsEmpty reports whether the row carries no information at all.
 func (r *Row) IsEmpty() bool {
 	return r.Liveness.IsEmpty() && r.Deletion.IsLive() && len(r.ColumnDeletions) == 0 && len(r.Cells) == 0

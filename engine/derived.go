@@ -435,7 +435,7 @@ func (e *Engine) readTouched(ctx context.Context, t *schema.Table, srcs *readSou
 	e.openPartition(&p, ctx, token, key, parts, &opts, rs, nil)
 	defer p.Close()
 	if r := p.Static(); r != nil {
-		c := copyRow(r)
+		c := r.Clone()
 		out.Static = &c
 	}
 	if sl == nil || len(sl) > 0 {
@@ -444,24 +444,10 @@ func (e *Engine) readTouched(ctx context.Context, t *schema.Table, srcs *readSou
 			if !ok {
 				break
 			}
-			out.Rows = append(out.Rows, copyRow(r))
+			out.Rows = append(out.Rows, r.Clone())
 		}
 	}
 	return out, p.Close()
-}
-
-// copyRow returns a deep copy of r.
-func copyRow(r *data.Row) data.Row {
-	c := *r
-	c.Clustering = bytes.Clone(r.Clustering)
-	c.ColumnDeletions = slices.Clone(r.ColumnDeletions)
-	c.Cells = make([]data.Cell, len(r.Cells))
-	for i := range r.Cells {
-		c.Cells[i] = r.Cells[i]
-		c.Cells[i].Value = bytes.Clone(r.Cells[i].Value)
-		c.Cells[i].Path = bytes.Clone(r.Cells[i].Path)
-	}
-	return c
 }
 
 // mutationSource is a mutation seen as the newest source of its partition,

@@ -208,7 +208,7 @@ func (e *Engine) readRaw(ctx context.Context, t *schema.Table, s *tableStore, ke
 		if !ok {
 			break
 		}
-		out.Rows = append(out.Rows, copyRow(r))
+		out.Rows = append(out.Rows, r.Clone())
 	}
 	return out, p.Close()
 }

@@ -180,7 +180,7 @@ func (x *Index) buildPartition(ctx context.Context, e *engine.Engine, base *sche
 	empty := &engine.BaseRows{Deletion: data.LiveDeletion}
 	after := &engine.BaseRows{Deletion: data.LiveDeletion}
 	if s := p.Static(); s != nil {
-		c := copyRow(s)
+		c := s.Clone()
 		after.Static = &c
 	}
 	flush := func() error {
@@ -201,7 +201,7 @@ func (x *Index) buildPartition(ctx context.Context, e *engine.Engine, base *sche
 		if !ok {
 			break
 		}
-		after.Rows = append(after.Rows, copyRow(r))
+		after.Rows = append(after.Rows, r.Clone())
 		if len(after.Rows) >= buildRows {
 			if err := flush(); err != nil {
 				return err
@@ -212,18 +212,4 @@ func (x *Index) buildPartition(ctx context.Context, e *engine.Engine, base *sche
 		return err
 	}
 	return flush()
-}
-
-// copyRow returns a deep copy of r.
-func copyRow(r *data.Row) data.Row {
-	c := *r
-	c.Clustering = bytes.Clone(r.Clustering)
-	c.ColumnDeletions = slices.Clone(r.ColumnDeletions)
-	c.Cells = make([]data.Cell, len(r.Cells))
-	for i := range r.Cells {
-		c.Cells[i] = r.Cells[i]
-		c.Cells[i].Value = bytes.Clone(r.Cells[i].Value)
-		c.Cells[i].Path = bytes.Clone(r.Cells[i].Path)
-	}
-	return c
 }
