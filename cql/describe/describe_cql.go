@@ -166,7 +166,16 @@ func writeColumns(b *strings.Builder, t *schema.Table) {
 	if inlinePK {
 		return
 	}
-	b.WriteString("    PRIMARY KEY (")
+	b.WriteString("    ")
+	writePrimaryKey(b, pk, ck)
+	b.WriteString("\n")
+}
+
+// writePrimaryKey writes PRIMARY KEY (...) of partition key pk and
+// clustering columns ck, the partition key in its own parentheses when it
+// has several columns.
+func writePrimaryKey(b *strings.Builder, pk, ck []*schema.Column) {
+	b.WriteString("PRIMARY KEY (")
 	if len(pk) > 1 {
 		b.WriteByte('(')
 	}
@@ -182,7 +191,7 @@ func writeColumns(b *strings.Builder, t *schema.Table) {
 	for _, c := range ck {
 		b.WriteString(", " + QuoteIdent(c.Name))
 	}
-	b.WriteString(")\n")
+	b.WriteString(")")
 }
 
 // writeTableParams writes the table options, one per line after the first,
@@ -252,24 +261,10 @@ func ViewCQL(v *schema.Table) string {
 		}
 	}
 	b.WriteString("\n    FROM " + QuoteIdent(v.Keyspace) + "." + QuoteIdent(v.View.BaseName))
-	b.WriteString("\n    WHERE " + v.View.WhereClause + "\n    PRIMARY KEY (")
+	b.WriteString("\n    WHERE " + v.View.WhereClause + "\n    ")
 	pk, ck := v.PartitionKey(), v.ClusteringColumns()
-	if len(pk) > 1 {
-		b.WriteByte('(')
-	}
-	for i, c := range pk {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(QuoteIdent(c.Name))
-	}
-	if len(pk) > 1 {
-		b.WriteByte(')')
-	}
-	for _, c := range ck {
-		b.WriteString(", " + QuoteIdent(c.Name))
-	}
-	b.WriteString(")\n WITH ")
+	writePrimaryKey(&b, pk, ck)
+	b.WriteString("\n WITH ")
 	if len(ck) > 0 {
 		b.WriteString("CLUSTERING ORDER BY (")
 		for i, c := range ck {
