@@ -440,12 +440,12 @@ func compileAlterView(s *plan.Compiler, st *parser.AlterView) (plan.Plan, error)
 	}
 	name := string(st.Name.Name)
 	return &ddlPlan{run: func(ctx context.Context, q *plan.Execution) (*query.Result, error) {
-		old, ok := q.Env.Engine.Table(ks, name)
-		if !ok || !old.IsView() {
-			if st.IfExists {
-				return query.VoidResult(), nil
-			}
-			return nil, query.Invalidf("Materialized view '%s.%s' doesn't exist", ks, name)
+		old, err := existingView(q, ks, name, st.IfExists)
+		if err != nil {
+			return nil, err
+		}
+		if old == nil {
+			return query.VoidResult(), nil
 		}
 		opts := cloneOptions(old.Options)
 		if err := tableOptions(&opts, st.Options, false); err != nil {
@@ -466,6 +466,19 @@ func compileAlterView(s *plan.Compiler, st *parser.AlterView) (plan.Plan, error)
 	}}, nil
 }
 
+// existingView returns the view ks.name, or nil and the error Cassandra
+// gives when there is none (no error with IF EXISTS).
+func existingView(q *plan.Execution, ks, name string, ifExists bool) (*schema.Table, error) {
+	v, ok := q.Env.Engine.Table(ks, name)
+	if ok && v.IsView() {
+		return v, nil
+	}
+	if ifExists {
+		return nil, nil
+	}
+	return nil, query.Invalidf("Materialized view '%s.%s' doesn't exist", ks, name)
+}
+
 // compileDropView drops a view and its data (DropViewStatement).
 func compileDropView(s *plan.Compiler, st *parser.DropView) (plan.Plan, error) {
 	ks, err := s.KeyspaceFor(st.Name)
@@ -474,12 +487,12 @@ func compileDropView(s *plan.Compiler, st *parser.DropView) (plan.Plan, error) {
 	}
 	name := string(st.Name.Name)
 	return &ddlPlan{run: func(ctx context.Context, q *plan.Execution) (*query.Result, error) {
-		old, ok := q.Env.Engine.Table(ks, name)
-		if !ok || !old.IsView() {
-			if st.IfExists {
-				return query.VoidResult(), nil
-			}
-			return nil, query.Invalidf("Materialized view '%s.%s' doesn't exist", ks, name)
+		old, err := existingView(q, ks, name, st.IfExists)
+		if err != nil {
+			return nil, err
+		}
+		if old == nil {
+			return query.VoidResult(), nil
 		}
 		if err := q.Env.Engine.DropTable(ks, name); err != nil {
 			return nil, err
