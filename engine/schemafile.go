@@ -71,7 +71,10 @@ type keyspaceJSON struct {
 }
 
 // typeJSON is a user-defined type: its fields with their type strings, which
-// may name the types before it.
+// may name the types before it. A field's type is written as CREATE TYPE
+// declared it (types.Type.DeclaredField): "set<int>" for a field declared a
+// non-frozen collection, which minicass stores frozen but remembers
+// (types.UserType.MultiCell); files written before had "frozen<set<int>>".
 type typeJSON struct {
 	Name   string      `json:"name"`
 	Fields []fieldJSON `json:"fields"`
@@ -194,7 +197,7 @@ func encodeSchema(st *schemaState, marks logMarks) ([]byte, error) {
 		for _, ut := range ks.def.Types {
 			tj := typeJSON{Name: ut.UDT.Name}
 			for i, f := range ut.UDT.Fields {
-				tj.Fields = append(tj.Fields, fieldJSON{Name: f, Type: ut.Params[i].String()})
+				tj.Fields = append(tj.Fields, fieldJSON{Name: f, Type: ut.DeclaredField(i).String()})
 			}
 			kj.Types = append(kj.Types, tj)
 		}

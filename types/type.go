@@ -134,16 +134,46 @@ type UserType struct {
 	Keyspace string
 	Name     string
 	Fields   []string
+	// MultiCell[i] reports whether field i was declared as a non-frozen
+	// collection (CREATE TYPE t (s set<int>)). minicass stores and serializes
+	// every field frozen, but Cassandra's UserType keeps such a field
+	// multi-cell, and CreateTableStatement refuses a non-frozen column of a
+	// type that has one. It is nil when no field was so declared.
+	MultiCell []bool
 }
 
 // UserTypeOf returns the user type ut with field types fields (frozen, as a
-// field always is), frozen if frozen is true.
+// field always is), frozen if frozen is true. A field given as a non-frozen
+// collection, or already marked in ut.MultiCell, is marked there.
 func UserTypeOf(ut *UserType, fields []Type, frozen bool) Type {
 	params := make([]Type, len(fields))
+	var multi []bool
 	for i, f := range fields {
+		if (i < len(ut.MultiCell) && ut.MultiCell[i]) || (f.IsCollection() && !f.Frozen) {
+			if multi == nil {
+				multi = make([]bool, len(fields))
+			}
+			multi[i] = true
+		}
 		params[i] = f.Freeze()
 	}
+	ut.MultiCell = multi
 	return Type{Kind: Tuple, Frozen: frozen, Params: params, UDT: ut}
+}
+
+// HasMultiCellField reports whether a field of the user type was declared as a
+// non-frozen collection.
+func (ut *UserType) HasMultiCellField() bool { return slices.Contains(ut.MultiCell, true) }
+
+// DeclaredField returns the type of field i of user type t as CREATE TYPE
+// declared it: its stored frozen type, unfrozen when the field was declared a
+// non-frozen collection.
+func (t Type) DeclaredField(i int) Type {
+	f := t.Params[i]
+	if t.UDT != nil && i < len(t.UDT.MultiCell) && t.UDT.MultiCell[i] {
+		f.Frozen = false
+	}
+	return f
 }
 
 // IsUDT reports whether t is a user-defined type.

@@ -52,3 +52,23 @@ func TestUserType(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, v, enc)
 }
+
+// TestUserTypeOfMarksMultiCellFields checks that a field declared a non-frozen
+// collection is stored frozen and marked, and that the mark survives a
+// rebuild of the type from its stored (frozen) fields.
+func TestUserTypeOfMarksMultiCellFields(t *testing.T) {
+	list := Type{Kind: List, Params: []Type{IntType}}
+	ut := UserTypeOf(&UserType{Keyspace: "ks", Name: "t", Fields: []string{"a", "l", "f"}}, []Type{IntType, list, list.Freeze()}, false)
+	require.Equal(t, []bool{false, true, false}, ut.UDT.MultiCell)
+	require.True(t, ut.UDT.HasMultiCellField())
+	require.True(t, ut.Params[1].Frozen)
+	require.Equal(t, "list<int>", ut.DeclaredField(1).String())
+	require.Equal(t, "frozen<list<int>>", ut.DeclaredField(2).String())
+
+	again := UserTypeOf(&UserType{Keyspace: "ks", Name: "t", Fields: ut.UDT.Fields, MultiCell: ut.UDT.MultiCell}, ut.Params, false)
+	require.Equal(t, ut.UDT.MultiCell, again.UDT.MultiCell)
+
+	plain := UserTypeOf(&UserType{Keyspace: "ks", Name: "p", Fields: []string{"a"}}, []Type{IntType}, false)
+	require.Nil(t, plain.UDT.MultiCell)
+	require.False(t, plain.UDT.HasMultiCellField())
+}

@@ -292,6 +292,14 @@ func compileCreateTable(s *plan.Compiler, st *parser.CreateTable) (plan.Plan, er
 	default:
 		return nil, query.Invalidf("No PRIMARY KEY specifed for table '%s' (exactly one required)", name)
 	}
+	// CreateTableStatement.builder: a non-frozen user type column whose type
+	// has a field declared a non-frozen collection is refused, before the
+	// primary key checks (a type that does not convert fails below).
+	for _, n := range order {
+		if t, err := expr.ConvertType(defs[n].Type, ksDef); err == nil && t.UDT != nil && !t.Frozen && t.UDT.HasMultiCellField() {
+			return nil, query.Invalidf("Non-frozen UDTs with nested non-frozen collections are not supported")
+		}
+	}
 	var cols []*schema.Column
 	keyCols := map[string]bool{}
 	addKey := func(n string, kind schema.ColumnKind, pos int) error {

@@ -101,7 +101,7 @@ func compileAlterType(s *plan.Compiler, st *parser.AlterUserType) (plan.Plan, er
 			}
 			return nil, query.Invalidf("Type '%s.%s' doesn't exist", ks, name)
 		}
-		ut := &types.UserType{Keyspace: ks, Name: name, Fields: slices.Clone(old.UDT.Fields)}
+		ut := &types.UserType{Keyspace: ks, Name: name, Fields: slices.Clone(old.UDT.Fields), MultiCell: slices.Clone(old.UDT.MultiCell)}
 		fields := slices.Clone(old.Params)
 		switch st.Kind {
 		case parser.AlterAdd:
