@@ -268,6 +268,11 @@ func (p *parser) parseSimple(sel bool) (Expr, error) {
 			p.i++
 			return p.selectorModifiers(&ColumnRef{Name: Ident(t.val)}, 1)
 		}
+		if isIdentTok(t) && p.peekAt(1).kind != tDot {
+			// A name can only start a function call here; Cassandra's parser
+			// decides that on the token after it, which its error names.
+			return nil, p.noViableAhead()
+		}
 	}
 	return nil, p.noViable()
 }

@@ -142,21 +142,37 @@ func (p *parser) noViable() error {
 	return p.errAt("no viable alternative at input '" + p.peek().text + "'")
 }
 
+// noViableAhead reports "no viable alternative at input 'X'" for the token
+// after the current one, as ANTLR does when its prediction fails on the
+// second token of lookahead: the message and position are that token's, the
+// snippet still brackets the current one (ErrorCollector reads the stream's
+// index, which the prediction rewound).
+func (p *parser) noViableAhead() error {
+	t := p.peekAt(1)
+	return &SyntaxError{Line: t.line, Column: t.col, Msg: "no viable alternative at input '" + t.text + "'", Snippet: p.snippet()}
+}
+
 // recognition reports a grammar-action error; like Cassandra it carries no
 // position.
 func recognition(msg string) error { return &SyntaxError{Msg: msg} }
 
+// snippetTokensBefore is how many tokens of ANTLR's stream before the current
+// one Cassandra's ErrorCollector shows (FIRST_TOKEN_OFFSET).
+const snippetTokensBefore = 10
+
 // snippet renders the text around the current token with the token in
-// brackets, approximating Cassandra's ErrorCollector (which takes 10 tokens
-// before and 2 after, counting whitespace tokens).
+// brackets, as Cassandra's ErrorCollector does: from 10 tokens of ANTLR's
+// stream before it, where each run of whitespace between two tokens is a
+// (hidden) token of its own, to the token after it (ErrorCollector takes 2
+// tokens after, of those the parser has fetched, which is usually the one
+// token of lookahead and the whitespace before it).
 func (p *parser) snippet() string {
 	last := len(p.toks) - 1 // the EOF token
 	if last == 0 {
 		return ""
 	}
-	from := max(p.i-5, 0)
+	start := p.snippetStart()
 	to := min(p.i+1, last-1)
-	start := p.toks[from].pos
 	endTok := p.toks[to]
 	end := endTok.pos + len(endTok.text)
 	var b strings.Builder
@@ -178,6 +194,25 @@ func (p *parser) snippet() string {
 		b.WriteString("...")
 	}
 	return strings.ReplaceAll(b.String(), "\n", "")
+}
+
+// snippetStart returns the source offset the snippet starts at: the start of
+// the stream token snippetTokensBefore tokens before the current one,
+// counting each gap between tokens (whitespace or comments) as one token.
+func (p *parser) snippetStart() int {
+	n := 0
+	for j := min(p.i, len(p.toks)-1); j > 0; j-- {
+		prev := p.toks[j-1]
+		if gap := prev.pos + len(prev.text); gap < p.toks[j].pos {
+			if n++; n == snippetTokensBefore {
+				return gap
+			}
+		}
+		if n++; n == snippetTokensBefore {
+			return prev.pos
+		}
+	}
+	return 0
 }
 
 // ---- identifiers ----
