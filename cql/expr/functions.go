@@ -180,7 +180,9 @@ func (c *CompileCtx) compileCall(e *parser.FuncCall, r Receiver) (Term, error) {
 		if len(fn.args) != len(e.Args) || e.Star {
 			continue
 		}
-		if r.Typ.Kind != types.Invalid && !assignableType(fn.ret, r.Typ) {
+		// AbstractFunction.testAssignment: the receiver's type must equal
+		// the result's or read its bytes (isValueCompatibleWith).
+		if r.Typ.Kind != types.Invalid && !assignableType(fn.ret, r.Typ) && !valueCompatible(r.Typ, fn.ret) {
 			if firstErr == nil {
 				firstErr = query.Invalidf("Type error: cannot assign result of function system.%s (type %s) to %s (type %s)", name, fn.ret, r.Name, r.Typ)
 			}

@@ -215,6 +215,8 @@ func valueCompatible(to, from types.Type) bool {
 		return from.Kind == types.Bigint
 	case types.Counter:
 		return from.Kind == types.Bigint
+	case types.UUID:
+		return from.Kind == types.TimeUUID // UUIDType.isValueCompatibleWithInternal
 	}
 	return false
 }
