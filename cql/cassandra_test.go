@@ -64,6 +64,9 @@ import (
 // docs/conformance.md: the harness checks that it still fails and counts it
 // as failing, so the table never shows it as passing.
 //
+// The harness's now() makes fixed time UUIDs (conformanceUUIDNode): the
+// clock's time, each call one 100ns tick after the previous.
+//
 // zeros(N) binds N zero bytes (CQLTester's TOO_BIG; inside a collection
 // literal, a blob of N zero bytes), and a 0x literal bound
 // to a type other than blob binds those bytes as they are.
@@ -106,8 +109,16 @@ func newConformanceSession(t testing.TB) *Session {
 	eng, err := engine.Open(engine.Options{Clock: engine.NewManualClock(testEpoch)})
 	require.NoError(t, err)
 	t.Cleanup(func() { eng.Close() })
-	return NewExecutor(eng, Options{MaterializedViewsEnabled: true}).NewSession()
+	x := NewExecutor(eng, Options{MaterializedViewsEnabled: true})
+	x.uuid = types.NewTimeUUIDGeneratorAt(conformanceUUIDNode)
+	return x.NewSession()
 }
+
+// conformanceUUIDNode is the clock sequence and node of the harness's time
+// UUIDs. With it and the harness's clock, which moves only by `clock`, each
+// now() of a script is a fixed value, so a script can bind the time UUIDs
+// that the Java test reads back from a result (TimeuuidTest's rows[i][1]).
+const conformanceUUIDNode = 0x8123456789abcdef
 
 type conformanceHarness struct {
 	t      *testing.T

@@ -141,6 +141,14 @@ func NewTimeUUIDGenerator() *TimeUUIDGenerator {
 	return &TimeUUIDGenerator{lsb: randomClockSeqAndNode()}
 }
 
+// NewTimeUUIDGeneratorAt returns a generator whose clock sequence and node
+// are the low 8 bytes lsb (with the RFC 4122 variant and the multicast bit
+// set), for reproducible UUIDs: under a clock that does not move, its
+// successive UUIDs are then fixed values.
+func NewTimeUUIDGeneratorAt(lsb uint64) *TimeUUIDGenerator {
+	return &TimeUUIDGenerator{lsb: lsb&0x3fffffffffffffff | 0x8000000000000000 | 0x0000010000000000}
+}
+
 func randomClockSeqAndNode() uint64 {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
