@@ -53,6 +53,10 @@ import (
 //	flush               flush(): every table's memtables become SSTables
 //	compact             compact(): every table is compacted
 //	clock advance=D     advances the clock, where the Java test sleeps
+//	node tombstone-failure-threshold=N
+//	                    restarts the script on a fresh node with that
+//	                    setting, where the Java class sets it in its
+//	                    @BeforeClass (DatabaseDescriptor); before any table
 //
 // A statement's bind values (execute(query, values...)) follow it on a line
 // that starts with "? ": CQL literals separated by commas, with the words
@@ -90,9 +94,8 @@ func runConformance(t *testing.T, dir string) map[string]conformanceTally {
 	report := os.Getenv("MINICASS_CONFORMANCE_REPORT") != ""
 	tallies := map[string]conformanceTally{}
 	datadriven.Walk(t, dir, func(t *testing.T, path string) {
-		h := &conformanceHarness{t: t, s: newConformanceSession(t), report: report}
-		h.mustRun(fmt.Sprintf("CREATE KEYSPACE %s WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}", conformanceKeyspace))
-		h.s.SetKeyspace(conformanceKeyspace)
+		h := &conformanceHarness{t: t, report: report}
+		h.startNode(engine.Options{})
 		datadriven.RunTest(t, path, h.run)
 		name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 		tallies[name] = h.tally
@@ -103,10 +106,19 @@ func runConformance(t *testing.T, dir string) map[string]conformanceTally {
 	return tallies
 }
 
+// startNode gives the harness a session on a fresh node with opts (and the
+// harness's clock), in the keyspace cql_test_keyspace.
+func (h *conformanceHarness) startNode(opts engine.Options) {
+	h.s = newConformanceSession(h.t, opts)
+	h.mustRun(fmt.Sprintf("CREATE KEYSPACE %s WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}", conformanceKeyspace))
+	h.s.SetKeyspace(conformanceKeyspace)
+}
+
 // newConformanceSession is a session on a fresh in-memory node with
-// materialized views enabled, as CQLTester's node runs.
-func newConformanceSession(t testing.TB) *Session {
-	eng, err := engine.Open(engine.Options{Clock: engine.NewManualClock(testEpoch)})
+// materialized views enabled, as CQLTester's node runs, and opts' settings.
+func newConformanceSession(t testing.TB, opts engine.Options) *Session {
+	opts.Clock = engine.NewManualClock(testEpoch)
+	eng, err := engine.Open(opts)
 	require.NoError(t, err)
 	t.Cleanup(func() { eng.Close() })
 	x := NewExecutor(eng, Options{MaterializedViewsEnabled: true})
@@ -143,6 +155,12 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 	case "method":
 		d.ScanArgs(t, "name", &h.method)
 		h.tally.methods++
+		return d.Expected
+	case "node":
+		require.Zero(t, h.tables, "%s: node comes before any table", d.Pos)
+		var opts engine.Options
+		d.ScanArgs(t, "tombstone-failure-threshold", &opts.TombstoneFailureThreshold)
+		h.startNode(opts)
 		return d.Expected
 	case "table":
 		h.table = fmt.Sprintf("%s.table_%02d", conformanceKeyspace, h.tables)

@@ -273,6 +273,21 @@ func TestTombstoneThresholds(t *testing.T) {
 		}
 	}
 	require.ErrorIs(t, sc.Close(), ErrTombstoneOverwhelming)
+
+	// Past gc_grace_seconds the tombstones are purgeable, and a read does
+	// not count them (ReadCommand.withoutPurgeableTombstones).
+	clock.Advance(time.Duration(tbl.Options.GCGraceSeconds+1) * time.Second)
+	st, err = read("many")
+	require.NoError(t, err)
+	assert.Zero(t, st.TombstonesScanned())
+	sc, err = e.Scan(ctx, tbl, data.FullRing, ReadOptions{})
+	require.NoError(t, err)
+	for {
+		if _, ok := sc.Next(); !ok {
+			break
+		}
+	}
+	require.NoError(t, sc.Close())
 }
 
 // TestLargePartitionWarning checks the log lines of flushes and

@@ -131,7 +131,8 @@
 // LargePartitionWarnBytes or WidePartitionWarnRows; reads past
 // TombstoneWarnThreshold tombstones carry a warning
 // (ReadStats.TombstoneWarning), past TombstoneFailureThreshold they fail
-// with ErrTombstoneOverwhelming. TableStats, CompactionHistory and
+// with ErrTombstoneOverwhelming; tombstones past the table's
+// gc_grace_seconds are purgeable and not counted. TableStats, CompactionHistory and
 // WriteStats feed nodetool tablestats, tablehistograms and
 // compactionhistory.
 //

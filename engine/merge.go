@@ -277,10 +277,14 @@ func deadView(r *data.Row, outer data.DeletionTime, dropped map[string]schema.Dr
 // cells, selected or not (Cassandra fetches all columns to decide whether a
 // row exists). Statistics are added to st.
 func liveView(r *data.Row, outer data.DeletionTime, now int64, f columnFilter, dropped map[string]schema.DroppedColumn, st *ReadStats) bool {
-	if !r.Deletion.IsLive() {
+	if !r.Deletion.IsLive() && st.counts(r.Deletion.LocalDeletionTime) {
 		st.Tombstones.Row++
 	}
-	st.Tombstones.Collection += len(r.ColumnDeletions)
+	for i := range r.ColumnDeletions {
+		if st.counts(r.ColumnDeletions[i].Deletion.LocalDeletionTime) {
+			st.Tombstones.Collection++
+		}
+	}
 	r.PurgeShadowed(outer)
 	live := r.Liveness.IsLive(now)
 	if !live {
@@ -291,10 +295,14 @@ func liveView(r *data.Row, outer data.DeletionTime, now int64, f columnFilter, d
 		c := &r.Cells[i]
 		switch {
 		case c.Kind == data.CellTombstone:
-			st.Tombstones.Cell++
+			if st.counts(c.LocalDeletionTime) {
+				st.Tombstones.Cell++
+			}
 			continue
 		case c.IsExpired(now):
-			st.ExpiredCells++
+			if st.counts(c.LocalDeletionTime) {
+				st.ExpiredCells++
+			}
 			continue
 		}
 		if d, ok := dropped[c.Column]; ok && c.Timestamp <= d.DroppedAt {

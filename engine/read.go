@@ -306,10 +306,14 @@ func (e *Engine) openPartition(p *Partition, ctx context.Context, token int64, k
 		}
 		rts = append(rts, pt.ps.RangeTombstones(opts.Slices)...)
 	}
-	if !r.deletion.IsLive() {
+	if !r.deletion.IsLive() && st.counts(r.deletion.LocalDeletionTime) {
 		st.Tombstones.Partition++
 	}
-	st.Tombstones.Range += len(rts)
+	for i := range rts {
+		if st.counts(rts[i].Deletion.LocalDeletionTime) {
+			st.Tombstones.Range++
+		}
+	}
 	if err := st.checkTombstones(); err != nil {
 		r.merger.err = err
 	}
@@ -373,6 +377,7 @@ func (e *Engine) ReadPartition(ctx context.Context, t *schema.Table, key []byte,
 	h.st.Sources = h.srcBuf[:0]
 	rs.dropped = t.Dropped
 	rs.strict = t.StrictLiveness()
+	h.st.gcBefore = rs.now - int64(t.Options.GCGraceSeconds)
 	token := Token(key)
 	var partsBuf [inlineSources]part
 	parts := partsBuf[:0]
@@ -470,6 +475,7 @@ func (e *Engine) Scan(ctx context.Context, t *schema.Table, r data.TokenRange, o
 	sc.rs = e.resolve(&opts, new(ReadStats))
 	sc.rs.dropped = t.Dropped
 	sc.rs.strict = t.StrictLiveness()
+	sc.rs.stats.gcBefore = sc.rs.now - int64(t.Options.GCGraceSeconds)
 	if opts.Limit > 0 {
 		n := opts.Limit
 		sc.shared = &n

@@ -67,7 +67,17 @@ type ReadStats struct {
 	// now is the read's time (unix seconds), which dates it in the
 	// table's per-read histograms.
 	now int64
+	// gcBefore is now minus the table's gc_grace_seconds: a tombstone
+	// (or expired cell) whose local deletion time is before it is
+	// purgeable and not counted, as Cassandra's ReadCommand drops
+	// purgeable tombstones (withoutPurgeableTombstones) before it counts
+	// them. 0, for internal reads, counts them all.
+	gcBefore int64
 }
+
+// counts reports whether a tombstone with local deletion time ldt counts
+// against the thresholds: it is not purgeable yet.
+func (s *ReadStats) counts(ldt int64) bool { return ldt >= s.gcBefore }
 
 // TombstonesScanned returns the tombstones the read met as Cassandra
 // counts them for tombstone_warn_threshold: deletions of every kind and
