@@ -41,6 +41,9 @@ import (
 //	rows-any-order      assertRowsIgnoringOrder
 //	empty               assertEmpty
 //	row-count           assertRowCount: the expected output is the count
+//	rows page-size=N    assertRowsNet(executeNetWithPaging(query, N)): the
+//	                    rows of every page, fetched N at a time (also for
+//	                    empty and row-count)
 //	columns             assertColumnNames: the result's column names, one a line
 //	column-types        the result metadata's column types, one a line (the
 //	                    Java tests read them from result.metadata())
@@ -184,7 +187,11 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 		return d.Expected
 	case "rows", "rows-any-order", "empty", "row-count", "columns", "column-types":
 		h.tally.assertions++
-		res, err := h.query(d.Input)
+		pageSize := 0
+		if d.HasArg("page-size") {
+			d.ScanArgs(t, "page-size", &pageSize)
+		}
+		res, err := h.queryPaged(d.Input, pageSize)
 		if err != nil {
 			return h.check(t, d, "error: "+errorText(err)+"\n", d.Expected)
 		}
@@ -295,7 +302,7 @@ func (h *conformanceHarness) fail(t *testing.T, format string, args ...any) {
 // ending with ';'), returning the first error's text.
 func (h *conformanceHarness) execute(input string) string {
 	for _, st := range splitConformanceInput(input) {
-		if _, err := h.runStatement(st); err != nil {
+		if _, err := h.runStatement(st, nil); err != nil {
 			return "error: " + errorText(err)
 		}
 	}
@@ -304,9 +311,37 @@ func (h *conformanceHarness) execute(input string) string {
 
 // query runs the one statement of an assertion.
 func (h *conformanceHarness) query(input string) (*query.Result, error) {
+	return h.queryPaged(input, 0)
+}
+
+// queryPaged runs the one statement of an assertion; with a page size above
+// 0 it fetches every page, pageSize rows at a time, as the driver does for
+// CQLTester's executeNetWithPaging, and returns their rows as one result.
+func (h *conformanceHarness) queryPaged(input string, pageSize int) (*query.Result, error) {
 	sts := splitConformanceInput(input)
 	require.Len(h.t, sts, 1, "an assertion has one statement: %s", input)
-	return h.runStatement(sts[0])
+	if pageSize <= 0 {
+		return h.runStatement(sts[0], nil)
+	}
+	p := &query.Params{PageSize: pageSize}
+	var all *query.Result
+	for page := 0; ; page++ {
+		require.Less(h.t, page, 10000, "paging does not end: %s", input)
+		res, err := h.runStatement(sts[0], p)
+		if err != nil {
+			return nil, err
+		}
+		if all == nil {
+			all = res
+		} else {
+			all.Rows = append(all.Rows, res.Rows...)
+		}
+		if res.PagingState == nil {
+			all.PagingState = nil
+			return all, nil
+		}
+		p = &query.Params{PageSize: pageSize, PagingState: res.PagingState}
+	}
 }
 
 type conformanceStatement struct {
@@ -376,11 +411,13 @@ func splitBindValues(s string) []string {
 	return out
 }
 
-func (h *conformanceHarness) runStatement(st conformanceStatement) (*query.Result, error) {
+// runStatement runs one statement with its bind values; paging, when not
+// nil, gives the page size and state (its Values are replaced).
+func (h *conformanceHarness) runStatement(st conformanceStatement, paging *query.Params) (*query.Result, error) {
 	ctx := context.Background()
 	text := h.substitute(strings.TrimSuffix(strings.TrimSpace(st.text), ";"))
 	if !st.hasQ {
-		return h.s.Query(ctx, text, nil)
+		return h.s.Query(ctx, text, paging)
 	}
 	prep, err := h.s.Prepare(ctx, text)
 	if err != nil {
@@ -398,7 +435,11 @@ func (h *conformanceHarness) runStatement(st conformanceStatement) (*query.Resul
 			values[i] = query.Value{Bytes: h.bindValue(prep.Bind[i].Type, lit)}
 		}
 	}
-	return h.s.ExecutePrepared(ctx, prep, &query.Params{Values: values})
+	p := &query.Params{Values: values}
+	if paging != nil {
+		p.PageSize, p.PagingState = paging.PageSize, paging.PagingState
+	}
+	return h.s.ExecutePrepared(ctx, prep, p)
 }
 
 var zerosInLiteral = regexp.MustCompile(`zeros\(\d+\)`)

@@ -55,14 +55,19 @@ type selectRun struct {
 	// returned counts them over all pages.
 	units, returned int
 	// Position of the last row consumed.
-	lastKey   []byte
-	lastCk    []byte
-	inPart    int
-	stopped   bool // LIMIT reached or page full
-	more      bool // a paging state must be returned
-	groupOpen bool
-	groupKey  [][]byte
-	stats     readStats
+	lastKey []byte
+	lastCk  []byte
+	// lastInPart is the rows (or groups) returned from lastKey's partition,
+	// which the paging state carries for PER PARTITION LIMIT: inPart counts
+	// those of the partition being read, which may be a later one (a page
+	// that ends on the first group of the next partition).
+	lastInPart int
+	inPart     int
+	stopped    bool // LIMIT reached or page full
+	more       bool // a paging state must be returned
+	groupOpen  bool
+	groupKey   [][]byte
+	stats      readStats
 	// indexed is set when the rows came through a secondary index.
 	indexed    bool
 	curPartKey []byte
@@ -134,7 +139,7 @@ func (p *selectPlan) Exec(ctx context.Context, q *plan.Execution) (*query.Result
 	r.res = query.Result{Kind: wire.ResultRows, Columns: p.specs, Rows: r.rows}
 	res := &r.res
 	if r.more {
-		st := &pagingState{hasLast: true, key: r.lastKey, clustering: r.lastCk, returned: r.returned, inPartition: r.inPart}
+		st := &pagingState{hasLast: true, key: r.lastKey, clustering: r.lastCk, returned: r.returned, inPartition: r.lastInPart}
 		st.partDone = r.lastCk == nil
 		res.PagingState = st.Encode()
 	}
@@ -567,7 +572,7 @@ func (r *selectRun) emit(sr *expr.SelRow, clustering []byte) error {
 				return err
 			}
 		}
-		r.lastKey, r.lastCk = r.curPartKey, clustering
+		r.lastKey, r.lastCk, r.lastInPart = r.curPartKey, clustering, r.inPart
 		return nil
 	}
 	if err := r.project(sr); err != nil {
@@ -580,6 +585,7 @@ func (r *selectRun) emit(sr *expr.SelRow, clustering []byte) error {
 	}
 	r.lastKey, r.lastCk = r.curPartKey, clustering
 	r.inPart++
+	r.lastInPart = r.inPart
 	r.count()
 	return nil
 }
@@ -608,6 +614,7 @@ func (r *selectRun) closeGroup() error {
 	}
 	r.groupOpen = false
 	r.inPart++
+	r.lastInPart = r.inPart // the group's rows set lastKey to this partition
 	r.count()
 	return nil
 }
