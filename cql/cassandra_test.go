@@ -74,6 +74,11 @@ import (
 // The harness's now() makes fixed time UUIDs (conformanceUUIDNode): the
 // clock's time, each call one 100ns tick after the previous.
 //
+// repeat(N,XX) stands for N bytes 0xXX, in statements, bind values and the
+// expected rows (as types.Format prints them in a text value), for the large values the Java test builds in code
+// (CollectionsTest's 65,545-byte strings, new String(bytes) of a filled
+// array).
+//
 // zeros(N) binds N zero bytes (CQLTester's TOO_BIG; inside a collection
 // literal, a blob of N zero bytes), and a 0x literal bound
 // to a type other than blob binds those bytes as they are.
@@ -203,7 +208,7 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 			lines := rowLines(res)
 			sort.Strings(lines)
 			got = strings.Join(lines, "\n")
-			exp := strings.Split(strings.TrimRight(d.Expected, "\n"), "\n")
+			exp := strings.Split(strings.TrimRight(expandExpectedRepeats(d.Expected), "\n"), "\n")
 			sort.Strings(exp)
 			return h.check(t, d, got, strings.Join(exp, "\n"))
 		case "empty":
@@ -223,7 +228,7 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 			}
 			got = strings.Join(names, "\n")
 		}
-		return h.check(t, d, got, d.Expected)
+		return h.check(t, d, got, expandExpectedRepeats(d.Expected))
 	case "error":
 		h.tally.assertions++
 		kind := "InvalidRequest"
@@ -483,9 +488,34 @@ func (h *conformanceHarness) bindValue(t types.Type, lit string) []byte {
 	return b
 }
 
+var repeatMacro = regexp.MustCompile(`repeat\((\d+),([0-9a-fA-F]{2})\)`)
+
+// expandRepeats replaces each repeat(N,XX) of s by N bytes 0xXX.
+func expandRepeats(s string) string { return replaceRepeats(s, func(r string) string { return r }) }
+
+// expandExpectedRepeats replaces each repeat(N,XX) of an expected output by
+// the N bytes as types.Format prints them in a text value (cqlsh's \xNN for a
+// control character).
+func expandExpectedRepeats(s string) string {
+	return replaceRepeats(s, func(r string) string { return types.Format(types.TextType, []byte(r)) })
+}
+
+func replaceRepeats(s string, out func(string) string) string {
+	if !strings.Contains(s, "repeat(") {
+		return s
+	}
+	return repeatMacro.ReplaceAllStringFunc(s, func(m string) string {
+		sub := repeatMacro.FindStringSubmatch(m)
+		n, _ := strconv.Atoi(sub[1])
+		b, _ := hex.DecodeString(sub[2])
+		return out(strings.Repeat(string(b), n))
+	})
+}
+
 // substitute names the current table: %s and %1$s as keyspace.table, %n as
-// the bare table name (currentTable()).
+// the bare table name (currentTable()); it expands repeat(N,XX).
 func (h *conformanceHarness) substitute(s string) string {
+	s = expandRepeats(s)
 	s = strings.ReplaceAll(s, "%1$s", h.table)
 	s = strings.ReplaceAll(s, "%s", h.table)
 	return strings.ReplaceAll(s, "%n", strings.TrimPrefix(h.table, conformanceKeyspace+"."))
