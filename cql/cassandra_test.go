@@ -56,10 +56,11 @@ import (
 //	flush               flush(): every table's memtables become SSTables
 //	compact             compact(): every table is compacted
 //	clock advance=D     advances the clock, where the Java test sleeps
-//	node tombstone-failure-threshold=N
-//	                    restarts the script on a fresh node with that
-//	                    setting, where the Java class sets it in its
-//	                    @BeforeClass (DatabaseDescriptor); before any table
+//	node [tombstone-failure-threshold=N] [materialized-views=false]
+//	                    goes on on a fresh node (no table or view of the
+//	                    script's earlier blocks, as after CQLTester's cleanup)
+//	                    with those settings, where the Java sets them
+//	                    (DatabaseDescriptor, in its @BeforeClass or a test)
 //
 // A statement's bind values (execute(query, values...)) follow it on a line
 // that starts with "? ": CQL literals separated by commas, with the words
@@ -103,7 +104,7 @@ func runConformance(t *testing.T, dir string) map[string]conformanceTally {
 	tallies := map[string]conformanceTally{}
 	datadriven.Walk(t, dir, func(t *testing.T, path string) {
 		h := &conformanceHarness{t: t, report: report}
-		h.startNode(engine.Options{})
+		h.startNode(engine.Options{}, true)
 		datadriven.RunTest(t, path, h.run)
 		name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 		tallies[name] = h.tally
@@ -116,20 +117,21 @@ func runConformance(t *testing.T, dir string) map[string]conformanceTally {
 
 // startNode gives the harness a session on a fresh node with opts (and the
 // harness's clock), in the keyspace cql_test_keyspace.
-func (h *conformanceHarness) startNode(opts engine.Options) {
-	h.s = newConformanceSession(h.t, opts)
+func (h *conformanceHarness) startNode(opts engine.Options, views bool) {
+	h.s = newConformanceSession(h.t, opts, views)
 	h.mustRun(fmt.Sprintf("CREATE KEYSPACE %s WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}", conformanceKeyspace))
 	h.s.SetKeyspace(conformanceKeyspace)
 }
 
-// newConformanceSession is a session on a fresh in-memory node with
-// materialized views enabled, as CQLTester's node runs, and opts' settings.
-func newConformanceSession(t testing.TB, opts engine.Options) *Session {
+// newConformanceSession is a session on a fresh in-memory node with opts'
+// settings and materialized views enabled if views is true, as CQLTester's
+// node runs.
+func newConformanceSession(t testing.TB, opts engine.Options, views bool) *Session {
 	opts.Clock = engine.NewManualClock(testEpoch)
 	eng, err := engine.Open(opts)
 	require.NoError(t, err)
 	t.Cleanup(func() { eng.Close() })
-	x := NewExecutor(eng, Options{MaterializedViewsEnabled: true})
+	x := NewExecutor(eng, Options{MaterializedViewsEnabled: views})
 	x.uuid = types.NewTimeUUIDGeneratorAt(conformanceUUIDNode)
 	return x.NewSession()
 }
@@ -165,10 +167,15 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 		h.tally.methods++
 		return d.Expected
 	case "node":
-		require.Zero(t, h.tables, "%s: node comes before any table", d.Pos)
 		var opts engine.Options
-		d.ScanArgs(t, "tombstone-failure-threshold", &opts.TombstoneFailureThreshold)
-		h.startNode(opts)
+		if d.HasArg("tombstone-failure-threshold") {
+			d.ScanArgs(t, "tombstone-failure-threshold", &opts.TombstoneFailureThreshold)
+		}
+		views := true
+		if d.HasArg("materialized-views") {
+			d.ScanArgs(t, "materialized-views", &views)
+		}
+		h.startNode(opts, views)
 		return d.Expected
 	case "table":
 		h.table = fmt.Sprintf("%s.table_%02d", conformanceKeyspace, h.tables)
