@@ -53,6 +53,8 @@ import (
 //	                    Configuration, AlreadyExists, FunctionFailure, Any)
 //	                    whose message contains the expected text (any message
 //	                    when it is empty)
+//	parses              assertValidSyntax: the statement parses (it is not
+//	                    executed); the expected output is empty
 //	flush               flush(): every table's memtables become SSTables
 //	compact             compact(): every table is compacted
 //	clock advance=D     advances the clock, where the Java test sleeps
@@ -236,6 +238,14 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 			got = strings.Join(names, "\n")
 		}
 		return h.check(t, d, got, expandExpectedRepeats(d.Expected))
+	case "parses":
+		h.tally.assertions++
+		_, err := parse(h.substitute(strings.TrimSpace(d.Input)))
+		got := ""
+		if err != nil {
+			got = errorText(err)
+		}
+		return h.verdict(t, d, err == nil, got)
 	case "error":
 		h.tally.assertions++
 		kind := "InvalidRequest"
