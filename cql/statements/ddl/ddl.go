@@ -150,9 +150,8 @@ func CompileDDL(s *plan.Compiler, stmt parser.Statement) (plan.Plan, error) {
 					if st.IfExists {
 						return query.VoidResult(), nil
 					}
-					if errors.Is(err, engine.ErrNoKeyspace) {
-						return nil, query.Invalidf("Keyspace '%s' doesn't exist", ks)
-					}
+					// DropTableStatement.apply: a missing keyspace is a
+					// missing table.
 					return nil, query.Invalidf("Table '%s.%s' doesn't exist", ks, name)
 				}
 				return nil, err
