@@ -34,6 +34,11 @@ type conditions struct {
 	tbl                   *schema.Table
 	ifExists, ifNotExists bool
 	conds                 []condition
+	// staticRow is set when the statement applies only to static columns
+	// (no clustering in its WHERE): IF EXISTS and IF NOT EXISTS then ask
+	// whether the partition's static row exists, as Cassandra checks the
+	// row at Clustering.STATIC_CLUSTERING (ModificationStatement.createClustering).
+	staticRow bool
 }
 
 // onRegularColumns reports whether a condition reads a regular column.
@@ -127,6 +132,7 @@ func (p *modPlan) compileConditions(c *expr.CompileCtx, pc parser.Conditions) er
 		}
 		cs.conds = append(cs.conds, cc)
 	}
+	cs.staticRow = p.staticOnly && !cs.onRegularColumns()
 	p.conds = cs
 	return nil
 }
@@ -357,6 +363,9 @@ func (cs *conditions) applies(q *plan.Execution, st *currentState) (bool, error)
 	if st.row == nil && st.static != nil && len(cs.conds) > 0 && cs.onlyStatic() {
 		exists = true
 	}
+	if cs.staticRow && (cs.ifExists || cs.ifNotExists) {
+		exists = st.static != nil && len(st.static.Cells) > 0
+	}
 	switch {
 	case cs.ifNotExists:
 		return !exists, nil
@@ -440,7 +449,9 @@ func (p *modPlan) casClustering(q *plan.Execution) ([]byte, error) {
 		c, _ := types.EncodeClustering(nil, nil) // the single row's key
 		return c, nil
 	}
-	if p.staticOnly {
+	if p.staticOnly && (p.conds == nil || p.conds.staticRow) {
+		// A condition on a regular column reads the row the WHERE names,
+		// even when only static columns are written.
 		return nil, nil
 	}
 	prefixes, err := p.where.ClusteringPrefixes(&q.Execution)

@@ -211,7 +211,7 @@ func compileInsert(s *plan.Compiler, st *parser.Insert) (plan.Plan, error) {
 		if p.timestamp != nil {
 			return nil, query.Invalidf("Cannot provide custom timestamp for conditional updates")
 		}
-		p.conds = &conditions{tbl: tbl, ifNotExists: true}
+		p.conds = &conditions{tbl: tbl, ifNotExists: true, staticRow: p.staticOnly}
 	}
 	p.specs = c.Specs
 	p.pkIdx = pkBindIndexes(p.where)
@@ -308,7 +308,7 @@ func compileUpdate(s *plan.Compiler, st *parser.Update) (plan.Plan, error) {
 		}
 	}
 	p.staticOnly = staticOnly && len(p.ops) > 0
-	if p.where, err = restrictions.CompileModWhere(c, tbl, st.Where, restrictions.KindUpdate, p.staticOnly); err != nil {
+	if p.where, err = restrictions.CompileModWhere(c, tbl, st.Where, restrictions.KindUpdate, p.staticOnly && !conditionsOnRegular(tbl, st.Conditions)); err != nil {
 		return nil, err
 	}
 	if err := p.compileConditions(c, st.Conditions); err != nil {
@@ -318,6 +318,20 @@ func compileUpdate(s *plan.Compiler, st *parser.Update) (plan.Plan, error) {
 	p.pkIdx = pkBindIndexes(p.where)
 	p.planSimple()
 	return p, nil
+}
+
+// conditionsOnRegular reports whether an IF condition names a regular
+// column. Such a statement does not apply only to static columns, whatever
+// it writes (ModificationStatement.appliesOnlyToStaticColumns asks the
+// operations and the conditions), so its WHERE must name a full row. A column
+// that does not exist is refused later, by compileConditions.
+func conditionsOnRegular(tbl *schema.Table, pc parser.Conditions) bool {
+	for _, cond := range pc.If {
+		if col := tbl.Column(string(cond.Column)); col != nil && col.Kind == schema.Regular {
+			return true
+		}
+	}
+	return false
 }
 
 func compileAssignment(c *expr.CompileCtx, tbl *schema.Table, col *schema.Column, a *parser.Assignment) (colOp, error) {
@@ -494,7 +508,7 @@ func compileDelete(s *plan.Compiler, st *parser.Delete) (plan.Plan, error) {
 		p.ops = append(p.ops, colOp{col: col, kind: opDeleteElem, key: k})
 	}
 	p.staticOnly = staticOnly && len(p.ops) > 0
-	if p.where, err = restrictions.CompileModWhere(c, tbl, st.Where, restrictions.KindDelete, p.staticOnly); err != nil {
+	if p.where, err = restrictions.CompileModWhere(c, tbl, st.Where, restrictions.KindDelete, p.staticOnly && !conditionsOnRegular(tbl, st.Conditions)); err != nil {
 		return nil, err
 	}
 	if err := p.compileConditions(c, st.Conditions); err != nil {
