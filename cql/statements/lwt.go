@@ -2,6 +2,7 @@ package statements
 
 import (
 	"context"
+	"slices"
 
 	"github.com/minicass/minicass/cql/plan"
 
@@ -27,6 +28,9 @@ type condition struct {
 	values []expr.Term
 	// inMarker is set for "c IN ?".
 	inMarker *expr.BindTerm
+	// field is the field of "udt.field op value", when hasField is set.
+	field    int
+	hasField bool
 }
 
 // conditions is the compiled IF clause of a statement.
@@ -74,6 +78,19 @@ func (p *modPlan) compileConditions(c *expr.CompileCtx, pc parser.Conditions) er
 		}
 		cc := condition{col: col, op: cond.Op}
 		recv := expr.Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: name, Typ: col.Type}
+		if cond.Field != "" {
+			// ColumnCondition.Raw.udtFieldCondition: the field's value.
+			t := col.Type
+			if t.UDT == nil {
+				return query.Invalidf("Invalid field selection: %s of type %s is not a user type", name, t)
+			}
+			i := slices.Index(t.UDT.Fields, string(cond.Field))
+			if i < 0 {
+				return query.Invalidf("Unknown field %s for column %s", cond.Field, name)
+			}
+			cc.field, cc.hasField = i, true
+			recv = recv.Sub(name+"."+string(cond.Field), t.Params[i])
+		}
 		if cond.Elem != nil {
 			switch col.Type.Kind {
 			case types.Map:
@@ -121,6 +138,25 @@ func (p *modPlan) compileConditions(c *expr.CompileCtx, pc parser.Conditions) er
 					cc.values = append(cc.values, t)
 				}
 			}
+		case parser.OpContains, parser.OpContainsKey:
+			// CASSANDRA-10537 (4.1): CONTAINS of a list, set or map value,
+			// CONTAINS KEY of a map key.
+			t := recv.Typ
+			switch {
+			case cond.Elem != nil || !t.IsCollection():
+				return query.Invalidf("Cannot use %s on non-collection column %s", cond.Op, name)
+			case cond.Op == parser.OpContainsKey && t.Kind != types.Map:
+				return query.Invalidf("Cannot use CONTAINS KEY on non-map column %s", name)
+			}
+			elem := t.Params[0]
+			if t.Kind == types.Map && cond.Op == parser.OpContains {
+				elem = t.Params[1]
+			}
+			v, err := c.CompileTerm(cond.Value, recv.Sub(name, elem))
+			if err != nil {
+				return err
+			}
+			cc.values = []expr.Term{v}
 		case parser.OpEq, parser.OpNeq, parser.OpLt, parser.OpLte, parser.OpGt, parser.OpGte:
 			t, err := c.CompileTerm(cond.Value, recv)
 			if err != nil {
@@ -193,23 +229,67 @@ func (cc *condition) check(q *plan.Execution, st *currentState) (bool, error) {
 			return false, err
 		}
 		if k.Bytes == nil || k.Unset {
-			return false, query.Invalidf("Invalid null value for %s element access", cc.col.Name)
+			// ColumnCondition's element access names the collection kind.
+			return false, query.Invalidf("Invalid null value for %s element access", valType.Kind)
+		}
+		// A frozen collection is one cell: its elements are read from the
+		// serialized value.
+		var elems [][]byte
+		if !valType.IsMultiCell() {
+			if v := columnValue(cc.col, cells, q.NowInSec()); v != nil {
+				var err error
+				if elems, err = types.DecodeCollection(valType, v); err != nil {
+					return false, query.Invalidf("%v", err)
+				}
+			}
 		}
 		switch valType.Kind {
 		case types.Map:
-			path := types.EncodeKey(valType.Params[0], k.Bytes)
-			for _, c := range cells {
-				if string(c.Path) == string(path) {
-					cur = c.Value
+			if valType.IsMultiCell() {
+				path := types.EncodeKey(valType.Params[0], k.Bytes)
+				for _, c := range cells {
+					if string(c.Path) == string(path) {
+						cur = c.Value
+					}
+				}
+			} else {
+				for i := 0; i+1 < len(elems); i += 2 {
+					if types.Compare(valType.Params[0], elems[i], k.Bytes) == 0 {
+						cur = elems[i+1]
+					}
 				}
 			}
 			valType = valType.Params[1]
 		case types.List:
 			idx := int(int32(be32(k.Bytes)))
-			if idx >= 0 && idx < len(cells) {
-				cur = cells[idx].Value
+			if idx < 0 {
+				return false, query.Invalidf("Invalid negative list index %d", idx)
+			}
+			if valType.IsMultiCell() {
+				if idx < len(cells) {
+					cur = cells[idx].Value
+				}
+			} else if idx < len(elems) {
+				cur = elems[idx]
 			}
 			valType = valType.Params[0]
+		}
+	} else if cc.hasField {
+		valType = valType.Params[cc.field]
+		if cc.col.Type.IsMultiCell() {
+			for _, c := range cells {
+				if types.FieldOfPath(c.Path) == cc.field {
+					cur = c.Value
+				}
+			}
+		} else if v := columnValue(cc.col, cells, q.NowInSec()); v != nil {
+			fields, err := types.DecodeTuple(cc.col.Type, v)
+			if err != nil {
+				return false, query.Invalidf("%v", err)
+			}
+			if cc.field < len(fields) {
+				cur = fields[cc.field]
+			}
 		}
 	} else {
 		cur = columnValue(cc.col, cells, q.NowInSec())
@@ -233,9 +313,28 @@ func (cc *condition) check(q *plan.Execution, st *currentState) (bool, error) {
 				if cc.op == parser.OpIn {
 					continue
 				}
+				if cc.op == parser.OpContains || cc.op == parser.OpContainsKey {
+					// An unset element matches nothing: the condition
+					// does not apply (InsertUpdateIfConditionCollectionsTest).
+					return false, nil
+				}
 				return false, query.Invalidf("Invalid 'unset' value in condition")
 			}
 			vals = append(vals, v.Bytes)
+		}
+	}
+	// A non-frozen collection has no empty value: an empty one is null
+	// (Cassandra stores no cell for it), so an empty collection given in
+	// the condition is null too, and a null column orders as the empty
+	// collection, before any other.
+	multiCell := cc.elem == nil && !cc.hasField && valType.IsMultiCell() && valType.IsCollection()
+	if multiCell {
+		for i, v := range vals {
+			if v != nil {
+				if elems, err := types.DecodeCollection(valType, v); err == nil && len(elems) == 0 {
+					vals[i] = nil
+				}
+			}
 		}
 	}
 	equal := func(a, b []byte) bool {
@@ -248,6 +347,8 @@ func (cc *condition) check(q *plan.Execution, st *currentState) (bool, error) {
 		return types.Compare(valType, a, b) == 0
 	}
 	switch cc.op {
+	case parser.OpContains, parser.OpContainsKey:
+		return cc.contains(cells, cur, vals[0])
 	case parser.OpEq:
 		return equal(cur, vals[0]), nil
 	case parser.OpNeq:
@@ -263,10 +364,15 @@ func (cc *condition) check(q *plan.Execution, st *currentState) (bool, error) {
 	if vals[0] == nil {
 		return false, query.Invalidf("Invalid comparison with null for operator \"%s\"", cc.op)
 	}
-	if cur == nil {
+	var c int
+	switch {
+	case cur == nil && multiCell:
+		c = -1 // the empty collection sorts first; vals[0] is not empty
+	case cur == nil:
 		return false, nil
+	default:
+		c = types.Compare(valType, cur, vals[0])
 	}
-	c := types.Compare(valType, cur, vals[0])
 	switch cc.op {
 	case parser.OpLt:
 		return c < 0, nil
@@ -276,6 +382,55 @@ func (cc *condition) check(q *plan.Execution, st *currentState) (bool, error) {
 		return c > 0, nil
 	case parser.OpGte:
 		return c >= 0, nil
+	}
+	return false, nil
+}
+
+// contains evaluates CONTAINS and CONTAINS KEY on the collection whose cells
+// (non-frozen) or value cur (frozen) is given.
+func (cc *condition) contains(cells []data.Cell, cur, v []byte) (bool, error) {
+	t := cc.col.Type
+	if v == nil {
+		return false, query.Invalidf("Invalid comparison with null for operator \"%s\"", cc.op)
+	}
+	keys := cc.op == parser.OpContainsKey || t.Kind == types.Set
+	elem := t.Params[0]
+	if t.Kind == types.Map && !keys {
+		elem = t.Params[1]
+	}
+	var elems [][]byte
+	if t.IsMultiCell() {
+		for _, c := range cells {
+			if !keys {
+				elems = append(elems, c.Value)
+				continue
+			}
+			k, err := types.DecodeKey(t.Params[0], c.Path)
+			if err != nil {
+				return false, query.Invalidf("%v", err)
+			}
+			elems = append(elems, k)
+		}
+	} else if cur != nil {
+		all, err := types.DecodeCollection(t, cur)
+		if err != nil {
+			return false, query.Invalidf("%v", err)
+		}
+		step, off := 1, 0
+		if t.Kind == types.Map {
+			step = 2
+			if !keys {
+				off = 1
+			}
+		}
+		for i := off; i < len(all); i += step {
+			elems = append(elems, all[i])
+		}
+	}
+	for _, e := range elems {
+		if types.Compare(elem, e, v) == 0 {
+			return true, nil
+		}
 	}
 	return false, nil
 }
