@@ -447,7 +447,8 @@ func inMarkerValues(q *plan.Execution, m *expr.BindTerm, name string, elem types
 		return nil, query.Invalidf("Invalid 'unset' value in condition")
 	}
 	if v.Bytes == nil {
-		return nil, nil
+		// ColumnCondition's IN marker (Lists.Marker bound null).
+		return nil, query.Invalidf("Invalid null list in IN condition")
 	}
 	b := v.Bytes
 	bad := func() error {
