@@ -503,5 +503,9 @@ func fixedLen(t Type, b []byte, n int, emptyOK bool) error {
 	if len(b) == n || (emptyOK && len(b) == 0) {
 		return nil
 	}
+	if n == 1 {
+		// ByteSerializer.validate says "1 byte" (tinyint).
+		return valueErr(t, "Expected 1 byte for a %s (%d)", t.Kind, len(b))
+	}
 	return valueErr(t, "Expected %d bytes for a %s (%d)", n, t.Kind, len(b))
 }

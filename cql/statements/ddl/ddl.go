@@ -103,7 +103,8 @@ func CompileDDL(s *plan.Compiler, stmt parser.Statement) (plan.Plan, error) {
 					if st.IfExists {
 						return query.VoidResult(), nil
 					}
-					return nil, query.Configf("Keyspace '%s' doesn't exist", name)
+					// DropKeyspaceStatement.apply: an InvalidRequest.
+					return nil, query.Invalidf("Keyspace '%s' doesn't exist", name)
 				}
 				return nil, err
 			}
