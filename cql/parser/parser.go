@@ -1,6 +1,9 @@
 package parser
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // Parse parses exactly one CQL statement, optionally followed by ';'
 // characters. It returns a *SyntaxError (matching ErrSyntax) on bad input;
@@ -974,6 +977,22 @@ func (p *parser) parseAlterTable() (Statement, error) {
 		s.Kind = AlterDrop
 		if s.Drop, err = p.identOrList(); err != nil {
 			return nil, err
+		}
+		// DROP ... USING TIMESTAMP n: the drop's time (Cql.g, 4.x).
+		if p.acceptKw(kwUsing) {
+			if err := p.expectKw(kwTimestamp); err != nil {
+				return nil, err
+			}
+			t := p.peek()
+			if t.kind != tInteger {
+				return nil, p.mismatched("INTEGER")
+			}
+			ts, perr := strconv.ParseInt(t.text, 10, 64)
+			if perr != nil {
+				return nil, p.errAt("Invalid timestamp " + t.text)
+			}
+			p.i++
+			s.DropTimestamp = &ts
 		}
 	case p.acceptKw(kwRename):
 		s.Kind = AlterRename

@@ -1,6 +1,9 @@
 package parser
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // ---- Keyspaces ----
 
@@ -208,6 +211,8 @@ type AlterTable struct {
 	Add []*ColumnDef
 	// Drop holds the columns of AlterDrop.
 	Drop []Ident
+	// DropTimestamp is the USING TIMESTAMP of AlterDrop, nil when absent.
+	DropTimestamp *int64
 	// Renames holds the pairs of AlterRename.
 	Renames []Rename
 	// Options holds the options of AlterOptions.
@@ -242,6 +247,10 @@ func (s *AlterTable) Format(buf *strings.Builder) {
 			s.Drop[0].Format(buf)
 		} else {
 			formatIdentList(buf, s.Drop)
+		}
+		if s.DropTimestamp != nil {
+			buf.WriteString(" USING TIMESTAMP ")
+			buf.WriteString(strconv.FormatInt(*s.DropTimestamp, 10))
 		}
 	case AlterRename:
 		formatRenames(buf, s.Renames)

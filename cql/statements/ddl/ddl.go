@@ -573,7 +573,11 @@ func compileAlterTable(s *plan.Compiler, st *parser.AlterTable) (plan.Plan, erro
 				if dropped == nil {
 					dropped = map[string]schema.DroppedColumn{}
 				}
-				dropped[n] = schema.DroppedColumn{Type: cols[i].Type.WithoutUDTs(), DroppedAt: s.Env.Engine.NewTimestamp()}
+				at := s.Env.Engine.NewTimestamp()
+				if st.DropTimestamp != nil {
+					at = *st.DropTimestamp // AlterTableStatement.DropColumns' timestamp
+				}
+				dropped[n] = schema.DroppedColumn{Type: cols[i].Type.WithoutUDTs(), DroppedAt: at}
 				cols = append(cols[:i], cols[i+1:]...)
 			}
 		case parser.AlterRename:
