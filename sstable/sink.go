@@ -16,11 +16,14 @@ import (
 // buffers of about dataFlushSize bytes.
 //
 // With more than one CPU the sink runs on a goroutine of its own (a
-// pipeline of two stages: the writer encodes rows into the next chunk while
-// the sink compresses and writes the previous one), with a fixed set of
+// pipeline of two stages: the writer encodes rows into the next chunks while
+// the sink compresses and writes the previous ones), with a fixed set of
 // chunk buffers passed back and forth, so that nothing is allocated per
-// chunk. Its state (offsets, digest, file length, error) belongs to the
-// goroutine until finish returns.
+// chunk. The writer hands chunks over in batches of sinkBatch: each hand-over
+// to a sink that waits for work wakes its goroutine (a futex call, and often
+// an OS thread to start), which cost about as much per 16 KiB chunk as
+// compressing it with s2. Its state (offsets, digest, file length, error)
+// belongs to the goroutine until finish returns.
 type dataSink struct {
 	codec Codec
 	file  vfs.File
@@ -32,17 +35,28 @@ type dataSink struct {
 	digest  uint32
 	err     error
 
-	async  bool
-	work   chan []byte   // full chunks, to the goroutine
-	free   chan []byte   // chunk buffers, back to the writer
-	done   chan struct{} // closed when the goroutine ends
-	failed atomic.Bool   // err is set (the writer stops early)
-	ended  bool          // finish or stop was called
+	async   bool
+	work    chan chunkBatch // full chunks, to the goroutine
+	free    chan []byte     // chunk buffers, back to the writer
+	pending chunkBatch      // full chunks not yet handed over
+	done    chan struct{}   // closed when the goroutine ends
+	failed  atomic.Bool     // err is set (the writer stops early)
+	ended   bool            // finish or stop was called
 }
 
-// sinkBuffers is the number of chunk buffers of an asynchronous sink: one
-// the writer fills, one queued, one being compressed.
-const sinkBuffers = 3
+// sinkBatch is the number of chunks an asynchronous sink is handed at a
+// time, and sinkBuffers its number of chunk buffers: a batch the writer
+// collects, one queued, one being compressed, and the chunk being filled.
+const (
+	sinkBatch   = 4
+	sinkBuffers = 3*sinkBatch + 1
+)
+
+// chunkBatch is the chunks of one hand-over, in stream order.
+type chunkBatch struct {
+	chunks [sinkBatch][]byte
+	n      int
+}
 
 func newDataSink(codec Codec, chunkLen int, file vfs.File, name string) *dataSink {
 	s := &dataSink{codec: codec, file: file, name: name}
@@ -52,7 +66,7 @@ func newDataSink(codec Codec, chunkLen int, file vfs.File, name string) *dataSin
 	s.out = appendHeader(s.out, ComponentData)
 	if runtime.GOMAXPROCS(0) > 1 {
 		s.async = true
-		s.work = make(chan []byte, sinkBuffers)
+		s.work = make(chan chunkBatch, 1)
 		s.free = make(chan []byte, sinkBuffers)
 		s.done = make(chan struct{})
 		for range sinkBuffers - 1 {
@@ -65,11 +79,13 @@ func newDataSink(codec Codec, chunkLen int, file vfs.File, name string) *dataSin
 
 func (s *dataSink) run() {
 	defer close(s.done)
-	for chunk := range s.work {
-		if s.err == nil {
-			s.emit(chunk)
+	for batch := range s.work {
+		for _, chunk := range batch.chunks[:batch.n] {
+			if s.err == nil {
+				s.emit(chunk)
+			}
+			s.free <- chunk[:0]
 		}
-		s.free <- chunk[:0]
 	}
 }
 
@@ -83,8 +99,20 @@ func (s *dataSink) put(chunk []byte) ([]byte, error) {
 	if s.failed.Load() {
 		return chunk[:0], s.stop()
 	}
-	s.work <- chunk
+	s.pending.chunks[s.pending.n] = chunk
+	if s.pending.n++; s.pending.n == sinkBatch {
+		s.handOver()
+	}
 	return <-s.free, nil
+}
+
+// handOver sends the pending chunks to the goroutine.
+func (s *dataSink) handOver() {
+	if s.pending.n == 0 {
+		return
+	}
+	s.work <- s.pending
+	s.pending = chunkBatch{}
 }
 
 // emit compresses chunk and queues it for Data.db. A chunk on disk is a
@@ -139,8 +167,9 @@ func (s *dataSink) setErr(err error) {
 // goroutine; the sink's state is the caller's afterwards.
 func (s *dataSink) finish(last []byte) error {
 	if s.async && !s.ended && !s.failed.Load() {
-		s.work <- last
-		<-s.free
+		s.pending.chunks[s.pending.n] = last
+		s.pending.n++
+		s.handOver()
 	} else if !s.async {
 		s.emit(last)
 	}
@@ -157,6 +186,7 @@ func (s *dataSink) stop() error {
 	if s.async && !s.ended {
 		close(s.work)
 		<-s.done
+		s.pending = chunkBatch{} // chunks of a stopped sink are not written
 	}
 	s.ended = true
 	return s.err
