@@ -21,8 +21,8 @@ import (
 // chunk buffers passed back and forth, so that nothing is allocated per
 // chunk. The writer hands chunks over in batches of sinkBatch: each hand-over
 // to a sink that waits for work wakes its goroutine (a futex call, and often
-// an OS thread to start), which cost about as much per 16 KiB chunk as
-// compressing it with s2. Its state (offsets, digest, file length, error)
+// an OS thread to start): about 5 ms of the writer's 80 in the profile of a
+// narrow flush (bench/RESULTS.md, run 10) when every chunk woke it. Its state (offsets, digest, file length, error)
 // belongs to the goroutine until finish returns.
 type dataSink struct {
 	codec Codec
@@ -39,9 +39,14 @@ type dataSink struct {
 	work    chan chunkBatch // full chunks, to the goroutine
 	free    chan []byte     // chunk buffers, back to the writer
 	pending chunkBatch      // full chunks not yet handed over
-	done    chan struct{}   // closed when the goroutine ends
-	failed  atomic.Bool     // err is set (the writer stops early)
-	ended   bool            // finish or stop was called
+	// made counts the chunk buffers made so far, besides the writer's
+	// first: they are made when none is free, up to sinkBuffers, so
+	// that a small SSTable allocates only the few it fills.
+	made     int
+	chunkLen int
+	done     chan struct{} // closed when the goroutine ends
+	failed   atomic.Bool   // err is set (the writer stops early)
+	ended    bool          // finish or stop was called
 }
 
 // sinkBatch is the number of chunks an asynchronous sink is handed at a
@@ -69,9 +74,7 @@ func newDataSink(codec Codec, chunkLen int, file vfs.File, name string) *dataSin
 		s.work = make(chan chunkBatch, 1)
 		s.free = make(chan []byte, sinkBuffers)
 		s.done = make(chan struct{})
-		for range sinkBuffers - 1 {
-			s.free <- make([]byte, 0, chunkLen)
-		}
+		s.chunkLen = chunkLen
 		go s.run()
 	}
 	return s
@@ -102,6 +105,15 @@ func (s *dataSink) put(chunk []byte) ([]byte, error) {
 	s.pending.chunks[s.pending.n] = chunk
 	if s.pending.n++; s.pending.n == sinkBatch {
 		s.handOver()
+	}
+	select {
+	case b := <-s.free:
+		return b, nil
+	default:
+	}
+	if s.made < sinkBuffers-1 {
+		s.made++
+		return make([]byte, 0, s.chunkLen), nil
 	}
 	return <-s.free, nil
 }
