@@ -16,11 +16,14 @@ import (
 // buffers of about dataFlushSize bytes.
 //
 // With more than one CPU the sink runs on a goroutine of its own (a
-// pipeline of two stages: the writer encodes rows into the next chunk while
-// the sink compresses and writes the previous one), with a fixed set of
+// pipeline of two stages: the writer encodes rows into the next chunks while
+// the sink compresses and writes the previous ones), with a fixed set of
 // chunk buffers passed back and forth, so that nothing is allocated per
-// chunk. Its state (offsets, digest, file length, error) belongs to the
-// goroutine until finish returns.
+// chunk. The writer hands chunks over in batches of sinkBatch: each hand-over
+// to a sink that waits for work wakes its goroutine (a futex call, and often
+// an OS thread to start): about 5 ms of the writer's 80 in the profile of a
+// narrow flush (bench/RESULTS.md, run 10) when every chunk woke it. Its state (offsets, digest, file length, error)
+// belongs to the goroutine until finish returns.
 type dataSink struct {
 	codec Codec
 	file  vfs.File
@@ -32,17 +35,33 @@ type dataSink struct {
 	digest  uint32
 	err     error
 
-	async  bool
-	work   chan []byte   // full chunks, to the goroutine
-	free   chan []byte   // chunk buffers, back to the writer
-	done   chan struct{} // closed when the goroutine ends
-	failed atomic.Bool   // err is set (the writer stops early)
-	ended  bool          // finish or stop was called
+	async   bool
+	work    chan chunkBatch // full chunks, to the goroutine
+	free    chan []byte     // chunk buffers, back to the writer
+	pending chunkBatch      // full chunks not yet handed over
+	// made counts the chunk buffers made so far, besides the writer's
+	// first: they are made when none is free, up to sinkBuffers, so
+	// that a small SSTable allocates only the few it fills.
+	made     int
+	chunkLen int
+	done     chan struct{} // closed when the goroutine ends
+	failed   atomic.Bool   // err is set (the writer stops early)
+	ended    bool          // finish or stop was called
 }
 
-// sinkBuffers is the number of chunk buffers of an asynchronous sink: one
-// the writer fills, one queued, one being compressed.
-const sinkBuffers = 3
+// sinkBatch is the number of chunks an asynchronous sink is handed at a
+// time, and sinkBuffers its number of chunk buffers: a batch the writer
+// collects, one queued, one being compressed, and the chunk being filled.
+const (
+	sinkBatch   = 4
+	sinkBuffers = 3*sinkBatch + 1
+)
+
+// chunkBatch is the chunks of one hand-over, in stream order.
+type chunkBatch struct {
+	chunks [sinkBatch][]byte
+	n      int
+}
 
 func newDataSink(codec Codec, chunkLen int, file vfs.File, name string) *dataSink {
 	s := &dataSink{codec: codec, file: file, name: name}
@@ -52,12 +71,10 @@ func newDataSink(codec Codec, chunkLen int, file vfs.File, name string) *dataSin
 	s.out = appendHeader(s.out, ComponentData)
 	if runtime.GOMAXPROCS(0) > 1 {
 		s.async = true
-		s.work = make(chan []byte, sinkBuffers)
+		s.work = make(chan chunkBatch, 1)
 		s.free = make(chan []byte, sinkBuffers)
 		s.done = make(chan struct{})
-		for range sinkBuffers - 1 {
-			s.free <- make([]byte, 0, chunkLen)
-		}
+		s.chunkLen = chunkLen
 		go s.run()
 	}
 	return s
@@ -65,11 +82,13 @@ func newDataSink(codec Codec, chunkLen int, file vfs.File, name string) *dataSin
 
 func (s *dataSink) run() {
 	defer close(s.done)
-	for chunk := range s.work {
-		if s.err == nil {
-			s.emit(chunk)
+	for batch := range s.work {
+		for _, chunk := range batch.chunks[:batch.n] {
+			if s.err == nil {
+				s.emit(chunk)
+			}
+			s.free <- chunk[:0]
 		}
-		s.free <- chunk[:0]
 	}
 }
 
@@ -83,8 +102,29 @@ func (s *dataSink) put(chunk []byte) ([]byte, error) {
 	if s.failed.Load() {
 		return chunk[:0], s.stop()
 	}
-	s.work <- chunk
+	s.pending.chunks[s.pending.n] = chunk
+	if s.pending.n++; s.pending.n == sinkBatch {
+		s.handOver()
+	}
+	select {
+	case b := <-s.free:
+		return b, nil
+	default:
+	}
+	if s.made < sinkBuffers-1 {
+		s.made++
+		return make([]byte, 0, s.chunkLen), nil
+	}
 	return <-s.free, nil
+}
+
+// handOver sends the pending chunks to the goroutine.
+func (s *dataSink) handOver() {
+	if s.pending.n == 0 {
+		return
+	}
+	s.work <- s.pending
+	s.pending = chunkBatch{}
 }
 
 // emit compresses chunk and queues it for Data.db. A chunk on disk is a
@@ -139,8 +179,9 @@ func (s *dataSink) setErr(err error) {
 // goroutine; the sink's state is the caller's afterwards.
 func (s *dataSink) finish(last []byte) error {
 	if s.async && !s.ended && !s.failed.Load() {
-		s.work <- last
-		<-s.free
+		s.pending.chunks[s.pending.n] = last
+		s.pending.n++
+		s.handOver()
 	} else if !s.async {
 		s.emit(last)
 	}
@@ -154,6 +195,77 @@ func (s *dataSink) finish(last []byte) error {
 // stop ends the goroutine without writing more and returns the sink's
 // error. It may be called more than once.
 func (s *dataSink) stop() error {
+	if s.async && !s.ended {
+		close(s.work)
+		<-s.done
+		s.pending = chunkBatch{} // chunks of a stopped sink are not written
+	}
+	s.ended = true
+	return s.err
+}
+
+// indexSink writes Index.db buffers on a goroutine of its own when there
+// is more than one CPU, so that the writer does not wait in write(2): in a
+// narrow compaction's profile the writer spent about 38 ms of its 290 in
+// Index.db writes (bench/RESULTS.md, run 10). Two buffers pass back and
+// forth: the writer fills one while the goroutine writes the other.
+type indexSink struct {
+	file  vfs.File
+	name  string
+	async bool
+	work  chan []byte
+	free  chan []byte
+	done  chan struct{}
+	err   error // the goroutine's until stop returns
+	ended bool
+}
+
+func newIndexSink(file vfs.File, name string, bufSize int) *indexSink {
+	s := &indexSink{file: file, name: name}
+	if runtime.GOMAXPROCS(0) > 1 {
+		s.async = true
+		s.work = make(chan []byte, 1)
+		s.free = make(chan []byte, 2)
+		s.done = make(chan struct{})
+		s.free <- make([]byte, 0, bufSize)
+		go s.run()
+	}
+	return s
+}
+
+func (s *indexSink) run() {
+	defer close(s.done)
+	for b := range s.work {
+		if s.err == nil {
+			s.write(b)
+		}
+		s.free <- b[:0]
+	}
+}
+
+func (s *indexSink) write(b []byte) {
+	if _, err := s.file.Write(b); err != nil {
+		s.err = fmt.Errorf("sstable: write %s: %w", s.name, err)
+	}
+}
+
+// put hands b over to be written and returns the buffer to fill next. A
+// synchronous sink writes b and returns it, emptied, with the write's
+// error; an asynchronous one reports its errors from stop.
+func (s *indexSink) put(b []byte) ([]byte, error) {
+	if !s.async {
+		if s.err == nil {
+			s.write(b)
+		}
+		return b[:0], s.err
+	}
+	s.work <- b
+	return <-s.free, nil
+}
+
+// stop waits for the writes handed over and returns the first error. It
+// may be called more than once.
+func (s *indexSink) stop() error {
 	if s.async && !s.ended {
 		close(s.work)
 		<-s.done

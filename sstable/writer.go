@@ -57,6 +57,7 @@ type Writer struct {
 	chunk         []byte // uncompressed bytes of the current chunk
 	pos           uint64 // uncompressed stream offset
 	sink          *dataSink
+	indexSink     *indexSink
 	indexOut      []byte
 	indexFileOff  uint64
 	summary       []summaryEntry
@@ -118,6 +119,7 @@ func NewWriter(fs vfs.FS, dir string, gen int, opts WriterOptions) (*Writer, err
 		return nil, err
 	}
 	w.sink = newDataSink(opts.Compression.Codec, opts.Compression.ChunkLength, w.data, FileName(gen, ComponentData))
+	w.indexSink = newIndexSink(w.index, FileName(gen, ComponentIndex), cap(w.indexOut))
 	w.indexOut = appendHeader(w.indexOut, ComponentIndex)
 	w.indexFileOff = 0 // the header is in w.indexOut
 	return w, nil
@@ -405,12 +407,18 @@ func (w *Writer) emitChunk() error {
 	return nil
 }
 
+// flushIndex hands the buffered Index.db bytes to the index sink.
 func (w *Writer) flushIndex() error {
-	if _, err := w.index.Write(w.indexOut); err != nil {
-		return w.fail(fmt.Errorf("sstable: write %s: %w", FileName(w.gen, ComponentIndex), err))
+	if len(w.indexOut) == 0 {
+		return nil
 	}
-	w.indexFileOff += uint64(len(w.indexOut))
-	w.indexOut = w.indexOut[:0]
+	n := len(w.indexOut)
+	next, err := w.indexSink.put(w.indexOut)
+	w.indexOut = next
+	if err != nil {
+		return w.fail(err)
+	}
+	w.indexFileOff += uint64(n)
 	return nil
 }
 
@@ -432,6 +440,9 @@ func (w *Writer) Finish() (*Meta, error) {
 	w.chunk = w.chunk[:0]
 	if err := w.flushIndex(); err != nil {
 		return nil, err
+	}
+	if err := w.indexSink.stop(); err != nil {
+		return nil, w.fail(err)
 	}
 	st := &w.stats
 	if st.Partitions == 0 {
@@ -660,6 +671,9 @@ func (w *Writer) Abort() error {
 	var errs []error
 	if w.sink != nil {
 		_ = w.sink.stop() // its error, if any, was reported; the files go
+	}
+	if w.indexSink != nil {
+		_ = w.indexSink.stop() // as the data sink's
 	}
 	for _, f := range []vfs.File{w.data, w.index} {
 		if f != nil {
