@@ -80,6 +80,7 @@ func serveMain(ctx context.Context, args []string, io stdio, ready chan<- net.Ad
 	adminAddr := fs.String("admin", "", "serve the HTTP/JSON admin endpoint (faults, clock, snapshots, reset, query log) on the loopback `address` (e.g. 127.0.0.1:9050); off by default")
 	manualClock := fs.Bool("manual-clock", false, "run the database on a manual clock, stopped at the start time, that the admin endpoint advances and sets")
 	allowMissingSchema := fs.Bool("allow-missing-schema", false, "start with an empty schema when the data directory holds data but no schema file (the data is kept)")
+	pprofAddr := fs.String("pprof", "", "serve Go's net/http/pprof profiles on the loopback `address` (e.g. 127.0.0.1:6060); off by default")
 	var sf settingFlags
 	sf.register(fs)
 	if err := fs.Parse(args); err != nil {
@@ -198,6 +199,16 @@ func serveMain(ctx context.Context, args []string, io stdio, ready chan<- net.Ad
 	}
 	srv := server.New(backend, cfg.srv)
 	cqlbackend.ReportClients(db.Executor(), srv)
+	if *pprofAddr != "" {
+		stopProf, err := servePprof(*pprofAddr)
+		if err != nil {
+			l.Close()
+			fmt.Fprintf(io.err, "minicass serve: --pprof: %v\n", err)
+			return 1
+		}
+		defer stopProf()
+		logger.Info("pprof", "addr", *pprofAddr)
+	}
 	if *adminAddr != "" {
 		ep, err := admin.Listen(*adminAddr, admin.Options{DB: db, Server: srv, Clock: clock})
 		if err != nil {
