@@ -9,19 +9,19 @@ import (
 
 // servePprof serves Go's runtime profiles (net/http/pprof's handlers under
 // /debug/pprof/) on addr, which must be a loopback address: the profiles
-// expose the process's internals. It returns the function that stops the
-// listener.
-func servePprof(addr string) (stop func(), err error) {
+// expose the process's internals. It returns the address it listens on
+// and the function that stops the listener.
+func servePprof(addr string) (bound string, stop func(), err error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return nil, fmt.Errorf("%s is not a loopback address", addr)
+		return "", nil, fmt.Errorf("%s is not a loopback address", addr)
 	}
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
@@ -31,5 +31,5 @@ func servePprof(addr string) (stop func(), err error) {
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	srv := &http.Server{Handler: mux}
 	go func() { _ = srv.Serve(l) }()
-	return func() { _ = srv.Close() }, nil
+	return l.Addr().String(), func() { _ = srv.Close() }, nil
 }

@@ -207,14 +207,14 @@ func serveMain(ctx context.Context, args []string, io stdio, ready chan<- net.Ad
 	srv := server.New(backend, cfg.srv)
 	cqlbackend.ReportClients(db.Executor(), srv)
 	if *pprofAddr != "" {
-		stopProf, err := servePprof(*pprofAddr)
+		bound, stopProf, err := servePprof(*pprofAddr)
 		if err != nil {
 			l.Close()
 			fmt.Fprintf(io.err, "minicass serve: --pprof: %v\n", err)
 			return 1
 		}
 		defer stopProf()
-		logger.Info("pprof", "addr", *pprofAddr)
+		logger.Info("pprof", "addr", bound)
 	}
 	if *adminAddr != "" {
 		ep, err := admin.Listen(*adminAddr, admin.Options{DB: db, Server: srv, Clock: clock})
