@@ -107,6 +107,10 @@ type Options struct {
 	// input per second, as Cassandra's compaction_throughput (zero means
 	// 64 MiB/s, Cassandra 4.1's default; negative does not throttle).
 	CompactionThroughput int64
+	// CompactionCPUShare paces each compaction to this share of one core's
+	// time besides CompactionThroughput (engine.Options.CompactionCPUShare;
+	// a minicass addition). 0, the default, does not pace.
+	CompactionCPUShare float64
 }
 
 // engineOptions translates Options into the engine's options.
@@ -119,6 +123,7 @@ func (o *Options) engineOptions() engine.Options {
 		ColumnIndexSize:             o.ColumnIndexSize,
 		IgnoreCommitLogReplayErrors: o.IgnoreCommitLogReplayErrors, AllowMissingSchema: o.AllowMissingSchema,
 		BlockCacheSize: o.BlockCacheSize, KeyCacheSize: o.KeyCacheSize, CompactionThroughput: o.CompactionThroughput,
+		CompactionCPUShare: o.CompactionCPUShare,
 	}
 	if o.Clock != nil {
 		eo.Clock = o.Clock

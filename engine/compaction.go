@@ -326,6 +326,7 @@ func (c *compactor) run(ctx context.Context) error {
 	for i := range iters {
 		used = append(used, i)
 	}
+	share := c.e.newCPUShare()
 	parts := make([]data.PartitionSource, 0, len(iters))
 	for n := 0; ; n++ {
 		if n%64 == 0 {
@@ -379,6 +380,9 @@ func (c *compactor) run(ctx context.Context) error {
 			return err
 		}
 		if err := c.e.throttle.acquire(ctx, int64(scanned)); err != nil {
+			return err
+		}
+		if err := share.pace(ctx); err != nil {
 			return err
 		}
 	}

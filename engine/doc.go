@@ -124,7 +124,8 @@
 // compaction is paced by one shared throttle (throttle.go,
 // Options.CompactionThroughput, Cassandra's compaction_throughput, 64 MiB/s
 // of input as stored by default), acquired after each partition with the
-// bytes it read. The switch from inputs to outputs is atomic across crashes
+// bytes it read, and, with Options.CompactionCPUShare, by a pacer that
+// keeps each compaction to a share of one core's time. The switch from inputs to outputs is atomic across crashes
 // through a compaction log (txnlog.go), and readers are reference counted:
 // a read in flight keeps the inputs open until it ends, then their files
 // are removed. Flushes and compactions log partitions past

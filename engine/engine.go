@@ -72,8 +72,11 @@ type Engine struct {
 	bgCancel   context.CancelFunc
 	compactSem chan struct{}
 	throttle   *throttle // Options.CompactionThroughput; nil: unthrottled
-	historyMu  sync.Mutex
-	history    []CompactionRecord
+	// shareHook, when set (by tests), is given each compaction's cpuShare
+	// pacer before it runs, to replace its clock.
+	shareHook func(*cpuShare)
+	historyMu sync.Mutex
+	history   []CompactionRecord
 
 	// bytesFlushed and bytesCompacted count the uncompressed Data.db
 	// bytes written by flushes and compactions (WriteStats).

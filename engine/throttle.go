@@ -69,3 +69,65 @@ func (t *throttle) acquire(ctx context.Context, n int64) error {
 	}
 	return t.sleep(ctx, wait)
 }
+
+// cpuShare paces one compaction to a share of one core's time, a
+// minicass addition to compaction_throughput: the throughput counts bytes
+// as stored on disk, so a compaction of well-compressed data can run at
+// the full speed of a core, far below the byte rate, and take half of a
+// two-core machine from the foreground. After every working stretch of at
+// least minShareStretch it sleeps long enough that the stretch is share of
+// the stretch and the sleep together (the time the compaction waits for the
+// byte throttle or is descheduled counts as working, so a busy machine
+// slows it further). It measures wall-clock time, as the throttle.
+type cpuShare struct {
+	share float64
+	start time.Time // when the current working stretch began
+
+	now   func() time.Time
+	sleep func(ctx context.Context, d time.Duration) error
+}
+
+// minShareStretch is the shortest working stretch cpuShare pauses after:
+// shorter ones are carried on, so that small partitions cost no timer.
+const minShareStretch = 10 * time.Millisecond
+
+// newCPUShare returns the pacer of one compaction at share of a core, or
+// nil (no pacing) for a share of 0 or at least 1.
+func newCPUShare(share float64) *cpuShare {
+	if share <= 0 || share >= 1 {
+		return nil
+	}
+	return &cpuShare{share: share, now: time.Now, sleep: sleepCtx}
+}
+
+// pace ends the current working stretch with a pause if it is long
+// enough; the first call starts the first stretch. It returns early with
+// ctx's error.
+func (c *cpuShare) pace(ctx context.Context) error {
+	if c == nil {
+		return nil
+	}
+	now := c.now()
+	if c.start.IsZero() {
+		c.start = now
+		return nil
+	}
+	worked := now.Sub(c.start)
+	if worked < minShareStretch {
+		return nil
+	}
+	rest := time.Duration(float64(worked) * (1 - c.share) / c.share)
+	err := c.sleep(ctx, rest)
+	c.start = c.now()
+	return err
+}
+
+// newCPUShare returns the pacer of a compaction starting now
+// (Options.CompactionCPUShare), nil when compactions are not paced so.
+func (e *Engine) newCPUShare() *cpuShare {
+	c := newCPUShare(e.opts.CompactionCPUShare)
+	if c != nil && e.shareHook != nil {
+		e.shareHook(c)
+	}
+	return c
+}

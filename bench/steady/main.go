@@ -6,6 +6,7 @@
 //
 //	go run ./bench/steady [-duration 2m] [-clients 64] [-reads 0.25]
 //	                      [-memtable 256MiB] [-minicass PATH] [-json FILE]
+//	                      [-serve-flags "--pprof 127.0.0.1:6060 ..."]
 //
 // It builds cmd/minicass unless -minicass names a binary, starts it on a
 // fresh data directory with --memtable_heap_space, connects gocql clients,
@@ -54,6 +55,13 @@ type second struct {
 	LogBytes  int64   `json:"commitlog_bytes"`
 	DataBytes int64   `json:"data_bytes"`
 	P99Micros float64 `json:"p99_us"`
+	// ServerCPU and ClientCPU are the CPU seconds (user and system) the
+	// server process and this process used in the second: on a shared
+	// machine the CPU per operation is steadier than the operations.
+	ServerCPU float64 `json:"server_cpu_s"`
+	ClientCPU float64 `json:"client_cpu_s"`
+	// Load1 is the machine's one-minute load average at the second's end.
+	Load1 float64 `json:"load1"`
 }
 
 // report is what a run measured.
@@ -85,6 +93,7 @@ func run() error {
 	rssConstant := flag.Int64("rss-constant", 128<<20, "the constant of the RSS verdict, in bytes (runtime, caches, connections)")
 	bin := flag.String("minicass", "", "minicass binary (default: go build ./cmd/minicass)")
 	jsonOut := flag.String("json", "", "write the report as JSON to this file")
+	serveFlags := flag.String("serve-flags", "", "more flags for minicass serve, separated by spaces (e.g. \"--pprof 127.0.0.1:6060 --compaction_throughput 16MiB/s\")")
 	flag.Parse()
 
 	memBytes, err := parseMiB(*memtable)
@@ -103,7 +112,7 @@ func run() error {
 		}
 	}
 	dataDir := filepath.Join(tmp, "data")
-	srv, addr, err := startServe(*bin, dataDir, *memtable)
+	srv, addr, err := startServe(*bin, dataDir, *memtable, strings.Fields(*serveFlags))
 	if err != nil {
 		return err
 	}
@@ -167,6 +176,7 @@ func run() error {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	var lastOps, lastErrs int64
+	lastSrvCPU, lastCliCPU := cpuSeconds(srv.Process.Pid), cpuSeconds(os.Getpid())
 	for at := 1; ; at++ {
 		select {
 		case <-ctx.Done():
@@ -179,11 +189,15 @@ func run() error {
 		total, anon := rss(srv.Process.Pid)
 		s := second{At: at, Ops: o - lastOps, Errors: e - lastErrs, RSSBytes: total, AnonBytes: anon,
 			LogBytes: dirSize(filepath.Join(dataDir, "commitlog")), DataBytes: dirSize(filepath.Join(dataDir, "data")),
-			P99Micros: lat.p99AndReset()}
+			P99Micros: lat.p99AndReset(), Load1: load1()}
+		srvCPU, cliCPU := cpuSeconds(srv.Process.Pid), cpuSeconds(os.Getpid())
+		s.ServerCPU, s.ClientCPU = srvCPU-lastSrvCPU, cliCPU-lastCliCPU
+		lastSrvCPU, lastCliCPU = srvCPU, cliCPU
 		lastOps, lastErrs = o, e
 		rep.Seconds = append(rep.Seconds, s)
-		fmt.Printf("%4ds %8d ops/s %5d errors  p99 %8.0f µs  rss %7.1f MiB (anon %7.1f)  commitlog %7.1f MiB  data %7.1f MiB\n",
-			s.At, s.Ops, s.Errors, s.P99Micros, mib(s.RSSBytes), mib(s.AnonBytes), mib(s.LogBytes), mib(s.DataBytes))
+		fmt.Printf("%4ds %8d ops/s %5d errors  p99 %8.0f µs  rss %7.1f MiB (anon %7.1f)  commitlog %7.1f MiB  data %7.1f MiB  server cpu %4.2f (%5.1f µs/op) client cpu %4.2f  load %.1f\n",
+			s.At, s.Ops, s.Errors, s.P99Micros, mib(s.RSSBytes), mib(s.AnonBytes), mib(s.LogBytes), mib(s.DataBytes),
+			s.ServerCPU, s.ServerCPU*1e6/float64(max(s.Ops, 1)), s.ClientCPU, s.Load1)
 	}
 	wg.Wait()
 	summarize(&rep, *rssConstant)
@@ -234,9 +248,25 @@ func summarize(rep *report, rssConstant int64) {
 		last10 += s.Ops
 	}
 	last10Ops := float64(last10) / float64(len(tail))
+	cpuPerOp := func(ss []second) float64 {
+		var cpu float64
+		var ops int64
+		for _, s := range ss {
+			cpu += s.ServerCPU
+			ops += s.Ops
+		}
+		return cpu * 1e6 / float64(max(ops, 1))
+	}
+	var loads []float64
+	for _, s := range rep.Seconds {
+		loads = append(loads, s.Load1)
+	}
+	slices.Sort(loads)
 	rssBound := float64(rep.MemtableBytes)*1.5 + float64(rssConstant)
 	fmt.Printf("\nmedian %.0f ops/s, first 10 s %.0f ops/s, last 10 s %.0f ops/s, slowest second %d ops/s\n",
 		rep.MedianOps, rep.First10Ops, last10Ops, rep.MinOps)
+	fmt.Printf("server CPU per operation: first 10 s %.1f µs, last 10 s %.1f µs; load average %.1f-%.1f (median %.1f)\n",
+		cpuPerOp(rep.Seconds[:n10]), cpuPerOp(tail), loads[0], loads[len(loads)-1], loads[len(loads)/2])
 	fmt.Printf("max RSS %.1f MiB, of it anonymous %.1f MiB (memtable space %.0f MiB), max commit log %.1f MiB (mapped segments are preallocated)\n",
 		mib(rep.MaxRSS), mib(maxAnon), mib(rep.MemtableBytes), mib(rep.MaxLog))
 	verdict := func(ok bool) string {
@@ -250,10 +280,12 @@ func summarize(rep *report, rssConstant int64) {
 	fmt.Printf("RSS within 1.5x memtable space + %.0f MiB: %s (%.1f of %.1f MiB)\n", mib(rssConstant), verdict(float64(rep.MaxRSS) <= rssBound), mib(rep.MaxRSS), rssBound/(1<<20))
 }
 
-// startServe starts minicass serve on dir and returns it with the address
+// startServe starts minicass serve on dir, with the flags extra besides
+// its own, and returns it with the address
 // it listens on.
-func startServe(bin, dir, memtable string) (*exec.Cmd, string, error) {
-	cmd := exec.Command(bin, "serve", "--data", dir, "--listen", "127.0.0.1:0", "--memtable_heap_space", memtable, "--log-level", "warn")
+func startServe(bin, dir, memtable string, extra []string) (*exec.Cmd, string, error) {
+	args := append([]string{"serve", "--data", dir, "--listen", "127.0.0.1:0", "--memtable_heap_space", memtable, "--log-level", "warn"}, extra...)
+	cmd := exec.Command(bin, args...)
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -339,6 +371,42 @@ func rss(pid int) (total, anon int64) {
 		}
 	}
 	return total, anon
+}
+
+// cpuSeconds returns the user and system CPU seconds process pid has used
+// (fields 14 and 15 of /proc/PID/stat, in clock ticks of 1/100 s), 0 where
+// /proc does not tell.
+func cpuSeconds(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The command name, field 2, is in parentheses and may hold spaces.
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return float64(utime+stime) / 100
+}
+
+// load1 returns the one-minute load average, 0 where /proc does not tell.
+func load1() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(f[0], 64)
+	return v
 }
 
 // dirSize returns the bytes of the files under dir (0 if it is missing).
