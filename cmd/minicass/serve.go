@@ -27,7 +27,7 @@ import (
 //	minicass serve [--listen 127.0.0.1:9042] [--data DIR | --memory] [--auth user:password]
 //	               [--config cassandra.yaml] [--log-level info] [--SETTING VALUE ...]
 //	               [--admin 127.0.0.1:PORT] [--manual-clock] [--pprof 127.0.0.1:PORT]
-//	               [--compaction-cpu-share 0.5]
+//	               [--compaction-cpu-share 0]
 //
 // It binds loopback by default, prints the address it listens on, logs to
 // stderr, and shuts down (closing connections, cancelling requests, then
@@ -81,7 +81,7 @@ func serveMain(ctx context.Context, args []string, io stdio, ready chan<- net.Ad
 	adminAddr := fs.String("admin", "", "serve the HTTP/JSON admin endpoint (faults, clock, snapshots, reset, query log) on the loopback `address` (e.g. 127.0.0.1:9050); off by default")
 	manualClock := fs.Bool("manual-clock", false, "run the database on a manual clock, stopped at the start time, that the admin endpoint advances and sets")
 	allowMissingSchema := fs.Bool("allow-missing-schema", false, "start with an empty schema when the data directory holds data but no schema file (the data is kept)")
-	cpuShare := fs.Float64("compaction-cpu-share", 0.5, "pace each compaction to this share of one core's time, besides compaction_throughput (a minicass addition: the throughput counts compressed bytes); 0 does not pace")
+	cpuShare := fs.Float64("compaction-cpu-share", 0, "pace each compaction to this share of one core's time, besides compaction_throughput (a minicass addition: the throughput counts compressed bytes); 0 does not pace")
 	pprofAddr := fs.String("pprof", "", "serve Go's net/http/pprof profiles on the loopback `address` (e.g. 127.0.0.1:6060); off by default")
 	var sf settingFlags
 	sf.register(fs)
