@@ -275,14 +275,19 @@ func deadView(r *data.Row, outer data.DeletionTime, dropped map[string]schema.Dr
 // deletions, drops tombstones and expired cells and the cells f does not
 // select, and reports whether the row is live. Liveness is decided on all
 // cells, selected or not (Cassandra fetches all columns to decide whether a
-// row exists). Statistics are added to st.
-func liveView(r *data.Row, outer data.DeletionTime, now int64, f columnFilter, dropped map[string]schema.DroppedColumn, st *ReadStats) bool {
+// row exists). Statistics are added to st; dead reports whether a
+// tombstone or expired cell was counted (the tombstone counts grew).
+func liveView(r *data.Row, outer data.DeletionTime, now int64, f columnFilter, dropped map[string]schema.DroppedColumn, st *ReadStats) (live, dead bool) {
 	if !r.Deletion.IsLive() {
 		st.Tombstones.Row++
+		dead = true
 	}
-	st.Tombstones.Collection += len(r.ColumnDeletions)
+	if len(r.ColumnDeletions) > 0 {
+		st.Tombstones.Collection += len(r.ColumnDeletions)
+		dead = true
+	}
 	r.PurgeShadowed(outer)
-	live := r.Liveness.IsLive(now)
+	live = r.Liveness.IsLive(now)
 	if !live {
 		r.Liveness = data.EmptyLiveness
 	}
@@ -292,9 +297,11 @@ func liveView(r *data.Row, outer data.DeletionTime, now int64, f columnFilter, d
 		switch {
 		case c.Kind == data.CellTombstone:
 			st.Tombstones.Cell++
+			dead = true
 			continue
 		case c.IsExpired(now):
 			st.ExpiredCells++
+			dead = true
 			continue
 		}
 		if d, ok := dropped[c.Column]; ok && c.Timestamp <= d.DroppedAt {
@@ -311,5 +318,5 @@ func liveView(r *data.Row, outer data.DeletionTime, now int64, f columnFilter, d
 	if live {
 		st.LiveCells += len(kept)
 	}
-	return live
+	return live, dead
 }
