@@ -23,9 +23,12 @@ import (
 
 // rowMerger merges the row iterators of several sources.
 type rowMerger struct {
-	iters   []data.RowIterator
-	heads   []*data.Row
-	srcIdx  []int // index of each iterator's source in stats.Sources
+	iters  []data.RowIterator
+	heads  []*data.Row
+	srcIdx []int // index of each iterator's source in stats.Sources
+	// owned marks the iterators whose rows are theirs to give away
+	// (ownedRows): a row only they hold is returned as it is, not copied.
+	owned   []bool
 	reverse bool
 	stats   *ReadStats
 	err     error
@@ -46,6 +49,7 @@ type rowMerger struct {
 	itersBuf [inlineSources]data.RowIterator
 	headsBuf [inlineSources]*data.Row
 	idxBuf   [inlineSources]int
+	ownedBuf [inlineSources]bool
 	sameBuf  [inlineSources]int
 	cellsBuf [inlineCells]data.Cell
 }
@@ -57,10 +61,18 @@ const inlineCells = 4
 // the memtable and one SSTable, the common case.
 const inlineSources = 2
 
+// ownedRows is a row iterator whose rows the caller may modify (their
+// fields and arrays, not the bytes they reference) until the next call to
+// Next: each row is decoded afresh into the iterator's own row
+// (sstable's row iterator).
+type ownedRows interface{ OwnedRows() bool }
+
 func (m *rowMerger) add(it data.RowIterator, srcIdx int) {
 	if m.iters == nil {
-		m.iters, m.heads, m.srcIdx, m.same = m.itersBuf[:0], m.headsBuf[:0], m.idxBuf[:0], m.sameBuf[:0]
+		m.iters, m.heads, m.srcIdx, m.same, m.owned = m.itersBuf[:0], m.headsBuf[:0], m.idxBuf[:0], m.sameBuf[:0], m.ownedBuf[:0]
 	}
+	o, ok := it.(ownedRows)
+	m.owned = append(m.owned, ok && o.OwnedRows())
 	m.iters = append(m.iters, it)
 	m.heads = append(m.heads, nil)
 	m.srcIdx = append(m.srcIdx, srcIdx)
@@ -125,6 +137,11 @@ func (m *rowMerger) next() (*data.Row, bool) {
 		return nil, false
 	}
 	first := m.heads[m.same[0]]
+	if len(m.same) == 1 && m.owned[m.same[0]] {
+		// The source decodes its next row into a row of its own at the
+		// next call, which advances it: the caller may change this one.
+		return first, true
+	}
 	if len(m.same) == 1 {
 		m.scratch = *first
 		if m.cells == nil {
@@ -177,7 +194,7 @@ func (m *rowMerger) close() error {
 	// partition), not what they point to.
 	clear(m.iters)
 	clear(m.heads)
-	m.iters, m.heads, m.srcIdx, m.same = m.iters[:0], m.heads[:0], m.srcIdx[:0], m.same[:0]
+	m.iters, m.heads, m.srcIdx, m.same, m.owned = m.iters[:0], m.heads[:0], m.srcIdx[:0], m.same[:0], m.owned[:0]
 	return err
 }
 
