@@ -23,9 +23,12 @@ import (
 
 // rowMerger merges the row iterators of several sources.
 type rowMerger struct {
-	iters   []data.RowIterator
-	heads   []*data.Row
-	srcIdx  []int // index of each iterator's source in stats.Sources
+	iters  []data.RowIterator
+	heads  []*data.Row
+	srcIdx []int // index of each iterator's source in stats.Sources
+	// owned marks the iterators whose rows are theirs to give away
+	// (ownedRows): a row only they hold is returned as it is, not copied.
+	owned   []bool
 	reverse bool
 	stats   *ReadStats
 	err     error
@@ -46,6 +49,7 @@ type rowMerger struct {
 	itersBuf [inlineSources]data.RowIterator
 	headsBuf [inlineSources]*data.Row
 	idxBuf   [inlineSources]int
+	ownedBuf [inlineSources]bool
 	sameBuf  [inlineSources]int
 	cellsBuf [inlineCells]data.Cell
 }
@@ -57,10 +61,18 @@ const inlineCells = 4
 // the memtable and one SSTable, the common case.
 const inlineSources = 2
 
+// ownedRows is a row iterator whose rows the caller may modify (their
+// fields and arrays, not the bytes they reference) until the next call to
+// Next: each row is decoded afresh into the iterator's own row
+// (sstable's row iterator).
+type ownedRows interface{ OwnedRows() bool }
+
 func (m *rowMerger) add(it data.RowIterator, srcIdx int) {
 	if m.iters == nil {
-		m.iters, m.heads, m.srcIdx, m.same = m.itersBuf[:0], m.headsBuf[:0], m.idxBuf[:0], m.sameBuf[:0]
+		m.iters, m.heads, m.srcIdx, m.same, m.owned = m.itersBuf[:0], m.headsBuf[:0], m.idxBuf[:0], m.sameBuf[:0], m.ownedBuf[:0]
 	}
+	o, ok := it.(ownedRows)
+	m.owned = append(m.owned, ok && o.OwnedRows())
 	m.iters = append(m.iters, it)
 	m.heads = append(m.heads, nil)
 	m.srcIdx = append(m.srcIdx, srcIdx)
@@ -125,6 +137,11 @@ func (m *rowMerger) next() (*data.Row, bool) {
 		return nil, false
 	}
 	first := m.heads[m.same[0]]
+	if len(m.same) == 1 && m.owned[m.same[0]] {
+		// The source decodes its next row into a row of its own at the
+		// next call, which advances it: the caller may change this one.
+		return first, true
+	}
 	if len(m.same) == 1 {
 		m.scratch = *first
 		if m.cells == nil {
@@ -177,7 +194,7 @@ func (m *rowMerger) close() error {
 	// partition), not what they point to.
 	clear(m.iters)
 	clear(m.heads)
-	m.iters, m.heads, m.srcIdx, m.same = m.iters[:0], m.heads[:0], m.srcIdx[:0], m.same[:0]
+	m.iters, m.heads, m.srcIdx, m.same, m.owned = m.iters[:0], m.heads[:0], m.srcIdx[:0], m.same[:0], m.owned[:0]
 	return err
 }
 
@@ -275,18 +292,21 @@ func deadView(r *data.Row, outer data.DeletionTime, dropped map[string]schema.Dr
 // deletions, drops tombstones and expired cells and the cells f does not
 // select, and reports whether the row is live. Liveness is decided on all
 // cells, selected or not (Cassandra fetches all columns to decide whether a
-// row exists). Statistics are added to st.
-func liveView(r *data.Row, outer data.DeletionTime, now int64, f columnFilter, dropped map[string]schema.DroppedColumn, st *ReadStats) bool {
+// row exists). Statistics are added to st; dead reports whether a
+// tombstone or expired cell was counted (the tombstone counts grew).
+func liveView(r *data.Row, outer data.DeletionTime, now int64, f columnFilter, dropped map[string]schema.DroppedColumn, st *ReadStats) (live, dead bool) {
 	if !r.Deletion.IsLive() && st.counts(r.Deletion.LocalDeletionTime) {
 		st.Tombstones.Row++
+		dead = true
 	}
 	for i := range r.ColumnDeletions {
 		if st.counts(r.ColumnDeletions[i].Deletion.LocalDeletionTime) {
 			st.Tombstones.Collection++
+			dead = true
 		}
 	}
 	r.PurgeShadowed(outer)
-	live := r.Liveness.IsLive(now)
+	live = r.Liveness.IsLive(now)
 	if !live {
 		r.Liveness = data.EmptyLiveness
 	}
@@ -297,11 +317,13 @@ func liveView(r *data.Row, outer data.DeletionTime, now int64, f columnFilter, d
 		case c.Kind == data.CellTombstone:
 			if st.counts(c.LocalDeletionTime) {
 				st.Tombstones.Cell++
+				dead = true
 			}
 			continue
 		case c.IsExpired(now):
 			if st.counts(c.LocalDeletionTime) {
 				st.ExpiredCells++
+				dead = true
 			}
 			continue
 		}
@@ -319,5 +341,5 @@ func liveView(r *data.Row, outer data.DeletionTime, now int64, f columnFilter, d
 	if live {
 		st.LiveCells += len(kept)
 	}
-	return live
+	return live, dead
 }

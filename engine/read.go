@@ -57,6 +57,9 @@ type Partition struct {
 	peeked    *data.Row
 	done      bool
 	err       error
+	// home is the allocation of a partition read (ReadPartition), which
+	// Release gives back to partitionReadPool; nil for a scan's partitions.
+	home *partitionRead
 }
 
 // Key returns the partition key.
@@ -182,6 +185,22 @@ func (p *Partition) Close() error {
 	return p.err
 }
 
+// Release closes the partition, if it is not closed, and gives its memory
+// (the partition, its statistics and its sources) back to the engine for
+// the next ReadPartition. Neither the partition, nor its Stats, nor a row
+// it returned may be used afterwards. Calling Release is optional: a
+// partition that is not released is left to the garbage collector, which
+// is what a caller reading Stats after Close needs.
+func (p *Partition) Release() {
+	_ = p.Close()
+	h := p.home
+	if h == nil {
+		return
+	}
+	p.home = nil
+	partitionReadPool.Put(h)
+}
+
 // partitionReader yields the live rows of one partition.
 type partitionReader struct {
 	merger   rowMerger
@@ -220,15 +239,18 @@ func (r *partitionReader) next() (*data.Row, bool) {
 			}
 			continue
 		}
-		live := liveView(row, outer, r.now, r.cols, r.dropped, r.stats)
+		live, dead := liveView(row, outer, r.now, r.cols, r.dropped, r.stats)
 		if r.strict && live && row.Liveness.IsEmpty() {
 			// A view row with a base column in its key lives only by
 			// its primary-key liveness (schema.Table.StrictLiveness).
 			live = false
 		}
-		if err := r.stats.checkTombstones(); err != nil {
-			r.merger.err = err
-			return nil, false
+		if dead {
+			// The tombstone counts only grow when liveView met one.
+			if err := r.stats.checkTombstones(); err != nil {
+				r.merger.err = err
+				return nil, false
+			}
 		}
 		if live {
 			return row, true
@@ -322,8 +344,10 @@ func (e *Engine) openPartition(p *Partition, ctx context.Context, token int64, k
 		if deadView(static, r.deletion, rs.dropped) {
 			p.static = static
 		}
-	} else if static != nil && liveView(static, r.deletion, rs.now, rs.cols, rs.dropped, st) {
-		p.static = static
+	} else if static != nil {
+		if live, _ := liveView(static, r.deletion, rs.now, rs.cols, rs.dropped, st); live {
+			p.static = static
+		}
 	}
 	for _, pt := range parts {
 		src := st.source(pt.src)
@@ -346,6 +370,10 @@ type partitionRead struct {
 	srcBuf [inlineSources]SourceStats
 	srcs   readSources
 }
+
+// partitionReadPool recycles the partitionReads that Partition.Release
+// gives back.
+var partitionReadPool = sync.Pool{New: func() any { return new(partitionRead) }}
 
 func indexOf(st *ReadStats, src Source) int {
 	for i := range st.Sources {
@@ -372,7 +400,9 @@ func (e *Engine) ReadPartition(ctx context.Context, t *schema.Table, key []byte,
 	if len(key) == 0 {
 		return nil, ErrEmptyKey
 	}
-	h := new(partitionRead)
+	h := partitionReadPool.Get().(*partitionRead)
+	// resolve and openPartition set st and p whole; the sources are set
+	// by sourcesInto, and srcBuf's entries by ReadStats.source.
 	rs := e.resolve(&opts, &h.st)
 	h.st.Sources = h.srcBuf[:0]
 	rs.dropped = t.Dropped
@@ -418,6 +448,7 @@ func (e *Engine) ReadPartition(ctx context.Context, t *schema.Table, key []byte,
 	}
 	p := &h.p
 	e.openPartition(p, ctx, token, key, parts, &opts, rs, nil)
+	p.home = h
 	if opts.Limit > 0 {
 		p.readLimit = opts.Limit
 		p.shared = &p.readLimit

@@ -571,6 +571,12 @@ func (it *rowIter) Next() (*data.Row, bool) {
 // Err returns the first error met.
 func (it *rowIter) Err() error { return it.err }
 
+// OwnedRows reports that the caller may modify the row Next returns (its
+// fields, cells and column deletions, not the bytes they reference) until
+// the next call to Next or Close: Next decodes every row afresh into the
+// iterator's row, assigning each field (data.Decoder.RowInto).
+func (it *rowIter) OwnedRows() bool { return true }
+
 // Close releases the iterator and adds what it read to the partition's and
 // the Reader's ReadStats.
 func (it *rowIter) Close() error {

@@ -212,6 +212,7 @@ func BenchmarkPointRead(b *testing.B) {
 			if err := p.Close(); err != nil || n != 1 {
 				b.Fatalf("read %d rows: %v", n, err)
 			}
+			p.Release()
 		}
 		for _, k := range keys { // hot: every partition read once
 			read(k)
@@ -325,6 +326,7 @@ func BenchmarkLatest10(b *testing.B) {
 					if err := p.Close(); err != nil || n != 10 {
 						b.Fatalf("read %d rows: %v", n, err)
 					}
+					p.Release()
 				}
 			})
 			b.Run(fmt.Sprintf("width=%d/%s/store=pebble", w, dir), func(b *testing.B) {
