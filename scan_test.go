@@ -302,7 +302,7 @@ func BenchmarkScanRow(b *testing.B) {
 	var ts time.Time
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := scanRow(cols, row, []any{&k, &v, &ts}, nil); err != nil {
+		if err := scanRow(cols, row, []any{&k, &v, &ts}, nil, 1); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -409,13 +409,13 @@ func TestScanHugeDecimalIntoFloat(t *testing.T) {
 // value is copied on its own.
 func TestCopyBlobArena(t *testing.T) {
 	var arena []byte
-	require.Nil(t, copyBlob(&arena, nil))
-	empty := copyBlob(&arena, []byte{})
+	require.Nil(t, copyBlob(&arena, nil, 4))
+	empty := copyBlob(&arena, []byte{}, 4)
 	require.NotNil(t, empty)
 	require.Empty(t, empty)
 	src := []byte("abc")
-	a := copyBlob(&arena, src)
-	b := copyBlob(&arena, []byte("xyz"))
+	a := copyBlob(&arena, src, 4)
+	b := copyBlob(&arena, []byte("xyz"), 3)
 	src[0] = 'z'
 	require.Equal(t, []byte("abc"), a)
 	require.Equal(t, len(a), cap(a))
@@ -424,7 +424,7 @@ func TestCopyBlobArena(t *testing.T) {
 	require.Equal(t, []byte("xyz"), b)
 	big := make([]byte, blobArenaBlock)
 	before := len(arena)
-	c := copyBlob(&arena, big)
+	c := copyBlob(&arena, big, 1)
 	require.Len(t, c, blobArenaBlock)
 	require.Equal(t, before, len(arena))
 }
