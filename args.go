@@ -99,7 +99,12 @@ const inlineValues = 4
 // splitArgs separates options from bind values. When no argument is an
 // option, values is args itself (not copied).
 func splitArgs(args []any) (p *cql.Params, values []any) {
-	ca := &callArgs{}
+	return splitArgsInto(&callArgs{}, args)
+}
+
+// splitArgsInto is splitArgs with the call's parameters held in ca, which
+// the caller allocates (with the Rows of the call, for Stmt.Query).
+func splitArgsInto(ca *callArgs, args []any) (p *cql.Params, values []any) {
 	p = &ca.p
 	opts := 0
 	for _, a := range args {

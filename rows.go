@@ -29,6 +29,8 @@ type Rows struct {
 	res *cql.Result
 	err error
 	pos int // index of the current row + 1; 0 before the first Next
+	// blobs is the arena Scan copies blob values from (see copyBlob).
+	blobs []byte
 }
 
 func errRows(err error) *Rows { return &Rows{err: err} }
@@ -147,7 +149,7 @@ func (r *Rows) Scan(dest ...any) error {
 	if r.res == nil || r.pos < 1 || r.pos > len(r.res.Rows) {
 		return fmt.Errorf("%w: Scan called without a successful Next", ErrScan)
 	}
-	return scanRow(r.res.Columns, r.res.Rows[r.pos-1], dest)
+	return scanRow(r.res.Columns, r.res.Rows[r.pos-1], dest, &r.blobs, len(r.res.Rows)-r.pos+1)
 }
 
 // ScanOne scans the first row into dest and closes the rows. It returns
@@ -214,12 +216,12 @@ func (r *Rows) All() iter.Seq2[Row, error] {
 	}
 }
 
-func scanRow(cols []Column, vals [][]byte, dest []any) error {
+func scanRow(cols []Column, vals [][]byte, dest []any, arena *[]byte, rowsLeft int) error {
 	if len(dest) != len(cols) {
 		return fmt.Errorf("%w: %d destinations for %d columns", ErrScan, len(dest), len(cols))
 	}
 	for i, d := range dest {
-		if err := scanValue(d, cols[i].Type, vals[i]); err != nil {
+		if err := scanValueInto(d, cols[i].Type, vals[i], arena, rowsLeft); err != nil {
 			return fmt.Errorf("column %s (%s): %w", cols[i].Name, cols[i].Type, err)
 		}
 	}
@@ -273,7 +275,7 @@ func (r Row) Map() map[string]any {
 }
 
 // Scan copies the row's columns into dest as Rows.Scan does.
-func (r Row) Scan(dest ...any) error { return scanRow(r.cols, r.vals, dest) }
+func (r Row) Scan(dest ...any) error { return scanRow(r.cols, r.vals, dest, nil, 1) }
 
 // String formats the row with CQL literals, e.g. "k=1 v='a'".
 func (r Row) String() string {

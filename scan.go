@@ -38,8 +38,20 @@ var (
 // scanValue stores the serialized value b of type t into dest, which must be
 // a non-nil pointer. The conversions are listed on Rows.Scan.
 func scanValue(dest any, t types.Type, b []byte) error {
+	return scanValueInto(dest, t, b, nil, 1)
+}
+
+// scanValueInto is scanValue with an arena for the copies of blobs scanned
+// into *[]byte (see copyBlob); a nil arena gives each copy its own
+// allocation. rowsLeft is the number of rows still to be scanned with the
+// arena, this one included.
+func scanValueInto(dest any, t types.Type, b []byte, arena *[]byte, rowsLeft int) error {
 	if u, ok := dest.(Unmarshaler); ok {
 		return u.UnmarshalCQL(t, b)
+	}
+	if d, ok := dest.(*[]byte); ok && d != nil && t.Kind == types.Blob {
+		*d = copyBlob(arena, b, rowsLeft)
+		return nil
 	}
 	if ok, err := scanFast(dest, t, b); ok {
 		return err
@@ -403,6 +415,32 @@ func signed(b []byte) int64 {
 
 func overflow(t types.Type, n int64, v reflect.Value) error {
 	return fmt.Errorf("%w: %s value %d overflows %s", ErrScan, t, n, v.Type())
+}
+
+// blobArenaBlock is the largest block copyBlob carves copies from.
+const blobArenaBlock = 1024
+
+// copyBlob returns a copy of b (nil for null, an empty non-nil slice for the
+// empty value). With an arena, copies of values up to a quarter of
+// blobArenaBlock are carved from shared blocks, each copy's capacity capped
+// at its length so that appending to it reallocates: the caller owns the
+// copy as if it were allocated alone, and a page of rows scanned on one Rows
+// allocates a few blocks instead of one slice per value. A new block is
+// sized for rowsLeft values of b's length (at most blobArenaBlock), so a
+// page of ten small values takes one block of about their size.
+func copyBlob(arena *[]byte, b []byte, rowsLeft int) []byte {
+	if b == nil {
+		return nil
+	}
+	if arena == nil || len(b) == 0 || len(b) > blobArenaBlock/4 {
+		return append([]byte{}, b...)
+	}
+	if cap(*arena)-len(*arena) < len(b) {
+		*arena = make([]byte, 0, min(blobArenaBlock, max(len(b), 16)*max(rowsLeft, 1)))
+	}
+	start := len(*arena)
+	*arena = append(*arena, b...)
+	return (*arena)[start:len(*arena):len(*arena)]
 }
 
 // scanFast handles the most common destinations without reflection. It

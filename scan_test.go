@@ -302,7 +302,7 @@ func BenchmarkScanRow(b *testing.B) {
 	var ts time.Time
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := scanRow(cols, row, []any{&k, &v, &ts}); err != nil {
+		if err := scanRow(cols, row, []any{&k, &v, &ts}, nil, 1); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -401,4 +401,30 @@ func TestScanHugeDecimalIntoFloat(t *testing.T) {
 		require.NoError(t, db.Query(ctx, "SELECT v FROM ks.d WHERE k = ?", k).ScanOne(&f))
 		assert.True(t, want == f, "k=%d: got %v, want %v", k, f, want)
 	}
+}
+
+// TestCopyBlobArena checks that blob copies carved from a Rows' arena behave
+// as separately allocated slices: null stays nil, empty stays empty and
+// non-nil, appending to one copy leaves the next one intact, and a large
+// value is copied on its own.
+func TestCopyBlobArena(t *testing.T) {
+	var arena []byte
+	require.Nil(t, copyBlob(&arena, nil, 4))
+	empty := copyBlob(&arena, []byte{}, 4)
+	require.NotNil(t, empty)
+	require.Empty(t, empty)
+	src := []byte("abc")
+	a := copyBlob(&arena, src, 4)
+	b := copyBlob(&arena, []byte("xyz"), 3)
+	src[0] = 'z'
+	require.Equal(t, []byte("abc"), a)
+	require.Equal(t, len(a), cap(a))
+	a = append(a, '!')
+	require.Equal(t, []byte("abc!"), a)
+	require.Equal(t, []byte("xyz"), b)
+	big := make([]byte, blobArenaBlock)
+	before := len(arena)
+	c := copyBlob(&arena, big, 1)
+	require.Len(t, c, blobArenaBlock)
+	require.Equal(t, before, len(arena))
 }

@@ -55,10 +55,16 @@ func (st *Stmt) Exec(ctx context.Context, args ...any) error {
 // Query runs the statement with args and returns its rows; see
 // Session.Query.
 func (st *Stmt) Query(ctx context.Context, args ...any) *Rows {
-	p, values := splitArgs(args)
+	// One allocation holds the call's parameters and its Rows.
+	qc := &struct {
+		rows Rows
+		args callArgs
+	}{}
+	p, values := splitArgsInto(&qc.args, args)
 	res, err := st.run(ctx, p, values)
 	if err != nil {
 		return errRows(err)
 	}
-	return &Rows{res: res}
+	qc.rows.res = res
+	return &qc.rows
 }

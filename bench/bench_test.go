@@ -301,6 +301,54 @@ func BenchmarkAPIvsEngineInsert(b *testing.B) {
 	}
 }
 
+// BenchmarkAPIvsEngineLatest10 reads the last ten rows of one partition of
+// 1,000 rows (in the memtable) through the Go API (the prepared SELECT ...
+// ORDER BY c DESC LIMIT 10, every row scanned) and through the engine's
+// ReadPartition (Limit 10, Reverse), in alternating chunks of 256 reads in
+// one process, and reports each path's ns/read and their ratio (target: at
+// most 1.5). Both stores hold the same rows. One op is one read on each path.
+func BenchmarkAPIvsEngineLatest10(b *testing.B) {
+	api := openCQL(b)
+	raw := openEngine(b, noFlush)
+	ctx := context.Background()
+	for i := range 1_000 {
+		if err := api.Write(ctx, 0, int64(i), benchValue); err != nil {
+			b.Fatal(err)
+		}
+		if err := raw.Write(ctx, 0, int64(i), benchValue); err != nil {
+			b.Fatal(err)
+		}
+	}
+	const chunk = 256
+	var apiTime, rawTime time.Duration
+	b.ReportAllocs()
+	b.ResetTimer()
+	for done := 0; done < b.N; {
+		n := min(chunk, b.N-done)
+		start := time.Now()
+		for range n {
+			if got, err := api.Read(ctx, 0, 10, true); err != nil || got != 10 {
+				b.Fatalf("api read %d rows: %v", got, err)
+			}
+		}
+		mid := time.Now()
+		for range n {
+			if got, err := raw.Read(ctx, 0, 10, true); err != nil || got != 10 {
+				b.Fatalf("engine read %d rows: %v", got, err)
+			}
+		}
+		apiTime += mid.Sub(start)
+		rawTime += time.Since(mid)
+		done += n
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(apiTime)/float64(b.N), "api-ns/read")
+	b.ReportMetric(float64(rawTime)/float64(b.N), "engine-ns/read")
+	if rawTime > 0 {
+		b.ReportMetric(float64(apiTime)/float64(rawTime), "api/engine")
+	}
+}
+
 // BenchmarkSSTableOverlap reads partitions whose rows are spread over 1, 4
 // and 16 SSTables with overlapping clustering ranges (row c of a partition
 // is in SSTable c mod n), so no SSTable can be skipped: a read merges n
