@@ -70,8 +70,9 @@ func (p *selectPlan) openPartition(ctx context.Context, q *plan.Execution, key [
 // closePartition ends a read opened by openPartition: the rows its consumer
 // did not take are still read (so that the read's statistics, its trace
 // and its tombstone warning are those of the whole read, however soon the
-// consumer stopped), the engine's partition is closed, and the read is
-// traced.
+// consumer stopped), the engine's partition is closed, the read is traced,
+// and the partition is released (engine.Partition.Release): sp.static and
+// the rows it gave are not valid afterwards.
 func (p *selectPlan) closePartition(q *plan.Execution, sp *selPart) error {
 	part := sp.live
 	if part == nil {
@@ -110,6 +111,9 @@ func (p *selectPlan) closePartition(q *plan.Execution, sp *selPart) error {
 			p.traceSinglePartition(q, sp.key, part.Stats())
 		}
 	}
+	// Nothing of the read is used past this point (its rows were copied or
+	// consumed, its statistics read): the engine may reuse its memory.
+	part.Release()
 	return nil
 }
 
