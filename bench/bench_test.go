@@ -272,21 +272,32 @@ func BenchmarkAPIvsEngineInsert(b *testing.B) {
 	api := openCQL(b)
 	raw := openEngine(b, noFlush)
 	ctx := context.Background()
+	b.ResetTimer()
+	interleavePaths(b, "row", func(i int) error {
+		return api.Write(ctx, int64(i), 0, benchValue)
+	}, func(i int) error {
+		return raw.Write(ctx, int64(i), 0, benchValue)
+	})
+}
+
+// interleavePaths runs op i of b.N on the Go API path (api) and on the
+// engine path (raw) in alternating chunks of 256, so that both see the
+// same machine, and reports each path's ns per unit and their ratio.
+func interleavePaths(b *testing.B, unit string, api, raw func(i int) error) {
 	const chunk = 256
 	var apiTime, rawTime time.Duration
-	b.ResetTimer()
 	for done := 0; done < b.N; {
 		n := min(chunk, b.N-done)
 		start := time.Now()
 		for i := done; i < done+n; i++ {
-			if err := api.Write(ctx, int64(i), 0, benchValue); err != nil {
-				b.Fatal(err)
+			if err := api(i); err != nil {
+				b.Fatalf("api: %v", err)
 			}
 		}
 		mid := time.Now()
 		for i := done; i < done+n; i++ {
-			if err := raw.Write(ctx, int64(i), 0, benchValue); err != nil {
-				b.Fatal(err)
+			if err := raw(i); err != nil {
+				b.Fatalf("engine: %v", err)
 			}
 		}
 		apiTime += mid.Sub(start)
@@ -294,8 +305,8 @@ func BenchmarkAPIvsEngineInsert(b *testing.B) {
 		done += n
 	}
 	b.StopTimer()
-	b.ReportMetric(float64(apiTime)/float64(b.N), "api-ns/row")
-	b.ReportMetric(float64(rawTime)/float64(b.N), "engine-ns/row")
+	b.ReportMetric(float64(apiTime)/float64(b.N), "api-ns/"+unit)
+	b.ReportMetric(float64(rawTime)/float64(b.N), "engine-ns/"+unit)
 	if rawTime > 0 {
 		b.ReportMetric(float64(apiTime)/float64(rawTime), "api/engine")
 	}
@@ -319,34 +330,17 @@ func BenchmarkAPIvsEngineLatest10(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	const chunk = 256
-	var apiTime, rawTime time.Duration
+	read := func(st Store) func(int) error {
+		return func(int) error {
+			if got, err := st.Read(ctx, 0, 10, true); err != nil || got != 10 {
+				return fmt.Errorf("read %d rows: %v", got, err)
+			}
+			return nil
+		}
+	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	for done := 0; done < b.N; {
-		n := min(chunk, b.N-done)
-		start := time.Now()
-		for range n {
-			if got, err := api.Read(ctx, 0, 10, true); err != nil || got != 10 {
-				b.Fatalf("api read %d rows: %v", got, err)
-			}
-		}
-		mid := time.Now()
-		for range n {
-			if got, err := raw.Read(ctx, 0, 10, true); err != nil || got != 10 {
-				b.Fatalf("engine read %d rows: %v", got, err)
-			}
-		}
-		apiTime += mid.Sub(start)
-		rawTime += time.Since(mid)
-		done += n
-	}
-	b.StopTimer()
-	b.ReportMetric(float64(apiTime)/float64(b.N), "api-ns/read")
-	b.ReportMetric(float64(rawTime)/float64(b.N), "engine-ns/read")
-	if rawTime > 0 {
-		b.ReportMetric(float64(apiTime)/float64(rawTime), "api/engine")
-	}
+	interleavePaths(b, "read", read(api), read(raw))
 }
 
 // BenchmarkSSTableOverlap reads partitions whose rows are spread over 1, 4
