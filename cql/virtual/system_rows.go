@@ -365,7 +365,7 @@ func typeRows(ks *schema.Keyspace) []Values {
 		names := make([]string, len(t.UDT.Fields))
 		typs := make([]string, len(t.UDT.Fields))
 		for i, f := range t.UDT.Fields {
-			names[i], typs[i] = f, t.Params[i].String()
+			names[i], typs[i] = f, t.DeclaredField(i).String()
 		}
 		out = append(out, Values{
 			"keyspace_name": TextV(ks.Name),

@@ -236,7 +236,7 @@ func typeCQL(t types.Type) string {
 		if i > 0 {
 			b.WriteString(",\n")
 		}
-		b.WriteString("    " + describe.QuoteIdent(f) + " " + t.Params[i].String())
+		b.WriteString("    " + describe.QuoteIdent(f) + " " + t.DeclaredField(i).String())
 	}
 	b.WriteString("\n);")
 	return b.String()
