@@ -62,6 +62,11 @@ import (
 //	succeeds            the statements execute without an error: the
 //	                    assertion of a Java test that only runs them (a
 //	                    JUnit test passes when nothing throws); counted
+//	recreate-described from=A to=B
+//	                    runs the DESCRIBE statement of the input, replaces A
+//	                    by B in the first row's create_statement and executes
+//	                    that, as KeywordTestBase re-creates a described table
+//	                    in another keyspace; counted: the text must execute
 //	execute batch=T     (also succeeds and error) the input's statements are
 //	                    sent as one protocol BATCH of type T (LOGGED,
 //	                    UNLOGGED or COUNTER), each statement with "? " values
@@ -222,6 +227,13 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 		return h.check(t, d, h.execute(d.Input), "")
 	case "execute":
 		return h.check(t, d, h.executeDirective(t, d), "")
+	case "recreate-described":
+		h.tally.assertions++
+		var from, to string
+		d.ScanArgs(t, "from", &from)
+		d.ScanArgs(t, "to", &to)
+		got := h.recreateDescribed(d.Input, from, to)
+		return h.verdict(t, d, got == "", got)
 	case "succeeds":
 		h.tally.assertions++
 		got := h.executeDirective(t, d)
@@ -385,6 +397,30 @@ func (h *conformanceHarness) executeDirective(t *testing.T, d *datadriven.TestDa
 	}
 	if err := h.batch(t, d); err != nil {
 		return "error: " + errorText(err)
+	}
+	return ""
+}
+
+// recreateDescribed runs the DESCRIBE statement input and executes the
+// create_statement of its first row with from replaced by to, returning the
+// error's text (empty when it executes).
+func (h *conformanceHarness) recreateDescribed(input, from, to string) string {
+	res, err := h.query(input)
+	if err != nil {
+		return "error: " + errorText(err)
+	}
+	col := -1
+	for i, c := range res.Columns {
+		if c.Name == "create_statement" {
+			col = i
+		}
+	}
+	if col < 0 || len(res.Rows) == 0 {
+		return "DESCRIBE gave no create_statement"
+	}
+	stmt := strings.ReplaceAll(string(res.Rows[0][col]), from, to)
+	if _, err := h.s.Query(context.Background(), stmt, nil); err != nil {
+		return "error: " + errorText(err) + "\n" + stmt
 	}
 	return ""
 }
