@@ -335,6 +335,20 @@ func (c *CompileCtx) CompileSelector(tbl *schema.Table, e parser.Expr) (Selector
 		}
 		// Named as Cassandra's TypeCast prints: (int)42, (int)?.
 		label := "(" + e.Type.String() + ")" + c.termText(e.Expr)
+		if readsColumns(e.Expr) {
+			// Selectable.WithTypeHint: a hint over a selector that reads
+			// columns ((int)((c - a) % d)) prepares that selector, which
+			// must be assignable to the hinted type, and names it by the
+			// hint's text.
+			s, err := c.CompileSelector(tbl, e.Expr)
+			if err != nil {
+				return nil, err
+			}
+			if typeAssignment(s.Typ(), t) == notAssignable {
+				return nil, query.Invalidf("Cannot assign value %s to %s of type %s", label, label, t)
+			}
+			return renamedSel{Selector: s, label: label}, nil
+		}
 		tm, err := c.CompileTerm(e.Expr, Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: label, Typ: t})
 		if err != nil {
 			return nil, err
@@ -342,6 +356,59 @@ func (c *CompileCtx) CompileSelector(tbl *schema.Table, e parser.Expr) (Selector
 		return termSelector(label, t, tm), nil
 	}
 	return nil, query.Invalidf("Unsupported selector %s", e)
+}
+
+// renamedSel is a selector under another name (a type hint's text).
+type renamedSel struct {
+	Selector
+	label string
+}
+
+func (s renamedSel) Name() string { return s.label }
+
+// readsColumns reports whether the selector expression e refers to a column
+// anywhere (a bare name in a selector is a column reference).
+func readsColumns(e parser.Expr) bool {
+	switch e := e.(type) {
+	case *parser.ColumnRef, *parser.CellMeta:
+		return true
+	case *parser.BinaryExpr:
+		return readsColumns(e.Left) || readsColumns(e.Right)
+	case *parser.Neg:
+		return readsColumns(e.Expr)
+	case *parser.TypeHint:
+		return readsColumns(e.Expr)
+	case *parser.Cast:
+		return readsColumns(e.Expr)
+	case *parser.FieldAccess:
+		return readsColumns(e.Expr)
+	case *parser.ElementAccess:
+		return readsColumns(e.Expr)
+	case *parser.FuncCall:
+		return e.Star || anyReadsColumns(e.Args)
+	case *parser.TupleLit:
+		return anyReadsColumns(e.Elems)
+	case *parser.ListLit:
+		return anyReadsColumns(e.Elems)
+	case *parser.SetLit:
+		return anyReadsColumns(e.Elems)
+	case *parser.MapLit:
+		for _, en := range e.Entries {
+			if readsColumns(en.Key) || readsColumns(en.Value) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func anyReadsColumns(es []parser.Expr) bool {
+	for _, e := range es {
+		if readsColumns(e) {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *CompileCtx) compileSelectorCall(tbl *schema.Table, e *parser.FuncCall) (Selector, error) {
