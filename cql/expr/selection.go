@@ -11,7 +11,6 @@ import (
 	"github.com/minicass/minicass/partitioner"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
-	"github.com/minicass/minicass/wire"
 )
 
 // Selector is one compiled selector of a SELECT clause. Selectors are
@@ -191,7 +190,7 @@ func (s *funcSel) NewEval() Evaluator {
 	return newCallEval(s.args, func(q *query.Execution, vals [][]byte) ([]byte, error) {
 		b, err := s.fn.impl(q, vals)
 		if err != nil {
-			return nil, &query.Error{Code: wire.CodeFunctionFailure, Message: fmt.Sprintf("execution of 'system.%s[%s]' failed: %v", s.fn.name, s.fn.argList(), err)}
+			return nil, functionError(s.fn, err)
 		}
 		return b, nil
 	})
@@ -335,6 +334,20 @@ func (c *CompileCtx) CompileSelector(tbl *schema.Table, e parser.Expr) (Selector
 		}
 		// Named as Cassandra's TypeCast prints: (int)42, (int)?.
 		label := "(" + e.Type.String() + ")" + c.termText(e.Expr)
+		if readsColumns(e.Expr) {
+			// Selectable.WithTypeHint: a hint over a selector that reads
+			// columns ((int)((c - a) % d)) prepares that selector, which
+			// must be assignable to the hinted type, and names it by the
+			// hint's text.
+			s, err := c.CompileSelector(tbl, e.Expr)
+			if err != nil {
+				return nil, err
+			}
+			if typeAssignment(s.Typ(), t) == notAssignable {
+				return nil, query.Invalidf("Cannot assign value %s to %s of type %s", label, label, t)
+			}
+			return renamedSel{Selector: s, label: label}, nil
+		}
 		tm, err := c.CompileTerm(e.Expr, Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: label, Typ: t})
 		if err != nil {
 			return nil, err
@@ -342,6 +355,155 @@ func (c *CompileCtx) CompileSelector(tbl *schema.Table, e parser.Expr) (Selector
 		return termSelector(label, t, tm), nil
 	}
 	return nil, query.Invalidf("Unsupported selector %s", e)
+}
+
+// renamedSel is a selector under another name (a type hint's text).
+type renamedSel struct {
+	Selector
+	label string
+}
+
+func (s renamedSel) Name() string { return s.label }
+
+// readsColumns reports whether the selector expression e refers to a column
+// anywhere (a bare name in a selector is a column reference).
+func readsColumns(e parser.Expr) bool {
+	switch e := e.(type) {
+	case *parser.ColumnRef, *parser.CellMeta:
+		return true
+	case *parser.BinaryExpr:
+		return readsColumns(e.Left) || readsColumns(e.Right)
+	case *parser.Neg:
+		return readsColumns(e.Expr)
+	case *parser.TypeHint:
+		return readsColumns(e.Expr)
+	case *parser.Cast:
+		return readsColumns(e.Expr)
+	case *parser.FieldAccess:
+		return readsColumns(e.Expr)
+	case *parser.ElementAccess:
+		return readsColumns(e.Expr)
+	case *parser.FuncCall:
+		return e.Star || anyReadsColumns(e.Args)
+	case *parser.TupleLit:
+		return anyReadsColumns(e.Elems)
+	case *parser.ListLit:
+		return anyReadsColumns(e.Elems)
+	case *parser.SetLit:
+		return anyReadsColumns(e.Elems)
+	case *parser.MapLit:
+		for _, en := range e.Entries {
+			if readsColumns(en.Key) || readsColumns(en.Value) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func anyReadsColumns(es []parser.Expr) bool {
+	for _, e := range es {
+		if readsColumns(e) {
+			return true
+		}
+	}
+	return false
+}
+
+// isLiteralTerm reports whether a function argument in a selection is a
+// term whose type comes from the function it is passed to: a constant, a
+// bind marker, or a type hint of either (floor(ts, 1h), textAsBlob('a')).
+func isLiteralTerm(e parser.Expr) bool {
+	if _, ok := negativeConstant(e); ok {
+		return true
+	}
+	switch e := e.(type) {
+	case *parser.Constant, *parser.BindMarker:
+		return true
+	case *parser.TypeHint:
+		return !readsColumns(e.Expr)
+	}
+	return false
+}
+
+func anyLiteralTerm(es []parser.Expr) bool {
+	for _, e := range es {
+		if isLiteralTerm(e) {
+			return true
+		}
+	}
+	return false
+}
+
+// compileSelectorCallWithTerms compiles a call in a selection whose
+// arguments mix selectors and terms (Selectable.WithFunction with
+// Selectable.WithTerm arguments). The overload is chosen as
+// FunctionResolver.pickBestMatch chooses it: the first that every argument
+// matches exactly, else the only one every argument is assignable to; the
+// terms then take that overload's argument types.
+func (c *CompileCtx) compileSelectorCallWithTerms(tbl *schema.Table, name string, e *parser.FuncCall) (Selector, error) {
+	overloads := functions[name]
+	if len(overloads) == 0 {
+		return nil, query.Invalidf("Unknown function '%s'", e.Name)
+	}
+	sels := make([]Selector, len(e.Args))
+	args := make([]opArg, len(e.Args))
+	recv := Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: string(e.Name)}
+	for i, a := range e.Args {
+		if isLiteralTerm(a) {
+			args[i] = c.termArg(a, recv)
+			continue
+		}
+		s, err := c.CompileSelector(tbl, a)
+		if err != nil {
+			return nil, err
+		}
+		sels[i] = s
+		st := s.Typ()
+		args[i] = opArg{assign: func(t types.Type) assignment { return typeAssignment(st, t) }}
+	}
+	var chosen *function
+	var compatible, candidates []*function
+	for _, fn := range overloads {
+		if len(fn.args) != len(e.Args) {
+			continue
+		}
+		candidates = append(candidates, fn)
+		match := exactMatch
+		for i, a := range args {
+			match = min(match, a.assign(fn.args[i]))
+		}
+		if match == exactMatch {
+			chosen = fn
+			break
+		}
+		if match == weaklyAssignable {
+			compatible = append(compatible, fn)
+		}
+	}
+	if chosen == nil {
+		switch {
+		case len(candidates) == 0:
+			return nil, query.Invalidf("Invalid number of arguments in call to function system.%s: %d required but %d provided", name, len(overloads[0].args), len(e.Args))
+		case len(compatible) == 1:
+			chosen = compatible[0]
+		case len(compatible) == 0:
+			return nil, query.Invalidf("Invalid call to function system.%s, none of its type signatures match (known type signatures: %s)", name, signatures(candidates))
+		default:
+			return nil, query.Invalidf("Ambiguous call to function system.%s (can be matched by following signatures: %s): use type casts to disambiguate", name, signatures(compatible))
+		}
+	}
+	for i, a := range e.Args {
+		if sels[i] != nil {
+			continue
+		}
+		tm, err := c.CompileTerm(a, recv.Sub(fmt.Sprintf("arg%d(system.%s)", i, name), chosen.args[i]))
+		if err != nil {
+			return nil, err
+		}
+		sels[i] = termSelector(c.termText(a), chosen.args[i], tm)
+	}
+	return &funcSel{fn: chosen, args: sels}, nil
 }
 
 func (c *CompileCtx) compileSelectorCall(tbl *schema.Table, e *parser.FuncCall) (Selector, error) {
@@ -378,6 +540,9 @@ func (c *CompileCtx) compileSelectorCall(tbl *schema.Table, e *parser.FuncCall) 
 			// other than null (COUNT(1)) is count(*), named "count".
 			return &countRowsSel{}, nil
 		}
+	}
+	if !isAggregateName(name) && name != "tojson" && anyLiteralTerm(e.Args) {
+		return c.compileSelectorCallWithTerms(tbl, name, e)
 	}
 	args := make([]Selector, len(e.Args))
 	for i, a := range e.Args {

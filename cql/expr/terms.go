@@ -11,7 +11,6 @@ import (
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
-	"github.com/minicass/minicass/wire"
 )
 
 // Receiver is what a term is assigned to: a column, a collection element, or
@@ -181,7 +180,7 @@ func (t funcTerm) Eval(q *query.Execution) (query.Value, error) {
 	}
 	b, err := t.fn.impl(q, args)
 	if err != nil {
-		return query.Value{}, &query.Error{Code: wire.CodeFunctionFailure, Message: fmt.Sprintf("execution of 'system.%s[%s]' failed: %v", t.fn.name, t.fn.argList(), err)}
+		return query.Value{}, functionError(t.fn, err)
 	}
 	return query.Value{Bytes: b}, nil
 }
@@ -414,6 +413,8 @@ func (c *CompileCtx) CompileTerm(e parser.Expr, r Receiver) (Term, error) {
 		return foldConst(out), nil
 	case *parser.FuncCall:
 		return c.compileCall(e, r)
+	case *parser.Cast:
+		return c.compileCastTerm(e, r)
 	case *parser.TypeHint:
 		ht, err := ConvertType(e.Type, nil)
 		if err != nil {
