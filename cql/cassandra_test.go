@@ -55,6 +55,12 @@ import (
 //	                    when it is empty)
 //	parses              assertValidSyntax: the statement parses (it is not
 //	                    executed); the expected output is empty
+//	trace               a prepared statement executed with tracing on, as
+//	                    the driver's PreparedStatement.enableTracing and
+//	                    getQueryTrace do: the expected output is the trace
+//	                    session's parameters (system_traces.sessions) that
+//	                    the Java checks, "query: ..." and then each
+//	                    bound_var_* entry, "name: value", in name order
 //	flush               flush(): every table's memtables become SSTables
 //	compact             compact(): every table is compacted
 //	clock advance=D     advances the clock, where the Java test sleeps
@@ -238,6 +244,13 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 			got = strings.Join(names, "\n")
 		}
 		return h.check(t, d, got, expandExpectedRepeats(d.Expected))
+	case "trace":
+		h.tally.assertions++
+		got, err := h.trace(d.Input)
+		if err != nil {
+			got = "error: " + errorText(err)
+		}
+		return h.check(t, d, got, d.Expected)
 	case "parses":
 		h.tally.assertions++
 		_, err := parse(h.substitute(strings.TrimSpace(d.Input)))
@@ -366,6 +379,69 @@ func (h *conformanceHarness) queryPaged(input string, pageSize int) (*query.Resu
 	}
 }
 
+// trace prepares the one statement of input, executes it with its bind
+// values and tracing on, records the trace as the native protocol's EXECUTE
+// does (ExecuteTraceParameters), and returns the recorded session's query
+// and bound_var_* parameters, read back from system_traces.sessions.
+func (h *conformanceHarness) trace(input string) (string, error) {
+	ctx := context.Background()
+	sts := splitConformanceInput(input)
+	require.Len(h.t, sts, 1, "a trace has one statement: %s", input)
+	prep, err := h.s.Prepare(ctx, h.substitute(strings.TrimSuffix(strings.TrimSpace(sts[0].text), ";")))
+	if err != nil {
+		return "", err
+	}
+	require.Len(h.t, sts[0].binds, len(prep.Bind), "bind values for %s", prep.Query)
+	p := &query.Params{Trace: true}
+	for i, lit := range sts[0].binds {
+		p.Values = append(p.Values, h.bindLiteral(prep.Bind[i].Type, lit))
+	}
+	res, err := h.s.ExecutePrepared(ctx, prep, p)
+	if err != nil {
+		return "", err
+	}
+	require.NotNil(h.t, res.Trace, "a traced execution returns its trace")
+	req := TraceRequest{Command: "QUERY", Request: "Execute CQL3 prepared query", Parameters: ExecuteTraceParameters(prep, p), Thread: "Native-Transport-Requests-1"}
+	id, err := h.s.x.RecordTrace(ctx, req, res.Trace)
+	if err != nil {
+		return "", err
+	}
+	rs, err := h.s.Query(ctx, fmt.Sprintf("SELECT parameters FROM system_traces.sessions WHERE session_id = %s", id), nil)
+	if err != nil {
+		return "", err
+	}
+	require.Len(h.t, rs.Rows, 1, "the trace session %s", id)
+	v, err := types.Decode(rs.Columns[0].Type, rs.Rows[0][0])
+	require.NoError(h.t, err)
+	params := map[string]string{}
+	entries, _ := v.([]types.MapEntry)
+	for _, e := range entries {
+		params[e.Key.(string)] = e.Value.(string)
+	}
+	lines := []string{"query: " + params["query"]}
+	var bound []string
+	for k, v := range params {
+		if strings.HasPrefix(k, "bound_var_") {
+			bound = append(bound, k+": "+v)
+		}
+	}
+	sort.Strings(bound)
+	return strings.Join(append(lines, bound...), "\n"), nil
+}
+
+// bindLiteral is the bound value of a "? " line's literal for a marker of
+// type t: unset, null, or the literal's serialization.
+func (h *conformanceHarness) bindLiteral(t types.Type, lit string) query.Value {
+	lit = h.substitute(lit)
+	switch strings.ToLower(lit) {
+	case "unset":
+		return query.Value{Unset: true}
+	case "null":
+		return query.Value{}
+	}
+	return query.Value{Bytes: h.bindValue(t, lit)}
+}
+
 type conformanceStatement struct {
 	text  string
 	binds []string
@@ -448,14 +524,7 @@ func (h *conformanceHarness) runStatement(st conformanceStatement, paging *query
 	require.Len(h.t, st.binds, len(prep.Bind), "bind values for %s", text)
 	values := make([]query.Value, len(st.binds))
 	for i, lit := range st.binds {
-		lit = h.substitute(lit)
-		switch strings.ToLower(lit) {
-		case "unset":
-			values[i] = query.Value{Unset: true}
-		case "null":
-		default:
-			values[i] = query.Value{Bytes: h.bindValue(prep.Bind[i].Type, lit)}
-		}
+		values[i] = h.bindLiteral(prep.Bind[i].Type, lit)
 	}
 	p := &query.Params{Values: values}
 	if paging != nil {
