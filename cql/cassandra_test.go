@@ -61,6 +61,24 @@ import (
 //	                    session's parameters (system_traces.sessions) that
 //	                    the Java checks, "query: ..." and then each
 //	                    bound_var_* entry, "name: value", in name order
+//	prepare name=P      session.prepare(statement) through the driver
+//	                    (sessionNet) or SimpleClient: the statement is
+//	                    prepared in the current keyspace and kept as P
+//	... prepared=P      execute, rows, empty, row-count, columns and error
+//	                    with prepared=P execute P's bound statement
+//	                    instead of a statement of their own: their input is
+//	                    only its "? " line of values (or nothing). As the
+//	                    driver does, an execution that the node answers
+//	                    Unprepared (the schema change evicted P) prepares
+//	                    P's text again, in P's keyspace, and runs once more;
+//	                    with the simple-client flag it does not, as
+//	                    SimpleClient.executePrepared does not
+//	rows with-columns   the first expected line is the result's column names,
+//	                    separated by " | ", checked with the rows (the Java's
+//	                    checks of the result metadata's names and count)
+//	rows column-count=N also checks the result's number of columns
+//	                    (assertEquals(rs.getColumnDefinitions().size(), N)),
+//	                    one more assertion on the same execution
 //	flush               flush(): every table's memtables become SSTables
 //	compact             compact(): every table is compacted
 //	clock advance=D     advances the clock, where the Java test sleeps
@@ -158,6 +176,20 @@ type conformanceHarness struct {
 	table  string
 	method string
 	tally  conformanceTally
+	// prepared are the statements of prepare blocks, by name.
+	prepared map[string]*Prepared
+	// exec is the prepared execution of the current directive (prepared=P),
+	// nil for a directive that runs its own statement.
+	exec *preparedRun
+}
+
+// preparedRun is a directive's execution of a prepared statement.
+type preparedRun struct {
+	name string
+	prep *Prepared
+	// simple is set for SimpleClient's execution, which does not prepare
+	// again after an Unprepared answer.
+	simple bool
 }
 
 func (h *conformanceHarness) mustRun(q string) {
@@ -169,7 +201,29 @@ func (h *conformanceHarness) mustRun(q string) {
 // it itself: an assertion's expected text holds Cassandra's answer, which
 // rewriting the file must never replace with minicass's.
 func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
+	h.exec = nil
+	if d.HasArg("prepared") {
+		var name string
+		d.ScanArgs(t, "prepared", &name)
+		prep, ok := h.prepared[name]
+		require.True(t, ok, "%s: no prepared statement %s", d.Pos, name)
+		h.exec = &preparedRun{name: name, prep: prep, simple: d.HasArg("simple-client")}
+	}
 	switch d.Cmd {
+	case "prepare":
+		var name string
+		d.ScanArgs(t, "name", &name)
+		sts := splitConformanceInput(d.Input)
+		require.Len(t, sts, 1, "a prepare has one statement: %s", d.Input)
+		prep, err := h.s.Prepare(context.Background(), h.substitute(strings.TrimSuffix(strings.TrimSpace(sts[0].text), ";")))
+		if err != nil {
+			t.Fatalf("%s: %s prepare: %s", d.Pos, h.method, errorText(err))
+		}
+		if h.prepared == nil {
+			h.prepared = map[string]*Prepared{}
+		}
+		h.prepared[name] = prep
+		return d.Expected
 	case "method":
 		d.ScanArgs(t, "name", &h.method)
 		h.tally.methods++
@@ -190,6 +244,13 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 		h.tables++
 		return h.check(t, d, h.execute(d.Input), "")
 	case "execute":
+		if h.exec != nil {
+			got := ""
+			if _, err := h.queryPaged(d.Input, 0); err != nil {
+				got = "error: " + errorText(err)
+			}
+			return h.check(t, d, got, "")
+		}
 		return h.check(t, d, h.execute(d.Input), "")
 	case "flush":
 		require.NoError(t, h.s.x.env.Engine.Flush(context.Background(), "", ""))
@@ -219,6 +280,23 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 		switch d.Cmd {
 		case "rows":
 			got = strings.Join(rowLines(res), "\n")
+			if d.HasArg("with-columns") {
+				names := make([]string, len(res.Columns))
+				for i, c := range res.Columns {
+					names[i] = c.Name
+				}
+				got = strings.Join(append([]string{strings.Join(names, " | ")}, rowLines(res)...), "\n")
+			}
+			if d.HasArg("column-count") {
+				var n int
+				d.ScanArgs(t, "column-count", &n)
+				h.tally.assertions++
+				if len(res.Columns) == n {
+					h.tally.passed++
+				} else {
+					h.fail(t, "MISMATCH %s: %s: column-count: expected %d columns, got %d", d.Pos, h.method, n, len(res.Columns))
+				}
+			}
 		case "rows-any-order":
 			lines := rowLines(res)
 			sort.Strings(lines)
@@ -353,7 +431,12 @@ func (h *conformanceHarness) query(input string) (*query.Result, error) {
 // 0 it fetches every page, pageSize rows at a time, as the driver does for
 // CQLTester's executeNetWithPaging, and returns their rows as one result.
 func (h *conformanceHarness) queryPaged(input string, pageSize int) (*query.Result, error) {
-	sts := splitConformanceInput(input)
+	var sts []conformanceStatement
+	if h.exec != nil {
+		sts = []conformanceStatement{h.preparedStatement(input)}
+	} else {
+		sts = splitConformanceInput(input)
+	}
 	require.Len(h.t, sts, 1, "an assertion has one statement: %s", input)
 	if pageSize <= 0 {
 		return h.runStatement(sts[0], nil)
@@ -446,6 +529,19 @@ type conformanceStatement struct {
 	text  string
 	binds []string
 	hasQ  bool
+	// prep is set for an execution of a prepared statement (prepared=P).
+	prep *preparedRun
+}
+
+// preparedStatement is the execution of the current directive's prepared
+// statement with the values of input, a "? " line or nothing.
+func (h *conformanceHarness) preparedStatement(input string) conformanceStatement {
+	st := conformanceStatement{text: h.exec.prep.Query, hasQ: true, prep: h.exec}
+	if in := strings.TrimSpace(input); in != "" {
+		require.True(h.t, strings.HasPrefix(in, "?"), "a prepared execution's input is its values: %s", input)
+		st.binds = splitBindValues(strings.TrimSpace(strings.TrimPrefix(in, "?")))
+	}
+	return st
 }
 
 // splitConformanceInput splits input into statements: a line ending a
@@ -517,8 +613,13 @@ func (h *conformanceHarness) runStatement(st conformanceStatement, paging *query
 	if !st.hasQ {
 		return h.s.Query(ctx, text, paging)
 	}
-	prep, err := h.s.Prepare(ctx, text)
-	if err != nil {
+	var prep *Prepared
+	var err error
+	if st.prep != nil {
+		if prep, err = h.lookupPrepared(st.prep); err != nil {
+			return nil, err
+		}
+	} else if prep, err = h.s.Prepare(ctx, text); err != nil {
 		return nil, err
 	}
 	require.Len(h.t, st.binds, len(prep.Bind), "bind values for %s", text)
@@ -531,6 +632,26 @@ func (h *conformanceHarness) runStatement(st conformanceStatement, paging *query
 		p.PageSize, p.PagingState = paging.PageSize, paging.PagingState
 	}
 	return h.s.ExecutePrepared(ctx, prep, p)
+}
+
+// lookupPrepared finds the statement of r by its id in the node's cache, as
+// an EXECUTE message names it. When the cache no longer holds it (a schema
+// change evicted it), SimpleClient gets the node's Unprepared error, and
+// the driver prepares the text again in the keyspace it was prepared in.
+func (h *conformanceHarness) lookupPrepared(r *preparedRun) (*Prepared, error) {
+	if prep := h.s.x.Lookup(r.prep.ID); prep != nil {
+		return prep, nil
+	}
+	if r.simple {
+		return nil, unprepared(r.prep.ID)
+	}
+	prep, err := h.s.x.prepare(r.prep.Keyspace, r.prep.Query)
+	if err != nil {
+		return nil, err
+	}
+	r.prep = prep
+	h.prepared[r.name] = prep
+	return prep, nil
 }
 
 var zerosInLiteral = regexp.MustCompile(`zeros\(\d+\)`)

@@ -324,6 +324,18 @@ func viewFilter(base *schema.Table, view string, rels []parser.Relation) ([]sche
 		}
 		return c, nil
 	}
+	// CreateViewStatement refuses token relations, then custom index
+	// expressions, before it looks at any relation.
+	for _, rel := range rels {
+		if _, ok := rel.(*parser.TokenRelation); ok {
+			return nil, nil, query.Invalidf("Cannot use token relation when defining a materialized view")
+		}
+	}
+	for _, rel := range rels {
+		if _, ok := rel.(*parser.CustomIndexExpression); ok {
+			return nil, nil, query.Invalidf("WHERE clause for materialized view '%s' cannot contain custom index expressions", view)
+		}
+	}
 	for _, rel := range rels {
 		switch r := rel.(type) {
 		case *parser.TokenRelation:
