@@ -83,6 +83,7 @@ import (
 //	compact             compact(): every table is compacted
 //	clock advance=D     advances the clock, where the Java test sleeps
 //	node [tombstone-failure-threshold=N] [materialized-views=false]
+//	     [mv-allow-filtering-nonkey-columns-unsafe=true]
 //	                    goes on on a fresh node (no table or view of the
 //	                    script's earlier blocks, as after CQLTester's cleanup)
 //	                    with those settings, where the Java sets them
@@ -130,7 +131,7 @@ func runConformance(t *testing.T, dir string) map[string]conformanceTally {
 	tallies := map[string]conformanceTally{}
 	datadriven.Walk(t, dir, func(t *testing.T, path string) {
 		h := &conformanceHarness{t: t, report: report}
-		h.startNode(engine.Options{}, true)
+		h.startNode(engine.Options{}, Options{MaterializedViewsEnabled: true})
 		datadriven.RunTest(t, path, h.run)
 		name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 		tallies[name] = h.tally
@@ -143,21 +144,21 @@ func runConformance(t *testing.T, dir string) map[string]conformanceTally {
 
 // startNode gives the harness a session on a fresh node with opts (and the
 // harness's clock), in the keyspace cql_test_keyspace.
-func (h *conformanceHarness) startNode(opts engine.Options, views bool) {
-	h.s = newConformanceSession(h.t, opts, views)
+func (h *conformanceHarness) startNode(opts engine.Options, xo Options) {
+	h.s = newConformanceSession(h.t, opts, xo)
 	h.mustRun(fmt.Sprintf("CREATE KEYSPACE %s WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}", conformanceKeyspace))
 	h.s.SetKeyspace(conformanceKeyspace)
 }
 
-// newConformanceSession is a session on a fresh in-memory node with opts'
-// settings and materialized views enabled if views is true, as CQLTester's
-// node runs.
-func newConformanceSession(t testing.TB, opts engine.Options, views bool) *Session {
+// newConformanceSession is a session on a fresh in-memory node with the
+// engine settings opts and the executor settings xo (materialized views
+// enabled in CQLTester's node).
+func newConformanceSession(t testing.TB, opts engine.Options, xo Options) *Session {
 	opts.Clock = engine.NewManualClock(testEpoch)
 	eng, err := engine.Open(opts)
 	require.NoError(t, err)
 	t.Cleanup(func() { eng.Close() })
-	x := NewExecutor(eng, Options{MaterializedViewsEnabled: views})
+	x := NewExecutor(eng, xo)
 	x.uuid = types.NewTimeUUIDGeneratorAt(conformanceUUIDNode)
 	return x.NewSession()
 }
@@ -233,11 +234,14 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 		if d.HasArg("tombstone-failure-threshold") {
 			d.ScanArgs(t, "tombstone-failure-threshold", &opts.TombstoneFailureThreshold)
 		}
-		views := true
+		xo := Options{MaterializedViewsEnabled: true}
 		if d.HasArg("materialized-views") {
-			d.ScanArgs(t, "materialized-views", &views)
+			d.ScanArgs(t, "materialized-views", &xo.MaterializedViewsEnabled)
 		}
-		h.startNode(opts, views)
+		if d.HasArg("mv-allow-filtering-nonkey-columns-unsafe") {
+			d.ScanArgs(t, "mv-allow-filtering-nonkey-columns-unsafe", &xo.MaterializedViewsAllowFilteringNonKeyColumnsUnsafe)
+		}
+		h.startNode(opts, xo)
 		return d.Expected
 	case "table":
 		h.table = fmt.Sprintf("%s.table_%02d", conformanceKeyspace, h.tables)

@@ -18,7 +18,7 @@ import (
 // expressions (SASI), and two expressions; UPDATE, DELETE and materialized
 // views refuse them outright.
 func TestCustomIndexExpressions(t *testing.T) {
-	s := newConformanceSession(t, engine.Options{}, true) // materialized views enabled
+	s := newConformanceSession(t, engine.Options{}, Options{MaterializedViewsEnabled: true})
 	ctx := context.Background()
 	for _, q := range []string{
 		"CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
