@@ -46,6 +46,12 @@ type Options struct {
 	// refused with Cassandra's text); each CREATE then carries Cassandra's
 	// client warning that views are experimental.
 	MaterializedViewsEnabled bool
+	// MaterializedViewsAllowFilteringNonKeyColumnsUnsafe lets the WHERE
+	// clause of CREATE MATERIALIZED VIEW restrict columns outside the base
+	// table's primary key with other relations than IS NOT NULL, as
+	// Cassandra's -Dcassandra.mv.allow_filtering_nonkey_columns_unsafe=true
+	// does (false by default: refused, CASSANDRA-13798).
+	MaterializedViewsAllowFilteringNonKeyColumnsUnsafe bool
 }
 
 // Executor runs CQL against an engine. It is safe for concurrent use; each
@@ -78,7 +84,7 @@ func NewExecutor(eng *engine.Engine, opts Options) *Executor {
 	}
 	x := &Executor{opts: opts, uuid: types.NewTimeUUIDGenerator(), plans: newPlanCache(opts.PreparedStatementsCacheSize)}
 	x.env = plan.Env{Engine: eng, System: virtual.NewNode(eng, opts.ClusterName, opts.DataCenter, opts.Rack),
-		MaterializedViewsEnabled: opts.MaterializedViewsEnabled}
+		MaterializedViewsEnabled: opts.MaterializedViewsEnabled, MaterializedViewsAllowFilteringNonKeyColumnsUnsafe: opts.MaterializedViewsAllowFilteringNonKeyColumnsUnsafe}
 	x.env.Roles = auth.New(x.env.System, func(ctx context.Context, text string, p *query.Params) (*query.Result, error) {
 		s := x.NewSession()
 		s.label = SourceInternal

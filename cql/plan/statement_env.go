@@ -20,6 +20,10 @@ type Env struct {
 	// MaterializedViewsEnabled allows CREATE MATERIALIZED VIEW
 	// (Cassandra's materialized_views_enabled, false by default).
 	MaterializedViewsEnabled bool
+	// MaterializedViewsAllowFilteringNonKeyColumnsUnsafe lets a view's WHERE
+	// clause restrict non-primary-key base columns (Cassandra's
+	// cassandra.mv.allow_filtering_nonkey_columns_unsafe system property).
+	MaterializedViewsAllowFilteringNonKeyColumnsUnsafe bool
 }
 
 // executingSession is the session that runs a statement: its role and its
