@@ -56,6 +56,11 @@ type selectPlan struct {
 	// into the result), no DISTINCT, GROUP BY or ORDER BY across
 	// partitions, which keep rows past the engine's next row.
 	stream bool
+	// ckInResult is set when a streamed read projects every row it
+	// decodes (no filters): the clustering values are then decoded
+	// straight into the result's value blocks and projected from there
+	// without another copy (see selectRun.decodeClustering).
+	ckInResult bool
 	// indexReads are the filtered restrictions a built-in index serves,
 	// for a range query (see select_index.go).
 	indexReads []restrictions.IndexRead
@@ -165,6 +170,7 @@ func compileSelect(s *plan.Compiler, st *parser.Select) (plan.Plan, error) {
 			p.needCk = true
 		}
 	}
+	p.ckInResult = p.stream && len(w.Filters) == 0
 	return p, nil
 }
 

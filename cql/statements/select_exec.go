@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sort"
+	"sync"
 
 	"github.com/minicass/minicass/cql/plan"
 
@@ -27,6 +28,11 @@ import (
 // selectRun is one execution of a selectPlan: it consumes partitions in
 // result order, filters rows, applies PER PARTITION LIMIT, groups and
 // aggregates, projects, and stops at LIMIT or when the page is full.
+//
+// A run is scratch: it lives only while Exec runs and then goes back to
+// selectRuns for the next execution of any plan. Nothing the result holds
+// (rows, values, paging state) may point into it; what the result needs is
+// allocated apart (rows, vals, valBytes) or copied out (the paging state).
 type selectRun struct {
 	p     *selectPlan
 	q     *plan.Execution
@@ -43,14 +49,13 @@ type selectRun struct {
 	valRows int // rows of the last block of vals
 	// slice is room for the slice of a single-row or single-prefix read;
 	// key, comps and pk for the key of a single-partition read; sr for the
-	// row being filtered and projected; res for the result. They are
-	// allocated with the run, which lives as long as its result.
+	// row being filtered and projected. The result's rows never point into
+	// them: key components are the bound values' bytes, not pk's.
 	slice [1]data.Slice
 	key   [1][]byte
 	comps [1][][]byte
 	pk    [2][]byte // longer keys use the heap
 	sr    expr.SelRow
-	res   query.Result
 	// units counts result rows (groups with GROUP BY) of this page;
 	// returned counts them over all pages.
 	units, returned int
@@ -77,9 +82,11 @@ type selectRun struct {
 	// part is the partition being read when rows are projected as the
 	// engine yields them (selectPlan.stream); valBytes holds the copies of
 	// their result values, which must outlive the engine's buffers, and
-	// lastValBytes is the size of its last block; ckBuf holds lastCk;
-	// ckVals and ckBytes hold the decoded clustering values of the row
-	// being projected. The three start in the arrays after them.
+	// lastValBytes is the size of its last block; ckBuf holds lastCk
+	// when the read is paged; ckVals and ckBytes hold the decoded
+	// clustering values of the row being projected (ckVals point into
+	// valBytes instead under selectPlan.ckInResult). The three start in
+	// the arrays after them.
 	part         selPart
 	valBytes     []byte
 	lastValBytes int
@@ -96,8 +103,28 @@ type readStats struct {
 	partitions, rows, liveRows, staticRows int
 }
 
+// selectRuns recycles the scratch of SELECT executions (selectRun), so that
+// a read allocates only what its result keeps.
+var selectRuns = sync.Pool{New: func() any { return new(selectRun) }}
+
+// release clears the run (so that the pool keeps nothing of the read
+// alive) and returns it to selectRuns.
+func (r *selectRun) release() {
+	*r = selectRun{}
+	selectRuns.Put(r)
+}
+
 func (p *selectPlan) Exec(ctx context.Context, q *plan.Execution) (*query.Result, error) {
-	r := &selectRun{p: p, q: q}
+	r := selectRuns.Get().(*selectRun)
+	defer r.release()
+	r.p, r.q = p, q
+	return r.exec(ctx)
+}
+
+// exec runs the statement and builds its result, which owns everything it
+// holds (see selectRun).
+func (r *selectRun) exec(ctx context.Context) (*query.Result, error) {
+	p, q := r.p, r.q
 	if p.stream {
 		r.ckBuf, r.ckVals, r.ckBytes = r.ckBufArr[:0], r.ckValsArr[:0], r.ckBytesArr[:0]
 	}
@@ -136,8 +163,7 @@ func (p *selectPlan) Exec(ctx context.Context, q *plan.Execution) (*query.Result
 	if err := r.run(ctx); err != nil {
 		return nil, err
 	}
-	r.res = query.Result{Kind: wire.ResultRows, Columns: p.specs, Rows: r.rows}
-	res := &r.res
+	res := &query.Result{Kind: wire.ResultRows, Columns: p.specs, Rows: r.rows}
 	if r.more {
 		st := &pagingState{hasLast: true, key: r.lastKey, clustering: r.lastCk, returned: r.returned, inPartition: r.lastInPart}
 		st.partDone = r.lastCk == nil
@@ -460,15 +486,7 @@ func (r *selectRun) partition(pk [][]byte, part *selPart, inPart int) error {
 		ck := noClustering
 		if p.needCk {
 			var err error
-			if p.stream {
-				// The values are copied into the result (project), so
-				// each row can decode into the same buffers.
-				ck, r.ckBytes, _, err = types.AppendDecodedClustering(r.ckVals[:0], r.ckBytes[:0], p.tbl.ClusteringTypes(), row.Clustering)
-				r.ckVals = ck
-			} else {
-				ck, _, err = types.DecodeClustering(p.tbl.ClusteringTypes(), row.Clustering)
-			}
-			if err != nil {
+			if ck, err = r.decodeClustering(row.Clustering); err != nil {
 				return &query.Error{Code: wire.CodeServer, Message: err.Error(), Err: err}
 			}
 			if len(p.tbl.ClusteringColumns()) == 0 {
@@ -501,6 +519,31 @@ func (r *selectRun) partition(pk [][]byte, part *selPart, inPart int) error {
 		return r.emit(sr, nil)
 	}
 	return nil
+}
+
+// decodeClustering decodes the clustering values of the row being read.
+// Streamed rows decode into buffers the next row reuses, and project copies
+// the values it returns, unless the plan projects every row it decodes
+// (ckInResult): the values are then decoded once, straight into the
+// result's value blocks, each capped at its length as copyValue caps its
+// copies. Rows read whole decode into new arrays.
+func (r *selectRun) decodeClustering(ck []byte) ([][]byte, error) {
+	p := r.p
+	switch {
+	case p.ckInResult:
+		// A decoded value is never longer than its encoding, so the
+		// room reserved keeps the decoder from growing valBytes.
+		r.valRoom(len(ck))
+		vals, buf, _, err := types.AppendDecodedClustering(r.ckVals[:0], r.valBytes, p.tbl.ClusteringTypes(), ck)
+		r.ckVals, r.valBytes = vals, buf
+		return vals, err
+	case p.stream:
+		vals, buf, _, err := types.AppendDecodedClustering(r.ckVals[:0], r.ckBytes[:0], p.tbl.ClusteringTypes(), ck)
+		r.ckVals, r.ckBytes = vals, buf
+		return vals, err
+	}
+	vals, _, err := types.DecodeClustering(p.tbl.ClusteringTypes(), ck)
+	return vals, err
 }
 
 func (r *selectRun) filter(sr *expr.SelRow) (bool, error) {
@@ -579,9 +622,14 @@ func (r *selectRun) emit(sr *expr.SelRow, clustering []byte) error {
 		return err
 	}
 	if r.p.stream && len(clustering) > 0 {
-		// The row's clustering lives in the engine's buffers.
-		r.ckBuf = append(r.ckBuf[:0], clustering...)
-		clustering = r.ckBuf
+		// The row's clustering lives in the engine's buffers; only a
+		// paging state reads it once the next row is read.
+		if r.pageSize > 0 {
+			r.ckBuf = append(r.ckBuf[:0], clustering...)
+			clustering = r.ckBuf
+		} else {
+			clustering = nil
+		}
 	}
 	r.lastKey, r.lastCk = r.curPartKey, clustering
 	r.inPart++
@@ -641,7 +689,7 @@ func (r *selectRun) project(sr *expr.SelRow) error {
 		vals := r.rowValues(len(cols))
 		for i, col := range cols {
 			vals[i] = sr.Value(col)
-			if r.p.stream && col.Kind != schema.PartitionKey {
+			if r.p.stream && col.Kind != schema.PartitionKey && (col.Kind != schema.Clustering || !r.p.ckInResult) {
 				vals[i] = r.copyValue(vals[i])
 			}
 		}
@@ -688,13 +736,19 @@ func (r *selectRun) copyValue(v []byte) []byte {
 	if len(v) == 0 {
 		return emptyValue
 	}
-	if cap(r.valBytes)-len(r.valBytes) < len(v) {
-		size := max(len(v), min(max(2*r.lastValBytes, 256), maxArenaBlock))
-		r.valBytes, r.lastValBytes = make([]byte, 0, size), size
-	}
+	r.valRoom(len(v))
 	start := len(r.valBytes)
 	r.valBytes = append(r.valBytes, v...)
 	return r.valBytes[start:len(r.valBytes):len(r.valBytes)]
+}
+
+// valRoom makes room for n more bytes in valBytes, starting a new block
+// when the last has less.
+func (r *selectRun) valRoom(n int) {
+	if cap(r.valBytes)-len(r.valBytes) < n {
+		size := max(n, min(max(2*r.lastValBytes, 256), maxArenaBlock))
+		r.valBytes, r.lastValBytes = make([]byte, 0, size), size
+	}
 }
 
 // rowValues returns room for the n values of one result row. Rows are
