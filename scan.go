@@ -46,15 +46,17 @@ func scanValue(dest any, t types.Type, b []byte) error {
 // allocation. rowsLeft is the number of rows still to be scanned with the
 // arena, this one included.
 func scanValueInto(dest any, t types.Type, b []byte, arena *[]byte, rowsLeft int) error {
-	if u, ok := dest.(Unmarshaler); ok {
-		return u.UnmarshalCQL(t, b)
-	}
+	// The common destinations first: pointers to types of the standard
+	// library or unnamed ones, which cannot be Unmarshalers.
 	if d, ok := dest.(*[]byte); ok && d != nil && t.Kind == types.Blob {
 		*d = copyBlob(arena, b, rowsLeft)
 		return nil
 	}
 	if ok, err := scanFast(dest, t, b); ok {
 		return err
+	}
+	if u, ok := dest.(Unmarshaler); ok {
+		return u.UnmarshalCQL(t, b)
 	}
 	rv := reflect.ValueOf(dest)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
