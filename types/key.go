@@ -222,7 +222,10 @@ func AppendDecodedClustering(values [][]byte, buf []byte, cols []ClusteringColum
 	if buf == nil {
 		buf = make([]byte, 0, 2*len(key))
 	}
-	r := keyReader{b: key, arena: true, buf: buf}
+	// Field by field: a composite literal is built aside and copied,
+	// and the copy stalls on the stores it reads back.
+	var r keyReader
+	r.b, r.arena, r.buf = key, true, buf
 	values, kind, err := r.clustering(cols, values)
 	return values, r.buf, kind, err
 }

@@ -163,7 +163,8 @@ func (r *selectRun) exec(ctx context.Context) (*query.Result, error) {
 	if err := r.run(ctx); err != nil {
 		return nil, err
 	}
-	res := &query.Result{Kind: wire.ResultRows, Columns: p.specs, Rows: r.rows}
+	res := q.NewResult()
+	res.Kind, res.Columns, res.Rows = wire.ResultRows, p.specs, r.rows
 	if r.more {
 		st := &pagingState{hasLast: true, key: r.lastKey, clustering: r.lastCk, returned: r.returned, inPartition: r.lastInPart}
 		st.partDone = r.lastCk == nil
@@ -475,8 +476,10 @@ func (r *selectRun) partition(pk [][]byte, part *selPart, inPart int) error {
 	}
 	matched := 0
 	// One selRow serves every row: filters, selectors and aggregates read
-	// it and keep none of it but value bytes.
+	// it and keep none of it but value bytes. What the partition's rows
+	// share is set once; each row sets its own fields one by one.
 	sr := &r.sr
+	*sr = expr.SelRow{Pk: pk, Static: part.static, Now: now}
 	for !r.stopped {
 		row, ok := part.next()
 		if !ok {
@@ -493,7 +496,7 @@ func (r *selectRun) partition(pk [][]byte, part *selPart, inPart int) error {
 				ck = noClustering
 			}
 		}
-		*sr = expr.SelRow{Pk: pk, Ck: ck, Static: part.static, Row: row, Now: now}
+		sr.Ck, sr.Row = ck, row
 		ok, err := r.filter(sr)
 		if err != nil {
 			return err
