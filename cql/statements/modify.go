@@ -1259,7 +1259,10 @@ func (p *modPlan) simpleMutation(q *plan.Execution, wc *writeContext, h *simpleR
 	if err != nil {
 		return nil, query.Invalidf("%v", err)
 	}
-	h.m = data.Mutation{Table: p.tbl.ID, Key: key, PartitionDeletion: data.LiveDeletion}
+	// Field by field: the literal was built aside and copied, a stall
+	// on this path.
+	m := &h.m
+	m.Table, m.Key, m.PartitionDeletion, m.RangeTombstones, m.Static = p.tbl.ID, key, data.LiveDeletion, nil, nil
 	h.row[0] = data.NewRow(ck)
 	row := &h.row[0]
 	if p.insertLiveness {
