@@ -688,13 +688,36 @@ func (r *selectRun) finish() error {
 
 // project evaluates the selectors on one row and appends the result row.
 func (r *selectRun) project(sr *expr.SelRow) error {
-	if cols := r.p.plainCols; cols != nil {
-		vals := r.rowValues(len(cols))
-		for i, col := range cols {
-			vals[i] = sr.Value(col)
-			if r.p.stream && col.Kind != schema.PartitionKey && (col.Kind != schema.Clustering || !r.p.ckInResult) {
-				vals[i] = r.copyValue(vals[i])
+	if proj := r.p.proj; proj != nil {
+		// A streamed row's values live in the engine's buffers and are
+		// copied, except key components (the key's own bytes) and
+		// clustering values decoded into the result already.
+		stream := r.p.stream
+		vals := r.rowValues(len(proj))
+		for i := range proj {
+			pr := &proj[i]
+			var v []byte
+			switch pr.from {
+			case fromKey:
+				vals[i] = sr.Pk[pr.col.Position]
+				continue
+			case fromClustering:
+				if sr.Ck != nil {
+					v = sr.Ck[pr.col.Position]
+				}
+				if r.p.ckInResult {
+					vals[i] = v
+					continue
+				}
+			case fromCell:
+				v = sr.CellValue(pr.col)
+			default:
+				v = sr.Value(pr.col)
 			}
+			if stream {
+				v = r.copyValue(v)
+			}
+			vals[i] = v
 		}
 		r.rows = append(r.rows, vals)
 		return nil

@@ -98,7 +98,7 @@ func TestSelectFastMatchesGeneral(t *testing.T) {
 		i := rapid.IntRange(0, len(queries)-1).Draw(rt, "query")
 		fast := plans[i]
 		slow := *fast
-		slow.plainCols, slow.singlePK, slow.singlePrefix, slow.singleRow, slow.needCk, slow.stream, slow.ckInResult = nil, false, false, false, true, false, false
+		slow.plainCols, slow.proj, slow.singlePK, slow.singlePrefix, slow.singleRow, slow.needCk, slow.stream, slow.ckInResult = nil, nil, false, false, false, true, false, false
 		values := make([]query.Value, len(fast.bspec))
 		for j, spec := range fast.bspec {
 			switch rapid.IntRange(0, 29).Draw(rt, spec.Name+" kind") {

@@ -70,7 +70,7 @@ func tryPooled(s *testSession, pl plan.Plan, i, k int, pageSize int, paging []by
 // TestSelectFastMatchesGeneral): rows read whole, projected by evaluators.
 func generalPlan(pl plan.Plan) plan.Plan {
 	slow := *pl.(*selectPlan)
-	slow.plainCols, slow.singlePK, slow.singlePrefix, slow.singleRow, slow.needCk, slow.stream, slow.ckInResult = nil, false, false, false, true, false, false
+	slow.plainCols, slow.proj, slow.singlePK, slow.singlePrefix, slow.singleRow, slow.needCk, slow.stream, slow.ckInResult = nil, nil, false, false, false, true, false, false
 	return &slow
 }
 
