@@ -90,6 +90,7 @@ type selectRun struct {
 	part         selPart
 	valBytes     []byte
 	lastValBytes int
+	valUsed      int // bytes copied into valBytes blocks
 	ckBuf        []byte
 	ckVals       [][]byte
 	ckBytes      []byte
@@ -537,8 +538,10 @@ func (r *selectRun) decodeClustering(ck []byte) ([][]byte, error) {
 		// A decoded value is never longer than its encoding, so the
 		// room reserved keeps the decoder from growing valBytes.
 		r.valRoom(len(ck))
+		before := len(r.valBytes)
 		vals, buf, _, err := types.AppendDecodedClustering(r.ckVals[:0], r.valBytes, p.tbl.ClusteringTypes(), ck)
 		r.ckVals, r.valBytes = vals, buf
+		r.valUsed += len(buf) - before
 		return vals, err
 	case p.stream:
 		vals, buf, _, err := types.AppendDecodedClustering(r.ckVals[:0], r.ckBytes[:0], p.tbl.ClusteringTypes(), ck)
@@ -765,16 +768,48 @@ func (r *selectRun) copyValue(v []byte) []byte {
 	r.valRoom(len(v))
 	start := len(r.valBytes)
 	r.valBytes = append(r.valBytes, v...)
+	r.valUsed += len(v)
 	return r.valBytes[start:len(r.valBytes):len(r.valBytes)]
 }
 
 // valRoom makes room for n more bytes in valBytes, starting a new block
-// when the last has less.
+// when the last has less. When LIMIT or the page size bounds the rows still
+// expected, the block is sized for them: by the bytes per row of the rows
+// so far, or before the first row by a guess of 16 bytes a value, at most
+// 256 bytes, so that a short result takes one small block. Otherwise the
+// first block is 256 bytes, the next twice the last, up to maxArenaBlock.
 func (r *selectRun) valRoom(n int) {
-	if cap(r.valBytes)-len(r.valBytes) < n {
-		size := max(n, min(max(2*r.lastValBytes, 256), maxArenaBlock))
-		r.valBytes, r.lastValBytes = make([]byte, 0, size), size
+	if cap(r.valBytes)-len(r.valBytes) >= n {
+		return
 	}
+	size := min(max(2*r.lastValBytes, 256), maxArenaBlock)
+	if rows, bounded := r.rowsExpected(); bounded {
+		if done := len(r.rows); done > 0 {
+			size = min((r.valUsed/done+1)*rows, maxArenaBlock)
+		} else {
+			size = min(max(n, 16)*max(len(r.p.proj), 1)*rows, size)
+		}
+	}
+	size = max(size, n)
+	r.valBytes, r.lastValBytes = make([]byte, 0, size), size
+}
+
+// rowsExpected returns the number of result rows the run is still to
+// produce, the one being produced included, and whether LIMIT, the page
+// size or a single-row restriction bounds it; unbounded, it is the size of
+// the next block of rowValues.
+func (r *selectRun) rowsExpected() (rows int, bounded bool) {
+	rows = min(max(2*r.valRows, 8), 256)
+	if left := r.limit - r.returned; r.limit > 0 && left <= 256 {
+		rows, bounded = max(left, 1), true
+	}
+	if left := r.pageSize - r.units; r.pageSize > 0 && left <= 256 && (!bounded || left < rows) {
+		rows, bounded = max(left, 1), true
+	}
+	if r.p.singleRow {
+		rows, bounded = 1, true
+	}
+	return rows, bounded
 }
 
 // rowValues returns room for the n values of one result row. Rows are
@@ -783,17 +818,7 @@ func (r *selectRun) valRoom(n int) {
 // 256 rows. A read of ten rows allocates its values once.
 func (r *selectRun) rowValues(n int) [][]byte {
 	if len(r.vals) < n {
-		rows := min(max(2*r.valRows, 8), 256)
-		bounded := false
-		if left := r.limit - r.returned; r.limit > 0 && left <= 256 {
-			rows, bounded = max(left, 1), true
-		}
-		if left := r.pageSize - r.units; r.pageSize > 0 && left <= 256 && (!bounded || left < rows) {
-			rows, bounded = max(left, 1), true
-		}
-		if r.p.singleRow {
-			rows, bounded = 1, true
-		}
+		rows, bounded := r.rowsExpected()
 		if r.rows == nil && bounded {
 			r.rows = make([][][]byte, 0, rows)
 		}
