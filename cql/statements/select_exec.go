@@ -33,7 +33,15 @@ import (
 // selectRuns for the next execution of any plan. Nothing the result holds
 // (rows, values, paging state) may point into it; what the result needs is
 // allocated apart (rows, vals, valBytes) or copied out (the paging state).
+// Its state is cleared for every run; its buffers are not, as every run
+// writes them before it reads them.
 type selectRun struct {
+	runState
+	runBuffers
+}
+
+// runState is the part of a selectRun that each run starts from zero.
+type runState struct {
 	p     *selectPlan
 	q     *plan.Execution
 	evals []expr.Evaluator
@@ -47,15 +55,6 @@ type selectRun struct {
 	// projections take each row's values from it).
 	vals    [][]byte
 	valRows int // rows of the last block of vals
-	// slice is room for the slice of a single-row or single-prefix read;
-	// key, comps and pk for the key of a single-partition read; sr for the
-	// row being filtered and projected. The result's rows never point into
-	// them: key components are the bound values' bytes, not pk's.
-	slice [1]data.Slice
-	key   [1][]byte
-	comps [1][][]byte
-	pk    [2][]byte // longer keys use the heap
-	sr    expr.SelRow
 	// units counts result rows (groups with GROUP BY) of this page;
 	// returned counts them over all pages.
 	units, returned int
@@ -79,24 +78,43 @@ type selectRun struct {
 	// inTrace sums, for a trace, the reads of an IN list's partitions
 	// past the first few (nil: not traced, or one partition).
 	inTrace *readTrace
-	// part is the partition being read when rows are projected as the
-	// engine yields them (selectPlan.stream); valBytes holds the copies of
-	// their result values, which must outlive the engine's buffers, and
-	// lastValBytes is the size of its last block; ckBuf holds lastCk
-	// when the read is paged; ckVals and ckBytes hold the decoded
-	// clustering values of the row being projected (ckVals point into
-	// valBytes instead under selectPlan.ckInResult). The three start in
-	// the arrays after them.
-	part         selPart
+	// valBytes holds the copies of the result values of rows projected as
+	// the engine yields them (selectPlan.stream), which must outlive the
+	// engine's buffers, and lastValBytes is the size of its last block;
+	// ckBuf holds lastCk when the read is paged; ckVals and ckBytes hold
+	// the decoded clustering values of the row being projected (ckVals
+	// point into valBytes instead under selectPlan.ckInResult). The three
+	// start in the arrays of runBuffers.
 	valBytes     []byte
 	lastValBytes int
 	valUsed      int // bytes copied into valBytes blocks
 	ckBuf        []byte
 	ckVals       [][]byte
 	ckBytes      []byte
-	ckBufArr     [32]byte
-	ckValsArr    [plan.MaxInlineKeyParts][]byte
-	ckBytesArr   [32]byte
+}
+
+// runBuffers is the part of a selectRun kept from one run to the next:
+// room that a run always sets before it reads it, so clearing it would be
+// wasted. What stale pointers it holds in the pool (a bound value, an engine
+// row already released, a result block) stay reachable until the next run
+// overwrites them or the pool drops the run.
+type runBuffers struct {
+	// slice is room for the slice of a single-row or single-prefix read;
+	// key, comps and pk for the key of a single-partition read; sr for the
+	// row being filtered and projected (set at the start of each
+	// partition). The result's rows never point into them: key components
+	// are the bound values' bytes, not pk's.
+	slice [1]data.Slice
+	key   [1][]byte
+	comps [1][][]byte
+	pk    [2][]byte // longer keys use the heap
+	sr    expr.SelRow
+	// part is the partition being read when rows are projected as the
+	// engine yields them (selectPlan.stream), set by openPartition.
+	part       selPart
+	ckBufArr   [32]byte
+	ckValsArr  [plan.MaxInlineKeyParts][]byte
+	ckBytesArr [32]byte
 }
 
 // readStats is what the trace reports about a read.
@@ -108,10 +126,9 @@ type readStats struct {
 // a read allocates only what its result keeps.
 var selectRuns = sync.Pool{New: func() any { return new(selectRun) }}
 
-// release clears the run (so that the pool keeps nothing of the read
-// alive) and returns it to selectRuns.
+// release clears the run's state and returns it to selectRuns.
 func (r *selectRun) release() {
-	*r = selectRun{}
+	r.runState = runState{}
 	selectRuns.Put(r)
 }
 

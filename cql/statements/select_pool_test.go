@@ -9,8 +9,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/minicass/minicass/cql/expr"
 	"github.com/minicass/minicass/cql/plan"
 	"github.com/minicass/minicass/cql/query"
+	"github.com/minicass/minicass/data"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -29,6 +31,32 @@ var poolQueries = []struct {
 	{"SELECT k, c FROM p WHERE token(k) > ? LIMIT 20", func(int) [][]byte { return [][]byte{binary.BigEndian.AppendUint64(nil, 1<<63)} }},
 	{"SELECT count(*), max(v) FROM p WHERE k = ?", func(k int) [][]byte { return [][]byte{int32Bytes(k)} }},
 	{"SELECT c, v FROM p WHERE k IN (1, 2) ORDER BY c DESC", func(int) [][]byte { return nil }},
+}
+
+// poisonRuns fills the buffers of a few pooled runs with junk, which a run
+// that read them before writing them would return or trip on.
+func poisonRuns() {
+	junk := []byte("junk-junk-junk")
+	junkRow := &data.Row{Clustering: junk, Cells: []data.Cell{{Column: "v", Value: junk}}}
+	var runs []*selectRun
+	for range 4 {
+		r := selectRuns.Get().(*selectRun)
+		b := &r.runBuffers
+		b.slice[0] = data.Slice{Start: junk, End: junk}
+		b.key[0], b.comps[0], b.pk[0], b.pk[1] = junk, [][]byte{junk}, junk, junk
+		b.sr = expr.SelRow{Pk: [][]byte{junk}, Ck: [][]byte{junk}, Static: junkRow, Row: junkRow, Now: 1}
+		b.part = selPart{key: junk, static: junkRow, rows: []data.Row{*junkRow}, limit: 1, pos: 0}
+		for i := range b.ckValsArr {
+			b.ckValsArr[i] = junk
+		}
+		for i := range b.ckBufArr {
+			b.ckBufArr[i], b.ckBytesArr[i] = 0xEE, 0xEE
+		}
+		runs = append(runs, r)
+	}
+	for _, r := range runs {
+		selectRuns.Put(r)
+	}
 }
 
 func int32Bytes(n int) []byte { return binary.BigEndian.AppendUint32(nil, uint32(n)) }
@@ -89,7 +117,8 @@ func cloneRows(rows [][][]byte) [][][]byte {
 
 // TestSelectResultsOutliveRuns checks that a SELECT's result owns what it
 // holds although each execution's scratch is recycled (selectRun): each
-// result is the one the general path gives (rows copied whole), and results
+// result is the one the general path gives (rows copied whole), even when
+// the pooled runs' buffers hold junk from before (poisonRuns), and results
 // kept while the same and other statements run again, with and without
 // paging, are unchanged, and appending to a value read from the table never
 // writes over another (values sharing a block are capped at their length).
@@ -108,12 +137,14 @@ func TestSelectResultsOutliveRuns(t *testing.T) {
 			}
 			for k := range 3 {
 				name := fmt.Sprintf("%s k=%d page=%d", poolQueries[i].query, k, pageSize)
+				poisonRuns()
 				res := runPooled(t, s, i, k, pageSize, nil)
 				general, err := tryPooled(s, generalPlan(s.plan(t, poolQueries[i].query)), i, k, pageSize, nil)
 				require.NoError(t, err)
 				require.Equal(t, general.Rows, res.Rows, name)
 				all = append(all, kept{res, cloneRows(res.Rows), name})
 				if res.PagingState != nil {
+					poisonRuns()
 					next := runPooled(t, s, i, k, pageSize, res.PagingState)
 					all = append(all, kept{next, cloneRows(next.Rows), name + ", page 2"})
 				}
