@@ -158,3 +158,27 @@ func TestRowsOutliveLaterCalls(t *testing.T) {
 		}
 	}
 }
+
+// TestStmtPreparedAgainKeepsRows checks a prepared SELECT that a schema
+// change makes prepare itself again: the call that prepares it again
+// returns the new columns, and the rows of the call before stay as they
+// were.
+func TestStmtPreparedAgainKeepsRows(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t, Options{})
+	require.NoError(t, db.Exec(ctx, `CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`))
+	require.NoError(t, db.Exec(ctx, `CREATE TABLE ks.t (k int, c int, v text, PRIMARY KEY (k, c))`))
+	require.NoError(t, db.Exec(ctx, "INSERT INTO ks.t (k, c, v) VALUES (1, 1, 'a')"))
+	st, err := db.Prepare(ctx, "SELECT * FROM ks.t WHERE k = ?")
+	require.NoError(t, err)
+	before := st.Query(ctx, 1)
+	require.True(t, before.Next())
+	row := before.Row()
+	require.Equal(t, "k=1 c=1 v='a'", row.String())
+	require.NoError(t, db.Exec(ctx, "ALTER TABLE ks.t ADD w int"))
+	require.NoError(t, db.Exec(ctx, "INSERT INTO ks.t (k, c, v, w) VALUES (1, 1, 'b', 7)"))
+	after := st.Query(ctx, 1)
+	require.True(t, after.Next())
+	require.Equal(t, "k=1 c=1 v='b' w=7", after.Row().String())
+	require.Equal(t, "k=1 c=1 v='a'", row.String())
+}

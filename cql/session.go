@@ -193,8 +193,15 @@ func (s *Session) run(ctx context.Context, pl plan.Plan, stmt parser.Statement, 
 func (s *Session) runValues(ctx context.Context, pl plan.Plan, stmt fmt.Stringer, values []query.Value, stmtValues [][]query.Value, p *query.Params, req *request) (res *query.Result, err error) {
 	var q *plan.Execution
 	if req != nil && req.room != nil {
-		q = &req.room.q
-		*q = plan.Execution{ResultRoom: &req.room.res}
+		// A new room is zero already; one lent again (a statement
+		// prepared again and rerun) is cleared first.
+		room := req.room
+		if room.used {
+			room.q = plan.Execution{}
+		}
+		room.used = true
+		q = &room.q
+		q.ResultRoom = &room.res
 	} else {
 		q = new(plan.Execution)
 	}
@@ -419,8 +426,9 @@ func (s *Session) ExecutePrepared(ctx context.Context, prep *Prepared, p *query.
 // result: the result returned may be the room's, and is then valid for as
 // long as the room is not lent again. The zero CallRoom is ready for use.
 type CallRoom struct {
-	q   plan.Execution
-	res query.Result
+	q    plan.Execution
+	res  query.Result
+	used bool
 }
 
 // ExecutePreparedIn is ExecutePrepared in the memory of room (nil: none).
