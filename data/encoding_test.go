@@ -63,8 +63,11 @@ func FuzzDecodeMutation(f *testing.F) {
 			return
 		}
 		// Whatever decodes must survive a re-encoding unchanged (the input
-		// itself may use non-canonical varints, so compare decoded forms).
-		again, err := DecodeMutation(AppendMutation(nil, m))
+		// itself may use non-canonical varints, so compare decoded forms),
+		// and its encoded size must be what EncodedMutationSize says.
+		enc := AppendMutation(nil, m)
+		require.Equal(t, len(enc), EncodedMutationSize(m))
+		again, err := DecodeMutation(enc)
 		require.NoError(t, err)
 		assert.Equal(t, m, again)
 	})
