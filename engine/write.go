@@ -24,8 +24,16 @@ const (
 
 // Apply validates mutation m and applies it to table t, atomically for its
 // partition: a concurrent read sees all of m or none of it. m.Table must be
-// t.ID or zero (then it is set to t.ID). The engine takes ownership of m and
-// the memory it references: the caller must not modify them afterwards.
+// t.ID or zero (then it is set to t.ID).
+//
+// Apply keeps nothing of m, nor of the memory it references, once it
+// returns: the commit log gets m's encoding, the memtable copies what it
+// keeps into its arena, and the dependents' work (BaseWrite, derived
+// mutations) ends before Apply returns. So a caller may reuse m, its rows,
+// cells and byte slices for its next mutation as soon as Apply returns (a
+// writer building many mutations can keep one set of buffers, as a pebble
+// caller reuses its key buffer); it must not modify them while Apply runs.
+// TestApplyKeepsNoCallerMemory holds the engine to this.
 //
 // Validation: a non-empty key of at most MaxKeySize bytes, at most
 // MaxMutationSize bytes in all, TTLs between 0 and data.MaxTTL expiring no
