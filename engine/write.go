@@ -92,10 +92,11 @@ func (e *Engine) applyPlain(ctx context.Context, t *schema.Table, s *tableStore,
 	s.mu.RLock()
 	active := s.active
 	if logged {
-		// The record is encoded straight into the commit log's segment
-		// (no buffer of our own), its size computed first.
-		pos, err := e.log.AppendEncoded(data.EncodedMutationSize(m), func(dst []byte) []byte {
-			return data.AppendMutation(dst, m)
+		// The record, m in the compact encoding, is encoded straight into
+		// the commit log's segment (no buffer of our own), its size
+		// computed first.
+		pos, err := e.log.AppendEncoded(data.CompactMutationSize(m), func(dst []byte) []byte {
+			return data.AppendCompactMutation(dst, m)
 		})
 		if err != nil {
 			s.mu.RUnlock()
