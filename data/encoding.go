@@ -326,10 +326,9 @@ func (d *Decoder) RangeTombstone() RangeTombstone {
 func AppendMutationGroup(b []byte, ms []*Mutation) []byte {
 	b = append(b, MutationGroupFormatVersion)
 	b = binary.AppendUvarint(b, uint64(len(ms)))
-	var one []byte
 	for _, m := range ms {
-		one = AppendCompactMutation(one[:0], m)
-		b = appendBytes(b, one)
+		b = binary.AppendUvarint(b, uint64(CompactMutationSize(m)))
+		b = AppendCompactMutation(b, m)
 	}
 	return b
 }

@@ -207,6 +207,16 @@ func CompactMutationSize(m *Mutation) int {
 	return n
 }
 
+// MutationGroupSize returns the exact length of AppendMutationGroup's
+// encoding of ms.
+func MutationGroupSize(ms []*Mutation) int {
+	n := 1 + uvarintLen(uint64(len(ms)))
+	for _, m := range ms {
+		n += bytesLen(CompactMutationSize(m))
+	}
+	return n
+}
+
 func compactRowSize(r *Row) int {
 	f := compactRowFlags(r)
 	n := bytesLen(len(r.Clustering)) + 1

@@ -135,6 +135,30 @@ func TestCompactMutation(t *testing.T) {
 	assert.Less(t, 2*CompactMutationSize(narrow), len(AppendMutation(nil, narrow))+20)
 }
 
+// TestMutationGroupSize checks MutationGroupSize against the length of
+// AppendMutationGroup's output, and the group's round trip.
+func TestMutationGroupSize(t *testing.T) {
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 20))
+	for range 300 {
+		ms := make([]*Mutation, rng.IntN(4))
+		for i := range ms {
+			ms[i] = randomMutation(rng, false)
+		}
+		b := AppendMutationGroup(nil, ms)
+		require.Equal(t, len(b), MutationGroupSize(ms))
+		got, err := DecodeMutations(b)
+		require.NoError(t, err)
+		require.Len(t, got, len(ms))
+		for i := range ms {
+			want, err := DecodeMutation(AppendMutation(nil, ms[i]))
+			require.NoError(t, err)
+			require.Equal(t, want, got[i])
+		}
+	}
+}
+
 // TestCompactMutationTruncated checks that every prefix of a compact
 // encoding, and bad flags, fail with ErrCorrupt.
 func TestCompactMutationTruncated(t *testing.T) {
