@@ -16,7 +16,7 @@ import (
 // still formatted afresh for each row, as on pebble's side.
 func BenchmarkPutReuse(b *testing.B) {
 	ctx := context.Background()
-	for _, sh := range writeShapes {
+	for _, sh := range putShapes {
 		b.Run(sh.name+"/store=minicass", func(b *testing.B) {
 			w := newMinicassWriter(b, freshDir(b, "put"))
 			defer w.eng.Close()
