@@ -36,7 +36,9 @@ import (
 //
 // A present path or value may be empty, which is not the same as nil (a
 // null value). Replay decodes both versions (DecodeMutation), to the same
-// mutation for the same input.
+// mutation for the same input. A minicass from before version 3 refuses a
+// commit log holding version 3 records as corrupt: flush every table
+// first (nodetool flush), which releases the segments, before going back.
 
 // CompactMutationFormatVersion is the version byte of a mutation encoded by
 // AppendCompactMutation.
