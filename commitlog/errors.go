@@ -15,6 +15,11 @@ var ErrCorruption = errors.New("commitlog: corruption")
 // Options.MaxRecordSize.
 var ErrRecordTooLarge = errors.New("commitlog: record too large")
 
+// ErrEncodedSize is returned by AppendEncoded when the encoder did not
+// append exactly the size it was given (a caller's bug); nothing was
+// appended.
+var ErrEncodedSize = errors.New("commitlog: encoded record size mismatch")
+
 // ErrClosed is returned by operations on a closed Log.
 var ErrClosed = errors.New("commitlog: log closed")
 

@@ -1,8 +1,10 @@
 package commitlog
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io/fs"
 	"sync"
 	"time"
@@ -26,7 +28,7 @@ type Log struct {
 	cond   sync.Cond // signalled when a sync finishes; uses mu
 	active *segment
 	older  []SegmentInfo // closed segments, ascending id
-	buf    []byte        // scratch for framing a record
+	buf    []byte        // scratch for framing a record or a sync marker
 	// unmarked is set when records were written to the active segment
 	// since its last sync marker.
 	unmarked bool
@@ -69,6 +71,45 @@ func (s *segment) write(b []byte) error {
 		return fmt.Errorf("commit log: %d bytes do not fit at offset %d of a %d-byte segment", len(b), s.size, len(space))
 	}
 	copy(space[s.size:], b)
+	return nil
+}
+
+// writeRecord frames a record of size payload bytes at the segment's end
+// (it does not move size): payload itself, or what encode appends (see
+// Log.AppendEncoded). A mapped segment gets the record in place, encoded
+// straight into the mapping; otherwise the record is framed in *buf, a
+// scratch buffer kept by the log, and written with f.Write.
+func (s *segment) writeRecord(buf *[]byte, size int, payload []byte, encode func([]byte) []byte) error {
+	need := recordHeaderSize + size
+	var rec []byte
+	if s.m != nil {
+		space := s.m.Bytes()
+		if s.size+int64(need) > int64(len(space)) {
+			return fmt.Errorf("commit log: %d bytes do not fit at offset %d of a %d-byte segment", need, s.size, len(space))
+		}
+		// The capacity stops at the record's end, so an encoder that
+		// appends too much reallocates instead of writing past it.
+		rec = space[s.size : s.size+int64(need) : s.size+int64(need)]
+	} else {
+		if cap(*buf) < need || cap(*buf) > 1<<20 && need <= 1<<20 {
+			*buf = make([]byte, need, max(need, 512))
+		}
+		rec = (*buf)[:need:need]
+	}
+	body := rec[recordHeaderSize:recordHeaderSize]
+	if encode == nil {
+		body = append(body, payload...)
+	} else if body = encode(body); len(body) != size || size > 0 && &body[0] != &rec[recordHeaderSize] {
+		clear(rec[recordHeaderSize:])
+		return fmt.Errorf("%w: the encoder gave %d bytes for a %d-byte record", ErrEncodedSize, len(body), size)
+	}
+	binary.LittleEndian.PutUint32(rec, uint32(size))
+	crc := crc32.Update(crc32.Checksum(rec[:4], castagnoli), castagnoli, rec[recordHeaderSize:])
+	binary.LittleEndian.PutUint32(rec[4:], crc)
+	if s.m == nil {
+		_, err := s.f.Write(rec)
+		return err
+	}
 	return nil
 }
 
@@ -282,10 +323,34 @@ func containsID(ids []uint64, id uint64) bool {
 // ErrRecordTooLarge for a payload over MaxRecordSize, ErrClosed after
 // Close, and an error wrapping ErrFailed once a write or sync has failed.
 func (l *Log) Append(payload []byte) (Position, error) {
-	if len(payload) > l.opts.MaxRecordSize {
-		return Position{}, fmt.Errorf("%w: %d bytes, maximum %d", ErrRecordTooLarge, len(payload), l.opts.MaxRecordSize)
+	return l.append(len(payload), payload, nil)
+}
+
+// AppendEncoded is Append for a payload of exactly size bytes that encode
+// appends to dst, an empty slice with room for size bytes: in a mapped
+// segment dst is the record's place in the mapping, so the payload is
+// encoded straight into the page cache with no intermediate buffer (as
+// Cassandra serializes a mutation into the space it allocated in its
+// segment). encode runs with the log's mutex held: it must not call the
+// log, and should only encode. It must append exactly size bytes and
+// nothing more: a result of another length, or one that no longer starts
+// at dst, is refused with ErrEncodedSize, the bytes written cleared and
+// nothing appended (the log stays usable). The errors are otherwise
+// Append's.
+func (l *Log) AppendEncoded(size int, encode func(dst []byte) []byte) (Position, error) {
+	return l.append(size, nil, encode)
+}
+
+// append is Append (encode nil: payload is the record's payload) and
+// AppendEncoded.
+func (l *Log) append(size int, payload []byte, encode func(dst []byte) []byte) (Position, error) {
+	if size > l.opts.MaxRecordSize {
+		return Position{}, fmt.Errorf("%w: %d bytes, maximum %d", ErrRecordTooLarge, size, l.opts.MaxRecordSize)
 	}
-	need := int64(recordHeaderSize + len(payload))
+	if size < 0 {
+		return Position{}, fmt.Errorf("%w: negative size %d", ErrEncodedSize, size)
+	}
+	need := int64(recordHeaderSize + size)
 	rotated := false
 	defer func() {
 		// Runs after the unlock below (deferred calls run last first).
@@ -316,12 +381,10 @@ func (l *Log) Append(payload []byte) (Position, error) {
 		rotated = true
 	}
 	pos := Position{Segment: l.active.id, Offset: l.active.size}
-	l.buf = appendRecord(l.buf[:0], payload)
-	err := l.active.write(l.buf)
-	if cap(l.buf) > 1<<20 {
-		l.buf = nil
-	}
-	if err != nil {
+	if err := l.active.writeRecord(&l.buf, size, payload, encode); err != nil {
+		if errors.Is(err, ErrEncodedSize) {
+			return Position{}, err
+		}
 		return Position{}, l.fail(err)
 	}
 	l.active.size += need

@@ -37,9 +37,9 @@ func (k CellKind) String() string {
 // Cell is one column value of a row, or one element of a non-frozen
 // collection column.
 //
-// Value and Path are owned by the cell once it is given to engine.Apply:
-// callers must not modify them afterwards. (A memtable copies what it
-// keeps; the engine's other users of a mutation may not.)
+// Value and Path are the caller's again once engine.Apply returns (the
+// memtable and the commit log copy what they keep); they must not change
+// while Apply runs.
 type Cell struct {
 	// Column is the column's name.
 	Column string

@@ -31,6 +31,9 @@ var ErrCorrupt = errors.New("data: corrupt encoding")
 //	             uvarint(n) n*rangetomb  hasStatic:byte [row]  uvarint(n) n*row
 //	group     := version:byte(2) uvarint(n) n*bytes(mutation)
 //
+// The engine writes mutations to the commit log in the compact encoding
+// of mutation_compact.go (version 3); version 1 is still read.
+//
 // A group is one commit-log record holding several mutations, of
 // different tables, that are applied together: a base-table write and
 // the derived-table mutations (index entries, view rows) it caused.
@@ -319,14 +322,13 @@ func (d *Decoder) RangeTombstone() RangeTombstone {
 }
 
 // AppendMutationGroup appends the encoding of the group of mutations ms
-// (each encoded by AppendMutation) to b.
+// (each encoded by AppendCompactMutation) to b.
 func AppendMutationGroup(b []byte, ms []*Mutation) []byte {
 	b = append(b, MutationGroupFormatVersion)
 	b = binary.AppendUvarint(b, uint64(len(ms)))
-	var one []byte
 	for _, m := range ms {
-		one = AppendMutation(one[:0], m)
-		b = appendBytes(b, one)
+		b = binary.AppendUvarint(b, uint64(CompactMutationSize(m)))
+		b = AppendCompactMutation(b, m)
 	}
 	return b
 }
@@ -364,9 +366,12 @@ func DecodeMutations(b []byte) ([]*Mutation, error) {
 	return ms, nil
 }
 
-// DecodeMutation decodes a mutation encoded by AppendMutation. The result
-// aliases b.
+// DecodeMutation decodes a mutation encoded by AppendMutation or
+// AppendCompactMutation (mutation_compact.go). The result aliases b.
 func DecodeMutation(b []byte) (*Mutation, error) {
+	if len(b) > 0 && b[0] == CompactMutationFormatVersion {
+		return decodeCompactMutation(b)
+	}
 	d := NewDecoder(b)
 	if v := d.c.Byte("version"); !d.c.Failed() && v != MutationFormatVersion {
 		return nil, fmt.Errorf("%w: unknown mutation format version %d", ErrCorrupt, v)

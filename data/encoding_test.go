@@ -56,15 +56,24 @@ func TestDecodeMutationTruncated(t *testing.T) {
 
 func FuzzDecodeMutation(f *testing.F) {
 	f.Add(AppendMutation(nil, sampleMutation()))
+	f.Add(AppendCompactMutation(nil, sampleMutation()))
 	f.Add([]byte{1})
+	f.Add([]byte{3})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := DecodeMutation(b)
 		if err != nil {
 			return
 		}
 		// Whatever decodes must survive a re-encoding unchanged (the input
-		// itself may use non-canonical varints, so compare decoded forms).
-		again, err := DecodeMutation(AppendMutation(nil, m))
+		// itself may use non-canonical varints, so compare decoded forms),
+		// in either encoding; the compact one's size is what
+		// CompactMutationSize says.
+		compact := AppendCompactMutation(nil, m)
+		require.Equal(t, len(compact), CompactMutationSize(m))
+		again, err := DecodeMutation(compact)
+		require.NoError(t, err)
+		assert.Equal(t, m, again)
+		again, err = DecodeMutation(AppendMutation(nil, m))
 		require.NoError(t, err)
 		assert.Equal(t, m, again)
 	})

@@ -310,13 +310,12 @@ func (e *Engine) applyGroup(ctx context.Context, group []groupMember) error {
 		}
 	}
 	logged := e.log != nil && e.durableWrites(group[0].t.Keyspace)
-	var rec []byte
+	var ms []*data.Mutation
 	if logged {
-		ms := make([]*data.Mutation, len(group))
+		ms = make([]*data.Mutation, len(group))
 		for i := range group {
 			ms[i] = group[i].m
 		}
-		rec = data.AppendMutationGroup(nil, ms)
 	}
 	// Lock every store once, in table-ID order (no cycle with another
 	// group or a memtable switch waiting on one of them).
@@ -336,7 +335,11 @@ func (e *Engine) applyGroup(ctx context.Context, group []groupMember) error {
 		}
 	}
 	if logged {
-		pos, err := e.log.Append(rec)
+		// Encoded straight into the commit log's segment, as applyPlain
+		// does.
+		pos, err := e.log.AppendEncoded(data.MutationGroupSize(ms), func(dst []byte) []byte {
+			return data.AppendMutationGroup(dst, ms)
+		})
 		if err != nil {
 			unlock()
 			return fmt.Errorf("engine: commit log append for %s: %w", group[0].t.QualifiedName(), err)

@@ -17,10 +17,11 @@
 //
 // Apply(ctx, table, mutation) validates the mutation (key size, TTL bounds,
 // sorted cells, counter values), computes the partition's Murmur3 token and
-// appends it to the commit log (data.AppendMutation; skipped for keyspaces
-// with durable_writes = false, as in Cassandra) and then applies it to the
-// table's active memtable, atomically for the partition (see package
-// memtable). Under SyncBatch Apply returns after an fsync covers the record
+// appends it to the commit log (data.AppendCompactMutation, encoded straight
+// into the mapped segment by commitlog.Log.AppendEncoded; skipped for
+// keyspaces with durable_writes = false, as in Cassandra) and then applies
+// it to the table's active memtable, atomically for the partition (see
+// package memtable). Under SyncBatch Apply returns after an fsync covers the record
 // (concurrent writers share fsyncs); under SyncPeriodic (the default)
 // after the write, the log being fsynced every 10 s. Timestamps come from NewTimestamp (strictly increasing
 // microseconds of Options.Clock) or from the client; the engine never calls

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"hash/maphash"
-	"sync"
 
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/schema"
@@ -25,8 +24,16 @@ const (
 
 // Apply validates mutation m and applies it to table t, atomically for its
 // partition: a concurrent read sees all of m or none of it. m.Table must be
-// t.ID or zero (then it is set to t.ID). The engine takes ownership of m and
-// the memory it references: the caller must not modify them afterwards.
+// t.ID or zero (then it is set to t.ID).
+//
+// Apply keeps nothing of m, nor of the memory it references, once it
+// returns: the commit log gets m's encoding, the memtable copies what it
+// keeps into its arena, and the dependents' work (BaseWrite, derived
+// mutations) ends before Apply returns. So a caller may reuse m, its rows,
+// cells and byte slices for its next mutation as soon as Apply returns (a
+// writer building many mutations can keep one set of buffers, as a pebble
+// caller reuses its key buffer); it must not modify them while Apply runs.
+// TestApplyKeepsNoCallerMemory holds the engine to this.
 //
 // Validation: a non-empty key of at most MaxKeySize bytes, at most
 // MaxMutationSize bytes in all, TTLs between 0 and data.MaxTTL expiring no
@@ -79,21 +86,20 @@ func (e *Engine) applyPlain(ctx context.Context, t *schema.Table, s *tableStore,
 		return err
 	}
 	logged := e.log != nil && e.durableWrites(t.Keyspace)
-	var buf *[]byte
-	if logged {
-		buf = encodeBufs.Get().(*[]byte)
-		*buf = data.AppendMutation((*buf)[:0], m)
-	}
 	// The shared lock spans the append and the apply, so that a memtable
 	// switch sees every appended record of the table in the memtable it
 	// freezes (see tableStore.mu and releaseLog).
 	s.mu.RLock()
 	active := s.active
 	if logged {
-		pos, err := e.log.Append(*buf)
+		// The record, m in the compact encoding, is encoded straight into
+		// the commit log's segment (no buffer of our own), its size
+		// computed first.
+		pos, err := e.log.AppendEncoded(data.CompactMutationSize(m), func(dst []byte) []byte {
+			return data.AppendCompactMutation(dst, m)
+		})
 		if err != nil {
 			s.mu.RUnlock()
-			encodeBufs.Put(buf)
 			return fmt.Errorf("engine: commit log append for %s: %w", t.QualifiedName(), err)
 		}
 		active.notePos(pos)
@@ -101,21 +107,12 @@ func (e *Engine) applyPlain(ctx context.Context, t *schema.Table, s *tableStore,
 	n := active.mt.Apply(token, m)
 	s.mu.RUnlock()
 	s.writeCount.Add(1)
-	if logged {
-		if cap(*buf) <= 1<<20 {
-			encodeBufs.Put(buf)
-		}
-	}
 	e.mem.Add(int64(n))
 	if active.mt.Size() >= e.opts.MemtableSize || e.mem.Load() >= e.opts.MemtableHardLimit/2 {
 		e.maybeFlush(s)
 	}
 	return nil
 }
-
-// encodeBufs recycles the buffers mutations are encoded into for the
-// commit log (the log copies the payload).
-var encodeBufs = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
 // durableWrites reports whether the keyspace's writes go through the commit
 // log (durable_writes, true unless the keyspace says otherwise).
