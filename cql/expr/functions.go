@@ -351,13 +351,13 @@ func lookupFunction(name string, argTypes []types.Type) (*function, error) {
 func signatures(fs []*function) string {
 	parts := make([]string, len(fs))
 	for i, f := range fs {
-		parts[i] = fmt.Sprintf("system.%s : (%s) -> %s", f.name, f.argList(), f.ret)
+		parts[i] = f.String()
 	}
 	return strings.Join(parts, ", ")
 }
 
-// registerFloor registers Cassandra 4.1's floor functions (TimeFcts,
-// CASSANDRA-11871), in TimeFcts.all()'s order: floor(timestamp, duration
+// registerFloor registers Cassandra 5.0's floor functions (TimeFcts,
+// CASSANDRA-11871; see docs/compatibility.md), in TimeFcts.all()'s order: floor(timestamp, duration
 // [, start timestamp]) and floor(timeuuid, duration [, start timestamp])
 // give a timestamp, floor(date, duration [, start date]) a date and
 // floor(time, duration) a time, each the value rounded down to a multiple
