@@ -310,8 +310,9 @@ func isConstTerms(ts []Term) bool {
 	return true
 }
 
-// lookupFunction finds the overload of name taking exactly argTypes (used by
-// selectors, whose argument types are known columns).
+// lookupFunction finds the overload of name whose arguments take argTypes
+// (the casts to timestamp and date call toTimestamp and toDate of a known
+// type); calls of a statement resolve through resolveFunction.
 func lookupFunction(name string, argTypes []types.Type) (*function, error) {
 	overloads := functions[strings.ToLower(name)]
 	if len(overloads) == 0 {
