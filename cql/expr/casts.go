@@ -100,9 +100,7 @@ func castFunction(from, to types.Type) *function {
 }
 
 // compileCastTerm compiles CAST(x AS type) in a term as the call of
-// castAs<Type>(x), choosing the overload as FunctionResolver.pickBestMatch
-// does: the first whose argument type x matches exactly, else the only one
-// x is assignable to.
+// castAs<Type>(x), whose overload resolveFunction chooses.
 func (c *CompileCtx) compileCastTerm(e *parser.Cast, r Receiver) (Term, error) {
 	to, err := ConvertType(e.Type, nil)
 	if err != nil {
@@ -116,42 +114,24 @@ func (c *CompileCtx) compileCastTerm(e *parser.Cast, r Receiver) (Term, error) {
 	if len(inputs) == 0 {
 		return nil, query.Invalidf("Unknown function system.%s", name)
 	}
-	arg := c.termArg(e.Expr, r)
-	var chosen *types.Type
-	var compatible []types.Type
+	overloads := make([]*function, len(inputs))
 	for i, in := range inputs {
-		switch arg.assign(in) {
-		case exactMatch:
-			chosen = &inputs[i]
-		case weaklyAssignable:
-			compatible = append(compatible, in)
-		}
-		if chosen != nil {
-			break
-		}
+		overloads[i] = castFunction(in, to)
 	}
-	sigs := func(ts []types.Type) string {
-		parts := make([]string, len(ts))
-		for i, t := range ts {
-			parts[i] = fmt.Sprintf("system.%s : (%s) -> %s", name, t, to)
+	// FunctionCall.Raw.newCast names the call system.castAs<Type>. The
+	// receiver was checked above, so the resolution weighs the argument.
+	fn, err := c.resolveFunction("system."+name, overloads, []opArg{c.termArg(e.Expr, r)}, types.Type{})
+	if err != nil {
+		if qe, ok := err.(*query.Error); ok && strings.HasPrefix(qe.Message, "Invalid call") {
+			return nil, notAssignableErr(qe)
 		}
-		return strings.Join(parts, ", ")
+		return nil, err
 	}
-	if chosen == nil {
-		switch len(compatible) {
-		case 0:
-			return nil, notAssignableErr(query.Invalidf("Invalid call to function system.%s, none of its type signatures match (known type signatures: %s)", name, sigs(inputs)))
-		case 1:
-			chosen = &compatible[0]
-		default:
-			return nil, query.Invalidf("Ambiguous call to function system.%s (can be matched by following signatures: %s): use type casts to disambiguate", name, sigs(compatible))
-		}
-	}
-	argTerm, err := c.CompileTerm(e.Expr, r.Sub(fmt.Sprintf("arg0(system.%s)", name), *chosen))
+	argTerm, err := c.CompileTerm(e.Expr, r.Sub(fmt.Sprintf("arg0(system.%s)", name), fn.args[0]))
 	if err != nil {
 		return nil, err
 	}
-	ft := funcTerm{fn: castFunction(*chosen, to), args: []Term{argTerm}}
+	ft := funcTerm{fn: fn, args: []Term{argTerm}}
 	if isConstTerms(ft.args) {
 		if v, err := ft.Eval(&query.Execution{}); err == nil {
 			return ConstTerm{V: v.Bytes}, nil

@@ -159,10 +159,41 @@ func init() {
 	register("blobasvarchar", types.TextType, []types.Type{types.BlobType}, func(_ *query.Execution, a [][]byte) ([]byte, error) { return a[0], nil })
 }
 
-// compileCall compiles a function call used as a term for receiver r. The
-// first overload whose arguments compile and whose result can be assigned to
-// r is chosen.
+// compileCall compiles a function call used as a term for receiver r
+// (FunctionCall.Raw.prepare): the overload is resolveFunction's, its result
+// must then be assignable to r, and the arguments compile for its argument
+// types.
 func (c *CompileCtx) compileCall(e *parser.FuncCall, r Receiver) (Term, error) {
+	fn, err := c.resolveTermCall(e, r)
+	if err != nil {
+		return nil, err
+	}
+	// AbstractFunction.testAssignment: the receiver's type must equal the
+	// result's or read its bytes (isValueCompatibleWith).
+	if r.Typ.Kind != types.Invalid && !assignableType(fn.ret, r.Typ) && !valueCompatible(r.Typ, fn.ret) {
+		return nil, query.Invalidf("Type error: cannot assign result of function system.%s (type %s) to %s (type %s)", fn.name, fn.ret, r.Name, r.Typ)
+	}
+	args := make([]Term, len(e.Args))
+	for i, a := range e.Args {
+		if args[i], err = c.CompileTerm(a, r.Sub(fmt.Sprintf("arg%d(system.%s)", i, fn.name), fn.args[i])); err != nil {
+			return nil, err
+		}
+	}
+	ft := funcTerm{fn: fn, args: args}
+	if !fn.volatile && isConstTerms(args) {
+		// Deterministic functions of constants fold at compile time.
+		if v, err := ft.Eval(&query.Execution{}); err == nil {
+			return ConstTerm{V: v.Bytes}, nil
+		}
+	}
+	return ft, nil
+}
+
+// resolveTermCall finds the function a call in a term calls
+// (FunctionResolver.get with the receiver's type): token() of the
+// statement's table, fromJson() for the receiver's type, or a native
+// function's overload (resolveFunction).
+func (c *CompileCtx) resolveTermCall(e *parser.FuncCall, r Receiver) (*function, error) {
 	name := strings.ToLower(string(e.Name))
 	if e.Keyspace != "" && !strings.EqualFold(string(e.Keyspace), "system") {
 		return nil, query.Invalidf("Unknown function %s.%s", e.Keyspace, e.Name)
@@ -183,54 +214,14 @@ func (c *CompileCtx) compileCall(e *parser.FuncCall, r Receiver) (Term, error) {
 		}
 		overloads = []*function{fromJSONFunction(r.Typ)}
 	}
-	if len(overloads) == 0 {
+	if len(overloads) == 0 || e.Star {
 		return nil, query.Invalidf("Unknown function %s called", e.Name)
 	}
-	var firstErr error
-	for _, fn := range overloads {
-		if len(fn.args) != len(e.Args) || e.Star {
-			continue
-		}
-		// AbstractFunction.testAssignment: the receiver's type must equal
-		// the result's or read its bytes (isValueCompatibleWith).
-		if r.Typ.Kind != types.Invalid && !assignableType(fn.ret, r.Typ) && !valueCompatible(r.Typ, fn.ret) {
-			if firstErr == nil {
-				firstErr = query.Invalidf("Type error: cannot assign result of function system.%s (type %s) to %s (type %s)", name, fn.ret, r.Name, r.Typ)
-			}
-			continue
-		}
-		args := make([]Term, len(e.Args))
-		var err error
-		for i, a := range e.Args {
-			args[i], err = c.CompileTerm(a, r.Sub(fmt.Sprintf("arg%d(system.%s)", i, name), fn.args[i]))
-			if err != nil {
-				break
-			}
-		}
-		if err != nil {
-			if firstErr == nil {
-				firstErr = err
-			}
-			continue
-		}
-		ft := funcTerm{fn: fn, args: args}
-		if !fn.volatile && isConstTerms(args) {
-			// Deterministic functions of constants fold at compile time.
-			if v, err := ft.Eval(&query.Execution{}); err == nil {
-				return ConstTerm{V: v.Bytes}, nil
-			}
-		}
-		return ft, nil
+	args := make([]opArg, len(e.Args))
+	for i, a := range e.Args {
+		args[i] = c.termArg(a, r)
 	}
-	if firstErr != nil {
-		return nil, firstErr
-	}
-	if len(overloads) > 1 {
-		// FunctionResolver.pickBestMatch: no candidate takes that many
-		// arguments (validateTypes' arity text is for a lone candidate).
-		return nil, query.Invalidf("Invalid call to function system.%s, none of its type signatures match (known type signatures: %s)", name, signatures(overloads))
-	}
-	return nil, query.Invalidf("Invalid number of arguments in call to function system.%s: %d required but %d provided", name, len(overloads[0].args), len(e.Args))
+	return c.resolveFunction(callName(e), overloads, args, r.Typ)
 }
 
 // tokenFunction is token() as a term for receiver r: Cassandra's
@@ -319,8 +310,9 @@ func isConstTerms(ts []Term) bool {
 	return true
 }
 
-// lookupFunction finds the overload of name taking exactly argTypes (used by
-// selectors, whose argument types are known columns).
+// lookupFunction finds the overload of name whose arguments take argTypes
+// (the casts to timestamp and date call toTimestamp and toDate of a known
+// type); calls of a statement resolve through resolveFunction.
 func lookupFunction(name string, argTypes []types.Type) (*function, error) {
 	overloads := functions[strings.ToLower(name)]
 	if len(overloads) == 0 {
@@ -351,13 +343,13 @@ func lookupFunction(name string, argTypes []types.Type) (*function, error) {
 func signatures(fs []*function) string {
 	parts := make([]string, len(fs))
 	for i, f := range fs {
-		parts[i] = fmt.Sprintf("system.%s : (%s) -> %s", f.name, f.argList(), f.ret)
+		parts[i] = f.String()
 	}
 	return strings.Join(parts, ", ")
 }
 
 // registerFloor registers Cassandra 4.1's floor functions (TimeFcts,
-// CASSANDRA-11871), in TimeFcts.all()'s order: floor(timestamp, duration
+// CASSANDRA-11871, CQL 3.4.6), in TimeFcts.all()'s order: floor(timestamp, duration
 // [, start timestamp]) and floor(timeuuid, duration [, start timestamp])
 // give a timestamp, floor(date, duration [, start date]) a date and
 // floor(time, duration) a time, each the value rounded down to a multiple

@@ -399,6 +399,17 @@ func (c *CompileCtx) nestedAssignment(e parser.Expr, r Receiver, t types.Type) a
 	c.probing++
 	defer func() { c.probing--; c.leave() }()
 	switch e := unparen(e, types.Type{}).(type) {
+	case *parser.FuncCall:
+		// FunctionCall.Raw.testAssignment: the call resolved for t is an
+		// exact match when it returns t, weakly assignable when t reads
+		// its result or it cannot be resolved, and fromJson() is always
+		// weakly assignable.
+		fn, err := c.resolveTermCall(e, r.Sub(r.Name, t))
+		if err == nil && fn.name != "fromjson" {
+			a = typeAssignment(fn.ret, t)
+		}
+		c.nested[k] = a
+		return a
 	case *parser.BinaryExpr:
 		o, err = c.resolveTermOp(opByte(e.Op), []parser.Expr{e.Left, e.Right}, r.Sub(r.Name, t))
 	case *parser.Neg:

@@ -435,17 +435,12 @@ func anyLiteralTerm(es []parser.Expr) bool {
 	return false
 }
 
-// compileSelectorCallWithTerms compiles a call in a selection whose
-// arguments mix selectors and terms (Selectable.WithFunction with
-// Selectable.WithTerm arguments). The overload is chosen as
-// FunctionResolver.pickBestMatch chooses it: the first that every argument
-// matches exactly, else the only one every argument is assignable to; the
-// terms then take that overload's argument types.
-func (c *CompileCtx) compileSelectorCallWithTerms(tbl *schema.Table, name string, e *parser.FuncCall) (Selector, error) {
-	overloads := functions[name]
-	if len(overloads) == 0 {
-		return nil, query.Invalidf("Unknown function '%s'", e.Name)
-	}
+// compileScalarSelectorCall compiles a call of a native scalar function in
+// a selection (Selectable.WithFunction): the arguments that read columns
+// are selectors, constants and bind markers terms (Selectable.WithTerm);
+// the overload is resolveFunction's, and the terms then take its argument
+// types.
+func (c *CompileCtx) compileScalarSelectorCall(tbl *schema.Table, name string, e *parser.FuncCall) (Selector, error) {
 	sels := make([]Selector, len(e.Args))
 	args := make([]opArg, len(e.Args))
 	recv := Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: string(e.Name)}
@@ -459,39 +454,17 @@ func (c *CompileCtx) compileSelectorCallWithTerms(tbl *schema.Table, name string
 			return nil, err
 		}
 		sels[i] = s
-		st := s.Typ()
-		args[i] = opArg{assign: func(t types.Type) assignment { return typeAssignment(st, t) }}
+		args[i] = selectorArg(s)
 	}
-	var chosen *function
-	var compatible, candidates []*function
-	for _, fn := range overloads {
-		if len(fn.args) != len(e.Args) {
-			continue
-		}
-		candidates = append(candidates, fn)
-		match := exactMatch
-		for i, a := range args {
-			match = min(match, a.assign(fn.args[i]))
-		}
-		if match == exactMatch {
-			chosen = fn
-			break
-		}
-		if match == weaklyAssignable {
-			compatible = append(compatible, fn)
-		}
+	// Selectable.WithFunction.Raw.prepare prepares the arguments before it
+	// looks the function up.
+	overloads := functions[name]
+	if len(overloads) == 0 {
+		return nil, query.Invalidf("Unknown function '%s'", e.Name)
 	}
-	if chosen == nil {
-		switch {
-		case len(candidates) == 0:
-			return nil, query.Invalidf("Invalid number of arguments in call to function system.%s: %d required but %d provided", name, len(overloads[0].args), len(e.Args))
-		case len(compatible) == 1:
-			chosen = compatible[0]
-		case len(compatible) == 0:
-			return nil, query.Invalidf("Invalid call to function system.%s, none of its type signatures match (known type signatures: %s)", name, signatures(candidates))
-		default:
-			return nil, query.Invalidf("Ambiguous call to function system.%s (can be matched by following signatures: %s): use type casts to disambiguate", name, signatures(compatible))
-		}
+	chosen, err := c.resolveFunction(callName(e), overloads, args, types.Type{})
+	if err != nil {
+		return nil, err
 	}
 	for i, a := range e.Args {
 		if sels[i] != nil {
@@ -541,8 +514,8 @@ func (c *CompileCtx) compileSelectorCall(tbl *schema.Table, e *parser.FuncCall) 
 			return &countRowsSel{}, nil
 		}
 	}
-	if !isAggregateName(name) && name != "tojson" && anyLiteralTerm(e.Args) {
-		return c.compileSelectorCallWithTerms(tbl, name, e)
+	if !isAggregateName(name) && name != "tojson" {
+		return c.compileScalarSelectorCall(tbl, name, e)
 	}
 	args := make([]Selector, len(e.Args))
 	for i, a := range e.Args {
@@ -561,21 +534,11 @@ func (c *CompileCtx) compileSelectorCall(tbl *schema.Table, e *parser.FuncCall) 
 		}
 		return newAggregateSel(name, args[0])
 	}
-	argTypes := make([]types.Type, len(args))
-	for i, a := range args {
-		argTypes[i] = a.Typ()
+	// toJson() of any one argument.
+	if len(args) != 1 {
+		return nil, query.Invalidf("Invalid number of arguments in call to function system.tojson: 1 required but %d provided", len(args))
 	}
-	if name == "tojson" {
-		if len(args) != 1 {
-			return nil, query.Invalidf("Invalid number of arguments in call to function system.tojson: 1 required but %d provided", len(args))
-		}
-		return &funcSel{fn: toJSONFunction(argTypes[0]), args: args}, nil
-	}
-	fn, err := lookupFunction(name, argTypes)
-	if err != nil {
-		return nil, err
-	}
-	return &funcSel{fn: fn, args: args}, nil
+	return &funcSel{fn: toJSONFunction(args[0].Typ()), args: args}, nil
 }
 
 // compileTokenSelector compiles token(...) in a selection: the TokenFct of

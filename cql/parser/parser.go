@@ -1589,7 +1589,7 @@ func (p *parser) parseSelect() (Statement, error) {
 		if err = p.expectKw(kwBy); err != nil {
 			return nil, err
 		}
-		if s.GroupBy, err = commaList(p, p.ident); err != nil {
+		if s.GroupBy, err = commaList(p, func() (Expr, error) { return p.parseExpr(true) }); err != nil {
 			return nil, err
 		}
 	}

@@ -712,12 +712,15 @@ type SelectExpr struct {
 // Exprs is empty for SELECT *.
 type Select struct {
 	Binds
-	Distinct          bool
-	JSON              bool
-	Exprs             []*SelectExpr
-	Table             TableName
-	Where             []Relation
-	GroupBy           []Ident
+	Distinct bool
+	JSON     bool
+	Exprs    []*SelectExpr
+	Table    TableName
+	Where    []Relation
+	// GroupBy holds the GROUP BY elements: column references, or (the
+	// last one) a call of a monotonic function such as floor(ck, 5m)
+	// (Parser.g's groupByClause reads unaliased selectors).
+	GroupBy           []Expr
 	OrderBy           []Ordering
 	PerPartitionLimit Expr
 	Limit             Expr

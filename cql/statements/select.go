@@ -28,6 +28,10 @@ type selectPlan struct {
 	// groupBy is the number of primary key columns (partition key first,
 	// then clustering) that define a group; 0 without GROUP BY.
 	groupBy int
+	// groupFn is set when the GROUP BY clause ends with a function of a
+	// clustering column (floor(time, 5m)): the last of the groupBy
+	// columns then counts by the function's value, not its own.
+	groupFn *expr.GroupByFunction
 	// reversed reads clustering order backwards (ORDER BY flips it).
 	reversed bool
 	// postSort is set for ORDER BY with IN on the partition key: rows of
@@ -114,7 +118,7 @@ func compileSelect(s *plan.Compiler, st *parser.Select) (plan.Plan, error) {
 			return nil, err
 		}
 	}
-	if err := p.compileGroupBy(st.GroupBy); err != nil {
+	if err := p.compileGroupBy(c, st.GroupBy); err != nil {
 		return nil, err
 	}
 	if st.PerPartitionLimit != nil && !st.Distinct && p.aggregate && p.groupBy == 0 {
@@ -325,22 +329,40 @@ func (p *selectPlan) checkDistinct() error {
 	return nil
 }
 
-// compileGroupBy applies SelectStatement.getAggregationSpecification: the
+// compileGroupBy applies SelectStatement.getAggregationSpecFactory: the
 // GROUP BY columns are a prefix of the primary key, where a column
-// restricted by EQ may be skipped.
-func (p *selectPlan) compileGroupBy(cols []parser.Ident) error {
-	if len(cols) == 0 {
+// restricted by EQ may be skipped, and the last element may instead be a
+// function of a clustering column (expr.CompileGroupByFunction), which
+// stands for that column in the prefix.
+func (p *selectPlan) compileGroupBy(c *expr.CompileCtx, elems []parser.Expr) error {
+	if len(elems) == 0 {
 		return nil
 	}
 	pkCols := append(append([]*schema.Column{}, p.tbl.PartitionKey()...), p.tbl.ClusteringColumns()...)
 	pos := 0
-	for _, id := range cols {
-		col := p.tbl.Column(string(id))
-		if col == nil {
-			return query.Invalidf("Undefined column name %s in table %s", id.String(), p.tbl.QualifiedName())
-		}
-		if col.Kind != schema.PartitionKey && col.Kind != schema.Clustering {
-			return query.Invalidf("Group by is currently only supported on the columns of the PRIMARY KEY, got %s", col.Name)
+	for _, e := range elems {
+		var col *schema.Column
+		switch e := e.(type) {
+		case *parser.FuncCall:
+			fn, err := c.CompileGroupByFunction(p.tbl, e)
+			if err != nil {
+				return err
+			}
+			p.groupFn, col = fn, fn.Column
+		case *parser.ColumnRef:
+			if col = p.tbl.Column(string(e.Name)); col == nil {
+				return query.Invalidf("Undefined column name %s in table %s", e.Name.String(), p.tbl.QualifiedName())
+			}
+			if col.Kind != schema.PartitionKey && col.Kind != schema.Clustering {
+				return query.Invalidf("Group by is currently only supported on the columns of the PRIMARY KEY, got %s", col.Name)
+			}
+			if p.groupFn != nil {
+				return query.Invalidf("Functions are only supported on the last element of the GROUP BY clause")
+			}
+		default:
+			// Cassandra casts any other selectable to a column and fails
+			// with a ClassCastException (a server error).
+			return query.Invalidf("Only column names and monotonic scalar functions are supported in the GROUP BY clause.")
 		}
 		for pos < len(pkCols) && pkCols[pos] != col {
 			skipped := pkCols[pos]

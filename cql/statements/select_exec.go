@@ -71,7 +71,9 @@ type runState struct {
 	more       bool // a paging state must be returned
 	groupOpen  bool
 	groupKey   [][]byte
-	stats      readStats
+	// groupEval computes the GROUP BY function of a row (selectPlan.groupFn).
+	groupEval expr.Evaluator
+	stats     readStats
 	// indexed is set when the rows came through a secondary index.
 	indexed    bool
 	curPartKey []byte
@@ -168,6 +170,14 @@ func (r *selectRun) exec(ctx context.Context) (*query.Result, error) {
 		if r.limit > 0 && r.returned >= r.limit {
 			return &query.Result{Kind: wire.ResultRows, Columns: p.specs}, nil
 		}
+	}
+	if p.groupFn != nil {
+		// AggregationSpecification's factory validates the function when it
+		// binds the query's options, at each execution.
+		if err := expr.ValidateForGroupBy(p.groupFn.Selector); err != nil {
+			return nil, err
+		}
+		r.groupEval = p.groupFn.Selector.NewEval()
 	}
 	if p.plainCols == nil {
 		r.evals = make([]expr.Evaluator, len(p.sels))
@@ -579,8 +589,11 @@ func (r *selectRun) filter(sr *expr.SelRow) (bool, error) {
 	return true, nil
 }
 
-// groupKeyOf returns the values that define sr's group.
-func (r *selectRun) groupKeyOf(sr *expr.SelRow) [][]byte {
+// groupKeyOf returns the values that define sr's group: its first groupBy
+// primary key values, the last of them replaced by the value of the GROUP
+// BY function when there is one (GroupMaker's SelectorGroupMaker compares
+// the prefix before the function's column, then the function's outputs).
+func (r *selectRun) groupKeyOf(sr *expr.SelRow) ([][]byte, error) {
 	n := r.p.groupBy
 	out := make([][]byte, 0, n)
 	for i := 0; i < n; i++ {
@@ -592,7 +605,19 @@ func (r *selectRun) groupKeyOf(sr *expr.SelRow) [][]byte {
 			out = append(out, nil)
 		}
 	}
-	return out
+	if r.groupEval != nil && sr.Ck != nil {
+		// A static row (no clustering) keeps the null of its column.
+		r.groupEval.Reset()
+		if err := r.groupEval.Add(&r.q.Execution, sr); err != nil {
+			return nil, err
+		}
+		v, err := r.groupEval.Out(&r.q.Execution)
+		if err != nil {
+			return nil, err
+		}
+		out[n-1] = v
+	}
+	return out, nil
 }
 
 func sameGroup(a, b [][]byte) bool {
@@ -613,7 +638,10 @@ func (r *selectRun) emit(sr *expr.SelRow, clustering []byte) error {
 	p := r.p
 	if p.aggregate || p.groupBy > 0 {
 		if p.groupBy > 0 {
-			key := r.groupKeyOf(sr)
+			key, err := r.groupKeyOf(sr)
+			if err != nil {
+				return err
+			}
 			if r.groupOpen && !sameGroup(key, r.groupKey) {
 				if err := r.closeGroup(); err != nil {
 					return err
@@ -934,7 +962,10 @@ func (r *selectRun) runSortedGroups(items []sortedItem, less func(a, b []byte) b
 		var groupFirsts [][]byte
 		var key [][]byte
 		for _, it := range items[start:end] {
-			k := r.groupKeyOf(it.sr)
+			k, err := r.groupKeyOf(it.sr)
+			if err != nil {
+				return err
+			}
 			if key == nil || !sameGroup(k, key) {
 				groupFirsts = append(groupFirsts, it.ck)
 				key = k
