@@ -16,6 +16,7 @@ import (
 	"github.com/cockroachdb/datadriven"
 	"github.com/stretchr/testify/require"
 
+	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/cql/query"
 	"github.com/minicass/minicass/engine"
 	"github.com/minicass/minicass/types"
@@ -58,6 +59,26 @@ import (
 //	flush               flush(): every table's memtables become SSTables
 //	compact             compact(): every table is compacted
 //	clock advance=D     advances the clock, where the Java test sleeps
+//	succeeds            the statements execute without an error: the
+//	                    assertion of a Java test that only runs them (a
+//	                    JUnit test passes when nothing throws); counted
+//	recreate-described from=A to=B
+//	                    runs the DESCRIBE statement of the input, replaces A
+//	                    by B in the first row's create_statement and executes
+//	                    that, as KeywordTestBase re-creates a described table
+//	                    in another keyspace; counted: the text must execute
+//	execute batch=T     (also succeeds and error) the input's statements are
+//	                    sent as one protocol BATCH of type T (LOGGED,
+//	                    UNLOGGED or COUNTER), each statement with "? " values
+//	                    prepared and bound, as the driver's BatchStatement of
+//	                    bound statements and QueryProcessor.processBatch
+//	                    send them
+//	now-in-seconds=now+N
+//	                    (on execute, succeeds, rows, empty and row-count) the
+//	                    statements run with the query option nowInSeconds
+//	                    (protocol v5's now_in_seconds; QueryOptions.create's
+//	                    last argument in CustomNowInSecondsTest) set to the
+//	                    clock's time in seconds plus N (N may be negative)
 //	node [tombstone-failure-threshold=N] [materialized-views=false]
 //	                    goes on on a fresh node (no table or view of the
 //	                    script's earlier blocks, as after CQLTester's cleanup)
@@ -108,13 +129,22 @@ func runConformance(t *testing.T, dir string) map[string]conformanceTally {
 		h := &conformanceHarness{t: t, report: report}
 		h.startNode(engine.Options{}, true)
 		datadriven.RunTest(t, path, h.run)
-		name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+		name := conformanceKey(path)
 		tallies[name] = h.tally
 		if report {
 			t.Logf("%s: %d methods, %d assertions, %d passed, %d differences, %d failing", name, h.tally.methods, h.tally.assertions, h.tally.passed, h.tally.differences, h.tally.failing)
 		}
 	})
 	return tallies
+}
+
+// conformanceKey names a script by its directory and class
+// ("operations/DeleteTest"), as docs/conformance.md's rows do with their class
+// and directory cells: two Java classes of one name in different folders
+// (cql3/DeleteTest and validation/operations/DeleteTest) are two rows.
+func conformanceKey(path string) string {
+	dir := filepath.Base(filepath.Dir(path))
+	return dir + "/" + strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 }
 
 // startNode gives the harness a session on a fresh node with opts (and the
@@ -152,6 +182,9 @@ type conformanceHarness struct {
 	table  string
 	method string
 	tally  conformanceTally
+	// nowInSec is the nowInSeconds query option of the directive being run
+	// (now-in-seconds=now+N), nil when it has none.
+	nowInSec *int64
 }
 
 func (h *conformanceHarness) mustRun(q string) {
@@ -163,6 +196,15 @@ func (h *conformanceHarness) mustRun(q string) {
 // it itself: an assertion's expected text holds Cassandra's answer, which
 // rewriting the file must never replace with minicass's.
 func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
+	h.nowInSec = nil
+	if d.HasArg("now-in-seconds") {
+		var spec string
+		d.ScanArgs(t, "now-in-seconds", &spec)
+		off, err := strconv.ParseInt(strings.TrimPrefix(spec, "now"), 10, 64)
+		require.NoError(t, err, "now-in-seconds=%s: want now+N or now-N", spec)
+		now := h.s.x.env.Engine.Clock().Now().Unix() + off
+		h.nowInSec = &now
+	}
 	switch d.Cmd {
 	case "method":
 		d.ScanArgs(t, "name", &h.method)
@@ -184,7 +226,18 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 		h.tables++
 		return h.check(t, d, h.execute(d.Input), "")
 	case "execute":
-		return h.check(t, d, h.execute(d.Input), "")
+		return h.check(t, d, h.executeDirective(t, d), "")
+	case "recreate-described":
+		h.tally.assertions++
+		var from, to string
+		d.ScanArgs(t, "from", &from)
+		d.ScanArgs(t, "to", &to)
+		got := h.recreateDescribed(d.Input, from, to)
+		return h.verdict(t, d, got == "", got)
+	case "succeeds":
+		h.tally.assertions++
+		got := h.executeDirective(t, d)
+		return h.verdict(t, d, got == "", got)
 	case "flush":
 		require.NoError(t, h.s.x.env.Engine.Flush(context.Background(), "", ""))
 		return d.Expected
@@ -252,7 +305,12 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 		if d.HasArg("kind") {
 			d.ScanArgs(t, "kind", &kind)
 		}
-		_, err := h.query(d.Input)
+		var err error
+		if d.HasArg("batch") {
+			err = h.batch(t, d)
+		} else {
+			_, err = h.query(d.Input)
+		}
 		want := strings.TrimSpace(d.Expected)
 		ok := false
 		got := "no error"
@@ -331,6 +389,67 @@ func (h *conformanceHarness) execute(input string) string {
 	return ""
 }
 
+// executeDirective runs an execute or succeeds block: its statements one by
+// one, or as one protocol BATCH with batch=T; it returns the error's text.
+func (h *conformanceHarness) executeDirective(t *testing.T, d *datadriven.TestData) string {
+	if !d.HasArg("batch") {
+		return h.execute(d.Input)
+	}
+	if err := h.batch(t, d); err != nil {
+		return "error: " + errorText(err)
+	}
+	return ""
+}
+
+// recreateDescribed runs the DESCRIBE statement input and executes the
+// create_statement of its first row with from replaced by to, returning the
+// error's text (empty when it executes).
+func (h *conformanceHarness) recreateDescribed(input, from, to string) string {
+	res, err := h.query(input)
+	if err != nil {
+		return "error: " + errorText(err)
+	}
+	col := -1
+	for i, c := range res.Columns {
+		if c.Name == "create_statement" {
+			col = i
+		}
+	}
+	if col < 0 || len(res.Rows) == 0 {
+		return "DESCRIBE gave no create_statement"
+	}
+	stmt := strings.ReplaceAll(string(res.Rows[0][col]), from, to)
+	if _, err := h.s.Query(context.Background(), stmt, nil); err != nil {
+		return "error: " + errorText(err) + "\n" + stmt
+	}
+	return ""
+}
+
+// batch sends the block's statements as one protocol BATCH of the type its
+// batch argument names.
+func (h *conformanceHarness) batch(t *testing.T, d *datadriven.TestData) error {
+	var name string
+	d.ScanArgs(t, "batch", &name)
+	typ, ok := map[string]parser.BatchType{"LOGGED": parser.BatchLogged, "UNLOGGED": parser.BatchUnlogged, "COUNTER": parser.BatchCounter}[name]
+	require.True(t, ok, "batch=%s: want LOGGED, UNLOGGED or COUNTER", name)
+	ctx := context.Background()
+	var entries []BatchEntry
+	for _, st := range splitConformanceInput(d.Input) {
+		text := h.substitute(strings.TrimSuffix(strings.TrimSpace(st.text), ";"))
+		if !st.hasQ {
+			entries = append(entries, BatchEntry{Query: text})
+			continue
+		}
+		prep, err := h.s.Prepare(ctx, text)
+		if err != nil {
+			return err
+		}
+		entries = append(entries, BatchEntry{Prepared: prep, Values: h.bindValues(prep, st.binds, text)})
+	}
+	_, err := h.s.Batch(ctx, typ, entries, h.params(nil))
+	return err
+}
+
 // query runs the one statement of an assertion.
 func (h *conformanceHarness) query(input string) (*query.Result, error) {
 	return h.queryPaged(input, 0)
@@ -345,7 +464,7 @@ func (h *conformanceHarness) queryPaged(input string, pageSize int) (*query.Resu
 	if pageSize <= 0 {
 		return h.runStatement(sts[0], nil)
 	}
-	p := &query.Params{PageSize: pageSize}
+	p := h.params(&query.Params{PageSize: pageSize})
 	var all *query.Result
 	for page := 0; ; page++ {
 		require.Less(h.t, page, 10000, "paging does not end: %s", input)
@@ -362,7 +481,7 @@ func (h *conformanceHarness) queryPaged(input string, pageSize int) (*query.Resu
 			all.PagingState = nil
 			return all, nil
 		}
-		p = &query.Params{PageSize: pageSize, PagingState: res.PagingState}
+		p = h.params(&query.Params{PageSize: pageSize, PagingState: res.PagingState})
 	}
 }
 
@@ -439,15 +558,25 @@ func (h *conformanceHarness) runStatement(st conformanceStatement, paging *query
 	ctx := context.Background()
 	text := h.substitute(strings.TrimSuffix(strings.TrimSpace(st.text), ";"))
 	if !st.hasQ {
-		return h.s.Query(ctx, text, paging)
+		return h.s.Query(ctx, text, h.params(paging))
 	}
 	prep, err := h.s.Prepare(ctx, text)
 	if err != nil {
 		return nil, err
 	}
-	require.Len(h.t, st.binds, len(prep.Bind), "bind values for %s", text)
-	values := make([]query.Value, len(st.binds))
-	for i, lit := range st.binds {
+	p := h.params(&query.Params{Values: h.bindValues(prep, st.binds, text)})
+	if paging != nil {
+		p.PageSize, p.PagingState = paging.PageSize, paging.PagingState
+	}
+	return h.s.ExecutePrepared(ctx, prep, p)
+}
+
+// bindValues serializes a prepared statement's bind values, given as CQL
+// literals (and the words unset and null).
+func (h *conformanceHarness) bindValues(prep *Prepared, binds []string, text string) []query.Value {
+	require.Len(h.t, binds, len(prep.Bind), "bind values for %s", text)
+	values := make([]query.Value, len(binds))
+	for i, lit := range binds {
 		lit = h.substitute(lit)
 		switch strings.ToLower(lit) {
 		case "unset":
@@ -457,11 +586,20 @@ func (h *conformanceHarness) runStatement(st conformanceStatement, paging *query
 			values[i] = query.Value{Bytes: h.bindValue(prep.Bind[i].Type, lit)}
 		}
 	}
-	p := &query.Params{Values: values}
-	if paging != nil {
-		p.PageSize, p.PagingState = paging.PageSize, paging.PagingState
+	return values
+}
+
+// params adds the directive's nowInSeconds option to p (nil for none),
+// returning p, or a new Params when p is nil and the option is set.
+func (h *conformanceHarness) params(p *query.Params) *query.Params {
+	if h.nowInSec == nil {
+		return p
 	}
-	return h.s.ExecutePrepared(ctx, prep, p)
+	if p == nil {
+		p = &query.Params{}
+	}
+	p.NowInSeconds, p.HasNowInSeconds = *h.nowInSec, true
+	return p
 }
 
 var zerosInLiteral = regexp.MustCompile(`zeros\(\d+\)`)
@@ -597,7 +735,7 @@ func checkConformanceTable(t *testing.T, tallies map[string]conformanceTally) {
 		for i := range cells {
 			cells[i] = strings.TrimSpace(cells[i])
 		}
-		rows[strings.Trim(cells[0], "`")] = cells
+		rows[cells[1]+"/"+strings.Trim(cells[0], "`")] = cells
 	}
 	for name, tl := range tallies {
 		cells, ok := rows[name]

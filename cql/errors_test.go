@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/cql/query"
 
 	"github.com/stretchr/testify/assert"
@@ -37,4 +38,40 @@ func TestAsError(t *testing.T) {
 	assert.Equal(t, "disk on fire", e.Message)
 	assert.ErrorIs(t, e, query.ErrServer)
 	assert.NotErrorIs(t, e, query.ErrInvalid)
+}
+
+// TestBindCountErrors checks the texts of a wrong number of bound values,
+// which differ by request as in Cassandra 4.1: a QUERY's is
+// QueryProcessor.process's, an EXECUTE's processPrepared's, a BATCH's
+// BatchMessage's.
+func TestBindCountErrors(t *testing.T) {
+	s := newSelectTestSession(t)
+	ctx := context.Background()
+	for _, q := range []string{
+		"CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE ks.t (k int PRIMARY KEY, v int)",
+	} {
+		_, err := s.Query(ctx, q, nil)
+		assert.NoError(t, err, q)
+	}
+	one := []query.Value{{Bytes: []byte{0, 0, 0, 1}}}
+	message := func(err error) string {
+		if err == nil {
+			return "no error"
+		}
+		return query.AsError(err).Message
+	}
+
+	_, err := s.Query(ctx, "SELECT * FROM ks.t WHERE k = ? AND v = ? ALLOW FILTERING", &query.Params{Values: one})
+	assert.Equal(t, "Invalid amount of bind variables", message(err))
+	_, err = s.Query(ctx, "SELECT * FROM ks.t WHERE k = ?", nil)
+	assert.Equal(t, "Invalid amount of bind variables", message(err))
+
+	prep, err := s.Prepare(ctx, "SELECT * FROM ks.t WHERE k = ? AND v = ? ALLOW FILTERING")
+	assert.NoError(t, err)
+	_, err = s.ExecutePrepared(ctx, prep, &query.Params{Values: one})
+	assert.Equal(t, "there were 2 markers(?) in CQL but 1 bound variables", message(err))
+
+	_, err = s.Batch(ctx, parser.BatchLogged, []BatchEntry{{Query: "INSERT INTO ks.t (k, v) VALUES (?, ?)", Values: one}}, nil)
+	assert.Equal(t, "There were 2 markers(?) in CQL but 1 bound variables", message(err))
 }

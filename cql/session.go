@@ -181,7 +181,7 @@ func (s *Session) run(ctx context.Context, pl plan.Plan, stmt parser.Statement, 
 	if p == nil {
 		p = &query.Params{}
 	}
-	values, err := bindValues(stmt.BindNames(), pl.Binds(), p)
+	values, err := bindValues(stmt.BindNames(), pl.Binds(), p, req != nil && req.prepared)
 	if err != nil {
 		return nil, s.rejected(req, stmt, p, err)
 	}
@@ -234,10 +234,17 @@ func (s *Session) runValues(ctx context.Context, pl plan.Plan, stmt fmt.Stringer
 }
 
 // bindValues checks the number of bound values and orders named values.
-func bindValues(names []string, specs []query.ColumnSpec, p *query.Params) ([]query.Value, error) {
+// A wrong count is refused with Cassandra 4.1's texts: QueryProcessor.process
+// (a QUERY) says "Invalid amount of bind variables", processPrepared (an
+// EXECUTE) "there were N markers(?) in CQL but M bound variables";
+// BatchMessage's capitalized text is Session.Batch's.
+func bindValues(names []string, specs []query.ColumnSpec, p *query.Params, prepared bool) ([]query.Value, error) {
 	if p.Names == nil {
 		if len(p.Values) != len(specs) {
-			return nil, query.Invalidf("There were %d markers(?) in CQL but %d bound variables", len(specs), len(p.Values))
+			if prepared {
+				return nil, query.Invalidf("there were %d markers(?) in CQL but %d bound variables", len(specs), len(p.Values))
+			}
+			return nil, query.Invalidf("Invalid amount of bind variables")
 		}
 		return p.Values, nil
 	}

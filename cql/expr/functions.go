@@ -4,10 +4,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
 	"github.com/minicass/minicass/cql/query"
+	"github.com/minicass/minicass/partitioner"
+	"github.com/minicass/minicass/schema"
 
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/types"
@@ -164,6 +167,12 @@ func (c *CompileCtx) compileCall(e *parser.FuncCall, r Receiver) (Term, error) {
 	}
 	overloads := functions[name]
 	switch name {
+	case "token":
+		fn, err := c.tokenFunction(r, len(e.Args))
+		if err != nil {
+			return nil, err
+		}
+		overloads = []*function{fn}
 	case "tojson":
 		return nil, query.Invalidf("toJson() may only be used within the selection clause of SELECT statements")
 	case "fromjson":
@@ -215,6 +224,55 @@ func (c *CompileCtx) compileCall(e *parser.FuncCall, r Receiver) (Term, error) {
 		return nil, firstErr
 	}
 	return nil, query.Invalidf("Invalid number of arguments in call to function system.%s: %d required but %d provided", name, len(overloads[0].args), len(e.Args))
+}
+
+// tokenFunction is token() as a term for receiver r: Cassandra's
+// FunctionResolver.get resolves it to the TokenFct of the receiver's table
+// (the statement's table, c.Table), whose arguments are that table's
+// partition key columns and whose result is the partitioner's token, a
+// bigint for Murmur3 (cql3/functions/TokenFct).
+func (c *CompileCtx) tokenFunction(r Receiver, nargs int) (*function, error) {
+	tbl := c.Table
+	if tbl == nil || (r.Table != "" && (r.Ks != tbl.Keyspace || r.Table != tbl.Name)) {
+		return nil, query.Invalidf("Unknown function token called")
+	}
+	fn := TokenFunction(tbl)
+	if nargs != len(fn.args) {
+		return nil, query.Invalidf("Invalid number of arguments in call to function system.token: %d required but %d provided", len(fn.args), nargs)
+	}
+	return fn, nil
+}
+
+// TokenFunction is TokenFct of table tbl: token(k1, ...) of values of its
+// partition key columns' types, the Murmur3 token of the partition key they
+// make (TokenFct.execute builds the key as CBuilder does and asks the
+// partitioner); a null argument gives null, and an empty key the minimum
+// token, as Murmur3Partitioner.getToken answers for an empty key.
+func TokenFunction(tbl *schema.Table) *function {
+	pk := tbl.PartitionKey()
+	args := make([]types.Type, len(pk))
+	for i, col := range pk {
+		args[i] = col.Type
+	}
+	return &function{name: "token", args: args, ret: types.BigintType,
+		impl: func(_ *query.Execution, a [][]byte) ([]byte, error) {
+			for _, v := range a {
+				if v == nil {
+					return nil, nil
+				}
+			}
+			key := a[0]
+			if len(a) > 1 {
+				var err error
+				if key, err = partitioner.CompositeKey(a); err != nil {
+					return nil, err
+				}
+			}
+			if len(key) == 0 {
+				return Int64Bytes(math.MinInt64), nil
+			}
+			return Int64Bytes(int64(partitioner.Murmur3(key))), nil
+		}}
 }
 
 // fromJSONFunction is fromJson() for a receiver of type t

@@ -370,19 +370,7 @@ func (c *CompileCtx) compileSelectorCall(tbl *schema.Table, e *parser.FuncCall) 
 		if len(e.Args) != len(pk) {
 			return nil, query.Invalidf("Invalid number of arguments in call to function system.token: %d required but %d provided", len(pk), len(e.Args))
 		}
-		names := make([]string, len(pk))
-		for i, a := range e.Args {
-			ref, ok := a.(*parser.ColumnRef)
-			col := (*schema.Column)(nil)
-			if ok {
-				col = tbl.Column(string(ref.Name))
-			}
-			if !ok || col == nil || col.Kind != schema.PartitionKey || col.Position != i {
-				return nil, query.Invalidf("Type error: %s cannot be passed as argument %d of function system.token of type %s", a, i, pk[i].Type)
-			}
-			names[i] = col.Name
-		}
-		return &tokenSel{label: "system.token(" + strings.Join(names, ", ") + ")"}, nil
+		return c.compileTokenSelector(tbl, e.Args)
 	}
 	if name == "count" && len(e.Args) == 1 {
 		if k, ok := e.Args[0].(*parser.Constant); ok && k.Kind != parser.ConstNull {
@@ -423,6 +411,63 @@ func (c *CompileCtx) compileSelectorCall(tbl *schema.Table, e *parser.FuncCall) 
 		return nil, err
 	}
 	return &funcSel{fn: fn, args: args}, nil
+}
+
+// compileTokenSelector compiles token(...) in a selection: the TokenFct of
+// tbl, whose arguments may be any selectables of its partition key columns'
+// types (a literal or a bind marker is prepared for that type, as
+// Selectable.WithTerm is for the function's argument). The partition key
+// columns themselves, in order, read the row's partition key (tokenSel).
+func (c *CompileCtx) compileTokenSelector(tbl *schema.Table, argExprs []parser.Expr) (Selector, error) {
+	pk := tbl.PartitionKey()
+	names := make([]string, len(pk))
+	direct := true
+	for i, a := range argExprs {
+		ref, ok := a.(*parser.ColumnRef)
+		if !ok || tbl.Column(string(ref.Name)) != pk[i] {
+			direct = false
+			break
+		}
+		names[i] = pk[i].Name
+	}
+	if direct {
+		return &tokenSel{label: "system.token(" + strings.Join(names, ", ") + ")"}, nil
+	}
+	args := make([]Selector, len(argExprs))
+	for i, a := range argExprs {
+		want := pk[i].Type
+		if isTermSelectable(a) {
+			tm, err := c.CompileTerm(a, Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: fmt.Sprintf("arg%d(system.token)", i), Typ: want})
+			if err != nil {
+				return nil, err
+			}
+			args[i] = termSelector(c.termText(a), want, tm)
+			continue
+		}
+		sel, err := c.CompileSelector(tbl, a)
+		if err != nil {
+			return nil, err
+		}
+		if !assignableType(sel.Typ(), want) {
+			return nil, query.Invalidf("Type error: %s cannot be passed as argument %d of function system.token of type %s", a, i, want)
+		}
+		args[i] = sel
+	}
+	return &funcSel{fn: TokenFunction(tbl), args: args}, nil
+}
+
+// isTermSelectable reports whether a selection's expression is a term whose
+// type comes from where it is used (a literal, a negative literal or a bind
+// marker) rather than from the row.
+func isTermSelectable(e parser.Expr) bool {
+	switch e := e.(type) {
+	case *parser.Constant, *parser.BindMarker:
+		return true
+	case *parser.Neg:
+		_, ok := negativeConstant(e)
+		return ok
+	}
+	return false
 }
 
 // compileElementSelector compiles m[k], s[x], m[a..b] and s[a..b]

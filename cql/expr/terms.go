@@ -189,6 +189,9 @@ func (t funcTerm) Eval(q *query.Execution) (query.Value, error) {
 // CompileCtx collects the bind markers of a statement while it compiles.
 type CompileCtx struct {
 	Specs []query.ColumnSpec
+	// Table is the statement's table, whose TokenFct a token() call in a
+	// term is (see tokenFunction); nil where no table is known.
+	Table *schema.Table
 	// nested memoizes how a nested operation or call assigns to a type
 	// during overload resolution (operations.go), so that resolving an
 	// expression costs time linear in its size, not exponential in its
@@ -219,8 +222,15 @@ func (c *CompileCtx) enter() error {
 
 func (c *CompileCtx) leave() { c.depth-- }
 
+// NewCompileCtx returns the context of a statement with n bind markers.
 func NewCompileCtx(n int) *CompileCtx {
 	return &CompileCtx{Specs: make([]query.ColumnSpec, n)}
+}
+
+// NewTableCompileCtx returns the context of a statement with n bind markers
+// on table tbl.
+func NewTableCompileCtx(n int, tbl *schema.Table) *CompileCtx {
+	return &CompileCtx{Specs: make([]query.ColumnSpec, n), Table: tbl}
 }
 
 func (c *CompileCtx) Bind(m *parser.BindMarker, r Receiver) BindTerm {

@@ -19,9 +19,12 @@ import (
 	"github.com/minicass/minicass/types"
 )
 
-// Cassandra's batch warning thresholds (cassandra.yaml defaults).
+// Cassandra's batch thresholds (cassandra.yaml's defaults:
+// batch_size_warn_threshold 5KiB, batch_size_fail_threshold 50KiB,
+// unlogged_batch_across_partitions_warn_threshold 10).
 const (
 	batchSizeWarnThreshold               = 5 * 1024
+	batchSizeFailThreshold               = 50 * 1024
 	unloggedBatchPartitionsWarnThreshold = 10
 )
 
@@ -206,8 +209,12 @@ func (p *batchPlan) Exec(ctx context.Context, q *plan.Execution) (*query.Result,
 	if err != nil {
 		return nil, err
 	}
+	warns, err := p.checkSize(merged, tables)
+	if err != nil {
+		return nil, err
+	}
 	res := query.VoidResult()
-	res.Warnings = p.warnings(merged, tables)
+	res.Warnings = warns
 	for _, m := range merged {
 		if m.IsEmpty() {
 			continue
@@ -276,37 +283,172 @@ func mergeMutations(a, b *data.Mutation) *data.Mutation {
 	return out
 }
 
-// warnings returns Cassandra's batch warnings: a batch larger than 5 KiB,
-// and an unlogged batch spanning more than 10 partitions.
-func (p *batchPlan) warnings(muts []*data.Mutation, tables map[string]*schema.Table) []string {
+// checkSize is BatchStatement.verifyBatchSize and verifyBatchType (4.1):
+// for a batch spanning more than one mutation (Cassandra's Mutation groups
+// one keyspace's updates of one partition key), it refuses one whose updates
+// hold more than batch_size_fail_threshold bytes of data (Batch too large),
+// and returns the warnings of one above batch_size_warn_threshold and of an
+// unlogged batch over more than unlogged_batch_across_partitions_warn_threshold
+// partition keys, with ClientWarn's texts (the sizes in bytes).
+func (p *batchPlan) checkSize(muts []*data.Mutation, tables map[string]*schema.Table) ([]string, error) {
+	mutations := map[string]bool{}
+	keys := map[string]bool{}
+	for _, m := range muts {
+		t := tables[partitionKeyOf(m)]
+		mutations[t.Keyspace+"\x00"+string(m.Key)] = true
+		keys[string(m.Key)] = true
+	}
+	if len(mutations) <= 1 {
+		return nil, nil
+	}
 	var warns []string
 	size := 0
+	for _, m := range muts {
+		size += updateDataSize(m, tables[partitionKeyOf(m)])
+	}
+	names := batchTableNames(muts, tables)
+	if size > batchSizeWarnThreshold {
+		if size > batchSizeFailThreshold {
+			return nil, query.Invalidf("Batch too large")
+		}
+		warns = append(warns, fmt.Sprintf("Batch for %s is of size %d, exceeding specified threshold of %d by %d.",
+			names, size, batchSizeWarnThreshold, size-batchSizeWarnThreshold))
+	}
+	if p.typ != parser.BatchLogged && len(keys) > unloggedBatchPartitionsWarnThreshold {
+		plural := ""
+		if strings.Contains(names, ", ") {
+			plural = "s"
+		}
+		warns = append(warns, fmt.Sprintf("Unlogged batch covering %d partitions detected against table%s %s. You should use a logged batch for atomicity, or asynchronous writes for performance.",
+			len(keys), plural, names))
+	}
+	return warns, nil
+}
+
+// batchTableNames lists the tables muts write to as Java prints a set of
+// names ("[ks.a, ks.b]"), sorted.
+func batchTableNames(muts []*data.Mutation, tables map[string]*schema.Table) string {
 	names := map[string]bool{}
 	for _, m := range muts {
-		size += m.Size()
 		names[tables[partitionKeyOf(m)].QualifiedName()] = true
 	}
-	var list []string
+	list := make([]string, 0, len(names))
 	for n := range names {
 		list = append(list, n)
 	}
 	sort.Strings(list)
-	if size > batchSizeWarnThreshold {
-		warns = append(warns, fmt.Sprintf("Batch for [%s] is of size %s, exceeding specified threshold of %s by %s.",
-			strings.Join(list, ", "), kib(size), kib(batchSizeWarnThreshold), kib(size-batchSizeWarnThreshold)))
-	}
-	if p.typ == parser.BatchUnlogged && len(muts) > unloggedBatchPartitionsWarnThreshold {
-		plural := ""
-		if len(list) > 1 {
-			plural = "s"
-		}
-		warns = append(warns, fmt.Sprintf("Unlogged batch covering %d partitions detected against table%s [%s]. You should use a logged batch for atomicity, or asynchronous writes for performance.",
-			len(muts), plural, strings.Join(list, ", ")))
-	}
-	return warns
+	return "[" + strings.Join(list, ", ") + "]"
 }
 
-func kib(n int) string { return fmt.Sprintf("%.3fKiB", float64(n)/1024) }
+// The sizes PartitionUpdate.dataSize counts (4.1): a row's liveness info
+// is its timestamp (8 bytes), with the TTL and expiration time (4 each) when
+// it expires; a deletion time (row, complex column) is 12 bytes; a cell is
+// its timestamp, TTL and local deletion time (16 bytes) with its value and
+// path; a counter update's value is a counter context of one local shard.
+const (
+	livenessDataSize        = 8
+	expiringLivenessExtra   = 8
+	deletionTimeDataSize    = 12
+	cellDataSize            = 16
+	counterUpdateValueSize  = 2 + 2 + 16 + 8 + 8
+	partitionDeletionSize   = 8
+	rangeTombstoneListCount = 4
+)
+
+// updateDataSize is PartitionUpdate.dataSize (4.1) of mutation m of table t:
+// the data of its rows (clustering values, liveness, deletion, cells), its
+// static row (an empty one when m has none, as the update always holds
+// one), and its deletion info (the partition deletion's timestamp and each
+// range tombstone's bounds, timestamp and local deletion time).
+func updateDataSize(m *data.Mutation, t *schema.Table) int {
+	size := partitionDeletionSize
+	if len(m.RangeTombstones) > 0 {
+		size += rangeTombstoneListCount
+		for _, rt := range m.RangeTombstones {
+			size += clusteringDataSize(t, rt.Start) + clusteringDataSize(t, rt.End) + 8 + 4
+		}
+	}
+	if m.Static == nil {
+		size += livenessDataSize + deletionTimeDataSize
+	} else {
+		size += rowDataSize(m.Static, t, 0)
+	}
+	for i := range m.Rows {
+		size += rowDataSize(&m.Rows[i], t, clusteringDataSize(t, m.Rows[i].Clustering))
+	}
+	return size
+}
+
+// rowDataSize is Row.dataSize: the clustering's data, the liveness info,
+// the row deletion, and each column's data (a complex column counts its
+// deletion once, with its cells).
+func rowDataSize(r *data.Row, t *schema.Table, clustering int) int {
+	size := clustering + livenessDataSize + deletionTimeDataSize
+	if r.Liveness.TTL > 0 {
+		size += expiringLivenessExtra
+	}
+	complex := map[string]bool{}
+	for _, cd := range r.ColumnDeletions {
+		complex[cd.Column] = true
+	}
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		col := t.Column(c.Column)
+		if col != nil && col.Type.IsMultiCell() {
+			complex[c.Column] = true
+		}
+		size += cellDataSize + len(c.Value)
+		if c.Kind == data.CellCounter {
+			size += counterUpdateValueSize - len(c.Value)
+		}
+		if c.Path != nil {
+			size += pathDataSize(col, c.Path)
+		}
+	}
+	return size + len(complex)*deletionTimeDataSize
+}
+
+// clusteringDataSize is the sum of the sizes of the values of a clustering
+// or bound key (ClusteringPrefix.dataSize), 0 for none.
+func clusteringDataSize(t *schema.Table, key []byte) int {
+	if len(key) == 0 {
+		return 0
+	}
+	values, _, err := types.DecodeClustering(t.ClusteringTypes(), key)
+	if err != nil {
+		return len(key)
+	}
+	n := 0
+	for _, v := range values {
+		n += len(v)
+	}
+	return n
+}
+
+// pathDataSize is a cell path's size as Cassandra serializes it: a map key
+// or set element as its value, a list element's time UUID (16 bytes), a
+// user type field's index (2 bytes).
+func pathDataSize(col *schema.Column, path []byte) int {
+	if col == nil {
+		return len(path)
+	}
+	var kt types.Type
+	switch ct := col.Type; {
+	case ct.IsUDT():
+		return len(path)
+	case ct.Kind == types.List:
+		kt = types.TimeUUIDType
+	case len(ct.Params) > 0:
+		kt = ct.Params[0]
+	default:
+		return len(path)
+	}
+	v, err := types.DecodeKey(kt, path)
+	if err != nil {
+		return len(path)
+	}
+	return len(v)
+}
 
 // execConditional runs a batch with IF conditions: every statement must touch
 // the same partition; all conditions are checked under its lock and the batch

@@ -71,7 +71,7 @@ func compileSelect(s *plan.Compiler, st *parser.Select) (plan.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := expr.NewCompileCtx(st.BindCount())
+	c := expr.NewTableCompileCtx(st.BindCount(), tbl)
 	p := &selectPlan{tbl: tbl, json: st.JSON, distinct: st.Distinct}
 
 	// Selection first: Cassandra prepares it before the WHERE clause.

@@ -415,7 +415,7 @@ func literalValues(base *schema.Table, name string, t types.Type, op parser.Oper
 	}
 	var out [][]byte
 	for _, el := range elems {
-		term, err := expr.NewCompileCtx(0).CompileTerm(el, r)
+		term, err := expr.NewTableCompileCtx(0, base).CompileTerm(el, r)
 		if err != nil {
 			return nil, err
 		}
