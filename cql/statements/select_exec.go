@@ -97,6 +97,10 @@ type readStats struct {
 }
 
 func (p *selectPlan) Exec(ctx context.Context, q *plan.Execution) (*query.Result, error) {
+	// SelectStatement.execute validates the level first.
+	if err := q.ValidateRead(); err != nil {
+		return nil, err
+	}
 	r := &selectRun{p: p, q: q}
 	if p.stream {
 		r.ckBuf, r.ckVals, r.ckBytes = r.ckBufArr[:0], r.ckValsArr[:0], r.ckBytesArr[:0]
