@@ -1,8 +1,10 @@
 package expr
 
 import (
+	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/minicass/minicass/cql/query"
@@ -191,6 +193,9 @@ func (s *funcSel) NewEval() Evaluator {
 	return newCallEval(s.args, func(q *query.Execution, vals [][]byte) ([]byte, error) {
 		b, err := s.fn.impl(q, vals)
 		if err != nil {
+			if qe, ok := err.(*query.Error); ok {
+				return nil, qe // the function's own request error
+			}
 			return nil, &query.Error{Code: wire.CodeFunctionFailure, Message: fmt.Sprintf("execution of 'system.%s[%s]' failed: %v", s.fn.name, s.fn.argList(), err)}
 		}
 		return b, nil
@@ -379,6 +384,9 @@ func (c *CompileCtx) compileSelectorCall(tbl *schema.Table, e *parser.FuncCall) 
 			return &countRowsSel{}, nil
 		}
 	}
+	if !isAggregateName(name) && name != "tojson" && slices.ContainsFunc(e.Args, isTermSelectable) {
+		return c.compileCallWithTerms(tbl, name, e)
+	}
 	args := make([]Selector, len(e.Args))
 	for i, a := range e.Args {
 		s, err := c.CompileSelector(tbl, a)
@@ -411,6 +419,159 @@ func (c *CompileCtx) compileSelectorCall(tbl *schema.Table, e *parser.FuncCall) 
 		return nil, err
 	}
 	return &funcSel{fn: fn, args: args}, nil
+}
+
+// compileCallWithTerms compiles a scalar function call of a selection
+// whose arguments include terms (literals, bind markers), as
+// Selectable.WithFunction.Raw.prepare and FunctionResolver do: a term takes
+// its type from the parameter it is passed to, so the overloads of the
+// function's arity are tried, each with the typed arguments assignable to
+// its parameters and each term valid for its parameter's type (prepared
+// with the receiver argN(system.name)). One overload that fits is chosen;
+// of several, the one each of whose terms is of its literal's preferred type
+// (an exact match), else the call is ambiguous.
+func (c *CompileCtx) compileCallWithTerms(tbl *schema.Table, name string, e *parser.FuncCall) (Selector, error) {
+	overloads := functions[name]
+	if len(overloads) == 0 {
+		return nil, query.Invalidf("Unknown function '%s'", e.Name)
+	}
+	typed := make([]Selector, len(e.Args))
+	for i, a := range e.Args {
+		if isTermSelectable(a) {
+			continue
+		}
+		s, err := c.CompileSelector(tbl, a)
+		if err != nil {
+			return nil, err
+		}
+		typed[i] = s
+	}
+	if len(overloads) == 1 {
+		// FunctionResolver.get: the one function of the name is
+		// validated (validateTypes) rather than matched.
+		fn := overloads[0]
+		if len(fn.args) != len(e.Args) {
+			return nil, query.Invalidf("Invalid number of arguments in call to function system.%s: %d required but %d provided", fn.name, len(fn.args), len(e.Args))
+		}
+		args := make([]Selector, len(e.Args))
+		for i, a := range e.Args {
+			want := fn.args[i]
+			if typed[i] != nil {
+				if !assignableType(typed[i].Typ(), want) {
+					return nil, query.Invalidf("Type error: %s cannot be passed as argument %d of function system.%s of type %s", typed[i].Name(), i, fn.name, want)
+				}
+				args[i] = typed[i]
+				continue
+			}
+			recv := Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: fmt.Sprintf("arg%d(system.%s)", i, fn.name), Typ: want}
+			tm, err := c.CompileTerm(a, recv)
+			if err != nil {
+				var na *notAssignableError
+				if errors.As(err, &na) {
+					return nil, query.Invalidf("Type error: %s cannot be passed as argument %d of function system.%s of type %s", c.termText(a), i, fn.name, want)
+				}
+				return nil, err
+			}
+			args[i] = termSelector(c.termText(a), want, tm)
+		}
+		return &funcSel{fn: fn, args: args}, nil
+	}
+	type candidate struct {
+		fn    *function
+		args  []Selector
+		exact bool
+	}
+	var fits []candidate
+	for _, fn := range overloads {
+		if len(fn.args) != len(e.Args) {
+			continue
+		}
+		cand := candidate{fn: fn, args: make([]Selector, len(e.Args)), exact: true}
+		ok := true
+		for i, a := range e.Args {
+			want := fn.args[i]
+			if typed[i] != nil {
+				if ok = assignableType(typed[i].Typ(), want); !ok {
+					break
+				}
+				cand.args[i] = typed[i]
+				continue
+			}
+			recv := Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: fmt.Sprintf("arg%d(system.%s)", i, fn.name), Typ: want}
+			tm, err := c.CompileTerm(a, recv)
+			if ok = err == nil; !ok {
+				break
+			}
+			cand.args[i] = termSelector(c.termText(a), want, tm)
+			cand.exact = cand.exact && preferredLiteralType(a, want)
+		}
+		if ok {
+			fits = append(fits, cand)
+		}
+	}
+	switch {
+	case len(fits) == 1:
+		return &funcSel{fn: fits[0].fn, args: fits[0].args}, nil
+	case len(fits) == 0:
+		return nil, query.Invalidf("Invalid call to function %s, none of its type signatures match (known type signatures: %s)", name, signatures(overloads))
+	}
+	var exact []candidate
+	for _, f := range fits {
+		if f.exact {
+			exact = append(exact, f)
+		}
+	}
+	if len(exact) == 1 {
+		return &funcSel{fn: exact[0].fn, args: exact[0].args}, nil
+	}
+	fs := make([]*function, len(fits))
+	for i, f := range fits {
+		fs[i] = f.fn
+	}
+	return nil, query.Invalidf("Ambiguous call to function %s (can be matched by following signatures: %s): use type casts to disambiguate", name, signatures(fs))
+}
+
+// preferredLiteralType reports whether t is the preferred type of literal
+// e (Constants.Literal's preferedType, for which testAssignment is an exact
+// match): int, bigint or varint for an integer as its value fits, double for
+// a float, text for a string, boolean, uuid, blob for a hex literal,
+// duration. A bind marker has none.
+func preferredLiteralType(e parser.Expr, t types.Type) bool {
+	if n, ok := e.(*parser.Neg); ok {
+		k, ok := negativeConstant(n)
+		if !ok {
+			return false
+		}
+		e = k
+	}
+	k, ok := e.(*parser.Constant)
+	if !ok {
+		return false
+	}
+	switch k.Kind {
+	case parser.ConstInteger:
+		v := k.Value()
+		if _, err := strconv.ParseInt(v, 10, 32); err == nil {
+			return t.Kind == types.Int
+		}
+		if _, err := strconv.ParseInt(v, 10, 64); err == nil {
+			return t.Kind == types.Bigint
+		}
+		return t.Kind == types.Varint
+	case parser.ConstFloat:
+		return t.Kind == types.Double
+	case parser.ConstString:
+		return t.Kind == types.Text
+	case parser.ConstBoolean:
+		return t.Kind == types.Boolean
+	case parser.ConstUUID:
+		return t.Kind == types.UUID
+	case parser.ConstHex:
+		return t.Kind == types.Blob
+	case parser.ConstDuration:
+		return t.Kind == types.Duration
+	}
+	return false
 }
 
 // compileTokenSelector compiles token(...) in a selection: the TokenFct of
