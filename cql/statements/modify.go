@@ -1257,11 +1257,11 @@ func (p *modPlan) simpleMutation(q *plan.Execution, wc *writeContext, h *simpleR
 		if err != nil {
 			return nil, err
 		}
-		if len(v) > 0xFFFF {
-			return nil, query.Invalidf("Key length of %d is longer than maximum of 65535", len(v))
-		}
 		ckVals = append(ckVals, v)
 		size += 2 + len(v)
+	}
+	if err := restrictions.CheckClusteringSize(ckVals); err != nil {
+		return nil, err
 	}
 	ck, err := types.AppendClustering(make([]byte, 0, size), p.tbl.ClusteringTypes(), ckVals)
 	if err != nil {
