@@ -417,6 +417,8 @@ func (c *CompileCtx) CompileTerm(e parser.Expr, r Receiver) (Term, error) {
 		return foldConst(out), nil
 	case *parser.FuncCall:
 		return c.compileCall(e, r)
+	case *parser.Cast:
+		return c.compileCastTerm(e, r)
 	case *parser.TypeHint:
 		ht, err := ConvertType(e.Type, nil)
 		if err != nil {
