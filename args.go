@@ -100,11 +100,14 @@ func Tracing() QueryOption {
 	return optionFunc(func(p *cql.Params) { p.Trace = true })
 }
 
-// callArgs is the state of one call: its parameters and, for calls with a
-// few bind values, their room, so that a call allocates them at once.
+// callArgs is the state of one call: its parameters, for calls with a
+// few bind values their room, and the memory the execution runs in (its
+// state and, for a SELECT, its result: see cql.CallRoom), so that a call
+// allocates them at once.
 type callArgs struct {
 	p    cql.Params
 	vals [inlineValues]cql.Value
+	room cql.CallRoom
 }
 
 // inlineValues is the number of bind values a call holds without another

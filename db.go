@@ -3,7 +3,7 @@ package minicass
 import (
 	"context"
 	"errors"
-	"sync"
+	"sync/atomic"
 
 	"github.com/minicass/minicass/cql"
 	"github.com/minicass/minicass/engine"
@@ -19,8 +19,8 @@ type DB struct {
 	def  *Session
 	opts Options
 
-	mu     sync.Mutex
-	closed bool
+	// closed is set once by Close; every call reads it, without a lock.
+	closed atomic.Bool
 }
 
 // Open opens (or creates) the database described by opts. With an empty
@@ -48,21 +48,13 @@ func Open(opts Options) (*DB, error) {
 // Close closes the engine (syncing what its commit-log mode requires).
 // Calls after Close, including a second Close, return ErrClosed.
 func (db *DB) Close() error {
-	db.mu.Lock()
-	if db.closed {
-		db.mu.Unlock()
+	if !db.closed.CompareAndSwap(false, true) {
 		return ErrClosed
 	}
-	db.closed = true
-	db.mu.Unlock()
 	return db.eng.Close()
 }
 
-func (db *DB) isClosed() bool {
-	db.mu.Lock()
-	defer db.mu.Unlock()
-	return db.closed
-}
+func (db *DB) isClosed() bool { return db.closed.Load() }
 
 // Dir returns the data directory ("" for an in-memory database).
 func (db *DB) Dir() string { return db.opts.Dir }

@@ -221,7 +221,7 @@ func scanRow(cols []Column, vals [][]byte, dest []any, arena *[]byte, rowsLeft i
 		return fmt.Errorf("%w: %d destinations for %d columns", ErrScan, len(dest), len(cols))
 	}
 	for i, d := range dest {
-		if err := scanValueInto(d, cols[i].Type, vals[i], arena, rowsLeft); err != nil {
+		if err := scanValueInto(d, &cols[i].Type, vals[i], arena, rowsLeft); err != nil {
 			return fmt.Errorf("column %s (%s): %w", cols[i].Name, cols[i].Type, err)
 		}
 	}

@@ -38,23 +38,31 @@ var (
 // scanValue stores the serialized value b of type t into dest, which must be
 // a non-nil pointer. The conversions are listed on Rows.Scan.
 func scanValue(dest any, t types.Type, b []byte) error {
-	return scanValueInto(dest, t, b, nil, 1)
+	return scanValueInto(dest, &t, b, nil, 1)
 }
 
 // scanValueInto is scanValue with an arena for the copies of blobs scanned
 // into *[]byte (see copyBlob); a nil arena gives each copy its own
 // allocation. rowsLeft is the number of rows still to be scanned with the
-// arena, this one included.
-func scanValueInto(dest any, t types.Type, b []byte, arena *[]byte, rowsLeft int) error {
-	if u, ok := dest.(Unmarshaler); ok {
-		return u.UnmarshalCQL(t, b)
-	}
+// arena, this one included. t is passed by reference: a row's scan calls it
+// for every value.
+func scanValueInto(dest any, t *types.Type, b []byte, arena *[]byte, rowsLeft int) error {
+	// The common destinations first: pointers to types of the standard
+	// library or unnamed ones, which cannot be Unmarshalers.
 	if d, ok := dest.(*[]byte); ok && d != nil && t.Kind == types.Blob {
 		*d = copyBlob(arena, b, rowsLeft)
 		return nil
 	}
 	if ok, err := scanFast(dest, t, b); ok {
 		return err
+	}
+	return scanGeneral(dest, *t, b)
+}
+
+// scanGeneral is scanValue for the destinations scanFast does not handle.
+func scanGeneral(dest any, t types.Type, b []byte) error {
+	if u, ok := dest.(Unmarshaler); ok {
+		return u.UnmarshalCQL(t, b)
 	}
 	rv := reflect.ValueOf(dest)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
@@ -445,7 +453,7 @@ func copyBlob(arena *[]byte, b []byte, rowsLeft int) []byte {
 
 // scanFast handles the most common destinations without reflection. It
 // reports false when dest is not one of them (or b needs the general path).
-func scanFast(dest any, t types.Type, b []byte) (bool, error) {
+func scanFast(dest any, t *types.Type, b []byte) (bool, error) {
 	k := t.Kind
 	switch d := dest.(type) {
 	case *string:
@@ -454,7 +462,7 @@ func scanFast(dest any, t types.Type, b []byte) (bool, error) {
 				*d = ""
 				return true, nil
 			}
-			if err := types.Validate(t, b); err != nil {
+			if err := types.Validate(*t, b); err != nil {
 				return true, fmt.Errorf("%w: %w", ErrScan, err)
 			}
 			*d = string(b)

@@ -38,7 +38,8 @@ func (s *Session) Query(ctx context.Context, query string, args ...any) *Rows {
 	if s.db.isClosed() {
 		return errRows(ErrClosed)
 	}
-	p, values := splitArgs(args)
+	ca := &callArgs{}
+	p, values := splitArgsInto(ca, args)
 	if len(values) == 0 {
 		res, err := s.s.Query(ctx, query, p)
 		return &Rows{res: res, err: err}
@@ -47,7 +48,7 @@ func (s *Session) Query(ctx context.Context, query string, args ...any) *Rows {
 	if err != nil {
 		return errRows(err)
 	}
-	return s.execute(ctx, prep, p, values)
+	return s.execute(ctx, prep, p, values, &ca.room)
 }
 
 // Prepare parses and validates a statement once, for repeated execution
@@ -70,8 +71,8 @@ func (s *Session) prepare(ctx context.Context, query string) (*cql.Prepared, err
 	return s.s.Prepare(ctx, query)
 }
 
-func (s *Session) execute(ctx context.Context, prep *cql.Prepared, p *cql.Params, values []any) *Rows {
-	res, err := s.run(ctx, prep, p, values)
+func (s *Session) execute(ctx context.Context, prep *cql.Prepared, p *cql.Params, values []any, room *cql.CallRoom) *Rows {
+	res, err := s.run(ctx, prep, p, values, room)
 	if err != nil {
 		return errRows(err)
 	}
@@ -82,14 +83,16 @@ func (s *Session) execute(ctx context.Context, prep *cql.Prepared, p *cql.Params
 // A statement that a schema change evicted from the executor's cache is
 // prepared again, in the keyspace it was prepared in, and run once more
 // with the values bound to its new markers, as drivers do on Unprepared.
-func (s *Session) run(ctx context.Context, prep *cql.Prepared, p *cql.Params, values []any) (*cql.Result, error) {
-	res, _, err := s.runPrepared(ctx, prep, p, values)
+// The execution runs in room (nil: none), whose result the caller then
+// owns.
+func (s *Session) run(ctx context.Context, prep *cql.Prepared, p *cql.Params, values []any, room *cql.CallRoom) (*cql.Result, error) {
+	res, _, err := s.runPrepared(ctx, prep, p, values, room)
 	return res, err
 }
 
 // runPrepared is run, also returning the statement it ran (prep, or the
 // statement prepared again).
-func (s *Session) runPrepared(ctx context.Context, prep *cql.Prepared, p *cql.Params, values []any) (*cql.Result, *cql.Prepared, error) {
+func (s *Session) runPrepared(ctx context.Context, prep *cql.Prepared, p *cql.Params, values []any, room *cql.CallRoom) (*cql.Result, *cql.Prepared, error) {
 	if s.db.isClosed() {
 		return nil, prep, ErrClosed
 	}
@@ -97,7 +100,7 @@ func (s *Session) runPrepared(ctx context.Context, prep *cql.Prepared, p *cql.Pa
 		if err := bindArgs(p, prep.Bind, values); err != nil {
 			return nil, prep, err
 		}
-		res, err := s.s.ExecutePrepared(ctx, prep, p)
+		res, err := s.s.ExecutePreparedIn(ctx, prep, p, room)
 		if retried || !errors.Is(err, cql.ErrUnprepared) {
 			return res, prep, err
 		}

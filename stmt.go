@@ -25,9 +25,9 @@ func newStmt(s *Session, prep *cql.Prepared) *Stmt {
 }
 
 // run executes the statement, remembering it when it was prepared again.
-func (st *Stmt) run(ctx context.Context, p *cql.Params, values []any) (*cql.Result, error) {
+func (st *Stmt) run(ctx context.Context, p *cql.Params, values []any, room *cql.CallRoom) (*cql.Result, error) {
 	prep := st.prep.Load()
-	res, now, err := st.s.runPrepared(ctx, prep, p, values)
+	res, now, err := st.s.runPrepared(ctx, prep, p, values, room)
 	if now != prep {
 		st.prep.CompareAndSwap(prep, now)
 	}
@@ -47,21 +47,23 @@ func (st *Stmt) Columns() []Column { return st.prep.Load().Result }
 // Exec runs the statement with args (bind values and QueryOptions) and
 // discards any rows.
 func (st *Stmt) Exec(ctx context.Context, args ...any) error {
-	p, values := splitArgs(args)
-	_, err := st.run(ctx, p, values)
+	ca := &callArgs{}
+	p, values := splitArgsInto(ca, args)
+	_, err := st.run(ctx, p, values, &ca.room)
 	return err
 }
 
 // Query runs the statement with args and returns its rows; see
 // Session.Query.
 func (st *Stmt) Query(ctx context.Context, args ...any) *Rows {
-	// One allocation holds the call's parameters and its Rows.
+	// One allocation holds the call's parameters, its execution's memory
+	// (which the result may use) and its Rows.
 	qc := &struct {
 		rows Rows
 		args callArgs
 	}{}
 	p, values := splitArgsInto(&qc.args, args)
-	res, err := st.run(ctx, p, values)
+	res, err := st.run(ctx, p, values, &qc.args.room)
 	if err != nil {
 		return errRows(err)
 	}

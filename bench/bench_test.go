@@ -343,6 +343,38 @@ func BenchmarkAPIvsEngineLatest10(b *testing.B) {
 	interleavePaths(b, "read", read(api), read(raw))
 }
 
+// BenchmarkAPIvsEngineLatestN is BenchmarkAPIvsEngineLatest10 for the
+// last 1, 10 and 100 rows, which separates what the Go API path adds per
+// read from what it adds per row.
+func BenchmarkAPIvsEngineLatestN(b *testing.B) {
+	api := openCQL(b)
+	raw := openEngine(b, noFlush)
+	ctx := context.Background()
+	for i := range 1_000 {
+		if err := api.Write(ctx, 0, int64(i), benchValue); err != nil {
+			b.Fatal(err)
+		}
+		if err := raw.Write(ctx, 0, int64(i), benchValue); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, limit := range []int{1, 10, 100} {
+		b.Run(fmt.Sprintf("limit=%d", limit), func(b *testing.B) {
+			read := func(st Store) func(int) error {
+				return func(int) error {
+					if got, err := st.Read(ctx, 0, limit, true); err != nil || got != limit {
+						return fmt.Errorf("read %d rows: %v", got, err)
+					}
+					return nil
+				}
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			interleavePaths(b, "read", read(api), read(raw))
+		})
+	}
+}
+
 // BenchmarkSSTableOverlap reads partitions whose rows are spread over 1, 4
 // and 16 SSTables with overlapping clustering ranges (row c of a partition
 // is in SSTable c mod n), so no SSTable can be skipped: a read merges n

@@ -60,6 +60,30 @@ import (
 //	                    (assertNull(ClientWarn.instance.getWarnings()))
 //	parses              assertValidSyntax: the statement parses (it is not
 //	                    executed); the expected output is empty
+//	trace               a prepared statement executed with tracing on, as
+//	                    the driver's PreparedStatement.enableTracing and
+//	                    getQueryTrace do: the expected output is the trace
+//	                    session's parameters (system_traces.sessions) that
+//	                    the Java checks, "query: ..." and then each
+//	                    bound_var_* entry, "name: value", in name order
+//	prepare name=P      session.prepare(statement) through the driver
+//	                    (sessionNet) or SimpleClient: the statement is
+//	                    prepared in the current keyspace and kept as P
+//	... prepared=P      execute, rows, empty, row-count, columns and error
+//	                    with prepared=P execute P's bound statement
+//	                    instead of a statement of their own: their input is
+//	                    only its "? " line of values (or nothing). As the
+//	                    driver does, an execution that the node answers
+//	                    Unprepared (the schema change evicted P) prepares
+//	                    P's text again, in P's keyspace, and runs once more;
+//	                    with the simple-client flag it does not, as
+//	                    SimpleClient.executePrepared does not
+//	rows with-columns   the first expected line is the result's column names,
+//	                    separated by " | ", checked with the rows (the Java's
+//	                    checks of the result metadata's names and count)
+//	rows column-count=N also checks the result's number of columns
+//	                    (assertEquals(rs.getColumnDefinitions().size(), N)),
+//	                    one more assertion on the same execution
 //	flush               flush(): every table's memtables become SSTables
 //	compact             compact(): every table is compacted
 //	clock advance=D     advances the clock, where the Java test sleeps
@@ -84,6 +108,7 @@ import (
 //	                    last argument in CustomNowInSecondsTest) set to the
 //	                    clock's time in seconds plus N (N may be negative)
 //	node [tombstone-failure-threshold=N] [materialized-views=false]
+//	     [mv-allow-filtering-nonkey-columns-unsafe=true]
 //	                    goes on on a fresh node (no table or view of the
 //	                    script's earlier blocks, as after CQLTester's cleanup)
 //	                    with those settings, where the Java sets them
@@ -131,7 +156,7 @@ func runConformance(t *testing.T, dir string) map[string]conformanceTally {
 	tallies := map[string]conformanceTally{}
 	datadriven.Walk(t, dir, func(t *testing.T, path string) {
 		h := &conformanceHarness{t: t, report: report}
-		h.startNode(engine.Options{}, true)
+		h.startNode(engine.Options{}, Options{MaterializedViewsEnabled: true})
 		datadriven.RunTest(t, path, h.run)
 		name := conformanceKey(path)
 		tallies[name] = h.tally
@@ -153,21 +178,21 @@ func conformanceKey(path string) string {
 
 // startNode gives the harness a session on a fresh node with opts (and the
 // harness's clock), in the keyspace cql_test_keyspace.
-func (h *conformanceHarness) startNode(opts engine.Options, views bool) {
-	h.s = newConformanceSession(h.t, opts, views)
+func (h *conformanceHarness) startNode(opts engine.Options, xo Options) {
+	h.s = newConformanceSession(h.t, opts, xo)
 	h.mustRun(fmt.Sprintf("CREATE KEYSPACE %s WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}", conformanceKeyspace))
 	h.s.SetKeyspace(conformanceKeyspace)
 }
 
-// newConformanceSession is a session on a fresh in-memory node with opts'
-// settings and materialized views enabled if views is true, as CQLTester's
-// node runs.
-func newConformanceSession(t testing.TB, opts engine.Options, views bool) *Session {
+// newConformanceSession is a session on a fresh in-memory node with the
+// engine settings opts and the executor settings xo (materialized views
+// enabled in CQLTester's node).
+func newConformanceSession(t testing.TB, opts engine.Options, xo Options) *Session {
 	opts.Clock = engine.NewManualClock(testEpoch)
 	eng, err := engine.Open(opts)
 	require.NoError(t, err)
 	t.Cleanup(func() { eng.Close() })
-	x := NewExecutor(eng, Options{MaterializedViewsEnabled: views})
+	x := NewExecutor(eng, xo)
 	x.uuid = types.NewTimeUUIDGeneratorAt(conformanceUUIDNode)
 	return x.NewSession()
 }
@@ -189,6 +214,20 @@ type conformanceHarness struct {
 	// nowInSec is the nowInSeconds query option of the directive being run
 	// (now-in-seconds=now+N), nil when it has none.
 	nowInSec *int64
+	// prepared are the statements of prepare blocks, by name.
+	prepared map[string]*Prepared
+	// exec is the prepared execution of the current directive (prepared=P),
+	// nil for a directive that runs its own statement.
+	exec *preparedRun
+}
+
+// preparedRun is a directive's execution of a prepared statement.
+type preparedRun struct {
+	name string
+	prep *Prepared
+	// simple is set for SimpleClient's execution, which does not prepare
+	// again after an Unprepared answer.
+	simple bool
 }
 
 func (h *conformanceHarness) mustRun(q string) {
@@ -209,7 +248,29 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 		now := h.s.x.env.Engine.Clock().Now().Unix() + off
 		h.nowInSec = &now
 	}
+	h.exec = nil
+	if d.HasArg("prepared") {
+		var name string
+		d.ScanArgs(t, "prepared", &name)
+		prep, ok := h.prepared[name]
+		require.True(t, ok, "%s: no prepared statement %s", d.Pos, name)
+		h.exec = &preparedRun{name: name, prep: prep, simple: d.HasArg("simple-client")}
+	}
 	switch d.Cmd {
+	case "prepare":
+		var name string
+		d.ScanArgs(t, "name", &name)
+		sts := splitConformanceInput(d.Input)
+		require.Len(t, sts, 1, "a prepare has one statement: %s", d.Input)
+		prep, err := h.s.Prepare(context.Background(), h.substitute(strings.TrimSuffix(strings.TrimSpace(sts[0].text), ";")))
+		if err != nil {
+			t.Fatalf("%s: %s prepare: %s", d.Pos, h.method, errorText(err))
+		}
+		if h.prepared == nil {
+			h.prepared = map[string]*Prepared{}
+		}
+		h.prepared[name] = prep
+		return d.Expected
 	case "method":
 		d.ScanArgs(t, "name", &h.method)
 		h.tally.methods++
@@ -219,17 +280,27 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 		if d.HasArg("tombstone-failure-threshold") {
 			d.ScanArgs(t, "tombstone-failure-threshold", &opts.TombstoneFailureThreshold)
 		}
-		views := true
+		xo := Options{MaterializedViewsEnabled: true}
 		if d.HasArg("materialized-views") {
-			d.ScanArgs(t, "materialized-views", &views)
+			d.ScanArgs(t, "materialized-views", &xo.MaterializedViewsEnabled)
 		}
-		h.startNode(opts, views)
+		if d.HasArg("mv-allow-filtering-nonkey-columns-unsafe") {
+			d.ScanArgs(t, "mv-allow-filtering-nonkey-columns-unsafe", &xo.MaterializedViewsAllowFilteringNonKeyColumnsUnsafe)
+		}
+		h.startNode(opts, xo)
 		return d.Expected
 	case "table":
 		h.table = fmt.Sprintf("%s.table_%02d", conformanceKeyspace, h.tables)
 		h.tables++
 		return h.check(t, d, h.execute(d.Input), "")
 	case "execute":
+		if h.exec != nil {
+			got := ""
+			if _, err := h.queryPaged(d.Input, 0); err != nil {
+				got = "error: " + errorText(err)
+			}
+			return h.check(t, d, got, "")
+		}
 		return h.check(t, d, h.executeDirective(t, d), "")
 	case "recreate-described":
 		h.tally.assertions++
@@ -270,6 +341,23 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 		switch d.Cmd {
 		case "rows":
 			got = strings.Join(rowLines(res), "\n")
+			if d.HasArg("with-columns") {
+				names := make([]string, len(res.Columns))
+				for i, c := range res.Columns {
+					names[i] = c.Name
+				}
+				got = strings.Join(append([]string{strings.Join(names, " | ")}, rowLines(res)...), "\n")
+			}
+			if d.HasArg("column-count") {
+				var n int
+				d.ScanArgs(t, "column-count", &n)
+				h.tally.assertions++
+				if len(res.Columns) == n {
+					h.tally.passed++
+				} else {
+					h.fail(t, "MISMATCH %s: %s: column-count: expected %d columns, got %d", d.Pos, h.method, n, len(res.Columns))
+				}
+			}
 		case "rows-any-order":
 			lines := rowLines(res)
 			sort.Strings(lines)
@@ -313,6 +401,13 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 			ok = strings.Contains(res.Warnings[i], want[i])
 		}
 		return h.verdict(t, d, ok, strings.Join(res.Warnings, "\n"))
+	case "trace":
+		h.tally.assertions++
+		got, err := h.trace(d.Input)
+		if err != nil {
+			got = "error: " + errorText(err)
+		}
+		return h.check(t, d, got, d.Expected)
 	case "parses":
 		h.tally.assertions++
 		_, err := parse(h.substitute(strings.TrimSpace(d.Input)))
@@ -481,7 +576,12 @@ func (h *conformanceHarness) query(input string) (*query.Result, error) {
 // 0 it fetches every page, pageSize rows at a time, as the driver does for
 // CQLTester's executeNetWithPaging, and returns their rows as one result.
 func (h *conformanceHarness) queryPaged(input string, pageSize int) (*query.Result, error) {
-	sts := splitConformanceInput(input)
+	var sts []conformanceStatement
+	if h.exec != nil {
+		sts = []conformanceStatement{h.preparedStatement(input)}
+	} else {
+		sts = splitConformanceInput(input)
+	}
 	require.Len(h.t, sts, 1, "an assertion has one statement: %s", input)
 	if pageSize <= 0 {
 		return h.runStatement(sts[0], nil)
@@ -507,10 +607,86 @@ func (h *conformanceHarness) queryPaged(input string, pageSize int) (*query.Resu
 	}
 }
 
+// trace prepares the one statement of input, executes it with its bind
+// values and tracing on, records the trace as the native protocol's EXECUTE
+// does (ExecuteTraceParameters), and returns the recorded session's query
+// and bound_var_* parameters, read back from system_traces.sessions.
+func (h *conformanceHarness) trace(input string) (string, error) {
+	ctx := context.Background()
+	sts := splitConformanceInput(input)
+	require.Len(h.t, sts, 1, "a trace has one statement: %s", input)
+	prep, err := h.s.Prepare(ctx, h.substitute(strings.TrimSuffix(strings.TrimSpace(sts[0].text), ";")))
+	if err != nil {
+		return "", err
+	}
+	require.Len(h.t, sts[0].binds, len(prep.Bind), "bind values for %s", prep.Query)
+	p := &query.Params{Trace: true}
+	for i, lit := range sts[0].binds {
+		p.Values = append(p.Values, h.bindLiteral(prep.Bind[i].Type, lit))
+	}
+	res, err := h.s.ExecutePrepared(ctx, prep, p)
+	if err != nil {
+		return "", err
+	}
+	require.NotNil(h.t, res.Trace, "a traced execution returns its trace")
+	req := TraceRequest{Command: "QUERY", Request: "Execute CQL3 prepared query", Parameters: ExecuteTraceParameters(prep, p), Thread: "Native-Transport-Requests-1"}
+	id, err := h.s.x.RecordTrace(ctx, req, res.Trace)
+	if err != nil {
+		return "", err
+	}
+	rs, err := h.s.Query(ctx, fmt.Sprintf("SELECT parameters FROM system_traces.sessions WHERE session_id = %s", id), nil)
+	if err != nil {
+		return "", err
+	}
+	require.Len(h.t, rs.Rows, 1, "the trace session %s", id)
+	v, err := types.Decode(rs.Columns[0].Type, rs.Rows[0][0])
+	require.NoError(h.t, err)
+	params := map[string]string{}
+	entries, _ := v.([]types.MapEntry)
+	for _, e := range entries {
+		params[e.Key.(string)] = e.Value.(string)
+	}
+	lines := []string{"query: " + params["query"]}
+	var bound []string
+	for k, v := range params {
+		if strings.HasPrefix(k, "bound_var_") {
+			bound = append(bound, k+": "+v)
+		}
+	}
+	sort.Strings(bound)
+	return strings.Join(append(lines, bound...), "\n"), nil
+}
+
+// bindLiteral is the bound value of a "? " line's literal for a marker of
+// type t: unset, null, or the literal's serialization.
+func (h *conformanceHarness) bindLiteral(t types.Type, lit string) query.Value {
+	lit = h.substitute(lit)
+	switch strings.ToLower(lit) {
+	case "unset":
+		return query.Value{Unset: true}
+	case "null":
+		return query.Value{}
+	}
+	return query.Value{Bytes: h.bindValue(t, lit)}
+}
+
 type conformanceStatement struct {
 	text  string
 	binds []string
 	hasQ  bool
+	// prep is set for an execution of a prepared statement (prepared=P).
+	prep *preparedRun
+}
+
+// preparedStatement is the execution of the current directive's prepared
+// statement with the values of input, a "? " line or nothing.
+func (h *conformanceHarness) preparedStatement(input string) conformanceStatement {
+	st := conformanceStatement{text: h.exec.prep.Query, hasQ: true, prep: h.exec}
+	if in := strings.TrimSpace(input); in != "" {
+		require.True(h.t, strings.HasPrefix(in, "?"), "a prepared execution's input is its values: %s", input)
+		st.binds = splitBindValues(strings.TrimSpace(strings.TrimPrefix(in, "?")))
+	}
+	return st
 }
 
 // splitConformanceInput splits input into statements: a line ending a
@@ -582,8 +758,13 @@ func (h *conformanceHarness) runStatement(st conformanceStatement, paging *query
 	if !st.hasQ {
 		return h.s.Query(ctx, text, h.params(paging))
 	}
-	prep, err := h.s.Prepare(ctx, text)
-	if err != nil {
+	var prep *Prepared
+	var err error
+	if st.prep != nil {
+		if prep, err = h.lookupPrepared(st.prep); err != nil {
+			return nil, err
+		}
+	} else if prep, err = h.s.Prepare(ctx, text); err != nil {
 		return nil, err
 	}
 	p := h.params(&query.Params{Values: h.bindValues(prep, st.binds, text)})
@@ -599,14 +780,7 @@ func (h *conformanceHarness) bindValues(prep *Prepared, binds []string, text str
 	require.Len(h.t, binds, len(prep.Bind), "bind values for %s", text)
 	values := make([]query.Value, len(binds))
 	for i, lit := range binds {
-		lit = h.substitute(lit)
-		switch strings.ToLower(lit) {
-		case "unset":
-			values[i] = query.Value{Unset: true}
-		case "null":
-		default:
-			values[i] = query.Value{Bytes: h.bindValue(prep.Bind[i].Type, lit)}
-		}
+		values[i] = h.bindLiteral(prep.Bind[i].Type, lit)
 	}
 	return values
 }
@@ -622,6 +796,26 @@ func (h *conformanceHarness) params(p *query.Params) *query.Params {
 	}
 	p.NowInSeconds, p.HasNowInSeconds = *h.nowInSec, true
 	return p
+}
+
+// lookupPrepared finds the statement of r by its id in the node's cache, as
+// an EXECUTE message names it. When the cache no longer holds it (a schema
+// change evicted it), SimpleClient gets the node's Unprepared error, and
+// the driver prepares the text again in the keyspace it was prepared in.
+func (h *conformanceHarness) lookupPrepared(r *preparedRun) (*Prepared, error) {
+	if prep := h.s.x.Lookup(r.prep.ID); prep != nil {
+		return prep, nil
+	}
+	if r.simple {
+		return nil, unprepared(r.prep.ID)
+	}
+	prep, err := h.s.x.prepare(r.prep.Keyspace, r.prep.Query)
+	if err != nil {
+		return nil, err
+	}
+	r.prep = prep
+	h.prepared[r.name] = prep
+	return prep, nil
 }
 
 var zerosInLiteral = regexp.MustCompile(`zeros\(\d+\)`)

@@ -285,6 +285,9 @@ type request struct {
 	batch    []BatchEntry
 	plans    []plan.Plan // of batch's entries
 	bType    parser.BatchType
+
+	// room is the memory the caller lends the execution (nil: none).
+	room *CallRoom
 }
 
 // copyValues copies values and their bytes.

@@ -46,6 +46,12 @@ type Options struct {
 	// refused with Cassandra's text); each CREATE then carries Cassandra's
 	// client warning that views are experimental.
 	MaterializedViewsEnabled bool
+	// MaterializedViewsAllowFilteringNonKeyColumnsUnsafe lets the WHERE
+	// clause of CREATE MATERIALIZED VIEW restrict columns outside the base
+	// table's primary key with other relations than IS NOT NULL, as
+	// Cassandra's -Dcassandra.mv.allow_filtering_nonkey_columns_unsafe=true
+	// does (false by default: refused, CASSANDRA-13798).
+	MaterializedViewsAllowFilteringNonKeyColumnsUnsafe bool
 }
 
 // Executor runs CQL against an engine. It is safe for concurrent use; each
@@ -78,7 +84,7 @@ func NewExecutor(eng *engine.Engine, opts Options) *Executor {
 	}
 	x := &Executor{opts: opts, uuid: types.NewTimeUUIDGenerator(), plans: newPlanCache(opts.PreparedStatementsCacheSize)}
 	x.env = plan.Env{Engine: eng, System: virtual.NewNode(eng, opts.ClusterName, opts.DataCenter, opts.Rack),
-		MaterializedViewsEnabled: opts.MaterializedViewsEnabled}
+		MaterializedViewsEnabled: opts.MaterializedViewsEnabled, MaterializedViewsAllowFilteringNonKeyColumnsUnsafe: opts.MaterializedViewsAllowFilteringNonKeyColumnsUnsafe}
 	x.env.Roles = auth.New(x.env.System, func(ctx context.Context, text string, p *query.Params) (*query.Result, error) {
 		s := x.NewSession()
 		s.label = SourceInternal
@@ -191,7 +197,22 @@ func (s *Session) run(ctx context.Context, pl plan.Plan, stmt parser.Statement, 
 // runValues executes pl, the plan of stmt, with its bound values (or, for a
 // protocol BATCH, each statement's values) as the session's role.
 func (s *Session) runValues(ctx context.Context, pl plan.Plan, stmt fmt.Stringer, values []query.Value, stmtValues [][]query.Value, p *query.Params, req *request) (res *query.Result, err error) {
-	q := &plan.Execution{Env: &s.x.env, Session: s, Execution: query.Execution{Params: p, Values: values, StmtValues: stmtValues, Now: s.x.env.Engine.Clock().Now(), UUIDs: s.x.uuid}}
+	var q *plan.Execution
+	if req != nil && req.room != nil {
+		// A new room is zero already; one lent again (a statement
+		// prepared again and rerun) is cleared first.
+		room := req.room
+		if room.used {
+			room.q = plan.Execution{}
+		}
+		room.used = true
+		q = &room.q
+		q.ResultRoom = &room.res
+	} else {
+		q = new(plan.Execution)
+	}
+	q.Env, q.Session = &s.x.env, s
+	q.Execution = query.Execution{Params: p, Values: values, StmtValues: stmtValues, Now: s.x.env.Engine.Clock().Now(), UUIDs: s.x.uuid}
 	if log := s.x.qlog.Load(); log != nil {
 		parsed, _ := stmt.(parser.Statement)
 		e := s.logStart(log, req, parsed, pl.Binds(), values, stmtValues, p, q.Now)
@@ -410,11 +431,26 @@ func (s *Session) Execute(ctx context.Context, id []byte, p *query.Params) (*que
 // statement that a schema change invalidated gets Unprepared, as its id
 // would; the caller prepares it again.
 func (s *Session) ExecutePrepared(ctx context.Context, prep *Prepared, p *query.Params) (*query.Result, error) {
+	return s.ExecutePreparedIn(ctx, prep, p, nil)
+}
+
+// CallRoom is memory a caller lends to one execution of a statement, so
+// that the execution allocates neither its state nor, for a SELECT, its
+// result: the result returned may be the room's, and is then valid for as
+// long as the room is not lent again. The zero CallRoom is ready for use.
+type CallRoom struct {
+	q    plan.Execution
+	res  query.Result
+	used bool
+}
+
+// ExecutePreparedIn is ExecutePrepared in the memory of room (nil: none).
+func (s *Session) ExecutePreparedIn(ctx context.Context, prep *Prepared, p *query.Params, room *CallRoom) (*query.Result, error) {
 	pl, err := s.x.planOf(prep)
 	if err != nil {
 		return nil, s.rejected(&request{text: prep.Query, prepared: true}, prep.stmt, p, err)
 	}
-	return s.run(ctx, pl, prep.stmt, p, &request{text: prep.Query, prepared: true})
+	return s.run(ctx, pl, prep.stmt, p, &request{text: prep.Query, prepared: true, room: room})
 }
 
 // planOf returns the plan of prep for the current schema. When the schema

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"strconv"
 	"time"
+	"unicode/utf16"
 
 	"github.com/minicass/minicass/cql/query"
 
@@ -12,6 +14,7 @@ import (
 
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/types"
+	"github.com/minicass/minicass/wire"
 )
 
 // Protocol tracing. A request with the native protocol's tracing flag runs
@@ -125,3 +128,82 @@ func expire(m *data.Mutation, ttl int32, now int64) {
 
 // micros returns d in whole microseconds, as an int column holds it.
 func micros(d time.Duration) int32 { return int32(d.Microseconds()) }
+
+// QueryTraceParameters are the parameters Cassandra's QueryMessage records in
+// the trace session of a QUERY of text q with parameters p (nil: only the
+// query): the page size when the request pages, the consistency level, the
+// serial consistency level (SERIAL unless the request names one) and the
+// query.
+func QueryTraceParameters(q string, p *query.Params) map[string]string {
+	m := map[string]string{"query": q}
+	if p == nil {
+		return m
+	}
+	if p.PageSize > 0 {
+		m["page_size"] = strconv.Itoa(p.PageSize)
+	}
+	m["consistency_level"] = p.Consistency.String()
+	serial := p.SerialConsistency
+	if serial == 0 {
+		serial = wire.Serial
+	}
+	m["serial_consistency_level"] = serial.String()
+	return m
+}
+
+// traceBoundValueLimit is the length (in UTF-16 code units, as Java counts a
+// String) past which a bound value's literal is cut in a trace.
+const traceBoundValueLimit = 1000
+
+// ExecuteTraceParameters are the parameters Cassandra 4.1's
+// ExecuteMessage.traceQuery records in the trace session of an execution of
+// prep with parameters p: those of QueryTraceParameters for the statement's
+// text, and each bound value as bound_var_<i>_<marker name> (bound_var_0_id,
+// bound_var_0_key(m)), written as the CQL literal of the marker's type
+// (CQL3Type.toCQLLiteral: null for a null value) and, when longer than 1,000
+// characters, cut there and closed with "...'". Values that do not match the
+// markers (a wrong count, an unknown name) add no bound_var entry: the
+// execution itself refuses them.
+func ExecuteTraceParameters(prep *Prepared, p *query.Params) map[string]string {
+	m := QueryTraceParameters(prep.Query, p)
+	if p == nil {
+		return m
+	}
+	values, err := bindValues(nil, prep.Bind, p, true)
+	if err != nil {
+		return m
+	}
+	for i, spec := range prep.Bind {
+		v := values[i]
+		lit := "null"
+		switch {
+		case v.Unset:
+			// An unset value is Cassandra's UNSET_BYTE_BUFFER, an empty
+			// buffer, whose literal is the type's empty value.
+			lit = types.FormatLiteral(spec.Type, []byte{})
+		case v.Bytes != nil:
+			lit = types.FormatLiteral(spec.Type, v.Bytes)
+		}
+		m["bound_var_"+strconv.Itoa(i)+"_"+spec.Name] = cutUTF16(lit, traceBoundValueLimit, "...'")
+	}
+	return m
+}
+
+// cutUTF16 returns s unchanged when it has at most n UTF-16 code units, and
+// otherwise its first n code units followed by tail, as Java's
+// String.substring(0, n) + tail. A character outside the Basic Multilingual
+// Plane counts two units; one cut in half is left out.
+func cutUTF16(s string, n int, tail string) string {
+	units := 0
+	for i, r := range s {
+		w := utf16.RuneLen(r)
+		if w < 0 {
+			w = 1
+		}
+		if units+w > n {
+			return s[:i] + tail
+		}
+		units += w
+	}
+	return s
+}

@@ -40,3 +40,35 @@ func TestTraceBounded(t *testing.T) {
 	require.Len(t, res.Rows, 1)
 	assert.Equal(t, []byte{0, 0, 0, 0, 0, 0, 0x01, 0xf4}, res.Rows[0][0], "500 events recorded")
 }
+
+// TestExecuteTraceParameters checks the bound values an EXECUTE's trace
+// records, as Cassandra 4.1's ExecuteMessage.traceQuery writes them: a CQL
+// literal per marker, named by its index and the marker's name, null for a
+// null value, and a literal over 1,000 UTF-16 code units cut there (a
+// character outside the BMP counting two) and closed with "...'".
+func TestExecuteTraceParameters(t *testing.T) {
+	s := newSelectTestSession(t)
+	ctx := context.Background()
+	for _, q := range []string{
+		"CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE ks.tp (k int PRIMARY KEY, t text, m map<int, text>)",
+	} {
+		_, err := s.Query(ctx, q, nil)
+		require.NoError(t, err, q)
+	}
+	prep, err := s.Prepare(ctx, "SELECT * FROM ks.tp WHERE k = ? AND t = ? AND m CONTAINS KEY ? ALLOW FILTERING")
+	require.NoError(t, err)
+	long := strings.Repeat("😀", 600) // 1,200 UTF-16 code units
+	p := &query.Params{PageSize: 10, Values: []query.Value{{Bytes: []byte{0, 0, 0, 7}}, {Bytes: []byte(long)}, {}}}
+	got := ExecuteTraceParameters(prep, p)
+	assert.Equal(t, map[string]string{
+		"query":                    prep.Query,
+		"page_size":                "10",
+		"consistency_level":        "ANY",
+		"serial_consistency_level": "SERIAL",
+		"bound_var_0_k":            "7",
+		"bound_var_1_t":            "'" + strings.Repeat("😀", 499) + "...'",
+		"bound_var_2_key(m)":       "null",
+	}, got)
+	assert.Equal(t, map[string]string{"query": prep.Query}, ExecuteTraceParameters(prep, nil))
+}

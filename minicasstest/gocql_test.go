@@ -271,6 +271,8 @@ func TestGocqlTracing(t *testing.T) {
 	assert.Equal(t, "QUERY", command)
 	assert.Equal(t, "SELECT v FROM kv WHERE k = ? AND c = ?", params["query"])
 	assert.Equal(t, "ONE", params["consistency_level"])
+	assert.Equal(t, "1", params["bound_var_0_k"], "each bound value is recorded as a CQL literal, as ExecuteMessage.traceQuery does")
+	assert.Equal(t, "1", params["bound_var_1_c"])
 	assert.GreaterOrEqual(t, duration, 0)
 	var n int
 	require.NoError(t, sess.Query("SELECT count(*) FROM system_traces.events WHERE session_id = ?", ids[0]).Scan(&n))

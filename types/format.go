@@ -455,6 +455,10 @@ func AppendJSON(dst []byte, t Type, b []byte) []byte {
 	return appendJSONString(dst, Format(t, b))
 }
 
+// JavaFloatString is Java's Float.toString (bits 32) or Double.toString
+// (bits 64) of a finite f, as javaFloatString.
+func JavaFloatString(f float64, bits int) string { return javaFloatString(f, bits) }
+
 // javaFloatString is Java's Float.toString or Double.toString (bits 32 or
 // 64) of a finite f: plain decimals with at least one fractional digit for
 // 10^-3 <= |f| < 10^7, else d.dddE<exponent>.

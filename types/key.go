@@ -222,7 +222,10 @@ func AppendDecodedClustering(values [][]byte, buf []byte, cols []ClusteringColum
 	if buf == nil {
 		buf = make([]byte, 0, 2*len(key))
 	}
-	r := keyReader{b: key, arena: true, buf: buf}
+	// Field by field: a composite literal is built aside and copied,
+	// and the copy stalls on the stores it reads back.
+	var r keyReader
+	r.b, r.arena, r.buf = key, true, buf
 	values, kind, err := r.clustering(cols, values)
 	return values, r.buf, kind, err
 }
@@ -244,6 +247,12 @@ func (r *keyReader) clustering(cols []ClusteringColumn, values [][]byte) ([][]by
 			if c == headerEmpty || c == headerValue {
 				if cols[i].Order == Desc {
 					r.mask = 0xff
+				}
+				if c == headerValue && r.arena {
+					if v, ok := r.fixedInt(cols[i].Type.Kind); ok {
+						values = append(values, v)
+						continue
+					}
 				}
 				v, err := r.component(cols[i].Type)
 				if err != nil {
@@ -270,6 +279,36 @@ func (r *keyReader) clustering(cols []ClusteringColumn, values [][]byte) ([][]by
 		}
 		return nil, 0, keyErr("unexpected byte %#x after %d components", c, i)
 	}
+}
+
+// fixedInt is component for the fixed-width integer kinds in arena mode,
+// the usual clustering columns, read in one pass: the header (already
+// peeked as headerValue), the body through the mask and its sign bit
+// restored. Its length is the one Validate checks, so the value needs no
+// other check. ok is false for other kinds, or a truncated key, which
+// component then reads (and refuses) as usual.
+func (r *keyReader) fixedInt(k Kind) ([]byte, bool) {
+	switch k {
+	case Int, Bigint, Smallint, Tinyint, Counter, Timestamp, Time:
+	default:
+		return nil, false
+	}
+	n := intSize(k)
+	body := r.pos + 1
+	if len(r.b)-body < n {
+		return nil, false
+	}
+	start := len(r.buf)
+	r.buf = append(r.buf, r.b[body:body+n]...)
+	v := r.buf[start:len(r.buf):len(r.buf)]
+	if r.mask != 0 {
+		for i := range v {
+			v[i] ^= r.mask
+		}
+	}
+	v[0] ^= 0x80
+	r.pos = body + n
+	return v, true
 }
 
 // appendComponent appends header and body of the non-null value v.

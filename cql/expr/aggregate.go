@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/big"
 	"strconv"
+	"strings"
 
 	"github.com/minicass/minicass/cql/query"
 
@@ -436,39 +437,20 @@ func ratDecimal(r *big.Rat, scale int32) []byte {
 	return append(out, varintBytes(num)...)
 }
 
-// newCastSel compiles CAST(arg AS to). Numeric types convert to each other
-// (Java's narrowing for integers, truncation for floating point), and every
-// type converts to text and ascii.
+// newCastSel compiles CAST(arg AS to) in a selection (Selectable.WithCast):
+// a cast to the argument's own type is the argument itself, any other is
+// CastFcts' overload for the argument's type, and a type CastFcts does not
+// convert is refused naming the argument.
 func newCastSel(arg Selector, to types.Type) (Selector, error) {
 	from := arg.Typ()
-	s := &castSel{arg: arg, to: to}
-	numeric := func(k types.Kind) bool {
-		switch k {
-		case types.Tinyint, types.Smallint, types.Int, types.Bigint, types.Float, types.Double, types.Varint, types.Decimal, types.Counter:
-			return true
-		}
-		return false
+	if from.Equal(to) {
+		return arg, nil
 	}
-	switch {
-	case from.Equal(to):
-		s.conv = func(b []byte) ([]byte, error) { return b, nil }
-	case to.Kind == types.Text || to.Kind == types.Ascii:
-		s.conv = func(b []byte) ([]byte, error) { return []byte(castText(from, b)), nil }
-	case numeric(from.Kind) && numeric(to.Kind):
-		s.conv = func(b []byte) ([]byte, error) { return castNumber(from, to, b), nil }
-	case from.Kind == types.TimeUUID && to.Kind == types.Timestamp:
-		fn, _ := lookupFunction("totimestamp", []types.Type{from})
-		s.conv = func(b []byte) ([]byte, error) { return fn.impl(nil, [][]byte{b}) }
-	case from.Kind == types.TimeUUID && to.Kind == types.Date, from.Kind == types.Timestamp && to.Kind == types.Date:
-		fn, _ := lookupFunction("todate", []types.Type{from})
-		s.conv = func(b []byte) ([]byte, error) { return fn.impl(nil, [][]byte{b}) }
-	case from.Kind == types.Date && to.Kind == types.Timestamp:
-		fn, _ := lookupFunction("totimestamp", []types.Type{from})
-		s.conv = func(b []byte) ([]byte, error) { return fn.impl(nil, [][]byte{b}) }
-	default:
-		return nil, query.Invalidf("%s cannot be cast to %s", from, to)
+	conv, ok := castConversion(from, to)
+	if !ok {
+		return nil, query.Invalidf("%s cannot be cast to %s", arg.Name(), to)
 	}
-	return s, nil
+	return &castSel{arg: arg, to: to, conv: conv}, nil
 }
 
 // castText renders a value as CAST(x AS text) does.
@@ -487,6 +469,10 @@ func castText(t types.Type, b []byte) string {
 			s += ".0"
 		}
 		return s
+	}
+	if t.Kind == types.Timestamp {
+		// TimestampSerializer.toCQLLiteral: 2015-05-21T11:03:02.000Z.
+		return strings.Trim(types.FormatLiteral(t, b), "'")
 	}
 	j := types.AppendJSON(nil, t, b)
 	if len(j) >= 2 && j[0] == '"' && j[len(j)-1] == '"' {
@@ -559,7 +545,17 @@ func castNumber(from, to types.Type, b []byte) []byte {
 		return floatBytes(to, f)
 	case types.Decimal:
 		if isFloat {
-			d, ok := types.ParseDecimal(strconv.FormatFloat(f, 'f', -1, 64))
+			// new BigDecimal(Float.toString(f)) for a float (CASSANDRA-18647,
+			// 4.1.3), BigDecimal.valueOf(d), which reads Double.toString(d),
+			// for a double.
+			bits := 64
+			if from.Kind == types.Float {
+				bits = 32
+			}
+			if math.IsNaN(f) || math.IsInf(f, 0) {
+				return nil
+			}
+			d, ok := types.ParseDecimal(types.JavaFloatString(f, bits))
 			if !ok {
 				return nil
 			}

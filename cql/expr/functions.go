@@ -14,6 +14,7 @@ import (
 
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/types"
+	"github.com/minicass/minicass/wire"
 )
 
 // function is one overload of a native scalar function (Cassandra's
@@ -135,6 +136,7 @@ func init() {
 		u := types.MaxTimeUUID(timestampOf(a[0]))
 		return u[:], nil
 	}))
+	registerFloor()
 	// typeAsBlob and blobAsType for every native type
 	// (BytesConversionFcts: every CQL3Type.Native but blob and varchar,
 	// counter included: counterAsBlob, blobAsCounter).
@@ -227,6 +229,11 @@ func (c *CompileCtx) compileCall(e *parser.FuncCall, r Receiver) (Term, error) {
 	}
 	if firstErr != nil {
 		return nil, firstErr
+	}
+	if len(overloads) > 1 {
+		// FunctionResolver.pickBestMatch: no candidate takes that many
+		// arguments (validateTypes' arity text is for a lone candidate).
+		return nil, query.Invalidf("Invalid call to function system.%s, none of its type signatures match (known type signatures: %s)", name, signatures(overloads))
 	}
 	return nil, query.Invalidf("Invalid number of arguments in call to function system.%s: %d required but %d provided", name, len(overloads[0].args), len(e.Args))
 }
@@ -352,4 +359,83 @@ func signatures(fs []*function) string {
 		parts[i] = fmt.Sprintf("system.%s : (%s) -> %s", f.name, f.argList(), f.ret)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// registerFloor registers Cassandra 4.1's floor functions (TimeFcts,
+// CASSANDRA-11871), in TimeFcts.all()'s order: floor(timestamp, duration
+// [, start timestamp]) and floor(timeuuid, duration [, start timestamp])
+// give a timestamp, floor(date, duration [, start date]) a date and
+// floor(time, duration) a time, each the value rounded down to a multiple
+// of the duration counted from the start (the epoch without one). Their
+// refusals are invalid requests, as the Java functions throw them.
+func registerFloor() {
+	ts, dur, date := types.TimestampType, types.DurationType, types.DateType
+	millisOf := map[types.Kind]func([]byte) int64{
+		types.Timestamp: func(b []byte) int64 { return int64(binary.BigEndian.Uint64(b)) },
+		types.TimeUUID: func(b []byte) int64 {
+			var u types.UUIDValue
+			copy(u[:], b)
+			return types.TimeUUIDTime(u).UnixMilli()
+		},
+		types.Date: func(b []byte) int64 { return dateOfBytes(b).UnixMilli() },
+	}
+	floorOf := func(in, ret types.Type, withStart bool) {
+		toMillis, startMillis := millisOf[in.Kind], millisOf[ret.Kind]
+		args := []types.Type{in, dur}
+		if withStart {
+			args = append(args, ret)
+		}
+		register("floor", ret, args, nullSafe(func(_ *query.Execution, a [][]byte) ([]byte, error) {
+			d, err := types.DecodeDuration(a[1])
+			if err != nil {
+				return nil, err
+			}
+			if err := types.FloorPrecisionError(in, d); err != nil {
+				return nil, query.Invalidf("%s", err)
+			}
+			start := int64(0)
+			if withStart {
+				start = startMillis(a[2])
+			}
+			floor, err := types.FloorTimestamp(toMillis(a[0]), d, start)
+			if err != nil {
+				return nil, query.Invalidf("%s", err)
+			}
+			if ret.Kind == types.Date {
+				return dateBytes(time.UnixMilli(floor).UTC()), nil
+			}
+			return Int64Bytes(floor), nil
+		}))
+	}
+	for _, in := range []types.Type{ts, types.TimeUUIDType, date} {
+		ret := ts
+		if in.Kind == types.Date {
+			ret = date
+		}
+		floorOf(in, ret, false)
+		floorOf(in, ret, true)
+	}
+	register("floor", types.TimeType, []types.Type{types.TimeType, dur}, nullSafe(func(_ *query.Execution, a [][]byte) ([]byte, error) {
+		d, err := types.DecodeDuration(a[1])
+		if err != nil {
+			return nil, err
+		}
+		floor, err := types.FloorTime(int64(binary.BigEndian.Uint64(a[0])), d)
+		if err != nil {
+			return nil, query.Invalidf("%s", err)
+		}
+		return Int64Bytes(floor), nil
+	}))
+}
+
+// functionError is the error of a native function's execution: an invalid
+// request the function refuses with (the floor functions' checks) as it is,
+// any other failure as a function failure naming the function and its
+// argument types.
+func functionError(fn *function, err error) error {
+	var qe *query.Error
+	if errors.As(err, &qe) {
+		return qe
+	}
+	return &query.Error{Code: wire.CodeFunctionFailure, Message: fmt.Sprintf("execution of 'system.%s[%s]' failed: %v", fn.name, fn.argList(), err)}
 }

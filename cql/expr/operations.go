@@ -355,6 +355,15 @@ func (c *CompileCtx) termArg(e parser.Expr, r Receiver) opArg {
 			}
 			return typeAssignment(ht, t)
 		}
+	case *parser.Cast:
+		// A cast's result is of its type, whatever overload it calls.
+		ct, err := ConvertType(e.Type, nil)
+		a.assign = func(t types.Type) assignment {
+			if err != nil {
+				return notAssignable
+			}
+			return typeAssignment(ct, t)
+		}
 	default:
 		// A nested operation or function call: its result type for the
 		// argument type, weakly assignable when it cannot be resolved

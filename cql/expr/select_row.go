@@ -1,8 +1,6 @@
 package expr
 
 import (
-	"sort"
-
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
@@ -32,12 +30,28 @@ func (r *SelRow) cells(col *schema.Column) []data.Cell {
 		return nil
 	}
 	cs := src.Cells
-	i := sort.Search(len(cs), func(i int) bool { return cs[i].Column >= col.Name })
+	i := firstCell(cs, col.Name)
 	j := i
 	for j < len(cs) && cs[j].Column == col.Name {
 		j++
 	}
 	return cs[i:j]
+}
+
+// firstCell returns the index of the first of cs (sorted by column) whose
+// column is not before name: sort.Search by hand, without its closure call
+// per probe, as this runs for every value of every row a SELECT returns.
+func firstCell(cs []data.Cell, name string) int {
+	i, j := 0, len(cs)
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		if cs[h].Column < name {
+			i = h + 1
+		} else {
+			j = h
+		}
+	}
+	return i
 }
 
 // cell returns the live cell of a simple (non-collection or frozen) column,
@@ -47,6 +61,21 @@ func (r *SelRow) cell(col *schema.Column) *data.Cell {
 	for i := range cs {
 		if cs[i].Path == nil && cs[i].IsLive(r.Now) {
 			return &cs[i]
+		}
+	}
+	return nil
+}
+
+// CellValue is Value for a regular column stored as one cell (neither a
+// key, static nor multi-cell column), without telling the kinds apart.
+func (r *SelRow) CellValue(col *schema.Column) []byte {
+	if r.Row == nil {
+		return nil
+	}
+	cs := r.Row.Cells
+	for i := firstCell(cs, col.Name); i < len(cs) && cs[i].Column == col.Name; i++ {
+		if c := &cs[i]; c.Path == nil && c.IsLive(r.Now) {
+			return c.Value
 		}
 	}
 	return nil

@@ -1,10 +1,8 @@
 package expr
 
 import (
-	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/minicass/minicass/cql/query"
@@ -13,7 +11,6 @@ import (
 	"github.com/minicass/minicass/partitioner"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
-	"github.com/minicass/minicass/wire"
 )
 
 // Selector is one compiled selector of a SELECT clause. Selectors are
@@ -193,10 +190,7 @@ func (s *funcSel) NewEval() Evaluator {
 	return newCallEval(s.args, func(q *query.Execution, vals [][]byte) ([]byte, error) {
 		b, err := s.fn.impl(q, vals)
 		if err != nil {
-			if qe, ok := err.(*query.Error); ok {
-				return nil, qe // the function's own request error
-			}
-			return nil, &query.Error{Code: wire.CodeFunctionFailure, Message: fmt.Sprintf("execution of 'system.%s[%s]' failed: %v", s.fn.name, s.fn.argList(), err)}
+			return nil, functionError(s.fn, err)
 		}
 		return b, nil
 	})
@@ -340,6 +334,20 @@ func (c *CompileCtx) CompileSelector(tbl *schema.Table, e parser.Expr) (Selector
 		}
 		// Named as Cassandra's TypeCast prints: (int)42, (int)?.
 		label := "(" + e.Type.String() + ")" + c.termText(e.Expr)
+		if readsColumns(e.Expr) {
+			// Selectable.WithTypeHint: a hint over a selector that reads
+			// columns ((int)((c - a) % d)) prepares that selector, which
+			// must be assignable to the hinted type, and names it by the
+			// hint's text.
+			s, err := c.CompileSelector(tbl, e.Expr)
+			if err != nil {
+				return nil, err
+			}
+			if typeAssignment(s.Typ(), t) == notAssignable {
+				return nil, query.Invalidf("Cannot assign value %s to %s of type %s", label, label, t)
+			}
+			return renamedSel{Selector: s, label: label}, nil
+		}
 		tm, err := c.CompileTerm(e.Expr, Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: label, Typ: t})
 		if err != nil {
 			return nil, err
@@ -347,6 +355,178 @@ func (c *CompileCtx) CompileSelector(tbl *schema.Table, e parser.Expr) (Selector
 		return termSelector(label, t, tm), nil
 	}
 	return nil, query.Invalidf("Unsupported selector %s", e)
+}
+
+// renamedSel is a selector under another name (a type hint's text).
+type renamedSel struct {
+	Selector
+	label string
+}
+
+func (s renamedSel) Name() string { return s.label }
+
+// readsColumns reports whether the selector expression e refers to a column
+// anywhere (a bare name in a selector is a column reference).
+func readsColumns(e parser.Expr) bool {
+	switch e := e.(type) {
+	case *parser.ColumnRef, *parser.CellMeta:
+		return true
+	case *parser.BinaryExpr:
+		return readsColumns(e.Left) || readsColumns(e.Right)
+	case *parser.Neg:
+		return readsColumns(e.Expr)
+	case *parser.TypeHint:
+		return readsColumns(e.Expr)
+	case *parser.Cast:
+		return readsColumns(e.Expr)
+	case *parser.FieldAccess:
+		return readsColumns(e.Expr)
+	case *parser.ElementAccess:
+		return readsColumns(e.Expr)
+	case *parser.FuncCall:
+		return e.Star || anyReadsColumns(e.Args)
+	case *parser.TupleLit:
+		return anyReadsColumns(e.Elems)
+	case *parser.ListLit:
+		return anyReadsColumns(e.Elems)
+	case *parser.SetLit:
+		return anyReadsColumns(e.Elems)
+	case *parser.MapLit:
+		for _, en := range e.Entries {
+			if readsColumns(en.Key) || readsColumns(en.Value) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func anyReadsColumns(es []parser.Expr) bool {
+	for _, e := range es {
+		if readsColumns(e) {
+			return true
+		}
+	}
+	return false
+}
+
+// isLiteralTerm reports whether a function argument in a selection is a
+// term whose type comes from the function it is passed to: a constant, a
+// bind marker, or a type hint of either (floor(ts, 1h), textAsBlob('a')).
+func isLiteralTerm(e parser.Expr) bool {
+	if _, ok := negativeConstant(e); ok {
+		return true
+	}
+	switch e := e.(type) {
+	case *parser.Constant, *parser.BindMarker:
+		return true
+	case *parser.TypeHint:
+		return !readsColumns(e.Expr)
+	}
+	return false
+}
+
+func anyLiteralTerm(es []parser.Expr) bool {
+	for _, e := range es {
+		if isLiteralTerm(e) {
+			return true
+		}
+	}
+	return false
+}
+
+// compileSelectorCallWithTerms compiles a call in a selection whose
+// arguments mix selectors and terms (Selectable.WithFunction with
+// Selectable.WithTerm arguments). The overload is chosen as
+// FunctionResolver.pickBestMatch chooses it: the first that every argument
+// matches exactly, else the only one every argument is assignable to; the
+// terms then take that overload's argument types.
+func (c *CompileCtx) compileSelectorCallWithTerms(tbl *schema.Table, name string, e *parser.FuncCall) (Selector, error) {
+	overloads := functions[name]
+	if len(overloads) == 0 {
+		return nil, query.Invalidf("Unknown function '%s'", e.Name)
+	}
+	sels := make([]Selector, len(e.Args))
+	args := make([]opArg, len(e.Args))
+	recv := Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: string(e.Name)}
+	for i, a := range e.Args {
+		if isLiteralTerm(a) {
+			args[i] = c.termArg(a, recv)
+			continue
+		}
+		s, err := c.CompileSelector(tbl, a)
+		if err != nil {
+			return nil, err
+		}
+		sels[i] = s
+		st := s.Typ()
+		args[i] = opArg{assign: func(t types.Type) assignment { return typeAssignment(st, t) }}
+	}
+	var chosen *function
+	var compatible, candidates []*function
+	if len(overloads) == 1 {
+		// FunctionResolver.get: the one function of the name is
+		// validated (validateTypes) rather than matched, as
+		// TermSelectionTest.testConstantFunctionArgs expects ("Type
+		// error: (bigint)100 cannot be passed as argument 1 of function").
+		fn := overloads[0]
+		if len(fn.args) != len(e.Args) {
+			return nil, query.Invalidf("Invalid number of arguments in call to function system.%s: %d required but %d provided", name, len(fn.args), len(e.Args))
+		}
+		for i, a := range args {
+			if a.assign(fn.args[i]) == notAssignable {
+				text := c.termText(e.Args[i])
+				if sels[i] != nil {
+					text = sels[i].Name()
+				}
+				return nil, query.Invalidf("Type error: %s cannot be passed as argument %d of function system.%s of type %s", text, i, name, fn.args[i])
+			}
+		}
+		chosen = fn
+	}
+	for _, fn := range overloads {
+		if chosen != nil {
+			break
+		}
+		if len(fn.args) != len(e.Args) {
+			continue
+		}
+		candidates = append(candidates, fn)
+		match := exactMatch
+		for i, a := range args {
+			match = min(match, a.assign(fn.args[i]))
+		}
+		if match == exactMatch {
+			chosen = fn
+			break
+		}
+		if match == weaklyAssignable {
+			compatible = append(compatible, fn)
+		}
+	}
+	if chosen == nil {
+		switch {
+		case len(candidates) == 0:
+			return nil, query.Invalidf("Invalid number of arguments in call to function system.%s: %d required but %d provided", name, len(overloads[0].args), len(e.Args))
+		case len(compatible) == 1:
+			chosen = compatible[0]
+		case len(compatible) == 0:
+			return nil, query.Invalidf("Invalid call to function system.%s, none of its type signatures match (known type signatures: %s)", name, signatures(candidates))
+		default:
+			return nil, query.Invalidf("Ambiguous call to function system.%s (can be matched by following signatures: %s): use type casts to disambiguate", name, signatures(compatible))
+		}
+	}
+	for i, a := range e.Args {
+		if sels[i] != nil {
+			continue
+		}
+		tm, err := c.CompileTerm(a, recv.Sub(fmt.Sprintf("arg%d(system.%s)", i, name), chosen.args[i]))
+		if err != nil {
+			return nil, err
+		}
+		sels[i] = termSelector(c.termText(a), chosen.args[i], tm)
+	}
+	return &funcSel{fn: chosen, args: sels}, nil
 }
 
 func (c *CompileCtx) compileSelectorCall(tbl *schema.Table, e *parser.FuncCall) (Selector, error) {
@@ -384,8 +564,8 @@ func (c *CompileCtx) compileSelectorCall(tbl *schema.Table, e *parser.FuncCall) 
 			return &countRowsSel{}, nil
 		}
 	}
-	if !isAggregateName(name) && name != "tojson" && slices.ContainsFunc(e.Args, isTermSelectable) {
-		return c.compileCallWithTerms(tbl, name, e)
+	if !isAggregateName(name) && name != "tojson" && anyLiteralTerm(e.Args) {
+		return c.compileSelectorCallWithTerms(tbl, name, e)
 	}
 	args := make([]Selector, len(e.Args))
 	for i, a := range e.Args {
@@ -419,159 +599,6 @@ func (c *CompileCtx) compileSelectorCall(tbl *schema.Table, e *parser.FuncCall) 
 		return nil, err
 	}
 	return &funcSel{fn: fn, args: args}, nil
-}
-
-// compileCallWithTerms compiles a scalar function call of a selection
-// whose arguments include terms (literals, bind markers), as
-// Selectable.WithFunction.Raw.prepare and FunctionResolver do: a term takes
-// its type from the parameter it is passed to, so the overloads of the
-// function's arity are tried, each with the typed arguments assignable to
-// its parameters and each term valid for its parameter's type (prepared
-// with the receiver argN(system.name)). One overload that fits is chosen;
-// of several, the one each of whose terms is of its literal's preferred type
-// (an exact match), else the call is ambiguous.
-func (c *CompileCtx) compileCallWithTerms(tbl *schema.Table, name string, e *parser.FuncCall) (Selector, error) {
-	overloads := functions[name]
-	if len(overloads) == 0 {
-		return nil, query.Invalidf("Unknown function '%s'", e.Name)
-	}
-	typed := make([]Selector, len(e.Args))
-	for i, a := range e.Args {
-		if isTermSelectable(a) {
-			continue
-		}
-		s, err := c.CompileSelector(tbl, a)
-		if err != nil {
-			return nil, err
-		}
-		typed[i] = s
-	}
-	if len(overloads) == 1 {
-		// FunctionResolver.get: the one function of the name is
-		// validated (validateTypes) rather than matched.
-		fn := overloads[0]
-		if len(fn.args) != len(e.Args) {
-			return nil, query.Invalidf("Invalid number of arguments in call to function system.%s: %d required but %d provided", fn.name, len(fn.args), len(e.Args))
-		}
-		args := make([]Selector, len(e.Args))
-		for i, a := range e.Args {
-			want := fn.args[i]
-			if typed[i] != nil {
-				if !assignableType(typed[i].Typ(), want) {
-					return nil, query.Invalidf("Type error: %s cannot be passed as argument %d of function system.%s of type %s", typed[i].Name(), i, fn.name, want)
-				}
-				args[i] = typed[i]
-				continue
-			}
-			recv := Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: fmt.Sprintf("arg%d(system.%s)", i, fn.name), Typ: want}
-			tm, err := c.CompileTerm(a, recv)
-			if err != nil {
-				var na *notAssignableError
-				if errors.As(err, &na) {
-					return nil, query.Invalidf("Type error: %s cannot be passed as argument %d of function system.%s of type %s", c.termText(a), i, fn.name, want)
-				}
-				return nil, err
-			}
-			args[i] = termSelector(c.termText(a), want, tm)
-		}
-		return &funcSel{fn: fn, args: args}, nil
-	}
-	type candidate struct {
-		fn    *function
-		args  []Selector
-		exact bool
-	}
-	var fits []candidate
-	for _, fn := range overloads {
-		if len(fn.args) != len(e.Args) {
-			continue
-		}
-		cand := candidate{fn: fn, args: make([]Selector, len(e.Args)), exact: true}
-		ok := true
-		for i, a := range e.Args {
-			want := fn.args[i]
-			if typed[i] != nil {
-				if ok = assignableType(typed[i].Typ(), want); !ok {
-					break
-				}
-				cand.args[i] = typed[i]
-				continue
-			}
-			recv := Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: fmt.Sprintf("arg%d(system.%s)", i, fn.name), Typ: want}
-			tm, err := c.CompileTerm(a, recv)
-			if ok = err == nil; !ok {
-				break
-			}
-			cand.args[i] = termSelector(c.termText(a), want, tm)
-			cand.exact = cand.exact && preferredLiteralType(a, want)
-		}
-		if ok {
-			fits = append(fits, cand)
-		}
-	}
-	switch {
-	case len(fits) == 1:
-		return &funcSel{fn: fits[0].fn, args: fits[0].args}, nil
-	case len(fits) == 0:
-		return nil, query.Invalidf("Invalid call to function %s, none of its type signatures match (known type signatures: %s)", name, signatures(overloads))
-	}
-	var exact []candidate
-	for _, f := range fits {
-		if f.exact {
-			exact = append(exact, f)
-		}
-	}
-	if len(exact) == 1 {
-		return &funcSel{fn: exact[0].fn, args: exact[0].args}, nil
-	}
-	fs := make([]*function, len(fits))
-	for i, f := range fits {
-		fs[i] = f.fn
-	}
-	return nil, query.Invalidf("Ambiguous call to function %s (can be matched by following signatures: %s): use type casts to disambiguate", name, signatures(fs))
-}
-
-// preferredLiteralType reports whether t is the preferred type of literal
-// e (Constants.Literal's preferedType, for which testAssignment is an exact
-// match): int, bigint or varint for an integer as its value fits, double for
-// a float, text for a string, boolean, uuid, blob for a hex literal,
-// duration. A bind marker has none.
-func preferredLiteralType(e parser.Expr, t types.Type) bool {
-	if n, ok := e.(*parser.Neg); ok {
-		k, ok := negativeConstant(n)
-		if !ok {
-			return false
-		}
-		e = k
-	}
-	k, ok := e.(*parser.Constant)
-	if !ok {
-		return false
-	}
-	switch k.Kind {
-	case parser.ConstInteger:
-		v := k.Value()
-		if _, err := strconv.ParseInt(v, 10, 32); err == nil {
-			return t.Kind == types.Int
-		}
-		if _, err := strconv.ParseInt(v, 10, 64); err == nil {
-			return t.Kind == types.Bigint
-		}
-		return t.Kind == types.Varint
-	case parser.ConstFloat:
-		return t.Kind == types.Double
-	case parser.ConstString:
-		return t.Kind == types.Text
-	case parser.ConstBoolean:
-		return t.Kind == types.Boolean
-	case parser.ConstUUID:
-		return t.Kind == types.UUID
-	case parser.ConstHex:
-		return t.Kind == types.Blob
-	case parser.ConstDuration:
-		return t.Kind == types.Duration
-	}
-	return false
 }
 
 // compileTokenSelector compiles token(...) in a selection: the TokenFct of

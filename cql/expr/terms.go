@@ -181,10 +181,7 @@ func (t funcTerm) Eval(q *query.Execution) (query.Value, error) {
 	}
 	b, err := t.fn.impl(q, args)
 	if err != nil {
-		if qe, ok := err.(*query.Error); ok {
-			return query.Value{}, qe // the function's own request error
-		}
-		return query.Value{}, &query.Error{Code: wire.CodeFunctionFailure, Message: fmt.Sprintf("execution of 'system.%s[%s]' failed: %v", t.fn.name, t.fn.argList(), err)}
+		return query.Value{}, functionError(t.fn, err)
 	}
 	return query.Value{Bytes: b}, nil
 }

@@ -31,7 +31,7 @@ type Expr interface {
 }
 
 // Relation is one restriction of a WHERE clause: *ColumnRelation,
-// *TupleRelation or *TokenRelation.
+// *TupleRelation, *TokenRelation or *CustomIndexExpression.
 type Relation interface {
 	Node
 	iRelation()
@@ -757,9 +757,30 @@ func (r *TokenRelation) Format(buf *strings.Builder) {
 // String returns the relation's CQL text.
 func (r *TokenRelation) String() string { return nodeString(r) }
 
-func (*ColumnRelation) iRelation() {}
-func (*TupleRelation) iRelation()  {}
-func (*TokenRelation) iRelation()  {}
+// CustomIndexExpression is a custom index expression, expr(index, value):
+// a restriction that the named CUSTOM index of the table evaluates, given
+// the value (Cassandra's CustomIndexExpression).
+type CustomIndexExpression struct {
+	Index Ident
+	Value Expr
+}
+
+// Format writes expr(index, value).
+func (r *CustomIndexExpression) Format(buf *strings.Builder) {
+	buf.WriteString("expr(")
+	r.Index.Format(buf)
+	buf.WriteString(", ")
+	r.Value.Format(buf)
+	buf.WriteByte(')')
+}
+
+// String returns the expression's CQL text.
+func (r *CustomIndexExpression) String() string { return nodeString(r) }
+
+func (*ColumnRelation) iRelation()        {}
+func (*TupleRelation) iRelation()         {}
+func (*TokenRelation) iRelation()         {}
+func (*CustomIndexExpression) iRelation() {}
 
 func formatWhere(buf *strings.Builder, where []Relation) {
 	if len(where) == 0 {

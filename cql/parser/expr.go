@@ -217,8 +217,13 @@ func (p *parser) parseMarker() (*BindMarker, error) {
 }
 
 // canStartSimple reports whether t can begin a simple term or selector.
-func canStartSimple(t *token) bool {
+// next is the token after t: '-' begins one only before INFINITY, where
+// the two make a constant (Cql.g's constant rule), so (float) -INFINITY is
+// a type hint of a constant.
+func canStartSimple(t, next *token) bool {
 	switch t.kind {
+	case tMinus:
+		return next.kind == tIdent && next.kw == kwInfinity
 	case tString, tInteger, tFloat, tBoolean, tUUID, tHex, tDuration, tQMark, tColon,
 		tLParen, tLBracket, tLBrace, tQuotedIdent:
 		return true
@@ -363,7 +368,7 @@ func (p *parser) tryTypeHint(sel bool) (Expr, bool) {
 	save, nb := p.i, len(p.binds)
 	p.i++
 	typ, err := p.parseType()
-	if err == nil && p.accept(tRParen) && canStartSimple(p.peek()) {
+	if err == nil && p.accept(tRParen) && canStartSimple(p.peek(), p.peekAt(1)) {
 		e, err := p.parseSimple(sel)
 		if err == nil && p.grow(p.height+1) == nil {
 			return &TypeHint{Type: typ, Expr: e}, true

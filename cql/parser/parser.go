@@ -1696,6 +1696,8 @@ func (p *parser) relOp() (Operator, bool) {
 
 func (p *parser) parseRelation() (Relation, error) {
 	switch {
+	case p.atCustomIndexExpression():
+		return p.parseCustomIndexExpression()
 	case p.isKw(kwToken):
 		p.i++
 		cols, err := p.identList()
@@ -1785,6 +1787,37 @@ func (p *parser) parseRelation() (Relation, error) {
 		return nil, p.noViable()
 	}
 	return r, err
+}
+
+// atCustomIndexExpression reports whether a custom index expression starts
+// here. Cassandra's grammar spells its start as the one literal token
+// 'expr(', which its lexer matches case-sensitively and without blanks, so
+// that "EXPR(" or "expr (" begin a relation on a column named expr instead.
+func (p *parser) atCustomIndexExpression() bool {
+	t, next := p.peek(), p.peekAt(1)
+	return t.kind == tIdent && t.text == "expr" && next.kind == tLParen && next.pos == t.pos+len(t.text)
+}
+
+// parseCustomIndexExpression parses expr(index, term). The index name is
+// an identifier, a quoted name or an unreserved keyword; a bind marker is
+// refused as Cassandra's idxName rule refuses it.
+func (p *parser) parseCustomIndexExpression() (Relation, error) {
+	p.i += 2 // expr(
+	if p.peek().kind == tQMark {
+		return nil, recognition("Bind variables cannot be used for index names")
+	}
+	idx, err := p.ident()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expect(tComma); err != nil {
+		return nil, err
+	}
+	v, err := p.parseTerm()
+	if err != nil {
+		return nil, err
+	}
+	return &CustomIndexExpression{Index: idx, Value: v}, p.expect(tRParen)
 }
 
 // parseInValues parses the right side of col IN: (terms) or a marker.

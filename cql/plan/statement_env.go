@@ -20,6 +20,10 @@ type Env struct {
 	// MaterializedViewsEnabled allows CREATE MATERIALIZED VIEW
 	// (Cassandra's materialized_views_enabled, false by default).
 	MaterializedViewsEnabled bool
+	// MaterializedViewsAllowFilteringNonKeyColumnsUnsafe lets a view's WHERE
+	// clause restrict non-primary-key base columns (Cassandra's
+	// cassandra.mv.allow_filtering_nonkey_columns_unsafe system property).
+	MaterializedViewsAllowFilteringNonKeyColumnsUnsafe bool
 }
 
 // executingSession is the session that runs a statement: its role and its
@@ -56,6 +60,21 @@ type Execution struct {
 	Session executingSession
 	// Batch is set when the statement runs inside a BATCH.
 	Batch *BatchContext
+	// ResultRoom, when not nil, is memory the caller lends for the
+	// statement's result (see NewResult); it lives as long as the caller
+	// keeps the result, so nothing else may use it.
+	ResultRoom *query.Result
+}
+
+// NewResult returns the zeroed result the statement fills and returns: the
+// caller's ResultRoom the first time, a new one otherwise.
+func (q *Execution) NewResult() *query.Result {
+	if res := q.ResultRoom; res != nil {
+		q.ResultRoom = nil
+		*res = query.Result{}
+		return res
+	}
+	return new(query.Result)
 }
 
 // NoBinds is embedded by plans without bind markers or result columns.

@@ -39,6 +39,13 @@ type ModWhere struct {
 // each relation as it is added, the partition key, static-only statements,
 // the clustering columns, and last the non-key columns.
 func CompileModWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation, kind StmtKind, staticOnly bool) (*ModWhere, error) {
+	// ModificationStatement.Parsed.newRestrictions refuses custom index
+	// expressions before it builds the restrictions.
+	for _, rel := range where {
+		if _, ok := rel.(*parser.CustomIndexExpression); ok {
+			return nil, query.Invalidf("Custom index expressions cannot be used in WHERE clauses for UPDATE or DELETE statements")
+		}
+	}
 	var nonPK []string
 	for _, rel := range where {
 		r, ok := rel.(*parser.ColumnRelation)

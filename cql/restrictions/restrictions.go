@@ -544,8 +544,11 @@ func analyzeWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation
 	var pkSliced bool
 	var tokenCols string
 	var ckRels []ckRelation
+	var custom []*parser.CustomIndexExpression
 	for _, rel := range where {
 		switch r := rel.(type) {
+		case *parser.CustomIndexExpression:
+			custom = append(custom, r)
 		case *parser.ColumnRelation:
 			sliced, err := addColumnRelation(c, w, r)
 			if err != nil {
@@ -579,6 +582,11 @@ func analyzeWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation
 			}
 			tokenCols = cols
 		}
+	}
+	// Custom index expressions come after the relations and before the
+	// partition key checks, as in StatementRestrictions.
+	if len(custom) > 0 {
+		return nil, checkCustomExpressions(tbl, custom)
 	}
 	// Partition key.
 	pkAny, pkAll := pkSliced, true
@@ -704,6 +712,30 @@ func checkCkMerge(tbl *schema.Table, prev []ckRelation, rel ckRelation, indexed 
 }
 
 // hasIndexOn reports whether a secondary index of tbl is on column name.
+// checkCustomExpressions applies StatementRestrictions'
+// processCustomIndexExpressions to the custom index expressions of a SELECT
+// on tbl: one at most, naming an index of tbl that is CUSTOM and supports
+// custom expressions. No index minicass runs does (SASI's
+// customExpressionValueType is null), so a query with expressions always
+// fails here, with the first of Cassandra's errors that applies.
+func checkCustomExpressions(tbl *schema.Table, exprs []*parser.CustomIndexExpression) error {
+	if len(exprs) > 1 {
+		return query.Invalidf("Multiple custom index expressions in a single query are not supported")
+	}
+	name := string(exprs[0].Index)
+	for i := range tbl.Indexes {
+		ix := &tbl.Indexes[i]
+		if ix.Name != name {
+			continue
+		}
+		if ix.Class == "" {
+			return query.Invalidf("Only CUSTOM indexes may be used in custom index expressions, %s is not valid", name)
+		}
+		return query.Invalidf("Index %s does not support custom expressions", name)
+	}
+	return query.Invalidf("Invalid index expression, index %s not found for %s", name, tbl.QualifiedName())
+}
+
 func hasIndexOn(tbl *schema.Table, name string) bool {
 	for i := range tbl.Indexes {
 		if tbl.Indexes[i].Column == name {

@@ -1155,19 +1155,14 @@ func (p *modPlan) Exec(ctx context.Context, q *plan.Execution) (*query.Result, e
 		return p.execConditional(ctx, q, &wc)
 	}
 	if p.simple {
-		// The result and the mutation in one allocation.
-		x := &struct {
-			res query.Result
-			row simpleRow
-		}{res: query.Result{Kind: wire.ResultVoid}}
-		m, err := p.simpleMutation(q, &wc, &x.row)
+		m, err := p.simpleMutation(q, &wc, new(simpleRow))
 		if err != nil {
 			return nil, err
 		}
 		if err := p.apply(ctx, q, m); err != nil {
 			return nil, err
 		}
-		return &x.res, nil
+		return voidResult(q), nil
 	}
 	muts, err := p.Mutations(ctx, q, &wc)
 	if err != nil {
@@ -1178,7 +1173,15 @@ func (p *modPlan) Exec(ctx context.Context, q *plan.Execution) (*query.Result, e
 			return nil, err
 		}
 	}
-	return query.VoidResult(), nil
+	return voidResult(q), nil
+}
+
+// voidResult is the result of a write, in the caller's room when it lends
+// one (plan.Execution.NewResult).
+func voidResult(q *plan.Execution) *query.Result {
+	res := q.NewResult()
+	res.Kind = wire.ResultVoid
+	return res
 }
 
 // apply hands one mutation to the engine; an empty mutation writes nothing.
@@ -1267,7 +1270,10 @@ func (p *modPlan) simpleMutation(q *plan.Execution, wc *writeContext, h *simpleR
 	if err != nil {
 		return nil, query.Invalidf("%v", err)
 	}
-	h.m = data.Mutation{Table: p.tbl.ID, Key: key, PartitionDeletion: data.LiveDeletion}
+	// Field by field: the literal was built aside and copied, a stall
+	// on this path.
+	m := &h.m
+	m.Table, m.Key, m.PartitionDeletion, m.RangeTombstones, m.Static = p.tbl.ID, key, data.LiveDeletion, nil, nil
 	h.row[0] = data.NewRow(ck)
 	row := &h.row[0]
 	if p.insertLiveness {

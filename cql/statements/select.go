@@ -43,6 +43,9 @@ type selectPlan struct {
 	// neither aggregated nor rendered as JSON: a row is then projected by
 	// reading the columns, without per-execution evaluators.
 	plainCols []*schema.Column
+	// proj says, for each of plainCols, where project takes its value
+	// from, decided once here rather than for every value of every row.
+	proj []projection
 	// singlePK is set when every partition key column is restricted by one
 	// '=' term, singlePrefix when the clustering restrictions that select
 	// slices are one '=' term per column, and singleRow when both select
@@ -56,6 +59,11 @@ type selectPlan struct {
 	// into the result), no DISTINCT, GROUP BY or ORDER BY across
 	// partitions, which keep rows past the engine's next row.
 	stream bool
+	// ckInResult is set when a streamed read projects every row it
+	// decodes (no filters): the clustering values are then decoded
+	// straight into the result's value blocks and projected from there
+	// without another copy (see selectRun.decodeClustering).
+	ckInResult bool
 	// indexReads are the filtered restrictions a built-in index serves,
 	// for a range query (see select_index.go).
 	indexReads []restrictions.IndexRead
@@ -157,6 +165,7 @@ func compileSelect(s *plan.Compiler, st *parser.Select) (plan.Plan, error) {
 		p.indexReads = w.IndexReads()
 	}
 	p.plainCols = plainColumns(p)
+	p.proj = projections(p.plainCols)
 	p.planSingle()
 	p.needCk = p.plainCols == nil || len(w.Filters) > 0 || p.groupBy > 0 || p.postSort
 	p.stream = p.plainCols != nil && !p.distinct && p.groupBy == 0 && !p.postSort
@@ -165,6 +174,7 @@ func compileSelect(s *plan.Compiler, st *parser.Select) (plan.Plan, error) {
 			p.needCk = true
 		}
 	}
+	p.ckInResult = p.stream && len(w.Filters) == 0
 	return p, nil
 }
 
@@ -203,6 +213,50 @@ func plainColumns(p *selectPlan) []*schema.Column {
 		cols[i] = cs.Col
 	}
 	return cols
+}
+
+// projection is where project takes the value of one plain column from.
+type projection struct {
+	col  *schema.Column
+	from projFrom
+}
+
+type projFrom uint8
+
+const (
+	// fromKey: the partition key component (the key's bytes, never
+	// copied).
+	fromKey projFrom = iota
+	// fromClustering: the decoded clustering value.
+	fromClustering
+	// fromCell: the live cell of a regular column stored as one cell
+	// (expr.SelRow.CellValue).
+	fromCell
+	// fromValue: any other column (static, multi-cell), through
+	// expr.SelRow.Value.
+	fromValue
+)
+
+// projections returns the projection of each column of cols (nil for
+// none).
+func projections(cols []*schema.Column) []projection {
+	if cols == nil {
+		return nil
+	}
+	proj := make([]projection, len(cols))
+	for i, col := range cols {
+		from := fromValue
+		switch {
+		case col.Kind == schema.PartitionKey:
+			from = fromKey
+		case col.Kind == schema.Clustering:
+			from = fromClustering
+		case col.Kind == schema.Regular && !col.Type.IsMultiCell():
+			from = fromCell
+		}
+		proj[i] = projection{col: col, from: from}
+	}
+	return proj
 }
 
 // selectPKIndexes returns, for each partition key column, the bind marker

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sort"
+	"sync"
 
 	"github.com/minicass/minicass/cql/plan"
 
@@ -27,7 +28,20 @@ import (
 // selectRun is one execution of a selectPlan: it consumes partitions in
 // result order, filters rows, applies PER PARTITION LIMIT, groups and
 // aggregates, projects, and stops at LIMIT or when the page is full.
+//
+// A run is scratch: it lives only while Exec runs and then goes back to
+// selectRuns for the next execution of any plan. Nothing the result holds
+// (rows, values, paging state) may point into it; what the result needs is
+// allocated apart (rows, vals, valBytes) or copied out (the paging state).
+// Its state is cleared for every run; its buffers are not, as every run
+// writes them before it reads them.
 type selectRun struct {
+	runState
+	runBuffers
+}
+
+// runState is the part of a selectRun that each run starts from zero.
+type runState struct {
 	p     *selectPlan
 	q     *plan.Execution
 	evals []expr.Evaluator
@@ -41,16 +55,6 @@ type selectRun struct {
 	// projections take each row's values from it).
 	vals    [][]byte
 	valRows int // rows of the last block of vals
-	// slice is room for the slice of a single-row or single-prefix read;
-	// key, comps and pk for the key of a single-partition read; sr for the
-	// row being filtered and projected; res for the result. They are
-	// allocated with the run, which lives as long as its result.
-	slice [1]data.Slice
-	key   [1][]byte
-	comps [1][][]byte
-	pk    [2][]byte // longer keys use the heap
-	sr    expr.SelRow
-	res   query.Result
 	// units counts result rows (groups with GROUP BY) of this page;
 	// returned counts them over all pages.
 	units, returned int
@@ -74,21 +78,43 @@ type selectRun struct {
 	// inTrace sums, for a trace, the reads of an IN list's partitions
 	// past the first few (nil: not traced, or one partition).
 	inTrace *readTrace
-	// part is the partition being read when rows are projected as the
-	// engine yields them (selectPlan.stream); valBytes holds the copies of
-	// their result values, which must outlive the engine's buffers, and
-	// lastValBytes is the size of its last block; ckBuf holds lastCk;
-	// ckVals and ckBytes hold the decoded clustering values of the row
-	// being projected. The three start in the arrays after them.
-	part         selPart
+	// valBytes holds the copies of the result values of rows projected as
+	// the engine yields them (selectPlan.stream), which must outlive the
+	// engine's buffers, and lastValBytes is the size of its last block;
+	// ckBuf holds lastCk when the read is paged; ckVals and ckBytes hold
+	// the decoded clustering values of the row being projected (ckVals
+	// point into valBytes instead under selectPlan.ckInResult). The three
+	// start in the arrays of runBuffers.
 	valBytes     []byte
 	lastValBytes int
+	valUsed      int // bytes copied into valBytes blocks
 	ckBuf        []byte
 	ckVals       [][]byte
 	ckBytes      []byte
-	ckBufArr     [32]byte
-	ckValsArr    [plan.MaxInlineKeyParts][]byte
-	ckBytesArr   [32]byte
+}
+
+// runBuffers is the part of a selectRun kept from one run to the next:
+// room that a run always sets before it reads it, so clearing it would be
+// wasted. What stale pointers it holds in the pool (a bound value, an engine
+// row already released, a result block) stay reachable until the next run
+// overwrites them or the pool drops the run.
+type runBuffers struct {
+	// slice is room for the slice of a single-row or single-prefix read;
+	// key, comps and pk for the key of a single-partition read; sr for the
+	// row being filtered and projected (set at the start of each
+	// partition). The result's rows never point into them: key components
+	// are the bound values' bytes, not pk's.
+	slice [1]data.Slice
+	key   [1][]byte
+	comps [1][][]byte
+	pk    [2][]byte // longer keys use the heap
+	sr    expr.SelRow
+	// part is the partition being read when rows are projected as the
+	// engine yields them (selectPlan.stream), set by openPartition.
+	part       selPart
+	ckBufArr   [32]byte
+	ckValsArr  [plan.MaxInlineKeyParts][]byte
+	ckBytesArr [32]byte
 }
 
 // readStats is what the trace reports about a read.
@@ -96,12 +122,31 @@ type readStats struct {
 	partitions, rows, liveRows, staticRows int
 }
 
+// selectRuns recycles the scratch of SELECT executions (selectRun), so that
+// a read allocates only what its result keeps.
+var selectRuns = sync.Pool{New: func() any { return new(selectRun) }}
+
+// release clears the run's state and returns it to selectRuns.
+func (r *selectRun) release() {
+	r.runState = runState{}
+	selectRuns.Put(r)
+}
+
 func (p *selectPlan) Exec(ctx context.Context, q *plan.Execution) (*query.Result, error) {
 	// SelectStatement.execute validates the level first.
 	if err := q.ValidateRead(); err != nil {
 		return nil, err
 	}
-	r := &selectRun{p: p, q: q}
+	r := selectRuns.Get().(*selectRun)
+	defer r.release()
+	r.p, r.q = p, q
+	return r.exec(ctx)
+}
+
+// exec runs the statement and builds its result, which owns everything it
+// holds (see selectRun).
+func (r *selectRun) exec(ctx context.Context) (*query.Result, error) {
+	p, q := r.p, r.q
 	if p.stream {
 		r.ckBuf, r.ckVals, r.ckBytes = r.ckBufArr[:0], r.ckValsArr[:0], r.ckBytesArr[:0]
 	}
@@ -140,8 +185,8 @@ func (p *selectPlan) Exec(ctx context.Context, q *plan.Execution) (*query.Result
 	if err := r.run(ctx); err != nil {
 		return nil, err
 	}
-	r.res = query.Result{Kind: wire.ResultRows, Columns: p.specs, Rows: r.rows}
-	res := &r.res
+	res := q.NewResult()
+	res.Kind, res.Columns, res.Rows = wire.ResultRows, p.specs, r.rows
 	if r.more {
 		st := &pagingState{hasLast: true, key: r.lastKey, clustering: r.lastCk, returned: r.returned, inPartition: r.lastInPart}
 		st.partDone = r.lastCk == nil
@@ -453,8 +498,10 @@ func (r *selectRun) partition(pk [][]byte, part *selPart, inPart int) error {
 	}
 	matched := 0
 	// One selRow serves every row: filters, selectors and aggregates read
-	// it and keep none of it but value bytes.
+	// it and keep none of it but value bytes. What the partition's rows
+	// share is set once; each row sets its own fields one by one.
 	sr := &r.sr
+	*sr = expr.SelRow{Pk: pk, Static: part.static, Now: now}
 	for !r.stopped {
 		row, ok := part.next()
 		if !ok {
@@ -464,22 +511,14 @@ func (r *selectRun) partition(pk [][]byte, part *selPart, inPart int) error {
 		ck := noClustering
 		if p.needCk {
 			var err error
-			if p.stream {
-				// The values are copied into the result (project), so
-				// each row can decode into the same buffers.
-				ck, r.ckBytes, _, err = types.AppendDecodedClustering(r.ckVals[:0], r.ckBytes[:0], p.tbl.ClusteringTypes(), row.Clustering)
-				r.ckVals = ck
-			} else {
-				ck, _, err = types.DecodeClustering(p.tbl.ClusteringTypes(), row.Clustering)
-			}
-			if err != nil {
+			if ck, err = r.decodeClustering(row.Clustering); err != nil {
 				return &query.Error{Code: wire.CodeServer, Message: err.Error(), Err: err}
 			}
 			if len(p.tbl.ClusteringColumns()) == 0 {
 				ck = noClustering
 			}
 		}
-		*sr = expr.SelRow{Pk: pk, Ck: ck, Static: part.static, Row: row, Now: now}
+		sr.Ck, sr.Row = ck, row
 		ok, err := r.filter(sr)
 		if err != nil {
 			return err
@@ -505,6 +544,33 @@ func (r *selectRun) partition(pk [][]byte, part *selPart, inPart int) error {
 		return r.emit(sr, nil)
 	}
 	return nil
+}
+
+// decodeClustering decodes the clustering values of the row being read.
+// Streamed rows decode into buffers the next row reuses, and project copies
+// the values it returns, unless the plan projects every row it decodes
+// (ckInResult): the values are then decoded once, straight into the
+// result's value blocks, each capped at its length as copyValue caps its
+// copies. Rows read whole decode into new arrays.
+func (r *selectRun) decodeClustering(ck []byte) ([][]byte, error) {
+	p := r.p
+	switch {
+	case p.ckInResult:
+		// A decoded value is never longer than its encoding, so the
+		// room reserved keeps the decoder from growing valBytes.
+		r.valRoom(len(ck))
+		before := len(r.valBytes)
+		vals, buf, _, err := types.AppendDecodedClustering(r.ckVals[:0], r.valBytes, p.tbl.ClusteringTypes(), ck)
+		r.ckVals, r.valBytes = vals, buf
+		r.valUsed += len(buf) - before
+		return vals, err
+	case p.stream:
+		vals, buf, _, err := types.AppendDecodedClustering(r.ckVals[:0], r.ckBytes[:0], p.tbl.ClusteringTypes(), ck)
+		r.ckVals, r.ckBytes = vals, buf
+		return vals, err
+	}
+	vals, _, err := types.DecodeClustering(p.tbl.ClusteringTypes(), ck)
+	return vals, err
 }
 
 func (r *selectRun) filter(sr *expr.SelRow) (bool, error) {
@@ -583,9 +649,14 @@ func (r *selectRun) emit(sr *expr.SelRow, clustering []byte) error {
 		return err
 	}
 	if r.p.stream && len(clustering) > 0 {
-		// The row's clustering lives in the engine's buffers.
-		r.ckBuf = append(r.ckBuf[:0], clustering...)
-		clustering = r.ckBuf
+		// The row's clustering lives in the engine's buffers; only a
+		// paging state reads it once the next row is read.
+		if r.pageSize > 0 {
+			r.ckBuf = append(r.ckBuf[:0], clustering...)
+			clustering = r.ckBuf
+		} else {
+			clustering = nil
+		}
 	}
 	r.lastKey, r.lastCk = r.curPartKey, clustering
 	r.inPart++
@@ -641,13 +712,36 @@ func (r *selectRun) finish() error {
 
 // project evaluates the selectors on one row and appends the result row.
 func (r *selectRun) project(sr *expr.SelRow) error {
-	if cols := r.p.plainCols; cols != nil {
-		vals := r.rowValues(len(cols))
-		for i, col := range cols {
-			vals[i] = sr.Value(col)
-			if r.p.stream && col.Kind != schema.PartitionKey {
-				vals[i] = r.copyValue(vals[i])
+	if proj := r.p.proj; proj != nil {
+		// A streamed row's values live in the engine's buffers and are
+		// copied, except key components (the key's own bytes) and
+		// clustering values decoded into the result already.
+		stream := r.p.stream
+		vals := r.rowValues(len(proj))
+		for i := range proj {
+			pr := &proj[i]
+			var v []byte
+			switch pr.from {
+			case fromKey:
+				vals[i] = sr.Pk[pr.col.Position]
+				continue
+			case fromClustering:
+				if sr.Ck != nil {
+					v = sr.Ck[pr.col.Position]
+				}
+				if r.p.ckInResult {
+					vals[i] = v
+					continue
+				}
+			case fromCell:
+				v = sr.CellValue(pr.col)
+			default:
+				v = sr.Value(pr.col)
 			}
+			if stream {
+				v = r.copyValue(v)
+			}
+			vals[i] = v
 		}
 		r.rows = append(r.rows, vals)
 		return nil
@@ -692,13 +786,51 @@ func (r *selectRun) copyValue(v []byte) []byte {
 	if len(v) == 0 {
 		return emptyValue
 	}
-	if cap(r.valBytes)-len(r.valBytes) < len(v) {
-		size := max(len(v), min(max(2*r.lastValBytes, 256), maxArenaBlock))
-		r.valBytes, r.lastValBytes = make([]byte, 0, size), size
-	}
+	r.valRoom(len(v))
 	start := len(r.valBytes)
 	r.valBytes = append(r.valBytes, v...)
+	r.valUsed += len(v)
 	return r.valBytes[start:len(r.valBytes):len(r.valBytes)]
+}
+
+// valRoom makes room for n more bytes in valBytes, starting a new block
+// when the last has less. When LIMIT or the page size bounds the rows still
+// expected, the block is sized for them: by the bytes per row of the rows
+// so far, or before the first row by a guess of 16 bytes a value, at most
+// 256 bytes, so that a short result takes one small block. Otherwise the
+// first block is 256 bytes, the next twice the last, up to maxArenaBlock.
+func (r *selectRun) valRoom(n int) {
+	if cap(r.valBytes)-len(r.valBytes) >= n {
+		return
+	}
+	size := min(max(2*r.lastValBytes, 256), maxArenaBlock)
+	if rows, bounded := r.rowsExpected(); bounded {
+		if done := len(r.rows); done > 0 {
+			size = min((r.valUsed/done+1)*rows, maxArenaBlock)
+		} else {
+			size = min(max(n, 16)*max(len(r.p.proj), 1)*rows, size)
+		}
+	}
+	size = max(size, n)
+	r.valBytes, r.lastValBytes = make([]byte, 0, size), size
+}
+
+// rowsExpected returns the number of result rows the run is still to
+// produce, the one being produced included, and whether LIMIT, the page
+// size or a single-row restriction bounds it; unbounded, it is the size of
+// the next block of rowValues.
+func (r *selectRun) rowsExpected() (rows int, bounded bool) {
+	rows = min(max(2*r.valRows, 8), 256)
+	if left := r.limit - r.returned; r.limit > 0 && left <= 256 {
+		rows, bounded = max(left, 1), true
+	}
+	if left := r.pageSize - r.units; r.pageSize > 0 && left <= 256 && (!bounded || left < rows) {
+		rows, bounded = max(left, 1), true
+	}
+	if r.p.singleRow {
+		rows, bounded = 1, true
+	}
+	return rows, bounded
 }
 
 // rowValues returns room for the n values of one result row. Rows are
@@ -707,17 +839,7 @@ func (r *selectRun) copyValue(v []byte) []byte {
 // 256 rows. A read of ten rows allocates its values once.
 func (r *selectRun) rowValues(n int) [][]byte {
 	if len(r.vals) < n {
-		rows := min(max(2*r.valRows, 8), 256)
-		bounded := false
-		if left := r.limit - r.returned; r.limit > 0 && left <= 256 {
-			rows, bounded = max(left, 1), true
-		}
-		if left := r.pageSize - r.units; r.pageSize > 0 && left <= 256 && (!bounded || left < rows) {
-			rows, bounded = max(left, 1), true
-		}
-		if r.p.singleRow {
-			rows, bounded = 1, true
-		}
+		rows, bounded := r.rowsExpected()
 		if r.rows == nil && bounded {
 			r.rows = make([][][]byte, 0, rows)
 		}

@@ -25,23 +25,23 @@ func TestSelectPlanFlags(t *testing.T) {
 	for _, tc := range []struct {
 		query                                    string
 		plain, singlePK, singlePrefix, singleRow bool
-		needCk, stream                           bool
+		needCk, stream, ckInResult               bool
 	}{
-		{"SELECT v FROM w WHERE k = ? AND c = ?", true, true, true, true, false, true},
-		{"SELECT c, v FROM w WHERE k = ? ORDER BY c DESC LIMIT 10", true, true, false, false, true, true},
-		{"SELECT * FROM w WHERE k IN (1, 2) AND c = 3", true, false, true, false, true, true},
-		{"SELECT v FROM w WHERE k = ? AND c IN (1, 2)", true, true, false, false, false, true},
-		{"SELECT v FROM w WHERE k = ? AND c > 3", true, true, false, false, false, true},
-		{"SELECT count(*) FROM w WHERE k = ?", false, true, false, false, true, false},
-		{"SELECT JSON v FROM w WHERE k = ?", false, true, false, false, true, false},
-		{"SELECT writetime(v) FROM w WHERE k = ?", false, true, false, false, true, false},
-		{"SELECT v FROM w WHERE k = ? AND v = 'x' ALLOW FILTERING", true, true, false, false, true, true},
-		{"SELECT v FROM m WHERE k1 = ? AND k2 = ? AND c1 = ? AND c2 = ?", true, true, true, true, false, true},
-		{"SELECT v FROM m WHERE k1 = ? AND k2 = ? AND c1 = ?", true, true, true, false, false, true},
-		{"SELECT v FROM m WHERE k1 = ? AND k2 IN (1, 2)", true, false, false, false, false, true},
-		{"SELECT v FROM m WHERE token(k1, k2) > 0", true, false, false, false, false, true},
-		{"SELECT DISTINCT k FROM w", true, false, false, false, false, false},
-		{"SELECT c, v FROM w WHERE k IN (1, 2) ORDER BY c DESC", true, false, false, false, true, false},
+		{"SELECT v FROM w WHERE k = ? AND c = ?", true, true, true, true, false, true, true},
+		{"SELECT c, v FROM w WHERE k = ? ORDER BY c DESC LIMIT 10", true, true, false, false, true, true, true},
+		{"SELECT * FROM w WHERE k IN (1, 2) AND c = 3", true, false, true, false, true, true, true},
+		{"SELECT v FROM w WHERE k = ? AND c IN (1, 2)", true, true, false, false, false, true, true},
+		{"SELECT v FROM w WHERE k = ? AND c > 3", true, true, false, false, false, true, true},
+		{"SELECT count(*) FROM w WHERE k = ?", false, true, false, false, true, false, false},
+		{"SELECT JSON v FROM w WHERE k = ?", false, true, false, false, true, false, false},
+		{"SELECT writetime(v) FROM w WHERE k = ?", false, true, false, false, true, false, false},
+		{"SELECT v FROM w WHERE k = ? AND v = 'x' ALLOW FILTERING", true, true, false, false, true, true, false},
+		{"SELECT v FROM m WHERE k1 = ? AND k2 = ? AND c1 = ? AND c2 = ?", true, true, true, true, false, true, true},
+		{"SELECT v FROM m WHERE k1 = ? AND k2 = ? AND c1 = ?", true, true, true, false, false, true, true},
+		{"SELECT v FROM m WHERE k1 = ? AND k2 IN (1, 2)", true, false, false, false, false, true, true},
+		{"SELECT v FROM m WHERE token(k1, k2) > 0", true, false, false, false, false, true, true},
+		{"SELECT DISTINCT k FROM w", true, false, false, false, false, false, false},
+		{"SELECT c, v FROM w WHERE k IN (1, 2) ORDER BY c DESC", true, false, false, false, true, false, false},
 	} {
 		p := selectPlanOf(t, s, tc.query)
 		assert.Equal(t, tc.plain, p.plainCols != nil, "plain: %s", tc.query)
@@ -50,6 +50,7 @@ func TestSelectPlanFlags(t *testing.T) {
 		assert.Equal(t, tc.singleRow, p.singleRow, "singleRow: %s", tc.query)
 		assert.Equal(t, tc.needCk, p.needCk, "needCk: %s", tc.query)
 		assert.Equal(t, tc.stream, p.stream, "stream: %s", tc.query)
+		assert.Equal(t, tc.ckInResult, p.ckInResult, "ckInResult: %s", tc.query)
 	}
 }
 
@@ -97,7 +98,7 @@ func TestSelectFastMatchesGeneral(t *testing.T) {
 		i := rapid.IntRange(0, len(queries)-1).Draw(rt, "query")
 		fast := plans[i]
 		slow := *fast
-		slow.plainCols, slow.singlePK, slow.singlePrefix, slow.singleRow, slow.needCk, slow.stream = nil, false, false, false, true, false
+		slow.plainCols, slow.proj, slow.singlePK, slow.singlePrefix, slow.singleRow, slow.needCk, slow.stream, slow.ckInResult = nil, nil, false, false, false, true, false, false
 		values := make([]query.Value, len(fast.bspec))
 		for j, spec := range fast.bspec {
 			switch rapid.IntRange(0, 29).Draw(rt, spec.Name+" kind") {

@@ -21,7 +21,6 @@ import (
 	"context"
 	"net"
 	"runtime"
-	"strconv"
 	"sync"
 	"weak"
 
@@ -127,11 +126,15 @@ func (s *Session) Query(ctx context.Context, query string, p *server.QueryParams
 	if p != nil {
 		ks = p.Keyspace
 	}
-	res, err := s.in(ks).Query(ctx, query, params(p))
+	cp := params(p)
+	res, err := s.in(ks).Query(ctx, query, cp)
 	if err != nil {
 		return nil, err
 	}
-	return s.traced(ctx, result(res, false), res.Trace, "Execute CQL3 query", queryTraceParams(query, p)), nil
+	if res.Trace == nil {
+		return result(res, false), nil
+	}
+	return s.traced(ctx, result(res, false), res.Trace, "Execute CQL3 query", cql.QueryTraceParameters(query, traceParams(p, cp))), nil
 }
 
 // Prepare prepares a statement, in keyspace when it is set.
@@ -156,7 +159,8 @@ func (s *Session) Execute(ctx context.Context, id []byte, p *server.QueryParams)
 	if prep == nil {
 		return nil, server.UnpreparedError(id)
 	}
-	res, err := s.s.ExecutePrepared(ctx, prep, params(p))
+	cp := params(p)
+	res, err := s.s.ExecutePrepared(ctx, prep, cp)
 	if err != nil {
 		return nil, err
 	}
@@ -179,7 +183,7 @@ func (s *Session) Execute(ctx context.Context, id []byte, p *server.QueryParams)
 	if res.Trace == nil {
 		return out, nil
 	}
-	return s.traced(ctx, out, res.Trace, "Execute CQL3 prepared query", queryTraceParams(prep.Query, p)), nil
+	return s.traced(ctx, out, res.Trace, "Execute CQL3 prepared query", cql.ExecuteTraceParameters(prep, traceParams(p, cp))), nil
 }
 
 // StatementKind returns the kind of the prepared statement id, which
@@ -270,19 +274,14 @@ func (s *Session) Batch(ctx context.Context, b *server.BatchRequest) (*server.Re
 	return s.traced(ctx, result(res, false), res.Trace, "Execute batch of CQL3 queries", tp), nil
 }
 
-// queryTraceParams are the parameters Cassandra's QueryMessage and
-// ExecuteMessage record in a trace session.
-func queryTraceParams(query string, p *server.QueryParams) map[string]string {
-	m := map[string]string{"query": query}
+// traceParams is cp, the parameters of request parameters p, for the trace
+// of the request: nil when the request had none, so that the trace records
+// only its query.
+func traceParams(p *server.QueryParams, cp *cql.Params) *cql.Params {
 	if p == nil {
-		return m
+		return nil
 	}
-	if p.PageSize > 0 {
-		m["page_size"] = strconv.Itoa(int(p.PageSize))
-	}
-	m["consistency_level"] = p.Consistency.String()
-	m["serial_consistency_level"] = serial(p.SerialConsistency).String()
-	return m
+	return cp
 }
 
 // serial is the serial consistency in effect: SERIAL unless the request

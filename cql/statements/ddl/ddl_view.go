@@ -61,7 +61,7 @@ func compileCreateView(s *plan.Compiler, st *parser.CreateView) (plan.Plan, erro
 		if !q.Env.MaterializedViewsEnabled {
 			return nil, query.Invalidf(errViewsDisabled)
 		}
-		v, err := buildView(q.Env.Engine, ks, st)
+		v, err := buildView(q.Env, ks, st)
 		if err != nil || v == nil {
 			if err == nil {
 				return query.VoidResult(), nil // IF NOT EXISTS
@@ -88,8 +88,11 @@ func compileCreateView(s *plan.Compiler, st *parser.CreateView) (plan.Plan, erro
 
 // buildView checks CREATE MATERIALIZED VIEW against the current schema as
 // CreateViewStatement.apply does, in its order, and returns the view's
-// definition; nil without error when IF NOT EXISTS finds the view.
-func buildView(eng *engine.Engine, ks string, st *parser.CreateView) (*schema.Table, error) {
+// definition; nil without error when IF NOT EXISTS finds the view. A
+// restriction of a column outside the base table's primary key other than
+// IS NOT NULL is refused unless env allows it (the unsafe setting).
+func buildView(env *plan.Env, ks string, st *parser.CreateView) (*schema.Table, error) {
+	eng := env.Engine
 	name := string(st.Name.Name)
 	baseName := string(st.Select.Table.Name)
 	if _, ok := eng.Keyspace(ks); !ok {
@@ -236,7 +239,7 @@ func buildView(eng *engine.Engine, ks string, st *parser.CreateView) (*schema.Ta
 			}
 		}
 	}
-	if len(illegal) > 0 {
+	if len(illegal) > 0 && !env.MaterializedViewsAllowFilteringNonKeyColumnsUnsafe {
 		return nil, query.Invalidf("Non-primary key columns can only be restricted with 'IS NOT NULL' (got: %s restricted illegally)", strings.Join(illegal, ","))
 	}
 
@@ -323,6 +326,18 @@ func viewFilter(base *schema.Table, view string, rels []parser.Relation) ([]sche
 			return nil, query.Invalidf("Undefined column name %s in table %s", id.String(), base.QualifiedName())
 		}
 		return c, nil
+	}
+	// CreateViewStatement refuses token relations, then custom index
+	// expressions, before it looks at any relation.
+	for _, rel := range rels {
+		if _, ok := rel.(*parser.TokenRelation); ok {
+			return nil, nil, query.Invalidf("Cannot use token relation when defining a materialized view")
+		}
+	}
+	for _, rel := range rels {
+		if _, ok := rel.(*parser.CustomIndexExpression); ok {
+			return nil, nil, query.Invalidf("WHERE clause for materialized view '%s' cannot contain custom index expressions", view)
+		}
 	}
 	for _, rel := range rels {
 		switch r := rel.(type) {
