@@ -596,6 +596,18 @@ func (c *CompileCtx) compileSelectorCall(tbl *schema.Table, e *parser.FuncCall) 
 	}
 	fn, err := lookupFunction(name, argTypes)
 	if err != nil {
+		if only := functions[name]; len(only) == 1 {
+			// FunctionResolver.get validates a function's one
+			// overload (validateTypes) rather than matching it.
+			if len(only[0].args) != len(args) {
+				return nil, query.Invalidf("Invalid number of arguments in call to function system.%s: %d required but %d provided", name, len(only[0].args), len(args))
+			}
+			for i, a := range args {
+				if !assignableType(argTypes[i], only[0].args[i]) {
+					return nil, query.Invalidf("Type error: %s cannot be passed as argument %d of function system.%s of type %s", a.Name(), i, name, only[0].args[i])
+				}
+			}
+		}
 		return nil, err
 	}
 	return &funcSel{fn: fn, args: args}, nil
