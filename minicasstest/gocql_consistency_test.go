@@ -58,6 +58,17 @@ func TestGocqlConsistencyOnOneNode(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, applied)
 
+	// A SERIAL read is a Paxos read of one partition
+	// (StorageProxy.readWithPaxos); on RF 1 it works.
+	var one int
+	require.NoError(t, sess.Query("SELECT v FROM app.t WHERE k = 1").Consistency(gocql.Consistency(gocql.Serial)).Scan(&one))
+	assert.Equal(t, 1, one)
+	err = sess.Query("SELECT v FROM app.t WHERE k IN (1, 2)").Consistency(gocql.Consistency(gocql.Serial)).Exec()
+	var se gocql.RequestError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, "SERIAL/LOCAL_SERIAL consistency may only be requested for one partition at a time", se.Message())
+	unavailable(t, sess.Query("SELECT v FROM rf3.t WHERE k = 1").Consistency(gocql.Consistency(gocql.Serial)).Exec(), gocql.Quorum, 2, 1)
+
 	// ConsistencyLevel.validateForRead and validateForWrite.
 	err = sess.Query("SELECT v FROM app.t WHERE k = 1").Consistency(gocql.Any).Exec()
 	var re gocql.RequestError

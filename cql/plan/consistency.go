@@ -57,6 +57,10 @@ func (q *Execution) serialConsistency() wire.Consistency {
 
 func isSerial(cl wire.Consistency) bool { return cl == wire.Serial || cl == wire.LocalSerial }
 
+// IsSerialRead reports whether the statement reads at SERIAL or
+// LOCAL_SERIAL (a Paxos read, of one partition only).
+func (q *Execution) IsSerialRead() bool { return isSerial(q.Consistency()) }
+
 // ValidateRead checks the level of a SELECT (ConsistencyLevel.validateForRead).
 func (q *Execution) ValidateRead() error {
 	if q.Consistency() == wire.Any {

@@ -270,6 +270,10 @@ func (r *selectRun) run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		if len(keys) > 1 && q.IsSerialRead() {
+			// StorageProxy.readWithPaxos reads one partition.
+			return query.Invalidf("SERIAL/LOCAL_SERIAL consistency may only be requested for one partition at a time")
+		}
 		if q.Trace != nil && len(keys) > 1 {
 			r.inTrace = &readTrace{detail: tracedINPartitions}
 			defer r.inTrace.summary(q, p, "Read the other")
