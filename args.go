@@ -13,7 +13,7 @@ import (
 // Arguments of Exec and Query.
 //
 // The variadic args of Exec, Query, Stmt.Exec and Stmt.Query mix bind values
-// and options. A QueryOption (PageSize, PagingState, WithTimestamp, Tracing)
+// and options. A QueryOption (PageSize, PagingState, WithTimestamp, WithConsistency, Tracing)
 // configures the call; every other argument is a bind value, in bind-marker
 // order, or a NamedArg for a named marker (:name) or a marker matched by its
 // column name. Bind values are converted with types.Encode using the type
@@ -77,6 +77,21 @@ func PagingState(state []byte) QueryOption {
 // the engine clock gives the timestamp.
 func WithTimestamp(micros int64) QueryOption {
 	return optionFunc(func(p *cql.Params) { p.Timestamp, p.HasTimestamp = micros, true })
+}
+
+// WithConsistency runs the statement at consistency level cl, as a
+// driver's consistency level does. Without it a statement runs at ONE. A
+// level the single node cannot satisfy, such as QUORUM on a keyspace of
+// replication factor 3, fails with Unavailable, as on a one-node Cassandra.
+func WithConsistency(cl wire.Consistency) QueryOption {
+	return optionFunc(func(p *cql.Params) { p.Consistency, p.HasConsistency = cl, true })
+}
+
+// WithSerialConsistency sets the serial consistency (SERIAL or
+// LOCAL_SERIAL) of a conditional statement's Paxos round; without it the
+// round is SERIAL.
+func WithSerialConsistency(cl wire.Consistency) QueryOption {
+	return optionFunc(func(p *cql.Params) { p.SerialConsistency = cl })
 }
 
 // Tracing asks the executor to record what the statement touched; read it

@@ -54,6 +54,10 @@ import (
 //	                    Configuration, AlreadyExists, FunctionFailure, Any)
 //	                    whose message contains the expected text (any message
 //	                    when it is empty)
+//	warnings            ClientWarn's captured warnings of the statement: one
+//	                    expected line per warning, each contained in it
+//	                    (assertThat(warning).contains); no line means none
+//	                    (assertNull(ClientWarn.instance.getWarnings()))
 //	parses              assertValidSyntax: the statement parses (it is not
 //	                    executed); the expected output is empty
 //	trace               a prepared statement executed with tracing on, as
@@ -379,6 +383,24 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 			got = strings.Join(names, "\n")
 		}
 		return h.check(t, d, got, expandExpectedRepeats(d.Expected))
+	case "warnings":
+		h.tally.assertions++
+		res, err := h.query(d.Input)
+		if err != nil {
+			return h.check(t, d, "error: "+errorText(err)+"\n", d.Expected)
+		}
+		// ClientWarn.getWarnings: each expected line is contained in the
+		// warning of its position (assertThat(...).contains), and there
+		// are as many; no expected line is assertNull (no warning).
+		want := strings.Split(strings.TrimRight(d.Expected, "\n"), "\n")
+		if strings.TrimSpace(d.Expected) == "" {
+			want = nil
+		}
+		ok := len(want) == len(res.Warnings)
+		for i := 0; ok && i < len(want); i++ {
+			ok = strings.Contains(res.Warnings[i], want[i])
+		}
+		return h.verdict(t, d, ok, strings.Join(res.Warnings, "\n"))
 	case "trace":
 		h.tally.assertions++
 		got, err := h.trace(d.Input)

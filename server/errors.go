@@ -65,12 +65,11 @@ type (
 		Coded
 		TimeoutExtras() (cl wire.Consistency, received, blockFor int32, dataPresent bool, writeType string)
 	}
-	// UnavailableError supplies the extras of code 0x1000.
+	// UnavailableError supplies the extras of code 0x1000: the consistency
+	// level, the replicas it requires and those alive.
 	UnavailableError interface {
 		Coded
-		Consistency() wire.Consistency
-		Required() int32
-		Alive() int32
+		UnavailableExtras() (cl wire.Consistency, required, alive int32)
 	}
 )
 
@@ -127,7 +126,7 @@ func toError(err error, executeID []byte, uncoded wire.ErrorCode) *Error {
 	case wire.CodeUnavailable:
 		var ue UnavailableError
 		if errors.As(err, &ue) {
-			out.Consistency, out.Required, out.Alive = ue.Consistency(), ue.Required(), ue.Alive()
+			out.Consistency, out.Required, out.Alive = ue.UnavailableExtras()
 		}
 	case wire.CodeWriteTimeout, wire.CodeReadTimeout, wire.CodeReadFailure, wire.CodeWriteFailure, wire.CodeCASWriteUnknown:
 		var te TimeoutError

@@ -28,6 +28,17 @@ var consistencyLevels = map[string]bool{
 	"LOCAL_ONE": true, "LOCAL_QUORUM": true, "EACH_QUORUM": true, "SERIAL": true, "LOCAL_SERIAL": true,
 }
 
+// consistencyLevel returns the protocol level named name (one of
+// consistencyLevels).
+func consistencyLevel(name string) wire.Consistency {
+	for c := wire.Any; c <= wire.LocalOne; c++ {
+		if c.String() == name {
+			return c
+		}
+	}
+	return wire.One
+}
+
 // command runs a shell command: text is the command without its ';'.
 func (sh *Shell) command(ctx context.Context, text string) {
 	fields := strings.Fields(text)
@@ -157,8 +168,9 @@ func (sh *Shell) pagingCommand(args []string) {
 	}
 }
 
-// consistencyCommand implements CONSISTENCY [level]. minicass is one node,
-// where every level is satisfied: the level is remembered and printed.
+// consistencyCommand implements CONSISTENCY [level]: the statements that
+// follow run at that level (a level the one node cannot satisfy fails with
+// Unavailable, as in cqlsh against a one-node Cassandra).
 func (sh *Shell) consistencyCommand(args []string) {
 	switch {
 	case len(args) == 0:
@@ -386,7 +398,7 @@ func where(db *minicass.DB) string {
 
 // helpTopics are the documented shell commands, as HELP lists them.
 var helpTopics = map[string]string{
-	"CONSISTENCY":        "CONSISTENCY [level]\n\n  Shows or sets the consistency level (ANY, ONE, TWO, THREE, QUORUM, ALL,\n  LOCAL_ONE, LOCAL_QUORUM, EACH_QUORUM, SERIAL, LOCAL_SERIAL). minicass is a\n  single node: every level is satisfied; the level is remembered.",
+	"CONSISTENCY":        "CONSISTENCY [level]\n\n  Shows or sets the consistency level (ANY, ONE, TWO, THREE, QUORUM, ALL,\n  LOCAL_ONE, LOCAL_QUORUM, EACH_QUORUM, SERIAL, LOCAL_SERIAL). minicass is a\n  single node: a level that needs more replicas than the node (QUORUM on a\n  keyspace of replication factor 3) fails with Unavailable.",
 	"SERIAL":             "SERIAL CONSISTENCY [SERIAL|LOCAL_SERIAL]\n\n  Shows or sets the serial consistency level of conditional updates.",
 	"DESCRIBE":           "DESCRIBE KEYSPACES | KEYSPACE [ks] | TABLES | TABLE [ks.]t | CLUSTER | [FULL] SCHEMA | <name>\n\n  Prints schema as CQL, run by the executor as Cassandra 4.0 does (DESC works too).",
 	"EXPAND":             "EXPAND [ON|OFF]\n\n  Enables or disables vertical output: one \"@ Row N\" block per row.",

@@ -323,7 +323,7 @@ func (sh *Shell) statement(ctx context.Context, stmt string) {
 		sh.printErr(fmt.Sprintf("%s is not supported by minicass.", strings.ToUpper(w)))
 		return
 	}
-	var opts []any
+	opts := []any{minicass.WithConsistency(consistencyLevel(sh.consistency)), minicass.WithSerialConsistency(consistencyLevel(sh.serial))}
 	if sh.tracing {
 		opts = append(opts, minicass.Tracing())
 	}

@@ -69,6 +69,9 @@ type RawType struct {
 	Frozen bool
 	// Params are the element types of a collection or the fields of a tuple.
 	Params []RawType
+	// Custom is the class name of a custom type, written as a string
+	// ('org.apache.cassandra.db.marshal.LexicalUUIDType'); see CustomType.
+	Custom string
 }
 
 // String returns the type's CQL text, e.g. frozen<map<text, list<int>>>.
@@ -83,6 +86,8 @@ func (r RawType) format(b *strings.Builder) {
 		b.WriteString("frozen<")
 	}
 	switch {
+	case r.Custom != "":
+		b.WriteString("'" + r.Custom + "'")
 	case r.User:
 		if r.Keyspace != "" {
 			b.WriteString(QuoteName(r.Keyspace))
@@ -195,6 +200,9 @@ func (p *typeParser) params(n int) ([]RawType, error) {
 
 // parse reads one type.
 func (p *typeParser) parse() (RawType, error) {
+	if p.tok.Kind == lexer.String {
+		return RawType{Custom: p.next().Val}, nil
+	}
 	name, quoted, ok := p.name()
 	if !ok {
 		return RawType{}, p.errorf("expected a type name")
@@ -268,6 +276,13 @@ func (r *resolver) resolve(raw RawType, frozen bool) (Type, error) {
 
 // resolveUnfrozen resolves raw without its own frozen<>.
 func (r *resolver) resolveUnfrozen(raw RawType, frozen bool) (Type, error) {
+	if raw.Custom != "" {
+		t, err := CustomType(raw.Custom)
+		if err != nil {
+			return Type{}, &TypeError{Reason: err.Error(), Text: r.source(), Refused: true}
+		}
+		return t, nil
+	}
 	if raw.User {
 		return r.userType(raw.Name, frozen)
 	}
@@ -337,4 +352,56 @@ func (r *resolver) userType(name string, frozen bool) (Type, error) {
 		}
 	}
 	return Type{}, r.errorf("unknown type %s", name)
+}
+
+// marshalPackage is the package of Cassandra's AbstractType classes, which
+// TypeParser prefixes to a class name without a package.
+const marshalPackage = "org.apache.cassandra.db.marshal."
+
+// nativeByClass maps the AbstractType classes of the native CQL types to
+// them: a custom type naming one of them is that native type, as
+// CQL3Type.Custom's type is (asCQL3Type), so 'BytesType' is blob.
+var nativeByClass = map[string]Kind{
+	"AsciiType": Ascii, "LongType": Bigint, "BytesType": Blob, "BooleanType": Boolean,
+	"CounterColumnType": Counter, "SimpleDateType": Date, "DecimalType": Decimal,
+	"DoubleType": Double, "DurationType": Duration, "FloatType": Float,
+	"InetAddressType": Inet, "Int32Type": Int, "ShortType": Smallint, "UTF8Type": Text,
+	"TimeType": Time, "TimestampType": Timestamp, "DateType": Timestamp,
+	"TimeUUIDType": TimeUUID, "ByteType": Tinyint, "UUIDType": UUID, "IntegerType": Varint,
+}
+
+// customClasses are the AbstractType classes of Cassandra 4.1 without
+// parameters that are no native CQL type: a column of such a type is a
+// custom type (sent on the wire as option 0x0000 with the class name).
+var customClasses = map[string]bool{
+	"LexicalUUIDType": true,
+	"EmptyType":       true,
+}
+
+// CustomType returns the type a custom type's class name gives, as
+// Cassandra's TypeParser.parse resolves it: a name without a package is in
+// org.apache.cassandra.db.marshal; the class of a native type is that type
+// (BytesType is blob, Int32Type int); another AbstractType of Cassandra's
+// (LexicalUUIDType) is a custom type with that class name, its values kept
+// as a blob's. Any other name is Cassandra's ConfigurationException text,
+// "Unable to find abstract-type class '...'"; parameterized classes
+// (CompositeType(...), ReversedType(...)) are not supported.
+func CustomType(class string) (Type, error) {
+	full := class
+	if !strings.Contains(class, ".") {
+		full = marshalPackage + class
+	}
+	if strings.ContainsAny(full, "()") {
+		return Type{}, fmt.Errorf("custom types with parameters are not supported: '%s'", class)
+	}
+	short, ok := strings.CutPrefix(full, marshalPackage)
+	if ok {
+		if k, native := nativeByClass[short]; native {
+			return Type{Kind: k}, nil
+		}
+		if customClasses[short] {
+			return Type{Kind: Blob, Custom: full}, nil
+		}
+	}
+	return Type{}, fmt.Errorf("Unable to find abstract-type class '%s'", full)
 }

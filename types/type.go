@@ -127,6 +127,12 @@ type Type struct {
 	// a user type that is not frozen is stored as a cell per field (see
 	// FieldPath).
 	UDT *UserType
+	// Custom is set for a custom type, given by the class name of its
+	// Cassandra AbstractType (CQL3Type.Custom, e.g.
+	// org.apache.cassandra.db.marshal.LexicalUUIDType), whose values
+	// minicass keeps, compares and prints as those of a blob (Kind is
+	// Blob). CustomType returns it.
+	Custom string
 }
 
 // UserType names a user-defined type and its fields.
@@ -276,7 +282,7 @@ func FieldOfPath(path []byte) int {
 
 // Equal reports whether t and o are the same type.
 func (t Type) Equal(o Type) bool {
-	if t.Kind != o.Kind || t.Frozen != o.Frozen || len(t.Params) != len(o.Params) || (t.UDT == nil) != (o.UDT == nil) {
+	if t.Kind != o.Kind || t.Frozen != o.Frozen || len(t.Params) != len(o.Params) || (t.UDT == nil) != (o.UDT == nil) || t.Custom != o.Custom {
 		return false
 	}
 	if t.UDT != nil && (t.UDT.Keyspace != o.UDT.Keyspace || t.UDT.Name != o.UDT.Name || !slices.Equal(t.UDT.Fields, o.UDT.Fields)) {
@@ -327,6 +333,11 @@ func (t Type) String() string {
 }
 
 func (t Type) format(b *strings.Builder) {
+	if t.Custom != "" {
+		// CQL3Type.Custom.toString: the class name, quoted.
+		b.WriteString("'" + t.Custom + "'")
+		return
+	}
 	if t.UDT != nil {
 		if t.Frozen {
 			b.WriteString("frozen<")

@@ -137,19 +137,24 @@ func init() {
 		return u[:], nil
 	}))
 	registerFloor()
-	// typeAsBlob and blobAsType for every native type.
-	for k := types.Ascii; k <= types.Inet; k++ {
+	// typeAsBlob and blobAsType for every native type
+	// (BytesConversionFcts: every CQL3Type.Native but blob and varchar,
+	// counter included: counterAsBlob, blobAsCounter).
+	for k := types.Ascii; k <= types.Counter; k++ {
 		t := types.Type{Kind: k}
-		if k == types.Blob || k == types.Counter {
+		if k == types.Blob {
 			continue
 		}
 		register(k.String()+"asblob", types.BlobType, []types.Type{t}, func(_ *query.Execution, a [][]byte) ([]byte, error) {
 			return a[0], nil
 		})
-		register("blobas"+k.String(), t, []types.Type{types.BlobType}, func(_ *query.Execution, a [][]byte) ([]byte, error) {
+		name := "blobas" + k.String()
+		register(name, t, []types.Type{types.BlobType}, func(_ *query.Execution, a [][]byte) ([]byte, error) {
 			if a[0] != nil {
 				if err := types.Validate(t, a[0]); err != nil {
-					return nil, fmt.Errorf("%s", UnwrapReason(err))
+					// makeFromBlobFunction: an InvalidRequest, not a
+					// function failure.
+					return nil, query.Invalidf("In call to function system.%s, value 0x%x is not a valid binary representation for type %s", name, a[0], t)
 				}
 			}
 			return a[0], nil

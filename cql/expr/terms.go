@@ -11,6 +11,7 @@ import (
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
+	"github.com/minicass/minicass/wire"
 )
 
 // Receiver is what a term is assigned to: a column, a collection element, or
@@ -506,7 +507,13 @@ func rawType(t *parser.Type) types.RawType {
 // type names among the types of keyspace ks (nil: none).
 func ConvertType(t *parser.Type, ks *schema.Keyspace) (types.Type, error) {
 	if t.Kind == parser.TypeCustom {
-		return types.Type{}, query.Invalidf("Custom types are not supported: %s", t.Custom)
+		// The parser's CQL3Type.Custom: TypeParser resolves the class,
+		// and a failure is a recognition error of the parser.
+		ct, err := types.CustomType(t.Custom)
+		if err != nil {
+			return types.Type{}, &query.Error{Code: wire.CodeSyntax, Message: fmt.Sprintf("Error setting type '%s': %s", t.Custom, err)}
+		}
+		return ct, nil
 	}
 	if other := foreignUserType(t, ks); other != "" {
 		return types.Type{}, query.Invalidf("Statement on keyspace %s cannot refer to a user type in keyspace %s; user types can only be used in the keyspace they are defined in", ks.Name, other)

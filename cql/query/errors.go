@@ -30,6 +30,9 @@ type Error struct {
 	BlockFor    int32
 	DataPresent bool
 	WriteType   string
+	// Required and Alive are the extras of wire.CodeUnavailable, with
+	// Consistency: the replicas the level requires and those alive.
+	Required, Alive int32
 	// Err is an underlying cause, if any.
 	Err error
 }
@@ -39,6 +42,12 @@ type Error struct {
 // ReadTimeout or WriteTimeout error.
 func (e *Error) TimeoutExtras() (cl wire.Consistency, received, blockFor int32, dataPresent bool, writeType string) {
 	return e.Consistency, e.Received, e.BlockFor, e.DataPresent, e.WriteType
+}
+
+// UnavailableExtras returns the consistency level, the required and the
+// alive replicas of an Unavailable error.
+func (e *Error) UnavailableExtras() (cl wire.Consistency, required, alive int32) {
+	return e.Consistency, e.Required, e.Alive
 }
 
 // Error returns the message.

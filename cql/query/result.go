@@ -33,9 +33,15 @@ type Params struct {
 	// HasTimestamp is set and the statement has no USING TIMESTAMP.
 	Timestamp    int64
 	HasTimestamp bool
-	// Consistency and SerialConsistency are accepted and ignored: minicass is
-	// one node, where every level is satisfied.
+	// Consistency is the statement's consistency level when HasConsistency
+	// is set (the native protocol always gives one); without it a
+	// statement runs at ONE. SerialConsistency is that of a conditional
+	// statement's Paxos round, SERIAL when 0. A level the single node's
+	// replicas cannot satisfy (QUORUM of a keyspace of replication factor
+	// 3) is answered with Unavailable, as Cassandra's coordinator does
+	// (package plan, consistency.go).
 	Consistency, SerialConsistency wire.Consistency
+	HasConsistency                 bool
 	// Trace asks the executor to record what the statement touched.
 	Trace bool
 	// NowInSeconds, when HasNowInSeconds is set (protocol v5's

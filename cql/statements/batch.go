@@ -215,6 +215,16 @@ func (p *batchPlan) Exec(ctx context.Context, q *plan.Execution) (*query.Result,
 	}
 	res := query.VoidResult()
 	res.Warnings = warns
+	// StorageProxy.mutateAtomically counts every mutation's replicas
+	// before it writes any.
+	for _, m := range merged {
+		if m.IsEmpty() {
+			continue
+		}
+		if err := q.CheckWrite(tables[partitionKeyOf(m)].Keyspace); err != nil {
+			return nil, err
+		}
+	}
 	for _, m := range merged {
 		if m.IsEmpty() {
 			continue
@@ -479,6 +489,14 @@ func (p *batchPlan) execConditional(ctx context.Context, q *plan.Execution) (*qu
 			return nil, err
 		}
 		clusterings[i] = c
+	}
+	// StorageProxy.cas: the levels, then the replicas of the Paxos
+	// round, its read and its commit.
+	if err := q.ValidateCAS(tbl.Keyspace); err != nil {
+		return nil, err
+	}
+	if err := q.CheckCAS(tbl.Keyspace); err != nil {
+		return nil, err
 	}
 	unlock := q.Env.Engine.LockPartition(tbl, key)
 	defer unlock()

@@ -647,6 +647,14 @@ func (p *modPlan) execConditional(ctx context.Context, q *plan.Execution, wc *wr
 	if err := req.add(p, clustering); err != nil {
 		return nil, err
 	}
+	// StorageProxy.cas: the levels, then the replicas of the Paxos
+	// round, its read and its commit.
+	if err := q.ValidateCAS(p.tbl.Keyspace); err != nil {
+		return nil, err
+	}
+	if err := q.CheckCAS(p.tbl.Keyspace); err != nil {
+		return nil, err
+	}
 	unlock := q.Env.Engine.LockPartition(p.tbl, keys[0])
 	defer unlock()
 	st, err := readState(ctx, q, p.tbl, keys[0], clustering)

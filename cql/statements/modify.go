@@ -1139,6 +1139,14 @@ func (p *modPlan) currentList(ctx context.Context, q *plan.Execution, key []byte
 }
 
 func (p *modPlan) Exec(ctx context.Context, q *plan.Execution) (*query.Result, error) {
+	// ModificationStatement.executeWithoutCondition validates the
+	// consistency level before it builds anything (a conditional
+	// statement's levels are StorageProxy.cas's, in execConditional).
+	if p.conds == nil {
+		if err := q.ValidateWrite(p.tbl); err != nil {
+			return nil, err
+		}
+	}
 	var wc writeContext
 	if err := p.initWriteContext(q, &wc); err != nil {
 		return nil, err
@@ -1180,6 +1188,9 @@ func voidResult(q *plan.Execution) *query.Result {
 func (p *modPlan) apply(ctx context.Context, q *plan.Execution, m *data.Mutation) error {
 	if m.IsEmpty() {
 		return nil
+	}
+	if err := q.CheckWrite(p.tbl.Keyspace); err != nil {
+		return err
 	}
 	if q.Trace != nil {
 		q.Trace.Add("Applying mutation to %s, partition %s (token %d), %d rows", p.tbl.QualifiedName(), p.tbl.FormatPartitionWhere(m.Key), int64(partitioner.Murmur3(m.Key)), len(m.Rows))
@@ -1249,11 +1260,11 @@ func (p *modPlan) simpleMutation(q *plan.Execution, wc *writeContext, h *simpleR
 		if err != nil {
 			return nil, err
 		}
-		if len(v) > 0xFFFF {
-			return nil, query.Invalidf("Key length of %d is longer than maximum of 65535", len(v))
-		}
 		ckVals = append(ckVals, v)
 		size += 2 + len(v)
+	}
+	if err := restrictions.CheckClusteringSize(ckVals); err != nil {
+		return nil, err
 	}
 	ck, err := types.AppendClustering(make([]byte, 0, size), p.tbl.ClusteringTypes(), ckVals)
 	if err != nil {

@@ -135,6 +135,10 @@ func (r *selectRun) release() {
 }
 
 func (p *selectPlan) Exec(ctx context.Context, q *plan.Execution) (*query.Result, error) {
+	// SelectStatement.execute validates the level first.
+	if err := q.ValidateRead(); err != nil {
+		return nil, err
+	}
 	r := selectRuns.Get().(*selectRun)
 	defer r.release()
 	r.p, r.q = p, q
@@ -275,6 +279,10 @@ func (r *selectRun) run(ctx context.Context) error {
 		keys, comps, err := r.partitionKeys()
 		if err != nil {
 			return err
+		}
+		if len(keys) > 1 && q.IsSerialRead() {
+			// StorageProxy.readWithPaxos reads one partition.
+			return query.Invalidf("SERIAL/LOCAL_SERIAL consistency may only be requested for one partition at a time")
 		}
 		if q.Trace != nil && len(keys) > 1 {
 			r.inTrace = &readTrace{detail: tracedINPartitions}

@@ -250,7 +250,7 @@ func (s *Session) Batch(ctx context.Context, b *server.BatchRequest) (*server.Re
 	case frame.BatchCounter:
 		typ = parser.BatchCounter
 	}
-	p := &cql.Params{Consistency: b.Consistency, SerialConsistency: b.SerialConsistency,
+	p := &cql.Params{Consistency: b.Consistency, HasConsistency: true, SerialConsistency: b.SerialConsistency,
 		Timestamp: b.DefaultTimestamp, HasTimestamp: b.HasTimestamp, Trace: b.Tracing,
 		NowInSeconds: int64(b.NowInSeconds), HasNowInSeconds: b.HasNowInSeconds}
 	entries := make([]cql.BatchEntry, len(b.Entries))
@@ -336,6 +336,7 @@ func params(p *server.QueryParams) *cql.Params {
 		Timestamp:         p.DefaultTimestamp,
 		HasTimestamp:      p.HasTimestamp,
 		Consistency:       p.Consistency,
+		HasConsistency:    true,
 		SerialConsistency: p.SerialConsistency,
 		Trace:             p.Tracing,
 		NowInSeconds:      int64(p.NowInSeconds),

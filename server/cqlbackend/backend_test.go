@@ -130,7 +130,8 @@ func TestExecuteAsConnectionRole(t *testing.T) {
 	assert.Equal(t, wire.CodeInvalid, ce.Code)
 	assert.Equal(t, "Invalid statement in batch: only UPDATE, INSERT and DELETE statements are allowed.", ce.Message)
 
-	res, err := super.Query(ctx, "SELECT role FROM system_auth.roles WHERE role = 'mallory'", &server.QueryParams{})
+	// A frame always carries a consistency level (0 is ANY, which cannot read).
+	res, err := super.Query(ctx, "SELECT role FROM system_auth.roles WHERE role = 'mallory'", &server.QueryParams{Consistency: wire.One})
 	require.NoError(t, err)
 	assert.Empty(t, res.Rows, "no role was created")
 }
@@ -157,7 +158,7 @@ func TestResultMetadataIDs(t *testing.T) {
 	assert.Equal(t, frame.ResultMetadataID(old.ResultCols), old.ResultMetadataID)
 
 	v5 := func(id []byte, skip bool) *server.QueryParams {
-		return &server.QueryParams{Version: 5, ResultMetadataID: id, SkipMetadata: skip}
+		return &server.QueryParams{Version: 5, ResultMetadataID: id, SkipMetadata: skip, Consistency: wire.One}
 	}
 	res, err := s.Execute(ctx, old.ID, v5(old.ResultMetadataID, true))
 	require.NoError(t, err)
@@ -180,7 +181,7 @@ func TestResultMetadataIDs(t *testing.T) {
 	assert.Equal(t, "b", res.Columns[2].Name)
 
 	// v4 has no ids: skip-metadata is honoured.
-	res, err = s.Execute(ctx, old.ID, &server.QueryParams{SkipMetadata: true})
+	res, err = s.Execute(ctx, old.ID, &server.QueryParams{SkipMetadata: true, Consistency: wire.One})
 	require.NoError(t, err)
 	assert.True(t, res.NoMetadata)
 	assert.False(t, res.MetadataChanged)

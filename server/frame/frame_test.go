@@ -335,3 +335,26 @@ func BenchmarkEncodeRows(b *testing.B) {
 		}
 	}
 }
+
+// TestCustomTypeOption checks that a custom type is described as Cassandra
+// describes one (DataType.CUSTOM: option 0x0000 and the class name) and
+// read back, and that a class naming a native type reads as that type.
+func TestCustomTypeOption(t *testing.T) {
+	ct, err := types.CustomType("LexicalUUIDType")
+	require.NoError(t, err)
+	w := &Writer{}
+	require.NoError(t, w.option(ct))
+	class := "org.apache.cassandra.db.marshal.LexicalUUIDType"
+	want := append([]byte{0x00, 0x00, 0x00, byte(len(class))}, class...)
+	assert.Equal(t, want, w.B)
+	got, err := NewReader(w.B).Option()
+	require.NoError(t, err)
+	assert.True(t, got.Equal(ct), "read back %s", got)
+
+	w = &Writer{}
+	w.Short(0x0000)
+	w.String("org.apache.cassandra.db.marshal.Int32Type")
+	got, err = NewReader(w.B).Option()
+	require.NoError(t, err)
+	assert.True(t, got.Equal(types.IntType), "read back %s", got)
+}

@@ -60,6 +60,12 @@ func (w *Writer) option(t types.Type) error {
 		}
 		return nil
 	}
+	if t.Custom != "" {
+		// A custom type: option 0x0000 and its class name.
+		w.Short(0x0000)
+		w.String(t.Custom)
+		return nil
+	}
 	id := t.Kind.ProtocolID()
 	if id == 0 {
 		return fmt.Errorf("%w: %s has no protocol v4 id", ErrUnsupportedType, t.Kind)
@@ -141,6 +147,9 @@ func (r *Reader) option(depth int) (types.Type, error) {
 		}
 		if class == DurationClass {
 			return types.DurationType, nil
+		}
+		if t, err := types.CustomType(class); err == nil {
+			return t, nil
 		}
 		return types.Type{}, fmt.Errorf("%w: custom type %q", ErrUnsupportedType, class)
 	}

@@ -50,26 +50,52 @@ func CompileDDL(s *plan.Compiler, stmt parser.Statement) (plan.Plan, error) {
 		if err := validateName("Keyspace", name); err != nil {
 			return nil, err
 		}
-		ks := &schema.Keyspace{Name: name, DurableWrites: true}
-		if err := keyspaceOptions(ks, st.Options, true); err != nil {
+		dc := s.Env.System.DataCenter()
+		durable := &schema.Keyspace{Name: name, DurableWrites: true}
+		repl, err := keyspaceOptions(durable, st.Options, true)
+		if err != nil {
 			return nil, err
 		}
 		return &ddlPlan{run: func(ctx context.Context, q *plan.Execution) (*query.Result, error) {
+			exists := func() (*query.Result, error) {
+				if st.IfNotExists {
+					return query.VoidResult(), nil
+				}
+				return nil, &query.Error{Code: wire.CodeAlreadyExists, Message: fmt.Sprintf("Cannot add existing keyspace \"%s\"", name), Keyspace: name}
+			}
+			// CreateKeyspaceStatement.apply: an existing keyspace is
+			// found before the options are validated.
+			if _, ok := q.Env.Engine.Keyspace(name); ok {
+				return exists()
+			}
+			r, err := validateReplication(name, repl, nil, dc)
+			if err != nil {
+				return nil, err
+			}
+			ks := &schema.Keyspace{Name: name, DurableWrites: durable.DurableWrites, Replication: r}
 			if err := q.Env.Engine.CreateKeyspace(ks); err != nil {
 				if errors.Is(err, engine.ErrKeyspaceExists) {
-					if st.IfNotExists {
-						return query.VoidResult(), nil
-					}
-					return nil, &query.Error{Code: wire.CodeAlreadyExists, Message: fmt.Sprintf("Cannot add existing keyspace \"%s\"", name), Keyspace: name}
+					return exists()
 				}
 				return nil, err
 			}
-			return schemaChange(wire.Created, wire.TargetKeyspace, name, ""), nil
+			res := schemaChange(wire.Created, wire.TargetKeyspace, name, "")
+			res.Warnings = append(res.Warnings, ReplicationWarnings(name, ks.Replication)...)
+			return res, nil
 		}}, nil
 	case *parser.AlterKeyspace:
 		name := string(st.Name)
 		if err := plan.CheckModifiable(name); err != nil {
 			return nil, err
+		}
+		altered := &schema.Keyspace{Name: name}
+		repl, err := keyspaceOptions(altered, st.Options, false)
+		if err != nil {
+			return nil, err
+		}
+		durableGiven := false
+		for _, p := range st.Options {
+			durableGiven = durableGiven || strings.EqualFold(string(p.Name), "durable_writes")
 		}
 		return &ddlPlan{run: func(ctx context.Context, q *plan.Execution) (*query.Result, error) {
 			old, ok := q.Env.Engine.Keyspace(name)
@@ -80,13 +106,22 @@ func CompileDDL(s *plan.Compiler, stmt parser.Statement) (plan.Plan, error) {
 				return nil, query.Invalidf("Keyspace '%s' doesn't exist", name)
 			}
 			ks := &schema.Keyspace{Name: name, Replication: old.Replication, DurableWrites: old.DurableWrites, Types: old.Types}
-			if err := keyspaceOptions(ks, st.Options, false); err != nil {
-				return nil, err
+			if durableGiven {
+				ks.DurableWrites = altered.DurableWrites
+			}
+			if repl != nil {
+				r, err := validateReplication(name, repl, old.Replication, q.Env.System.DataCenter())
+				if err != nil {
+					return nil, err
+				}
+				ks.Replication = r
 			}
 			if err := q.Env.Engine.AlterKeyspace(ks); err != nil {
 				return nil, err
 			}
-			return schemaChange(wire.Updated, wire.TargetKeyspace, name, ""), nil
+			res := schemaChange(wire.Updated, wire.TargetKeyspace, name, "")
+			res.Warnings = append(res.Warnings, ReplicationWarnings(name, ks.Replication)...)
+			return res, nil
 		}}, nil
 	case *parser.DropKeyspace:
 		name := string(st.Name)

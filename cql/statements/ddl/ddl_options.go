@@ -5,6 +5,7 @@ import (
 	"github.com/minicass/minicass/cql/query"
 
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -27,6 +28,11 @@ func propertyValue(p parser.Property) (text string, m map[string]string, err err
 			val, ok2 := e.Value.(*parser.Constant)
 			if !ok1 || !ok2 {
 				return "", nil, &query.Error{Code: wire.CodeSyntax, Message: fmt.Sprintf("Invalid value for property '%s'", p.Name)}
+			}
+			// Parser.convertPropertyMap: a key given twice is a
+			// recognition error of the parser.
+			if _, dup := m[k.Value()]; dup {
+				return "", nil, &query.Error{Code: wire.CodeSyntax, Message: "Multiple definition for property " + k.Value()}
 			}
 			m[k.Value()] = val.Value()
 		}
@@ -68,19 +74,20 @@ func eachProperty(props []parser.Property, f func(p parser.Property, name, text 
 	return seen, nil
 }
 
-// keyspaceOptions validates CREATE/ALTER KEYSPACE options into ks.
-func keyspaceOptions(ks *schema.Keyspace, props []parser.Property, create bool) error {
+// keyspaceOptions checks the CREATE/ALTER KEYSPACE options as
+// KeyspaceAttributes.validate does, before the statement looks at the
+// schema: it sets ks.DurableWrites and returns the replication map as
+// given (nil when there is none), which validateReplication resolves once
+// the keyspace is known not to exist (CREATE) or is found (ALTER).
+func keyspaceOptions(ks *schema.Keyspace, props []parser.Property, create bool) (map[string]string, error) {
+	var repl map[string]string
 	seen, err := eachProperty(props, func(p parser.Property, name, text string, m map[string]string) error {
 		switch name {
 		case "replication":
 			if m == nil {
 				return &query.Error{Code: wire.CodeSyntax, Message: "Invalid value for property 'replication'"}
 			}
-			repl, err := validateReplication(m)
-			if err != nil {
-				return err
-			}
-			ks.Replication = repl
+			repl = m
 		case "durable_writes":
 			b, err := strconv.ParseBool(strings.ToLower(text))
 			if err != nil {
@@ -93,15 +100,33 @@ func keyspaceOptions(ks *schema.Keyspace, props []parser.Property, create bool) 
 		return nil
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if create && !seen["replication"] {
-		return query.Configf("Missing mandatory option 'replication'")
+		return nil, query.Configf("Missing mandatory option 'replication'")
 	}
-	return nil
+	if repl != nil {
+		if _, ok := repl["class"]; !ok {
+			return nil, query.Configf("Missing replication strategy class")
+		}
+	}
+	return repl, nil
 }
 
-func validateReplication(m map[string]string) (map[string]string, error) {
+// defaultKeyspaceRF is cassandra.yaml's default_keyspace_rf (1 unless set):
+// the replication factor of a SimpleStrategy or NetworkTopologyStrategy
+// keyspace created without one.
+const defaultKeyspaceRF = "1"
+
+// validateReplication checks the replication map m of keyspace ksName as
+// AbstractReplicationStrategy.validateReplicationStrategy does in 4.1: the
+// strategy's prepareOptions fills in what is left out (from prev, the
+// keyspace's replication before an ALTER, or default_keyspace_rf), then
+// validateExpectedOptions refuses an option the strategy does not know (for
+// NetworkTopologyStrategy, a data center other than dc, the only one the
+// single node's cluster has) and validateOptions a replication factor that
+// is not a non-negative integer.
+func validateReplication(ksName string, m, prev map[string]string, dc string) (map[string]string, error) {
 	class, ok := m["class"]
 	if !ok {
 		return nil, query.Configf("Missing replication strategy class")
@@ -115,31 +140,122 @@ func validateReplication(m map[string]string) (map[string]string, error) {
 	} else if !strings.HasPrefix(class, "org.apache.cassandra.locator.") || replicationStrategies[strings.ToLower(strings.TrimPrefix(class, "org.apache.cassandra.locator."))] == "" {
 		return nil, query.Configf("Unable to find replication strategy class '%s'", class)
 	}
-	out := map[string]string{"class": full}
+	short := strings.TrimPrefix(full, "org.apache.cassandra.locator.")
+	opts := map[string]string{}
 	for k, v := range m {
-		if k == "class" {
-			continue
+		if k != "class" {
+			opts[k] = v
 		}
-		switch {
-		case strings.HasSuffix(full, "SimpleStrategy"):
-			if k != "replication_factor" {
-				return nil, query.Configf("Unrecognized strategy option {%s} passed to SimpleStrategy for keyspace", k)
+	}
+	prevOpts := map[string]string{}
+	for k, v := range prev {
+		if k != "class" {
+			prevOpts[k] = v
+		}
+	}
+	var recognized func(string) bool
+	switch short {
+	case "SimpleStrategy":
+		// SimpleStrategy.prepareOptions.
+		if _, ok := opts["replication_factor"]; !ok {
+			rf := defaultKeyspaceRF
+			if v, ok := prevOpts["replication_factor"]; ok {
+				rf = v
 			}
-		case strings.HasSuffix(full, "LocalStrategy"), strings.HasSuffix(full, "EverywhereStrategy"):
-			return nil, query.Configf("Unrecognized strategy option {%s} passed to %s", k, class)
+			opts["replication_factor"] = rf
 		}
+		recognized = func(k string) bool { return k == "replication_factor" }
+	case "NetworkTopologyStrategy":
+		prepareNTSOptions(opts, prevOpts, dc)
+		if len(opts) == 0 {
+			return nil, query.Configf("Configuration for at least one datacenter must be present")
+		}
+		recognized = func(k string) bool { return k == dc }
+	default:
+		recognized = func(string) bool { return false }
+	}
+	keys := make([]string, 0, len(opts))
+	for k := range opts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !recognized(k) {
+			return nil, query.Configf("Unrecognized strategy option {%s} passed to %s for keyspace %s", k, short, ksName)
+		}
+	}
+	out := map[string]string{"class": full}
+	for _, k := range keys {
+		v := opts[k]
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
 			return nil, query.Configf("Replication factor must be non-negative; found %s", v)
 		}
 		out[k] = v
 	}
-	if strings.HasSuffix(full, "SimpleStrategy") {
-		if _, ok := out["replication_factor"]; !ok {
-			return nil, query.Configf("SimpleStrategy requires a replication_factor strategy option.")
+	return out, nil
+}
+
+// prepareNTSOptions is NetworkTopologyStrategy.prepareOptions (4.1, the
+// datacenter auto-expansion of CASSANDRA-14303): a replication_factor
+// option, or no option at all, becomes that factor (the previous one, else
+// default_keyspace_rf) for every data center not named, the previous data
+// centers are kept on an ALTER that gives a replication_factor, and a data
+// center given 0 replicas is dropped.
+func prepareNTSOptions(opts, prev map[string]string, dc string) {
+	if len(opts) == 0 {
+		rf := defaultKeyspaceRF
+		if v, ok := prev["replication_factor"]; ok {
+			rf = v
+		}
+		opts["replication_factor"] = rf
+	}
+	rf, hasRF := opts["replication_factor"]
+	delete(opts, "replication_factor")
+	if hasRF {
+		for k, v := range prev {
+			if _, ok := opts[k]; !ok && k != "replication_factor" {
+				opts[k] = v
+			}
+		}
+		if _, ok := opts[dc]; !ok {
+			opts[dc] = rf
 		}
 	}
-	return out, nil
+	for k, v := range opts {
+		if v == "0" {
+			delete(opts, k)
+		}
+	}
+}
+
+// ReplicationWarnings are the client warnings of a keyspace created or
+// altered with replication repl (maybeWarnOnOptions of SimpleStrategy and
+// NetworkTopologyStrategy): a replication factor above the number of nodes,
+// which is 1, in the cluster or in the data center.
+func ReplicationWarnings(ks string, repl map[string]string) []string {
+	class := strings.TrimPrefix(repl["class"], "org.apache.cassandra.locator.")
+	var out []string
+	switch class {
+	case "SimpleStrategy":
+		if n, _ := strconv.Atoi(repl["replication_factor"]); n > 1 {
+			out = append(out, fmt.Sprintf("Your replication factor %d for keyspace %s is higher than the number of nodes 1", n, ks))
+		}
+	case "NetworkTopologyStrategy":
+		dcs := make([]string, 0, len(repl))
+		for k := range repl {
+			if k != "class" {
+				dcs = append(dcs, k)
+			}
+		}
+		sort.Strings(dcs)
+		for _, dc := range dcs {
+			if n, _ := strconv.Atoi(repl[dc]); n > 1 {
+				out = append(out, fmt.Sprintf("Your replication factor %d for keyspace %s is higher than the number of nodes 1 for datacenter %s", n, ks, dc))
+			}
+		}
+	}
+	return out
 }
 
 // compactionStrategies are the strategy classes minicass accepts.
