@@ -16,17 +16,24 @@ import (
 //	entry*  in partition order, where
 //	entry   := uvarint(len(payload)) payload crc32c(payload):uint32 little-endian
 //	payload := bytes(key) varint(token) uvarint(position) uvarint(length)
-//	           uvarint(rowsOffset) deletion uvarint(nBlocks) nBlocks*block
+//	           uvarint(rowsOffset) flags:byte [deletion]
+//	           [uvarint(nBlocks) nBlocks*block nBlocks*uint32(block offset)]
 //	block   := bytes(firstClustering) bytes(lastClustering)
 //	           uvarint(offset) uvarint(length)
 //
 // position is the partition's offset in the uncompressed Data.db stream and
 // length its size there; rowsOffset, and each block's offset, are relative
-// to position. deletion is the partition deletion (as data.AppendDeletion).
-// nBlocks is 0 for a partition that fits in one ColumnIndexSize block;
-// otherwise the blocks cover its rows in clustering order, and the offset
-// table lets a reader binary-search them, decoding only the blocks it
-// needs (a latest-N read of a huge partition decodes one).
+// to position. flags 0x01: the partition is deleted, and deletion (the
+// version-2 encoding of rowcodec.go) follows, else it is live; flags 0x02:
+// the partition has a row index (nBlocks > 0), its blocks cover its rows
+// in clustering order, and the table of their offsets (relative to the
+// payload, little-endian) lets a reader binary-search them, decoding only
+// the blocks it needs (a latest-N read of a huge partition decodes one). A
+// partition that fits in one ColumnIndexSize block has none.
+//
+// Format version 1 has, after rowsOffset, data.AppendDeletion's encoding
+// of the partition deletion and uvarint(nBlocks) (0 without a row index),
+// then the blocks and their offsets.
 type indexEntry struct {
 	key         []byte
 	token       int64
@@ -127,8 +134,26 @@ func (r *Reader) decodeEntry(payload []byte, at uint64) (indexEntry, error) {
 	e.pos = d.Uvarint("position")
 	e.length = d.Uvarint("length")
 	e.rowsOff = d.Uvarint("rows offset")
-	e.deletion = data.DeletionTime{MarkedForDeleteAt: d.Varint("deletion"), LocalDeletionTime: d.Varint("deletion")}
-	n := d.Count("blocks", 8)
+	n := 0
+	if r.version == 1 {
+		e.deletion = data.DeletionTime{MarkedForDeleteAt: d.Varint("deletion"), LocalDeletionTime: d.Varint("deletion")}
+		n = d.Count("blocks", 8)
+	} else {
+		e.deletion = data.LiveDeletion
+		flags := d.Byte("entry flags")
+		if flags&entryFlagsReserved != 0 {
+			d.Fail("entry flags")
+		}
+		if flags&entryHasDeletion != 0 {
+			e.deletion.MarkedForDeleteAt = r.rows.enc.Timestamp + d.Varint("deletion")
+			e.deletion.LocalDeletionTime = r.rows.enc.LocalDeletionTime + d.Varint("deletion")
+		}
+		if flags&entryHasRowIndex != 0 {
+			if n = d.Count("blocks", 8); n == 0 && d.Err() == nil {
+				d.Fail("blocks")
+			}
+		}
+	}
 	if n > 0 {
 		// The blocks are decoded on demand (block); check the offset table.
 		tableAt := len(payload) - 4*n

@@ -81,6 +81,10 @@ type Reader struct {
 	data   vfs.File
 	index  vfs.File
 	closed atomic.Bool
+	// version is the format version of every component (FormatVersion or
+	// older); rows decodes the rows of version 2.
+	version int
+	rows    rowDecoder
 
 	stats   Stats
 	filter  *bloomFilter
@@ -173,13 +177,27 @@ func open(vfsys vfs.FS, dir string, gen int, opts ReaderOptions, withTOC bool) (
 		}
 	}
 	small := map[Component][]byte{}
+	// sameVersion checks that component c is of the version of the
+	// components before it.
+	sameVersion := func(c Component, v int) error {
+		if r.version == 0 {
+			r.version = v
+		} else if v != r.version {
+			return corruptf(r.name(c), 4, "format version %d, while %s is version %d", v, r.name(ComponentSummary), r.version)
+		}
+		return nil
+	}
 	for _, c := range []Component{ComponentSummary, ComponentFilter, ComponentStatistics, ComponentCompressionInfo, ComponentDigest} {
 		b, err := readWhole(vfsys, r.path(c), r.name(c))
 		if err != nil {
 			return nil, err
 		}
 		if c != ComponentDigest {
-			if b, err = openSmall(r.name(c), c, b); err != nil {
+			var v int
+			if b, v, err = openSmall(r.name(c), c, b); err != nil {
+				return nil, err
+			}
+			if err := sameVersion(c, v); err != nil {
 				return nil, err
 			}
 		}
@@ -202,13 +220,21 @@ func open(vfsys vfs.FS, dir string, gen int, opts ReaderOptions, withTOC bool) (
 		if _, err := f.ReadAt(hdr[:], 0); err != nil && !errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("sstable: read %s: %w", r.name(c), err)
 		}
-		if err := checkHeader(r.name(c), c, hdr[:]); err != nil {
+		v, err := checkHeader(r.name(c), c, hdr[:])
+		if err != nil {
+			return nil, err
+		}
+		if err := sameVersion(c, v); err != nil {
 			return nil, err
 		}
 	}
-	if r.stats, err = decodeStats(r.name(ComponentStatistics), small[ComponentStatistics]); err != nil {
+	if err := checkVersion(r.name(ComponentData), r.version); err != nil {
 		return nil, err
 	}
+	if r.stats, err = decodeStats(r.name(ComponentStatistics), small[ComponentStatistics], r.version); err != nil {
+		return nil, err
+	}
+	r.rows = rowDecoder{enc: r.stats.Encoding, names: r.stats.ColumnNames}
 	if r.filter, err = decodeBloomFilter(r.name(ComponentFilter), small[ComponentFilter]); err != nil {
 		return nil, err
 	}
@@ -419,6 +445,10 @@ func (r *Reader) Close() error {
 // CachedEntries returns how many block and key cache entries the Reader
 // has in its Cache (none once it is closed).
 func (r *Reader) CachedEntries() (blocks, keys int) { return r.cache.entriesOf(r.cacheID) }
+
+// FormatVersion returns the SSTable's format version (MinFormatVersion to
+// FormatVersion).
+func (r *Reader) FormatVersion() int { return r.version }
 
 // Gen returns the SSTable's generation.
 func (r *Reader) Gen() int { return r.gen }
