@@ -535,7 +535,7 @@ func clusteringOf(row []byte) ([]byte, bool) {
 // scratch buffer.
 func (it *rowIter) streamRecord() ([]byte, bool) {
 	r, at := it.p.r, it.pos
-	i := int(at / r.chunkLen)
+	i := int(at >> r.chunkShift)
 	c, err := it.cur.chunk(i)
 	if err != nil {
 		it.err = err

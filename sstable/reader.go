@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
+	"math/bits"
 	"sort"
 	"strconv"
 	"strings"
@@ -96,10 +97,13 @@ type Reader struct {
 	indexSize, dataLen uint64
 	codec              Codec
 	chunkLen           uint64
-	chunkOffsets       []uint64
-	dataFileLen        uint64
-	digest             uint32
-	total              atomicStats
+	// chunkShift is log2(chunkLen) (a power of two): stream positions map
+	// to chunks by shifts, not divisions, on the read paths.
+	chunkShift   uint
+	chunkOffsets []uint64
+	dataFileLen  uint64
+	digest       uint32
+	total        atomicStats
 	// cache holds the Reader's chunks, index spans, record positions and
 	// index entries under cacheID; private when the Reader made it.
 	cache   *Cache
@@ -404,6 +408,9 @@ func (r *Reader) decodeCompressionInfo(body []byte) error {
 			d.Fail("codec or chunk length")
 		}
 	}
+	if d.Err() == nil {
+		r.chunkShift = uint(bits.TrailingZeros64(r.chunkLen))
+	}
 	if d.Err() == nil && (dataLen != r.dataLen || uint64(n) != (dataLen+r.chunkLen-1)/r.chunkLen) {
 		d.Fail("chunk count")
 	}
@@ -635,7 +642,7 @@ func (c *chunkCursor) readRange(dst []byte, start, end uint64) ([]byte, error) {
 		return nil, corruptf(r.name(ComponentData), 0, "stream range [%d, %d) beyond data length %d", start, end, r.dataLen)
 	}
 	for start < end {
-		i := int(start / r.chunkLen)
+		i := int(start >> r.chunkShift)
 		p, err := c.chunk(i)
 		if err != nil {
 			return nil, err
