@@ -123,11 +123,12 @@ func (p *Partition) decodeHeader(buf []byte, hb *headerBufs) error {
 		return r.dataErr(e.pos, nil, "partition header disagrees with %s entry at %d", r.name(ComponentIndex), e.indexPos)
 	}
 	if flags&partHasStatic != 0 {
+		// Its position is that of its length, as a row record's is.
+		p.staticPos = e.pos + uint64(in.off)
 		n := in.uvarint("static row length")
 		if n == 0 || n > uint64(len(buf)-in.off) {
 			return r.dataErr(e.pos, nil, "bad static row length")
 		}
-		p.staticPos = e.pos + uint64(in.off)
 		raw := buf[in.off : in.off+int(n)]
 		in.off += int(n)
 		row := new(data.Row)
