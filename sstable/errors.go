@@ -10,9 +10,9 @@ import (
 // with errors.Is.
 var (
 	// ErrCorruption is wrapped by every error reporting a component whose
-	// bytes are not what was written: a bad magic number, an unknown format
-	// version, a checksum mismatch or an undecodable record. The message
-	// names the file and the offset.
+	// bytes are not what was written: a bad magic number or component
+	// byte, components of different format versions, a checksum mismatch
+	// or an undecodable record. The message names the file and the offset.
 	ErrCorruption = errors.New("sstable: corruption")
 	// ErrMissingComponent is returned by Open when a component file of the
 	// SSTable does not exist; the message names the file.
@@ -28,6 +28,11 @@ var (
 	// writer option. Its message follows Cassandra's ConfigurationException
 	// text where Cassandra has one.
 	ErrInvalidOptions = errors.New("sstable: invalid options")
+	// ErrUnsupportedVersion is returned by Open for a component whose
+	// header carries a format version this build does not read (one
+	// written by a newer build); the message names the file and both
+	// versions. It is not corruption: the bytes may be intact.
+	ErrUnsupportedVersion = errors.New("sstable: unsupported format version")
 	// ErrClosed is returned by reads on a closed Reader.
 	ErrClosed = errors.New("sstable: reader closed")
 )

@@ -2,6 +2,7 @@ package sstable
 
 import (
 	"encoding/binary"
+	"fmt"
 	"hash/crc32"
 	"strconv"
 	"strings"
@@ -10,17 +11,39 @@ import (
 )
 
 // FormatVersion is the version of the minicass SSTable format written by
-// this package. It is stored in the header of every binary component and is
-// spelled VersionString in file names. Part of the file format.
+// this package. It is stored in the header of every binary component.
+// Part of the file format.
 //
-//	1 ("xa"): first version, described in FORMAT.md.
-const FormatVersion = 1
+//	1: first version: rows, deletions and range tombstones in the
+//	   encodings of package data (the commit log's).
+//	2: compact rows (rowcodec.go): flags bytes, absent fields left out,
+//	   timestamps, local deletion times and TTLs as deltas against bases in
+//	   Statistics.db, column names numbered in a dictionary there; flags
+//	   instead of live deletions in partition headers and index entries,
+//	   and no token in partition headers.
+//
+// Open reads both (MinFormatVersion to FormatVersion), so that the SSTables
+// of an older build stay readable and compaction rewrites them in the
+// current version; a component of any other version is refused with an
+// error wrapping ErrUnsupportedVersion. Every component of one SSTable has
+// the same version. The file names keep the letters VersionString for both
+// versions (see VersionString).
+const FormatVersion = 2
+
+// MinFormatVersion is the oldest format version Open reads.
+const MinFormatVersion = 1
 
 // VersionString is the two-letter version in component file names
 // (nb-1-big-Data.db in Cassandra 4.x, xa-1-big-Data.db here). minicass uses
 // its own letters, outside the range Cassandra has used ("ja" to "oa", "da"
 // for BTI), so that no Cassandra tool mistakes a minicass SSTable for one of
 // its own. Part of the file format.
+//
+// Unlike Cassandra's, the letters name the format family, not its version:
+// every format version is named "xa", and the version that decides how a
+// file is read is the one in its component headers (FormatVersion). A
+// directory then lists, removes, snapshots and links the SSTables of
+// different versions alike, and a generation number alone names a table.
 const VersionString = "xa"
 
 // FormatName is the format name in component file names, as Cassandra's
@@ -142,18 +165,28 @@ func appendHeader(b []byte, c Component) []byte {
 	return append(b, byte(c), 0)
 }
 
-func checkHeader(file string, c Component, b []byte) error {
+// checkHeader checks the header of component c and returns its format
+// version, which the caller checks (checkVersion) once it has compared the
+// versions of all the components: a damaged version field is corruption,
+// a whole SSTable of a newer version is not.
+func checkHeader(file string, c Component, b []byte) (int, error) {
 	if len(b) < headerSize {
-		return corruptf(file, 0, "file too short for header (%d bytes)", len(b))
+		return 0, corruptf(file, 0, "file too short for header (%d bytes)", len(b))
 	}
 	if string(b[:3]) != magicPrefix || b[3] != componentLetters[c] {
-		return corruptf(file, 0, "bad magic %q", b[:4])
-	}
-	if v := binary.LittleEndian.Uint16(b[4:]); v != FormatVersion {
-		return corruptf(file, 4, "unsupported format version %d (this build reads %d)", v, FormatVersion)
+		return 0, corruptf(file, 0, "bad magic %q", b[:4])
 	}
 	if Component(b[6]) != c || b[7] != 0 {
-		return corruptf(file, 6, "bad component byte %d", b[6])
+		return 0, corruptf(file, 6, "bad component byte %d", b[6])
+	}
+	return int(binary.LittleEndian.Uint16(b[4:])), nil
+}
+
+// checkVersion reports a format version this build does not read.
+func checkVersion(file string, v int) error {
+	if v < MinFormatVersion || v > FormatVersion {
+		return fmt.Errorf("%w: %s is format version %d; this build reads versions %d to %d",
+			ErrUnsupportedVersion, file, v, MinFormatVersion, FormatVersion)
 	}
 	return nil
 }
@@ -166,19 +199,20 @@ func sealSmall(c Component, body []byte) []byte {
 }
 
 // openSmall checks the header and trailer of a small component and returns
-// its body.
-func openSmall(file string, c Component, b []byte) ([]byte, error) {
-	if err := checkHeader(file, c, b); err != nil {
-		return nil, err
+// its body and format version.
+func openSmall(file string, c Component, b []byte) ([]byte, int, error) {
+	v, err := checkHeader(file, c, b)
+	if err != nil {
+		return nil, 0, err
 	}
 	if len(b) < headerSize+trailerSize {
-		return nil, corruptf(file, int64(len(b)), "file too short for trailer")
+		return nil, 0, corruptf(file, int64(len(b)), "file too short for trailer")
 	}
 	n := len(b) - trailerSize
 	if got, want := crc32c(b[:n]), binary.LittleEndian.Uint32(b[n:]); got != want {
-		return nil, corruptf(file, int64(n), "checksum mismatch: computed %08x, stored %08x", got, want)
+		return nil, 0, corruptf(file, int64(n), "checksum mismatch: computed %08x, stored %08x", got, want)
 	}
-	return b[headerSize:n], nil
+	return b[headerSize:n], v, nil
 }
 
 // decoder reads the varint-based encodings of the index, summary,

@@ -16,17 +16,24 @@ import (
 //	entry*  in partition order, where
 //	entry   := uvarint(len(payload)) payload crc32c(payload):uint32 little-endian
 //	payload := bytes(key) varint(token) uvarint(position) uvarint(length)
-//	           uvarint(rowsOffset) deletion uvarint(nBlocks) nBlocks*block
+//	           uvarint(rowsOffset) flags:byte [deletion]
+//	           [uvarint(nBlocks) nBlocks*block nBlocks*uint32(block offset)]
 //	block   := bytes(firstClustering) bytes(lastClustering)
 //	           uvarint(offset) uvarint(length)
 //
 // position is the partition's offset in the uncompressed Data.db stream and
 // length its size there; rowsOffset, and each block's offset, are relative
-// to position. deletion is the partition deletion (as data.AppendDeletion).
-// nBlocks is 0 for a partition that fits in one ColumnIndexSize block;
-// otherwise the blocks cover its rows in clustering order, and the offset
-// table lets a reader binary-search them, decoding only the blocks it
-// needs (a latest-N read of a huge partition decodes one).
+// to position. flags 0x01: the partition is deleted, and deletion (the
+// version-2 encoding of rowcodec.go) follows, else it is live; flags 0x02:
+// the partition has a row index (nBlocks > 0), its blocks cover its rows
+// in clustering order, and the table of their offsets (relative to the
+// payload, little-endian) lets a reader binary-search them, decoding only
+// the blocks it needs (a latest-N read of a huge partition decodes one). A
+// partition that fits in one ColumnIndexSize block has none.
+//
+// Format version 1 has, after rowsOffset, data.AppendDeletion's encoding
+// of the partition deletion and uvarint(nBlocks) (0 without a row index),
+// then the blocks and their offsets.
 type indexEntry struct {
 	key         []byte
 	token       int64
@@ -120,6 +127,63 @@ func entryKey(payload []byte) (key []byte, token int64, rest int, ok bool) {
 // decodeEntry decodes a whole payload read at Index.db offset at. The
 // entry's byte slices alias payload.
 func (r *Reader) decodeEntry(payload []byte, at uint64) (indexEntry, error) {
+	var e indexEntry
+	err := r.decodeEntryInto(&e, payload, at)
+	return e, err
+}
+
+// decodeEntryInto is decodeEntry into e, every field of which it sets (a
+// scan decodes each entry into the same one, and an indexEntry is too
+// large to return by value on that path). On error e is left zero.
+func (r *Reader) decodeEntryInto(e *indexEntry, payload []byte, at uint64) error {
+	if r.version == 1 {
+		return r.decodeEntryV1(e, payload, at)
+	}
+	p := in{b: payload}
+	e.indexPos = at
+	e.key = p.bytes("key", true)
+	e.token = p.varint("token")
+	e.pos = p.uvarint("position")
+	e.length = p.uvarint("length")
+	e.rowsOff = p.uvarint("rows offset")
+	flags := p.byte1("entry flags")
+	if flags&entryFlagsReserved != 0 {
+		p.fail("entry flags")
+	}
+	e.deletion = data.LiveDeletion
+	if flags&entryHasDeletion != 0 {
+		e.deletion = r.rows.deletion(&p, "deletion")
+	}
+	e.blockRaw, e.blockTable = nil, nil
+	if flags&entryHasRowIndex != 0 {
+		// The blocks are decoded on demand (block); check the offset table.
+		n := p.uvarint("blocks")
+		if p.what == "" && (n == 0 || n > uint64(len(payload)-p.off)/8) {
+			p.fail("blocks")
+		}
+		if p.what == "" {
+			e.blockRaw = payload
+			e.blockTable = payload[len(payload)-4*int(n):]
+			p.off = len(payload)
+		}
+	}
+	if p.what == "" && p.off != len(payload) {
+		p.fail("index entry length")
+	}
+	if p.what != "" {
+		*e = indexEntry{}
+		return corruptf(r.name(ComponentIndex), int64(at), "bad %s", p.what)
+	}
+	if e.pos+e.length > r.dataLen || e.length == 0 || e.rowsOff >= e.length {
+		*e = indexEntry{}
+		return corruptf(r.name(ComponentIndex), int64(at), "entry positions out of range")
+	}
+	e.indexFile = r.names[ComponentIndex]
+	return nil
+}
+
+// decodeEntryV1 is decodeEntryInto for format version 1.
+func (r *Reader) decodeEntryV1(out *indexEntry, payload []byte, at uint64) error {
 	d := &decoder{file: r.name(ComponentIndex), base: int64(at), Cursor: data.Cursor{Buf: payload}}
 	e := indexEntry{indexPos: at}
 	e.key = d.Bytes("key")
@@ -140,13 +204,16 @@ func (r *Reader) decodeEntry(payload []byte, at uint64) (indexEntry, error) {
 		d.Off = len(payload)
 	}
 	if err := d.finish("index entry"); err != nil {
-		return indexEntry{}, err
+		*out = indexEntry{}
+		return err
 	}
 	if e.pos+e.length > r.dataLen || e.length == 0 || e.rowsOff >= e.length {
-		return indexEntry{}, corruptf(r.name(ComponentIndex), int64(at), "entry positions out of range")
+		*out = indexEntry{}
+		return corruptf(r.name(ComponentIndex), int64(at), "entry positions out of range")
 	}
 	e.indexFile = r.name(ComponentIndex)
-	return e, nil
+	*out = e
+	return nil
 }
 
 // summarySample returns the index of the last Summary.db sample at or
@@ -441,13 +508,12 @@ type scanIter struct {
 	done bool
 	p    *Partition
 
-	// With reuse (ScanReuse): the partition, its row iterator and the
-	// index entry's bytes, recycled from partition to partition.
-	reuse   bool
-	part    Partition
-	rows    rowIter
-	payload []byte
-	hdr     headerBufs
+	// With reuse (ScanReuse): the partition and its row iterator,
+	// recycled from partition to partition.
+	reuse bool
+	part  Partition
+	rows  rowIter
+	hdr   headerBufs
 }
 
 // Next returns the next partition in range.
@@ -511,15 +577,16 @@ func (it *scanIter) nextReused(payload []byte, at uint64) error {
 	if it.p != nil && !it.rows.closed && it.rows.p == it.p {
 		_ = it.rows.Close() // the caller did not close it: count its reads
 	}
-	// The previous partition is done with: its entry bytes, static row
-	// and range tombstones may be overwritten.
-	it.payload = append(it.payload[:0], payload...)
+	// The previous partition is done with: its static row and range
+	// tombstones may be overwritten. The entry aliases the index reader's
+	// buffer, which its next read overwrites: at the next call to Next,
+	// when the partition is done with too.
 	p := &it.part
 	p.r, p.static, p.staticPos, p.rts, p.stats, p.cur, p.spare, p.home = it.r, nil, 0, nil, ReadStats{}, nil, nil, nil
-	var err error
-	if p.e, err = it.r.decodeEntry(it.payload, at); err != nil {
+	if err := it.r.decodeEntryInto(&p.e, payload, at); err != nil {
 		return err
 	}
+	var err error
 	it.pst = ReadStats{}
 	err = it.r.loadPartitionInto(p, it.cur, &it.pst, &it.hdr)
 	it.st.Add(it.pst)

@@ -28,8 +28,8 @@ func LayoutTable(w io.Writer, r *Reader, t *schema.Table) error {
 	if t != nil {
 		key, ck = t.FormatPartitionKey, t.FormatClustering
 	}
-	pr("sstable %s generation %d: %d partitions, stream %d bytes, Data.db %d bytes, codec %s, chunk %d\n",
-		VersionString, r.gen, r.stats.Partitions, r.dataLen, r.dataFileLen, r.codec, r.chunkLen)
+	pr("sstable %s generation %d, format version %d: %d partitions, stream %d bytes, Data.db %d bytes, codec %s, chunk %d\n",
+		VersionString, r.gen, r.version, r.stats.Partitions, r.dataLen, r.dataFileLen, r.codec, r.chunkLen)
 	for i, off := range r.chunkOffsets {
 		end := r.dataFileLen
 		if i+1 < len(r.chunkOffsets) {

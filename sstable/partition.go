@@ -18,13 +18,23 @@ import (
 // Summary.db and Statistics.db are offsets in this uncompressed stream;
 // CompressionInfo.db maps them to chunks):
 //
-//	partition := varint(token) bytes(key) deletion static:byte [uvarint(len) row]
-//	             uvarint(nRT) nRT*rangetomb  record*  0x00
+//	partition := bytes(key) flags:byte [deletion] [uvarint(len) row]
+//	             [uvarint(nRT) nRT*rangetomb]  record*  0x00
 //	record    := uvarint(len) row            -- len > 0
 //
-// deletion, row and rangetomb are the encodings of package data
-// (data.AppendDeletion, data.AppendRow, data.AppendRangeTombstone); rows
-// come in clustering order and range tombstones sorted by start.
+// flags 0x01: a partition deletion follows (else the partition is live);
+// 0x02: the static row follows (its clustering is empty); 0x04: range
+// tombstones follow (nRT > 0); the other bits are 0. deletion, row and
+// rangetomb are the version-2 encodings of rowcodec.go; rows come in
+// clustering order and range tombstones sorted by start.
+//
+// Format version 1 has instead
+//
+//	partition := varint(token) bytes(key) deletion static:byte [uvarint(len) row]
+//	             uvarint(nRT) nRT*rangetomb  record*  0x00
+//
+// with the encodings of package data (data.AppendDeletion,
+// data.AppendRow, data.AppendRangeTombstone), static 0 or 1.
 
 // Partition is one partition of an SSTable: a data.PartitionSource whose
 // key, deletion, static row and range tombstones are loaded, and whose rows
@@ -92,6 +102,74 @@ type headerBufs struct {
 }
 
 func (p *Partition) decodeHeader(buf []byte, hb *headerBufs) error {
+	if p.r.version == 1 {
+		return p.decodeHeaderV1(buf, hb)
+	}
+	r, e := p.r, &p.e
+	in := in{b: buf}
+	key := in.bytes("key", true)
+	flags := in.byte1("partition flags")
+	if flags&partFlagsReserved != 0 {
+		in.fail("partition flags")
+	}
+	del := data.LiveDeletion
+	if flags&partHasDeletion != 0 {
+		del = r.rows.deletion(&in, "partition deletion")
+	}
+	if in.what != "" {
+		return r.dataErr(e.pos, nil, "bad partition header: bad %s", in.what)
+	}
+	if !bytes.Equal(key, e.key) || del != e.deletion {
+		return r.dataErr(e.pos, nil, "partition header disagrees with %s entry at %d", r.name(ComponentIndex), e.indexPos)
+	}
+	if flags&partHasStatic != 0 {
+		// Its position is that of its length, as a row record's is.
+		p.staticPos = e.pos + uint64(in.off)
+		n := in.uvarint("static row length")
+		if n == 0 || n > uint64(len(buf)-in.off) {
+			return r.dataErr(e.pos, nil, "bad static row length")
+		}
+		raw := buf[in.off : in.off+int(n)]
+		in.off += int(n)
+		row := new(data.Row)
+		if hb != nil {
+			row = &hb.static
+		}
+		if what := r.rows.decodeRow(raw, row); what != "" {
+			return r.dataErr(e.pos, nil, "bad static row: bad %s", what)
+		}
+		row.Clustering = nil // see Static
+		p.static = row
+	}
+	if flags&partHasRangeTombstones != 0 {
+		// Each takes at least 4 bytes (two bounds, two varints).
+		n := in.uvarint("range tombstones")
+		if n == 0 || n > uint64(len(buf)-in.off)/4 {
+			return r.dataErr(e.pos, nil, "bad range tombstone count")
+		}
+		if hb != nil && uint64(cap(hb.rts)) >= n {
+			p.rts = hb.rts[:n]
+		} else {
+			p.rts = make([]data.RangeTombstone, n)
+			if hb != nil {
+				hb.rts = p.rts
+			}
+		}
+		for i := range p.rts {
+			p.rts[i] = r.rows.rangeTombstone(&in)
+		}
+		if in.what != "" {
+			return r.dataErr(e.pos, nil, "bad range tombstone: bad %s", in.what)
+		}
+	}
+	if in.what == "" && in.off != len(buf) {
+		return r.dataErr(e.pos, nil, "bad partition header: %d trailing bytes", len(buf)-in.off)
+	}
+	return nil
+}
+
+// decodeHeaderV1 is decodeHeader for format version 1.
+func (p *Partition) decodeHeaderV1(buf []byte, hb *headerBufs) error {
 	r, e := p.r, &p.e
 	d := &decoder{file: r.name(ComponentData), Cursor: data.Cursor{Buf: buf}}
 	token := d.Varint("token")
@@ -458,7 +536,7 @@ func clusteringOf(row []byte) ([]byte, bool) {
 // scratch buffer.
 func (it *rowIter) streamRecord() ([]byte, bool) {
 	r, at := it.p.r, it.pos
-	i := int(at / r.chunkLen)
+	i := int(at >> r.chunkShift)
 	c, err := it.cur.chunk(i)
 	if err != nil {
 		it.err = err
@@ -556,10 +634,15 @@ func (it *rowIter) Next() (*data.Row, bool) {
 				continue
 			}
 		}
-		d := data.NewDecoder(raw)
-		d.RowInto(&it.row, &it.names)
-		if d.Err() != nil || d.Remaining() != 0 {
-			it.err = it.p.r.dataErr(rowPos, d.Err(), "bad row")
+		if r := it.p.r; r.version == 1 {
+			d := data.NewDecoder(raw)
+			d.RowInto(&it.row, &it.names)
+			if d.Err() != nil || d.Remaining() != 0 {
+				it.err = r.dataErr(rowPos, d.Err(), "bad row")
+				return nil, false
+			}
+		} else if what := r.rows.decodeRow(raw, &it.row); what != "" {
+			it.err = r.dataErr(rowPos, nil, "bad row: bad %s", what)
 			return nil, false
 		}
 		it.st.Rows++
@@ -574,7 +657,8 @@ func (it *rowIter) Err() error { return it.err }
 // OwnedRows reports that the caller may modify the row Next returns (its
 // fields, cells and column deletions, not the bytes they reference) until
 // the next call to Next or Close: Next decodes every row afresh into the
-// iterator's row, assigning each field (data.Decoder.RowInto).
+// iterator's row, assigning each field (rowDecoder.decodeRow, or
+// data.Decoder.RowInto in format version 1).
 func (it *rowIter) OwnedRows() bool { return true }
 
 // Close releases the iterator and adds what it read to the partition's and

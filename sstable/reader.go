@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
+	"math/bits"
 	"sort"
 	"strconv"
 	"strings"
@@ -81,6 +82,10 @@ type Reader struct {
 	data   vfs.File
 	index  vfs.File
 	closed atomic.Bool
+	// version is the format version of every component (FormatVersion or
+	// older); rows decodes the rows of version 2.
+	version int
+	rows    rowDecoder
 
 	stats   Stats
 	filter  *bloomFilter
@@ -92,10 +97,13 @@ type Reader struct {
 	indexSize, dataLen uint64
 	codec              Codec
 	chunkLen           uint64
-	chunkOffsets       []uint64
-	dataFileLen        uint64
-	digest             uint32
-	total              atomicStats
+	// chunkShift is log2(chunkLen) (a power of two): stream positions map
+	// to chunks by shifts, not divisions, on the read paths.
+	chunkShift   uint
+	chunkOffsets []uint64
+	dataFileLen  uint64
+	digest       uint32
+	total        atomicStats
 	// cache holds the Reader's chunks, index spans, record positions and
 	// index entries under cacheID; private when the Reader made it.
 	cache   *Cache
@@ -173,13 +181,27 @@ func open(vfsys vfs.FS, dir string, gen int, opts ReaderOptions, withTOC bool) (
 		}
 	}
 	small := map[Component][]byte{}
+	// sameVersion checks that component c is of the version of the
+	// components before it.
+	sameVersion := func(c Component, v int) error {
+		if r.version == 0 {
+			r.version = v
+		} else if v != r.version {
+			return corruptf(r.name(c), 4, "format version %d, while %s is version %d", v, r.name(ComponentSummary), r.version)
+		}
+		return nil
+	}
 	for _, c := range []Component{ComponentSummary, ComponentFilter, ComponentStatistics, ComponentCompressionInfo, ComponentDigest} {
 		b, err := readWhole(vfsys, r.path(c), r.name(c))
 		if err != nil {
 			return nil, err
 		}
 		if c != ComponentDigest {
-			if b, err = openSmall(r.name(c), c, b); err != nil {
+			var v int
+			if b, v, err = openSmall(r.name(c), c, b); err != nil {
+				return nil, err
+			}
+			if err := sameVersion(c, v); err != nil {
 				return nil, err
 			}
 		}
@@ -202,13 +224,21 @@ func open(vfsys vfs.FS, dir string, gen int, opts ReaderOptions, withTOC bool) (
 		if _, err := f.ReadAt(hdr[:], 0); err != nil && !errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("sstable: read %s: %w", r.name(c), err)
 		}
-		if err := checkHeader(r.name(c), c, hdr[:]); err != nil {
+		v, err := checkHeader(r.name(c), c, hdr[:])
+		if err != nil {
+			return nil, err
+		}
+		if err := sameVersion(c, v); err != nil {
 			return nil, err
 		}
 	}
-	if r.stats, err = decodeStats(r.name(ComponentStatistics), small[ComponentStatistics]); err != nil {
+	if err := checkVersion(r.name(ComponentData), r.version); err != nil {
 		return nil, err
 	}
+	if r.stats, err = decodeStats(r.name(ComponentStatistics), small[ComponentStatistics], r.version); err != nil {
+		return nil, err
+	}
+	r.rows = rowDecoder{enc: r.stats.Encoding, names: r.stats.ColumnNames}
 	if r.filter, err = decodeBloomFilter(r.name(ComponentFilter), small[ComponentFilter]); err != nil {
 		return nil, err
 	}
@@ -378,6 +408,9 @@ func (r *Reader) decodeCompressionInfo(body []byte) error {
 			d.Fail("codec or chunk length")
 		}
 	}
+	if d.Err() == nil {
+		r.chunkShift = uint(bits.TrailingZeros64(r.chunkLen))
+	}
 	if d.Err() == nil && (dataLen != r.dataLen || uint64(n) != (dataLen+r.chunkLen-1)/r.chunkLen) {
 		d.Fail("chunk count")
 	}
@@ -419,6 +452,10 @@ func (r *Reader) Close() error {
 // CachedEntries returns how many block and key cache entries the Reader
 // has in its Cache (none once it is closed).
 func (r *Reader) CachedEntries() (blocks, keys int) { return r.cache.entriesOf(r.cacheID) }
+
+// FormatVersion returns the SSTable's format version (MinFormatVersion to
+// FormatVersion).
+func (r *Reader) FormatVersion() int { return r.version }
 
 // Gen returns the SSTable's generation.
 func (r *Reader) Gen() int { return r.gen }
@@ -605,7 +642,7 @@ func (c *chunkCursor) readRange(dst []byte, start, end uint64) ([]byte, error) {
 		return nil, corruptf(r.name(ComponentData), 0, "stream range [%d, %d) beyond data length %d", start, end, r.dataLen)
 	}
 	for start < end {
-		i := int(start / r.chunkLen)
+		i := int(start >> r.chunkShift)
 		p, err := c.chunk(i)
 		if err != nil {
 			return nil, err

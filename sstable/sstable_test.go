@@ -2,6 +2,7 @@ package sstable
 
 import (
 	"bytes"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
@@ -590,7 +591,19 @@ func TestReadStats(t *testing.T) {
 	}
 	require.NoError(t, it.Close())
 	st := part.ReadStats()
-	assert.Equal(t, uint64(1), st.Blocks)
+	// The blocks holding the last ten rows: the last, and the one before
+	// when the last holds fewer than ten.
+	spanned := uint64(0)
+	for i := part.IndexBlocks() - 1; i >= 0; i-- {
+		b, err := part.e.block(i)
+		require.NoError(t, err)
+		spanned++
+		if bytes.Compare(b.First, ckOf(4990)) <= 0 {
+			break
+		}
+	}
+	assert.Equal(t, spanned, st.Blocks)
+	assert.LessOrEqual(t, st.Blocks, uint64(2))
 	assert.Equal(t, uint64(1), st.IndexEntries)
 	assert.Equal(t, uint64(1), st.FilterChecks)
 	assert.LessOrEqual(t, st.Chunks, uint64(4), "header chunk plus the last block's chunks")
@@ -667,10 +680,22 @@ func TestLayout(t *testing.T) {
 	defer rd.Close()
 	var sb bytes.Buffer
 	require.NoError(t, Layout(&sb, rd))
-	assert.Equal(t, `sstable xa generation 1: 1 partitions, stream 87 bytes, Data.db 100 bytes, codec none, chunk 16384
-chunk 0: file [8, 100) stream [0, 87)
-partition 6b token -3: position 0 length 87 rows at 25 index entry at 8
+	assert.Equal(t, `sstable xa generation 1, format version 2: 1 partitions, stream 19 bytes, Data.db 32 bytes, codec none, chunk 16384
+chunk 0: file [8, 32) stream [0, 19)
+partition 6b token -3: position 0 length 19 rows at 3 index entry at 8
 `, sb.String())
+	// The bytes of FORMAT.md's worked example.
+	assert.Equal(t, "4d43534402000100"+"00"+"016b"+"00"+"0e"+"0480000001"+"21"+"00"+"18"+"01"+"040000002a"+"00"+"e8342967",
+		hex.EncodeToString(readFile(t, fs, FileName(1, ComponentData))))
+	assert.Equal(t, "4d43534902000200"+"07"+"016b05"+"001303"+"00"+"7a1c487a",
+		hex.EncodeToString(readFile(t, fs, FileName(1, ComponentIndex))))
+	assert.Equal(t, "4d43534302000600"+"01808001"+"132001"+"0800000000000000"+"c81557e1",
+		hex.EncodeToString(readFile(t, fs, FileName(1, ComponentCompressionInfo))))
+	stats := readFile(t, fs, FileName(1, ComponentStatistics))
+	assert.Equal(t, "0a0000"+"010176", hex.EncodeToString(stats[len(stats)-4-6:len(stats)-4]))
+	st := rd.Stats()
+	assert.Equal(t, EncodingStats{Timestamp: 5}, st.Encoding)
+	assert.Equal(t, []string{"v"}, st.ColumnNames)
 }
 
 // syncingFS makes every directory entry durable the moment a file is

@@ -54,6 +54,11 @@ type Stats struct {
 	// CompressedSize the length of the Data.db file.
 	DataSize, CompressedSize uint64
 	Compression              Compression
+	// Encoding holds the bases the rows' timestamps, local deletion times
+	// and TTLs are encoded against, and ColumnNames the column dictionary
+	// their cells refer to (format version 2; zero and nil in version 1).
+	Encoding    EncodingStats
+	ColumnNames []string
 }
 
 // DroppableTombstones estimates the ratio of tombstones droppable at
@@ -183,6 +188,11 @@ func (s *Stats) rangeTombstone(rt *data.RangeTombstone) {
 //	varint commitLogSegment  varint commitLogOffset
 //	uvarint dataSize  uvarint compressedSize
 //	codec:byte  uvarint chunkLength
+//
+// and, from format version 2 on,
+//
+//	varint baseTimestamp  varint baseLocalDeletionTime  varint baseTTL
+//	uvarint(n) n*bytes(columnName)                 -- the column dictionary
 func (s *Stats) encode() []byte {
 	b := binary.AppendVarint(nil, s.MinTimestamp)
 	b = binary.AppendVarint(b, s.MaxTimestamp)
@@ -224,10 +234,19 @@ func (s *Stats) encode() []byte {
 	b = binary.AppendUvarint(b, s.DataSize)
 	b = binary.AppendUvarint(b, s.CompressedSize)
 	b = append(b, byte(s.Compression.Codec))
-	return binary.AppendUvarint(b, uint64(s.Compression.ChunkLength))
+	b = binary.AppendUvarint(b, uint64(s.Compression.ChunkLength))
+	b = binary.AppendVarint(b, s.Encoding.Timestamp)
+	b = binary.AppendVarint(b, s.Encoding.LocalDeletionTime)
+	b = binary.AppendVarint(b, int64(s.Encoding.TTL))
+	b = binary.AppendUvarint(b, uint64(len(s.ColumnNames)))
+	for _, n := range s.ColumnNames {
+		b = appendBytes(b, []byte(n))
+	}
+	return b
 }
 
-func decodeStats(file string, body []byte) (Stats, error) {
+// decodeStats decodes the Statistics.db body of format version version.
+func decodeStats(file string, body []byte, version int) (Stats, error) {
 	d := &decoder{file: file, base: headerSize, Cursor: data.Cursor{Buf: body}}
 	var s Stats
 	s.MinTimestamp = d.Varint("min timestamp")
@@ -278,6 +297,22 @@ func decodeStats(file string, body []byte) (Stats, error) {
 	s.CompressedSize = d.Uvarint("compressed size")
 	s.Compression.Codec = Codec(d.Byte("codec"))
 	s.Compression.ChunkLength = int(d.Uvarint("chunk length"))
+	if version >= 2 {
+		s.Encoding.Timestamp = d.Varint("base timestamp")
+		s.Encoding.LocalDeletionTime = d.Varint("base local deletion time")
+		ttl := d.Varint("base ttl")
+		if ttl < math.MinInt32 || ttl > math.MaxInt32 {
+			d.Fail("base ttl")
+		}
+		s.Encoding.TTL = int32(ttl)
+		n := d.Count("column names", 1)
+		if d.Err() == nil && n > maxColumnDictionary {
+			d.Fail("column name count")
+		}
+		for i := 0; i < n && d.Err() == nil; i++ {
+			s.ColumnNames = append(s.ColumnNames, string(d.Bytes("column name")))
+		}
+	}
 	if err := d.finish("statistics"); err != nil {
 		return Stats{}, err
 	}

@@ -63,6 +63,7 @@ type Writer struct {
 	summary       []summaryEntry
 	keyHashes     [][2]uint64
 	stats         Stats
+	enc           rowEncoder
 	scratch       []byte
 	rowBuf        []byte
 	blockOffs     []uint32
@@ -181,34 +182,45 @@ func (w *Writer) BeginPartition(token int64, key []byte, del data.DeletionTime, 
 	w.hasLastRow = false
 	w.partCells = 0
 
-	// Partition header: token, key, deletion, static row, range tombstones.
-	b := binary.AppendVarint(w.scratch[:0], token)
-	b = appendBytes(b, key)
-	b = appendDeletion(b, del)
-	if !del.IsLive() {
-		w.stats.PartitionTombstones++
-		w.stats.ClusteringUnbounded = true
-		w.stats.deletion(del)
-	}
-	if static != nil {
-		b = append(b, 1)
-		w.rowBuf = data.AppendRow(w.rowBuf[:0], static)
-		b = binary.AppendUvarint(b, uint64(len(w.rowBuf)))
-		b = append(b, w.rowBuf...)
-		w.stats.row(static, true)
-		w.partCells += int64(len(static.Cells))
-	} else {
-		b = append(b, 0)
-	}
+	// Partition header: key, flags, deletion, static row, range tombstones.
 	sorted := rts
 	if len(rts) > 1 && !sort.SliceIsSorted(rts, func(i, j int) bool { return lessBound(rts[i].Start, rts[j].Start) }) {
 		sorted = append([]data.RangeTombstone(nil), rts...)
 		sort.SliceStable(sorted, func(i, j int) bool { return lessBound(sorted[i].Start, sorted[j].Start) })
 	}
-	b = binary.AppendUvarint(b, uint64(len(sorted)))
-	for i := range sorted {
-		b = data.AppendRangeTombstone(b, &sorted[i])
-		w.stats.rangeTombstone(&sorted[i])
+	b := appendBytes(w.scratch[:0], key)
+	var flags byte
+	if del != data.LiveDeletion {
+		flags |= partHasDeletion
+	}
+	if static != nil {
+		flags |= partHasStatic
+	}
+	if len(sorted) > 0 {
+		flags |= partHasRangeTombstones
+	}
+	b = append(b, flags)
+	if !del.IsLive() {
+		w.stats.PartitionTombstones++
+		w.stats.ClusteringUnbounded = true
+		w.stats.deletion(del)
+	}
+	if flags&partHasDeletion != 0 {
+		b = w.enc.appendDeletion(b, del)
+	}
+	if static != nil {
+		w.rowBuf = w.enc.appendRow(w.rowBuf[:0], static)
+		b = binary.AppendUvarint(b, uint64(len(w.rowBuf)))
+		b = append(b, w.rowBuf...)
+		w.stats.row(static, true)
+		w.partCells += int64(len(static.Cells))
+	}
+	if len(sorted) > 0 {
+		b = binary.AppendUvarint(b, uint64(len(sorted)))
+		for i := range sorted {
+			b = w.enc.appendRangeTombstone(b, &sorted[i])
+			w.stats.rangeTombstone(&sorted[i])
+		}
 	}
 	w.scratch = b
 	if err := w.writeStream(b); err != nil {
@@ -221,18 +233,20 @@ func (w *Writer) BeginPartition(token int64, key []byte, del data.DeletionTime, 
 // endOfPartition is the byte that ends a partition's records.
 var endOfPartition = [1]byte{0}
 
-// liveDeletion is data.AppendDeletion(nil, data.LiveDeletion): two 10-byte
-// varints that nearly every partition header and index entry carry.
-var liveDeletion = data.AppendDeletion(nil, data.LiveDeletion)
+// Partition header flags (format version 2). Part of the file format.
+const (
+	partHasDeletion        = 0x01
+	partHasStatic          = 0x02
+	partHasRangeTombstones = 0x04
+	partFlagsReserved      = 0xf8
+)
 
-// appendDeletion is data.AppendDeletion with the live deletion copied from
-// liveDeletion instead of encoded.
-func appendDeletion(b []byte, del data.DeletionTime) []byte {
-	if del == data.LiveDeletion {
-		return append(b, liveDeletion...)
-	}
-	return data.AppendDeletion(b, del)
-}
+// Index entry flags (format version 2). Part of the file format.
+const (
+	entryHasDeletion   = 0x01
+	entryHasRowIndex   = 0x02
+	entryFlagsReserved = 0xfc
+)
 
 // lessBound orders range-tombstone starts, nil (unbounded) first.
 func lessBound(a, b []byte) bool {
@@ -266,7 +280,7 @@ func (w *Writer) AddRow(r *data.Row) error {
 	// row after room for the longest length, put the length right before
 	// it, and write the record in one piece.
 	const room = binary.MaxVarintLen64
-	b := data.AppendRow(append(w.scratch[:0], make([]byte, room)...), r)
+	b := w.enc.appendRow(append(w.scratch[:0], make([]byte, room)...), r)
 	n := len(b) - room
 	var lb [binary.MaxVarintLen64]byte
 	ln := binary.PutUvarint(lb[:], uint64(n))
@@ -324,7 +338,17 @@ func (w *Writer) EndPartition() error {
 	entry = binary.AppendUvarint(entry, w.partStart)
 	entry = binary.AppendUvarint(entry, partLen)
 	entry = binary.AppendUvarint(entry, w.rowsOff)
-	entry = appendDeletion(entry, w.deletion)
+	var flags byte
+	if w.deletion != data.LiveDeletion {
+		flags |= entryHasDeletion
+	}
+	if len(w.blocks) > 1 {
+		flags |= entryHasRowIndex
+	}
+	entry = append(entry, flags)
+	if flags&entryHasDeletion != 0 {
+		entry = w.enc.appendDeletion(entry, w.deletion)
+	}
 	if len(w.blocks) > 1 {
 		entry = binary.AppendUvarint(entry, uint64(len(w.blocks)))
 		w.blockOffs = w.blockOffs[:0]
@@ -338,8 +362,6 @@ func (w *Writer) EndPartition() error {
 		for _, off := range w.blockOffs {
 			entry = binary.LittleEndian.AppendUint32(entry, off)
 		}
-	} else {
-		entry = binary.AppendUvarint(entry, 0)
 	}
 	w.scratch = entry
 	if w.stats.Partitions%uint64(w.opts.IndexInterval) == 0 {
@@ -462,6 +484,8 @@ func (w *Writer) Finish() (*Meta, error) {
 	st.DataSize = w.pos
 	st.CompressedSize = w.sink.fileOff
 	st.Compression = w.opts.Compression
+	st.Encoding = w.enc.enc
+	st.ColumnNames = w.enc.names
 
 	sizes := map[Component]int64{ComponentData: int64(w.sink.fileOff), ComponentIndex: int64(w.indexFileOff)}
 	files := []syncFile{{ComponentData, w.data}, {ComponentIndex, w.index}}

@@ -148,6 +148,28 @@ func (c *cpuClock) report(b *testing.B) {
 	b.ReportMetric(float64(c.total.Nanoseconds())/1e6/float64(b.N), "cpu-ms/op")
 }
 
+// sstableSizes sums the sizes of the SSTables a benchmark wrote: the
+// partition stream (Data.db uncompressed) and the files on disk, reported
+// per row written.
+type sstableSizes struct {
+	rows, stream, disk int64
+}
+
+func (s *sstableSizes) add(infos []engine.SSTableInfo) {
+	for _, in := range infos {
+		s.rows += int64(in.Stats.Rows)
+		s.stream += int64(in.Stats.DataSize)
+		s.disk += in.DiskSize
+	}
+}
+
+func (s *sstableSizes) report(b *testing.B) {
+	if s.rows > 0 {
+		b.ReportMetric(float64(s.stream)/float64(s.rows), "stream-B/row")
+		b.ReportMetric(float64(s.disk)/float64(s.rows), "disk-B/row")
+	}
+}
+
 // freshDir returns an empty directory under the benchmark's root.
 func freshDir(b *testing.B, name string) string {
 	dir, err := os.MkdirTemp(tmpRoot, name+"-")
@@ -164,6 +186,7 @@ func BenchmarkFlush(b *testing.B) {
 	for _, sh := range writeShapes {
 		b.Run(sh.name+"/store=minicass", func(b *testing.B) {
 			var cpu cpuClock
+			var sizes sstableSizes
 			for b.Loop() {
 				b.StopTimer()
 				dir := freshDir(b, "flush-minicass")
@@ -174,12 +197,14 @@ func BenchmarkFlush(b *testing.B) {
 				w.flush(b)
 				cpu.end()
 				b.StopTimer()
+				sizes.add(w.eng.SSTables("bench", "kv"))
 				_ = w.eng.Close()
 				_ = os.RemoveAll(dir)
 				b.StartTimer()
 			}
 			b.SetBytes(writeRows * logicalRowBytes)
 			cpu.report(b)
+			sizes.report(b)
 		})
 		b.Run(sh.name+"/store=pebble", func(b *testing.B) {
 			var cpu cpuClock
