@@ -432,6 +432,8 @@ type partitionRead struct {
 	st     ReadStats
 	srcBuf [inlineSources]SourceStats
 	srcs   readSources
+	opts   ReadOptions
+	sel    readSelection
 }
 
 // partitionReadPool recycles the partitionReads that Partition.Release
@@ -479,51 +481,54 @@ func (e *Engine) ReadPartition(ctx context.Context, t *schema.Table, key []byte,
 		return nil, ErrEmptyKey
 	}
 	h := partitionReadPool.Get().(*partitionRead)
+	// The read's options live in h, as its selection does: a read
+	// allocates neither.
+	h.opts = opts
+	o := &h.opts
 	// resolve and openPartition set st and p whole; the sources are set
 	// by sourcesInto, and srcBuf's entries by ReadStats.source.
-	rs := e.resolve(&opts, &h.st)
+	rs := e.resolve(o, &h.st)
 	h.st.Sources = h.srcBuf[:0]
-	h.st.partitionRead = !opts.InRange
+	h.st.partitionRead = !o.InRange
 	rs.dropped = t.Dropped
 	rs.strict = t.StrictLiveness()
 	h.st.gcBefore = rs.now - int64(t.Options.GCGraceSeconds)
 	token := Token(key)
 	s.readCount.Add(1)
 	srcs := s.sourcesInto(&h.srcs)
-	sel := readSelection{ctx: ctx, token: token, key: key, opts: &opts, st: rs.stats, deleted: data.LiveDeletion}
-	sel.parts = sel.partsBuf[:0]
-	sel.plan(t)
-	var sstBuf [inlineSources]*sstableSource
-	ssts := sstBuf[:0]
+	sel := &h.sel
+	sel.reset(ctx, token, key, o, rs.stats, t)
 	for _, src := range srcs.list {
 		rs.stats.source(src) // list the sources in read order
 		if sst, ok := src.(*sstableSource); ok {
-			ssts = append(ssts, sst)
+			sel.ssts = append(sel.ssts, sst)
 			continue
 		}
 		if err := sel.open(src); err != nil {
+			sel.done()
 			srcs.release()
 			return nil, fmt.Errorf("engine: reading %s from %s: %w", t.QualifiedName(), src.Name(), err)
 		}
 	}
 	// SSTableReader.maxTimestampDescending; the list is newest first, so
 	// a stable sort keeps flush order among equal timestamps.
-	slices.SortStableFunc(ssts, func(a, b *sstableSource) int { return cmp.Compare(b.stats.MaxTimestamp, a.stats.MaxTimestamp) })
+	slices.SortStableFunc(sel.ssts, func(a, b *sstableSource) int { return cmp.Compare(b.stats.MaxTimestamp, a.stats.MaxTimestamp) })
 	if sel.names {
-		err = sel.selectNames(ssts)
+		err = sel.selectNames(sel.ssts)
 	} else {
-		err = sel.selectSlices(ssts)
+		err = sel.selectSlices(sel.ssts)
 	}
 	if err != nil {
 		sel.releaseParts()
+		sel.done()
 		srcs.release()
 		return nil, fmt.Errorf("engine: reading %s: %w", t.QualifiedName(), err)
 	}
 	p := &h.p
-	e.openPartition(p, ctx, token, key, sel.parts, &opts, rs, nil)
+	e.openPartition(p, ctx, token, key, sel.parts, o, rs, nil)
 	if len(sel.pending) > 0 {
 		if p.reader == nil {
-			e.startReader(p, &opts, rs)
+			e.startReader(p, o, rs)
 		}
 		r := p.reader
 		r.ctx, r.token, r.key = ctx, token, key
@@ -533,9 +538,10 @@ func (e *Engine) ReadPartition(ctx context.Context, t *schema.Table, key []byte,
 		}
 		p.done = false
 	}
+	sel.done()
 	p.home = h
-	if opts.Limit > 0 {
-		p.readLimit = opts.Limit
+	if o.Limit > 0 {
+		p.readLimit = o.Limit
 		p.shared = &p.readLimit
 	}
 	p.reads = &s.reads
@@ -571,16 +577,41 @@ type readSelection struct {
 	names, staticsNeeded, staticsQueried bool
 	// lazy is set when SSTables without tombstones may be opened lazily.
 	lazy bool
-	// regulars are the regular columns a names read must find (nil: the
-	// table's), table the table read.
-	regulars []string
+	// table is the table read.
 	table    *schema.Table
 	parts    []part
 	partsBuf [inlineSources]part
 	pending  []pendingSource
+	// ssts are the table's SSTables, sorted by max timestamp.
+	ssts    []*sstableSource
+	sstsBuf [inlineSources]*sstableSource
 	// tracked counts the parts a names read has fed to its tracker.
 	tracked int
 	tracker *namesTracker
+}
+
+// reset prepares sel, part of a pooled partitionRead, for a read; its
+// buffers are kept from read to read.
+func (sel *readSelection) reset(ctx context.Context, token int64, key []byte, opts *ReadOptions, st *ReadStats, t *schema.Table) {
+	parts, pending, ssts := sel.parts, sel.pending, sel.ssts
+	*sel = readSelection{ctx: ctx, token: token, key: key, opts: opts, st: st, deleted: data.LiveDeletion}
+	sel.parts, sel.pending, sel.ssts = parts[:0], pending[:0], ssts[:0]
+	if sel.parts == nil {
+		sel.parts = sel.partsBuf[:0]
+	}
+	if sel.ssts == nil {
+		sel.ssts = sel.sstsBuf[:0]
+	}
+	sel.plan(t)
+}
+
+// done drops what the selection references (sources, partitions, the
+// context), once the read has taken its parts and pending sources over.
+func (sel *readSelection) done() {
+	clear(sel.parts)
+	clear(sel.pending)
+	clear(sel.ssts)
+	sel.ctx, sel.key, sel.opts, sel.st, sel.table, sel.tracker = nil, nil, nil, nil, nil, nil
 }
 
 // plan decides how the read selects its SSTables, from opts and the table.
@@ -607,9 +638,6 @@ func (sel *readSelection) plan(t *schema.Table) {
 		}
 		if c.Type.IsMultiCell() {
 			multiCell = true
-		}
-		if c.Kind == schema.Regular {
-			sel.regulars = append(sel.regulars, c.Name)
 		}
 	}
 	sel.names = sel.opts.Names && !multiCell && !t.IsCounter()
@@ -690,9 +718,6 @@ func (sel *readSelection) selectSlices(ssts []*sstableSource) error {
 			continue
 		}
 		if bound := sst.lowerBound(sel.opts.Reverse); sel.lazy && !tombstones && bound != nil {
-			if sel.pending == nil {
-				sel.pending = make([]pendingSource, 0, len(ssts)-i)
-			}
 			sel.pending = append(sel.pending, pendingSource{src: sst, bound: bound, srcIdx: indexOf(sel.st, sst)})
 			continue
 		}
@@ -756,7 +781,13 @@ func (sel *readSelection) complete(maxTS int64) (bool, error) {
 		return false, nil
 	}
 	if sel.tracker == nil {
-		sel.tracker = newNamesTracker(sel.opts.Slices, sel.regulars)
+		var regulars []string
+		for _, c := range sel.table.Columns {
+			if c.Kind == schema.Regular && (sel.opts.Queried == nil || slices.Contains(sel.opts.Queried, c.Name)) {
+				regulars = append(regulars, c.Name)
+			}
+		}
+		sel.tracker = newNamesTracker(sel.opts.Slices, regulars)
 	}
 	for ; sel.tracked < len(sel.parts); sel.tracked++ {
 		if err := sel.tracker.add(sel.parts[sel.tracked].ps); err != nil {
