@@ -432,8 +432,6 @@ type partitionRead struct {
 	st     ReadStats
 	srcBuf [inlineSources]SourceStats
 	srcs   readSources
-	opts   ReadOptions
-	sel    readSelection
 }
 
 // partitionReadPool recycles the partitionReads that Partition.Release
@@ -481,10 +479,12 @@ func (e *Engine) ReadPartition(ctx context.Context, t *schema.Table, key []byte,
 		return nil, ErrEmptyKey
 	}
 	h := partitionReadPool.Get().(*partitionRead)
-	// The read's options live in h, as its selection does: a read
-	// allocates neither.
-	h.opts = opts
-	o := &h.opts
+	// The selection comes from a pool and goes back to it before the read
+	// returns; the options live in it, so that neither is allocated.
+	sel := selectionPool.Get().(*readSelection)
+	defer selectionPool.Put(sel)
+	sel.optsCopy = opts
+	o := &sel.optsCopy
 	// resolve and openPartition set st and p whole; the sources are set
 	// by sourcesInto, and srcBuf's entries by ReadStats.source.
 	rs := e.resolve(o, &h.st)
@@ -496,7 +496,6 @@ func (e *Engine) ReadPartition(ctx context.Context, t *schema.Table, key []byte,
 	token := Token(key)
 	s.readCount.Add(1)
 	srcs := s.sourcesInto(&h.srcs)
-	sel := &h.sel
 	sel.reset(ctx, token, key, o, rs.stats, t)
 	for _, src := range srcs.list {
 		rs.stats.source(src) // list the sources in read order
@@ -540,8 +539,8 @@ func (e *Engine) ReadPartition(ctx context.Context, t *schema.Table, key []byte,
 	}
 	sel.done()
 	p.home = h
-	if o.Limit > 0 {
-		p.readLimit = o.Limit
+	if opts.Limit > 0 {
+		p.readLimit = opts.Limit
 		p.shared = &p.readLimit
 	}
 	p.reads = &s.reads
@@ -564,11 +563,14 @@ func (e *Engine) ReadPartition(ctx context.Context, t *schema.Table, key []byte,
 // ReadPartition) and opens them: parts are the opened ones, pending the
 // SSTables the merge opens when it reaches them.
 type readSelection struct {
-	ctx   context.Context
-	token int64
-	key   []byte
-	opts  *ReadOptions
-	st    *ReadStats
+	// optsCopy holds the read's options while ReadPartition runs (opts
+	// points to it).
+	optsCopy ReadOptions
+	ctx      context.Context
+	token    int64
+	key      []byte
+	opts     *ReadOptions
+	st       *ReadStats
 	// deleted is the newest partition deletion found so far.
 	deleted data.DeletionTime
 	// names is set for a names read, staticsNeeded when the read needs
@@ -590,11 +592,14 @@ type readSelection struct {
 	tracker *namesTracker
 }
 
-// reset prepares sel, part of a pooled partitionRead, for a read; its
-// buffers are kept from read to read.
+// selectionPool recycles the readSelections of partition reads.
+var selectionPool = sync.Pool{New: func() any { return new(readSelection) }}
+
+// reset prepares sel, from selectionPool, for a read; its buffers are kept
+// from read to read.
 func (sel *readSelection) reset(ctx context.Context, token int64, key []byte, opts *ReadOptions, st *ReadStats, t *schema.Table) {
 	parts, pending, ssts := sel.parts, sel.pending, sel.ssts
-	*sel = readSelection{ctx: ctx, token: token, key: key, opts: opts, st: st, deleted: data.LiveDeletion}
+	*sel = readSelection{optsCopy: sel.optsCopy, ctx: ctx, token: token, key: key, opts: opts, st: st, deleted: data.LiveDeletion}
 	sel.parts, sel.pending, sel.ssts = parts[:0], pending[:0], ssts[:0]
 	if sel.parts == nil {
 		sel.parts = sel.partsBuf[:0]
@@ -612,6 +617,7 @@ func (sel *readSelection) done() {
 	clear(sel.pending)
 	clear(sel.ssts)
 	sel.ctx, sel.key, sel.opts, sel.st, sel.table, sel.tracker = nil, nil, nil, nil, nil, nil
+	sel.optsCopy = ReadOptions{}
 }
 
 // plan decides how the read selects its SSTables, from opts and the table.
@@ -624,6 +630,10 @@ func (sel *readSelection) done() {
 func (sel *readSelection) plan(t *schema.Table) {
 	sel.table = t
 	sel.staticsNeeded = t.HasStatic()
+	sel.lazy = !sel.staticsNeeded
+	if !sel.opts.Names {
+		return
+	}
 	q := sel.opts.Queried
 	multiCell := false
 	for _, c := range t.Columns {
@@ -640,8 +650,7 @@ func (sel *readSelection) plan(t *schema.Table) {
 			multiCell = true
 		}
 	}
-	sel.names = sel.opts.Names && !multiCell && !t.IsCounter()
-	sel.lazy = !sel.staticsNeeded
+	sel.names = !multiCell && !t.IsCounter()
 }
 
 // open opens src's partition into parts, counting an SSTable opened.
