@@ -45,6 +45,11 @@ import (
 //	rows page-size=N    assertRowsNet(executeNetWithPaging(query, N)): the
 //	                    rows of every page, fetched N at a time (also for
 //	                    empty and row-count)
+//	rows sstables=N     SSTablesIteratedTest's executeAndCheck (also for empty):
+//	                    the table's SSTables-per-read histogram is cleared,
+//	                    the rows are checked, and the histogram's max (the
+//	                    most SSTables one partition read of the statement
+//	                    opened; 0 when only range reads ran) must be N
 //	columns             assertColumnNames: the result's column names, one a line
 //	column-types        the result metadata's column types, one a line (the
 //	                    Java tests read them from result.metadata())
@@ -108,11 +113,12 @@ import (
 //	                    last argument in CustomNowInSecondsTest) set to the
 //	                    clock's time in seconds plus N (N may be negative)
 //	node [tombstone-failure-threshold=N] [materialized-views=false]
-//	     [mv-allow-filtering-nonkey-columns-unsafe=true]
+//	     [mv-allow-filtering-nonkey-columns-unsafe=true] [auto-compaction=false]
 //	                    goes on on a fresh node (no table or view of the
 //	                    script's earlier blocks, as after CQLTester's cleanup)
 //	                    with those settings, where the Java sets them
-//	                    (DatabaseDescriptor, in its @BeforeClass or a test)
+//	                    (DatabaseDescriptor, in its @BeforeClass or a test;
+//	                    auto-compaction=false is disableCompaction)
 //
 // A statement's bind values (execute(query, values...)) follow it on a line
 // that starts with "? ": CQL literals separated by commas, with the words
@@ -287,6 +293,11 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 		if d.HasArg("mv-allow-filtering-nonkey-columns-unsafe") {
 			d.ScanArgs(t, "mv-allow-filtering-nonkey-columns-unsafe", &xo.MaterializedViewsAllowFilteringNonKeyColumnsUnsafe)
 		}
+		if d.HasArg("auto-compaction") {
+			auto := true
+			d.ScanArgs(t, "auto-compaction", &auto)
+			opts.DisableAutoCompaction = !auto
+		}
 		h.startNode(opts, xo)
 		return d.Expected
 	case "table":
@@ -333,9 +344,23 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 		if d.HasArg("page-size") {
 			d.ScanArgs(t, "page-size", &pageSize)
 		}
+		sstables := -1
+		if d.HasArg("sstables") {
+			d.ScanArgs(t, "sstables", &sstables)
+			ks, table, _ := strings.Cut(h.table, ".")
+			require.NoError(t, h.s.x.env.Engine.ClearSSTablesPerRead(ks, table))
+		}
 		res, err := h.queryPaged(d.Input, pageSize)
 		if err != nil {
 			return h.check(t, d, "error: "+errorText(err)+"\n", d.Expected)
+		}
+		if sstables >= 0 {
+			ks, table, _ := strings.Cut(h.table, ".")
+			st, err := h.s.x.env.Engine.TableStats(ks, table)
+			require.NoError(t, err)
+			if got := st.SSTablesPerRead.Max; got != int64(sstables) {
+				return h.verdict(t, d, false, fmt.Sprintf("%d SSTables iterated, not %d, with %d live SSTables", got, sstables, st.SSTableCount))
+			}
 		}
 		var got string
 		switch d.Cmd {

@@ -76,12 +76,20 @@
 // and the skip reason is reported: "token out of range" (outside the
 // SSTable's first and last token), "bloom filter", "not present" (a bloom
 // false positive caught by the index), "clustering bounds" (the read's
-// slices miss the SSTable's clustering min/max; only for tables without
-// static columns, and never when a partition deletion or an open-ended
-// range tombstone makes the bounds unbounded) and "older than partition
-// deletion" (the SSTable's maximum timestamp is covered by a partition
-// deletion found in a newer source). Reverse reads of wide partitions seek
-// the SSTable's row index from the end.
+// slices miss the SSTable's clustering min/max and it holds no tombstone;
+// only for tables without static columns, and never when a partition
+// deletion or an open-ended range tombstone makes the bounds unbounded),
+// "older than partition deletion" (the SSTable's maximum timestamp is
+// below a partition deletion found in a newer source; the SSTables are
+// read in decreasing maximum timestamp), "lower bound not reached" (an
+// SSTable without tombstones waits in the merge at its smallest clustering,
+// or largest in reverse, and the read ended before it), and "older than
+// the cells read" (a names read, ReadOptions.Names, found every queried
+// cell newer than it). This is Cassandra 4.1's SinglePartitionReadCommand;
+// ReadStats.SSTablesIterated counts the SSTables opened and the table's
+// SSTables-per-read histogram (TableStats.SSTablesPerRead) records it.
+// Reverse reads of wide partitions seek the SSTable's row index from the
+// end.
 //
 // # Flush
 //

@@ -43,6 +43,17 @@ type rowMerger struct {
 	// sources hold the row.
 	merged [2]data.Row
 
+	// pending are the sources not opened yet (a partition read's SSTables
+	// without tombstones, see ReadPartition), each waiting at its lower
+	// bound: next opens one, through opener, only once every row before
+	// that bound is returned, as Cassandra's merge consumes an
+	// UnfilteredRowIteratorWithLowerBound's bound before it initializes
+	// the iterator. A read that stops early (LIMIT) never opens the
+	// SSTables whose rows all come later.
+	pending    []pendingSource
+	pendingBuf [inlineSources]pendingSource
+	opener     lazyOpener
+
 	// The slices above start in these, so that a read of up to
 	// inlineSources sources allocates none of them (the merger lives in
 	// the partitionReader, itself one allocation).
@@ -66,6 +77,73 @@ const inlineSources = 2
 // Next: each row is decoded afresh into the iterator's own row
 // (sstable's row iterator).
 type ownedRows interface{ OwnedRows() bool }
+
+// pendingSource is an SSTable a merge opens when it reaches bound.
+type pendingSource struct {
+	src    *sstableSource
+	bound  []byte
+	srcIdx int
+}
+
+// lazyOpener opens a pending source: its row iterator, or nil when the
+// SSTable does not hold the partition.
+type lazyOpener interface {
+	openPending(p pendingSource) (data.RowIterator, error)
+}
+
+// addPending registers a source that next opens when the merge reaches
+// its bound (nil: at once).
+func (m *rowMerger) addPending(p pendingSource) {
+	if m.pending == nil {
+		m.pending = m.pendingBuf[:0]
+	}
+	m.pending = append(m.pending, p)
+}
+
+// openReached opens the pending sources whose bound comes at or before
+// every head (in the read's order): one of them may hold a row that sorts
+// first. It stops once the first head comes before every bound left.
+func (m *rowMerger) openReached() {
+	for len(m.pending) > 0 && m.err == nil {
+		j := 0
+		for i := 1; i < len(m.pending); i++ {
+			if m.before(m.pending[i].bound, m.pending[j].bound) {
+				j = i
+			}
+		}
+		bound := m.pending[j].bound
+		reached := true
+		for _, h := range m.heads {
+			if h != nil && m.before(h.Clustering, bound) {
+				reached = false
+				break
+			}
+		}
+		if !reached {
+			return
+		}
+		p := m.pending[j]
+		m.pending = append(m.pending[:j], m.pending[j+1:]...)
+		it, err := m.opener.openPending(p)
+		if err != nil {
+			m.err = err
+			return
+		}
+		if it != nil {
+			m.add(it, p.srcIdx)
+		}
+	}
+}
+
+// before reports whether clustering a comes strictly before b in the
+// read's order.
+func (m *rowMerger) before(a, b []byte) bool {
+	c := bytes.Compare(a, b)
+	if m.reverse {
+		return c > 0
+	}
+	return c < 0
+}
 
 func (m *rowMerger) add(it data.RowIterator, srcIdx int) {
 	if m.iters == nil {
@@ -111,6 +189,9 @@ func (m *rowMerger) next() (*data.Row, bool) {
 		m.advance(i)
 	}
 	m.same = m.same[:0]
+	if len(m.pending) > 0 {
+		m.openReached()
+	}
 	if m.err != nil {
 		return nil, false
 	}
@@ -194,6 +275,8 @@ func (m *rowMerger) close() error {
 	// partition), not what they point to.
 	clear(m.iters)
 	clear(m.heads)
+	clear(m.pending)
+	m.pending, m.opener = m.pending[:0], nil
 	m.iters, m.heads, m.srcIdx, m.same, m.owned = m.iters[:0], m.heads[:0], m.srcIdx[:0], m.same[:0], m.owned[:0]
 	return err
 }

@@ -1,8 +1,12 @@
 package engine
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"fmt"
+	"math"
+	"slices"
 	"sync"
 
 	"github.com/minicass/minicass/data"
@@ -30,6 +34,25 @@ type ReadOptions struct {
 	// Now is the read time in seconds since the epoch, against which TTLs
 	// expire; 0 means the engine clock's time.
 	Now int64
+	// Queried lists the static and regular columns the caller reads from
+	// the rows and the static row (selected, filtered on), as Cassandra's
+	// ColumnFilter queried columns; nil means every column. It returns no
+	// other row or cell, but a names read (Names) stops once the queried
+	// cells are found newer than the SSTables left, so its rows may then
+	// lack cells of the columns not queried.
+	Queried []string
+	// Names marks a read of the rows Slices name one by one, each slice
+	// the range of one full clustering key (or nil Slices on a table
+	// without clustering columns): Cassandra's ClusteringIndexNamesFilter,
+	// which the CQL layer uses when every clustering column is restricted
+	// by = or IN. A partition read then reads its SSTables in timestamp
+	// order and stops early (see ReadPartition); scans ignore it.
+	Names bool
+	// InRange marks a partition read that serves a range read (a scan that
+	// reads each partition it finds on its own): it does not record in the
+	// table's SSTables-per-read histogram, as Cassandra's range reads do
+	// not ("they might pollute the metric").
+	InRange bool
 }
 
 // Partition is the live view of one partition: its static row and a stream
@@ -149,6 +172,11 @@ func (p *Partition) peek() bool {
 func (p *Partition) finish() {
 	p.done = true
 	if p.reader != nil {
+		for _, pd := range p.reader.merger.pending {
+			ss := &p.stats.Sources[pd.srcIdx]
+			ss.Skipped++
+			ss.SkipReason = skipLowerBound
+		}
 		if err := p.reader.merger.close(); err != nil && p.err == nil {
 			p.err = err
 		}
@@ -216,6 +244,13 @@ type partitionReader struct {
 	// (partsBuf holds those of a common read).
 	parts    []data.PartitionSource
 	partsBuf [inlineSources]data.PartitionSource
+	// The read's slices and order, and what openPending needs to open
+	// the SSTables the merge reaches (a partition read's).
+	slices  data.Slices
+	reverse bool
+	ctx     context.Context
+	token   int64
+	key     []byte
 }
 
 // readerPool recycles partitionReaders (with their merge buffers), which
@@ -305,9 +340,8 @@ func (e *Engine) openPartition(p *Partition, ctx context.Context, token int64, k
 		p.done = true
 		return
 	}
-	r := readerPool.Get().(*partitionReader)
-	*r = partitionReader{deletion: data.LiveDeletion, now: rs.now, cols: rs.cols, stats: st, dropped: rs.dropped, strict: rs.strict, keepDead: rs.keepDead}
-	r.merger = rowMerger{reverse: opts.Reverse, stats: st}
+	e.startReader(p, opts, rs)
+	r := p.reader
 	var static *data.Row
 	var rts []data.RangeTombstone
 	for _, pt := range parts {
@@ -358,7 +392,36 @@ func (e *Engine) openPartition(p *Partition, ctx context.Context, token int64, k
 		}
 		r.parts = append(r.parts, pt.ps)
 	}
+}
+
+// startReader gives p a partition reader with no source yet.
+func (e *Engine) startReader(p *Partition, opts *ReadOptions, rs readState) {
+	r := readerPool.Get().(*partitionReader)
+	*r = partitionReader{deletion: data.LiveDeletion, now: rs.now, cols: rs.cols, stats: rs.stats, dropped: rs.dropped, strict: rs.strict, keepDead: rs.keepDead,
+		slices: opts.Slices, reverse: opts.Reverse}
+	r.merger = rowMerger{reverse: opts.Reverse, stats: rs.stats}
 	p.reader = r
+}
+
+// openPending opens an SSTable the merge has reached (lazyOpener).
+func (r *partitionReader) openPending(pd pendingSource) (data.RowIterator, error) {
+	ps, skip, err := pd.src.Partition(r.ctx, r.token, r.key)
+	if err != nil {
+		return nil, fmt.Errorf("engine: reading %s: %w", pd.src.Name(), err)
+	}
+	ss := &r.stats.Sources[pd.srcIdx]
+	if ps == nil {
+		ss.Skipped++
+		ss.SkipReason = skip
+		return nil, nil
+	}
+	r.stats.SSTablesIterated++
+	ss.Read++
+	if r.parts == nil {
+		r.parts = r.partsBuf[:0]
+	}
+	r.parts = append(r.parts, ps)
+	return ps.Rows(r.slices, r.reverse), nil
 }
 
 // partitionRead is what ReadPartition allocates, in one piece: the
@@ -389,6 +452,21 @@ func indexOf(st *ReadStats, src Source) int {
 // result is never nil when err is nil: a partition that does not exist has
 // no rows and no static row. Rows stream: only the rows Next returns (and
 // the dead ones skipped to reach them) are read.
+//
+// The read opens only the SSTables it must, as Cassandra 4.1's
+// SinglePartitionReadCommand does (queryMemtableAndDiskInternal): every
+// memtable, then the SSTables in decreasing order of max timestamp, ending
+// at the first one older than the newest partition deletion found. An
+// SSTable whose clustering bounds miss the slices is skipped unless it may
+// hold tombstones (then its partition deletion is read, and kept if not
+// live); one without tombstones is opened lazily, only once the merge
+// reaches its lower bound (its smallest clustering, or largest in
+// reverse), unless the read needs static columns. A names read
+// (ReadOptions.Names) reads the SSTables one after the other instead, and
+// stops once every queried cell of every requested row is found newer
+// than the SSTables left (queryMemtableAndSSTablesInTimestampOrder).
+// ReadStats.SSTablesIterated counts the SSTables opened, which the table's
+// SSTables-per-read histogram records when the read is done.
 func (e *Engine) ReadPartition(ctx context.Context, t *schema.Table, key []byte, opts ReadOptions) (*Partition, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -401,53 +479,65 @@ func (e *Engine) ReadPartition(ctx context.Context, t *schema.Table, key []byte,
 		return nil, ErrEmptyKey
 	}
 	h := partitionReadPool.Get().(*partitionRead)
+	// The selection comes from a pool and goes back to it before the read
+	// returns; the options live in it, so that neither is allocated.
+	sel := selectionPool.Get().(*readSelection)
+	defer selectionPool.Put(sel)
+	sel.optsCopy = opts
+	o := &sel.optsCopy
 	// resolve and openPartition set st and p whole; the sources are set
 	// by sourcesInto, and srcBuf's entries by ReadStats.source.
-	rs := e.resolve(&opts, &h.st)
+	rs := e.resolve(o, &h.st)
 	h.st.Sources = h.srcBuf[:0]
+	h.st.partitionRead = !o.InRange
 	rs.dropped = t.Dropped
 	rs.strict = t.StrictLiveness()
 	h.st.gcBefore = rs.now - int64(t.Options.GCGraceSeconds)
 	token := Token(key)
-	var partsBuf [inlineSources]part
-	parts := partsBuf[:0]
-	hasStatic := t.HasStatic()
-	deleted := data.LiveDeletion // the newest partition deletion found so far
 	s.readCount.Add(1)
 	srcs := s.sourcesInto(&h.srcs)
+	sel.reset(ctx, token, key, o, rs.stats, t)
 	for _, src := range srcs.list {
 		rs.stats.source(src) // list the sources in read order
 		if sst, ok := src.(*sstableSource); ok {
-			reason := ""
-			switch {
-			case sst.shadowedBy(deleted):
-				reason = skipTimestamp
-			case sst.skipBySlices(opts.Slices, hasStatic):
-				reason = skipClustering
-			}
-			if reason != "" {
-				ss := rs.stats.source(src)
-				ss.Skipped++
-				ss.SkipReason = reason
-				continue
-			}
+			sel.ssts = append(sel.ssts, sst)
+			continue
 		}
-		ps, skip, err := src.Partition(ctx, token, key)
-		if err != nil {
+		if err := sel.open(src); err != nil {
+			sel.done()
 			srcs.release()
 			return nil, fmt.Errorf("engine: reading %s from %s: %w", t.QualifiedName(), src.Name(), err)
 		}
-		if ps == nil {
-			ss := rs.stats.source(src)
-			ss.Skipped++
-			ss.SkipReason = skip
-			continue
-		}
-		deleted = data.MaxDeletion(deleted, ps.Deletion())
-		parts = append(parts, part{src: src, ps: ps})
+	}
+	// SSTableReader.maxTimestampDescending; the list is newest first, so
+	// a stable sort keeps flush order among equal timestamps.
+	slices.SortStableFunc(sel.ssts, func(a, b *sstableSource) int { return cmp.Compare(b.stats.MaxTimestamp, a.stats.MaxTimestamp) })
+	if sel.names {
+		err = sel.selectNames(sel.ssts)
+	} else {
+		err = sel.selectSlices(sel.ssts)
+	}
+	if err != nil {
+		sel.releaseParts()
+		sel.done()
+		srcs.release()
+		return nil, fmt.Errorf("engine: reading %s: %w", t.QualifiedName(), err)
 	}
 	p := &h.p
-	e.openPartition(p, ctx, token, key, parts, &opts, rs, nil)
+	e.openPartition(p, ctx, token, key, sel.parts, o, rs, nil)
+	if len(sel.pending) > 0 {
+		if p.reader == nil {
+			e.startReader(p, o, rs)
+		}
+		r := p.reader
+		r.ctx, r.token, r.key = ctx, token, key
+		r.merger.opener = r
+		for _, pd := range sel.pending {
+			r.merger.addPending(pd)
+		}
+		p.done = false
+	}
+	sel.done()
 	p.home = h
 	if opts.Limit > 0 {
 		p.readLimit = opts.Limit
@@ -467,6 +557,362 @@ func (e *Engine) ReadPartition(ctx context.Context, t *schema.Table, key []byte,
 		return nil, p.err
 	}
 	return p, nil
+}
+
+// readSelection chooses the sources a partition read opens (see
+// ReadPartition) and opens them: parts are the opened ones, pending the
+// SSTables the merge opens when it reaches them.
+type readSelection struct {
+	// optsCopy holds the read's options while ReadPartition runs (opts
+	// points to it).
+	optsCopy ReadOptions
+	ctx      context.Context
+	token    int64
+	key      []byte
+	opts     *ReadOptions
+	st       *ReadStats
+	// deleted is the newest partition deletion found so far.
+	deleted data.DeletionTime
+	// names is set for a names read, staticsNeeded when the read needs
+	// every SSTable's static row (the table has static columns), and
+	// staticsQueried when a static column is queried.
+	names, staticsNeeded, staticsQueried bool
+	// lazy is set when SSTables without tombstones may be opened lazily.
+	lazy bool
+	// table is the table read.
+	table    *schema.Table
+	parts    []part
+	partsBuf [inlineSources]part
+	pending  []pendingSource
+	// ssts are the table's SSTables, sorted by max timestamp.
+	ssts    []*sstableSource
+	sstsBuf [inlineSources]*sstableSource
+	// tracked counts the parts a names read has fed to its tracker.
+	tracked int
+	tracker *namesTracker
+}
+
+// selectionPool recycles the readSelections of partition reads.
+var selectionPool = sync.Pool{New: func() any { return new(readSelection) }}
+
+// reset prepares sel, from selectionPool, for a read; its buffers are kept
+// from read to read.
+func (sel *readSelection) reset(ctx context.Context, token int64, key []byte, opts *ReadOptions, st *ReadStats, t *schema.Table) {
+	parts, pending, ssts := sel.parts, sel.pending, sel.ssts
+	*sel = readSelection{optsCopy: sel.optsCopy, ctx: ctx, token: token, key: key, opts: opts, st: st, deleted: data.LiveDeletion}
+	sel.parts, sel.pending, sel.ssts = parts[:0], pending[:0], ssts[:0]
+	if sel.parts == nil {
+		sel.parts = sel.partsBuf[:0]
+	}
+	if sel.ssts == nil {
+		sel.ssts = sel.sstsBuf[:0]
+	}
+	sel.plan(t)
+}
+
+// done drops what the selection references (sources, partitions, the
+// context), once the read has taken its parts and pending sources over.
+func (sel *readSelection) done() {
+	clear(sel.parts)
+	clear(sel.pending)
+	clear(sel.ssts)
+	sel.ctx, sel.key, sel.opts, sel.st, sel.table, sel.tracker = nil, nil, nil, nil, nil, nil
+	sel.optsCopy = ReadOptions{}
+}
+
+// plan decides how the read selects its SSTables, from opts and the table.
+// Cassandra 4.1 fetches every column of a CQL table, statics included, so
+// a table with static columns needs every SSTable's static row: none is
+// skipped by its clustering bounds nor opened lazily. A names read is made
+// only when no queried column is multi-cell (a non-frozen collection or
+// UDT: an older SSTable may hold more of its elements) and the table has
+// no counters (deltas to sum); it completes on the queried columns.
+func (sel *readSelection) plan(t *schema.Table) {
+	sel.table = t
+	sel.staticsNeeded = t.HasStatic()
+	sel.lazy = !sel.staticsNeeded
+	if !sel.opts.Names {
+		return
+	}
+	q := sel.opts.Queried
+	multiCell := false
+	for _, c := range t.Columns {
+		if c.Kind != schema.Static && c.Kind != schema.Regular {
+			continue
+		}
+		if q != nil && !slices.Contains(q, c.Name) {
+			continue
+		}
+		if c.Kind == schema.Static {
+			sel.staticsQueried = true
+		}
+		if c.Type.IsMultiCell() {
+			multiCell = true
+		}
+	}
+	sel.names = !multiCell && !t.IsCounter()
+}
+
+// open opens src's partition into parts, counting an SSTable opened.
+func (sel *readSelection) open(src Source) error {
+	ps, skip, err := src.Partition(sel.ctx, sel.token, sel.key)
+	if err != nil {
+		return err
+	}
+	if ps == nil {
+		ss := sel.st.source(src)
+		ss.Skipped++
+		ss.SkipReason = skip
+		return nil
+	}
+	if src.Kind() == SourceSSTable {
+		sel.st.SSTablesIterated++
+	}
+	sel.deleted = data.MaxDeletion(sel.deleted, ps.Deletion())
+	sel.parts = append(sel.parts, part{src: src, ps: ps})
+	return nil
+}
+
+// skip records that the read did not open src, and why.
+func (sel *readSelection) skip(src Source, reason string) {
+	ss := sel.st.source(src)
+	ss.Skipped++
+	ss.SkipReason = reason
+}
+
+// openDeletionOnly opens an SSTable whose bounds miss the read for its
+// partition deletion, which it keeps if not live; the SSTable counts as
+// opened either way, as it does in Cassandra.
+func (sel *readSelection) openDeletionOnly(sst *sstableSource) error {
+	n := len(sel.parts)
+	if err := sel.open(sst); err != nil {
+		return err
+	}
+	if len(sel.parts) == n {
+		return nil
+	}
+	if ps := sel.parts[n].ps; ps.Deletion().IsLive() {
+		sel.parts = sel.parts[:n]
+		sel.st.source(sst).Read++ // its header was read
+		if rel, ok := ps.(releaser); ok {
+			rel.Release()
+		}
+	}
+	return nil
+}
+
+// selectSlices selects the SSTables of a slice read, in decreasing order of
+// max timestamp (ssts).
+func (sel *readSelection) selectSlices(ssts []*sstableSource) error {
+	for i, sst := range ssts {
+		if sst.olderThan(sel.deleted) {
+			for _, o := range ssts[i:] {
+				sel.skip(o, skipTimestamp)
+			}
+			return nil
+		}
+		if reason := sst.excludes(sel.token, sel.key); reason != "" {
+			sel.skip(sst, reason)
+			continue
+		}
+		tombstones := sst.mayHaveTombstones()
+		if sst.skipBySlices(sel.opts.Slices, sel.staticsNeeded) {
+			if !tombstones {
+				sel.skip(sst, skipClustering)
+				continue
+			}
+			if err := sel.openDeletionOnly(sst); err != nil {
+				return err
+			}
+			continue
+		}
+		if bound := sst.lowerBound(sel.opts.Reverse); sel.lazy && !tombstones && bound != nil {
+			sel.pending = append(sel.pending, pendingSource{src: sst, bound: bound, srcIdx: indexOf(sel.st, sst)})
+			continue
+		}
+		if err := sel.open(sst); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// selectNames selects the SSTables of a names read, one after the other in
+// decreasing order of max timestamp, until the rows read are complete.
+func (sel *readSelection) selectNames(ssts []*sstableSource) error {
+	for i, sst := range ssts {
+		if sst.olderThan(sel.deleted) {
+			for _, o := range ssts[i:] {
+				sel.skip(o, skipTimestamp)
+			}
+			return nil
+		}
+		if reason := sst.excludes(sel.token, sel.key); reason != "" {
+			sel.skip(sst, reason)
+			continue
+		}
+		if len(sel.parts) > 0 {
+			complete, err := sel.complete(sst.stats.MaxTimestamp)
+			if err != nil {
+				return err
+			}
+			if complete {
+				for _, o := range ssts[i:] {
+					sel.skip(o, skipComplete)
+				}
+				return nil
+			}
+		}
+		if sst.skipBySlices(sel.opts.Slices, sel.staticsNeeded) {
+			if !sst.mayHaveTombstones() {
+				sel.skip(sst, skipClustering)
+				continue
+			}
+			if err := sel.openDeletionOnly(sst); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := sel.open(sst); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// complete feeds the parts opened since the last call to the names
+// tracker and reports whether the rows read so far hold everything the
+// query needs newer than maxTS, the max timestamp of the next SSTable.
+func (sel *readSelection) complete(maxTS int64) (bool, error) {
+	if sel.staticsQueried {
+		// A static row has no primary-key liveness: Cassandra 4.1's
+		// canRemoveRow never finds it complete.
+		return false, nil
+	}
+	if sel.tracker == nil {
+		var regulars []string
+		for _, c := range sel.table.Columns {
+			if c.Kind == schema.Regular && (sel.opts.Queried == nil || slices.Contains(sel.opts.Queried, c.Name)) {
+				regulars = append(regulars, c.Name)
+			}
+		}
+		sel.tracker = newNamesTracker(sel.opts.Slices, regulars)
+	}
+	for ; sel.tracked < len(sel.parts); sel.tracked++ {
+		if err := sel.tracker.add(sel.parts[sel.tracked].ps); err != nil {
+			return false, err
+		}
+	}
+	return sel.tracker.complete(maxTS), nil
+}
+
+// releaseParts gives back the partitions opened, after an error.
+func (sel *readSelection) releaseParts() {
+	for _, pt := range sel.parts {
+		if rel, ok := pt.ps.(releaser); ok {
+			rel.Release()
+		}
+	}
+}
+
+// namesTracker follows, for each row a names read requests, the newest
+// timestamps of what the sources read so far hold for it: its
+// primary-key liveness, each queried regular column's cell (a tombstone
+// counts) and the deletions covering it, which shadow the older ones as
+// the merge would.
+type namesTracker struct {
+	slices data.Slices // one slice per requested row; nil: the one row
+	cols   []string
+	rows   []trackedRow
+}
+
+type trackedRow struct {
+	liveness, deletion int64
+	cells              []int64 // per column of cols; math.MinInt64: none
+}
+
+func newNamesTracker(slices data.Slices, cols []string) *namesTracker {
+	n := max(len(slices), 1)
+	t := &namesTracker{slices: slices, cols: cols, rows: make([]trackedRow, n)}
+	cells := make([]int64, n*len(cols))
+	for i := range cells {
+		cells[i] = math.MinInt64
+	}
+	for i := range t.rows {
+		t.rows[i] = trackedRow{liveness: math.MinInt64, deletion: math.MinInt64, cells: cells[i*len(cols) : (i+1)*len(cols)]}
+	}
+	return t
+}
+
+// add takes in one source's partition: its deletions and the rows of the
+// requested slices.
+func (t *namesTracker) add(ps data.PartitionSource) error {
+	if d := ps.Deletion(); !d.IsLive() {
+		for i := range t.rows {
+			t.rows[i].deletion = max(t.rows[i].deletion, d.MarkedForDeleteAt)
+		}
+	}
+	for _, rt := range ps.RangeTombstones(t.slices) {
+		for i, sl := range t.slices {
+			if (rt.Start == nil || (sl.Start != nil && bytes.Compare(rt.Start, sl.Start) <= 0)) &&
+				(rt.End == nil || (sl.End != nil && bytes.Compare(sl.End, rt.End) <= 0)) {
+				t.rows[i].deletion = max(t.rows[i].deletion, rt.Deletion.MarkedForDeleteAt)
+			}
+		}
+	}
+	it := ps.Rows(t.slices, false)
+	for {
+		r, ok := it.Next()
+		if !ok {
+			break
+		}
+		i := 0
+		for i < len(t.slices) && !t.slices[i].Contains(r.Clustering) {
+			i++
+		}
+		if i == len(t.rows) {
+			continue
+		}
+		tr := &t.rows[i]
+		if !r.Deletion.IsLive() {
+			tr.deletion = max(tr.deletion, r.Deletion.MarkedForDeleteAt)
+		}
+		if !r.Liveness.IsEmpty() {
+			tr.liveness = max(tr.liveness, r.Liveness.Timestamp)
+		}
+		for j := range r.Cells {
+			c := &r.Cells[j]
+			if k := slices.Index(t.cols, c.Column); k >= 0 {
+				tr.cells[k] = max(tr.cells[k], c.Timestamp)
+			}
+		}
+	}
+	if err := it.Err(); err != nil {
+		_ = it.Close()
+		return wrapCorruption(err)
+	}
+	return wrapCorruption(it.Close())
+}
+
+// complete reports whether every requested row has, not shadowed by a
+// deletion, a primary-key liveness and a cell for every queried column
+// newer than maxTS: Cassandra 4.1's canRemoveRow for all the rows, so that
+// nothing in an SSTable whose timestamps are all at or below maxTS can
+// change the answer.
+func (t *namesTracker) complete(maxTS int64) bool {
+	for i := range t.rows {
+		r := &t.rows[i]
+		floor := max(r.deletion, maxTS)
+		if r.liveness <= floor {
+			return false
+		}
+		for _, ts := range r.cells {
+			if ts <= floor {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // Scanner walks the live partitions of a token range in token order. A

@@ -37,6 +37,11 @@ var decayOffsets = func() []int64 {
 	return out
 }()
 
+// decayZeroOffsets are the bucket upper bounds of a histogram that
+// considers zeroes (EstimatedHistogram.newOffsets(164, true)): a bucket for
+// 0, then decayOffsets.
+var decayZeroOffsets = append([]int64{0}, decayOffsets...)
+
 // decayingHistogram is Cassandra's DecayingEstimatedHistogramReservoir:
 // each value adds, to its bucket, a weight that grows exponentially with
 // the time since a landmark (forward decay), so that a snapshot, divided
@@ -44,8 +49,27 @@ var decayOffsets = func() []int64 {
 // as one recorded now. The landmark and the lock belong to the
 // readHistograms holding it.
 type decayingHistogram struct {
-	buckets [decayBuckets + 1]int64 // decayed weights; the last is overflow
-	count   int64                   // values recorded; never decays
+	// buckets holds the decayed weights, one per offset, then overflow.
+	buckets [decayBuckets + 2]int64
+	count   int64 // values recorded; never decays
+	// zeroes gives 0 a bucket of its own (decayZeroOffsets), as the
+	// reservoirs Cassandra creates with considerZeroes do (the SSTables
+	// per read): otherwise 0 falls in the first bucket and reads as 1.
+	zeroes bool
+}
+
+// offsets returns the histogram's bucket upper bounds.
+func (h *decayingHistogram) offsets() []int64 {
+	if h.zeroes {
+		return decayZeroOffsets
+	}
+	return decayOffsets
+}
+
+// clear forgets every value, as ClearableHistogram.clear does.
+func (h *decayingHistogram) clear() {
+	clear(h.buckets[:])
+	h.count = 0
 }
 
 // decayWeight is forwardDecayWeight: e^(seconds since the landmark / mean
@@ -57,7 +81,7 @@ func decayWeight(landmark, now int64) float64 {
 
 // add records v (negative values count as 0) with the given weight.
 func (h *decayingHistogram) add(v int64, weight int64) {
-	i, _ := slices.BinarySearch(decayOffsets, max(v, 0)) // the first offset >= v
+	i, _ := slices.BinarySearch(h.offsets(), max(v, 0)) // the first offset >= v
 	h.buckets[i] += weight
 	h.count++
 }
@@ -85,54 +109,75 @@ type ReadHistogram struct {
 // current weight f: getValue(0.5), getValue(0.99) and getMax over the
 // decayed counts. The overflow bucket reads as math.MaxInt64.
 func (h *decayingHistogram) snapshot(f float64) ReadHistogram {
+	out, _ := h.snapshotPoints(f)
+	return out
+}
+
+// snapshotPoints is snapshot with the points nodetool tablehistograms
+// prints (Percentiles: the 50th to 99th percentiles, Min and Max).
+func (h *decayingHistogram) snapshotPoints(f float64) (ReadHistogram, Percentiles) {
 	out := ReadHistogram{Count: h.count, Mean: math.NaN()}
+	var pts Percentiles
 	if h.count == 0 {
-		return out
+		return out, pts
 	}
-	var decayed [decayBuckets + 1]int64
+	offs := h.offsets()
+	n := len(offs) // the overflow bucket
+	var decayed [decayBuckets + 2]int64
 	var total int64
-	for i, b := range h.buckets {
+	for i, b := range h.buckets[:n+1] {
 		decayed[i] = int64(math.Round(float64(b) / f))
 		total += decayed[i]
 	}
 	value := func(q float64) int64 {
-		if decayed[decayBuckets] > 0 {
+		if decayed[n] > 0 {
 			return math.MaxInt64
 		}
 		want := int64(math.Ceil(float64(total) * q))
 		if want == 0 {
 			return 0
 		}
-		var n int64
-		for i, c := range decayed[:decayBuckets] {
-			if n += c; n >= want {
-				return decayOffsets[i]
+		var sum int64
+		for i, c := range decayed[:n] {
+			if sum += c; sum >= want {
+				return offs[i]
 			}
 		}
 		return 0
 	}
 	out.P50, out.P99 = value(0.5), value(0.99)
-	if decayed[decayBuckets] == 0 && total > 0 {
+	pts.P50, pts.P75, pts.P95, pts.P98, pts.P99 = out.P50, value(0.75), value(0.95), value(0.98), out.P99
+	if decayed[n] == 0 && total > 0 {
 		var sum int64
-		for i, c := range decayed[:decayBuckets] {
+		for i, c := range decayed[:n] {
 			lower := int64(0)
 			if i > 0 {
-				lower = decayOffsets[i-1]
+				lower = offs[i-1]
 			}
-			sum += c * (decayOffsets[i] + (decayOffsets[i]-lower)>>1)
+			sum += c * (offs[i] + (offs[i]-lower)>>1)
 		}
 		out.Mean = float64(sum) / float64(total)
 	}
-	for i := decayBuckets; i >= 0; i-- {
+	for i := n; i >= 0; i-- {
 		if decayed[i] > 0 {
 			out.Max = math.MaxInt64
-			if i < decayBuckets {
-				out.Max = decayOffsets[i]
+			if i < n {
+				out.Max = offs[i]
 			}
 			break
 		}
 	}
-	return out
+	pts.Max = out.Max
+	for i := 0; i <= n; i++ {
+		if decayed[i] > 0 {
+			pts.Min = math.MaxInt64
+			if i < n {
+				pts.Min = offs[i]
+			}
+			break
+		}
+	}
+	return out, pts
 }
 
 // readHistograms are a table's two per-read histograms, with their common
@@ -141,9 +186,13 @@ func (h *decayingHistogram) snapshot(f float64) ReadHistogram {
 type readHistograms struct {
 	mu               sync.Mutex
 	rows, tombstones decayingHistogram
-	landmark         int64 // unix seconds; 0 before the first record
-	second           int64 // the time weight is for
-	weight           int64
+	// sstables is Cassandra's sstablesPerReadHistogram: the SSTables each
+	// partition read opened (ReadStats.SSTablesIterated), zeroes counted;
+	// scans do not record in it.
+	sstables decayingHistogram
+	landmark int64 // unix seconds; 0 before the first record
+	second   int64 // the time weight is for
+	weight   int64
 }
 
 // record counts one finished read command, as ReadCommand's
@@ -162,6 +211,7 @@ func (h *readHistograms) record(st *ReadStats) {
 			f := decayWeight(h.landmark, now)
 			h.rows.rescale(f)
 			h.tombstones.rescale(f)
+			h.sstables.rescale(f)
 		}
 		h.landmark, h.second, h.weight = now, now, 1
 	}
@@ -170,6 +220,30 @@ func (h *readHistograms) record(st *ReadStats) {
 	}
 	h.rows.add(rows, h.weight)
 	h.tombstones.add(tombstones, h.weight)
+	if st.partitionRead {
+		h.sstables.zeroes = true
+		h.sstables.add(int64(st.SSTablesIterated), h.weight)
+	}
+}
+
+// sstablesSnapshot returns the histogram of SSTables per partition read
+// at now (unix seconds).
+func (h *readHistograms) sstablesSnapshot(now int64) (ReadHistogram, Percentiles) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	f := 1.0
+	if h.landmark != 0 {
+		f = decayWeight(h.landmark, now)
+	}
+	h.sstables.zeroes = true
+	return h.sstables.snapshotPoints(f)
+}
+
+// clearSSTables empties the histogram of SSTables per read.
+func (h *readHistograms) clearSSTables() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.sstables.clear()
 }
 
 // snapshot returns the histograms of rows and tombstones per read at now

@@ -20,6 +20,12 @@ const (
 	skipNotPresent = "not present"
 	skipClustering = "clustering bounds"
 	skipTimestamp  = "older than partition deletion"
+	// skipLowerBound: the merge never reached the SSTable's lowest
+	// clustering (its lower bound), so the partition was never opened.
+	skipLowerBound = "lower bound not reached"
+	// skipComplete: a names read had found every queried cell newer than
+	// anything the SSTable holds.
+	skipComplete = "older than the cells read"
 )
 
 // sstableSource adapts an SSTable Reader to Source.
@@ -134,11 +140,8 @@ func (s *sstableSource) Partition(ctx context.Context, token int64, key []byte) 
 	if err := ctx.Err(); err != nil {
 		return nil, "", err
 	}
-	if s.stats.Partitions == 0 || token < s.stats.FirstToken || token > s.stats.LastToken {
-		return nil, skipTokenRange, nil
-	}
-	if !s.r.MayContain(key) {
-		return nil, skipBloom, nil
+	if skip := s.excludes(token, key); skip != "" {
+		return nil, skip, nil
 	}
 	s.reads.Add(1)
 	ps, ok, err := s.r.Get(token, key)
@@ -149,6 +152,39 @@ func (s *sstableSource) Partition(ctx context.Context, token int64, key []byte) 
 		return nil, skipNotPresent, nil
 	}
 	return ps, "", nil
+}
+
+// excludes returns why the SSTable cannot hold the partition (token range,
+// bloom filter), or "" when it may: the checks that need no I/O.
+func (s *sstableSource) excludes(token int64, key []byte) string {
+	if s.stats.Partitions == 0 || token < s.stats.FirstToken || token > s.stats.LastToken {
+		return skipTokenRange
+	}
+	if !s.r.MayContain(key) {
+		return skipBloom
+	}
+	return ""
+}
+
+// mayHaveTombstones reports whether the SSTable may hold a deletion of any
+// kind or an expiring cell, as Cassandra's SSTableReader.mayHaveTombstones
+// reads it from the metadata: the smallest local deletion time is not
+// NoDeletionTime (which is larger than any real one). An SSTable without any can be opened lazily (its
+// partition deletion is live and it has no range tombstone, so its rows
+// are all it adds) and skipped when its clustering bounds miss the read.
+func (s *sstableSource) mayHaveTombstones() bool {
+	return s.stats.Partitions > 0 && s.stats.MinLocalDeletionTime != data.NoDeletionTime
+}
+
+// lowerBound returns the first clustering key, in the read's order, that
+// the SSTable may return: its smallest clustering forward, its largest in
+// reverse (UnfilteredRowIteratorWithLowerBound's metadata lower bound);
+// nil when it has no rows.
+func (s *sstableSource) lowerBound(reverse bool) []byte {
+	if reverse {
+		return s.stats.MaxClustering
+	}
+	return s.stats.MinClustering
 }
 
 // Partitions scans the SSTable's partitions in r; an SSTable whose token
@@ -172,13 +208,15 @@ func overlaps(r data.TokenRange, first, last int64) bool {
 }
 
 // skipBySlices reports whether the read's clustering slices provably miss
-// every row and range tombstone of the SSTable: the SSTable then adds
-// nothing to the read. It never skips when the table has static columns
-// (the static row is read whatever the slices) or when a partition
-// deletion or open-ended range tombstone makes the bounds unbounded.
-func (s *sstableSource) skipBySlices(slices data.Slices, hasStatic bool) bool {
+// every row and range tombstone of the SSTable, Cassandra's
+// ClusteringIndexFilter.shouldInclude on the SSTable's clustering bounds.
+// It never skips when the read needs static columns (the static row is
+// read whatever the slices: the metadata does not say whether the SSTable
+// holds one) or when a partition deletion or open-ended range tombstone
+// makes the bounds unbounded.
+func (s *sstableSource) skipBySlices(slices data.Slices, staticsNeeded bool) bool {
 	st := s.stats
-	if len(slices) == 0 || hasStatic || st.ClusteringUnbounded {
+	if len(slices) == 0 || staticsNeeded || st.ClusteringUnbounded {
 		return false
 	}
 	if st.MinClustering == nil && st.MaxClustering == nil {
@@ -193,11 +231,12 @@ func (s *sstableSource) skipBySlices(slices data.Slices, hasStatic bool) bool {
 	return true
 }
 
-// shadowedBy reports whether everything in the SSTable is at or below the
-// deletion d (a partition deletion found in a newer source), so that none
-// of it can be visible.
-func (s *sstableSource) shadowedBy(d data.DeletionTime) bool {
-	return !d.IsLive() && d.Deletes(s.stats.MaxTimestamp)
+// olderThan reports whether everything in the SSTable is older than the
+// partition deletion d found in a newer source, so that none of it can be
+// visible: Cassandra's test in SinglePartitionReadCommand (the SSTable's
+// max timestamp below the most recent partition tombstone).
+func (s *sstableSource) olderThan(d data.DeletionTime) bool {
+	return !d.IsLive() && s.stats.MaxTimestamp < d.MarkedForDeleteAt
 }
 
 type emptyPartitions struct{}

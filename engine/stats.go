@@ -60,10 +60,20 @@ type ReadStats struct {
 	Tombstones TombstoneStats
 	// Sources has one entry per source consulted, in read order.
 	Sources []SourceStats
+	// SSTablesIterated counts the SSTables whose partition a partition
+	// read opened (found in the index), as Cassandra's
+	// SSTableReadMetricsCollector counts them for the table metric
+	// SSTablesPerReadHistogram: not those the read skipped by bloom filter,
+	// timestamps or clustering bounds, nor those it never reached.
+	SSTablesIterated int
 
 	// warnAt and failAt are the engine's tombstone thresholds (negative:
 	// off).
 	warnAt, failAt int
+	// partitionRead marks the statistics of a partition read, which the
+	// table's SSTables-per-read histogram records (a scan does not, as
+	// Cassandra's range reads do not).
+	partitionRead bool
 	// now is the read's time (unix seconds), which dates it in the
 	// table's per-read histograms.
 	now int64
@@ -124,6 +134,7 @@ func (s *ReadStats) Add(o *ReadStats) {
 	s.RowsReturned += o.RowsReturned
 	s.LiveCells += o.LiveCells
 	s.ExpiredCells += o.ExpiredCells
+	s.SSTablesIterated += o.SSTablesIterated
 	s.Tombstones.Cell += o.Tombstones.Cell
 	s.Tombstones.Collection += o.Tombstones.Collection
 	s.Tombstones.Row += o.Tombstones.Row

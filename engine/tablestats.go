@@ -68,11 +68,37 @@ type TableStats struct {
 	// tombstoneScannedHistogram; system_views.rows_per_read and
 	// tombstones_per_read).
 	RowsPerRead, TombstonesPerRead ReadHistogram
+	// SSTablesPerRead is the SSTables each partition read of the table
+	// opened (ReadStats.SSTablesIterated), over the last minutes since the
+	// last ClearSSTablesPerRead: Cassandra's decaying
+	// SSTablesPerReadHistogram, which nodetool tablehistograms prints.
+	// Scans do not record in it.
+	SSTablesPerRead ReadHistogram
+	// SSTablesPerReadPoints are the same histogram's percentiles, as
+	// nodetool tablehistograms prints them (upper bounds of the decayed
+	// buckets).
+	SSTablesPerReadPoints Percentiles
 	// Compactions counts the compactions of the table in the history.
 	Compactions int
 	// Strategy is the compaction class in effect (LCS and UCS run as
 	// SizeTieredCompactionStrategy).
 	Strategy string
+}
+
+// ClearSSTablesPerRead empties the SSTables-per-read histogram of
+// keyspace.table (TableStats.SSTablesPerRead), as Cassandra's tests clear
+// the ClearableHistogram before the read they measure; ErrNoKeyspace or
+// ErrNoTable if the table does not exist.
+func (e *Engine) ClearSSTablesPerRead(keyspace, table string) error {
+	if keyspace == "" || table == "" {
+		return ErrNoTable
+	}
+	stores, err := e.selectStores(keyspace, table)
+	if err != nil {
+		return err
+	}
+	stores[0].reads.clearSSTables()
+	return nil
 }
 
 // TableStats returns the statistics of keyspace.table; ErrNoKeyspace or
@@ -89,6 +115,7 @@ func (e *Engine) TableStats(keyspace, table string) (TableStats, error) {
 	t := s.table.Load()
 	out := TableStats{Keyspace: keyspace, Table: table, ReadCount: s.readCount.Load(), WriteCount: s.writeCount.Load()}
 	out.RowsPerRead, out.TombstonesPerRead = s.reads.snapshot(e.Now())
+	out.SSTablesPerRead, out.SSTablesPerReadPoints = s.reads.sstablesSnapshot(e.Now())
 	if p, err := parseCompaction(t.Options.Compaction); err == nil {
 		out.Strategy = p.class
 	}

@@ -334,6 +334,23 @@ func (w *WhereClause) hasToken() bool {
 // reading a list of partitions.
 func (w *WhereClause) isKeyRange() bool { return !w.PkComplete }
 
+// NamesRows reports whether the clustering restrictions name whole rows:
+// every one of the table's nck clustering columns restricted by = or IN
+// (single or multi-column), so that each slice is one full key. This is
+// Cassandra's !StatementRestrictions.isColumnRange, when SelectStatement
+// makes a ClusteringIndexNamesFilter; a table without clustering columns
+// names its one row.
+func (w *WhereClause) NamesRows(nck int) bool {
+	covered := 0
+	for _, p := range w.Parts[:w.Prefix] {
+		if p.IsSlice() || (p.Single == nil && p.tuple == nil) {
+			return false
+		}
+		covered += p.width()
+	}
+	return covered == nck
+}
+
 // eqRestricted reports whether column position pos of the clustering key is
 // restricted by a single-value EQ (used by ORDER BY and GROUP BY rules).
 func (w *WhereClause) CkEq(pos int) bool {

@@ -1,6 +1,8 @@
 package statements
 
 import (
+	"slices"
+
 	"github.com/minicass/minicass/cql/expr"
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/cql/plan"
@@ -71,6 +73,12 @@ type selectPlan struct {
 	// indexReads are the filtered restrictions a built-in index serves,
 	// for a range query (see select_index.go).
 	indexReads []restrictions.IndexRead
+	// queried are the static and regular columns the plan reads from rows
+	// (engine.ReadOptions.Queried; nil: all), and namesRead is set when
+	// the restrictions name whole rows (engine.ReadOptions.Names): they
+	// let a partition read skip the SSTables it need not open.
+	queried   []string
+	namesRead bool
 }
 
 func (p *selectPlan) Binds() []query.ColumnSpec   { return p.bspec }
@@ -170,6 +178,8 @@ func compileSelect(s *plan.Compiler, st *parser.Select) (plan.Plan, error) {
 	}
 	p.plainCols = plainColumns(p)
 	p.proj = projections(p.plainCols)
+	p.queried = queriedColumns(p)
+	p.namesRead = w.PkComplete && !p.distinct && w.NamesRows(len(tbl.ClusteringColumns()))
 	p.planSingle()
 	p.needCk = p.plainCols == nil || len(w.Filters) > 0 || p.groupBy > 0 || p.postSort
 	p.stream = p.plainCols != nil && !p.distinct && p.groupBy == 0 && !p.postSort
@@ -261,6 +271,40 @@ func projections(cols []*schema.Column) []projection {
 		proj[i] = projection{col: col, from: from}
 	}
 	return proj
+}
+
+// queriedColumns returns the static and regular columns a plan made of
+// plain columns reads (Cassandra's ColumnFilter queried columns): those it
+// selects and filters on, and every static column when a partition without
+// rows answers with its static row (staticRows), which then needs them
+// all. It returns nil (every column) for other selections, whose
+// functions may read any column.
+func queriedColumns(p *selectPlan) []string {
+	if p.plainCols == nil {
+		return nil
+	}
+	out := []string{}
+	add := func(c *schema.Column) {
+		if (c.Kind == schema.Static || c.Kind == schema.Regular) && !slices.Contains(out, c.Name) {
+			out = append(out, c.Name)
+		}
+	}
+	for _, c := range p.plainCols {
+		add(c)
+	}
+	for name := range p.where.Restricted {
+		if c := p.tbl.Column(name); c != nil {
+			add(c)
+		}
+	}
+	if p.staticRows {
+		for _, c := range p.tbl.Columns {
+			if c.Kind == schema.Static {
+				add(c)
+			}
+		}
+	}
+	return out
 }
 
 // selectPKIndexes returns, for each partition key column, the bind marker

@@ -61,7 +61,8 @@ func (p *selectPlan) openPartition(ctx context.Context, q *plan.Execution, key [
 	if err := q.CheckRead(p.tbl.Keyspace); err != nil {
 		return err
 	}
-	part, err := q.Env.Engine.ReadPartition(ctx, p.tbl, key, engine.ReadOptions{Slices: slices, Reverse: p.reversed, Limit: limit, Now: q.NowInSec()})
+	part, err := q.Env.Engine.ReadPartition(ctx, p.tbl, key, engine.ReadOptions{Slices: slices, Reverse: p.reversed, Limit: limit, Now: q.NowInSec(),
+		Queried: p.queried, Names: p.namesRead, InRange: agg != nil && agg.scan})
 	if err != nil {
 		return query.AsError(err)
 	}
