@@ -492,6 +492,31 @@ func (r *selectRun) partition(pk [][]byte, part *selPart, inPart int) error {
 		}
 		return r.emit(sr, nil)
 	}
+	var matched int
+	var err error
+	if p.direct {
+		matched, err = r.directRows(pk, part, now)
+	} else {
+		matched, err = r.selRows(pk, part, now)
+	}
+	if err != nil {
+		return err
+	}
+	if matched == 0 && !resumed && p.staticRows && part.static != nil && !r.stopped {
+		sr := &expr.SelRow{Pk: pk, Static: part.static, Now: now}
+		ok, err := r.filter(sr)
+		if err != nil || !ok {
+			return err
+		}
+		return r.emit(sr, nil)
+	}
+	return nil
+}
+
+// selRows filters, aggregates or projects the rows of one partition through
+// a SelRow, and returns how many matched.
+func (r *selectRun) selRows(pk [][]byte, part *selPart, now int64) (int, error) {
+	p := r.p
 	matched := 0
 	// One selRow serves every row: filters, selectors and aggregates read
 	// it and keep none of it but value bytes. What the partition's rows
@@ -508,7 +533,7 @@ func (r *selectRun) partition(pk [][]byte, part *selPart, inPart int) error {
 		if p.needCk {
 			var err error
 			if ck, err = r.decodeClustering(row.Clustering); err != nil {
-				return &query.Error{Code: wire.CodeServer, Message: err.Error(), Err: err}
+				return 0, &query.Error{Code: wire.CodeServer, Message: err.Error(), Err: err}
 			}
 			if len(p.tbl.ClusteringColumns()) == 0 {
 				ck = noClustering
@@ -517,7 +542,7 @@ func (r *selectRun) partition(pk [][]byte, part *selPart, inPart int) error {
 		sr.Ck, sr.Row = ck, row
 		ok, err := r.filter(sr)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if !ok {
 			continue
@@ -525,21 +550,13 @@ func (r *selectRun) partition(pk [][]byte, part *selPart, inPart int) error {
 		r.stats.liveRows++
 		matched++
 		if err := r.emit(sr, row.Clustering); err != nil {
-			return err
+			return 0, err
 		}
 		if r.ppl > 0 && r.inPart >= r.ppl && p.groupBy == 0 {
 			break
 		}
 	}
-	if matched == 0 && !resumed && p.staticRows && part.static != nil && !r.stopped {
-		sr := &expr.SelRow{Pk: pk, Static: part.static, Now: now}
-		ok, err := r.filter(sr)
-		if err != nil || !ok {
-			return err
-		}
-		return r.emit(sr, nil)
-	}
-	return nil
+	return matched, nil
 }
 
 // decodeClustering decodes the clustering values of the row being read.
@@ -556,17 +573,30 @@ func (r *selectRun) decodeClustering(ck []byte) ([][]byte, error) {
 		// room reserved keeps the decoder from growing valBytes.
 		r.valRoom(len(ck))
 		before := len(r.valBytes)
-		vals, buf, _, err := types.AppendDecodedClustering(r.ckVals[:0], r.valBytes, p.tbl.ClusteringTypes(), ck)
+		vals, buf, err := r.appendClustering(r.valBytes, ck)
 		r.ckVals, r.valBytes = vals, buf
 		r.valUsed += len(buf) - before
 		return vals, err
 	case p.stream:
-		vals, buf, _, err := types.AppendDecodedClustering(r.ckVals[:0], r.ckBytes[:0], p.tbl.ClusteringTypes(), ck)
+		vals, buf, err := r.appendClustering(r.ckBytes[:0], ck)
 		r.ckVals, r.ckBytes = vals, buf
 		return vals, err
 	}
 	vals, _, err := types.DecodeClustering(p.tbl.ClusteringTypes(), ck)
 	return vals, err
+}
+
+// appendClustering decodes ck into r.ckVals and buf: in one step when the
+// plan has a fixed-width decoder (selectPlan.fixedCk) and ck is a full key
+// of non-empty values, else through types.AppendDecodedClustering.
+func (r *selectRun) appendClustering(buf, ck []byte) ([][]byte, []byte, error) {
+	if f := r.p.fixedCk; f != nil {
+		if vals, buf, ok := f.Append(r.ckVals[:0], buf, ck); ok {
+			return vals, buf, nil
+		}
+	}
+	vals, buf, _, err := types.AppendDecodedClustering(r.ckVals[:0], buf, r.p.tbl.ClusteringTypes(), ck)
+	return vals, buf, err
 }
 
 func (r *selectRun) filter(sr *expr.SelRow) (bool, error) {
