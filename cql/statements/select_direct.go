@@ -21,6 +21,15 @@ func (r *selectRun) directRows(pk [][]byte, part *selPart, now int64) (int, erro
 	p := r.p
 	proj := p.proj
 	n := 0
+	// The position of the last row is recorded once the rows are read, as
+	// nothing reads it before: not for every row, which would write the
+	// run's pointers (and pay write barriers) once a row.
+	var lastCk []byte
+	defer func() {
+		if n > 0 {
+			r.lastKey, r.lastCk = r.curPartKey, lastCk
+		}
+	}()
 	for !r.stopped {
 		row, ok := part.next()
 		if !ok {
@@ -51,12 +60,16 @@ func (r *selectRun) directRows(pk [][]byte, part *selPart, now int64) (int, erro
 		r.rows = append(r.rows, vals)
 		// The row's clustering lives in the engine's buffers; only a
 		// paging state reads it once the next row is read.
-		var last []byte
-		if r.pageSize > 0 && len(row.Clustering) > 0 {
-			r.ckBuf = append(r.ckBuf[:0], row.Clustering...)
-			last = r.ckBuf
+		lastCk = nil
+		if c := row.Clustering; r.pageSize > 0 && len(c) > 0 {
+			if len(c) <= cap(r.ckBuf) {
+				r.ckBuf = r.ckBuf[:len(c)] // a length, not a pointer, written
+				copy(r.ckBuf, c)
+			} else {
+				r.ckBuf = append(r.ckBuf[:0], c...)
+			}
+			lastCk = r.ckBuf
 		}
-		r.lastKey, r.lastCk = r.curPartKey, last
 		r.inPart++
 		r.lastInPart = r.inPart
 		r.count()

@@ -55,6 +55,10 @@ type runState struct {
 	// projections take each row's values from it).
 	vals    [][]byte
 	valRows int // rows of the last block of vals
+	// valsUsed is how many of vals are taken: counted rather than resliced
+	// away, so that taking a row's room writes no pointer into the run
+	// (which, while the collector marks, costs a write barrier per row).
+	valsUsed int
 	// units counts result rows (groups with GROUP BY) of this page;
 	// returned counts them over all pages.
 	units, returned int
@@ -574,7 +578,7 @@ func (r *selectRun) decodeClustering(ck []byte) ([][]byte, error) {
 		r.valRoom(len(ck))
 		before := len(r.valBytes)
 		vals, buf, err := r.appendClustering(r.valBytes, ck)
-		r.ckVals, r.valBytes = vals, buf
+		r.keepDecoded(vals, buf)
 		r.valUsed += len(buf) - before
 		return vals, err
 	case p.stream:
@@ -584,6 +588,24 @@ func (r *selectRun) decodeClustering(ck []byte) ([][]byte, error) {
 	}
 	vals, _, err := types.DecodeClustering(p.tbl.ClusteringTypes(), ck)
 	return vals, err
+}
+
+// keepDecoded records the values and value bytes a decode into r.ckVals
+// and r.valBytes returned. When they did not grow, as they do not when the
+// room was reserved, only their lengths change: the run's pointers are not
+// written again, which saves two write barriers per row while the collector
+// marks.
+func (r *selectRun) keepDecoded(vals [][]byte, buf []byte) {
+	if cap(vals) > 0 && cap(vals) == cap(r.ckVals) && &r.ckVals[:1][0] == &vals[:1][0] {
+		r.ckVals = r.ckVals[:len(vals)]
+	} else {
+		r.ckVals = vals
+	}
+	if cap(buf) > 0 && cap(buf) == cap(r.valBytes) && &r.valBytes[:1][0] == &buf[:1][0] {
+		r.valBytes = r.valBytes[:len(buf)]
+	} else {
+		r.valBytes = buf
+	}
 }
 
 // appendClustering decodes ck into r.ckVals and buf: in one step when the
@@ -864,17 +886,17 @@ func (r *selectRun) rowsExpected() (rows int, bounded bool) {
 // page size bounds them, else 8 rows, then twice the previous block up to
 // 256 rows. A read of ten rows allocates its values once.
 func (r *selectRun) rowValues(n int) [][]byte {
-	if len(r.vals) < n {
+	if len(r.vals)-r.valsUsed < n {
 		rows, bounded := r.rowsExpected()
 		if r.rows == nil && bounded {
 			r.rows = make([][][]byte, 0, rows)
 		}
 		r.valRows = rows
-		r.vals = make([][]byte, n*rows)
+		r.vals, r.valsUsed = make([][]byte, n*rows), 0
 	}
-	vals := r.vals[:n:n]
-	r.vals = r.vals[n:]
-	return vals
+	i := r.valsUsed
+	r.valsUsed += n
+	return r.vals[i : i+n : i+n]
 }
 
 // partitionKeys returns the keys to read and their components: those of
