@@ -72,9 +72,15 @@ func (r *SelRow) CellValue(col *schema.Column) []byte {
 	if r.Row == nil {
 		return nil
 	}
-	cs := r.Row.Cells
-	for i := firstCell(cs, col.Name); i < len(cs) && cs[i].Column == col.Name; i++ {
-		if c := &cs[i]; c.Path == nil && c.IsLive(r.Now) {
+	return LiveCellValue(r.Row.Cells, col.Name, r.Now)
+}
+
+// LiveCellValue returns the value of the live cell without a path of the
+// column named name among cs (a row's cells, sorted by column then path)
+// at time now (seconds), or nil when there is none.
+func LiveCellValue(cs []data.Cell, name string, now int64) []byte {
+	for i := firstCell(cs, name); i < len(cs) && cs[i].Column == name; i++ {
+		if c := &cs[i]; c.Path == nil && c.IsLive(now) {
 			return c.Value
 		}
 	}

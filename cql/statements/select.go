@@ -70,6 +70,14 @@ type selectPlan struct {
 	// straight into the result's value blocks and projected from there
 	// without another copy (see selectRun.decodeClustering).
 	ckInResult bool
+	// direct is set when a streamed read without filters projects only
+	// partition key, clustering and one-cell regular columns: each row the
+	// engine yields is then copied into the result in one pass
+	// (selectRun.directRows), without the filter, emit and SelRow steps.
+	direct bool
+	// fixedCk decodes the clustering of rows in one step when every
+	// clustering column is a fixed-width integer type (nil otherwise).
+	fixedCk *types.FixedClustering
 	// indexReads are the filtered restrictions a built-in index serves,
 	// for a range query (see select_index.go).
 	indexReads []restrictions.IndexRead
@@ -189,6 +197,15 @@ func compileSelect(s *plan.Compiler, st *parser.Select) (plan.Plan, error) {
 		}
 	}
 	p.ckInResult = p.stream && len(w.Filters) == 0
+	p.direct = p.ckInResult
+	for _, pr := range p.proj {
+		if pr.from == fromValue {
+			p.direct = false
+		}
+	}
+	if f, ok := types.NewFixedClustering(tbl.ClusteringTypes()); ok {
+		p.fixedCk = f
+	}
 	return p, nil
 }
 

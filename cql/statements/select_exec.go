@@ -55,6 +55,10 @@ type runState struct {
 	// projections take each row's values from it).
 	vals    [][]byte
 	valRows int // rows of the last block of vals
+	// valsUsed is how many of vals are taken: counted rather than resliced
+	// away, so that taking a row's room writes no pointer into the run
+	// (which, while the collector marks, costs a write barrier per row).
+	valsUsed int
 	// units counts result rows (groups with GROUP BY) of this page;
 	// returned counts them over all pages.
 	units, returned int
@@ -510,6 +514,31 @@ func (r *selectRun) partition(pk [][]byte, part *selPart, inPart int) error {
 		}
 		return r.emit(sr, nil)
 	}
+	var matched int
+	var err error
+	if p.direct {
+		matched, err = r.directRows(pk, part, now)
+	} else {
+		matched, err = r.selRows(pk, part, now)
+	}
+	if err != nil {
+		return err
+	}
+	if matched == 0 && !resumed && p.staticRows && part.static != nil && !r.stopped {
+		sr := &expr.SelRow{Pk: pk, Static: part.static, Now: now}
+		ok, err := r.filter(sr)
+		if err != nil || !ok {
+			return err
+		}
+		return r.emit(sr, nil)
+	}
+	return nil
+}
+
+// selRows filters, aggregates or projects the rows of one partition through
+// a SelRow, and returns how many matched.
+func (r *selectRun) selRows(pk [][]byte, part *selPart, now int64) (int, error) {
+	p := r.p
 	matched := 0
 	// One selRow serves every row: filters, selectors and aggregates read
 	// it and keep none of it but value bytes. What the partition's rows
@@ -526,7 +555,7 @@ func (r *selectRun) partition(pk [][]byte, part *selPart, inPart int) error {
 		if p.needCk {
 			var err error
 			if ck, err = r.decodeClustering(row.Clustering); err != nil {
-				return &query.Error{Code: wire.CodeServer, Message: err.Error(), Err: err}
+				return 0, &query.Error{Code: wire.CodeServer, Message: err.Error(), Err: err}
 			}
 			if len(p.tbl.ClusteringColumns()) == 0 {
 				ck = noClustering
@@ -535,7 +564,7 @@ func (r *selectRun) partition(pk [][]byte, part *selPart, inPart int) error {
 		sr.Ck, sr.Row = ck, row
 		ok, err := r.filter(sr)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if !ok {
 			continue
@@ -543,21 +572,13 @@ func (r *selectRun) partition(pk [][]byte, part *selPart, inPart int) error {
 		r.stats.liveRows++
 		matched++
 		if err := r.emit(sr, row.Clustering); err != nil {
-			return err
+			return 0, err
 		}
 		if r.ppl > 0 && r.inPart >= r.ppl && p.groupBy == 0 {
 			break
 		}
 	}
-	if matched == 0 && !resumed && p.staticRows && part.static != nil && !r.stopped {
-		sr := &expr.SelRow{Pk: pk, Static: part.static, Now: now}
-		ok, err := r.filter(sr)
-		if err != nil || !ok {
-			return err
-		}
-		return r.emit(sr, nil)
-	}
-	return nil
+	return matched, nil
 }
 
 // decodeClustering decodes the clustering values of the row being read.
@@ -574,17 +595,48 @@ func (r *selectRun) decodeClustering(ck []byte) ([][]byte, error) {
 		// room reserved keeps the decoder from growing valBytes.
 		r.valRoom(len(ck))
 		before := len(r.valBytes)
-		vals, buf, _, err := types.AppendDecodedClustering(r.ckVals[:0], r.valBytes, p.tbl.ClusteringTypes(), ck)
-		r.ckVals, r.valBytes = vals, buf
+		vals, buf, err := r.appendClustering(r.valBytes, ck)
+		r.keepDecoded(vals, buf)
 		r.valUsed += len(buf) - before
 		return vals, err
 	case p.stream:
-		vals, buf, _, err := types.AppendDecodedClustering(r.ckVals[:0], r.ckBytes[:0], p.tbl.ClusteringTypes(), ck)
+		vals, buf, err := r.appendClustering(r.ckBytes[:0], ck)
 		r.ckVals, r.ckBytes = vals, buf
 		return vals, err
 	}
 	vals, _, err := types.DecodeClustering(p.tbl.ClusteringTypes(), ck)
 	return vals, err
+}
+
+// keepDecoded records the values and value bytes a decode into r.ckVals
+// and r.valBytes returned. When they did not grow, as they do not when the
+// room was reserved, only their lengths change: the run's pointers are not
+// written again, which saves two write barriers per row while the collector
+// marks.
+func (r *selectRun) keepDecoded(vals [][]byte, buf []byte) {
+	if cap(vals) > 0 && cap(vals) == cap(r.ckVals) && &r.ckVals[:1][0] == &vals[:1][0] {
+		r.ckVals = r.ckVals[:len(vals)]
+	} else {
+		r.ckVals = vals
+	}
+	if cap(buf) > 0 && cap(buf) == cap(r.valBytes) && &r.valBytes[:1][0] == &buf[:1][0] {
+		r.valBytes = r.valBytes[:len(buf)]
+	} else {
+		r.valBytes = buf
+	}
+}
+
+// appendClustering decodes ck into r.ckVals and buf: in one step when the
+// plan has a fixed-width decoder (selectPlan.fixedCk) and ck is a full key
+// of non-empty values, else through types.AppendDecodedClustering.
+func (r *selectRun) appendClustering(buf, ck []byte) ([][]byte, []byte, error) {
+	if f := r.p.fixedCk; f != nil {
+		if vals, buf, ok := f.Append(r.ckVals[:0], buf, ck); ok {
+			return vals, buf, nil
+		}
+	}
+	vals, buf, _, err := types.AppendDecodedClustering(r.ckVals[:0], buf, r.p.tbl.ClusteringTypes(), ck)
+	return vals, buf, err
 }
 
 func (r *selectRun) filter(sr *expr.SelRow) (bool, error) {
@@ -870,17 +922,17 @@ func (r *selectRun) rowsExpected() (rows int, bounded bool) {
 // page size bounds them, else 8 rows, then twice the previous block up to
 // 256 rows. A read of ten rows allocates its values once.
 func (r *selectRun) rowValues(n int) [][]byte {
-	if len(r.vals) < n {
+	if len(r.vals)-r.valsUsed < n {
 		rows, bounded := r.rowsExpected()
 		if r.rows == nil && bounded {
 			r.rows = make([][][]byte, 0, rows)
 		}
 		r.valRows = rows
-		r.vals = make([][]byte, n*rows)
+		r.vals, r.valsUsed = make([][]byte, n*rows), 0
 	}
-	vals := r.vals[:n:n]
-	r.vals = r.vals[n:]
-	return vals
+	i := r.valsUsed
+	r.valsUsed += n
+	return r.vals[i : i+n : i+n]
 }
 
 // partitionKeys returns the keys to read and their components: those of

@@ -88,17 +88,26 @@ func TestSelectFastMatchesGeneral(t *testing.T) {
 		"SELECT v, s FROM m WHERE k1 = ? AND k2 = ? AND c1 = ?",
 		"SELECT * FROM m WHERE k1 = ? AND k2 = ?",
 		"SELECT s, v FROM m WHERE k1 = ? AND k2 = ? LIMIT ?",
+		"SELECT k2, c2, k1, c1, v FROM m WHERE k1 = ? AND k2 = ? LIMIT ?",
+		"SELECT c, v FROM w WHERE k IN (0, 1, 2) PER PARTITION LIMIT 2",
+		"SELECT k, c, v FROM w WHERE token(k) > ? LIMIT ?",
 	}
 	plans := make([]*selectPlan, len(queries))
 	for i, q := range queries {
 		plans[i] = selectPlanOf(t, s, q)
 	}
+	// The one-pass copy and the fixed-width clustering decoder are among
+	// the fast paths compared.
+	require.True(t, plans[1].direct && plans[1].fixedCk != nil, queries[1])
+	require.True(t, plans[9].direct && plans[9].fixedCk != nil, queries[9])
+	require.False(t, plans[6].direct, queries[6]) // a static column
 	rows := 0
 	rapid.Check(t, func(rt *rapid.T) {
 		i := rapid.IntRange(0, len(queries)-1).Draw(rt, "query")
 		fast := plans[i]
 		slow := *fast
 		slow.plainCols, slow.proj, slow.singlePK, slow.singlePrefix, slow.singleRow, slow.needCk, slow.stream, slow.ckInResult = nil, nil, false, false, false, true, false, false
+		slow.direct, slow.fixedCk = false, nil
 		values := make([]query.Value, len(fast.bspec))
 		for j, spec := range fast.bspec {
 			switch rapid.IntRange(0, 29).Draw(rt, spec.Name+" kind") {

@@ -99,6 +99,7 @@ func tryPooled(s *testSession, pl plan.Plan, i, k int, pageSize int, paging []by
 func generalPlan(pl plan.Plan) plan.Plan {
 	slow := *pl.(*selectPlan)
 	slow.plainCols, slow.proj, slow.singlePK, slow.singlePrefix, slow.singleRow, slow.needCk, slow.stream, slow.ckInResult = nil, nil, false, false, false, true, false, false
+	slow.direct, slow.fixedCk = false, nil
 	return &slow
 }
 
