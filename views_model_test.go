@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
+	"os"
 	"sort"
 	"strings"
 	"testing"
@@ -20,11 +21,16 @@ import (
 // and lightweight transactions, with flushes, compactions, clock moves and
 // restarts in between. After each step every view must hold exactly the
 // rows its definition derives from the base table's rows as SELECT shows
-// them. The seed is printed; MINICASS_SEED is not needed: rerun with the
-// printed seed by editing it in.
+// them. The seed is printed; MINICASS_VIEWS_SEED replays it, and
+// MINICASS_VIEWS_TRACE=1 logs each step.
 func TestViewsModel(t *testing.T) {
 	seed := time.Now().UnixNano()
-	t.Logf("seed %d", seed)
+	if s := os.Getenv("MINICASS_VIEWS_SEED"); s != "" {
+		_, err := fmt.Sscan(s, &seed)
+		require.NoError(t, err)
+	}
+	trace := os.Getenv("MINICASS_VIEWS_TRACE") != ""
+	t.Logf("seed %d (MINICASS_VIEWS_SEED replays it)", seed)
 	rng := rand.New(rand.NewSource(seed))
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -42,8 +48,16 @@ func TestViewsModel(t *testing.T) {
 		`INSERT INTO ks.t (k, c, v, w) VALUES (0, 0, 1, 1)`,
 		// A base column in the view's key: an entry per row with v set.
 		`CREATE MATERIALIZED VIEW ks.by_v AS SELECT * FROM ks.t WHERE k IS NOT NULL AND c IS NOT NULL AND v IS NOT NULL PRIMARY KEY (v, k, c)`,
-		// The base key reordered, v unselected: an entry per live row.
-		`CREATE MATERIALIZED VIEW ks.by_c AS SELECT k, c, w FROM ks.t WHERE k IS NOT NULL AND c IS NOT NULL PRIMARY KEY (c, k)`,
+		// The base key reordered: an entry per live row. Every column is
+		// selected. With v unselected, Cassandra's view is not a
+		// recomputation of the base: a non-expiring v written by an
+		// UPDATE keeps the entry alive (computeLivenessInfoForEntry), and
+		// deleting v later does not end it, so the entry outlives a row
+		// whose insert had a TTL (the case of Cassandra's own @Ignore'd
+		// ViewComplexDeletionsTest.testPartialDeleteUnselectedColumn).
+		// minicass does what Cassandra does; view/generate_test.go and the
+		// ported ViewComplex* tests check unselected columns.
+		`CREATE MATERIALIZED VIEW ks.by_c AS SELECT k, c, v, w FROM ks.t WHERE k IS NOT NULL AND c IS NOT NULL PRIMARY KEY (c, k)`,
 		// A WHERE restriction on a base key column.
 		`CREATE MATERIALIZED VIEW ks.c_small AS SELECT * FROM ks.t WHERE k IS NOT NULL AND c IS NOT NULL AND c < 3 PRIMARY KEY (k, c) WITH CLUSTERING ORDER BY (c DESC)`,
 	} {
@@ -92,6 +106,9 @@ func TestViewsModel(t *testing.T) {
 				clock.Advance(time.Second)
 				db = open()
 			}
+		}
+		if trace {
+			t.Logf("step %d: op %q", step, q)
 		}
 		if q != "" {
 			require.NoError(t, db.Exec(ctx, q), "step %d: %s", step, q)
