@@ -36,6 +36,9 @@ import (
 //	                    and %n is its bare name
 //	execute             execute: runs each statement; prints nothing unless one
 //	                    fails (which then fails the script)
+//	prepare name=P      sessionNet().prepare: prepares the input's statement as
+//	                    P, which "execute prepared=P" (no input) runs later,
+//	                    as sessionNet().execute(prepared.bind()) does
 //	rows                assertRows: the rows, in order, one a line, values
 //	                    separated by " | " as types.Format prints them
 //	rows-any-order      assertRowsIgnoringOrder
@@ -152,6 +155,8 @@ type conformanceHarness struct {
 	table  string
 	method string
 	tally  conformanceTally
+	// prepared holds the statements of prepare directives, by name.
+	prepared map[string]*Prepared
 }
 
 func (h *conformanceHarness) mustRun(q string) {
@@ -183,7 +188,32 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 		h.table = fmt.Sprintf("%s.table_%02d", conformanceKeyspace, h.tables)
 		h.tables++
 		return h.check(t, d, h.execute(d.Input), "")
+	case "prepare":
+		var name string
+		d.ScanArgs(t, "name", &name)
+		prep, err := h.s.Prepare(context.Background(), h.substitute(strings.TrimSuffix(strings.TrimSpace(d.Input), ";")))
+		got := ""
+		if err != nil {
+			got = "error: " + errorText(err)
+		} else {
+			if h.prepared == nil {
+				h.prepared = map[string]*Prepared{}
+			}
+			h.prepared[name] = prep
+		}
+		return h.check(t, d, got, "")
 	case "execute":
+		if d.HasArg("prepared") {
+			var name string
+			d.ScanArgs(t, "prepared", &name)
+			prep := h.prepared[name]
+			require.NotNil(t, prep, "no statement prepared as %s", name)
+			got := ""
+			if _, err := h.s.ExecutePrepared(context.Background(), prep, &query.Params{}); err != nil {
+				got = "error: " + errorText(err)
+			}
+			return h.check(t, d, got, "")
+		}
 		return h.check(t, d, h.execute(d.Input), "")
 	case "flush":
 		require.NoError(t, h.s.x.env.Engine.Flush(context.Background(), "", ""))
@@ -272,7 +302,7 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 func (h *conformanceHarness) check(t *testing.T, d *datadriven.TestData, got, want string) string {
 	got = strings.TrimRight(got, "\n")
 	want = strings.TrimRight(want, "\n")
-	if d.Cmd == "table" || d.Cmd == "execute" {
+	if d.Cmd == "table" || d.Cmd == "execute" || d.Cmd == "prepare" {
 		if got != "" {
 			t.Fatalf("%s: %s %s: %s", d.Pos, h.method, d.Cmd, got)
 		}
