@@ -50,6 +50,9 @@ import (
 //	columns             assertColumnNames: the result's column names, one a line
 //	column-types        the result metadata's column types, one a line (the
 //	                    Java tests read them from result.metadata())
+//	warnings            ClientWarn's captured warnings: runs the statement and
+//	                    prints its client warnings, one a line (nothing for
+//	                    none, as the Java's assertNull)
 //	error [kind=K]      assertInvalidMessage / assertInvalidThrowMessage /
 //	                    assertInvalid: the statement fails, with an error of
 //	                    kind K (InvalidRequest by default; Syntax,
@@ -268,6 +271,14 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 			got = strings.Join(names, "\n")
 		}
 		return h.check(t, d, got, expandExpectedRepeats(d.Expected))
+	case "warnings":
+		h.tally.assertions++
+		res, err := h.query(d.Input)
+		if err != nil {
+			return h.verdict(t, d, false, "error: "+errorText(err))
+		}
+		got := strings.Join(res.Warnings, "\n")
+		return h.verdict(t, d, got == strings.TrimRight(d.Expected, "\n"), got)
 	case "parses":
 		h.tally.assertions++
 		_, err := parse(h.substitute(strings.TrimSpace(d.Input)))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strconv"
 	"strings"
 
 	"github.com/minicass/minicass/cql/index"
@@ -64,7 +65,9 @@ func CompileDDL(s *plan.Compiler, stmt parser.Statement) (plan.Plan, error) {
 				}
 				return nil, err
 			}
-			return schemaChange(wire.Created, wire.TargetKeyspace, name, ""), nil
+			res := schemaChange(wire.Created, wire.TargetKeyspace, name, "")
+			res.Warnings = replicationWarnings(ks, q.Env.System.DataCenter())
+			return res, nil
 		}}, nil
 	case *parser.AlterKeyspace:
 		name := string(st.Name)
@@ -86,7 +89,9 @@ func CompileDDL(s *plan.Compiler, stmt parser.Statement) (plan.Plan, error) {
 			if err := q.Env.Engine.AlterKeyspace(ks); err != nil {
 				return nil, err
 			}
-			return schemaChange(wire.Updated, wire.TargetKeyspace, name, ""), nil
+			res := schemaChange(wire.Updated, wire.TargetKeyspace, name, "")
+			res.Warnings = replicationWarnings(ks, q.Env.System.DataCenter())
+			return res, nil
 		}}, nil
 	case *parser.DropKeyspace:
 		name := string(st.Name)
@@ -656,4 +661,48 @@ func reAddCompatible(t, prev types.Type) bool {
 		}
 	}
 	return true
+}
+
+// replicationWarnings are the client warnings of a keyspace created or
+// altered with more replicas than its data center has nodes (the
+// maybeWarnOnOptions of Cassandra's SimpleStrategy and
+// NetworkTopologyStrategy). The node is the only one of its data center
+// localDC; a data center without nodes draws no warning, as in Cassandra,
+// nor does a system keyspace.
+func replicationWarnings(ks *schema.Keyspace, localDC string) []string {
+	if virtual.IsSystemKeyspace(ks.Name) {
+		return nil
+	}
+	const nodes = 1
+	class := ks.Replication["class"]
+	var warns []string
+	switch {
+	case strings.HasSuffix(class, "SimpleStrategy"):
+		if rf := fullReplicas(ks.Replication["replication_factor"]); rf > nodes {
+			warns = append(warns, fmt.Sprintf("Your replication factor %d for keyspace %s is higher than the number of nodes %d", rf, ks.Name, nodes))
+		}
+	case strings.HasSuffix(class, "NetworkTopologyStrategy"):
+		if rf := fullReplicas(ks.Replication[localDC]); rf > nodes {
+			warns = append(warns, fmt.Sprintf("Your replication factor %d for keyspace %s is higher than the number of nodes %d for datacenter %s", rf, ks.Name, nodes, localDC))
+		}
+	}
+	return warns
+}
+
+// fullReplicas is the number of full replicas of a replication factor
+// option: "3", or "3/1" with transient replicas.
+func fullReplicas(opt string) int {
+	all, transient, ok := strings.Cut(opt, "/")
+	n, err := strconv.Atoi(strings.TrimSpace(all))
+	if err != nil {
+		return 0
+	}
+	if ok {
+		t, err := strconv.Atoi(strings.TrimSpace(transient))
+		if err != nil {
+			return 0
+		}
+		n -= t
+	}
+	return n
 }
