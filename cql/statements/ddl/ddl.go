@@ -406,7 +406,11 @@ func compileCreateTable(s *plan.Compiler, st *parser.CreateTable) (plan.Plan, er
 		}
 	}
 	opts := schema.DefaultOptions()
-	if err := tableOptions(&opts, st.Options, hasCounter); err != nil {
+	props, idText, hasID, err := tableIDOption(st.Options)
+	if err != nil {
+		return nil, err
+	}
+	if err := tableOptions(&opts, props, hasCounter); err != nil {
 		return nil, err
 	}
 	return &ddlPlan{run: func(ctx context.Context, q *plan.Execution) (*query.Result, error) {
@@ -414,6 +418,15 @@ func compileCreateTable(s *plan.Compiler, st *parser.CreateTable) (plan.Plan, er
 			return nil, query.Invalidf("Keyspace '%s' doesn't exist", ks)
 		}
 		id := data.TableID(types.NewRandomUUID())
+		// CreateTableStatement.apply reads the ID only once it knows the
+		// table is new, so an existing table is refused (or skipped) first.
+		if _, exists := s.Env.Engine.Table(ks, name); hasID && !exists {
+			u, err := types.ParseUUID(idText)
+			if err != nil {
+				return nil, query.Configf("Invalid table id")
+			}
+			id = data.TableID(u)
+		}
 		tbl := schema.NewTable(ks, name, id, cols, opts)
 		if err := s.Env.Engine.CreateTable(tbl); err != nil {
 			if errors.Is(err, engine.ErrTableExists) {
@@ -610,8 +623,16 @@ func compileAlterTable(s *plan.Compiler, st *parser.AlterTable) (plan.Plan, erro
 				}
 			}
 		case parser.AlterOptions:
-			if err := tableOptions(&opts, st.Options, old.IsCounter()); err != nil {
+			props, _, hasID, err := tableIDOption(st.Options)
+			if err != nil {
 				return nil, err
+			}
+			if err := tableOptions(&opts, props, old.IsCounter()); err != nil {
+				return nil, err
+			}
+			if hasID {
+				// TableAttributes.asAlteredTableParams.
+				return nil, query.Configf("Cannot alter table id.")
 			}
 			if len(views) > 0 && opts.GCGraceSeconds == 0 {
 				return nil, query.Invalidf("Cannot alter gc_grace_seconds of the base table of a materialized view to 0, since this value is used to TTL undelivered updates. Setting gc_grace_seconds too low might cause undelivered updates to expire before being replayed.")

@@ -298,6 +298,30 @@ func validateCompression(m map[string]string) (map[string]string, error) {
 	return out, nil
 }
 
+// tableIDOption takes the ID property (TableAttributes.ID: the table id
+// CREATE TABLE is to use, as when restoring a dropped table's data) out of
+// props, returning the others, its text and whether it was given.
+func tableIDOption(props []parser.Property) (rest []parser.Property, text string, ok bool, err error) {
+	for _, p := range props {
+		if strings.ToLower(string(p.Name)) != "id" {
+			rest = append(rest, p)
+			continue
+		}
+		if ok {
+			return nil, "", false, &query.Error{Code: wire.CodeSyntax, Message: "Multiple definitions for property 'id'"}
+		}
+		t, m, err := propertyValue(p)
+		if err != nil {
+			return nil, "", false, err
+		}
+		if m != nil {
+			return nil, "", false, &query.Error{Code: wire.CodeSyntax, Message: "Invalid value for property 'id'"}
+		}
+		text, ok = t, true
+	}
+	return rest, text, ok, nil
+}
+
 // tableOptions applies WITH options (other than CLUSTERING ORDER) to o.
 func tableOptions(o *schema.Options, props []parser.Property, hasCounter bool) error {
 	_, err := eachProperty(props, func(p parser.Property, name, text string, m map[string]string) error {
