@@ -80,6 +80,14 @@ func keyspaceOptions(ks *schema.Keyspace, props []parser.Property, create bool) 
 			if err != nil {
 				return err
 			}
+			if strings.HasSuffix(repl["class"], "SimpleStrategy") && repl["replication_factor"] == "" {
+				// SimpleStrategy.prepareOptions: the previous
+				// replication factor on ALTER, else default_keyspace_rf (1).
+				repl["replication_factor"] = "1"
+				if prev := ks.Replication["replication_factor"]; prev != "" {
+					repl["replication_factor"] = prev
+				}
+			}
 			ks.Replication = repl
 		case "durable_writes":
 			b, err := strconv.ParseBool(strings.ToLower(text))
@@ -133,11 +141,6 @@ func validateReplication(m map[string]string) (map[string]string, error) {
 			return nil, query.Configf("Replication factor must be non-negative; found %s", v)
 		}
 		out[k] = v
-	}
-	if strings.HasSuffix(full, "SimpleStrategy") {
-		if _, ok := out["replication_factor"]; !ok {
-			return nil, query.Configf("SimpleStrategy requires a replication_factor strategy option.")
-		}
 	}
 	return out, nil
 }
