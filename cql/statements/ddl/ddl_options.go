@@ -28,6 +28,11 @@ func propertyValue(p parser.Property) (text string, m map[string]string, err err
 			if !ok1 || !ok2 {
 				return "", nil, &query.Error{Code: wire.CodeSyntax, Message: fmt.Sprintf("Invalid value for property '%s'", p.Name)}
 			}
+			// Parser.convertPropertyMap: a key given twice is a
+			// recognition error, so a SyntaxException (CASSANDRA-13369).
+			if _, dup := m[k.Value()]; dup {
+				return "", nil, &query.Error{Code: wire.CodeSyntax, Message: "Multiple definition for property " + k.Value()}
+			}
 			m[k.Value()] = val.Value()
 		}
 		return "", m, nil
@@ -54,7 +59,7 @@ func eachProperty(props []parser.Property, f func(p parser.Property, name, text 
 	for _, p := range props {
 		name := strings.ToLower(string(p.Name))
 		if seen[name] {
-			return nil, &query.Error{Code: wire.CodeSyntax, Message: fmt.Sprintf("Multiple definitions for property '%s'", name)}
+			return nil, &query.Error{Code: wire.CodeSyntax, Message: fmt.Sprintf("Multiple definition for property '%s'", name)}
 		}
 		seen[name] = true
 		text, m, err := propertyValue(p)
@@ -311,7 +316,7 @@ func tableIDOption(props []parser.Property) (rest []parser.Property, text string
 			continue
 		}
 		if ok {
-			return nil, "", false, &query.Error{Code: wire.CodeSyntax, Message: "Multiple definitions for property 'id'"}
+			return nil, "", false, &query.Error{Code: wire.CodeSyntax, Message: "Multiple definition for property 'id'"}
 		}
 		t, m, err := propertyValue(p)
 		if err != nil {
