@@ -541,6 +541,10 @@ func compileAlterTable(s *plan.Compiler, st *parser.AlterTable) (plan.Plan, erro
 					if !reAddCompatible(t, d.Type) {
 						return nil, query.Invalidf("Cannot re-add previously dropped column '%s' of type %s, incompatible with previous type %s", n, t, d.Type)
 					}
+					if d.Static != def.Static {
+						kind := map[bool]string{true: "STATIC", false: "REGULAR"}
+						return nil, query.Invalidf("Cannot re-add previously dropped column '%s' of kind %s, incompatible with previous kind %s", n, kind[def.Static], kind[d.Static])
+					}
 					if old.IsCounter() {
 						return nil, query.Invalidf("Cannot re-add previously dropped counter column %s", n)
 					}
@@ -595,7 +599,7 @@ func compileAlterTable(s *plan.Compiler, st *parser.AlterTable) (plan.Plan, erro
 				if st.DropTimestamp != nil {
 					at = *st.DropTimestamp // AlterTableStatement.DropColumns' timestamp
 				}
-				dropped[n] = schema.DroppedColumn{Type: cols[i].Type.WithoutUDTs(), DroppedAt: at}
+				dropped[n] = schema.DroppedColumn{Type: cols[i].Type.WithoutUDTs(), DroppedAt: at, Static: cols[i].Kind == schema.Static}
 				cols = append(cols[:i], cols[i+1:]...)
 			}
 		case parser.AlterRename:
@@ -670,6 +674,11 @@ func compileAlterTable(s *plan.Compiler, st *parser.AlterTable) (plan.Plan, erro
 // types are not checked (Cassandra's value compatibility between simple
 // types, such as int to varint, is not modelled).
 func reAddCompatible(t, prev types.Type) bool {
+	if t.IsMultiCell() && !prev.IsMultiCell() {
+		// A non-frozen type reads only cells of its own kind
+		// (CollectionType.isValueCompatibleWithInternal).
+		return false
+	}
 	if !prev.IsMultiCell() || prev.IsUDT() || prev.Kind == types.Tuple {
 		return true
 	}
