@@ -528,6 +528,9 @@ func compileAlterTable(s *plan.Compiler, st *parser.AlterTable) (plan.Plan, erro
 			for _, def := range st.Add {
 				n := string(def.Name)
 				if find(n) >= 0 {
+					if st.IfColumn {
+						continue // AddColumns with IF NOT EXISTS
+					}
 					return nil, query.Invalidf("Column with name '%s' already exists", n)
 				}
 				ksDef, _ := s.Env.Engine.Keyspace(ks)
@@ -578,6 +581,9 @@ func compileAlterTable(s *plan.Compiler, st *parser.AlterTable) (plan.Plan, erro
 				n := string(id)
 				i := find(n)
 				if i < 0 {
+					if st.IfColumn {
+						continue // DropColumns with IF EXISTS
+					}
 					return nil, query.Invalidf("Column %s was not found in table %s", n, name)
 				}
 				if cols[i].Kind == schema.PartitionKey || cols[i].Kind == schema.Clustering {
@@ -607,6 +613,9 @@ func compileAlterTable(s *plan.Compiler, st *parser.AlterTable) (plan.Plan, erro
 				from, to := string(r.From), string(r.To)
 				i := find(from)
 				if i < 0 {
+					if st.IfColumn {
+						continue // RenameColumns with IF EXISTS
+					}
 					return nil, query.Invalidf("Column %s was not found in table %s", from, name)
 				}
 				if cols[i].Kind != schema.PartitionKey && cols[i].Kind != schema.Clustering {
