@@ -683,6 +683,14 @@ func compileAlterTable(s *plan.Compiler, st *parser.AlterTable) (plan.Plan, erro
 // types are not checked (Cassandra's value compatibility between simple
 // types, such as int to varint, is not modelled).
 func reAddCompatible(t, prev types.Type) bool {
+	// AbstractType.isSerializationCompatibleWith: the cells' fixed length,
+	// if any, must stay the same (a dropped int does not come back as a
+	// varint). Only the types whose fixed length is certain are compared.
+	if a, okA := fixedLength(t); okA {
+		if b, okB := fixedLength(prev); okB && a != b {
+			return false
+		}
+	}
 	if t.IsMultiCell() && !prev.IsMultiCell() {
 		// A non-frozen type reads only cells of its own kind
 		// (CollectionType.isValueCompatibleWithInternal).
@@ -744,4 +752,27 @@ func fullReplicas(opt string) int {
 		n -= t
 	}
 	return n
+}
+
+// fixedLength is a type's valueLengthIfFixed in Cassandra (-1 for a type of
+// variable length), and whether minicass knows it: false for the types
+// (date, time, smallint, tinyint, counter) it does not compare.
+func fixedLength(t types.Type) (int, bool) {
+	if t.IsMultiCell() || t.IsUDT() {
+		return -1, true
+	}
+	switch t.Kind {
+	case types.Int, types.Float:
+		return 4, true
+	case types.Bigint, types.Double, types.Timestamp:
+		return 8, true
+	case types.Boolean:
+		return 1, true
+	case types.UUID, types.TimeUUID:
+		return 16, true
+	case types.Ascii, types.Text, types.Varint, types.Decimal, types.Blob, types.Inet, types.Duration,
+		types.List, types.Set, types.Map, types.Tuple:
+		return -1, true
+	}
+	return 0, false
 }
