@@ -42,6 +42,8 @@ import (
 //	rows                assertRows: the rows, in order, one a line, values
 //	                    separated by " | " as types.Format prints them
 //	rows-any-order      assertRowsIgnoringOrder
+//	rows-include        assertRowsIgnoringOrderAndExtra: each expected row is
+//	                    among the result's, which may hold others
 //	empty               assertEmpty
 //	row-count           assertRowCount: the expected output is the count
 //	rows page-size=N    assertRowsNet(executeNetWithPaging(query, N)): the
@@ -232,7 +234,7 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 		require.NoError(t, err)
 		advanceClock(h.s, dur)
 		return d.Expected
-	case "rows", "rows-any-order", "empty", "row-count", "columns", "column-types":
+	case "rows", "rows-any-order", "rows-include", "empty", "row-count", "columns", "column-types":
 		h.tally.assertions++
 		pageSize := 0
 		if d.HasArg("page-size") {
@@ -253,6 +255,26 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 			exp := strings.Split(strings.TrimRight(expandExpectedRepeats(d.Expected), "\n"), "\n")
 			sort.Strings(exp)
 			return h.check(t, d, got, strings.Join(exp, "\n"))
+		case "rows-include":
+			// Every expected row is among the result's, each matched once;
+			// the result may hold others.
+			left := map[string]int{}
+			for _, l := range rowLines(res) {
+				left[l]++
+			}
+			exp := strings.Split(strings.TrimRight(expandExpectedRepeats(d.Expected), "\n"), "\n")
+			var missing []string
+			for _, l := range exp {
+				if left[l] == 0 {
+					missing = append(missing, l)
+					continue
+				}
+				left[l]--
+			}
+			if len(missing) == 0 {
+				return h.check(t, d, strings.Join(exp, "\n"), strings.Join(exp, "\n"))
+			}
+			return h.check(t, d, "missing:\n"+strings.Join(missing, "\n")+"\nin:\n"+strings.Join(rowLines(res), "\n"), strings.Join(exp, "\n"))
 		case "empty":
 			got = strings.Join(rowLines(res), "\n")
 		case "row-count":
