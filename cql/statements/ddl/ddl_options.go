@@ -184,6 +184,16 @@ func validateCompaction(m map[string]string) (map[string]string, error) {
 	if err := engine.ValidateCompactionOptions(out); err != nil {
 		return nil, query.Configf("%s", engine.CompactionErrorMessage(err))
 	}
+	if short != "UnifiedCompactionStrategy" {
+		// CompactionParams.create: a strategy taking the threshold options
+		// stores their defaults when they are not given.
+		if _, ok := out["min_threshold"]; !ok {
+			out["min_threshold"] = "4"
+		}
+		if _, ok := out["max_threshold"]; !ok {
+			out["max_threshold"] = "32"
+		}
+	}
 	return out, nil
 }
 
