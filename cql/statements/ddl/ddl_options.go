@@ -5,6 +5,7 @@ import (
 	"github.com/minicass/minicass/cql/query"
 
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -277,13 +278,23 @@ var compressors = map[string]string{
 }
 
 func validateCompression(m map[string]string) (map[string]string, error) {
-	if v, ok := m["enabled"]; ok && strings.EqualFold(v, "false") {
-		return map[string]string{"enabled": "false"}, nil
+	// CompressionParams.fromMap, in its order.
+	enabled := true
+	if v, ok := m["enabled"]; ok {
+		enabled = strings.EqualFold(v, "true")
 	}
 	class, ok := m["class"]
-	if _, legacy := m["sstable_compression"]; !ok && !legacy && len(m) > 0 {
-		// CompressionParams.fromMap: options without a class.
+	if _, legacy := m["sstable_compression"]; !ok && !legacy && len(m) > 0 && enabled {
 		return nil, query.Configf("Missing sub-option 'class' for the 'compression' option.")
+	}
+	if !enabled {
+		if len(m) > 1 {
+			return nil, query.Configf("If the 'enabled' option is set to false no other options must be specified")
+		}
+		return map[string]string{"enabled": "false"}, nil
+	}
+	if ok && class == "" {
+		return nil, query.Configf("The 'class' option must not be empty. To disable compression use 'enabled' : false")
 	}
 	if !ok {
 		// Cassandra 4 allows {'sstable_compression': ''} to disable; an empty map too.
@@ -298,19 +309,51 @@ func validateCompression(m map[string]string) (map[string]string, error) {
 		return nil, query.Configf("Could not create Compression for type %s", class)
 	}
 	out := map[string]string{"class": full, "chunk_length_in_kb": "16"}
-	for k, v := range m {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	// The compressor refuses options it does not know (createCompressor)
+	// before the chunk length and ratio are checked (validate).
+	for _, k := range keys {
 		switch k {
-		case "class", "sstable_compression", "enabled":
-		case "chunk_length_in_kb", "chunk_length_kb":
-			n, err := strconv.Atoi(v)
-			if err != nil || n <= 0 || n&(n-1) != 0 {
-				return nil, query.Configf("Invalid negative or null chunk_length_in_kb")
-			}
-			out["chunk_length_in_kb"] = v
-		case "crc_check_chance", "min_compress_ratio", "compression_level", "max_compressed_length":
-			out[k] = v
+		case "class", "sstable_compression", "enabled", "chunk_length_in_kb", "chunk_length_kb", "min_compress_ratio":
+		case "crc_check_chance", "compression_level", "max_compressed_length":
+			out[k] = m[k]
 		default:
 			return nil, query.Configf("Unknown compression options %s", k)
+		}
+	}
+	for _, k := range []string{"chunk_length_in_kb", "chunk_length_kb"} {
+		if v, ok := m[k]; ok {
+			n, err := strconv.Atoi(v)
+			if err != nil || n <= 0 {
+				return nil, query.Configf("Invalid negative or null chunk_length_in_kb")
+			}
+			if n&(n-1) != 0 {
+				return nil, query.Configf("chunk_length_in_kb must be a power of 2")
+			}
+			out["chunk_length_in_kb"] = strconv.Itoa(n)
+		}
+	}
+	if v, ok := m["min_compress_ratio"]; ok {
+		r, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return nil, query.Configf("Invalid value %s for min_compress_ratio", v)
+		}
+		if r < 0 {
+			return nil, query.Configf("Invalid negative min_compress_ratio")
+		}
+		if r > 0 && r < 1 {
+			return nil, query.Configf("min_compress_ratio can either be 0 or greater than or equal to 1")
+		}
+		if r != 0 {
+			// asMap: String.valueOf(double), only when not the default 0.
+			out["min_compress_ratio"] = strconv.FormatFloat(r, 'f', -1, 64)
+			if !strings.Contains(out["min_compress_ratio"], ".") {
+				out["min_compress_ratio"] += ".0"
+			}
 		}
 	}
 	return out, nil
