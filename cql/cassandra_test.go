@@ -37,9 +37,14 @@ import (
 //	                    and %n is its bare name
 //	execute             execute: runs each statement; prints nothing unless one
 //	                    fails (which then fails the script)
+//	prepare name=P      sessionNet().prepare: prepares the input's statement as
+//	                    P, which "execute prepared=P" (no input) runs later,
+//	                    as sessionNet().execute(prepared.bind()) does
 //	rows                assertRows: the rows, in order, one a line, values
 //	                    separated by " | " as types.Format prints them
 //	rows-any-order      assertRowsIgnoringOrder
+//	rows-include        assertRowsIgnoringOrderAndExtra: each expected row is
+//	                    among the result's, which may hold others
 //	empty               assertEmpty
 //	row-count           assertRowCount: the expected output is the count
 //	rows page-size=N    assertRowsNet(executeNetWithPaging(query, N)): the
@@ -53,6 +58,9 @@ import (
 //	columns             assertColumnNames: the result's column names, one a line
 //	column-types        the result metadata's column types, one a line (the
 //	                    Java tests read them from result.metadata())
+//	warnings            ClientWarn's captured warnings: runs the statement and
+//	                    prints its client warnings, one a line (nothing for
+//	                    none, as the Java's assertNull)
 //	error [kind=K]      assertInvalidMessage / assertInvalidThrowMessage /
 //	                    assertInvalid: the statement fails, with an error of
 //	                    kind K (InvalidRequest by default; Syntax,
@@ -338,7 +346,7 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 		require.NoError(t, err)
 		advanceClock(h.s, dur)
 		return d.Expected
-	case "rows", "rows-any-order", "empty", "row-count", "columns", "column-types":
+	case "rows", "rows-any-order", "rows-include", "empty", "row-count", "columns", "column-types":
 		h.tally.assertions++
 		pageSize := 0
 		if d.HasArg("page-size") {
@@ -390,6 +398,26 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 			exp := strings.Split(strings.TrimRight(expandExpectedRepeats(d.Expected), "\n"), "\n")
 			sort.Strings(exp)
 			return h.check(t, d, got, strings.Join(exp, "\n"))
+		case "rows-include":
+			// Every expected row is among the result's, each matched once;
+			// the result may hold others.
+			left := map[string]int{}
+			for _, l := range rowLines(res) {
+				left[l]++
+			}
+			exp := strings.Split(strings.TrimRight(expandExpectedRepeats(d.Expected), "\n"), "\n")
+			var missing []string
+			for _, l := range exp {
+				if left[l] == 0 {
+					missing = append(missing, l)
+					continue
+				}
+				left[l]--
+			}
+			if len(missing) == 0 {
+				return h.check(t, d, strings.Join(exp, "\n"), strings.Join(exp, "\n"))
+			}
+			return h.check(t, d, "missing:\n"+strings.Join(missing, "\n")+"\nin:\n"+strings.Join(rowLines(res), "\n"), strings.Join(exp, "\n"))
 		case "empty":
 			got = strings.Join(rowLines(res), "\n")
 		case "row-count":
@@ -472,7 +500,7 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 func (h *conformanceHarness) check(t *testing.T, d *datadriven.TestData, got, want string) string {
 	got = strings.TrimRight(got, "\n")
 	want = strings.TrimRight(want, "\n")
-	if d.Cmd == "table" || d.Cmd == "execute" {
+	if d.Cmd == "table" || d.Cmd == "execute" || d.Cmd == "prepare" {
 		if got != "" {
 			t.Fatalf("%s: %s %s: %s", d.Pos, h.method, d.Cmd, got)
 		}

@@ -124,6 +124,7 @@ type droppedJSON struct {
 	Name      string `json:"name"`
 	Type      string `json:"type"`
 	DroppedAt int64  `json:"dropped_at"`
+	Static    bool   `json:"static,omitempty"`
 }
 
 type columnJSON struct {
@@ -209,7 +210,7 @@ func encodeSchema(st *schemaState, marks logMarks) ([]byte, error) {
 			}
 			for _, name := range slices.Sorted(maps.Keys(t.Dropped)) {
 				d := t.Dropped[name]
-				tj.Dropped = append(tj.Dropped, droppedJSON{Name: name, Type: d.Type.String(), DroppedAt: d.DroppedAt})
+				tj.Dropped = append(tj.Dropped, droppedJSON{Name: name, Type: d.Type.String(), DroppedAt: d.DroppedAt, Static: d.Static})
 			}
 			for _, ix := range t.Indexes {
 				tj.Indexes = append(tj.Indexes, indexJSON{Name: ix.Name, Column: ix.Column, Target: indexTargetName(ix.Target),
@@ -311,7 +312,7 @@ func decodeSchema(file string, b []byte) (*schemaState, logMarks, error) {
 				if t.Dropped == nil {
 					t.Dropped = map[string]schema.DroppedColumn{}
 				}
-				t.Dropped[dj.Name] = schema.DroppedColumn{Type: typ, DroppedAt: dj.DroppedAt}
+				t.Dropped[dj.Name] = schema.DroppedColumn{Type: typ, DroppedAt: dj.DroppedAt, Static: dj.Static}
 			}
 			for _, ij := range tj.Indexes {
 				target, ok := indexTargets[ij.Target]

@@ -171,6 +171,9 @@ func DefaultOptions() Options {
 type DroppedColumn struct {
 	Type      types.Type
 	DroppedAt int64
+	// Static is set when the dropped column was static (its kind in
+	// system_schema.dropped_columns).
+	Static bool
 }
 
 // IndexTarget is what a secondary index covers of its column (Cassandra's

@@ -3,6 +3,7 @@ package types
 import (
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"math"
 	"math/big"
 	"net/netip"
@@ -220,6 +221,10 @@ func FromConstant(t Type, k ConstKind, text string) ([]byte, error) {
 	case Duration:
 		d, err := ParseDuration(text)
 		if err != nil {
+			var re *DurationRangeError
+			if errors.As(err, &re) {
+				return fail("%s", re.Msg)
+			}
 			return fail("Unable to convert '%s' to a duration", text)
 		}
 		return encodeDuration(d), nil

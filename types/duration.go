@@ -142,8 +142,12 @@ func decodeDuration(b []byte) (DurationValue, error) {
 	if n1+n2+n3 != len(b) {
 		return DurationValue{}, valueErr(DurationType, "%d trailing bytes", len(b)-n1-n2-n3)
 	}
-	if m < math.MinInt32 || m > math.MaxInt32 || d < math.MinInt32 || d > math.MaxInt32 {
-		return DurationValue{}, valueErr(DurationType, "months or days out of the int range")
+	// DurationSerializer.validate.
+	if m < math.MinInt32 || m > math.MaxInt32 {
+		return DurationValue{}, valueErr(DurationType, "The duration months must be a 32 bits integer but was: %d", m)
+	}
+	if d < math.MinInt32 || d > math.MaxInt32 {
+		return DurationValue{}, valueErr(DurationType, "The duration days must be a 32 bits integer but was: %d", d)
 	}
 	v := DurationValue{Months: int32(m), Days: int32(d), Nanos: ns}
 	if !((v.Months >= 0 && v.Days >= 0 && v.Nanos >= 0) || (v.Months <= 0 && v.Days <= 0 && v.Nanos <= 0)) {
@@ -164,7 +168,11 @@ var (
 // ns, case-insensitive), ISO 8601 "P1DT2H", "P2W" and the alternative
 // "P0001-02-03T04:05:06". Errors wrap ErrInvalidValue.
 func ParseDuration(s string) (DurationValue, error) {
+	var b durBuilder
 	bad := func() (DurationValue, error) {
+		if b.rangeErr != "" {
+			return DurationValue{}, &DurationRangeError{Msg: b.rangeErr}
+		}
 		return DurationValue{}, fmt.Errorf("%w: Unable to convert '%s' to a duration", ErrInvalidValue, s)
 	}
 	in := s
@@ -176,7 +184,6 @@ func ParseDuration(s string) (DurationValue, error) {
 	if in == "" {
 		return bad()
 	}
-	var b durBuilder
 	if in[0] == 'P' {
 		if m := durISOWeekRE.FindStringSubmatch(in); m != nil {
 			if !b.add(m[1], "w") {
@@ -220,7 +227,18 @@ func ParseDuration(s string) (DurationValue, error) {
 
 type durBuilder struct {
 	d DurationValue
+	// rangeErr is Duration.Builder's text when a unit overflows its field.
+	rangeErr string
 }
+
+// DurationRangeError is a duration literal whose months, days or
+// nanoseconds overflow (Duration.Builder's validateMonths, validateDays,
+// validateNanos); it wraps ErrInvalidValue.
+type DurationRangeError struct{ Msg string }
+
+func (e *DurationRangeError) Error() string { return e.Msg }
+
+func (e *DurationRangeError) Unwrap() error { return ErrInvalidValue }
 
 // add adds digits units to the duration, reporting false on overflow.
 func (b *durBuilder) add(digits, unit string) bool {
@@ -230,6 +248,11 @@ func (b *durBuilder) add(digits, unit string) bool {
 	}
 	addI32 := func(dst *int32, n, mul int64) bool {
 		if n > (math.MaxInt32-int64(*dst))/mul {
+			what := "days"
+			if dst == &b.d.Months {
+				what = "months"
+			}
+			b.rangeErr = fmt.Sprintf("Invalid duration. The total number of %s must be less or equal to %d", what, math.MaxInt32)
 			return false
 		}
 		*dst += int32(n * mul)
@@ -237,6 +260,7 @@ func (b *durBuilder) add(digits, unit string) bool {
 	}
 	addNs := func(n, mul int64) bool {
 		if n > (math.MaxInt64-b.d.Nanos)/mul {
+			b.rangeErr = fmt.Sprintf("Invalid duration. The total number of nanoseconds must be less or equal to %d", int64(math.MaxInt64))
 			return false
 		}
 		b.d.Nanos += n * mul

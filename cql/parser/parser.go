@@ -964,6 +964,9 @@ func (p *parser) parseAlterTable() (Statement, error) {
 		s.Add = []*ColumnDef{def}
 	case p.acceptKw(kwAdd):
 		s.Kind = AlterAdd
+		if s.IfColumn, err = p.parseIfNotExists(); err != nil {
+			return nil, err
+		}
 		paren := p.accept(tLParen)
 		if s.Add, err = commaList(p, func() (*ColumnDef, error) { return p.parseColumnDef(false) }); err != nil {
 			return nil, err
@@ -975,6 +978,9 @@ func (p *parser) parseAlterTable() (Statement, error) {
 		}
 	case p.acceptKw(kwDrop):
 		s.Kind = AlterDrop
+		if s.IfColumn, err = p.parseIfExists(); err != nil {
+			return nil, err
+		}
 		if s.Drop, err = p.identOrList(); err != nil {
 			return nil, err
 		}
@@ -996,6 +1002,9 @@ func (p *parser) parseAlterTable() (Statement, error) {
 		}
 	case p.acceptKw(kwRename):
 		s.Kind = AlterRename
+		if s.IfColumn, err = p.parseIfExists(); err != nil {
+			return nil, err
+		}
 		if s.Renames, err = andList(p, p.parseRename); err != nil {
 			return nil, err
 		}

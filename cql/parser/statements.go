@@ -217,6 +217,10 @@ type AlterTable struct {
 	Renames []Rename
 	// Options holds the options of AlterOptions.
 	Options []Property
+	// IfColumn is ADD IF NOT EXISTS, DROP IF EXISTS or RENAME IF EXISTS
+	// (CASSANDRA-16916): a column that is already there, or not, is
+	// skipped instead of refused.
+	IfColumn bool
 }
 
 // Format writes the statement's canonical CQL.
@@ -229,6 +233,9 @@ func (s *AlterTable) Format(buf *strings.Builder) {
 	switch s.Kind {
 	case AlterAdd:
 		buf.WriteString(" ADD ")
+		if s.IfColumn {
+			buf.WriteString("IF NOT EXISTS ")
+		}
 		if len(s.Add) > 1 {
 			buf.WriteByte('(')
 		}
@@ -243,6 +250,9 @@ func (s *AlterTable) Format(buf *strings.Builder) {
 		}
 	case AlterDrop:
 		buf.WriteString(" DROP ")
+		if s.IfColumn {
+			buf.WriteString("IF EXISTS ")
+		}
 		if len(s.Drop) == 1 {
 			s.Drop[0].Format(buf)
 		} else {
@@ -253,7 +263,7 @@ func (s *AlterTable) Format(buf *strings.Builder) {
 			buf.WriteString(strconv.FormatInt(*s.DropTimestamp, 10))
 		}
 	case AlterRename:
-		formatRenames(buf, s.Renames)
+		formatRenamesIf(buf, s.Renames, s.IfColumn)
 	case AlterOptions:
 		formatProperties(buf, s.Options, true)
 	case AlterType:
@@ -308,8 +318,14 @@ func (s *CreateType) Format(buf *strings.Builder) {
 }
 
 // formatRenames writes " RENAME a TO b AND c TO d".
-func formatRenames(buf *strings.Builder, renames []Rename) {
+func formatRenames(buf *strings.Builder, renames []Rename) { formatRenamesIf(buf, renames, false) }
+
+// formatRenamesIf is formatRenames with ALTER TABLE's RENAME IF EXISTS.
+func formatRenamesIf(buf *strings.Builder, renames []Rename, ifExists bool) {
 	buf.WriteString(" RENAME ")
+	if ifExists {
+		buf.WriteString("IF EXISTS ")
+	}
 	for i, r := range renames {
 		if i > 0 {
 			buf.WriteString(" AND ")

@@ -164,6 +164,33 @@ func (w *ModWhere) SingleKey() (pk, ck []*WhereValues, ok bool) {
 	return w.sel.Pk, ck, true
 }
 
+// KeyIsIn reports whether a partition key column is restricted by IN, even
+// of one value (Cassandra's StatementRestrictions.keyIsInRelation).
+func (w *ModWhere) KeyIsIn() bool {
+	for _, kv := range w.sel.Pk {
+		if kv.In {
+			return true
+		}
+	}
+	return false
+}
+
+// ClusteringHasIn reports whether a clustering column is restricted by IN
+// (Cassandra's clusteringKeyRestrictionsHasIN).
+func (w *ModWhere) ClusteringHasIn() bool {
+	for _, p := range w.sel.Parts {
+		if p.isIn() {
+			return true
+		}
+	}
+	return false
+}
+
+// HasSlices reports whether the statement names ranges of rows rather than
+// rows: clustering columns are restricted, but not all of them by EQ or IN
+// (ModificationStatement.hasSlices, for a DELETE).
+func (w *ModWhere) HasSlices() bool { return w.CkRestricted() && !w.FullClustering() }
+
 // PkValues returns the partition key restrictions, one per column.
 func (w *ModWhere) PkValues() []*WhereValues { return w.sel.Pk }
 

@@ -12,11 +12,13 @@ import (
 	"github.com/minicass/minicass/cql/expr"
 
 	"github.com/minicass/minicass/cql/query"
+	"github.com/minicass/minicass/cql/restrictions"
 
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
+	"github.com/minicass/minicass/wire"
 )
 
 // Cassandra's batch thresholds (cassandra.yaml's defaults:
@@ -472,6 +474,11 @@ func (p *batchPlan) execConditional(ctx context.Context, q *plan.Execution) (*qu
 		if err != nil {
 			return nil, err
 		}
+		// BatchStatement.makeCasRequest throws an IllegalArgumentException
+		// here, which reaches the client as a Server error.
+		if mp.where.KeyIsIn() {
+			return nil, &query.Error{Code: wire.CodeServer, Message: "java.lang.IllegalArgumentException: Batch with conditions cannot span multiple partitions (you cannot use IN on the partition key)"}
+		}
 		if len(keys) != 1 || (key != nil && !bytes.Equal(key, keys[0])) {
 			return nil, query.Invalidf("Batch with conditions cannot span multiple partitions")
 		}
@@ -481,6 +488,18 @@ func (p *batchPlan) execConditional(ctx context.Context, q *plan.Execution) (*qu
 	clusterings := make([][]byte, len(p.stmts))
 	for i, mp := range p.stmts {
 		q.UseStatement(i)
+		if mp.conds == nil && mp.kind == restrictions.KindDelete && mp.where.HasSlices() {
+			// A range deletion without conditions joins the request
+			// as its ranges (CQL3CasRequest.addRangeDeletion); no row
+			// is read for it.
+			if mp.where.ClusteringHasIn() {
+				return nil, query.Invalidf("IN on the clustering key columns is not supported with conditional deletions")
+			}
+			if err := req.add(mp, nil); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		c, err := mp.casClustering(q)
 		if err != nil {
 			return nil, err

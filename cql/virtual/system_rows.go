@@ -327,7 +327,7 @@ func droppedColumnRows(t *schema.Table) []Values {
 	for _, name := range names {
 		d := t.Dropped[name]
 		kind := "regular"
-		if c := t.Column(name); c != nil && c.Kind == schema.Static {
+		if c := t.Column(name); d.Static || (c != nil && c.Kind == schema.Static) {
 			kind = "static"
 		}
 		out = append(out, Values{

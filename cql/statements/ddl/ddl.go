@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strconv"
 	"strings"
 
 	"github.com/minicass/minicass/cql/index"
@@ -80,7 +81,7 @@ func CompileDDL(s *plan.Compiler, stmt parser.Statement) (plan.Plan, error) {
 				return nil, err
 			}
 			res := schemaChange(wire.Created, wire.TargetKeyspace, name, "")
-			res.Warnings = append(res.Warnings, ReplicationWarnings(name, ks.Replication)...)
+			res.Warnings = append(res.Warnings, replicationWarnings(ks, q.Env.System.DataCenter())...)
 			return res, nil
 		}}, nil
 	case *parser.AlterKeyspace:
@@ -120,7 +121,7 @@ func CompileDDL(s *plan.Compiler, stmt parser.Statement) (plan.Plan, error) {
 				return nil, err
 			}
 			res := schemaChange(wire.Updated, wire.TargetKeyspace, name, "")
-			res.Warnings = append(res.Warnings, ReplicationWarnings(name, ks.Replication)...)
+			res.Warnings = append(res.Warnings, replicationWarnings(ks, q.Env.System.DataCenter())...)
 			return res, nil
 		}}, nil
 	case *parser.DropKeyspace:
@@ -436,7 +437,11 @@ func compileCreateTable(s *plan.Compiler, st *parser.CreateTable) (plan.Plan, er
 		}
 	}
 	opts := schema.DefaultOptions()
-	if err := tableOptions(&opts, st.Options, hasCounter); err != nil {
+	props, idText, hasID, err := tableIDOption(st.Options)
+	if err != nil {
+		return nil, err
+	}
+	if err := tableOptions(&opts, props, hasCounter); err != nil {
 		return nil, err
 	}
 	return &ddlPlan{run: func(ctx context.Context, q *plan.Execution) (*query.Result, error) {
@@ -444,6 +449,15 @@ func compileCreateTable(s *plan.Compiler, st *parser.CreateTable) (plan.Plan, er
 			return nil, query.Invalidf("Keyspace '%s' doesn't exist", ks)
 		}
 		id := data.TableID(types.NewRandomUUID())
+		// CreateTableStatement.apply reads the ID only once it knows the
+		// table is new, so an existing table is refused (or skipped) first.
+		if _, exists := s.Env.Engine.Table(ks, name); hasID && !exists {
+			u, err := types.ParseUUID(idText)
+			if err != nil {
+				return nil, query.Configf("Invalid table id")
+			}
+			id = data.TableID(u)
+		}
 		tbl := schema.NewTable(ks, name, id, cols, opts)
 		if err := s.Env.Engine.CreateTable(tbl); err != nil {
 			if errors.Is(err, engine.ErrTableExists) {
@@ -545,6 +559,9 @@ func compileAlterTable(s *plan.Compiler, st *parser.AlterTable) (plan.Plan, erro
 			for _, def := range st.Add {
 				n := string(def.Name)
 				if find(n) >= 0 {
+					if st.IfColumn {
+						continue // AddColumns with IF NOT EXISTS
+					}
 					return nil, query.Invalidf("Column with name '%s' already exists", n)
 				}
 				ksDef, _ := s.Env.Engine.Keyspace(ks)
@@ -557,6 +574,10 @@ func compileAlterTable(s *plan.Compiler, st *parser.AlterTable) (plan.Plan, erro
 					// come back only with a type its old cells still read as.
 					if !reAddCompatible(t, d.Type) {
 						return nil, query.Invalidf("Cannot re-add previously dropped column '%s' of type %s, incompatible with previous type %s", n, t, d.Type)
+					}
+					if d.Static != def.Static {
+						kind := map[bool]string{true: "STATIC", false: "REGULAR"}
+						return nil, query.Invalidf("Cannot re-add previously dropped column '%s' of kind %s, incompatible with previous kind %s", n, kind[def.Static], kind[d.Static])
 					}
 					if old.IsCounter() {
 						return nil, query.Invalidf("Cannot re-add previously dropped counter column %s", n)
@@ -591,6 +612,9 @@ func compileAlterTable(s *plan.Compiler, st *parser.AlterTable) (plan.Plan, erro
 				n := string(id)
 				i := find(n)
 				if i < 0 {
+					if st.IfColumn {
+						continue // DropColumns with IF EXISTS
+					}
 					return nil, query.Invalidf("Column %s was not found in table %s", n, name)
 				}
 				if cols[i].Kind == schema.PartitionKey || cols[i].Kind == schema.Clustering {
@@ -612,7 +636,7 @@ func compileAlterTable(s *plan.Compiler, st *parser.AlterTable) (plan.Plan, erro
 				if st.DropTimestamp != nil {
 					at = *st.DropTimestamp // AlterTableStatement.DropColumns' timestamp
 				}
-				dropped[n] = schema.DroppedColumn{Type: cols[i].Type.WithoutUDTs(), DroppedAt: at}
+				dropped[n] = schema.DroppedColumn{Type: cols[i].Type.WithoutUDTs(), DroppedAt: at, Static: cols[i].Kind == schema.Static}
 				cols = append(cols[:i], cols[i+1:]...)
 			}
 		case parser.AlterRename:
@@ -620,6 +644,9 @@ func compileAlterTable(s *plan.Compiler, st *parser.AlterTable) (plan.Plan, erro
 				from, to := string(r.From), string(r.To)
 				i := find(from)
 				if i < 0 {
+					if st.IfColumn {
+						continue // RenameColumns with IF EXISTS
+					}
 					return nil, query.Invalidf("Column %s was not found in table %s", from, name)
 				}
 				if cols[i].Kind != schema.PartitionKey && cols[i].Kind != schema.Clustering {
@@ -640,8 +667,16 @@ func compileAlterTable(s *plan.Compiler, st *parser.AlterTable) (plan.Plan, erro
 				}
 			}
 		case parser.AlterOptions:
-			if err := tableOptions(&opts, st.Options, old.IsCounter()); err != nil {
+			props, _, hasID, err := tableIDOption(st.Options)
+			if err != nil {
 				return nil, err
+			}
+			if err := tableOptions(&opts, props, old.IsCounter()); err != nil {
+				return nil, err
+			}
+			if hasID {
+				// TableAttributes.asAlteredTableParams.
+				return nil, query.Configf("Cannot alter table id.")
 			}
 			if len(views) > 0 && opts.GCGraceSeconds == 0 {
 				return nil, query.Invalidf("Cannot alter gc_grace_seconds of the base table of a materialized view to 0, since this value is used to TTL undelivered updates. Setting gc_grace_seconds too low might cause undelivered updates to expire before being replayed.")
@@ -679,6 +714,19 @@ func compileAlterTable(s *plan.Compiler, st *parser.AlterTable) (plan.Plan, erro
 // types are not checked (Cassandra's value compatibility between simple
 // types, such as int to varint, is not modelled).
 func reAddCompatible(t, prev types.Type) bool {
+	// AbstractType.isSerializationCompatibleWith: the cells' fixed length,
+	// if any, must stay the same (a dropped int does not come back as a
+	// varint). Only the types whose fixed length is certain are compared.
+	if a, okA := fixedLength(t); okA {
+		if b, okB := fixedLength(prev); okB && a != b {
+			return false
+		}
+	}
+	if t.IsMultiCell() && !prev.IsMultiCell() {
+		// A non-frozen type reads only cells of its own kind
+		// (CollectionType.isValueCompatibleWithInternal).
+		return false
+	}
 	if !prev.IsMultiCell() || prev.IsUDT() || prev.Kind == types.Tuple {
 		return true
 	}
@@ -691,4 +739,71 @@ func reAddCompatible(t, prev types.Type) bool {
 		}
 	}
 	return true
+}
+
+// replicationWarnings are the client warnings of a keyspace created or
+// altered with more replicas than its data center has nodes (the
+// maybeWarnOnOptions of Cassandra's SimpleStrategy and
+// NetworkTopologyStrategy). The node is the only one of its data center
+// localDC; a data center without nodes draws no warning, as in Cassandra,
+// nor does a system keyspace.
+func replicationWarnings(ks *schema.Keyspace, localDC string) []string {
+	if virtual.IsSystemKeyspace(ks.Name) {
+		return nil
+	}
+	const nodes = 1
+	class := ks.Replication["class"]
+	var warns []string
+	switch {
+	case strings.HasSuffix(class, "SimpleStrategy"):
+		if rf := fullReplicas(ks.Replication["replication_factor"]); rf > nodes {
+			warns = append(warns, fmt.Sprintf("Your replication factor %d for keyspace %s is higher than the number of nodes %d", rf, ks.Name, nodes))
+		}
+	case strings.HasSuffix(class, "NetworkTopologyStrategy"):
+		if rf := fullReplicas(ks.Replication[localDC]); rf > nodes {
+			warns = append(warns, fmt.Sprintf("Your replication factor %d for keyspace %s is higher than the number of nodes %d for datacenter %s", rf, ks.Name, nodes, localDC))
+		}
+	}
+	return warns
+}
+
+// fullReplicas is the number of full replicas of a replication factor
+// option: "3", or "3/1" with transient replicas.
+func fullReplicas(opt string) int {
+	all, transient, ok := strings.Cut(opt, "/")
+	n, err := strconv.Atoi(strings.TrimSpace(all))
+	if err != nil {
+		return 0
+	}
+	if ok {
+		t, err := strconv.Atoi(strings.TrimSpace(transient))
+		if err != nil {
+			return 0
+		}
+		n -= t
+	}
+	return n
+}
+
+// fixedLength is a type's valueLengthIfFixed in Cassandra (-1 for a type of
+// variable length), and whether minicass knows it: false for the types
+// (date, time, smallint, tinyint, counter) it does not compare.
+func fixedLength(t types.Type) (int, bool) {
+	if t.IsMultiCell() || t.IsUDT() {
+		return -1, true
+	}
+	switch t.Kind {
+	case types.Int, types.Float:
+		return 4, true
+	case types.Bigint, types.Double, types.Timestamp:
+		return 8, true
+	case types.Boolean:
+		return 1, true
+	case types.UUID, types.TimeUUID:
+		return 16, true
+	case types.Ascii, types.Text, types.Varint, types.Decimal, types.Blob, types.Inet, types.Duration,
+		types.List, types.Set, types.Map, types.Tuple:
+		return -1, true
+	}
+	return 0, false
 }

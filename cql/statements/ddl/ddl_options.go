@@ -60,7 +60,7 @@ func eachProperty(props []parser.Property, f func(p parser.Property, name, text 
 	for _, p := range props {
 		name := strings.ToLower(string(p.Name))
 		if seen[name] {
-			return nil, &query.Error{Code: wire.CodeSyntax, Message: fmt.Sprintf("Multiple definitions for property '%s'", name)}
+			return nil, &query.Error{Code: wire.CodeSyntax, Message: fmt.Sprintf("Multiple definition for property '%s'", name)}
 		}
 		seen[name] = true
 		text, m, err := propertyValue(p)
@@ -229,35 +229,6 @@ func prepareNTSOptions(opts, prev map[string]string, dc string) {
 	}
 }
 
-// ReplicationWarnings are the client warnings of a keyspace created or
-// altered with replication repl (maybeWarnOnOptions of SimpleStrategy and
-// NetworkTopologyStrategy): a replication factor above the number of nodes,
-// which is 1, in the cluster or in the data center.
-func ReplicationWarnings(ks string, repl map[string]string) []string {
-	class := strings.TrimPrefix(repl["class"], "org.apache.cassandra.locator.")
-	var out []string
-	switch class {
-	case "SimpleStrategy":
-		if n, _ := strconv.Atoi(repl["replication_factor"]); n > 1 {
-			out = append(out, fmt.Sprintf("Your replication factor %d for keyspace %s is higher than the number of nodes 1", n, ks))
-		}
-	case "NetworkTopologyStrategy":
-		dcs := make([]string, 0, len(repl))
-		for k := range repl {
-			if k != "class" {
-				dcs = append(dcs, k)
-			}
-		}
-		sort.Strings(dcs)
-		for _, dc := range dcs {
-			if n, _ := strconv.Atoi(repl[dc]); n > 1 {
-				out = append(out, fmt.Sprintf("Your replication factor %d for keyspace %s is higher than the number of nodes 1 for datacenter %s", n, ks, dc))
-			}
-		}
-	}
-	return out
-}
-
 // compactionStrategies are the strategy classes minicass accepts.
 var compactionStrategies = map[string]bool{
 	"SizeTieredCompactionStrategy": true,
@@ -291,6 +262,16 @@ func validateCompaction(m map[string]string) (map[string]string, error) {
 	// tombstone options, TWCS units and resolution) live in the engine.
 	if err := engine.ValidateCompactionOptions(out); err != nil {
 		return nil, query.Configf("%s", engine.CompactionErrorMessage(err))
+	}
+	if short != "UnifiedCompactionStrategy" {
+		// CompactionParams.create: a strategy taking the threshold options
+		// stores their defaults when they are not given.
+		if _, ok := out["min_threshold"]; !ok {
+			out["min_threshold"] = "4"
+		}
+		if _, ok := out["max_threshold"]; !ok {
+			out["max_threshold"] = "32"
+		}
 	}
 	return out, nil
 }
@@ -375,13 +356,23 @@ var compressors = map[string]string{
 }
 
 func validateCompression(m map[string]string) (map[string]string, error) {
-	if v, ok := m["enabled"]; ok && strings.EqualFold(v, "false") {
-		return map[string]string{"enabled": "false"}, nil
+	// CompressionParams.fromMap, in its order.
+	enabled := true
+	if v, ok := m["enabled"]; ok {
+		enabled = strings.EqualFold(v, "true")
 	}
 	class, ok := m["class"]
-	if _, legacy := m["sstable_compression"]; !ok && !legacy && len(m) > 0 {
-		// CompressionParams.fromMap: options without a class.
+	if _, legacy := m["sstable_compression"]; !ok && !legacy && len(m) > 0 && enabled {
 		return nil, query.Configf("Missing sub-option 'class' for the 'compression' option.")
+	}
+	if !enabled {
+		if len(m) > 1 {
+			return nil, query.Configf("If the 'enabled' option is set to false no other options must be specified")
+		}
+		return map[string]string{"enabled": "false"}, nil
+	}
+	if ok && class == "" {
+		return nil, query.Configf("The 'class' option must not be empty. To disable compression use 'enabled' : false")
 	}
 	if !ok {
 		// Cassandra 4 allows {'sstable_compression': ''} to disable; an empty map too.
@@ -396,22 +387,78 @@ func validateCompression(m map[string]string) (map[string]string, error) {
 		return nil, query.Configf("Could not create Compression for type %s", class)
 	}
 	out := map[string]string{"class": full, "chunk_length_in_kb": "16"}
-	for k, v := range m {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	// The compressor refuses options it does not know (createCompressor)
+	// before the chunk length and ratio are checked (validate).
+	for _, k := range keys {
 		switch k {
-		case "class", "sstable_compression", "enabled":
-		case "chunk_length_in_kb", "chunk_length_kb":
-			n, err := strconv.Atoi(v)
-			if err != nil || n <= 0 || n&(n-1) != 0 {
-				return nil, query.Configf("Invalid negative or null chunk_length_in_kb")
-			}
-			out["chunk_length_in_kb"] = v
-		case "crc_check_chance", "min_compress_ratio", "compression_level", "max_compressed_length":
-			out[k] = v
+		case "class", "sstable_compression", "enabled", "chunk_length_in_kb", "chunk_length_kb", "min_compress_ratio":
+		case "crc_check_chance", "compression_level", "max_compressed_length":
+			out[k] = m[k]
 		default:
 			return nil, query.Configf("Unknown compression options %s", k)
 		}
 	}
+	for _, k := range []string{"chunk_length_in_kb", "chunk_length_kb"} {
+		if v, ok := m[k]; ok {
+			n, err := strconv.Atoi(v)
+			if err != nil || n <= 0 {
+				return nil, query.Configf("Invalid negative or null chunk_length_in_kb")
+			}
+			if n&(n-1) != 0 {
+				return nil, query.Configf("chunk_length_in_kb must be a power of 2")
+			}
+			out["chunk_length_in_kb"] = strconv.Itoa(n)
+		}
+	}
+	if v, ok := m["min_compress_ratio"]; ok {
+		r, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return nil, query.Configf("Invalid value %s for min_compress_ratio", v)
+		}
+		if r < 0 {
+			return nil, query.Configf("Invalid negative min_compress_ratio")
+		}
+		if r > 0 && r < 1 {
+			return nil, query.Configf("min_compress_ratio can either be 0 or greater than or equal to 1")
+		}
+		if r != 0 {
+			// asMap: String.valueOf(double), only when not the default 0.
+			out["min_compress_ratio"] = strconv.FormatFloat(r, 'f', -1, 64)
+			if !strings.Contains(out["min_compress_ratio"], ".") {
+				out["min_compress_ratio"] += ".0"
+			}
+		}
+	}
 	return out, nil
+}
+
+// tableIDOption takes the ID property (TableAttributes.ID: the table id
+// CREATE TABLE is to use, as when restoring a dropped table's data) out of
+// props, returning the others, its text and whether it was given.
+func tableIDOption(props []parser.Property) (rest []parser.Property, text string, ok bool, err error) {
+	for _, p := range props {
+		if strings.ToLower(string(p.Name)) != "id" {
+			rest = append(rest, p)
+			continue
+		}
+		if ok {
+			return nil, "", false, &query.Error{Code: wire.CodeSyntax, Message: "Multiple definition for property 'id'"}
+		}
+		t, m, err := propertyValue(p)
+		if err != nil {
+			return nil, "", false, err
+		}
+		if m != nil {
+			return nil, "", false, &query.Error{Code: wire.CodeSyntax, Message: "Invalid value for property 'id'"}
+		}
+		text, ok = t, true
+	}
+	return rest, text, ok, nil
 }
 
 // tableOptions applies WITH options (other than CLUSTERING ORDER) to o.

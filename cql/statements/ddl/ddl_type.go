@@ -3,6 +3,7 @@ package ddl
 import (
 	"context"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/minicass/minicass/cql/plan"
@@ -115,6 +116,18 @@ func compileAlterType(s *plan.Compiler, st *parser.AlterUserType) (plan.Plan, er
 			}
 			if usesType(ft, name) { // AlterTypeStatement.AddField: referencesUserType, at any depth
 				return nil, query.Invalidf("Cannot add new field %s of type %s to user type %s as it would create a circular reference", fn, ft, name)
+			}
+			// AlterTypeStatement.AddField: a type in a partition key keeps
+			// its fields, as the key's serialized form would change.
+			var inKey []string
+			for _, tbl := range q.Env.Engine.Tables(ks) {
+				if slices.ContainsFunc(tbl.PartitionKey(), func(c *schema.Column) bool { return usesType(c.Type, name) }) {
+					inKey = append(inKey, tbl.QualifiedName())
+				}
+			}
+			if len(inKey) > 0 {
+				sort.Strings(inKey)
+				return nil, query.Invalidf("Cannot add new field %s of type %s to user type %s.%s as the type is being used in partition key by the following tables: %s", fn, ft, ks, name, strings.Join(inKey, ", "))
 			}
 			ut.Fields = append(ut.Fields, fn)
 			fields = append(fields, ft)
