@@ -9,6 +9,7 @@ import (
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/engine"
 	"github.com/minicass/minicass/schema"
+	"github.com/minicass/minicass/types"
 )
 
 // Derive is the engine.Dependent of the index: the index mutations of one
@@ -94,6 +95,9 @@ func (x *Index) deriveKeyKind(o *out, base *schema.Table, token int64, m *data.M
 		}
 	}
 	sort.Slice(cks, func(i, j int) bool { return bytes.Compare(cks[i], cks[j]) < 0 })
+	if err := x.deriveStaticEntry(o, base, token, m, before, after); err != nil {
+		return err
+	}
 	for _, ck := range cks {
 		v, err := x.keyValue(base, m.Key, ck)
 		if err != nil {
@@ -146,6 +150,51 @@ func (x *Index) deriveKeyKind(o *out, base *schema.Table, token int64, m *data.M
 		}
 		o.add(Key(v), r)
 	}
+	return nil
+}
+
+// deriveStaticEntry adds the entry a partition key index gives a new
+// static row of a table with clustering columns, so that a partition
+// holding only static data is found through the index (CassandraIndex's
+// Indexer.insertRow indexes a static row's primary key when the indexed
+// column is a partition key column; its updateRow leaves static rows alone,
+// so only a static row the partition did not have gets an entry). The
+// entry's clustering is the partition alone, encoded as a bound that sorts
+// before the entries of the partition's rows, as the static clustering does;
+// its liveness is the newest of the row's liveness and live cells
+// (getPrimaryKeyIndexLiveness). Such entries are never removed: a read
+// that finds no live static row skips the partition.
+func (x *Index) deriveStaticEntry(o *out, base *schema.Table, token int64, m *data.Mutation, before, after *engine.BaseRows) error {
+	if x.kind != kindPartitionKey || len(base.ClusteringColumns()) == 0 || after.Static == nil || before.Static != nil {
+		return nil
+	}
+	st := after.Static
+	l := st.Liveness
+	for i := range st.Cells {
+		if c := &st.Cells[i]; c.Kind == data.CellRegular && c.Timestamp > l.Timestamp {
+			l.Timestamp = c.Timestamp
+		}
+	}
+	if l.Timestamp == data.NoTimestamp {
+		return nil
+	}
+	if l.TTL == 0 {
+		l.ExpiresAt = data.NoDeletionTime
+	}
+	v, err := x.keyValue(base, m.Key, nil)
+	if err != nil {
+		return err
+	}
+	if err := x.validateValue(base, len(v)); err != nil {
+		return err
+	}
+	ick, err := types.EncodeBound(x.Table.ClusteringTypes(), [][]byte{tokenKey(token, m.Key)}, types.StartInclusive)
+	if err != nil {
+		return err
+	}
+	r := data.NewRow(ick)
+	r.Liveness = l
+	o.add(Key(v), r)
 	return nil
 }
 
