@@ -54,9 +54,8 @@
 // entry whose clustering is the partition alone (a bound sorting before the
 // partition's row entries, as Cassandra's static clustering does), so that
 // a partition holding only static data is found; a read through it selects
-// no row and returns the partition's static row. Like Cassandra's, that
-// entry is written once and not kept exact: a read that finds no live
-// static row returns nothing for it.
+// no row and returns the partition's static row. That entry mirrors the
+// static row as the row entries mirror their rows.
 //
 // Readers still check every entry against the base row (the planner keeps
 // the indexed restriction as a filter), as Cassandra does: an entry that

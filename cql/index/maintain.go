@@ -153,39 +153,25 @@ func (x *Index) deriveKeyKind(o *out, base *schema.Table, token int64, m *data.M
 	return nil
 }
 
-// deriveStaticEntry adds the entry a partition key index gives a new
-// static row of a table with clustering columns, so that a partition
-// holding only static data is found through the index (CassandraIndex's
-// Indexer.insertRow indexes a static row's primary key when the indexed
-// column is a partition key column; its updateRow leaves static rows alone,
-// so only a static row the partition did not have gets an entry). The
-// entry's clustering is the partition alone, encoded as a bound that sorts
-// before the entries of the partition's rows, as the static clustering does;
-// its liveness is the newest of the row's liveness and live cells
-// (getPrimaryKeyIndexLiveness). Such entries are never removed: a read
-// that finds no live static row skips the partition.
+// deriveStaticEntry adds the entry a partition key index gives the static
+// row of a table with clustering columns, so that a partition holding only
+// static data is found through the index (CassandraIndex's Indexer.insertRow
+// indexes a static row's primary key when the indexed column is a partition
+// key column). The entry's clustering is the partition alone, encoded as a
+// bound that sorts before the entries of the partition's rows, as the
+// static clustering does. Like the row entries of deriveKeyKind, it mirrors
+// the static row: its liveness record and an empty copy of each live cell,
+// and the deletions a write applies to a live static row (partition
+// deletion, cell tombstones, collection deletions), so it is live exactly
+// while the static row is. (Cassandra writes it once, when the static row
+// is new, and leaves a stale one to its reads; minicass keeps the index
+// exact, which its reads cannot tell apart.)
 func (x *Index) deriveStaticEntry(o *out, base *schema.Table, token int64, m *data.Mutation, before, after *engine.BaseRows) error {
-	if x.kind != kindPartitionKey || len(base.ClusteringColumns()) == 0 || after.Static == nil || before.Static != nil {
+	if x.kind != kindPartitionKey || len(base.ClusteringColumns()) == 0 || (after.Static == nil && before.Static == nil) {
 		return nil
-	}
-	st := after.Static
-	l := st.Liveness
-	for i := range st.Cells {
-		if c := &st.Cells[i]; c.Kind == data.CellRegular && c.Timestamp > l.Timestamp {
-			l.Timestamp = c.Timestamp
-		}
-	}
-	if l.Timestamp == data.NoTimestamp {
-		return nil
-	}
-	if l.TTL == 0 {
-		l.ExpiresAt = data.NoDeletionTime
 	}
 	v, err := x.keyValue(base, m.Key, nil)
 	if err != nil {
-		return err
-	}
-	if err := x.validateValue(base, len(v)); err != nil {
 		return err
 	}
 	ick, err := types.EncodeBound(x.Table.ClusteringTypes(), [][]byte{tokenKey(token, m.Key)}, types.StartInclusive)
@@ -193,7 +179,38 @@ func (x *Index) deriveStaticEntry(o *out, base *schema.Table, token int64, m *da
 		return err
 	}
 	r := data.NewRow(ick)
-	r.Liveness = l
+	var cells []data.Cell
+	if st := after.Static; st != nil {
+		if err := x.validateValue(base, len(v)); err != nil {
+			return err
+		}
+		r.Liveness = st.Liveness
+		for i := range st.Cells {
+			c := st.Cells[i]
+			c.Value = []byte{}
+			cells = append(cells, c)
+		}
+	}
+	if before.Static != nil {
+		d := m.PartitionDeletion
+		if ms := m.Static; ms != nil {
+			d = data.MaxDeletion(d, ms.Deletion)
+			r.ColumnDeletions = append(r.ColumnDeletions, ms.ColumnDeletions...)
+			for i := range ms.Cells {
+				c := &ms.Cells[i]
+				if c.Kind != data.CellTombstone || hasCell(cells, c) {
+					continue
+				}
+				cells = append(cells, *c)
+			}
+		}
+		r.Deletion = d
+	}
+	sort.Slice(cells, func(i, j int) bool { return data.CompareID(&cells[i], &cells[j]) < 0 })
+	r.Cells = cells
+	if r.IsEmpty() {
+		return nil
+	}
 	o.add(Key(v), r)
 	return nil
 }
