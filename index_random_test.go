@@ -177,6 +177,9 @@ func expectedIndexEntries(t *testing.T, db *DB) map[string]map[string]int {
 		key := fmt.Sprintf("%d,%d", int32Of(r[0]), int32Of(r[1]))
 		if r[4] != nil {
 			out["isc"][fmt.Sprint(int32Of(r[4]))+"|"+key+"|"] = 1 // once per partition
+			// A partition key index's entry of the static row (only
+			// UPDATE ... SET s writes it, so it is live while s is).
+			out["ik1"][fmt.Sprint(int32Of(r[0]))+"|"+key+"|"] = 1
 		}
 		if r[2] == nil { // a partition with only static data
 			continue
@@ -305,15 +308,31 @@ func checkIndexModel(t *testing.T, db *DB, what string) {
 			require.NoError(t, rows.Err(), q)
 			var gotRows, wantRows []string
 			for _, r := range rows.Result().Rows {
+				if r[2] == nil { // a partition's static row alone
+					gotRows = append(gotRows, fmt.Sprintf("%d,%d|", int32Of(r[0]), int32Of(r[1])))
+					continue
+				}
 				gotRows = append(gotRows, fmt.Sprintf("%d,%d|%d,%d", int32Of(r[0]), int32Of(r[1]), int32Of(r[2]), int32Of(r[3])))
 			}
 			seen := map[string]bool{}
+			hasRows := map[string]bool{} // partitions with entries of rows
+			for e := range want[ix] {
+				if parts := strings.SplitN(e, "|", 3); parts[0] == fmt.Sprint(v) && parts[2] != "" {
+					hasRows[parts[1]] = true
+				}
+			}
 			for e := range want[ix] {
 				parts := strings.SplitN(e, "|", 2)
-				if parts[0] == fmt.Sprint(v) && !seen[parts[1]] {
-					seen[parts[1]] = true
-					wantRows = append(wantRows, parts[1])
+				if parts[0] != fmt.Sprint(v) || seen[parts[1]] {
+					continue
 				}
+				if key, ck, _ := strings.Cut(parts[1], "|"); ck == "" && hasRows[key] {
+					// A static row's entry: the partition's rows are
+					// returned instead of it.
+					continue
+				}
+				seen[parts[1]] = true
+				wantRows = append(wantRows, parts[1])
 			}
 			sort.Strings(gotRows)
 			sort.Strings(wantRows)

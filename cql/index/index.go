@@ -49,7 +49,13 @@
 // column, path, timestamp and TTL), and the deletions a write applies to a
 // live row (row deletion, the covering range tombstone or partition
 // deletion, cell tombstones, collection deletions) are copied onto it. The
-// entry is then live exactly while its base row is.
+// entry is then live exactly while its base row is. A partition key
+// index of a table with clustering columns also gives a new static row an
+// entry whose clustering is the partition alone (a bound sorting before the
+// partition's row entries, as Cassandra's static clustering does), so that
+// a partition holding only static data is found; a read through it selects
+// no row and returns the partition's static row. That entry mirrors the
+// static row as the row entries mirror their rows.
 //
 // Readers still check every entry against the base row (the planner keeps
 // the indexed restriction as a filter), as Cassandra does: an entry that
@@ -209,6 +215,9 @@ type Hit struct {
 	// static column or of a table without clustering columns (the entry
 	// names the partition).
 	Clustering []byte
+	// Static says the entry names the partition's static row: a partition
+	// key index's entry of a static row (Clustering is nil).
+	Static bool
 }
 
 // decodeEntry returns the base location of index entry clustering ck,
@@ -221,6 +230,11 @@ func (x *Index) decodeEntry(base *schema.Table, value, ck []byte) (Hit, error) {
 	}
 	h := Hit{Key: vals[0][8:]}
 	if x.static || len(base.ClusteringColumns()) == 0 {
+		return h, nil
+	}
+	if x.kind == kindPartitionKey && len(vals) == 1 {
+		// A static row's entry (deriveStaticEntry).
+		h.Static = true
 		return h, nil
 	}
 	rest := vals[1:]

@@ -39,7 +39,8 @@ func (x *Index) EstimatedResultRows(e *engine.Engine) int64 {
 // Lookup reads the entries of value whose base token lies in tr, in base
 // token order, and calls fn once per base partition with the clustering
 // keys of its rows the entries name, in order and without duplicates (nil
-// when the entries name the whole partition: a static column's index). fn
+// when the entries name the whole partition: a static column's index;
+// empty but not nil when they name only its static row). fn
 // returns true to stop. The statistics are those of the index partition's
 // read.
 func (x *Index) Lookup(ctx context.Context, e *engine.Engine, base *schema.Table, value []byte, tr data.TokenRange, now int64,
@@ -71,6 +72,9 @@ func (x *Index) Lookup(ctx context.Context, e *engine.Engine, base *schema.Table
 		c := cks
 		if whole {
 			c = nil
+		} else if c == nil {
+			// Only the static row's entry named the partition.
+			c = [][]byte{}
 		}
 		stop, err := fn(cur, c)
 		cur, cks, whole = nil, nil, false
@@ -96,6 +100,9 @@ func (x *Index) Lookup(ctx context.Context, e *engine.Engine, base *schema.Table
 				return p.Stats(), err
 			}
 			cur = bytes.Clone(h.Key)
+		}
+		if h.Static {
+			continue
 		}
 		if h.Clustering == nil {
 			whole = true

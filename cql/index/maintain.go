@@ -9,6 +9,7 @@ import (
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/engine"
 	"github.com/minicass/minicass/schema"
+	"github.com/minicass/minicass/types"
 )
 
 // Derive is the engine.Dependent of the index: the index mutations of one
@@ -94,6 +95,9 @@ func (x *Index) deriveKeyKind(o *out, base *schema.Table, token int64, m *data.M
 		}
 	}
 	sort.Slice(cks, func(i, j int) bool { return bytes.Compare(cks[i], cks[j]) < 0 })
+	if err := x.deriveStaticEntry(o, base, token, m, before, after); err != nil {
+		return err
+	}
 	for _, ck := range cks {
 		v, err := x.keyValue(base, m.Key, ck)
 		if err != nil {
@@ -146,6 +150,68 @@ func (x *Index) deriveKeyKind(o *out, base *schema.Table, token int64, m *data.M
 		}
 		o.add(Key(v), r)
 	}
+	return nil
+}
+
+// deriveStaticEntry adds the entry a partition key index gives the static
+// row of a table with clustering columns, so that a partition holding only
+// static data is found through the index (CassandraIndex's Indexer.insertRow
+// indexes a static row's primary key when the indexed column is a partition
+// key column). The entry's clustering is the partition alone, encoded as a
+// bound that sorts before the entries of the partition's rows, as the
+// static clustering does. Like the row entries of deriveKeyKind, it mirrors
+// the static row: its liveness record and an empty copy of each live cell,
+// and the deletions a write applies to a live static row (partition
+// deletion, cell tombstones, collection deletions), so it is live exactly
+// while the static row is. (Cassandra writes it once, when the static row
+// is new, and leaves a stale one to its reads; minicass keeps the index
+// exact, which its reads cannot tell apart.)
+func (x *Index) deriveStaticEntry(o *out, base *schema.Table, token int64, m *data.Mutation, before, after *engine.BaseRows) error {
+	if x.kind != kindPartitionKey || len(base.ClusteringColumns()) == 0 || (after.Static == nil && before.Static == nil) {
+		return nil
+	}
+	v, err := x.keyValue(base, m.Key, nil)
+	if err != nil {
+		return err
+	}
+	ick, err := types.EncodeBound(x.Table.ClusteringTypes(), [][]byte{tokenKey(token, m.Key)}, types.StartInclusive)
+	if err != nil {
+		return err
+	}
+	r := data.NewRow(ick)
+	var cells []data.Cell
+	if st := after.Static; st != nil {
+		if err := x.validateValue(base, len(v)); err != nil {
+			return err
+		}
+		r.Liveness = st.Liveness
+		for i := range st.Cells {
+			c := st.Cells[i]
+			c.Value = []byte{}
+			cells = append(cells, c)
+		}
+	}
+	if before.Static != nil {
+		d := m.PartitionDeletion
+		if ms := m.Static; ms != nil {
+			d = data.MaxDeletion(d, ms.Deletion)
+			r.ColumnDeletions = append(r.ColumnDeletions, ms.ColumnDeletions...)
+			for i := range ms.Cells {
+				c := &ms.Cells[i]
+				if c.Kind != data.CellTombstone || hasCell(cells, c) {
+					continue
+				}
+				cells = append(cells, *c)
+			}
+		}
+		r.Deletion = d
+	}
+	sort.Slice(cells, func(i, j int) bool { return data.CompareID(&cells[i], &cells[j]) < 0 })
+	r.Cells = cells
+	if r.IsEmpty() {
+		return nil
+	}
+	o.add(Key(v), r)
 	return nil
 }
 

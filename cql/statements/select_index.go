@@ -79,7 +79,13 @@ func (p *selectPlan) scanIndex(ctx context.Context, q *plan.Execution, x *index.
 		if skip {
 			return false, nil
 		}
-		if cks != nil {
+		switch {
+		case cks != nil && len(cks) == 0:
+			// Only the static row: a slice that selects no row, as
+			// CompositesSearcher's names filter of the static entry's
+			// clustering selects none.
+			sl = data.Slices{{Start: []byte{}, End: []byte{}}}
+		case cks != nil:
 			sl = narrowSlices(sl, cks)
 			if sl == nil {
 				return false, nil

@@ -142,6 +142,10 @@ func indexTarget(tbl *schema.Table, col *schema.Column, k parser.IndexTargetKind
 		switch {
 		case t.IsCollection():
 			return 0, query.Invalidf("Secondary indexes are not supported on collections containing durations")
+		case t.IsUDT():
+			// A UDT is a tuple in minicass's types, but UserType.isTuple is
+			// false in Cassandra, so CreateIndexStatement names it as a UDT.
+			return 0, query.Invalidf("Secondary indexes are not supported on UDTs containing durations")
 		case t.Kind == types.Tuple:
 			return 0, query.Invalidf("Secondary indexes are not supported on tuples containing durations")
 		}
