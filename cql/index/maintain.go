@@ -112,40 +112,19 @@ func (x *Index) deriveKeyKind(o *out, base *schema.Table, token int64, m *data.M
 		if err != nil {
 			return err
 		}
-		r := data.NewRow(ick)
-		var cells []data.Cell
-		if ar := after.Row(ck); ar != nil {
-			r.Liveness = ar.Liveness
-			for i := range ar.Cells {
-				c := ar.Cells[i]
-				c.Value = []byte{}
-				cells = append(cells, c)
-			}
-		}
-		if before.Row(ck) != nil {
+		var d data.DeletionTime
+		wasLive := before.Row(ck) != nil
+		if wasLive {
 			// The deletions this write applies to a live row.
-			d := m.PartitionDeletion
+			d = m.PartitionDeletion
 			for i := range m.RangeTombstones {
 				if rt := &m.RangeTombstones[i]; rt.Contains(ck) {
 					d = data.MaxDeletion(d, rt.Deletion)
 				}
 			}
-			if mr := mutationRow(m, ck); mr != nil {
-				d = data.MaxDeletion(d, mr.Deletion)
-				r.ColumnDeletions = append(r.ColumnDeletions, mr.ColumnDeletions...)
-				for i := range mr.Cells {
-					c := &mr.Cells[i]
-					if c.Kind != data.CellTombstone || hasCell(cells, c) {
-						continue
-					}
-					cells = append(cells, *c)
-				}
-			}
-			r.Deletion = d
 		}
-		sort.Slice(cells, func(i, j int) bool { return data.CompareID(&cells[i], &cells[j]) < 0 })
-		r.Cells = cells
-		if r.IsEmpty() {
+		r, ok := mirrorRow(ick, after.Row(ck), wasLive, d, mutationRow(m, ck))
+		if !ok {
 			continue
 		}
 		o.add(Key(v), r)
@@ -178,37 +157,13 @@ func (x *Index) deriveStaticEntry(o *out, base *schema.Table, token int64, m *da
 	if err != nil {
 		return err
 	}
-	r := data.NewRow(ick)
-	var cells []data.Cell
-	if st := after.Static; st != nil {
+	if after.Static != nil {
 		if err := x.validateValue(base, len(v)); err != nil {
 			return err
 		}
-		r.Liveness = st.Liveness
-		for i := range st.Cells {
-			c := st.Cells[i]
-			c.Value = []byte{}
-			cells = append(cells, c)
-		}
 	}
-	if before.Static != nil {
-		d := m.PartitionDeletion
-		if ms := m.Static; ms != nil {
-			d = data.MaxDeletion(d, ms.Deletion)
-			r.ColumnDeletions = append(r.ColumnDeletions, ms.ColumnDeletions...)
-			for i := range ms.Cells {
-				c := &ms.Cells[i]
-				if c.Kind != data.CellTombstone || hasCell(cells, c) {
-					continue
-				}
-				cells = append(cells, *c)
-			}
-		}
-		r.Deletion = d
-	}
-	sort.Slice(cells, func(i, j int) bool { return data.CompareID(&cells[i], &cells[j]) < 0 })
-	r.Cells = cells
-	if r.IsEmpty() {
+	r, ok := mirrorRow(ick, after.Static, before.Static != nil, m.PartitionDeletion, m.Static)
+	if !ok {
 		return nil
 	}
 	o.add(Key(v), r)
@@ -227,6 +182,44 @@ func (x *Index) validateValue(base *schema.Table, n int) error {
 			n, x.Def.Name, base.QualifiedName(), x.Def.Column, maxIndexedValue)
 	}
 	return nil
+}
+
+// mirrorRow builds the index entry, at clustering ick, that mirrors a base
+// row so that the entry is live exactly while the row is: the liveness
+// record and an empty copy of each cell of live (the row once the write is
+// applied; nil when it is not live), and, when the row was live before the
+// write (wasLive), the deletion d the write applies to it (partition and
+// range deletions, which the caller gathers) with the row deletion, column
+// deletions and cell tombstones of the write's own row mw (nil when the write
+// has none). ok is false when the entry would be empty.
+func mirrorRow(ick []byte, live *data.Row, wasLive bool, d data.DeletionTime, mw *data.Row) (r data.Row, ok bool) {
+	r = data.NewRow(ick)
+	var cells []data.Cell
+	if live != nil {
+		r.Liveness = live.Liveness
+		for i := range live.Cells {
+			c := live.Cells[i]
+			c.Value = []byte{}
+			cells = append(cells, c)
+		}
+	}
+	if wasLive {
+		if mw != nil {
+			d = data.MaxDeletion(d, mw.Deletion)
+			r.ColumnDeletions = append(r.ColumnDeletions, mw.ColumnDeletions...)
+			for i := range mw.Cells {
+				c := &mw.Cells[i]
+				if c.Kind != data.CellTombstone || hasCell(cells, c) {
+					continue
+				}
+				cells = append(cells, *c)
+			}
+		}
+		r.Deletion = d
+	}
+	sort.Slice(cells, func(i, j int) bool { return data.CompareID(&cells[i], &cells[j]) < 0 })
+	r.Cells = cells
+	return r, !r.IsEmpty()
 }
 
 func mutationRow(m *data.Mutation, ck []byte) *data.Row {
