@@ -128,6 +128,12 @@ import (
 //	                    (DatabaseDescriptor, in its @BeforeClass or a test;
 //	                    auto-compaction=false is disableCompaction)
 //
+//	... each=(v:from:to, ...)
+//	                    (on any directive) runs it once per binding of the
+//	                    variables, with $(expr) in its input and expected
+//	                    output replaced; threads=v runs v's iterations at
+//	                    once (cassandra_each_test.go documents both)
+//
 // A statement's bind values (execute(query, values...)) follow it on a line
 // that starts with "? ": CQL literals separated by commas, with the words
 // unset and null. An assertion that minicass answers differently on purpose
@@ -253,6 +259,9 @@ func (h *conformanceHarness) mustRun(q string) {
 // it itself: an assertion's expected text holds Cassandra's answer, which
 // rewriting the file must never replace with minicass's.
 func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
+	if d.HasArg("each") {
+		return h.runEach(t, d)
+	}
 	h.nowInSec = nil
 	if d.HasArg("now-in-seconds") {
 		var spec string

@@ -147,11 +147,18 @@ func (p *parser) noViable() error {
 
 // noViableAhead reports "no viable alternative at input 'X'" for the token
 // after the current one, as ANTLR does when its prediction fails on the
-// second token of lookahead: the message and position are that token's, the
-// snippet still brackets the current one (ErrorCollector reads the stream's
-// index, which the prediction rewound).
-func (p *parser) noViableAhead() error {
-	t := p.peekAt(1)
+// second token of lookahead (noViableAt(1)).
+func (p *parser) noViableAhead() error { return p.noViableAt(1) }
+
+// noViableAt reports "no viable alternative at input 'X'" for the token k
+// tokens after the current one, as ANTLR does when a decision's prediction
+// looked k tokens past the current one and found no alternative there: the
+// message and position are the failing token's (NoViableAltException takes
+// the token the prediction stopped at), while the snippet still brackets the
+// current one, because the prediction rewound the stream before the error was
+// reported and ErrorCollector reads the stream's index.
+func (p *parser) noViableAt(k int) error {
+	t := p.peekAt(k)
 	return &SyntaxError{Line: t.line, Column: t.col, Msg: "no viable alternative at input '" + t.text + "'", Snippet: p.snippet()}
 }
 
@@ -1745,9 +1752,27 @@ func (p *parser) parseRelation() (Relation, error) {
 		}
 		return r, err
 	}
+	// The other relations start with a column name, and Cassandra's grammar
+	// spells each as an alternative of its own (name=cident type=relationType
+	// t=term, name=cident K_LIKE t=term, ...), so its parser picks one from
+	// the name and the token after it (two after it for IN), rewinding to the
+	// name when none fits: the error then names the token that failed and
+	// the snippet brackets the name (noViableAt).
+	start := p.i
+	if !isIdentTok(p.peek()) {
+		return nil, p.noViable()
+	}
 	col, err := p.ident()
 	if err != nil {
 		return nil, err
+	}
+	if !startsColumnRelation(p.peek(), p.peekAt(1)) {
+		ahead := p.i - start
+		if p.isKw(kwIn) {
+			ahead++
+		}
+		p.i = start
+		return nil, p.noViableAt(ahead)
 	}
 	r := &ColumnRelation{Column: col}
 	if p.accept(tLBracket) {
@@ -1796,6 +1821,25 @@ func (p *parser) parseRelation() (Relation, error) {
 		return nil, p.noViable()
 	}
 	return r, err
+}
+
+// startsColumnRelation reports whether t, the token after a relation's column
+// name, and next, the one after t, begin one of the relation alternatives
+// that start with a column name: an operator, LIKE, IS, CONTAINS, '[', or
+// IN followed by a marker or a parenthesized list.
+func startsColumnRelation(t, next *token) bool {
+	switch t.kind {
+	case tEq, tLt, tLte, tGt, tGte, tNeq, tLBracket:
+		return true
+	case tIdent:
+		switch t.kw {
+		case kwLike, kwIs, kwContains:
+			return true
+		case kwIn:
+			return next.kind == tQMark || next.kind == tColon || next.kind == tLParen
+		}
+	}
+	return false
 }
 
 // atCustomIndexExpression reports whether a custom index expression starts
