@@ -151,7 +151,9 @@ func compileInsert(s *plan.Compiler, st *parser.Insert) (plan.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &modPlan{tbl: tbl, kind: restrictions.KindInsert, insertLiveness: true}
+	// A compact table's rows have no primary-key liveness (UpdateStatement:
+	// only a CQL table's INSERT writes it): they exist through their cells.
+	p := &modPlan{tbl: tbl, kind: restrictions.KindInsert, insertLiveness: !tbl.IsCompact()}
 	byName := make(map[string]*restrictions.WhereValues, len(cols))
 	staticOnly := true
 	// One allocation for the key restrictions.
@@ -203,6 +205,9 @@ func compileInsert(s *plan.Compiler, st *parser.Insert) (plan.Plan, error) {
 		}
 		p.staticOnly = true
 	}
+	if err := p.compactValueOp(); err != nil {
+		return nil, err
+	}
 	p.where = restrictions.InsertWhere(tbl, pk, ck)
 	if p.ttl, p.timestamp, err = compileUsing(s, c, tbl, st.Using); err != nil {
 		return nil, err
@@ -217,6 +222,29 @@ func compileInsert(s *plan.Compiler, st *parser.Insert) (plan.Plan, error) {
 	p.pkIdx = pkBindIndexes(p.where)
 	p.planSimple()
 	return p, nil
+}
+
+// compactValueOp applies UpdateStatement.addUpdateForKey's rule for a
+// compact table's rows, which have no row marker: a write of a row that sets
+// no regular column writes the empty value of the hidden EmptyType column
+// (which is then what makes the row exist), and is refused on a table whose
+// compact value column was declared ("Column v is mandatory for this COMPACT
+// STORAGE table").
+func (p *modPlan) compactValueOp() error {
+	if !p.tbl.IsCompact() || p.staticOnly {
+		return nil
+	}
+	for _, o := range p.ops {
+		if o.col.Kind == schema.Regular {
+			return nil
+		}
+	}
+	v := p.tbl.CompactValueColumn()
+	if !p.tbl.HasEmptyCompactValue() {
+		return query.Invalidf("Column %s is mandatory for this COMPACT STORAGE table", v.Name)
+	}
+	p.ops = append(p.ops, colOp{col: v, kind: opSet, value: expr.ConstTerm{V: []byte{}}})
+	return nil
 }
 
 // checkSetCompatible refuses two incompatible settings of one column: a plain

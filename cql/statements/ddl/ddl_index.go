@@ -76,9 +76,21 @@ func compileCreateIndex(s *plan.Compiler, st *parser.CreateIndex) (plan.Plan, er
 		if tbl.IsCounter() {
 			return nil, query.Invalidf("Secondary indexes on counter tables aren't supported")
 		}
+		// CreateIndexStatement.apply: a compact table takes indexes only on
+		// the (static) columns of a static compact table.
+		if tbl.IsCompact() && !tbl.IsStaticCompact() {
+			return nil, query.Invalidf("Secondary indexes are not supported on COMPACT STORAGE tables that have clustering columns")
+		}
 		col := tbl.Column(string(st.Target.Column))
 		if col == nil {
+			if tbl.StoredColumn(string(st.Target.Column)) != nil {
+				// A hidden column (CompactTableMetadata.getExistingColumn).
+				return nil, query.Invalidf("Undefined column name %s in table %s", st.Target.Column, tbl.QualifiedName())
+			}
 			return nil, query.Invalidf("Column '%s' doesn't exist", st.Target.Column)
+		}
+		if tbl.IsCompact() && (col.Kind == schema.PartitionKey || col.Kind == schema.Clustering) {
+			return nil, query.Invalidf("Secondary indexes are not supported on PRIMARY KEY columns in COMPACT STORAGE tables")
 		}
 		target, err := indexTarget(tbl, col, st.Target.Kind)
 		if err != nil {
