@@ -76,11 +76,6 @@ func compileCreateIndex(s *plan.Compiler, st *parser.CreateIndex) (plan.Plan, er
 		if tbl.IsCounter() {
 			return nil, query.Invalidf("Secondary indexes on counter tables aren't supported")
 		}
-		// CreateIndexStatement.apply: a compact table takes indexes only on
-		// the (static) columns of a static compact table.
-		if tbl.IsCompact() && !tbl.IsStaticCompact() {
-			return nil, query.Invalidf("Secondary indexes are not supported on COMPACT STORAGE tables that have clustering columns")
-		}
 		col := tbl.Column(string(st.Target.Column))
 		if col == nil {
 			if tbl.StoredColumn(string(st.Target.Column)) != nil {
@@ -89,8 +84,17 @@ func compileCreateIndex(s *plan.Compiler, st *parser.CreateIndex) (plan.Plan, er
 			}
 			return nil, query.Invalidf("Column '%s' doesn't exist", st.Target.Column)
 		}
-		if tbl.IsCompact() && (col.Kind == schema.PartitionKey || col.Kind == schema.Clustering) {
-			return nil, query.Invalidf("Secondary indexes are not supported on PRIMARY KEY columns in COMPACT STORAGE tables")
+		// CreateIndexStatement.apply: a compact table takes indexes only on
+		// its columns outside the primary key, which are the static columns
+		// of a static compact table: a dense table's one is its compact
+		// value column.
+		if tbl.IsCompact() {
+			if col.Kind == schema.PartitionKey || col.Kind == schema.Clustering {
+				return nil, query.Invalidf("Secondary indexes are not supported on PRIMARY KEY columns in COMPACT STORAGE tables")
+			}
+			if col == tbl.CompactValueColumn() {
+				return nil, query.Invalidf("Secondary indexes are not supported on compact value column of COMPACT STORAGE tables")
+			}
 		}
 		target, err := indexTarget(tbl, col, st.Target.Kind)
 		if err != nil {
