@@ -224,6 +224,17 @@ func compileInsert(s *plan.Compiler, st *parser.Insert) (plan.Plan, error) {
 	return p, nil
 }
 
+// checkCompactClustering refuses the empty value as the clustering of a
+// dense compact table with a single clustering column, whose clustering is
+// the legacy cell name (ModificationStatement.createClustering's check,
+// with Cassandra's text).
+func checkCompactClustering(tbl *schema.Table, values [][]byte) error {
+	if tbl.IsCompact() && !tbl.IsStaticCompact() && len(tbl.ClusteringColumns()) == 1 && len(values) == 1 && values[0] != nil && len(values[0]) == 0 {
+		return query.Invalidf("Invalid empty value for clustering column of COMPACT TABLE")
+	}
+	return nil
+}
+
 // compactValueOp applies UpdateStatement.addUpdateForKey's rule for a
 // compact table's rows, which have no row marker: a write of a row that sets
 // no regular column writes the empty value of the hidden EmptyType column
@@ -744,6 +755,11 @@ func (p *modPlan) Mutations(ctx context.Context, q *plan.Execution, wc *writeCon
 	if !p.staticOnly && p.where.FullClustering() {
 		if prefixes, err = p.where.ClusteringPrefixes(&q.Execution); err != nil {
 			return nil, err
+		}
+		for _, pre := range prefixes {
+			if err := checkCompactClustering(p.tbl, pre); err != nil {
+				return nil, err
+			}
 		}
 	}
 	var muts []*data.Mutation
@@ -1290,6 +1306,9 @@ func (p *modPlan) simpleMutation(q *plan.Execution, wc *writeContext, h *simpleR
 		}
 		ckVals = append(ckVals, v)
 		size += 2 + len(v)
+	}
+	if err := checkCompactClustering(p.tbl, ckVals); err != nil {
+		return nil, err
 	}
 	if err := restrictions.CheckClusteringSize(ckVals); err != nil {
 		return nil, err
