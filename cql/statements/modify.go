@@ -254,11 +254,11 @@ func compactClusteringGap(tbl *schema.Table, given map[string]*restrictions.Wher
 
 // checkCompactClustering refuses the empty value as the clustering of a
 // dense compact table with a single clustering column, whose clustering is
-// the legacy cell name (ModificationStatement.createClustering's check,
-// with Cassandra's text).
+// the legacy cell name, with the text CompactStorageTest.testEmptyRestrictionValue
+// expects of 4.x ("Invalid empty or null value for column c").
 func checkCompactClustering(tbl *schema.Table, values [][]byte) error {
 	if tbl.IsCompact() && !tbl.IsStaticCompact() && len(tbl.ClusteringColumns()) == 1 && len(values) == 1 && values[0] != nil && len(values[0]) == 0 {
-		return query.Invalidf("Invalid empty value for clustering column of COMPACT TABLE")
+		return query.Invalidf("Invalid empty or null value for column %s", tbl.ClusteringColumns()[0].Name)
 	}
 	return nil
 }
