@@ -658,6 +658,11 @@ func compileAlterTable(s *plan.Compiler, st *parser.AlterTable) (plan.Plan, erro
 		case parser.AlterRename:
 			for _, r := range st.Renames {
 				from, to := string(r.From), string(r.To)
+				if old.IsCompact() && old.Column(from) == nil && !st.IfColumn {
+					// A hidden or missing column: RenameColumns' getExistingColumn
+					// (CompactTableMetadata) refuses it by name.
+					return nil, query.Invalidf("Undefined column name %s in table %s", from, old.QualifiedName())
+				}
 				i := find(from)
 				if i < 0 {
 					if st.IfColumn {
