@@ -784,6 +784,13 @@ func (sel *readSelection) selectNames(ssts []*sstableSource) error {
 // tracker and reports whether the rows read so far hold everything the
 // query needs newer than maxTS, the max timestamp of the next SSTable.
 func (sel *readSelection) complete(maxTS int64) (bool, error) {
+	if sel.table.IsStaticCompact() {
+		// A static compact table's CQL row is its static row, whose every
+		// column its reads fetch: complete once each has a cell newer
+		// than maxTS and than the partition deletion (isRowComplete on the
+		// static row of a compact table).
+		return sel.staticComplete(maxTS)
+	}
 	if sel.staticsQueried {
 		// A static row has no primary-key liveness: Cassandra 4.1's
 		// canRemoveRow never finds it complete.
@@ -808,6 +815,36 @@ func (sel *readSelection) complete(maxTS int64) (bool, error) {
 		}
 	}
 	return sel.tracker.complete(maxTS), nil
+}
+
+// staticComplete reports whether the static rows of the parts opened hold,
+// for every static column of a static compact table, a cell (live or a
+// tombstone) newer than maxTS and than the partition deletion.
+func (sel *readSelection) staticComplete(maxTS int64) (bool, error) {
+	floor := maxTS
+	newest := map[string]int64{}
+	for _, pt := range sel.parts {
+		if d := pt.ps.Deletion(); !d.IsLive() {
+			floor = max(floor, d.MarkedForDeleteAt)
+		}
+		if st := pt.ps.Static(); st != nil {
+			for j := range st.Cells {
+				c := &st.Cells[j]
+				if ts, ok := newest[c.Column]; !ok || c.Timestamp > ts {
+					newest[c.Column] = c.Timestamp
+				}
+			}
+		}
+	}
+	for _, c := range sel.table.Columns {
+		if c.Kind != schema.Static {
+			continue
+		}
+		if ts, ok := newest[c.Name]; !ok || ts <= floor {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // releaseParts gives back the partitions opened, after an error.

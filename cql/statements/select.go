@@ -191,7 +191,9 @@ func compileSelect(s *plan.Compiler, st *parser.Select) (plan.Plan, error) {
 	p.plainCols = plainColumns(p)
 	p.proj = projections(p.plainCols)
 	p.queried = queriedColumns(p)
-	p.namesRead = w.PkComplete && !p.distinct && w.NamesRows(len(tbl.ClusteringColumns()))
+	// A static compact table's read names no row: it reads the static row
+	// (SelectStatement.makeClusteringIndexFilter's empty names filter).
+	p.namesRead = w.PkComplete && !p.distinct && (w.NamesRows(len(tbl.ClusteringColumns())) || tbl.IsStaticCompact() && !w.CkRestricted)
 	p.planSingle()
 	p.needCk = p.plainCols == nil || len(w.Filters) > 0 || p.groupBy > 0 || p.postSort
 	p.stream = p.plainCols != nil && !p.distinct && p.groupBy == 0 && !p.postSort
