@@ -123,11 +123,14 @@ import (
 //	                    clock's time in seconds plus N (N may be negative)
 //	node [tombstone-failure-threshold=N] [materialized-views=false]
 //	     [mv-allow-filtering-nonkey-columns-unsafe=true] [auto-compaction=false]
+//	     [drop-compact-storage=false]
 //	                    goes on on a fresh node (no table or view of the
 //	                    script's earlier blocks, as after CQLTester's cleanup)
 //	                    with those settings, where the Java sets them
 //	                    (DatabaseDescriptor, in its @BeforeClass or a test;
-//	                    auto-compaction=false is disableCompaction)
+//	                    auto-compaction=false is disableCompaction;
+//	                    drop-compact-storage=false is
+//	                    setEnableDropCompactStorage(false))
 //
 // A statement's bind values (execute(query, values...)) follow it on a line
 // that starts with "? ": CQL literals separated by commas, with the words
@@ -304,6 +307,9 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 		}
 		if d.HasArg("mv-allow-filtering-nonkey-columns-unsafe") {
 			d.ScanArgs(t, "mv-allow-filtering-nonkey-columns-unsafe", &xo.MaterializedViewsAllowFilteringNonKeyColumnsUnsafe)
+		}
+		if d.HasArg("drop-compact-storage") {
+			d.ScanArgs(t, "drop-compact-storage", &xo.DropCompactStorageEnabled)
 		}
 		if d.HasArg("auto-compaction") {
 			auto := true
