@@ -56,6 +56,14 @@ type Options struct {
 	// Cassandra 4.1) refuses it with Cassandra's text; views created before
 	// keep being maintained either way.
 	MaterializedViewsEnabled bool
+	// CompactTablesDisabled refuses CREATE TABLE ... WITH COMPACT STORAGE,
+	// as Cassandra's compact_tables_enabled guardrail set to false. False
+	// (the default, as in Cassandra 4.1) creates them.
+	CompactTablesDisabled bool
+	// DropCompactStorageEnabled allows ALTER TABLE ... DROP COMPACT STORAGE,
+	// as Cassandra's drop_compact_storage_enabled. False (the default, as in
+	// Cassandra 4.1) refuses it with Cassandra's text.
+	DropCompactStorageEnabled bool
 	// From, when set, is the state an in-memory DB opens in: a Snapshot,
 	// of this process's DBs (Restore at Open, without first creating the
 	// system keyspaces, which the snapshot holds). Nil (the default) opens

@@ -26,6 +26,10 @@ func TestCQLScripts(t *testing.T) { runScripts(t, "testdata/scripts") }
 //	clock advance=D advances the engine's clock by a Go duration
 //	flush           flushes every table's memtable to an SSTable
 //	views           enables materialized views (materialized_views_enabled)
+//	compact-tables-disabled
+//	                turns the compact_tables guardrail off
+//	drop-compact-storage-enabled
+//	                allows DROP COMPACT STORAGE (drop_compact_storage_enabled)
 //	auth superuser=U password=P [authorizer=A]
 //	                enables password authentication with superuser U
 //	                (bcrypt cost 4) and authorizer A (default
@@ -50,6 +54,12 @@ func runScripts(t *testing.T, dir string) {
 				return ""
 			case "views":
 				s.x.env.MaterializedViewsEnabled = true
+				return ""
+			case "compact-tables-disabled":
+				s.x.env.CompactTablesDisabled = true
+				return ""
+			case "drop-compact-storage-enabled":
+				s.x.env.DropCompactStorageEnabled = true
 				return ""
 			case "auth":
 				var user, pw string

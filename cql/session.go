@@ -52,6 +52,15 @@ type Options struct {
 	// Cassandra's -Dcassandra.mv.allow_filtering_nonkey_columns_unsafe=true
 	// does (false by default: refused, CASSANDRA-13798).
 	MaterializedViewsAllowFilteringNonKeyColumnsUnsafe bool
+	// CompactTablesDisabled refuses CREATE TABLE ... WITH COMPACT STORAGE
+	// with Cassandra's guardrail text, as compact_tables_enabled: false
+	// does (false by default: compact tables are created, as in Cassandra
+	// 4.1).
+	CompactTablesDisabled bool
+	// DropCompactStorageEnabled allows ALTER TABLE ... DROP COMPACT
+	// STORAGE, as Cassandra's drop_compact_storage_enabled (false by
+	// default: refused with Cassandra's text).
+	DropCompactStorageEnabled bool
 }
 
 // Executor runs CQL against an engine. It is safe for concurrent use; each
@@ -84,7 +93,8 @@ func NewExecutor(eng *engine.Engine, opts Options) *Executor {
 	}
 	x := &Executor{opts: opts, uuid: types.NewTimeUUIDGenerator(), plans: newPlanCache(opts.PreparedStatementsCacheSize)}
 	x.env = plan.Env{Engine: eng, System: virtual.NewNode(eng, opts.ClusterName, opts.DataCenter, opts.Rack),
-		MaterializedViewsEnabled: opts.MaterializedViewsEnabled, MaterializedViewsAllowFilteringNonKeyColumnsUnsafe: opts.MaterializedViewsAllowFilteringNonKeyColumnsUnsafe}
+		MaterializedViewsEnabled: opts.MaterializedViewsEnabled, MaterializedViewsAllowFilteringNonKeyColumnsUnsafe: opts.MaterializedViewsAllowFilteringNonKeyColumnsUnsafe,
+		CompactTablesDisabled: opts.CompactTablesDisabled, DropCompactStorageEnabled: opts.DropCompactStorageEnabled}
 	x.env.Roles = auth.New(x.env.System, func(ctx context.Context, text string, p *query.Params) (*query.Result, error) {
 		s := x.NewSession()
 		s.label = SourceInternal

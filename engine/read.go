@@ -784,6 +784,13 @@ func (sel *readSelection) selectNames(ssts []*sstableSource) error {
 // tracker and reports whether the rows read so far hold everything the
 // query needs newer than maxTS, the max timestamp of the next SSTable.
 func (sel *readSelection) complete(maxTS int64) (bool, error) {
+	if sel.table.IsStaticCompact() {
+		// A static compact table's CQL row is its static row, whose every
+		// column its reads fetch: complete once each has a cell newer
+		// than maxTS and than the partition deletion (isRowComplete on the
+		// static row of a compact table).
+		return sel.staticComplete(maxTS)
+	}
 	if sel.staticsQueried {
 		// A static row has no primary-key liveness: Cassandra 4.1's
 		// canRemoveRow never finds it complete.
@@ -791,12 +798,16 @@ func (sel *readSelection) complete(maxTS int64) (bool, error) {
 	}
 	if sel.tracker == nil {
 		var regulars []string
+		dense := sel.table.IsCompact() && !sel.table.IsStaticCompact()
 		for _, c := range sel.table.Columns {
-			if c.Kind == schema.Regular && (sel.opts.Queried == nil || slices.Contains(sel.opts.Queried, c.Name)) {
+			// A dense compact table's row is its compact value cell,
+			// queried or not (its hidden EmptyType one included).
+			if c.Kind == schema.Regular && (dense || sel.opts.Queried == nil || slices.Contains(sel.opts.Queried, c.Name)) {
 				regulars = append(regulars, c.Name)
 			}
 		}
 		sel.tracker = newNamesTracker(sel.opts.Slices, regulars)
+		sel.tracker.compact = dense
 	}
 	for ; sel.tracked < len(sel.parts); sel.tracked++ {
 		if err := sel.tracker.add(sel.parts[sel.tracked].ps); err != nil {
@@ -804,6 +815,36 @@ func (sel *readSelection) complete(maxTS int64) (bool, error) {
 		}
 	}
 	return sel.tracker.complete(maxTS), nil
+}
+
+// staticComplete reports whether the static rows of the parts opened hold,
+// for every static column of a static compact table, a cell (live or a
+// tombstone) newer than maxTS and than the partition deletion.
+func (sel *readSelection) staticComplete(maxTS int64) (bool, error) {
+	floor := maxTS
+	newest := map[string]int64{}
+	for _, pt := range sel.parts {
+		if d := pt.ps.Deletion(); !d.IsLive() {
+			floor = max(floor, d.MarkedForDeleteAt)
+		}
+		if st := pt.ps.Static(); st != nil {
+			for j := range st.Cells {
+				c := &st.Cells[j]
+				if ts, ok := newest[c.Column]; !ok || c.Timestamp > ts {
+					newest[c.Column] = c.Timestamp
+				}
+			}
+		}
+	}
+	for _, c := range sel.table.Columns {
+		if c.Kind != schema.Static {
+			continue
+		}
+		if ts, ok := newest[c.Name]; !ok || ts <= floor {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // releaseParts gives back the partitions opened, after an error.
@@ -824,11 +865,17 @@ type namesTracker struct {
 	slices data.Slices // one slice per requested row; nil: the one row
 	cols   []string
 	rows   []trackedRow
+	// compact is set for a dense COMPACT STORAGE table, whose rows have no
+	// primary-key liveness (see complete).
+	compact bool
 }
 
 type trackedRow struct {
 	liveness, deletion int64
-	cells              []int64 // per column of cols; math.MinInt64: none
+	// rowDeletion is the row's own deletion; deletion also holds the
+	// partition and range deletions covering it.
+	rowDeletion int64
+	cells       []int64 // per column of cols; math.MinInt64: none
 }
 
 func newNamesTracker(slices data.Slices, cols []string) *namesTracker {
@@ -839,7 +886,7 @@ func newNamesTracker(slices data.Slices, cols []string) *namesTracker {
 		cells[i] = math.MinInt64
 	}
 	for i := range t.rows {
-		t.rows[i] = trackedRow{liveness: math.MinInt64, deletion: math.MinInt64, cells: cells[i*len(cols) : (i+1)*len(cols)]}
+		t.rows[i] = trackedRow{liveness: math.MinInt64, deletion: math.MinInt64, rowDeletion: math.MinInt64, cells: cells[i*len(cols) : (i+1)*len(cols)]}
 	}
 	return t
 }
@@ -876,6 +923,7 @@ func (t *namesTracker) add(ps data.PartitionSource) error {
 		tr := &t.rows[i]
 		if !r.Deletion.IsLive() {
 			tr.deletion = max(tr.deletion, r.Deletion.MarkedForDeleteAt)
+			tr.rowDeletion = max(tr.rowDeletion, r.Deletion.MarkedForDeleteAt)
 		}
 		if !r.Liveness.IsEmpty() {
 			tr.liveness = max(tr.liveness, r.Liveness.Timestamp)
@@ -899,11 +947,21 @@ func (t *namesTracker) add(ps data.PartitionSource) error {
 // newer than maxTS: Cassandra 4.1's canRemoveRow for all the rows, so that
 // nothing in an SSTable whose timestamps are all at or below maxTS can
 // change the answer.
+//
+// A dense compact table's rows have no primary-key liveness, so Cassandra
+// 4.1 (SinglePartitionReadCommand.isRowComplete) takes such a row as
+// complete once its compact value cell, live or a tombstone, is newer than
+// maxTS, or once its own deletion is, unless a partition or range deletion
+// at least as new shadows it (the merge then drops the row).
 func (t *namesTracker) complete(maxTS int64) bool {
 	for i := range t.rows {
 		r := &t.rows[i]
 		floor := max(r.deletion, maxTS)
-		if r.liveness <= floor {
+		if t.compact {
+			if r.rowDeletion > maxTS && r.rowDeletion == r.deletion {
+				continue
+			}
+		} else if r.liveness <= floor {
 			return false
 		}
 		for _, ts := range r.cells {

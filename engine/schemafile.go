@@ -45,7 +45,11 @@ import (
 // ("view": schema.View, whose base_table_id is the base table's ID as 16
 // bytes, filter values as base64 bytes) and its log marks (see logMarks):
 // truncated_at once truncated, compacted_to once a compaction removed
-// SSTables without writing any.
+// SSTables without writing any. A COMPACT STORAGE table carries "compact"
+// (schema.CompactStorage: {"dense": true} for a dense table, {"dense":
+// false} for a static compact one), its hidden columns listed among its
+// columns; a file without it (every file written before compact tables)
+// describes CQL tables.
 
 const (
 	schemaMagic      = "MCSF"
@@ -95,6 +99,10 @@ type tableJSON struct {
 	Dropped     []droppedJSON  `json:"dropped_columns,omitempty"`
 	Indexes     []indexJSON    `json:"indexes,omitempty"`
 	View        *schema.View   `json:"view,omitempty"`
+	// Compact is set for a COMPACT STORAGE table ({"dense": true} or
+	// {"dense": false}); files written before compact tables existed have
+	// none, which is a CQL table.
+	Compact *schema.CompactStorage `json:"compact,omitempty"`
 }
 
 // indexJSON is one secondary index of a table.
@@ -204,7 +212,7 @@ func encodeSchema(st *schemaState, marks logMarks) ([]byte, error) {
 		}
 		for _, tn := range slices.Sorted(maps.Keys(ks.tables)) {
 			t := ks.tables[tn]
-			tj := tableJSON{Name: tn, ID: hex.EncodeToString(t.ID[:]), Options: t.Options, View: t.View}
+			tj := tableJSON{Name: tn, ID: hex.EncodeToString(t.ID[:]), Options: t.Options, View: t.View, Compact: t.Compact}
 			for _, c := range t.Columns {
 				tj.Columns = append(tj.Columns, columnJSON{Name: c.Name, Type: c.Type.String(), Kind: c.Kind.String(), Position: c.Position, Desc: c.Desc})
 			}
@@ -304,6 +312,7 @@ func decodeSchema(file string, b []byte) (*schemaState, logMarks, error) {
 				cols = append(cols, &schema.Column{Name: cj.Name, Type: typ, Kind: kind, Position: cj.Position, Desc: cj.Desc})
 			}
 			t := schema.NewTable(kj.Name, tj.Name, id, cols, tj.Options)
+			t.Compact = tj.Compact
 			for _, dj := range tj.Dropped {
 				typ, err := types.ParseTypeWith(dj.Type, resolve)
 				if err != nil {
@@ -316,7 +325,7 @@ func decodeSchema(file string, b []byte) (*schemaState, logMarks, error) {
 			}
 			for _, ij := range tj.Indexes {
 				target, ok := indexTargets[ij.Target]
-				if !ok || t.Column(ij.Column) == nil || ij.Name == "" {
+				if !ok || t.StoredColumn(ij.Column) == nil || ij.Name == "" {
 					return nil, logMarks{}, bad(schemaHeaderSize, "index %q of %s.%s: bad column %q or target %q", ij.Name, kj.Name, tj.Name, ij.Column, ij.Target)
 				}
 				t.Indexes = append(t.Indexes, schema.Index{Name: ij.Name, Column: ij.Column, Target: target, Class: ij.Class, Options: ij.Options})

@@ -240,6 +240,9 @@ type Table struct {
 	Indexes []Index
 	// View is set when the table is a materialized view (see View).
 	View *View
+	// Compact is set for a COMPACT STORAGE table (see CompactStorage); nil
+	// for a CQL table. Set it before the table is published.
+	Compact *CompactStorage
 
 	partitionKey []*Column
 	clustering   []*Column
@@ -302,8 +305,17 @@ func sortStaticThenName(cs []*Column) {
 	}
 }
 
-// Column returns the column named name, or nil.
-func (t *Table) Column(name string) *Column { return t.byName[name] }
+// Column returns the column named name, or nil: the column CQL names, so a
+// hidden column of a compact table (IsHidden) is nil too, as Cassandra's
+// CompactTableMetadata.getExistingColumn refuses it. StoredColumn returns
+// every column.
+func (t *Table) Column(name string) *Column {
+	c := t.byName[name]
+	if t.Compact != nil && t.IsHidden(c) {
+		return nil
+	}
+	return c
+}
 
 // PartitionKey returns the partition key columns in order.
 func (t *Table) PartitionKey() []*Column { return t.partitionKey }
@@ -356,7 +368,7 @@ func ChangeAffectsPreparedStatements(before, after *Table) bool {
 	if before == after {
 		return false
 	}
-	if before.ID != after.ID || (before.View == nil) != (after.View == nil) || len(before.Columns) != len(after.Columns) || len(before.Indexes) != len(after.Indexes) ||
+	if before.ID != after.ID || (before.View == nil) != (after.View == nil) || (before.Compact == nil) != (after.Compact == nil) || len(before.Columns) != len(after.Columns) || len(before.Indexes) != len(after.Indexes) ||
 		before.Options.DefaultTTL != after.Options.DefaultTTL || before.Options.GCGraceSeconds != after.Options.GCGraceSeconds {
 		return true
 	}

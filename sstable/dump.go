@@ -335,7 +335,7 @@ func (d *dumper) columns(row *data.Row) []colRef {
 			}
 		}
 		c := colRef{name: name, typ: types.BlobType}
-		if def := d.t.Column(name); def != nil {
+		if def := d.t.StoredColumn(name); def != nil {
 			c.typ, c.known, c.complex = def.Type, true, def.Type.IsMultiCell()
 		}
 		cols = append(cols, c)

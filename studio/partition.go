@@ -254,7 +254,7 @@ func cellValue(t *schema.Table, c *data.Cell) string {
 	case data.CellCounter:
 		return fmt.Sprintf("%d (counter delta)", data.CounterValue(c.Value))
 	}
-	col := t.Column(c.Column)
+	col := t.StoredColumn(c.Column)
 	if col == nil {
 		return fmt.Sprintf("0x%x", c.Value)
 	}
@@ -274,7 +274,7 @@ func pathText(t *schema.Table, c *data.Cell) string {
 	if c.Path == nil {
 		return ""
 	}
-	col := t.Column(c.Column)
+	col := t.StoredColumn(c.Column)
 	if col == nil || len(col.Type.Params) == 0 {
 		return fmt.Sprintf("[0x%x]", c.Path)
 	}

@@ -158,6 +158,30 @@ var settings = []setting{
 			}
 			return nil
 		}},
+	{name: "compact_tables_enabled", usage: "allow CREATE TABLE ... WITH COMPACT STORAGE (the guardrail; default true, as in Cassandra 4.1)",
+		set: func(c *serveConfig, v string) error {
+			switch strings.ToLower(v) {
+			case "true":
+				c.db.CompactTablesDisabled = false
+			case "false":
+				c.db.CompactTablesDisabled = true
+			default:
+				return fmt.Errorf("%q is not true or false", v)
+			}
+			return nil
+		}},
+	{name: "drop_compact_storage_enabled", usage: "allow ALTER TABLE ... DROP COMPACT STORAGE (default false, as in Cassandra 4.1)",
+		set: func(c *serveConfig, v string) error {
+			switch strings.ToLower(v) {
+			case "true":
+				c.db.DropCompactStorageEnabled = true
+			case "false":
+				c.db.DropCompactStorageEnabled = false
+			default:
+				return fmt.Errorf("%q is not true or false", v)
+			}
+			return nil
+		}},
 	{name: "cluster_name", usage: "system.local's cluster_name (default Test Cluster)",
 		set: func(c *serveConfig, v string) error { c.db.ClusterName = v; return nil }},
 	{name: "prepared_statements_cache_size", old: "prepared_statements_cache_size_mb", oldUnit: "MiB", usage: "the memory of the prepared statements kept (default 10MiB)",

@@ -60,6 +60,8 @@ prepared_statements_cache_size:
 column_index_size_in_kb: 16
 compaction_throughput: 16MiB/s
 materialized_views_enabled: true
+compact_tables_enabled: false
+drop_compact_storage_enabled: true
 seed_provider:
   - class_name: org.apache.cassandra.locator.SimpleSeedProvider
 `))
@@ -67,6 +69,8 @@ seed_provider:
 	assert.Equal(t, []string{"num_tokens", "seed_provider"}, ignored)
 	assert.Equal(t, "Prod Cluster", cfg.db.ClusterName)
 	assert.True(t, cfg.db.MaterializedViewsEnabled)
+	assert.True(t, cfg.db.CompactTablesDisabled)
+	assert.True(t, cfg.db.DropCompactStorageEnabled)
 	assert.Equal(t, minicass.SyncBatch, cfg.db.CommitLogSync)
 	assert.Equal(t, 2*time.Second, cfg.db.CommitLogSyncPeriod)
 	assert.Equal(t, int64(8<<20), cfg.db.CommitLogSegmentSize)

@@ -86,11 +86,21 @@ func TableCQL(t *schema.Table) string {
 		return virtualTableCQL(t)
 	}
 	var b strings.Builder
+	if t.IsCompact() {
+		// CompactTableMetadata.appendCqlTo: the statement inside a comment,
+		// with COMPACT STORAGE before the options.
+		b.WriteString("/*\nWarning: Table " + QuoteIdent(t.Keyspace) + "." + QuoteIdent(t.Name) +
+			" omitted because it has constructs not compatible with CQL (was created via legacy API).\n" +
+			"Approximate structure, for reference:\n(this should not be used to reproduce this schema)\n\n")
+	}
 	b.WriteString("CREATE TABLE ")
 	b.WriteString(QuoteIdent(t.Keyspace) + "." + QuoteIdent(t.Name))
 	b.WriteString(" (\n")
 	writeColumns(&b, t)
 	b.WriteString(") WITH ")
+	if t.IsCompact() {
+		b.WriteString("COMPACT STORAGE\n    AND ")
+	}
 	if ck := t.ClusteringColumns(); len(ck) > 0 {
 		b.WriteString("CLUSTERING ORDER BY (")
 		for i, c := range ck {
@@ -108,6 +118,9 @@ func TableCQL(t *schema.Table) string {
 	}
 	writeTableParams(&b, virtual.ParamsOf(t.Options))
 	b.WriteString(";")
+	if t.IsCompact() {
+		b.WriteString("\n*/")
+	}
 	return b.String()
 }
 
@@ -134,16 +147,24 @@ func virtualTableCQL(t *schema.Table) string {
 
 // writeColumns writes the column definitions and the PRIMARY KEY clause:
 // partition key, clustering, static then regular columns (each sorted by
-// name), as TableMetadata.allColumnsInCreateOrder orders them.
+// name), as TableMetadata.allColumnsInCreateOrder orders them. For a compact
+// table (CompactTableMetadata.allColumnsInCreateOrder) the hidden columns
+// are left out and a static compact table's static columns print as
+// regular ones; the primary key is inlined only when the stored one has a
+// single column.
 func writeColumns(b *strings.Builder, t *schema.Table) {
 	pk, ck := t.PartitionKey(), t.ClusteringColumns()
 	inlinePK := len(pk) == 1 && len(ck) == 0
+	ck = t.VisibleClusteringColumns()
 	var statics, regulars []*schema.Column
 	for _, c := range t.Columns {
-		switch c.Kind {
-		case schema.Static:
+		if t.IsHidden(c) {
+			continue
+		}
+		switch {
+		case c.Kind == schema.Static && !t.IsStaticCompact():
 			statics = append(statics, c)
-		case schema.Regular:
+		case c.Kind == schema.Regular, c.Kind == schema.Static:
 			regulars = append(regulars, c)
 		}
 	}
@@ -151,8 +172,8 @@ func writeColumns(b *strings.Builder, t *schema.Table) {
 	sort.Slice(regulars, func(i, j int) bool { return regulars[i].Name < regulars[j].Name })
 	all := append(append(append(append([]*schema.Column{}, pk...), ck...), statics...), regulars...)
 	for _, c := range all {
-		b.WriteString("    " + QuoteIdent(c.Name) + " " + c.Type.String())
-		if c.Kind == schema.Static {
+		b.WriteString("    " + QuoteIdent(c.Name) + " " + schema.TypeName(c.Type))
+		if c.Kind == schema.Static && !t.IsStaticCompact() {
 			b.WriteString(" static")
 		}
 		if inlinePK && c.Kind == schema.PartitionKey {

@@ -35,6 +35,8 @@ var parseTests = []struct{ input, output string }{
 	{input: "ALTER TABLE ks.t ADD (a int, b set<text>)"},
 	{input: "ALTER TABLE t ADD a int, b text", output: "ALTER TABLE t ADD (a int, b text)"},
 	{input: "ALTER TABLE t ADD (a int)", output: "ALTER TABLE t ADD a int"},
+	{input: "ALTER TABLE ks.t DROP COMPACT STORAGE"},
+	{input: "ALTER TABLE t DROP compact", output: "ALTER TABLE t DROP compact"},
 	{input: "ALTER TABLE t DROP v"},
 	{input: "ALTER TABLE t DROP (a, b)"},
 	{input: "ALTER TABLE t RENAME a TO b AND c TO d"},

@@ -983,6 +983,11 @@ func (p *parser) parseAlterTable() (Statement, error) {
 				return nil, err
 			}
 		}
+	case p.isKw(kwDrop) && p.peekAt(1).kw == kwCompact && p.peekAt(2).kw == kwStorage:
+		// DROP COMPACT STORAGE (Cql.g: K_DROP K_COMPACT K_STORAGE); a
+		// column named compact is dropped by DROP compact alone.
+		p.i += 3
+		s.Kind = AlterDropCompactStorage
 	case p.acceptKw(kwDrop):
 		s.Kind = AlterDrop
 		if s.IfColumn, err = p.parseIfExists(); err != nil {

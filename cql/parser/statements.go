@@ -194,13 +194,16 @@ const (
 	AlterRename
 	AlterOptions
 	AlterType
+	// AlterDropCompactStorage is DROP COMPACT STORAGE.
+	AlterDropCompactStorage
 )
 
 // Rename is one "from TO to" pair of ALTER TABLE RENAME.
 type Rename struct{ From, To Ident }
 
 // AlterTable is ALTER TABLE [IF EXISTS] t followed by ADD columns, DROP
-// columns, RENAME a TO b [AND ...], WITH options or ALTER c TYPE t. The
+// columns, RENAME a TO b [AND ...], WITH options, ALTER c TYPE t or DROP
+// COMPACT STORAGE. The
 // fields used depend on Kind.
 type AlterTable struct {
 	Binds
@@ -266,6 +269,8 @@ func (s *AlterTable) Format(buf *strings.Builder) {
 		formatRenamesIf(buf, s.Renames, s.IfColumn)
 	case AlterOptions:
 		formatProperties(buf, s.Options, true)
+	case AlterDropCompactStorage:
+		buf.WriteString(" DROP COMPACT STORAGE")
 	case AlterType:
 		if len(s.Add) == 1 {
 			buf.WriteString(" ALTER ")

@@ -24,6 +24,13 @@ type Env struct {
 	// clause restrict non-primary-key base columns (Cassandra's
 	// cassandra.mv.allow_filtering_nonkey_columns_unsafe system property).
 	MaterializedViewsAllowFilteringNonKeyColumnsUnsafe bool
+	// CompactTablesDisabled refuses CREATE TABLE ... WITH COMPACT STORAGE
+	// (Cassandra's compact_tables_enabled guardrail set to false; it is
+	// true by default).
+	CompactTablesDisabled bool
+	// DropCompactStorageEnabled allows ALTER TABLE ... DROP COMPACT STORAGE
+	// (Cassandra's drop_compact_storage_enabled, false by default).
+	DropCompactStorageEnabled bool
 }
 
 // executingSession is the session that runs a statement: its role and its

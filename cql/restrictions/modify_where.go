@@ -94,6 +94,15 @@ func CompileModWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relat
 			}
 		}
 		if !staticOnly && !w.FullClustering() {
+			// A compact table's UPDATE that restricts some clustering
+			// columns skips the missing clustering check
+			// (processClusteringColumnsRestrictions), so a gap is refused as
+			// such; minicass then refuses a clean prefix as missing keys,
+			// as it writes no row of a clustering prefix
+			// (docs/compatibility.md).
+			if tbl.IsCompact() && w.CkRestricted() && sel.ckGap != nil {
+				return nil, sel.ckGap
+			}
 			return nil, query.Invalidf("Some clustering keys are missing: %s", w.missingClustering())
 		}
 	} else if sel.ckGap != nil {

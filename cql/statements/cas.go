@@ -215,7 +215,7 @@ func (r *casRequest) failure(ctx context.Context, q *plan.Execution) (*query.Res
 	}
 	cols := r.resultCols
 	if r.wildcard {
-		cols = r.tbl.Columns
+		cols = r.tbl.VisibleColumns()
 	}
 	pk, err := splitPartitionKey(r.tbl, r.key)
 	if err != nil {

@@ -104,7 +104,9 @@ func compileSelect(s *plan.Compiler, st *parser.Select) (plan.Plan, error) {
 
 	// Selection first: Cassandra prepares it before the WHERE clause.
 	if len(st.Exprs) == 0 {
-		for _, col := range tbl.Columns {
+		// SELECT *: every column but a compact table's hidden ones
+		// (CompactTableMetadata.allColumnsInSelectOrder).
+		for _, col := range tbl.VisibleColumns() {
 			p.sels = append(p.sels, &expr.ColumnSel{Col: col})
 		}
 	}
@@ -158,7 +160,9 @@ func compileSelect(s *plan.Compiler, st *parser.Select) (plan.Plan, error) {
 			return nil, err
 		}
 	}
-	p.staticRows = tbl.HasStatic() && !w.CkRestricted && len(w.Parts) == 0 && !restrictsRegular(tbl, w)
+	// A static compact table's partitions are their static rows, always
+	// returned (SelectStatement.returnStaticContentOnPartitionWithNoRows).
+	p.staticRows = tbl.IsStaticCompact() || tbl.HasStatic() && !w.CkRestricted && len(w.Parts) == 0 && !restrictsRegular(tbl, w)
 
 	// Result metadata.
 	if p.json {
@@ -187,7 +191,9 @@ func compileSelect(s *plan.Compiler, st *parser.Select) (plan.Plan, error) {
 	p.plainCols = plainColumns(p)
 	p.proj = projections(p.plainCols)
 	p.queried = queriedColumns(p)
-	p.namesRead = w.PkComplete && !p.distinct && w.NamesRows(len(tbl.ClusteringColumns()))
+	// A static compact table's read names no row: it reads the static row
+	// (SelectStatement.makeClusteringIndexFilter's empty names filter).
+	p.namesRead = w.PkComplete && !p.distinct && (w.NamesRows(len(tbl.ClusteringColumns())) || tbl.IsStaticCompact() && !w.CkRestricted)
 	p.planSingle()
 	p.needCk = p.plainCols == nil || len(w.Filters) > 0 || p.groupBy > 0 || p.postSort
 	p.stream = p.plainCols != nil && !p.distinct && p.groupBy == 0 && !p.postSort

@@ -240,14 +240,10 @@ func extensionsV(m map[string][]byte) []byte {
 	return b
 }
 
-// tableFlags returns system_schema.tables.flags for t: always "compound"
-// (every CQL3 table since 4.0), plus "counter" for a counter table.
-func tableFlags(t *schema.Table) []string {
-	if t.IsCounter() {
-		return []string{"compound", "counter"}
-	}
-	return []string{"compound"}
-}
+// tableFlags returns system_schema.tables.flags for t: "compound" (and
+// "counter") for a CQL table, and for a COMPACT STORAGE table its own
+// ("dense", "compound", "counter", or none for a static compact table).
+func tableFlags(t *schema.Table) []string { return t.Flags().Names() }
 
 // keyspaceRow is a keyspace's system_schema.keyspaces row.
 func keyspaceRow(ks *schema.Keyspace) Values {
@@ -310,7 +306,7 @@ func columnRows(t *schema.Table) []Values {
 			"column_name_bytes": []byte(c.Name),
 			"kind":              TextV(c.Kind.String()),
 			"position":          IntV(int32(c.Position)),
-			"type":              TextV(c.Type.String()),
+			"type":              TextV(schema.TypeName(c.Type)),
 		})
 	}
 	return out

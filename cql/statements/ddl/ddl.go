@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -294,8 +295,9 @@ func compileCreateTable(s *plan.Compiler, st *parser.CreateTable) (plan.Plan, er
 	if err := validateName("Table", name); err != nil {
 		return nil, err
 	}
-	if st.CompactStorage {
-		return nil, query.Invalidf("Compact tables are not allowed in Cassandra starting with 4.0 version.")
+	// CreateTableStatement.validate: the compact_tables guardrail.
+	if st.CompactStorage && s.Env.CompactTablesDisabled {
+		return nil, query.Invalidf("Guardrail compact_tables violated: Creation of new COMPACT STORAGE tables is not allowed")
 	}
 	ksDef, _ := s.Env.Engine.Keyspace(ks)
 	defs := map[string]*parser.ColumnDef{}
@@ -388,7 +390,7 @@ func compileCreateTable(s *plan.Compiler, st *parser.CreateTable) (plan.Plan, er
 			return nil, err
 		}
 		kind := schema.Regular
-		if def.Static {
+		if def.Static && !st.CompactStorage {
 			if len(ck) == 0 {
 				return nil, query.Invalidf("Static columns are only useful (and thus allowed) if the table has at least one clustering column")
 			}
@@ -403,6 +405,11 @@ func compileCreateTable(s *plan.Compiler, st *parser.CreateTable) (plan.Plan, er
 			return nil, err
 		}
 		cols = append(cols, &schema.Column{Name: n, Type: t, Kind: kind, Position: -1})
+	}
+	if st.CompactStorage {
+		if err := validateCompactTable(st, cols, len(ck) > 0); err != nil {
+			return nil, err
+		}
 	}
 	if hasCounter && hasNonCounter {
 		return nil, query.Invalidf("Cannot mix counter and non counter columns in the same table") // CreateTableStatement.builder: ire
@@ -458,7 +465,13 @@ func compileCreateTable(s *plan.Compiler, st *parser.CreateTable) (plan.Plan, er
 			}
 			id = data.TableID(u)
 		}
-		tbl := schema.NewTable(ks, name, id, cols, opts)
+		var compact *schema.CompactStorage
+		tcols := cols
+		if st.CompactStorage {
+			compact, tcols = fixupCompactTable(cols, len(ck) > 0, hasCounter)
+		}
+		tbl := schema.NewTable(ks, name, id, tcols, opts)
+		tbl.Compact = compact
 		if err := s.Env.Engine.CreateTable(tbl); err != nil {
 			if errors.Is(err, engine.ErrTableExists) {
 				if st.IfNotExists {
@@ -569,6 +582,9 @@ func compileAlterTable(s *plan.Compiler, st *parser.AlterTable) (plan.Plan, erro
 				if err != nil {
 					return nil, err
 				}
+				if old.IsCompact() {
+					return nil, query.Invalidf("Cannot add new column to a COMPACT STORAGE table")
+				}
 				if d, ok := old.Dropped[n]; ok {
 					// AlterTableStatement.AddColumns: a dropped column may
 					// come back only with a type its old cells still read as.
@@ -642,6 +658,11 @@ func compileAlterTable(s *plan.Compiler, st *parser.AlterTable) (plan.Plan, erro
 		case parser.AlterRename:
 			for _, r := range st.Renames {
 				from, to := string(r.From), string(r.To)
+				if old.IsCompact() && old.Column(from) == nil && !st.IfColumn {
+					// A hidden or missing column: RenameColumns' getExistingColumn
+					// (CompactTableMetadata) refuses it by name.
+					return nil, query.Invalidf("Undefined column name %s in table %s", from, old.QualifiedName())
+				}
 				i := find(from)
 				if i < 0 {
 					if st.IfColumn {
@@ -684,7 +705,21 @@ func compileAlterTable(s *plan.Compiler, st *parser.AlterTable) (plan.Plan, erro
 		case parser.AlterType:
 			return nil, query.Invalidf("Altering column types is no longer supported")
 		}
+		compact := old.Compact
+		if st.Kind == parser.AlterDropCompactStorage {
+			// AlterTableStatement.DropCompactStorage: the table becomes a
+			// CQL one (flags compound, and counter), which makes its hidden
+			// columns visible; its columns and data stay as they are.
+			if !q.Env.DropCompactStorageEnabled {
+				return nil, query.Invalidf("DROP COMPACT STORAGE is disabled. Enable in cassandra.yaml to use.")
+			}
+			if !old.IsCompact() {
+				return nil, query.Invalidf("Cannot DROP COMPACT STORAGE on table without COMPACT STORAGE")
+			}
+			compact = nil
+		}
 		tbl := schema.NewTable(ks, name, old.ID, cols, opts)
+		tbl.Compact = compact
 		tbl.Dropped = dropped
 		tbl.Indexes = old.Indexes
 		if err := q.Env.Engine.AlterTables(append([]*schema.Table{tbl}, changedViews...)...); err != nil {
@@ -806,4 +841,84 @@ func fixedLength(t types.Type) (int, bool) {
 		return -1, true
 	}
 	return 0, false
+}
+
+// validateCompactTable refuses what a COMPACT STORAGE table cannot hold, as
+// CreateTableStatement.validateCompactTable does: a non-frozen collection or
+// user type outside the primary key, a static column, no column outside a
+// primary key without clustering columns, or more than one with them. cols
+// are the table's declared columns.
+func validateCompactTable(st *parser.CreateTable, cols []*schema.Column, dense bool) error {
+	var rest []string
+	for _, c := range cols {
+		if c.Kind == schema.PartitionKey || c.Kind == schema.Clustering {
+			continue
+		}
+		if c.Type.IsMultiCell() {
+			return query.Invalidf("Non-frozen collections and UDTs are not supported with COMPACT STORAGE")
+		}
+		rest = append(rest, c.Name)
+	}
+	for _, c := range st.Columns {
+		if c.Static {
+			return query.Invalidf("Static columns are not supported in COMPACT STORAGE tables")
+		}
+	}
+	// The columns in the byte order of their names (the TreeMap of
+	// CreateTableStatement.builder).
+	slices.Sort(rest)
+	switch {
+	case !dense && len(rest) == 0:
+		return query.Invalidf("No definition found that is not part of the PRIMARY KEY")
+	case dense && len(rest) > 1:
+		return query.Invalidf("COMPACT STORAGE with composite PRIMARY KEY allows no more than one column not part of the PRIMARY KEY (got: %s)", strings.Join(rest, ", "))
+	}
+	return nil
+}
+
+// fixupCompactTable lays out a COMPACT STORAGE table's columns, as
+// CreateTableStatement.fixupCompactTable does: a static compact table (no
+// clustering columns declared) keeps its declared columns as static ones
+// and gets a text clustering column column1 and a blob (or counter) value
+// column; a dense table without a declared value column gets the EmptyType
+// column value. The added columns take the first free name of DefaultNames.
+func fixupCompactTable(cols []*schema.Column, dense, counter bool) (*schema.CompactStorage, []*schema.Column) {
+	used := map[string]bool{}
+	for _, c := range cols {
+		used[c.Name] = true
+	}
+	free := func(base string, first int) string {
+		for i := first; ; i++ {
+			n := base
+			if i > 0 {
+				n = base + strconv.Itoa(i)
+			}
+			if !used[n] {
+				used[n] = true
+				return n
+			}
+		}
+	}
+	out := make([]*schema.Column, 0, len(cols)+2)
+	hasRegular := false
+	for _, c := range cols {
+		cp := *c
+		if !dense && cp.Kind == schema.Regular {
+			cp.Kind = schema.Static
+		}
+		hasRegular = hasRegular || cp.Kind == schema.Regular
+		out = append(out, &cp)
+	}
+	switch {
+	case !dense:
+		out = append(out, &schema.Column{Name: free(schema.DefaultClusteringName, 1), Type: types.Type{Kind: types.Text}, Kind: schema.Clustering, Position: 0})
+		vt := types.Type{Kind: types.Blob}
+		if counter {
+			vt = types.Type{Kind: types.Counter}
+		}
+		out = append(out, &schema.Column{Name: free(schema.DefaultCompactValueName, 0), Type: vt, Kind: schema.Regular, Position: -1})
+	case !hasRegular:
+		out = append(out, &schema.Column{Name: free(schema.DefaultCompactValueName, 0), Type: schema.EmptyType, Kind: schema.Regular, Position: -1})
+	}
+	return &schema.CompactStorage{Dense: dense}, out
 }

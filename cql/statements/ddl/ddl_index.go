@@ -78,7 +78,23 @@ func compileCreateIndex(s *plan.Compiler, st *parser.CreateIndex) (plan.Plan, er
 		}
 		col := tbl.Column(string(st.Target.Column))
 		if col == nil {
+			if tbl.StoredColumn(string(st.Target.Column)) != nil {
+				// A hidden column (CompactTableMetadata.getExistingColumn).
+				return nil, query.Invalidf("Undefined column name %s in table %s", st.Target.Column, tbl.QualifiedName())
+			}
 			return nil, query.Invalidf("Column '%s' doesn't exist", st.Target.Column)
+		}
+		// CreateIndexStatement.apply: a compact table takes indexes only on
+		// its columns outside the primary key, which are the static columns
+		// of a static compact table: a dense table's one is its compact
+		// value column.
+		if tbl.IsCompact() {
+			if col.Kind == schema.PartitionKey || col.Kind == schema.Clustering {
+				return nil, query.Invalidf("Secondary indexes are not supported on PRIMARY KEY columns in COMPACT STORAGE tables")
+			}
+			if col == tbl.CompactValueColumn() {
+				return nil, query.Invalidf("Secondary indexes are not supported on compact value column of COMPACT STORAGE tables")
+			}
 		}
 		target, err := indexTarget(tbl, col, st.Target.Kind)
 		if err != nil {
