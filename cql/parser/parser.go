@@ -1820,7 +1820,7 @@ func (p *parser) parseRelation() (Relation, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !startsColumnRelation(p.peek(), p.peekAt(1)) {
+	if !p.atColumnRelationOperator() {
 		ahead := p.i - start
 		if p.isKw(kwIn) {
 			ahead++
@@ -1877,12 +1877,13 @@ func (p *parser) parseRelation() (Relation, error) {
 	return r, err
 }
 
-// startsColumnRelation reports whether t, the token after a relation's column
-// name, and next, the one after t, begin one of the relation alternatives
-// that start with a column name: an operator, LIKE, IS, CONTAINS, '[', or
-// IN followed by a marker or a parenthesized list.
-func startsColumnRelation(t, next *token) bool {
-	switch t.kind {
+// atColumnRelationOperator reports whether the tokens after a relation's
+// column name begin one of the relation alternatives that start with a column
+// name: an operator, LIKE, IS, CONTAINS, '[', or IN followed by a marker or a
+// parenthesized list. It looks at the token after IN only, as the prediction
+// of Cassandra's grammar does (which ends an error's snippet, parser.far).
+func (p *parser) atColumnRelationOperator() bool {
+	switch t := p.peek(); t.kind {
 	case tEq, tLt, tLte, tGt, tGte, tNeq, tLBracket:
 		return true
 	case tIdent:
@@ -1890,6 +1891,7 @@ func startsColumnRelation(t, next *token) bool {
 		case kwLike, kwIs, kwContains:
 			return true
 		case kwIn:
+			next := p.peekAt(1)
 			return next.kind == tQMark || next.kind == tColon || next.kind == tLParen
 		}
 	}
