@@ -18,9 +18,10 @@ import (
 // (CASSANDRA-11048, a JSON formatter shared between requests): ten sessions
 // each run 5,000 prepared SELECT JSON point reads of random keys of a
 // 5,000-row table at the same time, and every answer must be its own row's
-// JSON. The conformance script cannot express the threads or the Java's
-// loop, so the method is checked here instead; each goroutine draws its keys
-// from its own fixed seed, where the Java shares one clock-seeded Random.
+// JSON. The conformance script ports the method with the harness's each and
+// threads loops (testdata/cassandra/entities/JsonTest); this test checks the
+// same with random keys, each goroutine from its own fixed seed where the
+// Java shares one clock-seeded Random, and is the one to run with -race.
 func TestSelectJSONConcurrentReads(t *testing.T) {
 	const numThreads, numRows = 10, 5000
 	ctx := context.Background()

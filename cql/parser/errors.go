@@ -13,9 +13,12 @@ var ErrSyntax = errors.New("parser: syntax error")
 // 1-based and Column is the 0-based character (not byte) offset of the
 // offending token within its line, as Cassandra's ANTLR parser reports them.
 type SyntaxError struct {
-	// Line is the 1-based line of the offending token.
+	// Line is the 1-based line of the offending token. It is 0 for an error
+	// at the end of the input (Column -1: Cassandra's EOF token has no
+	// position) and for an error of a grammar action (Column 0).
 	Line int
-	// Column is the 0-based character position of the offending token in its line.
+	// Column is the 0-based character position of the offending token in its
+	// line, -1 at the end of the input.
 	Column int
 	// Msg is the ANTLR-style message, for example
 	// "no viable alternative at input '.'".
@@ -27,11 +30,13 @@ type SyntaxError struct {
 }
 
 // Error formats the error the way Cassandra does:
-// "line 1:8 no viable alternative at input '.' (SELECT u[.]*...)". Errors
-// raised by grammar actions (Line 0), such as "Only expressions of the form
-// X = <value> + X are supported.", are reported as Msg alone, as Cassandra does.
+// "line 1:8 no viable alternative at input '.' (SELECT u[.]*...)", or
+// "line 0:-1 no viable alternative at input '<EOF>'" at the end of the input.
+// Errors raised by grammar actions (Line 0, Column 0), such as "Only
+// expressions of the form X = <value> + X are supported.", are reported as Msg
+// alone, as Cassandra does.
 func (e *SyntaxError) Error() string {
-	if e.Line == 0 {
+	if e.Line == 0 && e.Column >= 0 {
 		return e.Msg
 	}
 	if e.Snippet == "" {

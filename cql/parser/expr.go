@@ -266,7 +266,14 @@ func (p *parser) parseSimple(sel bool) (Expr, error) {
 		if t.kind == tIdent && t.kw == kwCast && p.peekAt(1).kind == tLParen {
 			return p.withModifiers(sel, p.parseCast)
 		}
-		if p.peekAt(1).kind == tLParen || (p.peekAt(1).kind == tDot && p.peekAt(3).kind == tLParen) {
+		// fn( and ks.fn( are calls. Like ANTLR's prediction, look ahead only
+		// past a token that can start one (a reserved word cannot) and past
+		// the dot only when a name follows it, so that an error's snippet
+		// ends where Cassandra's does (parser.far).
+		if !isFunctionNameTok(t) {
+			break
+		}
+		if p.peekAt(1).kind == tLParen || (p.peekAt(1).kind == tDot && isFunctionNameTok(p.peekAt(2)) && p.peekAt(3).kind == tLParen) {
 			return p.withModifiers(sel, p.parseCall)
 		}
 		if sel && isIdentTok(t) {
@@ -626,4 +633,10 @@ func (p *parser) parseType() (*Type, error) {
 		return nil, recognition("Invalid (reserved) user type name " + string(name.Name))
 	}
 	return &Type{Kind: TypeUser, Name: name}, nil
+}
+
+// isFunctionNameTok reports whether t can name a function after a keyspace
+// and a dot: an identifier, a quoted name or token (parseCall's names).
+func isFunctionNameTok(t *token) bool {
+	return isIdentTok(t) || (t.kind == tIdent && t.kw == kwToken)
 }

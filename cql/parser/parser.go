@@ -65,15 +65,26 @@ type parser struct {
 	// nest and height bound the depth of expressions and types (see
 	// MaxDepth in expr.go).
 	nest, height int
+	// far is the index of the furthest token the parser has looked at, the
+	// last token ANTLR's token stream would have fetched from the lexer
+	// (its buffer fills only as far as the parser's lookahead reaches),
+	// which ends a syntax error's snippet (snippet).
+	far int
 }
 
-func (p *parser) peek() *token { return &p.toks[p.i] }
+func (p *parser) peek() *token {
+	if p.i > p.far {
+		p.far = p.i
+	}
+	return &p.toks[p.i]
+}
 
 func (p *parser) peekAt(k int) *token {
-	if p.i+k < len(p.toks) {
-		return &p.toks[p.i+k]
+	i := min(p.i+k, len(p.toks)-1)
+	if i > p.far {
+		p.far = i
 	}
-	return &p.toks[len(p.toks)-1]
+	return &p.toks[i]
 }
 
 func (p *parser) next() *token {
@@ -131,7 +142,18 @@ func (p *parser) expect(k tokenKind) error {
 
 // errAt builds a SyntaxError at the current token, with Cassandra's snippet.
 func (p *parser) errAt(msg string) *SyntaxError {
-	t := p.peek()
+	return p.errOn(p.peek(), msg)
+}
+
+// errOn builds a SyntaxError that msg reports at token t, with the snippet
+// around the current token. At the end of the input t is Cassandra's EOF
+// token, which its lexer makes without a position (CqlLexer.nextToken returns
+// new CommonToken(Token.EOF): line 0, position -1), so the error reads
+// "line 0:-1 ..." (SyntaxError.Error).
+func (p *parser) errOn(t *token, msg string) *SyntaxError {
+	if t.kind == tEOF {
+		return &SyntaxError{Line: 0, Column: -1, Msg: msg, Snippet: p.snippet()}
+	}
 	return &SyntaxError{Line: t.line, Column: t.col, Msg: msg, Snippet: p.snippet()}
 }
 
@@ -159,7 +181,7 @@ func (p *parser) noViableAhead() error { return p.noViableAt(1) }
 // reported and ErrorCollector reads the stream's index.
 func (p *parser) noViableAt(k int) error {
 	t := p.peekAt(k)
-	return &SyntaxError{Line: t.line, Column: t.col, Msg: "no viable alternative at input '" + t.text + "'", Snippet: p.snippet()}
+	return p.errOn(t, "no viable alternative at input '"+t.text+"'")
 }
 
 // recognition reports a grammar-action error; like Cassandra it carries no
@@ -170,40 +192,72 @@ func recognition(msg string) error { return &SyntaxError{Msg: msg} }
 // one Cassandra's ErrorCollector shows (FIRST_TOKEN_OFFSET).
 const snippetTokensBefore = 10
 
+// snippetTokensAfter is how many tokens of ANTLR's stream after the current
+// one it shows at most (LAST_TOKEN_OFFSET).
+const snippetTokensAfter = 2
+
 // snippet renders the text around the current token with the token in
-// brackets, as Cassandra's ErrorCollector does: from 10 tokens of ANTLR's
-// stream before it, where each run of whitespace between two tokens is a
-// (hidden) token of its own, to the token after it (ErrorCollector takes 2
-// tokens after, of those the parser has fetched, which is usually the one
-// token of lookahead and the whitespace before it).
+// brackets, as Cassandra's ErrorCollector does. In ANTLR's token stream each
+// run of whitespace (or comment) between two tokens is a hidden token of its
+// own; the snippet runs from 10 stream tokens before the current one to 2
+// after it, but only as far as the stream has fetched, which is the furthest
+// token the parser looked at (p.far) and the hidden tokens before it: a
+// mismatched token ends its snippet ("(SELECT [FROM]...)"), a prediction that
+// looked one token further shows that token too. When either end is the EOF
+// token, which has no position in Cassandra's lexer, ErrorCollector shows no
+// snippet at all. The text keeps its line breaks out, and starts or ends
+// with "..." unless it reaches the start or the end of the query.
 func (p *parser) snippet() string {
-	last := len(p.toks) - 1 // the EOF token
-	if last == 0 {
+	off := p.peek()
+	if off.kind == tEOF {
+		return ""
+	}
+	end, ok := p.snippetEnd()
+	if !ok {
 		return ""
 	}
 	start := p.snippetStart()
-	to := min(p.i+1, last-1)
-	endTok := p.toks[to]
-	end := endTok.pos + len(endTok.text)
 	var b strings.Builder
 	if start > 0 {
 		b.WriteString("...")
 	}
-	if off := p.peek(); off.kind != tEOF {
-		b.WriteString(p.src[start:off.pos])
-		b.WriteByte('[')
-		b.WriteString(off.text)
-		b.WriteByte(']')
-		if e := off.pos + len(off.text); e < end {
-			b.WriteString(p.src[e:end])
-		}
-	} else {
-		b.WriteString(p.src[start:end])
+	b.WriteString(p.src[start:off.pos])
+	b.WriteByte('[')
+	b.WriteString(off.text)
+	b.WriteByte(']')
+	if e := off.pos + len(off.text); e < end {
+		b.WriteString(p.src[e:end])
 	}
-	if strings.TrimSpace(p.src[end:]) != "" {
+	// Java's String.split("\n") drops trailing empty lines, so a query that
+	// ends in line breaks still ends at the snippet's last token.
+	if strings.Trim(p.src[end:], "\n") != "" {
 		b.WriteString("...")
 	}
 	return strings.ReplaceAll(b.String(), "\n", "")
+}
+
+// snippetEnd returns the source offset the snippet ends at: the end of the
+// stream token snippetTokensAfter tokens after the current one, or of the
+// last one fetched before it (a hidden token is fetched with the token after
+// it). ok is false when that token is the EOF token.
+func (p *parser) snippetEnd() (end int, ok bool) {
+	j := p.i
+	end = p.toks[j].pos + len(p.toks[j].text)
+	for steps := 0; steps < snippetTokensAfter && j < p.far; {
+		next := p.toks[j+1]
+		if end < next.pos {
+			if steps++; steps == snippetTokensAfter {
+				return next.pos, true
+			}
+		}
+		j++
+		steps++
+		if next.kind == tEOF {
+			return 0, false
+		}
+		end = next.pos + len(next.text)
+	}
+	return end, true
 }
 
 // snippetStart returns the source offset the snippet starts at: the start of
@@ -1771,7 +1825,7 @@ func (p *parser) parseRelation() (Relation, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !startsColumnRelation(p.peek(), p.peekAt(1)) {
+	if !p.atColumnRelationOperator() {
 		ahead := p.i - start
 		if p.isKw(kwIn) {
 			ahead++
@@ -1828,12 +1882,13 @@ func (p *parser) parseRelation() (Relation, error) {
 	return r, err
 }
 
-// startsColumnRelation reports whether t, the token after a relation's column
-// name, and next, the one after t, begin one of the relation alternatives
-// that start with a column name: an operator, LIKE, IS, CONTAINS, '[', or
-// IN followed by a marker or a parenthesized list.
-func startsColumnRelation(t, next *token) bool {
-	switch t.kind {
+// atColumnRelationOperator reports whether the tokens after a relation's
+// column name begin one of the relation alternatives that start with a column
+// name: an operator, LIKE, IS, CONTAINS, '[', or IN followed by a marker or a
+// parenthesized list. It looks at the token after IN only, as the prediction
+// of Cassandra's grammar does (which ends an error's snippet, parser.far).
+func (p *parser) atColumnRelationOperator() bool {
+	switch t := p.peek(); t.kind {
 	case tEq, tLt, tLte, tGt, tGte, tNeq, tLBracket:
 		return true
 	case tIdent:
@@ -1841,6 +1896,7 @@ func startsColumnRelation(t, next *token) bool {
 		case kwLike, kwIs, kwContains:
 			return true
 		case kwIn:
+			next := p.peekAt(1)
 			return next.kind == tQMark || next.kind == tColon || next.kind == tLParen
 		}
 	}
