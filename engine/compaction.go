@@ -387,6 +387,9 @@ func (c *compactor) run(ctx context.Context) error {
 		var scanned float64
 		for _, i := range used {
 			parts = append(parts, heads[i])
+			if c.e.throttle == nil {
+				continue // nothing to count for
+			}
 			if sz, ok := heads[i].(interface{ Size() uint64 }); ok {
 				scanned += float64(sz.Size()) * ratio[i]
 			}
