@@ -189,17 +189,23 @@ func (r *Row) PurgeShadowed(outer DeletionTime) {
 		}
 		r.ColumnDeletions = kept
 	}
-	kept := r.Cells[:0]
-	for _, c := range r.Cells {
+	// Filtered in place; a cell is written only when one before it went,
+	// so that a row that loses nothing is not rewritten.
+	kept := 0
+	for i := range r.Cells {
+		c := &r.Cells[i]
 		if del.Deletes(c.Timestamp) {
 			continue
 		}
 		if c.Path != nil && len(r.ColumnDeletions) > 0 && r.ColumnDeletion(c.Column).Deletes(c.Timestamp) {
 			continue
 		}
-		kept = append(kept, c)
+		if kept != i {
+			r.Cells[kept] = *c
+		}
+		kept++
 	}
-	r.Cells = kept
+	r.Cells = r.Cells[:kept]
 }
 
 // RangeTombstone deletes every row whose clustering key K satisfies

@@ -33,15 +33,19 @@ type rowMerger struct {
 	stats   *ReadStats
 	err     error
 
-	// scratch is the row next returns, in the merger's own cells (the
-	// caller may change them; a memtable's rows are shared).
+	// scratch is the row next returns when one source that shares its
+	// rows holds it, in the merger's own cells (the caller may change
+	// them; a memtable's rows are shared).
 	scratch data.Row
 	cells   []data.Cell
 	cds     []data.ColumnDeletion
 	same    []int
 	// merged are the rows MergeRowsInto fills in turn when several
-	// sources hold the row.
-	merged [2]data.Row
+	// sources hold the row; next returns the last one filled.
+	// mergedCells and mergedCDs are their arrays.
+	merged      [2]data.Row
+	mergedCells [2][]data.Cell
+	mergedCDs   [2][]data.ColumnDeletion
 
 	// pending are the sources not opened yet (a partition read's SSTables
 	// without tombstones, see ReadPartition), each waiting at its lower
@@ -224,6 +228,8 @@ func (m *rowMerger) next() (*data.Row, bool) {
 		return first, true
 	}
 	if len(m.same) == 1 {
+		// A shared row (a memtable's) is copied into scratch, whose
+		// arrays the caller may filter in place.
 		m.scratch = *first
 		if m.cells == nil {
 			m.cells = m.cellsBuf[:0]
@@ -234,34 +240,31 @@ func (m *rowMerger) next() (*data.Row, bool) {
 			m.cds = append(m.cds[:0], first.ColumnDeletions...)
 			m.scratch.ColumnDeletions = m.cds
 		}
-	} else {
-		// Merge into the two spare rows in turn, so that their arrays are
-		// reused from row to row; the result is copied into scratch, whose
-		// arrays the caller may filter in place.
-		dst := &m.merged[0]
-		data.MergeRowsInto(dst, first, m.heads[m.same[1]])
-		for _, i := range m.same[2:] {
-			src := dst
-			dst = &m.merged[1]
-			if src == dst {
-				dst = &m.merged[0]
-			}
-			data.MergeRowsInto(dst, src, m.heads[i])
-		}
-		m.scratch = *dst
-		if m.cells == nil {
-			m.cells = m.cellsBuf[:0]
-		}
-		m.cells = append(m.cells[:0], dst.Cells...)
-		m.scratch.Cells = m.cells
-		m.scratch.Clustering = first.Clustering
-		m.scratch.ColumnDeletions = nil
-		if len(dst.ColumnDeletions) > 0 {
-			m.cds = append(m.cds[:0], dst.ColumnDeletions...)
-			m.scratch.ColumnDeletions = m.cds
-		}
+		return &m.scratch, true
 	}
-	return &m.scratch, true
+	// Merge into the two spare rows in turn, so that their arrays are
+	// reused from row to row, and return the last: its arrays are the
+	// merger's (MergeRowsInto copies every cell), which the caller may
+	// filter in place until the next call refills them.
+	k := 0
+	m.mergeInto(k, first, m.heads[m.same[1]])
+	for _, i := range m.same[2:] {
+		k = 1 - k
+		m.mergeInto(k, &m.merged[1-k], m.heads[i])
+	}
+	return &m.merged[k], true
+}
+
+// mergeInto merges a and b into merged[k], in the arrays the merger keeps
+// for it (not whatever the caller left in the row it was given).
+func (m *rowMerger) mergeInto(k int, a, b *data.Row) {
+	dst := &m.merged[k]
+	dst.Cells, dst.ColumnDeletions = m.mergedCells[k][:0], m.mergedCDs[k][:0]
+	data.MergeRowsInto(dst, a, b)
+	m.mergedCells[k] = dst.Cells[:0]
+	if dst.ColumnDeletions != nil {
+		m.mergedCDs[k] = dst.ColumnDeletions[:0]
+	}
 }
 
 func (m *rowMerger) close() error {

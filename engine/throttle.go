@@ -87,6 +87,12 @@ type cpuShare struct {
 	sleep func(ctx context.Context, d time.Duration) error
 }
 
+// throttleBatch is how many scanned bytes a compaction gathers before it
+// asks the throttle for them: asking per partition would read the clock
+// and take the throttle's lock for every narrow partition. 64 KiB is a
+// millisecond at the default 64 MiB/s.
+const throttleBatch = 64 << 10
+
 // minShareStretch is the shortest working stretch cpuShare pauses after:
 // shorter ones are carried on, so that small partitions cost no timer.
 const minShareStretch = 10 * time.Millisecond

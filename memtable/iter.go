@@ -253,9 +253,10 @@ type partitionIter struct {
 // lookahead is how many partitions ScanReuse snapshots ahead of the one it
 // returns. A flush walks partitions scattered over the heap, and each costs
 // several cache misses (the partition, its key, its cells, their values)
-// that would otherwise come one after the other: snapshotting partitions
-// early and touching the key and cells of the ones half-way issues those
-// misses together, while the caller works on the current partition.
+// that would otherwise come one after the other: the cursor touches the
+// keys of a whole bucket at once, and each snapshot's row is touched when
+// it is taken, so that those misses are issued together, while the caller
+// works on earlier partitions.
 const lookahead = 8
 
 // Next returns a snapshot of the next partition in the range.
@@ -280,38 +281,32 @@ func (it *partitionIter) Next() (data.PartitionSource, bool) {
 		if p == nil {
 			break
 		}
-		p.snapshotInto(&it.ring[(it.head+it.n)%lookahead])
+		s := &it.ring[(it.head+it.n)%lookahead]
+		p.snapshotInto(s)
+		// Touch the snapshot's row as soon as it is taken, lookahead
+		// partitions before the caller reaches it: the load does not
+		// depend on the work in between, so its miss overlaps it. (The
+		// cursor touched the key when it read the bucket.)
+		it.touch(s)
 		it.n++
 	}
 	if it.n == 0 {
 		return nil, false
 	}
-	if it.n > lookahead/2 {
-		it.touch(&it.ring[(it.head+lookahead/2)%lookahead], false)
-	}
-	if it.n > lookahead/4 {
-		it.touch(&it.ring[(it.head+lookahead/4)%lookahead], true)
-	}
 	it.handed = true
 	return &it.ring[it.head], true
 }
 
-// touch reads the first byte of s's key and of its inline row (deep: also
-// the row's last byte, usually in its cell's value), so that the memory is
-// in cache by the time the caller reaches s. The row is immutable once the
-// snapshot holds it: reading it needs no lock.
-func (it *partitionIter) touch(s *snapshot, deep bool) {
-	if len(s.key) > 0 {
-		it.sink ^= s.key[0]
-	}
+// touch reads the first and last bytes of s's inline row (the last is
+// usually in its cell's value), so that the memory is in cache by the
+// time the caller reaches s. The row is immutable once the snapshot holds
+// it: reading it needs no lock.
+func (it *partitionIter) touch(s *snapshot) {
 	r := s.one
 	if len(r) == 0 {
 		return
 	}
-	it.sink ^= r[0]
-	if deep {
-		it.sink ^= r[len(r)-1]
-	}
+	it.sink ^= r[0] ^ r[len(r)-1]
 }
 
 // advance moves the cursor to the next partition in the range and returns

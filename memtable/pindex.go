@@ -407,6 +407,8 @@ type pcursor struct {
 	items []pitem
 	i     int
 	buf   [bucketCap]pitem
+	// sink receives the bytes fill touches (see there).
+	sink byte
 }
 
 // seekToken positions c on the first partition of s whose token is at
@@ -471,6 +473,18 @@ func (c *pcursor) fill() bool {
 			}
 		}
 		if len(c.items) > 0 {
+			// Touch the first byte of every item's key (its length, in
+			// the arena) before sorting: the keys of one bucket lie
+			// scattered over the arena, and reading them one after the
+			// other, as the sort and the snapshots do, would wait for
+			// each cache miss in turn. These loads do not depend on one
+			// another, so their misses overlap. A key never changes once
+			// its partition is in the index.
+			var t byte
+			for i := range c.items {
+				t ^= *c.items[i].p.key
+			}
+			c.sink ^= t
 			sortItems(c.items)
 			return true
 		}

@@ -139,10 +139,37 @@ func (r *Reader) decodeEntryInto(e *indexEntry, payload []byte, at uint64) error
 	if r.version == 1 {
 		return r.decodeEntryV1(e, payload, at)
 	}
+	key, token, rest, ok := entryKey(payload)
+	if !ok {
+		*e = indexEntry{}
+		return r.badEntryKey(payload, at)
+	}
+	return r.decodeEntryRest(e, payload, at, key, token, rest)
+}
+
+// badEntryKey returns the corruption error for an entry whose key or
+// token does not decode, naming the field as a full decode does.
+func (r *Reader) badEntryKey(payload []byte, at uint64) error {
 	p := in{b: payload}
+	p.bytes("key", true)
+	p.varint("token")
+	what := p.what
+	if what == "" {
+		what = "key"
+	}
+	return corruptf(r.name(ComponentIndex), int64(at), "bad %s", what)
+}
+
+// decodeEntryRest is decodeEntryInto (format version 2) for an entry whose
+// key and token the caller has decoded (entryKey); rest is where the rest
+// of payload starts.
+func (r *Reader) decodeEntryRest(e *indexEntry, payload []byte, at uint64, key []byte, token int64, rest int) error {
+	p := in{b: payload, off: rest}
 	e.indexPos = at
-	e.key = p.bytes("key", true)
-	e.token = p.varint("token")
+	if len(key) == 0 {
+		key = nil // as in.bytes decodes it
+	}
+	e.key, e.token = key[:len(key):len(key)], token
 	e.pos = p.uvarint("position")
 	e.length = p.uvarint("length")
 	e.rowsOff = p.uvarint("rows offset")
@@ -531,7 +558,7 @@ func (it *scanIter) Next() (data.PartitionSource, bool) {
 			it.done = true
 			return nil, false
 		}
-		_, t, _, ok := entryKey(payload)
+		k, t, rest, ok := entryKey(payload)
 		if !ok {
 			it.err = corruptf(it.r.name(ComponentIndex), int64(at), "bad entry key")
 			return nil, false
@@ -544,7 +571,7 @@ func (it *scanIter) Next() (data.PartitionSource, bool) {
 			continue
 		}
 		if it.reuse {
-			if err := it.nextReused(payload, at); err != nil {
+			if err := it.nextReused(payload, at, k, t, rest); err != nil {
 				it.err = err
 				return nil, false
 			}
@@ -573,7 +600,7 @@ func (it *scanIter) Next() (data.PartitionSource, bool) {
 
 // nextReused loads the partition of the index entry payload (at at) into
 // the scan's recycled Partition.
-func (it *scanIter) nextReused(payload []byte, at uint64) error {
+func (it *scanIter) nextReused(payload []byte, at uint64, key []byte, token int64, rest int) error {
 	if it.p != nil && !it.rows.closed && it.rows.p == it.p {
 		_ = it.rows.Close() // the caller did not close it: count its reads
 	}
@@ -583,10 +610,16 @@ func (it *scanIter) nextReused(payload []byte, at uint64) error {
 	// when the partition is done with too.
 	p := &it.part
 	p.r, p.static, p.staticPos, p.rts, p.stats, p.cur, p.spare, p.home = it.r, nil, 0, nil, ReadStats{}, nil, nil, nil
-	if err := it.r.decodeEntryInto(&p.e, payload, at); err != nil {
+	var err error
+	if it.r.version == 1 {
+		err = it.r.decodeEntryInto(&p.e, payload, at)
+	} else {
+		// The key and token are decoded already (Next).
+		err = it.r.decodeEntryRest(&p.e, payload, at, key, token, rest)
+	}
+	if err != nil {
 		return err
 	}
-	var err error
 	it.pst = ReadStats{}
 	err = it.r.loadPartitionInto(p, it.cur, &it.pst, &it.hdr)
 	it.st.Add(it.pst)
