@@ -83,7 +83,7 @@ func ViewsOf(base *Table, tables []*Table) []*Table {
 // value of a column of base (nil when null), which types the values.
 func (r *ViewRestriction) Matches(base *Table, value func(col *Column) []byte) bool {
 	if len(r.Columns) == 1 {
-		c := base.Column(r.Columns[0])
+		c := base.StoredColumn(r.Columns[0])
 		if c == nil {
 			return false
 		}
@@ -99,7 +99,7 @@ func (r *ViewRestriction) Matches(base *Table, value func(col *Column) []byte) b
 	fields := make([][]byte, len(r.Columns))
 	ts := make([]types.Type, len(r.Columns))
 	for i, n := range r.Columns {
-		c := base.Column(n)
+		c := base.StoredColumn(n)
 		if c == nil {
 			return false
 		}

@@ -188,7 +188,7 @@ func splitKey(t *schema.Table, key []byte) ([][]byte, error) {
 func matchesPartition(base, v *schema.Table, pk [][]byte) bool {
 	for i := range v.View.Filter {
 		r := &v.View.Filter[i]
-		c := base.Column(r.Columns[0])
+		c := base.StoredColumn(r.Columns[0])
 		if len(r.Columns) != 1 || c == nil || c.Kind != schema.PartitionKey {
 			continue
 		}
@@ -242,7 +242,7 @@ func (g *generator) keyColumn() *schema.Column {
 	if g.view.View.BaseColumnInKey == "" {
 		return nil
 	}
-	return g.base.Column(g.view.View.BaseColumnInKey)
+	return g.base.StoredColumn(g.view.View.BaseColumnInKey)
 }
 
 // cell returns the simple cell of column name in r, or nil.
@@ -334,12 +334,12 @@ func (g *generator) matchesFilter(r *data.Row) (bool, error) {
 // viewColumn reports whether base column name is a regular column of the
 // view (selected, and not in the view's key).
 func (g *generator) viewColumn(name string) bool {
-	c := g.view.Column(name)
+	c := g.view.StoredColumn(name)
 	return c != nil && c.Kind == schema.Regular
 }
 
 // inView reports whether base column name is a column of the view at all.
-func (g *generator) inView(name string) bool { return g.view.Column(name) != nil }
+func (g *generator) inView(name string) bool { return g.view.StoredColumn(name) != nil }
 
 func (g *generator) createEntry(r *data.Row) error {
 	ok, err := g.matchesFilter(r)
@@ -514,7 +514,7 @@ func (g *generator) newRow(r *data.Row) (data.Row, []byte, error) {
 		}
 	}
 	value := func(name string) ([]byte, error) {
-		c := g.base.Column(name)
+		c := g.base.StoredColumn(name)
 		switch c.Kind {
 		case schema.PartitionKey:
 			return g.pk[c.Position], nil

@@ -405,7 +405,7 @@ func rowDataSize(r *data.Row, t *schema.Table, clustering int) int {
 	}
 	for i := range r.Cells {
 		c := &r.Cells[i]
-		col := t.Column(c.Column)
+		col := t.StoredColumn(c.Column)
 		if col != nil && col.Type.IsMultiCell() {
 			complex[c.Column] = true
 		}

@@ -285,7 +285,7 @@ func rowHasFetchedData(row *data.Row, now int64, fetched func(*schema.Column) bo
 		return true
 	}
 	for i := range row.Cells {
-		c := tbl.Column(row.Cells[i].Column)
+		c := tbl.StoredColumn(row.Cells[i].Column)
 		if c != nil && fetched(c) && row.Cells[i].IsLive(now) {
 			return true
 		}

@@ -128,6 +128,8 @@ func buildView(env *plan.Env, ks string, st *parser.CreateView) (*schema.Table, 
 	selected := map[string]bool{}
 	var selectedOrder []string
 	if len(st.Select.Exprs) == 0 {
+		// SELECT *: every column of the base, a compact table's hidden ones
+		// included (CreateViewStatement takes table.columns()).
 		for _, c := range base.Columns {
 			selected[c.Name] = true
 			selectedOrder = append(selectedOrder, c.Name)
@@ -151,7 +153,7 @@ func buildView(env *plan.Env, ks string, st *parser.CreateView) (*schema.Table, 
 		}
 	}
 	for _, n := range selectedOrder {
-		if base.Column(n).Kind == schema.Static {
+		if base.StoredColumn(n).Kind == schema.Static {
 			return nil, query.Invalidf("Cannot include static column '%s' in materialized view '%s'", n, name)
 		}
 	}
@@ -282,7 +284,7 @@ func buildView(env *plan.Env, ks string, st *parser.CreateView) (*schema.Table, 
 	}
 	for _, n := range selectedOrder {
 		if !keyCols[n] {
-			cols = append(cols, &schema.Column{Name: n, Type: base.Column(n).Type, Kind: schema.Regular, Position: -1})
+			cols = append(cols, &schema.Column{Name: n, Type: base.StoredColumn(n).Type, Kind: schema.Regular, Position: -1})
 		}
 	}
 	v := schema.NewTable(ks, name, data.TableID(types.NewRandomUUID()), cols, opts)
