@@ -46,8 +46,13 @@ func strArg(args []any, i int) string {
 	return s
 }
 
-// callMethod runs an instance method on a non-null receiver.
+// callMethod runs an instance method on a non-null receiver. The checker
+// enforces the arity where it knows the receiver's type; here it is checked
+// again for receivers it did not know.
 func callMethod(fr *frame, recv any, name string, args []any, line int) any {
+	if r, ok := instanceArityOf(groupOf(simpleClass(recv)), name); ok && !r.accepts(len(args)) {
+		panic(&UnsupportedError{Line: line, Construct: "the method " + simpleClass(recv) + "." + name + " with " + itoa(int64(len(args))) + " arguments"})
+	}
 	switch name {
 	case "equals":
 		if len(args) == 1 {

@@ -888,11 +888,11 @@ func boxCall(cls, name string, args []any, line int) any {
 	case "intBitsToFloat":
 		return math.Float32frombits(uint32(toInt64(a(0))))
 	case "logicalAnd":
-		return a(0).(bool) && a(1).(bool)
+		return boolArg(args, 0) && boolArg(args, 1)
 	case "logicalOr":
-		return a(0).(bool) || a(1).(bool)
+		return boolArg(args, 0) || boolArg(args, 1)
 	case "logicalXor":
-		return a(0).(bool) != a(1).(bool)
+		return boolArg(args, 0) != boolArg(args, 1)
 	case "isDigit":
 		c := rune(toInt64(a(0)))
 		return c >= '0' && c <= '9'
@@ -1195,4 +1195,12 @@ func (l *jlist) index(v any) int {
 		throwJava("IndexOutOfBoundsException", "Index "+itoa(i)+" out of bounds for length "+itoa(int64(len(l.elems))))
 	}
 	return int(i)
+}
+
+func boolArg(args []any, i int) bool {
+	b, ok := args[i].(bool)
+	if !ok {
+		throwNPE()
+	}
+	return b
 }

@@ -320,6 +320,14 @@ func (p *parser) statement() stmt {
 			{Line: t.line, Msg: "Syntax error, insert \";\" to complete BlockStatements"},
 		}})
 	}
+	if tr := exprTypeRef(x); tr != nil && p.isOp(";") {
+		// A lone (qualified) name is read as the type of a declaration
+		// missing its declarators.
+		panic(&CompileError{Problems: []Problem{
+			{Line: t.line, Msg: "Syntax error, insert \"VariableDeclarators\" to complete LocalVariableDeclaration"},
+			{Line: t.line, Msg: tr.name + " cannot be resolved to a type"},
+		}})
+	}
 	switch x.(type) {
 	case *assignExpr, *incDecExpr, *callExpr, *newExpr:
 	default:
