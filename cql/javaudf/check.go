@@ -814,6 +814,9 @@ func (c *checker) call(e *callExpr) *jtype {
 		c.errorf(e.line, "The method %s(...) in the type %s is not applicable for the arguments (%s)", e.name, rt, typeList(ats))
 		return nil
 	}
+	if e.name == "remove" && len(ats) == 1 && groupOf(rt.name) == "List" {
+		e.byObject = ats[0] == nil || !ats[0].isPrim()
+	}
 	t, ok := methodType(rt, e.name, ats)
 	if !ok {
 		c.unsupported(e.line, "the method %s.%s", rt.name, e.name)
