@@ -3,6 +3,7 @@ package javaudf
 import (
 	"math"
 	"math/big"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -780,7 +781,7 @@ func mathCall(name string, args []any, line int) any {
 	case "IEEEremainder":
 		return math.Remainder(f(0), f(1))
 	case "random":
-		return 0.5
+		return rand.Float64()
 	case "copySign":
 		if x, ok := args[0].(float32); ok {
 			if _, ok := args[1].(float64); !ok {

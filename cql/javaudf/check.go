@@ -85,9 +85,15 @@ func (c *checker) typeOfRef(tr *typeRef) *jtype {
 	return jt
 }
 
+// stmts checks a block's statements; a statement after one that cannot
+// complete normally is unreachable (JLS 14.22).
 func (c *checker) stmts(ss []stmt) {
-	for _, s := range ss {
+	for i, s := range ss {
 		c.stmt(s)
+		if i+1 < len(ss) && !stmtCompletes(s) {
+			c.errorf(ss[i+1].stmtLine(), "Unreachable code")
+			return
+		}
 	}
 }
 

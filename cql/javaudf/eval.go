@@ -14,7 +14,7 @@ type timeoutSignal struct{ err error }
 
 // checkEvery is how many steps (statements, loop iterations, calls) run
 // between two looks at the context.
-const checkEvery = 256
+const checkEvery = 16
 
 type frame struct {
 	fn    *Function

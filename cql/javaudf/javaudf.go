@@ -162,7 +162,7 @@ func completes(ss []stmt) bool {
 
 func stmtCompletes(s stmt) bool {
 	switch s := s.(type) {
-	case *returnStmt, *throwStmt:
+	case *returnStmt, *throwStmt, *breakStmt, *continueStmt:
 		return false
 	case *blockStmt:
 		return completes(s.stmts)

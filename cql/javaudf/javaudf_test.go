@@ -212,3 +212,15 @@ func TestTimeout(t *testing.T) {
 	_, err := f.Call(ctx, nil)
 	assert.True(t, errors.Is(err, ErrTimeout), "%v", err)
 }
+
+func TestUnreachable(t *testing.T) {
+	_, err := Compile(nil, types.IntType, "return 1; return 2;", Options{})
+	require.ErrorIs(t, err, ErrCompile)
+	assert.Equal(t, "Java source compilation failed:\nLine 1: Unreachable code\n", err.Error())
+	_, err = Compile(nil, types.IntType, "while (true) { } return 1;", Options{})
+	assert.ErrorIs(t, err, ErrCompile)
+	_, err = Compile(nil, types.IntType, "int i = 0; while (true) { if (i++ > 3) break; } return i;", Options{})
+	assert.NoError(t, err)
+	_, err = Compile(nil, types.IntType, "if (true) return 1; return 2;", Options{})
+	assert.NoError(t, err)
+}
