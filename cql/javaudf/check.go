@@ -79,10 +79,21 @@ func (c *checker) verifierErrors() []string {
 func (c *checker) typeOfRef(tr *typeRef) *jtype {
 	jt, bad := resolveType(tr)
 	if bad != "" {
-		c.errorf(tr.line, "%s cannot be resolved to a type", bad)
+		c.unresolved(tr.line, bad, " to a type")
 		return nil
 	}
 	return jt
+}
+
+// unresolved reports a class name the interpreter does not know: a compile
+// error when Cassandra's class loader hides it (or it does not exist), else
+// a construct outside the subset.
+func (c *checker) unresolved(line int, name, suffix string) {
+	if classHidden(name) {
+		c.errorf(line, "%s cannot be resolved%s", name, suffix)
+		return
+	}
+	c.unsupported(line, "the class %s", name)
 }
 
 // stmts checks a block's statements; a statement after one that cannot
@@ -368,7 +379,7 @@ func (c *checker) expr(x expr) *jtype {
 		if d := c.dotted(e.x); d != "" {
 			cls, ok := classOf(d)
 			if !ok {
-				c.errorf(e.line, "%s cannot be resolved", d)
+				c.unresolved(e.line, d, "")
 				return nil
 			}
 			v, jt, ok := staticField(cls, e.name)
@@ -775,7 +786,7 @@ func (c *checker) call(e *callExpr) *jtype {
 		argTypes()
 		cls, ok := classOf(d)
 		if !ok {
-			c.errorf(e.line, "%s cannot be resolved", d)
+			c.unresolved(e.line, d, "")
 			return nil
 		}
 		e.class = cls

@@ -45,3 +45,24 @@ func TestAmok(t *testing.T) {
 	_, err := f.Call(ctx, []any{1.0})
 	assert.ErrorIs(t, err, ErrTimeout)
 }
+
+// TestShownButUnimplemented checks that classes Cassandra's loader shows but
+// the interpreter lacks are ErrUnsupported, not compile errors.
+func TestShownButUnimplemented(t *testing.T) {
+	for _, body := range []string{
+		"return java.math.RoundingMode.HALF_UP.ordinal();",
+		"Optional<Integer> o = Optional.empty(); return 0;",
+		"java.time.Instant i = java.time.Instant.now(); return 0;",
+	} {
+		_, err := Compile(nil, types.IntType, body, Options{})
+		assert.ErrorIs(t, err, ErrUnsupported, body)
+	}
+	for _, body := range []string{
+		"java.util.concurrent.TimeUnit.SECONDS.sleep(1); return 0;",
+		"Thread.sleep(1); return 0;",
+		"java.lang.reflect.Method m = null; return 0;",
+	} {
+		_, err := Compile(nil, types.IntType, body, Options{})
+		assert.ErrorIs(t, err, ErrCompile, body)
+	}
+}
