@@ -135,7 +135,7 @@ func staticMethodType(cls, name string, args []*jtype) (*jtype, bool) {
 	case "Integer", "Long", "Short", "Byte", "Double", "Float", "Boolean", "Character":
 		prim := &jtype{name: unboxes[cls]}
 		switch name {
-		case "valueOf", "decode":
+		case "valueOf":
 			return boxOf(cls), true
 		case "parseInt":
 			return tInt32, true
@@ -184,9 +184,10 @@ func staticMethodType(cls, name string, args []*jtype) (*jtype, bool) {
 			return tInt64, true
 		case "getProperty", "getenv", "lineSeparator":
 			return tStr, true
-		case "exit", "gc", "setProperty", "load", "loadLibrary", "setSecurityManager", "setOut", "setErr", "setIn",
-			"identityHashCode", "arraycopy":
+		case "exit", "gc", "setProperty", "load", "loadLibrary", "setSecurityManager", "setOut", "setErr", "setIn":
 			return tVoid, true
+		case "identityHashCode":
+			return tInt32, true
 		}
 	case "Objects":
 		switch name {
@@ -231,7 +232,7 @@ func staticMethodType(cls, name string, args []*jtype) (*jtype, bool) {
 				return args[0], true
 			}
 			return &jtype{name: "Map"}, true
-		case "sort", "reverse", "shuffle", "swap":
+		case "sort", "reverse", "swap":
 			return tVoid, true
 		case "max", "min":
 			if t := a0(); t != nil && len(t.args) == 1 {
@@ -243,7 +244,7 @@ func staticMethodType(cls, name string, args []*jtype) (*jtype, bool) {
 		}
 	case "UUID":
 		switch name {
-		case "randomUUID", "fromString", "nameUUIDFromBytes":
+		case "randomUUID", "fromString":
 			return boxOf("UUID"), true
 		}
 	case "BigInteger":

@@ -797,7 +797,8 @@ func (c *checker) call(e *callExpr) *jtype {
 			c.verify("call to java.nio.ByteBuffer.allocateDirect()")
 		}
 		if r, ok := staticArityOf(cls, e.name); ok && !r.accepts(len(ats)) {
-			c.errorf(e.line, "The method %s(...) in the type %s is not applicable for the arguments (%s)", e.name, cls, typeList(ats))
+			// Java may have an overload the interpreter lacks.
+			c.unsupported(e.line, "%s.%s with %d arguments", cls, e.name, len(ats))
 			return nil
 		}
 		t, ok := staticMethodType(cls, e.name, ats)
@@ -828,7 +829,8 @@ func (c *checker) call(e *callExpr) *jtype {
 		c.verify("call to java.lang.Object." + e.name + "()")
 	}
 	if r, ok := instanceArityOf(groupOf(rt.name), e.name); ok && !r.accepts(len(ats)) {
-		c.errorf(e.line, "The method %s(...) in the type %s is not applicable for the arguments (%s)", e.name, rt, typeList(ats))
+		// Java may have an overload the interpreter lacks.
+		c.unsupported(e.line, "%s.%s with %d arguments", rt.name, e.name, len(ats))
 		return nil
 	}
 	if e.name == "remove" && len(ats) == 1 && groupOf(rt.name) == "List" {

@@ -101,15 +101,16 @@
 // after a body that closes the method early) give "Java UDF validation
 // failed: [...]" with the messages sorted; the common compile errors
 // (unresolved names, type mismatches, primitive parameters compared with
-// null, duplicate locals, unreachable code, missing return, wrong argument
-// counts) give Eclipse's texts. Bodies may name the driver's classes as
+// null, duplicate locals, unreachable code, missing return) give
+// Eclipse's texts. Bodies may name the driver's classes as
 // com.datastax.driver.core.X, which Cassandra 4 rewrites to its own copy.
 //
 // Outside the subset (ErrUnsupported): lambdas and method references,
 // anonymous and local classes, try-with-resources, switch rules (->),
 // String.split with a regular expression, Comparators, classes the loader
 // shows that the interpreter lacks (java.time, java.text, Optional,
-// Random, ...), and any method of a known class it does not implement.
+// Random, ...), and any method (or overload, by argument count) of a known
+// class it does not implement.
 //
 // # Limits
 //
