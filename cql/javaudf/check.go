@@ -686,6 +686,9 @@ func (c *checker) binary(e *binaryExpr) *jtype {
 	if isNumericType(lt) && isNumericType(rt) {
 		e.num = promote(lt, rt)
 	}
+	if (e.op == "==" || e.op == "!=") && (lt.isPrim() || rt.isPrim()) && unboxed(lt) != nil && unboxed(rt) != nil {
+		e.unbox = true
+	}
 	return t
 }
 

@@ -432,6 +432,9 @@ func (fr *frame) eval(x expr) any {
 			return fr.truth(e.r)
 		}
 		l, r := fr.eval(e.l), fr.eval(e.r)
+		if e.unbox && (l == nil || r == nil) {
+			throwNPE()
+		}
 		if e.strcat {
 			ls, rs := javaString(l), javaString(r)
 			checkChars(len(ls) + len(rs))
