@@ -120,6 +120,16 @@ func callMethod(fr *frame, recv any, name string, args []any, line int) any {
 			return r.k
 		case "getValue":
 			return r.v
+		case "setValue":
+			old := r.v
+			r.v = args[0]
+			if r.m != nil {
+				checkMutable(r.m.immutable)
+				if i := r.m.find(r.k); i >= 0 {
+					r.m.vals[i] = args[0]
+				}
+			}
+			return old
 		}
 	case *jiterator:
 		switch name {
@@ -653,7 +663,7 @@ func mapMethod(m *jmap, name string, args []any, line int) any {
 	case "entrySet":
 		out := &jset{}
 		for i := range m.keys {
-			out.elems = append(out.elems, &jentry{m.keys[i], m.vals[i]})
+			out.elems = append(out.elems, &jentry{k: m.keys[i], v: m.vals[i], m: m})
 		}
 		return out
 	case "firstKey", "lastKey":

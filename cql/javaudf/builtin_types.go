@@ -182,7 +182,7 @@ func methodType(rt *jtype, name string, ats []*jtype) (*jtype, bool) {
 		switch name {
 		case "getKey":
 			return typeArg(rt, 0), true
-		case "getValue":
+		case "getValue", "setValue":
 			return typeArg(rt, 1), true
 		}
 	case "Iterator":

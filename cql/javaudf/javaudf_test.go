@@ -85,6 +85,7 @@ func TestJavaSemantics(t *testing.T) {
 		{types.VarintType, `return new java.math.BigInteger("123456789012345678901234567890").add(java.math.BigInteger.ONE);`, mustBig("123456789012345678901234567891")},
 		{types.DoubleType, `Double d = null; return d;`, nil},
 		{types.BooleanType, `Integer a = null; Integer b = null; return a == b;`, true},
+		{types.TextType, `Map<String, Integer> m = new TreeMap<>(); m.put("a", 1); for (Map.Entry<String, Integer> e : m.entrySet()) e.setValue(e.getValue() + 1); return m.toString();`, "{a=2}"},
 		{types.IntType, `Integer i = null; return true ? null : i;`, nil},
 		{types.TextType, `return String.format("%d-%s", 4, "x");`, "4-x"},
 		{types.IntType, `List<Integer> l = new ArrayList<>(); l.add(5); l.add(7); l.remove(Integer.valueOf(5)); return l.get(0);`, int32(7)},

@@ -59,8 +59,12 @@ type jmap struct {
 	immutable  bool
 }
 
-// jentry is a Map.Entry.
-type jentry struct{ k, v any }
+// jentry is a Map.Entry; m is the map it belongs to (nil for none), which
+// setValue writes through to.
+type jentry struct {
+	k, v any
+	m    *jmap
+}
 
 // jarray is a Java array.
 type jarray struct {
@@ -825,7 +829,7 @@ func iterItems(v any) []any {
 	case *jmap:
 		out := make([]any, len(x.keys))
 		for i := range x.keys {
-			out[i] = &jentry{x.keys[i], x.vals[i]}
+			out[i] = &jentry{k: x.keys[i], v: x.vals[i], m: x}
 		}
 		return out
 	}
