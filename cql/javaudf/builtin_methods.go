@@ -567,7 +567,7 @@ func setMethod(s *jset, name string, args []any, line int) any {
 		s.elems = nil
 		return nil
 	case "iterator":
-		return &jiterator{items: slices.Clone(s.elems)}
+		return &jiterator{items: s.items()}
 	case "removeAll", "retainAll":
 		checkMutable(s.immutable)
 		other := iterItems(nonNull(args[0]))
@@ -597,7 +597,7 @@ func setMethod(s *jset, name string, args []any, line int) any {
 		}
 		return v
 	case "toArray":
-		return &jarray{elem: tObject, vals: slices.Clone(s.elems)}
+		return &jarray{elem: tObject, vals: s.items()}
 	}
 	panic(&UnsupportedError{Line: line, Construct: "the method Set." + name})
 }
@@ -656,16 +656,24 @@ func mapMethod(m *jmap, name string, args []any, line int) any {
 		checkMutable(m.immutable)
 		m.keys, m.vals = nil, nil
 		return nil
-	case "keySet", "navigableKeySet":
-		return &jset{elems: slices.Clone(m.keys), sorted: m.sorted}
-	case "values":
-		return &jlist{elems: slices.Clone(m.vals)}
-	case "entrySet":
-		out := &jset{}
-		for i := range m.keys {
-			out.elems = append(out.elems, &jentry{k: m.keys[i], v: m.vals[i], m: m})
+	case "keySet", "navigableKeySet", "values", "entrySet":
+		// Views of the map, in its iteration order (not written through,
+		// except Map.Entry.setValue).
+		var out []any
+		for _, i := range m.order() {
+			switch name {
+			case "values":
+				out = append(out, m.vals[i])
+			case "entrySet":
+				out = append(out, &jentry{k: m.keys[i], v: m.vals[i], m: m})
+			default:
+				out = append(out, m.keys[i])
+			}
 		}
-		return out
+		if name == "values" {
+			return &jlist{elems: out, immutable: true}
+		}
+		return &jset{elems: out, sorted: m.sorted && name != "entrySet", immutable: true}
 	case "firstKey", "lastKey":
 		if len(m.keys) == 0 {
 			throwJava("NoSuchElementException", "")

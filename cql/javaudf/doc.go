@@ -52,8 +52,8 @@
 //
 // A CQL set or map decodes in its CQL order (the driver's LinkedHashSet and
 // LinkedHashMap); a HashSet or HashMap the body creates iterates in
-// insertion order (Java's hash order is not reproduced), a TreeSet or
-// TreeMap in compareTo order.
+// java.util.HashMap's table order (hashorder.go), a TreeSet or TreeMap in
+// compareTo order.
 //
 // # The subset
 //

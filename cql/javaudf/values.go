@@ -50,6 +50,9 @@ type jset struct {
 	elems     []any
 	sorted    bool
 	immutable bool
+	// hashCap is the table size of a HashSet (see hashorder.go), 0 for
+	// a set iterating in insertion or sorted order.
+	hashCap int
 }
 
 // jmap is a java.util.Map, ordered as jset is.
@@ -57,6 +60,8 @@ type jmap struct {
 	keys, vals []any
 	sorted     bool
 	immutable  bool
+	// hashCap is the table size of a HashMap, as jset's.
+	hashCap int
 }
 
 // jentry is a Map.Entry; m is the map it belongs to (nil for none), which
@@ -410,13 +415,19 @@ func simpleClass(v any) string {
 	case *jlist:
 		return "ArrayList"
 	case *jset:
-		if x.sorted {
+		switch {
+		case x.sorted:
 			return "TreeSet"
+		case x.hashCap > 0:
+			return "HashSet"
 		}
 		return "LinkedHashSet"
 	case *jmap:
-		if x.sorted {
+		switch {
+		case x.sorted:
 			return "TreeMap"
+		case x.hashCap > 0:
+			return "HashMap"
 		}
 		return "LinkedHashMap"
 	case *udtValue:
@@ -494,12 +505,12 @@ func javaString(v any) string {
 	case *jlist:
 		return joinValues("[", x.elems, "]")
 	case *jset:
-		return joinValues("[", x.elems, "]")
+		return joinValues("[", x.items(), "]")
 	case *jmap:
 		var b strings.Builder
 		b.WriteByte('{')
-		for i := range x.keys {
-			if i > 0 {
+		for n, i := range x.order() {
+			if n > 0 {
 				b.WriteString(", ")
 			}
 			b.WriteString(javaString(x.keys[i]) + "=" + javaString(x.vals[i]))
@@ -823,13 +834,13 @@ func iterItems(v any) []any {
 	case *jlist:
 		return append([]any(nil), x.elems...)
 	case *jset:
-		return append([]any(nil), x.elems...)
+		return x.items()
 	case *jarray:
 		return append([]any(nil), x.vals...)
 	case *jmap:
-		out := make([]any, len(x.keys))
-		for i := range x.keys {
-			out[i] = &jentry{k: x.keys[i], v: x.vals[i], m: x}
+		out := make([]any, 0, len(x.keys))
+		for _, i := range x.order() {
+			out = append(out, &jentry{k: x.keys[i], v: x.vals[i], m: x})
 		}
 		return out
 	}
