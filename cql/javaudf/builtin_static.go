@@ -567,8 +567,33 @@ func hashCode(v any) int32 {
 			h += hashOrZero(x.keys[i]) ^ hashOrZero(x.vals[i])
 		}
 		return h
+	case types.UUIDValue:
+		hilo := be64(x[:8]) ^ be64(x[8:])
+		return int32(hilo>>32) ^ int32(hilo)
+	case time.Time:
+		ht := x.UnixMilli()
+		return int32(ht) ^ int32(ht>>32)
+	case *big.Int:
+		return bigIntHash(x)
+	case types.DecimalValue:
+		return 31*bigIntHash(x.Unscaled) + x.Scale
 	}
 	return 0
+}
+
+// bigIntHash is BigInteger.hashCode: over the magnitude's 32-bit words,
+// most significant first, times the sign.
+func bigIntHash(x *big.Int) int32 {
+	mag := new(big.Int).Abs(x).Bytes()
+	for len(mag)%4 != 0 {
+		mag = append([]byte{0}, mag...)
+	}
+	var h int32
+	for i := 0; i < len(mag); i += 4 {
+		w := uint32(mag[i])<<24 | uint32(mag[i+1])<<16 | uint32(mag[i+2])<<8 | uint32(mag[i+3])
+		h = 31*h + int32(w)
+	}
+	return h * int32(x.Sign())
 }
 
 func charArrayString(arr *jarray) string {

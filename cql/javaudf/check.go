@@ -349,6 +349,21 @@ func (c *checker) dotted(x expr) string {
 	return ""
 }
 
+// staticFieldRef reports whether x is a static field of a known class
+// (Boolean.TRUE), whose methods a call may use.
+func (c *checker) staticFieldRef(x expr) bool {
+	fe, ok := x.(*fieldExpr)
+	if !ok {
+		return false
+	}
+	d := c.dotted(fe.x)
+	if d == "" {
+		return false
+	}
+	_, known := classOf(d)
+	return known
+}
+
 // classOf resolves a dotted name to a class the body may use.
 func classOf(d string) (string, bool) {
 	n, ok := classNames[d]
@@ -785,7 +800,7 @@ func (c *checker) call(e *callExpr) *jtype {
 		c.errorf(e.line, "The method %s(%s) is undefined for the type %s", e.name, typeList(ats), "JavaUDF")
 		return nil
 	}
-	if d := c.dotted(e.recv); d != "" {
+	if d := c.dotted(e.recv); d != "" && !c.staticFieldRef(e.recv) {
 		argTypes()
 		cls, ok := classOf(d)
 		if !ok {

@@ -118,6 +118,8 @@ func TestJavaSemantics(t *testing.T) {
 		{types.TextType, `return "" + 100.0 / 3;`, "33.333333333333336"},
 		{types.TextType, `return "" + 1.0E-5 + " " + 123456789.0;`, "1.0E-5 1.23456789E8"},
 		{types.IntType, `return "hello".hashCode();`, int32(99162322)},
+		{types.IntType, `return new java.math.BigInteger("-12345678901234567890").hashCode();`, int32(1436577082)},
+		{types.IntType, `return Long.valueOf(-5000000000L).hashCode() + Double.valueOf(1.5).hashCode() + Boolean.TRUE.hashCode();`, int32(705032702 + 1073217536 + 1231)},
 		{types.TextType, `StringBuilder sb = new StringBuilder("abc"); sb.reverse().insert(0, 'x').deleteCharAt(1); return sb.toString();`, "xba"},
 		{types.TextType, `return new java.math.BigDecimal("1.10").add(new java.math.BigDecimal("2.205")).toString();`, "3.305"},
 		{types.IntType, `Object o = 3; return o instanceof Integer ? (Integer) o + 1 : 0;`, int32(4)},
