@@ -53,6 +53,9 @@ func (c *checker) lookup(name string) *local {
 	return nil
 }
 
+// declare gives v a frame slot in the innermost scope; a name declared in
+// an enclosing block of the body is a duplicate (parameters and locals
+// share the method's scope, udfContext is a field they may shadow).
 func (c *checker) declare(line int, v *varDecl, jt *jtype) {
 	for _, sc := range c.scopes[1:] {
 		if _, dup := sc[v.name]; dup {
@@ -108,6 +111,7 @@ func (c *checker) stmts(ss []stmt) {
 	}
 }
 
+// stmt checks one statement.
 func (c *checker) stmt(s stmt) {
 	switch s := s.(type) {
 	case *blockStmt:
@@ -674,6 +678,8 @@ func (c *checker) lvalue(x expr) *jtype {
 	return nil
 }
 
+// binary checks a binary expression and annotates it for the evaluator
+// (string concatenation, numeric promotion, unboxing comparison).
 func (c *checker) binary(e *binaryExpr) *jtype {
 	lt, rt := c.expr(e.l), c.expr(e.r)
 	if e.op == "+" && (isString(lt) || isString(rt)) {

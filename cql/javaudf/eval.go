@@ -23,6 +23,8 @@ type frame struct {
 	steps int
 }
 
+// tick counts one step and every checkEvery steps looks at the context,
+// ending the call (timeoutSignal) when it is done.
 func (fr *frame) tick() {
 	fr.steps++
 	if fr.steps%checkEvery == 0 {
@@ -81,6 +83,8 @@ func (fr *frame) exec(s stmt) ctl {
 	return fr.execLabeled(s, "")
 }
 
+// execLabeled runs s; label is the label of a loop statement, for its
+// break and continue.
 func (fr *frame) execLabeled(s stmt, label string) ctl {
 	switch s := s.(type) {
 	case *blockStmt:
