@@ -184,9 +184,9 @@ func parseNumber(prim, s string, isNull bool, radix int) any {
 			if prim == "double" || prim == "float" {
 				throwNPE()
 			}
-			throwJava("NumberFormatException", "Cannot parse null string: null")
+			throwJava("NumberFormatException", "null")
 		}
-		throwJava("NumberFormatException", "For input string: \""+s+"\""+radixSuffix(radix))
+		throwJava("NumberFormatException", "For input string: \""+s+"\"")
 	}
 	switch prim {
 	case "boolean":
@@ -224,7 +224,7 @@ func parseNumber(prim, s string, isNull bool, radix int) any {
 		forInput()
 	}
 	if s == "" {
-		throwJava("NumberFormatException", "For input string: \"\""+radixSuffix(radix))
+		throwJava("NumberFormatException", "For input string: \"\"")
 	}
 	t := s
 	if strings.HasPrefix(t, "+") && len(t) > 1 && t[1] != '-' && t[1] != '+' {
@@ -243,13 +243,6 @@ func parseNumber(prim, s string, isNull bool, radix int) any {
 	return convertNum(n, prim)
 }
 
-// radixSuffix is the tail NumberFormatException adds for a radix other than 10.
-func radixSuffix(radix int) string {
-	if radix == 10 {
-		return ""
-	}
-	return " under radix " + strconv.Itoa(radix)
-}
 
 // bitsCall runs the bit methods of Integer and Long.
 func bitsCall(prim, name string, args []any) any {
