@@ -243,7 +243,6 @@ func parseNumber(prim, s string, isNull bool, radix int) any {
 	return convertNum(n, prim)
 }
 
-
 // bitsCall runs the bit methods of Integer and Long.
 func bitsCall(prim, name string, args []any) any {
 	x := uint64(toInt64(args[0]))
