@@ -124,6 +124,16 @@ func TestJavaSemantics(t *testing.T) {
 		{types.TextType, `return new java.math.BigDecimal("1.10").add(new java.math.BigDecimal("2.205")).toString();`, "3.305"},
 		{types.IntType, `Object o = 3; return o instanceof Integer ? (Integer) o + 1 : 0;`, int32(4)},
 		{types.TextType, `String r = ""; for (String p : "a,b,,c,,".split(",")) r += "[" + p + "]"; return r;`, "[a][b][][c]"},
+		{types.TextType, `return java.util.Arrays.toString(" a  b c ".split("\\s+"));`, "[, a, b, c]"},
+		{types.TextType, `return java.util.Arrays.toString("abc".split(""));`, "[a, b, c]"},
+		{types.TextType, `return java.util.Arrays.toString("a,b,c".split(",", 2));`, "[a, b,c]"},
+		{types.TextType, `return java.util.Arrays.toString("a,b,,".split(",", -1));`, "[a, b, , ]"},
+		{types.IntType, `return ",".split(",").length;`, int32(0)},
+		{types.IntType, `return "".split(",").length;`, int32(1)},
+		{types.BooleanType, `return "abc123".matches("[a-z]+\\d+");`, true},
+		{types.BooleanType, `return "abc123x".matches("[a-z]+\\d+");`, false},
+		{types.TextType, `return "2024-01-15".replaceAll("(\\d+)-(\\d+)-(\\d+)", "$3/$2/$1");`, "15/01/2024"},
+		{types.TextType, `return "aaa".replaceFirst("a", "\\$");`, "$aa"},
 	}
 	for _, c := range cases {
 		f := mustCompile(t, nil, c.ret, c.body, Options{})
