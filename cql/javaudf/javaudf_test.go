@@ -79,6 +79,7 @@ func TestJavaSemantics(t *testing.T) {
 		{types.IntType, `int[] a = new int[3]; a[1] = 5; return a[1] + a.length;`, int32(8)},
 		{types.TextType, `Object o = "s"; if (o instanceof String) return (String) o; return null;`, "s"},
 		{types.IntType, `try { throw new IllegalStateException("x"); } catch (IllegalStateException e) { return e.getMessage().length(); }`, int32(1)},
+		{types.IntType, `try { throw new Exception("xy"); } catch (Exception e) { return e.getMessage().length(); }`, int32(2)},
 		{types.IntType, `int r = 0; try { r = 1; } finally { r = 2; } return r;`, int32(2)},
 		{types.IntType, `switch (3) { case 1: return 1; case 3: return 3; default: return 0; }`, int32(3)},
 		{types.BigintType, `long x = 1; x *= 3; return x;`, int64(3)},
@@ -208,6 +209,8 @@ func TestCompileErrors(t *testing.T) {
 		want string
 	}{
 		{types.BigintType, "\nfoobarbaz\n", `insert ";" to complete BlockStatements`},
+		{types.IntType, `throw new Exception("x");`, "Line 1: Unhandled exception type Exception"},
+		{types.IntType, `try { throw new InterruptedException(); } catch (RuntimeException e) { } return 0;`, "Unhandled exception type InterruptedException"},
 		{types.BigintType, "return 1;", "Type mismatch: cannot convert from int to Long"},
 		{types.IntType, "return x;", "x cannot be resolved to a variable"},
 		{types.IntType, "int a = 1; int a = 2; return a;", "Duplicate local variable a"},
