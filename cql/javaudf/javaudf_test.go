@@ -253,3 +253,12 @@ func TestUnreachable(t *testing.T) {
 	_, err = Compile(nil, types.IntType, "if (true) return 1; return 2;", Options{})
 	assert.NoError(t, err)
 }
+
+func TestClassCastText(t *testing.T) {
+	f := mustCompile(t, nil, types.BigintType, "Object o = Integer.valueOf(1); return (Long) o;", Options{})
+	_, err := f.Call(context.Background(), nil)
+	assert.EqualError(t, err, "java.lang.ClassCastException: class java.lang.Integer cannot be cast to class java.lang.Long (java.lang.Integer and java.lang.Long are in module java.base of loader 'bootstrap')")
+	f = mustCompile(t, nil, types.IntType, `return (int) "abc".charAt(5);`, Options{})
+	_, err = f.Call(context.Background(), nil)
+	assert.EqualError(t, err, "java.lang.StringIndexOutOfBoundsException: String index out of range: 5")
+}
