@@ -3,6 +3,7 @@ package javaudf
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 
@@ -261,4 +262,34 @@ func TestClassCastText(t *testing.T) {
 	f = mustCompile(t, nil, types.IntType, `return (int) "abc".charAt(5);`, Options{})
 	_, err = f.Call(context.Background(), nil)
 	assert.EqualError(t, err, "java.lang.StringIndexOutOfBoundsException: String index out of range: 5")
+}
+
+// TestConcurrentCalls runs one Function from several goroutines (run with
+// -race to check that calls share nothing mutable).
+func TestConcurrentCalls(t *testing.T) {
+	f := mustCompile(t, []Param{{"n", types.IntType}}, types.TextType,
+		`List<Integer> l = new ArrayList<>(); for (int i = 0; i < n; i++) l.add(i * i); Map<Integer, String> m = new HashMap<>(); for (Integer v : l) m.put(v, "" + v); return m.toString() + java.math.BigInteger.ONE.add(java.math.BigInteger.TEN);`,
+		Options{})
+	want, err := f.Call(context.Background(), []any{int32(5)})
+	require.NoError(t, err)
+	assert.Equal(t, "{0=0, 16=16, 1=1, 4=4, 9=9}11", want)
+	done := make(chan error, 8)
+	for range 8 {
+		go func() {
+			for range 50 {
+				got, err := f.Call(context.Background(), []any{int32(5)})
+				if err == nil && got != want {
+					err = fmt.Errorf("got %v", got)
+				}
+				if err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for range 8 {
+		require.NoError(t, <-done)
+	}
 }
