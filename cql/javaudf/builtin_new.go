@@ -2,6 +2,7 @@ package javaudf
 
 import (
 	"fmt"
+	"math"
 	"math/big"
 	"slices"
 	"strconv"
@@ -261,6 +262,7 @@ func javaFormat(args []any, line int) string {
 		}
 		v := rest[ai]
 		ai++
+		group := strings.Contains(spec, ",")
 		spec = strings.ReplaceAll(spec, ",", "")
 		switch conv {
 		case 's', 'S':
@@ -274,6 +276,8 @@ func javaFormat(args []any, line int) string {
 				b.WriteString(fmt.Sprintf("%"+spec+"s", "null"))
 			} else if n, ok := v.(*big.Int); ok {
 				b.WriteString(fmt.Sprintf("%"+spec+"d", n))
+			} else if group {
+				b.WriteString(fmt.Sprintf("%"+spec+"s", groupThousands(itoa(toInt64(v)))))
 			} else {
 				b.WriteString(fmt.Sprintf("%"+spec+"d", toInt64(v)))
 			}
@@ -289,7 +293,24 @@ func javaFormat(args []any, line int) string {
 				s = strings.ToUpper(s)
 			}
 			b.WriteString(fmt.Sprintf("%"+spec+"s", s))
-		case 'f', 'e', 'E', 'g':
+		case 'f':
+			// Java rounds the shortest decimal digits half up (so
+			// %.2f of 1.005 is 1.01), where Go rounds the binary value.
+			width, prec := spec, 6
+			if i := strings.IndexByte(spec, '.'); i >= 0 {
+				width = spec[:i]
+				prec, _ = strconv.Atoi(spec[i+1:])
+			}
+			txt := javaFixed(toFloat64(v), prec)
+			if group {
+				txt = groupThousands(txt)
+			}
+			if strings.Contains(width, "+") && !strings.HasPrefix(txt, "-") {
+				txt = "+" + txt
+			}
+			width = strings.TrimLeft(width, "+ #")
+			b.WriteString(fmt.Sprintf("%"+width+"s", txt))
+		case 'e', 'E', 'g':
 			if !strings.Contains(spec, ".") {
 				spec += ".6"
 			}
@@ -404,4 +425,80 @@ func (m *jmap) remove(k any) any {
 	m.keys = slices.Delete(m.keys, i, i+1)
 	m.vals = slices.Delete(m.vals, i, i+1)
 	return old
+}
+
+// groupThousands inserts Java's ',' grouping into a decimal number.
+func groupThousands(num string) string {
+	sign := ""
+	if strings.HasPrefix(num, "-") {
+		sign, num = "-", num[1:]
+	}
+	intPart, frac := num, ""
+	if i := strings.IndexByte(num, '.'); i >= 0 {
+		intPart, frac = num[:i], num[i:]
+	}
+	var b strings.Builder
+	for i, c := range intPart {
+		if i > 0 && (len(intPart)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return sign + b.String() + frac
+}
+
+// javaFixed formats f with prec fractional digits as Java's Formatter
+// does for %f: the shortest decimal digits of f rounded half up.
+func javaFixed(f float64, prec int) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	}
+	prec = min(prec, 340)
+	neg := math.Signbit(f) && f != 0
+	e := strconv.FormatFloat(math.Abs(f), 'e', -1, 64) // d.ddde±XX
+	mant, expText, _ := strings.Cut(e, "e")
+	exp, _ := strconv.Atoi(expText)
+	digits := strings.Replace(mant, ".", "", 1)
+	// The value is 0.digits x 10^(exp+1): point after exp+1 digits.
+	point := exp + 1
+	if point < 0 {
+		digits = strings.Repeat("0", -point) + digits
+		point = 0
+	}
+	for len(digits) < point+prec+1 {
+		digits += "0"
+	}
+	keep := []byte(digits[:point+prec])
+	if digits[point+prec] >= '5' {
+		i := len(keep) - 1
+		for ; i >= 0; i-- {
+			if keep[i] == '9' {
+				keep[i] = '0'
+				continue
+			}
+			keep[i]++
+			break
+		}
+		if i < 0 {
+			keep = append([]byte{'1'}, keep...)
+			point++
+		}
+	}
+	intPart := string(keep[:point])
+	if intPart == "" {
+		intPart = "0"
+	}
+	out := intPart
+	if prec > 0 {
+		out += "." + string(keep[point:])
+	}
+	if neg {
+		out = "-" + out
+	}
+	return out
 }

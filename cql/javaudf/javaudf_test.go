@@ -95,6 +95,8 @@ func TestJavaSemantics(t *testing.T) {
 		{types.TextType, `Map<String, Integer> m = new TreeMap<>(); m.put("a", 1); for (Map.Entry<String, Integer> e : m.entrySet()) e.setValue(e.getValue() + 1); return m.toString();`, "{a=2}"},
 		{types.IntType, `Integer i = null; return true ? null : i;`, nil},
 		{types.TextType, `return String.format("%d-%s", 4, "x");`, "4-x"},
+		{types.TextType, `return String.format("%.2f|%.1f|%,d|%8.3f|%.0f|%f", 1.005, 0.25, 1234567, -3.14159, 2.5, 0.1);`, "1.01|0.3|1,234,567|  -3.142|3|0.100000"},
+		{types.TextType, `return String.format("%,.2f|%05d|%x|%s", 1234.5, 42, 255, null);`, "1,234.50|00042|ff|null"},
 		{types.IntType, `List<Integer> l = new ArrayList<>(); l.add(5); l.add(7); l.remove(Integer.valueOf(5)); return l.get(0);`, int32(7)},
 		{types.IntType, `List<Integer> l = new ArrayList<>(); l.add(5); l.add(7); l.remove(0); return l.get(0);`, int32(7)},
 		{types.IntType, `List<Integer> l = new ArrayList<>(); l.add(0); l.add(5); l.remove(1); return l.size();`, int32(1)},
