@@ -2,6 +2,7 @@ package plan
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/minicass/minicass/cql/auth"
 	"github.com/minicass/minicass/cql/query"
@@ -24,6 +25,11 @@ type Env struct {
 	// clause restrict non-primary-key base columns (Cassandra's
 	// cassandra.mv.allow_filtering_nonkey_columns_unsafe system property).
 	MaterializedViewsAllowFilteringNonKeyColumnsUnsafe bool
+
+	// replication caches the replication of the keyspaces statements read
+	// and write (Execution.replication): derived from the schema, not
+	// kept by any plan.
+	replication atomic.Pointer[replicationCache]
 }
 
 // executingSession is the session that runs a statement: its role and its
