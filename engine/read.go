@@ -269,6 +269,9 @@ var readerPool = sync.Pool{New: func() any { return new(partitionReader) }}
 func (r *partitionReader) clear() {
 	m := &r.merger
 	m.err, m.stats, m.scratch = nil, nil, data.Row{}
+	// The merge drops pending sources as it opens them, so the list's
+	// array may hold SSTables past its length (close clears up to it).
+	clear(m.pending[:cap(m.pending)])
 	clear(r.parts)
 	if r.parts != nil {
 		r.parts = r.parts[:0]
