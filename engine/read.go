@@ -189,7 +189,7 @@ func (p *Partition) finish() {
 		}
 		r := p.reader
 		p.reader = nil
-		*r = partitionReader{}
+		r.clear()
 		readerPool.Put(r)
 	}
 	if p.sources != nil {
@@ -254,8 +254,32 @@ type partitionReader struct {
 }
 
 // readerPool recycles partitionReaders (with their merge buffers), which
-// a partition gives back when its read is done.
+// a partition gives back when its read is done, cleared (see clear).
 var readerPool = sync.Pool{New: func() any { return new(partitionReader) }}
+
+// clear readies a reader whose read is done (its merger closed) for
+// readerPool: what the next read tests before it sets it (the merger's
+// error, the parts, the range tombstones, a pending read's key) is reset,
+// and what the read refers to is dropped. The merge buffers (cells, column
+// deletions, the merged rows) keep their arrays, which the next read
+// overwrites before it reads them: their stale contents stay reachable
+// until then or until the pool drops the reader. Clearing the whole
+// reader instead would write each of its pointer words, paying a write
+// barrier for every one while the collector marks.
+func (r *partitionReader) clear() {
+	m := &r.merger
+	m.err, m.stats, m.scratch = nil, nil, data.Row{}
+	// The merge drops pending sources as it opens them, so the list's
+	// array may hold SSTables past its length (close clears up to it).
+	clear(m.pending[:cap(m.pending)])
+	clear(r.parts)
+	if r.parts != nil {
+		r.parts = r.parts[:0]
+	}
+	r.rts = rtCursor{}
+	r.cols, r.dropped, r.stats, r.slices = nil, nil, nil, nil
+	r.ctx, r.key = nil, nil
+}
 
 // releaser is a source partition whose memory can be reused once its
 // read is done (sstable.Partition).
@@ -394,12 +418,15 @@ func (e *Engine) openPartition(p *Partition, ctx context.Context, token int64, k
 	}
 }
 
-// startReader gives p a partition reader with no source yet.
+// startReader gives p a partition reader with no source yet. A reader
+// from readerPool is new or cleared (partitionReader.clear), so only the
+// fields a read sets are written, not the whole reader.
 func (e *Engine) startReader(p *Partition, opts *ReadOptions, rs readState) {
 	r := readerPool.Get().(*partitionReader)
-	*r = partitionReader{deletion: data.LiveDeletion, now: rs.now, cols: rs.cols, stats: rs.stats, dropped: rs.dropped, strict: rs.strict, keepDead: rs.keepDead,
-		slices: opts.Slices, reverse: opts.Reverse}
-	r.merger = rowMerger{reverse: opts.Reverse, stats: rs.stats}
+	r.deletion, r.now, r.cols, r.stats, r.dropped = data.LiveDeletion, rs.now, rs.cols, rs.stats, rs.dropped
+	r.strict, r.keepDead, r.slices, r.reverse = rs.strict, rs.keepDead, opts.Slices, opts.Reverse
+	r.token = 0
+	r.merger.reverse, r.merger.stats = opts.Reverse, rs.stats
 	p.reader = r
 }
 
@@ -479,23 +506,28 @@ func (e *Engine) ReadPartition(ctx context.Context, t *schema.Table, key []byte,
 		return nil, ErrEmptyKey
 	}
 	h := partitionReadPool.Get().(*partitionRead)
-	// The selection comes from a pool and goes back to it before the read
-	// returns; the options live in it, so that neither is allocated.
-	sel := selectionPool.Get().(*readSelection)
-	defer selectionPool.Put(sel)
-	sel.optsCopy = opts
-	o := &sel.optsCopy
 	// resolve and openPartition set st and p whole; the sources are set
 	// by sourcesInto, and srcBuf's entries by ReadStats.source.
-	rs := e.resolve(o, &h.st)
+	rs := e.resolve(&opts, &h.st)
 	h.st.Sources = h.srcBuf[:0]
-	h.st.partitionRead = !o.InRange
+	h.st.partitionRead = !opts.InRange
 	rs.dropped = t.Dropped
 	rs.strict = t.StrictLiveness()
 	h.st.gcBefore = rs.now - int64(t.Options.GCGraceSeconds)
 	token := Token(key)
 	s.readCount.Add(1)
 	srcs := s.sourcesInto(&h.srcs)
+	if srcs.sstFrom == srcs.sstTo {
+		// No SSTable to choose from (a table still in its memtables):
+		// every source is opened, so the selection is not needed.
+		return e.readMemtables(ctx, t, s, h, srcs, token, key, &opts, rs)
+	}
+	// The selection comes from a pool and goes back to it before the read
+	// returns; the options live in it, so that neither is allocated.
+	sel := selectionPool.Get().(*readSelection)
+	defer selectionPool.Put(sel)
+	sel.optsCopy = opts
+	o := &sel.optsCopy
 	sel.reset(ctx, token, key, o, rs.stats, t)
 	for _, src := range srcs.list {
 		rs.stats.source(src) // list the sources in read order
@@ -538,6 +570,46 @@ func (e *Engine) ReadPartition(ctx context.Context, t *schema.Table, key []byte,
 		p.done = false
 	}
 	sel.done()
+	return startRead(p, h, s, srcs, &opts)
+}
+
+// readMemtables is ReadPartition for a table without SSTables: every source
+// is a memtable (or another source that is always opened), so the read
+// opens each in turn, without a readSelection.
+func (e *Engine) readMemtables(ctx context.Context, t *schema.Table, s *tableStore, h *partitionRead, srcs *readSources, token int64, key []byte, opts *ReadOptions, rs readState) (*Partition, error) {
+	var partsBuf [inlineSources]part
+	parts := partsBuf[:0]
+	for _, src := range srcs.list {
+		ss := rs.stats.source(src) // list the sources in read order
+		ps, skip, err := src.Partition(ctx, token, key)
+		if err != nil {
+			srcs.release()
+			for _, pt := range parts {
+				if rel, ok := pt.ps.(releaser); ok {
+					rel.Release()
+				}
+			}
+			return nil, fmt.Errorf("engine: reading %s from %s: %w", t.QualifiedName(), src.Name(), err)
+		}
+		if ps == nil {
+			ss.Skipped++
+			ss.SkipReason = skip
+			continue
+		}
+		if src.Kind() == SourceSSTable { // one added by AddSource
+			rs.stats.SSTablesIterated++
+		}
+		parts = append(parts, part{src: src, ps: ps})
+	}
+	p := &h.p
+	e.openPartition(p, ctx, token, key, parts, opts, rs, nil)
+	return startRead(p, h, s, srcs, opts)
+}
+
+// startRead completes a partition read whose sources are open: it sets
+// the read's limit and histograms, and finishes a read with nothing to
+// merge at once.
+func startRead(p *Partition, h *partitionRead, s *tableStore, srcs *readSources, opts *ReadOptions) (*Partition, error) {
 	p.home = h
 	if opts.Limit > 0 {
 		p.readLimit = opts.Limit

@@ -42,6 +42,20 @@ var decayOffsets = func() []int64 {
 // 0, then decayOffsets.
 var decayZeroOffsets = append([]int64{0}, decayOffsets...)
 
+// decaySmall and decayZeroSmall are the buckets of the values below
+// len(decaySmall) in decayOffsets and decayZeroOffsets: most reads record
+// small counts (a row, no tombstone, an SSTable or none), which then take
+// their bucket without a binary search.
+var decaySmall, decayZeroSmall = smallBuckets(decayOffsets), smallBuckets(decayZeroOffsets)
+
+func smallBuckets(offsets []int64) (out [64]uint8) {
+	for v := range out {
+		i, _ := slices.BinarySearch(offsets, int64(v))
+		out[v] = uint8(i)
+	}
+	return out
+}
+
 // decayingHistogram is Cassandra's DecayingEstimatedHistogramReservoir:
 // each value adds, to its bucket, a weight that grows exponentially with
 // the time since a landmark (forward decay), so that a snapshot, divided
@@ -81,7 +95,16 @@ func decayWeight(landmark, now int64) float64 {
 
 // add records v (negative values count as 0) with the given weight.
 func (h *decayingHistogram) add(v int64, weight int64) {
-	i, _ := slices.BinarySearch(h.offsets(), max(v, 0)) // the first offset >= v
+	v = max(v, 0)
+	var i int
+	switch {
+	case v < int64(len(decaySmall)) && h.zeroes:
+		i = int(decayZeroSmall[v])
+	case v < int64(len(decaySmall)):
+		i = int(decaySmall[v])
+	default:
+		i, _ = slices.BinarySearch(h.offsets(), v) // the first offset >= v
+	}
 	h.buckets[i] += weight
 	h.count++
 }
@@ -205,7 +228,6 @@ func (h *readHistograms) record(st *ReadStats) {
 	rows, tombstones := int64(st.RowsReturned), int64(t.Cell+t.Collection+t.Row+2*t.Range+st.ExpiredCells)
 	now := st.now
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	if h.landmark == 0 || now-h.landmark > int64(decayLandmarkPeriod/time.Second) {
 		if h.landmark != 0 {
 			f := decayWeight(h.landmark, now)
@@ -224,6 +246,7 @@ func (h *readHistograms) record(st *ReadStats) {
 		h.sstables.zeroes = true
 		h.sstables.add(int64(st.SSTablesIterated), h.weight)
 	}
+	h.mu.Unlock()
 }
 
 // sstablesSnapshot returns the histogram of SSTables per partition read

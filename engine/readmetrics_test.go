@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -101,4 +102,23 @@ func TestReadsRecorded(t *testing.T) {
 func noMean(h ReadHistogram) ReadHistogram {
 	h.Mean = 0
 	return h
+}
+
+// TestDecayingHistogramSmallValues checks that the bucket lookup for small
+// values (decaySmall) picks the bucket the binary search over the offsets
+// picks, with and without a bucket for zero.
+func TestDecayingHistogramSmallValues(t *testing.T) {
+	for _, zeroes := range []bool{false, true} {
+		for v := int64(-1); v < 200; v++ {
+			var h decayingHistogram
+			h.zeroes = zeroes
+			h.add(v, 1)
+			want, _ := slices.BinarySearch(h.offsets(), max(v, 0))
+			for i, w := range h.buckets {
+				if got := w == 1; got != (i == want) {
+					t.Fatalf("zeroes=%v: value %d in bucket %d, want bucket %d", zeroes, v, i, want)
+				}
+			}
+		}
+	}
 }

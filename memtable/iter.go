@@ -48,11 +48,14 @@ type rowIter struct {
 // treeWalk is the state fill needs to walk a row B-tree without allocating
 // per batch.
 type treeWalk struct {
-	// visit is the B-tree callback of fill, made once per iterator; it
-	// reads the current slice and batch size from sl and n.
-	visit func([]byte) bool
-	sl    data.Slice
-	n     int
+	// visit is the B-tree callback of fill, visitForward or visitReverse
+	// as the read's order asks; each is made the first time a read of its
+	// order needs it (a method value allocates) and kept, and reads the
+	// current slice and batch size from sl and n.
+	visit                      func([]byte) bool
+	visitForward, visitReverse func([]byte) bool
+	sl                         data.Slice
+	n                          int
 	// pivot is the encoded seek key of fill (a clustering with no more),
 	// in pivotArr when it fits; bufArr backs the first two batches (a
 	// LIMIT 10 read fills two).
@@ -135,13 +138,22 @@ func (it *rowIter) fill() {
 	w := it.w
 	if w == nil {
 		w = new(treeWalk)
-		if it.reverse {
-			w.visit = it.visitReverse
-		} else {
-			w.visit = it.visitForward
-		}
 		it.w, it.buf = w, w.bufArr[:0:len(w.bufArr)]
 		w.pivot = w.pivotArr[:0]
+	}
+	if it.buf == nil { // a walk kept from an earlier read (reuse)
+		it.buf = w.bufArr[:0:len(w.bufArr)]
+	}
+	if it.reverse {
+		if w.visitReverse == nil {
+			w.visitReverse = it.visitReverse
+		}
+		w.visit = w.visitReverse
+	} else {
+		if w.visitForward == nil {
+			w.visitForward = it.visitForward
+		}
+		w.visit = w.visitForward
 	}
 	w.sl = it.slices[it.si]
 	sl := &w.sl
@@ -219,12 +231,26 @@ func (it *rowIter) visitReverse(r []byte) bool {
 // Err returns nil: a memtable iterator cannot fail.
 func (it *rowIter) Err() error { return nil }
 
-// Close releases the iterator.
+// Close releases the iterator. It keeps the B-tree walk state, which reuse
+// hands to the next read of a pooled snapshot.
 func (it *rowIter) Close() error {
-	it.buf, it.tree, it.one, it.w = nil, nil, nil, nil
+	it.buf, it.tree, it.one = nil, nil, nil
 	it.row = data.Row{Cells: it.row.Cells[:0]}
 	it.si = -1
 	return nil
+}
+
+// reuse readies the iterator of a snapshot that Release gives back for the
+// snapshot's next read: as new, but keeping its B-tree walk state (whose
+// callbacks are bound to this iterator) and its row's cell array. The
+// walk's batch buffer is cleared of the rows of the last read.
+func (it *rowIter) reuse() {
+	w, cells := it.w, it.row.Cells[:0]
+	*it = rowIter{w: w}
+	it.row.Cells = cells
+	if w != nil {
+		clear(w.bufArr[:])
+	}
 }
 
 // partitionIter walks snapshots of the partition shards over a token

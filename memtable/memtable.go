@@ -214,7 +214,7 @@ func (m *Memtable) Get(token int64, key []byte) (data.PartitionSource, bool) {
 	if p == nil {
 		return nil, false
 	}
-	return p.snapshot(), true
+	return p.pooledSnapshot(), true
 }
 
 // Scan returns an iterator over the partitions whose token lies in r, in

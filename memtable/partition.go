@@ -297,6 +297,35 @@ func (p *partition) snapshot() *snapshot {
 	return s
 }
 
+// snapshots recycles the snapshots Memtable.Get hands out, which their
+// reader gives back with Release (with the first row iterator's B-tree
+// walk state), so that a partition read allocates neither.
+var snapshots = sync.Pool{New: func() any { return &snapshot{pooled: true} }}
+
+// pooledSnapshot is snapshot for Memtable.Get: the view comes from
+// snapshots, and Release gives it back.
+func (p *partition) pooledSnapshot() *snapshot {
+	s := snapshots.Get().(*snapshot)
+	p.fillSnapshot(s) // a pooled snapshot's iterator was reset by Release
+	return s
+}
+
+// Release gives a snapshot of Memtable.Get back for the next Get, once its
+// reader is done: neither the snapshot, nor the row iterators it handed
+// out, nor their rows and static row may be used afterwards (the bytes
+// those reference are the memtable's, and stay valid). Other snapshots
+// (a scan's) are left alone: they are collected as before. The engine
+// calls it when a partition read ends.
+func (s *snapshot) Release() {
+	if !s.pooled {
+		return
+	}
+	s.key, s.one, s.rows, s.rts, s.static = nil, nil, nil, nil, nil
+	s.iter.reuse()
+	s.iterTaken.Store(false)
+	snapshots.Put(s)
+}
+
 // snapshotInto overwrites s, which no reader may still use, with a
 // consistent read-only view of p, as snapshot does without allocating.
 func (p *partition) snapshotInto(s *snapshot) {
@@ -357,6 +386,8 @@ type snapshot struct {
 	// iter is handed out by the first call to Rows (iterTaken).
 	iter      rowIter
 	iterTaken atomic.Bool
+	// pooled marks a snapshot of snapshots, which Release gives back.
+	pooled bool
 }
 
 // Key returns the partition key.

@@ -304,4 +304,45 @@ func TestReadAllocations(t *testing.T) {
 	assert.Equal(t, 1.0, testing.AllocsPerRun(100, read(1, "narrow", 1)))
 	read(2, "wide", 100)() // caches the tree's clone
 	assert.Equal(t, 5.0, testing.AllocsPerRun(100, read(2, "wide", 100)), "the snapshot, the walk, its callback and its growing batches")
+
+	// A snapshot released after its read (as the engine releases those of
+	// a partition read) is reused with its walk by the next Get: a point
+	// read allocates nothing, a walk of the wide partition only the
+	// batches past the walk's own two (the pool may miss now and then,
+	// when the goroutine changes processor).
+	released := func(token int64, key string, want int) func() {
+		return func() {
+			ps, _ := m.Get(token, []byte(key))
+			it := ps.Rows(nil, false)
+			n := 0
+			for _, ok := it.Next(); ok; _, ok = it.Next() {
+				n++
+			}
+			require.NoError(t, it.Close())
+			if n != want {
+				t.Fatalf("%s: %d rows, want %d", key, n, want)
+			}
+			ps.(interface{ Release() }).Release()
+		}
+	}
+	assert.Less(t, testing.AllocsPerRun(100, released(1, "narrow", 1)), 1.0)
+	assert.LessOrEqual(t, testing.AllocsPerRun(100, released(2, "wide", 100)), 2.0)
+	// A reused snapshot walks in the order its new read asks.
+	for _, reverse := range []bool{true, false, true} {
+		ps, _ := m.Get(2, []byte("wide"))
+		it := ps.Rows(nil, reverse)
+		var got []string
+		for r, ok := it.Next(); ok; r, ok = it.Next() {
+			got = append(got, string(r.Clustering))
+		}
+		require.NoError(t, it.Close())
+		ps.(interface{ Release() }).Release()
+		require.Len(t, got, 100)
+		first, last := "000", "099"
+		if reverse {
+			first, last = last, first
+		}
+		assert.Equal(t, first, got[0], "reverse=%v", reverse)
+		assert.Equal(t, last, got[99], "reverse=%v", reverse)
+	}
 }

@@ -174,18 +174,69 @@ func (r replicationOf) live() int {
 }
 
 // replication returns the replication of keyspace ks, false for a virtual
-// keyspace (or one not found), whose reads count no replicas. It allocates
-// nothing: it runs before every read and write.
+// keyspace (or one not found), whose reads count no replicas. It runs
+// before every read and write, so it computes the replication of a
+// keyspace definition once (replicationCache) and allocates nothing after.
 func (q *Execution) replication(ks string) (replicationOf, bool) {
 	k, ok := q.Env.Engine.Keyspace(ks)
 	if !ok || k == nil {
 		return replicationOf{}, false
 	}
-	class := k.Replication["class"]
-	r := replicationOf{class: class}
+	dc := ""
 	if q.Env.System != nil {
-		r.dc = q.Env.System.DataCenter()
+		dc = q.Env.System.DataCenter()
 	}
+	c := q.Env.replication.Load()
+	if r, ok := c.lookup(k, dc); ok {
+		return r, true
+	}
+	r := replicationFor(k, dc)
+	q.Env.replication.Store(c.with(q.Env, k, r))
+	return r, true
+}
+
+// replicationCache maps keyspace definitions to their replication. A
+// definition is never modified once the engine holds it (ALTER KEYSPACE
+// installs a new one), and the replication depends only on it and on the
+// node's data center, so an entry stays true for as long as its
+// definition is the keyspace's. The cache is immutable: a miss stores a
+// new one (Env.replication), holding the entries of the old one whose
+// definitions are still current; concurrent misses may lose an entry,
+// which the next read computes again.
+type replicationCache struct {
+	dc   string
+	defs map[*schema.Keyspace]replicationOf
+}
+
+// lookup returns the cached replication of k for data center dc.
+func (c *replicationCache) lookup(k *schema.Keyspace, dc string) (replicationOf, bool) {
+	if c == nil || c.dc != dc {
+		return replicationOf{}, false
+	}
+	r, ok := c.defs[k]
+	return r, ok
+}
+
+// with returns a cache holding c's entries that env's engine still
+// holds, and r for k.
+func (c *replicationCache) with(env *Env, k *schema.Keyspace, r replicationOf) *replicationCache {
+	out := &replicationCache{dc: r.dc, defs: map[*schema.Keyspace]replicationOf{k: r}}
+	if c == nil || c.dc != r.dc {
+		return out
+	}
+	for def, rr := range c.defs {
+		if cur, ok := env.Engine.Keyspace(def.Name); ok && cur == def {
+			out.defs[def] = rr
+		}
+	}
+	return out
+}
+
+// replicationFor computes the replication of keyspace definition k on a
+// node of data center dc.
+func replicationFor(k *schema.Keyspace, dc string) replicationOf {
+	class := k.Replication["class"]
+	r := replicationOf{class: class, dc: dc}
 	switch strings.TrimPrefix(class, "org.apache.cassandra.locator.") {
 	case "NetworkTopologyStrategy":
 		r.nts, r.dcs = true, k.Replication
@@ -206,7 +257,7 @@ func (q *Execution) replication(ks string) (replicationOf, bool) {
 		// LocalStrategy (and EverywhereStrategy on one node): one replica.
 		r.total, r.local = 1, 1
 	}
-	return r, true
+	return r
 }
 
 // quorum is ConsistencyLevel.quorumFor.

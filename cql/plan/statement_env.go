@@ -2,6 +2,7 @@ package plan
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/minicass/minicass/cql/auth"
 	"github.com/minicass/minicass/cql/query"
@@ -31,6 +32,11 @@ type Env struct {
 	// DropCompactStorageEnabled allows ALTER TABLE ... DROP COMPACT STORAGE
 	// (Cassandra's drop_compact_storage_enabled, false by default).
 	DropCompactStorageEnabled bool
+
+	// replication caches the replication of the keyspaces statements read
+	// and write (Execution.replication): derived from the schema, not
+	// kept by any plan.
+	replication atomic.Pointer[replicationCache]
 }
 
 // executingSession is the session that runs a statement: its role and its

@@ -1,0 +1,60 @@
+package cql
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/minicass/minicass/cql/query"
+	"github.com/minicass/minicass/wire"
+)
+
+// TestReplicationFollowsAlterKeyspace checks that the replica count of a
+// read and a write follows the keyspace's current replication after ALTER
+// KEYSPACE, although the executor caches the replication of each keyspace
+// definition it has read (plan.Execution.replication): QUORUM works at
+// RF 1, is Unavailable at RF 3 (required 2, alive 1), and works again at
+// RF 1; a second keyspace read in between keeps its own factor.
+func TestReplicationFollowsAlterKeyspace(t *testing.T) {
+	s := boundsSession(t)
+	ctx := context.Background()
+	exec := func(q string) {
+		t.Helper()
+		_, err := s.Query(ctx, q, nil)
+		require.NoError(t, err, q)
+	}
+	quorum := &query.Params{Consistency: wire.Quorum, HasConsistency: true}
+	read := func(ks string) error {
+		_, err := s.Query(ctx, "SELECT v FROM "+ks+".t WHERE k = 1", quorum)
+		return err
+	}
+	write := func(ks string) error {
+		_, err := s.Query(ctx, "INSERT INTO "+ks+".t (k, v) VALUES (1, 3)", quorum)
+		return err
+	}
+	unavailable := func(err error) {
+		t.Helper()
+		requireCode(t, err, wire.CodeUnavailable, "Cannot achieve consistency level QUORUM")
+		qe := err.(*query.Error)
+		require.Equal(t, int32(2), qe.Required)
+		require.Equal(t, int32(1), qe.Alive)
+	}
+	exec("CREATE KEYSPACE other WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}")
+	exec("CREATE TABLE other.t (k int PRIMARY KEY, v int)")
+
+	require.NoError(t, read("ks"))
+	require.NoError(t, write("ks"))
+	unavailable(read("other"))
+
+	exec("ALTER KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}")
+	unavailable(read("ks"))
+	unavailable(write("ks"))
+	unavailable(read("other"))
+
+	exec("ALTER KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	exec("ALTER KEYSPACE other WITH replication = {'class': 'NetworkTopologyStrategy', 'datacenter1': 1}")
+	require.NoError(t, read("ks"))
+	require.NoError(t, write("ks"))
+	require.NoError(t, read("other"))
+}
