@@ -40,7 +40,8 @@ func Open(opts Options) (*DB, error) {
 	}
 	db := &DB{eng: eng, opts: opts}
 	db.x = cql.NewExecutor(eng, cql.Options{Logger: opts.Logger, ClusterName: opts.ClusterName,
-		PreparedStatementsCacheSize: opts.PreparedStatementsCacheSize, MaterializedViewsEnabled: opts.MaterializedViewsEnabled})
+		PreparedStatementsCacheSize: opts.PreparedStatementsCacheSize, MaterializedViewsEnabled: opts.MaterializedViewsEnabled,
+		UserDefinedFunctionsEnabled: opts.UserDefinedFunctionsEnabled})
 	db.def = db.Session()
 	return db, nil
 }

@@ -170,7 +170,7 @@ func runConformance(t *testing.T, dir string) map[string]conformanceTally {
 	tallies := map[string]conformanceTally{}
 	datadriven.Walk(t, dir, func(t *testing.T, path string) {
 		h := &conformanceHarness{t: t, report: report}
-		h.startNode(engine.Options{}, Options{MaterializedViewsEnabled: true})
+		h.startNode(engine.Options{}, Options{MaterializedViewsEnabled: true, UserDefinedFunctionsEnabled: true})
 		datadriven.RunTest(t, path, h.run)
 		name := conformanceKey(path)
 		tallies[name] = h.tally
@@ -294,7 +294,7 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 		if d.HasArg("tombstone-failure-threshold") {
 			d.ScanArgs(t, "tombstone-failure-threshold", &opts.TombstoneFailureThreshold)
 		}
-		xo := Options{MaterializedViewsEnabled: true}
+		xo := Options{MaterializedViewsEnabled: true, UserDefinedFunctionsEnabled: true}
 		if d.HasArg("materialized-views") {
 			d.ScanArgs(t, "materialized-views", &xo.MaterializedViewsEnabled)
 		}

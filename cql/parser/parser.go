@@ -1201,6 +1201,14 @@ func (p *parser) parseDescribe() (Statement, error) {
 		s.Kind = DescribeFunctions
 	case p.acceptKw(kwAggregates):
 		s.Kind = DescribeAggregates
+	case p.isKw(kwFunction) && isIdentTok(p.peekAt(1)):
+		p.i++
+		s.Kind = DescribeFunction
+		s.Name, err = p.tableName()
+	case p.isKw(kwAggregate) && isIdentTok(p.peekAt(1)):
+		p.i++
+		s.Kind = DescribeAggregate
+		s.Name, err = p.tableName()
 	case isIdentTok(p.peek()):
 		s.Kind = DescribeName
 		s.Name, err = p.tableName()
