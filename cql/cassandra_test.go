@@ -71,6 +71,10 @@ import (
 //	                    expected line per warning, each contained in it
 //	                    (assertThat(warning).contains); no line means none
 //	                    (assertNull(ClientWarn.instance.getWarnings()))
+//	schema-change       CQLTester.assertLastSchemaChange: runs the statement and
+//	                    prints the schema change it answers, as
+//	                    wire.SchemaChange prints it ("CREATED AGGREGATE
+//	                    ks.a[double]"); counted, with the statement
 //	parses              assertValidSyntax: the statement parses (it is not
 //	                    executed); the expected output is empty
 //	trace               a prepared statement executed with tracing on, as
@@ -454,6 +458,19 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 			ok = strings.Contains(res.Warnings[i], want[i])
 		}
 		return h.verdict(t, d, ok, strings.Join(res.Warnings, "\n"))
+	case "schema-change":
+		h.tally.assertions++
+		res, err := h.query(d.Input)
+		got := ""
+		switch {
+		case err != nil:
+			got = "error: " + errorText(err)
+		case res.Change == nil:
+			got = "no schema change"
+		default:
+			got = res.Change.String()
+		}
+		return h.check(t, d, got, d.Expected)
 	case "trace":
 		h.tally.assertions++
 		got, err := h.trace(d.Input)

@@ -102,8 +102,9 @@ type aggregateJSON struct {
 	StateFunc string   `json:"state_func"`
 	StateType string   `json:"state_type"`
 	FinalFunc string   `json:"final_func,omitempty"`
-	InitCond  []byte   `json:"initcond,omitempty"`
-	Return    string   `json:"return_type"`
+	InitCond  *[]byte  `json:"initcond,omitempty"` // absent without one; an empty text is ""
+
+	Return string `json:"return_type"`
 }
 
 // typeJSON is a user-defined type: its fields with their type strings, which
@@ -244,7 +245,7 @@ func encodeSchema(st *schemaState, marks logMarks) ([]byte, error) {
 		}
 		for _, a := range ks.def.Aggregates {
 			kj.Aggregates = append(kj.Aggregates, aggregateJSON{Name: a.Name, ArgTypes: typeStrings(a.ArgTypes), StateFunc: a.StateFunc,
-				StateType: a.StateType.String(), FinalFunc: a.FinalFunc, InitCond: a.InitCond, Return: a.Return.String()})
+				StateType: a.StateType.String(), FinalFunc: a.FinalFunc, InitCond: initCondJSON(a.InitCond), Return: a.Return.String()})
 		}
 		for _, tn := range slices.Sorted(maps.Keys(ks.tables)) {
 			t := ks.tables[tn]
@@ -358,7 +359,7 @@ func decodeSchema(file string, b []byte) (*schemaState, logMarks, error) {
 			}
 			n := len(aj.ArgTypes)
 			ks.def.Aggregates = append(ks.def.Aggregates, &schema.Aggregate{Keyspace: kj.Name, Name: aj.Name, ArgTypes: ts[:n],
-				StateFunc: aj.StateFunc, StateType: ts[n], FinalFunc: aj.FinalFunc, InitCond: aj.InitCond, Return: ts[n+1]})
+				StateFunc: aj.StateFunc, StateType: ts[n], FinalFunc: aj.FinalFunc, InitCond: initCondOf(aj.InitCond), Return: ts[n+1]})
 		}
 		for _, tj := range kj.Tables {
 			var id data.TableID
@@ -414,6 +415,25 @@ func decodeSchema(file string, b []byte) (*schemaState, logMarks, error) {
 		st.keyspaces[kj.Name] = ks
 	}
 	return st, marks, nil
+}
+
+// initCondJSON and initCondOf convert an aggregate's initial state to and
+// from the file, keeping an empty value (INITCOND ”) apart from none.
+func initCondJSON(b []byte) *[]byte {
+	if b == nil {
+		return nil
+	}
+	return &b
+}
+
+func initCondOf(p *[]byte) []byte {
+	if p == nil {
+		return nil
+	}
+	if *p == nil {
+		return []byte{}
+	}
+	return *p
 }
 
 // typeStrings returns the CQL type strings of ts.
