@@ -71,6 +71,9 @@ import (
 //	                    expected line per warning, each contained in it
 //	                    (assertThat(warning).contains); no line means none
 //	                    (assertNull(ClientWarn.instance.getWarnings()))
+//	cached name=P       QueryProcessor.instance.getPrepared(P's id): prints
+//	                    "cached" while the node's cache holds P, "not cached"
+//	                    once a schema change evicted it; counted
 //	schema-change       CQLTester.assertLastSchemaChange: runs the statement and
 //	                    prints the schema change it answers, as
 //	                    wire.SchemaChange prints it ("CREATED AGGREGATE
@@ -458,6 +461,17 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 			ok = strings.Contains(res.Warnings[i], want[i])
 		}
 		return h.verdict(t, d, ok, strings.Join(res.Warnings, "\n"))
+	case "cached":
+		h.tally.assertions++
+		var name string
+		d.ScanArgs(t, "name", &name)
+		prep := h.prepared[name]
+		require.NotNil(t, prep, "%s: no prepared statement %s", d.Pos, name)
+		got := "not cached"
+		if h.s.x.Lookup(prep.ID) != nil {
+			got = "cached"
+		}
+		return h.check(t, d, got, d.Expected)
 	case "schema-change":
 		h.tally.assertions++
 		res, err := h.query(d.Input)

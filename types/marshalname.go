@@ -37,3 +37,74 @@ func MarshalName(t Type) string {
 	}
 	return s
 }
+
+// CQLNameOfMarshal returns the CQL type text of an AbstractType class name
+// that MarshalName wrote (org.apache.cassandra.db.marshal.ListType(...
+// Int32Type) is list<int>, FrozenType(...) frozen<...>); a name it does not
+// know, such as a user type's CQL name, is returned as it is.
+func CQLNameOfMarshal(s string) string {
+	t, rest, ok := parseMarshal(s)
+	if !ok || rest != "" {
+		return s
+	}
+	return t.String()
+}
+
+// parseMarshal parses one class name of MarshalName's output at the start
+// of s, returning the type and what follows it.
+func parseMarshal(s string) (Type, string, bool) {
+	end := strings.IndexAny(s, "(),")
+	if end < 0 {
+		end = len(s)
+	}
+	name := strings.TrimPrefix(s[:end], marshalPackage)
+	rest := s[end:]
+	var params []Type
+	if strings.HasPrefix(rest, "(") {
+		rest = rest[1:]
+		for {
+			p, r, ok := parseMarshal(rest)
+			if !ok {
+				return Type{}, "", false
+			}
+			params = append(params, p)
+			rest = r
+			if strings.HasPrefix(rest, ",") {
+				rest = rest[1:]
+				continue
+			}
+			if !strings.HasPrefix(rest, ")") {
+				return Type{}, "", false
+			}
+			rest = rest[1:]
+			break
+		}
+	}
+	switch name {
+	case "FrozenType":
+		if len(params) != 1 {
+			return Type{}, "", false
+		}
+		return params[0].Freeze(), rest, true
+	case "ListType", "SetType":
+		if len(params) != 1 {
+			return Type{}, "", false
+		}
+		k := List
+		if name == "SetType" {
+			k = Set
+		}
+		return Type{Kind: k, Params: params}, rest, true
+	case "MapType":
+		if len(params) != 2 {
+			return Type{}, "", false
+		}
+		return Type{Kind: Map, Params: params}, rest, true
+	case "TupleType":
+		return Type{Kind: Tuple, Frozen: true, Params: params}, rest, true
+	}
+	if k, ok := nativeByClass[name]; ok && len(params) == 0 {
+		return Type{Kind: k}, rest, true
+	}
+	return Type{}, "", false
+}
