@@ -27,6 +27,7 @@ var layer = map[string]int{
 	"wire":        0,
 	"types":       10,
 	"cql/parser":  10,
+	"cql/javaudf": 15, // the interpreter of Java UDF bodies; values in types' Go forms
 	"data":        20,
 	"schema":      30,
 	"commitlog":   30,
@@ -66,6 +67,7 @@ var only = map[string][]string{
 	"cql/lexer":   {},
 	"cql/parser":  {"cql/lexer"},
 	"types":       {"cql/lexer"},
+	"cql/javaudf": {"types"},
 	"partitioner": {},
 	"vfs":         {},
 	"wire":        {},

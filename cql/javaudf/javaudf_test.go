@@ -1,0 +1,185 @@
+package javaudf
+
+import (
+	"context"
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/minicass/minicass/types"
+)
+
+func mustCompile(t *testing.T, params []Param, ret types.Type, body string, opts Options) *Function {
+	t.Helper()
+	f, err := Compile(params, ret, body, opts)
+	require.NoError(t, err, "body: %s", body)
+	return f
+}
+
+// TestJavaSemantics checks expressions against the results Java gives.
+func TestJavaSemantics(t *testing.T) {
+	cases := []struct {
+		ret  types.Type
+		body string
+		want any
+	}{
+		{types.IntType, "return Integer.MAX_VALUE + 1;", int32(math.MinInt32)},
+		{types.IntType, "return -7 / 2;", int32(-3)},
+		{types.IntType, "return -7 % 2;", int32(-1)},
+		{types.IntType, "return (int) 3.9;", int32(3)},
+		{types.IntType, "return (int) -3.9;", int32(-3)},
+		{types.IntType, "return (int) 1e20;", int32(math.MaxInt32)},
+		{types.IntType, "return (int) Double.NaN;", int32(0)},
+		{types.DoubleType, "return 1.0 / 0;", math.Inf(1)},
+		{types.TextType, `String s = null; return s + "x";`, "nullx"},
+		{types.TextType, `return "a" + 1 + 2;`, "a12"},
+		{types.TextType, `return 1 + 2 + "a";`, "3a"},
+		{types.TextType, `return "" + 1.0;`, "1.0"},
+		{types.TextType, `return "" + 1e7;`, "1.0E7"},
+		{types.TextType, `return "" + 0.001;`, "0.001"},
+		{types.TextType, `return "" + 1.0f / 3;`, "0.33333334"},
+		{types.TextType, `return "" + 'a' + 'b';`, "ab"},
+		{types.IntType, `return 'a' + 'b';`, int32(195)},
+		{types.BigintType, "return Long.MAX_VALUE + 1;", int64(math.MinInt64)},
+		{types.BigintType, "return 1L << 40;", int64(1) << 40},
+		{types.IntType, "return 1 << 33;", int32(2)},
+		{types.IntType, "return -1 >>> 28;", int32(15)},
+		{types.IntType, "return -16 >> 2;", int32(-4)},
+		{types.IntType, "int i = 5; i += 2.7; return i;", int32(7)},
+		{types.IntType, "int i = 5; int j = i++ + ++i; return j;", int32(12)},
+		{types.IntType, "int s = 0; for (int i = 0; i < 10; i++) { if (i == 3) continue; if (i == 8) break; s += i; } return s;", int32(25)},
+		{types.IntType, "int s = 0; int i = 0; while (i < 5) s += i++; return s;", int32(10)},
+		{types.IntType, "int s = 0; int i = 0; do { s += i; } while (++i < 5); return s;", int32(10)},
+		{types.BooleanType, "return 0.1 + 0.2 == 0.3;", false},
+		{types.BooleanType, "return Double.NaN != Double.NaN;", true},
+		{types.IntType, "return true ? 1 : 2;", int32(1)},
+		{types.DoubleType, "return true ? 1 : 2.0;", float64(1)},
+		{types.IntType, "return Math.abs(-5);", int32(5)},
+		{types.IntType, "return Math.abs(Integer.MIN_VALUE);", int32(math.MinInt32)},
+		{types.DoubleType, "return Math.max(1, 2.5);", 2.5},
+		{types.BigintType, "return Math.round(2.5);", int64(3)},
+		{types.BigintType, "return Math.round(-2.5);", int64(-2)},
+		{types.IntType, "return Integer.parseInt(\"-42\");", int32(-42)},
+		{types.TextType, "return Integer.toString(255, 16);", "ff"},
+		{types.TextType, "return Integer.toHexString(-1);", "ffffffff"},
+		{types.IntType, `return "héllo".length();`, int32(5)},
+		{types.TextType, `return "hello".substring(1, 3).toUpperCase();`, "EL"},
+		{types.IntType, `return "abc".compareTo("abd");`, int32(-1)},
+		{types.TextType, `StringBuilder sb = new StringBuilder(); for (int i = 0; i < 3; i++) sb.append(i).append(','); return sb.toString();`, "0,1,2,"},
+		{types.TextType, `List<Integer> l = new ArrayList<>(); l.add(3); l.add(1); l.add(2); Collections.sort(l); return l.toString();`, "[1, 2, 3]"},
+		{types.TextType, `Map<String, Integer> m = new TreeMap<>(); m.put("b", 2); m.put("a", 1); return m.toString();`, "{a=1, b=2}"},
+		{types.TextType, `Set<String> s = new TreeSet<>(); s.add("z"); s.add("a"); s.add("z"); return s.toString();`, "[a, z]"},
+		{types.IntType, `int[] a = {1, 2, 3}; int s = 0; for (int x : a) s += x; return s;`, int32(6)},
+		{types.IntType, `int[] a = new int[3]; a[1] = 5; return a[1] + a.length;`, int32(8)},
+		{types.TextType, `Object o = "s"; if (o instanceof String) return (String) o; return null;`, "s"},
+		{types.IntType, `try { throw new IllegalStateException("x"); } catch (IllegalStateException e) { return e.getMessage().length(); }`, int32(1)},
+		{types.IntType, `int r = 0; try { r = 1; } finally { r = 2; } return r;`, int32(2)},
+		{types.IntType, `switch (3) { case 1: return 1; case 3: return 3; default: return 0; }`, int32(3)},
+		{types.BigintType, `long x = 1; x *= 3; return x;`, int64(3)},
+		{types.VarintType, `return new java.math.BigInteger("123456789012345678901234567890").add(java.math.BigInteger.ONE);`, mustBig("123456789012345678901234567891")},
+		{types.DoubleType, `Double d = null; return d;`, nil},
+		{types.TextType, `return String.format("%d-%s", 4, "x");`, "4-x"},
+	}
+	for _, c := range cases {
+		f := mustCompile(t, nil, c.ret, c.body, Options{})
+		got, err := f.Call(context.Background(), nil)
+		require.NoError(t, err, c.body)
+		assert.Equal(t, c.want, got, c.body)
+	}
+}
+
+func mustBig(s string) any {
+	f, err := types.Encode(types.VarintType, s)
+	if err != nil {
+		panic(err)
+	}
+	v, _ := types.Decode(types.VarintType, f)
+	return v
+}
+
+// TestExceptions checks the Java exceptions bodies throw.
+func TestExceptions(t *testing.T) {
+	cases := []struct {
+		ret    types.Type
+		body   string
+		params []Param
+		args   []any
+		opts   Options
+		want   string
+	}{
+		{types.IntType, "return 1 / 0;", nil, nil, Options{}, "java.lang.ArithmeticException: / by zero"},
+		{types.BigintType, "return 1L % 0L;", nil, nil, Options{}, "java.lang.ArithmeticException: / by zero"},
+		{types.IntType, "Integer i = null; return i + 1;", nil, nil, Options{}, "java.lang.NullPointerException"},
+		{types.IntType, "return a + 1;", []Param{{"a", types.IntType}}, []any{nil}, Options{CalledOnNullInput: true}, "java.lang.NullPointerException"},
+		{types.IntType, `throw new RuntimeException("boom");`, nil, nil, Options{}, "java.lang.RuntimeException: boom"},
+		{types.IntType, `return Integer.parseInt("x");`, nil, nil, Options{}, `java.lang.NumberFormatException: For input string: "x"`},
+		{types.IntType, `int[] a = new int[2]; return a[2];`, nil, nil, Options{}, "java.lang.ArrayIndexOutOfBoundsException: Index 2 out of bounds for length 2"},
+		{types.DoubleType, `System.getProperty("foo.bar.baz"); return 0d;`, []Param{{"val", types.DoubleType}}, []any{1.0}, Options{}, `java.security.AccessControlException: access denied ("java.util.PropertyPermission" "foo.bar.baz" "read")`},
+	}
+	for _, c := range cases {
+		f := mustCompile(t, c.params, c.ret, c.body, c.opts)
+		_, err := f.Call(context.Background(), c.args)
+		var exc *Exception
+		require.ErrorAs(t, err, &exc, c.body)
+		assert.Equal(t, c.want, exc.Error(), c.body)
+	}
+}
+
+// TestPrimitiveParams checks the parameter types of RETURNS NULL ON NULL
+// INPUT (primitives) and CALLED ON NULL INPUT (boxed) functions.
+func TestPrimitiveParams(t *testing.T) {
+	params := []Param{{"a", types.IntType}, {"b", types.IntType}}
+	f := mustCompile(t, params, types.IntType, "return a / b;", Options{})
+	got, err := f.Call(context.Background(), []any{int32(7), int32(2)})
+	require.NoError(t, err)
+	assert.Equal(t, int32(3), got)
+	// A primitive int cannot be compared with null.
+	_, err = Compile(params, types.IntType, "if (a == null) return 0; return a;", Options{})
+	assert.ErrorIs(t, err, ErrCompile)
+	f = mustCompile(t, params, types.IntType, "if (a == null) return 0; return a;", Options{CalledOnNullInput: true})
+	got, err = f.Call(context.Background(), []any{nil, nil})
+	require.NoError(t, err)
+	assert.Equal(t, int32(0), got)
+}
+
+// TestCompileErrors checks what the compiler and verifier refuse.
+func TestCompileErrors(t *testing.T) {
+	cases := []struct {
+		ret  types.Type
+		body string
+		want string
+	}{
+		{types.BigintType, "\nfoobarbaz\n", `insert ";" to complete BlockStatements`},
+		{types.BigintType, "return 1;", "Type mismatch: cannot convert from int to Long"},
+		{types.IntType, "return x;", "x cannot be resolved to a variable"},
+		{types.IntType, "int a = 1; int a = 2; return a;", "Duplicate local variable a"},
+		{types.DoubleType, "Class.forName(\"x\"); return 0d;", " cannot be resolved"},
+		{types.DoubleType, "sun.misc.Unsafe.getUnsafe(); return 0d;", "sun.misc.Unsafe cannot be resolved"},
+		{types.DoubleType, "try { new java.io.FileInputStream(\"./foobar\").close(); return 0d; } catch (Exception t) { throw new RuntimeException(t); }", "java.io.FileInputStream cannot be resolved"},
+		{types.DoubleType, "try { java.lang.Runtime.getRuntime(); return 0d; } catch (Exception t) { throw new RuntimeException(t); }", "java.lang.Runtime cannot be resolved"},
+		{types.DoubleType, "synchronized (this) { Math.sin(1d); } return 0d;", "Java UDF validation failed: [use of synchronized]"},
+		{types.DoubleType, "synchronized (this) { notify(); } return 0d;", "Java UDF validation failed: [call to java.lang.Object.notify(), use of synchronized]"},
+		{types.DoubleType, "try { clone(); } catch (CloneNotSupportedException e) { throw new RuntimeException(e); } return 0d;", "Java UDF validation failed: [call to java.lang.Object.clone()]"},
+		{types.DoubleType, "\nreturn 0d;\n    }\n\n    Object field;\n\n    {", "Java UDF validation failed: [field declared: field]"},
+		{types.DoubleType, "\nreturn 0d;\n    }\n\n    final Object field;\n\n    {\nfield = new Object();", "Java UDF validation failed: [field declared: field, initializer declared]"},
+		{types.DoubleType, "\nreturn 0d;\n    }\n\n    static\n    {\nMath.sin(1d);", "Java UDF validation failed: [static initializer declared]"},
+		{types.DoubleType, "try { java.net.InetAddress.getLocalHost(); return 0d; } catch (Exception t) { throw new RuntimeException(t); }", "Java UDF validation failed: [call to java.net.InetAddress.getLocalHost()]"},
+		{types.DoubleType, "try { java.nio.ByteBuffer.allocateDirect(123); return 0d; } catch (Exception t) { throw new RuntimeException(t); }", "Java UDF validation failed: [call to java.nio.ByteBuffer.allocateDirect()]"},
+	}
+	for _, c := range cases {
+		_, err := Compile([]Param{{"input", types.DoubleType}}, c.ret, c.body, Options{CalledOnNullInput: true})
+		require.Error(t, err, c.body)
+		assert.Contains(t, err.Error(), c.want, c.body)
+	}
+}
+
+func TestTimeout(t *testing.T) {
+	f := mustCompile(t, nil, types.IntType, "while (true) { } ", Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := f.Call(ctx, nil)
+	assert.True(t, errors.Is(err, ErrTimeout), "%v", err)
+}
