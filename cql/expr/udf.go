@@ -61,7 +61,7 @@ func CompileFunctionBody(f *schema.Function, ks *schema.Keyspace) (schema.Functi
 	for i, n := range f.ArgNames {
 		params[i] = javaudf.Param{Name: n, Type: f.ArgTypes[i]}
 	}
-	opts := javaudf.Options{}
+	opts := javaudf.Options{CalledOnNullInput: f.CalledOnNullInput}
 	if ks != nil {
 		opts.UserType = ks.Type
 	}

@@ -42,7 +42,6 @@ var layer = map[string]int{
 	"cql/index":          52, // the data of built-in secondary indexes
 	"cql/describe":       52,
 	"cql/expr":           52,
-	"cql/javaudf":        51, // the interpreter of Java UDF bodies
 	"cql/auth":           52,
 	"cql/restrictions":   53,
 	"cql/plan":           53,
