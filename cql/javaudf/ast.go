@@ -57,6 +57,10 @@ type (
 		// class is set when the call is to a static method of a known
 		// class (Math.max).
 		class string
+		// byObject is set for List.remove whose argument's static type is
+		// a reference, which Java resolves to remove(Object) rather than
+		// remove(int).
+		byObject bool
 	}
 	// newExpr is new T(args).
 	newExpr struct {

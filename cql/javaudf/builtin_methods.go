@@ -46,8 +46,13 @@ func strArg(args []any, i int) string {
 	return s
 }
 
-// callMethod runs an instance method on a non-null receiver.
+// callMethod runs an instance method on a non-null receiver. The checker
+// enforces the arity where it knows the receiver's type; here it is checked
+// again for receivers it did not know.
 func callMethod(fr *frame, recv any, name string, args []any, line int) any {
+	if r, ok := instanceArityOf(groupOf(simpleClass(recv)), name); ok && !r.accepts(len(args)) {
+		panic(&UnsupportedError{Line: line, Construct: "the method " + simpleClass(recv) + "." + name + " with " + itoa(int64(len(args))) + " arguments"})
+	}
 	switch name {
 	case "equals":
 		if len(args) == 1 {
@@ -307,7 +312,9 @@ func stringMethod(s, name string, args []any, line int) any {
 	case "stripTrailing":
 		return strings.TrimRight(s, " \t\n\r\f\v")
 	case "concat":
-		return s + strArg(args, 0)
+		o := strArg(args, 0)
+		checkChars(len(s) + len(o))
+		return s + o
 	case "intern":
 		return s
 	case "repeat":
@@ -315,12 +322,16 @@ func stringMethod(s, name string, args []any, line int) any {
 		if n < 0 {
 			throwJava("IllegalArgumentException", "count is negative: "+itoa(int64(n)))
 		}
+		checkChars(len(s) * min(n, maxChars+1))
 		return strings.Repeat(s, n)
 	case "replace":
 		if args[0] == nil || args[1] == nil {
 			throwNPE()
 		}
-		return strings.ReplaceAll(s, javaString(args[0]), javaString(args[1]))
+		old, repl := javaString(args[0]), javaString(args[1])
+		n := strings.Count(s, old)
+		checkChars(len(s) + n*(len(repl)-len(old)))
+		return strings.ReplaceAll(s, old, repl)
 	case "split":
 		if len(args) == 1 && isLiteralRegex(strArg(args, 0)) {
 			parts := strings.Split(s, unescapeRegex(strArg(args, 0)))
@@ -404,6 +415,7 @@ func listMethod(l *jlist, name string, args []any, line int) any {
 		return old
 	case "add":
 		checkMutable(l.immutable)
+		checkElems(int64(len(l.elems)) + 1)
 		if len(args) == 2 {
 			i := toInt64(args[0])
 			if i < 0 || i > int64(len(l.elems)) {
@@ -417,6 +429,7 @@ func listMethod(l *jlist, name string, args []any, line int) any {
 	case "addAll":
 		checkMutable(l.immutable)
 		items := iterItems(nonNull(args[len(args)-1]))
+		checkElems(int64(len(l.elems) + len(items)))
 		if len(args) == 2 {
 			l.elems = slices.Insert(l.elems, intArg(args, 0), items...)
 		} else {
@@ -425,17 +438,13 @@ func listMethod(l *jlist, name string, args []any, line int) any {
 		return len(items) > 0
 	case "remove":
 		checkMutable(l.immutable)
-		if v, ok := args[0].(int32); ok && isPrimArgRemove(args[0]) {
-			i := l.index(v)
+		if isNum(args[0]) {
+			i := l.index(args[0])
 			old := l.elems[i]
 			l.elems = slices.Delete(l.elems, i, i+1)
 			return old
 		}
-		if i := indexOf(l.elems, args[0]); i >= 0 {
-			l.elems = slices.Delete(l.elems, i, i+1)
-			return true
-		}
-		return false
+		return l.removeObject(args[0])
 	case "contains":
 		return indexOf(l.elems, args[0]) >= 0
 	case "containsAll":
@@ -491,10 +500,16 @@ func listMethod(l *jlist, name string, args []any, line int) any {
 	panic(&UnsupportedError{Line: line, Construct: "the method List." + name})
 }
 
-// isPrimArgRemove: List.remove(int) removes by index. The evaluator sees
-// an int32 for both remove(int) and remove(Integer); it takes the index
-// form, which is what a literal or int variable selects in Java.
-func isPrimArgRemove(any) bool { return true }
+// removeObject is List.remove(Object): it removes the first equal
+// element and reports whether there was one.
+func (l *jlist) removeObject(v any) bool {
+	checkMutable(l.immutable)
+	if i := indexOf(l.elems, v); i >= 0 {
+		l.elems = slices.Delete(l.elems, i, i+1)
+		return true
+	}
+	return false
+}
 
 func nonNull(v any) any {
 	if v == nil {
@@ -654,6 +669,7 @@ func mapMethod(m *jmap, name string, args []any, line int) any {
 }
 
 func builderMethod(b *jbuilder, name string, args []any, line int) any {
+	defer func() { checkChars(len(b.s)) }()
 	switch name {
 	case "append":
 		if len(args) == 1 {
@@ -716,6 +732,7 @@ func builderMethod(b *jbuilder, name string, args []any, line int) any {
 		if n < 0 {
 			throwJava("StringIndexOutOfBoundsException", "String index out of range: "+itoa(int64(n)))
 		}
+		checkChars(n)
 		for len(b.s) < n {
 			b.s = append(b.s, 0)
 		}
@@ -746,7 +763,7 @@ func builderMethod(b *jbuilder, name string, args []any, line int) any {
 func bufferMethod(b *jbuffer, name string, args []any, line int) any {
 	need := func(n int) int {
 		if b.pos+n > len(b.b) {
-			throwJava("java.nio.BufferUnderflowException", "")
+			throwJava("BufferUnderflowException", "")
 		}
 		p := b.pos
 		return p
@@ -856,7 +873,7 @@ func bufferMethod(b *jbuffer, name string, args []any, line int) any {
 			return b
 		}
 		if b.pos+len(enc) > len(b.b) {
-			throwJava("java.nio.BufferOverflowException", "")
+			throwJava("BufferOverflowException", "")
 		}
 		copy(b.b[b.pos:], enc)
 		b.pos += len(enc)
@@ -896,7 +913,9 @@ func bigIntMethod(r *big.Int, name string, args []any, line int) any {
 	case "subtract":
 		return n.Sub(r, bigArg(args, 0))
 	case "multiply":
-		return n.Mul(r, bigArg(args, 0))
+		o := bigArg(args, 0)
+		checkBits(int64(r.BitLen()) + int64(o.BitLen()))
+		return n.Mul(r, o)
 	case "divide", "remainder", "mod":
 		d := bigArg(args, 0)
 		if d.Sign() == 0 {
@@ -916,6 +935,9 @@ func bigIntMethod(r *big.Int, name string, args []any, line int) any {
 		e := intArg(args, 0)
 		if e < 0 {
 			throwJava("ArithmeticException", "Negative exponent")
+		}
+		if r.CmpAbs(big.NewInt(1)) > 0 {
+			checkBits(int64(r.BitLen()) * int64(e))
 		}
 		return n.Exp(r, big.NewInt(int64(e)), nil)
 	case "negate":
@@ -958,11 +980,24 @@ func bigIntMethod(r *big.Int, name string, args []any, line int) any {
 		}
 		return int32(r.BitLen())
 	case "testBit":
-		return r.Bit(intArg(args, 0)) == 1
-	case "shiftLeft":
-		return n.Lsh(r, uint(intArg(args, 0)))
-	case "shiftRight":
-		return n.Rsh(r, uint(intArg(args, 0)))
+		i := intArg(args, 0)
+		if i < 0 {
+			throwJava("ArithmeticException", "Negative bit address")
+		}
+		if i > r.BitLen() {
+			return r.Sign() < 0
+		}
+		return r.Bit(i) == 1
+	case "shiftLeft", "shiftRight":
+		k := int64(intArg(args, 0))
+		if name == "shiftRight" {
+			k = -k
+		}
+		if k >= 0 {
+			checkBits(int64(r.BitLen()) + k)
+			return n.Lsh(r, uint(k))
+		}
+		return n.Rsh(r, uint(min(-k, int64(r.BitLen())+1)))
 	case "and":
 		return n.And(r, bigArg(args, 0))
 	case "or":

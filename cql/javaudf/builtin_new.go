@@ -210,10 +210,13 @@ func javaFormat(args []any, line int) string {
 			j++
 		}
 		if j >= len(f) {
-			throwJava("java.util.UnknownFormatConversionException", "Conversion = '%'")
+			throwJava("UnknownFormatConversionException", "Conversion = '%'")
 		}
 		spec, conv := f[i+1:j], f[j]
 		i = j
+		if formatWidth(spec) > maxChars {
+			outOfMemory()
+		}
 		switch conv {
 		case '%':
 			b.WriteByte('%')
@@ -268,11 +271,28 @@ func javaFormat(args []any, line int) string {
 			panic(&UnsupportedError{Line: line, Construct: "String.format conversion %" + string(conv)})
 		}
 	}
+	checkChars(b.Len())
 	return b.String()
+}
+
+// formatWidth returns the largest number in a format specifier's flags,
+// width and precision.
+func formatWidth(spec string) int {
+	best, cur := 0, 0
+	for i := 0; i < len(spec); i++ {
+		if spec[i] >= '0' && spec[i] <= '9' {
+			cur = min(cur*10+int(spec[i]-'0'), maxChars+1)
+			best = max(best, cur)
+			continue
+		}
+		cur = 0
+	}
+	return best
 }
 
 // add inserts v into the set, reporting whether it was absent.
 func (s *jset) add(v any) bool {
+	checkElems(int64(len(s.elems)) + 1)
 	if s.sorted {
 		if v == nil {
 			throwNPE()
@@ -326,6 +346,7 @@ func (m *jmap) put(k, v any) any {
 		m.vals[i] = v
 		return old
 	}
+	checkElems(int64(len(m.keys)) + 1)
 	if m.sorted {
 		i, _ := slices.BinarySearchFunc(m.keys, k, compareJava)
 		m.keys = slices.Insert(m.keys, i, k)

@@ -314,10 +314,6 @@ func accessDenied(what string) {
 	throwJava("AccessControlException", "access denied ("+what+")")
 }
 
-func init() {
-	exceptionClasses["AccessControlException"] = exceptionClass{"java.security", "SecurityException"}
-}
-
 // callStatic runs a static method.
 func callStatic(fr *frame, cls, name string, args []any, line int) any {
 	a := func(i int) any { return args[i] }
@@ -489,6 +485,7 @@ func callStatic(fr *frame, cls, name string, args []any, line int) any {
 			if n < 0 {
 				throwJava("IllegalArgumentException", "capacity < 0: ("+itoa(n)+" < 0)")
 			}
+			checkElems(n)
 			return &jbuffer{b: make([]byte, n)}
 		}
 	case "LocalDate":
@@ -784,6 +781,40 @@ func mathCall(name string, args []any, line int) any {
 		return math.Remainder(f(0), f(1))
 	case "random":
 		return 0.5
+	case "copySign":
+		if x, ok := args[0].(float32); ok {
+			if _, ok := args[1].(float64); !ok {
+				return float32(math.Copysign(float64(x), f(1)))
+			}
+		}
+		return math.Copysign(f(0), f(1))
+	case "ulp", "nextUp", "nextDown", "getExponent", "scalb":
+		if x, ok := args[0].(float32); ok {
+			switch name {
+			case "ulp":
+				return float32(math.Abs(float64(math.Nextafter32(x, float32(math.Inf(1))) - x)))
+			case "nextUp":
+				return math.Nextafter32(x, float32(math.Inf(1)))
+			case "nextDown":
+				return math.Nextafter32(x, float32(math.Inf(-1)))
+			case "getExponent":
+				return int32(int(math.Float32bits(x)>>23&0xff) - 127)
+			case "scalb":
+				return float32(math.Ldexp(float64(x), int(toInt64(args[1]))))
+			}
+		}
+		x := f(0)
+		switch name {
+		case "ulp":
+			return math.Abs(math.Nextafter(x, math.Inf(1)) - x)
+		case "nextUp":
+			return math.Nextafter(x, math.Inf(1))
+		case "nextDown":
+			return math.Nextafter(x, math.Inf(-1))
+		case "getExponent":
+			return int32(int(math.Float64bits(x)>>52&0x7ff) - 1023)
+		}
+		return math.Ldexp(x, int(toInt64(args[1])))
 	}
 	panic(&UnsupportedError{Line: line, Construct: "Math." + name})
 }
@@ -888,11 +919,11 @@ func boxCall(cls, name string, args []any, line int) any {
 	case "intBitsToFloat":
 		return math.Float32frombits(uint32(toInt64(a(0))))
 	case "logicalAnd":
-		return a(0).(bool) && a(1).(bool)
+		return boolArg(args, 0) && boolArg(args, 1)
 	case "logicalOr":
-		return a(0).(bool) || a(1).(bool)
+		return boolArg(args, 0) || boolArg(args, 1)
 	case "logicalXor":
-		return a(0).(bool) != a(1).(bool)
+		return boolArg(args, 0) != boolArg(args, 1)
 	case "isDigit":
 		c := rune(toInt64(a(0)))
 		return c >= '0' && c <= '9'
@@ -1108,6 +1139,7 @@ func collectionsCall(name string, args []any, line int) any {
 		if n < 0 {
 			throwJava("IllegalArgumentException", "List length = "+itoa(n))
 		}
+		checkElems(n)
 		l := &jlist{immutable: true}
 		for range n {
 			l.elems = append(l.elems, args[1])
@@ -1195,4 +1227,12 @@ func (l *jlist) index(v any) int {
 		throwJava("IndexOutOfBoundsException", "Index "+itoa(i)+" out of bounds for length "+itoa(int64(len(l.elems))))
 	}
 	return int(i)
+}
+
+func boolArg(args []any, i int) bool {
+	b, ok := args[i].(bool)
+	if !ok {
+		throwNPE()
+	}
+	return b
 }

@@ -779,6 +779,10 @@ func (c *checker) call(e *callExpr) *jtype {
 		case cls == "ByteBuffer" && e.name == "allocateDirect":
 			c.verify("call to java.nio.ByteBuffer.allocateDirect()")
 		}
+		if r, ok := staticArityOf(cls, e.name); ok && !r.accepts(len(ats)) {
+			c.errorf(e.line, "The method %s(...) in the type %s is not applicable for the arguments (%s)", e.name, cls, typeList(ats))
+			return nil
+		}
 		t, ok := staticMethodType(cls, e.name, ats)
 		if !ok {
 			c.unsupported(e.line, "the static method %s.%s", cls, e.name)
@@ -805,6 +809,13 @@ func (c *checker) call(e *callExpr) *jtype {
 	switch e.name {
 	case "wait", "notify", "notifyAll":
 		c.verify("call to java.lang.Object." + e.name + "()")
+	}
+	if r, ok := instanceArityOf(groupOf(rt.name), e.name); ok && !r.accepts(len(ats)) {
+		c.errorf(e.line, "The method %s(...) in the type %s is not applicable for the arguments (%s)", e.name, rt, typeList(ats))
+		return nil
+	}
+	if e.name == "remove" && len(ats) == 1 && groupOf(rt.name) == "List" {
+		e.byObject = ats[0] == nil || !ats[0].isPrim()
 	}
 	t, ok := methodType(rt, e.name, ats)
 	if !ok {

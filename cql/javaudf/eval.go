@@ -348,6 +348,11 @@ func (fr *frame) eval(x expr) any {
 		if recv == nil {
 			throwNPE()
 		}
+		if e.byObject {
+			if l, ok := recv.(*jlist); ok {
+				return l.removeObject(args[0])
+			}
+		}
 		return callMethod(fr, recv, e.name, args, e.line)
 	case *newExpr:
 		args := make([]any, len(e.args))
@@ -363,11 +368,14 @@ func (fr *frame) eval(x expr) any {
 			return fr.arrayLit(e.init, at)
 		}
 		sizes := make([]int, len(e.dims))
+		total := int64(1)
 		for i, d := range e.dims {
 			n := toInt64(fr.eval(d))
 			if n < 0 {
 				throwJava("NegativeArraySizeException", itoa(n))
 			}
+			total *= max(n, 1)
+			checkElems(total)
 			sizes[i] = int(n)
 		}
 		return newArray(at, sizes)
@@ -425,7 +433,9 @@ func (fr *frame) eval(x expr) any {
 		}
 		l, r := fr.eval(e.l), fr.eval(e.r)
 		if e.strcat {
-			return javaString(l) + javaString(r)
+			ls, rs := javaString(l), javaString(r)
+			checkChars(len(ls) + len(rs))
+			return ls + rs
 		}
 		return binop(e.op, l, r, e.num)
 	case *assignExpr:
@@ -443,7 +453,9 @@ func (fr *frame) eval(x expr) any {
 		r := fr.eval(e.r)
 		var nv any
 		if e.strcat {
-			nv = javaString(old) + javaString(r)
+			ls, rs := javaString(old), javaString(r)
+			checkChars(len(ls) + len(rs))
+			nv = ls + rs
 		} else {
 			op := e.op[:len(e.op)-1]
 			res := binop(op, old, r, nil)

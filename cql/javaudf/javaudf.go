@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"strings"
 
 	"github.com/minicass/minicass/types"
 )
@@ -57,6 +58,9 @@ func Compile(params []Param, ret types.Type, body string, opts Options) (f *Func
 			f, err = nil, fmt.Errorf("%w: %v\n%s", ErrInternal, r, debug.Stack())
 		}
 	}()
+	// Cassandra 4.0 moved the driver's value classes into its own
+	// package and rewrites the old names in bodies (JavaBasedUDFunction).
+	body = strings.ReplaceAll(body, "com.datastax.driver.core.", "org.apache.cassandra.cql3.functions.types.")
 	stmts, members, err := parseBody(body)
 	if err != nil {
 		return nil, err

@@ -236,9 +236,11 @@ func init() {
 	classNames[drv+"Duration"] = "Duration"
 	classNames[drv+"UserType"] = "UserType"
 	classNames[drv+"TupleType"] = "TupleType"
-	for n := range exceptionClasses {
-		classNames[n] = n
-		classNames[exceptionClasses[n].pkg+"."+n] = n
+	for n, ec := range exceptionClasses {
+		if ec.pkg == "java.lang" || ec.pkg == "java.util" {
+			classNames[n] = n // imported by the template
+		}
+		classNames[ec.pkg+"."+n] = n
 	}
 }
 

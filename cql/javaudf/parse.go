@@ -13,9 +13,21 @@ import (
 // casts from parenthesized expressions. Problems are raised as panics of
 // *Problem or *UnsupportedError and recovered by parseBody.
 type parser struct {
-	toks []token
-	i    int
+	toks  []token
+	i     int
+	depth int
 }
+
+// enter counts one level of nesting and refuses bodies nested deeper than
+// maxDepth; the caller defers p.leave().
+func (p *parser) enter() {
+	p.depth++
+	if p.depth > maxDepth {
+		p.unsupported(p.peek(), "nesting deeper than 200 levels")
+	}
+}
+
+func (p *parser) leave() { p.depth-- }
 
 // parseBody parses the statements of a method body.
 //
@@ -201,6 +213,8 @@ func (p *parser) ident() string {
 
 // statement parses one block statement (a declaration or a statement).
 func (p *parser) statement() stmt {
+	p.enter()
+	defer p.leave()
 	t := p.peek()
 	line := t.line
 	if t.kind == tOp {
@@ -320,6 +334,14 @@ func (p *parser) statement() stmt {
 			{Line: t.line, Msg: "Syntax error, insert \";\" to complete BlockStatements"},
 		}})
 	}
+	if tr := exprTypeRef(x); tr != nil && p.isOp(";") {
+		// A lone (qualified) name is read as the type of a declaration
+		// missing its declarators.
+		panic(&CompileError{Problems: []Problem{
+			{Line: t.line, Msg: "Syntax error, insert \"VariableDeclarators\" to complete LocalVariableDeclaration"},
+			{Line: t.line, Msg: tr.name + " cannot be resolved to a type"},
+		}})
+	}
 	switch x.(type) {
 	case *assignExpr, *incDecExpr, *callExpr, *newExpr:
 	default:
@@ -374,6 +396,8 @@ func (p *parser) localVar(tr *typeRef, line int, semi bool) *localVarStmt {
 }
 
 func (p *parser) arrayInit() *arrayLit {
+	p.enter()
+	defer p.leave()
 	open := p.expectOp("{")
 	a := &arrayLit{pos: pos{open.line}}
 	for !p.isOp("}") {
@@ -543,6 +567,8 @@ func (p *parser) tryType() (tr *typeRef, ok bool) {
 // typ parses a type: a primitive, or a qualified name with type arguments,
 // then array dimensions.
 func (p *parser) typ() *typeRef {
+	p.enter()
+	defer p.leave()
 	t := p.peek()
 	tr := &typeRef{line: t.line}
 	if t.kind == tKeyword && primitiveNames[t.text] {
@@ -587,6 +613,8 @@ func (p *parser) typ() *typeRef {
 
 // expression parses an expression (assignment level).
 func (p *parser) expression() expr {
+	p.enter()
+	defer p.leave()
 	l := p.ternary()
 	t := p.peek()
 	if t.kind == tOp {
@@ -726,6 +754,8 @@ func (p *parser) binary(level int) expr {
 }
 
 func (p *parser) unary() expr {
+	p.enter()
+	defer p.leave()
 	t := p.peek()
 	if t.kind == tOp {
 		switch t.text {

@@ -238,6 +238,6 @@ func kindIn(k types.Kind, ks []types.Kind) bool {
 }
 
 func codecNotFound(t types.Type, method string) {
-	throwJava("org.apache.cassandra.cql3.functions.types.exceptions.CodecNotFoundException",
+	throwJava("CodecNotFoundException",
 		"Codec not found for requested operation: ["+t.String()+" <-> "+method+"]")
 }

@@ -528,14 +528,46 @@ func joinValues(open string, vs []any, close string) string {
 	return b.String()
 }
 
-// udtString formats a UDTValue or TupleValue as the driver's toString: the
-// CQL literal ({a:1,b:'x'} or (1,'x')).
+// udtString formats a UDTValue or TupleValue as the driver's toString
+// (its codec's format): {name:value,...} for a user type, (value, ...) for a
+// tuple, each field a CQL literal or null.
 func udtString(u *udtValue) string {
-	enc, err := types.Encode(u.t, fromJavaUDT(u))
-	if err != nil {
-		return "?"
+	var b strings.Builder
+	sep, open, close := ", ", "(", ")"
+	if u.t.UDT != nil {
+		sep, open, close = ",", "{", "}"
 	}
-	return types.FormatLiteral(u.t, enc)
+	b.WriteString(open)
+	for i, f := range u.fields {
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		if u.t.UDT != nil {
+			b.WriteString(types.QuoteName(u.t.UDT.Fields[i]) + ":")
+		}
+		b.WriteString(fieldLiteral(u.t.Params[i], f))
+	}
+	b.WriteString(close)
+	return b.String()
+}
+
+// fieldLiteral formats one field value as a CQL literal, or null.
+func fieldLiteral(t types.Type, v any) string {
+	if v == nil {
+		return "null"
+	}
+	if sub, ok := v.(*udtValue); ok {
+		return udtString(sub)
+	}
+	g, err := fromJava(t, v)
+	if err != nil {
+		return javaString(v)
+	}
+	enc, err := types.Encode(t, g)
+	if err != nil {
+		return javaString(v)
+	}
+	return types.FormatLiteral(t, enc)
 }
 
 // identical is == on references: value equality for the immutable value
