@@ -41,7 +41,8 @@ import (
 //	                    P, which "execute prepared=P" (no input) runs later,
 //	                    as sessionNet().execute(prepared.bind()) does
 //	rows                assertRows: the rows, in order, one a line, values
-//	                    separated by " | " as types.Format prints them
+//	                    separated by " | " as types.Format prints them (a row
+//	                    of one empty text value prints as '')
 //	rows-any-order      assertRowsIgnoringOrder
 //	rows-include        assertRowsIgnoringOrderAndExtra: each expected row is
 //	                    among the result's, which may hold others
@@ -987,6 +988,11 @@ func rowLines(res *query.Result) []string {
 			vals[i] = types.Format(res.Columns[i].Type, v)
 		}
 		lines[r] = strings.Join(vals, " | ")
+		if lines[r] == "" && len(row) == 1 && row[0] != nil {
+			// A row of one empty value (not null) prints as '', so that
+			// it is not a blank line, which would read as no row.
+			lines[r] = "''"
+		}
 	}
 	return lines
 }

@@ -100,6 +100,9 @@ func compileCreateFunction(s *plan.Compiler, st *parser.CreateFunction) (plan.Pl
 		if !strings.EqualFold(string(st.Language), "java") {
 			return nil, query.Invalidf("%s", expr.ErrScriptedUDFsDisabled)
 		}
+		if !validFunctionName(name) {
+			return nil, query.Invalidf("Function name '%s' is invalid", name)
+		}
 		for i, n := range argNames {
 			if slices.Contains(argNames[:i], n) {
 				return nil, query.Invalidf("Duplicate argument names for given function %s with argument names [%s]", name, strings.Join(argNames, ", "))
@@ -374,4 +377,19 @@ func compileDropFunction(s *plan.Compiler, st *parser.DropFunction) (plan.Plan, 
 func usesFunction(a *schema.Aggregate, f *schema.Function) bool {
 	return a.StateFunc == f.Name && schema.TypesMatch(a.StateArgs(), f.ArgTypes) ||
 		a.FinalFunc != "" && a.FinalFunc == f.Name && schema.TypesMatch([]types.Type{a.StateType}, f.ArgTypes)
+}
+
+// validFunctionName is FunctionName.isNameValid: word characters only
+// (Java's \w, ASCII letters, digits and the underscore), so that a
+// function's name fits in its resource name (functions/ks/f[...]).
+func validFunctionName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for _, c := range name {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
 }
