@@ -181,7 +181,14 @@ func (c *CompileCtx) compileCall(e *parser.FuncCall, r Receiver) (Term, error) {
 	}
 	// AbstractFunction.testAssignment: the receiver's type must equal the
 	// result's or read its bytes (isValueCompatibleWith).
-	if r.Typ.Kind != types.Invalid && !assignableType(fn.ret, r.Typ) && !valueCompatible(r.Typ, fn.ret) {
+	// A receiver that is not multi-cell takes the frozen form of the
+	// result (a user function returns set<int>, a frozen<set<int>> column
+	// takes it).
+	ret := fn.ret
+	if r.Typ.Kind != types.Invalid && !r.Typ.IsMultiCell() {
+		ret = ret.Freeze()
+	}
+	if r.Typ.Kind != types.Invalid && !assignableType(ret, r.Typ) && !valueCompatible(r.Typ, ret) {
 		return nil, query.Invalidf("Type error: cannot assign result of function %s (type %s) to %s (type %s)", fn.qualifiedName(), fn.ret, r.Name, r.Typ)
 	}
 	args := make([]Term, len(e.Args))

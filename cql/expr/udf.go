@@ -165,6 +165,12 @@ func (c *CompileCtx) userFunction(ks *schema.Keyspace, f *schema.Function) *func
 			if nullOrEmpty(f.ArgTypes[i], a) {
 				continue
 			}
+			if t := f.ArgTypes[i]; len(a) == 0 && t.Kind == types.Tuple {
+				// The driver's codec reads an empty tuple or user type
+				// value as one whose fields are all null.
+				vals[i] = make([]any, len(t.Params))
+				continue
+			}
 			v, err := types.Decode(f.ArgTypes[i], a)
 			if err != nil {
 				return nil, err
