@@ -36,7 +36,8 @@ import (
 //	                    keyspace cql_test_keyspace; later %s (and %1$s) name it,
 //	                    and %n is its bare name
 //	execute             execute: runs each statement; prints nothing unless one
-//	                    fails (which then fails the script)
+//	                    fails (which then fails the script); a statement is a
+//	                    line, or more while a string ('...', $$...$$) is open
 //	prepare name=P      sessionNet().prepare: prepares the input's statement as
 //	                    P, which "execute prepared=P" (no input) runs later,
 //	                    as sessionNet().execute(prepared.bind()) does
@@ -788,6 +789,15 @@ func splitConformanceInput(input string) []conformanceStatement {
 	}
 	for _, line := range strings.Split(input, "\n") {
 		trimmed := strings.TrimSpace(line)
+		if len(cur) > 0 && inStringLiteral(strings.Join(cur, "\n")) {
+			// A string ('...' or $$...$$) still open continues on this
+			// line, blank or not: a function body may span lines.
+			cur = append(cur, line)
+			if !inStringLiteral(strings.Join(cur, "\n")) {
+				flush()
+			}
+			continue
+		}
 		if trimmed == "" {
 			continue
 		}
@@ -799,6 +809,9 @@ func splitConformanceInput(input string) []conformanceStatement {
 			continue
 		}
 		cur = append(cur, line)
+		if inStringLiteral(strings.Join(cur, "\n")) {
+			continue
+		}
 		joined := strings.ToUpper(strings.Join(cur, " "))
 		if strings.HasPrefix(strings.TrimSpace(joined), "BEGIN") && !strings.Contains(joined, "APPLY BATCH") {
 			continue
@@ -807,6 +820,42 @@ func splitConformanceInput(input string) []conformanceStatement {
 	}
 	flush()
 	return out
+}
+
+// inStringLiteral reports whether s ends inside a CQL string: a '...'
+// literal (a doubled quote inside it) or a $$...$$ one.
+func inStringLiteral(s string) bool {
+	const (
+		none = iota
+		single
+		dollar
+	)
+	state := none
+	for i := 0; i < len(s); i++ {
+		switch state {
+		case none:
+			if s[i] == '\'' {
+				state = single
+			} else if strings.HasPrefix(s[i:], "$$") {
+				state = dollar
+				i++
+			}
+		case single:
+			if s[i] == '\'' {
+				if i+1 < len(s) && s[i+1] == '\'' {
+					i++
+				} else {
+					state = none
+				}
+			}
+		case dollar:
+			if strings.HasPrefix(s[i:], "$$") {
+				state = none
+				i++
+			}
+		}
+	}
+	return state != none
 }
 
 // splitBindValues splits a list of CQL literals at the commas outside quotes,
