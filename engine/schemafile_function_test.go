@@ -14,7 +14,7 @@ import (
 )
 
 // TestSchemaFileKeepsFunctions reopens a node with a user function and a
-// user aggregate: both come back whole, an empty INITCOND ('') apart from
+// user aggregate: both come back whole, an empty INITCOND (”) apart from
 // none, and the reopened function compiles its body when first asked.
 func TestSchemaFileKeepsFunctions(t *testing.T) {
 	fsys := vfs.NewMem()

@@ -60,6 +60,7 @@ prepared_statements_cache_size:
 column_index_size_in_kb: 16
 compaction_throughput: 16MiB/s
 materialized_views_enabled: true
+user_defined_functions_enabled: true
 seed_provider:
   - class_name: org.apache.cassandra.locator.SimpleSeedProvider
 `))
@@ -67,6 +68,7 @@ seed_provider:
 	assert.Equal(t, []string{"num_tokens", "seed_provider"}, ignored)
 	assert.Equal(t, "Prod Cluster", cfg.db.ClusterName)
 	assert.True(t, cfg.db.MaterializedViewsEnabled)
+	assert.True(t, cfg.db.UserDefinedFunctionsEnabled)
 	assert.Equal(t, minicass.SyncBatch, cfg.db.CommitLogSync)
 	assert.Equal(t, 2*time.Second, cfg.db.CommitLogSyncPeriod)
 	assert.Equal(t, int64(8<<20), cfg.db.CommitLogSegmentSize)
@@ -121,6 +123,7 @@ func TestLoadYAMLRefusesBadValues(t *testing.T) {
 		"read_request_timeout: [1, 2]":                               "invalid value for read_request_timeout (line 1): not a single value",
 		"read_request_timeout: 1s\nread_request_timeout_in_ms: 1000": "read_request_timeout and read_request_timeout_in_ms are the same setting",
 		"materialized_views_enabled: maybe":                          "invalid value for materialized_views_enabled: \"maybe\" is not true or false",
+		"user_defined_functions_enabled: maybe":                      "invalid value for user_defined_functions_enabled: \"maybe\" is not true or false",
 		"- a list":                                                   "not a mapping of settings",
 		"a: [":                                                       "yaml",
 	} {
