@@ -116,3 +116,40 @@ func TestScriptedUDFsRefused(t *testing.T) {
 	_, err := s.Query(context.Background(), "CREATE FUNCTION f(v int) CALLED ON NULL INPUT RETURNS int LANGUAGE javascript AS 'v'", nil)
 	assert.EqualError(t, err, "Scripted user-defined functions are disabled in cassandra.yaml - set scripted_user_defined_functions_enabled=true to enable if you are aware of the security risks")
 }
+
+// TestFunctionPermissions checks CassandraAuthorizer on user functions: a
+// role needs EXECUTE on a function to call it and CREATE on the keyspace's
+// functions to create one, whose creator then holds every permission on
+// it; DROP FUNCTION revokes them.
+func TestFunctionPermissions(t *testing.T) {
+	ctx := context.Background()
+	x, admin, app := newAuthorizingExecutor(t)
+	x.env.UserDefinedFunctionsEnabled = true
+	run := func(s *Session, q string) error { _, err := s.Query(ctx, q, nil); return err }
+	require.NoError(t, run(admin, "CREATE FUNCTION ks.f(v int) RETURNS NULL ON NULL INPUT RETURNS int LANGUAGE java AS 'return v;'"))
+	require.NoError(t, run(admin, "GRANT SELECT ON ks.t TO app"))
+
+	requireUnauthorized(t, run(app, "SELECT ks.f(v) FROM ks.t"), "User app has no EXECUTE permission on <function ks.f(int)> or any of its parents")
+	require.NoError(t, run(admin, "GRANT EXECUTE ON FUNCTION ks.f(int) TO app"))
+	require.NoError(t, run(app, "SELECT ks.f(v) FROM ks.t"))
+	assert.Equal(t, [][]string{{"app", "app", "<function ks.f(int)>", "EXECUTE"}},
+		udfRows(t, admin, "LIST EXECUTE ON FUNCTION ks.f(int) OF app"))
+
+	requireUnauthorized(t, run(app, "CREATE FUNCTION ks.g(v int) RETURNS NULL ON NULL INPUT RETURNS int LANGUAGE java AS 'return v;'"),
+		"User app has no CREATE permission on <all functions in ks> or any of its parents")
+	require.NoError(t, run(admin, "GRANT CREATE ON ALL FUNCTIONS IN KEYSPACE ks TO app"))
+	require.NoError(t, run(app, "CREATE FUNCTION ks.g(v int) RETURNS NULL ON NULL INPUT RETURNS int LANGUAGE java AS 'return v;'"))
+	assert.Equal(t, [][]string{{"app", "app", "<function ks.g(int)>", "ALTER"}, {"app", "app", "<function ks.g(int)>", "DROP"},
+		{"app", "app", "<function ks.g(int)>", "AUTHORIZE"}, {"app", "app", "<function ks.g(int)>", "EXECUTE"}},
+		udfRows(t, admin, "LIST ALL ON FUNCTION ks.g(int) OF app"))
+	assert.Equal(t, [][]string{{"app", "functions/ks/g[org.apache.cassandra.db.marshal.Int32Type]"}},
+		udfRows(t, admin, "SELECT role, resource FROM system_auth.role_permissions WHERE role = 'app' AND resource = 'functions/ks/g[org.apache.cassandra.db.marshal.Int32Type]'"))
+
+	requireUnauthorized(t, run(app, "DROP FUNCTION ks.f"), "User app has no DROP permission on <function ks.f(int)> or any of its parents")
+	require.NoError(t, run(app, "DROP FUNCTION ks.g"))
+	assert.Empty(t, udfRows(t, admin, "SELECT role FROM system_auth.role_permissions WHERE role = 'app' AND resource = 'functions/ks/g[org.apache.cassandra.db.marshal.Int32Type]'"))
+
+	err := run(admin, "GRANT EXECUTE ON FUNCTION ks.nope(int) TO app")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "<function ks.nope(int)> doesn't exist")
+}
