@@ -132,6 +132,17 @@ func compileAlterType(s *plan.Compiler, st *parser.AlterUserType) (plan.Plan, er
 			ut.Fields = append(ut.Fields, fn)
 			fields = append(fields, ft)
 		case parser.AlterRename:
+			// AlterTypeStatement.RenameFields: an aggregate whose INITCOND
+			// is a value of the type would no longer parse back.
+			var deps []string
+			for _, a := range def.Aggregates {
+				if a.InitCond != nil && usesType(a.StateType, name) {
+					deps = append(deps, a.Keyspace+"."+a.Name)
+				}
+			}
+			if len(deps) > 0 {
+				return nil, query.Invalidf("Cannot alter user type %s.%s as it is still used in INITCOND by aggregates %s", ks, name, strings.Join(deps, ", "))
+			}
 			for _, r := range st.Renames {
 				from, to := string(r.From), string(r.To)
 				i := slices.Index(ut.Fields, from)
