@@ -58,9 +58,9 @@ type Options struct {
 	MaterializedViewsEnabled bool
 	// UserDefinedFunctionsEnabled allows CREATE FUNCTION, as Cassandra's
 	// user_defined_functions_enabled. False (the default, as in Cassandra
-	// 4.1) refuses it with Cassandra's text; functions and aggregates
-	// created before keep working either way. Bodies in LANGUAGE java run
-	// in minicass's interpreter of a subset of Java (package cql/javaudf).
+	// 4.1) refuses it, and calls of the functions and aggregates created
+	// before, with Cassandra's text. Bodies in LANGUAGE java run in
+	// minicass's interpreter of a subset of Java (package cql/javaudf).
 	UserDefinedFunctionsEnabled bool
 	// From, when set, is the state an in-memory DB opens in: a Snapshot,
 	// of this process's DBs (Restore at Open, without first creating the

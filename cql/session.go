@@ -48,8 +48,8 @@ type Options struct {
 	MaterializedViewsEnabled bool
 	// UserDefinedFunctionsEnabled allows CREATE FUNCTION, as Cassandra's
 	// user_defined_functions_enabled (false by default: CREATE FUNCTION is
-	// refused with Cassandra's text). Functions and aggregates created
-	// before keep working either way, as in Cassandra.
+	// refused with Cassandra's text, as are calls of the functions created
+	// before, as UDFunction.execute refuses them).
 	UserDefinedFunctionsEnabled bool
 	// MaterializedViewsAllowFilteringNonKeyColumnsUnsafe lets the WHERE
 	// clause of CREATE MATERIALIZED VIEW restrict columns outside the base
