@@ -7,8 +7,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/minicass/minicass/cql/query"
 	"github.com/minicass/minicass/engine"
 	"github.com/minicass/minicass/types"
+	"github.com/minicass/minicass/wire"
 )
 
 // udfSession is a session on a fresh node with user functions enabled
@@ -152,4 +154,20 @@ func TestFunctionPermissions(t *testing.T) {
 	err := run(admin, "GRANT EXECUTE ON FUNCTION ks.nope(int) TO app")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "<function ks.nope(int)> doesn't exist")
+}
+
+// TestUDFTimeout checks a body that never returns: the call fails after
+// user_defined_function_fail_timeout with UDFunction's text, as a function
+// failure naming the function.
+func TestUDFTimeout(t *testing.T) {
+	s := udfSession(t, true)
+	ctx := context.Background()
+	_, err := s.Query(ctx, "CREATE FUNCTION spin(v int) RETURNS NULL ON NULL INPUT RETURNS int LANGUAGE java AS 'while (true) { v = v + 1; }'", nil)
+	require.NoError(t, err)
+	_, err = s.Query(ctx, "SELECT spin(v) FROM t WHERE k = 1", nil)
+	require.Error(t, err)
+	e := query.AsError(err)
+	assert.Equal(t, wire.CodeFunctionFailure, e.Code)
+	assert.Equal(t, "execution of 'ks.spin[int]' failed: java.util.concurrent.TimeoutException: User defined function ks.spin : (int) -> org.apache.cassandra.db.marshal.Int32Type ran longer than 1500ms - will stop Cassandra VM", e.Message)
+	assert.Equal(t, []string{"int"}, e.ArgTypes)
 }
