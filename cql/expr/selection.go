@@ -465,6 +465,10 @@ func (c *CompileCtx) compileScalarSelectorCall(tbl *schema.Table, name string, e
 	if err != nil {
 		return nil, err
 	}
+	if chosen.ks == "" && name == "token" {
+		// The table's TokenFct won over a user function named token.
+		return c.compileTokenSelector(tbl, e.Args)
+	}
 	if chosen.uda != nil && anyAggregate(sels) {
 		return nil, query.Invalidf("aggregate functions cannot be used as arguments of aggregate functions")
 	}
@@ -496,7 +500,13 @@ func (c *CompileCtx) compileSelectorCall(tbl *schema.Table, e *parser.FuncCall) 
 		return c.compileScalarSelectorCall(tbl, name, e, c.userCandidates(ks, name))
 	}
 	if user := c.userCandidates(tbl.Keyspace, name); len(user) > 0 && e.Keyspace == "" && !e.Star {
-		return c.compileScalarSelectorCall(tbl, name, e, append(append([]*function(nil), functions[name]...), user...))
+		natives := functions[name]
+		if name == "token" {
+			// FunctionResolver.collectCandidates: the table's TokenFct
+			// first, then the keyspace's functions of that name.
+			natives = []*function{TokenFunction(tbl)}
+		}
+		return c.compileScalarSelectorCall(tbl, name, e, append(append([]*function(nil), natives...), user...))
 	}
 	if e.Star {
 		if name != "count" {

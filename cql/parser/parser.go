@@ -258,6 +258,24 @@ func (p *parser) tableName() (TableName, error) {
 	return TableName{Keyspace: a, Name: b}, nil
 }
 
+// functionName parses [ks.]name of a function or aggregate (Parser.g's
+// functionName): the name may also be the keyword token or count
+// (allowedFunctionName).
+func (p *parser) functionName() (TableName, error) {
+	if t := p.peek(); t.kind == tIdent && (t.kw == kwToken || t.kw == kwCount) && p.peekAt(1).kind != tDot {
+		p.i++
+		return TableName{Name: Ident(t.val)}, nil
+	}
+	if p.peekAt(1).kind == tDot {
+		if t := p.peekAt(2); t.kind == tIdent && (t.kw == kwToken || t.kw == kwCount) && isIdentTok(p.peek()) {
+			ks := Ident(p.peek().val)
+			p.i += 3
+			return TableName{Keyspace: ks, Name: Ident(t.val)}, nil
+		}
+	}
+	return p.tableName()
+}
+
 func (p *parser) keyspaceName() (Ident, error) {
 	if p.peek().kind == tQMark {
 		return "", recognition("Bind variables cannot be used for keyspace names")
@@ -657,7 +675,7 @@ func (p *parser) parseCreateFunction() (Statement, error) {
 	if s.IfNotExists, err = p.parseIfNotExists(); err != nil {
 		return nil, err
 	}
-	if s.Name, err = p.tableName(); err != nil {
+	if s.Name, err = p.functionName(); err != nil {
 		return nil, err
 	}
 	if err = p.expect(tLParen); err != nil {
@@ -711,7 +729,7 @@ func (p *parser) parseCreateAggregate(orReplace bool) (Statement, error) {
 	if s.IfNotExists, err = p.parseIfNotExists(); err != nil {
 		return nil, err
 	}
-	if s.Name, err = p.tableName(); err != nil {
+	if s.Name, err = p.functionName(); err != nil {
 		return nil, err
 	}
 	if err = p.expect(tLParen); err != nil {
@@ -1129,7 +1147,10 @@ func (p *parser) parseDrop() (Statement, error) {
 		s := &DropFunction{Aggregate: p.isKw(kwAggregate)}
 		p.i++
 		var err error
-		if s.IfExists, s.Name, err = p.ifExistsName(); err != nil {
+		if s.IfExists, err = p.parseIfExists(); err != nil {
+			return nil, err
+		}
+		if s.Name, err = p.functionName(); err != nil {
 			return nil, err
 		}
 		if p.peek().kind == tLParen {
