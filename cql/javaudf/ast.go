@@ -106,6 +106,10 @@ type (
 		strcat bool
 		// num is the promoted numeric type of the operands, when known.
 		num *jtype
+		// unbox is set for == and != between a primitive and a boxed
+		// operand, which Java compares as values after unboxing (a null
+		// operand throws NullPointerException).
+		unbox bool
 	}
 	assignExpr struct {
 		pos

@@ -56,23 +56,54 @@ func construct(fr *frame, t *jtype, args []any, line int) any {
 		return l
 	case "HashSet", "LinkedHashSet", "TreeSet":
 		s := &jset{sorted: t.name == "TreeSet"}
-		if len(args) == 1 && !isNum(args[0]) {
+		if t.name == "HashSet" {
+			s.hashCap = defaultCapacity
+		}
+		if len(args) >= 1 && isNum(args[0]) {
+			n := toInt64(args[0])
+			if n < 0 {
+				throwJava("IllegalArgumentException", "Illegal initial capacity: "+itoa(n))
+			}
+			checkElems(n)
+			if s.hashCap > 0 {
+				s.hashCap = tableSizeFor(int(n))
+			}
+		} else if len(args) == 1 {
 			if args[0] == nil {
 				throwNPE()
 			}
-			for _, v := range iterItems(args[0]) {
+			items := iterItems(args[0])
+			if s.hashCap > 0 {
+				s.hashCap = tableSizeFor(max(int(float32(len(items))/0.75)+1, defaultCapacity))
+			}
+			for _, v := range items {
 				s.add(v)
 			}
 		}
 		return s
 	case "HashMap", "LinkedHashMap", "TreeMap":
 		m := &jmap{sorted: t.name == "TreeMap"}
-		if len(args) == 1 && !isNum(args[0]) {
+		if t.name == "HashMap" {
+			m.hashCap = defaultCapacity
+		}
+		if len(args) >= 1 && isNum(args[0]) {
+			n := toInt64(args[0])
+			if n < 0 {
+				throwJava("IllegalArgumentException", "Illegal initial capacity: "+itoa(n))
+			}
+			checkElems(n)
+			if m.hashCap > 0 {
+				m.hashCap = tableSizeFor(int(n))
+			}
+		} else if len(args) == 1 {
 			src, ok := args[0].(*jmap)
 			if !ok {
 				throwNPE()
 			}
-			for i := range src.keys {
+			if m.hashCap > 0 && len(src.keys) > 0 {
+				m.hashCap = max(tableSizeFor(int(float32(len(src.keys))/0.75+1)), 1)
+			}
+			for _, i := range src.order() {
 				m.put(src.keys[i], src.vals[i])
 			}
 		}
@@ -308,6 +339,9 @@ func (s *jset) add(v any) bool {
 		return false
 	}
 	s.elems = append(s.elems, v)
+	if s.hashCap > 0 {
+		s.hashCap = grownCapacity(s.hashCap, len(s.elems))
+	}
 	return true
 }
 
@@ -355,6 +389,9 @@ func (m *jmap) put(k, v any) any {
 	}
 	m.keys = append(m.keys, k)
 	m.vals = append(m.vals, v)
+	if m.hashCap > 0 {
+		m.hashCap = grownCapacity(m.hashCap, len(m.keys))
+	}
 	return nil
 }
 

@@ -79,8 +79,7 @@ func methodType(rt *jtype, name string, ats []*jtype) (*jtype, bool) {
 			return tInt32, true
 		case "charAt":
 			return tChar16, true
-		case "isEmpty", "contains", "startsWith", "endsWith", "equalsIgnoreCase", "matches", "isBlank",
-			"contentEquals", "regionMatches":
+		case "isEmpty", "contains", "startsWith", "endsWith", "equalsIgnoreCase", "isBlank", "contentEquals":
 			return tBool, true
 		case "substring", "toUpperCase", "toLowerCase", "trim", "concat", "replace", "intern", "strip",
 			"repeat", "stripLeading", "stripTrailing", "subSequence":
@@ -142,7 +141,7 @@ func methodType(rt *jtype, name string, ats []*jtype) (*jtype, bool) {
 				return e, true
 			}
 			return tBool, true
-		case "get", "set", "first", "last", "pollFirst", "pollLast", "floor", "ceiling", "higher", "lower":
+		case "get", "set", "first", "last", "pollFirst", "pollLast":
 			if name == "get" && g == "Set" {
 				return nil, false
 			}
@@ -151,7 +150,10 @@ func methodType(rt *jtype, name string, ats []*jtype) (*jtype, bool) {
 			return tVoid, true
 		case "iterator":
 			return &jtype{name: "Iterator", args: []*jtype{e}}, true
-		case "subList", "headSet", "tailSet", "subSet", "descendingSet":
+		case "subList":
+			if g == "Set" {
+				return nil, false
+			}
 			return rt, true
 		case "toArray":
 			return &jtype{name: "Object", dims: 1}, true
@@ -173,12 +175,8 @@ func methodType(rt *jtype, name string, ats []*jtype) (*jtype, bool) {
 			return &jtype{name: "Collection", args: []*jtype{v}}, true
 		case "entrySet":
 			return &jtype{name: "Set", args: []*jtype{{name: "Map.Entry", args: []*jtype{k, v}}}}, true
-		case "firstKey", "lastKey", "floorKey", "ceilingKey", "higherKey", "lowerKey":
+		case "firstKey", "lastKey":
 			return k, true
-		case "firstEntry", "lastEntry":
-			return &jtype{name: "Map.Entry", args: []*jtype{k, v}}, true
-		case "headMap", "tailMap", "subMap", "descendingMap":
-			return rt, true
 		}
 	case "Map.Entry":
 		switch name {
@@ -198,9 +196,9 @@ func methodType(rt *jtype, name string, ats []*jtype) (*jtype, bool) {
 		}
 	case "StringBuilder":
 		switch name {
-		case "append", "insert", "reverse", "deleteCharAt", "delete", "replace":
+		case "append", "insert", "reverse", "deleteCharAt", "delete":
 			return rt, true
-		case "length", "indexOf", "lastIndexOf", "capacity":
+		case "length", "indexOf", "capacity":
 			return tInt32, true
 		case "charAt":
 			return tChar16, true
@@ -229,7 +227,7 @@ func methodType(rt *jtype, name string, ats []*jtype) (*jtype, bool) {
 		switch name {
 		case "version", "variant", "compareTo":
 			return tInt32, true
-		case "timestamp", "getMostSignificantBits", "getLeastSignificantBits", "clockSequence", "node":
+		case "timestamp", "getMostSignificantBits", "getLeastSignificantBits":
 			return tInt64, true
 		}
 	case "LocalDate":
@@ -238,8 +236,6 @@ func methodType(rt *jtype, name string, ats []*jtype) (*jtype, bool) {
 			return tInt32, true
 		case "getMillisSinceEpoch":
 			return tInt64, true
-		case "add":
-			return rt, true
 		}
 	case "Duration":
 		switch name {
@@ -279,15 +275,15 @@ func methodType(rt *jtype, name string, ats []*jtype) (*jtype, bool) {
 		case "hasRemaining", "hasArray", "isDirect", "isReadOnly":
 			return tBool, true
 		case "duplicate", "slice", "put", "putInt", "putLong", "putShort", "putDouble", "putFloat", "flip",
-			"rewind", "clear", "mark", "reset", "asReadOnlyBuffer":
+			"rewind", "clear", "asReadOnlyBuffer":
 			return rt, true
 		}
 	case "BigInteger":
 		switch name {
 		case "add", "subtract", "multiply", "divide", "mod", "remainder", "pow", "negate", "abs", "max", "min",
-			"gcd", "shiftLeft", "shiftRight", "and", "or", "xor", "not", "modPow":
+			"gcd", "shiftLeft", "shiftRight", "and", "or", "xor", "not":
 			return rt, true
-		case "compareTo", "signum", "intValue", "bitLength", "bitCount", "intValueExact":
+		case "compareTo", "signum", "intValue", "bitLength", "intValueExact":
 			return tInt32, true
 		case "longValue", "longValueExact":
 			return tInt64, true
@@ -297,17 +293,14 @@ func methodType(rt *jtype, name string, ats []*jtype) (*jtype, bool) {
 			return tFloat32, true
 		case "testBit":
 			return tBool, true
-		case "toByteArray":
-			return &jtype{name: "byte", dims: 1}, true
 		}
 	case "BigDecimal":
 		switch name {
-		case "add", "subtract", "multiply", "negate", "abs", "max", "min", "stripTrailingZeros", "setScale",
-			"movePointLeft", "movePointRight", "scaleByPowerOfTen", "divide", "remainder", "pow":
+		case "add", "subtract", "multiply", "negate", "abs", "max", "min", "stripTrailingZeros":
 			return rt, true
-		case "compareTo", "signum", "intValue", "scale", "precision", "intValueExact":
+		case "compareTo", "signum", "intValue", "scale", "precision":
 			return tInt32, true
-		case "longValue", "longValueExact":
+		case "longValue":
 			return tInt64, true
 		case "doubleValue":
 			return tFloat64, true
@@ -315,7 +308,7 @@ func methodType(rt *jtype, name string, ats []*jtype) (*jtype, bool) {
 			return tFloat32, true
 		case "unscaledValue", "toBigInteger":
 			return &jtype{name: "BigInteger"}, true
-		case "toPlainString", "toEngineeringString":
+		case "toPlainString":
 			return tStr, true
 		}
 	case "UDFContext":

@@ -53,6 +53,9 @@ func (c *checker) lookup(name string) *local {
 	return nil
 }
 
+// declare gives v a frame slot in the innermost scope; a name declared in
+// an enclosing block of the body is a duplicate (parameters and locals
+// share the method's scope, udfContext is a field they may shadow).
 func (c *checker) declare(line int, v *varDecl, jt *jtype) {
 	for _, sc := range c.scopes[1:] {
 		if _, dup := sc[v.name]; dup {
@@ -79,18 +82,36 @@ func (c *checker) verifierErrors() []string {
 func (c *checker) typeOfRef(tr *typeRef) *jtype {
 	jt, bad := resolveType(tr)
 	if bad != "" {
-		c.errorf(tr.line, "%s cannot be resolved to a type", bad)
+		c.unresolved(tr.line, bad, " to a type")
 		return nil
 	}
 	return jt
 }
 
+// unresolved reports a class name the interpreter does not know: a compile
+// error when Cassandra's class loader hides it (or it does not exist), else
+// a construct outside the subset.
+func (c *checker) unresolved(line int, name, suffix string) {
+	if classHidden(name) {
+		c.errorf(line, "%s cannot be resolved%s", name, suffix)
+		return
+	}
+	c.unsupported(line, "the class %s", name)
+}
+
+// stmts checks a block's statements; a statement after one that cannot
+// complete normally is unreachable (JLS 14.22).
 func (c *checker) stmts(ss []stmt) {
-	for _, s := range ss {
+	for i, s := range ss {
 		c.stmt(s)
+		if i+1 < len(ss) && !stmtCompletes(s) {
+			c.errorf(ss[i+1].stmtLine(), "Unreachable code")
+			return
+		}
 	}
 }
 
+// stmt checks one statement.
 func (c *checker) stmt(s stmt) {
 	switch s := s.(type) {
 	case *blockStmt:
@@ -332,6 +353,21 @@ func (c *checker) dotted(x expr) string {
 	return ""
 }
 
+// staticFieldRef reports whether x is a static field of a known class
+// (Boolean.TRUE), whose methods a call may use.
+func (c *checker) staticFieldRef(x expr) bool {
+	fe, ok := x.(*fieldExpr)
+	if !ok {
+		return false
+	}
+	d := c.dotted(fe.x)
+	if d == "" {
+		return false
+	}
+	_, known := classOf(d)
+	return known
+}
+
 // classOf resolves a dotted name to a class the body may use.
 func classOf(d string) (string, bool) {
 	n, ok := classNames[d]
@@ -362,7 +398,7 @@ func (c *checker) expr(x expr) *jtype {
 		if d := c.dotted(e.x); d != "" {
 			cls, ok := classOf(d)
 			if !ok {
-				c.errorf(e.line, "%s cannot be resolved", d)
+				c.unresolved(e.line, d, "")
 				return nil
 			}
 			v, jt, ok := staticField(cls, e.name)
@@ -642,6 +678,8 @@ func (c *checker) lvalue(x expr) *jtype {
 	return nil
 }
 
+// binary checks a binary expression and annotates it for the evaluator
+// (string concatenation, numeric promotion, unboxing comparison).
 func (c *checker) binary(e *binaryExpr) *jtype {
 	lt, rt := c.expr(e.l), c.expr(e.r)
 	if e.op == "+" && (isString(lt) || isString(rt)) {
@@ -668,6 +706,9 @@ func (c *checker) binary(e *binaryExpr) *jtype {
 	}
 	if isNumericType(lt) && isNumericType(rt) {
 		e.num = promote(lt, rt)
+	}
+	if (e.op == "==" || e.op == "!=") && (lt.isPrim() || rt.isPrim()) && unboxed(lt) != nil && unboxed(rt) != nil {
+		e.unbox = true
 	}
 	return t
 }
@@ -765,11 +806,11 @@ func (c *checker) call(e *callExpr) *jtype {
 		c.errorf(e.line, "The method %s(%s) is undefined for the type %s", e.name, typeList(ats), "JavaUDF")
 		return nil
 	}
-	if d := c.dotted(e.recv); d != "" {
+	if d := c.dotted(e.recv); d != "" && !c.staticFieldRef(e.recv) {
 		argTypes()
 		cls, ok := classOf(d)
 		if !ok {
-			c.errorf(e.line, "%s cannot be resolved", d)
+			c.unresolved(e.line, d, "")
 			return nil
 		}
 		e.class = cls
@@ -780,7 +821,8 @@ func (c *checker) call(e *callExpr) *jtype {
 			c.verify("call to java.nio.ByteBuffer.allocateDirect()")
 		}
 		if r, ok := staticArityOf(cls, e.name); ok && !r.accepts(len(ats)) {
-			c.errorf(e.line, "The method %s(...) in the type %s is not applicable for the arguments (%s)", e.name, cls, typeList(ats))
+			// Java may have an overload the interpreter lacks.
+			c.unsupported(e.line, "%s.%s with %d arguments", cls, e.name, len(ats))
 			return nil
 		}
 		t, ok := staticMethodType(cls, e.name, ats)
@@ -811,7 +853,8 @@ func (c *checker) call(e *callExpr) *jtype {
 		c.verify("call to java.lang.Object." + e.name + "()")
 	}
 	if r, ok := instanceArityOf(groupOf(rt.name), e.name); ok && !r.accepts(len(ats)) {
-		c.errorf(e.line, "The method %s(...) in the type %s is not applicable for the arguments (%s)", e.name, rt, typeList(ats))
+		// Java may have an overload the interpreter lacks.
+		c.unsupported(e.line, "%s.%s with %d arguments", rt.name, e.name, len(ats))
 		return nil
 	}
 	if e.name == "remove" && len(ats) == 1 && groupOf(rt.name) == "List" {

@@ -17,6 +17,18 @@ func toJava(t types.Type, v any) any {
 		return nil
 	}
 	if _, empty := v.(types.EmptyValue); empty {
+		// The driver's codecs read an empty value as an empty collection,
+		// a tuple or UDT value with every field null, and null otherwise.
+		switch t.Kind {
+		case types.List:
+			return &jlist{}
+		case types.Set:
+			return &jset{}
+		case types.Map:
+			return &jmap{}
+		case types.Tuple:
+			return newUDT(t)
+		}
 		return nil
 	}
 	switch t.Kind {

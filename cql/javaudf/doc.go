@@ -52,8 +52,8 @@
 //
 // A CQL set or map decodes in its CQL order (the driver's LinkedHashSet and
 // LinkedHashMap); a HashSet or HashMap the body creates iterates in
-// insertion order (Java's hash order is not reproduced), a TreeSet or
-// TreeMap in compareTo order.
+// java.util.HashMap's table order (hashorder.go), a TreeSet or TreeMap in
+// compareTo order.
 //
 // # The subset
 //
@@ -91,16 +91,35 @@
 // System.getProperty, getenv and exit throw AccessControlException, as
 // Cassandra's sandbox does.
 //
-// Refused as Cassandra refuses them: classes outside that list ("X cannot
-// be resolved", as the UDF class loader hides them), the verifier's
-// rules (synchronized, Object.wait/notify/notifyAll/clone/finalize, the
-// java.net look-ups, ByteBuffer.allocateDirect, fields and initializers
-// declared after a body that closes the method early).
+// Refused as Cassandra refuses them: classes its UDF class loader hides
+// (UDFunction's allowed and disallowed patterns: java.io, java.nio.file,
+// java.net but InetAddress, java.lang.Runtime/Thread/reflect,
+// java.util.concurrent, org.apache.cassandra but the driver's types, ...)
+// give "X cannot be resolved"; the byte-code verifier's rules
+// (synchronized, Object.wait/notify/notifyAll/clone/finalize, the java.net
+// look-ups, ByteBuffer.allocateDirect, fields and initializers declared
+// after a body that closes the method early) give "Java UDF validation
+// failed: [...]" with the messages sorted; the common compile errors
+// (unresolved names, type mismatches, primitive parameters compared with
+// null, duplicate locals, unreachable code, missing return) give
+// Eclipse's texts. Bodies may name the driver's classes as
+// com.datastax.driver.core.X, which Cassandra 4 rewrites to its own copy.
 //
 // Outside the subset (ErrUnsupported): lambdas and method references,
 // anonymous and local classes, try-with-resources, switch rules (->),
-// String.split with a regular expression, Comparators, and any method of a
-// known class the interpreter does not implement.
+// String.split with a regular expression, Comparators, classes the loader
+// shows that the interpreter lacks (java.time, java.text, Optional,
+// Random, ...), and any method (or overload, by argument count) of a known
+// class it does not implement.
+//
+// # Limits
+//
+// A call checks its context every 16 steps (statements, loop iterations,
+// calls), so a busy loop ends with ErrTimeout at the deadline. Memory is
+// bounded per call: collections and arrays of more than 2^20 elements,
+// strings of more than 2^22 UTF-16 units and BigIntegers of more than 2^20
+// bits throw OutOfMemoryError (ArithmeticException for BigInteger); bodies
+// nest at most 200 levels.
 //
 // Deliberate differences: == on boxed numbers and strings compares values
 // (Java compares references, so `new String("a") == "a"` is false there);

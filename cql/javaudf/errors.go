@@ -38,6 +38,7 @@ type CompileError struct {
 	Problems []Problem
 }
 
+// Error prints the problems as Cassandra's InvalidRequestException does.
 func (e *CompileError) Error() string {
 	s := "Java source compilation failed:\n"
 	for _, p := range e.Problems {
@@ -55,6 +56,7 @@ type ValidationError struct {
 	Errors []string
 }
 
+// Error prints the verifier's messages as Cassandra does.
 func (e *ValidationError) Error() string {
 	s := "Java UDF validation failed: ["
 	for i, m := range e.Errors {
@@ -75,6 +77,7 @@ type UnsupportedError struct {
 	Construct string
 }
 
+// Error names the construct and its line.
 func (e *UnsupportedError) Error() string {
 	return fmt.Sprintf("Java UDF uses a construct minicass does not interpret (line %d): %s", e.Line, e.Construct)
 }

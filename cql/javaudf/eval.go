@@ -14,7 +14,7 @@ type timeoutSignal struct{ err error }
 
 // checkEvery is how many steps (statements, loop iterations, calls) run
 // between two looks at the context.
-const checkEvery = 256
+const checkEvery = 16
 
 type frame struct {
 	fn    *Function
@@ -23,6 +23,8 @@ type frame struct {
 	steps int
 }
 
+// tick counts one step and every checkEvery steps looks at the context,
+// ending the call (timeoutSignal) when it is done.
 func (fr *frame) tick() {
 	fr.steps++
 	if fr.steps%checkEvery == 0 {
@@ -81,6 +83,8 @@ func (fr *frame) exec(s stmt) ctl {
 	return fr.execLabeled(s, "")
 }
 
+// execLabeled runs s; label is the label of a loop statement, for its
+// break and continue.
 func (fr *frame) execLabeled(s stmt, label string) ctl {
 	switch s := s.(type) {
 	case *blockStmt:
@@ -432,6 +436,9 @@ func (fr *frame) eval(x expr) any {
 			return fr.truth(e.r)
 		}
 		l, r := fr.eval(e.l), fr.eval(e.r)
+		if e.unbox && (l == nil || r == nil) {
+			throwNPE()
+		}
 		if e.strcat {
 			ls, rs := javaString(l), javaString(r)
 			checkChars(len(ls) + len(rs))

@@ -99,10 +99,11 @@ func Compile(params []Param, ret types.Type, body string, opts Options) (f *Func
 // null) in parameter order; the result is in the Go form types.Encode takes
 // for the return type (nil for null). A Java exception the body throws
 // comes back as *Exception; ctx's deadline is checked as the body runs
-// (loops included) and gives ErrTimeout. A null argument of a function
-// declared with primitive parameters (Options.CalledOnNullInput false)
-// gives a NullPointerException, as Cassandra's compose_int would; callers
-// do not call such functions with nulls.
+// (loops included) and gives ErrTimeout. Callers of a RETURNS NULL ON
+// NULL INPUT function return null without calling it when an argument is
+// null (or empty for a type whose empty value is meaningless,
+// UDFunction.isCallableWrtNullable); should such a call happen anyway, a
+// null primitive argument reads as 0 (false).
 func (f *Function) Call(ctx context.Context, args []any) (res any, err error) {
 	if len(args) != len(f.params) {
 		return nil, fmt.Errorf("%w: %d arguments for %d parameters", ErrInternal, len(args), len(f.params))
@@ -162,7 +163,7 @@ func completes(ss []stmt) bool {
 
 func stmtCompletes(s stmt) bool {
 	switch s := s.(type) {
-	case *returnStmt, *throwStmt:
+	case *returnStmt, *throwStmt, *breakStmt, *continueStmt:
 		return false
 	case *blockStmt:
 		return completes(s.stmts)

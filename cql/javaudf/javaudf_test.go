@@ -34,6 +34,9 @@ func TestJavaSemantics(t *testing.T) {
 		{types.IntType, "return (int) 1e20;", int32(math.MaxInt32)},
 		{types.IntType, "return (int) Double.NaN;", int32(0)},
 		{types.DoubleType, "return 1.0 / 0;", math.Inf(1)},
+		{types.FloatType, "return 5.f + 1.e1f;", float32(15)},
+		{types.DoubleType, "return 5. + .5 + 1e1 + 2D;", 17.5},
+		{types.BigintType, "return 0x7fffffffL + 0b11 + 017 + 1_000L;", int64(0x7fffffff + 3 + 15 + 1000)},
 		{types.TextType, `String s = null; return s + "x";`, "nullx"},
 		{types.TextType, `return "a" + 1 + 2;`, "a12"},
 		{types.TextType, `return 1 + 2 + "a";`, "3a"},
@@ -81,6 +84,14 @@ func TestJavaSemantics(t *testing.T) {
 		{types.BigintType, `long x = 1; x *= 3; return x;`, int64(3)},
 		{types.VarintType, `return new java.math.BigInteger("123456789012345678901234567890").add(java.math.BigInteger.ONE);`, mustBig("123456789012345678901234567891")},
 		{types.DoubleType, `Double d = null; return d;`, nil},
+		{types.BooleanType, `Integer a = null; Integer b = null; return a == b;`, true},
+		{types.TextType, `Set<Integer> s = new HashSet<>(); s.add(100); s.add(1); s.add(17); return s.toString();`, "[1, 17, 100]"},
+		{types.TextType, `Set<String> s = new HashSet<>(Arrays.asList("hello", "world")); return s.toString();`, "[world, hello]"},
+		{types.TextType, `Map<String, Integer> m = new HashMap<>(); m.put("hello", 1); m.put("world", 2); String r = ""; for (String k : m.keySet()) r += k; return r + m;`, "worldhello{world=2, hello=1}"},
+		{types.TextType, `Set<Integer> s = new LinkedHashSet<>(); s.add(100); s.add(1); return s.toString();`, "[100, 1]"},
+		{types.TextType, `Set<Integer> s = new HashSet<>(); for (int i = 20; i >= 0; i -= 4) s.add(i); return s.toString();`, "[16, 0, 20, 4, 8, 12]"},
+		{types.TextType, `Map<String, Integer> m = new TreeMap<>(); m.put("a", 1); for (Map.Entry<String, Integer> e : m.entrySet()) e.setValue(e.getValue() + 1); return m.toString();`, "{a=2}"},
+		{types.IntType, `Integer i = null; return true ? null : i;`, nil},
 		{types.TextType, `return String.format("%d-%s", 4, "x");`, "4-x"},
 		{types.IntType, `List<Integer> l = new ArrayList<>(); l.add(5); l.add(7); l.remove(Integer.valueOf(5)); return l.get(0);`, int32(7)},
 		{types.IntType, `List<Integer> l = new ArrayList<>(); l.add(5); l.add(7); l.remove(0); return l.get(0);`, int32(7)},
@@ -107,6 +118,8 @@ func TestJavaSemantics(t *testing.T) {
 		{types.TextType, `return "" + 100.0 / 3;`, "33.333333333333336"},
 		{types.TextType, `return "" + 1.0E-5 + " " + 123456789.0;`, "1.0E-5 1.23456789E8"},
 		{types.IntType, `return "hello".hashCode();`, int32(99162322)},
+		{types.IntType, `return new java.math.BigInteger("-12345678901234567890").hashCode();`, int32(1436577082)},
+		{types.IntType, `return Long.valueOf(-5000000000L).hashCode() + Double.valueOf(1.5).hashCode() + Boolean.TRUE.hashCode();`, int32(705032702 + 1073217536 + 1231)},
 		{types.TextType, `StringBuilder sb = new StringBuilder("abc"); sb.reverse().insert(0, 'x').deleteCharAt(1); return sb.toString();`, "xba"},
 		{types.TextType, `return new java.math.BigDecimal("1.10").add(new java.math.BigDecimal("2.205")).toString();`, "3.305"},
 		{types.IntType, `Object o = 3; return o instanceof Integer ? (Integer) o + 1 : 0;`, int32(4)},
@@ -142,6 +155,9 @@ func TestExceptions(t *testing.T) {
 		{types.IntType, "return 1 / 0;", nil, nil, Options{}, "java.lang.ArithmeticException: / by zero"},
 		{types.BigintType, "return 1L % 0L;", nil, nil, Options{}, "java.lang.ArithmeticException: / by zero"},
 		{types.IntType, "Integer i = null; return i + 1;", nil, nil, Options{}, "java.lang.NullPointerException"},
+		{types.BooleanType, "Integer i = null; return i == 0;", nil, nil, Options{}, "java.lang.NullPointerException"},
+		{types.IntType, "Integer i = null; return true ? i : 0;", nil, nil, Options{}, "java.lang.NullPointerException"},
+		{types.IntType, "Boolean b = null; if (b) return 1; return 0;", nil, nil, Options{}, "java.lang.NullPointerException"},
 		{types.IntType, "return a + 1;", []Param{{"a", types.IntType}}, []any{nil}, Options{CalledOnNullInput: true}, "java.lang.NullPointerException"},
 		{types.IntType, `throw new RuntimeException("boom");`, nil, nil, Options{}, "java.lang.RuntimeException: boom"},
 		{types.IntType, `return Integer.parseInt("x");`, nil, nil, Options{}, `java.lang.NumberFormatException: For input string: "x"`},
@@ -211,4 +227,16 @@ func TestTimeout(t *testing.T) {
 	cancel()
 	_, err := f.Call(ctx, nil)
 	assert.True(t, errors.Is(err, ErrTimeout), "%v", err)
+}
+
+func TestUnreachable(t *testing.T) {
+	_, err := Compile(nil, types.IntType, "return 1; return 2;", Options{})
+	require.ErrorIs(t, err, ErrCompile)
+	assert.Equal(t, "Java source compilation failed:\nLine 1: Unreachable code\n", err.Error())
+	_, err = Compile(nil, types.IntType, "while (true) { } return 1;", Options{})
+	assert.ErrorIs(t, err, ErrCompile)
+	_, err = Compile(nil, types.IntType, "int i = 0; while (true) { if (i++ > 3) break; } return i;", Options{})
+	assert.NoError(t, err)
+	_, err = Compile(nil, types.IntType, "if (true) return 1; return 2;", Options{})
+	assert.NoError(t, err)
 }

@@ -167,7 +167,7 @@ func lexNumber(s string) (tokKind, int) {
 	for i < len(s) && (isDigit(s[i]) || s[i] == '_') {
 		i++
 	}
-	if i < len(s) && s[i] == '.' && (i+1 >= len(s) || !isIdentStart(s[i+1])) {
+	if i < len(s) && s[i] == '.' && (i+1 >= len(s) || !isIdentStart(s[i+1]) || floatSuffixAt(s, i+1)) {
 		k = tFloat
 		i++
 		for i < len(s) && (isDigit(s[i]) || s[i] == '_') {
@@ -199,6 +199,22 @@ func lexNumber(s string) (tokKind, int) {
 		}
 	}
 	return k, i
+}
+
+// floatSuffixAt reports whether s[i:] starts with a float suffix or an
+// exponent that ends the literal (5.f, 5.d, 5.e3), rather than a member name.
+func floatSuffixAt(s string, i int) bool {
+	switch s[i] {
+	case 'f', 'F', 'd', 'D':
+		return i+1 >= len(s) || !isIdentPart(s[i+1])
+	case 'e', 'E':
+		j := i + 1
+		if j < len(s) && (s[j] == '+' || s[j] == '-') {
+			j++
+		}
+		return j < len(s) && isDigit(s[j])
+	}
+	return false
 }
 
 func isHex(c byte) bool {

@@ -6,9 +6,9 @@ package javaudf
 // would (at a different size).
 const (
 	// maxElems bounds an array, collection or string-repeat count.
-	maxElems = 1 << 22
+	maxElems = 1 << 20
 	// maxChars bounds a string or StringBuilder, in UTF-16 units.
-	maxChars = 1 << 24
+	maxChars = 1 << 22
 	// maxBigBits bounds the magnitude of a BigInteger result.
 	maxBigBits = 1 << 20
 )

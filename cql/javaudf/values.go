@@ -1,6 +1,7 @@
 package javaudf
 
 import (
+	"encoding/hex"
 	"math"
 	"math/big"
 	"net"
@@ -49,6 +50,9 @@ type jset struct {
 	elems     []any
 	sorted    bool
 	immutable bool
+	// hashCap is the table size of a HashSet (see hashorder.go), 0 for
+	// a set iterating in insertion or sorted order.
+	hashCap int
 }
 
 // jmap is a java.util.Map, ordered as jset is.
@@ -56,10 +60,16 @@ type jmap struct {
 	keys, vals []any
 	sorted     bool
 	immutable  bool
+	// hashCap is the table size of a HashMap, as jset's.
+	hashCap int
 }
 
-// jentry is a Map.Entry.
-type jentry struct{ k, v any }
+// jentry is a Map.Entry; m is the map it belongs to (nil for none), which
+// setValue writes through to.
+type jentry struct {
+	k, v any
+	m    *jmap
+}
 
 // jarray is a Java array.
 type jarray struct {
@@ -405,13 +415,19 @@ func simpleClass(v any) string {
 	case *jlist:
 		return "ArrayList"
 	case *jset:
-		if x.sorted {
+		switch {
+		case x.sorted:
 			return "TreeSet"
+		case x.hashCap > 0:
+			return "HashSet"
 		}
 		return "LinkedHashSet"
 	case *jmap:
-		if x.sorted {
+		switch {
+		case x.sorted:
 			return "TreeMap"
+		case x.hashCap > 0:
+			return "HashMap"
 		}
 		return "LinkedHashMap"
 	case *udtValue:
@@ -489,12 +505,12 @@ func javaString(v any) string {
 	case *jlist:
 		return joinValues("[", x.elems, "]")
 	case *jset:
-		return joinValues("[", x.elems, "]")
+		return joinValues("[", x.items(), "]")
 	case *jmap:
 		var b strings.Builder
 		b.WriteByte('{')
-		for i := range x.keys {
-			if i > 0 {
+		for n, i := range x.order() {
+			if n > 0 {
 				b.WriteString(", ")
 			}
 			b.WriteString(javaString(x.keys[i]) + "=" + javaString(x.vals[i]))
@@ -528,14 +544,16 @@ func joinValues(open string, vs []any, close string) string {
 	return b.String()
 }
 
-// udtString formats a UDTValue or TupleValue as the driver's toString
-// (its codec's format): {name:value,...} for a user type, (value, ...) for a
-// tuple, each field a CQL literal or null.
+// udtString formats a UDTValue or TupleValue as Cassandra's copy of the
+// driver formats it (toString is its codec's format): {name:value,...} for a
+// user type, (value,...) for a tuple, each field a CQL literal or NULL
+// (UFTypesTest.testFunctionWithFrozenTupleType expects "(1,2)" and
+// "(NULL,NULL)").
 func udtString(u *udtValue) string {
 	var b strings.Builder
-	sep, open, close := ", ", "(", ")"
+	sep, open, close := ",", "(", ")"
 	if u.t.UDT != nil {
-		sep, open, close = ",", "{", "}"
+		open, close = "{", "}"
 	}
 	b.WriteString(open)
 	for i, f := range u.fields {
@@ -551,23 +569,71 @@ func udtString(u *udtValue) string {
 	return b.String()
 }
 
-// fieldLiteral formats one field value as a CQL literal, or null.
+// fieldLiteral formats one field value as the driver's codec format
+// does: a CQL literal without spaces in collections, or NULL.
 func fieldLiteral(t types.Type, v any) string {
 	if v == nil {
-		return "null"
+		return "NULL"
 	}
-	if sub, ok := v.(*udtValue); ok {
-		return udtString(sub)
+	quote := func(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+	switch x := v.(type) {
+	case *udtValue:
+		return udtString(x)
+	case string:
+		return quote(x)
+	case float64:
+		return types.JavaFloat(x, 64)
+	case float32:
+		return types.JavaFloat(float64(x), 32)
+	case time.Time:
+		return quote(x.UTC().Format("2006-01-02T15:04:05.000Z07:00"))
+	case types.DateValue:
+		return quote(x.ISOString())
+	case net.IP:
+		return quote(strings.TrimPrefix(javaString(x), "/"))
+	case *jbuffer:
+		return "0x" + hex.EncodeToString(x.b[x.pos:])
+	case *jlist:
+		return joinLiterals("[", t, 0, x.elems, "]")
+	case *jset:
+		return joinLiterals("{", t, 0, x.elems, "}")
+	case *jmap:
+		var b strings.Builder
+		b.WriteByte('{')
+		for i := range x.keys {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(fieldLiteral(param(t, 0), x.keys[i]) + ":" + fieldLiteral(param(t, 1), x.vals[i]))
+		}
+		b.WriteByte('}')
+		return b.String()
 	}
-	g, err := fromJava(t, v)
-	if err != nil {
-		return javaString(v)
+	if t.Kind == types.Time {
+		n := toInt64(v)
+		return quote(time.Unix(0, n).UTC().Format("15:04:05.000000000"))
 	}
-	enc, err := types.Encode(t, g)
-	if err != nil {
-		return javaString(v)
+	return javaString(v)
+}
+
+func param(t types.Type, i int) types.Type {
+	if i < len(t.Params) {
+		return t.Params[i]
 	}
-	return types.FormatLiteral(t, enc)
+	return types.Type{}
+}
+
+func joinLiterals(open string, t types.Type, p int, vs []any, close string) string {
+	var b strings.Builder
+	b.WriteString(open)
+	for i, v := range vs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(fieldLiteral(param(t, p), v))
+	}
+	b.WriteString(close)
+	return b.String()
 }
 
 // identical is == on references: value equality for the immutable value
@@ -768,13 +834,13 @@ func iterItems(v any) []any {
 	case *jlist:
 		return append([]any(nil), x.elems...)
 	case *jset:
-		return append([]any(nil), x.elems...)
+		return x.items()
 	case *jarray:
 		return append([]any(nil), x.vals...)
 	case *jmap:
-		out := make([]any, len(x.keys))
-		for i := range x.keys {
-			out[i] = &jentry{x.keys[i], x.vals[i]}
+		out := make([]any, 0, len(x.keys))
+		for _, i := range x.order() {
+			out = append(out, &jentry{k: x.keys[i], v: x.vals[i], m: x})
 		}
 		return out
 	}
