@@ -40,7 +40,7 @@ var instanceArity = map[string]arityRange{
 	"put": ar(2, 2), "putIfAbsent": ar(2, 2), "getOrDefault": ar(2, 2), "replace": ar(2, 2), "putAll": ar(1, 1),
 	"charAt": ar(1, 1), "codePointAt": ar(1, 1), "substring": ar(1, 2), "subSequence": ar(2, 2),
 	"indexOf": ar(1, 2), "lastIndexOf": ar(1, 1), "startsWith": ar(1, 2), "endsWith": ar(1, 1),
-	"concat": ar(1, 1), "repeat": ar(1, 1), "split": ar(1, 1), "matches": ar(1, 1), "subList": ar(2, 2),
+	"concat": ar(1, 1), "repeat": ar(1, 1), "split": ar(1, 2), "matches": ar(1, 1), "replaceAll": ar(2, 2), "replaceFirst": ar(2, 2), "subList": ar(2, 2),
 	"set": ar(2, 2), "add": ar(1, 2), "addAll": ar(1, 2), "sort": ar(1, 1), "append": ar(1, 3),
 	"insert": ar(2, 2), "deleteCharAt": ar(1, 1), "delete": ar(2, 2), "setLength": ar(1, 1),
 	"setCharAt": ar(2, 2), "before": ar(1, 1), "after": ar(1, 1), "subtract": ar(1, 1), "multiply": ar(1, 1),

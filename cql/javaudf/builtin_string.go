@@ -100,24 +100,23 @@ func stringMethod(s, name string, args []any, line int) any {
 		checkChars(len(s) + n*(len(repl)-len(old)))
 		return strings.ReplaceAll(s, old, repl)
 	case "split":
-		if len(args) == 1 && isLiteralRegex(strArg(args, 0)) {
-			parts := strings.Split(s, unescapeRegex(strArg(args, 0)))
-			if s == "" {
-				parts = []string{""}
-			}
-			for len(parts) > 1 && parts[len(parts)-1] == "" {
-				parts = parts[:len(parts)-1]
-			}
-			if len(parts) == 1 && parts[0] == "" && s != "" {
-				parts = nil
-			}
-			arr := &jarray{elem: tStr, vals: make([]any, len(parts))}
-			for i, p := range parts {
-				arr.vals[i] = p
-			}
-			return arr
+		limit := 0
+		if len(args) == 2 {
+			limit = intArg(args, 1)
 		}
-		panic(&UnsupportedError{Line: line, Construct: "String.split with a regular expression"})
+		parts := javaSplit(s, javaRegex(strArg(args, 0), line), limit)
+		arr := &jarray{elem: tStr, vals: make([]any, len(parts))}
+		for i, p := range parts {
+			arr.vals[i] = p
+		}
+		return arr
+	case "matches":
+		return javaRegex("^(?:"+strArg(args, 0)+")$", line).MatchString(s)
+	case "replaceAll", "replaceFirst":
+		if args[0] == nil || args[1] == nil {
+			throwNPE()
+		}
+		return javaReplace(s, javaRegex(strArg(args, 0), line), strArg(args, 1), name == "replaceAll", line)
 	case "toCharArray":
 		u := toUTF16(s)
 		arr := &jarray{elem: tChar16, vals: make([]any, len(u))}
@@ -134,36 +133,6 @@ func stringMethod(s, name string, args []any, line int) any {
 		return arr
 	}
 	panic(&UnsupportedError{Line: line, Construct: "the method String." + name})
-}
-
-// isLiteralRegex reports whether a split pattern matches only itself (no
-// metacharacters, or escaped ones).
-func isLiteralRegex(p string) bool {
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		if c == '\\' {
-			i++
-			if i < len(p) && (p[i] >= 'a' && p[i] <= 'z' || p[i] >= 'A' && p[i] <= 'Z' || p[i] >= '0' && p[i] <= '9') {
-				return false
-			}
-			continue
-		}
-		if strings.IndexByte(".$|()[{^?*+", c) >= 0 {
-			return false
-		}
-	}
-	return p != ""
-}
-
-func unescapeRegex(p string) string {
-	var b strings.Builder
-	for i := 0; i < len(p); i++ {
-		if p[i] == '\\' && i+1 < len(p) {
-			i++
-		}
-		b.WriteByte(p[i])
-	}
-	return b.String()
 }
 
 // builderMethod runs a StringBuilder method on b.

@@ -79,9 +79,10 @@ func methodType(rt *jtype, name string, ats []*jtype) (*jtype, bool) {
 			return tInt32, true
 		case "charAt":
 			return tChar16, true
-		case "isEmpty", "contains", "startsWith", "endsWith", "equalsIgnoreCase", "isBlank", "contentEquals":
+		case "isEmpty", "contains", "startsWith", "endsWith", "equalsIgnoreCase", "isBlank", "contentEquals", "matches":
 			return tBool, true
 		case "substring", "toUpperCase", "toLowerCase", "trim", "concat", "replace", "intern", "strip",
+			"replaceAll", "replaceFirst",
 			"repeat", "stripLeading", "stripTrailing", "subSequence":
 			return tStr, true
 		case "split":

@@ -27,6 +27,27 @@ type checker struct {
 	ret      *jtype
 	// unsup is the first construct outside the subset met.
 	unsup *UnsupportedError
+	// catching holds, per enclosing try block being checked, the types
+	// its catch clauses catch.
+	catching [][]*jtype
+}
+
+// isChecked reports whether an exception class is checked (JLS 11.1.1).
+func isChecked(name string) bool {
+	return isSubclass(name, "Throwable") && !isSubclass(name, "RuntimeException") && !isSubclass(name, "Error")
+}
+
+// caught reports whether an enclosing try block catches exception class
+// name.
+func (c *checker) caught(name string) bool {
+	for _, types := range c.catching {
+		for _, t := range types {
+			if t == nil || isSubclass(name, t.name) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (c *checker) unsupported(line int, format string, args ...any) {
@@ -201,16 +222,29 @@ func (c *checker) stmt(s stmt) {
 		if t != nil && !t.isPrim() && t.name != "null" && knownClass(t.name) && !isSubclass(t.name, "Throwable") {
 			c.errorf(s.line, "No exception of type %s can be thrown; an exception type must be a subclass of Throwable", t)
 		}
+		// The generated method declares no exceptions: a checked one
+		// created here must be caught. (A rethrown variable may be
+		// precise-rethrow legal, so only new X(...) is checked.)
+		if _, isNew := s.x.(*newExpr); isNew && t != nil && isChecked(t.name) && !c.caught(t.name) {
+			c.errorf(s.line, "Unhandled exception type %s", t.name)
+		}
 	case *breakStmt, *continueStmt, *emptyStmt:
 	case *labeledStmt:
 		c.stmt(s.body)
 	case *tryStmt:
-		c.stmt(s.body)
+		var caught []*jtype
 		for _, cc := range s.catches {
 			cc.jts = nil
 			for _, tr := range cc.types {
-				cc.jts = append(cc.jts, c.typeOfRef(tr))
+				jt := c.typeOfRef(tr)
+				cc.jts = append(cc.jts, jt)
+				caught = append(caught, jt)
 			}
+		}
+		c.catching = append(c.catching, caught)
+		c.stmt(s.body)
+		c.catching = c.catching[:len(c.catching)-1]
+		for _, cc := range s.catches {
 			c.push()
 			var vt *jtype
 			if len(cc.jts) == 1 {

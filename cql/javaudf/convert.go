@@ -1,7 +1,6 @@
 package javaudf
 
 import (
-	"fmt"
 	"math/big"
 	"net"
 	"slices"
@@ -92,8 +91,8 @@ func fromJava(t types.Type, v any) (any, error) {
 		return nil, nil
 	}
 	mismatch := func() (any, error) {
-		return nil, &Exception{Class: "java.lang.ClassCastException", HasMessage: true,
-			Message: fmt.Sprintf("class %s cannot be cast to class %s", javaClassName(v), qualifiedClass(javaTypeOf(t, false).name))}
+		exc := recoverThrow(func() { throwClassCast(javaClassName(v), qualifiedClass(javaTypeOf(t, false).name)) })
+		return nil, exc
 	}
 	switch t.Kind {
 	case types.Ascii, types.Text:
@@ -234,4 +233,20 @@ func fromJavaUDT(u *udtValue) any {
 		out[i], _ = fromJava(u.t.Params[i], u.fields[i])
 	}
 	return out
+}
+
+// recoverThrow runs f and returns the Java exception it throws as an
+// *Exception.
+func recoverThrow(f func()) (exc *Exception) {
+	defer func() {
+		if r := recover(); r != nil {
+			jt, ok := r.(*javaThrow)
+			if !ok {
+				panic(r)
+			}
+			exc = &Exception{Class: jt.exc.qualify, Message: jt.exc.msg, HasMessage: jt.exc.hasMsg}
+		}
+	}()
+	f()
+	return nil
 }

@@ -107,7 +107,9 @@
 //
 // Outside the subset (ErrUnsupported): lambdas and method references,
 // anonymous and local classes, try-with-resources, switch rules (->),
-// String.split with a regular expression, Comparators, classes the loader
+// regular expressions (split, matches, replaceAll, replaceFirst) that Go's
+// regexp does not read as Java does (lookaround, back references,
+// possessive quantifiers, \p{Alpha}), Comparators, classes the loader
 // shows that the interpreter lacks (java.time, java.text, Optional,
 // Random, ...), and any method (or overload, by argument count) of a known
 // class it does not implement.

@@ -3,6 +3,7 @@ package javaudf
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 
@@ -79,6 +80,7 @@ func TestJavaSemantics(t *testing.T) {
 		{types.IntType, `int[] a = new int[3]; a[1] = 5; return a[1] + a.length;`, int32(8)},
 		{types.TextType, `Object o = "s"; if (o instanceof String) return (String) o; return null;`, "s"},
 		{types.IntType, `try { throw new IllegalStateException("x"); } catch (IllegalStateException e) { return e.getMessage().length(); }`, int32(1)},
+		{types.IntType, `try { throw new Exception("xy"); } catch (Exception e) { return e.getMessage().length(); }`, int32(2)},
 		{types.IntType, `int r = 0; try { r = 1; } finally { r = 2; } return r;`, int32(2)},
 		{types.IntType, `switch (3) { case 1: return 1; case 3: return 3; default: return 0; }`, int32(3)},
 		{types.BigintType, `long x = 1; x *= 3; return x;`, int64(3)},
@@ -124,6 +126,16 @@ func TestJavaSemantics(t *testing.T) {
 		{types.TextType, `return new java.math.BigDecimal("1.10").add(new java.math.BigDecimal("2.205")).toString();`, "3.305"},
 		{types.IntType, `Object o = 3; return o instanceof Integer ? (Integer) o + 1 : 0;`, int32(4)},
 		{types.TextType, `String r = ""; for (String p : "a,b,,c,,".split(",")) r += "[" + p + "]"; return r;`, "[a][b][][c]"},
+		{types.TextType, `return java.util.Arrays.toString(" a  b c ".split("\\s+"));`, "[, a, b, c]"},
+		{types.TextType, `return java.util.Arrays.toString("abc".split(""));`, "[a, b, c]"},
+		{types.TextType, `return java.util.Arrays.toString("a,b,c".split(",", 2));`, "[a, b,c]"},
+		{types.TextType, `return java.util.Arrays.toString("a,b,,".split(",", -1));`, "[a, b, , ]"},
+		{types.IntType, `return ",".split(",").length;`, int32(0)},
+		{types.IntType, `return "".split(",").length;`, int32(1)},
+		{types.BooleanType, `return "abc123".matches("[a-z]+\\d+");`, true},
+		{types.BooleanType, `return "abc123x".matches("[a-z]+\\d+");`, false},
+		{types.TextType, `return "2024-01-15".replaceAll("(\\d+)-(\\d+)-(\\d+)", "$3/$2/$1");`, "15/01/2024"},
+		{types.TextType, `return "aaa".replaceFirst("a", "\\$");`, "$aa"},
 	}
 	for _, c := range cases {
 		f := mustCompile(t, nil, c.ret, c.body, Options{})
@@ -198,6 +210,8 @@ func TestCompileErrors(t *testing.T) {
 		want string
 	}{
 		{types.BigintType, "\nfoobarbaz\n", `insert ";" to complete BlockStatements`},
+		{types.IntType, `throw new Exception("x");`, "Line 1: Unhandled exception type Exception"},
+		{types.IntType, `try { throw new InterruptedException(); } catch (RuntimeException e) { } return 0;`, "Unhandled exception type InterruptedException"},
 		{types.BigintType, "return 1;", "Type mismatch: cannot convert from int to Long"},
 		{types.IntType, "return x;", "x cannot be resolved to a variable"},
 		{types.IntType, "int a = 1; int a = 2; return a;", "Duplicate local variable a"},
@@ -239,4 +253,43 @@ func TestUnreachable(t *testing.T) {
 	assert.NoError(t, err)
 	_, err = Compile(nil, types.IntType, "if (true) return 1; return 2;", Options{})
 	assert.NoError(t, err)
+}
+
+func TestClassCastText(t *testing.T) {
+	f := mustCompile(t, nil, types.BigintType, "Object o = Integer.valueOf(1); return (Long) o;", Options{})
+	_, err := f.Call(context.Background(), nil)
+	assert.EqualError(t, err, "java.lang.ClassCastException: class java.lang.Integer cannot be cast to class java.lang.Long (java.lang.Integer and java.lang.Long are in module java.base of loader 'bootstrap')")
+	f = mustCompile(t, nil, types.IntType, `return (int) "abc".charAt(5);`, Options{})
+	_, err = f.Call(context.Background(), nil)
+	assert.EqualError(t, err, "java.lang.StringIndexOutOfBoundsException: String index out of range: 5")
+}
+
+// TestConcurrentCalls runs one Function from several goroutines (run with
+// -race to check that calls share nothing mutable).
+func TestConcurrentCalls(t *testing.T) {
+	f := mustCompile(t, []Param{{"n", types.IntType}}, types.TextType,
+		`List<Integer> l = new ArrayList<>(); for (int i = 0; i < n; i++) l.add(i * i); Map<Integer, String> m = new HashMap<>(); for (Integer v : l) m.put(v, "" + v); return m.toString() + java.math.BigInteger.ONE.add(java.math.BigInteger.TEN);`,
+		Options{})
+	want, err := f.Call(context.Background(), []any{int32(5)})
+	require.NoError(t, err)
+	assert.Equal(t, "{0=0, 16=16, 1=1, 4=4, 9=9}11", want)
+	done := make(chan error, 8)
+	for range 8 {
+		go func() {
+			for range 50 {
+				got, err := f.Call(context.Background(), []any{int32(5)})
+				if err == nil && got != want {
+					err = fmt.Errorf("got %v", got)
+				}
+				if err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for range 8 {
+		require.NoError(t, <-done)
+	}
 }

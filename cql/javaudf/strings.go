@@ -46,7 +46,8 @@ func jsubstring(s string, b, e int) string {
 func jcharAt(s string, i int) jchar {
 	n := jlen(s)
 	if i < 0 || i >= n {
-		throwJava("StringIndexOutOfBoundsException", "index "+itoa(int64(i))+", length "+itoa(int64(n)))
+		// JDK 11's StringLatin1.charAt.
+		throwJava("StringIndexOutOfBoundsException", "String index out of range: "+itoa(int64(i)))
 	}
 	if isASCII(s) {
 		return jchar(s[i])

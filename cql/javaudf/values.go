@@ -345,7 +345,7 @@ func castTo(v any, t *jtype) any {
 		return nil
 	}
 	if !instanceOf(v, t) {
-		throwJava("ClassCastException", "class "+javaClassName(v)+" cannot be cast to class "+qualifiedClass(t.name))
+		throwClassCast(javaClassName(v), qualifiedClass(t.name))
 	}
 	return v
 }
@@ -748,7 +748,7 @@ func compareJava(a, b any) int {
 		throwNPE()
 	}
 	if simpleClass(a) != simpleClass(b) {
-		throwJava("ClassCastException", "class "+javaClassName(a)+" cannot be cast to class "+javaClassName(b))
+		throwClassCast(javaClassName(a), javaClassName(b))
 	}
 	switch x := a.(type) {
 	case string:
@@ -785,7 +785,7 @@ func compareJava(a, b any) int {
 	if isNum(a) {
 		return cmpInt(toInt64(a), toInt64(b))
 	}
-	throwJava("ClassCastException", "class "+javaClassName(a)+" cannot be cast to class java.lang.Comparable")
+	throwClassCast(javaClassName(a), "java.lang.Comparable")
 	return 0
 }
 
@@ -844,6 +844,24 @@ func iterItems(v any) []any {
 		}
 		return out
 	}
-	throwJava("ClassCastException", "class "+javaClassName(v)+" cannot be cast to class java.lang.Iterable")
+	throwClassCast(javaClassName(v), "java.lang.Iterable")
 	return nil
+}
+
+// throwClassCast throws JDK 11's ClassCastException for a cast of an
+// object of class from to class to, naming the module of JDK classes and
+// Cassandra's application class loader for the driver's.
+func throwClassCast(from, to string) {
+	where := func(c string) string {
+		if strings.HasPrefix(c, "java.") {
+			return "module java.base of loader 'bootstrap'"
+		}
+		return "unnamed module of loader 'app'"
+	}
+	wf, wt := where(from), where(to)
+	detail := from + " is in " + wf + "; " + to + " is in " + wt
+	if wf == wt {
+		detail = from + " and " + to + " are in " + wf
+	}
+	throwJava("ClassCastException", "class "+from+" cannot be cast to class "+to+" ("+detail+")")
 }
