@@ -2,6 +2,8 @@ package cql
 
 import (
 	"context"
+	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -170,4 +172,36 @@ func TestUDFTimeout(t *testing.T) {
 	assert.Equal(t, wire.CodeFunctionFailure, e.Code)
 	assert.Equal(t, "execution of 'ks.spin[int]' failed: java.util.concurrent.TimeoutException: User defined function ks.spin : (int) -> org.apache.cassandra.db.marshal.Int32Type ran longer than 1500ms - will stop Cassandra VM", e.Message)
 	assert.Equal(t, []string{"int"}, e.ArgTypes)
+}
+
+// TestUDFConcurrentCalls calls one function and one aggregate from several
+// sessions at once: the compiled body is shared (run it with -race).
+func TestUDFConcurrentCalls(t *testing.T) {
+	s := udfSession(t, true)
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sess := s.x.NewSession()
+			sess.SetKeyspace("ks")
+			for j := 0; j < 50; j++ {
+				res, err := sess.Query(context.Background(), "SELECT plus(k, v), total(v) FROM t WHERE k = 1", nil)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if got := types.Format(types.IntType, res.Rows[0][0]) + " " + string(res.Rows[0][1]); got != "11 20" {
+					errs <- fmt.Errorf("got %q", got)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
 }
