@@ -41,7 +41,8 @@ func Open(opts Options) (*DB, error) {
 	db := &DB{eng: eng, opts: opts}
 	db.x = cql.NewExecutor(eng, cql.Options{Logger: opts.Logger, ClusterName: opts.ClusterName,
 		PreparedStatementsCacheSize: opts.PreparedStatementsCacheSize, MaterializedViewsEnabled: opts.MaterializedViewsEnabled,
-		CompactTablesDisabled: opts.CompactTablesDisabled, DropCompactStorageEnabled: opts.DropCompactStorageEnabled})
+		CompactTablesDisabled: opts.CompactTablesDisabled, DropCompactStorageEnabled: opts.DropCompactStorageEnabled,
+		UserDefinedFunctionsEnabled: opts.UserDefinedFunctionsEnabled})
 	db.def = db.Session()
 	return db, nil
 }

@@ -64,6 +64,12 @@ type Options struct {
 	// as Cassandra's drop_compact_storage_enabled. False (the default, as in
 	// Cassandra 4.1) refuses it with Cassandra's text.
 	DropCompactStorageEnabled bool
+	// UserDefinedFunctionsEnabled allows CREATE FUNCTION, as Cassandra's
+	// user_defined_functions_enabled. False (the default, as in Cassandra
+	// 4.1) refuses it, and calls of the functions and aggregates created
+	// before, with Cassandra's text. Bodies in LANGUAGE java run in
+	// minicass's interpreter of a subset of Java (package cql/javaudf).
+	UserDefinedFunctionsEnabled bool
 	// From, when set, is the state an in-memory DB opens in: a Snapshot,
 	// of this process's DBs (Restore at Open, without first creating the
 	// system keyspaces, which the snapshot holds). Nil (the default) opens

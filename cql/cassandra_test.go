@@ -37,12 +37,14 @@ import (
 //	                    keyspace cql_test_keyspace; later %s (and %1$s) name it,
 //	                    and %n is its bare name
 //	execute             execute: runs each statement; prints nothing unless one
-//	                    fails (which then fails the script)
+//	                    fails (which then fails the script); a statement is a
+//	                    line, or more while a string ('...', $$...$$) is open
 //	prepare name=P      sessionNet().prepare: prepares the input's statement as
 //	                    P, which "execute prepared=P" (no input) runs later,
 //	                    as sessionNet().execute(prepared.bind()) does
 //	rows                assertRows: the rows, in order, one a line, values
-//	                    separated by " | " as types.Format prints them
+//	                    separated by " | " as types.Format prints them (a row
+//	                    of one empty text value prints as '')
 //	rows-any-order      assertRowsIgnoringOrder
 //	rows-include        assertRowsIgnoringOrderAndExtra: each expected row is
 //	                    among the result's, which may hold others
@@ -72,6 +74,13 @@ import (
 //	                    expected line per warning, each contained in it
 //	                    (assertThat(warning).contains); no line means none
 //	                    (assertNull(ClientWarn.instance.getWarnings()))
+//	cached name=P       QueryProcessor.instance.getPrepared(P's id): prints
+//	                    "cached" while the node's cache holds P, "not cached"
+//	                    once a schema change evicted it; counted
+//	schema-change       CQLTester.assertLastSchemaChange: runs the statement and
+//	                    prints the schema change it answers, as
+//	                    wire.SchemaChange prints it ("CREATED AGGREGATE
+//	                    ks.a[double]"); counted, with the statement
 //	parses              assertValidSyntax: the statement parses (it is not
 //	                    executed); the expected output is empty
 //	trace               a prepared statement executed with tracing on, as
@@ -183,7 +192,7 @@ func runConformance(t *testing.T, dir string) map[string]conformanceTally {
 	tallies := map[string]conformanceTally{}
 	datadriven.Walk(t, dir, func(t *testing.T, path string) {
 		h := &conformanceHarness{t: t, report: report}
-		h.startNode(engine.Options{}, Options{MaterializedViewsEnabled: true, DropCompactStorageEnabled: true}) // CQLTester's test/conf/cassandra.yaml enables DROP COMPACT STORAGE
+		h.startNode(engine.Options{}, Options{MaterializedViewsEnabled: true, DropCompactStorageEnabled: true, UserDefinedFunctionsEnabled: true}) // CQLTester's test/conf/cassandra.yaml enables DROP COMPACT STORAGE
 		datadriven.RunTest(t, path, h.run)
 		name := conformanceKey(path)
 		tallies[name] = h.tally
@@ -310,7 +319,7 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 		if d.HasArg("tombstone-failure-threshold") {
 			d.ScanArgs(t, "tombstone-failure-threshold", &opts.TombstoneFailureThreshold)
 		}
-		xo := Options{MaterializedViewsEnabled: true, DropCompactStorageEnabled: true}
+		xo := Options{MaterializedViewsEnabled: true, DropCompactStorageEnabled: true, UserDefinedFunctionsEnabled: true}
 		if d.HasArg("materialized-views") {
 			d.ScanArgs(t, "materialized-views", &xo.MaterializedViewsEnabled)
 		}
@@ -473,6 +482,30 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 			ok = strings.Contains(res.Warnings[i], want[i])
 		}
 		return h.verdict(t, d, ok, strings.Join(res.Warnings, "\n"))
+	case "cached":
+		h.tally.assertions++
+		var name string
+		d.ScanArgs(t, "name", &name)
+		prep := h.prepared[name]
+		require.NotNil(t, prep, "%s: no prepared statement %s", d.Pos, name)
+		got := "not cached"
+		if h.s.x.Lookup(prep.ID) != nil {
+			got = "cached"
+		}
+		return h.check(t, d, got, d.Expected)
+	case "schema-change":
+		h.tally.assertions++
+		res, err := h.query(d.Input)
+		got := ""
+		switch {
+		case err != nil:
+			got = "error: " + errorText(err)
+		case res.Change == nil:
+			got = "no schema change"
+		default:
+			got = res.Change.String()
+		}
+		return h.check(t, d, got, d.Expected)
 	case "trace":
 		h.tally.assertions++
 		got, err := h.trace(d.Input)
@@ -785,6 +818,15 @@ func splitConformanceInput(input string) []conformanceStatement {
 	}
 	for _, line := range strings.Split(input, "\n") {
 		trimmed := strings.TrimSpace(line)
+		if len(cur) > 0 && inStringLiteral(strings.Join(cur, "\n")) {
+			// A string ('...' or $$...$$) still open continues on this
+			// line, blank or not: a function body may span lines.
+			cur = append(cur, line)
+			if !inStringLiteral(strings.Join(cur, "\n")) {
+				flush()
+			}
+			continue
+		}
 		if trimmed == "" {
 			continue
 		}
@@ -796,6 +838,9 @@ func splitConformanceInput(input string) []conformanceStatement {
 			continue
 		}
 		cur = append(cur, line)
+		if inStringLiteral(strings.Join(cur, "\n")) {
+			continue
+		}
 		joined := strings.ToUpper(strings.Join(cur, " "))
 		if strings.HasPrefix(strings.TrimSpace(joined), "BEGIN") && !strings.Contains(joined, "APPLY BATCH") {
 			continue
@@ -804,6 +849,42 @@ func splitConformanceInput(input string) []conformanceStatement {
 	}
 	flush()
 	return out
+}
+
+// inStringLiteral reports whether s ends inside a CQL string: a '...'
+// literal (a doubled quote inside it) or a $$...$$ one.
+func inStringLiteral(s string) bool {
+	const (
+		none = iota
+		single
+		dollar
+	)
+	state := none
+	for i := 0; i < len(s); i++ {
+		switch state {
+		case none:
+			if s[i] == '\'' {
+				state = single
+			} else if strings.HasPrefix(s[i:], "$$") {
+				state = dollar
+				i++
+			}
+		case single:
+			if s[i] == '\'' {
+				if i+1 < len(s) && s[i+1] == '\'' {
+					i++
+				} else {
+					state = none
+				}
+			}
+		case dollar:
+			if strings.HasPrefix(s[i:], "$$") {
+				state = none
+				i++
+			}
+		}
+	}
+	return state != none
 }
 
 // splitBindValues splits a list of CQL literals at the commas outside quotes,
@@ -992,6 +1073,11 @@ func rowLines(res *query.Result) []string {
 			}
 		}
 		lines[r] = strings.Join(vals, " | ")
+		if lines[r] == "" && len(row) == 1 && row[0] != nil {
+			// A row of one empty value (not null) prints as '', so that
+			// it is not a blank line, which would read as no row.
+			lines[r] = "''"
+		}
 	}
 	return lines
 }

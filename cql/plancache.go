@@ -1,6 +1,7 @@
 package cql
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/minicass/minicass/cql/query"
@@ -168,6 +169,27 @@ func (x *Executor) invalidatedBy(tables []*schema.Table) bool {
 		now, ok := x.env.Engine.Table(t.Keyspace, t.Name)
 		if !ok || schema.ChangeAffectsPreparedStatements(t, now) {
 			return true
+		}
+	}
+	return false
+}
+
+// functionsChanged reports whether one of the user functions or aggregates
+// a statement calls was replaced or dropped since it was compiled (its
+// keyspace no longer holds that very definition).
+func (x *Executor) functionsChanged(defs []any) bool {
+	for _, d := range defs {
+		switch d := d.(type) {
+		case *schema.Function:
+			ks, ok := x.env.Engine.Keyspace(d.Keyspace)
+			if !ok || !slices.Contains(ks.Functions, d) {
+				return true
+			}
+		case *schema.Aggregate:
+			ks, ok := x.env.Engine.Keyspace(d.Keyspace)
+			if !ok || !slices.Contains(ks.Aggregates, d) {
+				return true
+			}
 		}
 	}
 	return false

@@ -46,6 +46,11 @@ type Options struct {
 	// refused with Cassandra's text); each CREATE then carries Cassandra's
 	// client warning that views are experimental.
 	MaterializedViewsEnabled bool
+	// UserDefinedFunctionsEnabled allows CREATE FUNCTION, as Cassandra's
+	// user_defined_functions_enabled (false by default: CREATE FUNCTION is
+	// refused with Cassandra's text, as are calls of the functions created
+	// before, as UDFunction.execute refuses them).
+	UserDefinedFunctionsEnabled bool
 	// MaterializedViewsAllowFilteringNonKeyColumnsUnsafe lets the WHERE
 	// clause of CREATE MATERIALIZED VIEW restrict columns outside the base
 	// table's primary key with other relations than IS NOT NULL, as
@@ -94,7 +99,8 @@ func NewExecutor(eng *engine.Engine, opts Options) *Executor {
 	x := &Executor{opts: opts, uuid: types.NewTimeUUIDGenerator(), plans: newPlanCache(opts.PreparedStatementsCacheSize)}
 	x.env = plan.Env{Engine: eng, System: virtual.NewNode(eng, opts.ClusterName, opts.DataCenter, opts.Rack),
 		MaterializedViewsEnabled: opts.MaterializedViewsEnabled, MaterializedViewsAllowFilteringNonKeyColumnsUnsafe: opts.MaterializedViewsAllowFilteringNonKeyColumnsUnsafe,
-		CompactTablesDisabled: opts.CompactTablesDisabled, DropCompactStorageEnabled: opts.DropCompactStorageEnabled}
+		CompactTablesDisabled: opts.CompactTablesDisabled, DropCompactStorageEnabled: opts.DropCompactStorageEnabled,
+		UserDefinedFunctionsEnabled: opts.UserDefinedFunctionsEnabled}
 	x.env.Roles = auth.New(x.env.System, func(ctx context.Context, text string, p *query.Params) (*query.Result, error) {
 		s := x.NewSession()
 		s.label = SourceInternal
@@ -341,6 +347,10 @@ type versionedPlan struct {
 	plan    plan.Plan
 	version types.UUIDValue
 	tables  []*schema.Table
+	// functions are the user functions and aggregates the statement
+	// calls: replacing or dropping one evicts it, as Cassandra's
+	// QueryProcessor does on a function's change.
+	functions []any
 }
 
 // maxBindMarkers is the most bind markers a prepared statement may have
@@ -366,10 +376,11 @@ func (x *Executor) prepare(ks, text string) (*Prepared, error) {
 		return nil, err
 	}
 	version := x.env.Engine.SchemaVersion()
-	pl, tables, err := x.compileStatement(stmt, ks)
+	pl, deps, err := x.compileStatement(stmt, ks)
 	if err != nil {
 		return nil, err
 	}
+	tables, funcs := deps.Tables, deps.Functions
 	if n := len(pl.Binds()); n > maxBindMarkers {
 		// QueryProcessor.prepare: the protocol counts them in an
 		// unsigned short.
@@ -379,9 +390,9 @@ func (x *Executor) prepare(ks, text string) (*Prepared, error) {
 	p := &Prepared{ID: sum[:], Query: text, Keyspace: ks, Bind: pl.Binds(), Result: pl.Columns(), PKIndexes: pl.PKIndexes(),
 		stmt: stmt, weight: int64(preparedOverhead + 2*(len(ks)+len(text))), slot: -1}
 	if !invalidatedOnChange(stmt) {
-		tables = nil
+		tables, funcs = nil, nil
 	}
-	p.cur.Store(&versionedPlan{plan: pl, version: version, tables: tables})
+	p.cur.Store(&versionedPlan{plan: pl, version: version, tables: tables, functions: funcs})
 	return x.plans.put(p), nil
 }
 
@@ -474,27 +485,28 @@ func (x *Executor) planOf(prep *Prepared) (plan.Plan, error) {
 	if cur.version == version {
 		return cur.plan, nil
 	}
-	if x.invalidatedBy(cur.tables) {
+	if x.invalidatedBy(cur.tables) || x.functionsChanged(cur.functions) {
 		x.plans.remove(prep)
 		return nil, unprepared(prep.ID)
 	}
-	pl, tables, err := x.compileStatement(prep.stmt, prep.Keyspace)
+	pl, deps, err := x.compileStatement(prep.stmt, prep.Keyspace)
 	if err != nil {
 		return nil, err
 	}
+	tables, funcs := deps.Tables, deps.Functions
 	if !sameColumns(pl.Columns(), prep.Result) {
 		x.plans.remove(prep)
 		return nil, unprepared(prep.ID)
 	}
 	if cur.tables == nil {
-		tables = nil
+		tables, funcs = nil, nil
 	}
-	prep.cur.Store(&versionedPlan{plan: pl, version: version, tables: tables})
+	prep.cur.Store(&versionedPlan{plan: pl, version: version, tables: tables, functions: funcs})
 	return pl, nil
 }
 
 // compileStatement compiles stmt in keyspace ks. It returns the plan and
 // the tables it depends on.
-func (x *Executor) compileStatement(stmt parser.Statement, ks string) (plan.Plan, []*schema.Table, error) {
+func (x *Executor) compileStatement(stmt parser.Statement, ks string) (plan.Plan, statements.Deps, error) {
 	return statements.Compile(&x.env, stmt, ks)
 }

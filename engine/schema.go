@@ -127,6 +127,12 @@ func keyspaceDigest(ks *schema.Keyspace) [md5.Size]byte {
 	for _, t := range ks.Types {
 		fmt.Fprintf(h, "type %q %q %s\n", t.UDT.Name, t.UDT.Fields, t.Params)
 	}
+	for _, f := range ks.Functions {
+		fmt.Fprintf(h, "function %q %q %s %s %v %q %q\n", f.Name, f.ArgNames, f.ArgTypes, f.Return, f.CalledOnNullInput, f.Language, f.Body)
+	}
+	for _, a := range ks.Aggregates {
+		fmt.Fprintf(h, "aggregate %q %s %q %s %q %x %s\n", a.Name, a.ArgTypes, a.StateFunc, a.StateType, a.FinalFunc, a.InitCond, a.Return)
+	}
 	var d [md5.Size]byte
 	copy(d[:], h.Sum(nil))
 	return d

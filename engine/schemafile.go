@@ -28,17 +28,26 @@ import (
 // written as schema-<n>.db.tmp, fsynced, renamed, and the directory fsynced;
 // then the older files are removed. Open reads the highest n.
 //
-// Format (version 1), integers little-endian:
+// Format (version 2), integers little-endian:
 //
 //	[4]  magic "MCSF"
-//	[4]  uint32 format version (1)
+//	[4]  uint32 format version (2; 1 is read too)
 //	[4]  uint32 payload length n
 //	[4]  uint32 CRC32C (Castagnoli) of the payload
 //	[n]  payload: JSON, {"keyspaces": [...]} as schemaFileJSON below
 //
 // Worked example: the payload {"keyspaces":[]} (16 bytes) is stored as
 //
-//	4d 43 53 46  01 00 00 00  10 00 00 00  <crc32c LE>  7b 22 6b 65 ...
+//	4d 43 53 46  02 00 00 00  10 00 00 00  <crc32c LE>  7b 22 6b 65 ...
+//
+// Versions: 1 had keyspaces, types and tables; 2 adds a keyspace's
+// user-defined functions ("functions": name, argument names and types,
+// return type, called_on_null_input, language, body) and aggregates
+// ("aggregates": name, argument types, state function and type, final
+// function, initcond as base64 bytes, return type), types as CQL type
+// strings that may name the keyspace's user types. A version 1 file reads
+// as a schema without functions; a version 1 binary refuses a version 2
+// file rather than lose its functions.
 //
 // A table carries its ID (32 hex digits), its dropped columns, its
 // secondary index definitions, for a materialized view its definition
@@ -52,8 +61,11 @@ import (
 // describes CQL tables.
 
 const (
-	schemaMagic      = "MCSF"
-	schemaVersion    = 1
+	schemaMagic   = "MCSF"
+	schemaVersion = 2
+	// schemaVersionV1 is the previous format, without functions and
+	// aggregates, which decodeSchema still reads.
+	schemaVersionV1  = 1
 	schemaHeaderSize = 16
 	schemaDirName    = "schema"
 	schemaFilePrefix = "schema-"
@@ -72,6 +84,31 @@ type keyspaceJSON struct {
 	DurableWrites bool              `json:"durable_writes"`
 	Types         []typeJSON        `json:"types,omitempty"`
 	Tables        []tableJSON       `json:"tables"`
+	Functions     []functionJSON    `json:"functions,omitempty"`
+	Aggregates    []aggregateJSON   `json:"aggregates,omitempty"`
+}
+
+// functionJSON is a user-defined function (schema.Function).
+type functionJSON struct {
+	Name              string   `json:"name"`
+	ArgNames          []string `json:"argument_names"`
+	ArgTypes          []string `json:"argument_types"`
+	Return            string   `json:"return_type"`
+	CalledOnNullInput bool     `json:"called_on_null_input"`
+	Language          string   `json:"language"`
+	Body              string   `json:"body"`
+}
+
+// aggregateJSON is a user-defined aggregate (schema.Aggregate).
+type aggregateJSON struct {
+	Name      string   `json:"name"`
+	ArgTypes  []string `json:"argument_types"`
+	StateFunc string   `json:"state_func"`
+	StateType string   `json:"state_type"`
+	FinalFunc string   `json:"final_func,omitempty"`
+	InitCond  *[]byte  `json:"initcond,omitempty"` // absent without one; an empty text is ""
+
+	Return string `json:"return_type"`
 }
 
 // typeJSON is a user-defined type: its fields with their type strings, which
@@ -210,6 +247,14 @@ func encodeSchema(st *schemaState, marks logMarks) ([]byte, error) {
 			}
 			kj.Types = append(kj.Types, tj)
 		}
+		for _, fn := range ks.def.Functions {
+			kj.Functions = append(kj.Functions, functionJSON{Name: fn.Name, ArgNames: fn.ArgNames, ArgTypes: typeStrings(fn.ArgTypes),
+				Return: fn.Return.String(), CalledOnNullInput: fn.CalledOnNullInput, Language: fn.Language, Body: fn.Body})
+		}
+		for _, a := range ks.def.Aggregates {
+			kj.Aggregates = append(kj.Aggregates, aggregateJSON{Name: a.Name, ArgTypes: typeStrings(a.ArgTypes), StateFunc: a.StateFunc,
+				StateType: a.StateType.String(), FinalFunc: a.FinalFunc, InitCond: initCondJSON(a.InitCond), Return: a.Return.String()})
+		}
 		for _, tn := range slices.Sorted(maps.Keys(ks.tables)) {
 			t := ks.tables[tn]
 			tj := tableJSON{Name: tn, ID: hex.EncodeToString(t.ID[:]), Options: t.Options, View: t.View, Compact: t.Compact}
@@ -258,7 +303,7 @@ func decodeSchema(file string, b []byte) (*schemaState, logMarks, error) {
 	if string(b[:4]) != schemaMagic {
 		return nil, logMarks{}, bad(0, "bad magic %q", b[:4])
 	}
-	if v := binary.LittleEndian.Uint32(b[4:]); v != schemaVersion {
+	if v := binary.LittleEndian.Uint32(b[4:]); v != schemaVersion && v != schemaVersionV1 {
 		return nil, logMarks{}, bad(4, "unknown version %d", v)
 	}
 	n := binary.LittleEndian.Uint32(b[8:])
@@ -291,6 +336,38 @@ func decodeSchema(file string, b []byte) (*schemaState, logMarks, error) {
 				fields = append(fields, ft)
 			}
 			ks.def.Types = append(ks.def.Types, types.UserTypeOf(ut, fields, false))
+		}
+		parseTypes := func(what string, ss []string) ([]types.Type, error) {
+			out := make([]types.Type, len(ss))
+			for i, s := range ss {
+				t, err := types.ParseTypeWith(s, resolve)
+				if err != nil {
+					return nil, bad(schemaHeaderSize, "%s of keyspace %s: %v", what, kj.Name, err)
+				}
+				out[i] = t
+			}
+			return out, nil
+		}
+		for _, fj := range kj.Functions {
+			ts, err := parseTypes("function "+fj.Name, append(slices.Clone(fj.ArgTypes), fj.Return))
+			if err != nil {
+				return nil, logMarks{}, err
+			}
+			if len(fj.ArgNames) != len(fj.ArgTypes) {
+				return nil, logMarks{}, bad(schemaHeaderSize, "function %s.%s: %d argument names for %d types", kj.Name, fj.Name, len(fj.ArgNames), len(fj.ArgTypes))
+			}
+			fn := schema.Function{Keyspace: kj.Name, Name: fj.Name, ArgNames: fj.ArgNames, ArgTypes: ts[:len(ts)-1], Return: ts[len(ts)-1],
+				CalledOnNullInput: fj.CalledOnNullInput, Language: fj.Language, Body: fj.Body}
+			ks.def.Functions = append(ks.def.Functions, fn.Prepared())
+		}
+		for _, aj := range kj.Aggregates {
+			ts, err := parseTypes("aggregate "+aj.Name, append(slices.Clone(aj.ArgTypes), aj.StateType, aj.Return))
+			if err != nil {
+				return nil, logMarks{}, err
+			}
+			n := len(aj.ArgTypes)
+			ks.def.Aggregates = append(ks.def.Aggregates, &schema.Aggregate{Keyspace: kj.Name, Name: aj.Name, ArgTypes: ts[:n],
+				StateFunc: aj.StateFunc, StateType: ts[n], FinalFunc: aj.FinalFunc, InitCond: initCondOf(aj.InitCond), Return: ts[n+1]})
 		}
 		for _, tj := range kj.Tables {
 			var id data.TableID
@@ -347,6 +424,34 @@ func decodeSchema(file string, b []byte) (*schemaState, logMarks, error) {
 		st.keyspaces[kj.Name] = ks
 	}
 	return st, marks, nil
+}
+
+// initCondJSON and initCondOf convert an aggregate's initial state to and
+// from the file, keeping an empty value (INITCOND ”) apart from none.
+func initCondJSON(b []byte) *[]byte {
+	if b == nil {
+		return nil
+	}
+	return &b
+}
+
+func initCondOf(p *[]byte) []byte {
+	if p == nil {
+		return nil
+	}
+	if *p == nil {
+		return []byte{}
+	}
+	return *p
+}
+
+// typeStrings returns the CQL type strings of ts.
+func typeStrings(ts []types.Type) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.String()
+	}
+	return out
 }
 
 // schemaFileName returns the name of schema file n.

@@ -524,3 +524,60 @@ func TestGocqlClientsView(t *testing.T) {
 	}
 	assert.GreaterOrEqual(t, n, 2, "the control connection and at least one pool connection")
 }
+
+// TestGocqlUserFunctions creates a function and an aggregate through the
+// driver on a server with user_defined_functions_enabled, calls them, and
+// reads them back from the driver's keyspace metadata (system_schema.functions
+// and aggregates).
+func TestGocqlUserFunctions(t *testing.T) {
+	srv, err := RunOptions(Options{UserDefinedFunctionsEnabled: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { srv.Close() })
+	setupKeyspace(t, srv)
+	sess := newSession(t, srv, "app")
+	for _, q := range []string{
+		"CREATE TABLE t (k int PRIMARY KEY, v int)",
+		"INSERT INTO t (k, v) VALUES (1, 2)",
+		"INSERT INTO t (k, v) VALUES (2, 5)",
+		"CREATE FUNCTION plus(s int, v int) CALLED ON NULL INPUT RETURNS int LANGUAGE java AS 'return s + v;'",
+		"CREATE FUNCTION show(s int) RETURNS NULL ON NULL INPUT RETURNS text LANGUAGE java AS 'return \"sum=\" + s;'",
+		"CREATE AGGREGATE total(int) SFUNC plus STYPE int FINALFUNC show INITCOND 0",
+	} {
+		require.NoError(t, sess.Query(q).Exec(), q)
+	}
+	var got string
+	require.NoError(t, sess.Query("SELECT total(v) FROM t").Scan(&got))
+	assert.Equal(t, "sum=7", got)
+	var n int
+	require.NoError(t, sess.Query("SELECT plus(k, v) FROM t WHERE k = 2").Scan(&n))
+	assert.Equal(t, 7, n)
+
+	// A session opened after the DDL reads the metadata afresh (the
+	// first one's cache is cleared by the schema events, debounced).
+	md, err := newSession(t, srv, "app").KeyspaceMetadata("app")
+	require.NoError(t, err)
+	require.Contains(t, md.Functions, "plus")
+	plus := md.Functions["plus"]
+	assert.Equal(t, []string{"s", "v"}, plus.ArgumentNames)
+	assert.Equal(t, "return s + v;", plus.Body)
+	assert.True(t, plus.CalledOnNullInput)
+	assert.Equal(t, "java", plus.Language)
+	require.Len(t, plus.ArgumentTypes, 2)
+	assert.Equal(t, gocql.TypeInt, plus.ArgumentTypes[0].Type())
+	assert.Equal(t, gocql.TypeText, md.Functions["show"].ReturnType.Type())
+	require.Contains(t, md.Aggregates, "total")
+	total := md.Aggregates["total"]
+	assert.Equal(t, "0", total.InitCond)
+	assert.Equal(t, "plus", total.StateFunc.Name)
+	assert.Equal(t, "show", total.FinalFunc.Name)
+
+	// A failing body is a FunctionFailure (0x1400) naming the function.
+	require.NoError(t, sess.Query("CREATE FUNCTION boom(v int) RETURNS NULL ON NULL INPUT RETURNS int LANGUAGE java AS 'throw new IllegalStateException(\"no\");'").Exec())
+	err = sess.Query("SELECT boom(v) FROM t WHERE k = 1").Scan(&n)
+	var fe *gocql.RequestErrFunctionFailure
+	require.True(t, errors.As(err, &fe), "%v", err)
+	assert.Equal(t, "app", fe.Keyspace)
+	assert.Equal(t, "boom", fe.Function)
+	assert.Equal(t, []string{"int"}, fe.ArgTypes)
+	assert.Equal(t, "execution of 'app.boom[int]' failed: java.lang.IllegalStateException: no", fe.Message())
+}

@@ -94,6 +94,9 @@ type Options struct {
 	// MaterializedViewsEnabled allows CREATE MATERIALIZED VIEW
 	// (materialized_views_enabled), off by default as in Cassandra 4.1.
 	MaterializedViewsEnabled bool
+	// UserDefinedFunctionsEnabled allows CREATE FUNCTION
+	// (user_defined_functions_enabled), off by default as in Cassandra 4.1.
+	UserDefinedFunctionsEnabled bool
 }
 
 // Server is a running minicass server. Its methods are safe for concurrent
@@ -142,7 +145,8 @@ func runFrom(opts Options, from *minicass.Snapshot) (*Server, error) {
 		opts.Start = time.Now()
 	}
 	clock := minicass.NewManualClock(opts.Start)
-	db, err := minicass.Open(minicass.Options{Clock: clock, From: from, MaterializedViewsEnabled: opts.MaterializedViewsEnabled})
+	db, err := minicass.Open(minicass.Options{Clock: clock, From: from, MaterializedViewsEnabled: opts.MaterializedViewsEnabled,
+		UserDefinedFunctionsEnabled: opts.UserDefinedFunctionsEnabled})
 	if err != nil {
 		return nil, err
 	}

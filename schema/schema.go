@@ -110,6 +110,10 @@ type Keyspace struct {
 	// each is a types.Type whose UDT is set (not frozen), and refers only
 	// to types before it.
 	Types []types.Type
+	// Functions and Aggregates are the keyspace's user-defined functions
+	// and aggregates, in creation order (a replaced one keeps its place).
+	Functions  []*Function
+	Aggregates []*Aggregate
 }
 
 // Type returns the user-defined type called name, if any.

@@ -99,8 +99,21 @@ type Resource struct {
 	Keyspace string
 	// Name is the table, role, function or MBean name.
 	Name string
-	// Args are the CQL types of a function's arguments.
-	Args []string
+	// Args are the CQL types of a function's arguments, and Classes the
+	// same types as Cassandra's AbstractType class names, which the
+	// stored name carries (FunctionResource.getName).
+	Args    []string
+	Classes []string
+}
+
+// FunctionResource is the resource of function ks.name with argument
+// types args (FunctionResource.function).
+func FunctionResource(ks, name string, args []types.Type) Resource {
+	r := Resource{Kind: parser.ResourceFunction, Keyspace: ks, Name: name, Args: make([]string, len(args)), Classes: make([]string, len(args))}
+	for i, t := range args {
+		r.Args[i], r.Classes[i] = t.String(), types.MarshalName(t)
+	}
+	return r
 }
 
 // The resources of the statements' checks.
@@ -140,7 +153,7 @@ func (r Resource) StoredName() string {
 	case parser.ResourceKeyspaceFunctions:
 		return "functions/" + r.Keyspace
 	case parser.ResourceFunction:
-		return "functions/" + r.Keyspace + "/" + r.Name + "[" + strings.Join(r.Args, "^") + "]"
+		return "functions/" + r.Keyspace + "/" + r.Name + "[" + strings.Join(r.Classes, "^") + "]"
 	case parser.ResourceAllMBeans:
 		return "mbean"
 	default:
@@ -210,7 +223,10 @@ func resourceFromName(name string) (Resource, bool) {
 		}
 		r := Resource{Kind: parser.ResourceFunction, Keyspace: parts[1], Name: fn}
 		if args != "" {
-			r.Args = strings.Split(args, "^")
+			r.Classes = strings.Split(args, "^")
+			for _, c := range r.Classes {
+				r.Args = append(r.Args, types.CQLNameOfMarshal(c))
+			}
 		}
 		return r, true
 	case "mbean":

@@ -300,3 +300,59 @@ func ViewCQL(v *schema.Table) string {
 	b.WriteString(";")
 	return b.String()
 }
+
+// FunctionCQL returns the CREATE FUNCTION statement of f, as
+// UDFunction.toCqlString writes it:
+//
+//	CREATE FUNCTION ks.f(a int, b text)
+//	    CALLED ON NULL INPUT
+//	    RETURNS int
+//	    LANGUAGE java
+//	    AS $$return a;$$;
+func FunctionCQL(f *schema.Function) string {
+	var b strings.Builder
+	b.WriteString("CREATE FUNCTION " + QuoteIdent(f.Keyspace) + "." + QuoteIdent(f.Name) + "(")
+	for i, n := range f.ArgNames {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(QuoteIdent(n) + " " + schema.FunctionTypeString(f.ArgTypes[i]))
+	}
+	b.WriteString(")\n    ")
+	if f.CalledOnNullInput {
+		b.WriteString("CALLED")
+	} else {
+		b.WriteString("RETURNS NULL")
+	}
+	b.WriteString(" ON NULL INPUT\n    RETURNS " + schema.FunctionTypeString(f.Return) + "\n    LANGUAGE " + f.Language + "\n    AS $$" + f.Body + "$$;")
+	return b.String()
+}
+
+// AggregateCQL returns the CREATE AGGREGATE statement of a, as
+// UDAggregate.toCqlString writes it:
+//
+//	CREATE AGGREGATE ks.a(int)
+//	    SFUNC f
+//	    STYPE int
+//	    FINALFUNC g
+//	    INITCOND 0;
+func AggregateCQL(a *schema.Aggregate) string {
+	var b strings.Builder
+	b.WriteString("CREATE AGGREGATE " + QuoteIdent(a.Keyspace) + "." + QuoteIdent(a.Name) + "(" + a.Signature() + ")")
+	b.WriteString("\n    SFUNC " + QuoteIdent(a.StateFunc) + "\n    STYPE " + schema.FunctionTypeString(a.StateType))
+	if a.FinalFunc != "" {
+		b.WriteString("\n    FINALFUNC " + QuoteIdent(a.FinalFunc))
+	}
+	if a.InitCond != nil {
+		b.WriteString("\n    INITCOND " + types.FormatLiteral(a.StateType, a.InitCond))
+	}
+	b.WriteString(";")
+	return b.String()
+}
+
+// FunctionElementName is a function's or aggregate's name in a DESCRIBE
+// listing (SchemaElement.elementNameQuotedIfNeeded): f(int, text), the name
+// quoted if needed.
+func FunctionElementName(name, signature string) string {
+	return QuoteIdent(name) + "(" + signature + ")"
+}

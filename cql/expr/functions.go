@@ -20,6 +20,9 @@ import (
 // function is one overload of a native scalar function (Cassandra's
 // cql3/functions: TimeFcts, UuidFcts, BytesConversionFcts).
 type function struct {
+	// ks is the keyspace of a user-defined function or aggregate, empty
+	// for a native function (of keyspace system).
+	ks   string
 	name string
 	args []types.Type
 	ret  types.Type
@@ -29,6 +32,9 @@ type function struct {
 	// volatile functions (now(), uuid(), current*()) give a new value on
 	// every call and are never folded at compile time.
 	volatile bool
+	// udf and uda are the definition of a user function or aggregate.
+	udf *schema.Function
+	uda *schema.Aggregate
 }
 
 func (f *function) argList() string {
@@ -175,12 +181,19 @@ func (c *CompileCtx) compileCall(e *parser.FuncCall, r Receiver) (Term, error) {
 	}
 	// AbstractFunction.testAssignment: the receiver's type must equal the
 	// result's or read its bytes (isValueCompatibleWith).
-	if r.Typ.Kind != types.Invalid && !assignableType(fn.ret, r.Typ) && !valueCompatible(r.Typ, fn.ret) {
-		return nil, query.Invalidf("Type error: cannot assign result of function system.%s (type %s) to %s (type %s)", fn.name, fn.ret, r.Name, r.Typ)
+	// A receiver that is not multi-cell takes the frozen form of the
+	// result (a user function returns set<int>, a frozen<set<int>> column
+	// takes it).
+	ret := fn.ret
+	if r.Typ.Kind != types.Invalid && !r.Typ.IsMultiCell() {
+		ret = ret.Freeze()
+	}
+	if r.Typ.Kind != types.Invalid && !assignableType(ret, r.Typ) && !valueCompatible(r.Typ, ret) {
+		return nil, query.Invalidf("Type error: cannot assign result of function %s (type %s) to %s (type %s)", fn.qualifiedName(), fn.ret, r.Name, r.Typ)
 	}
 	args := make([]Term, len(e.Args))
 	for i, a := range e.Args {
-		if args[i], err = c.CompileTerm(a, r.Sub(fmt.Sprintf("arg%d(system.%s)", i, fn.name), fn.args[i])); err != nil {
+		if args[i], err = c.CompileTerm(a, r.Sub(fmt.Sprintf("arg%d(%s)", i, fn.qualifiedName()), fn.args[i])); err != nil {
 			return nil, err
 		}
 	}
@@ -199,11 +212,21 @@ func (c *CompileCtx) compileCall(e *parser.FuncCall, r Receiver) (Term, error) {
 // statement's table, fromJson() for the receiver's type, or a native
 // function's overload (resolveFunction).
 func (c *CompileCtx) resolveTermCall(e *parser.FuncCall, r Receiver) (*function, error) {
-	name := strings.ToLower(string(e.Name))
-	if e.Keyspace != "" && !strings.EqualFold(string(e.Keyspace), "system") {
-		return nil, query.Invalidf("Unknown function %s.%s", e.Keyspace, e.Name)
+	name := callFunctionName(e)
+	callKs := callKeyspace(e)
+	current := ""
+	if c.Table != nil {
+		current = c.Table.Keyspace
+	} else if r.Ks != "" {
+		current = r.Ks
 	}
-	overloads := functions[name]
+	overloads := c.functionCandidates(callKs, name, current)
+	if callKs != "" && callKs != "system" {
+		if len(overloads) == 0 || e.Star {
+			return nil, query.Invalidf("Unknown function %s called", callName(e))
+		}
+		return c.resolveCallIn(e, overloads, r)
+	}
 	switch name {
 	case "token":
 		fn, err := c.tokenFunction(r, len(e.Args))
@@ -222,12 +245,36 @@ func (c *CompileCtx) resolveTermCall(e *parser.FuncCall, r Receiver) (*function,
 	if len(overloads) == 0 || e.Star {
 		return nil, query.Invalidf("Unknown function %s called", e.Name)
 	}
+	return c.resolveCallIn(e, overloads, r)
+}
+
+// resolveCallIn resolves a call in a term among overloads, and refuses an
+// aggregate there (FunctionCall.Raw.prepare).
+func (c *CompileCtx) resolveCallIn(e *parser.FuncCall, overloads []*function, r Receiver) (*function, error) {
 	args := make([]opArg, len(e.Args))
 	for i, a := range e.Args {
 		args[i] = c.termArg(a, r)
 	}
-	return c.resolveFunction(callName(e), overloads, args, r.Typ)
+	fn, err := c.resolveFunction(callName(e), overloads, args, r.Typ)
+	if err != nil {
+		return nil, err
+	}
+	if fn.uda != nil {
+		return nil, query.Invalidf("Aggregation function are not supported in the where clause")
+	}
+	if err := c.used(fn); err != nil {
+		return nil, err
+	}
+	return fn, nil
 }
+
+// callKeyspace is the keyspace a call names ("" when unqualified), as the
+// parser keeps it (lower case unless quoted).
+func callKeyspace(e *parser.FuncCall) string { return string(e.Keyspace) }
+
+// callFunctionName is the function name of a call: lower case for the
+// natives' lookup (their names are), as written otherwise.
+func callFunctionName(e *parser.FuncCall) string { return string(e.Name) }
 
 // tokenFunction is token() as a term for receiver r: Cassandra's
 // FunctionResolver.get resolves it to the TokenFct of the receiver's table
@@ -429,5 +476,5 @@ func functionError(fn *function, err error) error {
 	if errors.As(err, &qe) {
 		return qe
 	}
-	return &query.Error{Code: wire.CodeFunctionFailure, Message: fmt.Sprintf("execution of 'system.%s[%s]' failed: %v", fn.name, fn.argList(), err)}
+	return &query.Error{Code: wire.CodeFunctionFailure, Message: fmt.Sprintf("execution of '%s[%s]' failed: %v", fn.qualifiedName(), fn.argList(), err)}
 }

@@ -155,5 +155,5 @@ func isTermSel(s Selector) bool {
 // String writes the function as AbstractFunction.toString does:
 // system.name : (argument types) -> return type.
 func (f *function) String() string {
-	return fmt.Sprintf("system.%s : (%s) -> %s", f.name, f.argList(), f.ret)
+	return fmt.Sprintf("%s : (%s) -> %s", f.qualifiedName(), f.argList(), f.ret)
 }

@@ -190,6 +190,12 @@ func opSignatures(os []*opOverload) string {
 // exact match for the same type, weakly assignable to a type that accepts
 // its bytes (valueCompatible), and not assignable otherwise.
 func typeAssignment(from, to types.Type) assignment {
+	// AbstractType.testAssignment: a value that is not multi-cell (a
+	// frozen collection, tuple or user type) is weighed against the frozen
+	// form of the receiver, as frozen<> makes no difference to a value.
+	if (from.IsCollection() || from.Kind == types.Tuple) && from.Frozen {
+		to = to.Freeze()
+	}
 	switch {
 	case from.Equal(to):
 		return exactMatch

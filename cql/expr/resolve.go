@@ -37,11 +37,11 @@ func (c *CompileCtx) resolveFunction(name string, overloads []*function, args []
 	if len(overloads) == 1 {
 		fn := overloads[0]
 		if len(args) != len(fn.args) {
-			return nil, query.Invalidf("Invalid number of arguments in call to function system.%s: %d required but %d provided", fn.name, len(fn.args), len(args))
+			return nil, query.Invalidf("Invalid number of arguments in call to function %s: %d required but %d provided", fn.qualifiedName(), len(fn.args), len(args))
 		}
 		for i, a := range args {
 			if !a.marker && a.assign(fn.args[i]) == notAssignable {
-				return nil, query.Invalidf("Type error: %s cannot be passed as argument %d of function system.%s of type %s", a.text(), i, fn.name, fn.args[i])
+				return nil, query.Invalidf("Type error: %s cannot be passed as argument %d of function %s of type %s", a.text(), i, fn.qualifiedName(), fn.args[i])
 			}
 		}
 		return fn, nil

@@ -179,7 +179,7 @@ func (s *funcSel) Name() string {
 	for i, a := range s.args {
 		parts[i] = a.Name()
 	}
-	return "system." + s.fn.name + "(" + strings.Join(parts, ", ") + ")"
+	return s.fn.qualifiedName() + "(" + strings.Join(parts, ", ") + ")"
 }
 
 func (s *funcSel) Typ() types.Type { return s.fn.ret }
@@ -440,7 +440,7 @@ func anyLiteralTerm(es []parser.Expr) bool {
 // are selectors, constants and bind markers terms (Selectable.WithTerm);
 // the overload is resolveFunction's, and the terms then take its argument
 // types.
-func (c *CompileCtx) compileScalarSelectorCall(tbl *schema.Table, name string, e *parser.FuncCall) (Selector, error) {
+func (c *CompileCtx) compileScalarSelectorCall(tbl *schema.Table, name string, e *parser.FuncCall, overloads []*function) (Selector, error) {
 	sels := make([]Selector, len(e.Args))
 	args := make([]opArg, len(e.Args))
 	recv := Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: string(e.Name)}
@@ -458,31 +458,55 @@ func (c *CompileCtx) compileScalarSelectorCall(tbl *schema.Table, name string, e
 	}
 	// Selectable.WithFunction.Raw.prepare prepares the arguments before it
 	// looks the function up.
-	overloads := functions[name]
 	if len(overloads) == 0 {
-		return nil, query.Invalidf("Unknown function '%s'", e.Name)
+		return nil, query.Invalidf("Unknown function '%s'", callName(e))
 	}
 	chosen, err := c.resolveFunction(callName(e), overloads, args, types.Type{})
 	if err != nil {
+		return nil, err
+	}
+	if chosen.ks == "" && name == "token" {
+		// The table's TokenFct won over a user function named token.
+		return c.compileTokenSelector(tbl, e.Args)
+	}
+	if chosen.uda != nil && anyAggregate(sels) {
+		return nil, query.Invalidf("aggregate functions cannot be used as arguments of aggregate functions")
+	}
+	if err := c.used(chosen); err != nil {
 		return nil, err
 	}
 	for i, a := range e.Args {
 		if sels[i] != nil {
 			continue
 		}
-		tm, err := c.CompileTerm(a, recv.Sub(fmt.Sprintf("arg%d(system.%s)", i, name), chosen.args[i]))
+		tm, err := c.CompileTerm(a, recv.Sub(fmt.Sprintf("arg%d(%s)", i, chosen.qualifiedName()), chosen.args[i]))
 		if err != nil {
 			return nil, err
 		}
 		sels[i] = termSelector(c.termText(a), chosen.args[i], tm)
 	}
+	if chosen.uda != nil {
+		return c.userAggregateSel(chosen, sels)
+	}
 	return &funcSel{fn: chosen, args: sels}, nil
 }
 
 func (c *CompileCtx) compileSelectorCall(tbl *schema.Table, e *parser.FuncCall) (Selector, error) {
-	name := strings.ToLower(string(e.Name))
-	if e.Keyspace != "" && !strings.EqualFold(string(e.Keyspace), "system") {
-		return nil, query.Invalidf("Unknown function %s.%s", e.Keyspace, e.Name)
+	name := callFunctionName(e)
+	if ks := callKeyspace(e); ks != "" && ks != "system" {
+		if e.Star {
+			return nil, query.Invalidf("Unknown function '%s(*)'", callName(e))
+		}
+		return c.compileScalarSelectorCall(tbl, name, e, c.userCandidates(ks, name))
+	}
+	if user := c.userCandidates(tbl.Keyspace, name); len(user) > 0 && e.Keyspace == "" && !e.Star {
+		natives := functions[name]
+		if name == "token" {
+			// FunctionResolver.collectCandidates: the table's TokenFct
+			// first, then the keyspace's functions of that name.
+			natives = []*function{TokenFunction(tbl)}
+		}
+		return c.compileScalarSelectorCall(tbl, name, e, append(append([]*function(nil), natives...), user...))
 	}
 	if e.Star {
 		if name != "count" {
@@ -515,7 +539,7 @@ func (c *CompileCtx) compileSelectorCall(tbl *schema.Table, e *parser.FuncCall) 
 		}
 	}
 	if !isAggregateName(name) && name != "tojson" {
-		return c.compileScalarSelectorCall(tbl, name, e)
+		return c.compileScalarSelectorCall(tbl, name, e, functions[name])
 	}
 	args := make([]Selector, len(e.Args))
 	for i, a := range e.Args {

@@ -192,6 +192,9 @@ type CompileCtx struct {
 	// Table is the statement's table, whose TokenFct a token() call in a
 	// term is (see tokenFunction); nil where no table is known.
 	Table *schema.Table
+	// UDFs finds the user-defined functions the statement may call (nil:
+	// none).
+	UDFs *UserFunctions
 	// nested memoizes how a nested operation or call assigns to a type
 	// during overload resolution (operations.go), so that resolving an
 	// expression costs time linear in its size, not exponential in its

@@ -319,6 +319,24 @@ func (p *parser) tableName() (TableName, error) {
 	return TableName{Keyspace: a, Name: b}, nil
 }
 
+// functionName parses [ks.]name of a function or aggregate (Parser.g's
+// functionName): the name may also be the keyword token or count
+// (allowedFunctionName).
+func (p *parser) functionName() (TableName, error) {
+	if t := p.peek(); t.kind == tIdent && (t.kw == kwToken || t.kw == kwCount) && p.peekAt(1).kind != tDot {
+		p.i++
+		return TableName{Name: Ident(t.val)}, nil
+	}
+	if p.peekAt(1).kind == tDot {
+		if t := p.peekAt(2); t.kind == tIdent && (t.kw == kwToken || t.kw == kwCount) && isIdentTok(p.peek()) {
+			ks := Ident(p.peek().val)
+			p.i += 3
+			return TableName{Keyspace: ks, Name: Ident(t.val)}, nil
+		}
+	}
+	return p.tableName()
+}
+
 func (p *parser) keyspaceName() (Ident, error) {
 	if p.peek().kind == tQMark {
 		return "", recognition("Bind variables cannot be used for keyspace names")
@@ -718,7 +736,7 @@ func (p *parser) parseCreateFunction() (Statement, error) {
 	if s.IfNotExists, err = p.parseIfNotExists(); err != nil {
 		return nil, err
 	}
-	if s.Name, err = p.tableName(); err != nil {
+	if s.Name, err = p.functionName(); err != nil {
 		return nil, err
 	}
 	if err = p.expect(tLParen); err != nil {
@@ -772,7 +790,7 @@ func (p *parser) parseCreateAggregate(orReplace bool) (Statement, error) {
 	if s.IfNotExists, err = p.parseIfNotExists(); err != nil {
 		return nil, err
 	}
-	if s.Name, err = p.tableName(); err != nil {
+	if s.Name, err = p.functionName(); err != nil {
 		return nil, err
 	}
 	if err = p.expect(tLParen); err != nil {
@@ -1195,7 +1213,10 @@ func (p *parser) parseDrop() (Statement, error) {
 		s := &DropFunction{Aggregate: p.isKw(kwAggregate)}
 		p.i++
 		var err error
-		if s.IfExists, s.Name, err = p.ifExistsName(); err != nil {
+		if s.IfExists, err = p.parseIfExists(); err != nil {
+			return nil, err
+		}
+		if s.Name, err = p.functionName(); err != nil {
 			return nil, err
 		}
 		if p.peek().kind == tLParen {
@@ -1267,6 +1288,14 @@ func (p *parser) parseDescribe() (Statement, error) {
 		s.Kind = DescribeFunctions
 	case p.acceptKw(kwAggregates):
 		s.Kind = DescribeAggregates
+	case p.isKw(kwFunction) && isIdentTok(p.peekAt(1)):
+		p.i++
+		s.Kind = DescribeFunction
+		s.Name, err = p.tableName()
+	case p.isKw(kwAggregate) && isIdentTok(p.peekAt(1)):
+		p.i++
+		s.Kind = DescribeAggregate
+		s.Name, err = p.tableName()
 	case isIdentTok(p.peek()):
 		s.Kind = DescribeName
 		s.Name, err = p.tableName()

@@ -825,6 +825,10 @@ const (
 	// DescribeName is DESCRIBE name: a keyspace, or a table (or other
 	// object) in the current keyspace or ks.name.
 	DescribeName
+	// DescribeFunction and DescribeAggregate are DESCRIBE FUNCTION f and
+	// DESCRIBE AGGREGATE a: every overload of that name.
+	DescribeFunction
+	DescribeAggregate
 )
 
 // Describe is DESCRIBE (or DESC) with one of the DescribeKind forms.
@@ -837,7 +841,8 @@ type Describe struct {
 	Only bool
 	// Keyspace is the optional name of DESCRIBE KEYSPACE.
 	Keyspace Ident
-	// Name is the object of TABLE, INDEX, MATERIALIZED VIEW, TYPE and DescribeName.
+	// Name is the object of TABLE, INDEX, MATERIALIZED VIEW, TYPE, FUNCTION,
+	// AGGREGATE and DescribeName.
 	Name TableName
 	// WithInternals is set by a trailing WITH INTERNALS.
 	WithInternals bool
@@ -885,6 +890,12 @@ func (s *Describe) Format(buf *strings.Builder) {
 		buf.WriteString("FUNCTIONS")
 	case DescribeAggregates:
 		buf.WriteString("AGGREGATES")
+	case DescribeFunction:
+		buf.WriteString("FUNCTION ")
+		s.Name.Format(buf)
+	case DescribeAggregate:
+		buf.WriteString("AGGREGATE ")
+		s.Name.Format(buf)
 	case DescribeName:
 		if s.Name.Keyspace != "" {
 			s.Name.Keyspace.formatStrict(buf)

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"github.com/minicass/minicass/cql/expr"
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/cql/query"
 	"github.com/minicass/minicass/cql/virtual"
@@ -20,7 +21,22 @@ type Compiler struct {
 	// plan cache: a prepared statement is evicted when one of them
 	// changes (the plan cache of package cql).
 	tables []*schema.Table
+	// functions lists the user functions and aggregates the statement
+	// calls (*schema.Function, *schema.Aggregate), for the plan cache too.
+	functions []any
 }
+
+// UDFs returns what the statement's expressions need to call user-defined
+// functions: the engine's keyspaces, the node's setting, and a record of
+// the functions resolved (Functions).
+func (s *Compiler) UDFs() *expr.UserFunctions {
+	return &expr.UserFunctions{Keyspace: s.Env.Engine.Keyspace, Enabled: s.Env.UserDefinedFunctionsEnabled,
+		Used: func(def any) { s.functions = append(s.functions, def) }}
+}
+
+// Functions returns the user functions and aggregates the compiled
+// statements call (*schema.Function or *schema.Aggregate), in order.
+func (s *Compiler) Functions() []any { return s.functions }
 
 // Keyspace returns the keyspace unqualified names resolve in ("" if none).
 func (s *Compiler) Keyspace() string { return s.ks }

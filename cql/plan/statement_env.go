@@ -21,6 +21,9 @@ type Env struct {
 	// MaterializedViewsEnabled allows CREATE MATERIALIZED VIEW
 	// (Cassandra's materialized_views_enabled, false by default).
 	MaterializedViewsEnabled bool
+	// UserDefinedFunctionsEnabled allows CREATE FUNCTION (Cassandra's
+	// user_defined_functions_enabled, false by default).
+	UserDefinedFunctionsEnabled bool
 	// MaterializedViewsAllowFilteringNonKeyColumnsUnsafe lets a view's WHERE
 	// clause restrict non-primary-key base columns (Cassandra's
 	// cassandra.mv.allow_filtering_nonkey_columns_unsafe system property).

@@ -2,11 +2,15 @@ package statements
 
 import (
 	"context"
+	"slices"
 
 	"github.com/minicass/minicass/cql/auth"
+	"github.com/minicass/minicass/cql/expr"
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/cql/plan"
 	"github.com/minicass/minicass/cql/query"
+	"github.com/minicass/minicass/schema"
+	"github.com/minicass/minicass/types"
 	"github.com/minicass/minicass/wire"
 )
 
@@ -66,6 +70,11 @@ func (p *authorizedPlan) Exec(ctx context.Context, q *plan.Execution) (*query.Re
 		}
 	}
 	res, err := p.Plan.Exec(ctx, q)
+	if err == nil && res != nil && res.Change != nil && res.Change.Change == wire.Updated {
+		// Only a CREATE that created its object grants its creator
+		// (createdResources is empty for OR REPLACE of an existing one).
+		return res, nil
+	}
 	if err != nil || res == nil || res.Kind != wire.ResultSchemaChange ||
 		(len(p.then.revoke) == 0 && (len(p.then.grant) == 0 || user == "")) {
 		return res, err
@@ -88,9 +97,7 @@ func (p *authorizedPlan) Exec(ctx context.Context, q *plan.Execution) (*query.Re
 }
 
 // withAuthorization wraps pl, the compiled stmt, with the permissions stmt
-// needs. A statement that needs none is returned as it is. DROP of a
-// function needs none: none exists (user-defined functions are disabled),
-// and Cassandra checks it only when one does.
+// needs. A statement that needs none is returned as it is.
 func withAuthorization(s *plan.Compiler, stmt parser.Statement, pl plan.Plan) (plan.Plan, error) {
 	reqs, then, err := requirements(s, stmt)
 	if err != nil {
@@ -135,10 +142,13 @@ func requirements(s *plan.Compiler, stmt parser.Statement) ([]requirement, follo
 	}
 	switch st := stmt.(type) {
 	case *parser.Select:
-		// SelectStatement.authorize: SELECT on the table.
-		return onTable(auth.PermSelect, st.Table)
+		// SelectStatement.authorize: SELECT on the table, then EXECUTE on
+		// each user function called.
+		reqs, then, err := onTable(auth.PermSelect, st.Table)
+		return append(reqs, executeRequirements(s)...), then, err
 	case *parser.Insert, *parser.Update, *parser.Delete:
-		return modificationRequirements(s, st)
+		reqs, then, err := modificationRequirements(s, st)
+		return append(reqs, executeRequirements(s)...), then, err
 	case *parser.Batch:
 		// BatchStatement.authorize: each statement's.
 		var out []requirement
@@ -163,6 +173,14 @@ func requirements(s *plan.Compiler, stmt parser.Statement) ([]requirement, follo
 		then := followUp{revoke: []auth.Resource{auth.KeyspaceData(ks), auth.AllTablesData(ks), auth.KeyspaceFunctions(ks)}}
 		for _, t := range s.Env.Engine.Tables(ks) {
 			then.revoke = append(then.revoke, auth.TableData(ks, t.Name))
+		}
+		if def, ok := s.Env.Engine.Keyspace(ks); ok {
+			for _, f := range def.Functions {
+				then.revoke = append(then.revoke, auth.FunctionResource(ks, f.Name, f.ArgTypes))
+			}
+			for _, a := range def.Aggregates {
+				then.revoke = append(then.revoke, auth.FunctionResource(ks, a.Name, a.ArgTypes))
+			}
 		}
 		return []requirement{{auth.PermDrop, auth.KeyspaceData(ks)}}, then, nil
 	case *parser.CreateTable:
@@ -228,20 +246,154 @@ func requirements(s *plan.Compiler, stmt parser.Statement) ([]requirement, follo
 		return keyspaceWide(s, auth.PermAlter, st.Name)
 	case *parser.DropType:
 		return keyspaceWide(s, auth.PermDrop, st.Name)
-	case *parser.CreateFunction, *parser.CreateAggregate:
-		var name parser.TableName
-		if f, ok := st.(*parser.CreateFunction); ok {
-			name = f.Name
-		} else {
-			name = st.(*parser.CreateAggregate).Name
+	case *parser.CreateFunction:
+		argTypes := make([]*parser.Type, len(st.Args))
+		for i, a := range st.Args {
+			argTypes[i] = a.Type
 		}
-		ks, err := s.KeyspaceFor(name)
+		return createFunctionRequirements(s, st.Name, argTypes, st.OrReplace, nil)
+	case *parser.CreateAggregate:
+		// CreateAggregateStatement.authorize: also EXECUTE on the state
+		// and final functions.
+		ks, err := s.KeyspaceFor(st.Name)
 		if err != nil {
 			return nil, none, err
 		}
-		return one(auth.PermCreate, auth.KeyspaceFunctions(ks))
+		var execute []auth.Resource
+		if res, ok := functionResource(s, ks, string(st.SFunc), append([]*parser.Type{st.SType}, st.ArgTypes...)); ok {
+			execute = append(execute, res)
+		}
+		if st.FinalFunc != "" {
+			if res, ok := functionResource(s, ks, string(st.FinalFunc), []*parser.Type{st.SType}); ok {
+				execute = append(execute, res)
+			}
+		}
+		return createFunctionRequirements(s, st.Name, st.ArgTypes, st.OrReplace, execute)
+	case *parser.DropFunction:
+		// DropFunctionStatement.authorize: DROP on every function of the
+		// name (of those argument types when given), if any exists; the
+		// dropped one's permissions go with it.
+		ks, err := s.KeyspaceFor(st.Name)
+		if err != nil {
+			return nil, none, err
+		}
+		def, ok := s.Env.Engine.Keyspace(ks)
+		if !ok {
+			return nil, none, nil
+		}
+		args, err := resolveRawTypes(st.ArgTypes, def)
+		if err != nil {
+			return nil, none, nil // the statement reports it
+		}
+		var reqs []requirement
+		var then followUp
+		add := func(name string, types []types.Type) {
+			if st.ArgsGiven && !schema.TypesMatch(types, args) {
+				return
+			}
+			res := auth.FunctionResource(ks, name, types)
+			reqs = append(reqs, requirement{auth.PermDrop, res})
+			then.revoke = append(then.revoke, res)
+		}
+		name := string(st.Name.Name)
+		if st.Aggregate {
+			for _, a := range def.AggregatesNamed(name) {
+				add(a.Name, a.ArgTypes)
+			}
+		} else {
+			for _, f := range def.FunctionsNamed(name) {
+				add(f.Name, f.ArgTypes)
+			}
+		}
+		if len(then.revoke) > 1 {
+			then.revoke = nil // only one is dropped, or none: the statement fails
+		}
+		return reqs, then, nil
 	}
 	return nil, none, nil
+}
+
+// createFunctionRequirements is CreateFunctionStatement.authorize (and
+// CreateAggregateStatement's): ALTER on the function when OR REPLACE
+// replaces one, CREATE on its keyspace's functions otherwise, then EXECUTE
+// on the functions in execute; the creator of a new function gets its
+// permissions.
+func createFunctionRequirements(s *plan.Compiler, name parser.TableName, rawArgs []*parser.Type, orReplace bool, execute []auth.Resource) ([]requirement, followUp, error) {
+	ks, err := s.KeyspaceFor(name)
+	if err != nil {
+		return nil, followUp{}, err
+	}
+	var reqs []requirement
+	res, known := functionResource(s, ks, string(name.Name), rawArgs)
+	if def, ok := s.Env.Engine.Keyspace(ks); ok && known && orReplace && functionExists(def, res) {
+		reqs = append(reqs, requirement{auth.PermAlter, res})
+	} else {
+		reqs = append(reqs, requirement{auth.PermCreate, auth.KeyspaceFunctions(ks)})
+	}
+	for _, r := range execute {
+		reqs = append(reqs, requirement{auth.PermExecute, r})
+	}
+	var then followUp
+	if known {
+		then.grant = []auth.Resource{res}
+	}
+	return reqs, then, nil
+}
+
+// functionResource is FunctionResource.functionFromCql: the resource of
+// function ks.name of the raw argument types, resolved in ks (false when a
+// type does not resolve, which the statement reports).
+func functionResource(s *plan.Compiler, ks, name string, raw []*parser.Type) (auth.Resource, bool) {
+	def, _ := s.Env.Engine.Keyspace(ks)
+	args, err := resolveRawTypes(raw, def)
+	if err != nil {
+		return auth.Resource{}, false
+	}
+	return auth.FunctionResource(ks, name, args), true
+}
+
+func resolveRawTypes(raw []*parser.Type, def *schema.Keyspace) ([]types.Type, error) {
+	out := make([]types.Type, len(raw))
+	for i, t := range raw {
+		ct, err := expr.ConvertType(t, def)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = ct
+	}
+	return out, nil
+}
+
+// functionExists reports whether def holds the function or aggregate res
+// names.
+func functionExists(def *schema.Keyspace, res auth.Resource) bool {
+	for _, f := range def.FunctionsNamed(res.Name) {
+		if slices.Equal(auth.FunctionResource(def.Name, f.Name, f.ArgTypes).Classes, res.Classes) {
+			return true
+		}
+	}
+	for _, a := range def.AggregatesNamed(res.Name) {
+		if slices.Equal(auth.FunctionResource(def.Name, a.Name, a.ArgTypes).Classes, res.Classes) {
+			return true
+		}
+	}
+	return false
+}
+
+// executeRequirements are EXECUTE on every user function and aggregate a
+// statement calls (SelectStatement.authorize and
+// ModificationStatement.authorize: ensurePermission on each function).
+func executeRequirements(s *plan.Compiler) []requirement {
+	var reqs []requirement
+	for _, d := range s.Functions() {
+		switch d := d.(type) {
+		case *schema.Function:
+			reqs = append(reqs, requirement{auth.PermExecute, auth.FunctionResource(d.Keyspace, d.Name, d.ArgTypes)})
+		case *schema.Aggregate:
+			reqs = append(reqs, requirement{auth.PermExecute, auth.FunctionResource(d.Keyspace, d.Name, d.ArgTypes)})
+		}
+	}
+	return reqs
 }
 
 // keyspaceWide is the check of the type statements: perm on the type's

@@ -47,16 +47,24 @@ func compile(s *plan.Compiler, stmt parser.Statement) (plan.Plan, error) {
 
 // Compile compiles stmt against env in keyspace ks. It returns the plan
 // and the tables it depends on.
-func Compile(env *plan.Env, stmt parser.Statement, ks string) (plan.Plan, []*schema.Table, error) {
+func Compile(env *plan.Env, stmt parser.Statement, ks string) (plan.Plan, Deps, error) {
 	c := plan.NewCompiler(env, ks)
 	pl, err := compile(c, stmt)
 	if err != nil {
-		return nil, nil, err
+		return nil, Deps{}, err
 	}
 	if pl, err = withAuthorization(c, stmt, pl); err != nil {
-		return nil, nil, err
+		return nil, Deps{}, err
 	}
-	return pl, c.Dependencies(), nil
+	return pl, Deps{Tables: c.Dependencies(), Functions: c.Functions()}, nil
+}
+
+// Deps are what a compiled statement depends on: the tables it resolved
+// and the user functions and aggregates it calls (*schema.Function,
+// *schema.Aggregate).
+type Deps struct {
+	Tables    []*schema.Table
+	Functions []any
 }
 
 // usePlan is USE ks.

@@ -141,6 +141,7 @@ func compileInsert(s *plan.Compiler, st *parser.Insert) (plan.Plan, error) {
 		return nil, query.Invalidf("INSERT statements are not allowed on counter tables, use UPDATE instead")
 	}
 	c := expr.NewTableCompileCtx(st.BindCount(), tbl)
+	c.UDFs = s.UDFs()
 	var cols []*schema.Column
 	var terms []expr.Term
 	if st.JSON != nil {
@@ -343,6 +344,7 @@ func compileUpdate(s *plan.Compiler, st *parser.Update) (plan.Plan, error) {
 		return nil, err
 	}
 	c := expr.NewTableCompileCtx(st.BindCount(), tbl)
+	c.UDFs = s.UDFs()
 	p := &modPlan{tbl: tbl, kind: restrictions.KindUpdate, counter: tbl.IsCounter()}
 	if p.ttl, p.timestamp, err = compileUsing(s, c, tbl, st.Using); err != nil {
 		return nil, err
@@ -517,6 +519,7 @@ func compileDelete(s *plan.Compiler, st *parser.Delete) (plan.Plan, error) {
 		return nil, err
 	}
 	c := expr.NewTableCompileCtx(st.BindCount(), tbl)
+	c.UDFs = s.UDFs()
 	p := &modPlan{tbl: tbl, kind: restrictions.KindDelete, deleteRows: len(st.Columns) == 0}
 	if st.Using.TTL != nil {
 		return nil, query.Invalidf("TTL attribute is not allowed for deletes")

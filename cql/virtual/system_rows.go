@@ -1,12 +1,15 @@
 package virtual
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"math"
 	"net"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/data"
@@ -381,8 +384,8 @@ type SchemaSnapshot struct {
 
 // schemaTableRows returns the rows of system_schema.name that describe
 // keyspace ks, whose tables (and materialized views) are tables.
-// aggregates, functions and triggers have none: minicass refuses to create
-// any (see package statements/ddl). A view is a row of views, not of
+// triggers have none: minicass refuses to create any (see package
+// statements/ddl). A view is a row of views, not of
 // tables; its columns are in columns, as SchemaKeyspace writes them.
 func schemaTableRows(name string, ks *schema.Keyspace, tables []*schema.Table) []Values {
 	var out []Values
@@ -415,6 +418,10 @@ func schemaTableRows(name string, ks *schema.Keyspace, tables []*schema.Table) [
 		}
 	case "types":
 		out = typeRows(ks)
+	case "functions":
+		out = functionRows(ks)
+	case "aggregates":
+		out = aggregateRows(ks)
 	}
 	return out
 }
@@ -638,4 +645,67 @@ func indexOptions(ix *schema.Index) map[string]string {
 		}
 	}
 	return opts
+}
+
+// functionRows are a keyspace's system_schema.functions rows
+// (SchemaKeyspace.makeFunctionMutation), in clustering order: by name,
+// then by argument types.
+func functionRows(ks *schema.Keyspace) []Values {
+	fns := slices.Clone(ks.Functions)
+	slices.SortStableFunc(fns, func(a, b *schema.Function) int {
+		return cmp.Or(strings.Compare(a.Name, b.Name), slices.Compare(a.ArgTypeStrings(), b.ArgTypeStrings()))
+	})
+	out := make([]Values, 0, len(fns))
+	for _, f := range fns {
+		out = append(out, Values{
+			"keyspace_name":        TextV(ks.Name),
+			"function_name":        TextV(f.Name),
+			"argument_types":       textListV(typeStringsOf(f.ArgTypes)...),
+			"argument_names":       textListV(f.ArgNames...),
+			"body":                 TextV(f.Body),
+			"called_on_null_input": BoolV(f.CalledOnNullInput),
+			"language":             TextV(f.Language),
+			"return_type":          TextV(f.Return.String()),
+		})
+	}
+	return out
+}
+
+// aggregateRows are a keyspace's system_schema.aggregates rows
+// (SchemaKeyspace.makeAggregateMutation): initcond as a CQL literal of the
+// state type, final_func and initcond null when absent.
+func aggregateRows(ks *schema.Keyspace) []Values {
+	aggs := slices.Clone(ks.Aggregates)
+	slices.SortStableFunc(aggs, func(a, b *schema.Aggregate) int {
+		return cmp.Or(strings.Compare(a.Name, b.Name), slices.Compare(a.ArgTypeStrings(), b.ArgTypeStrings()))
+	})
+	out := make([]Values, 0, len(aggs))
+	for _, a := range aggs {
+		row := Values{
+			"keyspace_name":  TextV(ks.Name),
+			"aggregate_name": TextV(a.Name),
+			"argument_types": textListV(typeStringsOf(a.ArgTypes)...),
+			"return_type":    TextV(a.Return.String()),
+			"state_func":     TextV(a.StateFunc),
+			"state_type":     TextV(a.StateType.String()),
+		}
+		if a.FinalFunc != "" {
+			row["final_func"] = TextV(a.FinalFunc)
+		}
+		if a.InitCond != nil {
+			row["initcond"] = TextV(types.FormatLiteral(a.StateType, a.InitCond))
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+// typeStringsOf returns the CQL type strings of ts
+// (AbstractType.asCQLTypeStringList).
+func typeStringsOf(ts []types.Type) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.String()
+	}
+	return out
 }

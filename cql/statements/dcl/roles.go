@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/minicass/minicass/cql/expr"
 	"github.com/minicass/minicass/cql/plan"
 
 	"github.com/minicass/minicass/cql/auth"
@@ -553,12 +554,28 @@ func resolveResource(s *plan.Compiler, r *parser.Resource) (*resource, error) {
 		if err != nil {
 			return nil, err
 		}
-		args := make([]string, len(r.ArgTypes))
+		// FunctionResource.functionFromCql: the types prepared in the
+		// function's keyspace; the resource exists while a function or
+		// aggregate of that signature does.
+		def, _ := s.Env.Engine.Keyspace(ks)
+		args := make([]types.Type, len(r.ArgTypes))
 		for i, t := range r.ArgTypes {
-			args[i] = t.String()
+			at, err := expr.ConvertType(t, def)
+			if err != nil {
+				return nil, err
+			}
+			args[i] = at
 		}
-		// No user-defined function exists (they are disabled).
-		return never(auth.Resource{Kind: parser.ResourceFunction, Keyspace: ks, Name: string(r.Table.Name), Args: args}), nil
+		name := string(r.Table.Name)
+		return &resource{auth.FunctionResource(ks, name, args), func(c *authCall) bool {
+			def, ok := c.env.Engine.Keyspace(ks)
+			if !ok {
+				return false
+			}
+			_, isFn := def.Function(name, args)
+			_, isAgg := def.Aggregate(name, args)
+			return isFn || isAgg
+		}}, nil
 	case parser.ResourceAllMBeans:
 		return always(auth.Resource{Kind: parser.ResourceAllMBeans}), nil
 	default: // parser.ResourceMBean: minicass has no JMX beans.

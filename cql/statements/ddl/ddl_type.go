@@ -132,6 +132,17 @@ func compileAlterType(s *plan.Compiler, st *parser.AlterUserType) (plan.Plan, er
 			ut.Fields = append(ut.Fields, fn)
 			fields = append(fields, ft)
 		case parser.AlterRename:
+			// AlterTypeStatement.RenameFields: an aggregate whose INITCOND
+			// is a value of the type would no longer parse back.
+			var deps []string
+			for _, a := range def.Aggregates {
+				if a.InitCond != nil && usesType(a.StateType, name) {
+					deps = append(deps, a.Keyspace+"."+a.Name)
+				}
+			}
+			if len(deps) > 0 {
+				return nil, query.Invalidf("Cannot alter user type %s.%s as it is still used in INITCOND by aggregates %s", ks, name, strings.Join(deps, ", "))
+			}
 			for _, r := range st.Renames {
 				from, to := string(r.From), string(r.To)
 				i := slices.Index(ut.Fields, from)
@@ -154,6 +165,11 @@ func compileAlterType(s *plan.Compiler, st *parser.AlterUserType) (plan.Plan, er
 			}
 			next.Types[i] = replaceType(t, name, nt)
 		}
+		// KeyspaceMetadata.withUpdatedUserType: the functions and
+		// aggregates using the type take its new definition (a function's
+		// body compiles again on its next call).
+		next.Functions = updateFunctionTypes(def.Functions, name, nt)
+		next.Aggregates = updateAggregateTypes(def.Aggregates, name, nt)
 		var tables []*schema.Table
 		for _, tbl := range q.Env.Engine.Tables(ks) {
 			if !slices.ContainsFunc(tbl.Columns, func(c *schema.Column) bool { return usesType(c.Type, name) }) {
@@ -192,6 +208,20 @@ func compileDropType(s *plan.Compiler, st *parser.DropType) (plan.Plan, error) {
 				return query.VoidResult(), nil
 			}
 			return nil, query.Invalidf("Type '%s.%s' doesn't exist", ks, name)
+		}
+		var fns []string
+		for _, f := range def.Functions {
+			if slices.ContainsFunc(append(slices.Clone(f.ArgTypes), f.Return), func(t types.Type) bool { return usesType(t, name) }) {
+				fns = append(fns, f.Keyspace+"."+f.Name)
+			}
+		}
+		for _, a := range def.Aggregates {
+			if slices.ContainsFunc(append(a.StateArgs(), a.Return), func(t types.Type) bool { return usesType(t, name) }) {
+				fns = append(fns, a.Keyspace+"."+a.Name)
+			}
+		}
+		if len(fns) > 0 {
+			return nil, query.Invalidf("Cannot drop user type '%s.%s' as it is still used by functions %s", ks, name, strings.Join(fns, ", "))
 		}
 		for _, t := range def.Types {
 			if t.UDT.Name != name && usesType(t, name) {
@@ -253,4 +283,45 @@ func typeCQL(t types.Type) string {
 	}
 	b.WriteString("\n);")
 	return b.String()
+}
+
+// updateFunctionTypes returns fns with user type name replaced by nt in
+// their argument and return types; a function that used it is a new
+// definition whose body compiles again when next called.
+func updateFunctionTypes(fns []*schema.Function, name string, nt types.Type) []*schema.Function {
+	out := slices.Clone(fns)
+	for i, f := range fns {
+		uses := func(t types.Type) bool { return usesType(t, name) }
+		if !slices.ContainsFunc(f.ArgTypes, uses) && !uses(f.Return) {
+			continue
+		}
+		cp := *f
+		cp.ArgTypes = make([]types.Type, len(f.ArgTypes))
+		for j, t := range f.ArgTypes {
+			cp.ArgTypes[j] = replaceType(t, name, nt)
+		}
+		cp.Return = replaceType(f.Return, name, nt)
+		out[i] = cp.Prepared()
+	}
+	return out
+}
+
+// updateAggregateTypes returns aggs with user type name replaced by nt.
+func updateAggregateTypes(aggs []*schema.Aggregate, name string, nt types.Type) []*schema.Aggregate {
+	out := slices.Clone(aggs)
+	for i, a := range aggs {
+		uses := func(t types.Type) bool { return usesType(t, name) }
+		if !slices.ContainsFunc(a.StateArgs(), uses) && !uses(a.Return) {
+			continue
+		}
+		cp := *a
+		cp.ArgTypes = make([]types.Type, len(a.ArgTypes))
+		for j, t := range a.ArgTypes {
+			cp.ArgTypes[j] = replaceType(t, name, nt)
+		}
+		cp.StateType = replaceType(a.StateType, name, nt)
+		cp.Return = replaceType(a.Return, name, nt)
+		out[i] = &cp
+	}
+	return out
 }

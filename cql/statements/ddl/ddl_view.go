@@ -177,9 +177,9 @@ func buildView(env *plan.Env, ks string, st *parser.CreateView) (*schema.Table, 
 		t := c.Type
 		switch {
 		case t.IsMultiCell() && t.UDT != nil:
-			return nil, query.Invalidf("Invalid non-frozen user-defined type '%s' for PRIMARY KEY column '%s'", marshalName(t), n)
+			return nil, query.Invalidf("Invalid non-frozen user-defined type '%s' for PRIMARY KEY column '%s'", types.MarshalName(t), n)
 		case t.IsMultiCell():
-			return nil, query.Invalidf("Invalid non-frozen collection type '%s' for PRIMARY KEY column '%s'", marshalName(t), n)
+			return nil, query.Invalidf("Invalid non-frozen collection type '%s' for PRIMARY KEY column '%s'", types.MarshalName(t), n)
 		case t.Kind == types.Counter:
 			return nil, query.Invalidf("counter type is not supported for PRIMARY KEY column '%s'", n)
 		case containsDuration(t):
@@ -757,39 +757,4 @@ func forgetKeyspaceViews(ctx context.Context, env *plan.Env, ks string) error {
 		}
 	}
 	return nil
-}
-
-// marshalName is a type as Cassandra's AbstractType.toString prints it
-// (org.apache.cassandra.db.marshal.ListType(...Int32Type)), which
-// CreateViewStatement's key checks put in their messages. A user type
-// keeps its CQL name (docs/compatibility.md).
-func marshalName(t types.Type) string {
-	const pkg = "org.apache.cassandra.db.marshal."
-	if t.UDT != nil {
-		return t.String()
-	}
-	names := map[types.Kind]string{
-		types.Ascii: "AsciiType", types.Text: "UTF8Type", types.Int: "Int32Type", types.Bigint: "LongType",
-		types.Smallint: "ShortType", types.Tinyint: "ByteType", types.Varint: "IntegerType", types.Float: "FloatType",
-		types.Double: "DoubleType", types.Decimal: "DecimalType", types.Boolean: "BooleanType", types.UUID: "UUIDType",
-		types.TimeUUID: "TimeUUIDType", types.Timestamp: "TimestampType", types.Date: "SimpleDateType",
-		types.Time: "TimeType", types.Duration: "DurationType", types.Blob: "BytesType", types.Inet: "InetAddressType",
-		types.Counter: "CounterColumnType",
-	}
-	var s string
-	switch t.Kind {
-	case types.List, types.Set, types.Map, types.Tuple:
-		name := map[types.Kind]string{types.List: "ListType", types.Set: "SetType", types.Map: "MapType", types.Tuple: "TupleType"}[t.Kind]
-		params := make([]string, len(t.Params))
-		for i, p := range t.Params {
-			params[i] = marshalName(p)
-		}
-		s = pkg + name + "(" + strings.Join(params, ",") + ")"
-		if t.Frozen && t.Kind != types.Tuple {
-			s = pkg + "FrozenType(" + s + ")"
-		}
-	default:
-		s = pkg + names[t.Kind]
-	}
-	return s
 }

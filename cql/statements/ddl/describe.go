@@ -2,6 +2,7 @@ package ddl
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/minicass/minicass/cql/plan"
@@ -101,6 +102,12 @@ func (p *describePlan) Exec(ctx context.Context, q *plan.Execution) (*query.Resu
 		for _, t := range ks.Types {
 			elem(ks.Name, "type", t.UDT.Name, typeCQL(t))
 		}
+		for _, f := range sortedFunctions(ks.Functions) {
+			elem(ks.Name, "function", describe.FunctionElementName(f.Name, f.Signature()), describe.FunctionCQL(f))
+		}
+		for _, a := range sortedAggregates(ks.Aggregates) {
+			elem(ks.Name, "aggregate", describe.FunctionElementName(a.Name, a.Signature()), describe.AggregateCQL(a))
+		}
 		for _, t := range snap.Tables[ks.Name] {
 			if !t.IsView() {
 				describeTable(t)
@@ -143,8 +150,48 @@ func (p *describePlan) Exec(ctx context.Context, q *plan.Execution) (*query.Resu
 				list(ks.Name, "type", t.UDT.Name)
 			}
 		}
-	case parser.DescribeFunctions, parser.DescribeAggregates:
-		// minicass has no user-defined functions or aggregates.
+	case parser.DescribeFunctions:
+		for _, ks := range snap.Keyspaces {
+			for _, f := range sortedFunctions(ks.Functions) {
+				list(ks.Name, "function", describe.FunctionElementName(f.Name, f.Signature()))
+			}
+		}
+	case parser.DescribeAggregates:
+		for _, ks := range snap.Keyspaces {
+			for _, a := range sortedAggregates(ks.Aggregates) {
+				list(ks.Name, "aggregate", describe.FunctionElementName(a.Name, a.Signature()))
+			}
+		}
+	case parser.DescribeFunction, parser.DescribeAggregate:
+		ksName := string(st.Name.Keyspace)
+		if ksName == "" {
+			ksName = current
+		}
+		if ksName == "" {
+			return nil, query.Invalidf("No keyspace specified and no current keyspace")
+		}
+		ks := findKeyspace(ksName)
+		if ks == nil {
+			return nil, query.Invalidf("'%s' not found in keyspaces", ksName)
+		}
+		name := string(st.Name.Name)
+		if st.Kind == parser.DescribeFunction {
+			fns := sortedFunctions(ks.FunctionsNamed(name))
+			if len(fns) == 0 {
+				return nil, query.Invalidf("User defined function '%s' not found in '%s'", name, ksName)
+			}
+			for _, f := range fns {
+				elem(ks.Name, "function", describe.FunctionElementName(f.Name, f.Signature()), describe.FunctionCQL(f))
+			}
+			break
+		}
+		aggs := sortedAggregates(ks.AggregatesNamed(name))
+		if len(aggs) == 0 {
+			return nil, query.Invalidf("User defined aggregate '%s' not found in '%s'", name, ksName)
+		}
+		for _, a := range aggs {
+			elem(ks.Name, "aggregate", describe.FunctionElementName(a.Name, a.Signature()), describe.AggregateCQL(a))
+		}
 	case parser.DescribeSchema:
 		for _, ks := range snap.Keyspaces {
 			if st.Full || !virtual.IsSystemKeyspace(ks.Name) {
@@ -262,4 +309,28 @@ func rangeOwnership(node *virtual.Node) []byte {
 		return nil
 	}
 	return b
+}
+
+// sortedFunctions returns fns in DESCRIBE's order (SchemaElement's
+// NAME_COMPARATOR): by element name, f(int, text), ignoring case.
+func sortedFunctions(fns []*schema.Function) []*schema.Function {
+	out := slices.Clone(fns)
+	slices.SortStableFunc(out, func(a, b *schema.Function) int {
+		return compareIgnoreCase(a.Name+"("+a.Signature()+")", b.Name+"("+b.Signature()+")")
+	})
+	return out
+}
+
+// sortedAggregates returns aggs in DESCRIBE's order.
+func sortedAggregates(aggs []*schema.Aggregate) []*schema.Aggregate {
+	out := slices.Clone(aggs)
+	slices.SortStableFunc(out, func(a, b *schema.Aggregate) int {
+		return compareIgnoreCase(a.Name+"("+a.Signature()+")", b.Name+"("+b.Signature()+")")
+	})
+	return out
+}
+
+// compareIgnoreCase is Java's String.compareToIgnoreCase for ASCII text.
+func compareIgnoreCase(a, b string) int {
+	return strings.Compare(strings.ToLower(a), strings.ToLower(b))
 }
