@@ -19,11 +19,11 @@
 // name (java.math.BigInteger, java.net.InetAddress). The class has a
 // field udfContext (UDFContext).
 //
-// A RETURNS NULL ON NULL INPUT function declares its arguments with the
-// primitive types (int, long, double, ...; UDHelper.javaTypes), a CALLED
-// ON NULL INPUT function with the boxed ones (Integer, Long, Double); the
-// return type is always the boxed class. Options.CalledOnNullInput
-// selects which.
+// A RETURNS NULL ON NULL INPUT function declares its arguments and its
+// return type with the primitive types (int, long, double, ...), a CALLED
+// ON NULL INPUT function with the boxed ones (Integer, Long, Double), as
+// 4.1's UDFunction does (UDFDataType.wrap(type, !calledOnNullInput)); so
+// the first cannot return null. Options.CalledOnNullInput selects which.
 //
 // # Type mapping
 //

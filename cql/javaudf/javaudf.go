@@ -65,7 +65,7 @@ func Compile(params []Param, ret types.Type, body string, opts Options) (f *Func
 	if err != nil {
 		return nil, err
 	}
-	c := &checker{verifier: map[string]bool{}, ret: javaTypeOf(ret, false)}
+	c := &checker{verifier: map[string]bool{}, ret: javaTypeOf(ret, !opts.CalledOnNullInput)}
 	for _, m := range members {
 		c.verify(m)
 	}

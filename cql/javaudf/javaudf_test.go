@@ -140,7 +140,9 @@ func TestJavaSemantics(t *testing.T) {
 		{types.TextType, `return "aaa".replaceFirst("a", "\\$");`, "$aa"},
 	}
 	for _, c := range cases {
-		f := mustCompile(t, nil, c.ret, c.body, Options{})
+		// CALLED ON NULL INPUT: the return type is the boxed class, so a
+		// body may return null.
+		f := mustCompile(t, nil, c.ret, c.body, Options{CalledOnNullInput: true})
 		got, err := f.Call(context.Background(), nil)
 		require.NoError(t, err, c.body)
 		assert.Equal(t, c.want, got, c.body)
@@ -294,4 +296,30 @@ func TestConcurrentCalls(t *testing.T) {
 	for range 8 {
 		require.NoError(t, <-done)
 	}
+}
+
+// TestReturnsNullOnNullInputReturnsPrimitive checks that a RETURNS NULL ON
+// NULL INPUT function returns the primitive type, as 4.1's UDFunction
+// declares it (UDFDataType.wrap(returnType, !calledOnNullInput)): a boolean
+// cannot be returned as a double (UFJavaTest.testJavaFunctionInvalidReturn),
+// and a null Double unboxed on return throws NullPointerException.
+func TestReturnsNullOnNullInputReturnsPrimitive(t *testing.T) {
+	params := []Param{{"val", types.DoubleType}}
+	_, err := Compile(params, types.DoubleType, "return true;", Options{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "cannot convert from boolean to double")
+	_, err = Compile(params, types.DoubleType, "return true;", Options{CalledOnNullInput: true})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "cannot convert from boolean to Double")
+
+	f := mustCompile(t, params, types.DoubleType, "Double d = null; return d;", Options{})
+	_, err = f.Call(context.Background(), []any{1.0})
+	var ex *Exception
+	require.ErrorAs(t, err, &ex)
+	assert.Equal(t, "java.lang.NullPointerException", ex.Class)
+
+	f = mustCompile(t, params, types.DoubleType, "return val * 2;", Options{})
+	got, err := f.Call(context.Background(), []any{1.5})
+	require.NoError(t, err)
+	assert.Equal(t, 3.0, got)
 }
