@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -154,8 +155,10 @@ type tableStore struct {
 	compactScheduled atomic.Bool
 	// stats counts reads and writes (tablestats).
 	readCount, writeCount atomic.Int64
-	// reads are the rows and tombstones per read (system_views).
-	reads readHistograms
+	// reads are the rows and tombstones per read (system_views),
+	// allocated by the first read or statistic that needs them (histograms):
+	// they are some 4 KiB, and most system tables are never read.
+	reads atomic.Pointer[readHistograms]
 	// flushScheduled is set while a background flush is queued.
 	flushScheduled atomic.Bool
 	// dropped is set once the table is dropped: flushes stop.
@@ -170,11 +173,28 @@ func newTableStore(t *schema.Table, dir string) *tableStore {
 	return s
 }
 
+// histograms returns the table's read histograms, allocating them on
+// first use.
+func (s *tableStore) histograms() *readHistograms {
+	if h := s.reads.Load(); h != nil {
+		return h
+	}
+	h := new(readHistograms)
+	if s.reads.CompareAndSwap(nil, h) {
+		return h
+	}
+	return s.reads.Load()
+}
+
 // newMemtable returns a fresh memtable source. The caller holds mu (or owns
 // s exclusively).
 func (s *tableStore) newMemtable() *memtableSource {
 	s.gen++
-	return &memtableSource{name: fmt.Sprintf("memtable-%d", s.gen), mt: memtable.New()}
+	name := "memtable-1" // every table's first: no string to build
+	if s.gen > 1 {
+		name = "memtable-" + strconv.Itoa(s.gen)
+	}
+	return &memtableSource{name: name, mt: memtable.New()}
 }
 
 // readSources are the sources of one read, newest first: the active
