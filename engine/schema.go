@@ -141,9 +141,26 @@ func xorInto(sum *[md5.Size]byte, d [md5.Size]byte) {
 	}
 }
 
+// keyspaceDigests memoizes the digest of each keyspace definition as
+// tableDigests does for tables (the system keyspaces' definitions are
+// shared by every engine of the process).
+var keyspaceDigests sync.Map // weak.Pointer[schema.Keyspace] -> [md5.Size]byte
+
 // keyspaceDigest is the MD5 of a canonical description of a keyspace's own
 // definition: name, replication, durable writes and user types.
 func keyspaceDigest(ks *schema.Keyspace) [md5.Size]byte {
+	k := weak.Make(ks)
+	if d, ok := keyspaceDigests.Load(k); ok {
+		return d.([md5.Size]byte)
+	}
+	d := computeKeyspaceDigest(ks)
+	if _, loaded := keyspaceDigests.LoadOrStore(k, d); !loaded {
+		runtime.AddCleanup(ks, func(k weak.Pointer[schema.Keyspace]) { keyspaceDigests.Delete(k) }, k)
+	}
+	return d
+}
+
+func computeKeyspaceDigest(ks *schema.Keyspace) [md5.Size]byte {
 	h := md5.New()
 	fmt.Fprintf(h, "keyspace %q %v %v\n", ks.Name, ks.Replication, ks.DurableWrites)
 	for _, t := range ks.Types {
@@ -550,7 +567,7 @@ func (e *Engine) withTable(cur *schemaState, t *schema.Table) *schemaState {
 	tables := maps.Clone(ks.tables)
 	tables[t.Name] = t
 	next.keyspaces[t.Keyspace] = &keyspaceState{def: ks.def, tables: tables}
-	next.stores[t.ID] = newTableStore(t, e.tableDir(t))
+	next.stores[t.ID] = newTableStore(t, e.fs, e.dataDir)
 	return next
 }
 
@@ -617,7 +634,7 @@ func (e *Engine) dropStore(s *tableStore) error {
 		// reference.
 		src.retire(nil, nil)
 	}
-	errs = append(errs, e.fs.RemoveAll(s.dir), e.releaseLog())
+	errs = append(errs, e.fs.RemoveAll(s.dir()), e.releaseLog())
 	return errors.Join(errs...)
 }
 
@@ -735,7 +752,7 @@ func (e *Engine) CreateMissing(keyspaces []*schema.Keyspace, tables []*schema.Ta
 			owned[t.Keyspace] = true
 		}
 		kst.tables[t.Name] = t
-		next.stores[t.ID] = newTableStore(t, e.tableDir(t))
+		next.stores[t.ID] = newTableStore(t, e.fs, e.dataDir)
 		sum = schemaDelta{tables: [][2]*schema.Table{{nil, t}}}.sumAfter(sum)
 		changes = append(changes, SchemaChange{Kind: wire.Created, Target: wire.TargetTable, Keyspace: t.Keyspace, Table: t.Name, Version: versionOf(sum)})
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/memtable"
 	"github.com/minicass/minicass/schema"
+	"github.com/minicass/minicass/vfs"
 )
 
 // SourceKind says what kind of storage a Source is.
@@ -115,10 +116,14 @@ type tableStore struct {
 	// table is the current definition (replaced by AlterTable), read by
 	// flushes for the table's options.
 	table atomic.Pointer[schema.Table]
-	// dir is the table's SSTable directory. It is created when the first
-	// SSTable of the table is written (ensureDir), not when the table is:
-	// a fresh node has some sixty system tables, most never flushed.
-	dir string
+	// dirPath is the table's SSTable directory (dir), its path built on
+	// first use from fs and dataDir, or set by setDir. The directory is
+	// created when the first SSTable of the table is written (ensureDir),
+	// not when the table is: a fresh node has some sixty system tables,
+	// most never flushed, and most never need the path either.
+	dirPath atomic.Pointer[string]
+	fs      vfs.FS
+	dataDir string
 	// dirMade records that dir exists.
 	dirMade atomic.Bool
 
@@ -165,13 +170,28 @@ type tableStore struct {
 	dropped atomic.Bool
 }
 
-func newTableStore(t *schema.Table, dir string) *tableStore {
-	s := &tableStore{name: t.QualifiedName(), id: t.ID, dir: dir, nextGen: new(atomic.Int64)}
+// newTableStore returns an empty store for t, whose SSTable directory is
+// under dataDir in fs (tableDir).
+func newTableStore(t *schema.Table, fs vfs.FS, dataDir string) *tableStore {
+	s := &tableStore{name: t.QualifiedName(), id: t.ID, fs: fs, dataDir: dataDir, nextGen: new(atomic.Int64)}
 	s.nextGen.Store(1)
 	s.table.Store(t)
 	s.active = s.newMemtable()
 	return s
 }
+
+// dir returns the table's SSTable directory.
+func (s *tableStore) dir() string {
+	if p := s.dirPath.Load(); p != nil {
+		return *p
+	}
+	d := tableDir(s.fs, s.dataDir, s.table.Load())
+	s.dirPath.Store(&d)
+	return d
+}
+
+// setDir sets the table's SSTable directory.
+func (s *tableStore) setDir(dir string) { s.dirPath.Store(&dir) }
 
 // histograms returns the table's read histograms, allocating them on
 // first use.
