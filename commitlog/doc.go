@@ -104,7 +104,12 @@
 //   - SyncNone: never sync (for tests and in-memory engines).
 //
 // A segment is synced before the next one is created, so every segment but
-// the last is always complete on disk.
+// the last is always complete on disk. That sync runs under the log's lock,
+// so appends wait for it; in periodic mode the background goroutine also
+// syncs a segment once it is three quarters full, ahead of its tick, so the
+// rotation's sync finds at most a quarter of a segment to write (a whole
+// segment of dirty pages, 32 MiB, took hundreds of milliseconds on a busy
+// disk and stalled every writer; bench/RESULTS.md).
 //
 // # Mapped segments
 //

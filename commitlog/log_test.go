@@ -274,6 +274,39 @@ func TestPeriodicTickerSyncs(t *testing.T) {
 	require.NoError(t, l.Close())
 }
 
+// TestPeriodicSyncsEarlyWhenSegmentFills checks that in periodic mode a
+// segment three quarters full is synced without waiting for the tick, so
+// that the sync its rotation makes under the log's lock has little left to
+// write.
+func TestPeriodicSyncsEarlyWhenSegmentFills(t *testing.T) {
+	mem := vfs.NewCrashableMem()
+	l, err := Open(mem, "cl", Options{SyncMode: SyncPeriodic, SegmentSize: 1000, NewTicker: newManualTicker().factory})
+	require.NoError(t, err)
+	var want []string
+	for i := 0; i < 3; i++ { // 3 records of 200 bytes framed: below 750
+		p := fmt.Sprintf("%0192d", i)
+		_, err = l.Append([]byte(p))
+		require.NoError(t, err)
+		want = append(want, p)
+	}
+	rs, err := replayAll(t, mem.CrashClone(), "cl")
+	require.NoError(t, err)
+	assert.Empty(t, rs, "below three quarters: no sync before the tick")
+	p := fmt.Sprintf("%0192d", 3)
+	_, err = l.Append([]byte(p)) // the segment passes 750 bytes
+	require.NoError(t, err)
+	want = append(want, p)
+	var got []string
+	require.Eventually(t, func() bool {
+		rs, err := replayAll(t, mem.CrashClone(), "cl")
+		require.NoError(t, err)
+		got = payloads(rs)
+		return len(got) == len(want)
+	}, 10*time.Second, time.Millisecond, "the early sync never came")
+	assert.Equal(t, want, got)
+	require.NoError(t, l.Close())
+}
+
 func TestCloseSyncs(t *testing.T) {
 	mem := vfs.NewCrashableMem()
 	l, err := Open(mem, "cl", Options{SyncMode: SyncPeriodic, NewTicker: newManualTicker().factory})

@@ -194,7 +194,7 @@ func (e *Engine) compact(ctx context.Context, s *tableStore, inputs []*sstableSo
 	if err := e.ensureDir(s); err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrCompaction, s.name, err)
 	}
-	txn, err := createTxn(e.fs, s.dir, s.allocGen(), gens)
+	txn, err := createTxn(e.fs, s.dir(), s.allocGen(), gens)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: transaction log: %w", ErrCompaction, s.name, err)
 	}
@@ -771,7 +771,7 @@ func (c *compactor) ensureWriter() error {
 	if err := c.txn.add(gen); err != nil {
 		return err
 	}
-	w, err := sstable.NewWriter(c.e.fs, c.s.dir, gen, sstable.WriterOptions{
+	w, err := sstable.NewWriter(c.e.fs, c.s.dir(), gen, sstable.WriterOptions{
 		Compression:         comp,
 		ColumnIndexSize:     c.e.opts.ColumnIndexSize,
 		BloomFilterFPChance: t.Options.BloomFilterFPChance,
@@ -815,7 +815,7 @@ func (c *compactor) finishWriter() error {
 	if _, err := w.Finish(); err != nil {
 		return errors.Join(err, w.Abort())
 	}
-	r, err := sstable.Open(c.e.fs, c.s.dir, c.wGen, c.e.justWrittenReaderOptions())
+	r, err := sstable.Open(c.e.fs, c.s.dir(), c.wGen, c.e.justWrittenReaderOptions())
 	if err != nil {
 		return wrapCorruption(err)
 	}

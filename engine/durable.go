@@ -179,8 +179,11 @@ func wrapCorruption(err error) error {
 func TableDirName(t *schema.Table) string { return t.Name + "-" + hex.EncodeToString(t.ID[:]) }
 
 // tableDir returns the SSTable directory of t.
-func (e *Engine) tableDir(t *schema.Table) string {
-	return e.fs.PathJoin(e.dataDir, t.Keyspace, TableDirName(t))
+func (e *Engine) tableDir(t *schema.Table) string { return tableDir(e.fs, e.dataDir, t) }
+
+// tableDir returns the SSTable directory of t under dataDir in fs.
+func tableDir(fs vfs.FS, dataDir string, t *schema.Table) string {
+	return fs.PathJoin(dataDir, t.Keyspace, TableDirName(t))
 }
 
 // openTableStore creates the store of t and opens its SSTables, deleting
@@ -188,7 +191,8 @@ func (e *Engine) tableDir(t *schema.Table) string {
 // truncation record covers.
 func (e *Engine) openTableStore(t *schema.Table) (*tableStore, error) {
 	dir := e.tableDir(t)
-	s := newTableStore(t, dir)
+	s := newTableStore(t, e.fs, e.dataDir)
+	s.setDir(dir)
 	if _, err := e.fs.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 		// Never flushed: nothing on disk (see tableStore.dir).
 		return s, nil
@@ -495,8 +499,8 @@ func (e *Engine) ensureDir(s *tableStore) error {
 	if s.dirMade.Load() {
 		return nil
 	}
-	if err := e.fs.MkdirAll(s.dir, 0o755); err != nil {
-		return fmt.Errorf("engine: creating %s: %w", s.dir, err)
+	if err := e.fs.MkdirAll(s.dir(), 0o755); err != nil {
+		return fmt.Errorf("engine: creating %s: %w", s.dir(), err)
 	}
 	s.dirMade.Store(true)
 	return nil

@@ -133,7 +133,7 @@ func (e *Engine) writeSSTable(s *tableStore, mt *memtableSource) (*sstableSource
 	gen := s.allocGen()
 	// The log says gen is unfinished until the SSTable is complete, so
 	// that a crash mid-flush leaves files Open knows to remove (txnlog.go).
-	txn, err := createFlushTxn(e.fs, s.dir, gen)
+	txn, err := createFlushTxn(e.fs, s.dir(), gen)
 	if err != nil {
 		return nil, fmt.Errorf("transaction log: %w", err)
 	}
@@ -154,7 +154,7 @@ func (e *Engine) writeSSTable(s *tableStore, mt *memtableSource) (*sstableSource
 
 // writeSSTableGen writes mt to SSTable gen and opens it.
 func (e *Engine) writeSSTableGen(s *tableStore, mt *memtableSource, t *schema.Table, comp sstable.Compression, gen int) (*sstableSource, error) {
-	w, err := sstable.NewWriter(e.fs, s.dir, gen, sstable.WriterOptions{
+	w, err := sstable.NewWriter(e.fs, s.dir(), gen, sstable.WriterOptions{
 		Compression:         comp,
 		ColumnIndexSize:     e.opts.ColumnIndexSize,
 		BloomFilterFPChance: t.Options.BloomFilterFPChance,
@@ -174,7 +174,7 @@ func (e *Engine) writeSSTableGen(s *tableStore, mt *memtableSource, t *schema.Ta
 		return nil, errors.Join(err, w.Abort())
 	}
 	// Just written and synced: its digest was computed from these bytes.
-	r, err := sstable.Open(e.fs, s.dir, gen, e.justWrittenReaderOptions())
+	r, err := sstable.Open(e.fs, s.dir(), gen, e.justWrittenReaderOptions())
 	if err != nil {
 		return nil, wrapCorruption(err)
 	}

@@ -615,7 +615,7 @@ func startRead(p *Partition, h *partitionRead, s *tableStore, srcs *readSources,
 		p.readLimit = opts.Limit
 		p.shared = &p.readLimit
 	}
-	p.reads = &s.reads
+	p.reads = s.histograms()
 	if p.done {
 		srcs.release()
 		p.finish() // records the read
@@ -1078,7 +1078,7 @@ func (e *Engine) Scan(ctx context.Context, t *schema.Table, r data.TokenRange, o
 	if err != nil {
 		return nil, err
 	}
-	sc := &Scanner{ctx: ctx, e: e, opts: opts, reads: &s.reads}
+	sc := &Scanner{ctx: ctx, e: e, opts: opts, reads: s.histograms()}
 	sc.rs = e.resolve(&opts, new(ReadStats))
 	sc.rs.dropped = t.Dropped
 	sc.rs.strict = t.StrictLiveness()

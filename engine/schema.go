@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"context"
 	"crypto/md5"
 	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"runtime"
 	"slices"
@@ -47,6 +49,21 @@ type keyspaceState struct {
 	// built on first use (viewsOf).
 	viewsOnce sync.Once
 	views     map[data.TableID][]*schema.Table
+	// sorted holds tables sorted by name, built on first use (byName).
+	sortedOnce sync.Once
+	sorted     []*schema.Table
+}
+
+// byName returns the keyspace's tables sorted by name. The slice is shared:
+// callers must not modify it.
+func (ks *keyspaceState) byName() []*schema.Table {
+	ks.sortedOnce.Do(func() {
+		ks.sorted = make([]*schema.Table, 0, len(ks.tables))
+		for _, name := range slices.Sorted(maps.Keys(ks.tables)) {
+			ks.sorted = append(ks.sorted, ks.tables[name])
+		}
+	})
+	return ks.sorted
 }
 
 func emptySchemaState() *schemaState {
@@ -66,10 +83,15 @@ func (s *schemaState) clone() *schemaState {
 // they were reached.
 func (s *schemaState) setVersion(sum [md5.Size]byte) {
 	s.sum = sum
+	s.version = versionOf(sum)
+}
+
+// versionOf is the schema version of a schema whose sum is sum.
+func versionOf(sum [md5.Size]byte) types.UUIDValue {
 	u := types.UUIDValue(md5.Sum(sum[:]))
 	u[6] = u[6]&0x0f | 0x30
 	u[8] = u[8]&0x3f | 0x80
-	s.version = u
+	return u
 }
 
 // fullSum computes the sum of s from every definition it holds.
@@ -119,9 +141,26 @@ func xorInto(sum *[md5.Size]byte, d [md5.Size]byte) {
 	}
 }
 
+// keyspaceDigests memoizes the digest of each keyspace definition as
+// tableDigests does for tables (the system keyspaces' definitions are
+// shared by every engine of the process).
+var keyspaceDigests sync.Map // weak.Pointer[schema.Keyspace] -> [md5.Size]byte
+
 // keyspaceDigest is the MD5 of a canonical description of a keyspace's own
 // definition: name, replication, durable writes and user types.
 func keyspaceDigest(ks *schema.Keyspace) [md5.Size]byte {
+	k := weak.Make(ks)
+	if d, ok := keyspaceDigests.Load(k); ok {
+		return d.([md5.Size]byte)
+	}
+	d := computeKeyspaceDigest(ks)
+	if _, loaded := keyspaceDigests.LoadOrStore(k, d); !loaded {
+		runtime.AddCleanup(ks, func(k weak.Pointer[schema.Keyspace]) { keyspaceDigests.Delete(k) }, k)
+	}
+	return d
+}
+
+func computeKeyspaceDigest(ks *schema.Keyspace) [md5.Size]byte {
 	h := md5.New()
 	fmt.Fprintf(h, "keyspace %q %v %v\n", ks.Name, ks.Replication, ks.DurableWrites)
 	for _, t := range ks.Types {
@@ -216,9 +255,24 @@ func (e *Engine) publish(next *schemaState, ch SchemaChange, delta schemaDelta) 
 	e.state.Store(next)
 	e.syncViewDependents()
 	ch.Version = next.version
-	e.opts.Logger.Debug("schema change", "kind", ch.Kind, "target", ch.Target, "keyspace", ch.Keyspace, "table", ch.Table)
-	for _, id := range slices.Sorted(maps.Keys(e.listeners)) {
-		e.listeners[id](ch)
+	e.notify(ch)
+}
+
+// notify logs each of changes and calls the listeners with it, in order
+// of registration. The caller holds schemaMu.
+func (e *Engine) notify(changes ...SchemaChange) {
+	debug := e.opts.Logger.Enabled(context.Background(), slog.LevelDebug)
+	var ids []int
+	if len(e.listeners) > 0 {
+		ids = slices.Sorted(maps.Keys(e.listeners))
+	}
+	for _, ch := range changes {
+		if debug {
+			e.opts.Logger.Debug("schema change", "kind", ch.Kind, "target", ch.Target, "keyspace", ch.Keyspace, "table", ch.Table)
+		}
+		for _, id := range ids {
+			e.listeners[id](ch)
+		}
 	}
 }
 
@@ -273,9 +327,16 @@ func (e *Engine) tables(keyspace string, index bool) []*schema.Table {
 	if !ok {
 		return nil
 	}
-	out := make([]*schema.Table, 0, len(ks.tables))
-	for _, name := range slices.Sorted(maps.Keys(ks.tables)) {
-		if t := ks.tables[name]; t.IsIndexTable() == index {
+	all := ks.byName()
+	n := 0
+	for _, t := range all {
+		if t.IsIndexTable() == index {
+			n++
+		}
+	}
+	out := make([]*schema.Table, 0, n)
+	for _, t := range all {
+		if t.IsIndexTable() == index {
 			out = append(out, t)
 		}
 	}
@@ -474,8 +535,7 @@ func (e *Engine) ViewsOf(t *schema.Table) []*schema.Table {
 // index is built once per keyspace state, on first use.
 func (ks *keyspaceState) viewsOf(id data.TableID) []*schema.Table {
 	ks.viewsOnce.Do(func() {
-		for _, name := range slices.Sorted(maps.Keys(ks.tables)) {
-			t := ks.tables[name]
+		for _, t := range ks.byName() {
 			if t.View != nil {
 				if ks.views == nil {
 					ks.views = map[data.TableID][]*schema.Table{}
@@ -513,7 +573,7 @@ func (e *Engine) withTable(cur *schemaState, t *schema.Table) *schemaState {
 	tables := maps.Clone(ks.tables)
 	tables[t.Name] = t
 	next.keyspaces[t.Keyspace] = &keyspaceState{def: ks.def, tables: tables}
-	next.stores[t.ID] = newTableStore(t, e.tableDir(t))
+	next.stores[t.ID] = newTableStore(t, e.fs, e.dataDir)
 	return next
 }
 
@@ -580,7 +640,7 @@ func (e *Engine) dropStore(s *tableStore) error {
 		// reference.
 		src.retire(nil, nil)
 	}
-	errs = append(errs, e.fs.RemoveAll(s.dir), e.releaseLog())
+	errs = append(errs, e.fs.RemoveAll(s.dir()), e.releaseLog())
 	return errors.Join(errs...)
 }
 
@@ -665,44 +725,52 @@ func (e *Engine) CreateMissing(keyspaces []*schema.Keyspace, tables []*schema.Ta
 	}
 	e.schemaMu.Lock()
 	defer e.schemaMu.Unlock()
-	type step struct {
-		state *schemaState
-		ch    SchemaChange
-		delta schemaDelta
-	}
-	var steps []step
+	// The whole batch is built into one new state and installed once: a
+	// state per change would copy the registry's maps once per table (the
+	// system keyspaces hold dozens), making a fresh engine's open quadratic
+	// in their number. Listeners still hear one change per keyspace and per
+	// table, each with the version the schema had after it.
 	cur := e.state.Load()
+	next := cur.clone()
+	sum := cur.sum
+	var changes []SchemaChange
+	owned := map[string]bool{} // keyspaces whose state next owns
 	for _, ks := range keyspaces {
-		if _, ok := cur.keyspaces[ks.Name]; ok {
+		if _, ok := next.keyspaces[ks.Name]; ok {
 			continue
 		}
-		next := cur.clone()
 		next.keyspaces[ks.Name] = &keyspaceState{def: ks, tables: map[string]*schema.Table{}}
-		steps = append(steps, step{next, SchemaChange{Kind: wire.Created, Target: wire.TargetKeyspace, Keyspace: ks.Name},
-			schemaDelta{keyspaces: [][2]*schema.Keyspace{{nil, ks}}}})
-		cur = next
+		owned[ks.Name] = true
+		sum = schemaDelta{keyspaces: [][2]*schema.Keyspace{{nil, ks}}}.sumAfter(sum)
+		changes = append(changes, SchemaChange{Kind: wire.Created, Target: wire.TargetKeyspace, Keyspace: ks.Name, Version: versionOf(sum)})
 	}
 	for _, t := range tables {
-		kst := cur.keyspaces[t.Keyspace]
+		kst := next.keyspaces[t.Keyspace]
 		if _, ok := kst.tables[t.Name]; ok {
 			continue
 		}
-		if _, ok := cur.stores[t.ID]; ok {
+		if _, ok := next.stores[t.ID]; ok {
 			return fmt.Errorf("%w: table id %x is in use", ErrTableExists, t.ID)
 		}
-		next := e.withTable(cur, t)
-		steps = append(steps, step{next, SchemaChange{Kind: wire.Created, Target: wire.TargetTable, Keyspace: t.Keyspace, Table: t.Name},
-			schemaDelta{tables: [][2]*schema.Table{{nil, t}}}})
-		cur = next
+		if !owned[t.Keyspace] {
+			kst = &keyspaceState{def: kst.def, tables: maps.Clone(kst.tables)}
+			next.keyspaces[t.Keyspace] = kst
+			owned[t.Keyspace] = true
+		}
+		kst.tables[t.Name] = t
+		next.stores[t.ID] = newTableStore(t, e.fs, e.dataDir)
+		sum = schemaDelta{tables: [][2]*schema.Table{{nil, t}}}.sumAfter(sum)
+		changes = append(changes, SchemaChange{Kind: wire.Created, Target: wire.TargetTable, Keyspace: t.Keyspace, Table: t.Name, Version: versionOf(sum)})
 	}
-	if len(steps) == 0 {
+	if len(changes) == 0 {
 		return nil
 	}
-	if err := e.persistSchema(cur); err != nil {
+	next.setVersion(sum)
+	if err := e.persistSchema(next); err != nil {
 		return err
 	}
-	for _, s := range steps {
-		e.publish(s.state, s.ch, s.delta)
-	}
+	e.state.Store(next)
+	e.syncViewDependents()
+	e.notify(changes...)
 	return nil
 }

@@ -148,7 +148,7 @@ func (s *tableStore) freeze(home *homeFS) *tableSnapshot {
 		s.version++
 	}
 	t := &tableSnapshot{mems: slices.Clone(s.flushing), ssts: slices.Clone(s.ssts), others: slices.Clone(s.others),
-		gen: s.gen, nextGen: s.nextGen, dir: s.dir}
+		gen: s.gen, nextGen: s.nextGen, dir: s.dir()}
 	for _, sst := range t.ssts {
 		sst.acquire()
 		sst.home.CompareAndSwap(nil, home)
@@ -294,7 +294,8 @@ func (s *tableStore) reset(t *schema.Table, ts *tableSnapshot) (added, released 
 // empty active memtable, and the bytes of its memtables. It continues the
 // memtable names and the generation counter of the store snapshotted.
 func (ts *tableSnapshot) store(t *schema.Table, dir string) (*tableStore, int64) {
-	s := &tableStore{name: t.QualifiedName(), id: t.ID, dir: dir, gen: ts.gen, nextGen: ts.nextGen}
+	s := &tableStore{name: t.QualifiedName(), id: t.ID, gen: ts.gen, nextGen: ts.nextGen}
+	s.setDir(dir)
 	s.table.Store(t)
 	s.active = s.newMemtable()
 	s.flushing = slices.Clone(ts.mems)

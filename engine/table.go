@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/memtable"
 	"github.com/minicass/minicass/schema"
+	"github.com/minicass/minicass/vfs"
 )
 
 // SourceKind says what kind of storage a Source is.
@@ -114,10 +116,14 @@ type tableStore struct {
 	// table is the current definition (replaced by AlterTable), read by
 	// flushes for the table's options.
 	table atomic.Pointer[schema.Table]
-	// dir is the table's SSTable directory. It is created when the first
-	// SSTable of the table is written (ensureDir), not when the table is:
-	// a fresh node has some sixty system tables, most never flushed.
-	dir string
+	// dirPath is the table's SSTable directory (dir), its path built on
+	// first use from fs and dataDir, or set by setDir. The directory is
+	// created when the first SSTable of the table is written (ensureDir),
+	// not when the table is: a fresh node has some sixty system tables,
+	// most never flushed, and most never need the path either.
+	dirPath atomic.Pointer[string]
+	fs      vfs.FS
+	dataDir string
 	// dirMade records that dir exists.
 	dirMade atomic.Bool
 
@@ -154,27 +160,61 @@ type tableStore struct {
 	compactScheduled atomic.Bool
 	// stats counts reads and writes (tablestats).
 	readCount, writeCount atomic.Int64
-	// reads are the rows and tombstones per read (system_views).
-	reads readHistograms
+	// reads are the rows and tombstones per read (system_views),
+	// allocated by the first read or statistic that needs them (histograms):
+	// they are some 4 KiB, and most system tables are never read.
+	reads atomic.Pointer[readHistograms]
 	// flushScheduled is set while a background flush is queued.
 	flushScheduled atomic.Bool
 	// dropped is set once the table is dropped: flushes stop.
 	dropped atomic.Bool
 }
 
-func newTableStore(t *schema.Table, dir string) *tableStore {
-	s := &tableStore{name: t.QualifiedName(), id: t.ID, dir: dir, nextGen: new(atomic.Int64)}
+// newTableStore returns an empty store for t, whose SSTable directory is
+// under dataDir in fs (tableDir).
+func newTableStore(t *schema.Table, fs vfs.FS, dataDir string) *tableStore {
+	s := &tableStore{name: t.QualifiedName(), id: t.ID, fs: fs, dataDir: dataDir, nextGen: new(atomic.Int64)}
 	s.nextGen.Store(1)
 	s.table.Store(t)
 	s.active = s.newMemtable()
 	return s
 }
 
+// dir returns the table's SSTable directory.
+func (s *tableStore) dir() string {
+	if p := s.dirPath.Load(); p != nil {
+		return *p
+	}
+	d := tableDir(s.fs, s.dataDir, s.table.Load())
+	s.dirPath.Store(&d)
+	return d
+}
+
+// setDir sets the table's SSTable directory.
+func (s *tableStore) setDir(dir string) { s.dirPath.Store(&dir) }
+
+// histograms returns the table's read histograms, allocating them on
+// first use.
+func (s *tableStore) histograms() *readHistograms {
+	if h := s.reads.Load(); h != nil {
+		return h
+	}
+	h := new(readHistograms)
+	if s.reads.CompareAndSwap(nil, h) {
+		return h
+	}
+	return s.reads.Load()
+}
+
 // newMemtable returns a fresh memtable source. The caller holds mu (or owns
 // s exclusively).
 func (s *tableStore) newMemtable() *memtableSource {
 	s.gen++
-	return &memtableSource{name: fmt.Sprintf("memtable-%d", s.gen), mt: memtable.New()}
+	name := "memtable-1" // every table's first: no string to build
+	if s.gen > 1 {
+		name = "memtable-" + strconv.Itoa(s.gen)
+	}
+	return &memtableSource{name: name, mt: memtable.New()}
 }
 
 // readSources are the sources of one read, newest first: the active

@@ -97,7 +97,7 @@ func (e *Engine) ClearSSTablesPerRead(keyspace, table string) error {
 	if err != nil {
 		return err
 	}
-	stores[0].reads.clearSSTables()
+	stores[0].histograms().clearSSTables()
 	return nil
 }
 
@@ -114,8 +114,8 @@ func (e *Engine) TableStats(keyspace, table string) (TableStats, error) {
 	s := stores[0]
 	t := s.table.Load()
 	out := TableStats{Keyspace: keyspace, Table: table, ReadCount: s.readCount.Load(), WriteCount: s.writeCount.Load()}
-	out.RowsPerRead, out.TombstonesPerRead = s.reads.snapshot(e.Now())
-	out.SSTablesPerRead, out.SSTablesPerReadPoints = s.reads.sstablesSnapshot(e.Now())
+	out.RowsPerRead, out.TombstonesPerRead = s.histograms().snapshot(e.Now())
+	out.SSTablesPerRead, out.SSTablesPerReadPoints = s.histograms().sstablesSnapshot(e.Now())
 	if p, err := parseCompaction(t.Options.Compaction); err == nil {
 		out.Strategy = p.class
 	}

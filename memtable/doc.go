@@ -17,7 +17,10 @@
 // reaches it; the directory itself is in token order. Tokens that share a
 // long prefix (never murmur3's, but any a caller passes) nest up to four
 // directories deep. Partitions are allocated in slabs of up to 8 KiB per
-// shard and never removed from a memtable.
+// shard and never removed from a memtable. The shards and their arenas
+// (some 3.5 KiB) are allocated by the first Apply: an engine keeps a
+// memtable per table, most system tables are never written, and an
+// untouched memtable is a few words.
 //
 // Each partition keeps its partition deletion, its static row, its range
 // tombstones sorted by start bound, and its rows ordered by clustering bytes

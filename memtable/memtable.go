@@ -19,16 +19,37 @@ const btreeDegree = 16
 // documentation for its layout and concurrency model. The zero value is not
 // usable; call New.
 type Memtable struct {
-	shards [numShards]shard
-	// arenas holds each shard's keys, rows and range-tombstone bounds.
-	arenas [numShards]arena
-
-	rowFree *btree.FreeListG[[]byte]
+	// body holds the partitions, allocated by the first Apply: until then
+	// it is nil and the memtable is empty. An engine keeps a memtable for
+	// every table, most of the system tables are never written, and the
+	// body is some 3.5 KiB, so an empty memtable costs a few words.
+	body atomic.Pointer[body]
 
 	size  atomic.Int64
 	count atomic.Int64
 	ops   atomic.Int64
 	minTS atomic.Int64
+}
+
+// body is the part of a memtable that holds its partitions.
+type body struct {
+	shards [numShards]shard
+	// arenas holds each shard's keys, rows and range-tombstone bounds.
+	arenas [numShards]arena
+
+	rowFree *btree.FreeListG[[]byte]
+}
+
+// writable returns m's body, allocating it if no Apply has yet.
+func (m *Memtable) writable() *body {
+	if b := m.body.Load(); b != nil {
+		return b
+	}
+	b := &body{rowFree: btree.NewFreeListG[[]byte](64)}
+	if m.body.CompareAndSwap(nil, b) {
+		return b
+	}
+	return m.body.Load()
 }
 
 // The partition index is split by token range into numShards shards, each
@@ -93,9 +114,7 @@ func shardOf(token int64) int { return int((uint64(token) ^ 1<<63) >> (64 - shar
 
 // New returns an empty memtable.
 func New() *Memtable {
-	m := &Memtable{
-		rowFree: btree.NewFreeListG[[]byte](64),
-	}
+	m := &Memtable{}
 	m.minTS.Store(math.MaxInt64)
 	return m
 }
@@ -165,8 +184,9 @@ func (m *Memtable) noteTimestamp(ts int64) {
 func (m *Memtable) Apply(token int64, mu *data.Mutation) (bytesAdded int) {
 	m.ops.Add(operationCount(mu))
 	si := shardOf(token)
-	sh := &m.shards[si]
-	a := applier{arena: &m.arenas[si], free: m.rowFree}
+	b := m.writable()
+	sh := &b.shards[si]
+	a := applier{arena: &b.arenas[si], free: b.rowFree}
 	p, at := sh.parts.lookup(token, mu.Key)
 	inserted := false
 	if p == nil {
@@ -210,7 +230,11 @@ func (m *Memtable) noteApplied(delta int, lo int64, inserted bool) int {
 // memtable holds nothing for it. The snapshot is not affected by later
 // writes.
 func (m *Memtable) Get(token int64, key []byte) (data.PartitionSource, bool) {
-	p := m.shards[shardOf(token)].parts.get(token, key)
+	b := m.body.Load()
+	if b == nil {
+		return nil, false
+	}
+	p := b.shards[shardOf(token)].parts.get(token, key)
 	if p == nil {
 		return nil, false
 	}
@@ -242,23 +266,24 @@ func (m *Memtable) ScanReuse(r data.TokenRange) data.PartitionIterator {
 
 func (m *Memtable) scan(r data.TokenRange, reuse bool) data.PartitionIterator {
 	it := &partitionIter{r: r, reuse: reuse}
-	if r.Start > r.End {
+	b := m.body.Load()
+	if r.Start > r.End || b == nil {
 		it.done = true
 		return it
 	}
 	lo, hi := shardOf(r.Start), shardOf(r.End)
 	for i := lo; i <= hi; i++ {
-		m.shards[i].mu.Lock()
+		b.shards[i].mu.Lock()
 	}
 	for i := lo; i <= hi; i++ {
-		sh := &m.shards[i]
+		sh := &b.shards[i]
 		if sh.snap == nil {
 			sh.snap = sh.parts.clone(i)
 		}
 		it.trees[i] = sh.snap
 	}
 	for i := hi; i >= lo; i-- {
-		m.shards[i].mu.Unlock()
+		b.shards[i].mu.Unlock()
 	}
 	it.shard, it.last = lo, hi
 	return it

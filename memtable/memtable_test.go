@@ -435,8 +435,8 @@ func testConcurrentInserts(t *testing.T, tokenOf func(i int) int64) {
 	}
 	assert.Equal(t, n, m.Len())
 	total := 0
-	for i := range m.shards {
-		c, err := checkIndex(&m.shards[i].parts)
+	for i := range m.writable().shards {
+		c, err := checkIndex(&m.writable().shards[i].parts)
 		require.NoError(t, err)
 		total += c
 	}

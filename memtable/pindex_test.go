@@ -310,8 +310,8 @@ func TestScanSnapshotIgnoresLaterPartitions(t *testing.T) {
 	assert.Equal(t, 1000, n)
 	assert.Equal(t, 2000, m.Len())
 	total := 0
-	for i := range m.shards {
-		n, err := checkIndex(&m.shards[i].parts)
+	for i := range m.writable().shards {
+		n, err := checkIndex(&m.writable().shards[i].parts)
 		require.NoError(t, err)
 		total += n
 	}

@@ -66,17 +66,25 @@ func (n *Node) SetHostID(id types.UUIDValue) {
 // and system_views.* are computed when read (derived.go). NewExecutor
 // calls it; calling it again is harmless.
 func (n *Node) Bootstrap(ctx context.Context) error {
-	var kss []*schema.Keyspace
-	var tables []*schema.Table
-	for _, ks := range SystemKeyspaceOrder {
-		kss = append(kss, SystemKeyspaceDef(ks))
-		tables = append(tables, Tables(ks)...)
-	}
-	if err := n.eng.CreateMissing(kss, tables); err != nil {
+	bootstrapOnce.Do(func() {
+		for _, ks := range SystemKeyspaceOrder {
+			bootstrapKeyspaces = append(bootstrapKeyspaces, SystemKeyspaceDef(ks))
+			bootstrapTables = append(bootstrapTables, Tables(ks)...)
+		}
+	})
+	if err := n.eng.CreateMissing(bootstrapKeyspaces, bootstrapTables); err != nil {
 		return fmt.Errorf("cql: creating the system keyspaces: %w", err)
 	}
 	return nil
 }
+
+// The definitions Bootstrap installs, shared by every node of the process
+// (definitions are immutable once published).
+var (
+	bootstrapOnce      sync.Once
+	bootstrapKeyspaces []*schema.Keyspace
+	bootstrapTables    []*schema.Table
+)
 
 // SetNodeAddress sets the address and native protocol port the node is
 // reached at (system.local's rpc_address, broadcast_address, listen_address

@@ -320,7 +320,23 @@ func sortTables(ts []*schema.Table) {
 	}
 }
 
-// SystemKeyspaceDef returns the definition of system keyspace name.
+// SystemKeyspaceDef returns the definition of system keyspace name. The
+// definition is built once per process and shared, as the engine's
+// definitions are immutable once published: it must not be modified.
 func SystemKeyspaceDef(name string) *schema.Keyspace {
+	systemKeyspacesOnce.Do(func() {
+		systemKeyspaces = make(map[string]*schema.Keyspace, len(SystemKeyspaceOrder))
+		for _, ks := range SystemKeyspaceOrder {
+			systemKeyspaces[ks] = &schema.Keyspace{Name: ks, Replication: maps.Clone(systemReplication[ks]), DurableWrites: true}
+		}
+	})
+	if ks, ok := systemKeyspaces[name]; ok {
+		return ks
+	}
 	return &schema.Keyspace{Name: name, Replication: maps.Clone(systemReplication[name]), DurableWrites: true}
 }
+
+var (
+	systemKeyspacesOnce sync.Once
+	systemKeyspaces     map[string]*schema.Keyspace
+)
