@@ -696,59 +696,47 @@ func arith(op string, l, r any) any {
 			return float32(math.Mod(float64(a), float64(b)))
 		}
 	case "long":
-		a, b := toInt64(l), toInt64(r)
-		switch op {
-		case "+":
-			return a + b
-		case "-":
-			return a - b
-		case "*":
-			return a * b
-		case "/":
-			if b == 0 {
-				throwJava("ArithmeticException", "/ by zero")
-			}
-			return a / b
-		case "%":
-			if b == 0 {
-				throwJava("ArithmeticException", "/ by zero")
-			}
-			return a % b
-		case "&":
-			return a & b
-		case "|":
-			return a | b
-		case "^":
-			return a ^ b
+		if v, ok := integerArith(op, toInt64(l), toInt64(r)); ok {
+			return v
 		}
 	default:
-		a, b := int32(toInt64(l)), int32(toInt64(r))
-		switch op {
-		case "+":
-			return a + b
-		case "-":
-			return a - b
-		case "*":
-			return a * b
-		case "/":
-			if b == 0 {
-				throwJava("ArithmeticException", "/ by zero")
-			}
-			return a / b
-		case "%":
-			if b == 0 {
-				throwJava("ArithmeticException", "/ by zero")
-			}
-			return a % b
-		case "&":
-			return a & b
-		case "|":
-			return a | b
-		case "^":
-			return a ^ b
+		if v, ok := integerArith(op, int32(toInt64(l)), int32(toInt64(r))); ok {
+			return v
 		}
 	}
 	panic(&javaThrow{newException("ClassCastException", "bad operator "+op)})
+}
+
+// integerArith applies a binary operator of Java's int or long arithmetic:
+// + - * wrap on overflow (as Go's fixed-size integers do), / and % throw
+// ArithmeticException on a zero divisor, and MIN / -1 is MIN as in Java.
+// ok is false for an operator it does not know.
+func integerArith[T int32 | int64](op string, a, b T) (v any, ok bool) {
+	switch op {
+	case "+":
+		return a + b, true
+	case "-":
+		return a - b, true
+	case "*":
+		return a * b, true
+	case "/":
+		if b == 0 {
+			throwJava("ArithmeticException", "/ by zero")
+		}
+		return a / b, true
+	case "%":
+		if b == 0 {
+			throwJava("ArithmeticException", "/ by zero")
+		}
+		return a % b, true
+	case "&":
+		return a & b, true
+	case "|":
+		return a | b, true
+	case "^":
+		return a ^ b, true
+	}
+	return nil, false
 }
 
 func negate(v any) any {
