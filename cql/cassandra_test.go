@@ -140,6 +140,16 @@ import (
 //	                    auto-compaction=false is disableCompaction;
 //	                    drop-compact-storage=false is
 //	                    setEnableDropCompactStorage(false))
+//	node auth=true      (with the settings above) the fresh node runs
+//	                    PasswordAuthenticator and CassandraAuthorizer, as a
+//	                    node with authenticator and authorizer set in
+//	                    cassandra.yaml: the script's statements run as the
+//	                    superuser cassandra unless a directive says as=R
+//	... as=R            (on execute, succeeds, rows, empty and error) the
+//	                    statements run in a session of role R, which logs
+//	                    in first with the password R (the script creates R
+//	                    WITH LOGIN = true AND PASSWORD = 'R'), as a client
+//	                    logged in as R: every statement is authorized for R
 //
 //	... each=(v:from:to, ...)
 //	                    (on any directive) runs it once per binding of the
@@ -220,6 +230,35 @@ func (h *conformanceHarness) startNode(opts engine.Options, xo Options) {
 	h.s.SetKeyspace(conformanceKeyspace)
 }
 
+// startAuthNode is startNode on a node with PasswordAuthenticator and
+// CassandraAuthorizer, whose session is the superuser cassandra's.
+func (h *conformanceHarness) startAuthNode(opts engine.Options, xo Options) {
+	x := newConformanceSession(h.t, opts, xo).Executor()
+	ctx := context.Background()
+	require.NoError(h.t, x.EnableAuthentication(ctx, AuthOptions{Superusers: map[string]string{"cassandra": "cassandra"}, LogRounds: 4, Authorizer: CassandraAuthorizer}))
+	require.NoError(h.t, x.Authenticate(ctx, "cassandra", "cassandra"))
+	h.s = x.NewUserSession("cassandra")
+	h.mustRun(fmt.Sprintf("CREATE KEYSPACE %s WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}", conformanceKeyspace))
+	h.s.SetKeyspace(conformanceKeyspace)
+}
+
+// login is the session of role, which logs in (with its name as password)
+// the first time, in the keyspace cql_test_keyspace.
+func (h *conformanceHarness) login(t *testing.T, role string) *Session {
+	if s, ok := h.logins[role]; ok {
+		return s
+	}
+	x := h.s.Executor()
+	require.NoError(t, x.Authenticate(context.Background(), role, role), "as=%s: the role logs in with the password %s", role, role)
+	s := x.NewUserSession(role)
+	s.SetKeyspace(conformanceKeyspace)
+	if h.logins == nil {
+		h.logins = map[string]*Session{}
+	}
+	h.logins[role] = s
+	return s
+}
+
 // newConformanceSession is a session on a fresh in-memory node with the
 // engine settings opts and the executor settings xo (materialized views
 // enabled in CQLTester's node).
@@ -255,6 +294,8 @@ type conformanceHarness struct {
 	// exec is the prepared execution of the current directive (prepared=P),
 	// nil for a directive that runs its own statement.
 	exec *preparedRun
+	// logins are the sessions of the roles that as=R logged in, by role.
+	logins map[string]*Session
 }
 
 // preparedRun is a directive's execution of a prepared statement.
@@ -295,6 +336,13 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 		require.True(t, ok, "%s: no prepared statement %s", d.Pos, name)
 		h.exec = &preparedRun{name: name, prep: prep, simple: d.HasArg("simple-client")}
 	}
+	if d.HasArg("as") {
+		var role string
+		d.ScanArgs(t, "as", &role)
+		own := h.s
+		h.s = h.login(t, role)
+		defer func() { h.s = own }()
+	}
 	switch d.Cmd {
 	case "prepare":
 		var name string
@@ -334,7 +382,16 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 			d.ScanArgs(t, "auto-compaction", &auto)
 			opts.DisableAutoCompaction = !auto
 		}
-		h.startNode(opts, xo)
+		withAuth := false
+		if d.HasArg("auth") {
+			d.ScanArgs(t, "auth", &withAuth)
+		}
+		h.logins = nil
+		if withAuth {
+			h.startAuthNode(opts, xo)
+		} else {
+			h.startNode(opts, xo)
+		}
 		return d.Expected
 	case "table":
 		h.table = fmt.Sprintf("%s.table_%02d", conformanceKeyspace, h.tables)

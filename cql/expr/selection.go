@@ -444,6 +444,9 @@ func (c *CompileCtx) compileScalarSelectorCall(tbl *schema.Table, name string, e
 	sels := make([]Selector, len(e.Args))
 	args := make([]opArg, len(e.Args))
 	recv := Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: string(e.Name)}
+	// AbstractFunctionSelector.addFunctionsTo lists the function before
+	// the functions of its arguments.
+	mark := c.usedMark()
 	for i, a := range e.Args {
 		if isLiteralTerm(a) {
 			args[i] = c.termArg(a, recv)
@@ -472,7 +475,7 @@ func (c *CompileCtx) compileScalarSelectorCall(tbl *schema.Table, name string, e
 	if chosen.uda != nil && anyAggregate(sels) {
 		return nil, query.Invalidf("aggregate functions cannot be used as arguments of aggregate functions")
 	}
-	if err := c.used(chosen); err != nil {
+	if err := c.usedAt(chosen, mark); err != nil {
 		return nil, err
 	}
 	for i, a := range e.Args {

@@ -33,8 +33,14 @@ type UserFunctions struct {
 	Enabled bool
 	// Used, when set, is told of every user function and aggregate a
 	// statement resolves to (the prepared statement cache evicts a
-	// statement when one of them is replaced or dropped).
-	Used func(def any)
+	// statement when one of them is replaced or dropped, and the
+	// authorizer checks EXECUTE on each), with the position at which def
+	// goes in the statement's list: the list is in the order of
+	// CQLStatement.getFunctions, a call before its arguments in a
+	// selection, an aggregate before its state and final functions.
+	Used func(at int, def any)
+	// Count, when set, returns the length of the list Used inserts into.
+	Count func() int
 }
 
 // ErrUDFsDisabled is Cassandra 4.1's text for CREATE FUNCTION, or a call of
@@ -133,17 +139,53 @@ func (c *CompileCtx) functionCandidates(callKs, name, current string) []*functio
 // used records that the statement calls fn, and refuses the call of a user
 // function on a node where they are disabled.
 func (c *CompileCtx) used(fn *function) error {
+	return c.usedAt(fn, -1)
+}
+
+// usedMark returns the position in the statement's list of functions
+// (UserFunctions.Used) that a call compiled next starts at; usedAt puts the
+// call there once its arguments, compiled first, have added theirs.
+func (c *CompileCtx) usedMark() int {
+	if c.UDFs == nil || c.UDFs.Count == nil {
+		return -1
+	}
+	return c.UDFs.Count()
+}
+
+// usedAt is used, recording fn at position at of the statement's list (-1:
+// at its end). An aggregate's state and final functions follow it, as
+// UDAggregate.addFunctionsTo lists them.
+func (c *CompileCtx) usedAt(fn *function, at int) error {
 	if fn.ks == "" || c.UDFs == nil {
 		return nil
 	}
 	if !c.UDFs.Enabled {
 		return query.Invalidf("%s", ErrUDFsDisabled)
 	}
-	if c.UDFs.Used != nil {
-		if fn.udf != nil {
-			c.UDFs.Used(fn.udf)
-		} else {
-			c.UDFs.Used(fn.uda)
+	if c.UDFs.Used == nil {
+		return nil
+	}
+	if at < 0 && c.UDFs.Count != nil {
+		at = c.UDFs.Count()
+	}
+	if at < 0 {
+		at = 0
+	}
+	if fn.udf != nil {
+		c.UDFs.Used(at, fn.udf)
+		return nil
+	}
+	a := fn.uda
+	c.UDFs.Used(at, a)
+	if ks, ok := c.UDFs.Keyspace(a.Keyspace); ok {
+		if sf, ok := ks.Function(a.StateFunc, a.StateArgs()); ok {
+			at++
+			c.UDFs.Used(at, sf)
+		}
+		if a.FinalFunc != "" {
+			if ff, ok := ks.Function(a.FinalFunc, []types.Type{a.StateType}); ok {
+				c.UDFs.Used(at+1, ff)
+			}
 		}
 	}
 	return nil

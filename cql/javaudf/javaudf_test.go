@@ -219,7 +219,7 @@ func TestCompileErrors(t *testing.T) {
 		{types.BigintType, "return 1;", "Type mismatch: cannot convert from int to Long"},
 		{types.IntType, "return x;", "x cannot be resolved to a variable"},
 		{types.IntType, "int a = 1; int a = 2; return a;", "Duplicate local variable a"},
-		{types.DoubleType, "Class.forName(\"x\"); return 0d;", " cannot be resolved"},
+		{types.DoubleType, "Class.forName(\"x\"); return 0d;", "Line 1: Unhandled exception type ClassNotFoundException"},
 		{types.DoubleType, "sun.misc.Unsafe.getUnsafe(); return 0d;", "sun.misc.Unsafe cannot be resolved"},
 		{types.DoubleType, "try { new java.io.FileInputStream(\"./foobar\").close(); return 0d; } catch (Exception t) { throw new RuntimeException(t); }", "java.io.FileInputStream cannot be resolved"},
 		{types.DoubleType, "try { java.lang.Runtime.getRuntime(); return 0d; } catch (Exception t) { throw new RuntimeException(t); }", "java.lang.Runtime cannot be resolved"},

@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"slices"
+
 	"github.com/minicass/minicass/cql/expr"
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/cql/query"
@@ -31,7 +33,8 @@ type Compiler struct {
 // the functions resolved (Functions).
 func (s *Compiler) UDFs() *expr.UserFunctions {
 	return &expr.UserFunctions{Keyspace: s.Env.Engine.Keyspace, Enabled: s.Env.UserDefinedFunctionsEnabled,
-		Used: func(def any) { s.functions = append(s.functions, def) }}
+		Used:  func(at int, def any) { s.functions = slices.Insert(s.functions, at, def) },
+		Count: func() int { return len(s.functions) }}
 }
 
 // Functions returns the user functions and aggregates the compiled

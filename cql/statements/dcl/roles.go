@@ -128,6 +128,12 @@ func CompileAuth(s *plan.Compiler, stmt parser.Statement) (plan.Plan, error) {
 		if st.Kind == parser.ListPermissions {
 			cols = listPermissionsColumns
 		}
+		if st.Resource != nil && st.Resource.Kind == parser.ResourceFunction && st.Resource.Table.Keyspace == "" {
+			// The grammar's functionResource (FunctionResource.functionFromCql)
+			// refuses an unqualified name while parsing, whatever the
+			// session's keyspace.
+			return nil, query.Invalidf("In this context function name must be explictly qualified by a keyspace")
+		}
 		res, resErr := resolveResource(s, st.Resource)
 		run = func(ctx context.Context, c *authCall) (*query.Result, error) {
 			return c.permissions(ctx, st, res, resErr)
