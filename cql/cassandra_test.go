@@ -107,6 +107,12 @@ import (
 //	rows column-count=N also checks the result's number of columns
 //	                    (assertEquals(rs.getColumnDefinitions().size(), N)),
 //	                    one more assertion on the same execution
+//	memtable-empty      DeleteTest's and UpdateTest's isMemtableEmpty
+//	                    (cfs.metric.allMemtablesLiveDataSize == 0, asserted
+//	                    true): the current table's active memtable holds no
+//	                    bytes and no memtable awaits its flush, as the
+//	                    engine's MemtableStats tells; the expected output
+//	                    is empty (a non-empty memtable prints its figures)
 //	flush               flush(): every table's memtables become SSTables
 //	compact             compact(): every table is compacted
 //	clock advance=D     advances the clock, where the Java test sleeps
@@ -417,6 +423,15 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 		h.tally.assertions++
 		got := h.executeDirective(t, d)
 		return h.verdict(t, d, got == "", got)
+	case "memtable-empty":
+		h.tally.assertions++
+		ks, name, _ := strings.Cut(h.table, ".")
+		tbl, ok := h.s.x.env.Engine.Table(ks, name)
+		require.True(t, ok, "%s: no table %s", d.Pos, h.table)
+		st, err := h.s.x.env.Engine.MemtableStats(tbl)
+		require.NoError(t, err)
+		empty := st.Size == 0 && st.Partitions == 0 && st.Flushing == 0
+		return h.verdict(t, d, empty, fmt.Sprintf("the memtable holds %d bytes in %d partitions, %d memtables flushing", st.Size, st.Partitions, st.Flushing))
 	case "flush":
 		require.NoError(t, h.s.x.env.Engine.Flush(context.Background(), "", ""))
 		return d.Expected
