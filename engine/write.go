@@ -117,7 +117,11 @@ func (e *Engine) applyPlain(ctx context.Context, t *schema.Table, s *tableStore,
 // durableWrites reports whether the keyspace's writes go through the commit
 // log (durable_writes, true unless the keyspace says otherwise).
 func (e *Engine) durableWrites(keyspace string) bool {
-	ks, ok := e.state.Load().keyspaces[keyspace]
+	st := e.state.Load()
+	if st.allDurableWrites() {
+		return true
+	}
+	ks, ok := st.keyspaces[keyspace]
 	return !ok || ks.def.DurableWrites
 }
 
