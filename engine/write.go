@@ -92,6 +92,9 @@ func (e *Engine) applyPlain(ctx context.Context, t *schema.Table, s *tableStore,
 	s.mu.RLock()
 	active := s.active
 	if logged {
+		// The memtable's index bucket for the key is fetched from memory
+		// while the record is appended (see memtable.Prefetch).
+		active.mt.Prefetch(token)
 		// The record, m in the compact encoding, is encoded straight into
 		// the commit log's segment (no buffer of our own), its size
 		// computed first.
