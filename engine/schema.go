@@ -39,6 +39,28 @@ type schemaState struct {
 	// replaced and what replaced it (schemaDelta), so a schema change costs
 	// the same however many tables the schema holds.
 	sum [md5.Size]byte
+	// allDurable caches whether every keyspace of the state has
+	// durable_writes (computed on first use by allDurableWrites, as the
+	// keyspaces never change once the state is published), so that a write
+	// finds its keyspace's setting without a lookup by name in the common
+	// case.
+	allDurableOnce sync.Once
+	allDurable     bool
+}
+
+// allDurableWrites reports whether every keyspace of s has durable_writes.
+// It may be called only once s is published (its keyspaces fixed).
+func (s *schemaState) allDurableWrites() bool {
+	s.allDurableOnce.Do(func() {
+		s.allDurable = true
+		for _, ks := range s.keyspaces {
+			if !ks.def.DurableWrites {
+				s.allDurable = false
+				break
+			}
+		}
+	})
+	return s.allDurable
 }
 
 // keyspaceState is a keyspace and its tables, immutable once published.

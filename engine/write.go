@@ -92,6 +92,9 @@ func (e *Engine) applyPlain(ctx context.Context, t *schema.Table, s *tableStore,
 	s.mu.RLock()
 	active := s.active
 	if logged {
+		// The memtable's index bucket for the key is fetched from memory
+		// while the record is appended (see memtable.Prefetch).
+		active.mt.Prefetch(token)
 		// The record, m in the compact encoding, is encoded straight into
 		// the commit log's segment (no buffer of our own), its size
 		// computed first.
@@ -117,7 +120,11 @@ func (e *Engine) applyPlain(ctx context.Context, t *schema.Table, s *tableStore,
 // durableWrites reports whether the keyspace's writes go through the commit
 // log (durable_writes, true unless the keyspace says otherwise).
 func (e *Engine) durableWrites(keyspace string) bool {
-	ks, ok := e.state.Load().keyspaces[keyspace]
+	st := e.state.Load()
+	if st.allDurableWrites() {
+		return true
+	}
+	ks, ok := st.keyspaces[keyspace]
 	return !ok || ks.def.DurableWrites
 }
 

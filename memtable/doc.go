@@ -17,7 +17,10 @@
 // reaches it; the directory itself is in token order. Tokens that share a
 // long prefix (never murmur3's, but any a caller passes) nest up to four
 // directories deep. Partitions are allocated in slabs of up to 8 KiB per
-// shard and never removed from a memtable. The shards and their arenas
+// shard and never removed from a memtable. A writer that knows its token a
+// little before it applies can call Prefetch, which asks the processor for
+// the bucket's cache lines (prefetch_amd64.s) so that the bucket's miss
+// overlaps the writer's other work (the engine's commit-log append). The shards and their arenas
 // (some 3.5 KiB) are allocated by the first Apply: an engine keeps a
 // memtable per table, most system tables are never written, and an
 // untouched memtable is a few words.

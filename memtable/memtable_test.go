@@ -3,6 +3,7 @@ package memtable
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -441,4 +442,21 @@ func testConcurrentInserts(t *testing.T, tokenOf func(i int) int64) {
 		total += c
 	}
 	assert.Equal(t, n, total)
+}
+
+// TestPrefetchBeforeAndAfterWrites checks that Prefetch is a hint only: it
+// is safe on a memtable that has no shards yet (nothing written) and for
+// tokens whose bucket does not exist, and it changes nothing a read sees.
+func TestPrefetchBeforeAndAfterWrites(t *testing.T) {
+	m := New()
+	m.Prefetch(1)
+	m.Prefetch(math.MinInt64)
+	_, ok := m.Get(1, []byte("k"))
+	assert.False(t, ok)
+	m.Apply(1, mut("k", row("a", cell("v", 10, "x"))))
+	for _, tok := range []int64{1, -1, math.MinInt64, math.MaxInt64} {
+		m.Prefetch(tok)
+	}
+	_, ok = m.Get(1, []byte("k"))
+	assert.True(t, ok)
 }

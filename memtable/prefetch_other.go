@@ -1,0 +1,7 @@
+//go:build !amd64
+
+package memtable
+
+// prefetchBucket does nothing where no prefetch instruction is wired up;
+// Memtable.Prefetch is then only a directory load.
+func prefetchBucket(*bucket) {}
