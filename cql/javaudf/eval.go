@@ -668,32 +668,12 @@ func arith(op string, l, r any) any {
 	}
 	switch promotedKind(l, r) {
 	case "double":
-		a, b := toFloat64(l), toFloat64(r)
-		switch op {
-		case "+":
-			return a + b
-		case "-":
-			return a - b
-		case "*":
-			return a * b
-		case "/":
-			return a / b
-		case "%":
-			return math.Mod(a, b)
+		if v, ok := floatArith(op, toFloat64(l), toFloat64(r)); ok {
+			return v
 		}
 	case "float":
-		a, b := toFloat32(l), toFloat32(r)
-		switch op {
-		case "+":
-			return a + b
-		case "-":
-			return a - b
-		case "*":
-			return a * b
-		case "/":
-			return a / b
-		case "%":
-			return float32(math.Mod(float64(a), float64(b)))
+		if v, ok := floatArith(op, toFloat32(l), toFloat32(r)); ok {
+			return v
 		}
 	case "long":
 		if v, ok := integerArith(op, toInt64(l), toInt64(r)); ok {
@@ -705,6 +685,26 @@ func arith(op string, l, r any) any {
 		}
 	}
 	panic(&javaThrow{newException("ClassCastException", "bad operator "+op)})
+}
+
+// floatArith applies a binary operator of Java's float or double
+// arithmetic (IEEE 754: division by zero gives an infinity or NaN, % is
+// fmod's remainder, computed in double and rounded back for float). ok is
+// false for an operator it does not know.
+func floatArith[T float32 | float64](op string, a, b T) (v any, ok bool) {
+	switch op {
+	case "+":
+		return a + b, true
+	case "-":
+		return a - b, true
+	case "*":
+		return a * b, true
+	case "/":
+		return a / b, true
+	case "%":
+		return T(math.Mod(float64(a), float64(b))), true
+	}
+	return nil, false
 }
 
 // integerArith applies a binary operator of Java's int or long arithmetic:

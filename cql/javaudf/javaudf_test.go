@@ -323,3 +323,26 @@ func TestReturnsNullOnNullInputReturnsPrimitive(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 3.0, got)
 }
+
+// TestFloatingRemainderAndDivision pins Java's float and double operators:
+// % keeps the dividend's sign (fmod), float stays float, and division by zero
+// gives an infinity rather than an exception.
+func TestFloatingRemainderAndDivision(t *testing.T) {
+	cases := []struct {
+		ret  types.Type
+		body string
+		want any
+	}{
+		{types.DoubleType, "return 7.5 % 2;", 1.5},
+		{types.DoubleType, "return -7.5 % 2;", -1.5},
+		{types.FloatType, "return 7.5f % 2f;", float32(1.5)},
+		{types.FloatType, "return 1f / 0f;", float32(math.Inf(1))},
+		{types.DoubleType, "return -1.0 / 0;", math.Inf(-1)},
+	}
+	for _, c := range cases {
+		f := mustCompile(t, nil, c.ret, c.body, Options{CalledOnNullInput: true})
+		got, err := f.Call(context.Background(), nil)
+		require.NoError(t, err, c.body)
+		assert.Equal(t, c.want, got, c.body)
+	}
+}
