@@ -70,6 +70,14 @@ type Options struct {
 	// before, with Cassandra's text. Bodies in LANGUAGE java run in
 	// minicass's interpreter of a subset of Java (package cql/javaudf).
 	UserDefinedFunctionsEnabled bool
+	// ScriptedUserDefinedFunctionsEnabled also allows functions in
+	// LANGUAGE javascript, as Cassandra's
+	// scripted_user_defined_functions_enabled (it needs
+	// UserDefinedFunctionsEnabled too). False (the default, as in
+	// Cassandra 4.1) refuses them, and calls of those created before, with
+	// Cassandra's text. Their bodies run in the ECMAScript engine goja
+	// (package cql/jsudf), where 4.1 runs Nashorn.
+	ScriptedUserDefinedFunctionsEnabled bool
 	// From, when set, is the state an in-memory DB opens in: a Snapshot,
 	// of this process's DBs (Restore at Open, without first creating the
 	// system keyspaces, which the snapshot holds). Nil (the default) opens

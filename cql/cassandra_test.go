@@ -138,14 +138,16 @@ import (
 //	                    clock's time in seconds plus N (N may be negative)
 //	node [tombstone-failure-threshold=N] [materialized-views=false]
 //	     [mv-allow-filtering-nonkey-columns-unsafe=true] [auto-compaction=false]
-//	     [drop-compact-storage=false]
+//	     [drop-compact-storage=false] [scripted-udfs=false]
 //	                    goes on on a fresh node (no table or view of the
 //	                    script's earlier blocks, as after CQLTester's cleanup)
 //	                    with those settings, where the Java sets them
 //	                    (DatabaseDescriptor, in its @BeforeClass or a test;
 //	                    auto-compaction=false is disableCompaction;
 //	                    drop-compact-storage=false is
-//	                    setEnableDropCompactStorage(false))
+//	                    setEnableDropCompactStorage(false);
+//	                    scripted-udfs=false is
+//	                    enableScriptedUserDefinedFunctions(false))
 //	node auth=true      (with the settings above) the fresh node runs
 //	                    PasswordAuthenticator and CassandraAuthorizer, as a
 //	                    node with authenticator and authorizer set in
@@ -208,7 +210,7 @@ func runConformance(t *testing.T, dir string) map[string]conformanceTally {
 	tallies := map[string]conformanceTally{}
 	datadriven.Walk(t, dir, func(t *testing.T, path string) {
 		h := &conformanceHarness{t: t, report: report}
-		h.startNode(engine.Options{}, Options{MaterializedViewsEnabled: true, DropCompactStorageEnabled: true, UserDefinedFunctionsEnabled: true}) // CQLTester's test/conf/cassandra.yaml enables DROP COMPACT STORAGE
+		h.startNode(engine.Options{}, Options{MaterializedViewsEnabled: true, DropCompactStorageEnabled: true, UserDefinedFunctionsEnabled: true, ScriptedUserDefinedFunctionsEnabled: true}) // CQLTester's test/conf/cassandra.yaml enables DROP COMPACT STORAGE, and CQLTester enables (scripted) UDFs
 		datadriven.RunTest(t, path, h.run)
 		name := conformanceKey(path)
 		tallies[name] = h.tally
@@ -373,7 +375,10 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 		if d.HasArg("tombstone-failure-threshold") {
 			d.ScanArgs(t, "tombstone-failure-threshold", &opts.TombstoneFailureThreshold)
 		}
-		xo := Options{MaterializedViewsEnabled: true, DropCompactStorageEnabled: true, UserDefinedFunctionsEnabled: true}
+		xo := Options{MaterializedViewsEnabled: true, DropCompactStorageEnabled: true, UserDefinedFunctionsEnabled: true, ScriptedUserDefinedFunctionsEnabled: true}
+		if d.HasArg("scripted-udfs") {
+			d.ScanArgs(t, "scripted-udfs", &xo.ScriptedUserDefinedFunctionsEnabled)
+		}
 		if d.HasArg("materialized-views") {
 			d.ScanArgs(t, "materialized-views", &xo.MaterializedViewsEnabled)
 		}

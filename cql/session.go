@@ -51,6 +51,12 @@ type Options struct {
 	// refused with Cassandra's text, as are calls of the functions created
 	// before, as UDFunction.execute refuses them).
 	UserDefinedFunctionsEnabled bool
+	// ScriptedUserDefinedFunctionsEnabled allows functions in LANGUAGE
+	// javascript too, as Cassandra's
+	// scripted_user_defined_functions_enabled (false by default: CREATE
+	// FUNCTION and calls of such functions are refused with Cassandra's
+	// text).
+	ScriptedUserDefinedFunctionsEnabled bool
 	// MaterializedViewsAllowFilteringNonKeyColumnsUnsafe lets the WHERE
 	// clause of CREATE MATERIALIZED VIEW restrict columns outside the base
 	// table's primary key with other relations than IS NOT NULL, as
@@ -100,7 +106,7 @@ func NewExecutor(eng *engine.Engine, opts Options) *Executor {
 	x.env = plan.Env{Engine: eng, System: virtual.NewNode(eng, opts.ClusterName, opts.DataCenter, opts.Rack),
 		MaterializedViewsEnabled: opts.MaterializedViewsEnabled, MaterializedViewsAllowFilteringNonKeyColumnsUnsafe: opts.MaterializedViewsAllowFilteringNonKeyColumnsUnsafe,
 		CompactTablesDisabled: opts.CompactTablesDisabled, DropCompactStorageEnabled: opts.DropCompactStorageEnabled,
-		UserDefinedFunctionsEnabled: opts.UserDefinedFunctionsEnabled}
+		UserDefinedFunctionsEnabled: opts.UserDefinedFunctionsEnabled, ScriptedUserDefinedFunctionsEnabled: opts.ScriptedUserDefinedFunctionsEnabled}
 	x.env.Roles = auth.New(x.env.System, func(ctx context.Context, text string, p *query.Params) (*query.Result, error) {
 		s := x.NewSession()
 		s.label = SourceInternal

@@ -121,6 +121,23 @@ func TestScriptedUDFsRefused(t *testing.T) {
 	assert.EqualError(t, err, "Scripted user-defined functions are disabled in cassandra.yaml - set scripted_user_defined_functions_enabled=true to enable if you are aware of the security risks")
 }
 
+// TestScriptedUDFs checks a javascript body on a node with both settings
+// on: it runs, and once the scripted setting is off again its calls are
+// refused with 4.1's text (UDFunction.assertUdfsEnabled).
+func TestScriptedUDFs(t *testing.T) {
+	s := udfSession(t, true)
+	s.x.env.ScriptedUserDefinedFunctionsEnabled = true
+	ctx := context.Background()
+	_, err := s.Query(ctx, "CREATE FUNCTION js(v int) CALLED ON NULL INPUT RETURNS int LANGUAGE javascript AS 'v * 2'", nil)
+	require.NoError(t, err)
+	assert.Equal(t, [][]string{{"2"}, {"4"}}, udfRows(t, s, "SELECT js(k) FROM t"))
+	_, err = s.Query(ctx, "CREATE FUNCTION js2(v int) CALLED ON NULL INPUT RETURNS int LANGUAGE lua AS 'v'", nil)
+	assert.EqualError(t, err, "Invalid language 'lua' for function 'ks.js2'")
+	s.x.env.ScriptedUserDefinedFunctionsEnabled = false
+	_, err = s.Query(ctx, "SELECT js(k) FROM t", nil)
+	assert.EqualError(t, err, "Scripted user-defined functions are disabled in cassandra.yaml - set scripted_user_defined_functions_enabled=true to enable if you are aware of the security risks")
+}
+
 // TestFunctionPermissions checks CassandraAuthorizer on user functions: a
 // role needs EXECUTE on a function to call it and CREATE on the keyspace's
 // functions to create one, whose creator then holds every permission on

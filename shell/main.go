@@ -66,6 +66,9 @@ func DefaultDataDir() string { return filepath.Join(BaseDir(), "data") }
 //	--user_defined_functions_enabled
 //	                allow CREATE FUNCTION (off by default, as in Cassandra
 //	                4.1's cassandra.yaml)
+//	--scripted_user_defined_functions_enabled
+//	                allow LANGUAGE javascript functions too (off by
+//	                default, as in Cassandra 4.1's cassandra.yaml)
 //
 // Without -e and -f it reads stdin: interactively with prompts, line
 // editing and history when stdin is a terminal, as a script otherwise. As in
@@ -82,6 +85,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, version stri
 	keyspace := fs.String("k", "", "start in `keyspace`")
 	clockArg := fs.String("clock", "", "run on a manual clock starting at `time` (now, or e.g. 2024-01-15T10:00:00Z), which the CLOCK command moves")
 	udfs := fs.Bool("user_defined_functions_enabled", false, "allow CREATE FUNCTION (cassandra.yaml's user_defined_functions_enabled; off by default, as in Cassandra 4.1)")
+	scripted := fs.Bool("scripted_user_defined_functions_enabled", false, "allow LANGUAGE javascript functions too (cassandra.yaml's scripted_user_defined_functions_enabled; off by default, as in Cassandra 4.1)")
 	views := fs.Bool("materialized_views_enabled", false, "allow CREATE MATERIALIZED VIEW (cassandra.yaml's materialized_views_enabled; off by default, as in Cassandra 4.1)")
 	ui := fs.String("ui", "", "serve the studio, the web view of the database, on the loopback `address` (e.g. 127.0.0.1:7070)")
 	if err := fs.Parse(args); err != nil {
@@ -128,7 +132,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, version stri
 			return ExitStartup
 		}
 	}
-	opts := minicass.Options{Dir: dir, MaterializedViewsEnabled: *views, UserDefinedFunctionsEnabled: *udfs}
+	opts := minicass.Options{Dir: dir, MaterializedViewsEnabled: *views, UserDefinedFunctionsEnabled: *udfs, ScriptedUserDefinedFunctionsEnabled: *scripted}
 	var manual *minicass.ManualClock
 	if *clockArg != "" {
 		start := time.Now()

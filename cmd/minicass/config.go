@@ -194,6 +194,18 @@ var settings = []setting{
 			}
 			return nil
 		}},
+	{name: "scripted_user_defined_functions_enabled", usage: "allow LANGUAGE javascript functions too (default false, as in Cassandra 4.1)",
+		set: func(c *serveConfig, v string) error {
+			switch strings.ToLower(v) {
+			case "true":
+				c.db.ScriptedUserDefinedFunctionsEnabled = true
+			case "false":
+				c.db.ScriptedUserDefinedFunctionsEnabled = false
+			default:
+				return fmt.Errorf("%q is not true or false", v)
+			}
+			return nil
+		}},
 	{name: "cluster_name", usage: "system.local's cluster_name (default Test Cluster)",
 		set: func(c *serveConfig, v string) error { c.db.ClusterName = v; return nil }},
 	{name: "prepared_statements_cache_size", old: "prepared_statements_cache_size_mb", oldUnit: "MiB", usage: "the memory of the prepared statements kept (default 10MiB)",

@@ -63,6 +63,7 @@ materialized_views_enabled: true
 compact_tables_enabled: false
 drop_compact_storage_enabled: true
 user_defined_functions_enabled: true
+scripted_user_defined_functions_enabled: true
 seed_provider:
   - class_name: org.apache.cassandra.locator.SimpleSeedProvider
 `))
@@ -73,6 +74,7 @@ seed_provider:
 	assert.True(t, cfg.db.CompactTablesDisabled)
 	assert.True(t, cfg.db.DropCompactStorageEnabled)
 	assert.True(t, cfg.db.UserDefinedFunctionsEnabled)
+	assert.True(t, cfg.db.ScriptedUserDefinedFunctionsEnabled)
 	assert.Equal(t, minicass.SyncBatch, cfg.db.CommitLogSync)
 	assert.Equal(t, 2*time.Second, cfg.db.CommitLogSyncPeriod)
 	assert.Equal(t, int64(8<<20), cfg.db.CommitLogSegmentSize)
@@ -128,8 +130,9 @@ func TestLoadYAMLRefusesBadValues(t *testing.T) {
 		"read_request_timeout: 1s\nread_request_timeout_in_ms: 1000": "read_request_timeout and read_request_timeout_in_ms are the same setting",
 		"materialized_views_enabled: maybe":                          "invalid value for materialized_views_enabled: \"maybe\" is not true or false",
 		"user_defined_functions_enabled: maybe":                      "invalid value for user_defined_functions_enabled: \"maybe\" is not true or false",
-		"- a list":                                                   "not a mapping of settings",
-		"a: [":                                                       "yaml",
+		"scripted_user_defined_functions_enabled: maybe":             "invalid value for scripted_user_defined_functions_enabled: \"maybe\" is not true or false",
+		"- a list": "not a mapping of settings",
+		"a: [":     "yaml",
 	} {
 		cfg := defaultServeConfig()
 		_, err := cfg.loadYAML(writeYAML(t, text))

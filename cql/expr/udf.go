@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/minicass/minicass/cql/javaudf"
+	"github.com/minicass/minicass/cql/jsudf"
 	"github.com/minicass/minicass/cql/query"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
@@ -31,6 +32,10 @@ type UserFunctions struct {
 	// Enabled is user_defined_functions_enabled: calling a user function
 	// while it is off is refused, as UDFunction.execute refuses it.
 	Enabled bool
+	// ScriptedEnabled is scripted_user_defined_functions_enabled: calling
+	// a function in another language than java while it is off is
+	// refused, as UDFunction.assertUdfsEnabled refuses it.
+	ScriptedEnabled bool
 	// Used, when set, is told of every user function and aggregate a
 	// statement resolves to (the prepared statement cache evicts a
 	// statement when one of them is replaced or dropped, and the
@@ -49,7 +54,7 @@ const ErrUDFsDisabled = "User-defined functions are disabled in cassandra.yaml -
 
 // ErrScriptedUDFsDisabled is Cassandra 4.1's text for a function in another
 // language than java on a node with scripted_user_defined_functions_enabled
-// false, which minicass always is.
+// false.
 const ErrScriptedUDFsDisabled = "Scripted user-defined functions are disabled in cassandra.yaml - set scripted_user_defined_functions_enabled=true to enable if you are aware of the security risks"
 
 // UDFFailTimeout is Cassandra's user_defined_function_fail_timeout: a body
@@ -61,7 +66,7 @@ const UDFFailTimeout = 1500 * time.Millisecond
 // the interpreter cannot run is refused with its error's text.
 func CompileFunctionBody(f *schema.Function, ks *schema.Keyspace) (schema.FunctionBody, error) {
 	if !strings.EqualFold(f.Language, "java") {
-		return nil, query.Invalidf("%s", ErrScriptedUDFsDisabled)
+		return compileScriptBody(f)
 	}
 	params := make([]javaudf.Param, len(f.ArgNames))
 	for i, n := range f.ArgNames {
@@ -77,6 +82,25 @@ func CompileFunctionBody(f *schema.Function, ks *schema.Keyspace) (schema.Functi
 		if errors.As(err, &qe) {
 			return nil, qe
 		}
+		return nil, query.Invalidf("%s", err.Error())
+	}
+	return fn, nil
+}
+
+// compileScriptBody compiles the body of f, in another language than java,
+// as ScriptBasedUDFunction does: javascript is the one language with an
+// engine (cql/jsudf); any other is refused with 4.1's text.
+func compileScriptBody(f *schema.Function) (schema.FunctionBody, error) {
+	name := f.Keyspace + "." + f.Name
+	if !jsudf.IsLanguage(f.Language) {
+		return nil, query.Invalidf("Invalid language '%s' for function '%s'", f.Language, name)
+	}
+	params := make([]jsudf.Param, len(f.ArgNames))
+	for i, n := range f.ArgNames {
+		params[i] = jsudf.Param{Name: n, Type: f.ArgTypes[i]}
+	}
+	fn, err := jsudf.Compile(params, f.Return, f.Body, jsudf.Options{Function: name, Language: f.Language})
+	if err != nil {
 		return nil, query.Invalidf("%s", err.Error())
 	}
 	return fn, nil
@@ -161,6 +185,9 @@ func (c *CompileCtx) usedAt(fn *function, at int) error {
 	}
 	if !c.UDFs.Enabled {
 		return query.Invalidf("%s", ErrUDFsDisabled)
+	}
+	if fn.udf != nil && !strings.EqualFold(fn.udf.Language, "java") && !c.UDFs.ScriptedEnabled {
+		return query.Invalidf("%s", ErrScriptedUDFsDisabled)
 	}
 	if c.UDFs.Used == nil {
 		return nil
@@ -275,13 +302,16 @@ func executionError(f *schema.Function, err error) error {
 	}
 	detail := err.Error()
 	var ex *javaudf.Exception
+	var jx *jsudf.Exception
 	switch {
 	case errors.As(err, &ex):
 		detail = ex.Class
 		if ex.Message != "" {
 			detail += ": " + ex.Message
 		}
-	case errors.Is(err, javaudf.ErrTimeout):
+	case errors.As(err, &jx):
+		detail = jx.Error()
+	case errors.Is(err, javaudf.ErrTimeout), errors.Is(err, jsudf.ErrTimeout):
 		detail = fmt.Sprintf("java.util.concurrent.TimeoutException: User defined function %s ran longer than %dms - will stop Cassandra VM",
 			functionString(f), UDFFailTimeout.Milliseconds())
 	}

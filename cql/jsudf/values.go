@@ -83,9 +83,9 @@ func (j *jobj) Get(key string) goja.Value {
 }
 
 func (j *jobj) Set(string, goja.Value) bool { return false }
-func (j *jobj) Has(key string) bool       { return !goja.IsUndefined(j.Get(key)) }
-func (j *jobj) Delete(string) bool        { return false }
-func (j *jobj) Keys() []string            { return nil }
+func (j *jobj) Has(key string) bool         { return !goja.IsUndefined(j.Get(key)) }
+func (j *jobj) Delete(string) bool          { return false }
+func (j *jobj) Keys() []string              { return nil }
 
 // String is the object's Java toString.
 func (j *jobj) String() string {

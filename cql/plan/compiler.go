@@ -33,8 +33,9 @@ type Compiler struct {
 // the functions resolved (Functions).
 func (s *Compiler) UDFs() *expr.UserFunctions {
 	return &expr.UserFunctions{Keyspace: s.Env.Engine.Keyspace, Enabled: s.Env.UserDefinedFunctionsEnabled,
-		Used:  func(at int, def any) { s.functions = slices.Insert(s.functions, at, def) },
-		Count: func() int { return len(s.functions) }}
+		ScriptedEnabled: s.Env.ScriptedUserDefinedFunctionsEnabled,
+		Used:            func(at int, def any) { s.functions = slices.Insert(s.functions, at, def) },
+		Count:           func() int { return len(s.functions) }}
 }
 
 // Functions returns the user functions and aggregates the compiled

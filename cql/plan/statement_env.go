@@ -24,6 +24,10 @@ type Env struct {
 	// UserDefinedFunctionsEnabled allows CREATE FUNCTION (Cassandra's
 	// user_defined_functions_enabled, false by default).
 	UserDefinedFunctionsEnabled bool
+	// ScriptedUserDefinedFunctionsEnabled allows functions in another
+	// language than java (Cassandra's
+	// scripted_user_defined_functions_enabled, false by default).
+	ScriptedUserDefinedFunctionsEnabled bool
 	// MaterializedViewsAllowFilteringNonKeyColumnsUnsafe lets a view's WHERE
 	// clause restrict non-primary-key base columns (Cassandra's
 	// cassandra.mv.allow_filtering_nonkey_columns_unsafe system property).

@@ -28,6 +28,7 @@ var layer = map[string]int{
 	"types":       10,
 	"cql/parser":  10,
 	"cql/javaudf": 15, // the interpreter of Java UDF bodies; values in types' Go forms
+	"cql/jsudf":   15, // the JavaScript engine of scripted UDF bodies (goja); values in types' Go forms
 	"data":        20,
 	"schema":      30,
 	"commitlog":   30,
@@ -67,6 +68,7 @@ var only = map[string][]string{
 	"cql/parser":  {"cql/lexer"},
 	"types":       {"cql/lexer"},
 	"cql/javaudf": {"types"},
+	"cql/jsudf":   {"types"},
 	"partitioner": {},
 	"vfs":         {},
 	"wire":        {},

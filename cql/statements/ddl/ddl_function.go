@@ -23,8 +23,10 @@ import (
 // and final functions, found by argument types in the same keyspace.
 // CREATE FUNCTION needs user_defined_functions_enabled
 // (plan.Env.UserDefinedFunctionsEnabled), false by default as in 4.1, and
-// refuses another language than java, as a node without
-// scripted_user_defined_functions_enabled does.
+// another language than java also needs
+// scripted_user_defined_functions_enabled
+// (plan.Env.ScriptedUserDefinedFunctionsEnabled), as UDFunction's
+// assertUdfsEnabled checks.
 
 const errBothDirectives = "Cannot use both 'OR REPLACE' and 'IF NOT EXISTS' directives"
 
@@ -97,7 +99,7 @@ func compileCreateFunction(s *plan.Compiler, st *parser.CreateFunction) (plan.Pl
 		if !q.Env.UserDefinedFunctionsEnabled {
 			return nil, query.Invalidf("%s", expr.ErrUDFsDisabled)
 		}
-		if !strings.EqualFold(string(st.Language), "java") {
+		if !strings.EqualFold(string(st.Language), "java") && !q.Env.ScriptedUserDefinedFunctionsEnabled {
 			return nil, query.Invalidf("%s", expr.ErrScriptedUDFsDisabled)
 		}
 		if !validFunctionName(name) {
