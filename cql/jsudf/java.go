@@ -589,7 +589,14 @@ func signum(f float64) float64 {
 // newArgTupleValue(name or index), each an empty value of that type.
 func (r *rt) udfContext() goja.Value {
 	o := r.vm.NewObject()
-	empty := func(t types.Type) goja.Value {
+	// empty is UDFContextImpl's newUDTValue (udt) or newTupleValue of t.
+	empty := func(t types.Type, udt bool) goja.Value {
+		switch {
+		case udt && t.UDT == nil:
+			r.throwJava("java.lang.IllegalStateException", "Function argument is not a UDT but a "+cqlName(t))
+		case !udt && (t.Kind != types.Tuple || t.UDT != nil):
+			r.throwJava("java.lang.IllegalStateException", "Function argument is not a tuple type but a "+cqlName(t))
+		}
 		return r.toJS(t, make([]any, len(t.Params)))
 	}
 	arg := func(c goja.FunctionCall) types.Type {
@@ -608,10 +615,10 @@ func (r *rt) udfContext() goja.Value {
 		}
 		return r.fn.params[i].Type
 	}
-	_ = o.Set("newReturnUDTValue", func(goja.FunctionCall) goja.Value { return empty(r.fn.ret) })
-	_ = o.Set("newReturnTupleValue", func(goja.FunctionCall) goja.Value { return empty(r.fn.ret) })
-	_ = o.Set("newArgUDTValue", func(c goja.FunctionCall) goja.Value { return empty(arg(c)) })
-	_ = o.Set("newArgTupleValue", func(c goja.FunctionCall) goja.Value { return empty(arg(c)) })
+	_ = o.Set("newReturnUDTValue", func(goja.FunctionCall) goja.Value { return empty(r.fn.ret, true) })
+	_ = o.Set("newReturnTupleValue", func(goja.FunctionCall) goja.Value { return empty(r.fn.ret, false) })
+	_ = o.Set("newArgUDTValue", func(c goja.FunctionCall) goja.Value { return empty(arg(c), true) })
+	_ = o.Set("newArgTupleValue", func(c goja.FunctionCall) goja.Value { return empty(arg(c), false) })
 	return o
 }
 

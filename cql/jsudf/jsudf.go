@@ -146,6 +146,7 @@ func (f *Function) Call(ctx context.Context, args []any) (res any, err error) {
 	vm.SetMaxCallStackSize(maxCallStack)
 	r := &rt{vm: vm, fn: f}
 	r.install()
+	r.guard()
 	for i, p := range f.params {
 		if err := vm.Set(p.Name, r.toJS(p.Type, args[i])); err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrInternal, err)
@@ -211,6 +212,10 @@ func (r *rt) callError(err error) error {
 	var so *goja.StackOverflowError
 	if errors.As(err, &so) {
 		return &Exception{Class: "java.lang.StackOverflowError"}
+	}
+	var jx *Exception
+	if errors.As(err, &jx) && jx.Class == "java.lang.OutOfMemoryError" {
+		return jx
 	}
 	var ex *goja.Exception
 	if errors.As(err, &ex) {

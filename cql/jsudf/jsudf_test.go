@@ -94,6 +94,14 @@ func TestErrors(t *testing.T) {
 
 	_, err = call(t, nil, tDouble, "function f() { return f(); } f();")
 	require.EqualError(t, err, "java.lang.StackOverflowError")
+
+	for _, body := range []string{"'x'.repeat(1e12).length", "new Array(1 << 30).join('x').length", "Array(1e9).fill(0).length"} {
+		_, err = call(t, nil, tDouble, body)
+		require.EqualError(t, err, "java.lang.OutOfMemoryError: Java heap space", body)
+	}
+	out, err = call(t, nil, tDouble, "[3, 1, 2].sort().join('').length")
+	require.NoError(t, err, "the guarded built-ins still work")
+	require.Equal(t, 3.0, out)
 }
 
 func TestCollectionsAndTuples(t *testing.T) {

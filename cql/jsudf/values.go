@@ -338,12 +338,22 @@ func (r *rt) result(t types.Type, v goja.Value) (any, error) {
 	}
 	want := javaClass(t)
 	if assignable(want, class) {
-		return fromJava(t, val)
+		x, _ := fromJava(t, val)
+		if _, err := types.Encode(t, x); err != nil {
+			// A collection or tuple of other element types: the codec's
+			// cast of an element fails.
+			return nil, &Exception{Class: "java.lang.ClassCastException", Message: err.Error()}
+		}
+		return x, nil
 	}
 	if !isNumberClass(class) || !isNumberClass(want) {
 		return nil, invalidType(t)
 	}
-	return convertNumber(want, class, val)
+	x, err := convertNumber(want, class, val)
+	if err != nil {
+		return nil, err
+	}
+	return fromJava(t, x)
 }
 
 // assignable is Class.isAssignableFrom for the classes of the shim.
