@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dlclark/regexp2"
 	"github.com/dop251/goja"
 
 	"github.com/minicass/minicass/types"
@@ -120,6 +121,16 @@ const (
 	heapGrowth   = 256 << 20
 	heapSample   = 5 * time.Millisecond
 )
+
+// regexTimeout bounds one regular expression match. goja matches the
+// patterns Go's regexp cannot run (look-around, back references) with
+// regexp2, a backtracking engine, in Go code that an interrupt does not
+// reach; a match that runs longer gives up (no match), and the call's own
+// deadline, as long and started earlier, then ends the call. regexp2's
+// default is set here, as nothing else in the module uses it.
+const regexTimeout = 1500 * time.Millisecond
+
+func init() { regexp2.DefaultMatchTimeout = regexTimeout }
 
 // interruption is what a watchdog interrupts a runtime with.
 type interruption struct{ oom bool }

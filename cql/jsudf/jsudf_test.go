@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/big"
+	"strings"
 	"testing"
 	"time"
 
@@ -94,6 +95,13 @@ func TestErrors(t *testing.T) {
 
 	_, err = call(t, nil, tDouble, "function f() { return f(); } f();")
 	require.EqualError(t, err, "java.lang.StackOverflowError")
+
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel2()
+	f, err = Compile(nil, tDouble, "/(a+)+(?=b)/.test('"+strings.Repeat("a", 40)+"c')", Options{})
+	require.NoError(t, err)
+	_, err = f.Call(ctx2, nil)
+	require.True(t, errors.Is(err, ErrTimeout), "a backtracking match gives up, and the deadline ends the call: %v", err)
 
 	for _, body := range []string{"'x'.repeat(1e12).length", "new Array(1 << 30).join('x').length", "Array(1e9).fill(0).length"} {
 		_, err = call(t, nil, tDouble, body)
