@@ -131,6 +131,9 @@ func TestScriptedUDFs(t *testing.T) {
 	_, err := s.Query(ctx, "CREATE FUNCTION js(v int) CALLED ON NULL INPUT RETURNS int LANGUAGE javascript AS 'v * 2'", nil)
 	require.NoError(t, err)
 	assert.Equal(t, [][]string{{"2"}, {"4"}}, udfRows(t, s, "SELECT js(k) FROM t"))
+	desc := udfRows(t, s, "DESCRIBE FUNCTION js")
+	require.Len(t, desc, 1)
+	assert.Contains(t, desc[0][len(desc[0])-1], "LANGUAGE javascript\n    AS $$v * 2$$;")
 	_, err = s.Query(ctx, "CREATE FUNCTION js2(v int) CALLED ON NULL INPUT RETURNS int LANGUAGE lua AS 'v'", nil)
 	assert.EqualError(t, err, "Invalid language 'lua' for function 'ks.js2'")
 	s.x.env.ScriptedUserDefinedFunctionsEnabled = false

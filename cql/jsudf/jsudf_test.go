@@ -139,6 +139,16 @@ func TestCollectionsAndTuples(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []any{1.0, 2.0}, out)
 
+	out, err = call(t, []Param{{"u", ut}}, ut, `udfContext.newReturnUDTValue().setString("txt", u.getString("txt") + "!").setInt("i", u.getInt("i") + 1);`,
+		map[string]any{"txt": "a", "i": int32(1)})
+	require.NoError(t, err)
+	b, err := types.Encode(ut, out)
+	require.NoError(t, err)
+	require.Equal(t, "{txt: 'a!', i: 2}", types.Format(ut, b))
+
+	_, err = call(t, []Param{{"u", ut}}, ut, `udfContext.newReturnTupleValue();`, map[string]any{"txt": "a", "i": int32(1)})
+	require.EqualError(t, err, "java.lang.RuntimeException: javax.script.ScriptException: java.lang.IllegalStateException: Function argument is not a tuple type but a udt in <eval> at line number 1")
+
 	out, err = call(t, []Param{{"tup", tt}}, tt, `udfContext.newReturnTupleValue().setDouble(0, 5);`, []any{1.0, nil})
 	require.NoError(t, err)
 	require.Equal(t, []any{5.0, nil}, out)
