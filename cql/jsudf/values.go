@@ -7,7 +7,6 @@ import (
 	"math/big"
 	"net"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/dop251/goja"
@@ -299,13 +298,10 @@ func cqlName(t types.Type) string {
 	if t.UDT != nil {
 		return "udt"
 	}
-	switch t.Kind {
-	case types.Ascii:
-		return "ascii"
-	case types.Text:
-		return "varchar"
+	if t.Custom != "" {
+		return "custom"
 	}
-	return strings.ToLower(types.Type{Kind: t.Kind}.String())
+	return t.Kind.String()
 }
 
 // result converts the script's completion value to return type t as
