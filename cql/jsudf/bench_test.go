@@ -25,3 +25,21 @@ func BenchmarkCall(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCallGuarded is BenchmarkCall with a body that reaches the
+// guarded built-ins, so the call installs the Java globals and the guards.
+func BenchmarkCallGuarded(b *testing.B) {
+	f, err := Compile([]Param{{Name: "a", Type: types.Type{Kind: types.Int}}, {Name: "b", Type: types.Type{Kind: types.Int}}},
+		types.Type{Kind: types.Int}, "[a, b].join('').length;", Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	args := []any{int32(1), int32(2)}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := f.Call(ctx, args); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -94,7 +94,9 @@
 // (OutOfMemoryError). goja's built-ins run in Go, beyond an interrupt's
 // reach, so the ones that loop over an array's length or build a string of
 // a given length (guard.go) refuse arrays longer than 2^22 elements and
-// results longer than 2^22 UTF-16 units with an OutOfMemoryError first, and
+// results longer than 2^22 UTF-16 units with an OutOfMemoryError first
+// (set up only for a body whose identifiers may reach them, needsGuard;
+// likewise the Java globals, needsJava), and
 // a backtracking regular expression match gives up after 1,500 ms. No
 // panic escapes (ErrInternal).
 package jsudf

@@ -38,6 +38,11 @@ type Function struct {
 	params []Param
 	ret    types.Type
 	prog   *goja.Program
+	// guarded is set when the body may reach a built-in that guard.go
+	// bounds (needsGuard).
+	guarded bool
+	// java is set when the body may reach the Java globals (needsJava).
+	java bool
 }
 
 // Errors of a call that are not the body's own.
@@ -95,7 +100,7 @@ func Compile(params []Param, ret types.Type, body string, opts Options) (f *Func
 	if err != nil {
 		return nil, &CompileError{Function: opts.Function, Language: opts.Language, Detail: syntaxDetail(err)}
 	}
-	return &Function{params: params, ret: ret, prog: prog}, nil
+	return &Function{params: params, ret: ret, prog: prog, guarded: needsGuard(body), java: needsJava(body)}, nil
 }
 
 // syntaxDetail words a goja syntax error as a ScriptException message:
@@ -156,8 +161,12 @@ func (f *Function) Call(ctx context.Context, args []any) (res any, err error) {
 	vm := goja.New()
 	vm.SetMaxCallStackSize(maxCallStack)
 	r := &rt{vm: vm, fn: f}
-	r.install()
-	r.guard()
+	if f.java {
+		r.install()
+	}
+	if f.guarded {
+		r.guard()
+	}
 	for i, p := range f.params {
 		if err := vm.Set(p.Name, r.toJS(p.Type, args[i])); err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrInternal, err)

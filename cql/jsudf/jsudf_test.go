@@ -103,7 +103,8 @@ func TestErrors(t *testing.T) {
 	_, err = f.Call(ctx2, nil)
 	require.True(t, errors.Is(err, ErrTimeout), "a backtracking match gives up, and the deadline ends the call: %v", err)
 
-	for _, body := range []string{"'x'.repeat(1e12).length", "new Array(1 << 30).join('x').length", "Array(1e9).fill(0).length"} {
+	for _, body := range []string{"'x'.repeat(1e12).length", "new Array(1 << 30).join('x').length", "Array(1e9).fill(0).length",
+		"JSON.stringify(Array(1e9)).length", "Math.max.apply(null, {length: 1e9})", "Array.from({length: 1e9}).length"} {
 		_, err = call(t, nil, tDouble, body)
 		require.EqualError(t, err, "java.lang.OutOfMemoryError: Java heap space", body)
 	}
@@ -152,4 +153,30 @@ func TestCollectionsAndTuples(t *testing.T) {
 	out, err = call(t, []Param{{"tup", tt}}, tt, `udfContext.newReturnTupleValue().setDouble(0, 5);`, []any{1.0, nil})
 	require.NoError(t, err)
 	require.Equal(t, []any{5.0, nil}, out)
+}
+
+func TestNeedsGuard(t *testing.T) {
+	for body, want := range map[string]bool{
+		"a + b;":                               false,
+		"Math.sin(val);":                       false,
+		`udt.getString("txt");`:                false,
+		`throw "fool";`:                        false,
+		"'x'.repeat(5)":                        true,
+		"lst[0]":                               true,
+		"''.constructor.constructor('')":       true,
+		"\\u0041rray(5)":                       true,
+		"String(Array(5))":                     true,
+		"`${x}`":                               true,
+		`"Array"`:                              true,
+		"x.join()":                             true,
+		"Math.max.apply(null, x)":              true,
+		"var s = 'ab'; s.split('');":           true,
+		"é":                                    true,
+		"mp.get(java.lang.Integer.valueOf(3))": false,
+	} {
+		require.Equal(t, want, needsGuard(body), body)
+	}
+	require.False(t, needsJava("a + b;"))
+	require.True(t, needsJava("udfContext.newReturnUDTValue()"))
+	require.True(t, needsJava("this['ja' + 'va']"), "a computed global name gets the Java globals")
 }
