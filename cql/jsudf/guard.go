@@ -33,7 +33,7 @@ var guardWords = func() map[string]bool {
 	for _, w := range arrayMethods {
 		m[w] = true
 	}
-	for _, w := range []string{"repeat", "padStart", "padEnd", "split", "replace", "replaceAll", "apply", "call",
+	for _, w := range []string{"repeat", "padStart", "padEnd", "split", "match", "matchAll", "replace", "replaceAll", "apply", "call",
 		"bind", "stringify", "from", "Array", "eval", "Function", "JSON", "Reflect", "Object", "String",
 		"constructor", "prototype", "arguments", "this", "globalThis", "__proto__", "getPrototypeOf",
 		"Symbol", "Proxy", "Promise", "RegExp", "new"} {
@@ -119,9 +119,12 @@ func (r *rt) guard() {
 	for _, m := range []string{"padStart", "padEnd"} {
 		wrap("String", m, func(c goja.FunctionCall) bool { return c.Argument(0).ToFloat() > maxGuardedLength })
 	}
-	// split makes an array of up to the string's length; replace and
+	// split, match and matchAll make an array of up to the string's
+	// length; replace and
 	// replaceAll may repeat a replacement once per unit.
-	wrap("String", "split", func(c goja.FunctionCall) bool { return len(c.This.String()) > maxGuardedLength })
+	for _, m := range []string{"split", "match", "matchAll"} {
+		wrap("String", m, func(c goja.FunctionCall) bool { return len(c.This.String()) > maxGuardedLength })
+	}
 	for _, m := range []string{"replace", "replaceAll"} {
 		wrap("String", m, func(c goja.FunctionCall) bool {
 			n := len(c.This.String())

@@ -104,7 +104,8 @@ func TestErrors(t *testing.T) {
 	require.True(t, errors.Is(err, ErrTimeout), "a backtracking match gives up, and the deadline ends the call: %v", err)
 
 	for _, body := range []string{"'x'.repeat(1e12).length", "new Array(1 << 30).join('x').length", "Array(1e9).fill(0).length",
-		"JSON.stringify(Array(1e9)).length", "Math.max.apply(null, {length: 1e9})", "Array.from({length: 1e9}).length"} {
+		"JSON.stringify(Array(1e9)).length", "Math.max.apply(null, {length: 1e9})", "Array.from({length: 1e9}).length",
+		"var s = 'x'; while (s.length < 1 << 23) s += s; s.match(/x/g).length"} {
 		_, err = call(t, nil, tDouble, body)
 		require.EqualError(t, err, "java.lang.OutOfMemoryError: Java heap space", body)
 	}
