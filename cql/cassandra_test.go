@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -76,7 +78,29 @@ import (
 //	                    (assertNull(ClientWarn.instance.getWarnings()))
 //	cached name=P       QueryProcessor.instance.getPrepared(P's id): prints
 //	                    "cached" while the node's cache holds P, "not cached"
-//	                    once a schema change evicted it; counted
+//	                    once a schema change evicted it; counted. With
+//	                    id=HEX instead of name, the id is the 16 bytes in
+//	                    hex (a QueryProcessor.computeId the script spells
+//	                    out: the MD5 of the keyspace and the text)
+//	prepare name=P keyspace=K
+//	                    QueryProcessor.instance.prepare(query, state) with
+//	                    the ClientState's keyspace K (none: not set) rather
+//	                    than the current one
+//	prepared-id name=P  the statementId of P's PREPARED answer, in hex
+//	                    (assertEquals(id, prepared.statementId)); counted
+//	prepared-count      QueryProcessor.instance.getPreparedStatements().size():
+//	                    the number of statements the node's cache holds; counted
+//	prepare-threads threads=N
+//	                    N goroutines, released at once, each prepare the
+//	                    input's statement without a keyspace
+//	                    (QueryProcessor.instance.prepare with
+//	                    ClientState.forInternalCalls()) and check that it has
+//	                    an id and that the cache holds that id: prints
+//	                    "statement ids: K" (the threads that got an id) and
+//	                    "all cached: B"; counts N+1 assertions (each thread's
+//	                    and the closing one), one when it fails
+//	same-id a=P b=Q     prints "same" when P's and Q's statement ids are
+//	                    equal, else "different"; counted
 //	schema-change       CQLTester.assertLastSchemaChange: runs the statement and
 //	                    prints the schema change it answers, as
 //	                    wire.SchemaChange prints it ("CREATED AGGREGATE
@@ -355,7 +379,21 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 		d.ScanArgs(t, "name", &name)
 		sts := splitConformanceInput(d.Input)
 		require.Len(t, sts, 1, "a prepare has one statement: %s", d.Input)
-		prep, err := h.s.Prepare(context.Background(), h.substitute(strings.TrimSuffix(strings.TrimSpace(sts[0].text), ";")))
+		text := h.substitute(strings.TrimSuffix(strings.TrimSpace(sts[0].text), ";"))
+		var prep *Prepared
+		var err error
+		if d.HasArg("keyspace") {
+			// QueryProcessor.instance.prepare(query, state) with a
+			// ClientState whose keyspace is set (none: not set).
+			var ks string
+			d.ScanArgs(t, "keyspace", &ks)
+			if ks == "none" {
+				ks = ""
+			}
+			prep, err = h.s.x.prepare(ks, text)
+		} else {
+			prep, err = h.s.Prepare(context.Background(), text)
+		}
 		if err != nil {
 			t.Fatalf("%s: %s prepare: %s", d.Pos, h.method, errorText(err))
 		}
@@ -556,13 +594,80 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 		return h.verdict(t, d, ok, strings.Join(res.Warnings, "\n"))
 	case "cached":
 		h.tally.assertions++
+		var id []byte
+		if d.HasArg("id") {
+			var lit string
+			d.ScanArgs(t, "id", &lit)
+			b, err := hex.DecodeString(lit)
+			require.NoError(t, err, "%s: id=%s is hex", d.Pos, lit)
+			id = b
+		} else {
+			var name string
+			d.ScanArgs(t, "name", &name)
+			prep := h.prepared[name]
+			require.NotNil(t, prep, "%s: no prepared statement %s", d.Pos, name)
+			id = prep.ID
+		}
+		got := "not cached"
+		if h.s.x.Lookup(id) != nil {
+			got = "cached"
+		}
+		return h.check(t, d, got, d.Expected)
+	case "prepared-id":
+		h.tally.assertions++
 		var name string
 		d.ScanArgs(t, "name", &name)
 		prep := h.prepared[name]
 		require.NotNil(t, prep, "%s: no prepared statement %s", d.Pos, name)
-		got := "not cached"
-		if h.s.x.Lookup(prep.ID) != nil {
-			got = "cached"
+		return h.check(t, d, hex.EncodeToString(prep.ID), d.Expected)
+	case "prepared-count":
+		h.tally.assertions++
+		return h.check(t, d, strconv.Itoa(h.s.x.PreparedStatements()), d.Expected)
+	case "prepare-threads":
+		var n int
+		d.ScanArgs(t, "threads", &n)
+		h.tally.assertions += n + 1
+		text := h.substitute(strings.TrimSuffix(strings.TrimSpace(d.Input), ";"))
+		var wg sync.WaitGroup
+		var ids, cached atomic.Int64
+		start := make(chan struct{})
+		for range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				p, err := h.s.x.prepare("", text)
+				if err != nil || p.ID == nil {
+					return
+				}
+				ids.Add(1)
+				if h.s.x.Lookup(p.ID) != nil {
+					cached.Add(1)
+				}
+			}()
+		}
+		close(start)
+		wg.Wait()
+		// The block holds every thread's assertNotNull(statementId) and
+		// the closing assertTrue(preparedStatementPresentInCache): it
+		// passes (n+1 assertions) or fails as a whole.
+		got := fmt.Sprintf("statement ids: %d\nall cached: %t", ids.Load(), cached.Load() == ids.Load())
+		if got == strings.TrimSpace(d.Expected) {
+			h.tally.passed += n
+		} else {
+			h.tally.assertions -= n
+		}
+		return h.check(t, d, got, d.Expected)
+	case "same-id":
+		h.tally.assertions++
+		var a, b string
+		d.ScanArgs(t, "a", &a)
+		d.ScanArgs(t, "b", &b)
+		pa, pb := h.prepared[a], h.prepared[b]
+		require.True(t, pa != nil && pb != nil, "%s: no prepared statement %s or %s", d.Pos, a, b)
+		got := "different"
+		if string(pa.ID) == string(pb.ID) {
+			got = "same"
 		}
 		return h.check(t, d, got, d.Expected)
 	case "schema-change":
