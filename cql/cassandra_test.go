@@ -18,6 +18,7 @@ import (
 	"github.com/cockroachdb/datadriven"
 	"github.com/stretchr/testify/require"
 
+	"github.com/minicass/minicass/cql/describe"
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/cql/query"
 	"github.com/minicass/minicass/engine"
@@ -131,6 +132,15 @@ import (
 //	rows column-count=N also checks the result's number of columns
 //	                    (assertEquals(rs.getColumnDefinitions().size(), N)),
 //	                    one more assertion on the same execution
+//	table-cql [table=KS.T] [trailing-newline]
+//	                    SchemaCQLHelper.getTableMetadataAsCQL(metadata,
+//	                    true, true, true) of the current table (or KS.T),
+//	                    asserted as the Java does, with contains: the
+//	                    table's CREATE TABLE IF NOT EXISTS with its ID and
+//	                    dropped columns (describe.TableCQLWith) must contain
+//	                    the expected text, whose %id is the table's id
+//	                    (cfs.metadata.id) and whose final newline counts
+//	                    only with trailing-newline
 //	memtable-empty      DeleteTest's and UpdateTest's isMemtableEmpty
 //	                    (cfs.metric.allMemtablesLiveDataSize == 0, asserted
 //	                    true): the current table's active memtable holds no
@@ -461,6 +471,24 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 		h.tally.assertions++
 		got := h.executeDirective(t, d)
 		return h.verdict(t, d, got == "", got)
+	case "table-cql":
+		// SchemaCQLHelper.getTableMetadataAsCQL(metadata, true, true,
+		// true), asserted with actual.contains(expected).
+		h.tally.assertions++
+		name := h.table
+		if d.HasArg("table") {
+			d.ScanArgs(t, "table", &name)
+		}
+		ks, tn, _ := strings.Cut(name, ".")
+		tbl, ok := h.s.x.env.Engine.Table(ks, tn)
+		require.True(t, ok, "%s: no table %s", d.Pos, name)
+		got := describe.TableCQLWith(tbl, describe.TableCQLOptions{DroppedColumns: true, Internals: true, IfNotExists: true})
+		want := strings.TrimSuffix(d.Expected, "\n")
+		if d.HasArg("trailing-newline") {
+			want += "\n"
+		}
+		want = strings.ReplaceAll(h.substitute(want), "%id", types.UUIDValue(tbl.ID).String())
+		return h.verdict(t, d, strings.Contains(got, want), got)
 	case "memtable-empty":
 		h.tally.assertions++
 		ks, name, _ := strings.Cut(h.table, ".")

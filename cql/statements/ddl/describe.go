@@ -86,7 +86,10 @@ func (p *describePlan) Exec(ctx context.Context, q *plan.Execution) (*query.Resu
 			elem(t.Keyspace, "materialized_view", t.Name, describe.ViewCQL(t))
 			return
 		}
-		elem(t.Keyspace, "table", t.Name, describe.TableCQL(t))
+		// WITH INTERNALS: DescribeStatement's toCqlString(withInternals,
+		// false), the table id and the dropped columns.
+		internals := describe.TableCQLOptions{Internals: st.WithInternals, DroppedColumns: st.WithInternals}
+		elem(t.Keyspace, "table", t.Name, describe.TableCQLWith(t, internals))
 		for i := range t.Indexes {
 			elem(t.Keyspace, "index", t.Indexes[i].Name, describe.Index(t, &t.Indexes[i]))
 		}
