@@ -307,10 +307,45 @@ func newConformanceSession(t testing.TB, opts engine.Options, xo Options) *Sessi
 	eng, err := engine.Open(opts)
 	require.NoError(t, err)
 	t.Cleanup(func() { eng.Close() })
+	if xo.MemtableConfigurations == nil {
+		xo.MemtableConfigurations, xo.MemtableClasses = conformanceMemtables, conformanceMemtableClasses
+	}
 	x := NewExecutor(eng, xo)
 	x.uuid = types.NewTimeUUIDGeneratorAt(conformanceUUIDNode)
 	return x.NewSession()
 }
+
+// conformanceMemtables are the memtable.configurations of CQLTester's
+// test/conf/cassandra.yaml, as far as the tests that name them show them
+// (the stored copies of the file predate the section): MemtableQuickTest's
+// three, and those CreateTest.testCreateTableWithMemtable and
+// AlterTest.testAlterTableWithMemtable select or expect refused, each with
+// the class and parameters the expected texts name.
+var conformanceMemtables = func() map[string]schema.MemtableConfiguration {
+	class := func(s string) *string { return &s }
+	return map[string]schema.MemtableConfiguration{
+		"skiplist":                    {Inherits: "default", ClassName: class("SkipListMemtable")},
+		"skiplist_sharded":            {ClassName: class("ShardedSkipListMemtable"), Parameters: map[string]string{"serialize_writes": "false", "shards": "4"}},
+		"skiplist_sharded_locking":    {Inherits: "skiplist_sharded", Parameters: map[string]string{"serialize_writes": "true"}},
+		"skiplist_remapped":           {Inherits: "skiplist"},
+		"trie":                        {ClassName: class("TrieMemtable"), Parameters: map[string]string{"shards": "4"}},
+		"test_fullname":               {Inherits: "default", ClassName: class("org.apache.cassandra.db.memtable.TestMemtable")},
+		"test_shortname":              {ClassName: class("SkipListMemtable"), Parameters: map[string]string{}},
+		"test_empty_class":            {ClassName: class("")},
+		"test_missing_class":          {Parameters: map[string]string{}},
+		"test_unknown_class":          {ClassName: class("NotExisting")},
+		"test_invalid_param":          {ClassName: class("SkipListMemtable"), Parameters: map[string]string{"invalid": "throw"}},
+		"test_invalid_extra_param":    {ClassName: class("org.apache.cassandra.db.memtable.TestMemtable"), Parameters: map[string]string{"invalid": "throw"}},
+		"test_invalid_factory_method": {ClassName: class("org.apache.cassandra.cql3.validation.operations.CreateTest$InvalidMemtableFactoryMethod")},
+		"test_invalid_factory_field":  {ClassName: class("org.apache.cassandra.cql3.validation.operations.CreateTest$InvalidMemtableFactoryField")},
+	}
+}()
+
+// conformanceMemtableClasses are the memtable classes of Cassandra's test
+// class path that the configurations name: TestMemtable, whose FACTORY
+// takes no parameters. (CreateTest's InvalidMemtableFactory* classes have
+// no usable factory, so they stay unknown, which 4.1 answers alike.)
+var conformanceMemtableClasses = map[string][]string{"org.apache.cassandra.db.memtable.TestMemtable": nil}
 
 // conformanceUUIDNode is the clock sequence and node of the harness's time
 // UUIDs. With it and the harness's clock, which moves only by `clock`, each

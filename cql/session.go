@@ -66,6 +66,15 @@ type Options struct {
 	// STORAGE, as Cassandra's drop_compact_storage_enabled (false by
 	// default: refused with Cassandra's text).
 	DropCompactStorageEnabled bool
+	// MemtableConfigurations are cassandra.yaml's memtable.configurations:
+	// the names a table's memtable option may give, besides "default",
+	// each checked as Cassandra 4.1 checks it (schema.MemtableConfiguration).
+	// Every configuration runs minicass's one memtable.
+	MemtableConfigurations map[string]schema.MemtableConfiguration
+	// MemtableClasses adds memtable class names (each with the parameters
+	// it takes) to schema.MemtableClasses, as classes on Cassandra's class
+	// path; they too run minicass's memtable.
+	MemtableClasses map[string][]string
 }
 
 // Executor runs CQL against an engine. It is safe for concurrent use; each
@@ -100,7 +109,8 @@ func NewExecutor(eng *engine.Engine, opts Options) *Executor {
 	x.env = plan.Env{Engine: eng, System: virtual.NewNode(eng, opts.ClusterName, opts.DataCenter, opts.Rack),
 		MaterializedViewsEnabled: opts.MaterializedViewsEnabled, MaterializedViewsAllowFilteringNonKeyColumnsUnsafe: opts.MaterializedViewsAllowFilteringNonKeyColumnsUnsafe,
 		CompactTablesDisabled: opts.CompactTablesDisabled, DropCompactStorageEnabled: opts.DropCompactStorageEnabled,
-		UserDefinedFunctionsEnabled: opts.UserDefinedFunctionsEnabled}
+		UserDefinedFunctionsEnabled: opts.UserDefinedFunctionsEnabled,
+		MemtableConfigurations:      opts.MemtableConfigurations, MemtableClasses: opts.MemtableClasses}
 	x.env.Roles = auth.New(x.env.System, func(ctx context.Context, text string, p *query.Params) (*query.Result, error) {
 		s := x.NewSession()
 		s.label = SourceInternal

@@ -18,6 +18,7 @@ import (
 	"github.com/minicass/minicass"
 	"github.com/minicass/minicass/cql"
 	"github.com/minicass/minicass/engine"
+	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/server"
 )
 
@@ -401,6 +402,12 @@ func (c *serveConfig) parseYAML(data []byte, path string) (ignored []string, err
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
 		name := k.Value
+		if name == "memtable" && v.Kind == yaml.MappingNode {
+			if err := c.parseMemtable(v); err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+			continue
+		}
 		s := lookupSetting(name)
 		if s == nil {
 			ignored = append(ignored, name)
@@ -422,6 +429,30 @@ func (c *serveConfig) parseYAML(data []byte, path string) (ignored []string, err
 	}
 	slices.Sort(ignored)
 	return ignored, nil
+}
+
+// parseMemtable reads cassandra.yaml's memtable section: its
+// configurations, each a mapping of inherits, class_name and parameters
+// (4.1's InheritingClass), into the database's MemtableConfigurations.
+func (c *serveConfig) parseMemtable(v *yaml.Node) error {
+	var sec struct {
+		Configurations map[string]struct {
+			Inherits   string            `yaml:"inherits"`
+			ClassName  *string           `yaml:"class_name"`
+			Parameters map[string]string `yaml:"parameters"`
+		} `yaml:"configurations"`
+	}
+	if err := v.Decode(&sec); err != nil {
+		return fmt.Errorf("invalid memtable section (line %d): %w", v.Line, err)
+	}
+	if len(sec.Configurations) == 0 {
+		return nil
+	}
+	c.db.MemtableConfigurations = map[string]schema.MemtableConfiguration{}
+	for name, def := range sec.Configurations {
+		c.db.MemtableConfigurations[name] = schema.MemtableConfiguration{Inherits: def.Inherits, ClassName: def.ClassName, Parameters: def.Parameters}
+	}
+	return nil
 }
 
 // settingFlags registers every setting, under its new and its old name, as

@@ -348,7 +348,11 @@ func Index(tbl *schema.Table, ix *schema.Index) string {
 // ViewMetadata.appendCqlTo prints it: the SELECT (* for a view of every
 // column), the base table, the WHERE clause, the primary key, then the
 // options as a table's.
-func ViewCQL(v *schema.Table) string {
+func ViewCQL(v *schema.Table) string { return ViewCQLWith(v, false) }
+
+// ViewCQLWith is ViewCQL, with the view's ID first among the options when
+// internals is set (DESCRIBE ... WITH INTERNALS).
+func ViewCQLWith(v *schema.Table, internals bool) string {
 	var b strings.Builder
 	b.WriteString("CREATE MATERIALIZED VIEW " + QuoteIdent(v.Keyspace) + "." + QuoteIdent(v.Name) + " AS\n    SELECT ")
 	if v.View.IncludeAllColumns {
@@ -366,6 +370,9 @@ func ViewCQL(v *schema.Table) string {
 	pk, ck := v.PartitionKey(), v.ClusteringColumns()
 	writePrimaryKey(&b, pk, ck)
 	b.WriteString("\n WITH ")
+	if internals {
+		b.WriteString("ID = " + types.UUIDValue(v.ID).String() + "\n    AND ")
+	}
 	if len(ck) > 0 {
 		b.WriteString("CLUSTERING ORDER BY (")
 		for i, c := range ck {

@@ -2,6 +2,7 @@ package ddl
 
 import (
 	"github.com/minicass/minicass/cql/parser"
+	"github.com/minicass/minicass/cql/plan"
 	"github.com/minicass/minicass/cql/query"
 
 	"fmt"
@@ -461,8 +462,10 @@ func tableIDOption(props []parser.Property) (rest []parser.Property, text string
 	return rest, text, ok, nil
 }
 
-// tableOptions applies WITH options (other than CLUSTERING ORDER) to o.
-func tableOptions(o *schema.Options, props []parser.Property, hasCounter bool) error {
+// tableOptions applies WITH options (other than CLUSTERING ORDER) to o. A
+// memtable option must name a configuration of env's (the node's
+// cassandra.yaml memtable.configurations) that MemtableParams would take.
+func tableOptions(env *plan.Env, o *schema.Options, props []parser.Property, hasCounter bool) error {
 	_, err := eachProperty(props, func(p parser.Property, name, text string, m map[string]string) error {
 		needInt := func(min, max int64) (int64, error) {
 			n, err := strconv.ParseInt(text, 10, 64)
@@ -522,9 +525,20 @@ func tableOptions(o *schema.Options, props []parser.Property, hasCounter bool) e
 				return err
 			}
 			o.Compression = c
+		case "memtable":
+			if m != nil {
+				return &query.Error{Code: wire.CodeSyntax, Message: "Invalid value for property 'memtable'"}
+			}
+			if err := schema.CheckMemtableConfiguration(env.MemtableConfigurations, env.MemtableClasses, text); err != nil {
+				return query.Configf("%s", err.Error())
+			}
+			if o.Extra == nil {
+				o.Extra = map[string]string{}
+			}
+			o.Extra[name] = p.Value.String()
 		case "caching", "crc_check_chance", "speculative_retry", "additional_write_policy", "read_repair",
 			"memtable_flush_period_in_ms", "min_index_interval", "max_index_interval", "cdc", "extensions",
-			"dclocal_read_repair_chance", "read_repair_chance", "memtable":
+			"dclocal_read_repair_chance", "read_repair_chance":
 			if o.Extra == nil {
 				o.Extra = map[string]string{}
 			}
