@@ -141,6 +141,11 @@ import (
 //	                    the expected text, whose %id is the table's id
 //	                    (cfs.metadata.id) and whose final newline counts
 //	                    only with trailing-newline
+//	marshal-name [ignore-freezing]
+//	                    AbstractType.toString() (toString(true) with
+//	                    ignore-freezing) of the input's CQL type, as
+//	                    types.MarshalName prints it, without the package
+//	                    org.apache.cassandra.db.marshal.; counted
 //	memtable-empty      DeleteTest's and UpdateTest's isMemtableEmpty
 //	                    (cfs.metric.allMemtablesLiveDataSize == 0, asserted
 //	                    true): the current table's active memtable holds no
@@ -524,6 +529,18 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 		}
 		want = strings.ReplaceAll(h.substitute(want), "%id", types.UUIDValue(tbl.ID).String())
 		return h.verdict(t, d, strings.Contains(got, want), got)
+	case "marshal-name":
+		// AbstractType.toString() (toString(true) with ignore-freezing) of
+		// the input's CQL type, without the package, as
+		// FrozenCollectionsTest's clean() strips it.
+		h.tally.assertions++
+		typ, err := types.ParseType(strings.TrimSpace(d.Input))
+		require.NoError(t, err, "%s: %s", d.Pos, d.Input)
+		name := types.MarshalName(typ)
+		if d.HasArg("ignore-freezing") {
+			name = types.MarshalNameIgnoringFreezing(typ)
+		}
+		return h.check(t, d, strings.ReplaceAll(name, "org.apache.cassandra.db.marshal.", ""), d.Expected)
 	case "memtable-empty":
 		h.tally.assertions++
 		ks, name, _ := strings.Cut(h.table, ".")
