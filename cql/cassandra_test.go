@@ -177,14 +177,17 @@ import (
 //	                    clock's time in seconds plus N (N may be negative)
 //	node [tombstone-failure-threshold=N] [materialized-views=false]
 //	     [mv-allow-filtering-nonkey-columns-unsafe=true] [auto-compaction=false]
-//	     [drop-compact-storage=false]
+//	     [drop-compact-storage=false] [datacenter=DC]
 //	                    goes on on a fresh node (no table or view of the
 //	                    script's earlier blocks, as after CQLTester's cleanup)
 //	                    with those settings, where the Java sets them
 //	                    (DatabaseDescriptor, in its @BeforeClass or a test;
 //	                    auto-compaction=false is disableCompaction;
 //	                    drop-compact-storage=false is
-//	                    setEnableDropCompactStorage(false))
+//	                    setEnableDropCompactStorage(false); datacenter=DC is
+//	                    the node's data center, as the snitch the Java
+//	                    installs with DatabaseDescriptor.setEndpointSnitch
+//	                    reports it)
 //	node auth=true      (with the settings above) the fresh node runs
 //	                    PasswordAuthenticator and CassandraAuthorizer, as a
 //	                    node with authenticator and authorizer set in
@@ -470,6 +473,9 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 		}
 		if d.HasArg("drop-compact-storage") {
 			d.ScanArgs(t, "drop-compact-storage", &xo.DropCompactStorageEnabled)
+		}
+		if d.HasArg("datacenter") {
+			d.ScanArgs(t, "datacenter", &xo.DataCenter)
 		}
 		if d.HasArg("auto-compaction") {
 			auto := true
