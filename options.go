@@ -72,6 +72,10 @@ type Options struct {
 	// class does not take are refused with 4.1's texts). Every
 	// configuration runs minicass's one memtable.
 	MemtableConfigurations map[string]schema.MemtableConfiguration
+	// DefaultKeyspaceRF is cassandra.yaml's default_keyspace_rf: the
+	// replication factor a SimpleStrategy or NetworkTopologyStrategy
+	// keyspace takes when none is given. Below 1 it is 1, 4.1's default.
+	DefaultKeyspaceRF int
 	// UserDefinedFunctionsEnabled allows CREATE FUNCTION, as Cassandra's
 	// user_defined_functions_enabled. False (the default, as in Cassandra
 	// 4.1) refuses it, and calls of the functions and aggregates created

@@ -75,6 +75,12 @@ type Options struct {
 	// it takes) to schema.MemtableClasses, as classes on Cassandra's class
 	// path; they too run minicass's memtable.
 	MemtableClasses map[string][]string
+	// DefaultKeyspaceRF is cassandra.yaml's default_keyspace_rf: the
+	// replication factor a SimpleStrategy or NetworkTopologyStrategy
+	// keyspace takes when CREATE KEYSPACE (or an ALTER from
+	// NetworkTopologyStrategy to SimpleStrategy) gives none. Below 1 it is
+	// 1, 4.1's default.
+	DefaultKeyspaceRF int
 }
 
 // Executor runs CQL against an engine. It is safe for concurrent use; each
@@ -110,7 +116,8 @@ func NewExecutor(eng *engine.Engine, opts Options) *Executor {
 		MaterializedViewsEnabled: opts.MaterializedViewsEnabled, MaterializedViewsAllowFilteringNonKeyColumnsUnsafe: opts.MaterializedViewsAllowFilteringNonKeyColumnsUnsafe,
 		CompactTablesDisabled: opts.CompactTablesDisabled, DropCompactStorageEnabled: opts.DropCompactStorageEnabled,
 		UserDefinedFunctionsEnabled: opts.UserDefinedFunctionsEnabled,
-		MemtableConfigurations:      opts.MemtableConfigurations, MemtableClasses: opts.MemtableClasses}
+		MemtableConfigurations:      opts.MemtableConfigurations, MemtableClasses: opts.MemtableClasses,
+		DefaultKeyspaceRF: opts.DefaultKeyspaceRF}
 	x.env.Roles = auth.New(x.env.System, func(ctx context.Context, text string, p *query.Params) (*query.Result, error) {
 		s := x.NewSession()
 		s.label = SourceInternal

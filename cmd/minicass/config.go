@@ -171,6 +171,19 @@ var settings = []setting{
 			}
 			return nil
 		}},
+	{name: "default_keyspace_rf", usage: "the replication factor of a keyspace created without one (default 1, as in Cassandra 4.1)",
+		set: func(c *serveConfig, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return fmt.Errorf("%q is not an integer", v)
+			}
+			if n < 1 {
+				// DatabaseDescriptor.applySimpleConfig.
+				return errors.New("default_keyspace_rf cannot be less than 1")
+			}
+			c.db.DefaultKeyspaceRF = n
+			return nil
+		}},
 	{name: "drop_compact_storage_enabled", usage: "allow ALTER TABLE ... DROP COMPACT STORAGE (default false, as in Cassandra 4.1)",
 		set: func(c *serveConfig, v string) error {
 			switch strings.ToLower(v) {

@@ -300,3 +300,15 @@ memtable:
 	}
 	require.EqualError(t, schema.CheckMemtableConfiguration(cfg.db.MemtableConfigurations, nil, "unknown"), `Memtable configuration "unknown" not found.`)
 }
+
+// TestLoadYAMLDefaultKeyspaceRF reads default_keyspace_rf and refuses one
+// below 1, as DatabaseDescriptor does.
+func TestLoadYAMLDefaultKeyspaceRF(t *testing.T) {
+	cfg := defaultServeConfig()
+	_, err := cfg.loadYAML(writeYAML(t, "default_keyspace_rf: 3\n"))
+	require.NoError(t, err)
+	require.Equal(t, 3, cfg.db.DefaultKeyspaceRF)
+	cfg = defaultServeConfig()
+	_, err = cfg.loadYAML(writeYAML(t, "default_keyspace_rf: 0\n"))
+	require.ErrorContains(t, err, "default_keyspace_rf cannot be less than 1")
+}

@@ -42,6 +42,9 @@ type Env struct {
 	// configuration (schema.CheckMemtableConfiguration).
 	MemtableConfigurations map[string]schema.MemtableConfiguration
 	MemtableClasses        map[string][]string
+	// DefaultKeyspaceRF is cassandra.yaml's default_keyspace_rf: the
+	// replication factor of a keyspace created without one (below 1: 1).
+	DefaultKeyspaceRF int
 
 	// replication caches the replication of the keyspaces statements read
 	// and write (Execution.replication): derived from the schema, not

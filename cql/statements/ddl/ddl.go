@@ -70,7 +70,7 @@ func CompileDDL(s *plan.Compiler, stmt parser.Statement) (plan.Plan, error) {
 			if _, ok := q.Env.Engine.Keyspace(name); ok {
 				return exists()
 			}
-			r, err := validateReplication(name, repl, nil, dc)
+			r, err := validateReplication(name, repl, nil, dc, defaultKeyspaceRF(q.Env))
 			if err != nil {
 				return nil, err
 			}
@@ -112,7 +112,7 @@ func CompileDDL(s *plan.Compiler, stmt parser.Statement) (plan.Plan, error) {
 				ks.DurableWrites = altered.DurableWrites
 			}
 			if repl != nil {
-				r, err := validateReplication(name, repl, old.Replication, q.Env.System.DataCenter())
+				r, err := validateReplication(name, repl, old.Replication, q.Env.System.DataCenter(), defaultKeyspaceRF(q.Env))
 				if err != nil {
 					return nil, err
 				}
