@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/minicass/minicass/engine"
+	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/vfs"
 )
 
@@ -64,6 +65,17 @@ type Options struct {
 	// as Cassandra's drop_compact_storage_enabled. False (the default, as in
 	// Cassandra 4.1) refuses it with Cassandra's text.
 	DropCompactStorageEnabled bool
+	// MemtableConfigurations are cassandra.yaml's memtable.configurations:
+	// the names a table's option memtable = 'name' may give besides
+	// "default", each checked as Cassandra 4.1 checks it when a table names
+	// it (an undefined name, a missing or unknown class, a parameter the
+	// class does not take are refused with 4.1's texts). Every
+	// configuration runs minicass's one memtable.
+	MemtableConfigurations map[string]schema.MemtableConfiguration
+	// DefaultKeyspaceRF is cassandra.yaml's default_keyspace_rf: the
+	// replication factor a SimpleStrategy or NetworkTopologyStrategy
+	// keyspace takes when none is given. Below 1 it is 1, 4.1's default.
+	DefaultKeyspaceRF int
 	// UserDefinedFunctionsEnabled allows CREATE FUNCTION, as Cassandra's
 	// user_defined_functions_enabled. False (the default, as in Cassandra
 	// 4.1) refuses it, and calls of the functions and aggregates created

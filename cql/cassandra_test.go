@@ -10,12 +10,15 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/cockroachdb/datadriven"
 	"github.com/stretchr/testify/require"
 
+	"github.com/minicass/minicass/cql/describe"
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/cql/query"
 	"github.com/minicass/minicass/engine"
@@ -76,7 +79,29 @@ import (
 //	                    (assertNull(ClientWarn.instance.getWarnings()))
 //	cached name=P       QueryProcessor.instance.getPrepared(P's id): prints
 //	                    "cached" while the node's cache holds P, "not cached"
-//	                    once a schema change evicted it; counted
+//	                    once a schema change evicted it; counted. With
+//	                    id=HEX instead of name, the id is the 16 bytes in
+//	                    hex (a QueryProcessor.computeId the script spells
+//	                    out: the MD5 of the keyspace and the text)
+//	prepare name=P keyspace=K
+//	                    QueryProcessor.instance.prepare(query, state) with
+//	                    the ClientState's keyspace K (none: not set) rather
+//	                    than the current one
+//	prepared-id name=P  the statementId of P's PREPARED answer, in hex
+//	                    (assertEquals(id, prepared.statementId)); counted
+//	prepared-count      QueryProcessor.instance.getPreparedStatements().size():
+//	                    the number of statements the node's cache holds; counted
+//	prepare-threads threads=N
+//	                    N goroutines, released at once, each prepare the
+//	                    input's statement without a keyspace
+//	                    (QueryProcessor.instance.prepare with
+//	                    ClientState.forInternalCalls()) and check that it has
+//	                    an id and that the cache holds that id: prints
+//	                    "statement ids: K" (the threads that got an id) and
+//	                    "all cached: B"; counts N+1 assertions (each thread's
+//	                    and the closing one), one when it fails
+//	same-id a=P b=Q     prints "same" when P's and Q's statement ids are
+//	                    equal, else "different"; counted
 //	schema-change       CQLTester.assertLastSchemaChange: runs the statement and
 //	                    prints the schema change it answers, as
 //	                    wire.SchemaChange prints it ("CREATED AGGREGATE
@@ -107,6 +132,20 @@ import (
 //	rows column-count=N also checks the result's number of columns
 //	                    (assertEquals(rs.getColumnDefinitions().size(), N)),
 //	                    one more assertion on the same execution
+//	table-cql [table=KS.T] [trailing-newline]
+//	                    SchemaCQLHelper.getTableMetadataAsCQL(metadata,
+//	                    true, true, true) of the current table (or KS.T),
+//	                    asserted as the Java does, with contains: the
+//	                    table's CREATE TABLE IF NOT EXISTS with its ID and
+//	                    dropped columns (describe.TableCQLWith) must contain
+//	                    the expected text, whose %id is the table's id
+//	                    (cfs.metadata.id) and whose final newline counts
+//	                    only with trailing-newline
+//	marshal-name [ignore-freezing]
+//	                    AbstractType.toString() (toString(true) with
+//	                    ignore-freezing) of the input's CQL type, as
+//	                    types.MarshalName prints it, without the package
+//	                    org.apache.cassandra.db.marshal.; counted
 //	memtable-empty      DeleteTest's and UpdateTest's isMemtableEmpty
 //	                    (cfs.metric.allMemtablesLiveDataSize == 0, asserted
 //	                    true): the current table's active memtable holds no
@@ -138,7 +177,7 @@ import (
 //	                    clock's time in seconds plus N (N may be negative)
 //	node [tombstone-failure-threshold=N] [materialized-views=false]
 //	     [mv-allow-filtering-nonkey-columns-unsafe=true] [auto-compaction=false]
-//	     [drop-compact-storage=false] [scripted-udfs=false]
+//	     [drop-compact-storage=false] [scripted-udfs=false] [datacenter=DC]
 //	                    goes on on a fresh node (no table or view of the
 //	                    script's earlier blocks, as after CQLTester's cleanup)
 //	                    with those settings, where the Java sets them
@@ -147,7 +186,10 @@ import (
 //	                    drop-compact-storage=false is
 //	                    setEnableDropCompactStorage(false);
 //	                    scripted-udfs=false is
-//	                    enableScriptedUserDefinedFunctions(false))
+//	                    enableScriptedUserDefinedFunctions(false); datacenter=DC is
+//	                    the node's data center, as the snitch the Java
+//	                    installs with DatabaseDescriptor.setEndpointSnitch
+//	                    reports it)
 //	node auth=true      (with the settings above) the fresh node runs
 //	                    PasswordAuthenticator and CassandraAuthorizer, as a
 //	                    node with authenticator and authorizer set in
@@ -275,10 +317,45 @@ func newConformanceSession(t testing.TB, opts engine.Options, xo Options) *Sessi
 	eng, err := engine.Open(opts)
 	require.NoError(t, err)
 	t.Cleanup(func() { eng.Close() })
+	if xo.MemtableConfigurations == nil {
+		xo.MemtableConfigurations, xo.MemtableClasses = conformanceMemtables, conformanceMemtableClasses
+	}
 	x := NewExecutor(eng, xo)
 	x.uuid = types.NewTimeUUIDGeneratorAt(conformanceUUIDNode)
 	return x.NewSession()
 }
+
+// conformanceMemtables are the memtable.configurations of CQLTester's
+// test/conf/cassandra.yaml, as far as the tests that name them show them
+// (the stored copies of the file predate the section): MemtableQuickTest's
+// three, and those CreateTest.testCreateTableWithMemtable and
+// AlterTest.testAlterTableWithMemtable select or expect refused, each with
+// the class and parameters the expected texts name.
+var conformanceMemtables = func() map[string]schema.MemtableConfiguration {
+	class := func(s string) *string { return &s }
+	return map[string]schema.MemtableConfiguration{
+		"skiplist":                    {Inherits: "default", ClassName: class("SkipListMemtable")},
+		"skiplist_sharded":            {ClassName: class("ShardedSkipListMemtable"), Parameters: map[string]string{"serialize_writes": "false", "shards": "4"}},
+		"skiplist_sharded_locking":    {Inherits: "skiplist_sharded", Parameters: map[string]string{"serialize_writes": "true"}},
+		"skiplist_remapped":           {Inherits: "skiplist"},
+		"trie":                        {ClassName: class("TrieMemtable"), Parameters: map[string]string{"shards": "4"}},
+		"test_fullname":               {Inherits: "default", ClassName: class("org.apache.cassandra.db.memtable.TestMemtable")},
+		"test_shortname":              {ClassName: class("SkipListMemtable"), Parameters: map[string]string{}},
+		"test_empty_class":            {ClassName: class("")},
+		"test_missing_class":          {Parameters: map[string]string{}},
+		"test_unknown_class":          {ClassName: class("NotExisting")},
+		"test_invalid_param":          {ClassName: class("SkipListMemtable"), Parameters: map[string]string{"invalid": "throw"}},
+		"test_invalid_extra_param":    {ClassName: class("org.apache.cassandra.db.memtable.TestMemtable"), Parameters: map[string]string{"invalid": "throw"}},
+		"test_invalid_factory_method": {ClassName: class("org.apache.cassandra.cql3.validation.operations.CreateTest$InvalidMemtableFactoryMethod")},
+		"test_invalid_factory_field":  {ClassName: class("org.apache.cassandra.cql3.validation.operations.CreateTest$InvalidMemtableFactoryField")},
+	}
+}()
+
+// conformanceMemtableClasses are the memtable classes of Cassandra's test
+// class path that the configurations name: TestMemtable, whose FACTORY
+// takes no parameters. (CreateTest's InvalidMemtableFactory* classes have
+// no usable factory, so they stay unknown, which 4.1 answers alike.)
+var conformanceMemtableClasses = map[string][]string{"org.apache.cassandra.db.memtable.TestMemtable": nil}
 
 // conformanceUUIDNode is the clock sequence and node of the harness's time
 // UUIDs. With it and the harness's clock, which moves only by `clock`, each
@@ -357,7 +434,21 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 		d.ScanArgs(t, "name", &name)
 		sts := splitConformanceInput(d.Input)
 		require.Len(t, sts, 1, "a prepare has one statement: %s", d.Input)
-		prep, err := h.s.Prepare(context.Background(), h.substitute(strings.TrimSuffix(strings.TrimSpace(sts[0].text), ";")))
+		text := h.substitute(strings.TrimSuffix(strings.TrimSpace(sts[0].text), ";"))
+		var prep *Prepared
+		var err error
+		if d.HasArg("keyspace") {
+			// QueryProcessor.instance.prepare(query, state) with a
+			// ClientState whose keyspace is set (none: not set).
+			var ks string
+			d.ScanArgs(t, "keyspace", &ks)
+			if ks == "none" {
+				ks = ""
+			}
+			prep, err = h.s.x.prepare(ks, text)
+		} else {
+			prep, err = h.s.Prepare(context.Background(), text)
+		}
 		if err != nil {
 			t.Fatalf("%s: %s prepare: %s", d.Pos, h.method, errorText(err))
 		}
@@ -387,6 +478,9 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 		}
 		if d.HasArg("drop-compact-storage") {
 			d.ScanArgs(t, "drop-compact-storage", &xo.DropCompactStorageEnabled)
+		}
+		if d.HasArg("datacenter") {
+			d.ScanArgs(t, "datacenter", &xo.DataCenter)
 		}
 		if d.HasArg("auto-compaction") {
 			auto := true
@@ -428,6 +522,36 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 		h.tally.assertions++
 		got := h.executeDirective(t, d)
 		return h.verdict(t, d, got == "", got)
+	case "table-cql":
+		// SchemaCQLHelper.getTableMetadataAsCQL(metadata, true, true,
+		// true), asserted with actual.contains(expected).
+		h.tally.assertions++
+		name := h.table
+		if d.HasArg("table") {
+			d.ScanArgs(t, "table", &name)
+		}
+		ks, tn, _ := strings.Cut(name, ".")
+		tbl, ok := h.s.x.env.Engine.Table(ks, tn)
+		require.True(t, ok, "%s: no table %s", d.Pos, name)
+		got := describe.TableCQLWith(tbl, describe.TableCQLOptions{DroppedColumns: true, Internals: true, IfNotExists: true})
+		want := strings.TrimSuffix(d.Expected, "\n")
+		if d.HasArg("trailing-newline") {
+			want += "\n"
+		}
+		want = strings.ReplaceAll(h.substitute(want), "%id", types.UUIDValue(tbl.ID).String())
+		return h.verdict(t, d, strings.Contains(got, want), got)
+	case "marshal-name":
+		// AbstractType.toString() (toString(true) with ignore-freezing) of
+		// the input's CQL type, without the package, as
+		// FrozenCollectionsTest's clean() strips it.
+		h.tally.assertions++
+		typ, err := types.ParseType(strings.TrimSpace(d.Input))
+		require.NoError(t, err, "%s: %s", d.Pos, d.Input)
+		name := types.MarshalName(typ)
+		if d.HasArg("ignore-freezing") {
+			name = types.MarshalNameIgnoringFreezing(typ)
+		}
+		return h.check(t, d, strings.ReplaceAll(name, "org.apache.cassandra.db.marshal.", ""), d.Expected)
 	case "memtable-empty":
 		h.tally.assertions++
 		ks, name, _ := strings.Cut(h.table, ".")
@@ -561,13 +685,80 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 		return h.verdict(t, d, ok, strings.Join(res.Warnings, "\n"))
 	case "cached":
 		h.tally.assertions++
+		var id []byte
+		if d.HasArg("id") {
+			var lit string
+			d.ScanArgs(t, "id", &lit)
+			b, err := hex.DecodeString(lit)
+			require.NoError(t, err, "%s: id=%s is hex", d.Pos, lit)
+			id = b
+		} else {
+			var name string
+			d.ScanArgs(t, "name", &name)
+			prep := h.prepared[name]
+			require.NotNil(t, prep, "%s: no prepared statement %s", d.Pos, name)
+			id = prep.ID
+		}
+		got := "not cached"
+		if h.s.x.Lookup(id) != nil {
+			got = "cached"
+		}
+		return h.check(t, d, got, d.Expected)
+	case "prepared-id":
+		h.tally.assertions++
 		var name string
 		d.ScanArgs(t, "name", &name)
 		prep := h.prepared[name]
 		require.NotNil(t, prep, "%s: no prepared statement %s", d.Pos, name)
-		got := "not cached"
-		if h.s.x.Lookup(prep.ID) != nil {
-			got = "cached"
+		return h.check(t, d, hex.EncodeToString(prep.ID), d.Expected)
+	case "prepared-count":
+		h.tally.assertions++
+		return h.check(t, d, strconv.Itoa(h.s.x.PreparedStatements()), d.Expected)
+	case "prepare-threads":
+		var n int
+		d.ScanArgs(t, "threads", &n)
+		h.tally.assertions += n + 1
+		text := h.substitute(strings.TrimSuffix(strings.TrimSpace(d.Input), ";"))
+		var wg sync.WaitGroup
+		var ids, cached atomic.Int64
+		start := make(chan struct{})
+		for range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				p, err := h.s.x.prepare("", text)
+				if err != nil || p.ID == nil {
+					return
+				}
+				ids.Add(1)
+				if h.s.x.Lookup(p.ID) != nil {
+					cached.Add(1)
+				}
+			}()
+		}
+		close(start)
+		wg.Wait()
+		// The block holds every thread's assertNotNull(statementId) and
+		// the closing assertTrue(preparedStatementPresentInCache): it
+		// passes (n+1 assertions) or fails as a whole.
+		got := fmt.Sprintf("statement ids: %d\nall cached: %t", ids.Load(), cached.Load() == ids.Load())
+		if got == strings.TrimSpace(d.Expected) {
+			h.tally.passed += n
+		} else {
+			h.tally.assertions -= n
+		}
+		return h.check(t, d, got, d.Expected)
+	case "same-id":
+		h.tally.assertions++
+		var a, b string
+		d.ScanArgs(t, "a", &a)
+		d.ScanArgs(t, "b", &b)
+		pa, pb := h.prepared[a], h.prepared[b]
+		require.True(t, pa != nil && pb != nil, "%s: no prepared statement %s or %s", d.Pos, a, b)
+		got := "different"
+		if string(pa.ID) == string(pb.ID) {
+			got = "same"
 		}
 		return h.check(t, d, got, d.Expected)
 	case "schema-change":

@@ -13,8 +13,9 @@ import (
 // The executor keeps one cache of prepared statements, shared by every
 // session, the Go API and the server alike, as Cassandra's QueryProcessor
 // keeps one. A statement is found by its id (the MD5 of the keyspace and
-// the text, the protocol's prepared id) or by its keyspace and text (the Go
-// API, which then hashes nothing).
+// the text, or of the text alone: the protocol's prepared id; a statement
+// is cached under both, see Executor.prepare) or by the keyspace of its id
+// and its text (the Go API, which then hashes nothing).
 //
 // The cache is bounded by an estimate of the memory its statements hold
 // (Options.PreparedStatementsCacheSize, Cassandra's
@@ -79,8 +80,8 @@ func (c *planCache) get(id []byte) *Prepared {
 	return p
 }
 
-// getText returns the statement prepared in keyspace ks with text query, or
-// nil.
+// getText returns the statement with text query cached under the id of
+// keyspace ks and the text (ks empty: the text alone), or nil.
 func (c *planCache) getText(ks, query string) *Prepared {
 	// The key is built on the stack for short texts, and a lookup by
 	// string(bytes) does not allocate.
@@ -121,7 +122,7 @@ func (c *planCache) put(p *Prepared) *Prepared {
 	p.slot = len(c.ring)
 	c.ring = append(c.ring, p)
 	c.byID[[16]byte(p.ID)] = p
-	c.byText[textKey(p.Keyspace, p.Query)] = p
+	c.byText[textKey(p.idKeyspace, p.Query)] = p
 	c.size += p.weight
 	return p
 }
@@ -143,7 +144,7 @@ func (c *planCache) removeLocked(p *Prepared) {
 	c.ring[last] = nil
 	c.ring = c.ring[:last]
 	delete(c.byID, [16]byte(p.ID))
-	delete(c.byText, textKey(p.Keyspace, p.Query))
+	delete(c.byText, textKey(p.idKeyspace, p.Query))
 	c.size -= p.weight
 	p.slot = -1
 }

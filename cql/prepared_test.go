@@ -185,3 +185,39 @@ func TestPlanCacheEvictsColdStatements(t *testing.T) {
 	first := statementID("", "INSERT INTO ks.t (k, v) VALUES (?, 0)")
 	assert.Nil(t, x.Lookup(first[:]), "a statement used once was evicted")
 }
+
+// TestPreparedStatementIDs pins the ids a fully upgraded 4.1 node answers
+// (QueryProcessor.prepare): a fully qualified statement, a BATCH of them
+// included, gets the MD5 of its text whatever the session's keyspace; any
+// other the MD5 of the keyspace and the text; each is cached under both.
+func TestPreparedStatementIDs(t *testing.T) {
+	ctx := context.Background()
+	x := newPreparedTestExecutor(t, Options{})
+	s := x.NewSession()
+	mustQuery(t, s, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	mustQuery(t, s, "CREATE TABLE ks.t (k int PRIMARY KEY, v int)")
+	s.SetKeyspace("ks")
+	for _, tc := range []struct {
+		text      string
+		qualified bool
+	}{
+		{"SELECT v FROM ks.t WHERE k = ?", true},
+		{"BEGIN BATCH INSERT INTO ks.t (k, v) VALUES (?, 1); UPDATE ks.t SET v = 2 WHERE k = ? APPLY BATCH", true},
+		{"SELECT v FROM t WHERE k = ?", false},
+		{"BEGIN BATCH INSERT INTO ks.t (k, v) VALUES (?, 1); UPDATE t SET v = 2 WHERE k = ? APPLY BATCH", false},
+	} {
+		p, err := s.Prepare(ctx, tc.text)
+		require.NoError(t, err, tc.text)
+		alone, withKS := statementID("", tc.text), statementID("ks", tc.text)
+		want := withKS
+		if tc.qualified {
+			want = alone
+		}
+		assert.Equal(t, want[:], p.ID, tc.text)
+		assert.NotNil(t, x.Lookup(alone[:]), "%s: cached under the id of its text", tc.text)
+		assert.NotNil(t, x.Lookup(withKS[:]), "%s: cached under the id of keyspace and text", tc.text)
+		again, err := s.Prepare(ctx, tc.text)
+		require.NoError(t, err)
+		assert.Equal(t, p.ID, again.ID, "%s: preparing again answers the same id", tc.text)
+	}
+}

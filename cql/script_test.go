@@ -30,6 +30,8 @@ func TestCQLScripts(t *testing.T) { runScripts(t, "testdata/scripts") }
 //	                turns the compact_tables guardrail off
 //	drop-compact-storage-enabled
 //	                allows DROP COMPACT STORAGE (drop_compact_storage_enabled)
+//	default-keyspace-rf rf=N
+//	                sets default_keyspace_rf to N
 //	auth superuser=U password=P [authorizer=A]
 //	                enables password authentication with superuser U
 //	                (bcrypt cost 4) and authorizer A (default
@@ -60,6 +62,9 @@ func runScripts(t *testing.T, dir string) {
 				return ""
 			case "drop-compact-storage-enabled":
 				s.x.env.DropCompactStorageEnabled = true
+				return ""
+			case "default-keyspace-rf":
+				d.ScanArgs(t, "rf", &s.x.env.DefaultKeyspaceRF)
 				return ""
 			case "auth":
 				var user, pw string

@@ -72,6 +72,21 @@ type Options struct {
 	// STORAGE, as Cassandra's drop_compact_storage_enabled (false by
 	// default: refused with Cassandra's text).
 	DropCompactStorageEnabled bool
+	// MemtableConfigurations are cassandra.yaml's memtable.configurations:
+	// the names a table's memtable option may give, besides "default",
+	// each checked as Cassandra 4.1 checks it (schema.MemtableConfiguration).
+	// Every configuration runs minicass's one memtable.
+	MemtableConfigurations map[string]schema.MemtableConfiguration
+	// MemtableClasses adds memtable class names (each with the parameters
+	// it takes) to schema.MemtableClasses, as classes on Cassandra's class
+	// path; they too run minicass's memtable.
+	MemtableClasses map[string][]string
+	// DefaultKeyspaceRF is cassandra.yaml's default_keyspace_rf: the
+	// replication factor a SimpleStrategy or NetworkTopologyStrategy
+	// keyspace takes when CREATE KEYSPACE (or an ALTER from
+	// NetworkTopologyStrategy to SimpleStrategy) gives none. Below 1 it is
+	// 1, 4.1's default.
+	DefaultKeyspaceRF int
 }
 
 // Executor runs CQL against an engine. It is safe for concurrent use; each
@@ -106,7 +121,9 @@ func NewExecutor(eng *engine.Engine, opts Options) *Executor {
 	x.env = plan.Env{Engine: eng, System: virtual.NewNode(eng, opts.ClusterName, opts.DataCenter, opts.Rack),
 		MaterializedViewsEnabled: opts.MaterializedViewsEnabled, MaterializedViewsAllowFilteringNonKeyColumnsUnsafe: opts.MaterializedViewsAllowFilteringNonKeyColumnsUnsafe,
 		CompactTablesDisabled: opts.CompactTablesDisabled, DropCompactStorageEnabled: opts.DropCompactStorageEnabled,
-		UserDefinedFunctionsEnabled: opts.UserDefinedFunctionsEnabled, ScriptedUserDefinedFunctionsEnabled: opts.ScriptedUserDefinedFunctionsEnabled}
+		UserDefinedFunctionsEnabled: opts.UserDefinedFunctionsEnabled, ScriptedUserDefinedFunctionsEnabled: opts.ScriptedUserDefinedFunctionsEnabled,
+		MemtableConfigurations:      opts.MemtableConfigurations, MemtableClasses: opts.MemtableClasses,
+		DefaultKeyspaceRF: opts.DefaultKeyspaceRF}
 	x.env.Roles = auth.New(x.env.System, func(ctx context.Context, text string, p *query.Params) (*query.Result, error) {
 		s := x.NewSession()
 		s.label = SourceInternal
@@ -324,8 +341,14 @@ type Prepared struct {
 	// as Cassandra computes it.
 	ID []byte
 	// Query is the statement text and Keyspace the session keyspace it was
-	// prepared in.
+	// prepared (and is compiled) in.
 	Query, Keyspace string
+	// idKeyspace is the keyspace hashed into ID: Keyspace, or empty for
+	// the statement's entry under the id of its text alone (see
+	// Executor.prepare). qualified records that the statement is fully
+	// qualified.
+	idKeyspace string
+	qualified  bool
 	// Bind describes the bind markers, Result the result columns: every
 	// execution returns these columns, or the statement is evicted first.
 	Bind, Result []query.ColumnSpec
@@ -370,11 +393,41 @@ func (s *Session) Prepare(ctx context.Context, query string) (*Prepared, error) 
 }
 
 // prepare returns the statement text prepared in keyspace ks, from the
-// cache or compiled and cached.
+// cache or compiled and cached, under the id Cassandra 4.1's
+// QueryProcessor.prepare answers on a fully upgraded node (the
+// "new prepared statement behaviour" of CASSANDRA-15252 and -17248).
+//
+// A statement has two ids: the MD5 of its text alone and the MD5 of the
+// session keyspace followed by the text (the same id when ks is empty).
+// The statement is cached under both, each compiled in ks. A fully
+// qualified statement (fullyQualified) answers the id of its text alone, so
+// that its id does not depend on the session's keyspace; any other answers
+// the id with the keyspace, so that one text prepared in two keyspaces gets
+// two ids. A cached statement is answered only while both of its ids are
+// cached; when one is missing, both are evicted and the statement is
+// compiled and cached again.
 func (x *Executor) prepare(ks, text string) (*Prepared, error) {
-	if p := x.plans.getText(ks, text); p != nil {
-		if _, err := x.planOf(p); err == nil {
-			return p, nil
+	without := x.plans.getText("", text)
+	with := without
+	if ks != "" {
+		with = x.plans.getText(ks, text)
+	}
+	if without != nil && with != nil {
+		if without.qualified {
+			if _, err := x.planOf(without); err == nil {
+				return without, nil
+			}
+		} else if ks != "" && !with.qualified {
+			if _, err := x.planOf(with); err == nil {
+				return with, nil
+			}
+		}
+	} else {
+		if with != nil {
+			x.plans.remove(with)
+		}
+		if without != nil {
+			x.plans.remove(without)
 		}
 	}
 	stmt, err := parse(text)
@@ -392,14 +445,58 @@ func (x *Executor) prepare(ks, text string) (*Prepared, error) {
 		// unsigned short.
 		return nil, query.Invalidf("Too many markers(?). %d markers exceed the allowed maximum of %d", n, maxBindMarkers)
 	}
-	sum := statementID(ks, text)
-	p := &Prepared{ID: sum[:], Query: text, Keyspace: ks, Bind: pl.Binds(), Result: pl.Columns(), PKIndexes: pl.PKIndexes(),
-		stmt: stmt, weight: int64(preparedOverhead + 2*(len(ks)+len(text))), slot: -1}
 	if !invalidatedOnChange(stmt) {
 		tables, funcs = nil, nil
 	}
-	p.cur.Store(&versionedPlan{plan: pl, version: version, tables: tables, functions: funcs})
-	return x.plans.put(p), nil
+	qualified := fullyQualified(stmt)
+	store := func(idKeyspace string) *Prepared {
+		sum := statementID(idKeyspace, text)
+		p := &Prepared{ID: sum[:], Query: text, Keyspace: ks, Bind: pl.Binds(), Result: pl.Columns(), PKIndexes: pl.PKIndexes(),
+			stmt: stmt, idKeyspace: idKeyspace, qualified: qualified, weight: int64(preparedOverhead + 2*(len(ks)+len(text))), slot: -1}
+		p.cur.Store(&versionedPlan{plan: pl, version: version, tables: tables, functions: funcs})
+		return x.plans.put(p)
+	}
+	if qualified {
+		answer := store("")
+		if ks != "" {
+			store(ks)
+		}
+		return answer, nil
+	}
+	answer := store(ks)
+	if ks != "" {
+		store("")
+	}
+	return answer, nil
+}
+
+// fullyQualified reports whether stmt names the keyspace of every table it
+// reads or writes, as Cassandra 4.1's QualifiedStatement.isFullyQualified
+// does: a SELECT, INSERT, UPDATE, DELETE or TRUNCATE whose table name has
+// a keyspace, or a BATCH whose statements all do. Any other statement
+// (schema, role, USE) is not a QualifiedStatement and counts as not
+// fully qualified.
+func fullyQualified(stmt parser.Statement) bool {
+	switch s := stmt.(type) {
+	case *parser.Select:
+		return s.Table.Keyspace != ""
+	case *parser.Insert:
+		return s.Table.Keyspace != ""
+	case *parser.Update:
+		return s.Table.Keyspace != ""
+	case *parser.Delete:
+		return s.Table.Keyspace != ""
+	case *parser.Truncate:
+		return s.Table.Keyspace != ""
+	case *parser.Batch:
+		for _, c := range s.Statements {
+			if !fullyQualified(c) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // Reprepare prepares prep's text again in the keyspace it was prepared in,

@@ -5,9 +5,19 @@ import "strings"
 // MarshalName returns t as Cassandra's AbstractType.toString prints it
 // (org.apache.cassandra.db.marshal.ListType(...Int32Type)), which
 // CreateViewStatement's key checks and a user function's timeout put in
-// their messages. A user type
-// keeps its CQL name (docs/compatibility.md).
-func MarshalName(t Type) string {
+// their messages, and role_permissions a function resource's argument types.
+// A frozen collection is wrapped in FrozenType and its parameters print
+// without theirs (CollectionType.toString passes ignoreFreezing on once the
+// collection is frozen); a tuple's parameters print without FrozenType
+// (TupleType.toString). A user type keeps its CQL name
+// (docs/compatibility.md).
+func MarshalName(t Type) string { return marshalName(t, false) }
+
+// MarshalNameIgnoringFreezing is AbstractType.toString(true): MarshalName
+// without any FrozenType.
+func MarshalNameIgnoringFreezing(t Type) string { return marshalName(t, true) }
+
+func marshalName(t Type, ignoreFreezing bool) string {
 	const pkg = "org.apache.cassandra.db.marshal."
 	if t.UDT != nil {
 		return t.String()
@@ -24,12 +34,14 @@ func MarshalName(t Type) string {
 	switch t.Kind {
 	case List, Set, Map, Tuple:
 		name := map[Kind]string{List: "ListType", Set: "SetType", Map: "MapType", Tuple: "TupleType"}[t.Kind]
+		frozen := t.Frozen && t.Kind != Tuple
+		inner := ignoreFreezing || frozen || t.Kind == Tuple
 		params := make([]string, len(t.Params))
 		for i, p := range t.Params {
-			params[i] = MarshalName(p)
+			params[i] = marshalName(p, inner)
 		}
 		s = pkg + name + "(" + strings.Join(params, ",") + ")"
-		if t.Frozen && t.Kind != Tuple {
+		if frozen && !ignoreFreezing {
 			s = pkg + "FrozenType(" + s + ")"
 		}
 	default:

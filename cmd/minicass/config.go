@@ -18,6 +18,7 @@ import (
 	"github.com/minicass/minicass"
 	"github.com/minicass/minicass/cql"
 	"github.com/minicass/minicass/engine"
+	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/server"
 )
 
@@ -168,6 +169,19 @@ var settings = []setting{
 			default:
 				return fmt.Errorf("%q is not true or false", v)
 			}
+			return nil
+		}},
+	{name: "default_keyspace_rf", usage: "the replication factor of a keyspace created without one (default 1, as in Cassandra 4.1)",
+		set: func(c *serveConfig, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return fmt.Errorf("%q is not an integer", v)
+			}
+			if n < 1 {
+				// DatabaseDescriptor.applySimpleConfig.
+				return errors.New("default_keyspace_rf cannot be less than 1")
+			}
+			c.db.DefaultKeyspaceRF = n
 			return nil
 		}},
 	{name: "drop_compact_storage_enabled", usage: "allow ALTER TABLE ... DROP COMPACT STORAGE (default false, as in Cassandra 4.1)",
@@ -413,6 +427,12 @@ func (c *serveConfig) parseYAML(data []byte, path string) (ignored []string, err
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
 		name := k.Value
+		if name == "memtable" && v.Kind == yaml.MappingNode {
+			if err := c.parseMemtable(v); err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+			continue
+		}
 		s := lookupSetting(name)
 		if s == nil {
 			ignored = append(ignored, name)
@@ -434,6 +454,30 @@ func (c *serveConfig) parseYAML(data []byte, path string) (ignored []string, err
 	}
 	slices.Sort(ignored)
 	return ignored, nil
+}
+
+// parseMemtable reads cassandra.yaml's memtable section: its
+// configurations, each a mapping of inherits, class_name and parameters
+// (4.1's InheritingClass), into the database's MemtableConfigurations.
+func (c *serveConfig) parseMemtable(v *yaml.Node) error {
+	var sec struct {
+		Configurations map[string]struct {
+			Inherits   string            `yaml:"inherits"`
+			ClassName  *string           `yaml:"class_name"`
+			Parameters map[string]string `yaml:"parameters"`
+		} `yaml:"configurations"`
+	}
+	if err := v.Decode(&sec); err != nil {
+		return fmt.Errorf("invalid memtable section (line %d): %w", v.Line, err)
+	}
+	if len(sec.Configurations) == 0 {
+		return nil
+	}
+	c.db.MemtableConfigurations = map[string]schema.MemtableConfiguration{}
+	for name, def := range sec.Configurations {
+		c.db.MemtableConfigurations[name] = schema.MemtableConfiguration{Inherits: def.Inherits, ClassName: def.ClassName, Parameters: def.Parameters}
+	}
+	return nil
 }
 
 // settingFlags registers every setting, under its new and its old name, as

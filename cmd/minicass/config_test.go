@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/minicass/minicass"
+	"github.com/minicass/minicass/schema"
 )
 
 func writeYAML(t *testing.T, text string) string {
@@ -269,4 +270,48 @@ func FuzzParseYAML(f *testing.F) {
 			assert.NotEmpty(t, err.Error())
 		}
 	})
+}
+
+// TestLoadYAMLMemtableConfigurations reads cassandra.yaml's memtable
+// section into the database's memtable configurations, which a table's
+// memtable option is then checked against.
+func TestLoadYAMLMemtableConfigurations(t *testing.T) {
+	cfg := defaultServeConfig()
+	ignored, err := cfg.loadYAML(writeYAML(t, `
+memtable:
+    configurations:
+        skiplist:
+            class_name: SkipListMemtable
+        trie:
+            class_name: TrieMemtable
+            parameters:
+                shards: 4
+        more_shards:
+            inherits: trie
+            parameters:
+                shards: 8
+`))
+	require.NoError(t, err)
+	require.Empty(t, ignored)
+	require.Len(t, cfg.db.MemtableConfigurations, 3)
+	more := cfg.db.MemtableConfigurations["more_shards"]
+	require.Equal(t, "trie", more.Inherits)
+	require.Nil(t, more.ClassName)
+	require.Equal(t, map[string]string{"shards": "8"}, more.Parameters)
+	for _, name := range []string{"default", "skiplist", "trie", "more_shards"} {
+		require.NoError(t, schema.CheckMemtableConfiguration(cfg.db.MemtableConfigurations, nil, name), name)
+	}
+	require.EqualError(t, schema.CheckMemtableConfiguration(cfg.db.MemtableConfigurations, nil, "unknown"), `Memtable configuration "unknown" not found.`)
+}
+
+// TestLoadYAMLDefaultKeyspaceRF reads default_keyspace_rf and refuses one
+// below 1, as DatabaseDescriptor does.
+func TestLoadYAMLDefaultKeyspaceRF(t *testing.T) {
+	cfg := defaultServeConfig()
+	_, err := cfg.loadYAML(writeYAML(t, "default_keyspace_rf: 3\n"))
+	require.NoError(t, err)
+	require.Equal(t, 3, cfg.db.DefaultKeyspaceRF)
+	cfg = defaultServeConfig()
+	_, err = cfg.loadYAML(writeYAML(t, "default_keyspace_rf: 0\n"))
+	require.ErrorContains(t, err, "default_keyspace_rf cannot be less than 1")
 }

@@ -3,6 +3,7 @@ package describe
 import (
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -81,25 +82,57 @@ func KeyspaceCQL(ks *schema.Keyspace) string {
 
 // TableCQL returns the CREATE TABLE statement of t. Tables of virtual
 // keyspaces print as a commented VIRTUAL TABLE, as Cassandra does.
-func TableCQL(t *schema.Table) string {
+func TableCQL(t *schema.Table) string { return TableCQLWith(t, TableCQLOptions{}) }
+
+// TableCQLOptions are the switches of Cassandra 4.1's
+// TableMetadata.toCqlString(includeDroppedColumns, withInternals,
+// ifNotExists): DESCRIBE TABLE ... WITH INTERNALS sets the first two,
+// SchemaCQLHelper.getTableMetadataAsCQL (snapshots' schema.cql) all three.
+type TableCQLOptions struct {
+	// DroppedColumns lists the dropped columns among the columns (a
+	// dropped column added again only among them) and follows the
+	// statement with an ALTER TABLE ... DROP ... USING TIMESTAMP per
+	// dropped column, and an ALTER TABLE ... ADD for one added again.
+	DroppedColumns bool
+	// Internals prints the table's id first among the options
+	// (ID = <uuid>).
+	Internals bool
+	// IfNotExists writes CREATE TABLE IF NOT EXISTS.
+	IfNotExists bool
+}
+
+// TableCQLWith returns the CREATE TABLE statement of t with the switches
+// of o. The layout is TableMetadata.appendCqlTo's: the columns, the primary
+// key unless it is one inlined column, then WITH and the options, one per
+// line after four spaces and AND: COMPACT STORAGE for a compact table, ID
+// with internals, CLUSTERING ORDER BY, and the table parameters.
+func TableCQLWith(t *schema.Table, o TableCQLOptions) string {
 	if virtual.VirtualKeyspaces[t.Keyspace] {
 		return virtualTableCQL(t)
 	}
 	var b strings.Builder
+	name := QuoteIdent(t.Keyspace) + "." + QuoteIdent(t.Name)
 	if t.IsCompact() {
 		// CompactTableMetadata.appendCqlTo: the statement inside a comment,
 		// with COMPACT STORAGE before the options.
-		b.WriteString("/*\nWarning: Table " + QuoteIdent(t.Keyspace) + "." + QuoteIdent(t.Name) +
+		b.WriteString("/*\nWarning: Table " + name +
 			" omitted because it has constructs not compatible with CQL (was created via legacy API).\n" +
 			"Approximate structure, for reference:\n(this should not be used to reproduce this schema)\n\n")
 	}
 	b.WriteString("CREATE TABLE ")
-	b.WriteString(QuoteIdent(t.Keyspace) + "." + QuoteIdent(t.Name))
+	if o.IfNotExists {
+		b.WriteString("IF NOT EXISTS ")
+	}
+	b.WriteString(name)
 	b.WriteString(" (\n")
-	writeColumns(&b, t)
+	dropped := droppedNames(t, o.DroppedColumns)
+	writeColumns(&b, t, dropped)
 	b.WriteString(") WITH ")
 	if t.IsCompact() {
 		b.WriteString("COMPACT STORAGE\n    AND ")
+	}
+	if o.Internals {
+		b.WriteString("ID = " + types.UUIDValue(t.ID).String() + "\n    AND ")
 	}
 	if ck := t.ClusteringColumns(); len(ck) > 0 {
 		b.WriteString("CLUSTERING ORDER BY (")
@@ -118,10 +151,43 @@ func TableCQL(t *schema.Table) string {
 	}
 	writeTableParams(&b, virtual.ParamsOf(t.Options))
 	b.WriteString(";")
+	// TableMetadata.appendDropColumns, in the order of
+	// system_schema.dropped_columns (by name).
+	for _, n := range dropped {
+		d := t.Dropped[n]
+		b.WriteString("\nALTER TABLE " + name + " DROP " + QuoteIdent(n) + " USING TIMESTAMP " + strconv.FormatInt(d.DroppedAt, 10) + ";")
+		if c := t.Column(n); c != nil {
+			b.WriteString("\nALTER TABLE " + name + " ADD " + columnDefinition(t, c) + ";")
+		}
+	}
 	if t.IsCompact() {
 		b.WriteString("\n*/")
 	}
 	return b.String()
+}
+
+// droppedNames returns the names of t's dropped columns in name order, or
+// nil when they are not listed.
+func droppedNames(t *schema.Table, list bool) []string {
+	if !list || len(t.Dropped) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(t.Dropped))
+	for n := range t.Dropped {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// columnDefinition is ColumnMetadata.appendCqlTo: the name, the type and,
+// for a static column of a table that is not static compact, static.
+func columnDefinition(t *schema.Table, c *schema.Column) string {
+	s := QuoteIdent(c.Name) + " " + schema.TypeName(c.Type)
+	if c.Kind == schema.Static && !t.IsStaticCompact() {
+		s += " static"
+	}
+	return s
 }
 
 func virtualTableCQL(t *schema.Table) string {
@@ -129,7 +195,7 @@ func virtualTableCQL(t *schema.Table) string {
 	name := QuoteIdent(t.Keyspace) + "." + QuoteIdent(t.Name)
 	b.WriteString("/*\nWarning: Table " + name + " is a virtual table and cannot be recreated with CQL.\nStructure, for reference:\n")
 	b.WriteString("VIRTUAL TABLE " + name + " (\n")
-	writeColumns(&b, t)
+	writeColumns(&b, t, nil)
 	b.WriteString(") WITH ")
 	if ck := t.ClusteringColumns(); len(ck) > 0 {
 		b.WriteString("CLUSTERING ORDER BY (")
@@ -152,13 +218,16 @@ func virtualTableCQL(t *schema.Table) string {
 // are left out and a static compact table's static columns print as
 // regular ones; the primary key is inlined only when the stored one has a
 // single column.
-func writeColumns(b *strings.Builder, t *schema.Table) {
+func writeColumns(b *strings.Builder, t *schema.Table, dropped []string) {
 	pk, ck := t.PartitionKey(), t.ClusteringColumns()
 	inlinePK := len(pk) == 1 && len(ck) == 0
 	ck = t.VisibleClusteringColumns()
+	isDropped := func(name string) bool { return slices.Contains(dropped, name) }
 	var statics, regulars []*schema.Column
 	for _, c := range t.Columns {
-		if t.IsHidden(c) {
+		if t.IsHidden(c) || isDropped(c.Name) {
+			// A column added again after a drop is listed as dropped,
+			// and its ADD follows the statement.
 			continue
 		}
 		switch {
@@ -172,14 +241,25 @@ func writeColumns(b *strings.Builder, t *schema.Table) {
 	sort.Slice(regulars, func(i, j int) bool { return regulars[i].Name < regulars[j].Name })
 	all := append(append(append(append([]*schema.Column{}, pk...), ck...), statics...), regulars...)
 	for _, c := range all {
-		b.WriteString("    " + QuoteIdent(c.Name) + " " + schema.TypeName(c.Type))
-		if c.Kind == schema.Static && !t.IsStaticCompact() {
-			b.WriteString(" static")
-		}
+		b.WriteString("    " + columnDefinition(t, c))
 		if inlinePK && c.Kind == schema.PartitionKey {
 			b.WriteString(" PRIMARY KEY")
 		}
-		if !inlinePK || c != all[len(all)-1] {
+		if !inlinePK || len(dropped) > 0 || c != all[len(all)-1] {
+			b.WriteByte(',')
+		}
+		b.WriteByte('\n')
+	}
+	// The dropped columns, with the type they had; as
+	// TableMetadata.appendColumnDefinitions, each takes a comma unless the
+	// primary key is inlined.
+	for _, n := range dropped {
+		d := t.Dropped[n]
+		b.WriteString("    " + QuoteIdent(n) + " " + schema.TypeName(d.Type))
+		if d.Static && !t.IsStaticCompact() {
+			b.WriteString(" static")
+		}
+		if !inlinePK {
 			b.WriteByte(',')
 		}
 		b.WriteByte('\n')
@@ -268,7 +348,11 @@ func Index(tbl *schema.Table, ix *schema.Index) string {
 // ViewMetadata.appendCqlTo prints it: the SELECT (* for a view of every
 // column), the base table, the WHERE clause, the primary key, then the
 // options as a table's.
-func ViewCQL(v *schema.Table) string {
+func ViewCQL(v *schema.Table) string { return ViewCQLWith(v, false) }
+
+// ViewCQLWith is ViewCQL, with the view's ID first among the options when
+// internals is set (DESCRIBE ... WITH INTERNALS).
+func ViewCQLWith(v *schema.Table, internals bool) string {
 	var b strings.Builder
 	b.WriteString("CREATE MATERIALIZED VIEW " + QuoteIdent(v.Keyspace) + "." + QuoteIdent(v.Name) + " AS\n    SELECT ")
 	if v.View.IncludeAllColumns {
@@ -286,6 +370,9 @@ func ViewCQL(v *schema.Table) string {
 	pk, ck := v.PartitionKey(), v.ClusteringColumns()
 	writePrimaryKey(&b, pk, ck)
 	b.WriteString("\n WITH ")
+	if internals {
+		b.WriteString("ID = " + types.UUIDValue(v.ID).String() + "\n    AND ")
+	}
 	if len(ck) > 0 {
 		b.WriteString("CLUSTERING ORDER BY (")
 		for i, c := range ck {

@@ -8,6 +8,7 @@ import (
 	"github.com/minicass/minicass/cql/query"
 	"github.com/minicass/minicass/cql/virtual"
 	"github.com/minicass/minicass/engine"
+	"github.com/minicass/minicass/schema"
 )
 
 // Env is the node a statement compiles against and runs on: the engine
@@ -39,6 +40,15 @@ type Env struct {
 	// DropCompactStorageEnabled allows ALTER TABLE ... DROP COMPACT STORAGE
 	// (Cassandra's drop_compact_storage_enabled, false by default).
 	DropCompactStorageEnabled bool
+	// MemtableConfigurations are cassandra.yaml's memtable.configurations
+	// and MemtableClasses the memtable classes added to
+	// schema.MemtableClasses: a table's memtable option must name a usable
+	// configuration (schema.CheckMemtableConfiguration).
+	MemtableConfigurations map[string]schema.MemtableConfiguration
+	MemtableClasses        map[string][]string
+	// DefaultKeyspaceRF is cassandra.yaml's default_keyspace_rf: the
+	// replication factor of a keyspace created without one (below 1: 1).
+	DefaultKeyspaceRF int
 
 	// replication caches the replication of the keyspaces statements read
 	// and write (Execution.replication): derived from the schema, not

@@ -256,7 +256,7 @@ func keyspaceRow(ks *schema.Keyspace) Values {
 // tableRow is a table's system_schema.tables row.
 func tableRow(t *schema.Table) Values {
 	p := ParamsOf(t.Options)
-	return Values{
+	r := Values{
 		"keyspace_name":               TextV(t.Keyspace),
 		"table_name":                  TextV(t.Name),
 		"additional_write_policy":     TextV(p.AdditionalWritePolicy),
@@ -280,6 +280,12 @@ func tableRow(t *schema.Table) Values {
 		"read_repair_chance":          doubleV(0),
 		"speculative_retry":           TextV(p.SpeculativeRetry),
 	}
+	// SchemaKeyspace writes memtable only for a configuration other than
+	// the default one (null otherwise, also for memtable = 'default').
+	if p.Memtable != schema.DefaultMemtableConfiguration {
+		r["memtable"] = TextV(p.Memtable)
+	}
+	return r
 }
 
 // viewRow is a materialized view's system_schema.views row: the table

@@ -179,7 +179,7 @@ var systemTableDefs = []systemTableDef{
 		cols: sysCols("keyspace_name text; table_name text; additional_write_policy text; bloom_filter_fp_chance double; caching frozen<map<text, text>>; cdc boolean; " +
 			"comment text; compaction frozen<map<text, text>>; compression frozen<map<text, text>>; crc_check_chance double; dclocal_read_repair_chance double; " +
 			"default_time_to_live int; extensions frozen<map<text, blob>>; flags frozen<set<text>>; gc_grace_seconds int; id uuid; max_index_interval int; " +
-			"memtable_flush_period_in_ms int; min_index_interval int; read_repair text; read_repair_chance double; speculative_retry text"),
+			"memtable text; memtable_flush_period_in_ms int; min_index_interval int; read_repair text; read_repair_chance double; speculative_retry text"),
 		pk: []string{"keyspace_name"}, ck: []string{"table_name"}, gcGrace: 604800, flushPeriod: sysFlushPeriod},
 	{keyspace: "system_schema", name: "triggers", comment: "trigger definitions",
 		cols: sysCols("keyspace_name text; table_name text; trigger_name text; options frozen<map<text, text>>"),
@@ -191,7 +191,7 @@ var systemTableDefs = []systemTableDef{
 		cols: sysCols("keyspace_name text; view_name text; additional_write_policy text; base_table_id uuid; base_table_name text; bloom_filter_fp_chance double; " +
 			"caching frozen<map<text, text>>; cdc boolean; comment text; compaction frozen<map<text, text>>; compression frozen<map<text, text>>; " +
 			"crc_check_chance double; dclocal_read_repair_chance double; default_time_to_live int; extensions frozen<map<text, blob>>; gc_grace_seconds int; " +
-			"id uuid; include_all_columns boolean; max_index_interval int; memtable_flush_period_in_ms int; min_index_interval int; read_repair text; " +
+			"id uuid; include_all_columns boolean; max_index_interval int; memtable text; memtable_flush_period_in_ms int; min_index_interval int; read_repair text; " +
 			"read_repair_chance double; speculative_retry text; where_clause text"),
 		pk: []string{"keyspace_name"}, ck: []string{"view_name"}, gcGrace: 604800, flushPeriod: sysFlushPeriod},
 

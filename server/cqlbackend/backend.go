@@ -37,7 +37,7 @@ type Backend struct {
 	x *cql.Executor
 
 	// kinds caches the request kind of prepared statement ids. An id is
-	// the MD5 of the keyspace and text, so an entry never goes stale; the
+	// the MD5 of a text (after a keyspace or alone), so an entry never goes stale; the
 	// map is emptied when it reaches maxKinds entries.
 	kindsMu sync.RWMutex
 	kinds   map[string]server.RequestKind

@@ -70,7 +70,7 @@ func CompileDDL(s *plan.Compiler, stmt parser.Statement) (plan.Plan, error) {
 			if _, ok := q.Env.Engine.Keyspace(name); ok {
 				return exists()
 			}
-			r, err := validateReplication(name, repl, nil, dc)
+			r, err := validateReplication(name, repl, nil, dc, defaultKeyspaceRF(q.Env))
 			if err != nil {
 				return nil, err
 			}
@@ -112,7 +112,7 @@ func CompileDDL(s *plan.Compiler, stmt parser.Statement) (plan.Plan, error) {
 				ks.DurableWrites = altered.DurableWrites
 			}
 			if repl != nil {
-				r, err := validateReplication(name, repl, old.Replication, q.Env.System.DataCenter())
+				r, err := validateReplication(name, repl, old.Replication, q.Env.System.DataCenter(), defaultKeyspaceRF(q.Env))
 				if err != nil {
 					return nil, err
 				}
@@ -448,7 +448,7 @@ func compileCreateTable(s *plan.Compiler, st *parser.CreateTable) (plan.Plan, er
 	if err != nil {
 		return nil, err
 	}
-	if err := tableOptions(&opts, props, hasCounter); err != nil {
+	if err := tableOptions(s.Env, &opts, props, hasCounter); err != nil {
 		return nil, err
 	}
 	return &ddlPlan{run: func(ctx context.Context, q *plan.Execution) (*query.Result, error) {
@@ -692,7 +692,7 @@ func compileAlterTable(s *plan.Compiler, st *parser.AlterTable) (plan.Plan, erro
 			if err != nil {
 				return nil, err
 			}
-			if err := tableOptions(&opts, props, old.IsCounter()); err != nil {
+			if err := tableOptions(s.Env, &opts, props, old.IsCounter()); err != nil {
 				return nil, err
 			}
 			if hasID {

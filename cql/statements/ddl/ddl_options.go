@@ -2,6 +2,7 @@ package ddl
 
 import (
 	"github.com/minicass/minicass/cql/parser"
+	"github.com/minicass/minicass/cql/plan"
 	"github.com/minicass/minicass/cql/query"
 
 	"fmt"
@@ -113,20 +114,25 @@ func keyspaceOptions(ks *schema.Keyspace, props []parser.Property, create bool) 
 	return repl, nil
 }
 
-// defaultKeyspaceRF is cassandra.yaml's default_keyspace_rf (1 unless set):
-// the replication factor of a SimpleStrategy or NetworkTopologyStrategy
-// keyspace created without one.
-const defaultKeyspaceRF = "1"
+// defaultKeyspaceRF is cassandra.yaml's default_keyspace_rf of env (1
+// unless set): the replication factor of a SimpleStrategy or
+// NetworkTopologyStrategy keyspace created without one.
+func defaultKeyspaceRF(env *plan.Env) string {
+	if env.DefaultKeyspaceRF < 1 {
+		return "1"
+	}
+	return strconv.Itoa(env.DefaultKeyspaceRF)
+}
 
 // validateReplication checks the replication map m of keyspace ksName as
 // AbstractReplicationStrategy.validateReplicationStrategy does in 4.1: the
 // strategy's prepareOptions fills in what is left out (from prev, the
-// keyspace's replication before an ALTER, or default_keyspace_rf), then
+// keyspace's replication before an ALTER, or defaultRF, default_keyspace_rf), then
 // validateExpectedOptions refuses an option the strategy does not know (for
 // NetworkTopologyStrategy, a data center other than dc, the only one the
 // single node's cluster has) and validateOptions a replication factor that
 // is not a non-negative integer.
-func validateReplication(ksName string, m, prev map[string]string, dc string) (map[string]string, error) {
+func validateReplication(ksName string, m, prev map[string]string, dc, defaultRF string) (map[string]string, error) {
 	class, ok := m["class"]
 	if !ok {
 		return nil, query.Configf("Missing replication strategy class")
@@ -158,7 +164,7 @@ func validateReplication(ksName string, m, prev map[string]string, dc string) (m
 	case "SimpleStrategy":
 		// SimpleStrategy.prepareOptions.
 		if _, ok := opts["replication_factor"]; !ok {
-			rf := defaultKeyspaceRF
+			rf := defaultRF
 			if v, ok := prevOpts["replication_factor"]; ok {
 				rf = v
 			}
@@ -166,7 +172,7 @@ func validateReplication(ksName string, m, prev map[string]string, dc string) (m
 		}
 		recognized = func(k string) bool { return k == "replication_factor" }
 	case "NetworkTopologyStrategy":
-		prepareNTSOptions(opts, prevOpts, dc)
+		prepareNTSOptions(opts, prevOpts, dc, defaultRF)
 		if len(opts) == 0 {
 			return nil, query.Configf("Configuration for at least one datacenter must be present")
 		}
@@ -202,9 +208,9 @@ func validateReplication(ksName string, m, prev map[string]string, dc string) (m
 // default_keyspace_rf) for every data center not named, the previous data
 // centers are kept on an ALTER that gives a replication_factor, and a data
 // center given 0 replicas is dropped.
-func prepareNTSOptions(opts, prev map[string]string, dc string) {
+func prepareNTSOptions(opts, prev map[string]string, dc, defaultRF string) {
 	if len(opts) == 0 {
-		rf := defaultKeyspaceRF
+		rf := defaultRF
 		if v, ok := prev["replication_factor"]; ok {
 			rf = v
 		}
@@ -461,8 +467,10 @@ func tableIDOption(props []parser.Property) (rest []parser.Property, text string
 	return rest, text, ok, nil
 }
 
-// tableOptions applies WITH options (other than CLUSTERING ORDER) to o.
-func tableOptions(o *schema.Options, props []parser.Property, hasCounter bool) error {
+// tableOptions applies WITH options (other than CLUSTERING ORDER) to o. A
+// memtable option must name a configuration of env's (the node's
+// cassandra.yaml memtable.configurations) that MemtableParams would take.
+func tableOptions(env *plan.Env, o *schema.Options, props []parser.Property, hasCounter bool) error {
 	_, err := eachProperty(props, func(p parser.Property, name, text string, m map[string]string) error {
 		needInt := func(min, max int64) (int64, error) {
 			n, err := strconv.ParseInt(text, 10, 64)
@@ -522,9 +530,20 @@ func tableOptions(o *schema.Options, props []parser.Property, hasCounter bool) e
 				return err
 			}
 			o.Compression = c
+		case "memtable":
+			if m != nil {
+				return &query.Error{Code: wire.CodeSyntax, Message: "Invalid value for property 'memtable'"}
+			}
+			if err := schema.CheckMemtableConfiguration(env.MemtableConfigurations, env.MemtableClasses, text); err != nil {
+				return query.Configf("%s", err.Error())
+			}
+			if o.Extra == nil {
+				o.Extra = map[string]string{}
+			}
+			o.Extra[name] = p.Value.String()
 		case "caching", "crc_check_chance", "speculative_retry", "additional_write_policy", "read_repair",
 			"memtable_flush_period_in_ms", "min_index_interval", "max_index_interval", "cdc", "extensions",
-			"dclocal_read_repair_chance", "read_repair_chance", "memtable":
+			"dclocal_read_repair_chance", "read_repair_chance":
 			if o.Extra == nil {
 				o.Extra = map[string]string{}
 			}

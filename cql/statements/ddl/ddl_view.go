@@ -250,14 +250,14 @@ func buildView(env *plan.Env, ks string, st *parser.CreateView) (*schema.Table, 
 		if strings.EqualFold(string(p.Name), "default_time_to_live") {
 			// Validated first, as attrs.validate() does.
 			o := schema.DefaultOptions()
-			if err := tableOptions(&o, st.Options, false); err != nil {
+			if err := tableOptions(env, &o, st.Options, false); err != nil {
 				return nil, err
 			}
 			return nil, query.Invalidf("Cannot set default_time_to_live for a materialized view. Data in a materialized view always expire at the same time than the corresponding data in the parent table.")
 		}
 	}
 	opts := schema.DefaultOptions()
-	if err := tableOptions(&opts, st.Options, false); err != nil {
+	if err := tableOptions(env, &opts, st.Options, false); err != nil {
 		return nil, err
 	}
 	if st.CompactStorage {
@@ -465,7 +465,7 @@ func compileAlterView(s *plan.Compiler, st *parser.AlterView) (plan.Plan, error)
 			return query.VoidResult(), nil
 		}
 		opts := cloneOptions(old.Options)
-		if err := tableOptions(&opts, st.Options, false); err != nil {
+		if err := tableOptions(s.Env, &opts, st.Options, false); err != nil {
 			return nil, err
 		}
 		if opts.GCGraceSeconds == 0 {

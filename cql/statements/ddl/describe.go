@@ -83,15 +83,18 @@ func (p *describePlan) Exec(ctx context.Context, q *plan.Execution) (*query.Resu
 	// Cassandra describes them.
 	describeTable := func(t *schema.Table) {
 		if t.IsView() {
-			elem(t.Keyspace, "materialized_view", t.Name, describe.ViewCQL(t))
+			elem(t.Keyspace, "materialized_view", t.Name, describe.ViewCQLWith(t, st.WithInternals))
 			return
 		}
-		elem(t.Keyspace, "table", t.Name, describe.TableCQL(t))
+		// WITH INTERNALS: DescribeStatement's toCqlString(withInternals,
+		// false), the table id and the dropped columns.
+		internals := describe.TableCQLOptions{Internals: st.WithInternals, DroppedColumns: st.WithInternals}
+		elem(t.Keyspace, "table", t.Name, describe.TableCQLWith(t, internals))
 		for i := range t.Indexes {
 			elem(t.Keyspace, "index", t.Indexes[i].Name, describe.Index(t, &t.Indexes[i]))
 		}
 		for _, v := range schema.ViewsOf(t, snap.Tables[t.Keyspace]) {
-			elem(v.Keyspace, "materialized_view", v.Name, describe.ViewCQL(v))
+			elem(v.Keyspace, "materialized_view", v.Name, describe.ViewCQLWith(v, st.WithInternals))
 		}
 	}
 	describeKeyspace := func(ks *schema.Keyspace, only bool) {
