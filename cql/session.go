@@ -122,7 +122,7 @@ func NewExecutor(eng *engine.Engine, opts Options) *Executor {
 		MaterializedViewsEnabled: opts.MaterializedViewsEnabled, MaterializedViewsAllowFilteringNonKeyColumnsUnsafe: opts.MaterializedViewsAllowFilteringNonKeyColumnsUnsafe,
 		CompactTablesDisabled: opts.CompactTablesDisabled, DropCompactStorageEnabled: opts.DropCompactStorageEnabled,
 		UserDefinedFunctionsEnabled: opts.UserDefinedFunctionsEnabled, ScriptedUserDefinedFunctionsEnabled: opts.ScriptedUserDefinedFunctionsEnabled,
-		MemtableConfigurations:      opts.MemtableConfigurations, MemtableClasses: opts.MemtableClasses,
+		MemtableConfigurations: opts.MemtableConfigurations, MemtableClasses: opts.MemtableClasses,
 		DefaultKeyspaceRF: opts.DefaultKeyspaceRF}
 	x.env.Roles = auth.New(x.env.System, func(ctx context.Context, text string, p *query.Params) (*query.Result, error) {
 		s := x.NewSession()
