@@ -5,6 +5,7 @@ import (
 	"iter"
 
 	"github.com/minicass/minicass/cql"
+	"github.com/minicass/minicass/cql/query"
 	"github.com/minicass/minicass/types"
 )
 
@@ -64,7 +65,7 @@ func (r *Rows) Next() bool {
 	if packed := r.res.Packed; packed != nil {
 		if r.pos > 0 {
 			if r.next < 0 {
-				next, ok := cql.SkipPacked(packed, r.cur, len(r.res.Columns))
+				next, ok := query.SkipPacked(packed, r.cur, len(r.res.Columns))
 				if !ok {
 					r.err = errMalformedRows
 					return false
@@ -287,23 +288,26 @@ func scanRow(cols []Column, vals [][]byte, dest []any, arena *[]byte, rowsLeft i
 	return nil
 }
 
-// scanPacked is Scan of the current row of packed rows: split into values
-// on the stack (for rows of up to 8 columns), then scanned as scanRow does.
+// scanPacked is Scan of the current row of packed rows: scanRow, reading
+// each value from packed as it goes.
 func (r *Rows) scanPacked(packed []byte, dest []any) error {
 	cols := r.res.Columns
-	var room [8][]byte
-	vals := room[:0]
-	if len(cols) <= len(room) {
-		vals = room[:len(cols)]
-	} else {
-		vals = make([][]byte, len(cols))
+	if len(dest) != len(cols) {
+		return fmt.Errorf("%w: %d destinations for %d columns", ErrScan, len(dest), len(cols))
 	}
-	next, ok := cql.SplitPacked(packed, r.cur, vals)
-	if !ok {
-		return errMalformedRows
+	off, left := r.cur, r.res.PackedRows-r.pos+1
+	for i, d := range dest {
+		v, next, ok := query.NextPacked(packed, off)
+		if !ok {
+			return errMalformedRows
+		}
+		off = next
+		if err := scanValueInto(d, &cols[i].Type, v, &r.blobs, left); err != nil {
+			return fmt.Errorf("column %s (%s): %w", cols[i].Name, cols[i].Type, err)
+		}
 	}
-	r.next = next
-	return scanRow(cols, vals, dest, &r.blobs, r.res.PackedRows-r.pos+1)
+	r.next = off
+	return nil
 }
 
 // Row is one result row: its columns and serialized values.

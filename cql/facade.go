@@ -33,17 +33,6 @@ var (
 	ErrUnauthorized  = query.ErrUnauthorized
 )
 
-// SplitPacked reads the row of a result's packed rows (Result.Packed) at
-// off into vals and returns the offset of the next (see
-// query.SplitPacked).
-func SplitPacked(buf []byte, off int, vals [][]byte) (next int, ok bool) {
-	return query.SplitPacked(buf, off, vals)
-}
-
-// SkipPacked returns the offset of the packed row after the row of n
-// values at off (see query.SkipPacked).
-func SkipPacked(buf []byte, off, n int) (next int, ok bool) { return query.SkipPacked(buf, off, n) }
-
 // AsError converts any error into the *Error Cassandra gives for the same
 // condition (see query.AsError). AsError(nil) is nil.
 func AsError(err error) *Error { return query.AsError(err) }

@@ -62,19 +62,6 @@ func NextPacked(buf []byte, off int) (v []byte, next int, ok bool) {
 	return buf[off:end:end], end, true
 }
 
-// SplitPacked reads the packed row at off into vals, one value per
-// element (each as NextPacked returns it), and returns the offset of the
-// next row. ok is false when buf holds no whole row of len(vals) values at
-// off.
-func SplitPacked(buf []byte, off int, vals [][]byte) (next int, ok bool) {
-	for i := range vals {
-		if vals[i], off, ok = NextPacked(buf, off); !ok {
-			return off, false
-		}
-	}
-	return off, true
-}
-
 // SkipPacked returns the offset of the packed row after the row of n
 // values at off. ok is false when buf holds no whole row there.
 func SkipPacked(buf []byte, off, n int) (next int, ok bool) {
