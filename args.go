@@ -111,6 +111,8 @@ type callArgs struct {
 	p    cql.Params
 	vals [inlineValues]cql.Value
 	room cql.CallRoom
+	// discard is the result of a call that returns none (Stmt.Exec).
+	discard cql.Result
 }
 
 // calls recycles callArgs.

@@ -49,6 +49,7 @@ func (st *Stmt) Columns() []Column { return st.prep.Load().Result }
 func (st *Stmt) Exec(ctx context.Context, args ...any) error {
 	ca := getCall()
 	p, values := splitArgsInto(ca, args)
+	ca.room.Result = &ca.discard // nothing of it is kept
 	_, err := st.run(ctx, p, values, &ca.room)
 	ca.release()
 	return err
