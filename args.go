@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 
 	"github.com/minicass/minicass/cql"
 	"github.com/minicass/minicass/types"
@@ -102,12 +103,28 @@ func Tracing() QueryOption {
 
 // callArgs is the state of one call: its parameters, for calls with a
 // few bind values their room, and the memory the execution runs in (its
-// state and, for a SELECT, its result: see cql.CallRoom), so that a call
-// allocates them at once.
+// state: see cql.CallRoom). Nothing the call returns points into it (the
+// bound values' bytes are allocated apart, and a result lives with its
+// Rows), so calls take it from calls and give it back, cleared, when they
+// return.
 type callArgs struct {
 	p    cql.Params
 	vals [inlineValues]cql.Value
 	room cql.CallRoom
+	// discard is the result of a call that returns none (Stmt.Exec).
+	discard cql.Result
+}
+
+// calls recycles callArgs.
+var calls = sync.Pool{New: func() any { return new(callArgs) }}
+
+// getCall returns a cleared callArgs from calls.
+func getCall() *callArgs { return calls.Get().(*callArgs) }
+
+// release clears ca, dropping what it references, and gives it back.
+func (ca *callArgs) release() {
+	*ca = callArgs{}
+	calls.Put(ca)
 }
 
 // inlineValues is the number of bind values a call holds without another
@@ -170,9 +187,16 @@ func bindArgs(p *cql.Params, specs []cql.ColumnSpec, values []any) error {
 		} else {
 			p.Values = make([]cql.Value, len(values))
 		}
+		// The lengths of the first few values are kept from the first
+		// pass for the second.
+		var lens [inlineValues]int
 		total := 0
 		for i, v := range values {
-			if n := types.EncodedLen(specs[i].Type, v); n > 0 {
+			n := types.EncodedLen(specs[i].Type, v)
+			if i < len(lens) {
+				lens[i] = n
+			}
+			if n > 0 {
 				total += n
 			}
 		}
@@ -182,7 +206,13 @@ func bindArgs(p *cql.Params, specs []cql.ColumnSpec, values []any) error {
 		}
 		off := 0
 		for i, v := range values {
-			if n := types.EncodedLen(specs[i].Type, v); n >= 0 {
+			var n int
+			if i < len(lens) {
+				n = lens[i]
+			} else {
+				n = types.EncodedLen(specs[i].Type, v)
+			}
+			if n >= 0 {
 				// A value of length 0 is empty, not null: keep it non-nil.
 				b := buf[off : off+n : off+n]
 				if n == 0 {

@@ -5,6 +5,7 @@ import (
 	"iter"
 
 	"github.com/minicass/minicass/cql"
+	"github.com/minicass/minicass/cql/query"
 	"github.com/minicass/minicass/types"
 )
 
@@ -29,24 +30,75 @@ type Rows struct {
 	res *cql.Result
 	err error
 	pos int // index of the current row + 1; 0 before the first Next
+	// cur and next are, while the result's rows are packed
+	// (cql.Result.Packed, which Stmt.Query asks for), the offsets of the
+	// current row and of the row after it; next is -1 until Scan (or the
+	// following Next) has read the current row.
+	cur, next int
 	// blobs is the arena Scan copies blob values from (see copyBlob).
 	blobs []byte
 }
 
 func errRows(err error) *Rows { return &Rows{err: err} }
 
+// newRows returns the Rows of a call that runs in room: allocated with
+// the room's result (cql.CallRoom.Result), in which the rows of a SELECT
+// come packed.
+func newRows(room *cql.CallRoom) *Rows {
+	rr := &struct {
+		rows Rows
+		res  cql.Result
+	}{}
+	room.Result, room.PackRows = &rr.res, true
+	return &rr.rows
+}
+
 // Next advances to the next row and reports whether there is one. It returns
 // false at the end of the rows or if the statement failed (see Err).
 func (r *Rows) Next() bool {
-	if r.err != nil || r.res == nil || r.pos >= len(r.res.Rows) {
+	if r.err != nil || r.res == nil || r.pos >= r.count() {
 		if r.res != nil {
-			r.pos = len(r.res.Rows) + 1
+			r.pos = r.count() + 1
 		}
 		return false
+	}
+	if packed := r.res.Packed; packed != nil {
+		if r.pos > 0 {
+			if r.next < 0 {
+				next, ok := query.SkipPacked(packed, r.cur, len(r.res.Columns))
+				if !ok {
+					r.err = errMalformedRows
+					return false
+				}
+				r.next = next
+			}
+			r.cur = r.next
+		}
+		r.next = -1
 	}
 	r.pos++
 	return true
 }
+
+// count returns the number of rows of the result, packed or not.
+func (r *Rows) count() int {
+	if r.res.Packed != nil {
+		return r.res.PackedRows
+	}
+	return len(r.res.Rows)
+}
+
+// unpack turns packed rows into the result's Rows, for the methods that
+// hand out rows of values (Row, Result, Applied).
+func (r *Rows) unpack() {
+	if r.res != nil && r.res.Packed != nil && !r.res.Unpack() {
+		r.err = errMalformedRows
+	}
+}
+
+// errMalformedRows reports packed rows that do not hold the rows they
+// count, which would be a bug of the executor.
+var errMalformedRows = fmt.Errorf("%w: malformed packed result rows", ErrScan)
 
 // Err returns the error of the statement, or nil. Scan errors are returned by
 // Scan and not recorded here.
@@ -56,7 +108,7 @@ func (r *Rows) Err() error { return r.err }
 // resources) and exists so code can defer it as with database/sql.
 func (r *Rows) Close() error {
 	if r.res != nil {
-		r.pos = len(r.res.Rows) + 1
+		r.pos = r.count() + 1
 	}
 	return r.err
 }
@@ -75,7 +127,7 @@ func (r *Rows) Len() int {
 	if r.res == nil {
 		return 0
 	}
-	return len(r.res.Rows)
+	return r.count()
 }
 
 // Warnings returns the server warnings of the statement (those cqlsh prints
@@ -110,7 +162,10 @@ func (r *Rows) PagingState() []byte {
 // void, set keyspace, schema change), the schema change it made, and the
 // rows in serialized form. It is nil if the statement failed. The result is
 // shared with the Rows: do not modify it.
-func (r *Rows) Result() *cql.Result { return r.res }
+func (r *Rows) Result() *cql.Result {
+	r.unpack()
+	return r.res
+}
 
 // Scan copies the columns of the current row into dest, one pointer per
 // column. Supported destinations, by column type:
@@ -146,8 +201,11 @@ func (r *Rows) Scan(dest ...any) error {
 	if r.err != nil {
 		return r.err
 	}
-	if r.res == nil || r.pos < 1 || r.pos > len(r.res.Rows) {
+	if r.res == nil || r.pos < 1 || r.pos > r.count() {
 		return fmt.Errorf("%w: Scan called without a successful Next", ErrScan)
+	}
+	if packed := r.res.Packed; packed != nil {
+		return r.scanPacked(packed, dest)
 	}
 	return scanRow(r.res.Columns, r.res.Rows[r.pos-1], dest, &r.blobs, len(r.res.Rows)-r.pos+1)
 }
@@ -173,6 +231,7 @@ func (r *Rows) ScanOne(dest ...any) error {
 // returns the statement's error, or an error wrapping ErrScan if the
 // statement was not conditional.
 func (r *Rows) Applied() (bool, error) {
+	r.unpack()
 	if r.err != nil {
 		return false, r.err
 	}
@@ -192,6 +251,7 @@ func (r *Rows) Applied() (bool, error) {
 // Row returns the current row (the zero Row before Next or after the end).
 // The Row stays valid after Next.
 func (r *Rows) Row() Row {
+	r.unpack()
 	if r.res == nil || r.pos < 1 || r.pos > len(r.res.Rows) {
 		return Row{}
 	}
@@ -225,6 +285,28 @@ func scanRow(cols []Column, vals [][]byte, dest []any, arena *[]byte, rowsLeft i
 			return fmt.Errorf("column %s (%s): %w", cols[i].Name, cols[i].Type, err)
 		}
 	}
+	return nil
+}
+
+// scanPacked is Scan of the current row of packed rows: scanRow, reading
+// each value from packed as it goes.
+func (r *Rows) scanPacked(packed []byte, dest []any) error {
+	cols := r.res.Columns
+	if len(dest) != len(cols) {
+		return fmt.Errorf("%w: %d destinations for %d columns", ErrScan, len(dest), len(cols))
+	}
+	off, left := r.cur, r.res.PackedRows-r.pos+1
+	for i, d := range dest {
+		v, next, ok := query.NextPacked(packed, off)
+		if !ok {
+			return errMalformedRows
+		}
+		off = next
+		if err := scanValueInto(d, &cols[i].Type, v, &r.blobs, left); err != nil {
+			return fmt.Errorf("column %s (%s): %w", cols[i].Name, cols[i].Type, err)
+		}
+	}
+	r.next = off
 	return nil
 }
 

@@ -38,7 +38,8 @@ func (s *Session) Query(ctx context.Context, query string, args ...any) *Rows {
 	if s.db.isClosed() {
 		return errRows(ErrClosed)
 	}
-	ca := &callArgs{}
+	ca := getCall()
+	defer ca.release()
 	p, values := splitArgsInto(ca, args)
 	if len(values) == 0 {
 		res, err := s.s.Query(ctx, query, p)
@@ -48,7 +49,13 @@ func (s *Session) Query(ctx context.Context, query string, args ...any) *Rows {
 	if err != nil {
 		return errRows(err)
 	}
-	return s.execute(ctx, prep, p, values, &ca.room)
+	rows := newRows(&ca.room)
+	res, err := s.run(ctx, prep, p, values, &ca.room)
+	if err != nil {
+		return errRows(err)
+	}
+	rows.res = res
+	return rows
 }
 
 // Prepare parses and validates a statement once, for repeated execution
@@ -69,14 +76,6 @@ func (s *Session) Prepare(ctx context.Context, query string) (*Stmt, error) {
 // text without hashing it.
 func (s *Session) prepare(ctx context.Context, query string) (*cql.Prepared, error) {
 	return s.s.Prepare(ctx, query)
-}
-
-func (s *Session) execute(ctx context.Context, prep *cql.Prepared, p *cql.Params, values []any, room *cql.CallRoom) *Rows {
-	res, err := s.run(ctx, prep, p, values, room)
-	if err != nil {
-		return errRows(err)
-	}
-	return &Rows{res: res}
 }
 
 // run binds values and executes prep; Exec uses it directly, without Rows.

@@ -47,26 +47,25 @@ func (st *Stmt) Columns() []Column { return st.prep.Load().Result }
 // Exec runs the statement with args (bind values and QueryOptions) and
 // discards any rows.
 func (st *Stmt) Exec(ctx context.Context, args ...any) error {
-	ca := &callArgs{}
+	ca := getCall()
 	p, values := splitArgsInto(ca, args)
+	ca.room.Result = &ca.discard // nothing of it is kept
 	_, err := st.run(ctx, p, values, &ca.room)
+	ca.release()
 	return err
 }
 
 // Query runs the statement with args and returns its rows; see
 // Session.Query.
 func (st *Stmt) Query(ctx context.Context, args ...any) *Rows {
-	// One allocation holds the call's parameters, its execution's memory
-	// (which the result may use) and its Rows.
-	qc := &struct {
-		rows Rows
-		args callArgs
-	}{}
-	p, values := splitArgsInto(&qc.args, args)
-	res, err := st.run(ctx, p, values, &qc.args.room)
+	ca := getCall()
+	p, values := splitArgsInto(ca, args)
+	rows := newRows(&ca.room)
+	res, err := st.run(ctx, p, values, &ca.room)
+	ca.release()
 	if err != nil {
 		return errRows(err)
 	}
-	qc.rows.res = res
-	return &qc.rows
+	rows.res = res
+	return rows
 }

@@ -246,7 +246,7 @@ func (s *Session) runValues(ctx context.Context, pl plan.Plan, stmt fmt.Stringer
 		}
 		room.used = true
 		q = &room.q
-		q.ResultRoom = &room.res
+		q.ResultRoom, q.PackRows = room.Result, room.PackRows
 	} else {
 		q = new(plan.Execution)
 	}
@@ -559,12 +559,22 @@ func (s *Session) ExecutePrepared(ctx context.Context, prep *Prepared, p *query.
 }
 
 // CallRoom is memory a caller lends to one execution of a statement, so
-// that the execution allocates neither its state nor, for a SELECT, its
-// result: the result returned may be the room's, and is then valid for as
-// long as the room is not lent again. The zero CallRoom is ready for use.
+// that the execution allocates neither its state nor (with Result), for a
+// SELECT, its result. Once the call returns nothing the execution returned
+// points into the room (a result is in Result, not in the room), so the
+// caller may reuse it, zeroed, for another call. The zero CallRoom is ready
+// for use.
 type CallRoom struct {
+	// PackRows asks for the rows of a SELECT packed (query.Result.Packed)
+	// when the statement can pack them; the caller then reads either
+	// form.
+	PackRows bool
+	// Result, when not nil, is memory for the statement's result: the
+	// result returned may be it (the caller then owns it), so nothing else
+	// may use it. The room itself may be reused once the call returns.
+	Result *query.Result
+
 	q    plan.Execution
-	res  query.Result
 	used bool
 }
 

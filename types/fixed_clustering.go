@@ -50,6 +50,40 @@ func NewFixedClustering(cols []ClusteringColumn) (*FixedClustering, bool) {
 	return f, true
 }
 
+// Full reports whether key is a full key whose values are all non-empty:
+// one Append decodes, and AppendValue reads a value of.
+func (f *FixedClustering) Full(key []byte) bool {
+	if len(key) != f.size || key[f.size-1] != termFull {
+		return false
+	}
+	for i := range f.cols {
+		c := &f.cols[i]
+		if key[c.off]^c.mask != headerValue {
+			return false
+		}
+	}
+	return true
+}
+
+// Width returns the length of the values of column i.
+func (f *FixedClustering) Width(i int) int { return f.cols[i].n }
+
+// AppendValue appends the value of column i of key, a Full key, to buf:
+// the bytes Append would give it.
+func (f *FixedClustering) AppendValue(buf, key []byte, i int) []byte {
+	c := &f.cols[i]
+	start := len(buf)
+	buf = append(buf, key[c.off+1:c.off+1+c.n]...)
+	v := buf[start:]
+	if c.mask != 0 {
+		for j := range v {
+			v[j] ^= 0xff
+		}
+	}
+	v[0] ^= 0x80
+	return buf
+}
+
 // Append decodes key as AppendDecodedClustering does, appending the values
 // to values and their bytes to buf, which it grows only when buf has less
 // room than the key's length. It returns false, having appended nothing,

@@ -46,6 +46,9 @@ func TestFixedClusteringMatchesGeneral(t *testing.T) {
 		if err != nil || kind != FullKey {
 			t.Fatalf("general decoder: %v %v", kind, err)
 		}
+		if f.Full(key) != ok {
+			t.Fatalf("%v: Full(%x) = %v, Append ok = %v", cols, key, !ok, ok)
+		}
 		if empty {
 			if ok || len(got) != 0 || len(buf) != 0 {
 				t.Fatalf("%v: key with an empty value accepted", cols)
@@ -59,6 +62,11 @@ func TestFixedClusteringMatchesGeneral(t *testing.T) {
 			if !bytes.Equal(got[i], want[i]) || !bytes.Equal(got[i], vals[i]) {
 				t.Fatalf("%v: value %d = %x, want %x", cols, i, got[i], want[i])
 			}
+			// AppendValue gives the same bytes after what buf holds.
+			one := f.AppendValue([]byte{0xaa}, key, i)
+			if f.Width(i) != len(want[i]) || one[0] != 0xaa || !bytes.Equal(one[1:], want[i]) {
+				t.Fatalf("%v: AppendValue(%d) = %x (width %d), want aa%x", cols, i, one, f.Width(i), want[i])
+			}
 		}
 		if len(cols) > 1 {
 			bound, err := EncodeBound(cols, vals[:1], StartInclusive)
@@ -68,7 +76,7 @@ func TestFixedClusteringMatchesGeneral(t *testing.T) {
 				}
 			}
 		}
-		if _, _, ok := f.Append(nil, nil, key[:len(key)-1]); ok {
+		if _, _, ok := f.Append(nil, nil, key[:len(key)-1]); ok || f.Full(key[:len(key)-1]) {
 			t.Fatalf("%v: truncated key accepted", cols)
 		}
 	}

@@ -78,6 +78,9 @@ func (t BindTerm) Eval(q *query.Execution) (query.Value, error) {
 	if v.Unset || v.Bytes == nil {
 		return v, nil
 	}
+	if fixedWidthValid(t.recv.Typ.Kind, len(v.Bytes)) {
+		return v, nil // valid, and canonical as it is
+	}
 	if k := t.recv.Typ.Kind; len(v.Bytes) == 0 && (k == types.List || k == types.Set || k == types.Map) {
 		// Lists, Sets and Maps.Value.fromSerialized read the element count
 		// of the bound value first (an empty value is valid only in
@@ -90,6 +93,24 @@ func (t BindTerm) Eval(q *query.Execution) (query.Value, error) {
 	}
 	v.Bytes = b
 	return v, nil
+}
+
+// fixedWidthValid reports whether every value of n bytes of a type of
+// kind k is valid and canonical (what types.Normalize would return as it
+// is): the fixed-width types at their width. For any other kind or length
+// it reports false, and the caller normalizes.
+func fixedWidthValid(k types.Kind, n int) bool {
+	switch k {
+	case types.Bigint, types.Counter, types.Timestamp, types.Double, types.Time:
+		return n == 8
+	case types.Int, types.Float, types.Date:
+		return n == 4
+	case types.Smallint:
+		return n == 2
+	case types.Tinyint:
+		return n == 1
+	}
+	return false
 }
 
 func UnwrapReason(err error) string {

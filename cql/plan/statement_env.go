@@ -94,6 +94,10 @@ type Execution struct {
 	// statement's result (see NewResult); it lives as long as the caller
 	// keeps the result, so nothing else may use it.
 	ResultRoom *query.Result
+	// PackRows asks for the result's rows packed (query.Result.Packed)
+	// where the statement can pack them; the caller then reads either
+	// form.
+	PackRows bool
 }
 
 // NewResult returns the zeroed result the statement fills and returns: the

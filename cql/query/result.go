@@ -63,6 +63,12 @@ type Result struct {
 	// value per column (nil = null).
 	Columns []ColumnSpec
 	Rows    [][][]byte
+	// Packed, when not nil, holds the result's PackedRows rows instead of
+	// Rows, packed (see packed.go; Unpack makes them Rows). Only an
+	// execution that asked for packed rows returns them, and only when it
+	// returns rows.
+	Packed     []byte
+	PackedRows int
 	// PagingState is non-nil when more pages follow.
 	PagingState []byte
 	// Keyspace is set for wire.ResultSetKeyspace.

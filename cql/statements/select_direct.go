@@ -18,6 +18,9 @@ import (
 // them. What it records per row (position, counts, LIMIT, page, PER
 // PARTITION LIMIT) is what emit records. It returns the rows it read.
 func (r *selectRun) directRows(pk [][]byte, part *selPart, now int64) (int, error) {
+	if r.pack {
+		return r.directPacked(pk, part, now)
+	}
 	p := r.p
 	proj := p.proj
 	n := 0
@@ -25,11 +28,6 @@ func (r *selectRun) directRows(pk [][]byte, part *selPart, now int64) (int, erro
 	// nothing reads it before: not for every row, which would write the
 	// run's pointers (and pay write barriers) once a row.
 	var lastCk []byte
-	defer func() {
-		if n > 0 {
-			r.lastKey, r.lastCk = r.curPartKey, lastCk
-		}
-	}()
 	for !r.stopped {
 		row, ok := part.next()
 		if !ok {
@@ -42,6 +40,7 @@ func (r *selectRun) directRows(pk [][]byte, part *selPart, now int64) (int, erro
 		if p.needCk {
 			var err error
 			if ck, err = r.decodeClustering(row.Clustering); err != nil {
+				r.lastKey, r.lastCk = r.curPartKey, lastCk
 				return n, &query.Error{Code: wire.CodeServer, Message: err.Error(), Err: err}
 			}
 		}
@@ -58,18 +57,7 @@ func (r *selectRun) directRows(pk [][]byte, part *selPart, now int64) (int, erro
 			}
 		}
 		r.rows = append(r.rows, vals)
-		// The row's clustering lives in the engine's buffers; only a
-		// paging state reads it once the next row is read.
-		lastCk = nil
-		if c := row.Clustering; r.pageSize > 0 && len(c) > 0 {
-			if len(c) <= cap(r.ckBuf) {
-				r.ckBuf = r.ckBuf[:len(c)] // a length, not a pointer, written
-				copy(r.ckBuf, c)
-			} else {
-				r.ckBuf = append(r.ckBuf[:0], c...)
-			}
-			lastCk = r.ckBuf
-		}
+		lastCk = r.keepLastCk(row.Clustering)
 		r.inPart++
 		r.lastInPart = r.inPart
 		r.count()
@@ -77,7 +65,157 @@ func (r *selectRun) directRows(pk [][]byte, part *selPart, now int64) (int, erro
 			break
 		}
 	}
+	if n > 0 {
+		r.lastKey, r.lastCk = r.curPartKey, lastCk
+	}
 	return n, nil
+}
+
+// keepLastCk returns the clustering c of the row just projected as the
+// paging state needs it once the next row is read: nil unless the read is
+// paged, else a copy in ckBuf (the row's clustering lives in the engine's
+// buffers). Only ckBuf's length is written when c fits its room, not a
+// pointer.
+func (r *selectRun) keepLastCk(c []byte) []byte {
+	if r.pageSize <= 0 || len(c) == 0 {
+		return nil
+	}
+	if len(c) <= cap(r.ckBuf) {
+		r.ckBuf = r.ckBuf[:len(c)]
+		copy(r.ckBuf, c)
+	} else {
+		r.ckBuf = append(r.ckBuf[:0], c...)
+	}
+	return r.ckBuf
+}
+
+// directPacked is directRows for a run whose rows are packed (see
+// selectRun.pack): each value goes into packed as the row is read, so the
+// result takes no row or value slices, and the clustering is decoded into
+// the run's scratch (ckBytes) and copied from there.
+func (r *selectRun) directPacked(pk [][]byte, part *selPart, now int64) (int, error) {
+	p := r.p
+	proj := p.proj
+	n := 0
+	var lastCk []byte
+	for !r.stopped {
+		row, ok := part.next()
+		if !ok {
+			break
+		}
+		r.stats.rows++
+		r.stats.liveRows++
+		n++
+		// A full key of fixed-width values is decoded value by value
+		// straight into packed; any other through the run's scratch.
+		var ck [][]byte
+		fixed := p.needCk && p.fixedCk != nil && p.fixedCk.Full(row.Clustering)
+		if p.needCk && !fixed {
+			var err error
+			if ck, err = r.decodeClustering(row.Clustering); err != nil {
+				r.lastKey, r.lastCk = r.curPartKey, lastCk
+				return n, &query.Error{Code: wire.CodeServer, Message: err.Error(), Err: err}
+			}
+		}
+		buf := r.packRoom()
+		start := len(buf)
+		for i := range proj {
+			pr := &proj[i]
+			switch pr.from {
+			case fromKey:
+				buf = query.AppendPacked(buf, pk[pr.col.Position])
+			case fromClustering:
+				if fixed {
+					buf = query.AppendPackedLength(buf, p.fixedCk.Width(pr.col.Position))
+					buf = p.fixedCk.AppendValue(buf, row.Clustering, pr.col.Position)
+				} else {
+					buf = query.AppendPacked(buf, ck[pr.col.Position])
+				}
+			default: // fromCell: selectPlan.direct admits no other
+				buf = query.AppendPacked(buf, liveCellValue(row, pr.col.Name, now))
+			}
+		}
+		r.packed, r.packRow = buf, len(buf)-start
+		r.npacked++
+		lastCk = r.keepLastCk(row.Clustering)
+		r.inPart++
+		r.lastInPart = r.inPart
+		r.count()
+		if r.ppl > 0 && r.inPart >= r.ppl {
+			break
+		}
+	}
+	if n > 0 {
+		r.lastKey, r.lastCk = r.curPartKey, lastCk
+	}
+	return n, nil
+}
+
+// packSelRow packs the projection of sr (a row project would append to
+// rows) into packed.
+func (r *selectRun) packSelRow(sr *expr.SelRow) {
+	buf := r.packRoom()
+	start := len(buf)
+	for i := range r.p.proj {
+		pr := &r.p.proj[i]
+		var v []byte
+		switch pr.from {
+		case fromKey:
+			v = sr.Pk[pr.col.Position]
+		case fromClustering:
+			if sr.Ck != nil {
+				v = sr.Ck[pr.col.Position]
+			}
+		case fromCell:
+			v = sr.CellValue(pr.col)
+		default:
+			v = sr.Value(pr.col)
+		}
+		buf = query.AppendPacked(buf, v)
+	}
+	r.packed, r.packRow = buf, len(buf)-start
+	r.npacked++
+}
+
+// packRoom returns packed with room for the next row. The first row is
+// packed into the run's scratch (packArr), and the result's block is then
+// sized by it: the room is by the size of the last row, for every row
+// still expected when LIMIT or the page bounds them (so that a short
+// result takes one allocation of its size), but grows by at most the bytes
+// packed so far (or 16 KiB), so that a result of large rows that ends early
+// reserves little more than it used. Otherwise it is for 8 rows, then
+// doubles. Either way the copies of a growing result add up to about its
+// size. Appending past the room still works (append grows it). packedOut
+// returns the rows packed, out of the scratch.
+func (r *selectRun) packRoom() []byte {
+	if r.npacked == 0 {
+		r.packScratch = true
+		return r.packArr[:0]
+	}
+	buf, row := r.packed, r.packRow
+	if !r.packScratch && cap(buf)-len(buf) >= row {
+		return buf
+	}
+	rows, bounded := r.rowsExpected() // unbounded: 8 rows
+	step := row * rows
+	if bounded {
+		step = min(step, max(len(buf), maxArenaBlock))
+	} else {
+		step = max(step, len(buf))
+	}
+	grown := make([]byte, len(buf), len(buf)+max(step, row))
+	copy(grown, buf)
+	r.packScratch = false
+	return grown
+}
+
+// packedOut returns the rows packed, in a block of their own (the run's
+// scratch is copied out).
+func (r *selectRun) packedOut() []byte {
+	if r.packScratch {
+		return append(make([]byte, 0, len(r.packed)), r.packed...)
+	}
+	return r.packed
 }
 
 // liveCellValue is expr.SelRow.CellValue for row at time now.

@@ -97,6 +97,18 @@ type runState struct {
 	ckBuf        []byte
 	ckVals       [][]byte
 	ckBytes      []byte
+	// pack is set when the result rows go into packed (query.Result's
+	// packed form) instead of rows: the caller asked for it
+	// (plan.Execution.PackRows) and the plan is direct. npacked counts
+	// them, and packRow is the size of the last, which sizes the room
+	// for the rows still expected.
+	pack    bool
+	packed  []byte
+	npacked int
+	packRow int
+	// packScratch is set while packed is in the run's packArr (see
+	// packRoom).
+	packScratch bool
 }
 
 // runBuffers is the part of a selectRun kept from one run to the next:
@@ -121,6 +133,8 @@ type runBuffers struct {
 	ckBufArr   [32]byte
 	ckValsArr  [plan.MaxInlineKeyParts][]byte
 	ckBytesArr [32]byte
+	// packArr holds the first packed row (see packRoom).
+	packArr [256]byte
 }
 
 // readStats is what the trace reports about a read.
@@ -156,6 +170,7 @@ func (r *selectRun) exec(ctx context.Context) (*query.Result, error) {
 	if p.stream {
 		r.ckBuf, r.ckVals, r.ckBytes = r.ckBufArr[:0], r.ckValsArr[:0], r.ckBytesArr[:0]
 	}
+	r.pack = q.PackRows && p.direct
 	var err error
 	if r.limit, err = evalLimit(q, p.limit, "LIMIT"); err != nil {
 		return nil, err
@@ -201,6 +216,9 @@ func (r *selectRun) exec(ctx context.Context) (*query.Result, error) {
 	}
 	res := q.NewResult()
 	res.Kind, res.Columns, res.Rows = wire.ResultRows, p.specs, r.rows
+	if r.npacked > 0 {
+		res.Packed, res.PackedRows = r.packedOut(), r.npacked
+	}
 	if r.more {
 		st := &pagingState{hasLast: true, key: r.lastKey, clustering: r.lastCk, returned: r.returned, inPartition: r.lastInPart}
 		st.partDone = r.lastCk == nil
@@ -215,9 +233,9 @@ func (r *selectRun) exec(ctx context.Context) (*query.Result, error) {
 			q.Trace.Add("Filtered %d rows of %d partitions (ALLOW FILTERING): %d matched, %d discarded", r.stats.rows, r.stats.partitions, r.stats.liveRows, r.stats.rows-r.stats.liveRows)
 		}
 		q.Trace.Add("Read %d live rows and %d static rows from %d partitions of %s", r.stats.liveRows, r.stats.staticRows, r.stats.partitions, p.tbl.QualifiedName())
-		q.Trace.Add("Returned %d rows", len(r.rows))
+		q.Trace.Add("Returned %d rows", len(r.rows)+r.npacked)
 	}
-	if r.rows == nil {
+	if r.rows == nil && r.npacked == 0 {
 		res.Rows = [][][]byte{}
 	}
 	return res, nil
@@ -590,7 +608,7 @@ func (r *selectRun) selRows(pk [][]byte, part *selPart, now int64) (int, error) 
 func (r *selectRun) decodeClustering(ck []byte) ([][]byte, error) {
 	p := r.p
 	switch {
-	case p.ckInResult:
+	case p.ckInResult && !r.pack:
 		// A decoded value is never longer than its encoding, so the
 		// room reserved keeps the decoder from growing valBytes.
 		r.valRoom(len(ck))
@@ -796,6 +814,10 @@ func (r *selectRun) finish() error {
 
 // project evaluates the selectors on one row and appends the result row.
 func (r *selectRun) project(sr *expr.SelRow) error {
+	if r.pack {
+		r.packSelRow(sr)
+		return nil
+	}
 	if proj := r.p.proj; proj != nil {
 		// A streamed row's values live in the engine's buffers and are
 		// copied, except key components (the key's own bytes) and

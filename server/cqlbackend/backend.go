@@ -160,7 +160,11 @@ func (s *Session) Execute(ctx context.Context, id []byte, p *server.QueryParams)
 		return nil, server.UnpreparedError(id)
 	}
 	cp := params(p)
-	res, err := s.s.ExecutePrepared(ctx, prep, cp)
+	room := rooms.Get().(*cql.CallRoom)
+	room.PackRows = true
+	res, err := s.s.ExecutePreparedIn(ctx, prep, cp, room)
+	*room = cql.CallRoom{}
+	rooms.Put(room)
 	if err != nil {
 		return nil, err
 	}
@@ -355,6 +359,12 @@ func params(p *server.QueryParams) *cql.Params {
 	return out
 }
 
+// rooms recycles the executions' memory of Execute (cql.CallRoom): the
+// result does not live in it, so it goes back as soon as the execution
+// returns. The rows of a SELECT come packed in the protocol's row
+// encoding, which the server writes as they are.
+var rooms = sync.Pool{New: func() any { return new(cql.CallRoom) }}
+
 // result converts an executor result. A Void result without warnings is
 // returned as nil, which the server sends as Void without allocating.
 func result(r *cql.Result, noMetadata bool) *server.Result {
@@ -365,6 +375,7 @@ func result(r *cql.Result, noMetadata bool) *server.Result {
 	switch r.Kind {
 	case wire.ResultRows:
 		out.Rows, out.PagingState = r.Rows, r.PagingState
+		out.Packed, out.PackedRows = r.Packed, r.PackedRows
 		out.NoMetadata = noMetadata
 		out.Columns = r.Columns
 		if out.Columns == nil {

@@ -309,6 +309,32 @@ func TestResultEncodingAllocations(t *testing.T) {
 	assert.Zero(t, allocs)
 }
 
+// TestPackedRowsEncoding checks that a Result whose rows are packed
+// (Packed, the executor's packed form) is encoded byte for byte as the same
+// rows given as Rows, and decodes back to them.
+func TestPackedRowsEncoding(t *testing.T) {
+	cols := []ColumnSpec{{Keyspace: "ks", Table: "t", Name: "k", Type: types.IntType}, {Keyspace: "ks", Table: "t", Name: "v", Type: types.TextType}}
+	rows := [][][]byte{{{0, 0, 0, 7}, []byte("value")}, {{0, 0, 0, 8}, nil}, {{0, 0, 0, 9}, {}}}
+	packed := []byte{
+		0, 0, 0, 4, 0, 0, 0, 7, 0, 0, 0, 5, 'v', 'a', 'l', 'u', 'e',
+		0, 0, 0, 4, 0, 0, 0, 8, 0xff, 0xff, 0xff, 0xff,
+		0, 0, 0, 4, 0, 0, 0, 9, 0, 0, 0, 0,
+	}
+	frame := func(res *Result) []byte {
+		b, err := (&Frame{Header: Header{Version: VersionResponse, Stream: 3}, Message: res}).AppendTo(nil)
+		require.NoError(t, err)
+		return b
+	}
+	want := frame(&Result{Kind: wire.ResultRows, Columns: cols, Rows: rows, PagingState: []byte{1}})
+	got := frame(&Result{Kind: wire.ResultRows, Columns: cols, Packed: packed, PackedRows: 3, PagingState: []byte{1}})
+	require.Equal(t, want, got)
+	h, err := ParseHeader(got)
+	require.NoError(t, err)
+	back, err := Decode(h, got[HeaderSize:])
+	require.NoError(t, err)
+	require.Equal(t, rows, back.Message.(*Result).Rows)
+}
+
 // BenchmarkDecodeRequestExecute decodes an EXECUTE the way the server
 // does, without a Frame.
 func BenchmarkDecodeRequestExecute(b *testing.B) {

@@ -98,9 +98,15 @@ type Prepared struct {
 // Warnings are not part of the RESULT body: the server sends them in the
 // frame (flag 0x08). A decoded Rows result with NoMetadata has nil Columns.
 type Result struct {
-	Kind        wire.ResultKind
-	Columns     []ColumnSpec
-	Rows        [][][]byte
+	Kind    wire.ResultKind
+	Columns []ColumnSpec
+	Rows    [][][]byte
+	// Packed, when not nil, holds PackedRows rows instead of Rows, already
+	// in the ROWS body's row encoding (each value a [bytes]; see
+	// cql/query/packed.go), which encode writes as it is. Decoding gives
+	// Rows.
+	Packed      []byte
+	PackedRows  int
 	PagingState []byte
 	NoMetadata  bool
 	// ResultMetadataID is the result metadata id of Columns. A server sets
@@ -418,6 +424,11 @@ func (m *Result) encode(w *Writer) error {
 		}
 		if err := writeRowsMetadata(w, m.Columns, m.PagingState, m.NoMetadata && !m.MetadataChanged, newID); err != nil {
 			return err
+		}
+		if m.Packed != nil {
+			w.Int(int32(m.PackedRows))
+			w.B = append(w.B, m.Packed...)
+			break
 		}
 		w.Int(int32(len(m.Rows)))
 		for i, row := range m.Rows {

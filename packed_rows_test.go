@@ -1,0 +1,126 @@
+package minicass
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestPackedRows reads through Stmt.Query and Session.Query with bind
+// values, whose SELECTs come back packed (cql.Result.Packed), and checks
+// every way of reading Rows against the same statement run without bind
+// values (not packed): Scan, Row, Len, Result, paging, nulls and empty
+// values, rows wider than Scan's stack room, and a partition answered by
+// its static row alone.
+func TestPackedRows(t *testing.T) {
+	db := openTest(t, Options{})
+	ctx := context.Background()
+	require.NoError(t, db.Exec(ctx, `CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`))
+	require.NoError(t, db.Exec(ctx, `CREATE TABLE ks.t (k int, c bigint, v blob, s text, n int, st int static, PRIMARY KEY (k, c)) WITH CLUSTERING ORDER BY (c DESC)`))
+	for c := range 5 {
+		var v any = []byte{byte(c), 0xfe}
+		if c == 1 {
+			v = []byte{} // empty, not null
+		}
+		if c == 2 {
+			v = nil // null
+		}
+		require.NoError(t, db.Exec(ctx, `INSERT INTO ks.t (k, c, v, s) VALUES (1, ?, ?, ?)`, int64(c), v, fmt.Sprint("s", c)))
+	}
+	require.NoError(t, db.Exec(ctx, `INSERT INTO ks.t (k, st) VALUES (2, 7)`)) // a static row only
+	cols := make([]string, 12)
+	for i := range cols {
+		cols[i] = []string{"k", "c", "v", "s", "n"}[i%5]
+	}
+	for _, tc := range []struct {
+		sel, where string
+		key        int
+		packed     bool
+	}{
+		{"c, v", "k = %s", 1, true},
+		{"k, c, v, s, n", "k = %s AND c >= 1", 1, true},
+		{strings.Join(cols, ", "), "k = %s", 1, true}, // wider than Scan's room of 8
+		{"k, c", "k = %s", 2, true},                   // the static row alone (selectRun.packSelRow)
+		{"k, c, st", "k = %s", 2, false},              // a static column: not a direct read, not packed
+		{"k, c, v, s, n, st", "k = %s", 1, false},
+	} {
+		plain := `SELECT ` + tc.sel + ` FROM ks.t WHERE ` + fmt.Sprintf(tc.where, fmt.Sprint(tc.key))
+		want := db.Query(ctx, plain).Result()
+		require.NotNil(t, want)
+		require.Nil(t, want.Packed, "no bind values: not packed")
+		require.NotEmpty(t, want.Rows, plain)
+		bound := `SELECT ` + tc.sel + ` FROM ks.t WHERE ` + fmt.Sprintf(tc.where, "?")
+		key := tc.key
+		st, err := db.Prepare(ctx, bound)
+		require.NoError(t, err)
+
+		// Result() unpacks: the same rows as the plain statement.
+		rows := st.Query(ctx, key)
+		require.Equal(t, tc.packed, rows.res.Packed != nil, "%s: packed", bound)
+		require.Equal(t, len(want.Rows), rows.Len())
+		got := rows.Result()
+		require.Nil(t, got.Packed)
+		require.Equal(t, want.Rows, got.Rows, bound)
+
+		// Scan on the odd rows, Row on the others: Row unpacks midway.
+		rows = db.Session().Query(ctx, bound, key)
+		require.Equal(t, tc.packed, rows.res.Packed != nil, "%s: packed", bound)
+		n := 0
+		for rows.Next() {
+			if n%2 == 0 {
+				gotVals, wantVals := make([]any, len(want.Columns)), make([]any, len(want.Columns))
+				gotDest, wantDest := make([]any, len(want.Columns)), make([]any, len(want.Columns))
+				for i := range gotDest {
+					gotDest[i], wantDest[i] = &gotVals[i], &wantVals[i]
+				}
+				require.NoError(t, rows.Scan(gotDest...))
+				require.NoError(t, Row{cols: want.Columns, vals: want.Rows[n]}.Scan(wantDest...))
+				require.Equal(t, wantVals, gotVals)
+			} else {
+				require.Equal(t, Row{cols: want.Columns, vals: want.Rows[n]}.String(), rows.Row().String())
+			}
+			n++
+		}
+		require.NoError(t, rows.Err())
+		require.Equal(t, len(want.Rows), n)
+		require.False(t, rows.Next())
+	}
+
+	// Scan of every row of a packed result, with Next skipping some rows
+	// unscanned.
+	st, err := db.Prepare(ctx, `SELECT c, v, s FROM ks.t WHERE k = ?`)
+	require.NoError(t, err)
+	rows := st.Query(ctx, 1)
+	var got []string
+	for i := 0; rows.Next(); i++ {
+		if i == 1 {
+			continue
+		}
+		var (
+			c int64
+			v []byte
+			s string
+		)
+		require.NoError(t, rows.Scan(&c, &v, &s))
+		got = append(got, fmt.Sprintf("%d %x %v %s", c, v, v == nil, s))
+	}
+	require.NoError(t, rows.Close())
+	require.Equal(t, []string{"4 04fe false s4", "2  true s2", "1  false s1", "0 00fe false s0"}, got)
+	require.Error(t, rows.Scan(new(int64), new([]byte), new(string)), "Scan after the end")
+
+	// Pages of two rows: each page packed, the paging state as before.
+	var pages []int
+	var state []byte
+	for {
+		rows := st.Query(ctx, 1, PageSize(2), PagingState(state))
+		pages = append(pages, rows.Len())
+		state = rows.PagingState()
+		if state == nil {
+			break
+		}
+	}
+	require.Equal(t, []int{2, 2, 1}, pages)
+}
