@@ -43,6 +43,11 @@ func Open(opts Options) (*DB, error) {
 		PreparedStatementsCacheSize: opts.PreparedStatementsCacheSize, MaterializedViewsEnabled: opts.MaterializedViewsEnabled,
 		CompactTablesDisabled: opts.CompactTablesDisabled, DropCompactStorageEnabled: opts.DropCompactStorageEnabled,
 		UserDefinedFunctionsEnabled: opts.UserDefinedFunctionsEnabled})
+	for _, ks := range opts.VirtualKeyspaces {
+		if err := db.x.RegisterVirtualKeyspace(ks); err != nil {
+			return nil, errors.Join(err, eng.Close())
+		}
+	}
 	db.def = db.Session()
 	return db, nil
 }
