@@ -48,12 +48,19 @@ func TestVirtualTableRefusals(t *testing.T) {
 	_, err = s.Query(ctx, "USE vks", nil)
 	require.NoError(t, err)
 
+	// A schema change elsewhere leaves a prepared statement on a virtual
+	// table prepared (its table cannot change).
+	prep, err := s.Prepare(ctx, "SELECT * FROM vks.t WHERE pk = 1")
+	require.NoError(t, err)
+
 	// A keyspace that exists, or is registered, cannot be registered.
 	require.Error(t, s.Executor().RegisterVirtualKeyspace(virtual.UserKeyspace{Name: "vks"}))
 	require.Error(t, s.Executor().RegisterVirtualKeyspace(virtual.UserKeyspace{Name: "system_views"}))
 	_, err = s.Query(ctx, "CREATE KEYSPACE real WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}", nil)
 	require.NoError(t, err)
 	require.Error(t, s.Executor().RegisterVirtualKeyspace(virtual.UserKeyspace{Name: "real"}))
+	_, err = s.ExecutePrepared(ctx, prep, nil)
+	require.NoError(t, err)
 	bad := &fixedTable{def: virtual.TableDef{Name: "b", PartitionKey: []virtual.ColumnDef{{Name: "k", Type: "nosuchtype"}}}}
 	require.Error(t, s.Executor().RegisterVirtualKeyspace(virtual.UserKeyspace{Name: "other", Tables: []virtual.UserTable{bad}}))
 }
