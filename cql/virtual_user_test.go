@@ -43,7 +43,18 @@ func TestVirtualTableRefusals(t *testing.T) {
 		require.Error(t, err, q)
 		require.Contains(t, err.Error(), want, q)
 	}
-	_, err := s.Query(ctx, "UPDATE vks.t SET v = 1 WHERE pk = 1 AND c = 1", nil)
+	// system_virtual_schema describes the registered keyspace.
+	res, err := s.Query(ctx, "SELECT table_name FROM system_virtual_schema.tables WHERE keyspace_name = 'vks'", nil)
+	require.NoError(t, err)
+	require.Equal(t, [][][]byte{{[]byte("t")}}, res.Rows)
+	res, err = s.Query(ctx, "SELECT column_name, kind, type FROM system_virtual_schema.columns WHERE keyspace_name = 'vks'", nil)
+	require.NoError(t, err)
+	require.Len(t, res.Rows, 4)
+	res, err = s.Query(ctx, "SELECT keyspace_name FROM system_virtual_schema.keyspaces WHERE keyspace_name = 'vks'", nil)
+	require.NoError(t, err)
+	require.Len(t, res.Rows, 1)
+
+	_, err = s.Query(ctx, "UPDATE vks.t SET v = 1 WHERE pk = 1 AND c = 1", nil)
 	require.NoError(t, err)
 	_, err = s.Query(ctx, "USE vks", nil)
 	require.NoError(t, err)

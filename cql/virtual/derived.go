@@ -81,7 +81,7 @@ func (n *Node) PartitionsContext(ctx context.Context, tbl *schema.Table, key []b
 	case "system_schema":
 		parts = SchemaPartitions(n.schemaOf(key), tbl.Name)
 	case "system_virtual_schema":
-		parts = VirtualSchemaPartitions(tbl.Name)
+		parts = append(VirtualSchemaPartitions(tbl.Name), n.userVirtualSchemaPartitions(tbl.Name)...)
 	case "system_views":
 		var err error
 		if parts, err = n.viewPartitions(tbl.Name); err != nil {

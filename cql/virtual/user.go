@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/md5"
 	"fmt"
+	"sort"
 	"sync"
 
 	"github.com/minicass/minicass/data"
@@ -583,4 +584,37 @@ func clusteringRange(tbl *schema.Table, rt data.RangeTombstone) (ClusteringRange
 		}
 	}
 	return r, nil
+}
+
+// userVirtualSchemaPartitions returns the rows system_virtual_schema's table
+// name shows for the node's registered keyspaces, as VirtualSchemaKeyspace
+// lists every keyspace of the registry.
+func (n *Node) userVirtualSchemaPartitions(name string) []Partition {
+	n.users.mu.RLock()
+	defer n.users.mu.RUnlock()
+	var parts []Partition
+	for ks, tables := range n.users.tables {
+		var rows []Values
+		names := make([]string, 0, len(tables))
+		for t := range tables {
+			names = append(names, t)
+		}
+		sort.Strings(names)
+		switch name {
+		case "keyspaces":
+			rows = []Values{{"keyspace_name": TextV(ks)}}
+		case "tables":
+			for _, t := range names {
+				rows = append(rows, Values{"keyspace_name": TextV(ks), "table_name": TextV(t), "comment": TextV(tables[t].Options.Comment)})
+			}
+		case "columns":
+			for _, t := range names {
+				rows = append(rows, columnRows(tables[t])...)
+			}
+		}
+		if len(rows) > 0 {
+			parts = append(parts, Partition{Key: TextV(ks), Rows: rows})
+		}
+	}
+	return parts
 }
