@@ -83,7 +83,10 @@ func ExampleOptions_virtualKeyspaces() {
 	// TRUNCATE needs VirtualTruncater, which the table does not implement.
 	err = db.Exec(ctx, `TRUNCATE app.settings`)
 	fmt.Println(err)
+	// A virtual keyspace has nothing to flush.
+	fmt.Println(db.Flush(ctx, "app", ""))
 	// Output:
 	// level debug
 	// Truncation is not supported by table app.settings
+	// Cannot perform any operations against virtual keyspace app
 }

@@ -518,3 +518,9 @@ func (x *Executor) compileStatement(stmt parser.Statement, ks string) (plan.Plan
 func (x *Executor) RegisterVirtualKeyspace(ks virtual.UserKeyspace) error {
 	return x.env.System.RegisterKeyspace(ks)
 }
+
+// IsVirtualKeyspace reports whether ks is a virtual keyspace: system_views,
+// system_virtual_schema or one registered with RegisterVirtualKeyspace.
+func (x *Executor) IsVirtualKeyspace(ks string) bool {
+	return virtual.VirtualKeyspaces[ks] || x.env.System.UserVirtualKeyspace(ks)
+}
