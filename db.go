@@ -44,6 +44,11 @@ func Open(opts Options) (*DB, error) {
 		CompactTablesDisabled: opts.CompactTablesDisabled, DropCompactStorageEnabled: opts.DropCompactStorageEnabled,
 		UserDefinedFunctionsEnabled: opts.UserDefinedFunctionsEnabled, ScriptedUserDefinedFunctionsEnabled: opts.ScriptedUserDefinedFunctionsEnabled,
 		MemtableConfigurations: opts.MemtableConfigurations, DefaultKeyspaceRF: opts.DefaultKeyspaceRF})
+	for _, ks := range opts.VirtualKeyspaces {
+		if err := db.x.RegisterVirtualKeyspace(ks); err != nil {
+			return nil, errors.Join(err, eng.Close())
+		}
+	}
 	db.def = db.Session()
 	return db, nil
 }

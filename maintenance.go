@@ -18,6 +18,9 @@ func (db *DB) Flush(ctx context.Context, ks, table string) error {
 	if db.isClosed() {
 		return ErrClosed
 	}
+	if err := db.checkNotVirtual(ks); err != nil {
+		return err
+	}
 	return maintenanceError(db.eng.Flush(ctx, ks, table), ks, table)
 }
 
@@ -27,7 +30,20 @@ func (db *DB) Compact(ctx context.Context, ks, table string) error {
 	if db.isClosed() {
 		return ErrClosed
 	}
+	if err := db.checkNotVirtual(ks); err != nil {
+		return err
+	}
 	return maintenanceError(db.eng.Compact(ctx, ks, table), ks, table)
+}
+
+// checkNotVirtual refuses a maintenance operation on a virtual keyspace
+// with StorageService.getValidKeyspace's text: its tables have no data to
+// flush or compact.
+func (db *DB) checkNotVirtual(ks string) error {
+	if ks != "" && db.x.IsVirtualKeyspace(ks) {
+		return &cql.Error{Code: wire.CodeInvalid, Message: fmt.Sprintf("Cannot perform any operations against virtual keyspace %s", ks)}
+	}
+	return nil
 }
 
 // maintenanceError turns the engine's unknown-name errors into nodetool's

@@ -237,6 +237,14 @@ func TestFlush(t *testing.T) {
 	assert.EqualError(t, err, "Keyspace 'nosuch' does not exist")
 	err = db.Flush(ctx, "ks", "nosuch")
 	assert.EqualError(t, err, "Table 'ks.nosuch' doesn't exist")
+	// Virtual keyspaces have nothing to flush or compact
+	// (StorageService.getValidKeyspace; VirtualTableTest.testMBeansMethods's
+	// forceKeyspaceFlush and forceKeyspaceCompaction).
+	err = db.Flush(ctx, "system_views", "")
+	assert.ErrorIs(t, err, ErrInvalid)
+	assert.EqualError(t, err, "Cannot perform any operations against virtual keyspace system_views")
+	err = db.Compact(ctx, "system_virtual_schema", "tables")
+	assert.EqualError(t, err, "Cannot perform any operations against virtual keyspace system_virtual_schema")
 }
 
 func TestDurableDir(t *testing.T) {

@@ -90,6 +90,14 @@ type Options struct {
 	// Cassandra's text. Their bodies run in the ECMAScript engine goja
 	// (package cql/jsudf), where 4.1 runs Nashorn.
 	ScriptedUserDefinedFunctionsEnabled bool
+
+	// VirtualKeyspaces are keyspaces whose tables the embedder implements
+	// in Go (VirtualTable), registered at Open as Cassandra registers a
+	// VirtualKeyspace before the node starts: CQL reads their rows as
+	// any table's, and writes reach the tables that implement the
+	// modification interfaces (see package cql/virtual). Nil (the default)
+	// registers none.
+	VirtualKeyspaces []VirtualKeyspace
 	// From, when set, is the state an in-memory DB opens in: a Snapshot,
 	// of this process's DBs (Restore at Open, without first creating the
 	// system keyspaces, which the snapshot holds). Nil (the default) opens

@@ -190,6 +190,11 @@ import (
 //	                    the node's data center, as the snitch the Java
 //	                    installs with DatabaseDescriptor.setEndpointSnitch
 //	                    reports it)
+//	node virtual-keyspace=NAME
+//	                    (with the settings above) the fresh node has the
+//	                    virtual keyspace the Java test registers before its
+//	                    node starts, built in Go by the fixture NAME
+//	                    (virtual_fixture_test.go)
 //	node auth=true      (with the settings above) the fresh node runs
 //	                    PasswordAuthenticator and CassandraAuthorizer, as a
 //	                    node with authenticator and authorizer set in
@@ -496,6 +501,11 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 			h.startAuthNode(opts, xo)
 		} else {
 			h.startNode(opts, xo)
+		}
+		if d.HasArg("virtual-keyspace") {
+			var name string
+			d.ScanArgs(t, "virtual-keyspace", &name)
+			h.registerConformanceVirtualKeyspace(t, name)
 		}
 		return d.Expected
 	case "table":

@@ -164,8 +164,8 @@ func (x *Executor) PreparedStatements() int { return x.plans.len() }
 // that depends on tables (the tables as they were when it was compiled).
 func (x *Executor) invalidatedBy(tables []*schema.Table) bool {
 	for _, t := range tables {
-		if virtual.IsSystemKeyspace(t.Keyspace) {
-			continue // no statement alters a system table
+		if virtual.IsSystemKeyspace(t.Keyspace) || virtual.IsUserVirtual(t) {
+			continue // no statement alters a system or virtual table
 		}
 		now, ok := x.env.Engine.Table(t.Keyspace, t.Name)
 		if !ok || schema.ChangeAffectsPreparedStatements(t, now) {

@@ -623,3 +623,17 @@ func (x *Executor) planOf(prep *Prepared) (plan.Plan, error) {
 func (x *Executor) compileStatement(stmt parser.Statement, ks string) (plan.Plan, statements.Deps, error) {
 	return statements.Compile(&x.env, stmt, ks)
 }
+
+// RegisterVirtualKeyspace registers a virtual keyspace whose tables the
+// embedder implements in Go (package virtual), as Cassandra's
+// VirtualKeyspaceRegistry.register. Register before serving requests; a
+// name that is taken is refused.
+func (x *Executor) RegisterVirtualKeyspace(ks virtual.UserKeyspace) error {
+	return x.env.System.RegisterKeyspace(ks)
+}
+
+// IsVirtualKeyspace reports whether ks is a virtual keyspace: system_views,
+// system_virtual_schema or one registered with RegisterVirtualKeyspace.
+func (x *Executor) IsVirtualKeyspace(ks string) bool {
+	return virtual.VirtualKeyspaces[ks] || x.env.System.UserVirtualKeyspace(ks)
+}

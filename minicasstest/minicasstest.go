@@ -101,6 +101,11 @@ type Options struct {
 	// functions (scripted_user_defined_functions_enabled), off by default
 	// as in Cassandra 4.1.
 	ScriptedUserDefinedFunctionsEnabled bool
+
+	// VirtualKeyspaces are keyspaces of tables implemented in Go
+	// (minicass.Options.VirtualKeyspaces), which the server's clients
+	// read and write as Cassandra's virtual tables. Nil: none.
+	VirtualKeyspaces []minicass.VirtualKeyspace
 }
 
 // Server is a running minicass server. Its methods are safe for concurrent
@@ -150,7 +155,8 @@ func runFrom(opts Options, from *minicass.Snapshot) (*Server, error) {
 	}
 	clock := minicass.NewManualClock(opts.Start)
 	db, err := minicass.Open(minicass.Options{Clock: clock, From: from, MaterializedViewsEnabled: opts.MaterializedViewsEnabled,
-		UserDefinedFunctionsEnabled: opts.UserDefinedFunctionsEnabled, ScriptedUserDefinedFunctionsEnabled: opts.ScriptedUserDefinedFunctionsEnabled})
+		UserDefinedFunctionsEnabled: opts.UserDefinedFunctionsEnabled, ScriptedUserDefinedFunctionsEnabled: opts.ScriptedUserDefinedFunctionsEnabled,
+		VirtualKeyspaces: opts.VirtualKeyspaces})
 	if err != nil {
 		return nil, err
 	}

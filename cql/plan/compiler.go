@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"errors"
 	"slices"
 
 	"github.com/minicass/minicass/cql/expr"
@@ -67,8 +68,32 @@ func CheckModifiable(ks string) error {
 }
 
 // ModifiableTable resolves the keyspace and name of the table a schema
-// statement changes, refusing system keyspaces.
+// statement changes, refusing system keyspaces and virtual ones.
 func (s *Compiler) ModifiableTable(t parser.TableName) (ks, name string, err error) {
+	if ks, err = s.KeyspaceFor(t); err != nil {
+		return "", "", err
+	}
+	return ks, string(t.Name), s.CheckSchemaModifiable(ks)
+}
+
+// CheckSchemaModifiable refuses a schema change in keyspace ks: a system
+// keyspace's as CheckModifiable does, and then a virtual keyspace an
+// embedder registered with AlterSchemaStatement.execute's "Virtual keyspace
+// 'ks' is not user-modifiable".
+func (s *Compiler) CheckSchemaModifiable(ks string) error {
+	if err := CheckModifiable(ks); err != nil {
+		return err
+	}
+	if s.Env.System.UserVirtualKeyspace(ks) {
+		return query.Invalidf("Virtual keyspace '%s' is not user-modifiable", ks)
+	}
+	return nil
+}
+
+// TableKeyspace resolves the keyspace of a possibly unqualified table name,
+// refusing system keyspaces (CheckModifiable) but not virtual ones: TRUNCATE
+// reaches a virtual table's own truncation.
+func (s *Compiler) TableKeyspace(t parser.TableName) (ks, name string, err error) {
 	if ks, err = s.KeyspaceFor(t); err != nil {
 		return "", "", err
 	}
@@ -104,8 +129,26 @@ func (s *Compiler) LookupTable(t parser.TableName) (*schema.Table, error) {
 		s.tables = append(s.tables, tbl)
 		return tbl, nil
 	}
-	if _, ok := s.Env.Engine.Keyspace(ks); !ok && !virtual.IsSystemKeyspace(ks) {
+	if tbl := s.Env.System.UserVirtualTable(ks, string(t.Name)); tbl != nil {
+		s.tables = append(s.tables, tbl)
+		return tbl, nil
+	}
+	if _, ok := s.Env.Engine.Keyspace(ks); !ok && !virtual.IsSystemKeyspace(ks) && !s.Env.System.UserVirtualKeyspace(ks) {
 		return nil, query.Invalidf("keyspace %s does not exist", ks)
 	}
 	return nil, query.Invalidf("table %s does not exist", t.Name)
+}
+
+// VirtualError turns the error of a registered virtual table's operation
+// into the CQL error clients see: a refusal (virtual.InvalidRequestError)
+// is an InvalidRequest with its text.
+func VirtualError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var inv *virtual.InvalidRequestError
+	if errors.As(err, &inv) {
+		return query.Invalidf("%s", inv.Message)
+	}
+	return query.AsError(err)
 }

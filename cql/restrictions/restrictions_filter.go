@@ -359,8 +359,18 @@ type likeFilter struct {
 	index   *schema.Index
 }
 
-// Validate leaves the pattern to the checks of its evaluation.
-func (f *likeFilter) Validate(*query.Execution) error { return nil }
+// Validate checks once per execution, before any row is read, that the
+// index serves the pattern's kind, as SASI's query plan does when it is
+// built (an empty table refuses a suffix pattern on a PREFIX index too). A
+// null or unset pattern is left to Match's check.
+func (f *likeFilter) Validate(q *query.Execution) error {
+	p, err := f.pattern.Eval(q)
+	if err != nil || p.Unset || p.Bytes == nil {
+		return nil
+	}
+	_, _, _, err = f.parse(p.Bytes)
+	return err
+}
 
 func (f *likeFilter) Match(q *query.Execution, r *expr.SelRow) (bool, error) {
 	p, err := f.pattern.Eval(q)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/minicass/minicass/cql/query"
 	"github.com/minicass/minicass/cql/restrictions"
+	"github.com/minicass/minicass/cql/virtual"
 
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/data"
@@ -133,6 +134,30 @@ func (bp *batchPlan) validate() error {
 	if bp.timestamp != nil && bp.typ == parser.BatchCounter && !hasConditions {
 		return query.Invalidf("Cannot provide custom timestamp for counter BATCH")
 	}
+	// BatchStatement.validate's rules for virtual tables.
+	hasVirtual, hasRegular := false, false
+	for _, mp := range bp.stmts {
+		if virtual.IsVirtualTable(mp.tbl) {
+			hasVirtual = true
+		} else {
+			hasRegular = true
+		}
+	}
+	switch {
+	case hasVirtual && bp.typ == parser.BatchLogged:
+		return query.Invalidf("Cannot include a virtual table statement in a logged batch")
+	case hasVirtual && hasRegular:
+		return query.Invalidf("Mutations for virtual and regular tables cannot exist in the same batch")
+	case hasVirtual && hasConditions:
+		return query.Invalidf("Conditional BATCH statements cannot include mutations for virtual tables")
+	}
+	if hasVirtual {
+		for _, mp := range bp.stmts {
+			if err := mp.checkVirtual(); err != nil {
+				return err
+			}
+		}
+	}
 	if hasConditions {
 		if bp.timestamp != nil {
 			return query.Invalidf("Cannot provide custom timestamp for conditional BATCH")
@@ -230,6 +255,12 @@ func (p *batchPlan) Exec(ctx context.Context, q *plan.Execution) (*query.Result,
 	}
 	for _, m := range merged {
 		if m.IsEmpty() {
+			continue
+		}
+		if tbl := tables[partitionKeyOf(m)]; virtual.IsUserVirtual(tbl) {
+			if err := plan.VirtualError(virtual.ApplyUser(ctx, tbl, m)); err != nil {
+				return nil, err
+			}
 			continue
 		}
 		if err := q.Env.Engine.Apply(ctx, tables[partitionKeyOf(m)], m); err != nil {

@@ -23,11 +23,11 @@ func compile(s *plan.Compiler, stmt parser.Statement) (plan.Plan, error) {
 	case *parser.Select:
 		return compileSelect(s, st)
 	case *parser.Insert:
-		return compileInsert(s, st)
+		return checkVirtualWrite(compileInsert(s, st))
 	case *parser.Update:
-		return compileUpdate(s, st)
+		return checkVirtualWrite(compileUpdate(s, st))
 	case *parser.Delete:
-		return compileDelete(s, st)
+		return checkVirtualWrite(compileDelete(s, st))
 	case *parser.Batch:
 		return compileBatch(s, st)
 	case *parser.CreateKeyspace, *parser.AlterKeyspace, *parser.DropKeyspace,
@@ -74,7 +74,7 @@ type usePlan struct {
 }
 
 func (p *usePlan) Exec(ctx context.Context, q *plan.Execution) (*query.Result, error) {
-	if _, ok := q.Env.Engine.Keyspace(p.ks); !ok {
+	if _, ok := q.Env.Engine.Keyspace(p.ks); !ok && !q.Env.System.UserVirtualKeyspace(p.ks) {
 		return nil, query.Invalidf("Keyspace '%s' does not exist", p.ks)
 	}
 	q.Session.SetKeyspace(p.ks)

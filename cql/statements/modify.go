@@ -18,6 +18,7 @@ import (
 	"github.com/minicass/minicass/cql/expr"
 
 	"github.com/minicass/minicass/cql/query"
+	"github.com/minicass/minicass/cql/virtual"
 
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/data"
@@ -1259,10 +1260,14 @@ func voidResult(q *plan.Execution) *query.Result {
 	return res
 }
 
-// apply hands one mutation to the engine; an empty mutation writes nothing.
+// apply hands one mutation to the engine, or to a registered virtual
+// table; an empty mutation writes nothing.
 func (p *modPlan) apply(ctx context.Context, q *plan.Execution, m *data.Mutation) error {
 	if m.IsEmpty() {
 		return nil
+	}
+	if virtual.IsUserVirtual(p.tbl) {
+		return plan.VirtualError(virtual.ApplyUser(ctx, p.tbl, m))
 	}
 	if err := q.CheckWrite(p.tbl.Keyspace); err != nil {
 		return err
@@ -1383,4 +1388,34 @@ func (p *modPlan) simpleMutation(q *plan.Execution, wc *writeContext, h *simpleR
 	row.Cells = cells
 	h.m.Rows = h.row[:]
 	return &h.m, nil
+}
+
+// checkVirtualWrite applies ModificationStatement.validate's rules for a
+// virtual table to a compiled INSERT, UPDATE or DELETE: no custom
+// timestamp, no TTL, no condition.
+func checkVirtualWrite(pl plan.Plan, err error) (plan.Plan, error) {
+	if err != nil {
+		return nil, err
+	}
+	if mp, ok := pl.(*modPlan); ok {
+		if err := mp.checkVirtual(); err != nil {
+			return nil, err
+		}
+	}
+	return pl, nil
+}
+
+func (p *modPlan) checkVirtual() error {
+	if !virtual.IsVirtualTable(p.tbl) {
+		return nil
+	}
+	switch {
+	case p.timestamp != nil:
+		return query.Invalidf("Custom timestamp is not supported by virtual tables")
+	case p.ttl != nil:
+		return query.Invalidf("Expiring columns are not supported by virtual tables")
+	case p.conds != nil:
+		return query.Invalidf("Conditional updates are not supported by virtual tables")
+	}
+	return nil
 }

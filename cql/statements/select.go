@@ -126,7 +126,7 @@ func compileSelect(s *plan.Compiler, st *parser.Select) (plan.Plan, error) {
 		}
 	}
 
-	w, err := restrictions.CompileWhere(c, tbl, st.Where, st.AllowFiltering)
+	w, err := restrictions.CompileWhere(c, tbl, st.Where, st.AllowFiltering || virtual.AllowsFilteringImplicitly(tbl))
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package virtual
 
 import (
+	"context"
 	"sort"
 
 	"github.com/minicass/minicass/data"
@@ -37,6 +38,9 @@ import (
 
 // IsDerived reports whether the rows of tbl are computed when read.
 func IsDerived(tbl *schema.Table) bool {
+	if IsUserVirtual(tbl) {
+		return true
+	}
 	switch tbl.Keyspace {
 	case "system_schema", "system_virtual_schema", "system_views":
 		return true
@@ -49,7 +53,7 @@ func IsDerived(tbl *schema.Table) bool {
 // DerivedTimestamp returns the timestamp of the cells of derived table tbl
 // read at nowMicros (microseconds since the epoch).
 func DerivedTimestamp(tbl *schema.Table, nowMicros int64) int64 {
-	if VirtualKeyspaces[tbl.Keyspace] {
+	if IsVirtualTable(tbl) {
 		return nowMicros / 1000
 	}
 	return nowMicros
@@ -60,12 +64,24 @@ func DerivedTimestamp(tbl *schema.Table, nowMicros int64) int64 {
 // nil only the partition of that key is wanted: the result may then hold
 // others, but a system_schema table computes only that keyspace.
 func (n *Node) Partitions(tbl *schema.Table, key []byte) ([]Partition, error) {
+	return n.PartitionsContext(context.Background(), tbl, key)
+}
+
+// PartitionsContext is Partitions with the context a registered virtual
+// table's Rows receives.
+func (n *Node) PartitionsContext(ctx context.Context, tbl *schema.Table, key []byte) ([]Partition, error) {
 	var parts []Partition
+	if u := lookupUser(tbl); u != nil {
+		var err error
+		if parts, err = userPartitions(ctx, u); err != nil {
+			return nil, err
+		}
+	}
 	switch tbl.Keyspace {
 	case "system_schema":
 		parts = SchemaPartitions(n.schemaOf(key), tbl.Name)
 	case "system_virtual_schema":
-		parts = VirtualSchemaPartitions(tbl.Name)
+		parts = append(VirtualSchemaPartitions(tbl.Name), n.userVirtualSchemaPartitions(tbl.Name)...)
 	case "system_views":
 		var err error
 		if parts, err = n.viewPartitions(tbl.Name); err != nil {

@@ -26,6 +26,8 @@ type Node struct {
 	generation                    int32
 	// clients lists a server's connections for system_views.clients.
 	clients func() []ConnectedClient
+	// users holds the virtual keyspaces an embedder registered (user.go).
+	users userKeyspaces
 }
 
 // NewNode returns the node over eng, named as given, with a random host id

@@ -43,6 +43,9 @@ func CompileDDL(s *plan.Compiler, stmt parser.Statement) (plan.Plan, error) {
 	switch st := stmt.(type) {
 	case *parser.CreateKeyspace:
 		name := string(st.Name)
+		if s.Env.System.UserVirtualKeyspace(name) {
+			return nil, s.CheckSchemaModifiable(name)
+		}
 		if virtual.IsSystemKeyspace(name) {
 			if st.IfNotExists {
 				return &ddlPlan{run: func(context.Context, *plan.Execution) (*query.Result, error) { return query.VoidResult(), nil }}, nil
@@ -87,7 +90,7 @@ func CompileDDL(s *plan.Compiler, stmt parser.Statement) (plan.Plan, error) {
 		}}, nil
 	case *parser.AlterKeyspace:
 		name := string(st.Name)
-		if err := plan.CheckModifiable(name); err != nil {
+		if err := s.CheckSchemaModifiable(name); err != nil {
 			return nil, err
 		}
 		altered := &schema.Keyspace{Name: name}
@@ -127,7 +130,7 @@ func CompileDDL(s *plan.Compiler, stmt parser.Statement) (plan.Plan, error) {
 		}}, nil
 	case *parser.DropKeyspace:
 		name := string(st.Name)
-		if err := plan.CheckModifiable(name); err != nil {
+		if err := s.CheckSchemaModifiable(name); err != nil {
 			return nil, err
 		}
 		return &ddlPlan{run: func(ctx context.Context, q *plan.Execution) (*query.Result, error) {
@@ -231,12 +234,16 @@ func CompileDDL(s *plan.Compiler, stmt parser.Statement) (plan.Plan, error) {
 	case *parser.DropTrigger:
 		return compileDropTrigger(s, st)
 	case *parser.Truncate:
-		ks, name, err := s.ModifiableTable(st.Table)
+		ks, name, err := s.TableKeyspace(st.Table)
 		if err != nil {
 			return nil, err
 		}
-		if _, err := s.LookupTable(st.Table); err != nil {
+		vt, err := s.LookupTable(st.Table)
+		if err != nil {
 			return nil, err
+		}
+		if virtual.IsUserVirtual(vt) {
+			return compileTruncateVirtual(vt), nil
 		}
 		if tbl, ok := s.Env.Engine.Table(ks, name); ok && tbl.IsView() {
 			return nil, query.Invalidf("Cannot TRUNCATE materialized view directly; must truncate base table instead")
@@ -921,4 +928,16 @@ func fixupCompactTable(cols []*schema.Column, dense, counter bool) (*schema.Comp
 		out = append(out, &schema.Column{Name: free(schema.DefaultCompactValueName, 0), Type: schema.EmptyType, Kind: schema.Regular, Position: -1})
 	}
 	return &schema.CompactStorage{Dense: dense}, out
+}
+
+// compileTruncateVirtual is TRUNCATE of a registered virtual table:
+// TruncateStatement.executeForVirtualTable calls the table's truncate, which
+// a table that does not support it refuses.
+func compileTruncateVirtual(tbl *schema.Table) plan.Plan {
+	return &ddlPlan{run: func(ctx context.Context, q *plan.Execution) (*query.Result, error) {
+		if err := virtual.TruncateUser(ctx, tbl); err != nil {
+			return nil, plan.VirtualError(err)
+		}
+		return query.VoidResult(), nil
+	}}
 }

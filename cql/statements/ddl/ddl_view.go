@@ -54,7 +54,7 @@ func compileCreateView(s *plan.Compiler, st *parser.CreateView) (plan.Plan, erro
 		}
 		seen[o.Column] = true
 	}
-	if err := plan.CheckModifiable(ks); err != nil {
+	if err := s.CheckSchemaModifiable(ks); err != nil {
 		return nil, err
 	}
 	return &ddlPlan{run: func(ctx context.Context, q *plan.Execution) (*query.Result, error) {
