@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/cql/query"
+	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/engine"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
@@ -114,6 +116,19 @@ import (
 //	                    engine's MemtableStats tells; the expected output
 //	                    is empty (a non-empty memtable prints its figures)
 //	flush               flush(): every table's memtables become SSTables
+//	sstable-stats [count] figures=(F,...)
+//	                    SSTableMetadataTrackingTest's reads of
+//	                    cfs.getLiveSSTables() and each SSTable's
+//	                    StatsMetadata, through engine.SSTables: with count,
+//	                    a first line "sstables: N" (assertEquals(N,
+//	                    getLiveSSTables().size())), then for each live
+//	                    SSTable, oldest first, one line "F: V" per figure
+//	                    (minTimestamp, maxTimestamp, minLocalDeletionTime,
+//	                    maxLocalDeletionTime). A local deletion time prints
+//	                    as Cassandra's int: 2147483647 (Integer.MAX_VALUE,
+//	                    Cell.NO_DELETION_TIME) for none, and "now" when it is
+//	                    the harness clock's second. Each line is one
+//	                    assertion
 //	compact             compact(): every table is compacted
 //	clock advance=D     advances the clock, where the Java test sleeps
 //	succeeds            the statements execute without an error: the
@@ -432,6 +447,8 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 		require.NoError(t, err)
 		empty := st.Size == 0 && st.Partitions == 0 && st.Flushing == 0
 		return h.verdict(t, d, empty, fmt.Sprintf("the memtable holds %d bytes in %d partitions, %d memtables flushing", st.Size, st.Partitions, st.Flushing))
+	case "sstable-stats":
+		return h.sstableStats(t, d)
 	case "flush":
 		require.NoError(t, h.s.x.env.Engine.Flush(context.Background(), "", ""))
 		return d.Expected
@@ -1220,4 +1237,56 @@ func assertRow(t *testing.T, ok bool, format string, args ...any) bool {
 		t.Errorf(format, args...)
 	}
 	return ok
+}
+
+// sstableStats runs an sstable-stats directive: it prints the current
+// table's live SSTables' StatsMetadata figures and counts each expected
+// line as one assertion, compared with the line printed in its place.
+func (h *conformanceHarness) sstableStats(t *testing.T, d *datadriven.TestData) string {
+	var figures []string
+	d.ScanArgs(t, "figures", &figures)
+	ks, name, _ := strings.Cut(h.table, ".")
+	infos := h.s.x.env.Engine.SSTables(ks, name)
+	var got []string
+	if d.HasArg("count") {
+		got = append(got, fmt.Sprintf("sstables: %d", len(infos)))
+	}
+	now := h.s.x.env.Engine.Clock().Now().Unix()
+	ldt := func(v int64) string {
+		switch {
+		case v == data.NoDeletionTime:
+			return strconv.Itoa(math.MaxInt32)
+		case v == now:
+			return "now"
+		}
+		return strconv.FormatInt(v, 10)
+	}
+	// engine.SSTables lists the newest first; the Java's single SSTable
+	// makes the order moot, and oldest first reads as the flushes ran.
+	for i := len(infos) - 1; i >= 0; i-- {
+		st := infos[i].Stats
+		for _, f := range figures {
+			var v string
+			switch f {
+			case "minTimestamp":
+				v = strconv.FormatInt(st.MinTimestamp, 10)
+			case "maxTimestamp":
+				v = strconv.FormatInt(st.MaxTimestamp, 10)
+			case "minLocalDeletionTime":
+				v = ldt(st.MinLocalDeletionTime)
+			case "maxLocalDeletionTime":
+				v = ldt(st.MaxLocalDeletionTime)
+			default:
+				t.Fatalf("%s: sstable-stats: unknown figure %q", d.Pos, f)
+			}
+			got = append(got, f+": "+v)
+		}
+	}
+	want := strings.Split(strings.TrimRight(d.Expected, "\n"), "\n")
+	all := strings.Join(got, "\n")
+	for i, w := range want {
+		h.tally.assertions++
+		h.verdict(t, d, i < len(got) && got[i] == w && len(got) == len(want), all)
+	}
+	return d.Expected
 }
