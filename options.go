@@ -125,6 +125,14 @@ type Options struct {
 	// time besides CompactionThroughput (engine.Options.CompactionCPUShare;
 	// a minicass addition). 0, the default, does not pace.
 	CompactionCPUShare float64
+	// AutoSnapshotDisabled turns off the snapshot a node with a Dir takes
+	// of a table before DROP TABLE, DROP KEYSPACE or TRUNCATE removes its
+	// data (cassandra.yaml's auto_snapshot: false; true by default). An
+	// in-memory node takes none.
+	AutoSnapshotDisabled bool
+	// AutoSnapshotTTL is those snapshots' time to live (auto_snapshot_ttl);
+	// 0, the default, means they do not expire.
+	AutoSnapshotTTL time.Duration
 }
 
 // engineOptions translates Options into the engine's options.
@@ -137,7 +145,8 @@ func (o *Options) engineOptions() engine.Options {
 		ColumnIndexSize:             o.ColumnIndexSize,
 		IgnoreCommitLogReplayErrors: o.IgnoreCommitLogReplayErrors, AllowMissingSchema: o.AllowMissingSchema,
 		BlockCacheSize: o.BlockCacheSize, KeyCacheSize: o.KeyCacheSize, CompactionThroughput: o.CompactionThroughput,
-		CompactionCPUShare: o.CompactionCPUShare,
+		CompactionCPUShare:  o.CompactionCPUShare,
+		DisableAutoSnapshot: o.AutoSnapshotDisabled, AutoSnapshotTTL: o.AutoSnapshotTTL,
 	}
 	if o.Clock != nil {
 		eo.Clock = o.Clock

@@ -23,6 +23,7 @@ import (
 	"github.com/minicass/minicass/engine"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
+	"github.com/minicass/minicass/vfs"
 	"github.com/minicass/minicass/wire"
 )
 
@@ -115,6 +116,18 @@ import (
 //	                    bytes and no memtable awaits its flush, as the
 //	                    engine's MemtableStats tells; the expected output
 //	                    is empty (a non-empty memtable prints its figures)
+//	snapshots [table=T] Util.listSnapshots(cfs) of the current table (or
+//	                    of table T of the keyspace, live or dropped):
+//	                    "snapshots: N", then per snapshot "name: ...",
+//	                    "table: ..." and "expiring: true|false"
+//	                    (TableSnapshot's getTableName and isExpiring); one
+//	                    assertion a line
+//	snapshots expired   each snapshot's isExpired at the clock's time, one
+//	                    "expired: true|false" line (assertion) each
+//	node data-dir=true [auto-snapshot=false] [auto-snapshot-ttl=D]
+//	                    (with the settings of node below) the fresh node
+//	                    runs on a data directory (in a MemFS), with
+//	                    auto_snapshot and auto_snapshot_ttl set
 //	flush               flush(): every table's memtables become SSTables
 //	sstable-stats [count] figures=(F,...)
 //	                    SSTableMetadataTrackingTest's reads of
@@ -403,6 +416,23 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 			d.ScanArgs(t, "auto-compaction", &auto)
 			opts.DisableAutoCompaction = !auto
 		}
+		if d.HasArg("data-dir") {
+			// A node on a data directory (in a MemFS): its drops and
+			// truncations take auto snapshots.
+			opts.Dir, opts.FS = "node", vfs.NewMem()
+		}
+		if d.HasArg("auto-snapshot") {
+			auto := true
+			d.ScanArgs(t, "auto-snapshot", &auto)
+			opts.DisableAutoSnapshot = !auto
+		}
+		if d.HasArg("auto-snapshot-ttl") {
+			var ttl string
+			d.ScanArgs(t, "auto-snapshot-ttl", &ttl)
+			dur, err := time.ParseDuration(ttl)
+			require.NoError(t, err)
+			opts.AutoSnapshotTTL = dur
+		}
 		withAuth := false
 		if d.HasArg("auth") {
 			d.ScanArgs(t, "auth", &withAuth)
@@ -449,6 +479,8 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 		return h.verdict(t, d, empty, fmt.Sprintf("the memtable holds %d bytes in %d partitions, %d memtables flushing", st.Size, st.Partitions, st.Flushing))
 	case "sstable-stats":
 		return h.sstableStats(t, d)
+	case "snapshots":
+		return h.snapshots(t, d)
 	case "flush":
 		require.NoError(t, h.s.x.env.Engine.Flush(context.Background(), "", ""))
 		return d.Expected
@@ -1282,6 +1314,12 @@ func (h *conformanceHarness) sstableStats(t *testing.T, d *datadriven.TestData) 
 			got = append(got, f+": "+v)
 		}
 	}
+	return h.lineVerdicts(t, d, got)
+}
+
+// lineVerdicts counts each expected line of d as one assertion, passed when
+// got holds the same lines.
+func (h *conformanceHarness) lineVerdicts(t *testing.T, d *datadriven.TestData, got []string) string {
 	want := strings.Split(strings.TrimRight(d.Expected, "\n"), "\n")
 	all := strings.Join(got, "\n")
 	for i, w := range want {
@@ -1289,4 +1327,29 @@ func (h *conformanceHarness) sstableStats(t *testing.T, d *datadriven.TestData) 
 		h.verdict(t, d, i < len(got) && got[i] == w && len(got) == len(want), all)
 	}
 	return d.Expected
+}
+
+// snapshots runs a snapshots directive: Util.listSnapshots(cfs) of the
+// current table (or of table=NAME of the keyspace) and the checks
+// AutoSnapshotTest makes of each TableSnapshot, one assertion a line.
+func (h *conformanceHarness) snapshots(t *testing.T, d *datadriven.TestData) string {
+	ks, name, _ := strings.Cut(h.table, ".")
+	if d.HasArg("table") {
+		d.ScanArgs(t, "table", &name)
+	}
+	snaps, err := h.s.x.env.Engine.Snapshots(ks, name)
+	require.NoError(t, err)
+	var got []string
+	if d.HasArg("expired") {
+		now := h.s.x.env.Engine.Clock().Now()
+		for _, sn := range snaps {
+			got = append(got, fmt.Sprintf("expired: %t", sn.IsExpired(now)))
+		}
+		return h.lineVerdicts(t, d, got)
+	}
+	got = append(got, fmt.Sprintf("snapshots: %d", len(snaps)))
+	for _, sn := range snaps {
+		got = append(got, "name: "+sn.Name, "table: "+sn.Table, fmt.Sprintf("expiring: %t", sn.IsExpiring()))
+	}
+	return h.lineVerdicts(t, d, got)
 }
