@@ -42,7 +42,7 @@ func Open(opts Options) (*DB, error) {
 	db.x = cql.NewExecutor(eng, cql.Options{Logger: opts.Logger, ClusterName: opts.ClusterName,
 		PreparedStatementsCacheSize: opts.PreparedStatementsCacheSize, MaterializedViewsEnabled: opts.MaterializedViewsEnabled,
 		CompactTablesDisabled: opts.CompactTablesDisabled, DropCompactStorageEnabled: opts.DropCompactStorageEnabled,
-		UserDefinedFunctionsEnabled: opts.UserDefinedFunctionsEnabled})
+		UserDefinedFunctionsEnabled: opts.UserDefinedFunctionsEnabled, ExpirationDateOverflowPolicy: opts.ExpirationDateOverflowPolicy})
 	db.def = db.Session()
 	return db, nil
 }

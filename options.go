@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/minicass/minicass/cql"
 	"github.com/minicass/minicass/engine"
 	"github.com/minicass/minicass/vfs"
 )
@@ -64,6 +65,13 @@ type Options struct {
 	// as Cassandra's drop_compact_storage_enabled. False (the default, as in
 	// Cassandra 4.1) refuses it with Cassandra's text.
 	DropCompactStorageEnabled bool
+	// ExpirationDateOverflowPolicy is what a write does whose TTL ends
+	// after 2038-01-19T03:14:06Z, as Cassandra's
+	// -Dcassandra.expiration_date_overflow_policy: cql.ExpirationOverflowReject
+	// (the zero value, Cassandra's default) refuses it,
+	// ExpirationOverflowCap and ExpirationOverflowCapNoWarn cap its
+	// expiration to that date, Cap with a client warning.
+	ExpirationDateOverflowPolicy cql.ExpirationOverflowPolicy
 	// UserDefinedFunctionsEnabled allows CREATE FUNCTION, as Cassandra's
 	// user_defined_functions_enabled. False (the default, as in Cassandra
 	// 4.1) refuses it, and calls of the functions and aggregates created

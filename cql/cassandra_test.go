@@ -124,6 +124,11 @@ import (
 //	                    assertion a line
 //	snapshots expired   each snapshot's isExpired at the clock's time, one
 //	                    "expired: true|false" line (assertion) each
+//	node expiration-date-overflow-policy=P
+//	                    (with the settings of node below) the fresh node's
+//	                    -Dcassandra.expiration_date_overflow_policy is P
+//	                    (REJECT, CAP or CAP_NOWARN), where the Java sets
+//	                    ExpirationDateOverflowHandling.policy
 //	node data-dir=true [auto-snapshot=false] [auto-snapshot-ttl=D]
 //	                    (with the settings of node below) the fresh node
 //	                    runs on a data directory (in a MemFS), with
@@ -415,6 +420,13 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 			auto := true
 			d.ScanArgs(t, "auto-compaction", &auto)
 			opts.DisableAutoCompaction = !auto
+		}
+		if d.HasArg("expiration-date-overflow-policy") {
+			var name string
+			d.ScanArgs(t, "expiration-date-overflow-policy", &name)
+			p, ok := ParseExpirationOverflowPolicy(name)
+			require.True(t, ok, "%s: no expiration date overflow policy %q", d.Pos, name)
+			xo.ExpirationDateOverflowPolicy = p
 		}
 		if d.HasArg("data-dir") {
 			// A node on a data directory (in a MemFS): its drops and

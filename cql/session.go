@@ -66,6 +66,29 @@ type Options struct {
 	// STORAGE, as Cassandra's drop_compact_storage_enabled (false by
 	// default: refused with Cassandra's text).
 	DropCompactStorageEnabled bool
+	// ExpirationDateOverflowPolicy is what a write does whose TTL ends
+	// after 2038-01-19T03:14:06Z, as Cassandra's
+	// -Dcassandra.expiration_date_overflow_policy: REJECT (the zero value,
+	// Cassandra's default) refuses it, CAP and CAP_NOWARN cap its
+	// expiration to that date, CAP with a client warning.
+	ExpirationDateOverflowPolicy ExpirationOverflowPolicy
+}
+
+// ExpirationOverflowPolicy is Cassandra's ExpirationDateOverflowPolicy (see
+// Options.ExpirationDateOverflowPolicy).
+type ExpirationOverflowPolicy = plan.ExpirationOverflowPolicy
+
+// The expiration date overflow policies.
+const (
+	ExpirationOverflowReject    = plan.ExpirationOverflowReject
+	ExpirationOverflowCapNoWarn = plan.ExpirationOverflowCapNoWarn
+	ExpirationOverflowCap       = plan.ExpirationOverflowCap
+)
+
+// ParseExpirationOverflowPolicy returns the policy named s (REJECT,
+// CAP_NOWARN or CAP, in any case); ok is false for another name.
+func ParseExpirationOverflowPolicy(s string) (ExpirationOverflowPolicy, bool) {
+	return plan.ParseExpirationOverflowPolicy(s)
 }
 
 // Executor runs CQL against an engine. It is safe for concurrent use; each
@@ -100,7 +123,7 @@ func NewExecutor(eng *engine.Engine, opts Options) *Executor {
 	x.env = plan.Env{Engine: eng, System: virtual.NewNode(eng, opts.ClusterName, opts.DataCenter, opts.Rack),
 		MaterializedViewsEnabled: opts.MaterializedViewsEnabled, MaterializedViewsAllowFilteringNonKeyColumnsUnsafe: opts.MaterializedViewsAllowFilteringNonKeyColumnsUnsafe,
 		CompactTablesDisabled: opts.CompactTablesDisabled, DropCompactStorageEnabled: opts.DropCompactStorageEnabled,
-		UserDefinedFunctionsEnabled: opts.UserDefinedFunctionsEnabled}
+		UserDefinedFunctionsEnabled: opts.UserDefinedFunctionsEnabled, ExpirationDateOverflowPolicy: opts.ExpirationDateOverflowPolicy}
 	x.env.Roles = auth.New(x.env.System, func(ctx context.Context, text string, p *query.Params) (*query.Result, error) {
 		s := x.NewSession()
 		s.label = SourceInternal
