@@ -3,6 +3,7 @@ package cql
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -148,6 +149,14 @@ import (
 //	                    the harness clock's second. Each line is one
 //	                    assertion
 //	compact             compact(): every table is compacted
+//	compact async       CompactionManager.submitMaximal(cfs): the current
+//	                    table's major compaction starts in the background
+//	compact wait        waitOnFutures of it: it must finish, or stop
+//	                    because its table was dropped (the Java's
+//	                    CompactionInterruptedException); counted
+//	node compaction-throughput=N
+//	                    (with the settings of node below) compactions are
+//	                    paced to N MiB/s (setCompactionThroughput...)
 //	clock advance=D     advances the clock, where the Java test sleeps
 //	succeeds            the statements execute without an error: the
 //	                    assertion of a Java test that only runs them (a
@@ -335,6 +344,9 @@ type conformanceHarness struct {
 	exec *preparedRun
 	// logins are the sessions of the roles that as=R logged in, by role.
 	logins map[string]*Session
+	// compaction is the outcome of the major compaction "compact async"
+	// started, nil when none runs.
+	compaction chan error
 }
 
 // preparedRun is a directive's execution of a prepared statement.
@@ -415,6 +427,12 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 		}
 		if d.HasArg("drop-compact-storage") {
 			d.ScanArgs(t, "drop-compact-storage", &xo.DropCompactStorageEnabled)
+		}
+		if d.HasArg("compaction-throughput") {
+			// DatabaseDescriptor.setCompactionThroughputMebibytesPerSec.
+			var mib int64
+			d.ScanArgs(t, "compaction-throughput", &mib)
+			opts.CompactionThroughput = mib << 20
 		}
 		if d.HasArg("auto-compaction") {
 			auto := true
@@ -497,6 +515,28 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 		require.NoError(t, h.s.x.env.Engine.Flush(context.Background(), "", ""))
 		return d.Expected
 	case "compact":
+		if d.HasArg("async") {
+			// CompactionManager.submitMaximal(cfs, ...): the current
+			// table's major compaction, in the background.
+			ks, name, _ := strings.Cut(h.table, ".")
+			h.compaction = make(chan error, 1)
+			go func(ch chan error) { ch <- h.s.x.env.Engine.Compact(context.Background(), ks, name) }(h.compaction)
+			return d.Expected
+		}
+		if d.HasArg("wait") {
+			// FBUtilities.waitOnFutures(futures), which may only throw
+			// CompactionInterruptedException: the compaction finished,
+			// or stopped because its table was dropped (ErrNoTable).
+			h.tally.assertions++
+			require.NotNil(t, h.compaction, "%s: compact wait without compact async", d.Pos)
+			err := <-h.compaction
+			h.compaction = nil
+			got := ""
+			if err != nil && !errors.Is(err, engine.ErrNoTable) {
+				got = err.Error()
+			}
+			return h.verdict(t, d, got == "", got)
+		}
 		require.NoError(t, h.s.x.env.Engine.Flush(context.Background(), "", ""))
 		require.NoError(t, h.s.x.env.Engine.Compact(context.Background(), "", ""))
 		return d.Expected

@@ -116,3 +116,32 @@ func TestAutoSnapshotOff(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, snaps, "an in-memory engine takes no auto snapshot")
 }
+
+// TestDropDuringCompaction checks what CrcCheckChanceTest's
+// testDropDuringCompaction leaves to a race: a major compaction whose table
+// is dropped (files and all) once it has begun stops with ErrNoTable, as
+// Cassandra's with CompactionInterruptedException, not with a compaction
+// failure, and leaves no file of the table behind.
+func TestDropDuringCompaction(t *testing.T) {
+	for _, snapshot := range []bool{false, true} {
+		fsys := vfs.NewMem()
+		e, _, tbl := openDurable(t, fsys, Options{DisableAutoSnapshot: !snapshot, DisableAutoCompaction: true})
+		for i := range 3 {
+			put(t, e, tbl, "k", "a", "v", int64(10+i))
+			require.NoError(t, e.Flush(t.Context(), "ks", "t"))
+		}
+		e.compactionBegun = func() { require.NoError(t, e.DropTable("ks", "t")) }
+		err := e.Compact(t.Context(), "ks", "t")
+		require.ErrorIs(t, err, ErrNoTable)
+		assert.NotErrorIs(t, err, ErrCompaction)
+		e.compactionBegun = nil
+		names, err := fsys.List(fsys.PathJoin("db", dataDirName, "ks", TableDirName(tbl)))
+		if snapshot {
+			require.NoError(t, err)
+			assert.Equal(t, []string{snapshotsDirName}, names)
+		} else {
+			assert.Error(t, err, "the table's directory is gone: %v", names)
+		}
+		require.NoError(t, e.Close())
+	}
+}

@@ -212,7 +212,8 @@ var settings = []setting{
 			if err != nil {
 				return err
 			}
-			if d%time.Second != 0 {
+			if strings.HasSuffix(v, "ms") || d%time.Second != 0 {
+				// DurationSpec.IntSecondsBound: no unit below s.
 				return fmt.Errorf("invalid duration %q: the smallest unit accepted is s", v)
 			}
 			c.db.AutoSnapshotTTL = d
