@@ -134,6 +134,15 @@ import (
 //	                    (with the settings of node below) the fresh node
 //	                    runs on a data directory (in a MemFS), with
 //	                    auto_snapshot and auto_snapshot_ttl set
+//	commitlog save      (on a node with data-dir=true) the commit log's
+//	                    segments are saved aside, as the Java hard-links
+//	                    CommitLog.getActiveSegmentNames()
+//	commitlog restore point-in-time=D
+//	                    the saved segments are replayed (restored) with
+//	                    restore_point_in_time the clock's time plus D (D may
+//	                    be negative: the time the Java read before it
+//	                    slept), as archiver.restorePointInTime and
+//	                    CommitLog.resetUnsafe do
 //	flush               flush(): every table's memtables become SSTables
 //	sstable-stats [count] figures=(F,...)
 //	                    SSTableMetadataTrackingTest's reads of
@@ -306,6 +315,10 @@ func (h *conformanceHarness) login(t *testing.T, role string) *Session {
 	h.logins[role] = s
 	return s
 }
+
+// conformanceSavedLog is the directory "commitlog save" copies the
+// commit-log segments into, in the node's filesystem.
+const conformanceSavedLog = "saved-commitlog"
 
 // newConformanceSession is a session on a fresh in-memory node with the
 // engine settings opts and the executor settings xo (materialized views
@@ -509,6 +522,26 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 		return h.verdict(t, d, empty, fmt.Sprintf("the memtable holds %d bytes in %d partitions, %d memtables flushing", st.Size, st.Partitions, st.Flushing))
 	case "sstable-stats":
 		return h.sstableStats(t, d)
+	case "commitlog":
+		eng := h.s.x.env.Engine
+		switch {
+		case d.HasArg("save"):
+			// CommitLog.getActiveSegmentNames and their hard links.
+			names, err := eng.SaveCommitLog(conformanceSavedLog)
+			require.NoError(t, err)
+			require.NotEmpty(t, names, "%s: commitlog save: no segment (a node with data-dir=true has a commit log)", d.Pos)
+		case d.HasArg("restore"):
+			// archiver.restorePointInTime = time; resetUnsafe(false).
+			var rel string
+			d.ScanArgs(t, "point-in-time", &rel)
+			off, err := time.ParseDuration(rel)
+			require.NoError(t, err)
+			_, err = eng.RestoreCommitLog(context.Background(), conformanceSavedLog, eng.Clock().Now().Add(off))
+			require.NoError(t, err)
+		default:
+			t.Fatalf("%s: commitlog wants save or restore", d.Pos)
+		}
+		return d.Expected
 	case "snapshots":
 		return h.snapshots(t, d)
 	case "flush":
