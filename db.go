@@ -43,7 +43,8 @@ func Open(opts Options) (*DB, error) {
 		PreparedStatementsCacheSize: opts.PreparedStatementsCacheSize, MaterializedViewsEnabled: opts.MaterializedViewsEnabled,
 		CompactTablesDisabled: opts.CompactTablesDisabled, DropCompactStorageEnabled: opts.DropCompactStorageEnabled,
 		UserDefinedFunctionsEnabled: opts.UserDefinedFunctionsEnabled, ScriptedUserDefinedFunctionsEnabled: opts.ScriptedUserDefinedFunctionsEnabled,
-		MemtableConfigurations: opts.MemtableConfigurations, DefaultKeyspaceRF: opts.DefaultKeyspaceRF})
+		MemtableConfigurations: opts.MemtableConfigurations, DefaultKeyspaceRF: opts.DefaultKeyspaceRF,
+		ExpirationDateOverflowPolicy: opts.ExpirationDateOverflowPolicy})
 	for _, ks := range opts.VirtualKeyspaces {
 		if err := db.x.RegisterVirtualKeyspace(ks); err != nil {
 			return nil, errors.Join(err, eng.Close())

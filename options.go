@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/minicass/minicass/cql"
 	"github.com/minicass/minicass/engine"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/vfs"
@@ -76,6 +77,13 @@ type Options struct {
 	// replication factor a SimpleStrategy or NetworkTopologyStrategy
 	// keyspace takes when none is given. Below 1 it is 1, 4.1's default.
 	DefaultKeyspaceRF int
+	// ExpirationDateOverflowPolicy is what a write does whose TTL ends
+	// after 2038-01-19T03:14:06Z, as Cassandra's
+	// -Dcassandra.expiration_date_overflow_policy: cql.ExpirationOverflowReject
+	// (the zero value, Cassandra's default) refuses it,
+	// ExpirationOverflowCap and ExpirationOverflowCapNoWarn cap its
+	// expiration to that date, Cap with a client warning.
+	ExpirationDateOverflowPolicy cql.ExpirationOverflowPolicy
 	// UserDefinedFunctionsEnabled allows CREATE FUNCTION, as Cassandra's
 	// user_defined_functions_enabled. False (the default, as in Cassandra
 	// 4.1) refuses it, and calls of the functions and aggregates created
@@ -153,6 +161,14 @@ type Options struct {
 	// time besides CompactionThroughput (engine.Options.CompactionCPUShare;
 	// a minicass addition). 0, the default, does not pace.
 	CompactionCPUShare float64
+	// AutoSnapshotDisabled turns off the snapshot a node with a Dir takes
+	// of a table before DROP TABLE, DROP KEYSPACE or TRUNCATE removes its
+	// data (cassandra.yaml's auto_snapshot: false; true by default). An
+	// in-memory node takes none.
+	AutoSnapshotDisabled bool
+	// AutoSnapshotTTL is those snapshots' time to live (auto_snapshot_ttl);
+	// 0, the default, means they do not expire.
+	AutoSnapshotTTL time.Duration
 }
 
 // engineOptions translates Options into the engine's options.
@@ -165,7 +181,8 @@ func (o *Options) engineOptions() engine.Options {
 		ColumnIndexSize:             o.ColumnIndexSize,
 		IgnoreCommitLogReplayErrors: o.IgnoreCommitLogReplayErrors, AllowMissingSchema: o.AllowMissingSchema,
 		BlockCacheSize: o.BlockCacheSize, KeyCacheSize: o.KeyCacheSize, CompactionThroughput: o.CompactionThroughput,
-		CompactionCPUShare: o.CompactionCPUShare,
+		CompactionCPUShare:  o.CompactionCPUShare,
+		DisableAutoSnapshot: o.AutoSnapshotDisabled, AutoSnapshotTTL: o.AutoSnapshotTTL,
 	}
 	if o.Clock != nil {
 		eo.Clock = o.Clock

@@ -3,7 +3,9 @@ package cql
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -21,9 +23,11 @@ import (
 	"github.com/minicass/minicass/cql/describe"
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/cql/query"
+	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/engine"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
+	"github.com/minicass/minicass/vfs"
 	"github.com/minicass/minicass/wire"
 )
 
@@ -152,8 +156,55 @@ import (
 //	                    bytes and no memtable awaits its flush, as the
 //	                    engine's MemtableStats tells; the expected output
 //	                    is empty (a non-empty memtable prints its figures)
+//	snapshots [table=T] Util.listSnapshots(cfs) of the current table (or
+//	                    of table T of the keyspace, live or dropped):
+//	                    "snapshots: N", then per snapshot "name: ...",
+//	                    "table: ..." and "expiring: true|false"
+//	                    (TableSnapshot's getTableName and isExpiring); one
+//	                    assertion a line
+//	snapshots expired   each snapshot's isExpired at the clock's time, one
+//	                    "expired: true|false" line (assertion) each
+//	node expiration-date-overflow-policy=P
+//	                    (with the settings of node below) the fresh node's
+//	                    -Dcassandra.expiration_date_overflow_policy is P
+//	                    (REJECT, CAP or CAP_NOWARN), where the Java sets
+//	                    ExpirationDateOverflowHandling.policy
+//	node data-dir=true [auto-snapshot=false] [auto-snapshot-ttl=D]
+//	                    (with the settings of node below) the fresh node
+//	                    runs on a data directory (in a MemFS), with
+//	                    auto_snapshot and auto_snapshot_ttl set
+//	commitlog save      (on a node with data-dir=true) the commit log's
+//	                    segments are saved aside, as the Java hard-links
+//	                    CommitLog.getActiveSegmentNames()
+//	commitlog restore point-in-time=D
+//	                    the saved segments are replayed (restored) with
+//	                    restore_point_in_time the clock's time plus D (D may
+//	                    be negative: the time the Java read before it
+//	                    slept), as archiver.restorePointInTime and
+//	                    CommitLog.resetUnsafe do
 //	flush               flush(): every table's memtables become SSTables
+//	sstable-stats [count] figures=(F,...)
+//	                    SSTableMetadataTrackingTest's reads of
+//	                    cfs.getLiveSSTables() and each SSTable's
+//	                    StatsMetadata, through engine.SSTables: with count,
+//	                    a first line "sstables: N" (assertEquals(N,
+//	                    getLiveSSTables().size())), then for each live
+//	                    SSTable, oldest first, one line "F: V" per figure
+//	                    (minTimestamp, maxTimestamp, minLocalDeletionTime,
+//	                    maxLocalDeletionTime). A local deletion time prints
+//	                    as Cassandra's int: 2147483647 (Integer.MAX_VALUE,
+//	                    Cell.NO_DELETION_TIME) for none, and "now" when it is
+//	                    the harness clock's second. Each line is one
+//	                    assertion
 //	compact             compact(): every table is compacted
+//	compact async       CompactionManager.submitMaximal(cfs): the current
+//	                    table's major compaction starts in the background
+//	compact wait        waitOnFutures of it: it must finish, or stop
+//	                    because its table was dropped (the Java's
+//	                    CompactionInterruptedException); counted
+//	node compaction-throughput=N
+//	                    (with the settings of node below) compactions are
+//	                    paced to N MiB/s (setCompactionThroughput...)
 //	clock advance=D     advances the clock, where the Java test sleeps
 //	succeeds            the statements execute without an error: the
 //	                    assertion of a Java test that only runs them (a
@@ -314,6 +365,10 @@ func (h *conformanceHarness) login(t *testing.T, role string) *Session {
 	return s
 }
 
+// conformanceSavedLog is the directory "commitlog save" copies the
+// commit-log segments into, in the node's filesystem.
+const conformanceSavedLog = "saved-commitlog"
+
 // newConformanceSession is a session on a fresh in-memory node with the
 // engine settings opts and the executor settings xo (materialized views
 // enabled in CQLTester's node).
@@ -386,6 +441,9 @@ type conformanceHarness struct {
 	exec *preparedRun
 	// logins are the sessions of the roles that as=R logged in, by role.
 	logins map[string]*Session
+	// compaction is the outcome of the major compaction "compact async"
+	// started, nil when none runs.
+	compaction chan error
 }
 
 // preparedRun is a directive's execution of a prepared statement.
@@ -487,10 +545,40 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 		if d.HasArg("datacenter") {
 			d.ScanArgs(t, "datacenter", &xo.DataCenter)
 		}
+		if d.HasArg("compaction-throughput") {
+			// DatabaseDescriptor.setCompactionThroughputMebibytesPerSec.
+			var mib int64
+			d.ScanArgs(t, "compaction-throughput", &mib)
+			opts.CompactionThroughput = mib << 20
+		}
 		if d.HasArg("auto-compaction") {
 			auto := true
 			d.ScanArgs(t, "auto-compaction", &auto)
 			opts.DisableAutoCompaction = !auto
+		}
+		if d.HasArg("expiration-date-overflow-policy") {
+			var name string
+			d.ScanArgs(t, "expiration-date-overflow-policy", &name)
+			p, ok := ParseExpirationOverflowPolicy(name)
+			require.True(t, ok, "%s: no expiration date overflow policy %q", d.Pos, name)
+			xo.ExpirationDateOverflowPolicy = p
+		}
+		if d.HasArg("data-dir") {
+			// A node on a data directory (in a MemFS): its drops and
+			// truncations take auto snapshots.
+			opts.Dir, opts.FS = "node", vfs.NewMem()
+		}
+		if d.HasArg("auto-snapshot") {
+			auto := true
+			d.ScanArgs(t, "auto-snapshot", &auto)
+			opts.DisableAutoSnapshot = !auto
+		}
+		if d.HasArg("auto-snapshot-ttl") {
+			var ttl string
+			d.ScanArgs(t, "auto-snapshot-ttl", &ttl)
+			dur, err := time.ParseDuration(ttl)
+			require.NoError(t, err)
+			opts.AutoSnapshotTTL = dur
 		}
 		withAuth := false
 		if d.HasArg("auth") {
@@ -571,10 +659,56 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 		require.NoError(t, err)
 		empty := st.Size == 0 && st.Partitions == 0 && st.Flushing == 0
 		return h.verdict(t, d, empty, fmt.Sprintf("the memtable holds %d bytes in %d partitions, %d memtables flushing", st.Size, st.Partitions, st.Flushing))
+	case "sstable-stats":
+		return h.sstableStats(t, d)
+	case "commitlog":
+		eng := h.s.x.env.Engine
+		switch {
+		case d.HasArg("save"):
+			// CommitLog.getActiveSegmentNames and their hard links.
+			names, err := eng.SaveCommitLog(conformanceSavedLog)
+			require.NoError(t, err)
+			require.NotEmpty(t, names, "%s: commitlog save: no segment (a node with data-dir=true has a commit log)", d.Pos)
+		case d.HasArg("restore"):
+			// archiver.restorePointInTime = time; resetUnsafe(false).
+			var rel string
+			d.ScanArgs(t, "point-in-time", &rel)
+			off, err := time.ParseDuration(rel)
+			require.NoError(t, err)
+			_, err = eng.RestoreCommitLog(context.Background(), conformanceSavedLog, eng.Clock().Now().Add(off))
+			require.NoError(t, err)
+		default:
+			t.Fatalf("%s: commitlog wants save or restore", d.Pos)
+		}
+		return d.Expected
+	case "snapshots":
+		return h.snapshots(t, d)
 	case "flush":
 		require.NoError(t, h.s.x.env.Engine.Flush(context.Background(), "", ""))
 		return d.Expected
 	case "compact":
+		if d.HasArg("async") {
+			// CompactionManager.submitMaximal(cfs, ...): the current
+			// table's major compaction, in the background.
+			ks, name, _ := strings.Cut(h.table, ".")
+			h.compaction = make(chan error, 1)
+			go func(ch chan error) { ch <- h.s.x.env.Engine.Compact(context.Background(), ks, name) }(h.compaction)
+			return d.Expected
+		}
+		if d.HasArg("wait") {
+			// FBUtilities.waitOnFutures(futures), which may only throw
+			// CompactionInterruptedException: the compaction finished,
+			// or stopped because its table was dropped (ErrNoTable).
+			h.tally.assertions++
+			require.NotNil(t, h.compaction, "%s: compact wait without compact async", d.Pos)
+			err := <-h.compaction
+			h.compaction = nil
+			got := ""
+			if err != nil && !errors.Is(err, engine.ErrNoTable) {
+				got = err.Error()
+			}
+			return h.verdict(t, d, got == "", got)
+		}
 		require.NoError(t, h.s.x.env.Engine.Flush(context.Background(), "", ""))
 		require.NoError(t, h.s.x.env.Engine.Compact(context.Background(), "", ""))
 		return d.Expected
@@ -1426,4 +1560,87 @@ func assertRow(t *testing.T, ok bool, format string, args ...any) bool {
 		t.Errorf(format, args...)
 	}
 	return ok
+}
+
+// sstableStats runs an sstable-stats directive: it prints the current
+// table's live SSTables' StatsMetadata figures and counts each expected
+// line as one assertion, compared with the line printed in its place.
+func (h *conformanceHarness) sstableStats(t *testing.T, d *datadriven.TestData) string {
+	var figures []string
+	d.ScanArgs(t, "figures", &figures)
+	ks, name, _ := strings.Cut(h.table, ".")
+	infos := h.s.x.env.Engine.SSTables(ks, name)
+	var got []string
+	if d.HasArg("count") {
+		got = append(got, fmt.Sprintf("sstables: %d", len(infos)))
+	}
+	now := h.s.x.env.Engine.Clock().Now().Unix()
+	ldt := func(v int64) string {
+		switch {
+		case v == data.NoDeletionTime:
+			return strconv.Itoa(math.MaxInt32)
+		case v == now:
+			return "now"
+		}
+		return strconv.FormatInt(v, 10)
+	}
+	// engine.SSTables lists the newest first; the Java's single SSTable
+	// makes the order moot, and oldest first reads as the flushes ran.
+	for i := len(infos) - 1; i >= 0; i-- {
+		st := infos[i].Stats
+		for _, f := range figures {
+			var v string
+			switch f {
+			case "minTimestamp":
+				v = strconv.FormatInt(st.MinTimestamp, 10)
+			case "maxTimestamp":
+				v = strconv.FormatInt(st.MaxTimestamp, 10)
+			case "minLocalDeletionTime":
+				v = ldt(st.MinLocalDeletionTime)
+			case "maxLocalDeletionTime":
+				v = ldt(st.MaxLocalDeletionTime)
+			default:
+				t.Fatalf("%s: sstable-stats: unknown figure %q", d.Pos, f)
+			}
+			got = append(got, f+": "+v)
+		}
+	}
+	return h.lineVerdicts(t, d, got)
+}
+
+// lineVerdicts counts each expected line of d as one assertion, passed when
+// got holds the same lines.
+func (h *conformanceHarness) lineVerdicts(t *testing.T, d *datadriven.TestData, got []string) string {
+	want := strings.Split(strings.TrimRight(d.Expected, "\n"), "\n")
+	all := strings.Join(got, "\n")
+	for i, w := range want {
+		h.tally.assertions++
+		h.verdict(t, d, i < len(got) && got[i] == w && len(got) == len(want), all)
+	}
+	return d.Expected
+}
+
+// snapshots runs a snapshots directive: Util.listSnapshots(cfs) of the
+// current table (or of table=NAME of the keyspace) and the checks
+// AutoSnapshotTest makes of each TableSnapshot, one assertion a line.
+func (h *conformanceHarness) snapshots(t *testing.T, d *datadriven.TestData) string {
+	ks, name, _ := strings.Cut(h.table, ".")
+	if d.HasArg("table") {
+		d.ScanArgs(t, "table", &name)
+	}
+	snaps, err := h.s.x.env.Engine.Snapshots(ks, name)
+	require.NoError(t, err)
+	var got []string
+	if d.HasArg("expired") {
+		now := h.s.x.env.Engine.Clock().Now()
+		for _, sn := range snaps {
+			got = append(got, fmt.Sprintf("expired: %t", sn.IsExpired(now)))
+		}
+		return h.lineVerdicts(t, d, got)
+	}
+	got = append(got, fmt.Sprintf("snapshots: %d", len(snaps)))
+	for _, sn := range snaps {
+		got = append(got, "name: "+sn.Name, "table: "+sn.Table, fmt.Sprintf("expiring: %t", sn.IsExpiring()))
+	}
+	return h.lineVerdicts(t, d, got)
 }

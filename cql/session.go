@@ -87,6 +87,29 @@ type Options struct {
 	// NetworkTopologyStrategy to SimpleStrategy) gives none. Below 1 it is
 	// 1, 4.1's default.
 	DefaultKeyspaceRF int
+	// ExpirationDateOverflowPolicy is what a write does whose TTL ends
+	// after 2038-01-19T03:14:06Z, as Cassandra's
+	// -Dcassandra.expiration_date_overflow_policy: REJECT (the zero value,
+	// Cassandra's default) refuses it, CAP and CAP_NOWARN cap its
+	// expiration to that date, CAP with a client warning.
+	ExpirationDateOverflowPolicy ExpirationOverflowPolicy
+}
+
+// ExpirationOverflowPolicy is Cassandra's ExpirationDateOverflowPolicy (see
+// Options.ExpirationDateOverflowPolicy).
+type ExpirationOverflowPolicy = plan.ExpirationOverflowPolicy
+
+// The expiration date overflow policies.
+const (
+	ExpirationOverflowReject    = plan.ExpirationOverflowReject
+	ExpirationOverflowCapNoWarn = plan.ExpirationOverflowCapNoWarn
+	ExpirationOverflowCap       = plan.ExpirationOverflowCap
+)
+
+// ParseExpirationOverflowPolicy returns the policy named s (REJECT,
+// CAP_NOWARN or CAP, in any case); ok is false for another name.
+func ParseExpirationOverflowPolicy(s string) (ExpirationOverflowPolicy, bool) {
+	return plan.ParseExpirationOverflowPolicy(s)
 }
 
 // Executor runs CQL against an engine. It is safe for concurrent use; each
@@ -123,7 +146,8 @@ func NewExecutor(eng *engine.Engine, opts Options) *Executor {
 		CompactTablesDisabled: opts.CompactTablesDisabled, DropCompactStorageEnabled: opts.DropCompactStorageEnabled,
 		UserDefinedFunctionsEnabled: opts.UserDefinedFunctionsEnabled, ScriptedUserDefinedFunctionsEnabled: opts.ScriptedUserDefinedFunctionsEnabled,
 		MemtableConfigurations: opts.MemtableConfigurations, MemtableClasses: opts.MemtableClasses,
-		DefaultKeyspaceRF: opts.DefaultKeyspaceRF}
+		DefaultKeyspaceRF:            opts.DefaultKeyspaceRF,
+		ExpirationDateOverflowPolicy: opts.ExpirationDateOverflowPolicy}
 	x.env.Roles = auth.New(x.env.System, func(ctx context.Context, text string, p *query.Params) (*query.Result, error) {
 		s := x.NewSession()
 		s.label = SourceInternal

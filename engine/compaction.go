@@ -191,18 +191,31 @@ func (e *Engine) compact(ctx context.Context, s *tableStore, inputs []*sstableSo
 	for i, in := range inputs {
 		gens[i] = in.r.Gen()
 	}
+	if s.dropped.Load() {
+		return nil, errDroppedDuringCompaction(s)
+	}
 	if err := e.ensureDir(s); err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrCompaction, s.name, err)
 	}
 	txn, err := createTxn(e.fs, s.dir(), s.allocGen(), gens)
 	if err != nil {
+		if s.dropped.Load() {
+			return nil, errDroppedDuringCompaction(s)
+		}
 		return nil, fmt.Errorf("%w: %s: transaction log: %w", ErrCompaction, s.name, err)
 	}
 	c.txn = txn
 	if err := c.run(ctx); err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrCompaction, s.name, errors.Join(err, c.rollback()))
+		rbErr := c.rollback()
+		if s.dropped.Load() {
+			return nil, errDroppedDuringCompaction(s)
+		}
+		return nil, fmt.Errorf("%w: %s: %w", ErrCompaction, s.name, errors.Join(err, rbErr))
 	}
 	if err := c.switchSets(); err != nil {
+		if s.dropped.Load() {
+			return nil, errDroppedDuringCompaction(s)
+		}
 		return nil, fmt.Errorf("%w: %s: %w", ErrCompaction, s.name, err)
 	}
 	c.rec.CompactedAt = e.opts.Clock.Now()
@@ -214,6 +227,14 @@ func (e *Engine) compact(ctx context.Context, s *tableStore, inputs []*sstableSo
 	e.opts.Logger.Info("Compacted", "id", c.rec.ID, "table", s.name, "inputs", len(inputs), "expired", len(c.expired),
 		"outputs", len(c.outputs), "bytes_in", c.rec.BytesIn, "bytes_out", c.rec.BytesOut, "reason", c.rec.Reason)
 	return &c.rec, nil
+}
+
+// errDroppedDuringCompaction is the error of a compaction whose table was
+// dropped while it ran, as Cassandra's CompactionInterruptedException: the
+// drop removed the table's files under it (the outputs it was writing
+// among them), so whatever failed after that is no compaction failure.
+func errDroppedDuringCompaction(s *tableStore) error {
+	return fmt.Errorf("%w: %s was dropped during its compaction", ErrNoTable, s.name)
 }
 
 // fullyExpired splits the inputs into those that can be dropped whole and

@@ -135,8 +135,17 @@ func TestCountersNotDoubleCountedAfterPartialFlush(t *testing.T) {
 }
 
 func TestTruncateAndDropNotResurrected(t *testing.T) {
+	for _, auto := range []bool{false, true} {
+		t.Run(fmt.Sprintf("auto_snapshot=%t", auto), func(t *testing.T) { testTruncateAndDropNotResurrected(t, auto) })
+	}
+}
+
+// testTruncateAndDropNotResurrected checks that neither truncated nor
+// dropped data comes back after a restart or a crash; with auto snapshots
+// the dropped table's directory keeps its snapshots and nothing else.
+func testTruncateAndDropNotResurrected(t *testing.T, autoSnapshot bool) {
 	fsys := vfs.NewMem()
-	e, _, tbl := openDurable(t, fsys, Options{})
+	e, _, tbl := openDurable(t, fsys, Options{DisableAutoSnapshot: !autoSnapshot})
 	ctx := context.Background()
 	put(t, e, tbl, "k", "a", "old", 1)
 	require.NoError(t, e.Flush(ctx, "", ""))
@@ -161,7 +170,14 @@ func TestTruncateAndDropNotResurrected(t *testing.T) {
 		assert.False(t, ok)
 		names, err := f.List("db/data/ks")
 		require.NoError(t, err)
-		assert.Equal(t, []string{TableDirName(tbl2)}, names, "the dropped table's directory is gone")
+		if autoSnapshot {
+			assert.Equal(t, []string{TableDirName(other), TableDirName(tbl2)}, names)
+			kept, err := f.List("db/data/ks/" + TableDirName(other))
+			require.NoError(t, err)
+			assert.Equal(t, []string{snapshotsDirName}, kept, "the dropped table's directory keeps only its snapshots")
+		} else {
+			assert.Equal(t, []string{TableDirName(tbl2)}, names, "the dropped table's directory is gone")
+		}
 		require.NoError(t, e2.Close())
 	}
 }

@@ -135,6 +135,14 @@ type Options struct {
 	// CompactionWorkers is the number of compactions run at once in the
 	// background (concurrent_compactors). 0 means 1.
 	CompactionWorkers int
+	// DisableAutoSnapshot turns off the snapshot an engine with a data
+	// directory takes of a table before DROP TABLE, DROP KEYSPACE or
+	// TRUNCATE removes its data (Cassandra's auto_snapshot, true by
+	// default; see autosnapshot.go). An in-memory engine takes none.
+	DisableAutoSnapshot bool
+	// AutoSnapshotTTL is the time to live of those snapshots
+	// (auto_snapshot_ttl); 0, the default, means they do not expire.
+	AutoSnapshotTTL time.Duration
 	// DisableAutoCompaction turns background compaction off for every
 	// table (nodetool disableautocompaction); Compact still works.
 	DisableAutoCompaction bool

@@ -465,6 +465,11 @@ func (e *Engine) DropKeyspace(name string) error {
 	if !ok {
 		return fmt.Errorf("%w: %s", ErrNoKeyspace, name)
 	}
+	for _, t := range old.byName() {
+		if err := e.autoSnapshot(cur.stores[t.ID], SnapshotDropPrefix); err != nil {
+			return err
+		}
+	}
 	next := cur.clone()
 	delete(next.keyspaces, name)
 	saved := e.marks.clone()
@@ -484,7 +489,7 @@ func (e *Engine) DropKeyspace(name string) error {
 		e.forgetDependents(t.ID)
 		errs = append(errs, e.dropStore(cur.stores[t.ID]))
 	}
-	errs = append(errs, e.fs.RemoveAll(e.fs.PathJoin(e.dataDir, name)))
+	errs = append(errs, e.removeKeyspaceDir(e.fs.PathJoin(e.dataDir, name)))
 	return errors.Join(errs...)
 }
 
@@ -626,6 +631,9 @@ func (e *Engine) DropTable(keyspace, name string) error {
 	if !ok {
 		return fmt.Errorf("%w: %s.%s", ErrNoTable, keyspace, name)
 	}
+	if err := e.autoSnapshot(cur.stores[old.ID], SnapshotDropPrefix); err != nil {
+		return err
+	}
 	next := cur.clone()
 	tables := maps.Clone(ks.tables)
 	delete(tables, name)
@@ -662,7 +670,7 @@ func (e *Engine) dropStore(s *tableStore) error {
 		// reference.
 		src.retire(nil, nil)
 	}
-	errs = append(errs, e.fs.RemoveAll(s.dir()), e.releaseLog())
+	errs = append(errs, e.removeTableData(s.dir()), e.releaseLog())
 	return errors.Join(errs...)
 }
 
@@ -688,6 +696,9 @@ func (e *Engine) Truncate(keyspace, name string) error {
 	}
 	e.schemaMu.Lock()
 	defer e.schemaMu.Unlock()
+	if err := e.autoSnapshot(store, SnapshotTruncatePrefix); err != nil {
+		return err
+	}
 	store.flushMu.Lock()
 	defer store.flushMu.Unlock()
 	var pos commitlog.Position

@@ -463,7 +463,7 @@ func (e *Engine) scheduleCompaction(s *tableStore) {
 			_, err := e.compact(e.bgCtx, s, inputs, reason)
 			s.compactMu.Unlock()
 			if err != nil {
-				if e.bgCtx.Err() == nil {
+				if e.bgCtx.Err() == nil && !s.dropped.Load() {
 					e.opts.Logger.Error("background compaction failed", "table", s.name, "err", err)
 				}
 				return

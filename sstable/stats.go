@@ -26,6 +26,17 @@ type LogPosition struct {
 // deletion or a range tombstone open at either end could shadow rows
 // outside [MinClustering, MaxClustering], so the engine must not skip the
 // SSTable by clustering bounds.
+//
+// The timestamps and local deletion times follow Cassandra 4.1's
+// MetadataCollector, which fills StatsMetadata: a row's liveness (its row
+// marker), each cell, and each partition, range and row deletion count
+// toward MinTimestamp and MaxTimestamp; a live cell or liveness record that
+// does not expire counts NoDeletionTime toward the local deletion times, a
+// tombstone its deletion time and an expiring cell its expiry.
+// NoDeletionTime is math.MaxInt64 here where Cassandra writes
+// Integer.MAX_VALUE (Cell.NO_DELETION_TIME): minicass's local deletion times
+// are 64-bit seconds, so whoever shows the figures in Cassandra's terms maps
+// one to the other (the conformance harness's sstable-stats does).
 type Stats struct {
 	MinTimestamp, MaxTimestamp                 int64
 	MinLocalDeletionTime, MaxLocalDeletionTime int64

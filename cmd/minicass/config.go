@@ -220,6 +220,31 @@ var settings = []setting{
 			}
 			return nil
 		}},
+	{name: "auto_snapshot", usage: "snapshot a table's SSTables before DROP TABLE, DROP KEYSPACE or TRUNCATE removes them (default true, as in Cassandra 4.1)",
+		set: func(c *serveConfig, v string) error {
+			switch strings.ToLower(v) {
+			case "true":
+				c.db.AutoSnapshotDisabled = false
+			case "false":
+				c.db.AutoSnapshotDisabled = true
+			default:
+				return fmt.Errorf("%q is not true or false", v)
+			}
+			return nil
+		}},
+	{name: "auto_snapshot_ttl", usage: "the time to live of the auto snapshots, in whole seconds or more, e.g. 30d (default none: they do not expire)",
+		set: func(c *serveConfig, v string) error {
+			d, err := parseDuration(v)
+			if err != nil {
+				return err
+			}
+			if strings.HasSuffix(v, "ms") || d%time.Second != 0 {
+				// DurationSpec.IntSecondsBound: no unit below s.
+				return fmt.Errorf("invalid duration %q: the smallest unit accepted is s", v)
+			}
+			c.db.AutoSnapshotTTL = d
+			return nil
+		}},
 	{name: "cluster_name", usage: "system.local's cluster_name (default Test Cluster)",
 		set: func(c *serveConfig, v string) error { c.db.ClusterName = v; return nil }},
 	{name: "prepared_statements_cache_size", old: "prepared_statements_cache_size_mb", oldUnit: "MiB", usage: "the memory of the prepared statements kept (default 10MiB)",

@@ -315,3 +315,32 @@ func TestLoadYAMLDefaultKeyspaceRF(t *testing.T) {
 	_, err = cfg.loadYAML(writeYAML(t, "default_keyspace_rf: 0\n"))
 	require.ErrorContains(t, err, "default_keyspace_rf cannot be less than 1")
 }
+
+// TestLoadYAMLAutoSnapshot: auto_snapshot and auto_snapshot_ttl, 4.1's
+// DurationSpec.IntSecondsBound (whole seconds or more).
+func TestLoadYAMLAutoSnapshot(t *testing.T) {
+	cfg := defaultServeConfig()
+	ignored, err := cfg.loadYAML(writeYAML(t, "auto_snapshot: false\nauto_snapshot_ttl: 30d\n"))
+	require.NoError(t, err)
+	assert.Empty(t, ignored)
+	assert.True(t, cfg.db.AutoSnapshotDisabled)
+	assert.Equal(t, 30*24*time.Hour, cfg.db.AutoSnapshotTTL)
+
+	cfg = defaultServeConfig()
+	_, err = cfg.loadYAML(writeYAML(t, "auto_snapshot: true\n"))
+	require.NoError(t, err)
+	assert.False(t, cfg.db.AutoSnapshotDisabled)
+	assert.Zero(t, cfg.db.AutoSnapshotTTL, "no TTL by default")
+
+	for text, want := range map[string]string{
+		"auto_snapshot: sometimes":  "invalid value for auto_snapshot: \"sometimes\" is not true or false",
+		"auto_snapshot_ttl: 1500ms": "invalid value for auto_snapshot_ttl: invalid duration \"1500ms\": the smallest unit accepted is s",
+		"auto_snapshot_ttl: 30":     "invalid value for auto_snapshot_ttl: invalid duration \"30\"",
+		"auto_snapshot_ttl: 2000ms": "invalid value for auto_snapshot_ttl: invalid duration \"2000ms\": the smallest unit accepted is s",
+	} {
+		cfg := defaultServeConfig()
+		_, err := cfg.loadYAML(writeYAML(t, text))
+		require.Error(t, err, text)
+		assert.Contains(t, err.Error(), want, text)
+	}
+}

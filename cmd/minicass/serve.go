@@ -77,6 +77,7 @@ func serveMain(ctx context.Context, args []string, io stdio, ready chan<- net.Ad
 	logLevel := fs.String("log-level", "info", "the least level logged to stderr: debug, info, warn or error")
 	ignoreReplay := fs.Bool("ignore-commitlog-replay-errors", false, "skip damaged commit-log data at startup, logging each range skipped, instead of refusing to start")
 	ignoreReplayD := fs.Bool("Dcassandra.commitlog.ignorereplayerrors", false, "the same, as Cassandra's JVM property (-Dcassandra.commitlog.ignorereplayerrors=true)")
+	overflowPolicy := fs.String("Dcassandra.expiration_date_overflow_policy", "REJECT", "what a write does whose TTL ends after 2038-01-19T03:14:06Z: REJECT it, CAP its expiration to that date with a client warning, or CAP_NOWARN, as Cassandra's JVM property")
 	ui := fs.String("ui", "", "serve the studio, the web view of the database, on the loopback `address` (e.g. 127.0.0.1:7070)")
 	adminAddr := fs.String("admin", "", "serve the HTTP/JSON admin endpoint (faults, clock, snapshots, reset, query log) on the loopback `address` (e.g. 127.0.0.1:9050); off by default")
 	manualClock := fs.Bool("manual-clock", false, "run the database on a manual clock, stopped at the start time, that the admin endpoint advances and sets")
@@ -148,6 +149,12 @@ func serveMain(ctx context.Context, args []string, io stdio, ready chan<- net.Ad
 	cfg.db.Dir, cfg.db.Logger = *dir, logger
 	cfg.db.IgnoreCommitLogReplayErrors = *ignoreReplay || *ignoreReplayD
 	cfg.db.AllowMissingSchema = *allowMissingSchema
+	if p, ok := cql.ParseExpirationOverflowPolicy(*overflowPolicy); ok {
+		cfg.db.ExpirationDateOverflowPolicy = p
+	} else {
+		// ExpirationDateOverflowHandling's static initializer.
+		logger.Warn(fmt.Sprintf("Invalid expiration date overflow policy: %s. Using default: REJECT", *overflowPolicy))
+	}
 	if *cpuShare < 0 {
 		fmt.Fprintf(io.err, "minicass serve: --compaction-cpu-share %v is negative\n", *cpuShare)
 		return 2

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"context"
+	"strings"
 	"sync/atomic"
 
 	"github.com/minicass/minicass/cql/auth"
@@ -49,6 +50,10 @@ type Env struct {
 	// DefaultKeyspaceRF is cassandra.yaml's default_keyspace_rf: the
 	// replication factor of a keyspace created without one (below 1: 1).
 	DefaultKeyspaceRF int
+	// ExpirationDateOverflowPolicy says what a write does whose TTL ends
+	// after 2038-01-19T03:14:06Z (Cassandra's
+	// cassandra.expiration_date_overflow_policy; REJECT by default).
+	ExpirationDateOverflowPolicy ExpirationOverflowPolicy
 
 	// replication caches the replication of the keyspaces statements read
 	// and write (Execution.replication): derived from the schema, not
@@ -127,3 +132,49 @@ type BatchContext struct {
 // reads and writes evaluate into arrays on their stack; longer keys use the
 // heap.
 const MaxInlineKeyParts = 8
+
+// ExpirationOverflowPolicy is Cassandra's ExpirationDateOverflowPolicy:
+// what a write does whose TTL would end after the latest expiration time a
+// cell can hold, 2038-01-19T03:14:06Z (CASSANDRA-14092). The zero value is
+// ExpirationOverflowReject, Cassandra's default.
+type ExpirationOverflowPolicy uint8
+
+// The policies, in the order of Cassandra's enum.
+const (
+	// ExpirationOverflowReject refuses the write with an InvalidRequest.
+	ExpirationOverflowReject ExpirationOverflowPolicy = iota
+	// ExpirationOverflowCapNoWarn writes it, its expiration capped to
+	// 2038-01-19T03:14:06Z.
+	ExpirationOverflowCapNoWarn
+	// ExpirationOverflowCap caps it as CapNoWarn does and sends the client
+	// a warning saying so.
+	ExpirationOverflowCap
+)
+
+// String returns the policy's name as Cassandra spells it: REJECT,
+// CAP_NOWARN or CAP.
+func (p ExpirationOverflowPolicy) String() string {
+	switch p {
+	case ExpirationOverflowCapNoWarn:
+		return "CAP_NOWARN"
+	case ExpirationOverflowCap:
+		return "CAP"
+	}
+	return "REJECT"
+}
+
+// ParseExpirationOverflowPolicy returns the policy named s, in any case, as
+// Cassandra's valueOf(s.toUpperCase()) reads the system property; ok is
+// false for another name (Cassandra then logs "Invalid expiration date
+// overflow policy: s. Using default: REJECT" and rejects).
+func ParseExpirationOverflowPolicy(s string) (p ExpirationOverflowPolicy, ok bool) {
+	switch strings.ToUpper(s) {
+	case "REJECT":
+		return ExpirationOverflowReject, true
+	case "CAP_NOWARN":
+		return ExpirationOverflowCapNoWarn, true
+	case "CAP":
+		return ExpirationOverflowCap, true
+	}
+	return ExpirationOverflowReject, false
+}

@@ -609,7 +609,12 @@ type writeContext struct {
 	ts     int64
 	ttl    int32
 	nowSec int64
-	now    time.Time
+	// expires is the local expiration time of what the write gives a TTL:
+	// nowSec + ttl, or engine.MaxExpirationTime when the expiration date
+	// overflow policy capped it (ExpirationDateOverflowHandling's
+	// computeLocalExpirationTime).
+	expires int64
+	now     time.Time
 }
 
 func (p *modPlan) WriteContext(q *plan.Execution) (*writeContext, error) {
@@ -653,13 +658,22 @@ func (p *modPlan) initWriteContext(q *plan.Execution, wc *writeContext) error {
 			defaultTTL = true
 		}
 	}
-	if ttl > 0 && wc.nowSec+int64(ttl) > engine.MaxExpirationTime {
-		// ExpirationDateOverflowHandling with its default REJECT policy.
+	wc.expires = wc.nowSec + int64(ttl)
+	if ttl > 0 && wc.expires > engine.MaxExpirationTime {
+		// ExpirationDateOverflowHandling.maybeApplyExpirationDateOverflowPolicy.
 		kind := ""
 		if defaultTTL {
 			kind = "default "
 		}
-		return query.Invalidf("Request on table %s.%s with %sttl of %d seconds exceeds maximum supported expiration date of 2038-01-19T03:14:06+00:00. In order to avoid this use a lower TTL, change the expiration date overflow policy or upgrade to a version where this limitation is fixed. See CASSANDRA-14092 for more details.", p.tbl.Keyspace, p.tbl.Name, kind, ttl)
+		switch q.Env.ExpirationDateOverflowPolicy {
+		case plan.ExpirationOverflowCap:
+			q.Warnings = append(q.Warnings, fmt.Sprintf("Request on table %s.%s with %sttl of %d seconds exceeds maximum supported expiration date of 2038-01-19T03:14:06+00:00 and will have its expiration capped to that date. In order to avoid this use a lower TTL or upgrade to a version where this limitation is fixed. See CASSANDRA-14092 for more details.", p.tbl.Keyspace, p.tbl.Name, kind, ttl))
+			wc.expires = engine.MaxExpirationTime
+		case plan.ExpirationOverflowCapNoWarn:
+			wc.expires = engine.MaxExpirationTime
+		default:
+			return query.Invalidf("Request on table %s.%s with %sttl of %d seconds exceeds maximum supported expiration date of 2038-01-19T03:14:06+00:00. In order to avoid this use a lower TTL, change the expiration date overflow policy or upgrade to a version where this limitation is fixed. See CASSANDRA-14092 for more details.", p.tbl.Keyspace, p.tbl.Name, kind, ttl)
+		}
 	}
 	wc.ttl = ttl
 	switch {
@@ -715,7 +729,7 @@ func (wc *writeContext) cell(col string, path, value []byte) data.Cell {
 	}
 	if wc.ttl > 0 {
 		c.TTL = wc.ttl
-		c.LocalDeletionTime = wc.nowSec + int64(wc.ttl)
+		c.LocalDeletionTime = wc.expires
 	}
 	return c
 }
@@ -819,7 +833,7 @@ func (p *modPlan) Mutations(ctx context.Context, q *plan.Execution, wc *writeCon
 				if p.insertLiveness {
 					row.Liveness = data.LivenessInfo{Timestamp: wc.ts, ExpiresAt: data.NoDeletionTime}
 					if wc.ttl > 0 {
-						row.Liveness.TTL, row.Liveness.ExpiresAt = wc.ttl, wc.nowSec+int64(wc.ttl)
+						row.Liveness.TTL, row.Liveness.ExpiresAt = wc.ttl, wc.expires
 					}
 				}
 				static := data.NewRow(nil)
@@ -1362,7 +1376,7 @@ func (p *modPlan) simpleMutation(q *plan.Execution, wc *writeContext, h *simpleR
 	if p.insertLiveness {
 		row.Liveness = data.LivenessInfo{Timestamp: wc.ts, ExpiresAt: data.NoDeletionTime}
 		if wc.ttl > 0 {
-			row.Liveness.TTL, row.Liveness.ExpiresAt = wc.ttl, wc.nowSec+int64(wc.ttl)
+			row.Liveness.TTL, row.Liveness.ExpiresAt = wc.ttl, wc.expires
 		}
 	}
 	var cells []data.Cell
