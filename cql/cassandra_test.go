@@ -110,6 +110,11 @@ import (
 //	                    prints the schema change it answers, as
 //	                    wire.SchemaChange prints it ("CREATED AGGREGATE
 //	                    ks.a[double]"); counted, with the statement
+//	functions           UFIdentificationTest's assertFunctions: the input's
+//	                    statement is prepared and its functions
+//	                    (CQLStatement.getFunctions, Prepared.Functions) print
+//	                    one a line, "ks.f" or "system.f", sorted and each
+//	                    once, as the Java compares them as sets; counted
 //	parses              assertValidSyntax: the statement parses (it is not
 //	                    executed); the expected output is empty
 //	trace               a prepared statement executed with tracing on, as
@@ -916,6 +921,18 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 			got = "no schema change"
 		default:
 			got = res.Change.String()
+		}
+		return h.check(t, d, got, d.Expected)
+	case "functions":
+		h.tally.assertions++
+		sts := splitConformanceInput(d.Input)
+		require.Len(t, sts, 1, "a functions block has one statement: %s", d.Input)
+		got := ""
+		prep, err := h.s.Prepare(context.Background(), h.substitute(strings.TrimSuffix(strings.TrimSpace(sts[0].text), ";")))
+		if err != nil {
+			got = "error: " + errorText(err)
+		} else {
+			got = strings.Join(prep.Functions(), "\n")
 		}
 		return h.check(t, d, got, d.Expected)
 	case "trace":

@@ -392,6 +392,17 @@ type Prepared struct {
 	slot   int
 }
 
+// Functions returns the names of the functions and aggregates the
+// statement calls, as its current plan was compiled ("ks.f", and
+// "system.f" for a native function; sorted, each once), as
+// CQLStatement.getFunctions names them: the calls in its selection, its
+// WHERE terms, its values and conditions, and, for an aggregate, its state
+// and final functions. A statement other than SELECT, INSERT, UPDATE,
+// DELETE or BATCH lists none.
+func (p *Prepared) Functions() []string {
+	return statements.FunctionNames(p.cur.Load().functions)
+}
+
 // versionedPlan is a plan and the schema version it was compiled against.
 // A SELECT, INSERT, UPDATE, DELETE or BATCH also lists the tables it was
 // compiled with: a change to one that affects prepared statements evicts

@@ -515,6 +515,7 @@ func (c *CompileCtx) compileSelectorCall(tbl *schema.Table, e *parser.FuncCall) 
 		if name != "count" {
 			return nil, query.Invalidf("Unknown function '%s(*)'", e.Name)
 		}
+		c.usedNative("count", nil, -1)
 		return &countRowsSel{}, nil
 	}
 	if name == "fromjson" {
@@ -538,12 +539,14 @@ func (c *CompileCtx) compileSelectorCall(tbl *schema.Table, e *parser.FuncCall) 
 		if k, ok := e.Args[0].(*parser.Constant); ok && k.Kind != parser.ConstNull {
 			// Selectable.WithFunction.Raw.prepare: count of a literal
 			// other than null (COUNT(1)) is count(*), named "count".
+			c.usedNative("count", nil, -1)
 			return &countRowsSel{}, nil
 		}
 	}
 	if !isAggregateName(name) && name != "tojson" {
 		return c.compileScalarSelectorCall(tbl, name, e, functions[name])
 	}
+	mark := c.usedMark()
 	args := make([]Selector, len(e.Args))
 	for i, a := range e.Args {
 		s, err := c.CompileSelector(tbl, a)
@@ -559,12 +562,17 @@ func (c *CompileCtx) compileSelectorCall(tbl *schema.Table, e *parser.FuncCall) 
 		if len(args) != 1 {
 			return nil, query.Invalidf("Invalid number of arguments in call to function system.%s: 1 required but %d provided", name, len(args))
 		}
-		return newAggregateSel(name, args[0])
+		sel, err := newAggregateSel(name, args[0])
+		if err == nil {
+			c.usedNative(name, []types.Type{args[0].Typ()}, mark)
+		}
+		return sel, err
 	}
 	// toJson() of any one argument.
 	if len(args) != 1 {
 		return nil, query.Invalidf("Invalid number of arguments in call to function system.tojson: 1 required but %d provided", len(args))
 	}
+	c.usedNative("tojson", []types.Type{args[0].Typ()}, mark)
 	return &funcSel{fn: toJSONFunction(args[0].Typ()), args: args}, nil
 }
 
@@ -575,6 +583,11 @@ func (c *CompileCtx) compileSelectorCall(tbl *schema.Table, e *parser.FuncCall) 
 // columns themselves, in order, read the row's partition key (tokenSel).
 func (c *CompileCtx) compileTokenSelector(tbl *schema.Table, argExprs []parser.Expr) (Selector, error) {
 	pk := tbl.PartitionKey()
+	pkTypes := make([]types.Type, len(pk))
+	for i, col := range pk {
+		pkTypes[i] = col.Type
+	}
+	c.usedNative("token", pkTypes, -1)
 	names := make([]string, len(pk))
 	direct := true
 	for i, a := range argExprs {

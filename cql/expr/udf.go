@@ -36,8 +36,9 @@ type UserFunctions struct {
 	// a function in another language than java while it is off is
 	// refused, as UDFunction.assertUdfsEnabled refuses it.
 	ScriptedEnabled bool
-	// Used, when set, is told of every user function and aggregate a
-	// statement resolves to (the prepared statement cache evicts a
+	// Used, when set, is told of every function and aggregate a
+	// statement resolves to, a native one as a *NativeFunction (the
+	// prepared statement cache evicts a
 	// statement when one of them is replaced or dropped, and the
 	// authorizer checks EXECUTE on each), with the position at which def
 	// goes in the statement's list: the list is in the order of
@@ -180,7 +181,11 @@ func (c *CompileCtx) usedMark() int {
 // at its end). An aggregate's state and final functions follow it, as
 // UDAggregate.addFunctionsTo lists them.
 func (c *CompileCtx) usedAt(fn *function, at int) error {
-	if fn.ks == "" || c.UDFs == nil {
+	if c.UDFs == nil {
+		return nil
+	}
+	if fn.ks == "" {
+		c.usedNative(fn.name, fn.args, at)
 		return nil
 	}
 	if !c.UDFs.Enabled {
@@ -216,6 +221,55 @@ func (c *CompileCtx) usedAt(fn *function, at int) error {
 		}
 	}
 	return nil
+}
+
+// NativeFunction is a native function (of keyspace system) a statement
+// calls, as the statement's list of functions (UserFunctions.Used) records
+// it: CQLStatement.getFunctions lists native functions too (system.now,
+// system.token), which need no permission to run.
+type NativeFunction struct {
+	// Name is the function's name without its keyspace ("now").
+	Name string
+	// Args are the argument types of the overload the call resolved to.
+	Args []types.Type
+}
+
+// FunctionName returns the name of def, one of the functions a statement
+// lists (*schema.Function, *schema.Aggregate or *NativeFunction), as
+// FunctionName.toString writes it: "ks.f", or "system.f" for a native one.
+// It returns "" for any other value.
+func FunctionName(def any) string {
+	switch d := def.(type) {
+	case *schema.Function:
+		return d.Keyspace + "." + d.Name
+	case *schema.Aggregate:
+		return d.Keyspace + "." + d.Name
+	case *NativeFunction:
+		return "system." + d.Name
+	}
+	return ""
+}
+
+// UsedNative records that the statement calls the native function name
+// with argument types args, for a call compiled outside the function
+// resolution (the token() of a token relation's value): the statement's
+// functions list it, as CQLStatement.getFunctions does.
+func (c *CompileCtx) UsedNative(name string, args []types.Type) { c.usedNative(name, args, -1) }
+
+// usedNative records that the statement calls the native function name
+// with argument types args, at position at of the statement's list (-1:
+// at its end).
+func (c *CompileCtx) usedNative(name string, args []types.Type, at int) {
+	if c.UDFs == nil || c.UDFs.Used == nil {
+		return
+	}
+	if at < 0 && c.UDFs.Count != nil {
+		at = c.UDFs.Count()
+	}
+	if at < 0 {
+		at = 0
+	}
+	c.UDFs.Used(at, &NativeFunction{Name: name, Args: args})
 }
 
 // userFunction is the callable form of user function f of keyspace ks.

@@ -24,8 +24,9 @@ type Compiler struct {
 	// plan cache: a prepared statement is evicted when one of them
 	// changes (the plan cache of package cql).
 	tables []*schema.Table
-	// functions lists the user functions and aggregates the statement
-	// calls (*schema.Function, *schema.Aggregate), for the plan cache too.
+	// functions lists the functions and aggregates the statement calls
+	// (*schema.Function, *schema.Aggregate, *expr.NativeFunction), for the
+	// plan cache and the authorizer too.
 	functions []any
 }
 
@@ -39,8 +40,9 @@ func (s *Compiler) UDFs() *expr.UserFunctions {
 		Count:           func() int { return len(s.functions) }}
 }
 
-// Functions returns the user functions and aggregates the compiled
-// statements call (*schema.Function or *schema.Aggregate), in order.
+// Functions returns the functions and aggregates the compiled statements
+// call (*schema.Function, *schema.Aggregate or *expr.NativeFunction), in
+// order, as CQLStatement.getFunctions lists them.
 func (s *Compiler) Functions() []any { return s.functions }
 
 // Keyspace returns the keyspace unqualified names resolve in ("" if none).

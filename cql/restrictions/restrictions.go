@@ -1225,6 +1225,11 @@ func addTokenRelation(c *expr.CompileCtx, w *WhereClause, r *parser.TokenRelatio
 			return "", query.Invalidf("Invalid number of arguments in call to function system.token: %d required but %d provided", len(pk), len(fc.Args))
 		}
 		args := make([]expr.Term, len(pk))
+		argTypes := make([]types.Type, len(pk))
+		for i, col := range pk {
+			argTypes[i] = col.Type
+		}
+		c.UsedNative("token", argTypes)
 		for i, a := range fc.Args {
 			at, err := c.CompileTerm(a, expr.Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: pk[i].Name, Typ: pk[i].Type})
 			if err != nil {

@@ -2,6 +2,9 @@ package statements
 
 import (
 	"context"
+	"slices"
+
+	"github.com/minicass/minicass/cql/expr"
 
 	"github.com/minicass/minicass/cql/statements/dcl"
 
@@ -60,11 +63,30 @@ func Compile(env *plan.Env, stmt parser.Statement, ks string) (plan.Plan, Deps, 
 }
 
 // Deps are what a compiled statement depends on: the tables it resolved
-// and the user functions and aggregates it calls (*schema.Function,
-// *schema.Aggregate).
+// and the functions and aggregates it calls (*schema.Function,
+// *schema.Aggregate, or *expr.NativeFunction for a native one), as
+// CQLStatement.getFunctions lists them: an aggregate with its state and
+// final functions, a call with the calls in its arguments.
 type Deps struct {
 	Tables    []*schema.Table
 	Functions []any
+}
+
+// FunctionNames returns the names of the functions the statement calls
+// (expr.FunctionName: "ks.f", "system.now"), sorted, each once.
+func (d Deps) FunctionNames() []string { return FunctionNames(d.Functions) }
+
+// FunctionNames returns the sorted names of defs (expr.FunctionName), each
+// once.
+func FunctionNames(defs []any) []string {
+	var names []string
+	for _, def := range defs {
+		if n := expr.FunctionName(def); n != "" {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
 }
 
 // usePlan is USE ks.
