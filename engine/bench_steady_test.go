@@ -79,13 +79,7 @@ func BenchmarkSteadyLatest10(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					n := 0
-					for {
-						if _, ok := p.Next(); !ok {
-							break
-						}
-						n++
-					}
+					n := countRows(p)
 					p.Release()
 					if n != 10 {
 						b.Fatalf("read %d rows, want 10", n)
