@@ -101,13 +101,7 @@ func BenchmarkSSTableLatest10(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					n := 0
-					for {
-						if _, ok := p.Next(); !ok {
-							break
-						}
-						n++
-					}
+					n := countRows(p)
 					if err := p.Close(); err != nil || n != 10 {
 						b.Fatalf("read %d rows: %v", n, err)
 					}

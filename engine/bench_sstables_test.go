@@ -77,13 +77,7 @@ func BenchmarkReadManySSTables(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			n := 0
-			for {
-				if _, ok := p.Next(); !ok {
-					break
-				}
-				n++
-			}
+			n := countRows(p)
 			p.Release()
 			if n != want {
 				b.Fatalf("read %d rows, want %d", n, want)

@@ -163,23 +163,34 @@ func xorInto(sum *[md5.Size]byte, d [md5.Size]byte) {
 	}
 }
 
-// keyspaceDigests memoizes the digest of each keyspace definition as
-// tableDigests does for tables (the system keyspaces' definitions are
-// shared by every engine of the process).
-var keyspaceDigests sync.Map // weak.Pointer[schema.Keyspace] -> [md5.Size]byte
+// digestMemo memoizes a digest per definition for the life of the
+// definition (a published *schema.Keyspace or *schema.Table is immutable):
+// the system keyspaces and tables, which every engine of the process
+// shares, are digested once, and an entry goes when its definition is
+// collected.
+type digestMemo[T any] struct {
+	m sync.Map // weak.Pointer[T] -> [md5.Size]byte
+}
+
+// get returns the memoized digest of def, computing it on first use.
+func (dm *digestMemo[T]) get(def *T, compute func(*T) [md5.Size]byte) [md5.Size]byte {
+	k := weak.Make(def)
+	if d, ok := dm.m.Load(k); ok {
+		return d.([md5.Size]byte)
+	}
+	d := compute(def)
+	if _, loaded := dm.m.LoadOrStore(k, d); !loaded {
+		runtime.AddCleanup(def, func(k weak.Pointer[T]) { dm.m.Delete(k) }, k)
+	}
+	return d
+}
+
+var keyspaceDigests, tableDigests = &digestMemo[schema.Keyspace]{}, &digestMemo[schema.Table]{}
 
 // keyspaceDigest is the MD5 of a canonical description of a keyspace's own
 // definition: name, replication, durable writes and user types.
 func keyspaceDigest(ks *schema.Keyspace) [md5.Size]byte {
-	k := weak.Make(ks)
-	if d, ok := keyspaceDigests.Load(k); ok {
-		return d.([md5.Size]byte)
-	}
-	d := computeKeyspaceDigest(ks)
-	if _, loaded := keyspaceDigests.LoadOrStore(k, d); !loaded {
-		runtime.AddCleanup(ks, func(k weak.Pointer[schema.Keyspace]) { keyspaceDigests.Delete(k) }, k)
-	}
-	return d
+	return keyspaceDigests.get(ks, computeKeyspaceDigest)
 }
 
 func computeKeyspaceDigest(ks *schema.Keyspace) [md5.Size]byte {
@@ -199,23 +210,9 @@ func computeKeyspaceDigest(ks *schema.Keyspace) [md5.Size]byte {
 	return d
 }
 
-// tableDigests memoizes the digest of each table definition for the life of
-// the definition (a *schema.Table is immutable once published): the system
-// tables, which every engine of the process shares, are digested once, and
-// an entry goes when its table is collected.
-var tableDigests sync.Map // weak.Pointer[schema.Table] -> [md5.Size]byte
-
 // tableDigest is the MD5 of a canonical description of one table.
 func tableDigest(t *schema.Table) [md5.Size]byte {
-	k := weak.Make(t)
-	if d, ok := tableDigests.Load(k); ok {
-		return d.([md5.Size]byte)
-	}
-	d := computeTableDigest(t)
-	if _, loaded := tableDigests.LoadOrStore(k, d); !loaded {
-		runtime.AddCleanup(t, func(k weak.Pointer[schema.Table]) { tableDigests.Delete(k) }, k)
-	}
-	return d
+	return tableDigests.get(t, computeTableDigest)
 }
 
 func computeTableDigest(t *schema.Table) [md5.Size]byte {

@@ -1,7 +1,8 @@
 package schema
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -153,19 +154,9 @@ func resolveMemtable(configs map[string]MemtableConfiguration, name string, seen
 // order (a HashMap's order is its hashing's; with one key, as in 4.1's
 // tests, the texts agree).
 func javaMap(m map[string]string) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+	entries := make([]string, 0, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		entries = append(entries, k+"="+m[k])
 	}
-	sort.Strings(keys)
-	var b strings.Builder
-	b.WriteByte('{')
-	for i, k := range keys {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(k + "=" + m[k])
-	}
-	b.WriteByte('}')
-	return b.String()
+	return "{" + strings.Join(entries, ", ") + "}"
 }

@@ -3,6 +3,7 @@ package describe
 import (
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -46,27 +47,15 @@ func QuoteString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''"
 // cqlMap formats a map as CqlBuilder.append(Map) does: keys sorted, keys
 // and (when quoteValues) values single-quoted.
 func cqlMap(m map[string]string, quoteValues bool) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	b.WriteByte('{')
-	for i, k := range keys {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(QuoteString(k))
-		b.WriteString(": ")
+	entries := make([]string, 0, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		v := m[k]
 		if quoteValues {
-			b.WriteString(QuoteString(m[k]))
-		} else {
-			b.WriteString(m[k])
+			v = QuoteString(v)
 		}
+		entries = append(entries, QuoteString(k)+": "+v)
 	}
-	b.WriteByte('}')
-	return b.String()
+	return "{" + strings.Join(entries, ", ") + "}"
 }
 
 // KeyspaceCQL returns the CREATE KEYSPACE statement of ks (with Cassandra's
