@@ -53,6 +53,41 @@ func (c *checker) invoke(owner, name string) {
 	v.invocation(owner, name, c.verifier)
 }
 
+// unimplementedCtors are the constructors (by argument types; null
+// matches a reference type) of classes Cassandra's UDF
+// class loader shows and its verifier refuses every call of, which the
+// interpreter does not implement: java.net.SocketException's two in JDK 11.
+var unimplementedCtors = map[string][][]string{
+	"java.net.SocketException": {{}, {"String"}},
+}
+
+// unimplementedCtor records, for `new X(args)` of a class in
+// unimplementedCtors written by its full name, the constructor call the
+// verifier refuses ("call to java.net.SocketException.<init>()"), so that
+// CREATE FUNCTION gives 4.1's validation error rather than
+// ErrUnsupported. A call that matches no constructor is left to
+// ErrUnsupported: Cassandra's compiler would refuse it.
+func (c *checker) unimplementedCtor(tr *typeRef, args []*jtype) {
+	if tr == nil || tr.dims != 0 || len(tr.args) != 0 {
+		return
+	}
+	for _, sig := range unimplementedCtors[tr.name] {
+		if len(sig) != len(args) {
+			continue
+		}
+		ok := true
+		for i, a := range args {
+			if a == nil || !(a.name == sig[i] && a.dims == 0 || a == tNull || a.name == "null") {
+				ok = false
+			}
+		}
+		if ok {
+			c.invoke(strings.ReplaceAll(tr.name, ".", "/"), "<init>")
+			return
+		}
+	}
+}
+
 // classRef resolves a written class name in a class VerifyClass checks: a
 // class the interpreter implements by its simple name, any other by its
 // internal name (a jtype the checker does not know). It reports false for
@@ -534,6 +569,9 @@ func (c *checker) expr(x expr) *jtype {
 			ats = append(ats, c.expr(a))
 		}
 		if jt == nil {
+			if c.cls == nil && e.anon == nil {
+				c.unimplementedCtor(e.typ, ats)
+			}
 			return nil
 		}
 		if e.anon != nil {
