@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/minicass/minicass/cql/describe"
+	"github.com/minicass/minicass/cql/javaudf"
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/cql/query"
 	"github.com/minicass/minicass/data"
@@ -115,6 +116,15 @@ import (
 //	                    (CQLStatement.getFunctions, Prepared.Functions) print
 //	                    one a line, "ks.f" or "system.f", sorted and each
 //	                    once, as the Java compares them as sets; counted
+//	verify-class [disallowed-package=P]
+//	                    UFVerifierTest's verify(cls): new UDFByteCodeVerifier()
+//	                    (with addDisallowedPackage(P)) verifies the class
+//	                    whose Java source is the input, as
+//	                    javaudf.VerifyClass reads it (the Java verifies the
+//	                    compiled udfverify/* helper); the expected output is
+//	                    the complaints, one a line (nothing for none),
+//	                    compared as a set as the Java's assertEquals of
+//	                    HashSets does; counted once
 //	parses              assertValidSyntax: the statement parses (it is not
 //	                    executed); the expected output is empty
 //	trace               a prepared statement executed with tracing on, as
@@ -942,6 +952,25 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 			got = "error: " + errorText(err)
 		}
 		return h.check(t, d, got, d.Expected)
+	case "verify-class":
+		// UFVerifierTest's verify: new UDFByteCodeVerifier() (with
+		// addDisallowedPackage for disallowed-package=P) verifies the
+		// input's class; the complaints compare as sets, as the Java's
+		// assertEquals of two HashSets does.
+		h.tally.assertions++
+		var pkgs []string
+		if d.HasArg("disallowed-package") {
+			var pkg string
+			d.ScanArgs(t, "disallowed-package", &pkg)
+			pkgs = append(pkgs, pkg)
+		}
+		complaints, err := javaudf.VerifyClass(d.Input, pkgs...)
+		got := strings.Join(sortedLines(complaints), "\n")
+		if err != nil {
+			got = "error: " + err.Error()
+		}
+		want := strings.Join(sortedLines(strings.FieldsFunc(d.Expected, func(r rune) bool { return r == '\n' })), "\n")
+		return h.verdict(t, d, err == nil && got == want, got)
 	case "parses":
 		h.tally.assertions++
 		_, err := parse(h.substitute(strings.TrimSpace(d.Input)))
@@ -974,6 +1003,13 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 	}
 	t.Fatalf("unknown directive %s", d.Cmd)
 	return ""
+}
+
+// sortedLines is lines sorted, as a copy.
+func sortedLines(lines []string) []string {
+	s := append([]string(nil), lines...)
+	sort.Strings(s)
+	return s
 }
 
 // check compares got with want (both without trailing newlines); the empty

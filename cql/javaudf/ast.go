@@ -62,11 +62,13 @@ type (
 		// remove(int).
 		byObject bool
 	}
-	// newExpr is new T(args).
+	// newExpr is new T(args), or new T(args) {body} of an anonymous
+	// class (VerifyClass only).
 	newExpr struct {
 		pos
 		typ  *typeRef
 		args []expr
+		anon *classMember
 	}
 	// newArrayExpr is new T[n]... or new T[] {init}.
 	newArrayExpr struct {

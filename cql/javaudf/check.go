@@ -30,6 +30,111 @@ type checker struct {
 	// catching holds, per enclosing try block being checked, the types
 	// its catch clauses catch.
 	catching [][]*jtype
+	// bcv is the byte-code verifier whose rules the calls are checked
+	// against (udfVerifier when nil).
+	bcv *byteCodeVerifier
+	// cls is the class whose method VerifyClass checks, nil for a UDF
+	// body: class names then resolve through the class's imports, and
+	// classes the interpreter does not implement are still named (by
+	// their internal name) so that calls of them can be verified.
+	cls *classScope
+}
+
+// invoke records a call of method name of class owner (internal name; ""
+// when unknown), as the verifier sees it.
+func (c *checker) invoke(owner, name string) {
+	if owner == "" {
+		return
+	}
+	v := c.bcv
+	if v == nil {
+		v = udfVerifier
+	}
+	v.invocation(owner, name, c.verifier)
+}
+
+// unimplementedCtors are the constructors (by argument types; null
+// matches a reference type) of classes Cassandra's UDF
+// class loader shows and its verifier refuses every call of, which the
+// interpreter does not implement: java.net.SocketException's two in JDK 11.
+var unimplementedCtors = map[string][][]string{
+	"java.net.SocketException": {{}, {"String"}},
+}
+
+// unimplementedCtor records, for `new X(args)` of a class in
+// unimplementedCtors written by its full name, the constructor call the
+// verifier refuses ("call to java.net.SocketException.<init>()"), so that
+// CREATE FUNCTION gives 4.1's validation error rather than
+// ErrUnsupported. A call that matches no constructor is left to
+// ErrUnsupported: Cassandra's compiler would refuse it.
+func (c *checker) unimplementedCtor(tr *typeRef, args []*jtype) {
+	if tr == nil || tr.dims != 0 || len(tr.args) != 0 {
+		return
+	}
+	for _, sig := range unimplementedCtors[tr.name] {
+		if len(sig) != len(args) {
+			continue
+		}
+		ok := true
+		for i, a := range args {
+			if a == nil || !(a.name == sig[i] && a.dims == 0 || a == tNull || a.name == "null") {
+				ok = false
+			}
+		}
+		if ok {
+			c.invoke(strings.ReplaceAll(tr.name, ".", "/"), "<init>")
+			return
+		}
+	}
+}
+
+// classRef resolves a written class name in a class VerifyClass checks: a
+// class the interpreter implements by its simple name, any other by its
+// internal name (a jtype the checker does not know). It reports false for
+// a name the class cannot resolve.
+func (c *checker) classRef(name string) (string, bool) {
+	in, ok := c.cls.resolve(name)
+	if !ok {
+		return "", false
+	}
+	if simple, known := classNames[name]; known && internalNames[simple] == in {
+		return simple, true
+	}
+	for simple, i := range internalNames {
+		if i == in {
+			if _, known := classNames[simple]; known {
+				return simple, true
+			}
+		}
+	}
+	return in, true
+}
+
+// resolveRef is typeOfRef for a class VerifyClass checks.
+func (c *checker) resolveRef(tr *typeRef) *jtype {
+	if primitiveNames[tr.name] {
+		return &jtype{name: tr.name, dims: tr.dims}
+	}
+	if tr.name == "?" {
+		if len(tr.args) == 1 {
+			return c.resolveRef(tr.args[0])
+		}
+		return tObject
+	}
+	n, ok := c.classRef(tr.name)
+	if !ok {
+		c.errorf(tr.line, "%s cannot be resolved to a type", tr.name)
+		return nil
+	}
+	t := &jtype{name: n, dims: tr.dims}
+	for _, a := range tr.args {
+		at := c.resolveRef(a)
+		if at == nil {
+			return nil
+		}
+		t.args = append(t.args, at)
+	}
+	return t
 }
 
 // isChecked reports whether an exception class is checked (JLS 11.1.1).
@@ -101,6 +206,9 @@ func (c *checker) verifierErrors() []string {
 }
 
 func (c *checker) typeOfRef(tr *typeRef) *jtype {
+	if c.cls != nil && tr != nil {
+		return c.resolveRef(tr)
+	}
 	jt, bad := resolveType(tr)
 	if bad != "" {
 		c.unresolved(tr.line, bad, " to a type")
@@ -270,6 +378,7 @@ func (c *checker) stmt(s stmt) {
 		}
 		c.pop()
 	case *syncStmt:
+		// MONITORENTER and MONITOREXIT.
 		c.verify("use of synchronized")
 		c.expr(s.x)
 		c.stmt(s.body)
@@ -460,7 +569,24 @@ func (c *checker) expr(x expr) *jtype {
 			ats = append(ats, c.expr(a))
 		}
 		if jt == nil {
+			if c.cls == nil && e.anon == nil {
+				c.unimplementedCtor(e.typ, ats)
+			}
 			return nil
+		}
+		if e.anon != nil {
+			// The compiler names anonymous classes Outer$1, Outer$2, ...
+			// in the order they appear.
+			c.cls.anon++
+			owner := fmt.Sprintf("%s$%d", c.cls.self, c.cls.anon)
+			c.invoke(owner, "<init>")
+			return &jtype{name: owner}
+		}
+		if !jt.isPrim() && jt.dims == 0 {
+			c.invoke(ownerOf(jt.name), "<init>")
+		}
+		if strings.Contains(jt.name, "/") {
+			return jt
 		}
 		if jt.isPrim() {
 			return jt
@@ -825,8 +951,13 @@ func (c *checker) call(e *callExpr) *jtype {
 	if e.recv == nil {
 		argTypes()
 		switch e.name {
+		case "clone", "finalize", "notify", "notifyAll", "wait", "getClass", "hashCode", "toString", "equals":
+			// Object's methods, which the compiler names with Object as
+			// their owner (JLS 13.1).
+			c.invoke(objectInternal, e.name)
+		}
+		switch e.name {
 		case "clone", "finalize", "notify", "notifyAll", "wait":
-			c.verify("call to java.lang.Object." + e.name + "()")
 			return nil
 		case "getClass":
 			return &jtype{name: "Class"}
@@ -837,11 +968,29 @@ func (c *checker) call(e *callExpr) *jtype {
 		case "equals":
 			return tBool
 		}
+		if c.cls != nil {
+			c.unsupported(e.line, "calls of the class's own methods")
+			return nil
+		}
 		c.errorf(e.line, "The method %s(%s) is undefined for the type %s", e.name, typeList(ats), "JavaUDF")
 		return nil
 	}
 	if d := c.dotted(e.recv); d != "" && !c.staticFieldRef(e.recv) {
 		argTypes()
+		if c.cls != nil {
+			n, ok := c.classRef(d)
+			if !ok {
+				c.errorf(e.line, "%s cannot be resolved", d)
+				return nil
+			}
+			if strings.Contains(n, "/") {
+				// A class the interpreter does not implement: the call is
+				// only verified.
+				c.invoke(n, e.name)
+				return nil
+			}
+			d = n
+		}
 		if (d == "Class" || d == "java.lang.Class") && e.name == "forName" {
 			// java.lang.Class always resolves; JavaBasedUDFunction's
 			// verifier refuses the call (addDisallowedMethodCall). It
@@ -851,7 +1000,7 @@ func (c *checker) call(e *callExpr) *jtype {
 			if !c.caught("Exception") {
 				c.errorf(e.line, "Unhandled exception type ClassNotFoundException")
 			}
-			c.verify("call to java.lang.Class.forName()")
+			c.invoke("java/lang/Class", "forName")
 			return &jtype{name: "Class"}
 		}
 		cls, ok := classOf(d)
@@ -860,12 +1009,9 @@ func (c *checker) call(e *callExpr) *jtype {
 			return nil
 		}
 		e.class = cls
-		switch {
-		case cls == "InetAddress" || cls == "Inet4Address" || cls == "Inet6Address" || cls == "NetworkInterface":
-			c.verify("call to java.net." + cls + "." + e.name + "()")
-		case cls == "ByteBuffer" && e.name == "allocateDirect":
-			c.verify("call to java.nio.ByteBuffer.allocateDirect()")
-		}
+		// The compiler names the class the call is written on as the
+		// owner (Inet4Address.getByName, declared by InetAddress).
+		c.invoke(ownerOf(cls), e.name)
 		if r, ok := staticArityOf(cls, e.name); ok && !r.accepts(len(ats)) {
 			// Java may have an overload the interpreter lacks.
 			c.unsupported(e.line, "%s.%s with %d arguments", cls, e.name, len(ats))
@@ -887,16 +1033,24 @@ func (c *checker) call(e *callExpr) *jtype {
 		c.errorf(e.line, "Cannot invoke %s(%s) on the primitive type %s", e.name, typeList(ats), rt)
 		return nil
 	}
-	if rt.name == "this" {
+	switch {
+	case e.name == "wait" || e.name == "notify" || e.name == "notifyAll" || e.name == "getClass":
+		// Final methods of Object.
+		c.invoke(objectInternal, e.name)
+	case rt.name == "this":
 		switch e.name {
-		case "clone", "finalize", "notify", "notifyAll", "wait":
-			c.verify("call to java.lang.Object." + e.name + "()")
+		case "clone", "finalize", "hashCode", "toString", "equals":
+			c.invoke(objectInternal, e.name)
 		}
+	case rt.dims == 0:
+		c.invoke(ownerOf(rt.name), e.name)
+	}
+	if rt.name == "this" {
 		return nil
 	}
-	switch e.name {
-	case "wait", "notify", "notifyAll":
-		c.verify("call to java.lang.Object." + e.name + "()")
+	if strings.Contains(rt.name, "/") {
+		// An object of a class the interpreter does not implement.
+		return nil
 	}
 	if r, ok := instanceArityOf(groupOf(rt.name), e.name); ok && !r.accepts(len(ats)) {
 		// Java may have an overload the interpreter lacks.

@@ -93,16 +93,21 @@
 //
 // Refused as Cassandra refuses them: classes its UDF class loader hides
 // (UDFunction's allowed and disallowed patterns: java.io, java.nio.file,
-// java.net but InetAddress, java.lang.Runtime/Thread/reflect,
+// java.net but InetAddress and its two subclasses, UnknownHostException,
+// NetworkInterface and SocketException, java.lang.Runtime/Thread/reflect,
 // java.util.concurrent, org.apache.cassandra but the driver's types, ...)
-// give "X cannot be resolved"; the byte-code verifier's rules
-// (synchronized, Object.wait/notify/notifyAll/clone/finalize, the java.net
-// look-ups, ByteBuffer.allocateDirect, fields and initializers declared
-// after a body that closes the method early) give "Java UDF validation
-// failed: [...]" with the messages sorted; the common compile errors
-// (unresolved names, type mismatches, primitive parameters compared with
-// null, duplicate locals, unreachable code, missing return) give
-// Eclipse's texts. Bodies may name the driver's classes as
+// give "X cannot be resolved"; the byte-code verifier's rules, applied to
+// the source (verifier.go: synchronized, Object's wait, notify, notifyAll,
+// clone and finalize, Class's and ClassLoader's look-ups,
+// ByteBuffer.allocateDirect, InetAddress's static and instance look-ups
+// (getHostName, getCanonicalHostName, isReachable), any call of
+// NetworkInterface or SocketException, and fields, initializers and member
+// classes declared after a body that closes the method early) give "Java
+// UDF validation failed: [...]" with the messages sorted (VerifyClass
+// applies the same rules to the source of a whole class); the common
+// compile errors (unresolved names, type mismatches, primitive parameters
+// compared with null, duplicate locals, unreachable code, missing return)
+// give Eclipse's texts. Bodies may name the driver's classes as
 // com.datastax.driver.core.X, which Cassandra 4 rewrites to its own copy.
 //
 // Outside the subset (ErrUnsupported): lambdas and method references,

@@ -16,6 +16,10 @@ type parser struct {
 	toks  []token
 	i     int
 	depth int
+	// classMode is set for the source of a whole class (VerifyClass),
+	// whose members may be methods and member classes, and whose
+	// expressions may create anonymous classes.
+	classMode bool
 }
 
 // enter counts one level of nesting and refuses bodies nested deeper than
@@ -70,54 +74,16 @@ func parseBody(src string) (stmts []stmt, members []string, err error) {
 // method, up to the end of the source (where the template's closing brace
 // ends the last member), and returns the verifier's messages about them.
 func (p *parser) members() []string {
-	var msgs []string
-	for p.peek().kind != tEOF {
-		t := p.peek()
-		static := false
-		for p.peek().kind == tKeyword {
-			switch p.peek().text {
-			case "static":
-				static = true
-				p.i++
-				continue
-			case "final", "private", "public", "protected", "transient", "volatile":
-				p.i++
-				continue
-			}
-			break
-		}
-		if p.isOp("{") {
-			// An initializer block with no statements compiles to no code,
-			// which the verifier does not see.
-			p.i++
-			n := 0
-			for !p.acceptOp("}") && p.peek().kind != tEOF {
-				p.statement()
-				n++
-			}
-			if n > 0 && static {
-				msgs = append(msgs, "static initializer declared")
-			} else if n > 0 {
-				msgs = append(msgs, "initializer declared")
-			}
-			continue
-		}
-		if p.isKw("class") || p.isKw("interface") || p.isKw("enum") {
-			p.unsupported(p.peek(), "class declarations")
-		}
-		p.typ()
-		name := p.ident()
-		if p.isOp("(") {
-			p.unsupported(t, "method declarations")
-		}
-		msgs = append(msgs, "field declared: "+name)
-		if p.acceptOp("=") {
-			p.expression()
-			msgs = append(msgs, "initializer declared")
-		}
-		p.expectOp(";")
+	errs := map[string]bool{}
+	instanceInit, clinit := memberComplaints(p.classBody(true), errs)
+	if instanceInit {
+		// The generated constructor holds the instance initializers.
+		errs["initializer declared"] = true
 	}
-	return msgs
+	if clinit {
+		errs["static initializer declared"] = true
+	}
+	return sortedComplaints(errs)
 }
 
 func (p *parser) peek() token { return p.toks[p.i] }
@@ -1045,9 +1011,15 @@ func (p *parser) creator(nt token) expr {
 	}
 	args := p.arguments()
 	if p.isOp("{") {
-		p.unsupported(p.peek(), "anonymous classes")
+		if !p.classMode {
+			p.unsupported(p.peek(), "anonymous classes")
+		}
+		// An anonymous class compiles to a class of its own, which the
+		// verifier does not read: its body is only parsed.
+		open := p.next()
+		return &newExpr{pos: line, typ: tr, args: args, anon: &classMember{pos: pos{open.line}, members: p.classBody(false)}}
 	}
-	return &newExpr{line, tr, args}
+	return &newExpr{pos: line, typ: tr, args: args}
 }
 
 // postfix parses member accesses, calls and indexing after a primary.

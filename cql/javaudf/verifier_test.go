@@ -1,6 +1,7 @@
 package javaudf
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -39,4 +40,34 @@ func TestVerifier(t *testing.T) {
 		require.ErrorIs(t, err, ErrValidation, c.body)
 		assert.Equal(t, c.want, err.Error(), c.body)
 	}
+}
+
+// TestVerifierUDFList checks JavaBasedUDFunction's additions to the
+// verifier (4.1) that UFVerifierTest does not reach: the instance look-ups
+// of InetAddress and its subclasses, named by the receiver's declared type
+// as the compiler names a call's owner, and the constructor of the
+// disallowed class SocketException, which the interpreter does not
+// implement. InetAddress.getLoopbackAddress is not on the list.
+func TestVerifierUDFList(t *testing.T) {
+	for _, c := range []struct{ body, want string }{
+		{"java.net.InetAddress a = null; String s = a.getHostName(); return 0d;", "Java UDF validation failed: [call to java.net.InetAddress.getHostName()]"},
+		{"java.net.Inet4Address a = null; String s = a.getCanonicalHostName(); return 0d;", "Java UDF validation failed: [call to java.net.Inet4Address.getCanonicalHostName()]"},
+		{"java.net.Inet6Address a = null; try { a.isReachable(10); } catch (Exception e) { } return 0d;", "Java UDF validation failed: [call to java.net.Inet6Address.isReachable()]"},
+		{"Object o = new java.net.SocketException(); return 0d;", "Java UDF validation failed: [call to java.net.SocketException.<init>()]"},
+		{"throw new RuntimeException(new java.net.SocketException(\"x\"));", "Java UDF validation failed: [call to java.net.SocketException.<init>()]"},
+	} {
+		_, err := Compile([]Param{{"input", types.DoubleType}}, types.DoubleType, c.body, Options{CalledOnNullInput: true})
+		require.ErrorIs(t, err, ErrValidation, c.body)
+		assert.Equal(t, c.want, err.Error(), c.body)
+	}
+	// No constructor SocketException(int): Cassandra's compiler refuses
+	// it, which the interpreter leaves outside the subset.
+	_, err := Compile([]Param{{"input", types.DoubleType}}, types.DoubleType, "Object o = new java.net.SocketException(1); return 0d;", Options{CalledOnNullInput: true})
+	require.ErrorIs(t, err, ErrUnsupported)
+	// getLoopbackAddress compiles; the interpreter's InetAddress has no
+	// host name, so the call itself is outside the subset.
+	f, err := Compile([]Param{{"input", types.DoubleType}}, types.DoubleType, "return (double) java.net.InetAddress.getLoopbackAddress().getAddress()[0];", Options{CalledOnNullInput: true})
+	require.NoError(t, err)
+	_, err = f.Call(context.Background(), []any{1.0})
+	require.ErrorIs(t, err, ErrUnsupported)
 }
