@@ -23,7 +23,6 @@ import (
 	"github.com/minicass/minicass/cql/describe"
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/cql/query"
-	"github.com/minicass/minicass/cql/trigger"
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/engine"
 	"github.com/minicass/minicass/schema"
@@ -397,16 +396,6 @@ func newConformanceSession(t testing.TB, opts engine.Options, xo Options) *Sessi
 	x := NewExecutor(eng, xo)
 	x.uuid = types.NewTimeUUIDGeneratorAt(conformanceUUIDNode)
 	return x.NewSession()
-}
-
-// conformanceTriggers are the trigger classes of Cassandra's test class
-// path that the ported tests create triggers with, as Go triggers under
-// the Java classes' names: CreateTest.TestTrigger, whose augment returns no
-// mutation.
-var conformanceTriggers = trigger.Registry{
-	"org.apache.cassandra.cql3.validation.operations.CreateTest$TestTrigger": trigger.Func(func(context.Context, trigger.Update) ([]trigger.Mutation, error) {
-		return nil, nil
-	}),
 }
 
 // conformanceMemtables are the memtable.configurations of CQLTester's
