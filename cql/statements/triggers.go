@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/minicass/minicass/cql/expr"
 	"github.com/minicass/minicass/cql/plan"
 	"github.com/minicass/minicass/cql/query"
 	"github.com/minicass/minicass/cql/trigger"
@@ -133,7 +134,7 @@ func validateTriggerValues(tbl *schema.Table, m *data.Mutation) error {
 			}
 			if c.Kind == data.CellRegular && !col.Type.IsMultiCell() && col.Type.Kind != types.Counter {
 				if err := types.Validate(col.Type, c.Value); err != nil {
-					return query.Invalidf("%v", err)
+					return query.Invalidf("%s", expr.UnwrapReason(err))
 				}
 			}
 		}
