@@ -176,8 +176,15 @@ func mergeByPartition(muts, added []tableMutation) []tableMutation {
 }
 
 // applyAll applies mutations after their replicas are counted, every
-// check first: StorageProxy.mutateAtomically, on one node.
+// check first: StorageProxy.mutateAtomically, on one node. Each merged
+// mutation is validated as Apply will (its size may have grown past the
+// maximum), so that an invalid one leaves the others unwritten.
 func applyAll(ctx context.Context, q *plan.Execution, muts []tableMutation) error {
+	for _, tm := range muts {
+		if err := engine.ValidateMutation(tm.m); err != nil {
+			return query.AsError(err)
+		}
+	}
 	for _, tm := range muts {
 		if err := q.CheckWrite(tm.tbl.Keyspace); err != nil {
 			return err
