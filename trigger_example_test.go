@@ -3,7 +3,6 @@ package minicass_test
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/minicass/minicass"
 	"github.com/minicass/minicass/data"
@@ -15,7 +14,7 @@ import (
 // write, in the same write as the order's, as a Cassandra trigger adds its
 // mutations to the write it augments.
 func auditTrigger(_ context.Context, u minicass.TriggerUpdate) ([]minicass.TriggerMutation, error) {
-	ts := time.Now().UnixMicro()
+	ts := u.Timestamp
 	clustering, err := types.EncodeClustering(nil, nil) // audit has no clustering column
 	if err != nil {
 		return nil, err

@@ -3,7 +3,6 @@ package cql
 import (
 	"context"
 	"encoding/binary"
-	"time"
 
 	"github.com/minicass/minicass/cql/query"
 	"github.com/minicass/minicass/cql/trigger"
@@ -43,9 +42,10 @@ var conformanceTriggers = trigger.Registry{
 // setV2 is TriggersTest's RowUpdateBuilder(metadata, timestampMicros(),
 // key).add("v2", 999): the row of partition key (the tables have no
 // clustering column) with its primary key liveness and v2 = 999, at the
-// current time as FBUtilities.timestampMicros gives it.
+// node's current time (u.Timestamp) where the Java takes
+// FBUtilities.timestampMicros().
 func setV2(ks, table string, u trigger.Update, key []byte) trigger.Mutation {
-	ts := time.Now().UnixMicro()
+	ts := u.Timestamp
 	clustering, _ := types.EncodeClustering(nil, nil)
 	row := data.Row{Clustering: clustering, Liveness: data.LivenessInfo{Timestamp: ts, ExpiresAt: data.NoDeletionTime},
 		Deletion: data.LiveDeletion, Cells: []data.Cell{{Column: "v2", Kind: data.CellRegular, Timestamp: ts,

@@ -68,7 +68,7 @@ func augment(ctx context.Context, q *plan.Execution, tm tableMutation) ([]tableM
 			// triggers directory lost it fails the write.
 			return nil, triggerFailure(tm.tbl, fmt.Errorf("java.lang.ClassNotFoundException: %s", def.Class))
 		}
-		muts, err := tr.Augment(ctx, trigger.Update{Table: tm.tbl, Mutation: tm.m})
+		muts, err := tr.Augment(ctx, trigger.Update{Table: tm.tbl, Mutation: tm.m, Timestamp: q.Env.Engine.NewTimestamp()})
 		if err != nil {
 			return nil, triggerFailure(tm.tbl, err)
 		}

@@ -63,6 +63,12 @@ type Update struct {
 	Table *schema.Table
 	// Mutation is the change of one partition of Table.
 	Mutation *data.Mutation
+	// Timestamp is a fresh write timestamp, in microseconds, from the
+	// node's clock (strictly greater than every one it gave before), for
+	// the cells of the mutations the trigger returns: where Cassandra's
+	// triggers take FBUtilities.timestampMicros(), a trigger of a node on
+	// a manual clock stays on that clock.
+	Timestamp int64
 }
 
 // Mutation is a mutation a trigger returns: the table it changes, by
