@@ -44,7 +44,7 @@ func Open(opts Options) (*DB, error) {
 		CompactTablesDisabled: opts.CompactTablesDisabled, DropCompactStorageEnabled: opts.DropCompactStorageEnabled,
 		UserDefinedFunctionsEnabled: opts.UserDefinedFunctionsEnabled, ScriptedUserDefinedFunctionsEnabled: opts.ScriptedUserDefinedFunctionsEnabled,
 		MemtableConfigurations: opts.MemtableConfigurations, DefaultKeyspaceRF: opts.DefaultKeyspaceRF,
-		ExpirationDateOverflowPolicy: opts.ExpirationDateOverflowPolicy})
+		ExpirationDateOverflowPolicy: opts.ExpirationDateOverflowPolicy, Triggers: opts.Triggers})
 	for _, ks := range opts.VirtualKeyspaces {
 		if err := db.x.RegisterVirtualKeyspace(ks); err != nil {
 			return nil, errors.Join(err, eng.Close())

@@ -106,6 +106,14 @@ type Options struct {
 	// modification interfaces (see package cql/virtual). Nil (the default)
 	// registers none.
 	VirtualKeyspaces []VirtualKeyspace
+	// Triggers are the trigger classes CREATE TRIGGER ... USING 'class'
+	// may name, each implemented in Go (Trigger), as the Java classes of
+	// Cassandra's triggers directory: a write of a table runs the triggers
+	// created on it and applies the mutations they return with its own
+	// (see package cql/trigger). Nil (the default) knows none: CREATE
+	// TRIGGER fails with Cassandra's "Trigger class '...' couldn't be
+	// loaded".
+	Triggers map[string]Trigger
 	// From, when set, is the state an in-memory DB opens in: a Snapshot,
 	// of this process's DBs (Restore at Open, without first creating the
 	// system keyspaces, which the snapshot holds). Nil (the default) opens

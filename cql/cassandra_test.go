@@ -165,6 +165,11 @@ import (
 //	                    ignore-freezing) of the input's CQL type, as
 //	                    types.MarshalName prints it, without the package
 //	                    org.apache.cassandra.db.marshal.; counted
+//	trigger name=N      CreateTest's assertTriggerExists and
+//	                    assertTriggerDoesNotExists: the current table's
+//	                    metadata (the engine's schema) has a trigger N,
+//	                    printed "exists", or none, "absent"; counted
+//	                    (a name with a space is written name=(A B))
 //	memtable-empty      DeleteTest's and UpdateTest's isMemtableEmpty
 //	                    (cfs.metric.allMemtablesLiveDataSize == 0, asserted
 //	                    true): the current table's active memtable holds no
@@ -394,6 +399,9 @@ func newConformanceSession(t testing.TB, opts engine.Options, xo Options) *Sessi
 	t.Cleanup(func() { eng.Close() })
 	if xo.MemtableConfigurations == nil {
 		xo.MemtableConfigurations, xo.MemtableClasses = conformanceMemtables, conformanceMemtableClasses
+	}
+	if xo.Triggers == nil {
+		xo.Triggers = conformanceTriggers
 	}
 	x := NewExecutor(eng, xo)
 	x.uuid = types.NewTimeUUIDGeneratorAt(conformanceUUIDNode)
@@ -665,6 +673,18 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 			name = types.MarshalNameIgnoringFreezing(typ)
 		}
 		return h.check(t, d, strings.ReplaceAll(name, "org.apache.cassandra.db.marshal.", ""), d.Expected)
+	case "trigger":
+		h.tally.assertions++
+		var name string
+		d.ScanArgs(t, "name", &name)
+		ks, tname, _ := strings.Cut(h.table, ".")
+		tbl, ok := h.s.x.env.Engine.Table(ks, tname)
+		require.True(t, ok, "%s: no table %s", d.Pos, h.table)
+		got := "absent"
+		if _, ok := tbl.Trigger(name); ok {
+			got = "exists"
+		}
+		return h.verdict(t, d, got == strings.TrimSpace(d.Expected), got)
 	case "memtable-empty":
 		h.tally.assertions++
 		ks, name, _ := strings.Cut(h.table, ".")

@@ -18,6 +18,7 @@ import (
 	"github.com/minicass/minicass/cql/auth"
 	"github.com/minicass/minicass/cql/index"
 	"github.com/minicass/minicass/cql/query"
+	"github.com/minicass/minicass/cql/trigger"
 	"github.com/minicass/minicass/cql/virtual"
 
 	"github.com/minicass/minicass/cql/parser"
@@ -93,6 +94,13 @@ type Options struct {
 	// Cassandra's default) refuses it, CAP and CAP_NOWARN cap its
 	// expiration to that date, CAP with a client warning.
 	ExpirationDateOverflowPolicy ExpirationOverflowPolicy
+	// Triggers are the trigger classes the node knows, as the classes of
+	// Cassandra's triggers directory: CREATE TRIGGER ... USING 'class'
+	// needs one of them, and each write of a table runs the triggers
+	// created on it (package cql/trigger). Nil (the default) knows none,
+	// so CREATE TRIGGER fails with Cassandra's text for a class it cannot
+	// load.
+	Triggers trigger.Registry
 }
 
 // ExpirationOverflowPolicy is Cassandra's ExpirationDateOverflowPolicy (see
@@ -147,7 +155,7 @@ func NewExecutor(eng *engine.Engine, opts Options) *Executor {
 		UserDefinedFunctionsEnabled: opts.UserDefinedFunctionsEnabled, ScriptedUserDefinedFunctionsEnabled: opts.ScriptedUserDefinedFunctionsEnabled,
 		MemtableConfigurations: opts.MemtableConfigurations, MemtableClasses: opts.MemtableClasses,
 		DefaultKeyspaceRF:            opts.DefaultKeyspaceRF,
-		ExpirationDateOverflowPolicy: opts.ExpirationDateOverflowPolicy}
+		ExpirationDateOverflowPolicy: opts.ExpirationDateOverflowPolicy, Triggers: opts.Triggers}
 	x.env.Roles = auth.New(x.env.System, func(ctx context.Context, text string, p *query.Params) (*query.Result, error) {
 		s := x.NewSession()
 		s.label = SourceInternal

@@ -227,6 +227,9 @@ func computeTableDigest(t *schema.Table) [md5.Size]byte {
 	for _, name := range slices.Sorted(maps.Keys(t.Dropped)) {
 		fmt.Fprintf(h, "dropped %q %d\n", name, t.Dropped[name].DroppedAt)
 	}
+	for _, tr := range t.Triggers {
+		fmt.Fprintf(h, "trigger %q %q\n", tr.Name, tr.Class)
+	}
 	if v := t.View; v != nil {
 		fmt.Fprintf(h, "view %x %q %v %q %q %+v\n", v.BaseID, v.BaseName, v.IncludeAllColumns, v.WhereClause, v.BaseColumnInKey, v.Filter)
 	}

@@ -28,10 +28,11 @@ import (
 // written as schema-<n>.db.tmp, fsynced, renamed, and the directory fsynced;
 // then the older files are removed. Open reads the highest n.
 //
-// Format (version 2), integers little-endian:
+// Format (version 2, or 3 for a schema with triggers), integers
+// little-endian:
 //
 //	[4]  magic "MCSF"
-//	[4]  uint32 format version (2; 1 is read too)
+//	[4]  uint32 format version (2 or 3; 1 is read too)
 //	[4]  uint32 payload length n
 //	[4]  uint32 CRC32C (Castagnoli) of the payload
 //	[n]  payload: JSON, {"keyspaces": [...]} as schemaFileJSON below
@@ -47,7 +48,11 @@ import (
 // function, initcond as base64 bytes, return type), types as CQL type
 // strings that may name the keyspace's user types. A version 1 file reads
 // as a schema without functions; a version 1 binary refuses a version 2
-// file rather than lose its functions.
+// file rather than lose its functions. Version 3 is version 2 with a
+// table's triggers ("triggers": [{"name": ..., "class": ...}], in creation
+// order); a file is written as version 3 only when some table has a
+// trigger, so that a version 2 binary refuses it rather than lose the
+// triggers, and reads every other file as before.
 //
 // A table carries its ID (32 hex digits), its dropped columns, its
 // secondary index definitions, for a materialized view its definition
@@ -63,6 +68,9 @@ import (
 const (
 	schemaMagic   = "MCSF"
 	schemaVersion = 2
+	// schemaVersionTriggers is version 2 with triggers: the version of a
+	// file in which some table has a trigger.
+	schemaVersionTriggers = 3
 	// schemaVersionV1 is the previous format, without functions and
 	// aggregates, which decodeSchema still reads.
 	schemaVersionV1  = 1
@@ -135,11 +143,18 @@ type tableJSON struct {
 	CompactedTo *positionJSON  `json:"compacted_to,omitempty"`
 	Dropped     []droppedJSON  `json:"dropped_columns,omitempty"`
 	Indexes     []indexJSON    `json:"indexes,omitempty"`
+	Triggers    []triggerJSON  `json:"triggers,omitempty"`
 	View        *schema.View   `json:"view,omitempty"`
 	// Compact is set for a COMPACT STORAGE table ({"dense": true} or
 	// {"dense": false}); files written before compact tables existed have
 	// none, which is a CQL table.
 	Compact *schema.CompactStorage `json:"compact,omitempty"`
+}
+
+// triggerJSON is one trigger of a table (schema.Trigger), in version 3.
+type triggerJSON struct {
+	Name  string `json:"name"`
+	Class string `json:"class"`
 }
 
 // indexJSON is one secondary index of a table.
@@ -237,6 +252,7 @@ func (m logMarks) clone() logMarks {
 func encodeSchema(st *schemaState, marks logMarks) ([]byte, error) {
 	var f schemaFileJSON
 	f.Keyspaces = []keyspaceJSON{}
+	version := uint32(schemaVersion)
 	for _, name := range slices.Sorted(maps.Keys(st.keyspaces)) {
 		ks := st.keyspaces[name]
 		kj := keyspaceJSON{Name: name, Replication: ks.def.Replication, DurableWrites: ks.def.DurableWrites, Tables: []tableJSON{}}
@@ -269,6 +285,10 @@ func encodeSchema(st *schemaState, marks logMarks) ([]byte, error) {
 				tj.Indexes = append(tj.Indexes, indexJSON{Name: ix.Name, Column: ix.Column, Target: indexTargetName(ix.Target),
 					Class: ix.Class, Options: ix.Options})
 			}
+			for _, tr := range t.Triggers {
+				tj.Triggers = append(tj.Triggers, triggerJSON{Name: tr.Name, Class: tr.Class})
+				version = schemaVersionTriggers
+			}
 			if p, ok := marks.truncated[t.ID]; ok {
 				tj.TruncatedAt = &positionJSON{Segment: p.Segment, Offset: p.Offset}
 			}
@@ -285,7 +305,7 @@ func encodeSchema(st *schemaState, marks logMarks) ([]byte, error) {
 	}
 	b := make([]byte, schemaHeaderSize, schemaHeaderSize+len(payload))
 	copy(b, schemaMagic)
-	binary.LittleEndian.PutUint32(b[4:], schemaVersion)
+	binary.LittleEndian.PutUint32(b[4:], version)
 	binary.LittleEndian.PutUint32(b[8:], uint32(len(payload)))
 	binary.LittleEndian.PutUint32(b[12:], crc32.Checksum(payload, crcTable))
 	return append(b, payload...), nil
@@ -303,7 +323,7 @@ func decodeSchema(file string, b []byte) (*schemaState, logMarks, error) {
 	if string(b[:4]) != schemaMagic {
 		return nil, logMarks{}, bad(0, "bad magic %q", b[:4])
 	}
-	if v := binary.LittleEndian.Uint32(b[4:]); v != schemaVersion && v != schemaVersionV1 {
+	if v := binary.LittleEndian.Uint32(b[4:]); v != schemaVersion && v != schemaVersionV1 && v != schemaVersionTriggers {
 		return nil, logMarks{}, bad(4, "unknown version %d", v)
 	}
 	n := binary.LittleEndian.Uint32(b[8:])
@@ -406,6 +426,12 @@ func decodeSchema(file string, b []byte) (*schemaState, logMarks, error) {
 					return nil, logMarks{}, bad(schemaHeaderSize, "index %q of %s.%s: bad column %q or target %q", ij.Name, kj.Name, tj.Name, ij.Column, ij.Target)
 				}
 				t.Indexes = append(t.Indexes, schema.Index{Name: ij.Name, Column: ij.Column, Target: target, Class: ij.Class, Options: ij.Options})
+			}
+			for _, trj := range tj.Triggers {
+				if trj.Name == "" || trj.Class == "" {
+					return nil, logMarks{}, bad(schemaHeaderSize, "trigger %q of %s.%s: no name or class", trj.Name, kj.Name, tj.Name)
+				}
+				t.Triggers = append(t.Triggers, schema.Trigger{Name: trj.Name, Class: trj.Class})
 			}
 			if tj.View != nil {
 				if tj.View.BaseName == "" {

@@ -75,7 +75,7 @@ func TestSchemaFileReadsVersion1(t *testing.T) {
 	assert.Empty(t, ks.def.Functions)
 	assert.Empty(t, ks.def.Aggregates)
 
-	binary.LittleEndian.PutUint32(b[4:], 3)
+	binary.LittleEndian.PutUint32(b[4:], schemaVersionTriggers+1)
 	_, _, err = decodeSchema("schema-1.db", b)
 	assert.ErrorIs(t, err, ErrCorruption, "an unknown version is refused")
 }

@@ -128,6 +128,11 @@ func (e *Engine) durableWrites(keyspace string) bool {
 	return !ok || ks.def.DurableWrites
 }
 
+// ValidateMutation checks m as Apply does before it writes anything (see
+// Apply): a caller that applies several mutations together checks them
+// all first, so that one invalid mutation leaves every other unwritten.
+func ValidateMutation(m *data.Mutation) error { return validateMutation(m) }
+
 func validateMutation(m *data.Mutation) error {
 	if len(m.Key) == 0 {
 		return ErrEmptyKey

@@ -106,6 +106,10 @@ type Options struct {
 	// (minicass.Options.VirtualKeyspaces), which the server's clients
 	// read and write as Cassandra's virtual tables. Nil: none.
 	VirtualKeyspaces []minicass.VirtualKeyspace
+	// Triggers are the trigger classes, implemented in Go, that the
+	// server's clients may create triggers with
+	// (minicass.Options.Triggers). Nil: none.
+	Triggers map[string]minicass.Trigger
 }
 
 // Server is a running minicass server. Its methods are safe for concurrent
@@ -156,7 +160,7 @@ func runFrom(opts Options, from *minicass.Snapshot) (*Server, error) {
 	clock := minicass.NewManualClock(opts.Start)
 	db, err := minicass.Open(minicass.Options{Clock: clock, From: from, MaterializedViewsEnabled: opts.MaterializedViewsEnabled,
 		UserDefinedFunctionsEnabled: opts.UserDefinedFunctionsEnabled, ScriptedUserDefinedFunctionsEnabled: opts.ScriptedUserDefinedFunctionsEnabled,
-		VirtualKeyspaces: opts.VirtualKeyspaces})
+		VirtualKeyspaces: opts.VirtualKeyspaces, Triggers: opts.Triggers})
 	if err != nil {
 		return nil, err
 	}

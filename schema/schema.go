@@ -53,8 +53,8 @@ type Column struct {
 	Desc bool
 }
 
-// Clone returns a copy of t to change before publishing it (its Indexes or
-// Dropped replaced, never modified in place: they are shared).
+// Clone returns a copy of t to change before publishing it (its Indexes,
+// Triggers or Dropped replaced, never modified in place: they are shared).
 func (t *Table) Clone() *Table {
 	nt := *t
 	return &nt
@@ -74,6 +74,16 @@ func (t *Table) IsIndexTable() bool { return strings.Contains(t.Name, ".") }
 // tables: flushing or compacting a table covers its indexes.
 func OwnsTable(base, name string) bool {
 	return name == base || strings.HasPrefix(name, base+".")
+}
+
+// Trigger returns the trigger of t called name, if any.
+func (t *Table) Trigger(name string) (Trigger, bool) {
+	for _, tr := range t.Triggers {
+		if tr.Name == name {
+			return tr, true
+		}
+	}
+	return Trigger{}, false
 }
 
 // IndexesOn returns the names of the indexes of t on column name.
@@ -225,6 +235,17 @@ func (ix *Index) Kind() string {
 	return "COMPOSITES"
 }
 
+// Trigger is a trigger of a table (system_schema.triggers, Cassandra's
+// TriggerMetadata): its name and the class it runs, which names a trigger
+// the node registered (package cql/trigger). The class is kept as CREATE
+// TRIGGER gave it, so a schema read back on a node that no longer registers
+// the class still lists the trigger, as Cassandra's schema keeps a trigger
+// whose jar left the triggers directory.
+type Trigger struct {
+	Name  string
+	Class string
+}
+
 // Table is a table definition. Columns lists every column in the order of
 // SELECT *: partition key columns in key order, clustering columns in order,
 // then the static columns and then the regular ones, each group sorted by name
@@ -242,6 +263,10 @@ type Table struct {
 	// Indexes are the table's secondary indexes. Set them before the
 	// table is published; nil means none.
 	Indexes []Index
+	// Triggers are the table's triggers, in creation order (Cassandra's
+	// Triggers keeps them so, and runs them in that order). Set them
+	// before the table is published; nil means none.
+	Triggers []Trigger
 	// View is set when the table is a materialized view (see View).
 	View *View
 	// Compact is set for a COMPACT STORAGE table (see CompactStorage); nil

@@ -7,6 +7,7 @@ import (
 
 	"github.com/minicass/minicass/cql/auth"
 	"github.com/minicass/minicass/cql/query"
+	"github.com/minicass/minicass/cql/trigger"
 	"github.com/minicass/minicass/cql/virtual"
 	"github.com/minicass/minicass/engine"
 	"github.com/minicass/minicass/schema"
@@ -54,6 +55,10 @@ type Env struct {
 	// after 2038-01-19T03:14:06Z (Cassandra's
 	// cassandra.expiration_date_overflow_policy; REJECT by default).
 	ExpirationDateOverflowPolicy ExpirationOverflowPolicy
+	// Triggers are the trigger classes the node knows (package
+	// cql/trigger): CREATE TRIGGER names one, and writes run the triggers
+	// of their tables. Nil knows none.
+	Triggers trigger.Registry
 
 	// replication caches the replication of the keyspaces statements read
 	// and write (Execution.replication): derived from the schema, not

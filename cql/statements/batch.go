@@ -243,6 +243,13 @@ func (p *batchPlan) Exec(ctx context.Context, q *plan.Execution) (*query.Result,
 	}
 	res := query.VoidResult()
 	res.Warnings = warns
+	if p.hasTriggers() {
+		if err := p.applyWithTriggers(ctx, q, merged, tables); err != nil {
+			return nil, err
+		}
+		q.Trace.Add("Applied batch of %d statements as %d partition mutations", len(p.stmts), len(merged))
+		return res, nil
+	}
 	// StorageProxy.mutateAtomically counts every mutation's replicas
 	// before it writes any.
 	for _, m := range merged {
@@ -269,6 +276,35 @@ func (p *batchPlan) Exec(ctx context.Context, q *plan.Execution) (*query.Result,
 	}
 	q.Trace.Add("Applied batch of %d statements as %d partition mutations", len(p.stmts), len(merged))
 	return res, nil
+}
+
+// hasTriggers reports whether a table the batch writes has triggers.
+func (p *batchPlan) hasTriggers() bool {
+	for _, mp := range p.stmts {
+		if len(mp.tbl.Triggers) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// applyWithTriggers applies the batch's merged mutations with what the
+// triggers of their tables add (StorageProxy.mutateWithTriggers): a
+// counter batch takes none.
+func (p *batchPlan) applyWithTriggers(ctx context.Context, q *plan.Execution, merged []*data.Mutation, tables map[string]*schema.Table) error {
+	own := make([]tableMutation, 0, len(merged))
+	counter := false
+	for _, m := range merged {
+		own = append(own, tableMutation{tbl: tables[partitionKeyOf(m)], m: m})
+	}
+	for _, mp := range p.stmts {
+		counter = counter || mp.counter
+	}
+	added, err := runTriggers(ctx, q, own, counter)
+	if err != nil {
+		return err
+	}
+	return applyAll(ctx, q, mergeByPartition(own, added))
 }
 
 // buildMutations builds every statement's mutations and merges those of the
@@ -571,6 +607,13 @@ func (p *batchPlan) execConditional(ctx context.Context, q *plan.Execution) (*qu
 	merged, tables, err := p.buildMutations(ctx, q)
 	if err != nil {
 		return nil, err
+	}
+	for i, m := range merged {
+		// StorageProxy.cas runs the triggers on the update it proposes.
+		if m, err = casTriggers(ctx, q, tables[partitionKeyOf(m)], m); err != nil {
+			return nil, err
+		}
+		merged[i] = m
 	}
 	for _, m := range merged {
 		// The partition's lock is held: a table with dependents

@@ -672,6 +672,12 @@ func (p *modPlan) execConditional(ctx context.Context, q *plan.Execution, wc *wr
 	if err != nil {
 		return nil, err
 	}
+	for i, m := range muts {
+		// StorageProxy.cas runs the triggers on the update it proposes.
+		if muts[i], err = casTriggers(ctx, q, p.tbl, m); err != nil {
+			return nil, err
+		}
+	}
 	for _, m := range muts {
 		// The partition's lock is held (see ApplyLocked).
 		if err := q.Env.Engine.ApplyLocked(ctx, p.tbl, m); err != nil {

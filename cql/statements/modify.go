@@ -1244,6 +1244,9 @@ func (p *modPlan) Exec(ctx context.Context, q *plan.Execution) (*query.Result, e
 	if p.conds != nil {
 		return p.execConditional(ctx, q, &wc)
 	}
+	if len(p.tbl.Triggers) > 0 {
+		return p.execWithTriggers(ctx, q, &wc)
+	}
 	if p.simple {
 		m, err := p.simpleMutation(q, &wc, new(simpleRow))
 		if err != nil {
@@ -1262,6 +1265,28 @@ func (p *modPlan) Exec(ctx context.Context, q *plan.Execution) (*query.Result, e
 		if err := p.apply(ctx, q, m); err != nil {
 			return nil, err
 		}
+	}
+	return voidResult(q), nil
+}
+
+// execWithTriggers is Exec for a table with triggers
+// (StorageProxy.mutateWithTriggers): the statement's mutations, what the
+// triggers add to them, merged by partition and applied together.
+func (p *modPlan) execWithTriggers(ctx context.Context, q *plan.Execution, wc *writeContext) (*query.Result, error) {
+	muts, err := p.Mutations(ctx, q, wc)
+	if err != nil {
+		return nil, err
+	}
+	own := make([]tableMutation, 0, len(muts))
+	for _, m := range muts {
+		own = append(own, tableMutation{tbl: p.tbl, m: m})
+	}
+	added, err := runTriggers(ctx, q, own, p.counter)
+	if err != nil {
+		return nil, err
+	}
+	if err := applyAll(ctx, q, mergeByPartition(own, added)); err != nil {
+		return nil, err
 	}
 	return voidResult(q), nil
 }

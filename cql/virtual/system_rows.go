@@ -363,6 +363,26 @@ func indexRows(t *schema.Table) []Values {
 	return out
 }
 
+// triggerRows are a table's system_schema.triggers rows, in trigger_name
+// order (the clustering order), each with its options {'class': class}, as
+// SchemaKeyspace.addTriggerToSchemaMutation writes them.
+func triggerRows(t *schema.Table) []Values {
+	if len(t.Triggers) == 0 {
+		return nil
+	}
+	trs := slices.SortedFunc(slices.Values(t.Triggers), func(a, b schema.Trigger) int { return strings.Compare(a.Name, b.Name) })
+	out := make([]Values, 0, len(trs))
+	for _, tr := range trs {
+		out = append(out, Values{
+			"keyspace_name": TextV(t.Keyspace),
+			"table_name":    TextV(t.Name),
+			"trigger_name":  TextV(tr.Name),
+			"options":       TextMapV(map[string]string{"class": tr.Class}),
+		})
+	}
+	return out
+}
+
 // typeRows are a keyspace's system_schema.types rows.
 func typeRows(ks *schema.Keyspace) []Values {
 	out := make([]Values, 0, len(ks.Types))
@@ -389,9 +409,7 @@ type SchemaSnapshot struct {
 }
 
 // schemaTableRows returns the rows of system_schema.name that describe
-// keyspace ks, whose tables (and materialized views) are tables.
-// triggers have none: minicass refuses to create any (see package
-// statements/ddl). A view is a row of views, not of
+// keyspace ks, whose tables (and materialized views) are tables. A view is a row of views, not of
 // tables; its columns are in columns, as SchemaKeyspace writes them.
 func schemaTableRows(name string, ks *schema.Keyspace, tables []*schema.Table) []Values {
 	var out []Values
@@ -421,6 +439,10 @@ func schemaTableRows(name string, ks *schema.Keyspace, tables []*schema.Table) [
 	case "indexes":
 		for _, t := range tables {
 			out = append(out, indexRows(t)...)
+		}
+	case "triggers":
+		for _, t := range tables {
+			out = append(out, triggerRows(t)...)
 		}
 	case "types":
 		out = typeRows(ks)

@@ -40,6 +40,7 @@ var layer = map[string]int{
 	// then the statement packages, then the facade (package cql).
 	"cql/query":          51,
 	"cql/virtual":        51,
+	"cql/trigger":        51, // the Go triggers an embedder registers (ITrigger)
 	"cql/index":          52, // the data of built-in secondary indexes
 	"cql/describe":       52,
 	"cql/expr":           52,

@@ -729,6 +729,7 @@ func compileAlterTable(s *plan.Compiler, st *parser.AlterTable) (plan.Plan, erro
 		tbl.Compact = compact
 		tbl.Dropped = dropped
 		tbl.Indexes = old.Indexes
+		tbl.Triggers = old.Triggers
 		if err := q.Env.Engine.AlterTables(append([]*schema.Table{tbl}, changedViews...)...); err != nil {
 			return nil, err
 		}

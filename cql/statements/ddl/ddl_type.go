@@ -182,7 +182,7 @@ func compileAlterType(s *plan.Compiler, st *parser.AlterUserType) (plan.Plan, er
 				cols[i] = &cp
 			}
 			t := schema.NewTable(ks, tbl.Name, tbl.ID, cols, tbl.Options)
-			t.Dropped, t.Indexes, t.Compact = tbl.Dropped, tbl.Indexes, tbl.Compact
+			t.Dropped, t.Indexes, t.Compact, t.Triggers = tbl.Dropped, tbl.Indexes, tbl.Compact, tbl.Triggers
 			tables = append(tables, t)
 		}
 		if err := q.Env.Engine.AlterKeyspace(&next, tables...); err != nil {
