@@ -100,6 +100,7 @@ func compileSelect(s *plan.Compiler, st *parser.Select) (plan.Plan, error) {
 		return nil, err
 	}
 	c := expr.NewTableCompileCtx(st.BindCount(), tbl)
+	c.Partitioner = s.Env.Engine.Partitioner()
 	c.UDFs = s.UDFs()
 	p := &selectPlan{tbl: tbl, json: st.JSON, distinct: st.Distinct}
 
