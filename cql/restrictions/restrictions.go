@@ -328,6 +328,9 @@ type WhereClause struct {
 	ckGap error
 }
 
+// HasToken reports whether token() relations restrict the partition token.
+func (w *WhereClause) HasToken() bool { return w.hasToken() }
+
 // hasToken reports whether the partition token is restricted.
 func (w *WhereClause) hasToken() bool {
 	return w.tokenEq != nil || w.tokenLower != nil || w.tokenUp != nil
@@ -562,7 +565,6 @@ func indexFor(tbl *schema.Table, f rowFilter) *schema.Index {
 func analyzeWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation, allowFiltering bool) (*WhereClause, error) {
 	w := &WhereClause{Tbl: tbl, part: c.Partitioner, allowFiltering: allowFiltering, Pk: make([]*WhereValues, len(tbl.PartitionKey())), Restricted: map[string]bool{}}
 	var pkSliced bool
-	var tokenCols string
 	var ckRels []ckRelation
 	var custom []*parser.CustomIndexExpression
 	for _, rel := range where {
@@ -596,11 +598,9 @@ func analyzeWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation
 				}
 			}
 		case *parser.TokenRelation:
-			cols, err := addTokenRelation(c, w, r)
-			if err != nil {
+			if _, err := addTokenRelation(c, w, r); err != nil {
 				return nil, err
 			}
-			tokenCols = cols
 		}
 	}
 	// Custom index expressions come after the relations and before the
@@ -623,10 +623,10 @@ func analyzeWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation
 	w.PkComplete = pkAll && !pkSliced
 	// EQ or IN on every partition key column with token() relations reads
 	// the partitions the keys name whose token the relations accept
-	// (Cassandra's TokenFilter); with a partial key they stay refused.
-	if w.hasToken() && pkAny && !w.PkComplete {
-		return nil, query.Invalidf("Columns \"%s\" cannot be restricted by both a normal relation and a token relation", tokenCols)
-	}
+	// (Cassandra's TokenFilter.NotOnToken); with a partial key, or a slice
+	// on it, the read is a range read on the token bounds whose rows the
+	// key restrictions filter (TokenFilter.OnToken, needFiltering), as
+	// without token() relations.
 	if pkAny && !w.PkComplete {
 		if !allowFiltering {
 			return nil, indexable(query.Invalidf(filteringMsg))
