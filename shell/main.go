@@ -105,7 +105,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, version stri
 	}
 	part, ok := partitioner.Parse(*partitionerName)
 	if !ok {
-		fmt.Fprintf(stderr, "minicass shell: --partitioner %q is not one of Murmur3Partitioner, ByteOrderedPartitioner\n", *partitionerName)
+		fmt.Fprintf(stderr, "minicass shell: Invalid partitioner class %s (minicass has Murmur3Partitioner and ByteOrderedPartitioner)\n", *partitionerName)
 		return ExitError
 	}
 	f, err := ParseFormat(*format)

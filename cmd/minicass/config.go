@@ -252,7 +252,7 @@ var settings = []setting{
 		set: func(c *serveConfig, v string) error {
 			p, ok := partitioner.Parse(v)
 			if !ok {
-				return fmt.Errorf("%q is not one of Murmur3Partitioner, ByteOrderedPartitioner", v)
+				return fmt.Errorf("Invalid partitioner class %s (minicass has Murmur3Partitioner and ByteOrderedPartitioner)", v)
 			}
 			c.db.Partitioner = p
 			return nil
