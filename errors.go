@@ -51,4 +51,8 @@ var (
 	// ErrLocked is returned by Open when the data directory is in use by
 	// another open DB, in this process or another (the engine's sentinel).
 	ErrLocked = engine.ErrLocked
+	// ErrPartitionerMismatch is returned by Open when the data directory
+	// was written under another partitioner than Options.Partitioner (the
+	// engine's sentinel; the message is Cassandra's).
+	ErrPartitionerMismatch = engine.ErrPartitionerMismatch
 )

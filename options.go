@@ -7,6 +7,7 @@ import (
 
 	"github.com/minicass/minicass/cql"
 	"github.com/minicass/minicass/engine"
+	"github.com/minicass/minicass/partitioner"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/vfs"
 )
@@ -33,6 +34,19 @@ const (
 	SyncNone = engine.SyncNone
 )
 
+// Partitioner is a node's partitioner (cassandra.yaml's partitioner). It is
+// the partitioner package's type.
+type Partitioner = partitioner.Partitioner
+
+// The partitioners.
+const (
+	// Murmur3Partitioner (the default) orders partitions by the Murmur3
+	// hash of their key, Cassandra's default.
+	Murmur3Partitioner = partitioner.Murmur3Partitioner
+	// ByteOrderedPartitioner orders partitions by their key bytes.
+	ByteOrderedPartitioner = partitioner.ByteOrderedPartitioner
+)
+
 // Options configure a DB. The zero value works: an in-memory database on
 // the real clock that logs nothing. The fields after Logger tune the
 // storage engine and are passed to it unchanged (engine.Options documents
@@ -49,6 +63,13 @@ type Options struct {
 	// ClusterName is the cluster_name of system.local (default
 	// "Test Cluster").
 	ClusterName string
+	// Partitioner is the node's partitioner, cassandra.yaml's partitioner:
+	// Murmur3Partitioner (the zero value, Cassandra 4.1's default) or
+	// ByteOrderedPartitioner, which keeps partitions in the order of their
+	// key bytes and makes token() the key as a blob. A data directory keeps
+	// the partitioner it was created with and refuses to open under
+	// another one (ErrPartitionerMismatch).
+	Partitioner Partitioner
 	// PreparedStatementsCacheSize bounds the memory of the prepared
 	// statements the node keeps, shared by every session and connection,
 	// as Cassandra's prepared_statements_cache_size (default 10 MiB).
@@ -182,7 +203,7 @@ type Options struct {
 // engineOptions translates Options into the engine's options.
 func (o *Options) engineOptions() engine.Options {
 	eo := engine.Options{
-		Dir: o.Dir, FS: o.FS, Logger: o.Logger,
+		Dir: o.Dir, FS: o.FS, Logger: o.Logger, Partitioner: o.Partitioner,
 		CommitLogSync: o.CommitLogSync, CommitLogSyncPeriod: o.CommitLogSyncPeriod, CommitLogSegmentSize: o.CommitLogSegmentSize,
 		CommitLogTotalSpace: o.CommitLogTotalSpace,
 		MemtableSize:        o.MemtableSize, MemtableHardLimit: o.MemtableHardLimit, FlushWorkers: o.FlushWorkers,

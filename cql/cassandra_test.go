@@ -26,6 +26,7 @@ import (
 	"github.com/minicass/minicass/cql/query"
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/engine"
+	"github.com/minicass/minicass/partitioner"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
 	"github.com/minicass/minicass/vfs"
@@ -261,6 +262,14 @@ import (
 //	                    the node's data center, as the snitch the Java
 //	                    installs with DatabaseDescriptor.setEndpointSnitch
 //	                    reports it)
+//	node partitioner=NAME
+//	                    (with the settings above) the fresh node, and every
+//	                    later one of the script, runs on partitioner NAME
+//	                    (ByteOrderedPartitioner or Murmur3Partitioner, the
+//	                    default), where the Java's @BeforeClass calls
+//	                    DatabaseDescriptor.setPartitionerUnsafe (or
+//	                    StorageService's); a class on the
+//	                    ByteOrderedPartitioner starts with this directive
 //	node virtual-keyspace=NAME
 //	                    (with the settings above) the fresh node has the
 //	                    virtual keyspace the Java test registers before its
@@ -454,6 +463,10 @@ type conformanceHarness struct {
 	table  string
 	method string
 	tally  conformanceTally
+	// partitioner is the partitioner of the script's nodes, set by a node
+	// directive's partitioner=NAME and kept by the later ones (the Java
+	// sets it for the whole class, in its @BeforeClass).
+	partitioner partitioner.Partitioner
 	// nowInSec is the nowInSeconds query option of the directive being run
 	// (now-in-seconds=now+N), nil when it has none.
 	nowInSec *int64
@@ -548,7 +561,14 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 		h.tally.methods++
 		return d.Expected
 	case "node":
-		var opts engine.Options
+		if d.HasArg("partitioner") {
+			var name string
+			d.ScanArgs(t, "partitioner", &name)
+			p, ok := partitioner.Parse(name)
+			require.True(t, ok, "%s: no partitioner %q", d.Pos, name)
+			h.partitioner = p
+		}
+		opts := engine.Options{Partitioner: h.partitioner}
 		if d.HasArg("tombstone-failure-threshold") {
 			d.ScanArgs(t, "tombstone-failure-threshold", &opts.TombstoneFailureThreshold)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/minicass/minicass/data"
+	"github.com/minicass/minicass/partitioner"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
 )
@@ -52,7 +53,7 @@ func TestSystemTablesShape(t *testing.T) {
 
 func TestNodeTokens(t *testing.T) {
 	id := types.UUIDValue{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
-	a, b := virtual.NodeTokens(id), virtual.NodeTokens(id)
+	a, b := virtual.NodeTokens(id, partitioner.Murmur3Partitioner), virtual.NodeTokens(id, partitioner.Murmur3Partitioner)
 	require.Len(t, a, virtual.NumTokens)
 	assert.Equal(t, a, b, "deterministic per host id")
 	seen := map[string]bool{}
@@ -60,7 +61,7 @@ func TestNodeTokens(t *testing.T) {
 		seen[tok] = true
 	}
 	assert.Len(t, seen, virtual.NumTokens, "distinct")
-	assert.NotEqual(t, a, virtual.NodeTokens(types.UUIDValue{9}))
+	assert.NotEqual(t, a, virtual.NodeTokens(types.UUIDValue{9}, partitioner.Murmur3Partitioner))
 }
 
 func TestLocalRowMutation(t *testing.T) {

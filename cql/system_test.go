@@ -58,7 +58,7 @@ func TestSystemLocal(t *testing.T) {
 	require.Len(t, res.Rows, 1)
 	assert.Equal(t, virtual.ReleaseVersion, string(column(res, 0, "release_version")))
 	assert.Equal(t, "Test Cluster", string(column(res, 0, "cluster_name")))
-	assert.Equal(t, virtual.Partitioner, string(column(res, 0, "partitioner")))
+	assert.Equal(t, "org.apache.cassandra.dht.Murmur3Partitioner", string(column(res, 0, "partitioner")))
 	assert.Equal(t, []byte{127, 0, 0, 1}, column(res, 0, "rpc_address"))
 	assert.Equal(t, virtual.IntV(9042), column(res, 0, "rpc_port"))
 	assert.Equal(t, s.x.HostID().String(), types.Format(types.UUIDType, column(res, 0, "host_id")))

@@ -241,7 +241,7 @@ func (e *Engine) ApplyLocked(ctx context.Context, t *schema.Table, m *data.Mutat
 
 // applyDerived is Apply's path for a table with dependents deps.
 func (e *Engine) applyDerived(ctx context.Context, t *schema.Table, s *tableStore, m *data.Mutation, deps []namedDependent, locked bool) error {
-	token := Token(m.Key)
+	token := e.Token(m.Key)
 	if !locked {
 		unlock := e.LockPartition(t, m.Key)
 		defer unlock()
@@ -285,7 +285,7 @@ func (e *Engine) applyDerived(ctx context.Context, t *schema.Table, s *tableStor
 			return fmt.Errorf("engine: derived mutation of %s for %s: %w", t.QualifiedName(), d.Table.QualifiedName(), err)
 		}
 		d.Mutation.Table = d.Table.ID
-		group = append(group, groupMember{t: d.Table, s: ds, m: d.Mutation, token: Token(d.Mutation.Key)})
+		group = append(group, groupMember{t: d.Table, s: ds, m: d.Mutation, token: e.Token(d.Mutation.Key)})
 	}
 	if len(group) == 1 {
 		return e.applyPlain(ctx, t, s, m)

@@ -66,6 +66,9 @@ func (e *Engine) openStorage() error {
 	if err != nil {
 		return err
 	}
+	if err := e.checkPartitioner(st != nil); err != nil {
+		return err
+	}
 	if st != nil {
 		e.schemaN, e.marks = n, marks
 		e.state.Store(st) // so that closeStorage closes what was opened
@@ -447,7 +450,7 @@ func (e *Engine) replay() error {
 				skipped++
 				continue
 			}
-			n := s.active.mt.Apply(Token(m.Key), m)
+			n := s.active.mt.Apply(e.Token(m.Key), m)
 			s.active.notePos(pos)
 			e.mem.Add(int64(n))
 			replayed++

@@ -190,8 +190,13 @@ func (e *Engine) checkOpen() error {
 	return nil
 }
 
-// Token returns the Murmur3 token of a serialized partition key.
-func Token(key []byte) int64 { return int64(partitioner.Murmur3(key)) }
+// Token returns the token the engine keeps and orders the partition of a
+// serialized partition key by: its partitioner's (Options.Partitioner,
+// partitioner.Partitioner.Token). It is the one place the engine asks.
+func (e *Engine) Token(key []byte) int64 { return int64(e.opts.Partitioner.Token(key)) }
+
+// Partitioner returns the engine's partitioner (Options.Partitioner).
+func (e *Engine) Partitioner() partitioner.Partitioner { return e.opts.Partitioner }
 
 // store returns the data of table id in the current state.
 func (e *Engine) store(id data.TableID) (*tableStore, bool) {

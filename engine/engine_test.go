@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/minicass/minicass/data"
+	"github.com/minicass/minicass/partitioner"
 	"github.com/minicass/minicass/schema"
 )
 
@@ -205,7 +206,7 @@ func TestReadStatsSources(t *testing.T) {
 
 func newMemtableWith(t *testing.T, key, ck string, ts int64) *memtableMT {
 	mt := newMT()
-	mt.Apply(Token([]byte(key)), mutationOf(key, ck, "v", "sst", ts))
+	mt.Apply(int64(partitioner.Murmur3([]byte(key))), mutationOf(key, ck, "v", "sst", ts))
 	return mt
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/minicass/minicass/commitlog"
+	"github.com/minicass/minicass/partitioner"
 	"github.com/minicass/minicass/sstable"
 	"github.com/minicass/minicass/vfs"
 )
@@ -62,6 +63,13 @@ type Options struct {
 	Clock Clock
 	// Logger receives the engine's log records. Nil discards them.
 	Logger *slog.Logger
+	// Partitioner maps partition keys to the tokens partitions are kept
+	// and scanned in (cassandra.yaml's partitioner). The zero value is
+	// partitioner.Murmur3Partitioner, Cassandra's default. A data directory
+	// keeps the partitioner it was written with (its PARTITIONER file, see
+	// partitionerfile.go) and refuses to open under another one, as
+	// Cassandra refuses SSTables of another partitioner.
+	Partitioner partitioner.Partitioner
 
 	// Dir is the data directory; "" (the default) keeps everything in
 	// memory: no commit log, no schema file, no automatic flush (memtables
@@ -291,6 +299,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("%w: negative CommitLogTotalSpace %d", ErrInvalidOptions, o.CommitLogTotalSpace)
 	case o.CommitLogSegmentSize < 0:
 		return fmt.Errorf("%w: negative CommitLogSegmentSize %d", ErrInvalidOptions, o.CommitLogSegmentSize)
+	case o.Partitioner > partitioner.ByteOrderedPartitioner:
+		return fmt.Errorf("%w: unknown Partitioner %d", ErrInvalidOptions, int(o.Partitioner))
 	case o.CommitLogSegmentSize > 0 && o.CommitLogSegmentSize < 4096:
 		return fmt.Errorf("%w: CommitLogSegmentSize %d below 4 KiB", ErrInvalidOptions, o.CommitLogSegmentSize)
 	}

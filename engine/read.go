@@ -514,7 +514,7 @@ func (e *Engine) ReadPartition(ctx context.Context, t *schema.Table, key []byte,
 	rs.dropped = t.Dropped
 	rs.strict = t.StrictLiveness()
 	h.st.gcBefore = rs.now - int64(t.Options.GCGraceSeconds)
-	token := Token(key)
+	token := e.Token(key)
 	s.readCount.Add(1)
 	srcs := s.sourcesInto(&h.srcs)
 	if srcs.sstFrom == srcs.sstTo {

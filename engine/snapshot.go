@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/minicass/minicass/data"
+	"github.com/minicass/minicass/partitioner"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/wire"
 )
@@ -62,6 +63,9 @@ type Snapshot struct {
 	// after the restore supersedes what the snapshot holds even when the
 	// target's clock is behind the snapshot's.
 	lastTS int64
+	// part is the partitioner of the engine snapshotted, whose tokens its
+	// memtables and SSTables keep.
+	part partitioner.Partitioner
 
 	mu       sync.RWMutex // guards released against Restore
 	released bool
@@ -127,7 +131,7 @@ func (e *Engine) Snapshot() (*Snapshot, error) {
 	e.schemaMu.Lock()
 	defer e.schemaMu.Unlock()
 	st := e.state.Load()
-	snap := &Snapshot{state: st, tables: make(map[data.TableID]*tableSnapshot, len(st.stores)), lastTS: e.ts.last.Load()}
+	snap := &Snapshot{state: st, tables: make(map[data.TableID]*tableSnapshot, len(st.stores)), lastTS: e.ts.last.Load(), part: e.opts.Partitioner}
 	home := &homeFS{fs: e.fs}
 	for id, s := range st.stores {
 		ts := s.freeze(home)
@@ -194,6 +198,13 @@ func (e *Engine) Restore(snap *Snapshot) error {
 	defer snap.mu.RUnlock()
 	if snap.released {
 		return ErrSnapshotReleased
+	}
+	if snap.part != e.opts.Partitioner {
+		if st := snap.Stats(); st.Partitions > 0 || st.SSTables > 0 {
+			// Its partitions are ordered by another partitioner's tokens.
+			return fmt.Errorf("%w: the snapshot's data was written under %s, the engine runs %s",
+				ErrPartitionerMismatch, snap.part.ClassName(), e.opts.Partitioner.ClassName())
+		}
 	}
 	e.depMu.Lock()
 	e.deps.Store(nil)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/minicass/minicass/data"
-	"github.com/minicass/minicass/partitioner"
 	"github.com/minicass/minicass/schema"
 )
 
@@ -43,7 +42,7 @@ func (e *Engine) PartitionVersions(ctx context.Context, t *schema.Table, key []b
 	}
 	rs := s.sources()
 	defer rs.release()
-	tok := int64(partitioner.Murmur3(key))
+	tok := e.Token(key)
 	var out []SourceVersions
 	for _, src := range rs.list {
 		sv := SourceVersions{Name: src.Name(), Kind: src.Kind(), Deletion: data.LiveDeletion}

@@ -179,7 +179,7 @@ func (e *Engine) readRaw(ctx context.Context, t *schema.Table, s *tableStore, ke
 	st.warnAt, st.failAt = 0, 0
 	rs.dropped = t.Dropped
 	rs.keepDead = true
-	token := Token(key)
+	token := e.Token(key)
 	srcs := s.sources()
 	defer srcs.release()
 	var parts []part

@@ -81,7 +81,7 @@ func (e *Engine) apply(ctx context.Context, t *schema.Table, m *data.Mutation, l
 // applyPlain logs and applies a validated mutation of a table without
 // dependents.
 func (e *Engine) applyPlain(ctx context.Context, t *schema.Table, s *tableStore, m *data.Mutation) error {
-	token := Token(m.Key)
+	token := e.Token(m.Key)
 	if err := e.waitForMemory(ctx, s); err != nil {
 		return err
 	}

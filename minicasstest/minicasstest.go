@@ -91,6 +91,11 @@ type Options struct {
 	Authorizer string
 	// Start is the initial time of the manual clock. Default: time.Now().
 	Start time.Time
+	// Partitioner is the node's partitioner (cassandra.yaml's
+	// partitioner): minicass.Murmur3Partitioner, the default, or
+	// minicass.ByteOrderedPartitioner, for tests written against a cluster
+	// that keeps partitions in key order.
+	Partitioner minicass.Partitioner
 	// MaterializedViewsEnabled allows CREATE MATERIALIZED VIEW
 	// (materialized_views_enabled), off by default as in Cassandra 4.1.
 	MaterializedViewsEnabled bool
@@ -158,7 +163,7 @@ func runFrom(opts Options, from *minicass.Snapshot) (*Server, error) {
 		opts.Start = time.Now()
 	}
 	clock := minicass.NewManualClock(opts.Start)
-	db, err := minicass.Open(minicass.Options{Clock: clock, From: from, MaterializedViewsEnabled: opts.MaterializedViewsEnabled,
+	db, err := minicass.Open(minicass.Options{Clock: clock, From: from, Partitioner: opts.Partitioner, MaterializedViewsEnabled: opts.MaterializedViewsEnabled,
 		UserDefinedFunctionsEnabled: opts.UserDefinedFunctionsEnabled, ScriptedUserDefinedFunctionsEnabled: opts.ScriptedUserDefinedFunctionsEnabled,
 		VirtualKeyspaces: opts.VirtualKeyspaces, Triggers: opts.Triggers})
 	if err != nil {

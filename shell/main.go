@@ -15,6 +15,7 @@ import (
 
 	"github.com/minicass/minicass"
 	"github.com/minicass/minicass/nodetool"
+	"github.com/minicass/minicass/partitioner"
 	"github.com/minicass/minicass/studio"
 )
 
@@ -69,6 +70,9 @@ func DefaultDataDir() string { return filepath.Join(BaseDir(), "data") }
 //	--scripted_user_defined_functions_enabled
 //	                allow LANGUAGE javascript functions too (off by
 //	                default, as in Cassandra 4.1's cassandra.yaml)
+//	--partitioner P Murmur3Partitioner (the default) or
+//	                ByteOrderedPartitioner, cassandra.yaml's partitioner; a
+//	                data directory keeps the one it was created with
 //
 // Without -e and -f it reads stdin: interactively with prompts, line
 // editing and history when stdin is a terminal, as a script otherwise. As in
@@ -87,6 +91,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, version stri
 	udfs := fs.Bool("user_defined_functions_enabled", false, "allow CREATE FUNCTION (cassandra.yaml's user_defined_functions_enabled; off by default, as in Cassandra 4.1)")
 	scripted := fs.Bool("scripted_user_defined_functions_enabled", false, "allow LANGUAGE javascript functions too (cassandra.yaml's scripted_user_defined_functions_enabled; off by default, as in Cassandra 4.1)")
 	views := fs.Bool("materialized_views_enabled", false, "allow CREATE MATERIALIZED VIEW (cassandra.yaml's materialized_views_enabled; off by default, as in Cassandra 4.1)")
+	partitionerName := fs.String("partitioner", "Murmur3Partitioner", "the `partitioner`, Murmur3Partitioner or ByteOrderedPartitioner (cassandra.yaml's partitioner); a data directory keeps the one it was created with")
 	ui := fs.String("ui", "", "serve the studio, the web view of the database, on the loopback `address` (e.g. 127.0.0.1:7070)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -96,6 +101,11 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, version stri
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "minicass shell: unexpected argument %q\n", fs.Arg(0))
+		return ExitError
+	}
+	part, ok := partitioner.Parse(*partitionerName)
+	if !ok {
+		fmt.Fprintf(stderr, "minicass shell: Invalid partitioner class %s (minicass has Murmur3Partitioner and ByteOrderedPartitioner)\n", *partitionerName)
 		return ExitError
 	}
 	f, err := ParseFormat(*format)
@@ -132,7 +142,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, version stri
 			return ExitStartup
 		}
 	}
-	opts := minicass.Options{Dir: dir, MaterializedViewsEnabled: *views, UserDefinedFunctionsEnabled: *udfs, ScriptedUserDefinedFunctionsEnabled: *scripted}
+	opts := minicass.Options{Dir: dir, Partitioner: part, MaterializedViewsEnabled: *views, UserDefinedFunctionsEnabled: *udfs, ScriptedUserDefinedFunctionsEnabled: *scripted}
 	var manual *minicass.ManualClock
 	if *clockArg != "" {
 		start := time.Now()

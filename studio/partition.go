@@ -65,8 +65,8 @@ func (s *Studio) partitionView(r *http.Request) (*rendered, error) {
 		return nil, err
 	}
 
-	fmt.Fprintf(&b, `<p>Partition <b id="pkey">%s</b>, token %d, at %s (the engine's clock).</p>`,
-		esc(t.FormatPartitionWhere(key)), int64(partitioner.Murmur3(key)), time.Unix(now, 0).UTC().Format(time.RFC3339))
+	fmt.Fprintf(&b, `<p>Partition <b id="pkey">%s</b>, token %s, at %s (the engine's clock).</p>`,
+		esc(t.FormatPartitionWhere(key)), esc(e.Partitioner().TokenString(key)), time.Unix(now, 0).UTC().Format(time.RFC3339))
 	var order []string
 	for _, c := range t.ClusteringColumns() {
 		order = append(order, c.Name+" "+strings.ToUpper(c.ClusteringOrder()))

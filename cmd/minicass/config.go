@@ -18,6 +18,7 @@ import (
 	"github.com/minicass/minicass"
 	"github.com/minicass/minicass/cql"
 	"github.com/minicass/minicass/engine"
+	"github.com/minicass/minicass/partitioner"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/server"
 )
@@ -247,6 +248,15 @@ var settings = []setting{
 		}},
 	{name: "cluster_name", usage: "system.local's cluster_name (default Test Cluster)",
 		set: func(c *serveConfig, v string) error { c.db.ClusterName = v; return nil }},
+	{name: "partitioner", usage: "Murmur3Partitioner (the default) or ByteOrderedPartitioner, a class of org.apache.cassandra.dht; a data directory keeps the one it was created with",
+		set: func(c *serveConfig, v string) error {
+			p, ok := partitioner.Parse(v)
+			if !ok {
+				return fmt.Errorf("Invalid partitioner class %s (minicass has Murmur3Partitioner and ByteOrderedPartitioner)", v)
+			}
+			c.db.Partitioner = p
+			return nil
+		}},
 	{name: "prepared_statements_cache_size", old: "prepared_statements_cache_size_mb", oldUnit: "MiB", usage: "the memory of the prepared statements kept (default 10MiB)",
 		set: storageSetter("MiB", false, func(c *serveConfig, n int64) { c.db.PreparedStatementsCacheSize = n })},
 	{name: "column_index_size", old: "column_index_size_in_kb", oldUnit: "KiB", usage: "the row-index granularity of wide partitions in SSTables (default 64KiB)",

@@ -65,6 +65,7 @@ compact_tables_enabled: false
 drop_compact_storage_enabled: true
 user_defined_functions_enabled: true
 scripted_user_defined_functions_enabled: true
+partitioner: org.apache.cassandra.dht.ByteOrderedPartitioner
 seed_provider:
   - class_name: org.apache.cassandra.locator.SimpleSeedProvider
 `))
@@ -76,6 +77,7 @@ seed_provider:
 	assert.True(t, cfg.db.DropCompactStorageEnabled)
 	assert.True(t, cfg.db.UserDefinedFunctionsEnabled)
 	assert.True(t, cfg.db.ScriptedUserDefinedFunctionsEnabled)
+	assert.Equal(t, minicass.ByteOrderedPartitioner, cfg.db.Partitioner)
 	assert.Equal(t, minicass.SyncBatch, cfg.db.CommitLogSync)
 	assert.Equal(t, 2*time.Second, cfg.db.CommitLogSyncPeriod)
 	assert.Equal(t, int64(8<<20), cfg.db.CommitLogSegmentSize)
@@ -112,6 +114,7 @@ seed_provider:
 func TestLoadYAMLRefusesBadValues(t *testing.T) {
 	for text, want := range map[string]string{
 		"commitlog_sync: sometimes":                                  "invalid value for commitlog_sync: \"sometimes\" is not one of periodic, batch",
+		"partitioner: RandomPartitioner":                             "invalid value for partitioner: Invalid partitioner class RandomPartitioner",
 		"commitlog_sync: group":                                      "invalid value for commitlog_sync: group is not supported",
 		"read_request_timeout: 5000":                                 "invalid value for read_request_timeout: invalid duration \"5000\"",
 		"read_request_timeout: 5000MS":                               "invalid value for read_request_timeout: invalid duration",

@@ -286,25 +286,28 @@ func (c *CompileCtx) tokenFunction(r Receiver, nargs int) (*function, error) {
 	if tbl == nil || (r.Table != "" && (r.Ks != tbl.Keyspace || r.Table != tbl.Name)) {
 		return nil, query.Invalidf("Unknown function token called")
 	}
-	fn := TokenFunction(tbl)
+	fn := TokenFunction(tbl, c.Partitioner)
 	if nargs != len(fn.args) {
 		return nil, query.Invalidf("Invalid number of arguments in call to function system.token: %d required but %d provided", len(fn.args), nargs)
 	}
 	return fn, nil
 }
 
-// TokenFunction is TokenFct of table tbl: token(k1, ...) of values of its
-// partition key columns' types, the Murmur3 token of the partition key they
-// make (TokenFct.execute builds the key as CBuilder does and asks the
-// partitioner); a null argument gives null, and an empty key the minimum
-// token, as Murmur3Partitioner.getToken answers for an empty key.
-func TokenFunction(tbl *schema.Table) *function {
+// TokenFunction is TokenFct of table tbl under partitioner part: token(k1,
+// ...) of values of its partition key columns' types, the partitioner's
+// token of the partition key they make (TokenFct.execute builds the key as
+// CBuilder does and asks the partitioner); a null argument gives null.
+// Under Murmur3 the token is a bigint, and an empty key has the minimum
+// token, as Murmur3Partitioner.getToken answers; under
+// ByteOrderedPartitioner it is a blob, the key's bytes (BytesToken, whose
+// getTokenValidator is BytesType), the empty blob for an empty key.
+func TokenFunction(tbl *schema.Table, part partitioner.Partitioner) *function {
 	pk := tbl.PartitionKey()
 	args := make([]types.Type, len(pk))
 	for i, col := range pk {
 		args[i] = col.Type
 	}
-	return &function{name: "token", args: args, ret: types.BigintType,
+	return &function{name: "token", args: args, ret: TokenType(part),
 		impl: func(_ *query.Execution, a [][]byte) ([]byte, error) {
 			for _, v := range a {
 				if v == nil {
@@ -318,11 +321,32 @@ func TokenFunction(tbl *schema.Table) *function {
 					return nil, err
 				}
 			}
-			if len(key) == 0 {
-				return Int64Bytes(math.MinInt64), nil
-			}
-			return Int64Bytes(int64(partitioner.Murmur3(key))), nil
+			return TokenValue(part, key), nil
 		}}
+}
+
+// TokenType is the CQL type of part's tokens, the result of token() and
+// the type a token() relation's value binds to: bigint for Murmur3, blob
+// for ByteOrderedPartitioner (IPartitioner.getTokenValidator).
+func TokenType(part partitioner.Partitioner) types.Type {
+	if part.OrdersKeys() {
+		return types.BlobType
+	}
+	return types.BigintType
+}
+
+// TokenValue is the serialized token of the serialized partition key key
+// under part, as token() returns it: Murmur3's token as a bigint (the
+// minimum for an empty key), or under ByteOrderedPartitioner the key's own
+// bytes (a copy).
+func TokenValue(part partitioner.Partitioner, key []byte) []byte {
+	if part.OrdersKeys() {
+		return append([]byte{}, key...)
+	}
+	if len(key) == 0 {
+		return Int64Bytes(math.MinInt64)
+	}
+	return Int64Bytes(int64(partitioner.Murmur3(key)))
 }
 
 // fromJSONFunction is fromJson() for a receiver of type t

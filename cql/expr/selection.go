@@ -68,11 +68,15 @@ func (s *ColumnSel) NewEval() Evaluator {
 	return &firstValue{fn: func(_ *query.Execution, r *SelRow) ([]byte, error) { return r.Value(s.Col), nil }}
 }
 
-// tokenSel is token(k1, ...): the partition's Murmur3 token as a bigint.
-type tokenSel struct{ label string }
+// tokenSel is token(k1, ...): the partition's token under the node's
+// partitioner (TokenValue), a bigint or a blob.
+type tokenSel struct {
+	label string
+	part  partitioner.Partitioner
+}
 
 func (s *tokenSel) Name() string    { return s.label }
-func (s *tokenSel) Typ() types.Type { return types.BigintType }
+func (s *tokenSel) Typ() types.Type { return TokenType(s.part) }
 func (s *tokenSel) Aggregate() bool { return false }
 func (s *tokenSel) NewEval() Evaluator {
 	return &firstValue{fn: func(_ *query.Execution, r *SelRow) ([]byte, error) {
@@ -80,7 +84,7 @@ func (s *tokenSel) NewEval() Evaluator {
 		if err != nil {
 			return nil, err
 		}
-		return Int64Bytes(int64(partitioner.Murmur3(key))), nil
+		return TokenValue(s.part, key), nil
 	}}
 }
 
@@ -507,7 +511,7 @@ func (c *CompileCtx) compileSelectorCall(tbl *schema.Table, e *parser.FuncCall) 
 		if name == "token" {
 			// FunctionResolver.collectCandidates: the table's TokenFct
 			// first, then the keyspace's functions of that name.
-			natives = []*function{TokenFunction(tbl)}
+			natives = []*function{TokenFunction(tbl, c.Partitioner)}
 		}
 		return c.compileScalarSelectorCall(tbl, name, e, append(append([]*function(nil), natives...), user...))
 	}
@@ -599,7 +603,7 @@ func (c *CompileCtx) compileTokenSelector(tbl *schema.Table, argExprs []parser.E
 		names[i] = pk[i].Name
 	}
 	if direct {
-		return &tokenSel{label: "system.token(" + strings.Join(names, ", ") + ")"}, nil
+		return &tokenSel{label: "system.token(" + strings.Join(names, ", ") + ")", part: c.Partitioner}, nil
 	}
 	args := make([]Selector, len(argExprs))
 	for i, a := range argExprs {
@@ -621,7 +625,7 @@ func (c *CompileCtx) compileTokenSelector(tbl *schema.Table, argExprs []parser.E
 		}
 		args[i] = sel
 	}
-	return &funcSel{fn: TokenFunction(tbl), args: args}, nil
+	return &funcSel{fn: TokenFunction(tbl, c.Partitioner), args: args}, nil
 }
 
 // isTermSelectable reports whether a selection's expression is a term whose

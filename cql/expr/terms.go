@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/minicass/minicass/cql/query"
+	"github.com/minicass/minicass/partitioner"
 
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/schema"
@@ -216,6 +217,10 @@ type CompileCtx struct {
 	// UDFs finds the user-defined functions the statement may call (nil:
 	// none).
 	UDFs *UserFunctions
+	// Partitioner is the node's partitioner, whose token token() computes
+	// (a bigint under Murmur3, a blob under ByteOrderedPartitioner); the
+	// zero value is Murmur3.
+	Partitioner partitioner.Partitioner
 	// nested memoizes how a nested operation or call assigns to a type
 	// during overload resolution (operations.go), so that resolving an
 	// expression costs time linear in its size, not exponential in its

@@ -89,7 +89,7 @@ func (x *Index) Lookup(ctx context.Context, e *engine.Engine, base *schema.Table
 		if err != nil {
 			return p.Stats(), err
 		}
-		if tok := engine.Token(h.Key); !tr.Contains(tok) {
+		if tok := e.Token(h.Key); !tr.Contains(tok) {
 			if tok > tr.End {
 				break
 			}

@@ -175,7 +175,7 @@ func (x *Index) buildPartition(ctx context.Context, e *engine.Engine, base *sche
 		return err
 	}
 	defer p.Close()
-	token := engine.Token(key)
+	token := e.Token(key)
 	m := &data.Mutation{Key: key, PartitionDeletion: data.LiveDeletion}
 	empty := &engine.BaseRows{Deletion: data.LiveDeletion}
 	after := &engine.BaseRows{Deletion: data.LiveDeletion}

@@ -302,6 +302,9 @@ type WhereClause struct {
 	// tokenEq, tokenLower and tokenUpper are the token restrictions.
 	tokenEq             expr.Term
 	tokenLower, tokenUp *tokenBound
+	// part is the node's partitioner, which gives the tokens the token
+	// restrictions compare.
+	part partitioner.Partitioner
 	// Parts are the clustering restrictions by first column; prefix is the
 	// number of parts usable to compute slices (the rest filter rows).
 	Parts  []*ckPart
@@ -324,6 +327,9 @@ type WhereClause struct {
 	// clustering part past the usable prefix (nil when every part is usable).
 	ckGap error
 }
+
+// HasToken reports whether token() relations restrict the partition token.
+func (w *WhereClause) HasToken() bool { return w.hasToken() }
 
 // hasToken reports whether the partition token is restricted.
 func (w *WhereClause) hasToken() bool {
@@ -557,9 +563,8 @@ func indexFor(tbl *schema.Table, f rowFilter) *schema.Index {
 // analyzeWhere analyses the relations of a SELECT on tbl, as if ALLOW
 // FILTERING were given when allowFiltering is set.
 func analyzeWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation, allowFiltering bool) (*WhereClause, error) {
-	w := &WhereClause{Tbl: tbl, allowFiltering: allowFiltering, Pk: make([]*WhereValues, len(tbl.PartitionKey())), Restricted: map[string]bool{}}
+	w := &WhereClause{Tbl: tbl, part: c.Partitioner, allowFiltering: allowFiltering, Pk: make([]*WhereValues, len(tbl.PartitionKey())), Restricted: map[string]bool{}}
 	var pkSliced bool
-	var tokenCols string
 	var ckRels []ckRelation
 	var custom []*parser.CustomIndexExpression
 	for _, rel := range where {
@@ -593,11 +598,9 @@ func analyzeWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation
 				}
 			}
 		case *parser.TokenRelation:
-			cols, err := addTokenRelation(c, w, r)
-			if err != nil {
+			if _, err := addTokenRelation(c, w, r); err != nil {
 				return nil, err
 			}
-			tokenCols = cols
 		}
 	}
 	// Custom index expressions come after the relations and before the
@@ -620,10 +623,10 @@ func analyzeWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation
 	w.PkComplete = pkAll && !pkSliced
 	// EQ or IN on every partition key column with token() relations reads
 	// the partitions the keys name whose token the relations accept
-	// (Cassandra's TokenFilter); with a partial key they stay refused.
-	if w.hasToken() && pkAny && !w.PkComplete {
-		return nil, query.Invalidf("Columns \"%s\" cannot be restricted by both a normal relation and a token relation", tokenCols)
-	}
+	// (Cassandra's TokenFilter.NotOnToken); with a partial key, or a slice
+	// on it, the read is a range read on the token bounds whose rows the
+	// key restrictions filter (TokenFilter.OnToken, needFiltering), as
+	// without token() relations.
 	if pkAny && !w.PkComplete {
 		if !allowFiltering {
 			return nil, indexable(query.Invalidf(filteringMsg))
@@ -1237,10 +1240,10 @@ func addTokenRelation(c *expr.CompileCtx, w *WhereClause, r *parser.TokenRelatio
 			}
 			args[i] = at
 		}
-		t = tokenOfTerm{tbl: tbl, args: args}
+		t = tokenOfTerm{tbl: tbl, part: c.Partitioner, args: args}
 	} else {
 		var err error
-		t, err = c.CompileTerm(r.Value, expr.Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: "partition key token", Typ: types.BigintType})
+		t, err = c.CompileTerm(r.Value, expr.Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: "partition key token", Typ: expr.TokenType(c.Partitioner)})
 		if err != nil {
 			return "", err
 		}
@@ -1276,10 +1279,11 @@ func addTokenRelation(c *expr.CompileCtx, w *WhereClause, r *parser.TokenRelatio
 	return joined, nil
 }
 
-// tokenOfTerm evaluates token(v1, ...) on values: the Murmur3 token of the
-// serialized partition key, as a bigint.
+// tokenOfTerm evaluates token(v1, ...) on values: the partitioner's token
+// of the serialized partition key (expr.TokenValue).
 type tokenOfTerm struct {
 	tbl  *schema.Table
+	part partitioner.Partitioner
 	args []expr.Term
 }
 
@@ -1303,7 +1307,7 @@ func (t tokenOfTerm) Eval(q *query.Execution) (query.Value, error) {
 	if err != nil {
 		return query.Value{}, err
 	}
-	return query.Value{Bytes: expr.Int64Bytes(int64(partitioner.Murmur3(key)))}, nil
+	return query.Value{Bytes: expr.TokenValue(t.part, key)}, nil
 }
 
 // PartitionKeys returns the serialized partition keys selected by EQ/IN
@@ -1323,15 +1327,11 @@ func (w *WhereClause) PartitionKeys(q *query.Execution) ([][]byte, [][][]byte, e
 		sets[i] = sortedUnique(pkCols[i].Type, false, vals)
 	}
 	combos := cartesian(sets)
-	var tr data.TokenRange
+	var accepts func(key []byte) bool
 	if w.hasToken() {
-		var empty bool
 		var err error
-		if tr, empty, err = w.TokenRange(q); err != nil {
+		if accepts, err = w.tokenFilter(q); err != nil {
 			return nil, nil, err
-		}
-		if empty {
-			return nil, nil, nil
 		}
 	}
 	keys := make([][]byte, 0, len(combos))
@@ -1341,7 +1341,7 @@ func (w *WhereClause) PartitionKeys(q *query.Execution) ([][]byte, [][][]byte, e
 		if err != nil {
 			return nil, nil, err
 		}
-		if w.hasToken() && !tr.Contains(int64(partitioner.Murmur3(k))) {
+		if accepts != nil && !accepts(k) {
 			continue
 		}
 		keys = append(keys, k)
@@ -1370,67 +1370,6 @@ func sortedUnique(t types.Type, desc bool, vals [][]byte) [][]byte {
 		n++
 	}
 	return out[:n]
-}
-
-// TokenRange returns the token range selected by token() restrictions (the
-// whole ring without them). empty is set when the range selects nothing,
-// e.g. token(k) > 5 AND token(k) < 3: Cassandra does not wrap around the
-// ring for SELECT.
-func (w *WhereClause) TokenRange(q *query.Execution) (tr data.TokenRange, empty bool, err error) {
-	tr = data.FullRing
-	evalTok := func(t expr.Term) (int64, error) {
-		v, err := t.Eval(q)
-		if err != nil {
-			return 0, err
-		}
-		if v.Unset {
-			return 0, query.Invalidf("Invalid unset value for partition key token")
-		}
-		if v.Bytes == nil {
-			return 0, query.Invalidf("Invalid null token value")
-		}
-		if len(v.Bytes) != 8 {
-			return 0, query.Invalidf("Invalid token value")
-		}
-		return int64(uint64(v.Bytes[0])<<56 | uint64(v.Bytes[1])<<48 | uint64(v.Bytes[2])<<40 | uint64(v.Bytes[3])<<32 |
-			uint64(v.Bytes[4])<<24 | uint64(v.Bytes[5])<<16 | uint64(v.Bytes[6])<<8 | uint64(v.Bytes[7])), nil
-	}
-	const minTok, maxTok = -1 << 63, 1<<63 - 1
-	if w.tokenEq != nil {
-		t, err := evalTok(w.tokenEq)
-		if err != nil {
-			return tr, false, err
-		}
-		return data.TokenRange{Start: t, End: t, StartInclusive: true}, false, nil
-	}
-	if w.tokenLower != nil {
-		t, err := evalTok(w.tokenLower.t)
-		if err != nil {
-			return tr, false, err
-		}
-		// token(k) >= MIN is the whole ring; token(k) > t is (t, ...].
-		tr.Start, tr.StartInclusive = t, w.tokenLower.incl
-	}
-	if w.tokenUp != nil {
-		t, err := evalTok(w.tokenUp.t)
-		if err != nil {
-			return tr, false, err
-		}
-		if !w.tokenUp.incl {
-			if t == minTok {
-				return tr, true, nil
-			}
-			t--
-		}
-		tr.End = t
-	}
-	if tr.Start > tr.End || (tr.Start == tr.End && !tr.StartInclusive) {
-		return tr, true, nil
-	}
-	if !tr.StartInclusive && tr.Start == maxTok {
-		return tr, true, nil
-	}
-	return tr, false, nil
 }
 
 // clusteringPrefixes returns the clustering prefixes fixed by the EQ/IN

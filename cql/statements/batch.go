@@ -54,6 +54,7 @@ func compileBatch(s *plan.Compiler, st *parser.Batch) (plan.Plan, error) {
 	}
 	bp := &batchPlan{typ: st.Type, specs: make([]query.ColumnSpec, st.BindCount())}
 	c := expr.NewCompileCtx(st.BindCount())
+	c.Partitioner = s.Env.Engine.Partitioner()
 	c.UDFs = s.UDFs()
 	if st.Using.Timestamp != nil {
 		t, err := c.CompileTerm(st.Using.Timestamp, expr.Receiver{Name: "[timestamp]", Typ: types.BigintType})

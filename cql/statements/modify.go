@@ -23,7 +23,6 @@ import (
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/engine"
-	"github.com/minicass/minicass/partitioner"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
 	"github.com/minicass/minicass/wire"
@@ -142,6 +141,7 @@ func compileInsert(s *plan.Compiler, st *parser.Insert) (plan.Plan, error) {
 		return nil, query.Invalidf("INSERT statements are not allowed on counter tables, use UPDATE instead")
 	}
 	c := expr.NewTableCompileCtx(st.BindCount(), tbl)
+	c.Partitioner = s.Env.Engine.Partitioner()
 	c.UDFs = s.UDFs()
 	var cols []*schema.Column
 	var terms []expr.Term
@@ -345,6 +345,7 @@ func compileUpdate(s *plan.Compiler, st *parser.Update) (plan.Plan, error) {
 		return nil, err
 	}
 	c := expr.NewTableCompileCtx(st.BindCount(), tbl)
+	c.Partitioner = s.Env.Engine.Partitioner()
 	c.UDFs = s.UDFs()
 	p := &modPlan{tbl: tbl, kind: restrictions.KindUpdate, counter: tbl.IsCounter()}
 	if p.ttl, p.timestamp, err = compileUsing(s, c, tbl, st.Using); err != nil {
@@ -520,6 +521,7 @@ func compileDelete(s *plan.Compiler, st *parser.Delete) (plan.Plan, error) {
 		return nil, err
 	}
 	c := expr.NewTableCompileCtx(st.BindCount(), tbl)
+	c.Partitioner = s.Env.Engine.Partitioner()
 	c.UDFs = s.UDFs()
 	p := &modPlan{tbl: tbl, kind: restrictions.KindDelete, deleteRows: len(st.Columns) == 0}
 	if st.Using.TTL != nil {
@@ -1312,7 +1314,7 @@ func (p *modPlan) apply(ctx context.Context, q *plan.Execution, m *data.Mutation
 		return err
 	}
 	if q.Trace != nil {
-		q.Trace.Add("Applying mutation to %s, partition %s (token %d), %d rows", p.tbl.QualifiedName(), p.tbl.FormatPartitionWhere(m.Key), int64(partitioner.Murmur3(m.Key)), len(m.Rows))
+		q.Trace.Add("Applying mutation to %s, partition %s (token %s), %d rows", p.tbl.QualifiedName(), p.tbl.FormatPartitionWhere(m.Key), q.Env.Engine.Partitioner().TokenString(m.Key), len(m.Rows))
 	}
 	if err := q.Env.Engine.Apply(ctx, p.tbl, m); err != nil {
 		return query.AsError(err)

@@ -100,6 +100,7 @@ func compileSelect(s *plan.Compiler, st *parser.Select) (plan.Plan, error) {
 		return nil, err
 	}
 	c := expr.NewTableCompileCtx(st.BindCount(), tbl)
+	c.Partitioner = s.Env.Engine.Partitioner()
 	c.UDFs = s.UDFs()
 	p := &selectPlan{tbl: tbl, json: st.JSON, distinct: st.Distinct}
 
@@ -219,7 +220,9 @@ func compileSelect(s *plan.Compiler, st *parser.Select) (plan.Plan, error) {
 // planSingle sets singlePK, singlePrefix and singleRow.
 func (p *selectPlan) planSingle() {
 	w := p.where
-	p.singlePK = w.PkComplete && len(w.Pk) > 0
+	// token() relations filter the keys (PartitionKeys), so a key they
+	// restrict is never read directly.
+	p.singlePK = w.PkComplete && len(w.Pk) > 0 && !w.HasToken()
 	for _, kv := range w.Pk {
 		if kv == nil || !kv.IsSingle() {
 			p.singlePK = false

@@ -351,18 +351,20 @@ func (r *selectRun) run(ctx context.Context) error {
 		}
 		return r.finish()
 	}
-	tr, empty, err := w.TokenRange(&q.Execution)
+	kr, empty, err := w.TokenRange(&q.Execution)
 	if err != nil {
 		return err
 	}
 	if empty {
 		return r.finish()
 	}
+	tr := kr.Tokens
+	eng := q.Env.Engine
 	var after []byte
 	var afterTok int64
 	if r.resume != nil {
 		after = r.resume.key
-		afterTok = int64(partitioner.Murmur3(after))
+		afterTok = eng.Token(after)
 		if tr.Contains(afterTok) {
 			tr.Start, tr.StartInclusive = afterTok, true
 		}
@@ -383,8 +385,14 @@ func (r *selectRun) run(ctx context.Context) error {
 		}
 	}
 	err = scan(ctx, q, tr, func(key []byte) (data.Slices, bool) {
+		if !kr.Exact() && !kr.Contains(eng.Token(key), key) {
+			// A key the engine's token range holds but the token()
+			// bounds do not (ByteOrderedPartitioner's keys that share
+			// a bound's prefix token).
+			return nil, true
+		}
 		if after != nil {
-			c := data.ComparePartitions(int64(partitioner.Murmur3(key)), key, afterTok, after)
+			c := data.ComparePartitions(eng.Token(key), key, afterTok, after)
 			if c < 0 {
 				return nil, true
 			}

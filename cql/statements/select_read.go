@@ -14,7 +14,6 @@ import (
 
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/engine"
-	"github.com/minicass/minicass/partitioner"
 	"github.com/minicass/minicass/types"
 )
 
@@ -126,7 +125,7 @@ func (p *selectPlan) closePartition(q *plan.Execution, sp *selPart) error {
 // the key decoded and what each source gave.
 func (p *selectPlan) traceSinglePartition(q *plan.Execution, key []byte, st *engine.ReadStats) {
 	q.Trace.Add("Executing single-partition query on %s", p.tbl.Name)
-	q.Trace.Add("Read partition %s (token %d) of %s", p.tbl.FormatPartitionWhere(key), int64(partitioner.Murmur3(key)), p.tbl.QualifiedName())
+	q.Trace.Add("Read partition %s (token %s) of %s", p.tbl.FormatPartitionWhere(key), q.Env.Engine.Partitioner().TokenString(key), p.tbl.QualifiedName())
 	for _, line := range strings.Split(strings.TrimSpace(st.String()), "\n") {
 		q.Trace.Add("  %s", line)
 	}
@@ -410,7 +409,7 @@ func (p *selectPlan) scanDerived(q *plan.Execution, tr data.TokenRange, slicesFo
 	}
 	ts := virtual.DerivedTimestamp(p.tbl, q.Now.UnixMicro())
 	for _, dp := range parts {
-		if !tr.Contains(int64(partitioner.Murmur3(dp.Key))) {
+		if !tr.Contains(q.Env.Engine.Token(dp.Key)) {
 			continue
 		}
 		sl, skip := slicesFor(dp.Key)

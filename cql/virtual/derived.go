@@ -5,7 +5,6 @@ import (
 	"sort"
 
 	"github.com/minicass/minicass/data"
-	"github.com/minicass/minicass/partitioner"
 	"github.com/minicass/minicass/schema"
 )
 
@@ -102,7 +101,7 @@ func (n *Node) PartitionsContext(ctx context.Context, tbl *schema.Table, key []b
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {
-		return data.ComparePartitions(int64(partitioner.Murmur3(out[i].Key)), out[i].Key, int64(partitioner.Murmur3(out[j].Key)), out[j].Key) < 0
+		return data.ComparePartitions(n.eng.Token(out[i].Key), out[i].Key, n.eng.Token(out[j].Key), out[j].Key) < 0
 	})
 	return out, nil
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/minicass/minicass/engine"
+	"github.com/minicass/minicass/partitioner"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
 )
@@ -41,6 +42,9 @@ func NewNode(eng *engine.Engine, clusterName, dataCenter, rack string) *Node {
 		generation: int32(eng.Clock().Now().Unix()),
 	}
 }
+
+// Partitioner returns the node's partitioner, its engine's.
+func (n *Node) Partitioner() partitioner.Partitioner { return n.eng.Partitioner() }
 
 // DataCenter returns the node's data center (system.local.data_center).
 func (n *Node) DataCenter() string { return n.dataCenter }
@@ -133,7 +137,7 @@ func (n *Node) Info() NodeInfo {
 		ClusterName: n.clusterName, DataCenter: n.dataCenter, Rack: n.rack,
 		HostID: n.hostID, schemaVersion: n.eng.SchemaVersion(),
 		RpcAddress: n.rpcAddress, RpcPort: n.rpcPort, gossipGeneration: n.generation,
-		Tokens: NodeTokens(n.hostID),
+		Tokens: NodeTokens(n.hostID, n.eng.Partitioner()), Partitioner: n.eng.Partitioner(),
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/data"
+	"github.com/minicass/minicass/partitioner"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
 )
@@ -508,6 +509,8 @@ type NodeInfo struct {
 	RpcPort                       int
 	gossipGeneration              int32
 	Tokens                        []string
+	// Partitioner is the node's partitioner (system.local.partitioner).
+	Partitioner partitioner.Partitioner
 }
 
 // Versions minicass reports in system.local.
@@ -519,8 +522,6 @@ const (
 	CQLVersion = "3.4.6"
 	// nativeProtocolVersion is system.local.native_protocol_version.
 	nativeProtocolVersion = "4"
-	// Partitioner is system.local.partitioner.
-	Partitioner = "org.apache.cassandra.dht.Murmur3Partitioner"
 	// NumTokens is the number of tokens the node owns (Cassandra 4's
 	// num_tokens default).
 	NumTokens = 16
@@ -541,7 +542,7 @@ func LocalRow(n NodeInfo) Values {
 		"listen_address":          InetV(n.RpcAddress),
 		"listen_port":             IntV(7000),
 		"native_protocol_version": TextV(nativeProtocolVersion),
-		"partitioner":             TextV(Partitioner),
+		"partitioner":             TextV(n.Partitioner.ClassName()),
 		"rack":                    TextV(n.Rack),
 		"release_version":         TextV(ReleaseVersion),
 		"rpc_address":             InetV(n.RpcAddress),
@@ -553,14 +554,21 @@ func LocalRow(n NodeInfo) Values {
 
 // NodeTokens returns the node's NumTokens tokens, evenly spaced around the
 // ring from an offset derived from the host id, so a node keeps its tokens
-// for as long as it keeps its host id. They are decimal strings, as
-// system.local.tokens stores them.
-func NodeTokens(hostID types.UUIDValue) []string {
+// for as long as it keeps its host id. They are strings, as
+// system.local.tokens stores them: decimal under Murmur3, and under
+// ByteOrderedPartitioner the hex of eight-byte BytesTokens.
+func NodeTokens(hostID types.UUIDValue, part partitioner.Partitioner) []string {
 	offset := binary.BigEndian.Uint64(hostID[:8]) ^ binary.BigEndian.Uint64(hostID[8:])
 	step := uint64(1) << 60 // 2^64 / NumTokens
 	out := make([]string, NumTokens)
 	for i := range out {
 		t := int64(offset + uint64(i)*step)
+		if part.OrdersKeys() {
+			// A BytesToken of the eight bytes, printed as Cassandra
+			// prints it (hex).
+			out[i] = fmt.Sprintf("%016x", uint64(t))
+			continue
+		}
 		if t == math.MinInt64 {
 			t++ // MinToken is reserved for the ring minimum
 		}

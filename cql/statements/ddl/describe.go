@@ -285,7 +285,7 @@ func (p *describePlan) Exec(ctx context.Context, q *plan.Execution) (*query.Resu
 		}
 		return nil, query.Invalidf("User defined type '%s' not found in '%s'", st.Name.Name, ksName)
 	case parser.DescribeCluster:
-		row := [][]byte{virtual.TextV(q.Env.System.ClusterName()), virtual.TextV(virtual.Partitioner), virtual.TextV(snitch)}
+		row := [][]byte{virtual.TextV(q.Env.System.ClusterName()), virtual.TextV(q.Env.System.Partitioner().ClassName()), virtual.TextV(snitch)}
 		if len(p.cols) == 4 {
 			row = append(row, rangeOwnership(q.Env.System))
 		}
@@ -301,7 +301,7 @@ func (p *describePlan) Exec(ctx context.Context, q *plan.Execution) (*query.Resu
 // map<text, frozen<list<text>>>.
 func rangeOwnership(node *virtual.Node) []byte {
 	ip, _ := node.Address()
-	tokens := virtual.NodeTokens(node.HostID())
+	tokens := virtual.NodeTokens(node.HostID(), node.Partitioner())
 	var keys, vals [][]byte
 	for _, t := range tokens {
 		keys = append(keys, virtual.TextV(t))

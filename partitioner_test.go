@@ -1,0 +1,48 @@
+package minicass
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestByteOrderedPartitioner runs a node on the ByteOrderedPartitioner, as
+// cassandra.yaml's partitioner selects it: system.local names it, token()
+// is the key as a blob, partitions come in key-byte order and token()
+// relations bound key bytes.
+func TestByteOrderedPartitioner(t *testing.T) {
+	db := openTest(t, Options{Partitioner: ByteOrderedPartitioner})
+	ctx := context.Background()
+	var name string
+	require.NoError(t, db.Query(ctx, "SELECT partitioner FROM system.local").ScanOne(&name))
+	assert.Equal(t, "org.apache.cassandra.dht.ByteOrderedPartitioner", name)
+
+	require.NoError(t, db.Exec(ctx, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}"))
+	require.NoError(t, db.Exec(ctx, "CREATE TABLE ks.t (k text PRIMARY KEY, v int)"))
+	for i, k := range []string{"b", "ab", "a", "c"} {
+		require.NoError(t, db.Exec(ctx, "INSERT INTO ks.t (k, v) VALUES (?, ?)", k, i))
+	}
+	keys := func(q string, args ...any) []string {
+		rows := db.Query(ctx, q, args...)
+		var out []string
+		for rows.Next() {
+			var k string
+			require.NoError(t, rows.Scan(&k))
+			out = append(out, k)
+		}
+		require.NoError(t, rows.Err())
+		return out
+	}
+	assert.Equal(t, []string{"a", "ab", "b", "c"}, keys("SELECT k FROM ks.t"))
+	assert.Equal(t, []string{"b", "c"}, keys("SELECT k FROM ks.t WHERE token(k) > token('ab')"))
+	assert.Equal(t, []string{"ab", "b"}, keys("SELECT k FROM ks.t WHERE token(k) >= 0x6162 AND token(k) <= 0x62"))
+
+	var tok []byte
+	require.NoError(t, db.Query(ctx, "SELECT token(k) FROM ks.t WHERE k = 'ab'").ScanOne(&tok))
+	assert.Equal(t, []byte("ab"), tok)
+	rows := db.Query(ctx, "SELECT token(k) FROM ks.t LIMIT 1")
+	require.NoError(t, rows.Err())
+	assert.Equal(t, "blob", rows.Columns()[0].Type.String())
+}
