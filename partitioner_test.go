@@ -38,6 +38,13 @@ func TestByteOrderedPartitioner(t *testing.T) {
 	assert.Equal(t, []string{"a", "ab", "b", "c"}, keys("SELECT k FROM ks.t"))
 	assert.Equal(t, []string{"b", "c"}, keys("SELECT k FROM ks.t WHERE token(k) > token('ab')"))
 	assert.Equal(t, []string{"ab", "b"}, keys("SELECT k FROM ks.t WHERE token(k) >= 0x6162 AND token(k) <= 0x62"))
+	// The minimum token (the empty blob) as an upper bound bounds nothing,
+	// as Range(start, MIN's key bound) runs to the end of the ring in
+	// Cassandra (see the Murmur3 cases in cql/testdata/scripts/token-filter).
+	assert.Equal(t, []string{"a", "ab", "b", "c"}, keys("SELECT k FROM ks.t WHERE token(k) < 0x"))
+	assert.Equal(t, []string{"a", "ab", "b", "c"}, keys("SELECT k FROM ks.t WHERE token(k) = 0x"))
+	assert.Equal(t, []string{"b", "c"}, keys("SELECT k FROM ks.t WHERE token(k) > 0x6162 AND token(k) <= 0x"))
+	assert.Empty(t, keys("SELECT k FROM ks.t WHERE token(k) > 0x63"))
 
 	var tok []byte
 	require.NoError(t, db.Query(ctx, "SELECT token(k) FROM ks.t WHERE k = 'ab'").ScanOne(&tok))

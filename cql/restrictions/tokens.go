@@ -102,6 +102,15 @@ func (r KeyRange) Contains(token int64, key []byte) bool {
 // select (the whole ring without them). empty is set when the range
 // selects nothing, e.g. token(k) > 5 AND token(k) < 3: Cassandra does not
 // wrap around the ring for a range read (CASSANDRA-5573).
+//
+// An upper bound at the partitioner's minimum token (Long.MIN_VALUE under
+// Murmur3, the empty blob under ByteOrderedPartitioner) bounds nothing:
+// SelectStatement.getPartitionKeyBounds builds Range(start, MIN's key
+// bound), and a range whose right end is a minimum position runs to the end
+// of the ring (Token.KeyBound.isMinimum, the memtable's and the SSTables'
+// range iterators). So token(k) < MIN, token(k) <= MIN and token(k) = MIN
+// select from the lower bound to the end of the ring, and the empty-range
+// rule does not apply to them.
 func (w *WhereClause) TokenRange(q *query.Execution) (kr KeyRange, empty bool, err error) {
 	kr = KeyRange{Tokens: data.FullRing, part: w.part}
 	if w.part.OrdersKeys() {
@@ -114,7 +123,9 @@ func (w *WhereClause) TokenRange(q *query.Execution) (kr KeyRange, empty bool, e
 		if err != nil {
 			return kr, false, err
 		}
-		kr.Tokens = data.TokenRange{Start: t.n, End: t.n, StartInclusive: true}
+		if t.n != minTok {
+			kr.Tokens = data.TokenRange{Start: t.n, End: t.n, StartInclusive: true}
+		}
 		return kr, false, nil
 	}
 	if w.tokenLower != nil {
@@ -130,14 +141,12 @@ func (w *WhereClause) TokenRange(q *query.Execution) (kr KeyRange, empty bool, e
 		if err != nil {
 			return kr, false, err
 		}
-		end := t.n
-		if !w.tokenUp.incl {
-			if end == minTok {
-				return kr, true, nil
+		if end := t.n; end != minTok {
+			if !w.tokenUp.incl {
+				end--
 			}
-			end--
+			tr.End = end
 		}
-		tr.End = end
 	}
 	if tr.Start > tr.End || (tr.Start == tr.End && !tr.StartInclusive) {
 		return kr, true, nil
@@ -157,9 +166,11 @@ func (w *WhereClause) byteRange(q *query.Execution, kr KeyRange) (KeyRange, bool
 		if err != nil {
 			return kr, false, err
 		}
-		tok := int64(partitioner.BytePrefixToken(t.b))
-		kr.Tokens = data.TokenRange{Start: tok, End: tok, StartInclusive: true}
-		kr.lo, kr.hi, kr.loIncl, kr.hiIncl = t.b, t.b, true, true
+		if len(t.b) != 0 {
+			tok := int64(partitioner.BytePrefixToken(t.b))
+			kr.Tokens = data.TokenRange{Start: tok, End: tok, StartInclusive: true}
+			kr.lo, kr.hi, kr.loIncl, kr.hiIncl = t.b, t.b, true, true
+		}
 		return kr, false, nil
 	}
 	if w.tokenLower != nil {
@@ -175,12 +186,10 @@ func (w *WhereClause) byteRange(q *query.Execution, kr KeyRange) (KeyRange, bool
 		if err != nil {
 			return kr, false, err
 		}
-		if len(t.b) == 0 && !w.tokenUp.incl {
-			// Below the minimum token: nothing, as under Murmur3.
-			return kr, true, nil
+		if len(t.b) != 0 {
+			kr.Tokens.End = int64(partitioner.BytePrefixToken(t.b))
+			kr.hi, kr.hiIncl = t.b, w.tokenUp.incl
 		}
-		kr.Tokens.End = int64(partitioner.BytePrefixToken(t.b))
-		kr.hi, kr.hiIncl = t.b, w.tokenUp.incl
 	}
 	if kr.lo != nil && kr.hi != nil {
 		if c := bytes.Compare(kr.lo, kr.hi); c > 0 || (c == 0 && !(kr.loIncl && kr.hiIncl)) {
