@@ -12,17 +12,11 @@ import (
 // grouping or per-row functions, whose columns are partition key
 // components, clustering values or regular columns of one cell. Every row
 // the engine yields is a result row, so there is no SelRow to fill, no
-// filter to ask and no emit step: the clustering is decoded straight into
-// the result's value blocks (selectRun.decodeClustering), key components
-// are the key's own bytes, and cell values are copied as project copies
-// them. What it records per row (position, counts, LIMIT, page, PER
-// PARTITION LIMIT) is what emit records. It returns the rows it read.
+// filter to ask and no emit step: each row goes straight into the result,
+// packed (packDirect) when the run packs its rows, else as a row of values
+// (appendDirect). What it records per row (position, counts, LIMIT, page,
+// PER PARTITION LIMIT) is what emit records. It returns the rows it read.
 func (r *selectRun) directRows(pk [][]byte, part *selPart, now int64) (int, error) {
-	if r.pack {
-		return r.directPacked(pk, part, now)
-	}
-	p := r.p
-	proj := p.proj
 	n := 0
 	// The position of the last row is recorded once the rows are read, as
 	// nothing reads it before: not for every row, which would write the
@@ -36,27 +30,16 @@ func (r *selectRun) directRows(pk [][]byte, part *selPart, now int64) (int, erro
 		r.stats.rows++
 		r.stats.liveRows++
 		n++
-		var ck [][]byte
-		if p.needCk {
-			var err error
-			if ck, err = r.decodeClustering(row.Clustering); err != nil {
-				r.lastKey, r.lastCk = r.curPartKey, lastCk
-				return n, &query.Error{Code: wire.CodeServer, Message: err.Error(), Err: err}
-			}
+		var err error
+		if r.pack {
+			err = r.packDirect(pk, row, now)
+		} else {
+			err = r.appendDirect(pk, row, now)
 		}
-		vals := r.rowValues(len(proj))
-		for i := range proj {
-			pr := &proj[i]
-			switch pr.from {
-			case fromKey:
-				vals[i] = pk[pr.col.Position]
-			case fromClustering:
-				vals[i] = ck[pr.col.Position]
-			default: // fromCell: selectPlan.direct admits no other
-				vals[i] = r.copyValue(liveCellValue(row, pr.col.Name, now))
-			}
+		if err != nil {
+			r.lastKey, r.lastCk = r.curPartKey, lastCk
+			return n, &query.Error{Code: wire.CodeServer, Message: err.Error(), Err: err}
 		}
-		r.rows = append(r.rows, vals)
 		lastCk = r.keepLastCk(row.Clustering)
 		r.inPart++
 		r.lastInPart = r.inPart
@@ -69,6 +52,77 @@ func (r *selectRun) directRows(pk [][]byte, part *selPart, now int64) (int, erro
 		r.lastKey, r.lastCk = r.curPartKey, lastCk
 	}
 	return n, nil
+}
+
+// directValue is the value of projection pr in a direct read's row: a key
+// component (pk), a decoded clustering value (ck) or the live value of a
+// cell of row at time now. Only key components are the result's own; the
+// others live in the run's or the engine's buffers.
+func directValue(pr *projection, pk, ck [][]byte, row *data.Row, now int64) []byte {
+	switch pr.from {
+	case fromKey:
+		return pk[pr.col.Position]
+	case fromClustering:
+		return ck[pr.col.Position]
+	default: // fromCell: selectPlan.direct admits no other
+		return liveCellValue(row, pr.col.Name, now)
+	}
+}
+
+// appendDirect appends row to the result's rows: the clustering is decoded
+// straight into the result's value blocks (selectRun.decodeClustering), key
+// components are the key's own bytes, and cell values are copied as
+// project copies them.
+func (r *selectRun) appendDirect(pk [][]byte, row *data.Row, now int64) error {
+	p := r.p
+	var ck [][]byte
+	if p.needCk {
+		var err error
+		if ck, err = r.decodeClustering(row.Clustering); err != nil {
+			return err
+		}
+	}
+	vals := r.rowValues(len(p.proj))
+	for i := range p.proj {
+		pr := &p.proj[i]
+		v := directValue(pr, pk, ck, row, now)
+		if pr.from == fromCell {
+			v = r.copyValue(v)
+		}
+		vals[i] = v
+	}
+	r.rows = append(r.rows, vals)
+	return nil
+}
+
+// packDirect packs row into packed (see selectRun.pack): the result takes
+// no row or value slices. A full key of fixed-width values is decoded value
+// by value straight into packed; any other through the run's scratch
+// (ckBytes), and copied from there.
+func (r *selectRun) packDirect(pk [][]byte, row *data.Row, now int64) error {
+	p := r.p
+	var ck [][]byte
+	fixed := p.needCk && p.fixedCk != nil && p.fixedCk.Full(row.Clustering)
+	if p.needCk && !fixed {
+		var err error
+		if ck, err = r.decodeClustering(row.Clustering); err != nil {
+			return err
+		}
+	}
+	buf := r.packRoom()
+	start := len(buf)
+	for i := range p.proj {
+		pr := &p.proj[i]
+		if fixed && pr.from == fromClustering {
+			buf = query.AppendPackedLength(buf, p.fixedCk.Width(pr.col.Position))
+			buf = p.fixedCk.AppendValue(buf, row.Clustering, pr.col.Position)
+			continue
+		}
+		buf = query.AppendPacked(buf, directValue(pr, pk, ck, row, now))
+	}
+	r.packed, r.packRow = buf, len(buf)-start
+	r.npacked++
+	return nil
 }
 
 // keepLastCk returns the clustering c of the row just projected as the
@@ -87,68 +141,6 @@ func (r *selectRun) keepLastCk(c []byte) []byte {
 		r.ckBuf = append(r.ckBuf[:0], c...)
 	}
 	return r.ckBuf
-}
-
-// directPacked is directRows for a run whose rows are packed (see
-// selectRun.pack): each value goes into packed as the row is read, so the
-// result takes no row or value slices, and the clustering is decoded into
-// the run's scratch (ckBytes) and copied from there.
-func (r *selectRun) directPacked(pk [][]byte, part *selPart, now int64) (int, error) {
-	p := r.p
-	proj := p.proj
-	n := 0
-	var lastCk []byte
-	for !r.stopped {
-		row, ok := part.next()
-		if !ok {
-			break
-		}
-		r.stats.rows++
-		r.stats.liveRows++
-		n++
-		// A full key of fixed-width values is decoded value by value
-		// straight into packed; any other through the run's scratch.
-		var ck [][]byte
-		fixed := p.needCk && p.fixedCk != nil && p.fixedCk.Full(row.Clustering)
-		if p.needCk && !fixed {
-			var err error
-			if ck, err = r.decodeClustering(row.Clustering); err != nil {
-				r.lastKey, r.lastCk = r.curPartKey, lastCk
-				return n, &query.Error{Code: wire.CodeServer, Message: err.Error(), Err: err}
-			}
-		}
-		buf := r.packRoom()
-		start := len(buf)
-		for i := range proj {
-			pr := &proj[i]
-			switch pr.from {
-			case fromKey:
-				buf = query.AppendPacked(buf, pk[pr.col.Position])
-			case fromClustering:
-				if fixed {
-					buf = query.AppendPackedLength(buf, p.fixedCk.Width(pr.col.Position))
-					buf = p.fixedCk.AppendValue(buf, row.Clustering, pr.col.Position)
-				} else {
-					buf = query.AppendPacked(buf, ck[pr.col.Position])
-				}
-			default: // fromCell: selectPlan.direct admits no other
-				buf = query.AppendPacked(buf, liveCellValue(row, pr.col.Name, now))
-			}
-		}
-		r.packed, r.packRow = buf, len(buf)-start
-		r.npacked++
-		lastCk = r.keepLastCk(row.Clustering)
-		r.inPart++
-		r.lastInPart = r.inPart
-		r.count()
-		if r.ppl > 0 && r.inPart >= r.ppl {
-			break
-		}
-	}
-	if n > 0 {
-		r.lastKey, r.lastCk = r.curPartKey, lastCk
-	}
-	return n, nil
 }
 
 // packSelRow packs the projection of sr (a row project would append to
@@ -179,11 +171,11 @@ func (r *selectRun) packSelRow(sr *expr.SelRow) {
 
 // packRoom returns packed with room for the next row. The first row is
 // packed into the run's scratch (packArr), and the result's block is then
-// sized by it: the room is by the size of the last row, for every row
-// still expected when LIMIT or the page bounds them (so that a short
-// result takes one allocation of its size), but grows by at most the bytes
-// packed so far (or 16 KiB), so that a result of large rows that ends early
-// reserves little more than it used. Otherwise it is for 8 rows, then
+// sized by it: the room is by the size of the last row, for every row still expected when
+// LIMIT or the page bounds them (so that a short result takes one
+// allocation of its size), but grows by at most the bytes packed so far (or
+// 16 KiB), so that a result of large rows that ends early reserves little
+// more than it used. Otherwise it is for 8 rows, then
 // doubles. Either way the copies of a growing result add up to about its
 // size. Appending past the room still works (append grows it). packedOut
 // returns the rows packed, out of the scratch.
