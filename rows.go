@@ -1,6 +1,7 @@
 package minicass
 
 import (
+	"encoding/binary"
 	"fmt"
 	"iter"
 
@@ -302,7 +303,22 @@ func (r *Rows) scanPacked(packed []byte, dest []any) error {
 			return errMalformedRows
 		}
 		off = next
-		if err := scanValueInto(d, &cols[i].Type, v, &r.blobs, left); err != nil {
+		t := &cols[i].Type
+		// The two commonest destinations of a row's scan are served here,
+		// without a call a value: what scanValueInto does for them.
+		switch d := d.(type) {
+		case *[]byte:
+			if d != nil && t.Kind == types.Blob {
+				*d = copyBlob(&r.blobs, v, left)
+				continue
+			}
+		case *int64:
+			if d != nil && len(v) == 8 && (t.Kind == types.Bigint || t.Kind == types.Counter || t.Kind == types.Timestamp) {
+				*d = int64(binary.BigEndian.Uint64(v))
+				continue
+			}
+		}
+		if err := scanValueInto(d, t, v, &r.blobs, left); err != nil {
 			return fmt.Errorf("column %s (%s): %w", cols[i].Name, cols[i].Type, err)
 		}
 	}

@@ -54,19 +54,15 @@ func (r *selectRun) directRows(pk [][]byte, part *selPart, now int64) (int, erro
 	return n, nil
 }
 
-// directValue is the value of projection pr in a direct read's row: a key
-// component (pk), a decoded clustering value (ck) or the live value of a
-// cell of row at time now. Only key components are the result's own; the
-// others live in the run's or the engine's buffers.
-func directValue(pr *projection, pk, ck [][]byte, row *data.Row, now int64) []byte {
-	switch pr.from {
-	case fromKey:
+// keyValue is the value of projection pr, of a key or clustering column,
+// in a direct read's row: a key component (pk, the result's own bytes) or
+// a decoded clustering value (ck, in the run's buffers). The other columns
+// of a direct read are cells (liveCellValue).
+func keyValue(pr *projection, pk, ck [][]byte) []byte {
+	if pr.from == fromKey {
 		return pk[pr.col.Position]
-	case fromClustering:
-		return ck[pr.col.Position]
-	default: // fromCell: selectPlan.direct admits no other
-		return liveCellValue(row, pr.col.Name, now)
 	}
+	return ck[pr.col.Position]
 }
 
 // appendDirect appends row to the result's rows: the clustering is decoded
@@ -85,11 +81,11 @@ func (r *selectRun) appendDirect(pk [][]byte, row *data.Row, now int64) error {
 	vals := r.rowValues(len(p.proj))
 	for i := range p.proj {
 		pr := &p.proj[i]
-		v := directValue(pr, pk, ck, row, now)
-		if pr.from == fromCell {
-			v = r.copyValue(v)
+		if pr.from == fromCell { // selectPlan.direct admits no other
+			vals[i] = r.copyValue(liveCellValue(row, pr.col.Name, now))
+		} else {
+			vals[i] = keyValue(pr, pk, ck)
 		}
-		vals[i] = v
 	}
 	r.rows = append(r.rows, vals)
 	return nil
@@ -109,16 +105,22 @@ func (r *selectRun) packDirect(pk [][]byte, row *data.Row, now int64) error {
 			return err
 		}
 	}
-	buf := r.packRoom()
+	buf := r.packed
+	if r.packScratch || cap(buf)-len(buf) < r.packRow || r.npacked == 0 {
+		buf = r.packRoom()
+	}
 	start := len(buf)
 	for i := range p.proj {
 		pr := &p.proj[i]
-		if fixed && pr.from == fromClustering {
+		switch {
+		case pr.from == fromCell: // selectPlan.direct admits no other
+			buf = query.AppendPacked(buf, liveCellValue(row, pr.col.Name, now))
+		case fixed && pr.from == fromClustering:
 			buf = query.AppendPackedLength(buf, p.fixedCk.Width(pr.col.Position))
 			buf = p.fixedCk.AppendValue(buf, row.Clustering, pr.col.Position)
-			continue
+		default:
+			buf = query.AppendPacked(buf, keyValue(pr, pk, ck))
 		}
-		buf = query.AppendPacked(buf, directValue(pr, pk, ck, row, now))
 	}
 	r.packed, r.packRow = buf, len(buf)-start
 	r.npacked++
