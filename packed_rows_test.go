@@ -124,3 +124,63 @@ func TestPackedRows(t *testing.T) {
 	}
 	require.Equal(t, []int{2, 2, 1}, pages)
 }
+
+// TestRowsOwnMemory checks the memory a Rows of Stmt.Query is given with
+// its result: the bound values' bytes (callArgs.binds), which a result row
+// may point into, stay those of its own call however many calls follow; and
+// the blob copies Scan makes in the room past the packed rows
+// (Rows.setResult) are the caller's: appending to or writing one changes
+// neither another copy nor the rows Result and Row then give.
+func TestRowsOwnMemory(t *testing.T) {
+	db := openTest(t, Options{})
+	ctx := context.Background()
+	require.NoError(t, db.Exec(ctx, `CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`))
+	require.NoError(t, db.Exec(ctx, `CREATE TABLE ks.t (k bigint, c bigint, v blob, st int static, PRIMARY KEY (k, c))`))
+	for k := range int64(3) {
+		for c := range int64(4) {
+			require.NoError(t, db.Exec(ctx, `INSERT INTO ks.t (k, c, v, st) VALUES (?, ?, ?, 7)`, k, c, []byte{byte(k), byte(c), 0xfe}))
+		}
+	}
+
+	// k is selected with a static column: not a direct read, so the
+	// result's key values are the bound value's bytes.
+	st, err := db.Prepare(ctx, `SELECT k, c, st FROM ks.t WHERE k = ?`)
+	require.NoError(t, err)
+	first := st.Query(ctx, int64(1))
+	require.Nil(t, first.res.Packed)
+	for k := range int64(3) {
+		require.NoError(t, st.Query(ctx, k).Err())
+	}
+	var ks []int64
+	for first.Next() {
+		var k, c int64
+		var s int32
+		require.NoError(t, first.Scan(&k, &c, &s))
+		ks = append(ks, k)
+	}
+	require.Equal(t, []int64{1, 1, 1, 1}, ks)
+
+	// Blob copies in the block's spare room.
+	st, err = db.Prepare(ctx, `SELECT c, v FROM ks.t WHERE k = ? LIMIT ?`)
+	require.NoError(t, err)
+	rows := st.Query(ctx, int64(2), int32(3))
+	require.NotNil(t, rows.res.Packed)
+	require.Greater(t, cap(rows.blobs), 0, "the arena is the block's spare room")
+	var vs [][]byte
+	for rows.Next() {
+		var c int64
+		var v []byte
+		require.NoError(t, rows.Scan(&c, &v))
+		vs = append(vs, v)
+	}
+	require.Equal(t, [][]byte{{2, 0, 0xfe}, {2, 1, 0xfe}, {2, 2, 0xfe}}, vs)
+	vs[0] = append(vs[0], 0xaa, 0xbb) // reallocates: the copy is capped
+	vs[1][0] = 9
+	require.Equal(t, [][]byte{{2, 0, 0xfe, 0xaa, 0xbb}, {9, 1, 0xfe}, {2, 2, 0xfe}}, vs)
+	res := rows.Result()
+	require.Equal(t, [][][]byte{
+		{{0, 0, 0, 0, 0, 0, 0, 0}, {2, 0, 0xfe}},
+		{{0, 0, 0, 0, 0, 0, 0, 1}, {2, 1, 0xfe}},
+		{{0, 0, 0, 0, 0, 0, 0, 2}, {2, 2, 0xfe}},
+	}, res.Rows)
+}

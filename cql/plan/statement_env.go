@@ -103,6 +103,9 @@ type Execution struct {
 	// where the statement can pack them; the caller then reads either
 	// form.
 	PackRows bool
+	// PackSpare asks for room past the packed rows for as many bytes
+	// again, which the caller may use for copies of their values.
+	PackSpare bool
 }
 
 // NewResult returns the zeroed result the statement fills and returns: the

@@ -87,6 +87,11 @@ type selectPlan struct {
 	// let a partition read skip the SSTables it need not open.
 	queried   []string
 	namesRead bool
+	// derived is set when the table's rows are derived rather than read
+	// from the engine (virtual.IsDerived): a property of the table's
+	// definition, which a registered virtual table has from before any
+	// statement can name it, so it is decided once, here.
+	derived bool
 }
 
 func (p *selectPlan) Binds() []query.ColumnSpec   { return p.bspec }
@@ -101,7 +106,7 @@ func compileSelect(s *plan.Compiler, st *parser.Select) (plan.Plan, error) {
 	}
 	c := expr.NewTableCompileCtx(st.BindCount(), tbl)
 	c.UDFs = s.UDFs()
-	p := &selectPlan{tbl: tbl, json: st.JSON, distinct: st.Distinct}
+	p := &selectPlan{tbl: tbl, json: st.JSON, distinct: st.Distinct, derived: virtual.IsDerived(tbl)}
 
 	// Selection first: Cassandra prepares it before the WHERE clause.
 	if len(st.Exprs) == 0 {
@@ -186,7 +191,7 @@ func compileSelect(s *plan.Compiler, st *parser.Select) (plan.Plan, error) {
 	}
 	p.bspec = c.Specs
 	p.pkIdx = selectPKIndexes(w)
-	if !w.PkComplete && !virtual.IsDerived(tbl) {
+	if !w.PkComplete && !p.derived {
 		p.indexReads = w.IndexReads()
 	}
 	p.plainCols = plainColumns(p)

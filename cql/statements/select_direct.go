@@ -179,8 +179,9 @@ func (r *selectRun) packSelRow(sr *expr.SelRow) {
 // 16 KiB), so that a result of large rows that ends early reserves little
 // more than it used. Otherwise it is for 8 rows, then
 // doubles. Either way the copies of a growing result add up to about its
-// size. Appending past the room still works (append grows it). packedOut
-// returns the rows packed, out of the scratch.
+// size. Appending past the room still works (append grows it). A caller
+// that asked for spare room (plan.Execution.PackSpare) gets each block
+// twice that size. packedOut returns the rows packed, out of the scratch.
 func (r *selectRun) packRoom() []byte {
 	if r.npacked == 0 {
 		r.packScratch = true
@@ -197,17 +198,25 @@ func (r *selectRun) packRoom() []byte {
 	} else {
 		step = max(step, len(buf))
 	}
-	grown := make([]byte, len(buf), len(buf)+max(step, row))
+	size := len(buf) + max(step, row)
+	if r.q.PackSpare {
+		size *= 2
+	}
+	grown := make([]byte, len(buf), size)
 	copy(grown, buf)
 	r.packScratch = false
 	return grown
 }
 
 // packedOut returns the rows packed, in a block of their own (the run's
-// scratch is copied out).
+// scratch is copied out, with the spare room the caller asked for).
 func (r *selectRun) packedOut() []byte {
 	if r.packScratch {
-		return append(make([]byte, 0, len(r.packed)), r.packed...)
+		size := len(r.packed)
+		if r.q.PackSpare {
+			size *= 2
+		}
+		return append(make([]byte, 0, size), r.packed...)
 	}
 	return r.packed
 }
