@@ -609,8 +609,8 @@ type CallRoom struct {
 	// may use it. The room itself may be reused once the call returns.
 	Result *query.Result
 	// PackSpare asks, with PackRows, that the block of packed rows have
-	// room past them for as many bytes again, which the caller may use
-	// for copies of their values (the Go API's Rows copies blobs there).
+	// room past them for copies of their blob values, which the caller
+	// may use (the Go API's Rows copies the blobs it scans there).
 	PackSpare bool
 
 	q    plan.Execution

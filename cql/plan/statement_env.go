@@ -103,8 +103,8 @@ type Execution struct {
 	// where the statement can pack them; the caller then reads either
 	// form.
 	PackRows bool
-	// PackSpare asks for room past the packed rows for as many bytes
-	// again, which the caller may use for copies of their values.
+	// PackSpare asks for room past the packed rows for copies of their
+	// blob values, which the caller may use.
 	PackSpare bool
 }
 

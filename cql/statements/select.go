@@ -197,6 +197,7 @@ func compileSelect(s *plan.Compiler, st *parser.Select) (plan.Plan, error) {
 	p.plainCols = plainColumns(p)
 	p.proj = projections(p.plainCols)
 	p.queried = queriedColumns(p)
+	cellHints(p.proj, p.tbl, p.queried)
 	// A static compact table's read names no row: it reads the static row
 	// (SelectStatement.makeClusteringIndexFilter's empty names filter).
 	p.namesRead = w.PkComplete && !p.distinct && (w.NamesRows(len(tbl.ClusteringColumns())) || tbl.IsStaticCompact() && !w.CkRestricted)
@@ -262,6 +263,11 @@ func plainColumns(p *selectPlan) []*schema.Column {
 type projection struct {
 	col  *schema.Column
 	from projFrom
+	// cell is, for fromCell, where the column's cell is among a row's
+	// cells when the row has a cell of every queried regular column (one
+	// each, in name order): the first place liveCellValue looks. -1: no
+	// guess.
+	cell int
 }
 
 type projFrom uint8
@@ -297,9 +303,43 @@ func projections(cols []*schema.Column) []projection {
 		case col.Kind == schema.Regular && !col.Type.IsMultiCell():
 			from = fromCell
 		}
-		proj[i] = projection{col: col, from: from}
+		proj[i] = projection{col: col, from: from, cell: -1}
 	}
 	return proj
+}
+
+// cellHints sets projection.cell for the cells of proj: the rank of the
+// column's name among the queried regular columns of tbl, whose cells are
+// all a row returns (engine.ReadOptions.Queried). It guesses nothing when
+// every column is queried (nil) or a queried regular column may have more
+// than one cell.
+func cellHints(proj []projection, tbl *schema.Table, queried []string) {
+	if queried == nil {
+		return
+	}
+	var regular []string
+	for _, name := range queried {
+		c := tbl.Column(name)
+		if c == nil || c.Kind != schema.Regular {
+			continue
+		}
+		if c.Type.IsMultiCell() {
+			return
+		}
+		regular = append(regular, name)
+	}
+	for i := range proj {
+		pr := &proj[i]
+		if pr.from != fromCell {
+			continue
+		}
+		pr.cell = 0
+		for _, name := range regular {
+			if name < pr.col.Name {
+				pr.cell++
+			}
+		}
+	}
 }
 
 // queriedColumns returns the static and regular columns a plan made of

@@ -4,6 +4,7 @@ import (
 	"github.com/minicass/minicass/cql/expr"
 	"github.com/minicass/minicass/cql/query"
 	"github.com/minicass/minicass/data"
+	"github.com/minicass/minicass/types"
 	"github.com/minicass/minicass/wire"
 )
 
@@ -82,7 +83,7 @@ func (r *selectRun) appendDirect(pk [][]byte, row *data.Row, now int64) error {
 	for i := range p.proj {
 		pr := &p.proj[i]
 		if pr.from == fromCell { // selectPlan.direct admits no other
-			vals[i] = r.copyValue(liveCellValue(row, pr.col.Name, now))
+			vals[i] = r.copyValue(liveCellValue(row, pr, now))
 		} else {
 			vals[i] = keyValue(pr, pk, ck)
 		}
@@ -110,11 +111,17 @@ func (r *selectRun) packDirect(pk [][]byte, row *data.Row, now int64) error {
 		buf = r.packRoom()
 	}
 	start := len(buf)
+	spare := r.q.PackSpare
+	blobs := 0
 	for i := range p.proj {
 		pr := &p.proj[i]
 		switch {
 		case pr.from == fromCell: // selectPlan.direct admits no other
-			buf = query.AppendPacked(buf, liveCellValue(row, pr.col.Name, now))
+			v := liveCellValue(row, pr, now)
+			if spare && pr.col.Type.Kind == types.Blob {
+				blobs += len(v)
+			}
+			buf = query.AppendPacked(buf, v)
 		case fixed && pr.from == fromClustering:
 			buf = query.AppendPackedLength(buf, p.fixedCk.Width(pr.col.Position))
 			buf = p.fixedCk.AppendValue(buf, row.Clustering, pr.col.Position)
@@ -122,7 +129,7 @@ func (r *selectRun) packDirect(pk [][]byte, row *data.Row, now int64) error {
 			buf = query.AppendPacked(buf, keyValue(pr, pk, ck))
 		}
 	}
-	r.packed, r.packRow = buf, len(buf)-start
+	r.packed, r.packRow, r.packBlobs = buf, len(buf)-start, blobs
 	r.npacked++
 	return nil
 }
@@ -180,8 +187,9 @@ func (r *selectRun) packSelRow(sr *expr.SelRow) {
 // more than it used. Otherwise it is for 8 rows, then
 // doubles. Either way the copies of a growing result add up to about its
 // size. Appending past the room still works (append grows it). A caller
-// that asked for spare room (plan.Execution.PackSpare) gets each block
-// twice that size. packedOut returns the rows packed, out of the scratch.
+// that asked for spare room (plan.Execution.PackSpare) gets, past the rows
+// each block is for, as many bytes as their blob values take, by the last
+// row's (packBlobs). packedOut returns the rows packed, out of the scratch.
 func (r *selectRun) packRoom() []byte {
 	if r.npacked == 0 {
 		r.packScratch = true
@@ -199,8 +207,10 @@ func (r *selectRun) packRoom() []byte {
 		step = max(step, len(buf))
 	}
 	size := len(buf) + max(step, row)
-	if r.q.PackSpare {
-		size *= 2
+	if r.packBlobs > 0 {
+		// Spare room for the blob copies of the rows packed and of those
+		// the block is for, by the last row's.
+		size += r.packBlobs * (r.npacked + max(step, row)/row)
 	}
 	grown := make([]byte, len(buf), size)
 	copy(grown, buf)
@@ -212,16 +222,21 @@ func (r *selectRun) packRoom() []byte {
 // scratch is copied out, with the spare room the caller asked for).
 func (r *selectRun) packedOut() []byte {
 	if r.packScratch {
-		size := len(r.packed)
-		if r.q.PackSpare {
-			size *= 2
-		}
-		return append(make([]byte, 0, size), r.packed...)
+		return append(make([]byte, 0, len(r.packed)+r.packBlobs), r.packed...)
 	}
 	return r.packed
 }
 
-// liveCellValue is expr.SelRow.CellValue for row at time now.
-func liveCellValue(row *data.Row, name string, now int64) []byte {
-	return expr.LiveCellValue(row.Cells, name, now)
+// liveCellValue is expr.SelRow.CellValue of projection pr (fromCell) for
+// row at time now. It looks at the cell of pr's guess (projection.cell)
+// first: when that is the column's cell (a one-cell column has no other),
+// the search by name is not needed.
+func liveCellValue(row *data.Row, pr *projection, now int64) []byte {
+	cs := row.Cells
+	if h := pr.cell; uint(h) < uint(len(cs)) {
+		if c := &cs[h]; c.Column == pr.col.Name && c.Path == nil && c.IsLive(now) {
+			return c.Value
+		}
+	}
+	return expr.LiveCellValue(cs, pr.col.Name, now)
 }
