@@ -184,3 +184,41 @@ func TestRowsOwnMemory(t *testing.T) {
 		{{0, 0, 0, 0, 0, 0, 0, 2}, {2, 2, 0xfe}},
 	}, res.Rows)
 }
+
+// TestDirectCellGuess reads rows that lack some of the queried cells, where
+// a direct read's guess of a cell's place (projection.cell) is another
+// column's cell or past the row's cells, packed (bound) and not (plain).
+func TestDirectCellGuess(t *testing.T) {
+	db := openTest(t, Options{})
+	ctx := context.Background()
+	require.NoError(t, db.Exec(ctx, `CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`))
+	require.NoError(t, db.Exec(ctx, `CREATE TABLE ks.t (k int, c int, a int, b text, d blob, PRIMARY KEY (k, c))`))
+	for _, ins := range []string{
+		`INSERT INTO ks.t (k, c, a, b, d) VALUES (1, 1, 10, 'x', 0x01)`,
+		`INSERT INTO ks.t (k, c, a, d) VALUES (1, 2, 20, 0x02)`,
+		`INSERT INTO ks.t (k, c, b) VALUES (1, 3, 'z')`,
+		`INSERT INTO ks.t (k, c, d) VALUES (1, 4, 0x04)`,
+		`INSERT INTO ks.t (k, c) VALUES (1, 5)`,
+	} {
+		require.NoError(t, db.Exec(ctx, ins))
+	}
+	want := []string{
+		"c=1 d=0x01 b='x' a=10",
+		"c=2 d=0x02 b=null a=20",
+		"c=3 d=null b='z' a=null",
+		"c=4 d=0x04 b=null a=null",
+		"c=5 d=null b=null a=null",
+	}
+	read := func(rows *Rows) []string {
+		var got []string
+		for row, err := range rows.All() {
+			require.NoError(t, err)
+			got = append(got, row.String())
+		}
+		return got
+	}
+	require.Equal(t, want, read(db.Query(ctx, `SELECT c, d, b, a FROM ks.t WHERE k = 1`)))
+	bound := db.Query(ctx, `SELECT c, d, b, a FROM ks.t WHERE k = ?`, 1)
+	require.NotNil(t, bound.res.Packed)
+	require.Equal(t, want, read(bound))
+}
