@@ -185,16 +185,18 @@ func TestRowsOwnMemory(t *testing.T) {
 	}, res.Rows)
 }
 
-// TestDirectCellGuess reads rows that lack some of the queried cells, where
-// a direct read's guess of a cell's place (projection.cell) is another
-// column's cell or past the row's cells, packed (bound) and not (plain).
+// TestDirectCellGuess reads rows that lack some of their cells, where a
+// direct read's guess of a cell's place (projection.cell) is another
+// column's cell or past the row's cells, packed (bound) and not (plain),
+// selecting every column and some (the others' cells are still in rows), in
+// a table with a multi-cell column (after which no place is guessed).
 func TestDirectCellGuess(t *testing.T) {
 	db := openTest(t, Options{})
 	ctx := context.Background()
 	require.NoError(t, db.Exec(ctx, `CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`))
-	require.NoError(t, db.Exec(ctx, `CREATE TABLE ks.t (k int, c int, a int, b text, d blob, PRIMARY KEY (k, c))`))
+	require.NoError(t, db.Exec(ctx, `CREATE TABLE ks.t (k int, c int, a int, b text, d blob, e int, l list<int>, PRIMARY KEY (k, c))`))
 	for _, ins := range []string{
-		`INSERT INTO ks.t (k, c, a, b, d) VALUES (1, 1, 10, 'x', 0x01)`,
+		`INSERT INTO ks.t (k, c, a, b, d, e, l) VALUES (1, 1, 10, 'x', 0x01, 100, [1, 2])`,
 		`INSERT INTO ks.t (k, c, a, d) VALUES (1, 2, 20, 0x02)`,
 		`INSERT INTO ks.t (k, c, b) VALUES (1, 3, 'z')`,
 		`INSERT INTO ks.t (k, c, d) VALUES (1, 4, 0x04)`,
@@ -219,6 +221,12 @@ func TestDirectCellGuess(t *testing.T) {
 	}
 	require.Equal(t, want, read(db.Query(ctx, `SELECT c, d, b, a FROM ks.t WHERE k = 1`)))
 	bound := db.Query(ctx, `SELECT c, d, b, a FROM ks.t WHERE k = ?`, 1)
+	require.NotNil(t, bound.res.Packed)
+	require.Equal(t, want, read(bound))
+
+	want = []string{"d=0x01 e=100 a=10", "d=0x02 e=null a=20", "d=null e=null a=null", "d=0x04 e=null a=null", "d=null e=null a=null"}
+	require.Equal(t, want, read(db.Query(ctx, `SELECT d, e, a FROM ks.t WHERE k = 1`)))
+	bound = db.Query(ctx, `SELECT d, e, a FROM ks.t WHERE k = ?`, 1)
 	require.NotNil(t, bound.res.Packed)
 	require.Equal(t, want, read(bound))
 }

@@ -197,7 +197,7 @@ func compileSelect(s *plan.Compiler, st *parser.Select) (plan.Plan, error) {
 	p.plainCols = plainColumns(p)
 	p.proj = projections(p.plainCols)
 	p.queried = queriedColumns(p)
-	cellHints(p.proj, p.tbl, p.queried)
+	cellHints(p.proj, p.tbl)
 	// A static compact table's read names no row: it reads the static row
 	// (SelectStatement.makeClusteringIndexFilter's empty names filter).
 	p.namesRead = w.PkComplete && !p.distinct && (w.NamesRows(len(tbl.ClusteringColumns())) || tbl.IsStaticCompact() && !w.CkRestricted)
@@ -264,9 +264,8 @@ type projection struct {
 	col  *schema.Column
 	from projFrom
 	// cell is, for fromCell, where the column's cell is among a row's
-	// cells when the row has a cell of every queried regular column (one
-	// each, in name order): the first place liveCellValue looks. -1: no
-	// guess.
+	// cells when the row has a cell of every regular column (one each, in
+	// name order): the first place liveCellValue looks. -1: no guess.
 	cell int
 }
 
@@ -309,35 +308,25 @@ func projections(cols []*schema.Column) []projection {
 }
 
 // cellHints sets projection.cell for the cells of proj: the rank of the
-// column's name among the queried regular columns of tbl, whose cells are
-// all a row returns (engine.ReadOptions.Queried). It guesses nothing when
-// every column is queried (nil) or a queried regular column may have more
-// than one cell.
-func cellHints(proj []projection, tbl *schema.Table, queried []string) {
-	if queried == nil {
-		return
-	}
-	var regular []string
-	for _, name := range queried {
-		c := tbl.Column(name)
-		if c == nil || c.Kind != schema.Regular {
-			continue
-		}
-		if c.Type.IsMultiCell() {
-			return
-		}
-		regular = append(regular, name)
-	}
+// column's name among the regular columns of tbl, as a read returns the
+// cells of every regular column (engine.ReadOptions.Columns is not set). A
+// column after a multi-cell one, whose cells vary in number, gets no guess.
+func cellHints(proj []projection, tbl *schema.Table) {
 	for i := range proj {
 		pr := &proj[i]
 		if pr.from != fromCell {
 			continue
 		}
 		pr.cell = 0
-		for _, name := range regular {
-			if name < pr.col.Name {
-				pr.cell++
+		for _, c := range tbl.Columns {
+			if c.Kind != schema.Regular || c.Name >= pr.col.Name {
+				continue
 			}
+			if c.Type.IsMultiCell() {
+				pr.cell = -1
+				break
+			}
+			pr.cell++
 		}
 	}
 }
