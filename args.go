@@ -111,6 +111,10 @@ type callArgs struct {
 	p    cql.Params
 	vals [inlineValues]cql.Value
 	room cql.CallRoom
+	// binds, when its capacity is not zero, is memory for the bound
+	// values' bytes that lives as long as the call's result: newRows sets
+	// it to room allocated with the Rows (see bindArgsIn).
+	binds []byte
 	// discard is the result of a call that returns none (Stmt.Exec).
 	discard cql.Result
 }
@@ -169,6 +173,15 @@ func splitArgsInto(ca *callArgs, args []any) (p *cql.Params, values []any) {
 // common types (see types.EncodedLen) are encoded into one buffer allocated for the
 // call; every value owns a distinct part of it, which the engine may keep.
 func bindArgs(p *cql.Params, specs []cql.ColumnSpec, values []any) error {
+	return bindArgsIn(p, specs, values, nil)
+}
+
+// bindArgsIn is bindArgs with room for the positional values' buffer: used
+// instead of an allocation when they fit it. The room must be memory that
+// nothing else uses for as long as anything may keep the values (the
+// engine, the result): the Rows of the call, whose memory the collector
+// keeps for as long as a value points into it.
+func bindArgsIn(p *cql.Params, specs []cql.ColumnSpec, values []any, room []byte) error {
 	named := 0
 	for _, v := range values {
 		if _, ok := v.(NamedArg); ok {
@@ -201,7 +214,10 @@ func bindArgs(p *cql.Params, specs []cql.ColumnSpec, values []any) error {
 			}
 		}
 		var buf []byte
-		if total > 0 {
+		switch {
+		case total > 0 && total <= cap(room):
+			buf = room[:total]
+		case total > 0:
 			buf = make([]byte, total)
 		}
 		off := 0

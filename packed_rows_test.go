@@ -124,3 +124,109 @@ func TestPackedRows(t *testing.T) {
 	}
 	require.Equal(t, []int{2, 2, 1}, pages)
 }
+
+// TestRowsOwnMemory checks the memory a Rows of Stmt.Query is given with
+// its result: the bound values' bytes (callArgs.binds), which a result row
+// may point into, stay those of its own call however many calls follow; and
+// the blob copies Scan makes in the room past the packed rows
+// (Rows.setResult) are the caller's: appending to or writing one changes
+// neither another copy nor the rows Result and Row then give.
+func TestRowsOwnMemory(t *testing.T) {
+	db := openTest(t, Options{})
+	ctx := context.Background()
+	require.NoError(t, db.Exec(ctx, `CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`))
+	require.NoError(t, db.Exec(ctx, `CREATE TABLE ks.t (k bigint, c bigint, v blob, st int static, PRIMARY KEY (k, c))`))
+	for k := range int64(3) {
+		for c := range int64(4) {
+			require.NoError(t, db.Exec(ctx, `INSERT INTO ks.t (k, c, v, st) VALUES (?, ?, ?, 7)`, k, c, []byte{byte(k), byte(c), 0xfe}))
+		}
+	}
+
+	// k is selected with a static column: not a direct read, so the
+	// result's key values are the bound value's bytes.
+	st, err := db.Prepare(ctx, `SELECT k, c, st FROM ks.t WHERE k = ?`)
+	require.NoError(t, err)
+	first := st.Query(ctx, int64(1))
+	require.Nil(t, first.res.Packed)
+	for k := range int64(3) {
+		require.NoError(t, st.Query(ctx, k).Err())
+	}
+	var ks []int64
+	for first.Next() {
+		var k, c int64
+		var s int32
+		require.NoError(t, first.Scan(&k, &c, &s))
+		ks = append(ks, k)
+	}
+	require.Equal(t, []int64{1, 1, 1, 1}, ks)
+
+	// Blob copies in the block's spare room.
+	st, err = db.Prepare(ctx, `SELECT c, v FROM ks.t WHERE k = ? LIMIT ?`)
+	require.NoError(t, err)
+	rows := st.Query(ctx, int64(2), int32(3))
+	require.NotNil(t, rows.res.Packed)
+	require.Greater(t, cap(rows.blobs), 0, "the arena is the block's spare room")
+	var vs [][]byte
+	for rows.Next() {
+		var c int64
+		var v []byte
+		require.NoError(t, rows.Scan(&c, &v))
+		vs = append(vs, v)
+	}
+	require.Equal(t, [][]byte{{2, 0, 0xfe}, {2, 1, 0xfe}, {2, 2, 0xfe}}, vs)
+	vs[0] = append(vs[0], 0xaa, 0xbb) // reallocates: the copy is capped
+	vs[1][0] = 9
+	require.Equal(t, [][]byte{{2, 0, 0xfe, 0xaa, 0xbb}, {9, 1, 0xfe}, {2, 2, 0xfe}}, vs)
+	res := rows.Result()
+	require.Equal(t, [][][]byte{
+		{{0, 0, 0, 0, 0, 0, 0, 0}, {2, 0, 0xfe}},
+		{{0, 0, 0, 0, 0, 0, 0, 1}, {2, 1, 0xfe}},
+		{{0, 0, 0, 0, 0, 0, 0, 2}, {2, 2, 0xfe}},
+	}, res.Rows)
+}
+
+// TestDirectCellGuess reads rows that lack some of their cells, where a
+// direct read's guess of a cell's place (projection.cell) is another
+// column's cell or past the row's cells, packed (bound) and not (plain),
+// selecting every column and some (the others' cells are still in rows), in
+// a table with a multi-cell column (after which no place is guessed).
+func TestDirectCellGuess(t *testing.T) {
+	db := openTest(t, Options{})
+	ctx := context.Background()
+	require.NoError(t, db.Exec(ctx, `CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`))
+	require.NoError(t, db.Exec(ctx, `CREATE TABLE ks.t (k int, c int, a int, b text, d blob, e int, l list<int>, PRIMARY KEY (k, c))`))
+	for _, ins := range []string{
+		`INSERT INTO ks.t (k, c, a, b, d, e, l) VALUES (1, 1, 10, 'x', 0x01, 100, [1, 2])`,
+		`INSERT INTO ks.t (k, c, a, d) VALUES (1, 2, 20, 0x02)`,
+		`INSERT INTO ks.t (k, c, b) VALUES (1, 3, 'z')`,
+		`INSERT INTO ks.t (k, c, d) VALUES (1, 4, 0x04)`,
+		`INSERT INTO ks.t (k, c) VALUES (1, 5)`,
+	} {
+		require.NoError(t, db.Exec(ctx, ins))
+	}
+	want := []string{
+		"c=1 d=0x01 b='x' a=10",
+		"c=2 d=0x02 b=null a=20",
+		"c=3 d=null b='z' a=null",
+		"c=4 d=0x04 b=null a=null",
+		"c=5 d=null b=null a=null",
+	}
+	read := func(rows *Rows) []string {
+		var got []string
+		for row, err := range rows.All() {
+			require.NoError(t, err)
+			got = append(got, row.String())
+		}
+		return got
+	}
+	require.Equal(t, want, read(db.Query(ctx, `SELECT c, d, b, a FROM ks.t WHERE k = 1`)))
+	bound := db.Query(ctx, `SELECT c, d, b, a FROM ks.t WHERE k = ?`, 1)
+	require.NotNil(t, bound.res.Packed)
+	require.Equal(t, want, read(bound))
+
+	want = []string{"d=0x01 e=100 a=10", "d=0x02 e=null a=20", "d=null e=null a=null", "d=0x04 e=null a=null", "d=null e=null a=null"}
+	require.Equal(t, want, read(db.Query(ctx, `SELECT d, e, a FROM ks.t WHERE k = 1`)))
+	bound = db.Query(ctx, `SELECT d, e, a FROM ks.t WHERE k = ?`, 1)
+	require.NotNil(t, bound.res.Packed)
+	require.Equal(t, want, read(bound))
+}

@@ -1,6 +1,7 @@
 package minicass
 
 import (
+	"encoding/binary"
 	"fmt"
 	"iter"
 
@@ -41,16 +42,49 @@ type Rows struct {
 
 func errRows(err error) *Rows { return &Rows{err: err} }
 
-// newRows returns the Rows of a call that runs in room: allocated with
-// the room's result (cql.CallRoom.Result), in which the rows of a SELECT
-// come packed.
-func newRows(room *cql.CallRoom) *Rows {
+// bindsRoom is the room for bound values' bytes a Rows is allocated with
+// (newRows): a bigint key and an int LIMIT, say.
+const bindsRoom = 16
+
+// newRows returns the Rows of call ca: allocated with the result of the
+// call's room (cql.CallRoom.Result), in which the rows of a SELECT come
+// packed, and with the room for its bound values (callArgs.binds), which
+// the result's values may point into.
+func newRows(ca *callArgs) *Rows {
 	rr := &struct {
-		rows Rows
-		res  cql.Result
+		rows  Rows
+		res   cql.Result
+		binds [bindsRoom]byte
 	}{}
-	room.Result, room.PackRows = &rr.res, true
+	ca.room.Result, ca.room.PackRows = &rr.res, true
+	ca.binds = rr.binds[:0]
 	return &rr.rows
+}
+
+// spareForBlobs asks the call of ca for room past its packed rows
+// (cql.CallRoom.PackSpare) when a result column is a blob, which Scan
+// copies into *[]byte: setResult makes that room the arena of the copies.
+func (ca *callArgs) spareForBlobs(cols []Column) {
+	for i := range cols {
+		if cols[i].Type.Kind == types.Blob {
+			ca.room.PackSpare = true
+			return
+		}
+	}
+}
+
+// setResult makes res the result of r. The room past its packed rows (the
+// block's spare room, see spareForBlobs) becomes the arena Scan copies
+// blob values into: res.Packed is cut to its length first, so that nothing
+// appends to it there.
+func (r *Rows) setResult(res *cql.Result) {
+	r.res = res
+	if res == nil {
+		return
+	}
+	if p := res.Packed; cap(p) > len(p) {
+		res.Packed, r.blobs = p[:len(p):len(p)], p[len(p):len(p)]
+	}
 }
 
 // Next advances to the next row and reports whether there is one. It returns
@@ -302,7 +336,22 @@ func (r *Rows) scanPacked(packed []byte, dest []any) error {
 			return errMalformedRows
 		}
 		off = next
-		if err := scanValueInto(d, &cols[i].Type, v, &r.blobs, left); err != nil {
+		t := &cols[i].Type
+		// The two commonest destinations of a row's scan are served here,
+		// without a call a value: what scanValueInto does for them.
+		switch d := d.(type) {
+		case *[]byte:
+			if d != nil && t.Kind == types.Blob {
+				*d = copyBlob(&r.blobs, v, left)
+				continue
+			}
+		case *int64:
+			if d != nil && len(v) == 8 && (t.Kind == types.Bigint || t.Kind == types.Counter || t.Kind == types.Timestamp) {
+				*d = int64(binary.BigEndian.Uint64(v))
+				continue
+			}
+		}
+		if err := scanValueInto(d, t, v, &r.blobs, left); err != nil {
 			return fmt.Errorf("column %s (%s): %w", cols[i].Name, cols[i].Type, err)
 		}
 	}

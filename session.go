@@ -49,12 +49,13 @@ func (s *Session) Query(ctx context.Context, query string, args ...any) *Rows {
 	if err != nil {
 		return errRows(err)
 	}
-	rows := newRows(&ca.room)
-	res, err := s.run(ctx, prep, p, values, &ca.room)
+	rows := newRows(ca)
+	ca.spareForBlobs(prep.Result)
+	res, err := s.run(ctx, prep, p, values, ca)
 	if err != nil {
 		return errRows(err)
 	}
-	rows.res = res
+	rows.setResult(res)
 	return rows
 }
 
@@ -82,24 +83,30 @@ func (s *Session) prepare(ctx context.Context, query string) (*cql.Prepared, err
 // A statement that a schema change evicted from the executor's cache is
 // prepared again, in the keyspace it was prepared in, and run once more
 // with the values bound to its new markers, as drivers do on Unprepared.
-// The execution runs in room (nil: none), whose result the caller then
-// owns.
-func (s *Session) run(ctx context.Context, prep *cql.Prepared, p *cql.Params, values []any, room *cql.CallRoom) (*cql.Result, error) {
-	res, _, err := s.runPrepared(ctx, prep, p, values, room)
+// The execution runs in the room of ca, whose result the caller then owns.
+func (s *Session) run(ctx context.Context, prep *cql.Prepared, p *cql.Params, values []any, ca *callArgs) (*cql.Result, error) {
+	res, _, err := s.runPrepared(ctx, prep, p, values, ca)
 	return res, err
 }
 
 // runPrepared is run, also returning the statement it ran (prep, or the
 // statement prepared again).
-func (s *Session) runPrepared(ctx context.Context, prep *cql.Prepared, p *cql.Params, values []any, room *cql.CallRoom) (*cql.Result, *cql.Prepared, error) {
+func (s *Session) runPrepared(ctx context.Context, prep *cql.Prepared, p *cql.Params, values []any, ca *callArgs) (*cql.Result, *cql.Prepared, error) {
 	if s.db.isClosed() {
 		return nil, prep, ErrClosed
 	}
 	for retried := false; ; retried = true {
-		if err := bindArgs(p, prep.Bind, values); err != nil {
+		// Only a statement with result columns (a SELECT) binds into the
+		// Rows' room: a write's values may be kept by the engine, which
+		// would keep the whole Rows with them.
+		var binds []byte
+		if len(prep.Result) > 0 {
+			binds = ca.binds
+		}
+		if err := bindArgsIn(p, prep.Bind, values, binds); err != nil {
 			return nil, prep, err
 		}
-		res, err := s.s.ExecutePreparedIn(ctx, prep, p, room)
+		res, err := s.s.ExecutePreparedIn(ctx, prep, p, &ca.room)
 		if retried || !errors.Is(err, cql.ErrUnprepared) {
 			return res, prep, err
 		}

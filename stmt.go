@@ -25,9 +25,9 @@ func newStmt(s *Session, prep *cql.Prepared) *Stmt {
 }
 
 // run executes the statement, remembering it when it was prepared again.
-func (st *Stmt) run(ctx context.Context, p *cql.Params, values []any, room *cql.CallRoom) (*cql.Result, error) {
+func (st *Stmt) run(ctx context.Context, p *cql.Params, values []any, ca *callArgs) (*cql.Result, error) {
 	prep := st.prep.Load()
-	res, now, err := st.s.runPrepared(ctx, prep, p, values, room)
+	res, now, err := st.s.runPrepared(ctx, prep, p, values, ca)
 	if now != prep {
 		st.prep.CompareAndSwap(prep, now)
 	}
@@ -50,7 +50,7 @@ func (st *Stmt) Exec(ctx context.Context, args ...any) error {
 	ca := getCall()
 	p, values := splitArgsInto(ca, args)
 	ca.room.Result = &ca.discard // nothing of it is kept
-	_, err := st.run(ctx, p, values, &ca.room)
+	_, err := st.run(ctx, p, values, ca)
 	ca.release()
 	return err
 }
@@ -60,12 +60,13 @@ func (st *Stmt) Exec(ctx context.Context, args ...any) error {
 func (st *Stmt) Query(ctx context.Context, args ...any) *Rows {
 	ca := getCall()
 	p, values := splitArgsInto(ca, args)
-	rows := newRows(&ca.room)
-	res, err := st.run(ctx, p, values, &ca.room)
+	rows := newRows(ca)
+	ca.spareForBlobs(st.prep.Load().Result)
+	res, err := st.run(ctx, p, values, ca)
 	ca.release()
 	if err != nil {
 		return errRows(err)
 	}
-	rows.res = res
+	rows.setResult(res)
 	return rows
 }

@@ -278,7 +278,7 @@ func (s *Session) runValues(ctx context.Context, pl plan.Plan, stmt fmt.Stringer
 		}
 		room.used = true
 		q = &room.q
-		q.ResultRoom, q.PackRows = room.Result, room.PackRows
+		q.ResultRoom, q.PackRows, q.PackSpare = room.Result, room.PackRows, room.PackSpare
 	} else {
 		q = new(plan.Execution)
 	}
@@ -616,6 +616,10 @@ type CallRoom struct {
 	// result returned may be it (the caller then owns it), so nothing else
 	// may use it. The room itself may be reused once the call returns.
 	Result *query.Result
+	// PackSpare asks, with PackRows, that the block of packed rows have
+	// room past them for copies of their blob values, which the caller
+	// may use (the Go API's Rows copies the blobs it scans there).
+	PackSpare bool
 
 	q    plan.Execution
 	used bool

@@ -108,6 +108,9 @@ type Execution struct {
 	// where the statement can pack them; the caller then reads either
 	// form.
 	PackRows bool
+	// PackSpare asks for room past the packed rows for copies of their
+	// blob values, which the caller may use.
+	PackSpare bool
 }
 
 // NewResult returns the zeroed result the statement fills and returns: the

@@ -87,6 +87,11 @@ type selectPlan struct {
 	// let a partition read skip the SSTables it need not open.
 	queried   []string
 	namesRead bool
+	// derived is set when the table's rows are derived rather than read
+	// from the engine (virtual.IsDerived): a property of the table's
+	// definition, which a registered virtual table has from before any
+	// statement can name it, so it is decided once, here.
+	derived bool
 }
 
 func (p *selectPlan) Binds() []query.ColumnSpec   { return p.bspec }
@@ -102,7 +107,7 @@ func compileSelect(s *plan.Compiler, st *parser.Select) (plan.Plan, error) {
 	c := expr.NewTableCompileCtx(st.BindCount(), tbl)
 	c.Partitioner = s.Env.Engine.Partitioner()
 	c.UDFs = s.UDFs()
-	p := &selectPlan{tbl: tbl, json: st.JSON, distinct: st.Distinct}
+	p := &selectPlan{tbl: tbl, json: st.JSON, distinct: st.Distinct, derived: virtual.IsDerived(tbl)}
 
 	// Selection first: Cassandra prepares it before the WHERE clause.
 	if len(st.Exprs) == 0 {
@@ -187,12 +192,13 @@ func compileSelect(s *plan.Compiler, st *parser.Select) (plan.Plan, error) {
 	}
 	p.bspec = c.Specs
 	p.pkIdx = selectPKIndexes(w)
-	if !w.PkComplete && !virtual.IsDerived(tbl) {
+	if !w.PkComplete && !p.derived {
 		p.indexReads = w.IndexReads()
 	}
 	p.plainCols = plainColumns(p)
 	p.proj = projections(p.plainCols)
 	p.queried = queriedColumns(p)
+	cellHints(p.proj, p.tbl)
 	// A static compact table's read names no row: it reads the static row
 	// (SelectStatement.makeClusteringIndexFilter's empty names filter).
 	p.namesRead = w.PkComplete && !p.distinct && (w.NamesRows(len(tbl.ClusteringColumns())) || tbl.IsStaticCompact() && !w.CkRestricted)
@@ -260,6 +266,10 @@ func plainColumns(p *selectPlan) []*schema.Column {
 type projection struct {
 	col  *schema.Column
 	from projFrom
+	// cell is, for fromCell, where the column's cell is among a row's
+	// cells when the row has a cell of every regular column (one each, in
+	// name order): the first place liveCellValue looks. -1: no guess.
+	cell int
 }
 
 type projFrom uint8
@@ -295,9 +305,33 @@ func projections(cols []*schema.Column) []projection {
 		case col.Kind == schema.Regular && !col.Type.IsMultiCell():
 			from = fromCell
 		}
-		proj[i] = projection{col: col, from: from}
+		proj[i] = projection{col: col, from: from, cell: -1}
 	}
 	return proj
+}
+
+// cellHints sets projection.cell for the cells of proj: the rank of the
+// column's name among the regular columns of tbl, as a read returns the
+// cells of every regular column (engine.ReadOptions.Columns is not set). A
+// column after a multi-cell one, whose cells vary in number, gets no guess.
+func cellHints(proj []projection, tbl *schema.Table) {
+	for i := range proj {
+		pr := &proj[i]
+		if pr.from != fromCell {
+			continue
+		}
+		pr.cell = 0
+		for _, c := range tbl.Columns {
+			if c.Kind != schema.Regular || c.Name >= pr.col.Name {
+				continue
+			}
+			if c.Type.IsMultiCell() {
+				pr.cell = -1
+				break
+			}
+			pr.cell++
+		}
+	}
 }
 
 // queriedColumns returns the static and regular columns a plan made of

@@ -4,6 +4,7 @@ import (
 	"github.com/minicass/minicass/cql/expr"
 	"github.com/minicass/minicass/cql/query"
 	"github.com/minicass/minicass/data"
+	"github.com/minicass/minicass/types"
 	"github.com/minicass/minicass/wire"
 )
 
@@ -12,17 +13,11 @@ import (
 // grouping or per-row functions, whose columns are partition key
 // components, clustering values or regular columns of one cell. Every row
 // the engine yields is a result row, so there is no SelRow to fill, no
-// filter to ask and no emit step: the clustering is decoded straight into
-// the result's value blocks (selectRun.decodeClustering), key components
-// are the key's own bytes, and cell values are copied as project copies
-// them. What it records per row (position, counts, LIMIT, page, PER
-// PARTITION LIMIT) is what emit records. It returns the rows it read.
+// filter to ask and no emit step: each row goes straight into the result,
+// packed (packDirect) when the run packs its rows, else as a row of values
+// (appendDirect). What it records per row (position, counts, LIMIT, page,
+// PER PARTITION LIMIT) is what emit records. It returns the rows it read.
 func (r *selectRun) directRows(pk [][]byte, part *selPart, now int64) (int, error) {
-	if r.pack {
-		return r.directPacked(pk, part, now)
-	}
-	p := r.p
-	proj := p.proj
 	n := 0
 	// The position of the last row is recorded once the rows are read, as
 	// nothing reads it before: not for every row, which would write the
@@ -36,27 +31,16 @@ func (r *selectRun) directRows(pk [][]byte, part *selPart, now int64) (int, erro
 		r.stats.rows++
 		r.stats.liveRows++
 		n++
-		var ck [][]byte
-		if p.needCk {
-			var err error
-			if ck, err = r.decodeClustering(row.Clustering); err != nil {
-				r.lastKey, r.lastCk = r.curPartKey, lastCk
-				return n, &query.Error{Code: wire.CodeServer, Message: err.Error(), Err: err}
-			}
+		var err error
+		if r.pack {
+			err = r.packDirect(pk, row, now)
+		} else {
+			err = r.appendDirect(pk, row, now)
 		}
-		vals := r.rowValues(len(proj))
-		for i := range proj {
-			pr := &proj[i]
-			switch pr.from {
-			case fromKey:
-				vals[i] = pk[pr.col.Position]
-			case fromClustering:
-				vals[i] = ck[pr.col.Position]
-			default: // fromCell: selectPlan.direct admits no other
-				vals[i] = r.copyValue(liveCellValue(row, pr.col.Name, now))
-			}
+		if err != nil {
+			r.lastKey, r.lastCk = r.curPartKey, lastCk
+			return n, &query.Error{Code: wire.CodeServer, Message: err.Error(), Err: err}
 		}
-		r.rows = append(r.rows, vals)
 		lastCk = r.keepLastCk(row.Clustering)
 		r.inPart++
 		r.lastInPart = r.inPart
@@ -69,6 +53,85 @@ func (r *selectRun) directRows(pk [][]byte, part *selPart, now int64) (int, erro
 		r.lastKey, r.lastCk = r.curPartKey, lastCk
 	}
 	return n, nil
+}
+
+// keyValue is the value of projection pr, of a key or clustering column,
+// in a direct read's row: a key component (pk, the result's own bytes) or
+// a decoded clustering value (ck, in the run's buffers). The other columns
+// of a direct read are cells (liveCellValue).
+func keyValue(pr *projection, pk, ck [][]byte) []byte {
+	if pr.from == fromKey {
+		return pk[pr.col.Position]
+	}
+	return ck[pr.col.Position]
+}
+
+// appendDirect appends row to the result's rows: the clustering is decoded
+// straight into the result's value blocks (selectRun.decodeClustering), key
+// components are the key's own bytes, and cell values are copied as
+// project copies them.
+func (r *selectRun) appendDirect(pk [][]byte, row *data.Row, now int64) error {
+	p := r.p
+	var ck [][]byte
+	if p.needCk {
+		var err error
+		if ck, err = r.decodeClustering(row.Clustering); err != nil {
+			return err
+		}
+	}
+	vals := r.rowValues(len(p.proj))
+	for i := range p.proj {
+		pr := &p.proj[i]
+		if pr.from == fromCell { // selectPlan.direct admits no other
+			vals[i] = r.copyValue(liveCellValue(row, pr, now))
+		} else {
+			vals[i] = keyValue(pr, pk, ck)
+		}
+	}
+	r.rows = append(r.rows, vals)
+	return nil
+}
+
+// packDirect packs row into packed (see selectRun.pack): the result takes
+// no row or value slices. A full key of fixed-width values is decoded value
+// by value straight into packed; any other through the run's scratch
+// (ckBytes), and copied from there.
+func (r *selectRun) packDirect(pk [][]byte, row *data.Row, now int64) error {
+	p := r.p
+	var ck [][]byte
+	fixed := p.needCk && p.fixedCk != nil && p.fixedCk.Full(row.Clustering)
+	if p.needCk && !fixed {
+		var err error
+		if ck, err = r.decodeClustering(row.Clustering); err != nil {
+			return err
+		}
+	}
+	buf := r.packed
+	if r.packScratch || cap(buf)-len(buf) < r.packRow || r.npacked == 0 {
+		buf = r.packRoom()
+	}
+	start := len(buf)
+	spare := r.q.PackSpare
+	blobs := 0
+	for i := range p.proj {
+		pr := &p.proj[i]
+		switch {
+		case pr.from == fromCell: // selectPlan.direct admits no other
+			v := liveCellValue(row, pr, now)
+			if spare && pr.col.Type.Kind == types.Blob {
+				blobs += len(v)
+			}
+			buf = query.AppendPacked(buf, v)
+		case fixed && pr.from == fromClustering:
+			buf = query.AppendPackedLength(buf, p.fixedCk.Width(pr.col.Position))
+			buf = p.fixedCk.AppendValue(buf, row.Clustering, pr.col.Position)
+		default:
+			buf = query.AppendPacked(buf, keyValue(pr, pk, ck))
+		}
+	}
+	r.packed, r.packRow, r.packBlobs = buf, len(buf)-start, blobs
+	r.npacked++
+	return nil
 }
 
 // keepLastCk returns the clustering c of the row just projected as the
@@ -87,68 +150,6 @@ func (r *selectRun) keepLastCk(c []byte) []byte {
 		r.ckBuf = append(r.ckBuf[:0], c...)
 	}
 	return r.ckBuf
-}
-
-// directPacked is directRows for a run whose rows are packed (see
-// selectRun.pack): each value goes into packed as the row is read, so the
-// result takes no row or value slices, and the clustering is decoded into
-// the run's scratch (ckBytes) and copied from there.
-func (r *selectRun) directPacked(pk [][]byte, part *selPart, now int64) (int, error) {
-	p := r.p
-	proj := p.proj
-	n := 0
-	var lastCk []byte
-	for !r.stopped {
-		row, ok := part.next()
-		if !ok {
-			break
-		}
-		r.stats.rows++
-		r.stats.liveRows++
-		n++
-		// A full key of fixed-width values is decoded value by value
-		// straight into packed; any other through the run's scratch.
-		var ck [][]byte
-		fixed := p.needCk && p.fixedCk != nil && p.fixedCk.Full(row.Clustering)
-		if p.needCk && !fixed {
-			var err error
-			if ck, err = r.decodeClustering(row.Clustering); err != nil {
-				r.lastKey, r.lastCk = r.curPartKey, lastCk
-				return n, &query.Error{Code: wire.CodeServer, Message: err.Error(), Err: err}
-			}
-		}
-		buf := r.packRoom()
-		start := len(buf)
-		for i := range proj {
-			pr := &proj[i]
-			switch pr.from {
-			case fromKey:
-				buf = query.AppendPacked(buf, pk[pr.col.Position])
-			case fromClustering:
-				if fixed {
-					buf = query.AppendPackedLength(buf, p.fixedCk.Width(pr.col.Position))
-					buf = p.fixedCk.AppendValue(buf, row.Clustering, pr.col.Position)
-				} else {
-					buf = query.AppendPacked(buf, ck[pr.col.Position])
-				}
-			default: // fromCell: selectPlan.direct admits no other
-				buf = query.AppendPacked(buf, liveCellValue(row, pr.col.Name, now))
-			}
-		}
-		r.packed, r.packRow = buf, len(buf)-start
-		r.npacked++
-		lastCk = r.keepLastCk(row.Clustering)
-		r.inPart++
-		r.lastInPart = r.inPart
-		r.count()
-		if r.ppl > 0 && r.inPart >= r.ppl {
-			break
-		}
-	}
-	if n > 0 {
-		r.lastKey, r.lastCk = r.curPartKey, lastCk
-	}
-	return n, nil
 }
 
 // packSelRow packs the projection of sr (a row project would append to
@@ -179,14 +180,16 @@ func (r *selectRun) packSelRow(sr *expr.SelRow) {
 
 // packRoom returns packed with room for the next row. The first row is
 // packed into the run's scratch (packArr), and the result's block is then
-// sized by it: the room is by the size of the last row, for every row
-// still expected when LIMIT or the page bounds them (so that a short
-// result takes one allocation of its size), but grows by at most the bytes
-// packed so far (or 16 KiB), so that a result of large rows that ends early
-// reserves little more than it used. Otherwise it is for 8 rows, then
+// sized by it: the room is by the size of the last row, for every row still expected when
+// LIMIT or the page bounds them (so that a short result takes one
+// allocation of its size), but grows by at most the bytes packed so far (or
+// 16 KiB), so that a result of large rows that ends early reserves little
+// more than it used. Otherwise it is for 8 rows, then
 // doubles. Either way the copies of a growing result add up to about its
-// size. Appending past the room still works (append grows it). packedOut
-// returns the rows packed, out of the scratch.
+// size. Appending past the room still works (append grows it). A caller
+// that asked for spare room (plan.Execution.PackSpare) gets, past the rows
+// each block is for, as many bytes as their blob values take, by the last
+// row's (packBlobs). packedOut returns the rows packed, out of the scratch.
 func (r *selectRun) packRoom() []byte {
 	if r.npacked == 0 {
 		r.packScratch = true
@@ -203,22 +206,37 @@ func (r *selectRun) packRoom() []byte {
 	} else {
 		step = max(step, len(buf))
 	}
-	grown := make([]byte, len(buf), len(buf)+max(step, row))
+	size := len(buf) + max(step, row)
+	if r.packBlobs > 0 {
+		// Spare room for the blob copies of the rows packed and of those
+		// the block is for, by the last row's.
+		size += r.packBlobs * (r.npacked + max(step, row)/row)
+	}
+	grown := make([]byte, len(buf), size)
 	copy(grown, buf)
 	r.packScratch = false
 	return grown
 }
 
 // packedOut returns the rows packed, in a block of their own (the run's
-// scratch is copied out).
+// scratch is copied out, with the spare room the caller asked for).
 func (r *selectRun) packedOut() []byte {
 	if r.packScratch {
-		return append(make([]byte, 0, len(r.packed)), r.packed...)
+		return append(make([]byte, 0, len(r.packed)+r.packBlobs), r.packed...)
 	}
 	return r.packed
 }
 
-// liveCellValue is expr.SelRow.CellValue for row at time now.
-func liveCellValue(row *data.Row, name string, now int64) []byte {
-	return expr.LiveCellValue(row.Cells, name, now)
+// liveCellValue is expr.SelRow.CellValue of projection pr (fromCell) for
+// row at time now. It looks at the cell of pr's guess (projection.cell)
+// first: when that is the column's cell (a one-cell column has no other),
+// the search by name is not needed.
+func liveCellValue(row *data.Row, pr *projection, now int64) []byte {
+	cs := row.Cells
+	if h := pr.cell; uint(h) < uint(len(cs)) {
+		if c := &cs[h]; c.Column == pr.col.Name && c.Path == nil && c.IsLive(now) {
+			return c.Value
+		}
+	}
+	return expr.LiveCellValue(cs, pr.col.Name, now)
 }

@@ -109,6 +109,10 @@ type runState struct {
 	// packScratch is set while packed is in the run's packArr (see
 	// packRoom).
 	packScratch bool
+	// packBlobs is, when the caller asked for spare room
+	// (plan.Execution.PackSpare), the bytes of the blob values of the last
+	// row packed, which packRoom reserves past the rows.
+	packBlobs int
 }
 
 // runBuffers is the part of a selectRun kept from one run to the next:

@@ -49,7 +49,7 @@ func (p *selectPlan) readPartition(ctx context.Context, q *plan.Execution, key [
 // read (even after an error). A derived table's partition is computed whole
 // (sp.live stays nil).
 func (p *selectPlan) openPartition(ctx context.Context, q *plan.Execution, key []byte, slices data.Slices, limit int, agg *readTrace, sp *selPart) error {
-	if virtual.IsDerived(p.tbl) {
+	if p.derived {
 		dp, err := p.readDerived(q, key, slices, limit)
 		if err != nil {
 			return err
@@ -298,7 +298,7 @@ func (a *rowArena) clone(b []byte) []byte {
 // partition in stream, its rows uncopied (see openPartition); else a copied
 // one (see readPartition).
 func (p *selectPlan) scan(ctx context.Context, q *plan.Execution, tr data.TokenRange, slicesFor func(key []byte) (data.Slices, bool), limit int, stream *selPart, fn func(*selPart) (bool, error)) error {
-	if virtual.IsDerived(p.tbl) {
+	if p.derived {
 		return p.scanDerived(q, tr, slicesFor, limit, fn)
 	}
 
