@@ -273,6 +273,7 @@ func (e *Engine) publish(next *schemaState, ch SchemaChange, delta schemaDelta) 
 	next.setVersion(delta.sumAfter(e.state.Load().sum))
 	e.state.Store(next)
 	e.syncViewDependents()
+	e.syncCustomIndexes()
 	ch.Version = next.version
 	e.notify(ch)
 }
@@ -656,6 +657,7 @@ func (e *Engine) dropStore(s *tableStore) error {
 		return nil
 	}
 	s.dropped.Store(true)
+	dropStoreIndexes(s)
 	s.flushMu.Lock()
 	defer s.flushMu.Unlock()
 	dropped, freed := s.truncate(nil)
@@ -801,6 +803,7 @@ func (e *Engine) CreateMissing(keyspaces []*schema.Keyspace, tables []*schema.Ta
 	}
 	e.state.Store(next)
 	e.syncViewDependents()
+	e.syncCustomIndexes()
 	e.notify(changes...)
 	return nil
 }
