@@ -161,6 +161,16 @@ import (
 //	                    bytes and no memtable awaits its flush, as the
 //	                    engine's MemtableStats tells; the expected output
 //	                    is empty (a non-empty memtable prints its figures)
+//	stub-index name=I  what the StubIndex I of the current table recorded
+//	                    (the index class of Cassandra's tests, written in Go
+//	                    in customindex_fixture_test.go and registered under
+//	                    its Java name): one read a line (the list sizes
+//	                    rowsInserted.size() and the like, a row's cell
+//	                    values, liveness and deletion;
+//	                    stubIndex.query lists them), each expected line one
+//	                    assertion
+//	stub-index name=I reset
+//	                    StubIndex.reset(); counts nothing
 //	snapshots [table=T] Util.listSnapshots(cfs) of the current table (or
 //	                    of table T of the keyspace, live or dropped):
 //	                    "snapshots: N", then per snapshot "name: ...",
@@ -379,6 +389,9 @@ const conformanceSavedLog = "saved-commitlog"
 // enabled in CQLTester's node).
 func newConformanceSession(t testing.TB, opts engine.Options, xo Options) *Session {
 	opts.Clock = engine.NewManualClock(testEpoch)
+	if opts.IndexClasses == nil {
+		opts.IndexClasses = conformanceIndexClasses()
+	}
 	eng, err := engine.Open(opts)
 	require.NoError(t, err)
 	t.Cleanup(func() { eng.Close() })
@@ -655,6 +668,8 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 			name = types.MarshalNameIgnoringFreezing(typ)
 		}
 		return h.check(t, d, strings.ReplaceAll(name, "org.apache.cassandra.db.marshal.", ""), d.Expected)
+	case "stub-index":
+		return h.stubIndexDirective(t, d)
 	case "memtable-empty":
 		h.tally.assertions++
 		ks, name, _ := strings.Cut(h.table, ".")
