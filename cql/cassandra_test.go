@@ -171,6 +171,15 @@ import (
 //	                    assertion
 //	stub-index name=I reset
 //	                    StubIndex.reset(); counts nothing
+//	fail-init           SecondaryIndexTest's LoadTypeConstrainedIndex.failInit
+//	                    = true: the next such index's initialization fails
+//	rebuild-index name=I
+//	                    indexManager.rebuildIndexesBlocking({I}) of the
+//	                    current table (engine.RebuildCustomIndexes)
+//	wait-index-builds name=I
+//	                    CQLTester.waitForIndexBuilds: waits until no build
+//	                    of I runs
+//	(in names, %n is the current table's bare name, as in statements)
 //	snapshots [table=T] Util.listSnapshots(cfs) of the current table (or
 //	                    of table T of the keyspace, live or dropped):
 //	                    "snapshots: N", then per snapshot "name: ...",
@@ -670,6 +679,8 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 		return h.check(t, d, strings.ReplaceAll(name, "org.apache.cassandra.db.marshal.", ""), d.Expected)
 	case "stub-index":
 		return h.stubIndexDirective(t, d)
+	case "fail-init", "rebuild-index", "wait-index-builds":
+		return h.indexDirective(t, d)
 	case "memtable-empty":
 		h.tally.assertions++
 		ks, name, _ := strings.Cut(h.table, ".")

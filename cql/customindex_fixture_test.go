@@ -1,12 +1,16 @@
 package cql
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/datadriven"
 	"github.com/stretchr/testify/require"
@@ -25,8 +29,97 @@ const stubIndexClassName = "org.apache.cassandra.index.StubIndex"
 // conformanceIndexClasses are the index classes of Cassandra's test class
 // path that the ported scripts name, written in Go: StubIndex.
 func conformanceIndexClasses() map[string]engine.IndexClass {
-	return map[string]engine.IndexClass{stubIndexClassName: stubIndexClass{}}
+	failInit := new(atomic.Bool)
+	return map[string]engine.IndexClass{
+		stubIndexClassName: stubIndexClass{},
+		secondaryIndexTest + "$IndexBlockingOnInitialization": blockingInitClass{},
+		secondaryIndexTest + "$ReadOnlyOnFailureIndex":        loadConstrainedClass{load: engine.IndexLoadRead, failInit: failInit},
+		secondaryIndexTest + "$WriteOnlyOnFailureIndex":       loadConstrainedClass{load: engine.IndexLoadWrite, failInit: failInit},
+	}
 }
+
+// secondaryIndexTest is the Java class whose nested index classes
+// SecondaryIndexTest's scripts name.
+const secondaryIndexTest = "org.apache.cassandra.cql3.validation.entities.SecondaryIndexTest"
+
+// blockingInitClass is SecondaryIndexTest.IndexBlockingOnInitialization:
+// an index whose initialization blocks until the index is dropped
+// (getInvalidateTask counts its latch down). The Java class extends
+// CustomCassandraIndex, whose index table is never read here: the index
+// is never queryable.
+type blockingInitClass struct{}
+
+// NewIndex returns a new blockingInitIndex.
+func (blockingInitClass) NewIndex(*schema.Table, *schema.Index) engine.CustomIndex {
+	return &blockingInitIndex{latch: make(chan struct{})}
+}
+
+type blockingInitIndex struct {
+	latch chan struct{}
+	once  sync.Once
+}
+
+// Indexer returns nil: the index keeps nothing.
+func (*blockingInitIndex) Indexer([]byte, int64) engine.Indexer { return nil }
+
+// InitializationTask waits for the latch.
+func (x *blockingInitIndex) InitializationTask() func() error {
+	return func() error { <-x.latch; return nil }
+}
+
+// Dropped counts the latch down.
+func (x *blockingInitIndex) Dropped() { x.once.Do(func() { close(x.latch) }) }
+
+// loadConstrainedClass is SecondaryIndexTest.LoadTypeConstrainedIndex (its
+// ReadOnlyOnFailureIndex and WriteOnlyOnFailureIndex): a StubIndex built
+// blocking, whose initialization fails while the class's static failInit
+// is set (one flag for both classes, as the Java's static field of their
+// common base class), and which serves load after a failed build.
+type loadConstrainedClass struct {
+	load     engine.IndexLoad
+	failInit *atomic.Bool
+}
+
+// NewIndex returns a new loadConstrainedIndex.
+func (c loadConstrainedClass) NewIndex(*schema.Table, *schema.Index) engine.CustomIndex {
+	return &loadConstrainedIndex{stubIndex: &stubIndex{}, class: c}
+}
+
+type loadConstrainedIndex struct {
+	*stubIndex
+	class loadConstrainedClass
+}
+
+func (x *loadConstrainedIndex) recorder() *stubIndex { return x.stubIndex }
+
+// reset is LoadTypeConstrainedIndex.reset: StubIndex's, and failInit
+// cleared.
+func (x *loadConstrainedIndex) reset() {
+	x.stubIndex.reset()
+	x.class.failInit.Store(false)
+}
+
+// SupportedLoadOnFailure returns the class's load.
+func (x *loadConstrainedIndex) SupportedLoadOnFailure(bool) engine.IndexLoad { return x.class.load }
+
+// ShouldBuildBlocking is true.
+func (x *loadConstrainedIndex) ShouldBuildBlocking() bool { return true }
+
+// InitializationTask fails while failInit is set; otherwise there is none.
+func (x *loadConstrainedIndex) InitializationTask() func() error {
+	if x.class.failInit.Load() {
+		return func() error { return errors.New("Index is configured to fail.") }
+	}
+	return nil
+}
+
+// stubRecorder is an index whose records stub-index reads.
+type stubRecorder interface {
+	recorder() *stubIndex
+	reset()
+}
+
+func (x *stubIndex) recorder() *stubIndex { return x }
 
 // stubIndexClass makes stubIndexes.
 type stubIndexClass struct{}
@@ -113,17 +206,19 @@ var stubQuery = regexp.MustCompile(`^(inserted|deleted|updated|partition-deletio
 func (h *conformanceHarness) stubIndexDirective(t *testing.T, d *datadriven.TestData) string {
 	var name string
 	d.ScanArgs(t, "name", &name)
+	name = h.substitute(name)
 	ks, tname, _ := strings.Cut(h.table, ".")
 	tbl, ok := h.s.x.env.Engine.Table(ks, tname)
 	require.True(t, ok, "%s: no table %s", d.Pos, h.table)
 	ci, ok := h.s.x.env.Engine.CustomIndex(tbl, name)
 	require.True(t, ok, "%s: no custom index %s on %s", d.Pos, name, h.table)
-	x, ok := ci.(*stubIndex)
+	rec, ok := ci.(stubRecorder)
 	require.True(t, ok, "%s: index %s is not a StubIndex", d.Pos, name)
 	if d.HasArg("reset") {
-		x.reset()
+		rec.reset()
 		return d.Expected
 	}
+	x := rec.recorder()
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	var got []string
@@ -233,4 +328,37 @@ func (x *stubIndex) query(t *testing.T, tbl *schema.Table, q string) string {
 	}
 	t.Fatalf("stub-index: unknown field %q of %q", sub, q)
 	return ""
+}
+
+// indexDirective runs the harness's index-management directives (see
+// cassandra_test.go): fail-init, rebuild-index and wait-index-builds.
+func (h *conformanceHarness) indexDirective(t *testing.T, d *datadriven.TestData) string {
+	eng := h.s.x.env.Engine
+	switch d.Cmd {
+	case "fail-init":
+		// LoadTypeConstrainedIndex.failInit = true.
+		c, ok := eng.IndexClass(secondaryIndexTest + "$ReadOnlyOnFailureIndex")
+		require.True(t, ok)
+		c.(loadConstrainedClass).failInit.Store(true)
+		return d.Expected
+	}
+	var name string
+	d.ScanArgs(t, "name", &name)
+	name = h.substitute(name)
+	ks, tname, _ := strings.Cut(h.table, ".")
+	tbl, ok := eng.Table(ks, tname)
+	require.True(t, ok, "%s: no table %s", d.Pos, h.table)
+	switch d.Cmd {
+	case "rebuild-index":
+		// indexManager.rebuildIndexesBlocking(ImmutableSet.of(name)).
+		require.NoError(t, eng.RebuildCustomIndexes(context.Background(), tbl, name))
+	case "wait-index-builds":
+		// CQLTester.waitForIndexBuilds: no build of the index runs.
+		deadline := time.Now().Add(60 * time.Second)
+		for eng.CustomIndexBuilding(tbl, name) {
+			require.True(t, time.Now().Before(deadline), "%s: index %s still building", d.Pos, name)
+			time.Sleep(time.Millisecond)
+		}
+	}
+	return d.Expected
 }

@@ -2,7 +2,11 @@ package engine
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"slices"
+	"sort"
+	"sync/atomic"
 
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/memtable"
@@ -134,10 +138,285 @@ func (e *Engine) CustomIndex(t *schema.Table, name string) (CustomIndex, bool) {
 	return nil, false
 }
 
-// customIndex is one live instance.
+// IndexInitializer is implemented by a CustomIndex with work to do when
+// it is created (Index.getInitializationTask): a build over existing data,
+// say. The task runs in its own goroutine; until it returns nil the index
+// serves no query (ErrIndexNotAvailable), and an error marks the build
+// failed (see IndexFailureLoad).
+type IndexInitializer interface {
+	// InitializationTask returns the task, or nil for none (the index is
+	// then queryable at once).
+	InitializationTask() func() error
+}
+
+// IndexLoad is what an index whose build failed still serves
+// (Index.LoadType).
+type IndexLoad uint8
+
+// The loads.
+const (
+	// IndexLoadAll serves reads and writes.
+	IndexLoadAll IndexLoad = iota
+	// IndexLoadRead serves reads only: writes are not forwarded.
+	IndexLoadRead
+	// IndexLoadWrite takes writes only: queries fail.
+	IndexLoadWrite
+	// IndexLoadNone serves neither.
+	IndexLoadNone
+)
+
+func (l IndexLoad) reads() bool  { return l == IndexLoadAll || l == IndexLoadRead }
+func (l IndexLoad) writes() bool { return l == IndexLoadAll || l == IndexLoadWrite }
+
+// IndexFailureLoad is implemented by a CustomIndex that chooses what it
+// serves after a failed build (Index.getSupportedLoadTypeOnFailure);
+// without it, an initial build's failure leaves it IndexLoadWrite and a
+// rebuild's IndexLoadAll, 4.1's default. A failed index is queryable
+// again only after a rebuild succeeds.
+type IndexFailureLoad interface {
+	SupportedLoadOnFailure(initialBuild bool) IndexLoad
+}
+
+// IndexBlockingBuilder is implemented by a CustomIndex that says whether
+// RebuildCustomIndexes rebuilds it (Index.shouldBuildBlocking); without it
+// an index is rebuilt.
+type IndexBlockingBuilder interface {
+	ShouldBuildBlocking() bool
+}
+
+// customIndex is one live instance and its state, as
+// SecondaryIndexManager keeps it: writable (its indexers are called),
+// queryable (queries it serves run), and its builds in progress.
 type customIndex struct {
-	def schema.Index
-	idx CustomIndex
+	def       schema.Index
+	idx       CustomIndex
+	writable  atomic.Bool
+	queryable atomic.Bool
+	building  atomic.Int32
+}
+
+// newCustomIndex registers a new instance, writable, and starts its
+// initial build (SecondaryIndexManager.createIndex and buildIndex).
+func newCustomIndex(def schema.Index, idx CustomIndex) *customIndex {
+	c := &customIndex{def: def, idx: idx}
+	c.writable.Store(true)
+	var task func() error
+	if in, ok := idx.(IndexInitializer); ok {
+		task = in.InitializationTask()
+	}
+	if task == nil {
+		c.queryable.Store(true)
+		return c
+	}
+	c.building.Add(1)
+	go func() {
+		defer c.building.Add(-1)
+		if err := task(); err != nil {
+			c.failed(true)
+			return
+		}
+		c.queryable.Store(true)
+	}()
+	return c
+}
+
+// failed is markIndexFailed: the index keeps only the load its class
+// supports on failure.
+func (c *customIndex) failed(initial bool) {
+	load := IndexLoadAll
+	if initial {
+		load = IndexLoadWrite
+	}
+	if f, ok := c.idx.(IndexFailureLoad); ok {
+		load = f.SupportedLoadOnFailure(initial)
+	}
+	if !load.writes() {
+		c.writable.Store(false)
+	}
+	if !load.reads() {
+		c.queryable.Store(false)
+	}
+}
+
+// CustomIndexQueryable reports whether queries may use the index named
+// name of table t: false while its build runs or after it failed
+// (SecondaryIndexManager.isIndexQueryable); true for an index without a
+// Go instance (built-in, SASI), which has no build.
+func (e *Engine) CustomIndexQueryable(t *schema.Table, name string) bool {
+	if c := e.customIndex(t, name); c != nil {
+		return c.queryable.Load()
+	}
+	return true
+}
+
+// CustomIndexBuilding reports whether a build of the index named name of
+// table t is in progress (SecondaryIndexManager.isIndexBuilding).
+func (e *Engine) CustomIndexBuilding(t *schema.Table, name string) bool {
+	if c := e.customIndex(t, name); c != nil {
+		return c.building.Load() > 0
+	}
+	return false
+}
+
+// customIndex returns the instance named name of t, or nil.
+func (e *Engine) customIndex(t *schema.Table, name string) *customIndex {
+	s, err := e.storeFor(t)
+	if err != nil {
+		return nil
+	}
+	if cx := s.custom.Load(); cx != nil {
+		for _, c := range cx.list {
+			if c.def.Name == name {
+				return c
+			}
+		}
+	}
+	return nil
+}
+
+// RebuildCustomIndexes rebuilds the named custom indexes of table t from
+// its SSTables, blocking, as SecondaryIndexManager.rebuildIndexesBlocking:
+// the indexes whose class builds blocking (IndexBlockingBuilder) become
+// writable (the table is flushed first if one was not, so no write escapes
+// both the rebuild and the indexer) and unqueryable; then every partition
+// of the SSTables is read whole (memtables included) and given to each
+// index's Indexer (Begin, InsertRow of the static row, PartitionDelete of
+// the partition deletion, InsertRow of each row, RangeTombstone of each
+// range tombstone, Finish); then they are queryable again. Names without
+// a Go instance are ignored.
+func (e *Engine) RebuildCustomIndexes(ctx context.Context, t *schema.Table, names ...string) error {
+	s, err := e.storeFor(t)
+	if err != nil {
+		return err
+	}
+	var todo []*customIndex
+	if cx := s.custom.Load(); cx != nil {
+		for _, c := range cx.list {
+			if !slices.Contains(names, c.def.Name) {
+				continue
+			}
+			if b, ok := c.idx.(IndexBlockingBuilder); ok && !b.ShouldBuildBlocking() {
+				continue
+			}
+			todo = append(todo, c)
+		}
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	needsFlush := false
+	for _, c := range todo {
+		if !c.writable.Swap(true) {
+			needsFlush = true
+		}
+	}
+	if needsFlush {
+		if err := e.Flush(ctx, t.Keyspace, t.Name); err != nil {
+			return err
+		}
+	}
+	for _, c := range todo {
+		c.building.Add(1)
+		c.queryable.Store(false)
+	}
+	err = e.buildCustomIndexes(ctx, t, s, todo)
+	for _, c := range todo {
+		if err != nil {
+			c.failed(false)
+		} else {
+			c.queryable.Store(true)
+		}
+		c.building.Add(-1)
+	}
+	return err
+}
+
+// buildCustomIndexes gives every partition of s's SSTables to the
+// indexers of cs (SecondaryIndexManager.indexPartition).
+func (e *Engine) buildCustomIndexes(ctx context.Context, t *schema.Table, s *tableStore, cs []*customIndex) error {
+	s.mu.RLock()
+	ssts := slices.Clone(s.ssts)
+	for _, sst := range ssts {
+		sst.acquire()
+	}
+	s.mu.RUnlock()
+	defer func() {
+		for _, sst := range ssts {
+			sst.release()
+		}
+	}()
+	type pkey struct {
+		token int64
+		key   []byte
+	}
+	var keys []pkey
+	seen := map[string]bool{}
+	for _, sst := range ssts {
+		it, err := sst.Partitions(ctx, data.FullRing)
+		if err != nil {
+			return err
+		}
+		for {
+			p, ok := it.Next()
+			if !ok {
+				break
+			}
+			if k := string(p.Key()); !seen[k] {
+				seen[k] = true
+				keys = append(keys, pkey{p.Token(), bytes.Clone(p.Key())})
+			}
+		}
+		err = errors.Join(it.Err(), it.Close())
+		if err != nil {
+			return err
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		return data.ComparePartitions(keys[i].token, keys[i].key, keys[j].token, keys[j].key) < 0
+	})
+	now := e.Now()
+	for _, k := range keys {
+		ex, err := e.readRaw(ctx, t, s, k.key, nil, now)
+		if err != nil {
+			return err
+		}
+		var ixs []Indexer
+		for _, c := range cs {
+			if ixr := c.idx.Indexer(k.key, now); ixr != nil {
+				ixs = append(ixs, ixr)
+			}
+		}
+		if len(ex.Rows) == 0 && ex.Deletion.IsLive() && len(ex.RangeTombstones) == 0 {
+			continue
+		}
+		rows := ex.Rows
+		for _, ixr := range ixs {
+			ixr.Begin()
+		}
+		if len(rows) > 0 && len(rows[0].Clustering) == 0 && t.HasStatic() {
+			for _, ixr := range ixs {
+				ixr.InsertRow(&rows[0])
+			}
+			rows = rows[1:]
+		}
+		for _, ixr := range ixs {
+			ixr.PartitionDelete(ex.Deletion)
+		}
+		for i := range rows {
+			for _, ixr := range ixs {
+				ixr.InsertRow(&rows[i])
+			}
+		}
+		for i := range ex.RangeTombstones {
+			for _, ixr := range ixs {
+				ixr.RangeTombstone(ex.RangeTombstones[i])
+			}
+		}
+		for _, ixr := range ixs {
+			ixr.Finish()
+		}
+	}
+	return nil
 }
 
 // customIndexes are the instances of a table store's custom indexes; the
@@ -187,7 +466,7 @@ func (e *Engine) syncStoreIndexes(s *tableStore) {
 			continue
 		}
 		if idx := class.NewIndex(t, ix); idx != nil {
-			next = append(next, &customIndex{def: cloneIndex(ix), idx: idx})
+			next = append(next, newCustomIndex(cloneIndex(ix), idx))
 		}
 	}
 	if len(next) == 0 {
@@ -244,6 +523,9 @@ func applyIndexed(mt *memtable.Memtable, token int64, m *data.Mutation, cx *cust
 	var arr [4]Indexer
 	ixs := arr[:0]
 	for _, c := range cx.list {
+		if !c.writable.Load() {
+			continue
+		}
 		if ixr := c.idx.Indexer(m.Key, now); ixr != nil {
 			ixs = append(ixs, ixr)
 		}

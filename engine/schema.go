@@ -441,13 +441,29 @@ func (e *Engine) replace(name string, def *schema.Keyspace, tables []*schema.Tab
 	if err := e.persistSchema(next); err != nil {
 		return err
 	}
+	var altered []*tableStore
 	for _, t := range tables {
 		if s, ok := cur.stores[t.ID]; ok {
 			s.table.Store(t)
+			altered = append(altered, s)
 		}
 	}
 	e.publish(next, ch, delta)
-	return nil
+	// A table whose definition changed switches out its memtable, which
+	// is flushed, as Cassandra 4.1's ColumnFamilyStore.reload does:
+	// AbstractAllocatorMemtable.shouldSwitch(SCHEMA_CHANGE) compares its
+	// initial ClusteringComparator by identity with the new
+	// TableMetadata's, which every definition builds anew. A write after
+	// the change lands in a new memtable (custom indexes see it as a new
+	// row); the flush here is synchronous where Cassandra's runs in the
+	// background.
+	var errs []error
+	for _, s := range altered {
+		if s.switchMemtable(1, e.logTail) {
+			errs = append(errs, e.flushStore(s))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // DropKeyspace removes a keyspace, its tables and their data. It returns
