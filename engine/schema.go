@@ -448,6 +448,17 @@ func (e *Engine) replace(name string, def *schema.Keyspace, tables []*schema.Tab
 			altered = append(altered, s)
 		}
 	}
+	for tn, it := range tbls {
+		// The flush of a table takes its index tables with it
+		// (ColumnFamilyStore.concatWithIndexes).
+		for _, t := range tables {
+			if tn != t.Name && schema.OwnsTable(t.Name, tn) {
+				if s, ok := cur.stores[it.ID]; ok {
+					altered = append(altered, s)
+				}
+			}
+		}
+	}
 	e.publish(next, ch, delta)
 	// A table whose definition changed switches out its memtable, which
 	// is flushed, as Cassandra 4.1's ColumnFamilyStore.reload does:
