@@ -149,6 +149,9 @@ func (x *stubIndex) reset() {
 	x.inserted, x.deleted, x.updated, x.partitionDeletions, x.rangeTombstones = nil, nil, nil, nil, nil
 }
 
+// CustomExpressionValueType is StubIndex's: text.
+func (x *stubIndex) CustomExpressionValueType() types.Type { return types.TextType }
+
 // Indexer returns an indexer recording into x.
 func (x *stubIndex) Indexer([]byte, int64) engine.Indexer { return stubIndexer{x} }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/memtable"
 	"github.com/minicass/minicass/schema"
+	"github.com/minicass/minicass/types"
 )
 
 // Custom secondary indexes (CREATE CUSTOM INDEX ... USING 'class') name an
@@ -175,6 +176,28 @@ func (l IndexLoad) writes() bool { return l == IndexLoadAll || l == IndexLoadWri
 // again only after a rebuild succeeds.
 type IndexFailureLoad interface {
 	SupportedLoadOnFailure(initialBuild bool) IndexLoad
+}
+
+// IndexExpressionType is implemented by a CustomIndex that serves custom
+// index expressions, WHERE expr(index, value) (4.1's
+// Index.customExpressionValueType): the value has the type returned. Rows
+// are not filtered by the expression (RowFilter.CustomExpression is
+// satisfied by every row): a query with one returns the rows its other
+// restrictions keep.
+type IndexExpressionType interface {
+	CustomExpressionValueType() types.Type
+}
+
+// CustomExpressionValueType returns the custom expression value type of
+// the index named name of table t (IndexExpressionType), or false if its
+// instance takes no expressions or it has none.
+func (e *Engine) CustomExpressionValueType(t *schema.Table, name string) (types.Type, bool) {
+	if c := e.customIndex(t, name); c != nil {
+		if x, ok := c.idx.(IndexExpressionType); ok {
+			return x.CustomExpressionValueType(), true
+		}
+	}
+	return types.Type{}, false
 }
 
 // IndexBlockingBuilder is implemented by a CustomIndex that says whether

@@ -216,6 +216,9 @@ type CompileCtx struct {
 	// UDFs finds the user-defined functions the statement may call (nil:
 	// none).
 	UDFs *UserFunctions
+	// CustomIndexes tells what the Go instances of custom indexes support
+	// (nil: no index supports custom expressions).
+	CustomIndexes CustomIndexes
 	// nested memoizes how a nested operation or call assigns to a type
 	// during overload resolution (operations.go), so that resolving an
 	// expression costs time linear in its size, not exponential in its
@@ -245,6 +248,15 @@ func (c *CompileCtx) enter() error {
 }
 
 func (c *CompileCtx) leave() { c.depth-- }
+
+// CustomIndexes tells the WHERE analysis what custom indexes support;
+// *engine.Engine implements it.
+type CustomIndexes interface {
+	// CustomExpressionValueType returns the type of the value of an
+	// expr(index, value) the index named name of tbl takes
+	// (Index.customExpressionValueType), or false if it takes none.
+	CustomExpressionValueType(tbl *schema.Table, name string) (types.Type, bool)
+}
 
 // NewCompileCtx returns the context of a statement with n bind markers.
 func NewCompileCtx(n int) *CompileCtx {

@@ -309,8 +309,12 @@ type WhereClause struct {
 	// Filters are evaluated on each row (ALLOW FILTERING).
 	Filters []rowFilter
 	// Index is the secondary index that lets the query run without ALLOW
-	// FILTERING (its one filter is the indexed restriction), or nil.
+	// FILTERING (its one filter is the indexed restriction, or the
+	// query's custom index expression), or nil.
 	Index *schema.Index
+	// customIndex is the index of the query's custom index expression,
+	// nil if none.
+	customIndex *schema.Index
 	// CkRestricted is set when any clustering column is restricted.
 	CkRestricted bool
 	// NonPK is set when a static or regular column is restricted.
@@ -406,6 +410,11 @@ func (w *WhereClause) PkEq(pos int) bool {
 // Cassandra.
 func CompileWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation, allowFiltering bool) (*WhereClause, error) {
 	w, err := analyzeWhere(c, tbl, where, allowFiltering)
+	if err == nil && w.customIndex != nil {
+		// A custom index expression makes the query an index query
+		// (StatementRestrictions' usesSecondaryIndexing).
+		w.Index = w.customIndex
+	}
 	var ie *indexableError
 	if err == nil || !errors.As(err, &ie) {
 		return w, err
@@ -603,7 +612,11 @@ func analyzeWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation
 	// Custom index expressions come after the relations and before the
 	// partition key checks, as in StatementRestrictions.
 	if len(custom) > 0 {
-		return nil, checkCustomExpressions(tbl, custom)
+		ix, err := checkCustomExpressions(c, tbl, custom)
+		if err != nil {
+			return nil, err
+		}
+		w.customIndex = ix
 	}
 	// Partition key.
 	pkAny, pkAll := pkSliced, true
@@ -728,16 +741,16 @@ func checkCkMerge(tbl *schema.Table, prev []ckRelation, rel ckRelation, indexed 
 	return nil
 }
 
-// hasIndexOn reports whether a secondary index of tbl is on column name.
 // checkCustomExpressions applies StatementRestrictions'
 // processCustomIndexExpressions to the custom index expressions of a SELECT
 // on tbl: one at most, naming an index of tbl that is CUSTOM and supports
-// custom expressions. No index minicass runs does (SASI's
-// customExpressionValueType is null), so a query with expressions always
-// fails here, with the first of Cassandra's errors that applies.
-func checkCustomExpressions(tbl *schema.Table, exprs []*parser.CustomIndexExpression) error {
+// custom expressions (a Go index whose instance gives a
+// customExpressionValueType; SASI's is null), whose value it compiles with
+// that type (a bind marker's name is "custom index expression"). It returns
+// the index, or the first of Cassandra's errors that applies.
+func checkCustomExpressions(c *expr.CompileCtx, tbl *schema.Table, exprs []*parser.CustomIndexExpression) (*schema.Index, error) {
 	if len(exprs) > 1 {
-		return query.Invalidf("Multiple custom index expressions in a single query are not supported")
+		return nil, query.Invalidf("Multiple custom index expressions in a single query are not supported")
 	}
 	name := string(exprs[0].Index)
 	for i := range tbl.Indexes {
@@ -746,13 +759,23 @@ func checkCustomExpressions(tbl *schema.Table, exprs []*parser.CustomIndexExpres
 			continue
 		}
 		if ix.Class == "" {
-			return query.Invalidf("Only CUSTOM indexes may be used in custom index expressions, %s is not valid", name)
+			return nil, query.Invalidf("Only CUSTOM indexes may be used in custom index expressions, %s is not valid", name)
 		}
-		return query.Invalidf("Index %s does not support custom expressions", name)
+		if c.CustomIndexes != nil {
+			if typ, ok := c.CustomIndexes.CustomExpressionValueType(tbl, name); ok {
+				r := expr.Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: "custom index expression", Typ: typ}
+				if _, err := c.CompileTerm(exprs[0].Value, r); err != nil {
+					return nil, err
+				}
+				return ix, nil
+			}
+		}
+		return nil, query.Invalidf("Index %s does not support custom expressions", name)
 	}
-	return query.Invalidf("Invalid index expression, index %s not found for %s", name, tbl.QualifiedName())
+	return nil, query.Invalidf("Invalid index expression, index %s not found for %s", name, tbl.QualifiedName())
 }
 
+// hasIndexOn reports whether a secondary index of tbl is on column name.
 func hasIndexOn(tbl *schema.Table, name string) bool {
 	for i := range tbl.Indexes {
 		if tbl.Indexes[i].Column == name {

@@ -101,6 +101,9 @@ func compileSelect(s *plan.Compiler, st *parser.Select) (plan.Plan, error) {
 	}
 	c := expr.NewTableCompileCtx(st.BindCount(), tbl)
 	c.UDFs = s.UDFs()
+	if s.Env != nil && s.Env.Engine != nil {
+		c.CustomIndexes = s.Env.Engine
+	}
 	p := &selectPlan{tbl: tbl, json: st.JSON, distinct: st.Distinct}
 
 	// Selection first: Cassandra prepares it before the WHERE clause.
