@@ -399,7 +399,7 @@ func (e *Engine) buildCustomIndexes(ctx context.Context, t *schema.Table, s *tab
 	})
 	now := e.Now()
 	for _, k := range keys {
-		ex, err := e.readRaw(ctx, t, s, k.key, nil, now)
+		ex, static, err := e.readRawStatic(ctx, t, s, k.key, nil, now)
 		if err != nil {
 			return err
 		}
@@ -409,18 +409,17 @@ func (e *Engine) buildCustomIndexes(ctx context.Context, t *schema.Table, s *tab
 				ixs = append(ixs, ixr)
 			}
 		}
-		if len(ex.Rows) == 0 && ex.Deletion.IsLive() && len(ex.RangeTombstones) == 0 {
+		if len(ex.Rows) == 0 && static == nil && ex.Deletion.IsLive() && len(ex.RangeTombstones) == 0 {
 			continue
 		}
 		rows := ex.Rows
 		for _, ixr := range ixs {
 			ixr.Begin()
 		}
-		if len(rows) > 0 && len(rows[0].Clustering) == 0 && t.HasStatic() {
+		if static != nil && !static.IsEmpty() {
 			for _, ixr := range ixs {
-				ixr.InsertRow(&rows[0])
+				ixr.InsertRow(static)
 			}
-			rows = rows[1:]
 		}
 		for _, ixr := range ixs {
 			ixr.PartitionDelete(ex.Deletion)

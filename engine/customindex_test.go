@@ -199,3 +199,22 @@ func TestIndexClassesValidate(t *testing.T) {
 	_, ok = e.IndexClass("org.example.Missing")
 	assert.False(t, ok)
 }
+
+func TestCustomIndexRebuildStaticRow(t *testing.T) {
+	class := &logClass{}
+	e, tbl := newIndexedEngine(t, class)
+	ctx := context.Background()
+	static := data.NewRow(nil)
+	static.Cells = []data.Cell{cell("s", "st", 1)}
+	r := data.NewRow([]byte("a"))
+	r.Liveness = data.LivenessInfo{Timestamp: 1, ExpiresAt: data.NoDeletionTime}
+	r.Cells = []data.Cell{cell("v", "x", 1)}
+	require.NoError(t, e.Apply(ctx, tbl, &data.Mutation{Key: []byte("p"), PartitionDeletion: data.LiveDeletion, Static: &static, Rows: []data.Row{r}}))
+	require.NoError(t, e.Flush(ctx, "ks", "t"))
+	class.take()
+	// indexPartition's order: Begin, the static row, the partition
+	// deletion, the rows, Finish.
+	require.NoError(t, e.RebuildCustomIndexes(ctx, tbl, "li"))
+	assert.Equal(t, fmt.Sprintf("li begin\nli insert \"\" ts=%d s=st@1\nli partitionDelete live=true at=%d\nli insert \"a\" ts=1 v=x@1\nli finish",
+		data.NoTimestamp, data.LiveDeletion.MarkedForDeleteAt), class.take())
+}
