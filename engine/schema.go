@@ -467,14 +467,16 @@ func (e *Engine) replace(name string, def *schema.Keyspace, tables []*schema.Tab
 	// TableMetadata's, which every definition builds anew. A write after
 	// the change lands in a new memtable (custom indexes see it as a new
 	// row); the flush here is synchronous where Cassandra's runs in the
-	// background.
-	var errs []error
+	// background. The change is made: a failed flush is logged (the data
+	// stays in its frozen memtable, and the next flush retries it).
 	for _, s := range altered {
 		if s.switchMemtable(1, e.logTail) {
-			errs = append(errs, e.flushStore(s))
+			if err := e.flushStore(s); err != nil {
+				e.opts.Logger.Error("flush after a schema change failed", "table", s.name, "err", err)
+			}
 		}
 	}
-	return errors.Join(errs...)
+	return nil
 }
 
 // DropKeyspace removes a keyspace, its tables and their data. It returns
