@@ -89,3 +89,44 @@ func TestCreateCustomIndexClass(t *testing.T) {
 	_, ok = s.x.env.Engine.CustomIndex(tbl, "sasi")
 	require.False(t, ok, "SASI keeps no Go instance")
 }
+
+// TestStubIndexWriteTimeDeletions follows CustomIndexTest's
+// indexReceivesWriteTimeDeletionsCorrectly (a class the conformance scripts
+// do not port): a DELETE of a clustering prefix reaches the index as one
+// range tombstone, a DELETE of the partition as one partition deletion.
+func TestStubIndexWriteTimeDeletions(t *testing.T) {
+	s := newConformanceSession(t, engine.Options{}, Options{})
+	ctx := context.Background()
+	for _, q := range []string{
+		"CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE ks.t (a int, b int, c int, d int, PRIMARY KEY (a, b, c))",
+		"CREATE CUSTOM INDEX test_index ON ks.t(d) USING 'org.apache.cassandra.index.StubIndex'",
+		"INSERT INTO ks.t (a, b, c, d) VALUES (0, 0, 0, 0)",
+		"INSERT INTO ks.t (a, b, c, d) VALUES (0, 0, 1, 1)",
+		"INSERT INTO ks.t (a, b, c, d) VALUES (0, 0, 2, 2)",
+		"INSERT INTO ks.t (a, b, c, d) VALUES (0, 1, 3, 3)",
+	} {
+		_, err := s.Query(ctx, q, nil)
+		require.NoError(t, err, q)
+	}
+	tbl, _ := s.x.env.Engine.Table("ks", "t")
+	ci, ok := s.x.env.Engine.CustomIndex(tbl, "test_index")
+	require.True(t, ok)
+	x := ci.(*stubIndex)
+	counts := func() [3]int {
+		x.mu.Lock()
+		defer x.mu.Unlock()
+		return [3]int{len(x.inserted), len(x.partitionDeletions), len(x.rangeTombstones)}
+	}
+	require.Equal(t, [3]int{4, 0, 0}, counts())
+	_, err := s.Query(ctx, "DELETE FROM ks.t WHERE a=0 AND b=0", nil)
+	require.NoError(t, err)
+	require.Equal(t, [3]int{4, 0, 1}, counts())
+	_, err = s.Query(ctx, "DELETE FROM ks.t WHERE a=0", nil)
+	require.NoError(t, err)
+	require.Equal(t, [3]int{4, 1, 1}, counts())
+	x.mu.Lock()
+	require.Equal(t, 6, x.begins, "one Begin per partition update: four inserts, two deletes")
+	require.Equal(t, x.begins, x.finishes)
+	x.mu.Unlock()
+}
