@@ -149,6 +149,11 @@ func (x *stubIndex) reset() {
 	x.inserted, x.deleted, x.updated, x.partitionDeletions, x.rangeTombstones = nil, nil, nil, nil, nil
 }
 
+// SupportsExpression is StubIndex's: '=' only.
+func (x *stubIndex) SupportsExpression(_ string, op engine.IndexOperator) bool {
+	return op == engine.IndexEQ
+}
+
 // CustomExpressionValueType is StubIndex's: text.
 func (x *stubIndex) CustomExpressionValueType() types.Type { return types.TextType }
 

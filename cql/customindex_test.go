@@ -130,3 +130,36 @@ func TestStubIndexWriteTimeDeletions(t *testing.T) {
 	require.Equal(t, x.begins, x.finishes)
 	x.mu.Unlock()
 }
+
+// TestCustomIndexSupportsExpression checks that a Go index serves only the
+// restrictions its supportsExpression accepts: StubIndex's '=' runs
+// without ALLOW FILTERING, its slices need it; SASI serves both.
+func TestCustomIndexSupportsExpression(t *testing.T) {
+	s := newConformanceSession(t, engine.Options{}, Options{})
+	ctx := context.Background()
+	for _, q := range []string{
+		"CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE ks.t (k int PRIMARY KEY, v int, w int)",
+		"CREATE CUSTOM INDEX stub ON ks.t (v) USING 'org.apache.cassandra.index.StubIndex'",
+		"CREATE CUSTOM INDEX sasi ON ks.t (w) USING 'org.apache.cassandra.index.sasi.SASIIndex'",
+		"INSERT INTO ks.t (k, v, w) VALUES (1, 1, 1)",
+		"INSERT INTO ks.t (k, v, w) VALUES (2, 2, 2)",
+	} {
+		_, err := s.Query(ctx, q, nil)
+		require.NoError(t, err, q)
+	}
+	for q, n := range map[string]int{
+		"SELECT * FROM ks.t WHERE v = 1":                  1,
+		"SELECT * FROM ks.t WHERE v > 1 ALLOW FILTERING":  1,
+		"SELECT * FROM ks.t WHERE w > 1":                  1,
+		"SELECT * FROM ks.t WHERE v <= 2 ALLOW FILTERING": 2,
+	} {
+		res, err := s.Query(ctx, q, nil)
+		require.NoError(t, err, q)
+		require.Len(t, res.Rows, n, q)
+	}
+	for _, q := range []string{"SELECT * FROM ks.t WHERE v > 1", "SELECT * FROM ks.t WHERE v <= 2"} {
+		_, err := s.Query(ctx, q, nil)
+		requireCodeContains(t, err, wire.CodeInvalid, "ALLOW FILTERING")
+	}
+}

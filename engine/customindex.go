@@ -200,6 +200,42 @@ func (e *Engine) CustomExpressionValueType(t *schema.Table, name string) (types.
 	return types.Type{}, false
 }
 
+// IndexOperator is the operator of a restriction a custom index may
+// support (Cassandra's Operator, as Index.supportsExpression takes it).
+type IndexOperator uint8
+
+// The operators.
+const (
+	IndexEQ IndexOperator = iota
+	IndexLT
+	IndexLTE
+	IndexGT
+	IndexGTE
+	IndexContains
+	IndexContainsKey
+)
+
+// IndexExpressionSupporter is implemented by a CustomIndex that says which
+// restrictions it serves (Index.supportsExpression): a query whose only
+// filtered restriction it does not support needs ALLOW FILTERING. Without
+// it, a custom index serves '=' and slices on its column, as SASI does.
+type IndexExpressionSupporter interface {
+	SupportsExpression(column string, op IndexOperator) bool
+}
+
+// CustomIndexSupports reports whether the index named name of table t
+// supports a restriction of column by op; known is false when the index
+// has no Go instance or its instance does not say
+// (IndexExpressionSupporter).
+func (e *Engine) CustomIndexSupports(t *schema.Table, name, column string, op IndexOperator) (supported, known bool) {
+	if c := e.customIndex(t, name); c != nil {
+		if x, ok := c.idx.(IndexExpressionSupporter); ok {
+			return x.SupportsExpression(column, op), true
+		}
+	}
+	return false, false
+}
+
 // IndexBlockingBuilder is implemented by a CustomIndex that says whether
 // RebuildCustomIndexes rebuilds it (Index.shouldBuildBlocking); without it
 // an index is rebuilt.

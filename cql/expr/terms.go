@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/minicass/minicass/cql/query"
+	"github.com/minicass/minicass/engine"
 
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/schema"
@@ -256,6 +257,11 @@ type CustomIndexes interface {
 	// expr(index, value) the index named name of tbl takes
 	// (Index.customExpressionValueType), or false if it takes none.
 	CustomExpressionValueType(tbl *schema.Table, name string) (types.Type, bool)
+	// CustomIndexSupports reports whether the index named name of tbl
+	// supports a restriction of column by op (Index.supportsExpression);
+	// known is false when the index has no say (no Go instance, or one
+	// that does not implement engine.IndexExpressionSupporter).
+	CustomIndexSupports(tbl *schema.Table, name, column string, op engine.IndexOperator) (supported, known bool)
 }
 
 // NewCompileCtx returns the context of a statement with n bind markers.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/data"
+	"github.com/minicass/minicass/engine"
 	"github.com/minicass/minicass/partitioner"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
@@ -315,6 +316,9 @@ type WhereClause struct {
 	// customIndex is the index of the query's custom index expression,
 	// nil if none.
 	customIndex *schema.Index
+	// custom tells what the Go instances of custom indexes support (nil:
+	// nothing is asked).
+	custom expr.CustomIndexes
 	// CkRestricted is set when any clustering column is restricted.
 	CkRestricted bool
 	// NonPK is set when a static or regular column is restricted.
@@ -452,14 +456,14 @@ func CompileWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation
 	}
 	var ix *schema.Index
 	if len(wi.Filters) == 1 {
-		ix = indexFor(tbl, wi.Filters[0])
+		ix = indexFor(tbl, wi.Filters[0], wi.custom)
 	} else {
 		// The restriction counted is '=' on a clustering column (a range
 		// query's only one): an index on the column serves it
 		// (ClusteringColumnRestrictions.hasSupportingIndex), read as the
 		// index's filter rather than as slices.
 		f := &ckPartFilter{tbl: tbl, part: wi.Parts[0]}
-		if ix = indexFor(tbl, f); ix != nil && wi.Prefix == 1 {
+		if ix = indexFor(tbl, f, wi.custom); ix != nil && wi.Prefix == 1 {
 			wi.Prefix = 0
 			wi.Filters = append(wi.Filters, f)
 		}
@@ -487,17 +491,17 @@ func indexable(err error) error { return &indexableError{err: err} }
 // hasQueriableIndex.
 func hasQueriableIndex(tbl *schema.Table, w *WhereClause) bool {
 	for _, f := range w.Filters {
-		if indexFor(tbl, f) != nil {
+		if indexFor(tbl, f, w.custom) != nil {
 			return true
 		}
 	}
 	for _, p := range w.Parts {
-		if indexFor(tbl, &ckPartFilter{tbl: tbl, part: p}) != nil {
+		if indexFor(tbl, &ckPartFilter{tbl: tbl, part: p}, w.custom) != nil {
 			return true
 		}
 	}
 	for _, v := range w.Pk {
-		if v != nil && indexFor(tbl, &valuesFilter{col: v.Col, vals: v}) != nil {
+		if v != nil && indexFor(tbl, &valuesFilter{col: v.Col, vals: v}, w.custom) != nil {
 			return true
 		}
 	}
@@ -508,9 +512,22 @@ func hasQueriableIndex(tbl *schema.Table, w *WhereClause) bool {
 // column index for =, the values, keys or entries index of a collection
 // for CONTAINS, CONTAINS KEY and m[k] = v, a full index for = on a frozen
 // collection, and a custom (SASI, SAI) index for = and ranges.
-func indexFor(tbl *schema.Table, f rowFilter) *schema.Index {
+//
+// A custom index whose Go instance answers supportsExpression
+// (engine.IndexExpressionSupporter, through ci) serves only the operators
+// it supports: a slice bound's GT, GTE, LT or LTE (TermSlice.isSupportedBy
+// asks per bound), '=' for the others, CONTAINS and CONTAINS KEY.
+func indexFor(tbl *schema.Table, f rowFilter, ci expr.CustomIndexes) *schema.Index {
 	var col *schema.Column
 	var ok func(ix *schema.Index) bool
+	op := engine.IndexEQ
+	supports := func(ix *schema.Index, column string) bool {
+		if ix.Class == "" || ci == nil {
+			return true
+		}
+		s, known := ci.CustomIndexSupports(tbl, ix.Name, column, op)
+		return !known || s
+	}
 	switch f := f.(type) {
 	case *valuesFilter:
 		if f.vals.In || f.vals.marker != nil || len(f.vals.Terms) != 1 {
@@ -524,7 +541,7 @@ func indexFor(tbl *schema.Table, f rowFilter) *schema.Index {
 			// columns (MultiColumnRestriction.EQRestriction).
 			for _, c := range tv.cols {
 				for i := range tbl.Indexes {
-					if ix := &tbl.Indexes[i]; ix.Column == c.Name && (ix.Target == schema.IndexSimple || ix.Target == schema.IndexFull) {
+					if ix := &tbl.Indexes[i]; ix.Column == c.Name && (ix.Target == schema.IndexSimple || ix.Target == schema.IndexFull) && supports(ix, c.Name) {
 						return ix
 					}
 				}
@@ -540,8 +557,9 @@ func indexFor(tbl *schema.Table, f rowFilter) *schema.Index {
 	case *containsFilter:
 		col = f.col
 		want := schema.IndexValues
+		op = engine.IndexContains
 		if f.key {
-			want = schema.IndexKeys
+			want, op = schema.IndexKeys, engine.IndexContainsKey
 		}
 		ok = func(ix *schema.Index) bool { return ix.Target == want }
 	case *mapEntryFilter:
@@ -550,13 +568,23 @@ func indexFor(tbl *schema.Table, f rowFilter) *schema.Index {
 	case *sliceFilter:
 		col = f.col
 		ok = func(ix *schema.Index) bool { return ix.Class != "" && ix.Target == schema.IndexSimple }
+		switch {
+		case f.lower && f.bound.incl:
+			op = engine.IndexGTE
+		case f.lower:
+			op = engine.IndexGT
+		case f.bound.incl:
+			op = engine.IndexLTE
+		default:
+			op = engine.IndexLT
+		}
 	case *likeFilter:
 		return f.index
 	default:
 		return nil
 	}
 	for i := range tbl.Indexes {
-		if ix := &tbl.Indexes[i]; ix.Column == col.Name && ok(ix) {
+		if ix := &tbl.Indexes[i]; ix.Column == col.Name && ok(ix) && supports(ix, col.Name) {
 			return ix
 		}
 	}
@@ -566,7 +594,7 @@ func indexFor(tbl *schema.Table, f rowFilter) *schema.Index {
 // analyzeWhere analyses the relations of a SELECT on tbl, as if ALLOW
 // FILTERING were given when allowFiltering is set.
 func analyzeWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation, allowFiltering bool) (*WhereClause, error) {
-	w := &WhereClause{Tbl: tbl, allowFiltering: allowFiltering, Pk: make([]*WhereValues, len(tbl.PartitionKey())), Restricted: map[string]bool{}}
+	w := &WhereClause{Tbl: tbl, allowFiltering: allowFiltering, Pk: make([]*WhereValues, len(tbl.PartitionKey())), Restricted: map[string]bool{}, custom: c.CustomIndexes}
 	var pkSliced bool
 	var tokenCols string
 	var ckRels []ckRelation
