@@ -16,4 +16,22 @@ type (
 	IndexDropper = engine.IndexDropper
 	// Indexer receives one partition update of the base table.
 	Indexer = engine.Indexer
+	// IndexInitializer is a CustomIndex with an initialization task.
+	IndexInitializer = engine.IndexInitializer
+	// IndexFailureLoad is a CustomIndex that names its load after a failed build.
+	IndexFailureLoad = engine.IndexFailureLoad
+	// IndexLoad is what an index whose build failed still serves.
+	IndexLoad = engine.IndexLoad
+	// IndexBlockingBuilder is a CustomIndex that says whether a rebuild covers it.
+	IndexBlockingBuilder = engine.IndexBlockingBuilder
+	// IndexExpressionSupporter is a CustomIndex that says which restrictions it serves.
+	IndexExpressionSupporter = engine.IndexExpressionSupporter
+	// IndexOperator is the operator of a restriction.
+	IndexOperator = engine.IndexOperator
+	// IndexExpressionType is a CustomIndex that takes custom index expressions.
+	IndexExpressionType = engine.IndexExpressionType
+	// IndexFlusher is a CustomIndex flushed with its table.
+	IndexFlusher = engine.IndexFlusher
+	// IndexTruncater is a CustomIndex told of TRUNCATE.
+	IndexTruncater = engine.IndexTruncater
 )

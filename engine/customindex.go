@@ -236,6 +236,52 @@ func (e *Engine) CustomIndexSupports(t *schema.Table, name, column string, op In
 	return false, false
 }
 
+// IndexFlusher is implemented by a CustomIndex that keeps data of its own
+// to flush with its table (Index.getBlockingFlushTask, which
+// SecondaryIndexManager runs for every index not backed by a table when the
+// table's memtables are flushed): Flush is called once per flush of the
+// table that has memtables to write, before they are written. An error is
+// logged; the table's flush goes on.
+type IndexFlusher interface {
+	Flush() error
+}
+
+// IndexTruncater is implemented by a CustomIndex told of TRUNCATE
+// (Index.getTruncateTask): Truncated is called once the table's data is
+// gone, with the truncation time in milliseconds.
+type IndexTruncater interface {
+	Truncated(truncatedAt int64)
+}
+
+// flushCustomIndexes runs the IndexFlusher of s's indexes.
+func (e *Engine) flushCustomIndexes(s *tableStore) {
+	cx := s.custom.Load()
+	if cx == nil {
+		return
+	}
+	for _, c := range cx.list {
+		if f, ok := c.idx.(IndexFlusher); ok {
+			if err := f.Flush(); err != nil {
+				e.opts.Logger.Error("custom index flush failed", "table", s.name, "index", c.def.Name, "err", err)
+			}
+		}
+	}
+}
+
+// truncateCustomIndexes runs the IndexTruncater of s's indexes.
+func (e *Engine) truncateCustomIndexes(s *tableStore) {
+	cx := s.custom.Load()
+	if cx == nil {
+		return
+	}
+	at := e.opts.Clock.Now().UnixMilli()
+	for _, c := range cx.list {
+		if x, ok := c.idx.(IndexTruncater); ok {
+			x.Truncated(at)
+		}
+	}
+}
+
 // IndexBlockingBuilder is implemented by a CustomIndex that says whether
 // RebuildCustomIndexes rebuilds it (Index.shouldBuildBlocking); without it
 // an index is rebuilt.

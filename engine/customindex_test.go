@@ -218,3 +218,42 @@ func TestCustomIndexRebuildStaticRow(t *testing.T) {
 	assert.Equal(t, fmt.Sprintf("li begin\nli insert \"\" ts=%d s=st@1\nli partitionDelete live=true at=%d\nli insert \"a\" ts=1 v=x@1\nli finish",
 		data.NoTimestamp, data.LiveDeletion.MarkedForDeleteAt), class.take())
 }
+
+// flushLogIndex is a logIndex told of flushes and truncations.
+type flushLogIndex struct{ logIndex }
+
+func (x *flushLogIndex) Flush() error       { x.c.add("%s flush", x.name); return nil }
+func (x *flushLogIndex) Truncated(at int64) { x.c.add("%s truncated", x.name) }
+
+type flushLogClass struct{ *logClass }
+
+func (c flushLogClass) NewIndex(t *schema.Table, ix *schema.Index) CustomIndex {
+	return &flushLogIndex{logIndex{c: c.logClass, name: ix.Name}}
+}
+
+func TestCustomIndexFlushAndTruncate(t *testing.T) {
+	class := &logClass{}
+	clock := NewManualClock(testStart)
+	e, err := Open(Options{Clock: clock, IndexClasses: map[string]IndexClass{"org.example.LogIndex": flushLogClass{class}}})
+	require.NoError(t, err)
+	defer e.Close()
+	require.NoError(t, e.CreateKeyspace(&schema.Keyspace{Name: "ks", DurableWrites: true,
+		Replication: map[string]string{"class": "org.apache.cassandra.locator.SimpleStrategy", "replication_factor": "1"}}))
+	tbl := testTable("t", data.TableID{1})
+	require.NoError(t, e.CreateTable(tbl))
+	nt := tbl.Clone()
+	nt.Indexes = []schema.Index{{Name: "li", Column: "v", Class: "org.example.LogIndex"}}
+	require.NoError(t, e.AlterTable(nt))
+	ctx := context.Background()
+	// A flush with nothing to write does not call the index.
+	require.NoError(t, e.Flush(ctx, "ks", "t"))
+	assert.Empty(t, class.take())
+	r := data.NewRow([]byte("a"))
+	r.Liveness = data.LivenessInfo{Timestamp: 1, ExpiresAt: data.NoDeletionTime}
+	require.NoError(t, e.Apply(ctx, nt, &data.Mutation{Key: []byte("p"), PartitionDeletion: data.LiveDeletion, Rows: []data.Row{r}}))
+	class.take()
+	require.NoError(t, e.Flush(ctx, "ks", "t"))
+	assert.Equal(t, "li flush", class.take())
+	require.NoError(t, e.Truncate("ks", "t"))
+	assert.Equal(t, "li truncated", class.take())
+}

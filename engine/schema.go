@@ -735,6 +735,8 @@ func (e *Engine) Truncate(keyspace, name string) error {
 		return pos
 	})
 	e.releaseMemory(freed)
+	// SecondaryIndexManager.truncateAllIndexesBlocking.
+	e.truncateCustomIndexes(store)
 	if e.log != nil {
 		// Saved before the SSTables are deleted: if a crash comes
 		// between the two, Open deletes the SSTables the record covers
