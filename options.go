@@ -135,6 +135,15 @@ type Options struct {
 	// TRIGGER fails with Cassandra's "Trigger class '...' couldn't be
 	// loaded".
 	Triggers map[string]Trigger
+
+	// IndexClasses are custom index implementations in Go, by the class
+	// name CREATE CUSTOM INDEX ... USING 'name' gives, as Cassandra loads
+	// an Index class: each index of the class gets an instance whose
+	// Indexer the write path calls as the memtable merges each partition
+	// update (see IndexClass). They join the built-in SASI entry. Nil (the
+	// default) registers none, and a CUSTOM index naming any other class
+	// is refused with 4.1's "Unable to find custom indexer class".
+	IndexClasses map[string]IndexClass
 	// From, when set, is the state an in-memory DB opens in: a Snapshot,
 	// of this process's DBs (Restore at Open, without first creating the
 	// system keyspaces, which the snapshot holds). Nil (the default) opens
@@ -212,6 +221,7 @@ func (o *Options) engineOptions() engine.Options {
 		BlockCacheSize: o.BlockCacheSize, KeyCacheSize: o.KeyCacheSize, CompactionThroughput: o.CompactionThroughput,
 		CompactionCPUShare:  o.CompactionCPUShare,
 		DisableAutoSnapshot: o.AutoSnapshotDisabled, AutoSnapshotTTL: o.AutoSnapshotTTL,
+		IndexClasses: o.IndexClasses,
 	}
 	if o.Clock != nil {
 		eo.Clock = o.Clock

@@ -177,6 +177,25 @@ import (
 //	                    bytes and no memtable awaits its flush, as the
 //	                    engine's MemtableStats tells; the expected output
 //	                    is empty (a non-empty memtable prints its figures)
+//	stub-index name=I  what the StubIndex I of the current table recorded
+//	                    (the index class of Cassandra's tests, written in Go
+//	                    in customindex_fixture_test.go and registered under
+//	                    its Java name): one read a line (the list sizes
+//	                    rowsInserted.size() and the like, a row's cell
+//	                    values, liveness and deletion;
+//	                    stubIndex.query lists them), each expected line one
+//	                    assertion
+//	stub-index name=I reset
+//	                    StubIndex.reset(); counts nothing
+//	fail-init           SecondaryIndexTest's LoadTypeConstrainedIndex.failInit
+//	                    = true: the next such index's initialization fails
+//	rebuild-index name=I
+//	                    indexManager.rebuildIndexesBlocking({I}) of the
+//	                    current table (engine.RebuildCustomIndexes)
+//	wait-index-builds name=I
+//	                    CQLTester.waitForIndexBuilds: waits until no build
+//	                    of I runs
+//	(in names, %n is the current table's bare name, as in statements)
 //	snapshots [table=T] Util.listSnapshots(cfs) of the current table (or
 //	                    of table T of the keyspace, live or dropped):
 //	                    "snapshots: N", then per snapshot "name: ...",
@@ -403,6 +422,9 @@ const conformanceSavedLog = "saved-commitlog"
 // enabled in CQLTester's node).
 func newConformanceSession(t testing.TB, opts engine.Options, xo Options) *Session {
 	opts.Clock = engine.NewManualClock(testEpoch)
+	if opts.IndexClasses == nil {
+		opts.IndexClasses = conformanceIndexClasses()
+	}
 	eng, err := engine.Open(opts)
 	require.NoError(t, err)
 	t.Cleanup(func() { eng.Close() })
@@ -705,6 +727,10 @@ func (h *conformanceHarness) run(t *testing.T, d *datadriven.TestData) string {
 			got = "exists"
 		}
 		return h.verdict(t, d, got == strings.TrimSpace(d.Expected), got)
+	case "stub-index":
+		return h.stubIndexDirective(t, d)
+	case "fail-init", "rebuild-index", "wait-index-builds":
+		return h.indexDirective(t, d)
 	case "memtable-empty":
 		h.tally.assertions++
 		ks, name, _ := strings.Cut(h.table, ".")

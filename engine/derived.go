@@ -350,7 +350,11 @@ func (e *Engine) applyGroup(ctx context.Context, group []groupMember) error {
 	}
 	sizes := make([]int, len(group))
 	for i, g := range group {
-		sizes[i] = g.s.active.mt.Apply(g.token, g.m)
+		if cx := g.s.custom.Load(); cx != nil {
+			sizes[i] = applyIndexed(g.s.active.mt, g.token, g.m, cx, e.Now())
+		} else {
+			sizes[i] = g.s.active.mt.Apply(g.token, g.m)
+		}
 	}
 	unlock()
 	for i, g := range group {

@@ -85,6 +85,7 @@ func (e *Engine) openStorage() error {
 		st.setVersion(st.fullSum())
 		e.state.Store(st)
 		e.syncViewDependents()
+		e.syncCustomIndexes()
 	}
 	if err := e.removeOrphans(); err != nil {
 		return err
@@ -450,7 +451,14 @@ func (e *Engine) replay() error {
 				skipped++
 				continue
 			}
-			n := s.active.mt.Apply(e.Token(m.Key), m)
+			var n int
+			if cx := s.custom.Load(); cx != nil {
+				// Replay updates the indexes, as Cassandra's
+				// CommitLogReplayer applies with updateIndexes.
+				n = applyIndexed(s.active.mt, e.Token(m.Key), m, cx, e.Now())
+			} else {
+				n = s.active.mt.Apply(e.Token(m.Key), m)
+			}
 			s.active.notePos(pos)
 			e.mem.Add(int64(n))
 			replayed++

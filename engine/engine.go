@@ -39,6 +39,9 @@ type Engine struct {
 	// table has any; depMu serializes their changes.
 	deps  atomic.Pointer[dependents]
 	depMu sync.Mutex
+	// customMu serializes the syncs of the custom index instances
+	// (customindex.go).
+	customMu sync.Mutex
 
 	// lwt stripes the partition locks of LockPartition.
 	lwt [lwtStripes]sync.Mutex

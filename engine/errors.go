@@ -66,6 +66,11 @@ var (
 	// tombstones than Options.TombstoneFailureThreshold (Cassandra's
 	// TombstoneOverwhelmingException, a ReadFailure for the client).
 	ErrTombstoneOverwhelming = errors.New("engine: too many tombstones")
+	// ErrIndexNotAvailable is a query served by a custom index that is
+	// not queryable (its build runs or failed: CustomIndexQueryable),
+	// Cassandra's IndexNotAvailableException, a ReadFailure for the
+	// client.
+	ErrIndexNotAvailable = errors.New("engine: index not available")
 	// ErrInvalidCompactionOptions is returned by ValidateCompactionOptions
 	// for a compaction option Cassandra rejects; the message is
 	// Cassandra's ConfigurationException text.

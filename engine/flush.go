@@ -83,6 +83,13 @@ func (e *Engine) scheduleFlush(s *tableStore) {
 func (e *Engine) flushStore(s *tableStore) error {
 	s.flushMu.Lock()
 	defer s.flushMu.Unlock()
+	s.mu.RLock()
+	pending := len(s.flushing) > 0
+	s.mu.RUnlock()
+	if pending && !s.dropped.Load() {
+		// SecondaryIndexManager.flushAllNonCFSBackedIndexesBlocking.
+		e.flushCustomIndexes(s)
+	}
 	for {
 		if s.dropped.Load() {
 			return nil

@@ -196,6 +196,14 @@ type Options struct {
 	// that meets more tombstones fails with ErrTombstoneOverwhelming. 0
 	// means 100,000; negative disables the check.
 	TombstoneFailureThreshold int
+
+	// IndexClasses are the custom index implementations an embedder
+	// registers by class name, which CREATE CUSTOM INDEX ... USING 'name'
+	// names, as Cassandra 4.1 loads an Index class from its class path
+	// (customindex.go). They join the built-in entry SASIIndexClass; a
+	// name of that entry is refused by Validate. Nil (the default)
+	// registers none.
+	IndexClasses map[string]IndexClass
 }
 
 // Defaults of the compaction and warning options.
@@ -272,6 +280,14 @@ func (o Options) EnsureDefaults() Options {
 
 // Validate reports whether o can open an engine.
 func (o Options) Validate() error {
+	for name, c := range o.IndexClasses {
+		if _, ok := builtinIndexClasses[name]; ok {
+			return fmt.Errorf("%w: IndexClasses names the built-in class %s", ErrInvalidOptions, name)
+		}
+		if name == "" || c == nil {
+			return fmt.Errorf("%w: IndexClasses has an empty name or a nil class", ErrInvalidOptions)
+		}
+	}
 	switch {
 	case o.MemtableSize < 0:
 		return fmt.Errorf("%w: negative MemtableSize %d", ErrInvalidOptions, o.MemtableSize)

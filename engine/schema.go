@@ -276,6 +276,7 @@ func (e *Engine) publish(next *schemaState, ch SchemaChange, delta schemaDelta) 
 	next.setVersion(delta.sumAfter(e.state.Load().sum))
 	e.state.Store(next)
 	e.syncViewDependents()
+	e.syncCustomIndexes()
 	ch.Version = next.version
 	e.notify(ch)
 }
@@ -443,12 +444,41 @@ func (e *Engine) replace(name string, def *schema.Keyspace, tables []*schema.Tab
 	if err := e.persistSchema(next); err != nil {
 		return err
 	}
+	var altered []*tableStore
 	for _, t := range tables {
 		if s, ok := cur.stores[t.ID]; ok {
 			s.table.Store(t)
+			altered = append(altered, s)
+		}
+	}
+	for tn, it := range tbls {
+		// The flush of a table takes its index tables with it
+		// (ColumnFamilyStore.concatWithIndexes).
+		for _, t := range tables {
+			if tn != t.Name && schema.OwnsTable(t.Name, tn) {
+				if s, ok := cur.stores[it.ID]; ok {
+					altered = append(altered, s)
+				}
+			}
 		}
 	}
 	e.publish(next, ch, delta)
+	// A table whose definition changed switches out its memtable, which
+	// is flushed, as Cassandra 4.1's ColumnFamilyStore.reload does:
+	// AbstractAllocatorMemtable.shouldSwitch(SCHEMA_CHANGE) compares its
+	// initial ClusteringComparator by identity with the new
+	// TableMetadata's, which every definition builds anew. A write after
+	// the change lands in a new memtable (custom indexes see it as a new
+	// row); the flush here is synchronous where Cassandra's runs in the
+	// background. The change is made: a failed flush is logged (the data
+	// stays in its frozen memtable, and the next flush retries it).
+	for _, s := range altered {
+		if s.switchMemtable(1, e.logTail) {
+			if err := e.flushStore(s); err != nil {
+				e.opts.Logger.Error("flush after a schema change failed", "table", s.name, "err", err)
+			}
+		}
+	}
 	return nil
 }
 
@@ -659,6 +689,7 @@ func (e *Engine) dropStore(s *tableStore) error {
 		return nil
 	}
 	s.dropped.Store(true)
+	dropStoreIndexes(s)
 	s.flushMu.Lock()
 	defer s.flushMu.Unlock()
 	dropped, freed := s.truncate(nil)
@@ -707,6 +738,8 @@ func (e *Engine) Truncate(keyspace, name string) error {
 		return pos
 	})
 	e.releaseMemory(freed)
+	// SecondaryIndexManager.truncateAllIndexesBlocking.
+	e.truncateCustomIndexes(store)
 	if e.log != nil {
 		// Saved before the SSTables are deleted: if a crash comes
 		// between the two, Open deletes the SSTables the record covers
@@ -804,6 +837,7 @@ func (e *Engine) CreateMissing(keyspaces []*schema.Keyspace, tables []*schema.Ta
 	}
 	e.state.Store(next)
 	e.syncViewDependents()
+	e.syncCustomIndexes()
 	e.notify(changes...)
 	return nil
 }

@@ -245,6 +245,7 @@ func (e *Engine) Restore(snap *Snapshot) error {
 	e.ts.next(snap.lastTS)
 	e.state.Store(next)
 	e.syncViewDependents()
+	e.syncCustomIndexes()
 	for _, ch := range keyspaceChanges(cur, next) {
 		ch.Version = next.version
 		for _, id := range slices.Sorted(maps.Keys(e.listeners)) {

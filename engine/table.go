@@ -168,6 +168,11 @@ type tableStore struct {
 	flushScheduled atomic.Bool
 	// dropped is set once the table is dropped: flushes stop.
 	dropped atomic.Bool
+
+	// custom holds the instances of the table's custom indexes whose
+	// class makes them (customindex.go), nil while there are none: a
+	// write finds them with one atomic load.
+	custom atomic.Pointer[customIndexes]
 }
 
 // newTableStore returns an empty store for t, whose SSTable directory is

@@ -172,6 +172,13 @@ func (e *Engine) buildViewPartition(ctx context.Context, base *schema.Table, s *
 // read is internal: it counts in no table statistic. It is the read of
 // readTouched (derived.go) with dead data kept.
 func (e *Engine) readRaw(ctx context.Context, t *schema.Table, s *tableStore, key []byte, sl data.Slices, now int64) (view.Existing, error) {
+	out, _, err := e.readRawStatic(ctx, t, s, key, sl, now)
+	return out, err
+}
+
+// readRawStatic is readRaw that also returns the partition's static row
+// (a copy), nil if none.
+func (e *Engine) readRawStatic(ctx context.Context, t *schema.Table, s *tableStore, key []byte, sl data.Slices, now int64) (view.Existing, *data.Row, error) {
 	out := view.Existing{Deletion: data.LiveDeletion}
 	var st ReadStats
 	opts := ReadOptions{Slices: sl, Now: now}
@@ -186,7 +193,7 @@ func (e *Engine) readRaw(ctx context.Context, t *schema.Table, s *tableStore, ke
 	for _, src := range srcs.list {
 		ps, _, err := src.Partition(ctx, token, key)
 		if err != nil {
-			return out, fmt.Errorf("engine: reading %s from %s: %w", t.QualifiedName(), src.Name(), err)
+			return out, nil, fmt.Errorf("engine: reading %s from %s: %w", t.QualifiedName(), src.Name(), err)
 		}
 		if ps == nil {
 			continue
@@ -198,7 +205,7 @@ func (e *Engine) readRaw(ctx context.Context, t *schema.Table, s *tableStore, ke
 		}
 	}
 	if len(parts) == 0 {
-		return out, nil
+		return out, nil, nil
 	}
 	var p Partition
 	e.openPartition(&p, ctx, token, key, parts, &opts, rs, nil)
@@ -210,5 +217,10 @@ func (e *Engine) readRaw(ctx context.Context, t *schema.Table, s *tableStore, ke
 		}
 		out.Rows = append(out.Rows, r.Clone())
 	}
-	return out, p.Close()
+	var static *data.Row
+	if st := p.Static(); st != nil {
+		c := st.Clone()
+		static = &c
+	}
+	return out, static, p.Close()
 }

@@ -107,7 +107,12 @@ func (e *Engine) applyPlain(ctx context.Context, t *schema.Table, s *tableStore,
 		}
 		active.notePos(pos)
 	}
-	n := active.mt.Apply(token, m)
+	var n int
+	if cx := s.custom.Load(); cx != nil {
+		n = applyIndexed(active.mt, token, m, cx, e.Now())
+	} else {
+		n = active.mt.Apply(token, m)
+	}
 	s.mu.RUnlock()
 	s.writeCount.Add(1)
 	e.mem.Add(int64(n))

@@ -182,11 +182,32 @@ func (m *Memtable) noteTimestamp(ts int64) {
 // insert, a split, or a full bucket) a second lookup under the mutex finds
 // or inserts it.
 func (m *Memtable) Apply(token int64, mu *data.Mutation) (bytesAdded int) {
+	return m.ApplyObserved(token, mu, nil)
+}
+
+// RowObserver sees the rows an ApplyObserved merges, as Cassandra's
+// memtable tells an UpdateTransaction (onInserted, onUpdated): the
+// memtable's own rows, tombstones included, not the rows a read would
+// merge from every source. The rows are valid only during the call (they
+// may point into the memtable's arena or the caller's mutation): an
+// observer copies what it keeps (data.Row.Clone). It runs under the
+// partition's lock and must not write to the memtable.
+type RowObserver interface {
+	// RowInserted is called for a row (or the static row) the memtable
+	// did not hold, with the row as the mutation gives it.
+	RowInserted(row *data.Row)
+	// RowUpdated is called for a row the memtable held, with the row it
+	// held and the reconciled row that replaces it.
+	RowUpdated(existing, merged *data.Row)
+}
+
+// ApplyObserved is Apply, telling obs (when not nil) of each row merged.
+func (m *Memtable) ApplyObserved(token int64, mu *data.Mutation, obs RowObserver) (bytesAdded int) {
 	m.ops.Add(operationCount(mu))
 	si := shardOf(token)
 	b := m.writable()
 	sh := &b.shards[si]
-	a := applier{arena: &b.arenas[si], free: b.rowFree}
+	a := applier{arena: &b.arenas[si], free: b.rowFree, obs: obs}
 	p, at := sh.parts.lookup(token, mu.Key)
 	inserted := false
 	if p == nil {

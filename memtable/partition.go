@@ -158,6 +158,8 @@ type applier struct {
 	free  *btree.FreeListG[[]byte]
 	// grown counts the arena bytes added while applying.
 	grown int
+	// obs, when not nil, is told of every row merged (ApplyObserved).
+	obs RowObserver
 }
 
 // store encodes r into the arena and returns the encoded bytes.
@@ -192,7 +194,17 @@ func (a *applier) merge(old []byte, in *data.Row, reuse []byte) []byte {
 	cur.Cells = cellsArr[:0]
 	decodeRow(old, &cur)
 	merged := data.MergeRows(&cur, in)
+	if a.obs != nil {
+		a.obs.RowUpdated(&cur, &merged)
+	}
 	return a.storeReuse(&merged, reuse)
+}
+
+// inserted tells the observer, if any, of a row the memtable did not hold.
+func (a *applier) inserted(in *data.Row) {
+	if a.obs != nil {
+		a.obs.RowInserted(in)
+	}
 }
 
 // apply merges mu into p, which the caller has locked (or not yet
@@ -222,6 +234,7 @@ func (p *partition) apply(mu *data.Mutation, a *applier) (delta int, lo int64) {
 		delta += grown
 		if m.static == nil {
 			m.static = a.store(mu.Static)
+			a.inserted(mu.Static)
 		} else {
 			m.static = a.merge(m.static, mu.Static, nil)
 		}
@@ -244,6 +257,7 @@ func (p *partition) applyRow(in *data.Row, a *applier) int {
 			// The partition never had a row: only a partition without
 			// rows lacks both one and rows.
 			p.setRow(a.store(in))
+			a.inserted(in)
 			return 0
 		}
 		if bytes.Equal(rowClustering(one), in.Clustering) {
@@ -266,6 +280,7 @@ func (p *partition) applyRow(in *data.Row, a *applier) int {
 	enc := a.store(in)
 	old, ok := m.rows.ReplaceOrInsert(enc)
 	if !ok {
+		a.inserted(in)
 		return delta + rowItemSize
 	}
 	m.rows.ReplaceOrInsert(a.merge(old, in, enc))

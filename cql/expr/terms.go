@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/minicass/minicass/cql/query"
+	"github.com/minicass/minicass/engine"
 	"github.com/minicass/minicass/partitioner"
 
 	"github.com/minicass/minicass/cql/parser"
@@ -221,6 +222,10 @@ type CompileCtx struct {
 	// (a bigint under Murmur3, a blob under ByteOrderedPartitioner); the
 	// zero value is Murmur3.
 	Partitioner partitioner.Partitioner
+
+	// CustomIndexes tells what the Go instances of custom indexes support
+	// (nil: no index supports custom expressions).
+	CustomIndexes CustomIndexes
 	// nested memoizes how a nested operation or call assigns to a type
 	// during overload resolution (operations.go), so that resolving an
 	// expression costs time linear in its size, not exponential in its
@@ -250,6 +255,20 @@ func (c *CompileCtx) enter() error {
 }
 
 func (c *CompileCtx) leave() { c.depth-- }
+
+// CustomIndexes tells the WHERE analysis what custom indexes support;
+// *engine.Engine implements it.
+type CustomIndexes interface {
+	// CustomExpressionValueType returns the type of the value of an
+	// expr(index, value) the index named name of tbl takes
+	// (Index.customExpressionValueType), or false if it takes none.
+	CustomExpressionValueType(tbl *schema.Table, name string) (types.Type, bool)
+	// CustomIndexSupports reports whether the index named name of tbl
+	// supports a restriction of column by op (Index.supportsExpression);
+	// known is false when the index has no say (no Go instance, or one
+	// that does not implement engine.IndexExpressionSupporter).
+	CustomIndexSupports(tbl *schema.Table, name, column string, op engine.IndexOperator) (supported, known bool)
+}
 
 // NewCompileCtx returns the context of a statement with n bind markers.
 func NewCompileCtx(n int) *CompileCtx {

@@ -119,6 +119,7 @@ var parseTests = []struct{ input, output string }{
 	{input: "CREATE INDEX IF NOT EXISTS ON t (FULL(f))"},
 	{input: "CREATE INDEX keys ON t (values)"},
 	{input: "CREATE CUSTOM INDEX i ON t (v) USING 'org.apache.cassandra.index.sasi.SASIIndex' WITH OPTIONS = {'mode': 'CONTAINS'}"},
+	{input: "CREATE CUSTOM INDEX i ON t () USING 'org.example.RowIndex'"},
 	{input: "DROP INDEX i"},
 	{input: "DROP INDEX IF EXISTS ks.i"},
 	{input: "TRUNCATE t", output: "TRUNCATE TABLE t"},

@@ -556,7 +556,7 @@ func (p *parser) triggerOn() (Ident, TableName, error) {
 
 // parseCreateIndex parses CREATE [CUSTOM] INDEX [IF NOT EXISTS] [name] ON
 // t (target) [USING 'class' [WITH OPTIONS = {...}]], where target is a
-// column or KEYS, VALUES, ENTRIES or FULL of one.
+// column or KEYS, VALUES, ENTRIES or FULL of one, or nothing.
 func (p *parser) parseCreateIndex() (Statement, error) {
 	s := &CreateIndex{Custom: p.acceptKw(kwCustom)}
 	if err := p.expectKw(kwIndex); err != nil {
@@ -585,6 +585,12 @@ func (p *parser) parseCreateIndex() (Statement, error) {
 		kind IndexTargetKind
 	}{{kwKeys, IndexKeys}, {kwValues, IndexValues}, {kwEntries, IndexEntries}, {kwFull, IndexFull}}
 	s.Target.Kind = IndexSimple
+	if p.peek().kind == tRParen {
+		// No target: a CUSTOM index of the whole row (the grammar's
+		// indexIdent list may be empty).
+		p.i++
+		return p.parseIndexUsing(s)
+	}
 	for _, k := range kinds {
 		if p.isKw(k.kw) && p.peekAt(1).kind == tLParen {
 			p.i += 2
@@ -603,6 +609,13 @@ func (p *parser) parseCreateIndex() (Statement, error) {
 	if err = p.expect(tRParen); err != nil {
 		return nil, err
 	}
+	return p.parseIndexUsing(s)
+}
+
+// parseIndexUsing parses the end of CREATE INDEX: [USING 'class' [WITH
+// OPTIONS = {...}]].
+func (p *parser) parseIndexUsing(s *CreateIndex) (Statement, error) {
+	var err error
 	if p.acceptKw(kwUsing) {
 		t := p.peek()
 		if t.kind != tString {

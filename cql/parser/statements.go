@@ -411,12 +411,17 @@ func (k IndexTargetKind) String() string {
 
 // IndexTarget is the (target) of CREATE INDEX.
 type IndexTarget struct {
+	// Column is the indexed column, empty for an index without a target
+	// (ON t ()).
 	Column Ident
 	Kind   IndexTargetKind
 }
 
-// Format writes the target as CQL.
+// Format writes the target as CQL (nothing for no target).
 func (t IndexTarget) Format(buf *strings.Builder) {
+	if t.Column == "" {
+		return
+	}
 	if t.Kind == IndexSimple {
 		t.Column.Format(buf)
 		return

@@ -123,6 +123,11 @@ func AsError(err error) *Error {
 		errors.Is(err, engine.ErrMutationTooLarge), errors.Is(err, engine.ErrInvalidMutation),
 		errors.Is(err, engine.ErrNoTable):
 		return &Error{Code: wire.CodeInvalid, Message: err.Error(), Err: err}
+	case errors.Is(err, engine.ErrIndexNotAvailable):
+		// IndexNotAvailableException fails the local read: the client
+		// gets a ReadFailure whose reason, in 4.1's
+		// RequestFailureReason.forException, is UNKNOWN.
+		return &Error{Code: wire.CodeReadFailure, Message: "Operation failed - received 0 responses and 1 failures: UNKNOWN from localhost/127.0.0.1:7000", Err: err}
 	case errors.Is(err, engine.ErrTombstoneOverwhelming):
 		// TombstoneOverwhelmingException reaches the client as a
 		// ReadFailure from the one replica.

@@ -37,7 +37,7 @@ func (r *IndexRead) Value(q *query.Execution) (v, mapValue []byte, ok bool, err 
 func (w *WhereClause) IndexReads() []IndexRead {
 	var out []IndexRead
 	for _, f := range w.Filters {
-		ix := indexFor(w.Tbl, f)
+		ix := indexFor(w.Tbl, f, w.custom)
 		if ix == nil || ix.Class != "" {
 			continue
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/minicass/minicass/cql/parser"
 	"github.com/minicass/minicass/data"
+	"github.com/minicass/minicass/engine"
 	"github.com/minicass/minicass/partitioner"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
@@ -312,8 +313,15 @@ type WhereClause struct {
 	// Filters are evaluated on each row (ALLOW FILTERING).
 	Filters []rowFilter
 	// Index is the secondary index that lets the query run without ALLOW
-	// FILTERING (its one filter is the indexed restriction), or nil.
+	// FILTERING (its one filter is the indexed restriction, or the
+	// query's custom index expression), or nil.
 	Index *schema.Index
+	// customIndex is the index of the query's custom index expression,
+	// nil if none.
+	customIndex *schema.Index
+	// custom tells what the Go instances of custom indexes support (nil:
+	// nothing is asked).
+	custom expr.CustomIndexes
 	// CkRestricted is set when any clustering column is restricted.
 	CkRestricted bool
 	// NonPK is set when a static or regular column is restricted.
@@ -412,6 +420,11 @@ func (w *WhereClause) PkEq(pos int) bool {
 // Cassandra.
 func CompileWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation, allowFiltering bool) (*WhereClause, error) {
 	w, err := analyzeWhere(c, tbl, where, allowFiltering)
+	if err == nil && w.customIndex != nil {
+		// A custom index expression makes the query an index query
+		// (StatementRestrictions' usesSecondaryIndexing).
+		w.Index = w.customIndex
+	}
 	var ie *indexableError
 	if err == nil || !errors.As(err, &ie) {
 		return w, err
@@ -449,14 +462,14 @@ func CompileWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation
 	}
 	var ix *schema.Index
 	if len(wi.Filters) == 1 {
-		ix = indexFor(tbl, wi.Filters[0])
+		ix = indexFor(tbl, wi.Filters[0], wi.custom)
 	} else {
 		// The restriction counted is '=' on a clustering column (a range
 		// query's only one): an index on the column serves it
 		// (ClusteringColumnRestrictions.hasSupportingIndex), read as the
 		// index's filter rather than as slices.
 		f := &ckPartFilter{tbl: tbl, part: wi.Parts[0]}
-		if ix = indexFor(tbl, f); ix != nil && wi.Prefix == 1 {
+		if ix = indexFor(tbl, f, wi.custom); ix != nil && wi.Prefix == 1 {
 			wi.Prefix = 0
 			wi.Filters = append(wi.Filters, f)
 		}
@@ -484,17 +497,17 @@ func indexable(err error) error { return &indexableError{err: err} }
 // hasQueriableIndex.
 func hasQueriableIndex(tbl *schema.Table, w *WhereClause) bool {
 	for _, f := range w.Filters {
-		if indexFor(tbl, f) != nil {
+		if indexFor(tbl, f, w.custom) != nil {
 			return true
 		}
 	}
 	for _, p := range w.Parts {
-		if indexFor(tbl, &ckPartFilter{tbl: tbl, part: p}) != nil {
+		if indexFor(tbl, &ckPartFilter{tbl: tbl, part: p}, w.custom) != nil {
 			return true
 		}
 	}
 	for _, v := range w.Pk {
-		if v != nil && indexFor(tbl, &valuesFilter{col: v.Col, vals: v}) != nil {
+		if v != nil && indexFor(tbl, &valuesFilter{col: v.Col, vals: v}, w.custom) != nil {
 			return true
 		}
 	}
@@ -505,9 +518,22 @@ func hasQueriableIndex(tbl *schema.Table, w *WhereClause) bool {
 // column index for =, the values, keys or entries index of a collection
 // for CONTAINS, CONTAINS KEY and m[k] = v, a full index for = on a frozen
 // collection, and a custom (SASI, SAI) index for = and ranges.
-func indexFor(tbl *schema.Table, f rowFilter) *schema.Index {
+//
+// A custom index whose Go instance answers supportsExpression
+// (engine.IndexExpressionSupporter, through ci) serves only the operators
+// it supports: a slice bound's GT, GTE, LT or LTE (TermSlice.isSupportedBy
+// asks per bound), '=' for the others, CONTAINS and CONTAINS KEY.
+func indexFor(tbl *schema.Table, f rowFilter, ci expr.CustomIndexes) *schema.Index {
 	var col *schema.Column
 	var ok func(ix *schema.Index) bool
+	op := engine.IndexEQ
+	supports := func(ix *schema.Index, column string) bool {
+		if ix.Class == "" || ci == nil {
+			return true
+		}
+		s, known := ci.CustomIndexSupports(tbl, ix.Name, column, op)
+		return !known || s
+	}
 	switch f := f.(type) {
 	case *valuesFilter:
 		if f.vals.In || f.vals.marker != nil || len(f.vals.Terms) != 1 {
@@ -521,7 +547,7 @@ func indexFor(tbl *schema.Table, f rowFilter) *schema.Index {
 			// columns (MultiColumnRestriction.EQRestriction).
 			for _, c := range tv.cols {
 				for i := range tbl.Indexes {
-					if ix := &tbl.Indexes[i]; ix.Column == c.Name && (ix.Target == schema.IndexSimple || ix.Target == schema.IndexFull) {
+					if ix := &tbl.Indexes[i]; ix.Column == c.Name && (ix.Target == schema.IndexSimple || ix.Target == schema.IndexFull) && supports(ix, c.Name) {
 						return ix
 					}
 				}
@@ -537,8 +563,9 @@ func indexFor(tbl *schema.Table, f rowFilter) *schema.Index {
 	case *containsFilter:
 		col = f.col
 		want := schema.IndexValues
+		op = engine.IndexContains
 		if f.key {
-			want = schema.IndexKeys
+			want, op = schema.IndexKeys, engine.IndexContainsKey
 		}
 		ok = func(ix *schema.Index) bool { return ix.Target == want }
 	case *mapEntryFilter:
@@ -547,13 +574,23 @@ func indexFor(tbl *schema.Table, f rowFilter) *schema.Index {
 	case *sliceFilter:
 		col = f.col
 		ok = func(ix *schema.Index) bool { return ix.Class != "" && ix.Target == schema.IndexSimple }
+		switch {
+		case f.lower && f.bound.incl:
+			op = engine.IndexGTE
+		case f.lower:
+			op = engine.IndexGT
+		case f.bound.incl:
+			op = engine.IndexLTE
+		default:
+			op = engine.IndexLT
+		}
 	case *likeFilter:
 		return f.index
 	default:
 		return nil
 	}
 	for i := range tbl.Indexes {
-		if ix := &tbl.Indexes[i]; ix.Column == col.Name && ok(ix) {
+		if ix := &tbl.Indexes[i]; ix.Column == col.Name && ok(ix) && supports(ix, col.Name) {
 			return ix
 		}
 	}
@@ -563,7 +600,7 @@ func indexFor(tbl *schema.Table, f rowFilter) *schema.Index {
 // analyzeWhere analyses the relations of a SELECT on tbl, as if ALLOW
 // FILTERING were given when allowFiltering is set.
 func analyzeWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation, allowFiltering bool) (*WhereClause, error) {
-	w := &WhereClause{Tbl: tbl, part: c.Partitioner, allowFiltering: allowFiltering, Pk: make([]*WhereValues, len(tbl.PartitionKey())), Restricted: map[string]bool{}}
+	w := &WhereClause{Tbl: tbl, part: c.Partitioner, allowFiltering: allowFiltering, Pk: make([]*WhereValues, len(tbl.PartitionKey())), Restricted: map[string]bool{}, custom: c.CustomIndexes}
 	var pkSliced bool
 	var ckRels []ckRelation
 	var custom []*parser.CustomIndexExpression
@@ -606,7 +643,11 @@ func analyzeWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation
 	// Custom index expressions come after the relations and before the
 	// partition key checks, as in StatementRestrictions.
 	if len(custom) > 0 {
-		return nil, checkCustomExpressions(tbl, custom)
+		ix, err := checkCustomExpressions(c, tbl, custom)
+		if err != nil {
+			return nil, err
+		}
+		w.customIndex = ix
 	}
 	// Partition key.
 	pkAny, pkAll := pkSliced, true
@@ -731,16 +772,16 @@ func checkCkMerge(tbl *schema.Table, prev []ckRelation, rel ckRelation, indexed 
 	return nil
 }
 
-// hasIndexOn reports whether a secondary index of tbl is on column name.
 // checkCustomExpressions applies StatementRestrictions'
 // processCustomIndexExpressions to the custom index expressions of a SELECT
 // on tbl: one at most, naming an index of tbl that is CUSTOM and supports
-// custom expressions. No index minicass runs does (SASI's
-// customExpressionValueType is null), so a query with expressions always
-// fails here, with the first of Cassandra's errors that applies.
-func checkCustomExpressions(tbl *schema.Table, exprs []*parser.CustomIndexExpression) error {
+// custom expressions (a Go index whose instance gives a
+// customExpressionValueType; SASI's is null), whose value it compiles with
+// that type (a bind marker's name is "custom index expression"). It returns
+// the index, or the first of Cassandra's errors that applies.
+func checkCustomExpressions(c *expr.CompileCtx, tbl *schema.Table, exprs []*parser.CustomIndexExpression) (*schema.Index, error) {
 	if len(exprs) > 1 {
-		return query.Invalidf("Multiple custom index expressions in a single query are not supported")
+		return nil, query.Invalidf("Multiple custom index expressions in a single query are not supported")
 	}
 	name := string(exprs[0].Index)
 	for i := range tbl.Indexes {
@@ -749,13 +790,23 @@ func checkCustomExpressions(tbl *schema.Table, exprs []*parser.CustomIndexExpres
 			continue
 		}
 		if ix.Class == "" {
-			return query.Invalidf("Only CUSTOM indexes may be used in custom index expressions, %s is not valid", name)
+			return nil, query.Invalidf("Only CUSTOM indexes may be used in custom index expressions, %s is not valid", name)
 		}
-		return query.Invalidf("Index %s does not support custom expressions", name)
+		if c.CustomIndexes != nil {
+			if typ, ok := c.CustomIndexes.CustomExpressionValueType(tbl, name); ok {
+				r := expr.Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: "custom index expression", Typ: typ}
+				if _, err := c.CompileTerm(exprs[0].Value, r); err != nil {
+					return nil, err
+				}
+				return ix, nil
+			}
+		}
+		return nil, query.Invalidf("Index %s does not support custom expressions", name)
 	}
-	return query.Invalidf("Invalid index expression, index %s not found for %s", name, tbl.QualifiedName())
+	return nil, query.Invalidf("Invalid index expression, index %s not found for %s", name, tbl.QualifiedName())
 }
 
+// hasIndexOn reports whether a secondary index of tbl is on column name.
 func hasIndexOn(tbl *schema.Table, name string) bool {
 	for i := range tbl.Indexes {
 		if tbl.Indexes[i].Column == name {

@@ -44,7 +44,7 @@ func (w *WhereClause) ValidateFilters(q *query.Execution) error {
 		}
 	}
 	for _, f := range candidates {
-		ix := indexFor(w.Tbl, f)
+		ix := indexFor(w.Tbl, f, w.custom)
 		if ix == nil {
 			continue
 		}

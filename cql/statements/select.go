@@ -107,6 +107,9 @@ func compileSelect(s *plan.Compiler, st *parser.Select) (plan.Plan, error) {
 	c := expr.NewTableCompileCtx(st.BindCount(), tbl)
 	c.Partitioner = s.Env.Engine.Partitioner()
 	c.UDFs = s.UDFs()
+	if s.Env != nil && s.Env.Engine != nil {
+		c.CustomIndexes = s.Env.Engine
+	}
 	p := &selectPlan{tbl: tbl, json: st.JSON, distinct: st.Distinct, derived: virtual.IsDerived(tbl)}
 
 	// Selection first: Cassandra prepares it before the WHERE clause.

@@ -212,6 +212,10 @@ func (r *selectRun) exec(ctx context.Context) (*query.Result, error) {
 			r.evals[i] = s.NewEval()
 		}
 	}
+	if ix := p.where.Index; ix != nil && ix.Class != "" && !q.Env.Engine.CustomIndexQueryable(p.tbl, ix.Name) {
+		// SecondaryIndexManager.checkQueryability, as the read starts.
+		return nil, query.AsError(fmt.Errorf("%w: The secondary index '%s' is not yet available", engine.ErrIndexNotAvailable, ix.Name))
+	}
 	if ix := p.where.Index; ix != nil && ix.Class != "" && q.Trace != nil {
 		q.Trace.Add("Index %s of %s serves the restriction on %s: minicass keeps no data for a custom index and scans, filtering rows", ix.Name, p.tbl.QualifiedName(), ix.Column)
 	}

@@ -661,8 +661,12 @@ func systemCells(c *schema.Column, v []byte, ts int64) ([]data.Cell, error) {
 }
 
 // IndexTargetCQL writes an index target as CQL and system_schema.indexes
-// do: the column, or keys(m), values(l), entries(m), full(f).
+// do: the column, or keys(m), values(l), entries(m), full(f), or nothing
+// for a custom index without a target.
 func IndexTargetCQL(ix *schema.Index) string {
+	if ix.Column == "" {
+		return ""
+	}
 	col := parser.Ident(ix.Column).String()
 	if ix.Target == schema.IndexSimple {
 		return col

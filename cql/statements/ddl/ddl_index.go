@@ -2,9 +2,13 @@ package ddl
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
+	"sort"
+	"strings"
 
 	"github.com/minicass/minicass/cql/index"
 	"github.com/minicass/minicass/cql/plan"
@@ -12,6 +16,7 @@ import (
 	"github.com/minicass/minicass/cql/query"
 
 	"github.com/minicass/minicass/cql/parser"
+	"github.com/minicass/minicass/engine"
 	"github.com/minicass/minicass/schema"
 	"github.com/minicass/minicass/types"
 	"github.com/minicass/minicass/wire"
@@ -76,6 +81,15 @@ func compileCreateIndex(s *plan.Compiler, st *parser.CreateIndex) (plan.Plan, er
 		if tbl.IsCounter() {
 			return nil, query.Invalidf("Secondary indexes on counter tables aren't supported")
 		}
+		if st.Target.Column == "" {
+			if !st.Custom {
+				return nil, query.Invalidf("Only CUSTOM indexes can be created without specifying a target column")
+			}
+			if indexName == "" {
+				indexName = availableIndexName(q.Env.Engine.Tables(ks), nonWordChars.ReplaceAllString(name+"_idx", ""))
+			}
+			return addIndex(ctx, q, st, tbl, schema.Index{Name: indexName, Class: st.Using, Options: options})
+		}
 		col := tbl.Column(string(st.Target.Column))
 		if col == nil {
 			if tbl.StoredColumn(string(st.Target.Column)) != nil {
@@ -101,44 +115,93 @@ func compileCreateIndex(s *plan.Compiler, st *parser.CreateIndex) (plan.Plan, er
 			return nil, err
 		}
 		if indexName == "" {
-			base := nonWordChars.ReplaceAllString(fmt.Sprintf("%s_%s_idx", name, col.Name), "")
-			indexName = base
-			for i := 1; keyspaceIndex(q.Env.Engine.Tables(ks), indexName) != nil; i++ {
-				indexName = fmt.Sprintf("%s_%d", base, i)
-			}
+			indexName = availableIndexName(q.Env.Engine.Tables(ks), nonWordChars.ReplaceAllString(fmt.Sprintf("%s_%s_idx", name, col.Name), ""))
 		}
-		ix := schema.Index{Name: indexName, Column: col.Name, Target: target, Class: st.Using, Options: options}
-		for _, other := range tbl.Indexes {
-			if other.Column == ix.Column && other.Target == ix.Target && other.Class == ix.Class {
-				if st.IfNotExists {
-					return query.VoidResult(), nil
-				}
-				return nil, query.Invalidf("Index %s is a duplicate of existing index %s", ix.Name, other.Name)
+		return addIndex(ctx, q, st, tbl, schema.Index{Name: indexName, Column: col.Name, Target: target, Class: st.Using, Options: options})
+	}}, nil
+}
+
+// availableIndexName returns base, or base_N with the first N from 1 that
+// no index of tables has (KeyspaceMetadata.findAvailableIndexName).
+func availableIndexName(tables []*schema.Table, base string) string {
+	name := base
+	for i := 1; keyspaceIndex(tables, name) != nil; i++ {
+		name = fmt.Sprintf("%s_%d", base, i)
+	}
+	return name
+}
+
+// addIndex ends CREATE INDEX for index ix of tbl: the duplicate check
+// (IndexMetadata.equalsWithoutName: kind, target, class and options), the
+// class's validation (IndexMetadata.validate: the class must be in the
+// engine's registry, and accept the options), the build of a built-in
+// index's table, and the publication.
+func addIndex(ctx context.Context, q *plan.Execution, st *parser.CreateIndex, tbl *schema.Table, ix schema.Index) (*query.Result, error) {
+	ks, name := tbl.Keyspace, tbl.Name
+	for _, other := range tbl.Indexes {
+		if other.Column == ix.Column && other.Target == ix.Target && other.Class == ix.Class && maps.Equal(other.Options, ix.Options) {
+			if st.IfNotExists {
+				return query.VoidResult(), nil
 			}
+			return nil, query.Invalidf("Index %s is a duplicate of existing index %s", ix.Name, other.Name)
 		}
-		if index.IsBuiltin(&ix) {
-			// The index's table is made and built before the index is
-			// published: a query reads it, and system."IndexInfo" lists
-			// it, only once it is built.
-			if err := index.Create(ctx, q.Env.Engine, tbl, &ix); err != nil {
-				return nil, err
-			}
-		}
-		// The base table again: a write may not have changed it, but an
-		// ALTER may have.
-		if cur, ok := q.Env.Engine.Table(ks, name); ok {
-			tbl = cur
-		}
-		nt := tbl.Clone()
-		nt.Indexes = append(slices.Clone(tbl.Indexes), ix)
-		if err := q.Env.Engine.AlterTable(nt); err != nil {
-			if index.IsBuiltin(&ix) {
-				_ = index.Drop(q.Env.Engine, tbl, ix.Name)
-			}
+	}
+	if !index.IsBuiltin(&ix) {
+		if err := validateIndexClass(q.Env.Engine, tbl, &ix); err != nil {
 			return nil, err
 		}
-		return schemaChange(wire.Updated, wire.TargetTable, ks, name), nil
-	}}, nil
+	}
+	if index.IsBuiltin(&ix) {
+		// The index's table is made and built before the index is
+		// published: a query reads it, and system."IndexInfo" lists
+		// it, only once it is built.
+		if err := index.Create(ctx, q.Env.Engine, tbl, &ix); err != nil {
+			return nil, err
+		}
+	}
+	// The base table again: a write may not have changed it, but an
+	// ALTER may have.
+	if cur, ok := q.Env.Engine.Table(ks, name); ok {
+		tbl = cur
+	}
+	nt := tbl.Clone()
+	nt.Indexes = append(slices.Clone(tbl.Indexes), ix)
+	if err := q.Env.Engine.AlterTable(nt); err != nil {
+		if index.IsBuiltin(&ix) {
+			_ = index.Drop(q.Env.Engine, tbl, ix.Name)
+		}
+		return nil, err
+	}
+	return schemaChange(wire.Updated, wire.TargetTable, ks, name), nil
+}
+
+// validateIndexClass is IndexMetadata.validate for a CUSTOM index: its
+// class must be one of the engine's registry (FBUtilities.classForName's
+// "Unable to find custom indexer class"), and a class that validates
+// options must understand every one given (validateCustomIndexOptions).
+func validateIndexClass(eng *engine.Engine, tbl *schema.Table, ix *schema.Index) error {
+	class, ok := eng.IndexClass(ix.Class)
+	if !ok {
+		return query.Configf("Unable to find custom indexer class '%s'", ix.Class)
+	}
+	v, ok := class.(engine.IndexOptionsValidator)
+	if !ok || len(ix.Options) == 0 {
+		return nil
+	}
+	unknown, err := v.ValidateOptions(tbl, maps.Clone(ix.Options))
+	if err != nil {
+		var qe *query.Error
+		if errors.As(err, &qe) {
+			return qe
+		}
+		return query.Configf("%s", err.Error())
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		simple := ix.Class[strings.LastIndexAny(ix.Class, ".$")+1:]
+		return query.Configf("Properties specified [%s] are not understood by %s", strings.Join(unknown, ", "), simple)
+	}
+	return nil
 }
 
 // indexTarget checks that column col of tbl can carry an index of kind k
