@@ -311,7 +311,9 @@ func (r *Reader) GetPartition(token int64, key []byte) (*Partition, bool, error)
 		return nil, false, nil
 	}
 	pr := pointReadPool.Get().(*pointRead)
+	offsBuf := pr.it.offsBuf // kept: see rowIter.offsBuf
 	*pr = pointRead{}
+	pr.it.offsBuf = offsBuf
 	st := &pr.st
 	st.FilterChecks++
 	found, err := r.findEntry(token, key, &pr.p.e, st)

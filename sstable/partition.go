@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/minicass/minicass/data"
@@ -303,7 +304,8 @@ func (p *Partition) Rows(slices data.Slices, reverse bool) data.RowIterator {
 		// whole-struct assignment clears and copies the buffers too).
 		it.reset(p, slices, reverse)
 	} else {
-		*it = rowIter{p: p, slices: slices, reverse: reverse}
+		offsBuf := it.offsBuf
+		*it = rowIter{p: p, slices: slices, reverse: reverse, offsBuf: offsBuf}
 		it.row.Cells = it.cellBuf[:0]
 	}
 	if p.cur != nil {
@@ -382,10 +384,11 @@ type rowIter struct {
 	scratch  [2][]byte
 	sc       int
 	// Reverse: offs holds the positions of the records of the segment,
-	// relative to segStart (from the block cache, or the iterator's own
-	// when ownOffs), ri the next index into offs, counting down.
+	// relative to segStart (from the block cache, or offsBuf), ri the next
+	// index into offs, counting down. offsBuf is the iterator's own array,
+	// kept from read to read by the pools its memory comes from.
 	offs     []uint32
-	ownOffs  bool
+	offsBuf  []uint32
 	segStart uint64
 	ri       int
 	// row is the row Next returns, decoded into the same cells each
@@ -413,7 +416,7 @@ func (it *rowIter) reset(p *Partition, slices data.Slices, reverse bool) {
 	it.blockMode, it.lo, it.hi, it.nextBlock = false, 0, 0, 0
 	it.cur = nil
 	it.pos, it.end, it.sc = 0, 0, 0
-	it.offs, it.ownOffs, it.segStart, it.ri = nil, false, 0, 0
+	it.offs, it.segStart, it.ri = nil, 0, 0
 	it.rowPos = 0
 	it.st = ReadStats{}
 	it.err, it.done, it.closed = nil, false, false
@@ -480,10 +483,9 @@ func (it *rowIter) indexRecords(s segment) bool {
 		it.ri = len(offs) - 1
 		return true
 	}
-	if !it.ownOffs {
-		it.offs, it.ownOffs = nil, true
-	}
-	it.offs = it.offs[:0]
+	// The positions are collected in the iterator's own array (never in
+	// one the cache holds, which nothing may write).
+	it.offs = it.offsBuf[:0]
 	for pos := s.start; pos < s.end; {
 		i := int(pos / r.chunkLen)
 		c, err := it.cur.chunk(i)
@@ -513,10 +515,11 @@ func (it *rowIter) indexRecords(s segment) bool {
 		}
 	}
 	it.ri = len(it.offs) - 1
+	it.offsBuf = it.offs[:0]
 	if it.cur.fill && r.cache.blocks != nil {
-		// The cache owns the positions from now on.
-		r.cache.putRecords(r.cacheID, s.start, it.offs)
-		it.ownOffs = false
+		// The cache gets a copy of its own, exactly sized: one allocation
+		// per segment cached, however many records it has.
+		r.cache.putRecords(r.cacheID, s.start, slices.Clone(it.offs))
 	}
 	return true
 }
@@ -676,7 +679,7 @@ func (it *rowIter) Close() error {
 	} else {
 		it.p.r.total.add(&it.st)
 	}
-	it.offs, it.ownOffs = nil, false
+	it.offs = nil
 	if !it.keep {
 		it.scratch = [2][]byte{}
 	}
