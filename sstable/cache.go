@@ -171,7 +171,7 @@ func (c *Cache) entry(id uint64, token int64, key []byte) (*indexEntry, bool) {
 
 // putEntry caches e, whose slices alias bytes nothing writes.
 func (c *Cache) putEntry(id uint64, e *indexEntry) {
-	c.keys.put(cacheKey{id, kindEntry, uint64(e.token)}, cacheValue{ptr: e}, int64(len(e.key)+len(e.blockRaw))+cacheEntryOverhead+128)
+	c.keys.put(cacheKey{id, kindEntry, uint64(e.token)}, cacheValue{ptr: e}, int64(len(e.key)+len(e.blockRaw)+len(e.marks))+cacheEntryOverhead+128)
 }
 
 // cacheBudget maps an option value to a budget: 0 is def, negative none.
