@@ -44,9 +44,10 @@ import (
 // their start, by their lengths): a latest-N read of a partition of a few
 // chunks reads the chunk its last rows are in. 0x08: the partition header
 // is plain, its key, flags and deletion only (no static row, no range
-// tombstones), so that a point read that needs nothing else of it (a
-// reverse read of a partition with chunk marks) leaves it unread: the key
-// and deletion are the entry's. Cassandra's BIG format has neither: its
+// tombstones), so that a point read of a partition with chunk marks or a
+// row index leaves it unread (the key and deletion are the entry's): a
+// reverse read then reads the last chunk or block only, and a slice the
+// block that holds its start. Cassandra's BIG format has neither: its
 // reversed read of a partition without a row index reads the whole
 // partition (SSTableReversedIterator). Version 2 has neither flag.
 //
@@ -393,11 +394,12 @@ func (r *Reader) GetPartition(token int64, key []byte) (*Partition, bool, error)
 	found, err := r.findEntry(token, key, &pr.p.e, st)
 	if err == nil && found {
 		r.initCursor(&pr.cur, nil, true)
-		if e := &pr.p.e; e.plainHeader && e.nMarks > 0 {
+		if e := &pr.p.e; e.plainHeader && (e.nMarks > 0 || e.numBlocks() > 0) {
 			// The header holds nothing the entry lacks (format version
-			// 3), and the rows cross chunks: leave its chunk unread
-			// until a row iterator needs it (a reverse read starts in
-			// the last chunk).
+			// 3), and the rows cross chunks or have a row index: leave
+			// its chunk unread until a row iterator needs it (a reverse
+			// read starts in the last chunk or block, a slice in the
+			// block that holds its start).
 			pr.p.r, pr.p.stats = r, *st
 		} else {
 			err = r.loadPartition(&pr.p, &pr.cur, st)

@@ -98,3 +98,46 @@ func TestChunkMarks(t *testing.T) {
 		require.NoError(t, r.Close())
 	}
 }
+
+// TestPlainHeaderRowIndex: a point read of a partition with a row index
+// and a plain header (format version 3) does not read the header's chunk;
+// a reverse read of the last row then reads only the chunks of the last
+// block, and the rows read back match what was written.
+func TestPlainHeaderRowIndex(t *testing.T) {
+	rng := rand.New(rand.NewSource(seed(t)))
+	fs := vfs.NewMem()
+	parts := randomPartitions(rng, 30, 200)
+	const chunk = 512
+	opts := WriterOptions{Compression: Compression{Codec: CodecS2, ChunkLength: chunk}, ColumnIndexSize: 700, IndexInterval: 4}
+	writeTable(t, fs, "", 1, opts, parts)
+	r, err := Open(fs, "", 1, ReaderOptions{VerifyData: true, Cache: NewCache(CacheOptions{BlockCacheSize: -1, KeyCacheSize: -1})})
+	require.NoError(t, err)
+	defer r.Close()
+	indexed := 0
+	for i := range parts {
+		p := &parts[i]
+		src, found, err := r.GetPartition(p.token, p.key)
+		require.NoError(t, err)
+		require.True(t, found)
+		e := &src.e
+		if e.numBlocks() == 0 || !e.plainHeader {
+			checkPartition(t, rng, src, p)
+			src.Release()
+			continue
+		}
+		indexed++
+		assert.Zero(t, src.ReadStats().Chunks, "partition %s: a plain header is not read", p.key)
+		last, err := e.block(e.numBlocks() - 1)
+		require.NoError(t, err)
+		it := src.Rows(nil, true)
+		row, ok := it.Next()
+		require.True(t, ok)
+		assert.Equal(t, p.rows[len(p.rows)-1].Clustering, row.Clustering)
+		require.NoError(t, it.Close())
+		first, end := (e.pos+last.Offset)/chunk, (e.pos+last.Offset+last.Length-1)/chunk
+		assert.LessOrEqual(t, src.ReadStats().Chunks, end-first+1, "partition %s: chunks read", p.key)
+		checkPartition(t, rng, src, p)
+		src.Release()
+	}
+	assert.NotZero(t, indexed, "no partition with a row index and a plain header")
+}
