@@ -226,6 +226,7 @@ func (p *Partition) Release() {
 		return
 	}
 	p.home = nil
+	h.srcKeep = h.st.Sources[:0]
 	partitionReadPool.Put(h)
 }
 
@@ -458,7 +459,11 @@ type partitionRead struct {
 	p      Partition
 	st     ReadStats
 	srcBuf [inlineSources]SourceStats
-	srcs   readSources
+	// srcKeep is the array st.Sources grew into in the read before, which
+	// the next read starts with (Release sets it), so that a table of many
+	// SSTables allocates no statistics per read.
+	srcKeep []SourceStats
+	srcs    readSources
 }
 
 // partitionReadPool recycles the partitionReads that Partition.Release
@@ -509,7 +514,10 @@ func (e *Engine) ReadPartition(ctx context.Context, t *schema.Table, key []byte,
 	// resolve and openPartition set st and p whole; the sources are set
 	// by sourcesInto, and srcBuf's entries by ReadStats.source.
 	rs := e.resolve(&opts, &h.st)
-	h.st.Sources = h.srcBuf[:0]
+	h.st.Sources = h.srcKeep[:0]
+	if h.st.Sources == nil {
+		h.st.Sources = h.srcBuf[:0]
+	}
 	h.st.partitionRead = !opts.InRange
 	rs.dropped = t.Dropped
 	rs.strict = t.StrictLiveness()

@@ -242,8 +242,15 @@ func (s *tableStore) sources() *readSources { return s.sourcesInto(new(readSourc
 func (s *tableStore) sourcesInto(rs *readSources) *readSources {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	// A pooled rs (a partition read's) keeps the array its list grew into
+	// last time, so that a table of many SSTables allocates none per read;
+	// release cleared it.
+	list := rs.list[:0]
+	if list == nil {
+		list = rs.buf[:0]
+	}
 	*rs = readSources{}
-	rs.list = append(rs.buf[:0], s.active)
+	rs.list = append(list, s.active)
 	for i := len(s.flushing) - 1; i >= 0; i-- {
 		rs.list = append(rs.list, s.flushing[i])
 	}
@@ -267,6 +274,9 @@ func (rs *readSources) release() {
 	for _, t := range rs.list[rs.sstFrom:rs.sstTo] {
 		t.(*sstableSource).release()
 	}
+	// The list is not read after release; clearing it lets a pooled rs keep
+	// its array without keeping the sources alive.
+	clear(rs.list)
 }
 
 // allocGen returns a new SSTable generation of the table.

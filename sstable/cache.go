@@ -124,16 +124,13 @@ const cacheEntryOverhead = 96
 
 func (c *Cache) chunk(id uint64, i int) ([]byte, bool) {
 	v, ok := c.blocks.get(cacheKey{id, kindChunk, uint64(i)})
-	if !ok {
-		return nil, false
-	}
-	return v.([]byte), true
+	return v.bytes, ok
 }
 
 // putChunk caches b as chunk i; the cache owns b from then on: b must
 // never be written again.
 func (c *Cache) putChunk(id uint64, i int, b []byte) {
-	c.blocks.put(cacheKey{id, kindChunk, uint64(i)}, b, int64(cap(b))+cacheEntryOverhead)
+	c.blocks.put(cacheKey{id, kindChunk, uint64(i)}, cacheValue{bytes: b}, int64(cap(b))+cacheEntryOverhead)
 }
 
 func (c *Cache) span(id uint64, i int) (*indexSpan, bool) {
@@ -141,25 +138,22 @@ func (c *Cache) span(id uint64, i int) (*indexSpan, bool) {
 	if !ok {
 		return nil, false
 	}
-	return v.(*indexSpan), true
+	return v.ptr.(*indexSpan), true
 }
 
 // putSpan caches s and reports whether it did (a span another reader
 // cached first stays, and so does one over half a shard).
 func (c *Cache) putSpan(id uint64, i int, s *indexSpan) bool {
-	return c.blocks.put(cacheKey{id, kindSpan, uint64(i)}, s, int64(cap(s.raw)+24*cap(s.ents))+cacheEntryOverhead)
+	return c.blocks.put(cacheKey{id, kindSpan, uint64(i)}, cacheValue{ptr: s}, int64(cap(s.raw)+24*cap(s.ents))+cacheEntryOverhead)
 }
 
 func (c *Cache) records(id uint64, pos uint64) ([]uint32, bool) {
 	v, ok := c.blocks.get(cacheKey{id, kindRecords, pos})
-	if !ok {
-		return nil, false
-	}
-	return v.([]uint32), true
+	return v.records, ok
 }
 
 func (c *Cache) putRecords(id uint64, pos uint64, offs []uint32) {
-	c.blocks.put(cacheKey{id, kindRecords, pos}, offs, int64(4*cap(offs))+cacheEntryOverhead)
+	c.blocks.put(cacheKey{id, kindRecords, pos}, cacheValue{records: offs}, int64(4*cap(offs))+cacheEntryOverhead)
 }
 
 // entry returns the cached index entry of (token, key).
@@ -168,7 +162,7 @@ func (c *Cache) entry(id uint64, token int64, key []byte) (*indexEntry, bool) {
 	if !ok {
 		return nil, false
 	}
-	e := v.(*indexEntry)
+	e := v.ptr.(*indexEntry)
 	if e.token != token || string(e.key) != string(key) {
 		return nil, false // another key of the same token
 	}
@@ -177,7 +171,7 @@ func (c *Cache) entry(id uint64, token int64, key []byte) (*indexEntry, bool) {
 
 // putEntry caches e, whose slices alias bytes nothing writes.
 func (c *Cache) putEntry(id uint64, e *indexEntry) {
-	c.keys.put(cacheKey{id, kindEntry, uint64(e.token)}, e, int64(len(e.key)+len(e.blockRaw))+cacheEntryOverhead+128)
+	c.keys.put(cacheKey{id, kindEntry, uint64(e.token)}, cacheValue{ptr: e}, int64(len(e.key)+len(e.blockRaw)+len(e.marks))+cacheEntryOverhead+128)
 }
 
 // cacheBudget maps an option value to a budget: 0 is def, negative none.
@@ -204,6 +198,16 @@ func (k cacheKey) hash() uint64 {
 	return h ^ h>>29
 }
 
+// cacheValue is what a cache entry holds: a chunk's bytes, a segment's
+// record positions, or a pointer (*indexSpan, *indexEntry). The slices have
+// fields of their own because a slice stored in an interface is boxed, one
+// allocation per entry cached.
+type cacheValue struct {
+	bytes   []byte
+	records []uint32
+	ptr     any
+}
+
 // clockCache is a sharded cache of variable-size entries evicted by the
 // CLOCK algorithm: a hit sets the entry's reference bit (under a read
 // lock), and the hand, looking for room, clears set bits and evicts the
@@ -226,7 +230,7 @@ type clockShard struct {
 
 type clockSlot struct {
 	key  cacheKey
-	val  any
+	val  cacheValue
 	size int64
 	ref  uint32 // atomic: read since the hand last passed
 	live bool
@@ -255,14 +259,14 @@ func newClockCache(budget int64) *clockCache {
 func (c *clockCache) shard(k cacheKey) *clockShard { return &c.shards[k.hash()&c.mask] }
 
 // get returns the value cached under k.
-func (c *clockCache) get(k cacheKey) (any, bool) {
+func (c *clockCache) get(k cacheKey) (cacheValue, bool) {
 	if c == nil {
-		return nil, false
+		return cacheValue{}, false
 	}
 	s := c.shard(k)
 	s.mu.RLock()
 	i, ok := s.m[k]
-	var v any
+	var v cacheValue
 	if ok {
 		sl := &s.slots[i]
 		v = sl.val
@@ -278,7 +282,7 @@ func (c *clockCache) get(k cacheKey) (any, bool) {
 // reports whether v is cached. A key already cached keeps its value
 // (another reader filled it meanwhile with the same bytes); an entry larger
 // than half a shard is not cached.
-func (c *clockCache) put(k cacheKey, v any, size int64) bool {
+func (c *clockCache) put(k cacheKey, v cacheValue, size int64) bool {
 	if c == nil {
 		return false
 	}

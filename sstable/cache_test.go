@@ -181,29 +181,29 @@ func TestClockCacheSecondChance(t *testing.T) {
 	require.Len(t, c.shards, 1)
 	k := func(i int) cacheKey { return cacheKey{id: 1, kind: kindChunk, n: uint64(i)} }
 	for i := 0; i < 3; i++ {
-		require.True(t, c.put(k(i), i, 100))
+		require.True(t, c.put(k(i), cacheValue{ptr: i}, 100))
 	}
 	_, ok := c.get(k(0)) // entry 0 gets a second chance
 	require.True(t, ok)
-	require.True(t, c.put(k(3), 3, 100)) // evicts 1: the hand skips 0
+	require.True(t, c.put(k(3), cacheValue{ptr: 3}, 100)) // evicts 1: the hand skips 0
 	_, ok = c.get(k(1))
 	assert.False(t, ok)
 	for _, i := range []int{0, 2, 3} {
 		v, ok := c.get(k(i))
 		require.True(t, ok, "entry %d", i)
-		assert.Equal(t, i, v)
+		assert.Equal(t, i, v.ptr)
 	}
-	assert.False(t, c.put(k(2), 99, 100), "already cached: kept as is")
+	assert.False(t, c.put(k(2), cacheValue{ptr: 99}, 100), "already cached: kept as is")
 	v, _ := c.get(k(2))
-	assert.Equal(t, 2, v)
-	assert.False(t, c.put(k(9), 9, 151), "over half the budget: not cached")
+	assert.Equal(t, 2, v.ptr)
+	assert.False(t, c.put(k(9), cacheValue{ptr: 9}, 151), "over half the budget: not cached")
 	n, bytes, budget := c.stats(0)
 	assert.Equal(t, 3, n)
 	assert.Equal(t, int64(300), bytes)
 	assert.Equal(t, int64(300), budget)
 	assert.Nil(t, newClockCache(0))
 	var none *clockCache
-	assert.False(t, none.put(k(1), 1, 1))
+	assert.False(t, none.put(k(1), cacheValue{ptr: 1}, 1))
 	_, ok = none.get(k(1))
 	assert.False(t, ok)
 }
@@ -214,7 +214,7 @@ func TestClockCacheBudgetAndForget(t *testing.T) {
 	rng := rand.New(rand.NewSource(seed(t)))
 	for i := 0; i < 20000; i++ {
 		id := uint64(1 + rng.Intn(3))
-		c.put(cacheKey{id: id, kind: kindChunk, n: uint64(rng.Intn(5000))}, i, int64(1+rng.Intn(64<<10)))
+		c.put(cacheKey{id: id, kind: kindChunk, n: uint64(rng.Intn(5000))}, cacheValue{ptr: i}, int64(1+rng.Intn(64<<10)))
 		if i%7 == 0 {
 			c.get(cacheKey{id: id, kind: kindChunk, n: uint64(rng.Intn(5000))})
 		}

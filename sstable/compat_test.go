@@ -43,8 +43,13 @@ func compatPartitions() []testPartition {
 // compatOptions are the writer options of the SSTable in testdata/v1.
 var compatOptions = WriterOptions{ColumnIndexSize: 300, IndexInterval: 4, Compression: Compression{ChunkLength: 1024}}
 
-// TestWriteCompatFixture writes testdata/v1 when MINICASS_WRITE_V1 names a
-// directory (it was run once, on main at 1c7aa97, to make the fixture).
+// TestWriteCompatFixture writes the fixture of the current format version
+// when MINICASS_WRITE_V1 names a directory: it was run on main at 1c7aa97
+// to make testdata/v1, and at fa2e8a0 (format version 2) to make
+// generation 1 of testdata/v2; generation 2 there is the same partitions
+// written by the version-2 writer with ColumnIndexSize 1 MiB and 256-byte
+// chunks (compatUnindexedOptions), so that none has a row index and many
+// cross chunks.
 func TestWriteCompatFixture(t *testing.T) {
 	dir := os.Getenv("MINICASS_WRITE_V1")
 	if dir == "" {
@@ -63,6 +68,33 @@ func TestReadsFormatVersion1(t *testing.T) {
 	defer r.Close()
 	assert.Equal(t, 1, r.FormatVersion())
 	checkContent(t, r, compatPartitions())
+}
+
+// compatUnindexedOptions are the writer options of generation 2 of
+// testdata/v2.
+var compatUnindexedOptions = WriterOptions{ColumnIndexSize: 1 << 20, IndexInterval: 4, Compression: Compression{ChunkLength: 256}}
+
+// TestReadsFormatVersion2 opens the SSTables the version-2 writer wrote
+// (testdata/v2: index entries without chunk marks or the plain-header
+// flag) and reads every partition and row back, forward and in reverse, by
+// scan and by point lookup; the same partitions written now (version 3)
+// read the same.
+func TestReadsFormatVersion2(t *testing.T) {
+	for gen, opts := range map[int]WriterOptions{1: compatOptions, 2: compatUnindexedOptions} {
+		r, err := Open(vfs.Default, filepath.Join("testdata", "v2"), gen, ReaderOptions{VerifyData: true})
+		require.NoError(t, err)
+		assert.Equal(t, 2, r.FormatVersion())
+		checkContent(t, r, compatPartitions())
+		require.NoError(t, r.Close())
+
+		fs := vfs.NewMem()
+		writeTable(t, fs, "", gen, opts, compatPartitions())
+		r, err = Open(fs, "", gen, ReaderOptions{VerifyData: true})
+		require.NoError(t, err)
+		assert.Equal(t, FormatVersion, r.FormatVersion())
+		checkContent(t, r, compatPartitions())
+		require.NoError(t, r.Close())
+	}
 }
 
 // checkContent reads everything of r and compares it with parts.
@@ -140,7 +172,7 @@ func TestUnsupportedVersion(t *testing.T) {
 	_, err := Open(fs, "", 1, ReaderOptions{})
 	require.ErrorIs(t, err, ErrUnsupportedVersion)
 	assert.NotErrorIs(t, err, ErrCorruption)
-	assert.Contains(t, err.Error(), "format version 3; this build reads versions 1 to 2")
+	assert.Contains(t, err.Error(), "format version 4; this build reads versions 1 to 3")
 
 	for _, odd := range binaries {
 		for _, c := range binaries {
@@ -151,7 +183,7 @@ func TestUnsupportedVersion(t *testing.T) {
 			writeFile(t, fs, FileName(1, c), b)
 		}
 		_, err := Open(fs, "", 1, ReaderOptions{})
-		require.ErrorIs(t, err, ErrCorruption, "%s of version 1 among version 2", odd)
+		require.ErrorIs(t, err, ErrCorruption, "%s of version 1 among version 3", odd)
 		var ce *CorruptionError
 		require.ErrorAs(t, err, &ce)
 		// The first component read (Summary.db) sets the version the

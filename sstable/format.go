@@ -21,14 +21,20 @@ import (
 //	   Statistics.db, column names numbered in a dictionary there; flags
 //	   instead of live deletions in partition headers and index entries,
 //	   and no token in partition headers.
+//	3: Index.db entries of partitions without a row index whose rows cross
+//	   chunks mark the first record of each later chunk, so that a reverse
+//	   read starts in the last chunk (entryHasChunkMarks), and say when the
+//	   partition header holds no static row and no range tombstones, so
+//	   that such a read need not read the header (entryPlainHeader).
+//	   Data.db and the other components are as in version 2.
 //
-// Open reads both (MinFormatVersion to FormatVersion), so that the SSTables
+// Open reads all three (MinFormatVersion to FormatVersion), so that the SSTables
 // of an older build stay readable and compaction rewrites them in the
 // current version; a component of any other version is refused with an
 // error wrapping ErrUnsupportedVersion. Every component of one SSTable has
 // the same version. The file names keep the letters VersionString for both
 // versions (see VersionString).
-const FormatVersion = 2
+const FormatVersion = 3
 
 // MinFormatVersion is the oldest format version Open reads.
 const MinFormatVersion = 1

@@ -17,6 +17,7 @@ import (
 //	entry   := uvarint(len(payload)) payload crc32c(payload):uint32 little-endian
 //	payload := bytes(key) varint(token) uvarint(position) uvarint(length)
 //	           uvarint(rowsOffset) flags:byte [deletion]
+//	           [uvarint(nMarks) nMarks*uvarint(mark delta)]
 //	           [uvarint(nBlocks) nBlocks*block nBlocks*uint32(block offset)]
 //	block   := bytes(firstClustering) bytes(lastClustering)
 //	           uvarint(offset) uvarint(length)
@@ -30,6 +31,25 @@ import (
 // payload, little-endian) lets a reader binary-search them, decoding only
 // the blocks it needs (a latest-N read of a huge partition decodes one). A
 // partition that fits in one ColumnIndexSize block has none.
+//
+// Format version 3 adds two flags. 0x04: chunk marks follow (only in an
+// entry without a row index, and only when the partition's rows cross a
+// chunk boundary): for each chunk after the one the rows start in, in
+// order, the position (relative to position) of the first record that
+// starts in it, each as its distance from the one before (the first from
+// rowsOffset), every one after rowsOffset and before the partition's end
+// byte. A reverse read then walks the records from the last mark, in the
+// partition's last chunk, then from the mark before, and so on, instead
+// of walking every record from the first (records are found only from
+// their start, by their lengths): a latest-N read of a partition of a few
+// chunks reads the chunk its last rows are in. 0x08: the partition header
+// is plain, its key, flags and deletion only (no static row, no range
+// tombstones), so that a point read of a partition with chunk marks or a
+// row index leaves it unread (the key and deletion are the entry's): a
+// reverse read then reads the last chunk or block only, and a slice the
+// block that holds its start. Cassandra's BIG format has neither: its
+// reversed read of a partition without a row index reads the whole
+// partition (SSTableReversedIterator). Version 2 has neither flag.
 //
 // Format version 1 has, after rowsOffset, data.AppendDeletion's encoding
 // of the partition deletion and uvarint(nBlocks) (0 without a row index),
@@ -46,6 +66,11 @@ type indexEntry struct {
 	// block offsets (uint32 LE, relative to the payload) when the partition
 	// has a row index.
 	blockRaw, blockTable []byte
+	// marks holds the chunk marks' uvarint distances (nMarks of them,
+	// checked), aliasing the payload; plainHeader is flag 0x08.
+	marks       []byte
+	nMarks      int
+	plainHeader bool
 }
 
 // indexReader reads consecutive Index.db entries from [pos, end).
@@ -174,12 +199,21 @@ func (r *Reader) decodeEntryRest(e *indexEntry, payload []byte, at uint64, key [
 	e.length = p.uvarint("length")
 	e.rowsOff = p.uvarint("rows offset")
 	flags := p.byte1("entry flags")
-	if flags&entryFlagsReserved != 0 {
+	reserved := byte(entryFlagsReserved)
+	if r.version == 2 {
+		reserved = entryFlagsReservedV2
+	}
+	if flags&reserved != 0 || flags&(entryHasChunkMarks|entryHasRowIndex) == entryHasChunkMarks|entryHasRowIndex {
 		p.fail("entry flags")
 	}
 	e.deletion = data.LiveDeletion
 	if flags&entryHasDeletion != 0 {
 		e.deletion = r.rows.deletion(&p, "deletion")
+	}
+	e.plainHeader = flags&entryPlainHeader != 0
+	e.marks, e.nMarks = nil, 0
+	if flags&entryHasChunkMarks != 0 && p.what == "" {
+		e.marks, e.nMarks = decodeMarks(&p, e.rowsOff, e.length)
 	}
 	e.blockRaw, e.blockTable = nil, nil
 	if flags&entryHasRowIndex != 0 {
@@ -207,6 +241,47 @@ func (r *Reader) decodeEntryRest(e *indexEntry, payload []byte, at uint64, key [
 	}
 	e.indexFile = r.names[ComponentIndex]
 	return nil
+}
+
+// decodeMarks reads and checks the chunk marks of an entry (flag 0x04) at
+// p: at least one, each after the one before (the first after rowsOff)
+// and before the partition's end byte at length-1. It returns their
+// encoded distances, which mark decodes, and their number.
+func decodeMarks(p *in, rowsOff, length uint64) ([]byte, int) {
+	n := p.uvarint("chunk marks")
+	if length == 0 || rowsOff+1 >= length {
+		p.fail("chunk marks")
+		return nil, 0
+	}
+	if p.what != "" || n == 0 || n > uint64(len(p.b)-p.off) {
+		p.fail("chunk marks")
+		return nil, 0
+	}
+	start := p.off
+	prev := rowsOff
+	for i := uint64(0); i < n; i++ {
+		d := p.uvarint("chunk mark")
+		if p.what != "" || d == 0 || d >= length-1-prev {
+			p.fail("chunk mark")
+			return nil, 0
+		}
+		prev += d
+	}
+	return p.b[start:p.off:p.off], int(n)
+}
+
+// markPositions appends to dst the chunk marks of e, relative to e.pos, in
+// order (checked when e was decoded).
+func (e *indexEntry) markPositions(dst []uint64) []uint64 {
+	prev := e.rowsOff
+	b := e.marks
+	for i := 0; i < e.nMarks; i++ {
+		d, n := binary.Uvarint(b)
+		b = b[n:]
+		prev += d
+		dst = append(dst, prev)
+	}
+	return dst
 }
 
 // decodeEntryV1 is decodeEntryInto for format version 1.
@@ -311,13 +386,24 @@ func (r *Reader) GetPartition(token int64, key []byte) (*Partition, bool, error)
 		return nil, false, nil
 	}
 	pr := pointReadPool.Get().(*pointRead)
+	bufs := pr.it.bufs // kept: see rowIter.bufs
 	*pr = pointRead{}
+	pr.it.bufs = bufs
 	st := &pr.st
 	st.FilterChecks++
 	found, err := r.findEntry(token, key, &pr.p.e, st)
 	if err == nil && found {
 		r.initCursor(&pr.cur, nil, true)
-		err = r.loadPartition(&pr.p, &pr.cur, st)
+		if e := &pr.p.e; e.plainHeader && (e.nMarks > 0 || e.numBlocks() > 0) {
+			// The header holds nothing the entry lacks (format version
+			// 3), and the rows cross chunks or have a row index: leave
+			// its chunk unread until a row iterator needs it (a reverse
+			// read starts in the last chunk or block, a slice in the
+			// block that holds its start).
+			pr.p.r, pr.p.stats = r, *st
+		} else {
+			err = r.loadPartition(&pr.p, &pr.cur, st)
+		}
 	}
 	r.total.add(st)
 	if err != nil || !found {
@@ -656,6 +742,9 @@ func (e *indexEntry) detached() *indexEntry {
 	b = append(b, e.key...)
 	b = append(b, e.blockRaw...)
 	c.key = b[:len(e.key):len(e.key)]
+	if e.marks != nil {
+		c.marks = append([]byte(nil), e.marks...)
+	}
 	if e.blockRaw != nil {
 		c.blockRaw = b[len(e.key):]
 		c.blockTable = c.blockRaw[len(c.blockRaw)-len(e.blockTable):]

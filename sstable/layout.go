@@ -55,6 +55,12 @@ func LayoutTable(w io.Writer, r *Reader, t *schema.Table) error {
 		if len(p.rts) > 0 {
 			pr(" %d range tombstones", len(p.rts))
 		}
+		if p.e.nMarks > 0 {
+			pr(" chunk marks at")
+			for _, m := range p.e.markPositions(nil) {
+				pr(" %d", m)
+			}
+		}
 		pr(" index entry at %d\n", p.e.indexPos)
 		for i := 0; i < p.e.numBlocks(); i++ {
 			b, err := p.e.block(i)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/minicass/minicass/data"
@@ -286,7 +287,11 @@ type segment struct{ start, end uint64 }
 // order. With a row index, only the blocks that intersect slices are read;
 // a forward read streams rows out of the chunks, reading only the chunks
 // that hold the rows it returns, and a reverse read decodes one block at a
-// time from the end. The *Row returned by Next is valid until the next call
+// time from the end. Without a row index, a reverse read walks the record
+// lengths of a segment and returns its rows from the end: the whole
+// partition is one segment, or, when the index entry has chunk marks
+// (format version 3, see index.go), each mark starts one, and the read
+// starts with the last, in the partition's last chunk. The *Row returned by Next is valid until the next call
 // to Next or Close; the byte slices it holds stay valid through the next
 // call to Next (so a merge may hold the previous row while it advances).
 func (p *Partition) Rows(slices data.Slices, reverse bool) data.RowIterator {
@@ -303,7 +308,8 @@ func (p *Partition) Rows(slices data.Slices, reverse bool) data.RowIterator {
 		// whole-struct assignment clears and copies the buffers too).
 		it.reset(p, slices, reverse)
 	} else {
-		*it = rowIter{p: p, slices: slices, reverse: reverse}
+		bufs := it.bufs
+		*it = rowIter{p: p, slices: slices, reverse: reverse, bufs: bufs}
 		it.row.Cells = it.cellBuf[:0]
 	}
 	if p.cur != nil {
@@ -316,7 +322,21 @@ func (p *Partition) Rows(slices data.Slices, reverse bool) data.RowIterator {
 	n := e.numBlocks()
 	if n == 0 {
 		if e.length-1 > e.rowsOff {
-			it.segs = append(it.segBuf[:0], segment{e.pos + e.rowsOff, e.pos + e.length - 1})
+			start, end := e.pos+e.rowsOff, e.pos+e.length-1
+			if reverse && e.nMarks > 0 {
+				// One segment per mark, from the last: the records of
+				// each are found from its first (format version 3).
+				marks := e.markPositions(it.bufs.marks[:0])
+				segs := it.bufs.segs[:0]
+				for i := len(marks) - 1; i >= 0; i-- {
+					segs = append(segs, segment{e.pos + marks[i], end})
+					end = e.pos + marks[i]
+				}
+				it.segs = append(segs, segment{start, end})
+				it.bufs.marks, it.bufs.segs = marks[:0], it.segs[:0]
+			} else {
+				it.segs = append(it.segBuf[:0], segment{start, end})
+			}
 		}
 		return it
 	}
@@ -382,10 +402,10 @@ type rowIter struct {
 	scratch  [2][]byte
 	sc       int
 	// Reverse: offs holds the positions of the records of the segment,
-	// relative to segStart (from the block cache, or the iterator's own
-	// when ownOffs), ri the next index into offs, counting down.
+	// relative to segStart (from the block cache, or bufs.offs), ri the
+	// next index into offs, counting down.
 	offs     []uint32
-	ownOffs  bool
+	bufs     iterBufs
 	segStart uint64
 	ri       int
 	// row is the row Next returns, decoded into the same cells each
@@ -405,6 +425,16 @@ type rowIter struct {
 	scanSt *ReadStats
 }
 
+// iterBufs are arrays a row iterator owns and keeps from read to read (the
+// pools its memory comes from keep them too): the record positions of a
+// reverse read's segment, the segments of a reverse read of a partition
+// with chunk marks, and the marks.
+type iterBufs struct {
+	offs  []uint32
+	segs  []segment
+	marks []uint64
+}
+
 // reset prepares a reusing scan's iterator (keep) for partition p: every
 // field as a fresh iterator has it, but the buffers kept.
 func (it *rowIter) reset(p *Partition, slices data.Slices, reverse bool) {
@@ -413,7 +443,7 @@ func (it *rowIter) reset(p *Partition, slices data.Slices, reverse bool) {
 	it.blockMode, it.lo, it.hi, it.nextBlock = false, 0, 0, 0
 	it.cur = nil
 	it.pos, it.end, it.sc = 0, 0, 0
-	it.offs, it.ownOffs, it.segStart, it.ri = nil, false, 0, 0
+	it.offs, it.segStart, it.ri = nil, 0, 0
 	it.rowPos = 0
 	it.st = ReadStats{}
 	it.err, it.done, it.closed = nil, false, false
@@ -480,10 +510,9 @@ func (it *rowIter) indexRecords(s segment) bool {
 		it.ri = len(offs) - 1
 		return true
 	}
-	if !it.ownOffs {
-		it.offs, it.ownOffs = nil, true
-	}
-	it.offs = it.offs[:0]
+	// The positions are collected in the iterator's own array (never in
+	// one the cache holds, which nothing may write).
+	it.offs = it.bufs.offs[:0]
 	for pos := s.start; pos < s.end; {
 		i := int(pos / r.chunkLen)
 		c, err := it.cur.chunk(i)
@@ -513,10 +542,11 @@ func (it *rowIter) indexRecords(s segment) bool {
 		}
 	}
 	it.ri = len(it.offs) - 1
+	it.bufs.offs = it.offs[:0]
 	if it.cur.fill && r.cache.blocks != nil {
-		// The cache owns the positions from now on.
-		r.cache.putRecords(r.cacheID, s.start, it.offs)
-		it.ownOffs = false
+		// The cache gets a copy of its own, exactly sized: one allocation
+		// per segment cached, however many records it has.
+		r.cache.putRecords(r.cacheID, s.start, slices.Clone(it.offs))
 	}
 	return true
 }
@@ -676,7 +706,7 @@ func (it *rowIter) Close() error {
 	} else {
 		it.p.r.total.add(&it.st)
 	}
-	it.offs, it.ownOffs = nil, false
+	it.offs = nil
 	if !it.keep {
 		it.scratch = [2][]byte{}
 	}

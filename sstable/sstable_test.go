@@ -680,16 +680,16 @@ func TestLayout(t *testing.T) {
 	defer rd.Close()
 	var sb bytes.Buffer
 	require.NoError(t, Layout(&sb, rd))
-	assert.Equal(t, `sstable xa generation 1, format version 2: 1 partitions, stream 19 bytes, Data.db 32 bytes, codec none, chunk 16384
+	assert.Equal(t, `sstable xa generation 1, format version 3: 1 partitions, stream 19 bytes, Data.db 32 bytes, codec none, chunk 16384
 chunk 0: file [8, 32) stream [0, 19)
 partition 6b token -3: position 0 length 19 rows at 3 index entry at 8
 `, sb.String())
 	// The bytes of FORMAT.md's worked example.
-	assert.Equal(t, "4d43534402000100"+"00"+"016b"+"00"+"0e"+"0480000001"+"21"+"00"+"18"+"01"+"040000002a"+"00"+"e8342967",
+	assert.Equal(t, "4d43534403000100"+"00"+"016b"+"00"+"0e"+"0480000001"+"21"+"00"+"18"+"01"+"040000002a"+"00"+"e8342967",
 		hex.EncodeToString(readFile(t, fs, FileName(1, ComponentData))))
-	assert.Equal(t, "4d43534902000200"+"07"+"016b05"+"001303"+"00"+"7a1c487a",
+	assert.Equal(t, "4d43534903000200"+"07"+"016b05"+"001303"+"08"+"b54491f0",
 		hex.EncodeToString(readFile(t, fs, FileName(1, ComponentIndex))))
-	assert.Equal(t, "4d43534302000600"+"01808001"+"132001"+"0800000000000000"+"c81557e1",
+	assert.Equal(t, "4d43534303000600"+"01808001"+"132001"+"0800000000000000"+"2f596c58",
 		hex.EncodeToString(readFile(t, fs, FileName(1, ComponentCompressionInfo))))
 	stats := readFile(t, fs, FileName(1, ComponentStatistics))
 	assert.Equal(t, "0a0000"+"010176", hex.EncodeToString(stats[len(stats)-4-6:len(stats)-4]))

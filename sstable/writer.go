@@ -79,6 +79,14 @@ type Writer struct {
 	deletion    data.DeletionTime
 	partStart   uint64
 	rowsOff     uint64
+	// plainHeader is set when the partition header holds neither a static
+	// row nor range tombstones; marks are the positions (relative to
+	// partStart) of the first record starting in each chunk after the one
+	// the rows start in, and markChunk the chunk of the last position
+	// recorded (see entryHasChunkMarks).
+	plainHeader bool
+	marks       []uint64
+	markChunk   uint64
 	blocks      []blockInfo
 	blockOpen   bool
 	blockStart  uint64
@@ -227,6 +235,9 @@ func (w *Writer) BeginPartition(token int64, key []byte, del data.DeletionTime, 
 		return err
 	}
 	w.rowsOff = w.pos - w.partStart
+	w.plainHeader = static == nil && len(sorted) == 0
+	w.marks = w.marks[:0]
+	w.markChunk = w.pos / uint64(w.opts.Compression.ChunkLength)
 	return nil
 }
 
@@ -241,11 +252,17 @@ const (
 	partFlagsReserved      = 0xf8
 )
 
-// Index entry flags (format version 2). Part of the file format.
+// Index entry flags. Part of the file format. Format version 2 has only
+// entryHasDeletion and entryHasRowIndex (its reserved bits are
+// entryFlagsReservedV2); version 3 adds entryHasChunkMarks and
+// entryPlainHeader (see index.go).
 const (
-	entryHasDeletion   = 0x01
-	entryHasRowIndex   = 0x02
-	entryFlagsReserved = 0xfc
+	entryHasDeletion     = 0x01
+	entryHasRowIndex     = 0x02
+	entryHasChunkMarks   = 0x04
+	entryPlainHeader     = 0x08
+	entryFlagsReserved   = 0xf0
+	entryFlagsReservedV2 = 0xfc
 )
 
 // lessBound orders range-tombstone starts, nil (unbounded) first.
@@ -279,6 +296,10 @@ func (w *Writer) AddRow(r *data.Row) error {
 	// A row record is uvarint(len(row)) followed by the row: encode the
 	// row after room for the longest length, put the length right before
 	// it, and write the record in one piece.
+	if c := w.pos / uint64(w.opts.Compression.ChunkLength); c != w.markChunk {
+		w.marks = append(w.marks, w.pos-w.partStart)
+		w.markChunk = c
+	}
 	const room = binary.MaxVarintLen64
 	b := w.enc.appendRow(append(w.scratch[:0], make([]byte, room)...), r)
 	n := len(b) - room
@@ -344,10 +365,23 @@ func (w *Writer) EndPartition() error {
 	}
 	if len(w.blocks) > 1 {
 		flags |= entryHasRowIndex
+	} else if len(w.marks) > 0 {
+		flags |= entryHasChunkMarks
+	}
+	if w.plainHeader {
+		flags |= entryPlainHeader
 	}
 	entry = append(entry, flags)
 	if flags&entryHasDeletion != 0 {
 		entry = w.enc.appendDeletion(entry, w.deletion)
+	}
+	if flags&entryHasChunkMarks != 0 {
+		entry = binary.AppendUvarint(entry, uint64(len(w.marks)))
+		prev := w.rowsOff
+		for _, m := range w.marks {
+			entry = binary.AppendUvarint(entry, m-prev)
+			prev = m
+		}
 	}
 	if len(w.blocks) > 1 {
 		entry = binary.AppendUvarint(entry, uint64(len(w.blocks)))
