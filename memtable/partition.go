@@ -67,15 +67,22 @@ func (p *partition) keyBytes() []byte {
 	return unsafe.Slice((*byte)(ptr), n)
 }
 
-// setKey copies key, with its length before it, into a's arena.
-func (p *partition) setKey(key []byte, a *applier) {
+// setKey copies key, with its length before it, into a's arena, and
+// reserves room bytes right after it in the same allocation, handed to a
+// as a.spare (nil for no room).
+func (p *partition) setKey(key []byte, room int, a *applier) {
 	var hdr [binary.MaxVarintLen64]byte
 	w := binary.PutUvarint(hdr[:], uint64(len(key)))
-	b, grown := a.arena.alloc(w + len(key))
+	n := w + len(key)
+	b, grown := a.arena.alloc(n + room)
 	a.grown += grown
 	copy(b, hdr[:w])
 	copy(b[w:], key)
 	p.key = &b[0]
+	a.spare = nil
+	if room > 0 {
+		a.spare = b[n : n+room : n+room]
+	}
 }
 
 // row returns the encoded only row, or nil.
@@ -158,15 +165,32 @@ type applier struct {
 	free  *btree.FreeListG[[]byte]
 	// grown counts the arena bytes added while applying.
 	grown int
+	// spare, if not nil, is the encoding of the mutation's only row,
+	// made by Memtable.Apply for a new partition before it took the
+	// shard's lock, in arena bytes reserved right after the partition's
+	// key (one allocation for both, see setKey): the next store returns
+	// it instead of encoding the row again. It is used once.
+	spare []byte
 }
 
-// store encodes r into the arena and returns the encoded bytes.
-func (a *applier) store(r *data.Row) []byte { return a.storeReuse(r, nil) }
+// preSize is the stack space a row is encoded in before it is copied into
+// the arena; a longer encoding moves to the heap (encodeRow appends).
+const preSize = 256
+
+// store encodes r into the arena and returns the encoded bytes (a.spare, if
+// set: r is then the row it encodes).
+func (a *applier) store(r *data.Row) []byte {
+	if b := a.spare; b != nil {
+		a.spare = nil
+		return b
+	}
+	return a.storeReuse(r, nil)
+}
 
 // storeReuse is store, but writes into reuse, arena bytes that no reader
 // can see, if the encoding fits.
 func (a *applier) storeReuse(r *data.Row, reuse []byte) []byte {
-	var stack [256]byte
+	var stack [preSize]byte
 	enc := encodeRow(stack[:0], r)
 	if len(enc) <= len(reuse) {
 		return reuse[:copy(reuse, enc)]
