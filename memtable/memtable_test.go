@@ -491,6 +491,13 @@ func TestNewNarrowPartitionKeyAndRow(t *testing.T) {
 		assert.Equal(t, want, string(got.Cells[0].Value), key)
 		_, ok = it.Next()
 		assert.False(t, ok)
+		// The row is kept after the key, with no pointer of its own.
+		p := m.writable().shards[shardOf(int64(i))].parts.get(int64(i), []byte(key))
+		require.NotNil(t, p, key)
+		assert.Nil(t, p.one, key)
+		var dr data.Row
+		decodeRow(p.row(), &dr)
+		assert.Equal(t, want, string(dr.Cells[0].Value), key)
 	}
 	st := row("", cell("s", 6, "static"))
 	second := mut("key0", row("ck2", cell("v", 6, "second")))

@@ -35,8 +35,12 @@ type partition struct {
 	// shard holds fewer than 2^32 partitions (at 48 bytes each, 192 GiB).
 	seq uint32
 	// oneLen and one are the encoded only row while the partition has a
-	// single row (see rowenc.go); one is nil once more.rows holds every
-	// row. Use row and setRow.
+	// single row (see rowenc.go). one points to it, or is nil with
+	// oneAfterKey set in oneLen when the row lies right after the key in
+	// the same arena allocation (a new narrow partition's, see setKey and
+	// setRowAfterKey): the collector then has one pointer less to follow
+	// per partition. Both are zero once more.rows holds every row. Use
+	// row, setRow and setRowAfterKey.
 	oneLen uint32
 	one    *byte
 	// key points to the partition key's length (a uvarint) and bytes in
@@ -47,24 +51,34 @@ type partition struct {
 	more *partitionMore
 }
 
+// oneAfterKey, set in partition.oneLen with a nil partition.one, says the
+// only row lies right after the key.
+const oneAfterKey = 1 << 31
+
 // keyBytes returns the partition key.
 func (p *partition) keyBytes() []byte {
-	// The uvarint is read byte by byte: a slice over the longest one
-	// could reach past the end of the arena chunk.
-	n, shift, ptr := 0, 0, unsafe.Pointer(p.key)
-	for {
-		c := *(*byte)(ptr)
-		ptr = unsafe.Add(ptr, 1)
-		n |= int(c&0x7f) << shift
-		if c < 0x80 {
-			break
-		}
-		shift += 7
-	}
+	w, n := p.keyLen()
 	if n == 0 {
 		return emptyBytes
 	}
-	return unsafe.Slice((*byte)(ptr), n)
+	return unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(p.key), w)), n)
+}
+
+// keyLen returns the width of the key's uvarint length and the key's
+// length.
+func (p *partition) keyLen() (w, n int) {
+	// The uvarint is read byte by byte: a slice over the longest one
+	// could reach past the end of the arena chunk.
+	shift, ptr := 0, unsafe.Pointer(p.key)
+	for {
+		c := *(*byte)(unsafe.Add(ptr, w))
+		w++
+		n |= int(c&0x7f) << shift
+		if c < 0x80 {
+			return w, n
+		}
+		shift += 7
+	}
 }
 
 // setKey copies key, with its length before it, into a's arena, and
@@ -87,10 +101,14 @@ func (p *partition) setKey(key []byte, room int, a *applier) {
 
 // row returns the encoded only row, or nil.
 func (p *partition) row() []byte {
-	if p.one == nil {
+	if p.one != nil {
+		return unsafe.Slice(p.one, p.oneLen)
+	}
+	if p.oneLen&oneAfterKey == 0 {
 		return nil
 	}
-	return unsafe.Slice(p.one, p.oneLen)
+	w, n := p.keyLen()
+	return unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(p.key), w+n)), p.oneLen&^oneAfterKey)
 }
 
 // setRow makes the encoded row b (never empty) the only row, or clears it
@@ -101,6 +119,19 @@ func (p *partition) setRow(b []byte) {
 		return
 	}
 	p.one, p.oneLen = &b[0], uint32(len(b))
+}
+
+// setRowAfterKey is setRow for b, arena bytes of the allocation that holds
+// p's key (setKey's room): when b starts right after the key, the row is
+// kept without a pointer of its own. Any other b is kept as setRow keeps
+// it.
+func (p *partition) setRowAfterKey(b []byte) {
+	w, n := p.keyLen()
+	if len(b) == 0 || len(b) >= oneAfterKey || uintptr(unsafe.Pointer(p.key))+uintptr(w+n) != uintptr(unsafe.Pointer(&b[0])) {
+		p.setRow(b)
+		return
+	}
+	p.one, p.oneLen = nil, uint32(len(b))|oneAfterKey
 }
 
 // partitionMore is the partition-level data and the row tree of a
@@ -266,8 +297,13 @@ func (p *partition) applyRow(in *data.Row, a *applier) int {
 		one := p.row()
 		if one == nil {
 			// The partition never had a row: only a partition without
-			// rows lacks both one and rows.
-			p.setRow(a.store(in))
+			// rows lacks both one and rows. A new narrow partition's row
+			// is in the room reserved after its key (a.spare).
+			if a.spare != nil {
+				p.setRowAfterKey(a.store(in))
+			} else {
+				p.setRow(a.store(in))
+			}
 			return 0
 		}
 		if bytes.Equal(rowClustering(one), in.Clustering) {
