@@ -288,7 +288,7 @@ func (e *Engine) applyDerived(ctx context.Context, t *schema.Table, s *tableStor
 		group = append(group, groupMember{t: d.Table, s: ds, m: d.Mutation, token: e.Token(d.Mutation.Key)})
 	}
 	if len(group) == 1 {
-		return e.applyPlain(ctx, t, s, m)
+		return e.applyPlain(ctx, t, s, m, e.Token(m.Key))
 	}
 	return e.applyGroup(ctx, group)
 }

@@ -140,6 +140,14 @@ type tableStore struct {
 	// notices a flush or a switch that happened while it runs.
 	version uint64
 
+	// activeHint is active's memtable (not guarded by mu), stored by
+	// newMemtable before it is made active, for writers to prefetch from
+	// before they take mu (memtable.PrefetchIndex). It is only a hint: a
+	// writer that loads it during a switch may prefetch from the memtable
+	// just frozen, which costs a wasted prefetch and nothing else; the
+	// write itself uses active under mu.
+	activeHint atomic.Pointer[memtable.Memtable]
+
 	// flushMu serializes the flushes of the table, so its SSTables are
 	// completed in switch order (the commit-log upper bounds only grow),
 	// and excludes flushes from Truncate and DropTable.
@@ -219,7 +227,9 @@ func (s *tableStore) newMemtable() *memtableSource {
 	if s.gen > 1 {
 		name = "memtable-" + strconv.Itoa(s.gen)
 	}
-	return &memtableSource{name: name, mt: memtable.New()}
+	mt := memtable.New()
+	s.activeHint.Store(mt)
+	return &memtableSource{name: name, mt: mt}
 }
 
 // readSources are the sources of one read, newest first: the active

@@ -61,6 +61,14 @@ func (e *Engine) apply(ctx context.Context, t *schema.Table, m *data.Mutation, l
 	if err != nil {
 		return err
 	}
+	// The token is computed first, and the memtable index's directory
+	// entry for it asked for, so that the entry's cache miss overlaps the
+	// validation (see memtable.Memtable.PrefetchIndex; applyPlain
+	// prefetches the bucket the entry points to).
+	token := e.Token(m.Key)
+	if mt := s.activeHint.Load(); mt != nil {
+		mt.PrefetchIndex(token)
+	}
 	if m.Table != (data.TableID{}) && m.Table != t.ID {
 		return fmt.Errorf("%w: mutation for table %x applied to %s", ErrInvalidMutation, m.Table, t.QualifiedName())
 	}
@@ -75,13 +83,12 @@ func (e *Engine) apply(ctx context.Context, t *schema.Table, m *data.Mutation, l
 		mc := *m
 		return e.applyDerived(ctx, t, s, &mc, deps, locked)
 	}
-	return e.applyPlain(ctx, t, s, m)
+	return e.applyPlain(ctx, t, s, m, token)
 }
 
 // applyPlain logs and applies a validated mutation of a table without
-// dependents.
-func (e *Engine) applyPlain(ctx context.Context, t *schema.Table, s *tableStore, m *data.Mutation) error {
-	token := e.Token(m.Key)
+// dependents; token is m.Key's.
+func (e *Engine) applyPlain(ctx context.Context, t *schema.Table, s *tableStore, m *data.Mutation, token int64) error {
 	if err := e.waitForMemory(ctx, s); err != nil {
 		return err
 	}

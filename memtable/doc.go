@@ -20,7 +20,10 @@
 // shard and never removed from a memtable. A writer that knows its token a
 // little before it applies can call Prefetch, which asks the processor for
 // the bucket's cache lines (prefetch_amd64.s) so that the bucket's miss
-// overlaps the writer's other work (the engine's commit-log append). The shards and their arenas
+// overlaps the writer's other work (the engine's commit-log append), and,
+// earlier still, PrefetchIndex, which asks for the directory entry that
+// Prefetch starts from (the engine calls it before validating the
+// mutation), so that Prefetch does not stall on it. The shards and their arenas
 // (some 3.5 KiB) are allocated by the first Apply: an engine keeps a
 // memtable per table, most system tables are never written, and an
 // untouched memtable is a few words.
@@ -31,7 +34,11 @@
 // github.com/google/btree BTreeG. A partition with a single row keeps it in
 // the partition struct, and only grows a row B-tree when a second row
 // arrives: a narrow partition (one row per partition) is a 48-byte struct
-// with three pointers, in a slab, and its key and row in the arena.
+// with three pointers, in a slab, and its key and row in the arena: a new
+// one-row partition gets both in one arena allocation, the row encoded
+// before the shard's lock is taken, and keeps its row as a length after
+// the key, so only one of its pointers (the key's) is set for the
+// collector to follow.
 //
 // # Arenas and the row encoding
 //

@@ -90,16 +90,17 @@ type shard struct {
 const maxSlab = 8192 / int(unsafe.Sizeof(partition{}))
 
 // newPartition returns a new, empty partition (token, key) from the shard's
-// slab, with key copied into a's arena. The caller holds sh.mu; if it does
-// not insert the partition, it returns it with unnew before unlocking.
-func (sh *shard) newPartition(token int64, key []byte, a *applier) *partition {
+// slab, with key copied into a's arena and room bytes reserved after it
+// (a.spare, see applier). The caller holds sh.mu; if it does not insert the
+// partition, it returns it with unnew before unlocking.
+func (sh *shard) newPartition(token int64, key []byte, room int, a *applier) *partition {
 	if sh.next == len(sh.slab) {
 		sh.slab, sh.next = make([]partition, min(max(2*len(sh.slab), 1), maxSlab)), 0
 	}
 	p := &sh.slab[sh.next]
 	sh.next++
 	p.token = token
-	p.setKey(key, a)
+	p.setKey(key, room, a)
 	return p
 }
 
@@ -211,8 +212,17 @@ func (m *Memtable) ApplyObserved(token int64, mu *data.Mutation, obs RowObserver
 	p, at := sh.parts.lookup(token, mu.Key)
 	inserted := false
 	if p == nil {
+		// A new partition of one row (a narrow write) gets its row encoded
+		// before the shard's lock is taken, and its key and row in one
+		// arena allocation.
+		var pre [preSize]byte
+		var enc []byte
+		if len(mu.Rows) == 1 && mu.Static == nil {
+			enc = encodeRow(pre[:0], &mu.Rows[0])
+		}
 		sh.mu.Lock()
-		np := sh.newPartition(token, mu.Key, &a)
+		np := sh.newPartition(token, mu.Key, len(enc), &a)
+		copy(a.spare, enc)
 		if sh.parts.canInsertAt(at, token) {
 			// np is not published yet: nobody else can see it.
 			delta, lo := np.apply(mu, &a)
@@ -225,6 +235,7 @@ func (m *Memtable) ApplyObserved(token int64, mu *data.Mutation, obs RowObserver
 			sh.snap = nil
 		} else {
 			sh.unnew(np)
+			a.spare = nil // p has its rows: the merge encodes anew
 		}
 		sh.mu.Unlock()
 	}
@@ -255,6 +266,25 @@ func (m *Memtable) Prefetch(token int64) {
 	}
 	if bk := d.entries[d.slot(token)].Load(); bk != nil {
 		prefetchBucket(bk)
+	}
+}
+
+// PrefetchIndex starts bringing into the processor's caches the top
+// directory's entry for token, the load Prefetch begins with, without
+// waiting for it. It is the first of two steps for a caller with work to do
+// between them: at hundreds of thousands of partitions the directory (one
+// word per bucket, some 512 KiB per million partitions) is mostly not in
+// the caches either, and Prefetch stalls on the entry before it can ask
+// for the bucket. A writer calls PrefetchIndex as soon as it has the token,
+// then validates, locks and calls Prefetch. Like Prefetch it changes
+// nothing, takes no lock and reads nothing the program sees.
+func (m *Memtable) PrefetchIndex(token int64) {
+	b := m.body.Load()
+	if b == nil {
+		return
+	}
+	if d := b.shards[shardOf(token)].parts.dir.Load(); d != nil {
+		prefetchLine(unsafe.Pointer(&d.entries[d.slot(token)]))
 	}
 }
 

@@ -35,8 +35,12 @@ type partition struct {
 	// shard holds fewer than 2^32 partitions (at 48 bytes each, 192 GiB).
 	seq uint32
 	// oneLen and one are the encoded only row while the partition has a
-	// single row (see rowenc.go); one is nil once more.rows holds every
-	// row. Use row and setRow.
+	// single row (see rowenc.go). one points to it, or is nil with
+	// oneAfterKey set in oneLen when the row lies right after the key in
+	// the same arena allocation (a new narrow partition's, see setKey and
+	// setRowAfterKey): the collector then has one pointer less to follow
+	// per partition. Both are zero once more.rows holds every row. Use
+	// row, setRow and setRowAfterKey.
 	oneLen uint32
 	one    *byte
 	// key points to the partition key's length (a uvarint) and bytes in
@@ -47,43 +51,64 @@ type partition struct {
 	more *partitionMore
 }
 
+// oneAfterKey, set in partition.oneLen with a nil partition.one, says the
+// only row lies right after the key.
+const oneAfterKey = 1 << 31
+
 // keyBytes returns the partition key.
 func (p *partition) keyBytes() []byte {
-	// The uvarint is read byte by byte: a slice over the longest one
-	// could reach past the end of the arena chunk.
-	n, shift, ptr := 0, 0, unsafe.Pointer(p.key)
-	for {
-		c := *(*byte)(ptr)
-		ptr = unsafe.Add(ptr, 1)
-		n |= int(c&0x7f) << shift
-		if c < 0x80 {
-			break
-		}
-		shift += 7
-	}
+	w, n := p.keyLen()
 	if n == 0 {
 		return emptyBytes
 	}
-	return unsafe.Slice((*byte)(ptr), n)
+	return unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(p.key), w)), n)
 }
 
-// setKey copies key, with its length before it, into a's arena.
-func (p *partition) setKey(key []byte, a *applier) {
+// keyLen returns the width of the key's uvarint length and the key's
+// length.
+func (p *partition) keyLen() (w, n int) {
+	// The uvarint is read byte by byte: a slice over the longest one
+	// could reach past the end of the arena chunk.
+	shift, ptr := 0, unsafe.Pointer(p.key)
+	for {
+		c := *(*byte)(unsafe.Add(ptr, w))
+		w++
+		n |= int(c&0x7f) << shift
+		if c < 0x80 {
+			return w, n
+		}
+		shift += 7
+	}
+}
+
+// setKey copies key, with its length before it, into a's arena, and
+// reserves room bytes right after it in the same allocation, handed to a
+// as a.spare (nil for no room).
+func (p *partition) setKey(key []byte, room int, a *applier) {
 	var hdr [binary.MaxVarintLen64]byte
 	w := binary.PutUvarint(hdr[:], uint64(len(key)))
-	b, grown := a.arena.alloc(w + len(key))
+	n := w + len(key)
+	b, grown := a.arena.alloc(n + room)
 	a.grown += grown
 	copy(b, hdr[:w])
 	copy(b[w:], key)
 	p.key = &b[0]
+	a.spare = nil
+	if room > 0 {
+		a.spare = b[n : n+room : n+room]
+	}
 }
 
 // row returns the encoded only row, or nil.
 func (p *partition) row() []byte {
-	if p.one == nil {
+	if p.one != nil {
+		return unsafe.Slice(p.one, p.oneLen)
+	}
+	if p.oneLen&oneAfterKey == 0 {
 		return nil
 	}
-	return unsafe.Slice(p.one, p.oneLen)
+	w, n := p.keyLen()
+	return unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(p.key), w+n)), p.oneLen&^oneAfterKey)
 }
 
 // setRow makes the encoded row b (never empty) the only row, or clears it
@@ -94,6 +119,19 @@ func (p *partition) setRow(b []byte) {
 		return
 	}
 	p.one, p.oneLen = &b[0], uint32(len(b))
+}
+
+// setRowAfterKey is setRow for b, arena bytes of the allocation that holds
+// p's key (setKey's room): when b starts right after the key, the row is
+// kept without a pointer of its own. Any other b is kept as setRow keeps
+// it.
+func (p *partition) setRowAfterKey(b []byte) {
+	w, n := p.keyLen()
+	if len(b) == 0 || len(b) >= oneAfterKey || uintptr(unsafe.Pointer(p.key))+uintptr(w+n) != uintptr(unsafe.Pointer(&b[0])) {
+		p.setRow(b)
+		return
+	}
+	p.one, p.oneLen = nil, uint32(len(b))|oneAfterKey
 }
 
 // partitionMore is the partition-level data and the row tree of a
@@ -160,15 +198,33 @@ type applier struct {
 	grown int
 	// obs, when not nil, is told of every row merged (ApplyObserved).
 	obs RowObserver
+
+	// spare, if not nil, is the encoding of the mutation's only row,
+	// made by Memtable.Apply for a new partition before it took the
+	// shard's lock, in arena bytes reserved right after the partition's
+	// key (one allocation for both, see setKey): the next store returns
+	// it instead of encoding the row again. It is used once.
+	spare []byte
 }
 
-// store encodes r into the arena and returns the encoded bytes.
-func (a *applier) store(r *data.Row) []byte { return a.storeReuse(r, nil) }
+// preSize is the stack space a row is encoded in before it is copied into
+// the arena; a longer encoding moves to the heap (encodeRow appends).
+const preSize = 256
+
+// store encodes r into the arena and returns the encoded bytes (a.spare, if
+// set: r is then the row it encodes).
+func (a *applier) store(r *data.Row) []byte {
+	if b := a.spare; b != nil {
+		a.spare = nil
+		return b
+	}
+	return a.storeReuse(r, nil)
+}
 
 // storeReuse is store, but writes into reuse, arena bytes that no reader
 // can see, if the encoding fits.
 func (a *applier) storeReuse(r *data.Row, reuse []byte) []byte {
-	var stack [256]byte
+	var stack [preSize]byte
 	enc := encodeRow(stack[:0], r)
 	if len(enc) <= len(reuse) {
 		return reuse[:copy(reuse, enc)]
@@ -255,8 +311,13 @@ func (p *partition) applyRow(in *data.Row, a *applier) int {
 		one := p.row()
 		if one == nil {
 			// The partition never had a row: only a partition without
-			// rows lacks both one and rows.
-			p.setRow(a.store(in))
+			// rows lacks both one and rows. A new narrow partition's row
+			// is in the room reserved after its key (a.spare).
+			if a.spare != nil {
+				p.setRowAfterKey(a.store(in))
+			} else {
+				p.setRow(a.store(in))
+			}
 			a.inserted(in)
 			return 0
 		}

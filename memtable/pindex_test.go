@@ -16,7 +16,7 @@ import (
 // newPartition returns a new, empty partition (token, key) on its own.
 func newPartition(token int64, key []byte) *partition {
 	p := &partition{token: token}
-	p.setKey(key, &applier{arena: new(arena)})
+	p.setKey(key, 0, &applier{arena: new(arena)})
 	return p
 }
 

@@ -15,3 +15,11 @@ TEXT ·prefetchBucket(SB), NOSPLIT|NOFRAME, $0-8
 	PREFETCHT0 384(AX)
 	PREFETCHT0 448(AX)
 	RET
+
+// func prefetchLine(p unsafe.Pointer)
+//
+// Hints the processor to load the cache line holding p.
+TEXT ·prefetchLine(SB), NOSPLIT|NOFRAME, $0-8
+	MOVQ p+0(FP), AX
+	PREFETCHT0 0(AX)
+	RET
