@@ -289,22 +289,12 @@ func (p *parser) qualifiedName(star bool) (string, bool) {
 func parseClass(src string) (cd *classDecl, err error) {
 	toks, lerr := lex(src)
 	if lerr != nil {
-		le := lerr.(*lexError)
-		return nil, &CompileError{Problems: []Problem{{Line: le.line, Msg: le.msg}}}
+		return nil, lexFailure(lerr)
 	}
 	p := &parser{toks: toks, classMode: true}
 	defer func() {
 		if r := recover(); r != nil {
-			switch e := r.(type) {
-			case *Problem:
-				err = &CompileError{Problems: []Problem{*e}}
-			case *UnsupportedError:
-				err = e
-			case *CompileError:
-				err = e
-			default:
-				panic(r)
-			}
+			err = parseFailure(r)
 		}
 	}()
 	cd = &classDecl{imports: map[string]string{}}

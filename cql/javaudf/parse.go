@@ -41,22 +41,12 @@ func (p *parser) leave() { p.depth-- }
 func parseBody(src string) (stmts []stmt, members []string, err error) {
 	toks, lerr := lex(src)
 	if lerr != nil {
-		le := lerr.(*lexError)
-		return nil, nil, &CompileError{Problems: []Problem{{Line: le.line, Msg: le.msg}}}
+		return nil, nil, lexFailure(lerr)
 	}
 	p := &parser{toks: toks}
 	defer func() {
 		if r := recover(); r != nil {
-			switch e := r.(type) {
-			case *Problem:
-				err = &CompileError{Problems: []Problem{*e}}
-			case *UnsupportedError:
-				err = e
-			case *CompileError:
-				err = e
-			default:
-				panic(r)
-			}
+			err = parseFailure(r)
 		}
 	}()
 	for p.peek().kind != tEOF {
@@ -1095,4 +1085,26 @@ func exprTypeRef(x expr) *typeRef {
 		}
 	}
 	return nil
+}
+
+// lexFailure is the CompileError of a lexing error: one problem at its line.
+func lexFailure(err error) error {
+	le := err.(*lexError)
+	return &CompileError{Problems: []Problem{{Line: le.line, Msg: le.msg}}}
+}
+
+// parseFailure is the error a parser's panic r stands for: a *Problem is a
+// one-problem CompileError, and an *UnsupportedError or a *CompileError is
+// returned as it is. Any other value is not the parser's and panics again.
+func parseFailure(r any) error {
+	switch e := r.(type) {
+	case *Problem:
+		return &CompileError{Problems: []Problem{*e}}
+	case *UnsupportedError:
+		return e
+	case *CompileError:
+		return e
+	default:
+		panic(r)
+	}
 }
