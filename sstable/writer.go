@@ -696,7 +696,7 @@ func (w *Writer) encodeCompressionInfo() []byte {
 }
 
 // buildFilter builds the bloom filter from the key hashes the index sink
-// computed (it has stopped) and gives their slice back to keyHashPool.
+// computed (it has stopped).
 func (w *Writer) buildFilter() *bloomFilter {
 	hashes := w.indexSink.hashes
 	f := newBloomFilter(len(hashes), w.opts.BloomFilterFPChance)
@@ -706,38 +706,13 @@ func (w *Writer) buildFilter() *bloomFilter {
 		}
 	}
 	w.indexSink.hashes = nil
-	putKeyHashes(hashes)
 	return f
 }
 
-// keyHashPool keeps the key-hash slices of finished writers (16 bytes a
-// partition, 1.6 MB for a flush of 100,000 partitions): a fresh one costs
-// the page faults of memory the process has not touched yet, about a
-// quarter of EndPartition in the profile of a narrow flush
-// (bench/RESULTS.md). It holds *[][2]uint64.
-var keyHashPool sync.Pool
-
-// maxPooledHashes bounds the slices kept (64 MiB of hashes).
-const maxPooledHashes = 1 << 22
-
 // getKeyHashes returns an empty slice with room for about expected
-// partitions' hashes.
+// partitions' key hashes.
 func getKeyHashes(expected int) [][2]uint64 {
-	want := min(max(expected, 1024), maxPooledHashes)
-	if p, ok := keyHashPool.Get().(*[][2]uint64); ok {
-		if cap(*p) >= want {
-			return (*p)[:0]
-		}
-		keyHashPool.Put(p) // too small for this one; another may use it
-	}
-	return make([][2]uint64, 0, want)
-}
-
-func putKeyHashes(h [][2]uint64) {
-	if cap(h) > 0 && cap(h) <= maxPooledHashes {
-		h = h[:0]
-		keyHashPool.Put(&h)
-	}
+	return make([][2]uint64, 0, min(max(expected, 1024), 1<<22))
 }
 
 // Abort closes and removes every file the Writer created. It is safe to
