@@ -217,7 +217,7 @@ func (s *dataSink) stop() error {
 // entry alone, and they were about 45% of the writer's EndPartition for a
 // narrow partition: on the sink's goroutine they leave the writer's
 // critical path. With one CPU put seals and writes in place; the bytes are
-// the same either way (TestSinkAsyncMatchesSync).
+// the same either way (TestIndexSinkAsyncMatchesSync).
 type indexSink struct {
 	file  vfs.File
 	name  string
