@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 
 	"github.com/minicass/minicass/vfs"
-	"github.com/spaolacci/murmur3"
 )
 
 // dataSink turns the writer's full chunks of the uncompressed stream into
@@ -210,14 +209,6 @@ func (s *dataSink) stop() error {
 // narrow compaction's profile the writer spent about 38 ms of its 290 in
 // Index.db writes (bench/RESULTS.md, run 10). Two buffers pass back and
 // forth: the writer fills one while the goroutine writes the other.
-//
-// Before it writes a buffer, the sink seals its entries (seal): it computes
-// each entry's CRC32C into the four bytes the writer left for it, and the
-// murmur3 hash of each entry's key for the bloom filter. Both depend on the
-// entry alone, and they were about 45% of the writer's EndPartition for a
-// narrow partition: on the sink's goroutine they leave the writer's
-// critical path. With one CPU put seals and writes in place; the bytes are
-// the same either way (TestIndexSinkAsyncMatchesSync).
 type indexSink struct {
 	file  vfs.File
 	name  string
@@ -227,19 +218,10 @@ type indexSink struct {
 	done  chan struct{}
 	err   error // the goroutine's until stop returns
 	ended bool
-	// skip is how many bytes at the start of the next buffer are not
-	// entries: the component header, in the first buffer.
-	skip int
-	// hashes are the bloom filter's hashes of the keys sealed so far, in
-	// entry order: the goroutine's until stop returns.
-	hashes [][2]uint64
 }
 
-// newIndexSink returns a sink for file, whose first buffer starts with
-// the header (headerSize bytes); hashes is the (empty) slice the key
-// hashes are appended to.
-func newIndexSink(file vfs.File, name string, bufSize int, hashes [][2]uint64) *indexSink {
-	s := &indexSink{file: file, name: name, skip: headerSize, hashes: hashes}
+func newIndexSink(file vfs.File, name string, bufSize int) *indexSink {
+	s := &indexSink{file: file, name: name}
 	if runtime.GOMAXPROCS(0) > 1 {
 		s.async = true
 		s.work = make(chan []byte, 1)
@@ -255,31 +237,9 @@ func (s *indexSink) run() {
 	defer close(s.done)
 	for b := range s.work {
 		if s.err == nil {
-			s.seal(b)
 			s.write(b)
 		}
 		s.free <- b[:0]
-	}
-}
-
-// seal fills in the CRC32C of every entry of b (Index.db layout: see
-// index.go; the writer leaves the checksum's four bytes zero) and appends
-// the murmur3 hash of each entry's key to hashes. b holds whole entries,
-// after skip bytes of header; the writer made them, so their lengths are
-// trusted.
-func (s *indexSink) seal(b []byte) {
-	i := s.skip
-	s.skip = 0
-	for i < len(b) {
-		l, n := binary.Uvarint(b[i:])
-		start := i + n
-		end := start + int(l)
-		payload := b[start:end]
-		binary.LittleEndian.PutUint32(b[end:], crc32c(payload))
-		kl, kn := binary.Uvarint(payload)
-		h1, h2 := murmur3.Sum128(payload[kn : kn+int(kl)])
-		s.hashes = append(s.hashes, [2]uint64{h1, h2})
-		i = end + 4
 	}
 }
 
@@ -295,7 +255,6 @@ func (s *indexSink) write(b []byte) {
 func (s *indexSink) put(b []byte) ([]byte, error) {
 	if !s.async {
 		if s.err == nil {
-			s.seal(b)
 			s.write(b)
 		}
 		return b[:0], s.err

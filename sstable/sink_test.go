@@ -69,11 +69,10 @@ func indexSinkPartitions() []testPartition {
 }
 
 // TestIndexSinkAsyncMatchesSync writes partitions enough for several
-// Index.db buffers with the index sink sealing entries (their CRCs and key
-// hashes) on the writer's goroutine (GOMAXPROCS 1) and on its own
-// (GOMAXPROCS 2), checks that every component is the same byte for byte,
-// and reads every partition back through Index.db, Summary.db and the
-// bloom filter.
+// Index.db buffers with the index sink writing them on the writer's
+// goroutine (GOMAXPROCS 1) and on its own (GOMAXPROCS 2), checks that every
+// component is the same byte for byte, and reads every partition back
+// through Index.db, Summary.db and the bloom filter.
 func TestIndexSinkAsyncMatchesSync(t *testing.T) {
 	parts := indexSinkPartitions()
 	opts := WriterOptions{ColumnIndexSize: 64, IndexInterval: 16}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/vfs"
+	"github.com/spaolacci/murmur3"
 )
 
 // Meta describes a finished SSTable.
@@ -60,6 +61,7 @@ type Writer struct {
 	indexOut      []byte
 	indexFileOff  uint64
 	summary       []summaryEntry
+	keyHashes     [][2]uint64
 	stats         Stats
 	enc           rowEncoder
 	scratch       []byte
@@ -108,6 +110,7 @@ func NewWriter(fs vfs.FS, dir string, gen int, opts WriterOptions) (*Writer, err
 	w := &Writer{fs: fs, dir: dir, gen: gen, opts: opts, stats: newStats()}
 	w.chunk = make([]byte, 0, opts.Compression.ChunkLength)
 	w.indexOut = make([]byte, 0, 2*indexFlushSize)
+	w.keyHashes = make([][2]uint64, 0, min(max(opts.ExpectedPartitions, 1024), 1<<22))
 	var err error
 	if w.data, err = w.create(ComponentData); err != nil {
 		return nil, err
@@ -117,7 +120,7 @@ func NewWriter(fs vfs.FS, dir string, gen int, opts WriterOptions) (*Writer, err
 		return nil, err
 	}
 	w.sink = newDataSink(opts.Compression.Codec, opts.Compression.ChunkLength, w.data, FileName(gen, ComponentData))
-	w.indexSink = newIndexSink(w.index, FileName(gen, ComponentIndex), cap(w.indexOut), getKeyHashes(opts.ExpectedPartitions))
+	w.indexSink = newIndexSink(w.index, FileName(gen, ComponentIndex), cap(w.indexOut))
 	w.indexOut = appendHeader(w.indexOut, ComponentIndex)
 	w.indexFileOff = 0 // the header is in w.indexOut
 	return w, nil
@@ -329,17 +332,8 @@ func (w *Writer) EndPartition() error {
 	w.inPartition = false
 	partLen := w.pos - w.partStart
 
-	// Index entry, framed (index.go) straight into the Index.db buffer:
-	// room for a one-byte length, made larger below if the payload needs
-	// it, and the CRC32C left zero for the index sink to fill in (seal),
-	// which also hashes the key for the bloom filter.
-	if w.stats.Partitions%uint64(w.opts.IndexInterval) == 0 {
-		w.summary = append(w.summary, summaryEntry{token: w.token, key: append([]byte(nil), w.key...), indexPos: w.indexFileOff + uint64(len(w.indexOut))})
-	}
-	frame := len(w.indexOut)
-	entry := append(w.indexOut, 0)
-	start := len(entry)
-	entry = appendBytes(entry, w.key)
+	// Index entry.
+	entry := appendBytes(w.scratch[:0], w.key)
 	entry = binary.AppendVarint(entry, w.token)
 	entry = binary.AppendUvarint(entry, w.partStart)
 	entry = binary.AppendUvarint(entry, partLen)
@@ -359,8 +353,7 @@ func (w *Writer) EndPartition() error {
 		entry = binary.AppendUvarint(entry, uint64(len(w.blocks)))
 		w.blockOffs = w.blockOffs[:0]
 		for _, blk := range w.blocks {
-			// Offsets are relative to the payload.
-			w.blockOffs = append(w.blockOffs, uint32(len(entry)-start))
+			w.blockOffs = append(w.blockOffs, uint32(len(entry)))
 			entry = appendBytes(entry, blk.First)
 			entry = appendBytes(entry, blk.Last)
 			entry = binary.AppendUvarint(entry, blk.Offset)
@@ -370,23 +363,21 @@ func (w *Writer) EndPartition() error {
 			entry = binary.LittleEndian.AppendUint32(entry, off)
 		}
 	}
-	if n := len(entry) - start; n < 0x80 {
-		entry[frame] = byte(n)
-	} else {
-		// A longer length: move the payload up to make room.
-		var lb [binary.MaxVarintLen64]byte
-		ln := binary.PutUvarint(lb[:], uint64(n))
-		entry = append(entry, lb[:ln-1]...)
-		copy(entry[start+ln-1:], entry[start:start+n])
-		copy(entry[frame:], lb[:ln])
+	w.scratch = entry
+	if w.stats.Partitions%uint64(w.opts.IndexInterval) == 0 {
+		w.summary = append(w.summary, summaryEntry{token: w.token, key: append([]byte(nil), w.key...), indexPos: w.indexFileOff + uint64(len(w.indexOut))})
 	}
-	w.indexOut = append(entry, 0, 0, 0, 0)
+	w.indexOut = binary.AppendUvarint(w.indexOut, uint64(len(entry)))
+	w.indexOut = append(w.indexOut, entry...)
+	w.indexOut = binary.LittleEndian.AppendUint32(w.indexOut, crc32c(entry))
 	if len(w.indexOut) >= indexFlushSize {
 		if err := w.flushIndex(); err != nil {
 			return err
 		}
 	}
 
+	h1, h2 := murmur3.Sum128(w.key)
+	w.keyHashes = append(w.keyHashes, [2]uint64{h1, h2})
 	if !w.hasPartitions {
 		w.stats.FirstToken = w.token
 		w.stats.FirstKey = append([]byte(nil), w.key...)
@@ -695,24 +686,14 @@ func (w *Writer) encodeCompressionInfo() []byte {
 	return b
 }
 
-// buildFilter builds the bloom filter from the key hashes the index sink
-// computed (it has stopped).
 func (w *Writer) buildFilter() *bloomFilter {
-	hashes := w.indexSink.hashes
-	f := newBloomFilter(len(hashes), w.opts.BloomFilterFPChance)
+	f := newBloomFilter(len(w.keyHashes), w.opts.BloomFilterFPChance)
 	if f.nbits > 0 {
-		for _, h := range hashes {
+		for _, h := range w.keyHashes {
 			f.addHash(h[0], h[1])
 		}
 	}
-	w.indexSink.hashes = nil
 	return f
-}
-
-// getKeyHashes returns an empty slice with room for about expected
-// partitions' key hashes.
-func getKeyHashes(expected int) [][2]uint64 {
-	return make([][2]uint64, 0, min(max(expected, 1024), 1<<22))
 }
 
 // Abort closes and removes every file the Writer created. It is safe to
