@@ -337,7 +337,10 @@ func (c *compactor) run(ctx context.Context) error {
 	// the throttle counts (Cassandra's compressionRatio).
 	ratio := make([]float64, len(c.merge))
 	for i, in := range c.merge {
-		iters[i] = corruptionIter{in.r.ScanReuse(data.FullRing)}
+		// The inputs are read from their partition streams alone
+		// (sstable.Reader.ScanStream): a compaction reads every
+		// partition, and needs no index to find them.
+		iters[i] = corruptionIter{in.r.ScanStream(c.e.Token)}
 		ratio[i] = 1
 		if st := in.stats; st.DataSize > 0 {
 			ratio[i] = float64(st.CompressedSize) / float64(st.DataSize)
@@ -405,19 +408,22 @@ func (c *compactor) run(ctx context.Context) error {
 			break
 		}
 		parts = parts[:0]
-		var scanned float64
 		for _, i := range used {
 			parts = append(parts, heads[i])
-			if c.e.throttle == nil {
-				continue // nothing to count for
-			}
-			if sz, ok := heads[i].(interface{ Size() uint64 }); ok {
-				scanned += float64(sz.Size()) * ratio[i]
-			}
 		}
 		merged[len(parts)]++
 		if err := c.mergePartition(parts); err != nil {
 			return err
+		}
+		// A streamed partition's size is known once its rows are read.
+		var scanned float64
+		for _, i := range used {
+			if c.e.throttle == nil {
+				break // nothing to count for
+			}
+			if sz, ok := heads[i].(interface{ Size() uint64 }); ok {
+				scanned += float64(sz.Size()) * ratio[i]
+			}
 		}
 		if pending += scanned; pending >= throttleBatch {
 			if err := c.e.throttle.acquire(ctx, int64(pending)); err != nil {

@@ -126,9 +126,10 @@
 // timestamp of the partition outside the compaction go) and writes SSTables
 // of at most MaxSSTableSize bytes carrying the inputs' largest commit-log
 // upper bound. The merge allocates nothing per partition, row or chunk in
-// the common case: each input is read through a reusing scan
-// (sstable.Reader.ScanReuse, which decompresses into the same two chunk
-// buffers throughout), and the merge state (rowMerger, purger, range
+// the common case: each input is read through a reusing scan of its
+// partition stream alone (sstable.Reader.ScanStream, which decompresses
+// into the same two chunk buffers throughout and reads no Index.db), and
+// the merge state (rowMerger, purger, range
 // tombstones, static row) lives in the compactor (partMerge). Every
 // compaction is paced by one shared throttle (throttle.go,
 // Options.CompactionThroughput, Cassandra's compaction_throughput, 64 MiB/s

@@ -3,9 +3,11 @@ package sstable
 import (
 	"fmt"
 	"math/rand"
+	"sort"
 	"testing"
 
 	"github.com/minicass/minicass/data"
+	"github.com/minicass/minicass/partitioner"
 	"github.com/minicass/minicass/vfs"
 	"github.com/stretchr/testify/require"
 )
@@ -184,5 +186,73 @@ func BenchmarkLatest10(b *testing.B) {
 			})
 		}
 		r.Close()
+	}
+}
+
+// BenchmarkScanNarrow reads every partition and row of a table of 100,000
+// narrow partitions (8-byte keys, murmur3 tokens, one row with a 20-byte
+// value, s2), as a compaction reads an input: through the index
+// (ScanReuse) and from the partition stream alone (ScanStream), in the same
+// process, so that the two can be compared round by round.
+func BenchmarkScanNarrow(b *testing.B) {
+	const n = 100_000
+	fs := vfs.NewMem()
+	w, err := NewWriter(fs, "", 1, WriterOptions{Compression: Compression{Codec: CodecS2}})
+	require.NoError(b, err)
+	tokenOf := func(key []byte) int64 { return int64(partitioner.Murmur3(key)) }
+	keys := make([][]byte, n)
+	for p := range keys {
+		keys[p] = []byte(fmt.Sprintf("w%07d", p))
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		return data.ComparePartitions(tokenOf(keys[i]), keys[i], tokenOf(keys[j]), keys[j]) < 0
+	})
+	for p, key := range keys {
+		r := data.NewRow(ckOf(0))
+		r.Liveness = data.LivenessInfo{Timestamp: 1_700_000_000_000_000 + int64(p), ExpiresAt: data.NoDeletionTime}
+		r.Cells = []data.Cell{{Column: "v", Timestamp: r.Liveness.Timestamp, LocalDeletionTime: data.NoDeletionTime, Value: []byte("0123456789abcdefghij")}}
+		require.NoError(b, w.BeginPartition(tokenOf(key), key, data.LiveDeletion, nil, nil))
+		require.NoError(b, w.AddRow(&r))
+		require.NoError(b, w.EndPartition())
+	}
+	_, err = w.Finish()
+	require.NoError(b, err)
+	r, err := Open(fs, "", 1, ReaderOptions{})
+	require.NoError(b, err)
+	defer r.Close()
+	for _, mode := range []string{"index", "stream"} {
+		b.Run(mode, func(b *testing.B) {
+			for b.Loop() {
+				var it data.PartitionIterator
+				if mode == "index" {
+					it = r.ScanReuse(data.FullRing)
+				} else {
+					it = r.ScanStream(tokenOf)
+				}
+				parts, rows := 0, 0
+				for {
+					p, ok := it.Next()
+					if !ok {
+						break
+					}
+					parts++
+					ri := p.Rows(nil, false)
+					for {
+						if _, ok := ri.Next(); !ok {
+							break
+						}
+						rows++
+					}
+					if err := ri.Close(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if it.Err() != nil || parts != n || rows != n {
+					b.Fatalf("%d partitions, %d rows: %v", parts, rows, it.Err())
+				}
+				_ = it.Close()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/partition")
+		})
 	}
 }

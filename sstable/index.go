@@ -610,6 +610,35 @@ func (r *Reader) ScanReuse(tr data.TokenRange) data.PartitionIterator {
 	return it
 }
 
+// ScanStream is ScanReuse over the whole ring for a compaction, which reads
+// every partition in order: for format version 2 it reads the partition
+// stream of Data.db alone, not Index.db. Each partition's key and
+// deletion come from its header, its token from tokenOf (the table's
+// partitioner), and its end from the byte that ends its records, found
+// when its rows are read to the end (or, when they are not, by walking
+// their lengths before the next partition). The index entries, their
+// checksums and the header lookups through them, which were about a third
+// of a narrow compaction's merge (bench/RESULTS.md, Run 21), are not read.
+// Instead of the cross-checks between the index and the stream, the scan
+// checks that the partitions come in strictly increasing (token, key)
+// order and that their number is the one Statistics.db records; the chunks
+// are checked against their CRCs as always. A partition's Size is 0 until
+// its end is known. For format version 1, whose headers are read through
+// the index, ScanStream is ScanReuse(data.FullRing).
+func (r *Reader) ScanStream(tokenOf func(key []byte) int64) data.PartitionIterator {
+	it := r.ScanReuse(data.FullRing).(*scanIter)
+	if r.version >= 2 {
+		it.stream, it.tokenOf = true, tokenOf
+	}
+	return it
+}
+
+// minHeaderWindow is the first number of stream bytes a streaming scan
+// reads for a partition header, whose length only decoding it tells; the
+// window doubles until the header fits, from this size again for each
+// partition.
+const minHeaderWindow = 128
+
 type scanIter struct {
 	r    *Reader
 	tr   data.TokenRange
@@ -627,12 +656,32 @@ type scanIter struct {
 	part  Partition
 	rows  rowIter
 	hdr   headerBufs
+
+	// With stream (ScanStream): the stream position of the next
+	// partition, the partitions read so far and the last one's token and
+	// key (a copy).
+	stream  bool
+	tokenOf func(key []byte) int64
+	spos    uint64
+	count   uint64
+	lastTok int64
+	lastKey []byte
 }
 
 // Next returns the next partition in range.
 func (it *scanIter) Next() (data.PartitionSource, bool) {
 	if it.done || it.err != nil {
 		return nil, false
+	}
+	if it.stream {
+		if err := it.nextStreamed(); err != nil {
+			it.err = err
+			return nil, false
+		}
+		if it.done {
+			return nil, false
+		}
+		return it.p, true
 	}
 	for {
 		payload, at, err := it.ir.next()
@@ -718,6 +767,103 @@ func (it *scanIter) nextReused(payload []byte, at uint64, key []byte, token int6
 	p.spare = &it.rows
 	it.p = p
 	return nil
+}
+
+// nextStreamed moves a streaming scan to the partition after the current
+// one and loads its header into the recycled Partition, or sets done at
+// the end of the stream.
+func (it *scanIter) nextStreamed() error {
+	r := it.r
+	if p := it.p; p != nil {
+		if !it.rows.closed && it.rows.p == p {
+			_ = it.rows.Close() // the caller did not close it: count its reads
+		}
+		if p.e.length == 0 {
+			// Its rows were not read to the end: walk the rest.
+			end, err := r.partitionEnd(it.cur, p.e.pos+p.e.rowsOff)
+			if err != nil {
+				return err
+			}
+			p.e.length = end - p.e.pos
+		}
+		it.spos = p.e.pos + p.e.length
+	}
+	if it.spos >= r.dataLen {
+		it.done = true
+		if it.count != r.stats.Partitions {
+			return r.dataErr(it.spos, nil, "the stream holds %d partitions, %s says %d", it.count, r.name(ComponentStatistics), r.stats.Partitions)
+		}
+		return nil
+	}
+	p := &it.part
+	p.r, p.static, p.staticPos, p.rts, p.stats, p.cur, p.spare, p.home = r, nil, 0, nil, ReadStats{}, nil, nil, nil
+	p.e = indexEntry{pos: it.spos, indexFile: r.names[ComponentIndex]}
+	it.pst = ReadStats{}
+	prev := it.cur.st
+	it.cur.st = &it.pst
+	var n int
+	for win := uint64(minHeaderWindow); ; win *= 2 {
+		end := min(it.spos+win, r.dataLen)
+		buf, err := it.cur.readRange(it.hdr.raw[:0], it.spos, end)
+		if err != nil {
+			it.cur.st = prev
+			return err
+		}
+		it.hdr.raw = buf
+		n, err = p.decodeHeaderV2(buf, &it.hdr, true)
+		if err == nil && n < len(buf) {
+			break
+		}
+		if end == r.dataLen {
+			// The header (or the byte that ends an empty partition)
+			// does not fit in what is left of the stream.
+			it.cur.st = prev
+			if err == nil {
+				err = r.dataErr(it.spos, nil, "partition header runs past the end of the stream")
+			}
+			return err
+		}
+	}
+	it.cur.st = prev
+	it.st.Add(it.pst)
+	p.stats = it.pst
+	e := &p.e
+	e.rowsOff = uint64(n)
+	e.token = it.tokenOf(e.key)
+	if it.count > 0 && data.ComparePartitions(it.lastTok, it.lastKey, e.token, e.key) >= 0 {
+		return r.dataErr(e.pos, nil, "partition (%d, %x) does not follow (%d, %x)", e.token, e.key, it.lastTok, it.lastKey)
+	}
+	it.count++
+	it.lastTok, it.lastKey = e.token, append(it.lastKey[:0], e.key...)
+	p.cur = it.cur
+	p.spare = &it.rows
+	it.p = p
+	return nil
+}
+
+// partitionEnd walks the row records of a partition from stream position
+// from (a record's start) to the byte that ends them, and returns the
+// position after it.
+func (r *Reader) partitionEnd(cur *chunkCursor, from uint64) (uint64, error) {
+	var tmp [binary.MaxVarintLen64]byte
+	for pos := from; pos < r.dataLen; {
+		b, err := cur.readRange(tmp[:0], pos, min(pos+binary.MaxVarintLen64, r.dataLen))
+		if err != nil {
+			return 0, err
+		}
+		l, n := binary.Uvarint(b)
+		if n <= 0 || l > r.dataLen-pos-uint64(n) {
+			return 0, r.dataErr(pos, nil, "bad row record length")
+		}
+		if l == 0 {
+			if n != 1 {
+				return 0, r.dataErr(pos, nil, "bad row record length")
+			}
+			return pos + 1, nil
+		}
+		pos += uint64(n) + l
+	}
+	return 0, r.dataErr(r.dataLen, nil, "partition runs past the end of the stream")
 }
 
 // Err returns the first error met.

@@ -106,6 +106,19 @@ func (p *Partition) decodeHeader(buf []byte, hb *headerBufs) error {
 	if p.r.version == 1 {
 		return p.decodeHeaderV1(buf, hb)
 	}
+	n, err := p.decodeHeaderV2(buf, hb, false)
+	if err == nil && n != len(buf) {
+		err = p.r.dataErr(p.e.pos, nil, "bad partition header: %d trailing bytes", len(buf)-n)
+	}
+	return err
+}
+
+// decodeHeaderV2 decodes the version-2 header at the start of buf and
+// returns its length. The header must agree with the index entry p.e;
+// for a streamed partition (stream, see Reader.ScanStream), which has no
+// entry, the key and deletion are set from it instead, and buf may run
+// past the header.
+func (p *Partition) decodeHeaderV2(buf []byte, hb *headerBufs, stream bool) (int, error) {
 	r, e := p.r, &p.e
 	in := in{b: buf}
 	key := in.bytes("key", true)
@@ -118,17 +131,19 @@ func (p *Partition) decodeHeader(buf []byte, hb *headerBufs) error {
 		del = r.rows.deletion(&in, "partition deletion")
 	}
 	if in.what != "" {
-		return r.dataErr(e.pos, nil, "bad partition header: bad %s", in.what)
+		return 0, r.dataErr(e.pos, nil, "bad partition header: bad %s", in.what)
 	}
-	if !bytes.Equal(key, e.key) || del != e.deletion {
-		return r.dataErr(e.pos, nil, "partition header disagrees with %s entry at %d", r.name(ComponentIndex), e.indexPos)
+	if stream {
+		e.key, e.deletion = key[:len(key):len(key)], del
+	} else if !bytes.Equal(key, e.key) || del != e.deletion {
+		return 0, r.dataErr(e.pos, nil, "partition header disagrees with %s entry at %d", r.name(ComponentIndex), e.indexPos)
 	}
 	if flags&partHasStatic != 0 {
 		// Its position is that of its length, as a row record's is.
 		p.staticPos = e.pos + uint64(in.off)
 		n := in.uvarint("static row length")
 		if n == 0 || n > uint64(len(buf)-in.off) {
-			return r.dataErr(e.pos, nil, "bad static row length")
+			return 0, r.dataErr(e.pos, nil, "bad static row length")
 		}
 		raw := buf[in.off : in.off+int(n)]
 		in.off += int(n)
@@ -137,7 +152,7 @@ func (p *Partition) decodeHeader(buf []byte, hb *headerBufs) error {
 			row = &hb.static
 		}
 		if what := r.rows.decodeRow(raw, row); what != "" {
-			return r.dataErr(e.pos, nil, "bad static row: bad %s", what)
+			return 0, r.dataErr(e.pos, nil, "bad static row: bad %s", what)
 		}
 		row.Clustering = nil // see Static
 		p.static = row
@@ -146,7 +161,7 @@ func (p *Partition) decodeHeader(buf []byte, hb *headerBufs) error {
 		// Each takes at least 4 bytes (two bounds, two varints).
 		n := in.uvarint("range tombstones")
 		if n == 0 || n > uint64(len(buf)-in.off)/4 {
-			return r.dataErr(e.pos, nil, "bad range tombstone count")
+			return 0, r.dataErr(e.pos, nil, "bad range tombstone count")
 		}
 		if hb != nil && uint64(cap(hb.rts)) >= n {
 			p.rts = hb.rts[:n]
@@ -160,13 +175,10 @@ func (p *Partition) decodeHeader(buf []byte, hb *headerBufs) error {
 			p.rts[i] = r.rows.rangeTombstone(&in)
 		}
 		if in.what != "" {
-			return r.dataErr(e.pos, nil, "bad range tombstone: bad %s", in.what)
+			return 0, r.dataErr(e.pos, nil, "bad range tombstone: bad %s", in.what)
 		}
 	}
-	if in.what == "" && in.off != len(buf) {
-		return r.dataErr(e.pos, nil, "bad partition header: %d trailing bytes", len(buf)-in.off)
-	}
-	return nil
+	return in.off, nil
 }
 
 // decodeHeaderV1 is decodeHeader for format version 1.
@@ -320,6 +332,23 @@ func (p *Partition) Rows(slices data.Slices, reverse bool) data.RowIterator {
 	}
 	e := &p.e
 	n := e.numBlocks()
+	if n == 0 && e.length == 0 {
+		// A streamed partition (Reader.ScanStream) whose end is not known
+		// yet: a forward read streams its records until the byte that
+		// ends them, and so finds the end; a reverse read, which walks
+		// the records from the end, finds it first.
+		if !reverse {
+			it.stream = true
+			it.segs = append(it.segBuf[:0], segment{e.pos + e.rowsOff, p.r.dataLen})
+			return it
+		}
+		end, err := p.r.partitionEnd(it.cur, e.pos+e.rowsOff)
+		if err != nil {
+			it.err = err
+			return it
+		}
+		e.length = end - e.pos
+	}
 	if n == 0 {
 		if e.length-1 > e.rowsOff {
 			start, end := e.pos+e.rowsOff, e.pos+e.length-1
@@ -418,6 +447,10 @@ type rowIter struct {
 	err     error
 	done    bool
 	closed  bool
+	// stream marks a forward read of a streamed partition whose end is not
+	// known (Reader.ScanStream): its segment runs to the end of the stream
+	// and the byte that ends the partition's records ends it.
+	stream bool
 	// keep marks the iterator of a reusing scan (ScanReuse), whose buffers
 	// survive from one partition to the next; scanSt is then the scan's
 	// ReadStats, which Close adds to.
@@ -445,6 +478,7 @@ func (it *rowIter) reset(p *Partition, slices data.Slices, reverse bool) {
 	it.pos, it.end, it.sc = 0, 0, 0
 	it.offs, it.segStart, it.ri = nil, 0, 0
 	it.rowPos = 0
+	it.stream = false
 	it.st = ReadStats{}
 	it.err, it.done, it.closed = nil, false, false
 	if it.row.Cells == nil {
@@ -587,6 +621,13 @@ func (it *rowIter) streamRecord() ([]byte, bool) {
 			return nil, false
 		}
 		l, n = binary.Uvarint(b)
+	}
+	if it.stream && l == 0 && n == 1 {
+		// The end of a streamed partition's records: now its length is
+		// known.
+		it.p.e.length = at + 1 - it.p.e.pos
+		it.done = true
+		return nil, false
 	}
 	if n <= 0 || l == 0 || l > it.end-at-uint64(n) {
 		it.err = r.dataErr(at, nil, "bad row record length")
