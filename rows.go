@@ -65,12 +65,19 @@ func newRows(ca *callArgs) *Rows {
 // (cql.CallRoom.PackSpare) when a result column is a blob, which Scan
 // copies into *[]byte: setResult makes that room the arena of the copies.
 func (ca *callArgs) spareForBlobs(cols []Column) {
+	if hasBlob(cols) {
+		ca.room.PackSpare = true
+	}
+}
+
+// hasBlob reports whether one of cols is a blob.
+func hasBlob(cols []Column) bool {
 	for i := range cols {
 		if cols[i].Type.Kind == types.Blob {
-			ca.room.PackSpare = true
-			return
+			return true
 		}
 	}
+	return false
 }
 
 // setResult makes res the result of r. The room past its packed rows (the

@@ -13,36 +13,49 @@ import (
 // driver does; its Bind and Columns then describe the new statement. A
 // Stmt is safe for concurrent use.
 type Stmt struct {
-	s    *Session
-	prep atomic.Pointer[cql.Prepared]
+	s   *Session
+	cur atomic.Pointer[stmtPrep]
+}
+
+// stmtPrep is the prepared statement a Stmt runs and what its calls need
+// to know of it, decided once when it is prepared (again) rather than at
+// every call: whether a result column is a blob (see spareForBlobs).
+type stmtPrep struct {
+	prep  *cql.Prepared
+	blobs bool
+}
+
+// newStmtPrep returns the stmtPrep of prep.
+func newStmtPrep(prep *cql.Prepared) *stmtPrep {
+	return &stmtPrep{prep: prep, blobs: hasBlob(prep.Result)}
 }
 
 // newStmt returns a Stmt of prep on session s.
 func newStmt(s *Session, prep *cql.Prepared) *Stmt {
 	st := &Stmt{s: s}
-	st.prep.Store(prep)
+	st.cur.Store(newStmtPrep(prep))
 	return st
 }
 
-// run executes the statement, remembering it when it was prepared again.
-func (st *Stmt) run(ctx context.Context, p *cql.Params, values []any, ca *callArgs) (*cql.Result, error) {
-	prep := st.prep.Load()
-	res, now, err := st.s.runPrepared(ctx, prep, p, values, ca)
-	if now != prep {
-		st.prep.CompareAndSwap(prep, now)
+// run executes sp, the statement's current preparation, remembering the
+// statement when it was prepared again.
+func (st *Stmt) run(ctx context.Context, sp *stmtPrep, p *cql.Params, values []any, ca *callArgs) (*cql.Result, error) {
+	res, now, err := st.s.runPrepared(ctx, sp.prep, p, values, ca)
+	if now != sp.prep {
+		st.cur.CompareAndSwap(sp, newStmtPrep(now))
 	}
 	return res, err
 }
 
 // Text returns the statement text.
-func (st *Stmt) Text() string { return st.prep.Load().Query }
+func (st *Stmt) Text() string { return st.cur.Load().prep.Query }
 
 // Bind describes the bind markers, in order: the name Cassandra gives each
 // (the column name, or the marker's own name) and its type.
-func (st *Stmt) Bind() []Column { return st.prep.Load().Bind }
+func (st *Stmt) Bind() []Column { return st.cur.Load().prep.Bind }
 
 // Columns describes the result columns of a SELECT (nil otherwise).
-func (st *Stmt) Columns() []Column { return st.prep.Load().Result }
+func (st *Stmt) Columns() []Column { return st.cur.Load().prep.Result }
 
 // Exec runs the statement with args (bind values and QueryOptions) and
 // discards any rows.
@@ -50,7 +63,7 @@ func (st *Stmt) Exec(ctx context.Context, args ...any) error {
 	ca := getCall()
 	p, values := splitArgsInto(ca, args)
 	ca.room.Result = &ca.discard // nothing of it is kept
-	_, err := st.run(ctx, p, values, ca)
+	_, err := st.run(ctx, st.cur.Load(), p, values, ca)
 	ca.release()
 	return err
 }
@@ -61,8 +74,9 @@ func (st *Stmt) Query(ctx context.Context, args ...any) *Rows {
 	ca := getCall()
 	p, values := splitArgsInto(ca, args)
 	rows := newRows(ca)
-	ca.spareForBlobs(st.prep.Load().Result)
-	res, err := st.run(ctx, p, values, ca)
+	sp := st.cur.Load()
+	ca.room.PackSpare = sp.blobs // spareForBlobs, decided when prepared
+	res, err := st.run(ctx, sp, p, values, ca)
 	ca.release()
 	if err != nil {
 		return errRows(err)

@@ -58,3 +58,34 @@ func TestReplicationFollowsAlterKeyspace(t *testing.T) {
 	require.NoError(t, write("ks"))
 	require.NoError(t, read("other"))
 }
+
+// TestPreparedReadFollowsAlterKeyspace checks that a prepared SELECT, whose
+// plan keeps its keyspace's replication (plan.Replicas), counts the
+// replicas of the keyspace's current replication after ALTER KEYSPACE: the
+// schema change makes the statement compile again. QUORUM works at RF 1,
+// is Unavailable at RF 3 (required 2, alive 1), and works again at RF 1.
+func TestPreparedReadFollowsAlterKeyspace(t *testing.T) {
+	s := boundsSession(t)
+	ctx := context.Background()
+	exec := func(q string) {
+		t.Helper()
+		_, err := s.Query(ctx, q, nil)
+		require.NoError(t, err, q)
+	}
+	prep, err := s.Prepare(ctx, "SELECT v FROM ks.t WHERE k = ?")
+	require.NoError(t, err)
+	read := func() error {
+		p := &query.Params{Consistency: wire.Quorum, HasConsistency: true, Values: []query.Value{{Bytes: []byte{0, 0, 0, 1}}}}
+		_, err := s.ExecutePrepared(ctx, prep, p)
+		return err
+	}
+	require.NoError(t, read())
+	exec("ALTER KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}")
+	err = read()
+	requireCode(t, err, wire.CodeUnavailable, "Cannot achieve consistency level QUORUM")
+	qe := err.(*query.Error)
+	require.Equal(t, int32(2), qe.Required)
+	require.Equal(t, int32(1), qe.Alive)
+	exec("ALTER KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	require.NoError(t, read())
+}

@@ -106,17 +106,43 @@ func (q *Execution) ValidateCAS(ks string) error {
 	return nil
 }
 
-// CheckRead counts the replicas of a read of keyspace ks at the statement's
-// level: a SERIAL read's fetch is at QUORUM (LOCAL_QUORUM).
-func (q *Execution) CheckRead(ks string) error {
-	cl := q.Consistency()
+// Replicas is the replication of a keyspace as a plan compiled against one
+// schema sees it (ReplicasOf), so that its executions count the replicas
+// without looking the keyspace up (CheckReadOf). It depends only on the
+// keyspace's definition and the node's data center, which a schema change
+// replaces (the plan is then compiled again) and which never changes.
+type Replicas struct {
+	r  replicationOf
+	ok bool // false: a virtual keyspace (or none), whose reads count none
+}
+
+// ReplicasOf returns the replication of keyspace ks in env's current
+// schema.
+func ReplicasOf(env *Env, ks string) Replicas {
+	r, ok := (&Execution{Env: env}).replication(ks)
+	return Replicas{r: r, ok: ok}
+}
+
+// CheckReadOf counts the replicas of a read, at the statement's level, of
+// the keyspace whose replication is rs, as the plan resolved it when it was
+// compiled: a SERIAL read's fetch is at QUORUM (LOCAL_QUORUM).
+func (q *Execution) CheckReadOf(rs Replicas) error {
+	if !rs.ok {
+		return nil
+	}
+	return assureReplicasOf(rs.r, readLevel(q.Consistency()))
+}
+
+// readLevel is the level whose replicas a read at level cl counts: a
+// SERIAL read's fetch is at QUORUM (LOCAL_QUORUM).
+func readLevel(cl wire.Consistency) wire.Consistency {
 	switch cl {
 	case wire.Serial:
-		cl = wire.Quorum
+		return wire.Quorum
 	case wire.LocalSerial:
-		cl = wire.LocalQuorum
+		return wire.LocalQuorum
 	}
-	return q.assureReplicas(ks, cl)
+	return cl
 }
 
 // CheckWrite counts the replicas of a write to keyspace ks at the
@@ -272,6 +298,14 @@ func (q *Execution) assureReplicas(ks string, cl wire.Consistency) error {
 	r, ok := q.replication(ks)
 	if !ok {
 		return nil
+	}
+	return assureReplicasOf(r, cl)
+}
+
+// assureReplicasOf is assureReplicas of a keyspace of replication r.
+func assureReplicasOf(r replicationOf, cl wire.Consistency) error {
+	if cl == wire.Any {
+		return nil // a hint will do
 	}
 	live := r.live()
 	var required int

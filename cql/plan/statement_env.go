@@ -61,8 +61,9 @@ type Env struct {
 	Triggers trigger.Registry
 
 	// replication caches the replication of the keyspaces statements read
-	// and write (Execution.replication): derived from the schema, not
-	// kept by any plan.
+	// and write (Execution.replication), derived from the schema. A SELECT
+	// plan keeps its keyspace's (Replicas), as it keeps its table: both
+	// are the schema's it was compiled against.
 	replication atomic.Pointer[replicationCache]
 }
 

@@ -15,12 +15,16 @@ import (
 
 // selectPlan is a compiled SELECT.
 type selectPlan struct {
-	tbl   *schema.Table
-	where *restrictions.WhereClause
-	sels  []expr.Selector
-	specs []query.ColumnSpec
-	bspec []query.ColumnSpec
-	pkIdx []uint16
+	tbl *schema.Table
+	// replicas is the replication of tbl's keyspace in the schema the
+	// plan was compiled against, whose replicas every read counts
+	// (plan.Execution.CheckReadOf).
+	replicas plan.Replicas
+	where    *restrictions.WhereClause
+	sels     []expr.Selector
+	specs    []query.ColumnSpec
+	bspec    []query.ColumnSpec
+	pkIdx    []uint16
 
 	json, distinct bool
 	// jsonKeys are the keys of SELECT JSON's objects, one per selector.
@@ -111,6 +115,7 @@ func compileSelect(s *plan.Compiler, st *parser.Select) (plan.Plan, error) {
 		c.CustomIndexes = s.Env.Engine
 	}
 	p := &selectPlan{tbl: tbl, json: st.JSON, distinct: st.Distinct, derived: virtual.IsDerived(tbl)}
+	p.replicas = plan.ReplicasOf(s.Env, tbl.Keyspace)
 
 	// Selection first: Cassandra prepares it before the WHERE clause.
 	if len(st.Exprs) == 0 {

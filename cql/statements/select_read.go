@@ -57,7 +57,7 @@ func (p *selectPlan) openPartition(ctx context.Context, q *plan.Execution, key [
 		*sp = *dp
 		return nil
 	}
-	if err := q.CheckRead(p.tbl.Keyspace); err != nil {
+	if err := q.CheckReadOf(p.replicas); err != nil {
 		return err
 	}
 	part, err := q.Env.Engine.ReadPartition(ctx, p.tbl, key, engine.ReadOptions{Slices: slices, Reverse: p.reversed, Limit: limit, Now: q.NowInSec(),
@@ -306,7 +306,7 @@ func (p *selectPlan) scan(ctx context.Context, q *plan.Execution, tr data.TokenR
 	// with its own slices (the one a page resumes in needs narrower ones).
 	// The scanner's own rows are never pulled, so it reads only what it
 	// needs to know a partition has live data.
-	if err := q.CheckRead(p.tbl.Keyspace); err != nil {
+	if err := q.CheckReadOf(p.replicas); err != nil {
 		return err
 	}
 	sc, err := q.Env.Engine.Scan(ctx, p.tbl, tr, engine.ReadOptions{Reverse: p.reversed, Now: q.NowInSec()})
