@@ -25,6 +25,7 @@ type rowIter struct {
 	tree    *btree.BTreeG[[]byte]
 	slices  data.Slices
 	reverse bool
+	all     bool // slices select every row
 
 	si      int  // index of the current slice
 	oneDone bool // the inline row was handled
@@ -72,6 +73,9 @@ func (it *rowIter) init(one []byte, tree *btree.BTreeG[[]byte], slices data.Slic
 	if len(slices) == 0 {
 		slices = everything
 	}
+	// A single slice without bounds (a flush's and a full scan's) selects
+	// the inline row without a look at its clustering.
+	it.all = len(slices) == 1 && slices[0].Start == nil && slices[0].End == nil
 	it.one, it.tree, it.slices, it.reverse, it.batch = one, tree, slices, reverse, minBatch
 	if reverse {
 		it.si = len(slices) - 1
@@ -127,7 +131,7 @@ func (it *rowIter) nextOne() (*data.Row, bool) {
 		return nil, false
 	}
 	it.oneDone = true
-	if it.slices.Contains(rowClustering(it.one)) {
+	if it.all || it.slices.Contains(rowClustering(it.one)) {
 		return it.decode(it.one), true
 	}
 	return nil, false
@@ -290,7 +294,7 @@ func (it *rowIter) reset() {
 	if it.last != nil {
 		it.last = nil
 	}
-	it.reverse, it.si, it.oneDone, it.pos, it.started, it.done, it.batch = false, 0, false, 0, false, false, 0
+	it.reverse, it.all, it.si, it.oneDone, it.pos, it.started, it.done, it.batch = false, false, 0, false, 0, false, false, 0
 	it.clearRow()
 }
 
@@ -398,7 +402,7 @@ func (it *partitionIter) advance() *partition {
 		if !it.started {
 			it.started = true
 			ok = it.c.seekToken(it.trees[it.shard], it.r.Start)
-			for ok && !it.r.StartInclusive && it.c.cur().token == it.r.Start {
+			for ok && !it.r.StartInclusive && it.c.curToken() == it.r.Start {
 				ok = it.c.next()
 			}
 		} else {
@@ -411,8 +415,10 @@ func (it *partitionIter) advance() *partition {
 			it.started = false
 			continue
 		}
-		if p := it.c.cur(); p.token <= it.r.End {
-			return p
+		// The bucket's copy of the token is compared, which is in the
+		// cursor's batch, not the partition's.
+		if it.c.curToken() <= it.r.End {
+			return it.c.cur()
 		}
 		it.done = true
 	}

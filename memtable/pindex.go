@@ -513,6 +513,9 @@ func sortItems(items []pitem) {
 // cur returns the partition c is on; c must be valid.
 func (c *pcursor) cur() *partition { return c.items[c.i].p }
 
+// curToken returns the token of the partition c is on; c must be valid.
+func (c *pcursor) curToken() int64 { return c.items[c.i].token }
+
 // next moves c to the following partition and reports whether there is
 // one.
 func (c *pcursor) next() bool {
