@@ -97,7 +97,13 @@
 // DescendLessOrEqual) in batches that start at 8 rows and double up to 256:
 // LIMIT 10 on a partition of a million rows touches a few more than ten rows
 // in either direction. Partition scans walk the shard snapshots with a
-// cursor that keeps its path from the root and allocates nothing. A row
+// cursor that keeps its path from the root and allocates nothing. While it
+// sorts one bucket, the cursor asks the processor for the partition
+// structs of the next bucket and for the bucket after that
+// (prefetchAhead), so that a flush's walk over partitions scattered in the
+// slabs waits for fewer cache misses; ScanReuse also snapshots partitions
+// a few ahead of the one it returns and resets its reused snapshots field
+// by field, keeping their rows' cell arrays. A row
 // iterator decodes each row into a row of its own, whose cell array (two
 // cells inline, more grown once) it reuses: the *data.Row that Next returns
 // is valid until the next call to Next or Close, the data.RowIterator

@@ -25,6 +25,7 @@ type rowIter struct {
 	tree    *btree.BTreeG[[]byte]
 	slices  data.Slices
 	reverse bool
+	all     bool // slices select every row
 
 	si      int  // index of the current slice
 	oneDone bool // the inline row was handled
@@ -72,6 +73,9 @@ func (it *rowIter) init(one []byte, tree *btree.BTreeG[[]byte], slices data.Slic
 	if len(slices) == 0 {
 		slices = everything
 	}
+	// A single slice without bounds (a flush's and a full scan's) selects
+	// the inline row without a look at its clustering.
+	it.all = len(slices) == 1 && slices[0].Start == nil && slices[0].End == nil
 	it.one, it.tree, it.slices, it.reverse, it.batch = one, tree, slices, reverse, minBatch
 	if reverse {
 		it.si = len(slices) - 1
@@ -127,7 +131,7 @@ func (it *rowIter) nextOne() (*data.Row, bool) {
 		return nil, false
 	}
 	it.oneDone = true
-	if it.slices.Contains(rowClustering(it.one)) {
+	if it.all || it.slices.Contains(rowClustering(it.one)) {
 		return it.decode(it.one), true
 	}
 	return nil, false
@@ -234,10 +238,64 @@ func (it *rowIter) Err() error { return nil }
 // Close releases the iterator. It keeps the B-tree walk state, which reuse
 // hands to the next read of a pooled snapshot.
 func (it *rowIter) Close() error {
-	it.buf, it.tree, it.one = nil, nil, nil
-	it.row = data.Row{Cells: it.row.Cells[:0]}
+	// Pointer fields are written only when set: the iterator usually
+	// lives in the heap (a snapshot), where every pointer write costs a
+	// write barrier while the collector marks, and a flush closes one
+	// iterator per partition.
+	if it.buf != nil {
+		it.buf = nil
+	}
+	if it.tree != nil {
+		it.tree = nil
+	}
+	if it.one != nil {
+		it.one = nil
+	}
+	it.clearRow()
 	it.si = -1
 	return nil
+}
+
+// clearRow empties it.row, keeping its cell array, as
+// it.row = data.Row{Cells: it.row.Cells[:0]} does but writing only the
+// pointer fields that are set.
+func (it *rowIter) clearRow() {
+	r := &it.row
+	if r.Clustering != nil {
+		r.Clustering = nil
+	}
+	if r.ColumnDeletions != nil {
+		r.ColumnDeletions = nil
+	}
+	r.Cells = r.Cells[:0]
+	r.Liveness, r.Deletion = data.LivenessInfo{}, data.DeletionTime{}
+}
+
+// reset readies the iterator of a ScanReuse ring snapshot for the
+// snapshot's next partition: as new, but keeping its B-tree walk state
+// (whose callbacks are bound to this iterator) and its row's cell array,
+// whose column names decodeRow then keeps when the next partition names
+// the same columns. Unlike reuse, it leaves the walk's batch buffer as it
+// is: the ring lives only as long as its scan, which holds the memtable.
+// Only fields that differ from a new iterator's are written (see Close).
+func (it *rowIter) reset() {
+	if it.one != nil {
+		it.one = nil
+	}
+	if it.tree != nil {
+		it.tree = nil
+	}
+	if it.slices != nil {
+		it.slices = nil
+	}
+	if it.buf != nil {
+		it.buf = nil
+	}
+	if it.last != nil {
+		it.last = nil
+	}
+	it.reverse, it.all, it.si, it.oneDone, it.pos, it.started, it.done, it.batch = false, false, 0, false, 0, false, false, 0
+	it.clearRow()
 }
 
 // reuse readies the iterator of a snapshot that Release gives back for the
@@ -344,7 +402,7 @@ func (it *partitionIter) advance() *partition {
 		if !it.started {
 			it.started = true
 			ok = it.c.seekToken(it.trees[it.shard], it.r.Start)
-			for ok && !it.r.StartInclusive && it.c.cur().token == it.r.Start {
+			for ok && !it.r.StartInclusive && it.c.curToken() == it.r.Start {
 				ok = it.c.next()
 			}
 		} else {
@@ -357,8 +415,10 @@ func (it *partitionIter) advance() *partition {
 			it.started = false
 			continue
 		}
-		if p := it.c.cur(); p.token <= it.r.End {
-			return p
+		// The bucket's copy of the token is compared, which is in the
+		// cursor's batch, not the partition's.
+		if it.c.curToken() <= it.r.End {
+			return it.c.cur()
 		}
 		it.done = true
 	}

@@ -405,8 +405,10 @@ func (s *snapshot) Release() {
 // snapshotInto overwrites s, which no reader may still use, with a
 // consistent read-only view of p, as snapshot does without allocating.
 func (p *partition) snapshotInto(s *snapshot) {
-	s.iter = rowIter{}
-	s.iterTaken.Store(false)
+	s.iter.reset()
+	if s.iterTaken.Load() {
+		s.iterTaken.Store(false)
+	}
 	p.fillSnapshot(s)
 }
 

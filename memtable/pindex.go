@@ -3,6 +3,7 @@ package memtable
 import (
 	"bytes"
 	"sync/atomic"
+	"unsafe"
 )
 
 // pindex is the partition index of one memtable shard: an order-preserving
@@ -464,6 +465,7 @@ func (c *pcursor) fill() bool {
 			c.depth++
 			continue
 		}
+		c.prefetchAhead(f.d, f.i)
 		c.items, c.i = c.items[:0], 0
 		for ; b != nil; b = b.next {
 			for j := range b.tokens[:b.n.Load()] {
@@ -493,6 +495,34 @@ func (c *pcursor) fill() bool {
 	return false
 }
 
+// prefetchAhead asks for the memory of the next two buckets of d from
+// entry i on, the cursor's next stops, so that their cache misses overlap
+// the walk of the current bucket: the partitions of the bucket after this
+// one (whose lines the previous call asked for, so they are usually in
+// cache when read here), and the bucket after that. The partitions' keys,
+// which their structs point to, are touched by fill as before, but then
+// miss only once. Links (directories one level down) are not followed.
+// It reads only what fill itself reads: items published in a bucket never
+// change, and a bucket's depth and links are set when it is made.
+func (c *pcursor) prefetchAhead(d *pdir, i int) {
+	if i >= len(d.entries) {
+		return
+	}
+	b := d.entries[i].Load()
+	if b.sub != nil {
+		return
+	}
+	for j, n := 0, int(b.n.Load()); j < n; j++ {
+		prefetchLine(unsafe.Pointer(b.parts[j]))
+	}
+	start, n := d.span(i, b.depth)
+	if i = start + n; i < len(d.entries) {
+		// A link is prefetched too: looking at it first would wait for
+		// the very miss the prefetch is for.
+		prefetchBucket(d.entries[i].Load())
+	}
+}
+
 // sortItems sorts a bucket's items by (token, key) with an insertion sort:
 // buckets are small. Keys are compared only between equal tokens.
 func sortItems(items []pitem) {
@@ -512,6 +542,9 @@ func sortItems(items []pitem) {
 
 // cur returns the partition c is on; c must be valid.
 func (c *pcursor) cur() *partition { return c.items[c.i].p }
+
+// curToken returns the token of the partition c is on; c must be valid.
+func (c *pcursor) curToken() int64 { return c.items[c.i].token }
 
 // next moves c to the following partition and reports whether there is
 // one.
