@@ -528,10 +528,10 @@ func indexFor(tbl *schema.Table, f rowFilter, ci expr.CustomIndexes) *schema.Ind
 	var ok func(ix *schema.Index) bool
 	op := engine.IndexEQ
 	supports := func(ix *schema.Index, column string) bool {
-		if ix.Class == "" || ci == nil {
+		if ix.Class == "" {
 			return true
 		}
-		s, known := ci.CustomIndexSupports(tbl, ix.Name, column, op)
+		s, known := customSupports(ci, tbl, ix, column, op)
 		return !known || s
 	}
 	switch f := f.(type) {
@@ -572,18 +572,26 @@ func indexFor(tbl *schema.Table, f rowFilter, ci expr.CustomIndexes) *schema.Ind
 		col = f.col
 		ok = func(ix *schema.Index) bool { return ix.Target == schema.IndexEntries }
 	case *sliceFilter:
-		col = f.col
-		ok = func(ix *schema.Index) bool { return ix.Class != "" && ix.Target == schema.IndexSimple }
-		switch {
-		case f.lower && f.bound.incl:
-			op = engine.IndexGTE
-		case f.lower:
-			op = engine.IndexGT
-		case f.bound.incl:
-			op = engine.IndexLTE
-		default:
-			op = engine.IndexLT
+		// A slice is supported by an index that supports the operator of
+		// either of its bounds (TermSlice.isSupportedBy). A built-in index
+		// supports only '=' (CassandraIndex.supportsOperator).
+		bs, lower := f.bounds()
+		for i, b := range bs {
+			op := sliceOp(lower[i], b.incl)
+			for j := range tbl.Indexes {
+				ix := &tbl.Indexes[j]
+				if ix.Column != f.col.Name || ix.Class == "" || ix.Target != schema.IndexSimple {
+					continue
+				}
+				if isSASI(ix) && !sasiSupportsRange(ix, f.col) {
+					continue
+				}
+				if s, known := customSupports(ci, tbl, ix, f.col.Name, op); !known || s {
+					return ix
+				}
+			}
 		}
+		return nil
 	case *likeFilter:
 		return f.index
 	default:
@@ -595,6 +603,30 @@ func indexFor(tbl *schema.Table, f rowFilter, ci expr.CustomIndexes) *schema.Ind
 		}
 	}
 	return nil
+}
+
+// customSupports asks the Go instance of custom index ix, through ci,
+// whether it supports operator op on column (supportsExpression); known is
+// false when ci is nil or the instance does not answer.
+func customSupports(ci expr.CustomIndexes, tbl *schema.Table, ix *schema.Index, column string, op engine.IndexOperator) (supported, known bool) {
+	if ci == nil {
+		return false, false
+	}
+	return ci.CustomIndexSupports(tbl, ix.Name, column, op)
+}
+
+// sliceOp is the index operator of a slice bound: GT or GTE for a lower
+// bound, LT or LTE for an upper one.
+func sliceOp(lower, incl bool) engine.IndexOperator {
+	switch {
+	case lower && incl:
+		return engine.IndexGTE
+	case lower:
+		return engine.IndexGT
+	case incl:
+		return engine.IndexLTE
+	}
+	return engine.IndexLT
 }
 
 // analyzeWhere analyses the relations of a SELECT on tbl, as if ALLOW
@@ -1005,21 +1037,46 @@ func addColumnRelation(c *expr.CompileCtx, w *WhereClause, r *parser.ColumnRelat
 		return false, query.Invalidf("Unsupported \"%s\" relation: %s", r.Op, r)
 	}
 	isLower := r.Op == parser.OpGt || r.Op == parser.OpGte
-	switch col.Kind {
-	case schema.PartitionKey:
+	if col.Kind == schema.Clustering {
+		return false, w.addCkSingle(col, vals, bound, isLower)
+	}
+	// The relations on one partition key or non-primary-key column merge
+	// into one restriction (RestrictionSet.addRestriction), with the
+	// mergeWith errors of the restriction already there.
+	var prevVals *WhereValues
+	if col.Kind == schema.PartitionKey {
+		prevVals = w.Pk[col.Position]
+	}
+	var prevSlice *sliceFilter
+	for _, f := range w.Filters {
+		switch f := f.(type) {
+		case *valuesFilter:
+			if f.col == col {
+				prevVals = f.vals
+			}
+		case *sliceFilter:
+			if f.col == col {
+				prevSlice = f
+			}
+		}
+	}
+	switch {
+	case prevVals != nil:
+		return false, mergeEqError(col.Name, prevVals.In)
+	case prevSlice != nil && bound == nil:
+		return false, query.Invalidf("Column \"%s\" cannot be restricted by both an equality and an inequality relation", col.Name)
+	case prevSlice != nil:
+		return col.Kind == schema.PartitionKey, prevSlice.merge(bound, isLower)
+	}
+	if col.Kind == schema.PartitionKey {
 		if bound != nil {
 			// Without ALLOW FILTERING this is refused once all relations
 			// are read, as Cassandra does; with it, the slice filters rows.
 			w.Filters = append(w.Filters, sliceFilterFor(col, bound, isLower))
 			return true, nil
 		}
-		if prev := w.Pk[col.Position]; prev != nil {
-			return false, mergeEqError(col.Name, prev.In)
-		}
 		w.Pk[col.Position] = vals
 		return false, nil
-	case schema.Clustering:
-		return false, w.addCkSingle(col, vals, bound, isLower)
 	}
 	w.NonPK = true
 	if vals != nil {
