@@ -554,6 +554,12 @@ func indexFor(tbl *schema.Table, f rowFilter, ci expr.CustomIndexes) *schema.Ind
 			}
 			return nil
 		}
+		if p := f.part; p.Single == nil && p.tuple == nil && !p.multi && p.IsSlice() {
+			// A slice on one clustering column, as on a regular one
+			// (SingleColumnRestriction.SliceRestriction).
+			c := tbl.ClusteringColumns()[p.first]
+			return sliceIndex(tbl, c, &sliceFilter{col: c, lo: p.lower, hi: p.upper}, ci)
+		}
 		if f.part.Single == nil || !f.part.Single.IsSingle() {
 			return nil
 		}
@@ -572,26 +578,7 @@ func indexFor(tbl *schema.Table, f rowFilter, ci expr.CustomIndexes) *schema.Ind
 		col = f.col
 		ok = func(ix *schema.Index) bool { return ix.Target == schema.IndexEntries }
 	case *sliceFilter:
-		// A slice is supported by an index that supports the operator of
-		// either of its bounds (TermSlice.isSupportedBy). A built-in index
-		// supports only '=' (CassandraIndex.supportsOperator).
-		bs, lower := f.bounds()
-		for i, b := range bs {
-			op := sliceOp(lower[i], b.incl)
-			for j := range tbl.Indexes {
-				ix := &tbl.Indexes[j]
-				if ix.Column != f.col.Name || ix.Class == "" || ix.Target != schema.IndexSimple {
-					continue
-				}
-				if isSASI(ix) && !sasiSupportsRange(ix, f.col) {
-					continue
-				}
-				if s, known := customSupports(ci, tbl, ix, f.col.Name, op); !known || s {
-					return ix
-				}
-			}
-		}
-		return nil
+		return sliceIndex(tbl, f.col, f, ci)
 	case *likeFilter:
 		return f.index
 	default:
@@ -600,6 +587,31 @@ func indexFor(tbl *schema.Table, f rowFilter, ci expr.CustomIndexes) *schema.Ind
 	for i := range tbl.Indexes {
 		if ix := &tbl.Indexes[i]; ix.Column == col.Name && ok(ix) && supports(ix, col.Name) {
 			return ix
+		}
+	}
+	return nil
+}
+
+// sliceIndex returns the index of tbl that supports slice f on col, or nil:
+// one that supports the operator of either bound (TermSlice.isSupportedBy).
+// A built-in index supports only '=' (CassandraIndex.supportsOperator); a
+// SASI index supports ranges when sasiSupportsRange says so; a Go index
+// that answers supportsExpression is asked per bound.
+func sliceIndex(tbl *schema.Table, col *schema.Column, f *sliceFilter, ci expr.CustomIndexes) *schema.Index {
+	bs, lower := f.bounds()
+	for i, b := range bs {
+		op := sliceOp(lower[i], b.incl)
+		for j := range tbl.Indexes {
+			ix := &tbl.Indexes[j]
+			if ix.Column != col.Name || ix.Class == "" || ix.Target != schema.IndexSimple {
+				continue
+			}
+			if isSASI(ix) && !sasiSupportsRange(ix, col) {
+				continue
+			}
+			if s, known := customSupports(ci, tbl, ix, col.Name, op); !known || s {
+				return ix
+			}
 		}
 	}
 	return nil
@@ -648,7 +660,7 @@ func analyzeWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation
 			pkSliced = pkSliced || sliced
 			if col := tbl.Column(string(r.Column)); col != nil && col.Kind == schema.Clustering && !allowFiltering {
 				rel := ckRelation{first: col.Position, last: col.Position, slice: isSliceOp(r.Op)}
-				if err := checkCkMerge(tbl, ckRels, rel, hasIndexOn(tbl, col.Name)); err != nil {
+				if err := checkCkMerge(tbl, ckRels, rel, relationIndexed(tbl, col, r.Op, w.custom)); err != nil {
 					return nil, err
 				}
 				ckRels = append(ckRels, rel)
@@ -836,6 +848,39 @@ func checkCustomExpressions(c *expr.CompileCtx, tbl *schema.Table, exprs []*pars
 		return nil, query.Invalidf("Index %s does not support custom expressions", name)
 	}
 	return nil, query.Invalidf("Invalid index expression, index %s not found for %s", name, tbl.QualifiedName())
+}
+
+// relationIndexed reports whether an index of tbl supports, by itself, the
+// relation op on clustering column col: the new restriction's
+// hasSupportingIndex that ClusteringColumnRestrictions.mergeWith asks
+// before its order checks. '=' is supported by a column or full()
+// index (a Go index that answers supportsExpression is asked), a slice
+// bound as sliceIndex says, IN by none (neither CassandraIndex nor SASI
+// supports Operator.IN); any index on the column lifts the checks for the
+// other operators.
+func relationIndexed(tbl *schema.Table, col *schema.Column, op parser.Operator, ci expr.CustomIndexes) bool {
+	switch {
+	case isSliceOp(op):
+		b := &sliceBound{cols: []*schema.Column{col}, incl: op == parser.OpLte || op == parser.OpGte}
+		return sliceIndex(tbl, col, sliceFilterFor(col, b, op == parser.OpGt || op == parser.OpGte), ci) != nil
+	case op == parser.OpEq:
+		for i := range tbl.Indexes {
+			ix := &tbl.Indexes[i]
+			if ix.Column != col.Name || (ix.Target != schema.IndexSimple && ix.Target != schema.IndexFull) {
+				continue
+			}
+			if ix.Class == "" {
+				return true
+			}
+			if s, known := customSupports(ci, tbl, ix, col.Name, engine.IndexEQ); !known || s {
+				return true
+			}
+		}
+		return false
+	case op == parser.OpIn:
+		return false
+	}
+	return hasIndexOn(tbl, col.Name)
 }
 
 // hasIndexOn reports whether a secondary index of tbl is on column name.
