@@ -413,9 +413,11 @@ func (w *WhereClause) PkEq(pos int) bool {
 // CompileWhere analyses the relations of a SELECT on tbl. A query that
 // would need ALLOW FILTERING runs without it when a secondary index of the
 // table supports its only filtered restriction, or, in a range query, its
-// only restriction: '=' on a clustering column. The planner then reads a
-// built-in index (IndexReads; a custom one is served by a scan that keeps
-// the matching rows, the same rows in the same token order). Two or more
+// only restriction: '=' or a slice on a clustering column (the relations on
+// one column count as one restriction, as RestrictionSet merges them). The
+// planner then reads a built-in index (IndexReads; a custom one is served
+// by a scan that keeps the matching rows, the same rows in the same token
+// order). Two or more
 // filtered restrictions still need ALLOW FILTERING, index or not, as in
 // Cassandra.
 func CompileWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation, allowFiltering bool) (*WhereClause, error) {
@@ -464,8 +466,9 @@ func CompileWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation
 	if len(wi.Filters) == 1 {
 		ix = indexFor(tbl, wi.Filters[0], wi.custom)
 	} else {
-		// The restriction counted is '=' on a clustering column (a range
-		// query's only one): an index on the column serves it
+		// The restriction counted is '=' or a slice on a clustering
+		// column (a range query's only one): an index on the column that
+		// supports it serves it
 		// (ClusteringColumnRestrictions.hasSupportingIndex), read as the
 		// index's filter rather than as slices.
 		f := &ckPartFilter{tbl: tbl, part: wi.Parts[0]}
