@@ -1006,6 +1006,9 @@ func addColumnRelation(c *expr.CompileCtx, w *WhereClause, r *parser.ColumnRelat
 		if err != nil {
 			return false, err
 		}
+		if err := w.mergeContains(col); err != nil {
+			return false, err
+		}
 		w.NonPK = true
 		w.Filters = append(w.Filters, &mapEntryFilter{col: col, key: kt, val: vt})
 		return false, nil
@@ -1030,6 +1033,11 @@ func addColumnRelation(c *expr.CompileCtx, w *WhereClause, r *parser.ColumnRelat
 		t, err := c.CompileTerm(r.Value, recv.Sub(name, et))
 		if err != nil {
 			return false, err
+		}
+		if col.Kind != schema.Clustering {
+			if err := w.mergeContains(col); err != nil {
+				return false, err
+			}
 		}
 		switch col.Kind {
 		case schema.Clustering:
@@ -1091,24 +1099,10 @@ func addColumnRelation(c *expr.CompileCtx, w *WhereClause, r *parser.ColumnRelat
 	// The relations on one partition key or non-primary-key column merge
 	// into one restriction (RestrictionSet.addRestriction), with the
 	// mergeWith errors of the restriction already there.
-	var prevVals *WhereValues
-	if col.Kind == schema.PartitionKey {
-		prevVals = w.Pk[col.Position]
-	}
-	var prevSlice *sliceFilter
-	for _, f := range w.Filters {
-		switch f := f.(type) {
-		case *valuesFilter:
-			if f.col == col {
-				prevVals = f.vals
-			}
-		case *sliceFilter:
-			if f.col == col {
-				prevSlice = f
-			}
-		}
-	}
+	prevVals, prevSlice, prevContains := w.prevRestriction(col)
 	switch {
+	case prevContains:
+		return false, query.Invalidf("Collection column %s can only be restricted by CONTAINS, CONTAINS KEY, or map-entry equality", col.Name)
 	case prevVals != nil:
 		return false, mergeEqError(col.Name, prevVals.In)
 	case prevSlice != nil && bound == nil:
@@ -1133,6 +1127,46 @@ func addColumnRelation(c *expr.CompileCtx, w *WhereClause, r *parser.ColumnRelat
 		w.Filters = append(w.Filters, sliceFilterFor(col, bound, isLower))
 	}
 	return false, nil
+}
+
+// prevRestriction returns the restriction already on partition key or
+// regular column col: its EQ or IN values, its slice, or whether it is a
+// CONTAINS, CONTAINS KEY or map-entry one (ContainsRestriction).
+func (w *WhereClause) prevRestriction(col *schema.Column) (vals *WhereValues, slice *sliceFilter, contains bool) {
+	if col.Kind == schema.PartitionKey {
+		vals = w.Pk[col.Position]
+	}
+	for _, f := range w.Filters {
+		switch f := f.(type) {
+		case *valuesFilter:
+			if f.col == col {
+				vals = f.vals
+			}
+		case *sliceFilter:
+			if f.col == col {
+				slice = f
+			}
+		case *containsFilter:
+			contains = contains || f.col == col
+		case *mapEntryFilter:
+			contains = contains || f.col == col
+		}
+	}
+	return vals, slice, contains
+}
+
+// mergeContains refuses a CONTAINS, CONTAINS KEY or map-entry relation on
+// col after an EQ, IN or slice on it, with the mergeWith error of the
+// restriction already there; CONTAINS relations merge with each other.
+func (w *WhereClause) mergeContains(col *schema.Column) error {
+	vals, slice, _ := w.prevRestriction(col)
+	switch {
+	case vals != nil:
+		return mergeEqError(col.Name, vals.In)
+	case slice != nil:
+		return query.Invalidf("Column \"%s\" cannot be restricted by both an equality and an inequality relation", col.Name)
+	}
+	return nil
 }
 
 func mergeEqError(name string, in bool) error {
