@@ -1080,6 +1080,9 @@ func addColumnRelation(c *expr.CompileCtx, w *WhereClause, r *parser.ColumnRelat
 				}
 				vals.Terms = append(vals.Terms, t)
 			}
+			// An IN of one value is an EQ restriction
+			// (SingleColumnRelation.newINRestriction).
+			vals.In = len(vals.Terms) != 1
 		default:
 			return false, query.Invalidf("Invalid IN relation: %s", r)
 		}
