@@ -1107,7 +1107,7 @@ func addColumnRelation(c *expr.CompileCtx, w *WhereClause, r *parser.ColumnRelat
 	case prevContains:
 		return false, query.Invalidf("Collection column %s can only be restricted by CONTAINS, CONTAINS KEY, or map-entry equality", col.Name)
 	case prevVals != nil:
-		return false, mergeEqError(col.Name, prevVals.inRestriction())
+		return false, mergeEqError(col.Name, prevVals.In)
 	case prevSlice != nil && bound == nil:
 		return false, query.Invalidf("Column \"%s\" cannot be restricted by both an equality and an inequality relation", col.Name)
 	case prevSlice != nil:
@@ -1165,18 +1165,11 @@ func (w *WhereClause) mergeContains(col *schema.Column) error {
 	vals, slice, _ := w.prevRestriction(col)
 	switch {
 	case vals != nil:
-		return mergeEqError(col.Name, vals.inRestriction())
+		return mergeEqError(col.Name, vals.In)
 	case slice != nil:
 		return query.Invalidf("Column \"%s\" cannot be restricted by both an equality and an inequality relation", col.Name)
 	}
 	return nil
-}
-
-// inRestriction reports whether v is an IN restriction when it merges: an
-// IN of one value is an EQ one (SingleColumnRelation.newINRestriction), an
-// IN with a marker stays IN.
-func (v *WhereValues) inRestriction() bool {
-	return v.In && (v.marker != nil || len(v.Terms) != 1)
 }
 
 func mergeEqError(name string, in bool) error {
@@ -1254,11 +1247,7 @@ func (w *WhereClause) mergeCkParts(x, n *ckPart) (*ckPart, error) {
 	names := strings.Join(common, " ,")
 	multi := x.multi || n.multi
 	if !x.IsSlice() {
-		in := x.isIn()
-		if x.Single != nil {
-			in = x.Single.inRestriction()
-		}
-		return nil, mergeEqError(names, in)
+		return nil, mergeEqError(names, x.isIn())
 	}
 	if !n.IsSlice() {
 		return nil, query.Invalidf("Column \"%s\" cannot be restricted by both an equality and an inequality relation", names)
