@@ -413,9 +413,11 @@ func (w *WhereClause) PkEq(pos int) bool {
 // CompileWhere analyses the relations of a SELECT on tbl. A query that
 // would need ALLOW FILTERING runs without it when a secondary index of the
 // table supports its only filtered restriction, or, in a range query, its
-// only restriction: '=' on a clustering column. The planner then reads a
-// built-in index (IndexReads; a custom one is served by a scan that keeps
-// the matching rows, the same rows in the same token order). Two or more
+// only restriction: '=' or a slice on a clustering column (the relations on
+// one column count as one restriction, as RestrictionSet merges them). The
+// planner then reads a built-in index (IndexReads; a custom one is served
+// by a scan that keeps the matching rows, the same rows in the same token
+// order). Two or more
 // filtered restrictions still need ALLOW FILTERING, index or not, as in
 // Cassandra.
 func CompileWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation, allowFiltering bool) (*WhereClause, error) {
@@ -464,8 +466,9 @@ func CompileWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation
 	if len(wi.Filters) == 1 {
 		ix = indexFor(tbl, wi.Filters[0], wi.custom)
 	} else {
-		// The restriction counted is '=' on a clustering column (a range
-		// query's only one): an index on the column serves it
+		// The restriction counted is '=' or a slice on a clustering
+		// column (a range query's only one): an index on the column that
+		// supports it serves it
 		// (ClusteringColumnRestrictions.hasSupportingIndex), read as the
 		// index's filter rather than as slices.
 		f := &ckPartFilter{tbl: tbl, part: wi.Parts[0]}
@@ -528,10 +531,10 @@ func indexFor(tbl *schema.Table, f rowFilter, ci expr.CustomIndexes) *schema.Ind
 	var ok func(ix *schema.Index) bool
 	op := engine.IndexEQ
 	supports := func(ix *schema.Index, column string) bool {
-		if ix.Class == "" || ci == nil {
+		if ix.Class == "" {
 			return true
 		}
-		s, known := ci.CustomIndexSupports(tbl, ix.Name, column, op)
+		s, known := customSupports(ci, tbl, ix, column, op)
 		return !known || s
 	}
 	switch f := f.(type) {
@@ -554,6 +557,12 @@ func indexFor(tbl *schema.Table, f rowFilter, ci expr.CustomIndexes) *schema.Ind
 			}
 			return nil
 		}
+		if p := f.part; p.Single == nil && p.tuple == nil && !p.multi && p.IsSlice() {
+			// A slice on one clustering column, as on a regular one
+			// (SingleColumnRestriction.SliceRestriction).
+			c := tbl.ClusteringColumns()[p.first]
+			return sliceIndex(tbl, c, &sliceFilter{col: c, lo: p.lower, hi: p.upper}, ci)
+		}
 		if f.part.Single == nil || !f.part.Single.IsSingle() {
 			return nil
 		}
@@ -572,18 +581,7 @@ func indexFor(tbl *schema.Table, f rowFilter, ci expr.CustomIndexes) *schema.Ind
 		col = f.col
 		ok = func(ix *schema.Index) bool { return ix.Target == schema.IndexEntries }
 	case *sliceFilter:
-		col = f.col
-		ok = func(ix *schema.Index) bool { return ix.Class != "" && ix.Target == schema.IndexSimple }
-		switch {
-		case f.lower && f.bound.incl:
-			op = engine.IndexGTE
-		case f.lower:
-			op = engine.IndexGT
-		case f.bound.incl:
-			op = engine.IndexLTE
-		default:
-			op = engine.IndexLT
-		}
+		return sliceIndex(tbl, f.col, f, ci)
 	case *likeFilter:
 		return f.index
 	default:
@@ -595,6 +593,55 @@ func indexFor(tbl *schema.Table, f rowFilter, ci expr.CustomIndexes) *schema.Ind
 		}
 	}
 	return nil
+}
+
+// sliceIndex returns the index of tbl that supports slice f on col, or nil:
+// one that supports the operator of either bound (TermSlice.isSupportedBy).
+// A built-in index supports only '=' (CassandraIndex.supportsOperator); a
+// SASI index supports ranges when sasiSupportsRange says so; a Go index
+// that answers supportsExpression is asked per bound.
+func sliceIndex(tbl *schema.Table, col *schema.Column, f *sliceFilter, ci expr.CustomIndexes) *schema.Index {
+	bs, lower := f.bounds()
+	for i, b := range bs {
+		op := sliceOp(lower[i], b.incl)
+		for j := range tbl.Indexes {
+			ix := &tbl.Indexes[j]
+			if ix.Column != col.Name || ix.Class == "" || ix.Target != schema.IndexSimple {
+				continue
+			}
+			if isSASI(ix) && !sasiSupportsRange(ix, col) {
+				continue
+			}
+			if s, known := customSupports(ci, tbl, ix, col.Name, op); !known || s {
+				return ix
+			}
+		}
+	}
+	return nil
+}
+
+// customSupports asks the Go instance of custom index ix, through ci,
+// whether it supports operator op on column (supportsExpression); known is
+// false when ci is nil or the instance does not answer.
+func customSupports(ci expr.CustomIndexes, tbl *schema.Table, ix *schema.Index, column string, op engine.IndexOperator) (supported, known bool) {
+	if ci == nil {
+		return false, false
+	}
+	return ci.CustomIndexSupports(tbl, ix.Name, column, op)
+}
+
+// sliceOp is the index operator of a slice bound: GT or GTE for a lower
+// bound, LT or LTE for an upper one.
+func sliceOp(lower, incl bool) engine.IndexOperator {
+	switch {
+	case lower && incl:
+		return engine.IndexGTE
+	case lower:
+		return engine.IndexGT
+	case incl:
+		return engine.IndexLTE
+	}
+	return engine.IndexLT
 }
 
 // analyzeWhere analyses the relations of a SELECT on tbl, as if ALLOW
@@ -616,7 +663,7 @@ func analyzeWhere(c *expr.CompileCtx, tbl *schema.Table, where []parser.Relation
 			pkSliced = pkSliced || sliced
 			if col := tbl.Column(string(r.Column)); col != nil && col.Kind == schema.Clustering && !allowFiltering {
 				rel := ckRelation{first: col.Position, last: col.Position, slice: isSliceOp(r.Op)}
-				if err := checkCkMerge(tbl, ckRels, rel, hasIndexOn(tbl, col.Name)); err != nil {
+				if err := checkCkMerge(tbl, ckRels, rel, relationIndexed(tbl, col, r.Op, w.custom)); err != nil {
 					return nil, err
 				}
 				ckRels = append(ckRels, rel)
@@ -806,6 +853,39 @@ func checkCustomExpressions(c *expr.CompileCtx, tbl *schema.Table, exprs []*pars
 	return nil, query.Invalidf("Invalid index expression, index %s not found for %s", name, tbl.QualifiedName())
 }
 
+// relationIndexed reports whether an index of tbl supports, by itself, the
+// relation op on clustering column col: the new restriction's
+// hasSupportingIndex that ClusteringColumnRestrictions.mergeWith asks
+// before its order checks. '=' is supported by a column or full()
+// index (a Go index that answers supportsExpression is asked), a slice
+// bound as sliceIndex says, IN by none (neither CassandraIndex nor SASI
+// supports Operator.IN); any index on the column lifts the checks for the
+// other operators.
+func relationIndexed(tbl *schema.Table, col *schema.Column, op parser.Operator, ci expr.CustomIndexes) bool {
+	switch {
+	case isSliceOp(op):
+		b := &sliceBound{cols: []*schema.Column{col}, incl: op == parser.OpLte || op == parser.OpGte}
+		return sliceIndex(tbl, col, sliceFilterFor(col, b, op == parser.OpGt || op == parser.OpGte), ci) != nil
+	case op == parser.OpEq:
+		for i := range tbl.Indexes {
+			ix := &tbl.Indexes[i]
+			if ix.Column != col.Name || (ix.Target != schema.IndexSimple && ix.Target != schema.IndexFull) {
+				continue
+			}
+			if ix.Class == "" {
+				return true
+			}
+			if s, known := customSupports(ci, tbl, ix, col.Name, engine.IndexEQ); !known || s {
+				return true
+			}
+		}
+		return false
+	case op == parser.OpIn:
+		return false
+	}
+	return hasIndexOn(tbl, col.Name)
+}
+
 // hasIndexOn reports whether a secondary index of tbl is on column name.
 func hasIndexOn(tbl *schema.Table, name string) bool {
 	for i := range tbl.Indexes {
@@ -926,6 +1006,9 @@ func addColumnRelation(c *expr.CompileCtx, w *WhereClause, r *parser.ColumnRelat
 		if err != nil {
 			return false, err
 		}
+		if err := w.mergeContains(col); err != nil {
+			return false, err
+		}
 		w.NonPK = true
 		w.Filters = append(w.Filters, &mapEntryFilter{col: col, key: kt, val: vt})
 		return false, nil
@@ -950,6 +1033,11 @@ func addColumnRelation(c *expr.CompileCtx, w *WhereClause, r *parser.ColumnRelat
 		t, err := c.CompileTerm(r.Value, recv.Sub(name, et))
 		if err != nil {
 			return false, err
+		}
+		if col.Kind != schema.Clustering {
+			if err := w.mergeContains(col); err != nil {
+				return false, err
+			}
 		}
 		switch col.Kind {
 		case schema.Clustering:
@@ -992,6 +1080,9 @@ func addColumnRelation(c *expr.CompileCtx, w *WhereClause, r *parser.ColumnRelat
 				}
 				vals.Terms = append(vals.Terms, t)
 			}
+			// An IN of one value is an EQ restriction
+			// (SingleColumnRelation.newINRestriction).
+			vals.In = len(vals.Terms) != 1
 		default:
 			return false, query.Invalidf("Invalid IN relation: %s", r)
 		}
@@ -1005,21 +1096,32 @@ func addColumnRelation(c *expr.CompileCtx, w *WhereClause, r *parser.ColumnRelat
 		return false, query.Invalidf("Unsupported \"%s\" relation: %s", r.Op, r)
 	}
 	isLower := r.Op == parser.OpGt || r.Op == parser.OpGte
-	switch col.Kind {
-	case schema.PartitionKey:
+	if col.Kind == schema.Clustering {
+		return false, w.addCkSingle(col, vals, bound, isLower)
+	}
+	// The relations on one partition key or non-primary-key column merge
+	// into one restriction (RestrictionSet.addRestriction), with the
+	// mergeWith errors of the restriction already there.
+	prevVals, prevSlice, prevContains := w.prevRestriction(col)
+	switch {
+	case prevContains:
+		return false, query.Invalidf("Collection column %s can only be restricted by CONTAINS, CONTAINS KEY, or map-entry equality", col.Name)
+	case prevVals != nil:
+		return false, mergeEqError(col.Name, prevVals.In)
+	case prevSlice != nil && bound == nil:
+		return false, query.Invalidf("Column \"%s\" cannot be restricted by both an equality and an inequality relation", col.Name)
+	case prevSlice != nil:
+		return col.Kind == schema.PartitionKey, prevSlice.merge(bound, isLower)
+	}
+	if col.Kind == schema.PartitionKey {
 		if bound != nil {
 			// Without ALLOW FILTERING this is refused once all relations
 			// are read, as Cassandra does; with it, the slice filters rows.
 			w.Filters = append(w.Filters, sliceFilterFor(col, bound, isLower))
 			return true, nil
 		}
-		if prev := w.Pk[col.Position]; prev != nil {
-			return false, mergeEqError(col.Name, prev.In)
-		}
 		w.Pk[col.Position] = vals
 		return false, nil
-	case schema.Clustering:
-		return false, w.addCkSingle(col, vals, bound, isLower)
 	}
 	w.NonPK = true
 	if vals != nil {
@@ -1028,6 +1130,46 @@ func addColumnRelation(c *expr.CompileCtx, w *WhereClause, r *parser.ColumnRelat
 		w.Filters = append(w.Filters, sliceFilterFor(col, bound, isLower))
 	}
 	return false, nil
+}
+
+// prevRestriction returns the restriction already on partition key or
+// regular column col: its EQ or IN values, its slice, or whether it is a
+// CONTAINS, CONTAINS KEY or map-entry one (ContainsRestriction).
+func (w *WhereClause) prevRestriction(col *schema.Column) (vals *WhereValues, slice *sliceFilter, contains bool) {
+	if col.Kind == schema.PartitionKey {
+		vals = w.Pk[col.Position]
+	}
+	for _, f := range w.Filters {
+		switch f := f.(type) {
+		case *valuesFilter:
+			if f.col == col {
+				vals = f.vals
+			}
+		case *sliceFilter:
+			if f.col == col {
+				slice = f
+			}
+		case *containsFilter:
+			contains = contains || f.col == col
+		case *mapEntryFilter:
+			contains = contains || f.col == col
+		}
+	}
+	return vals, slice, contains
+}
+
+// mergeContains refuses a CONTAINS, CONTAINS KEY or map-entry relation on
+// col after an EQ, IN or slice on it, with the mergeWith error of the
+// restriction already there; CONTAINS relations merge with each other.
+func (w *WhereClause) mergeContains(col *schema.Column) error {
+	vals, slice, _ := w.prevRestriction(col)
+	switch {
+	case vals != nil:
+		return mergeEqError(col.Name, vals.In)
+	case slice != nil:
+		return query.Invalidf("Column \"%s\" cannot be restricted by both an equality and an inequality relation", col.Name)
+	}
+	return nil
 }
 
 func mergeEqError(name string, in bool) error {

@@ -137,24 +137,67 @@ func (f *valuesFilter) Match(q *query.Execution, r *expr.SelRow) (bool, error) {
 	return false, nil
 }
 
-// sliceFilter keeps rows whose column compares above (lower) or below the
-// bound.
+// sliceFilter keeps rows whose column compares above its lower bound and
+// below its upper one (either may be missing): the relations on one column
+// merged into a single slice restriction, as RestrictionSet merges them
+// (SingleColumnRestriction.SliceRestriction.mergeWith), so that the filter
+// counts once where needFiltering counts restrictions.
 type sliceFilter struct {
-	col   *schema.Column
-	bound *sliceBound
-	lower bool
+	col    *schema.Column
+	lo, hi *sliceBound
 }
 
-func sliceFilterFor(col *schema.Column, b *sliceBound, lower bool) rowFilter {
-	return &sliceFilter{col: col, bound: b, lower: lower}
+func sliceFilterFor(col *schema.Column, b *sliceBound, lower bool) *sliceFilter {
+	if lower {
+		return &sliceFilter{col: col, lo: b}
+	}
+	return &sliceFilter{col: col, hi: b}
+}
+
+// merge adds bound b to the slice, refusing a second bound on a side with
+// SliceRestriction.mergeWith's messages.
+func (f *sliceFilter) merge(b *sliceBound, lower bool) error {
+	if lower {
+		if f.lo != nil {
+			return query.Invalidf("More than one restriction was found for the start bound on %s", f.col.Name)
+		}
+		f.lo = b
+		return nil
+	}
+	if f.hi != nil {
+		return query.Invalidf("More than one restriction was found for the end bound on %s", f.col.Name)
+	}
+	f.hi = b
+	return nil
+}
+
+// bounds returns the slice's bounds, the lower one first (the order in
+// which SliceRestriction adds them to the row filter), each with whether
+// it is the lower one.
+func (f *sliceFilter) bounds() (bs []*sliceBound, lower []bool) {
+	if f.lo != nil {
+		bs, lower = append(bs, f.lo), append(lower, true)
+	}
+	if f.hi != nil {
+		bs, lower = append(bs, f.hi), append(lower, false)
+	}
+	return bs, lower
 }
 
 func (f *sliceFilter) Validate(q *query.Execution) error {
-	if f.bound.whole == nil && len(f.bound.terms) == 1 {
-		return evalFilterTerm(q, f.col, "value", f.bound.terms[0])
+	bs, _ := f.bounds()
+	for _, b := range bs {
+		var err error
+		if b.whole == nil && len(b.terms) == 1 {
+			err = evalFilterTerm(q, f.col, "value", b.terms[0])
+		} else {
+			_, err = b.Eval(q)
+		}
+		if err != nil {
+			return err
+		}
 	}
-	_, err := f.bound.Eval(q)
-	return err
+	return nil
 }
 
 func (f *sliceFilter) Match(q *query.Execution, r *expr.SelRow) (bool, error) {
@@ -162,11 +205,17 @@ func (f *sliceFilter) Match(q *query.Execution, r *expr.SelRow) (bool, error) {
 	if v == nil {
 		return false, nil
 	}
-	bv, err := f.bound.Eval(q)
-	if err != nil {
-		return false, err
+	bs, lower := f.bounds()
+	for i, b := range bs {
+		bv, err := b.Eval(q)
+		if err != nil {
+			return false, err
+		}
+		if !cmpOK(types.Compare(f.col.Type, v, bv[0]), lower[i], b.incl) {
+			return false, nil
+		}
 	}
-	return cmpOK(types.Compare(f.col.Type, v, bv[0]), f.lower, f.bound.incl), nil
+	return true, nil
 }
 
 func cmpOK(c int, lower, incl bool) bool {
@@ -421,10 +470,27 @@ func (f *likeFilter) parse(pattern []byte) (prefix, suffix bool, term string, er
 	return prefix, suffix, term, nil
 }
 
+// isSASI reports whether ix is a SASI index.
+func isSASI(ix *schema.Index) bool { return strings.HasSuffix(ix.Class, "SASIIndex") }
+
+// sasiSupportsRange reports whether SASI index ix on col serves a slice
+// bound (SASI's Op.RANGE), as ColumnIndex.supports decides: not on a
+// literal index (one with 'is_literal': 'true', or by default one on a text
+// or ascii column: IndexMode.getMode), and not in CONTAINS mode, whose
+// operators (OnDiskIndexBuilder.Mode) lack RANGE; PREFIX, the default, and
+// SPARSE have it.
+func sasiSupportsRange(ix *schema.Index, col *schema.Column) bool {
+	literal := col.Type.Kind == types.Text || col.Type.Kind == types.Ascii
+	if opt, ok := ix.Options["is_literal"]; ok {
+		literal = strings.EqualFold(opt, "true")
+	}
+	return !literal && !strings.EqualFold(ix.Options["mode"], "CONTAINS")
+}
+
 // sasiIndex returns the SASI index of tbl on column name, or nil.
 func sasiIndex(tbl *schema.Table, name string) *schema.Index {
 	for i := range tbl.Indexes {
-		if ix := &tbl.Indexes[i]; ix.Column == name && strings.HasSuffix(ix.Class, "SASIIndex") {
+		if ix := &tbl.Indexes[i]; ix.Column == name && isSASI(ix) {
 			return ix
 		}
 	}
