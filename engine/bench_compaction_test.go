@@ -3,7 +3,9 @@ package engine
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"testing"
+	"time"
 
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/schema"
@@ -160,4 +162,36 @@ func BenchmarkWriteAmplificationSTCS(b *testing.B) {
 		b.ReportMetric(float64(ws.Compacted)/float64(ws.Flushed), "compacted/flushed")
 		b.ReportMetric(float64(len(e.CompactionHistory())), "compactions")
 	}
+}
+
+// BenchmarkCompactionNarrowCPU isolates the per-partition cost of a narrow
+// major compaction: four SSTables that each hold a version of the same
+// 100,000 single-row partitions are compacted into one. It reports the
+// process CPU time (every goroutine, user and system) of the compaction
+// alone, per output partition; the loading is outside the figure.
+func BenchmarkCompactionNarrowCPU(b *testing.B) {
+	const partitions = 100_000
+	ctx := context.Background()
+	var cpu time.Duration
+	for b.Loop() {
+		b.StopTimer()
+		e, _ := benchEngine(b)
+		loadSSTables(b, e, 4, partitions, 1)
+		// The loading's garbage is collected before, not during, the
+		// compaction measured.
+		runtime.GC()
+		b.StartTimer()
+		start := processCPU()
+		if err := e.Compact(ctx, "ks", "t"); err != nil {
+			b.Fatal(err)
+		}
+		cpu += processCPU() - start
+		b.StopTimer()
+		if n := len(e.SSTables("ks", "t")); n != 1 {
+			b.Fatalf("%d SSTables after compaction, want 1", n)
+		}
+		_ = e.Close()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/partitions, "cpu-ns/partition")
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"crypto/rand"
@@ -336,11 +337,12 @@ func (c *compactor) run(ctx context.Context) error {
 	// ratio converts an input's stream bytes to its bytes on disk, which
 	// the throttle counts (Cassandra's compressionRatio).
 	ratio := make([]float64, len(c.merge))
+	memo := &tokenMemo{token: c.e.Token}
 	for i, in := range c.merge {
 		// The inputs are read from their partition streams alone
 		// (sstable.Reader.ScanStream): a compaction reads every
 		// partition, and needs no index to find them.
-		iters[i] = corruptionIter{in.r.ScanStream(c.e.Token)}
+		iters[i] = corruptionIter{in.r.ScanStream(memo.of)}
 		ratio[i] = 1
 		if st := in.stats; st.DataSize > 0 {
 			ratio[i] = float64(st.CompressedSize) / float64(st.DataSize)
@@ -441,6 +443,27 @@ func (c *compactor) run(ctx context.Context) error {
 		return err
 	}
 	return c.finishWriter()
+}
+
+// tokenMemo computes partition tokens for the inputs' stream scans,
+// remembering the last key's: the inputs of a compaction mostly hold the
+// same partitions, and each input steps to the next partition in turn, so
+// the scans ask for the token of one key several times in a row. It is
+// used from the compaction's goroutine alone.
+type tokenMemo struct {
+	token func(key []byte) int64
+	key   []byte
+	last  int64
+	ok    bool
+}
+
+// of returns key's token.
+func (m *tokenMemo) of(key []byte) int64 {
+	if m.ok && bytes.Equal(key, m.key) {
+		return m.last
+	}
+	m.last, m.key, m.ok = m.token(key), append(m.key[:0], key...), true
+	return m.last
 }
 
 // maxPurgeable returns the timestamp below which a tombstone of the

@@ -120,8 +120,9 @@
 // caller's goroutine. A compaction (compaction.go) drops the inputs that
 // are fully expired without reading them, then streams a k-way merge of the
 // others in token and clustering order through the read path's rowMerger
-// (reconciliation, counters summed, shadowed data dropped), purges what
-// gc_grace_seconds allows (expired cells become tombstones dated expiry -
+// (reconciliation, counters summed, shadowed data dropped; a version that
+// supersedes every other in full is taken as it is, rowMerger.dominant),
+// purges what gc_grace_seconds allows (expired cells become tombstones dated expiry -
 // ttl; tombstones older than gcBefore whose timestamp is below every
 // timestamp of the partition outside the compaction go) and writes SSTables
 // of at most MaxSSTableSize bytes carrying the inputs' largest commit-log

@@ -242,6 +242,11 @@ func (m *rowMerger) next() (*data.Row, bool) {
 		}
 		return &m.scratch, true
 	}
+	if w := m.dominant(); w >= 0 {
+		// One owned version supersedes every other in full: the merge
+		// would return a copy of it, so it is returned as it is.
+		return m.heads[w], true
+	}
 	// Merge into the two spare rows in turn, so that their arrays are
 	// reused from row to row, and return the last: its arrays are the
 	// merger's (MergeRowsInto copies every cell), which the caller may
@@ -253,6 +258,61 @@ func (m *rowMerger) next() (*data.Row, bool) {
 		m.mergeInto(k, &m.merged[1-k], m.heads[i])
 	}
 	return &m.merged[k], true
+}
+
+// dominant returns the head among m.same that the merge of all of them
+// would reproduce unchanged, if it is owned (the caller may change it), or
+// -1. It is the head with the latest liveness timestamp (the first of
+// equals), checked against every other version: no version carries a row or
+// collection deletion or a counter cell, the other's liveness does not
+// supersede its own, and every cell of the other has a cell of the same
+// column and path in it with a strictly later timestamp. data.MergeRowsInto
+// then keeps its liveness (LivenessInfo.Supersedes), its deletion (both
+// live), each of its cells (data.Reconcile: the later timestamp wins) and
+// no other cell, and its PurgeShadowed under no deletion removes nothing.
+// A compaction of versions of a narrow row rewritten in full (the common
+// overwrite) takes this path and copies no cell.
+func (m *rowMerger) dominant() int {
+	w := -1
+	for _, i := range m.same {
+		if w < 0 || m.heads[i].Liveness.Timestamp > m.heads[w].Liveness.Timestamp {
+			w = i
+		}
+	}
+	if !m.owned[w] {
+		return -1
+	}
+	a := m.heads[w]
+	if a.Deletion != data.LiveDeletion || len(a.ColumnDeletions) > 0 {
+		return -1
+	}
+	for i := range a.Cells {
+		if a.Cells[i].Kind == data.CellCounter {
+			return -1
+		}
+	}
+	for _, i := range m.same {
+		if i == w {
+			continue
+		}
+		b := m.heads[i]
+		if b.Deletion != data.LiveDeletion || len(b.ColumnDeletions) > 0 || b.Liveness.Supersedes(a.Liveness) {
+			return -1
+		}
+		j := 0
+		for k := range b.Cells {
+			c := &b.Cells[k]
+			for j < len(a.Cells) && data.CompareID(&a.Cells[j], c) < 0 {
+				j++
+			}
+			if j == len(a.Cells) || data.CompareID(&a.Cells[j], c) != 0 ||
+				c.Kind == data.CellCounter || a.Cells[j].Timestamp <= c.Timestamp {
+				return -1
+			}
+			j++
+		}
+	}
+	return w
 }
 
 // mergeInto merges a and b into merged[k], in the arrays the merger keeps

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -74,4 +75,114 @@ func TestRowMergerMergedRowsKeepTheirArrays(t *testing.T) {
 	_, ok = m.next()
 	assert.False(t, ok)
 	assert.Equal(t, 6, st.RowsRead)
+}
+
+// ownedSliceRows is a data.RowIterator that hands out a fresh copy of each
+// row and claims ownedRows, as sstable's row iterator does.
+type ownedSliceRows struct {
+	sliceRows
+	row data.Row
+}
+
+func (s *ownedSliceRows) Next() (*data.Row, bool) {
+	r, ok := s.sliceRows.Next()
+	if !ok {
+		return nil, false
+	}
+	s.row = r.Clone()
+	return &s.row, true
+}
+
+func (s *ownedSliceRows) OwnedRows() bool { return true }
+
+// normalRow makes empty slices nil, so that rows compare by content.
+func normalRow(r data.Row) data.Row {
+	r = r.Clone()
+	if len(r.Cells) == 0 {
+		r.Cells = nil
+	}
+	if len(r.ColumnDeletions) == 0 {
+		r.ColumnDeletions = nil
+	}
+	return r
+}
+
+// TestRowMergerDominantMatchesMerge checks the merger's path that returns
+// one owned version as it is (rowMerger.dominant) against data.MergeRowsInto
+// folded over the versions, for random versions of one row: liveness
+// records (empty, expiring, at equal timestamps), row and collection
+// deletions, and regular, tombstone, expiring and counter cells. It also
+// checks that the path is taken, and not taken, in some of the cases.
+func TestRowMergerDominantMatchesMerge(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 4))
+	ts := func() int64 { return int64(rng.IntN(4)) }
+	cell := func(col string) data.Cell {
+		c := data.Cell{Column: col, Timestamp: ts(), LocalDeletionTime: data.NoDeletionTime, Value: []byte{byte(rng.IntN(3))}}
+		switch rng.IntN(8) {
+		case 0:
+			c.Kind, c.Value, c.LocalDeletionTime = data.CellTombstone, nil, 100+int64(rng.IntN(3))
+		case 1:
+			c.TTL, c.LocalDeletionTime = 10, 100+int64(rng.IntN(3))
+		case 2:
+			if rng.IntN(4) == 0 {
+				c.Kind = data.CellCounter
+			}
+		}
+		return c
+	}
+	version := func() data.Row {
+		r := data.NewRow([]byte("k"))
+		switch rng.IntN(4) {
+		case 0:
+		case 1:
+			r.Liveness = data.LivenessInfo{Timestamp: ts(), TTL: 10, ExpiresAt: 100 + int64(rng.IntN(3))}
+		default:
+			r.Liveness = data.LivenessInfo{Timestamp: ts(), ExpiresAt: data.NoDeletionTime}
+		}
+		if rng.IntN(10) == 0 {
+			r.Deletion = data.DeletionTime{MarkedForDeleteAt: ts(), LocalDeletionTime: 100}
+		}
+		if rng.IntN(10) == 0 {
+			r.ColumnDeletions = []data.ColumnDeletion{{Column: "b", Deletion: data.DeletionTime{MarkedForDeleteAt: ts(), LocalDeletionTime: 100}}}
+		}
+		for _, col := range []string{"a", "b", "c"} {
+			if rng.IntN(3) > 0 {
+				r.Cells = append(r.Cells, cell(col))
+			}
+		}
+		return r
+	}
+	taken, merged := 0, 0
+	for n := range 20000 {
+		k := 2 + rng.IntN(3)
+		versions := make([]data.Row, k)
+		for i := range versions {
+			versions[i] = version()
+		}
+		want := normalRow(versions[0])
+		for _, v := range versions[1:] {
+			var out data.Row
+			data.MergeRowsInto(&out, &want, &v)
+			want = normalRow(out)
+		}
+		var st ReadStats
+		st.Sources = make([]SourceStats, k)
+		m := &rowMerger{stats: &st}
+		for i := range versions {
+			m.add(&ownedSliceRows{sliceRows: sliceRows{rows: versions[i : i+1]}}, i)
+		}
+		got, ok := m.next()
+		require.True(t, ok)
+		if got == &m.merged[0] || got == &m.merged[1] {
+			merged++
+		} else {
+			taken++
+		}
+		require.Equal(t, want, normalRow(*got), "case %d: %+v", n, versions)
+		_, ok = m.next()
+		require.False(t, ok)
+		require.NoError(t, m.close())
+	}
+	assert.Greater(t, taken, 300, "versions one of which supersedes the others")
+	assert.Greater(t, merged, 1000, "versions that need a merge")
 }
