@@ -61,6 +61,10 @@ func callMethod(fr *frame, recv any, name string, args []any, line int) any {
 			return javaEquals(recv, args[0])
 		}
 	case "hashCode":
+		if _, ok := recv.(*jclass); ok {
+			// Class.hashCode is the identity hash, which a JVM does not fix.
+			panic(&UnsupportedError{Line: line, Construct: "the method Class.hashCode"})
+		}
 		if len(args) == 0 {
 			return hashCode(recv)
 		}
@@ -68,8 +72,14 @@ func callMethod(fr *frame, recv any, name string, args []any, line int) any {
 		if len(args) == 0 {
 			return javaString(recv)
 		}
+	case "getClass":
+		if len(args) == 0 {
+			return getClass(recv, line)
+		}
 	}
 	switch r := recv.(type) {
+	case *jclass:
+		return classMethod(r, name, args, line)
 	case string:
 		return stringMethod(r, name, args, line)
 	case int32, int64, int16, int8, float32, float64:

@@ -61,13 +61,35 @@ func methodType(rt *jtype, name string, ats []*jtype) (*jtype, bool) {
 			return tStr, true
 		}
 	case "getClass":
-		return nil, false
+		if len(ats) == 0 {
+			return &jtype{name: "Class"}, true
+		}
 	}
 	if rt.dims > 0 {
 		return nil, false
 	}
 	g := groupOf(rt.name)
 	switch g {
+	case "Class":
+		switch name {
+		case "getName", "getSimpleName", "getCanonicalName", "getTypeName":
+			if len(ats) == 0 {
+				return tStr, true
+			}
+		case "isInterface", "isArray", "isPrimitive":
+			if len(ats) == 0 {
+				return tBool, true
+			}
+		case "isInstance":
+			if len(ats) == 1 {
+				return tBool, true
+			}
+		case "getClassLoader":
+			// Typed so that the verifier sees the calls on its result; it
+			// refuses the call itself, so it never runs.
+			return &jtype{name: "ClassLoader"}, true
+		}
+		return nil, false
 	case "Object", "Comparable":
 		if name == "compareTo" {
 			return tInt32, true

@@ -87,7 +87,10 @@
 // UDTValue and TupleValue (typed getters and setters by name or index),
 // udfContext (newReturnUDTValue, newArgUDTValue, newUDTValue,
 // newReturnTupleValue, newArgTupleValue, newTupleValue), the exception
-// classes of java.lang, and System.currentTimeMillis/nanoTime.
+// classes of java.lang, java.lang.Class (class literals, getClass of the
+// values whose Java class is certain, getName, getSimpleName,
+// getCanonicalName, getTypeName, isInstance, isInterface, isArray,
+// isPrimitive; builtin_class.go), and System.currentTimeMillis/nanoTime.
 // System.getProperty, getenv and exit throw AccessControlException, as
 // Cassandra's sandbox does.
 //

@@ -205,7 +205,7 @@ var classNames = map[string]string{}
 func init() {
 	lang := []string{"Object", "String", "Integer", "Long", "Short", "Byte", "Double", "Float", "Boolean",
 		"Character", "Number", "Math", "StrictMath", "StringBuilder", "StringBuffer", "System", "CharSequence",
-		"Comparable", "Iterable"}
+		"Comparable", "Iterable", "Class", "ClassLoader"}
 	util := []string{"List", "ArrayList", "LinkedList", "Set", "HashSet", "LinkedHashSet", "TreeSet", "SortedSet",
 		"NavigableSet", "Map", "HashMap", "LinkedHashMap", "TreeMap", "SortedMap", "NavigableMap", "Collection",
 		"Collections", "Arrays", "Iterator", "Date", "UUID", "Objects", "AbstractList"}

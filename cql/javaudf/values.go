@@ -358,7 +358,7 @@ func javaClassName(v any) string {
 func qualifiedClass(n string) string {
 	switch n {
 	case "Integer", "Long", "Short", "Byte", "Character", "Float", "Double", "Boolean", "String", "Object",
-		"StringBuilder", "Number":
+		"StringBuilder", "Number", "Class", "ClassLoader":
 		return "java.lang." + n
 	case "ArrayList", "HashSet", "TreeSet", "HashMap", "TreeMap", "Date", "UUID", "List", "Set", "Map",
 		"LinkedHashSet", "LinkedHashMap":
@@ -445,6 +445,8 @@ func simpleClass(v any) string {
 		return "Map.Entry"
 	case *jiterator:
 		return "Iterator"
+	case *jclass:
+		return "Class"
 	}
 	return "Object"
 }
@@ -471,6 +473,8 @@ func javaString(v any) string {
 	switch x := v.(type) {
 	case nil:
 		return "null"
+	case *jclass:
+		return x.String()
 	case string:
 		return x
 	case int32, int64, int16, int8:
@@ -654,6 +658,9 @@ func javaEquals(a, b any) bool {
 		return a == nil && b == nil
 	}
 	switch x := a.(type) {
+	case *jclass:
+		y, ok := b.(*jclass)
+		return ok && sameClass(x, y)
 	case float64:
 		y, ok := b.(float64)
 		return ok && canonBits64(x) == canonBits64(y)
