@@ -487,6 +487,34 @@ func sasiSupportsRange(ix *schema.Index, col *schema.Column) bool {
 	return !literal && !strings.EqualFold(ix.Options["mode"], "CONTAINS")
 }
 
+// sasiTokenized reports whether SASI index ix on col is tokenized, that is
+// whether its analyzer splits a value into tokens (ColumnIndex.isTokenized,
+// AbstractAnalyzer.isTokenizing). IndexMode.getMode makes an index analyzed
+// when it names an analyzer_class (unless 'analyzed' is 'false') or when
+// 'analyzed' is 'true'; IndexMode.getAnalyzer then uses that class, or
+// StandardAnalyzer on a text or ascii column. Of SASI's analyzers,
+// StandardAnalyzer and DelimiterAnalyzer tokenize; NonTokenizingAnalyzer
+// and NoOpAnalyzer do not.
+func sasiTokenized(ix *schema.Index, col *schema.Column) bool {
+	class, hasClass := ix.Options["analyzer_class"]
+	analyzed := hasClass
+	if opt, ok := ix.Options["analyzed"]; ok {
+		analyzed = strings.EqualFold(opt, "true")
+	}
+	if !analyzed {
+		return false
+	}
+	if !hasClass {
+		return col.Type.Kind == types.Text || col.Type.Kind == types.Ascii
+	}
+	switch class {
+	case "org.apache.cassandra.index.sasi.analyzer.StandardAnalyzer",
+		"org.apache.cassandra.index.sasi.analyzer.DelimiterAnalyzer":
+		return true
+	}
+	return false
+}
+
 // sasiIndex returns the SASI index of tbl on column name, or nil.
 func sasiIndex(tbl *schema.Table, name string) *schema.Index {
 	for i := range tbl.Indexes {
