@@ -969,7 +969,8 @@ func addColumnRelation(c *expr.CompileCtx, w *WhereClause, r *parser.ColumnRelat
 			return false, err
 		}
 		ix := sasiIndex(tbl, col.Name)
-		if ix == nil || col.Kind == schema.PartitionKey || (col.Type.Kind != types.Text && col.Type.Kind != types.Ascii) {
+		// ColumnIndex.supports gives LIKE only to a literal index.
+		if ix == nil || !sasiLiteral(ix, col) || col.Kind == schema.PartitionKey || (col.Type.Kind != types.Text && col.Type.Kind != types.Ascii) {
 			return false, query.Invalidf("LIKE restriction is only supported on properly indexed columns. %s is not valid.", r)
 		}
 		t, err := c.CompileTerm(r.Value, expr.Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: col.Name, Typ: col.Type})

@@ -480,11 +480,18 @@ func isSASI(ix *schema.Index) bool { return strings.HasSuffix(ix.Class, "SASIInd
 // operators (OnDiskIndexBuilder.Mode) lack RANGE; PREFIX, the default, and
 // SPARSE have it.
 func sasiSupportsRange(ix *schema.Index, col *schema.Column) bool {
-	literal := col.Type.Kind == types.Text || col.Type.Kind == types.Ascii
+	return !sasiLiteral(ix, col) && !strings.EqualFold(ix.Options["mode"], "CONTAINS")
+}
+
+// sasiLiteral reports whether SASI index ix on col is literal
+// (IndexMode.getMode): its 'is_literal' option, or by default whether col
+// is a text or ascii column. ColumnIndex.supports gives LIKE only to a
+// literal index.
+func sasiLiteral(ix *schema.Index, col *schema.Column) bool {
 	if opt, ok := ix.Options["is_literal"]; ok {
-		literal = strings.EqualFold(opt, "true")
+		return strings.EqualFold(opt, "true")
 	}
-	return !literal && !strings.EqualFold(ix.Options["mode"], "CONTAINS")
+	return col.Type.Kind == types.Text || col.Type.Kind == types.Ascii
 }
 
 // sasiTokenized reports whether SASI index ix on col is tokenized, that is
