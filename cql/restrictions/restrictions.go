@@ -983,12 +983,10 @@ func addColumnRelation(c *expr.CompileCtx, w *WhereClause, r *parser.ColumnRelat
 		} else {
 			w.NonPK = true
 		}
-		if col.Kind != schema.Clustering {
-			// The LIKE merges into the restriction already on its column
-			// (RestrictionSet.addRestriction), whose doMergeWith refuses it.
-			if err := w.mergeLike(col); err != nil {
-				return false, err
-			}
+		// The LIKE merges into the restriction already on its column
+		// (RestrictionSet.addRestriction), whose doMergeWith refuses it.
+		if err := w.mergeLike(col); err != nil {
+			return false, err
 		}
 		lf := &likeFilter{col: col, pattern: t, index: ix}
 		if ct, ok := t.(expr.ConstTerm); ok && ct.V != nil {
@@ -1112,6 +1110,9 @@ func addColumnRelation(c *expr.CompileCtx, w *WhereClause, r *parser.ColumnRelat
 	}
 	isLower := r.Op == parser.OpGt || r.Op == parser.OpGte
 	if col.Kind == schema.Clustering {
+		if _, _, _, like := w.prevRestriction(col); like {
+			return false, mergeLikeError(col.Name)
+		}
 		return false, w.addCkSingle(col, vals, bound, isLower)
 	}
 	// The relations on one partition key or non-primary-key column merge
@@ -1184,6 +1185,14 @@ func (w *WhereClause) prevRestriction(col *schema.Column) (vals *WhereValues, sl
 // CONTAINS's, or another LIKE's.
 func (w *WhereClause) mergeLike(col *schema.Column) error {
 	vals, slice, contains, like := w.prevRestriction(col)
+	if p := w.partAt(col.Position); col.Kind == schema.Clustering && p != nil && !p.multi && p.tuple == nil && p.first == col.Position {
+		// A single-column clustering restriction (ClusteringColumnRestrictions
+		// .mergeWith merges through its RestrictionSet as well).
+		vals = p.Single
+		if p.IsSlice() {
+			slice = &sliceFilter{col: col}
+		}
+	}
 	switch {
 	case like:
 		return mergeLikeError(col.Name)
