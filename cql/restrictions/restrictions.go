@@ -534,6 +534,13 @@ func indexFor(tbl *schema.Table, f rowFilter, ci expr.CustomIndexes) *schema.Ind
 		if ix.Class == "" {
 			return true
 		}
+		if op == engine.IndexEQ && isSASI(ix) {
+			// ColumnIndex.supports: "EQ is only applicable to
+			// non-tokenized indexes".
+			if c := tbl.Column(column); c != nil && sasiTokenized(ix, c) {
+				return false
+			}
+		}
 		s, known := customSupports(ci, tbl, ix, column, op)
 		return !known || s
 	}
@@ -962,7 +969,8 @@ func addColumnRelation(c *expr.CompileCtx, w *WhereClause, r *parser.ColumnRelat
 			return false, err
 		}
 		ix := sasiIndex(tbl, col.Name)
-		if ix == nil || col.Kind == schema.PartitionKey || (col.Type.Kind != types.Text && col.Type.Kind != types.Ascii) {
+		// ColumnIndex.supports gives LIKE only to a literal index.
+		if ix == nil || !sasiLiteral(ix, col) || col.Kind == schema.PartitionKey || (col.Type.Kind != types.Text && col.Type.Kind != types.Ascii) {
 			return false, query.Invalidf("LIKE restriction is only supported on properly indexed columns. %s is not valid.", r)
 		}
 		t, err := c.CompileTerm(r.Value, expr.Receiver{Ks: tbl.Keyspace, Table: tbl.Name, Name: col.Name, Typ: col.Type})
@@ -974,6 +982,11 @@ func addColumnRelation(c *expr.CompileCtx, w *WhereClause, r *parser.ColumnRelat
 			w.CkRestricted = true
 		} else {
 			w.NonPK = true
+		}
+		// The LIKE merges into the restriction already on its column
+		// (RestrictionSet.addRestriction), whose doMergeWith refuses it.
+		if err := w.mergeLike(col); err != nil {
+			return false, err
 		}
 		lf := &likeFilter{col: col, pattern: t, index: ix}
 		if ct, ok := t.(expr.ConstTerm); ok && ct.V != nil {
@@ -1097,13 +1110,18 @@ func addColumnRelation(c *expr.CompileCtx, w *WhereClause, r *parser.ColumnRelat
 	}
 	isLower := r.Op == parser.OpGt || r.Op == parser.OpGte
 	if col.Kind == schema.Clustering {
+		if _, _, _, like := w.prevRestriction(col); like {
+			return false, mergeLikeError(col.Name)
+		}
 		return false, w.addCkSingle(col, vals, bound, isLower)
 	}
 	// The relations on one partition key or non-primary-key column merge
 	// into one restriction (RestrictionSet.addRestriction), with the
 	// mergeWith errors of the restriction already there.
-	prevVals, prevSlice, prevContains := w.prevRestriction(col)
+	prevVals, prevSlice, prevContains, prevLike := w.prevRestriction(col)
 	switch {
+	case prevLike:
+		return false, mergeLikeError(col.Name)
 	case prevContains:
 		return false, query.Invalidf("Collection column %s can only be restricted by CONTAINS, CONTAINS KEY, or map-entry equality", col.Name)
 	case prevVals != nil:
@@ -1133,9 +1151,10 @@ func addColumnRelation(c *expr.CompileCtx, w *WhereClause, r *parser.ColumnRelat
 }
 
 // prevRestriction returns the restriction already on partition key or
-// regular column col: its EQ or IN values, its slice, or whether it is a
-// CONTAINS, CONTAINS KEY or map-entry one (ContainsRestriction).
-func (w *WhereClause) prevRestriction(col *schema.Column) (vals *WhereValues, slice *sliceFilter, contains bool) {
+// regular column col: its EQ or IN values, its slice, whether it is a
+// CONTAINS, CONTAINS KEY or map-entry one (ContainsRestriction), or whether
+// it is a LIKE (LikeRestriction).
+func (w *WhereClause) prevRestriction(col *schema.Column) (vals *WhereValues, slice *sliceFilter, contains, like bool) {
 	if col.Kind == schema.PartitionKey {
 		vals = w.Pk[col.Position]
 	}
@@ -1153,17 +1172,32 @@ func (w *WhereClause) prevRestriction(col *schema.Column) (vals *WhereValues, sl
 			contains = contains || f.col == col
 		case *mapEntryFilter:
 			contains = contains || f.col == col
+		case *likeFilter:
+			like = like || f.col == col
 		}
 	}
-	return vals, slice, contains
+	return vals, slice, contains, like
 }
 
-// mergeContains refuses a CONTAINS, CONTAINS KEY or map-entry relation on
-// col after an EQ, IN or slice on it, with the mergeWith error of the
-// restriction already there; CONTAINS relations merge with each other.
-func (w *WhereClause) mergeContains(col *schema.Column) error {
-	vals, slice, _ := w.prevRestriction(col)
+// mergeLike refuses a LIKE relation on col after any other relation on it,
+// with the mergeWith error of the restriction already there: an EQ's or
+// IN's, a slice's (SliceRestriction.doMergeWith wants another slice), a
+// CONTAINS's, or another LIKE's.
+func (w *WhereClause) mergeLike(col *schema.Column) error {
+	vals, slice, contains, like := w.prevRestriction(col)
+	if p := w.partAt(col.Position); col.Kind == schema.Clustering && p != nil && !p.multi && p.tuple == nil && p.first == col.Position {
+		// A single-column clustering restriction (ClusteringColumnRestrictions
+		// .mergeWith merges through its RestrictionSet as well).
+		vals = p.Single
+		if p.IsSlice() {
+			slice = &sliceFilter{col: col}
+		}
+	}
 	switch {
+	case like:
+		return mergeLikeError(col.Name)
+	case contains:
+		return query.Invalidf("Collection column %s can only be restricted by CONTAINS, CONTAINS KEY, or map-entry equality", col.Name)
 	case vals != nil:
 		return mergeEqError(col.Name, vals.In)
 	case slice != nil:
@@ -1172,6 +1206,30 @@ func (w *WhereClause) mergeContains(col *schema.Column) error {
 	return nil
 }
 
+// mergeContains refuses a CONTAINS, CONTAINS KEY or map-entry relation on
+// col after an EQ, IN or slice on it, with the mergeWith error of the
+// restriction already there; CONTAINS relations merge with each other.
+func (w *WhereClause) mergeContains(col *schema.Column) error {
+	vals, slice, _, like := w.prevRestriction(col)
+	switch {
+	case like:
+		return mergeLikeError(col.Name)
+	case vals != nil:
+		return mergeEqError(col.Name, vals.In)
+	case slice != nil:
+		return query.Invalidf("Column \"%s\" cannot be restricted by both an equality and an inequality relation", col.Name)
+	}
+	return nil
+}
+
+// mergeLikeError is LikeRestriction.doMergeWith's error: a LIKE merges
+// with no other relation on its column. The operator it names is the
+// relation's, Operator.LIKE, whose text is "LIKE".
+func mergeLikeError(name string) error {
+	return query.Invalidf("%s cannot be restricted by more than one relation if it includes a LIKE", name)
+}
+
+// mergeEqError is EQRestriction's and INRestriction's doMergeWith error.
 func mergeEqError(name string, in bool) error {
 	if in {
 		return query.Invalidf("%s cannot be restricted by more than one relation if it includes a IN", name)

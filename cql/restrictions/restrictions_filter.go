@@ -480,11 +480,46 @@ func isSASI(ix *schema.Index) bool { return strings.HasSuffix(ix.Class, "SASIInd
 // operators (OnDiskIndexBuilder.Mode) lack RANGE; PREFIX, the default, and
 // SPARSE have it.
 func sasiSupportsRange(ix *schema.Index, col *schema.Column) bool {
-	literal := col.Type.Kind == types.Text || col.Type.Kind == types.Ascii
+	return !sasiLiteral(ix, col) && !strings.EqualFold(ix.Options["mode"], "CONTAINS")
+}
+
+// sasiLiteral reports whether SASI index ix on col is literal
+// (IndexMode.getMode): its 'is_literal' option, or by default whether col
+// is a text or ascii column. ColumnIndex.supports gives LIKE only to a
+// literal index.
+func sasiLiteral(ix *schema.Index, col *schema.Column) bool {
 	if opt, ok := ix.Options["is_literal"]; ok {
-		literal = strings.EqualFold(opt, "true")
+		return strings.EqualFold(opt, "true")
 	}
-	return !literal && !strings.EqualFold(ix.Options["mode"], "CONTAINS")
+	return col.Type.Kind == types.Text || col.Type.Kind == types.Ascii
+}
+
+// sasiTokenized reports whether SASI index ix on col is tokenized, that is
+// whether its analyzer splits a value into tokens (ColumnIndex.isTokenized,
+// AbstractAnalyzer.isTokenizing). IndexMode.getMode makes an index analyzed
+// when it names an analyzer_class (unless 'analyzed' is 'false') or when
+// 'analyzed' is 'true'; IndexMode.getAnalyzer then uses that class, or
+// StandardAnalyzer on a text or ascii column. Of SASI's analyzers,
+// StandardAnalyzer and DelimiterAnalyzer tokenize; NonTokenizingAnalyzer
+// and NoOpAnalyzer do not.
+func sasiTokenized(ix *schema.Index, col *schema.Column) bool {
+	class, hasClass := ix.Options["analyzer_class"]
+	analyzed := hasClass
+	if opt, ok := ix.Options["analyzed"]; ok {
+		analyzed = strings.EqualFold(opt, "true")
+	}
+	if !analyzed {
+		return false
+	}
+	if !hasClass {
+		return col.Type.Kind == types.Text || col.Type.Kind == types.Ascii
+	}
+	switch class {
+	case "org.apache.cassandra.index.sasi.analyzer.StandardAnalyzer",
+		"org.apache.cassandra.index.sasi.analyzer.DelimiterAnalyzer":
+		return true
+	}
+	return false
 }
 
 // sasiIndex returns the SASI index of tbl on column name, or nil.
