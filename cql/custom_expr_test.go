@@ -26,8 +26,7 @@ func TestCustomIndexExpressions(t *testing.T) {
 		"CREATE INDEX plain ON ks.t (w)",
 		"CREATE CUSTOM INDEX sasi ON ks.t (v) USING 'org.apache.cassandra.index.sasi.SASIIndex'",
 	} {
-		_, err := s.Query(ctx, q, nil)
-		require.NoError(t, err, q)
+		mustQuery(t, s, q)
 	}
 	cases := []struct {
 		q    string

@@ -42,8 +42,7 @@ func TestCreateCustomIndexClass(t *testing.T) {
 		"CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
 		"CREATE TABLE ks.t (k int PRIMARY KEY, v text)",
 	} {
-		_, err := s.Query(ctx, q, nil)
-		require.NoError(t, err, q)
+		mustQuery(t, s, q)
 	}
 	cases := []struct {
 		q    string
@@ -71,8 +70,7 @@ func TestCreateCustomIndexClass(t *testing.T) {
 		"CREATE CUSTOM INDEX ON ks.t () USING 'org.apache.cassandra.index.StubIndex'",
 		"CREATE CUSTOM INDEX sasi ON ks.t (v) USING 'org.apache.cassandra.index.sasi.SASIIndex'",
 	} {
-		_, err := s.Query(ctx, q, nil)
-		require.NoError(t, err, q)
+		mustQuery(t, s, q)
 	}
 	tbl, _ = s.x.env.Engine.Table("ks", "t")
 	var names []string
@@ -106,8 +104,7 @@ func TestStubIndexWriteTimeDeletions(t *testing.T) {
 		"INSERT INTO ks.t (a, b, c, d) VALUES (0, 0, 2, 2)",
 		"INSERT INTO ks.t (a, b, c, d) VALUES (0, 1, 3, 3)",
 	} {
-		_, err := s.Query(ctx, q, nil)
-		require.NoError(t, err, q)
+		mustQuery(t, s, q)
 	}
 	tbl, _ := s.x.env.Engine.Table("ks", "t")
 	ci, ok := s.x.env.Engine.CustomIndex(tbl, "test_index")
@@ -145,8 +142,7 @@ func TestCustomIndexSupportsExpression(t *testing.T) {
 		"INSERT INTO ks.t (k, v, w) VALUES (1, 1, 1)",
 		"INSERT INTO ks.t (k, v, w) VALUES (2, 2, 2)",
 	} {
-		_, err := s.Query(ctx, q, nil)
-		require.NoError(t, err, q)
+		mustQuery(t, s, q)
 	}
 	for q, n := range map[string]int{
 		"SELECT * FROM ks.t WHERE v = 1":                  1,

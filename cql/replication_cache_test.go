@@ -19,11 +19,6 @@ import (
 func TestReplicationFollowsAlterKeyspace(t *testing.T) {
 	s := boundsSession(t)
 	ctx := context.Background()
-	exec := func(q string) {
-		t.Helper()
-		_, err := s.Query(ctx, q, nil)
-		require.NoError(t, err, q)
-	}
 	quorum := &query.Params{Consistency: wire.Quorum, HasConsistency: true}
 	read := func(ks string) error {
 		_, err := s.Query(ctx, "SELECT v FROM "+ks+".t WHERE k = 1", quorum)
@@ -40,20 +35,20 @@ func TestReplicationFollowsAlterKeyspace(t *testing.T) {
 		require.Equal(t, int32(2), qe.Required)
 		require.Equal(t, int32(1), qe.Alive)
 	}
-	exec("CREATE KEYSPACE other WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}")
-	exec("CREATE TABLE other.t (k int PRIMARY KEY, v int)")
+	mustQuery(t, s, "CREATE KEYSPACE other WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}")
+	mustQuery(t, s, "CREATE TABLE other.t (k int PRIMARY KEY, v int)")
 
 	require.NoError(t, read("ks"))
 	require.NoError(t, write("ks"))
 	unavailable(read("other"))
 
-	exec("ALTER KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}")
+	mustQuery(t, s, "ALTER KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}")
 	unavailable(read("ks"))
 	unavailable(write("ks"))
 	unavailable(read("other"))
 
-	exec("ALTER KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
-	exec("ALTER KEYSPACE other WITH replication = {'class': 'NetworkTopologyStrategy', 'datacenter1': 1}")
+	mustQuery(t, s, "ALTER KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	mustQuery(t, s, "ALTER KEYSPACE other WITH replication = {'class': 'NetworkTopologyStrategy', 'datacenter1': 1}")
 	require.NoError(t, read("ks"))
 	require.NoError(t, write("ks"))
 	require.NoError(t, read("other"))
@@ -67,11 +62,6 @@ func TestReplicationFollowsAlterKeyspace(t *testing.T) {
 func TestPreparedReadFollowsAlterKeyspace(t *testing.T) {
 	s := boundsSession(t)
 	ctx := context.Background()
-	exec := func(q string) {
-		t.Helper()
-		_, err := s.Query(ctx, q, nil)
-		require.NoError(t, err, q)
-	}
 	prep, err := s.Prepare(ctx, "SELECT v FROM ks.t WHERE k = ?")
 	require.NoError(t, err)
 	read := func() error {
@@ -80,12 +70,12 @@ func TestPreparedReadFollowsAlterKeyspace(t *testing.T) {
 		return err
 	}
 	require.NoError(t, read())
-	exec("ALTER KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}")
+	mustQuery(t, s, "ALTER KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}")
 	err = read()
 	requireCode(t, err, wire.CodeUnavailable, "Cannot achieve consistency level QUORUM")
 	qe := err.(*query.Error)
 	require.Equal(t, int32(2), qe.Required)
 	require.Equal(t, int32(1), qe.Alive)
-	exec("ALTER KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	mustQuery(t, s, "ALTER KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
 	require.NoError(t, read())
 }

@@ -92,7 +92,9 @@ func rowText(r *data.Row) string {
 	return b.String()
 }
 
-func newIndexedEngine(t *testing.T, class *logClass) (*Engine, *schema.Table) {
+// newIndexedEngine opens an in-memory engine whose table ks.t has the
+// custom index li of class on column v, and returns the table as altered.
+func newIndexedEngine(t *testing.T, class IndexClass) (*Engine, *schema.Table) {
 	clock := NewManualClock(testStart)
 	e, err := Open(Options{Clock: clock, IndexClasses: map[string]IndexClass{"org.example.LogIndex": class}})
 	require.NoError(t, err)
@@ -233,17 +235,7 @@ func (c flushLogClass) NewIndex(t *schema.Table, ix *schema.Index) CustomIndex {
 
 func TestCustomIndexFlushAndTruncate(t *testing.T) {
 	class := &logClass{}
-	clock := NewManualClock(testStart)
-	e, err := Open(Options{Clock: clock, IndexClasses: map[string]IndexClass{"org.example.LogIndex": flushLogClass{class}}})
-	require.NoError(t, err)
-	defer e.Close()
-	require.NoError(t, e.CreateKeyspace(&schema.Keyspace{Name: "ks", DurableWrites: true,
-		Replication: map[string]string{"class": "org.apache.cassandra.locator.SimpleStrategy", "replication_factor": "1"}}))
-	tbl := testTable("t", data.TableID{1})
-	require.NoError(t, e.CreateTable(tbl))
-	nt := tbl.Clone()
-	nt.Indexes = []schema.Index{{Name: "li", Column: "v", Class: "org.example.LogIndex"}}
-	require.NoError(t, e.AlterTable(nt))
+	e, nt := newIndexedEngine(t, flushLogClass{class})
 	ctx := context.Background()
 	// A flush with nothing to write does not call the index.
 	require.NoError(t, e.Flush(ctx, "ks", "t"))
