@@ -70,8 +70,8 @@ type Cache struct {
 // NewCache returns a Cache with the budgets of opts.
 func NewCache(opts CacheOptions) *Cache {
 	return &Cache{
-		blocks: newClockCache(cacheBudget(opts.BlockCacheSize, DefaultBlockCacheSize)),
-		keys:   newClockCache(cacheBudget(opts.KeyCacheSize, DefaultKeyCacheSize)),
+		blocks: newClockCache(cacheBudget(opts.BlockCacheSize, DefaultBlockCacheSize), true),
+		keys:   newClockCache(cacheBudget(opts.KeyCacheSize, DefaultKeyCacheSize), false),
 	}
 }
 
@@ -127,10 +127,18 @@ func (c *Cache) chunk(id uint64, i int) ([]byte, bool) {
 	return v.bytes, ok
 }
 
-// putChunk caches b as chunk i; the cache owns b from then on: b must
-// never be written again.
-func (c *Cache) putChunk(id uint64, i int, b []byte) {
-	c.blocks.put(cacheKey{id, kindChunk, uint64(i)}, cacheValue{bytes: b}, int64(cap(b))+cacheEntryOverhead)
+// putChunk caches b as chunk i and reports whether it did; if it did, the
+// cache owns b from then on: b must never be written again. If it did not
+// (the chunk is already cached, or not admitted), b stays the caller's.
+func (c *Cache) putChunk(id uint64, i int, b []byte) bool {
+	return c.blocks.put(cacheKey{id, kindChunk, uint64(i)}, cacheValue{bytes: b}, int64(cap(b))+cacheEntryOverhead)
+}
+
+// admitsChunk reports whether putChunk would cache chunk i of size bytes
+// now (the shard has room, or the chunk missed lately), and if not,
+// records the miss so that the next one is admitted.
+func (c *Cache) admitsChunk(id uint64, i, size int) bool {
+	return c.blocks.admits(cacheKey{id, kindChunk, uint64(i)}, int64(size)+cacheEntryOverhead)
 }
 
 func (c *Cache) span(id uint64, i int) (*indexSpan, bool) {
@@ -212,11 +220,26 @@ type cacheValue struct {
 // CLOCK algorithm: a hit sets the entry's reference bit (under a read
 // lock), and the hand, looking for room, clears set bits and evicts the
 // first entry whose bit is clear. A nil *clockCache caches nothing.
+//
+// A cache made with admission set (the block cache) lets a new entry into a
+// full shard only on its second miss: the first miss of a key leaves its
+// hash in the shard's doorkeeper, a small direct-mapped table of the keys
+// refused lately, and only a key found there evicts something. A read
+// workload larger than the cache then stops paying, on every read, for an
+// eviction and a buffer the cache drops again before anyone reads it; what
+// is read more than once in a while still gets in (the idea of TinyLFU's
+// doorkeeper, without its frequency sketch). While a shard has room,
+// everything is admitted at once.
 type clockCache struct {
 	shards []clockShard
 	mask   uint64
 	budget int64
 }
+
+// doorkeeperSlots is the size of a shard's doorkeeper: the number of keys
+// refused lately that it remembers (8 KiB a shard). A key that misses again
+// before another key's hash overwrites its slot is admitted.
+const doorkeeperSlots = 1024
 
 type clockShard struct {
 	mu     sync.RWMutex
@@ -226,6 +249,9 @@ type clockShard struct {
 	hand   int
 	used   int64
 	budget int64
+	// seen is the doorkeeper (nil without admission): hashes, or'ed with 1
+	// so that zero means empty, of keys refused while the shard was full.
+	seen []uint64
 }
 
 type clockSlot struct {
@@ -240,8 +266,8 @@ type clockSlot struct {
 const shardBytes = 4 << 20
 
 // newClockCache returns a cache of budget bytes, or nil for a budget of
-// zero.
-func newClockCache(budget int64) *clockCache {
+// zero; admission sets the second-miss admission of full shards.
+func newClockCache(budget int64, admission bool) *clockCache {
 	if budget <= 0 {
 		return nil
 	}
@@ -252,6 +278,9 @@ func newClockCache(budget int64) *clockCache {
 	c := &clockCache{shards: make([]clockShard, n), mask: uint64(n - 1), budget: budget}
 	for i := range c.shards {
 		c.shards[i] = clockShard{m: map[cacheKey]int32{}, budget: budget / int64(n)}
+		if admission {
+			c.shards[i].seen = make([]uint64, doorkeeperSlots)
+		}
 	}
 	return c
 }
@@ -281,12 +310,14 @@ func (c *clockCache) get(k cacheKey) (cacheValue, bool) {
 // put caches v under k, charged size bytes, evicting as needed, and
 // reports whether v is cached. A key already cached keeps its value
 // (another reader filled it meanwhile with the same bytes); an entry larger
-// than half a shard is not cached.
+// than half a shard is not cached; with admission, a key that would evict
+// is cached only on its second miss (see clockCache).
 func (c *clockCache) put(k cacheKey, v cacheValue, size int64) bool {
 	if c == nil {
 		return false
 	}
-	s := c.shard(k)
+	h := k.hash()
+	s := &c.shards[h&c.mask]
 	if size > s.budget/2 {
 		return false
 	}
@@ -294,6 +325,16 @@ func (c *clockCache) put(k cacheKey, v cacheValue, size int64) bool {
 	defer s.mu.Unlock()
 	if _, ok := s.m[k]; ok {
 		return false
+	}
+	if s.used+size > s.budget && s.seen != nil {
+		// The shard's index bits of h are the same for all its keys: the
+		// doorkeeper's slot takes the bits above them.
+		slot := &s.seen[(h>>4)%doorkeeperSlots]
+		if *slot != h|1 {
+			*slot = h | 1
+			return false
+		}
+		*slot = 0
 	}
 	for s.used+size > s.budget {
 		s.evictOne()
@@ -310,6 +351,31 @@ func (c *clockCache) put(k cacheKey, v cacheValue, size int64) bool {
 	s.m[k] = i
 	s.used += size
 	return true
+}
+
+// admits reports whether put would cache an entry of size bytes under k
+// now, and if not, leaves k in the doorkeeper (the miss put would have
+// recorded), so that a put on k's next miss caches it.
+func (c *clockCache) admits(k cacheKey, size int64) bool {
+	if c == nil {
+		return false
+	}
+	h := k.hash()
+	s := &c.shards[h&c.mask]
+	if size > s.budget/2 {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.used+size <= s.budget || s.seen == nil {
+		return true
+	}
+	slot := &s.seen[(h>>4)%doorkeeperSlots]
+	if *slot == h|1 {
+		return true
+	}
+	*slot = h | 1
+	return false
 }
 
 // evictOne advances the hand to the first live entry not referenced since

@@ -177,7 +177,7 @@ func TestCachedLookupStats(t *testing.T) {
 }
 
 func TestClockCacheSecondChance(t *testing.T) {
-	c := newClockCache(3 * 100)
+	c := newClockCache(3*100, false)
 	require.Len(t, c.shards, 1)
 	k := func(i int) cacheKey { return cacheKey{id: 1, kind: kindChunk, n: uint64(i)} }
 	for i := 0; i < 3; i++ {
@@ -201,7 +201,7 @@ func TestClockCacheSecondChance(t *testing.T) {
 	assert.Equal(t, 3, n)
 	assert.Equal(t, int64(300), bytes)
 	assert.Equal(t, int64(300), budget)
-	assert.Nil(t, newClockCache(0))
+	assert.Nil(t, newClockCache(0, false))
 	var none *clockCache
 	assert.False(t, none.put(k(1), cacheValue{ptr: 1}, 1))
 	_, ok = none.get(k(1))
@@ -209,7 +209,7 @@ func TestClockCacheSecondChance(t *testing.T) {
 }
 
 func TestClockCacheBudgetAndForget(t *testing.T) {
-	c := newClockCache(64 << 20)
+	c := newClockCache(64<<20, true)
 	require.Len(t, c.shards, 16)
 	rng := rand.New(rand.NewSource(seed(t)))
 	for i := 0; i < 20000; i++ {
@@ -363,4 +363,36 @@ func TestSharedCacheNeverServesAClosedReader(t *testing.T) {
 	blocks, keys = r2.CachedEntries()
 	assert.Equal(t, st.Blocks, blocks, "every cached block is the live reader's")
 	assert.Equal(t, st.Keys, keys, "every cached key is the live reader's")
+}
+
+// TestClockCacheDoorkeeper checks the block cache's admission: a full
+// shard takes a new key only on its second miss, and admits answers as put
+// would without caching anything.
+func TestClockCacheDoorkeeper(t *testing.T) {
+	c := newClockCache(2*100, true)
+	k := func(i int) cacheKey { return cacheKey{id: 1, kind: kindChunk, n: uint64(i)} }
+	require.True(t, c.admits(k(0), 100), "room: admitted at once")
+	require.True(t, c.put(k(0), cacheValue{ptr: 0}, 100))
+	require.True(t, c.put(k(1), cacheValue{ptr: 1}, 100))
+	assert.False(t, c.put(k(2), cacheValue{ptr: 2}, 100), "full: the first miss is refused")
+	_, ok := c.get(k(2))
+	assert.False(t, ok)
+	assert.True(t, c.put(k(2), cacheValue{ptr: 2}, 100), "the second miss is admitted")
+	v, ok := c.get(k(2))
+	require.True(t, ok)
+	assert.Equal(t, 2, v.ptr)
+	n, bytes, _ := c.stats(0)
+	assert.Equal(t, 2, n)
+	assert.Equal(t, int64(200), bytes)
+
+	assert.False(t, c.admits(k(3), 100), "full: admits records the first miss")
+	n, _, _ = c.stats(0)
+	assert.Equal(t, 2, n, "admits caches nothing")
+	assert.True(t, c.admits(k(3), 100), "and the second is admitted")
+	assert.True(t, c.put(k(3), cacheValue{ptr: 3}, 100))
+
+	plain := newClockCache(2*100, false)
+	require.True(t, plain.put(k(0), cacheValue{ptr: 0}, 100))
+	require.True(t, plain.put(k(1), cacheValue{ptr: 1}, 100))
+	assert.True(t, plain.put(k(2), cacheValue{ptr: 2}, 100), "without admission a full cache evicts at once")
 }

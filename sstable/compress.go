@@ -226,6 +226,21 @@ var errDecodedLength = errors.New("decoded length differs from the chunk length"
 
 // decompressChunk decompresses src, whose uncompressed length must be n,
 // into dst[:0] and returns it.
+// decompressChunkPrefix is decompressChunk returning only the first need
+// bytes of the n when need < n and the codec can stop early (S2 and
+// Snappy); other codecs decode in full.
+func decompressChunkPrefix(c Codec, dst, src []byte, n, need int) ([]byte, error) {
+	if need >= n || (c != CodecS2 && c != CodecSnappy) {
+		return decompressChunk(c, dst, src, n)
+	}
+	if l, err := s2.DecodedLen(src); err != nil {
+		return nil, err
+	} else if l != n {
+		return nil, errDecodedLength
+	}
+	return s2DecodePrefix(dst, src, need)
+}
+
 func decompressChunk(c Codec, dst, src []byte, n int) ([]byte, error) {
 	switch c {
 	case CodecNone:

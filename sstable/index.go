@@ -387,6 +387,7 @@ func (r *Reader) GetPartition(token int64, key []byte) (*Partition, bool, error)
 	}
 	pr := pointReadPool.Get().(*pointRead)
 	bufs := pr.it.bufs // kept: see rowIter.bufs
+	spare := pr.cur.spareBuffers()
 	*pr = pointRead{}
 	pr.it.bufs = bufs
 	st := &pr.st
@@ -394,6 +395,7 @@ func (r *Reader) GetPartition(token int64, key []byte) (*Partition, bool, error)
 	found, err := r.findEntry(token, key, &pr.p.e, st)
 	if err == nil && found {
 		r.initCursor(&pr.cur, nil, true)
+		pr.cur.buf, pr.cur.own = spare, [2]bool{spare[0] != nil, spare[1] != nil}
 		if e := &pr.p.e; e.plainHeader && (e.nMarks > 0 || e.numBlocks() > 0) {
 			// The header holds nothing the entry lacks (format version
 			// 3), and the rows cross chunks or have a row index: leave

@@ -549,12 +549,12 @@ func (it *rowIter) indexRecords(s segment) bool {
 	it.offs = it.bufs.offs[:0]
 	for pos := s.start; pos < s.end; {
 		i := int(pos / r.chunkLen)
-		c, err := it.cur.chunk(i)
+		base := uint64(i) * r.chunkLen
+		c, err := it.cur.chunkPrefix(i, int(min(s.end-base, r.chunkLen)))
 		if err != nil {
 			it.err = err
 			return false
 		}
-		base := uint64(i) * r.chunkLen
 		for pos < s.end && pos-base < uint64(len(c)) {
 			l, n := binary.Uvarint(c[pos-base:])
 			if n == 0 && uint64(len(c))-(pos-base) < binary.MaxVarintLen64 {
@@ -601,7 +601,9 @@ func clusteringOf(row []byte) ([]byte, bool) {
 func (it *rowIter) streamRecord() ([]byte, bool) {
 	r, at := it.p.r, it.pos
 	i := int(at >> r.chunkShift)
-	c, err := it.cur.chunk(i)
+	// The chunk is needed up to the records' end (a partition ending in it
+	// leaves the rest to the partitions after it).
+	c, err := it.cur.chunkPrefix(i, int(min(it.end-uint64(i)*r.chunkLen, r.chunkLen)))
 	if err != nil {
 		it.err = err
 		return nil, false

@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
+	"math"
 	"math/bits"
 	"sort"
 	"strconv"
@@ -496,9 +497,11 @@ func (r *Reader) MayContain(key []byte) bool { return r.filter.mayContain(key) }
 // the next row is read (a k-way merge holds the previous row of a source
 // while it advances that source), and a record straddling two chunks is
 // assembled without reading either again. Chunks come from the Reader's
-// chunk cache when it holds them; a cursor with fill set adds the chunks it
-// decompresses to the cache (each in a fresh buffer, which the cache then
-// owns), one without reuses its own two buffers.
+// chunk cache when it holds them; a cursor with fill set offers the chunks
+// it decompresses to the cache, which then owns the buffer of each chunk it
+// admits. The cursor decompresses into its own two buffers again while it
+// owns them: always without fill, and with fill while the cache refuses
+// them, until a row aliasing a buffer is handed out (giveAway).
 type chunkCursor struct {
 	r    *Reader
 	fill bool
@@ -527,15 +530,24 @@ func (r *Reader) initCursor(c *chunkCursor, st *ReadStats, fill bool) {
 }
 
 // chunk returns the uncompressed bytes of chunk i, checking its CRC.
-func (c *chunkCursor) chunk(i int) ([]byte, error) {
-	if c.idx[c.mru] == i {
+func (c *chunkCursor) chunk(i int) ([]byte, error) { return c.chunkPrefix(i, math.MaxInt) }
+
+// chunkPrefix returns at least the first need bytes of chunk i (all of it
+// when need reaches its end), checking its CRC. A chunk that the cache
+// does not admit is decoded only as far as need, when its codec allows
+// (S2 and Snappy, and uncompressed chunks): a read that uses the start of
+// a chunk (a partition ending there) pays only for that start.
+func (c *chunkCursor) chunkPrefix(i int, need int) ([]byte, error) {
+	r := c.r
+	full := r.plainLen(i)
+	need = min(need, full)
+	if c.idx[c.mru] == i && len(c.buf[c.mru]) >= need {
 		return c.buf[c.mru], nil
 	}
-	if c.idx[1-c.mru] == i {
+	if c.idx[1-c.mru] == i && len(c.buf[1-c.mru]) >= need {
 		c.mru = 1 - c.mru
 		return c.buf[c.mru], nil
 	}
-	r := c.r
 	if r.closed.Load() {
 		return nil, ErrClosed
 	}
@@ -544,21 +556,46 @@ func (c *chunkCursor) chunk(i int) ([]byte, error) {
 		c.idx[s], c.buf[s], c.own[s], c.mru = i, b, false, s
 		return b, nil
 	}
+	// Only a whole chunk can be cached: decode in full when the cache
+	// would take it, else only the prefix asked for.
+	if c.fill && need < full && r.cache.admitsChunk(r.cacheID, i, full) {
+		need = full
+	}
 	var dst []byte
-	if !c.fill && c.own[s] {
+	if c.own[s] {
 		dst = c.buf[s]
 	}
 	// The slot is overwritten (or dropped) whatever happens below.
 	c.idx[s], c.buf[s], c.own[s] = -1, nil, false
-	plain, err := r.readChunk(i, dst, c.st)
+	plain, err := r.readChunk(i, dst, need, c.st)
 	if err != nil {
 		return nil, err
 	}
-	if c.fill {
-		r.cache.putChunk(r.cacheID, i, plain)
-	}
-	c.idx[s], c.buf[s], c.own[s], c.mru = i, plain, !c.fill, s
+	// A chunk the cache does not take (it is full and admits the chunk
+	// only on its next miss) stays in the cursor's buffer, which the next
+	// miss then reuses unless a row has been given away from it.
+	own := !c.fill || len(plain) < full || !r.cache.putChunk(r.cacheID, i, plain)
+	c.idx[s], c.buf[s], c.own[s], c.mru = i, plain, own, s
 	return plain, nil
+}
+
+// plainLen returns the uncompressed length of chunk i: the chunk length
+// but for the last chunk.
+func (r *Reader) plainLen(i int) int {
+	return int(min(r.chunkLen, r.dataLen-min(r.dataLen, uint64(i)*r.chunkLen)))
+}
+
+// spareBuffers returns the cursor's buffers that no row aliases (those it
+// owns), for a later cursor of the same pooled read to decompress into: a
+// chunk the cache did not take then costs no allocation. The cursor must
+// not be used afterwards.
+func (c *chunkCursor) spareBuffers() (b [2][]byte) {
+	for s := range c.buf {
+		if c.own[s] && c.buf[s] != nil {
+			b[s] = c.buf[s][:0]
+		}
+	}
+	return b
 }
 
 // giveAway marks the buffer holding chunk i as no longer the cursor's to
@@ -585,8 +622,9 @@ func (c *chunkCursor) share(st *ReadStats) *chunkCursor {
 }
 
 // readChunk reads chunk i, checks its CRC and decompresses it into dst[:0]
-// (a new buffer if dst is too small).
-func (r *Reader) readChunk(i int, dst []byte, st *ReadStats) ([]byte, error) {
+// (a new buffer if dst is too small): in full, or, when need is less than
+// its length and its codec allows, its first need bytes.
+func (r *Reader) readChunk(i int, dst []byte, need int, st *ReadStats) ([]byte, error) {
 	if i < 0 || i >= len(r.chunkOffsets) {
 		return nil, fmt.Errorf("%w: chunk %d out of range", ErrCorruption, i)
 	}
@@ -622,10 +660,10 @@ func (r *Reader) readChunk(i int, dst []byte, st *ReadStats) ([]byte, error) {
 		if uint64(n-1) != plainLen {
 			err = errDecodedLength
 		} else {
-			plain = append(dst[:0], raw[1:n]...)
+			plain = append(dst[:0], raw[1:1+min(n-1, need)]...)
 		}
 	case 1:
-		plain, err = decompressChunk(r.codec, dst, raw[1:n], int(plainLen))
+		plain, err = decompressChunkPrefix(r.codec, dst, raw[1:n], int(plainLen), need)
 	default:
 		err = errors.New("unknown chunk kind")
 	}
@@ -698,7 +736,7 @@ func (r *Reader) Verify() error {
 			return ErrClosed
 		}
 		var err error
-		if buf, err = r.readChunk(i, buf, nil); err != nil {
+		if buf, err = r.readChunk(i, buf, math.MaxInt, nil); err != nil {
 			return err
 		}
 	}
