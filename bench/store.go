@@ -211,7 +211,11 @@ func (s *EngineStore) Read(ctx context.Context, k int64, limit int, reverse bool
 		}
 		n++
 	}
-	return n, p.Close()
+	// The engine's own best use: the partition's memory goes back to the
+	// engine's pool, as the CQL layer gives it back.
+	err = p.Close()
+	p.Release()
+	return n, err
 }
 
 // Close closes the database.
