@@ -52,8 +52,11 @@ type dataSink struct {
 // sinkBatch is the number of chunks an asynchronous sink is handed at a
 // time, and sinkBuffers its number of chunk buffers: a batch the writer
 // collects, one queued, one being compressed, and the chunk being filled.
+// Eight rather than four halves the wake-ups of a flush (each one a futex
+// call and often an OS thread started: about 5% of a narrow flush's CPU at
+// four, bench/RESULTS.md, Run 40) for at most 25 buffers of 16 KiB.
 const (
-	sinkBatch   = 4
+	sinkBatch   = 8
 	sinkBuffers = 3*sinkBatch + 1
 )
 

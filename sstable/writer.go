@@ -44,6 +44,18 @@ type summaryEntry struct {
 // in clustering order, EndPartition, for each partition in token order, then
 // Finish (or Abort). A Writer is not safe for concurrent use. After an
 // error, the Writer is unusable and Abort removes what it wrote.
+//
+// Structure: a pipeline of two stages (three with Index.db). On the
+// caller's goroutine the Writer encodes each partition header and row
+// record straight into the current chunk of the uncompressed Data.db stream
+// (writeRowRecord), and each index entry into the Index.db buffer; full
+// chunks go to the dataSink (sink.go), whose goroutine compresses,
+// checksums and writes them, in batches of sinkBatch with recycled chunk
+// buffers, and full Index.db buffers to the indexSink's goroutine. A sink's
+// error surfaces from the Writer's next hand-over, Finish or Abort, and
+// Finish and Abort both end the goroutines. A narrow flush spends its time
+// in encoding (and the memtable's iteration), not in compression: the sink
+// goroutine is mostly idle (bench/RESULTS.md, Run 40).
 type Writer struct {
 	fs   vfs.FS
 	dir  string
@@ -52,21 +64,24 @@ type Writer struct {
 	err  error // sticky
 	done bool
 
-	data, index   vfs.File
-	created       []string
-	chunk         []byte // uncompressed bytes of the current chunk
-	pos           uint64 // uncompressed stream offset
-	sink          *dataSink
-	indexSink     *indexSink
-	indexOut      []byte
-	indexFileOff  uint64
-	summary       []summaryEntry
-	keyHashes     [][2]uint64
-	stats         Stats
-	enc           rowEncoder
-	scratch       []byte
-	rowBuf        []byte
-	blockOffs     []uint32
+	data, index  vfs.File
+	created      []string
+	chunk        []byte // uncompressed bytes of the current chunk
+	pos          uint64 // uncompressed stream offset
+	sink         *dataSink
+	indexSink    *indexSink
+	indexOut     []byte
+	indexFileOff uint64
+	summary      []summaryEntry
+	keyHashes    [][2]uint64
+	stats        Stats
+	enc          rowEncoder
+	scratch      []byte
+	rowBuf       []byte
+	blockOffs    []uint32
+	// maxRecord is the longest row record written so far (see
+	// writeRowRecord).
+	maxRecord     int
 	hasPartitions bool
 	// sizeBucket and cellBucket are the histogram buckets of the last
 	// partition (Histogram.addNear).
@@ -101,7 +116,7 @@ type Writer struct {
 // indexFlushSize and dataFlushSize are the buffer sizes at which the writer
 // hands bytes to the file.
 const (
-	indexFlushSize = 64 << 10
+	indexFlushSize = 128 << 10
 	dataFlushSize  = 256 << 10
 )
 
@@ -300,14 +315,7 @@ func (w *Writer) AddRow(r *data.Row) error {
 		w.marks = append(w.marks, w.pos-w.partStart)
 		w.markChunk = c
 	}
-	const room = binary.MaxVarintLen64
-	b := w.enc.appendRow(append(w.scratch[:0], make([]byte, room)...), r)
-	n := len(b) - room
-	var lb [binary.MaxVarintLen64]byte
-	ln := binary.PutUvarint(lb[:], uint64(n))
-	copy(b[room-ln:], lb[:ln])
-	w.scratch = b
-	if err := w.writeStream(b[room-ln:]); err != nil {
+	if err := w.writeRowRecord(r); err != nil {
 		return err
 	}
 	w.lastClust = append(w.lastClust[:0], r.Clustering...)
@@ -318,6 +326,69 @@ func (w *Writer) AddRow(r *data.Row) error {
 		w.closeBlock()
 	}
 	return nil
+}
+
+// writeRowRecord appends r's record, uvarint(len(row)) and the row, to the
+// stream. When the current chunk has room to spare (directMargin, or twice
+// the longest record so far) the row is encoded straight into the chunk
+// after one byte for its length, which holds the length of any row shorter
+// than 128 bytes: a narrow row costs no copy at all, a longer one a move by
+// the length's extra bytes. Otherwise, or when the record would fill the
+// chunk, the row is encoded after room for the longest length in scratch
+// and written through writeStream, as every record was before.
+func (w *Writer) writeRowRecord(r *data.Row) error {
+	if start := len(w.chunk); cap(w.chunk)-start > max(directMargin, 2*w.maxRecord) {
+		b := w.enc.appendRow(append(w.chunk, 0), r)
+		n := len(b) - start - 1
+		if cap(b) == cap(w.chunk) && &b[0] == &w.chunk[:1][0] { // encoded in place
+			ln := uvarintLen(uint64(n))
+			if start+ln+n < cap(w.chunk) {
+				if ln > 1 {
+					b = append(b, make([]byte, ln-1)...)
+					copy(b[start+ln:], b[start+1:start+1+n])
+				}
+				binary.PutUvarint(b[start:], uint64(n))
+				w.chunk = b
+				w.pos += uint64(ln + n)
+				w.maxRecord = max(w.maxRecord, ln+n)
+				return nil
+			}
+		}
+		// The record fills the chunk or outgrew it: write it as below,
+		// from the bytes just encoded (w.chunk still ends at start).
+		const room = binary.MaxVarintLen64
+		w.scratch = append(append(w.scratch[:0], make([]byte, room)...), b[start+1:start+1+n]...)
+		return w.writeScratchRecord(n)
+	}
+	const room = binary.MaxVarintLen64
+	b := w.enc.appendRow(append(w.scratch[:0], make([]byte, room)...), r)
+	w.scratch = b
+	return w.writeScratchRecord(len(b) - room)
+}
+
+// writeScratchRecord writes the record of the n-byte row encoded in scratch
+// after room for the longest uvarint.
+func (w *Writer) writeScratchRecord(n int) error {
+	const room = binary.MaxVarintLen64
+	b := w.scratch
+	var lb [binary.MaxVarintLen64]byte
+	ln := binary.PutUvarint(lb[:], uint64(n))
+	copy(b[room-ln:], lb[:ln])
+	w.maxRecord = max(w.maxRecord, ln+n)
+	return w.writeStream(b[room-ln : room+n])
+}
+
+// directMargin is the least room left in the current chunk for
+// writeRowRecord to encode a row straight into it.
+const directMargin = 1024
+
+func uvarintLen(x uint64) int {
+	n := 1
+	for x >= 0x80 {
+		x >>= 7
+		n++
+	}
+	return n
 }
 
 func (w *Writer) closeBlock() {
