@@ -803,8 +803,12 @@ func (it *scanIter) nextStreamed() error {
 	it.pst = ReadStats{}
 	prev := it.cur.st
 	it.cur.st = &it.pst
-	var n int
-	for win := uint64(minHeaderWindow); ; win *= 2 {
+	n, inPlace, err := it.headerInPlace(p)
+	if err != nil {
+		it.cur.st = prev
+		return err
+	}
+	for win := uint64(minHeaderWindow); !inPlace; win *= 2 {
 		end := min(it.spos+win, r.dataLen)
 		buf, err := it.cur.readRange(it.hdr.raw[:0], it.spos, end)
 		if err != nil {
@@ -841,6 +845,37 @@ func (it *scanIter) nextStreamed() error {
 	p.spare = &it.rows
 	it.p = p
 	return nil
+}
+
+// headerInPlace decodes the header of the partition at it.spos into p from
+// the chunk that holds its start, without copying the chunk's bytes, when
+// the header (and the byte after it) lies in that chunk and holds neither
+// a static row nor range tombstones, which would alias the chunk. The key
+// is then copied into the scan's header buffer: a later chunk read of the
+// partition's rows may overwrite the chunk (ScanReuse's recycling cursor).
+// ok false (with a nil error) means the header is to be read through the
+// copying window instead; p's header fields are then reset.
+func (it *scanIter) headerInPlace(p *Partition) (n int, ok bool, err error) {
+	r := it.r
+	i := int(it.spos >> r.chunkShift)
+	c, err := it.cur.chunk(i)
+	if err != nil {
+		return 0, false, err
+	}
+	off := it.spos - uint64(i)*r.chunkLen
+	if off >= uint64(len(c)) {
+		return 0, false, nil
+	}
+	buf := c[off:]
+	n, err = p.decodeHeaderV2(buf, &it.hdr, true)
+	if err != nil || n >= len(buf) || p.static != nil || p.rts != nil {
+		p.static, p.staticPos, p.rts = nil, 0, nil
+		p.e.key, p.e.deletion = nil, data.LiveDeletion
+		return 0, false, nil
+	}
+	it.hdr.raw = append(it.hdr.raw[:0], p.e.key...)
+	p.e.key = it.hdr.raw[:len(p.e.key):len(p.e.key)]
+	return n, true, nil
 }
 
 // partitionEnd walks the row records of a partition from stream position

@@ -30,7 +30,8 @@ func streamPartitions(rng *rand.Rand, n, maxRows int) []testPartition {
 // alone, and checks every partition against what was written and against
 // the index-driven scan: key, token, deletion, static row, range
 // tombstones, rows read forward to the end, partly, in reverse, through
-// slices or not at all, and the partition's size once its end is known.
+// slices or not at all, the partition's size once its end is known, and its
+// key and deletion still after its rows are read.
 func TestScanStreamMatchesScan(t *testing.T) {
 	rng := rand.New(rand.NewSource(seed(t)))
 	for _, codec := range []Codec{CodecNone, CodecS2, CodecZstd} {
@@ -103,6 +104,10 @@ func TestScanStreamMatchesScan(t *testing.T) {
 					require.Equal(t, normRows(p.rows), normRows(got))
 					require.Equal(t, sizes[i], src.(*Partition).Size())
 				}
+				// The key (decoded in place from a chunk, then copied)
+				// outlives the chunk reads of the rows.
+				require.Equal(t, p.key, src.Key())
+				require.Equal(t, p.del, src.Deletion())
 			}
 			require.NoError(t, it.Err())
 			require.NoError(t, it.Close())
