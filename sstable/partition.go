@@ -595,9 +595,9 @@ func clusteringOf(row []byte) ([]byte, bool) {
 }
 
 // streamRecord returns the row bytes of the record at it.pos and moves
-// past it. A record inside one chunk aliases the chunk (which the
-// cursor then no longer overwrites); one straddling chunks is copied into a
-// scratch buffer.
+// past it. A record inside one chunk that nothing overwrites (a cached
+// one: chunkCursor.alias) aliases the chunk; one straddling chunks, or in a
+// buffer the cursor reuses, is copied into a scratch buffer.
 func (it *rowIter) streamRecord() ([]byte, bool) {
 	r, at := it.p.r, it.pos
 	i := int(at >> r.chunkShift)
@@ -640,8 +640,12 @@ func (it *rowIter) streamRecord() ([]byte, bool) {
 	if s := off + uint64(n); s+l <= uint64(len(c)) {
 		// The chunk may have moved to the other slot meanwhile, but its
 		// bytes are the same.
-		it.cur.giveAway(i)
-		return c[s : s+l : s+l], true
+		if it.cur.alias(i) {
+			return c[s : s+l : s+l], true
+		}
+		it.sc = 1 - it.sc
+		it.scratch[it.sc] = append(it.scratch[it.sc][:0], c[s:s+l]...)
+		return it.scratch[it.sc], true
 	}
 	it.sc = 1 - it.sc
 	b, err := it.cur.readRange(it.scratch[it.sc][:0], start, it.pos)

@@ -499,9 +499,10 @@ func (r *Reader) MayContain(key []byte) bool { return r.filter.mayContain(key) }
 // assembled without reading either again. Chunks come from the Reader's
 // chunk cache when it holds them; a cursor with fill set offers the chunks
 // it decompresses to the cache, which then owns the buffer of each chunk it
-// admits. The cursor decompresses into its own two buffers again while it
-// owns them: always without fill, and with fill while the cache refuses
-// them, until a row aliasing a buffer is handed out (giveAway).
+// admits. A chunk not cached (no fill, or the cache refused it) stays in a
+// buffer of the cursor's own, which it decompresses a later chunk into: a
+// row is never handed out aliasing such a buffer (alias), it is copied, so
+// a read of chunks the cache does not keep allocates no buffer per chunk.
 type chunkCursor struct {
 	r    *Reader
 	fill bool
@@ -572,8 +573,8 @@ func (c *chunkCursor) chunkPrefix(i int, need int) ([]byte, error) {
 		return nil, err
 	}
 	// A chunk the cache does not take (it is full and admits the chunk
-	// only on its next miss) stays in the cursor's buffer, which the next
-	// miss then reuses unless a row has been given away from it.
+	// only on its next miss) stays in the cursor's buffer, which a later
+	// miss then reuses (no row aliases it: alias).
 	own := !c.fill || len(plain) < full || !r.cache.putChunk(r.cacheID, i, plain)
 	c.idx[s], c.buf[s], c.own[s], c.mru = i, plain, own, s
 	return plain, nil
@@ -598,17 +599,21 @@ func (c *chunkCursor) spareBuffers() (b [2][]byte) {
 	return b
 }
 
-// giveAway marks the buffer holding chunk i as no longer the cursor's to
-// overwrite: a row returned to the caller aliases it.
-func (c *chunkCursor) giveAway(i int) {
+// alias reports whether bytes of chunk i, which one of the slots holds,
+// may be handed to the caller as they are: when its buffer is not the
+// cursor's to overwrite (a cached chunk, or one shared with another
+// cursor), or when the cursor recycles its buffers anyway. Otherwise the
+// caller copies the bytes, and the buffer takes a later chunk.
+func (c *chunkCursor) alias(i int) bool {
 	if c.recycle {
-		return
+		return true
 	}
 	for s := range c.idx {
-		if c.idx[s] == i {
-			c.own[s] = false
+		if c.idx[s] == i && c.own[s] {
+			return false
 		}
 	}
+	return true
 }
 
 // share returns a cursor for another reader of the same goroutine that
@@ -694,8 +699,8 @@ func (c *chunkCursor) readRange(dst []byte, start, end uint64) ([]byte, error) {
 }
 
 // view returns uncompressed stream bytes [start, end) for the caller to
-// keep: the chunk holding them when they lie in one (which the cursor then
-// no longer overwrites), else a copy.
+// keep: the chunk holding them when they lie in one that nothing
+// overwrites (alias), else a copy.
 func (c *chunkCursor) view(start, end uint64) ([]byte, error) {
 	r := c.r
 	if end > r.dataLen || start > end {
@@ -711,8 +716,10 @@ func (c *chunkCursor) view(start, end uint64) ([]byte, error) {
 		if end-uint64(i)*r.chunkLen > uint64(len(p)) {
 			return nil, corruptf(r.name(ComponentData), 0, "stream range [%d, %d) beyond chunk %d", start, end, i)
 		}
-		c.giveAway(i)
-		return p[off : end-uint64(i)*r.chunkLen : end-uint64(i)*r.chunkLen], nil
+		if c.alias(i) {
+			return p[off : end-uint64(i)*r.chunkLen : end-uint64(i)*r.chunkLen], nil
+		}
+		return append(make([]byte, 0, end-start), p[off:end-uint64(i)*r.chunkLen]...), nil
 	}
 	return c.readRange(make([]byte, 0, end-start), start, end)
 }
