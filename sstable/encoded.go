@@ -79,6 +79,9 @@ func (it *rowIter) LivenessTimestamp(raw []byte) (int64, bool) {
 // would decode.
 func (it *rowIter) SupersededBy(raw []byte, a *data.Row) bool {
 	d := &it.p.r.rows
+	if v, ok := narrowSupersededBy(d, raw, a); ok {
+		return v
+	}
 	p := in{b: raw}
 	p.bytes("clustering", true)
 	flags := p.byte1("row flags")
@@ -154,4 +157,41 @@ func (it *rowIter) SupersededBy(raw []byte, a *data.Row) bool {
 		j++
 	}
 	return p.what == "" && p.off == len(raw)
+}
+
+// narrowSupersededBy is SupersededBy for the common shape of a narrow row,
+// read in place: a clustering and a value shorter than 128 bytes, a
+// liveness timestamp without expiry, and one regular cell at that
+// timestamp, without path, TTL or deletion time, whose column is one of the
+// first 127 of the dictionary. ok is false when raw has another shape; when
+// it is true, raw is a row that decodes (every field read is checked as
+// rowDecoder checks it).
+func narrowSupersededBy(d *rowDecoder, raw []byte, a *data.Row) (superseded, ok bool) {
+	if len(raw) == 0 || raw[0] >= 0x80 {
+		return false, false
+	}
+	off := 1 + int(raw[0])
+	if off >= len(raw) || raw[off] != rowHasTimestamp|rowOneCell {
+		return false, false
+	}
+	p := in{b: raw, off: off + 1}
+	ts := d.timestamp(&p, "liveness timestamp")
+	off = p.off
+	if p.what != "" || off+3 > len(raw) || raw[off] != cellRowTimestamp|cellHasValue {
+		return false, false
+	}
+	ref, vl := raw[off+1], raw[off+2]
+	if ref == 0 || ref >= 0x80 || int(ref) > len(d.names) || vl >= 0x80 || off+3+int(vl) != len(raw) {
+		return false, false
+	}
+	if (data.LivenessInfo{Timestamp: ts, ExpiresAt: data.NoDeletionTime}).Supersedes(a.Liveness) {
+		return false, true
+	}
+	col := d.names[ref-1]
+	for j := range a.Cells {
+		if c := &a.Cells[j]; c.Column == col && len(c.Path) == 0 {
+			return c.Timestamp > ts, true
+		}
+	}
+	return false, true
 }
