@@ -729,8 +729,6 @@ func (c *compactor) mergePartition(parts []data.PartitionSource) error {
 	clear(pm.stats.Sources)
 	m := &pm.m
 	m.stats, m.err = &pm.stats, nil
-	// The versions a newer one shadows in full are left undecoded.
-	m.lazy = !c.e.compactSlow
 	for i, ps := range parts {
 		m.add(ps.Rows(nil, false), i)
 	}

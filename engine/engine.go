@@ -88,10 +88,6 @@ type Engine struct {
 	// compactionBegun, when set (by tests), runs once a compaction has
 	// taken its view of the table's sources, before it reads them.
 	compactionBegun func()
-	// compactSlow, when set (by tests), makes a compaction's merge decode
-	// every version of every row (no rowMerger.lazy), as it did before
-	// that path: the identity tests compare the two.
-	compactSlow bool
 }
 
 // WriteStats are the bytes the engine wrote to SSTables since it opened,

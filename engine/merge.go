@@ -6,7 +6,6 @@ import (
 
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/schema"
-	"github.com/minicass/minicass/sstable"
 )
 
 // This file merges the sources of one partition into its live view. The
@@ -33,19 +32,6 @@ type rowMerger struct {
 	reverse bool
 	stats   *ReadStats
 	err     error
-
-	// lazy (a compaction's merger) keeps the head of each source that
-	// reads encoded rows (enc[i], sstable.EncodedRows) undecoded, as
-	// raws[i], until its content is needed: heads[i] is then stubs[i],
-	// which holds its clustering alone. Of several versions of a row,
-	// dominant decodes the one that may supersede the others and checks
-	// the others on their bytes, so that versions a newer one shadows in
-	// full are never decoded. CellsRead then counts the cells of the
-	// versions decoded.
-	lazy  bool
-	enc   []sstable.EncodedRows
-	raws  [][]byte
-	stubs []data.Row
 
 	// scratch is the row next returns when one source that shares its
 	// rows holds it, in the merger's own cells (the caller may change
@@ -172,56 +158,11 @@ func (m *rowMerger) add(it data.RowIterator, srcIdx int) {
 	m.iters = append(m.iters, it)
 	m.heads = append(m.heads, nil)
 	m.srcIdx = append(m.srcIdx, srcIdx)
-	if m.lazy {
-		var er sstable.EncodedRows
-		if e, ok := it.(sstable.EncodedRows); ok && e.Encoded() && m.owned[len(m.owned)-1] {
-			er = e
-		}
-		m.enc = append(m.enc, er)
-		m.raws = append(m.raws, nil)
-		m.stubs = append(m.stubs, data.Row{})
-	}
 	m.advance(len(m.iters) - 1)
-}
-
-// decodeHead decodes head i if it is undecoded (lazy); false if that
-// failed (m.err is set, the head is gone).
-func (m *rowMerger) decodeHead(i int) bool {
-	if !m.lazy || m.raws[i] == nil {
-		return true
-	}
-	r, ok := m.enc[i].DecodeEncoded(m.raws[i])
-	m.raws[i] = nil
-	if !ok {
-		m.heads[i] = nil
-		if err := m.iters[i].Err(); err != nil && m.err == nil {
-			m.err = wrapCorruption(err)
-		}
-		return false
-	}
-	m.heads[i] = r
-	m.stats.CellsRead += len(r.Cells)
-	return true
 }
 
 // advance moves iterator i to its next row.
 func (m *rowMerger) advance(i int) {
-	if m.lazy && m.enc[i] != nil {
-		raw, ck, ok := m.enc[i].NextEncoded()
-		m.raws[i] = raw
-		if !ok {
-			m.heads[i] = nil
-			if err := m.iters[i].Err(); err != nil && m.err == nil {
-				m.err = wrapCorruption(err)
-			}
-			return
-		}
-		m.stubs[i] = data.Row{Clustering: ck}
-		m.heads[i] = &m.stubs[i]
-		m.stats.RowsRead++
-		m.stats.Sources[m.srcIdx[i]].Rows++
-		return
-	}
 	r, ok := m.iters[i].Next()
 	if !ok {
 		m.heads[i] = nil
@@ -280,9 +221,6 @@ func (m *rowMerger) next() (*data.Row, bool) {
 	if len(m.same) == 0 {
 		return nil, false
 	}
-	if len(m.same) == 1 && !m.decodeHead(m.same[0]) {
-		return nil, false
-	}
 	first := m.heads[m.same[0]]
 	if len(m.same) == 1 && m.owned[m.same[0]] {
 		// The source decodes its next row into a row of its own at the
@@ -309,17 +247,6 @@ func (m *rowMerger) next() (*data.Row, bool) {
 		// would return a copy of it, so it is returned as it is.
 		return m.heads[w], true
 	}
-	if m.err != nil {
-		return nil, false // dominant failed to decode a version
-	}
-	if m.lazy {
-		for _, i := range m.same {
-			if !m.decodeHead(i) {
-				return nil, false
-			}
-		}
-		first = m.heads[m.same[0]]
-	}
 	// Merge into the two spare rows in turn, so that their arrays are
 	// reused from row to row, and return the last: its arrays are the
 	// merger's (MergeRowsInto copies every cell), which the caller may
@@ -345,26 +272,14 @@ func (m *rowMerger) next() (*data.Row, bool) {
 // no other cell, and its PurgeShadowed under no deletion removes nothing.
 // A compaction of versions of a narrow row rewritten in full (the common
 // overwrite) takes this path and copies no cell.
-//
-// An undecoded head (lazy) is read on its bytes: its liveness timestamp
-// to choose, and, when it is not the one chosen, EncodedRows.SupersededBy
-// for the checks, so that it is never decoded when it is shadowed.
 func (m *rowMerger) dominant() int {
 	w := -1
-	var wts int64
 	for _, i := range m.same {
-		ts := m.heads[i].Liveness.Timestamp
-		if m.lazy && m.raws[i] != nil {
-			var ok bool
-			if ts, ok = m.enc[i].LivenessTimestamp(m.raws[i]); !ok {
-				return -1 // malformed: decoding it reports why
-			}
-		}
-		if w < 0 || ts > wts {
-			w, wts = i, ts
+		if w < 0 || m.heads[i].Liveness.Timestamp > m.heads[w].Liveness.Timestamp {
+			w = i
 		}
 	}
-	if !m.owned[w] || !m.decodeHead(w) {
+	if !m.owned[w] {
 		return -1
 	}
 	a := m.heads[w]
@@ -378,12 +293,6 @@ func (m *rowMerger) dominant() int {
 	}
 	for _, i := range m.same {
 		if i == w {
-			continue
-		}
-		if m.lazy && m.raws[i] != nil {
-			if !m.enc[i].SupersededBy(m.raws[i], a) {
-				return -1
-			}
 			continue
 		}
 		b := m.heads[i]
@@ -430,12 +339,8 @@ func (m *rowMerger) close() error {
 	clear(m.iters)
 	clear(m.heads)
 	clear(m.pending)
-	clear(m.enc)
-	clear(m.raws)
-	clear(m.stubs)
 	m.pending, m.opener = m.pending[:0], nil
 	m.iters, m.heads, m.srcIdx, m.same, m.owned = m.iters[:0], m.heads[:0], m.srcIdx[:0], m.same[:0], m.owned[:0]
-	m.enc, m.raws, m.stubs = m.enc[:0], m.raws[:0], m.stubs[:0]
 	return err
 }
 

@@ -443,13 +443,10 @@ type rowIter struct {
 	cellBuf [4]data.Cell // row.Cells starts here
 	names   data.ColumnNames
 	rowPos  uint64 // stream position of the record of row
-	// rawPos is the stream position of the record NextEncoded returned
-	// last.
-	rawPos uint64
-	st     ReadStats
-	err    error
-	done   bool
-	closed bool
+	st      ReadStats
+	err     error
+	done    bool
+	closed  bool
 	// stream marks a forward read of a streamed partition whose end is not
 	// known (Reader.ScanStream): its segment runs to the end of the stream
 	// and the byte that ends the partition's records ends it.
@@ -480,7 +477,7 @@ func (it *rowIter) reset(p *Partition, slices data.Slices, reverse bool) {
 	it.cur = nil
 	it.pos, it.end, it.sc = 0, 0, 0
 	it.offs, it.segStart, it.ri = nil, 0, 0
-	it.rowPos, it.rawPos = 0, 0
+	it.rowPos = 0
 	it.stream = false
 	it.st = ReadStats{}
 	it.err, it.done, it.closed = nil, false, false
@@ -658,18 +655,8 @@ func (it *rowIter) streamRecord() ([]byte, bool) {
 
 // Next returns the next row in slices.
 func (it *rowIter) Next() (*data.Row, bool) {
-	raw, rowPos, ok := it.nextRecord()
-	if !ok {
-		return nil, false
-	}
-	return it.decode(raw, rowPos)
-}
-
-// nextRecord returns the bytes of the next row record in slices and its
-// stream position, without decoding the row.
-func (it *rowIter) nextRecord() ([]byte, uint64, bool) {
 	if it.err != nil || it.done || it.closed {
-		return nil, 0, false
+		return nil, false
 	}
 	for {
 		var raw []byte
@@ -677,7 +664,7 @@ func (it *rowIter) nextRecord() ([]byte, uint64, bool) {
 		if it.reverse {
 			if it.seg == 0 || it.ri < 0 {
 				if !it.loadSegment() {
-					return nil, 0, false
+					return nil, false
 				}
 				continue
 			}
@@ -686,65 +673,55 @@ func (it *rowIter) nextRecord() ([]byte, uint64, bool) {
 			it.pos = rowPos
 			var ok bool
 			if raw, ok = it.streamRecord(); !ok {
-				return nil, 0, false
+				return nil, false
 			}
 		} else {
 			if it.seg == 0 || it.pos >= it.end {
 				if !it.loadSegment() {
-					return nil, 0, false
+					return nil, false
 				}
 				continue
 			}
 			rowPos = it.pos
 			var ok bool
 			if raw, ok = it.streamRecord(); !ok {
-				return nil, 0, false
+				return nil, false
 			}
 		}
+		ck, ok := clusteringOf(raw)
+		if !ok {
+			it.err = it.p.r.dataErr(rowPos, nil, "bad clustering")
+			return nil, false
+		}
 		if len(it.slices) > 0 {
-			ck, ok := clusteringOf(raw)
-			if !ok {
-				it.err = it.p.r.dataErr(rowPos, nil, "bad clustering")
-				return nil, 0, false
-			}
 			if it.reverse {
 				if first := it.slices[0]; first.Start != nil && bytes.Compare(ck, first.Start) < 0 {
 					it.done = true
-					return nil, 0, false
+					return nil, false
 				}
 			} else if last := it.slices[len(it.slices)-1]; last.End != nil && bytes.Compare(ck, last.End) >= 0 {
 				it.done = true
-				return nil, 0, false
+				return nil, false
 			}
 			if !it.slices.Contains(ck) {
 				continue
 			}
 		}
-		return raw, rowPos, true
-	}
-}
-
-// decode decodes the row record raw, read at rowPos, into the iterator's
-// row.
-func (it *rowIter) decode(raw []byte, rowPos uint64) (*data.Row, bool) {
-	if _, ok := clusteringOf(raw); !ok {
-		it.err = it.p.r.dataErr(rowPos, nil, "bad clustering")
-		return nil, false
-	}
-	if r := it.p.r; r.version == 1 {
-		d := data.NewDecoder(raw)
-		d.RowInto(&it.row, &it.names)
-		if d.Err() != nil || d.Remaining() != 0 {
-			it.err = r.dataErr(rowPos, d.Err(), "bad row")
+		if r := it.p.r; r.version == 1 {
+			d := data.NewDecoder(raw)
+			d.RowInto(&it.row, &it.names)
+			if d.Err() != nil || d.Remaining() != 0 {
+				it.err = r.dataErr(rowPos, d.Err(), "bad row")
+				return nil, false
+			}
+		} else if what := r.rows.decodeRow(raw, &it.row); what != "" {
+			it.err = r.dataErr(rowPos, nil, "bad row: bad %s", what)
 			return nil, false
 		}
-	} else if what := r.rows.decodeRow(raw, &it.row); what != "" {
-		it.err = r.dataErr(rowPos, nil, "bad row: bad %s", what)
-		return nil, false
+		it.st.Rows++
+		it.rowPos = rowPos
+		return &it.row, true
 	}
-	it.st.Rows++
-	it.rowPos = rowPos
-	return &it.row, true
 }
 
 // Err returns the first error met.
