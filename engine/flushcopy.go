@@ -29,19 +29,20 @@ import (
 // Run 44). A batch holds copies of the row structs and their cell and
 // column-deletion arrays, which the memtable's iterator reuses; the bytes
 // they reference (keys, clusterings, values, bounds) are the memtable's and
-// stay valid (memtable.ScanReuse). A narrow partition with nothing to
-// purge goes over as its encoded row, which the writer's goroutine decodes
-// (memtable.RowDecoder): no copy, and the decoding moves to the stage with
-// less to do. Three batches pass back and forth. With
+// stay valid (memtable.ScanReuse). The rows of a partition with nothing
+// to purge (most of them) go over encoded (the row iterator's
+// NextEncoded), and the writer's goroutine decodes them
+// (memtable.RowDecoder): no copy, and the decoding moves to the stage
+// that had less to do. Three batches pass back and forth. With
 // one CPU the same batches are filled and written in turn.
 func copyMemtable(w *sstable.Writer, mt *memtableSource, done func(key []byte, size, rows int64)) error {
 	r := &flushReader{it: mt.mt.ScanReuse(data.FullRing)}
 	if runtime.GOMAXPROCS(0) == 1 {
 		defer r.close()
-		b, dec := new(flushBatch), new(memtable.RowDecoder)
+		b, fw := new(flushBatch), &flushWriter{w: w, done: done}
 		for {
 			more := r.fill(b)
-			if err := b.write(w, dec, done); err != nil || !more {
+			if err := fw.write(b); err != nil || !more {
 				return err
 			}
 		}
@@ -73,9 +74,9 @@ func copyMemtable(w *sstable.Writer, mt *memtableSource, done func(key []byte, s
 			}
 		}
 	}()
-	dec := new(memtable.RowDecoder)
+	fw := &flushWriter{w: w, done: done}
 	for b := range work {
-		if err := b.write(w, dec, done); err != nil {
+		if err := fw.write(b); err != nil {
 			close(quit)
 			for range work { // until the walk has ended and closed the iterator
 			}
@@ -99,9 +100,10 @@ const (
 )
 
 // flushBatch is a stretch of a memtable's walk: partitions begun,
-// continued or ended in it, their rows (copied, or for most narrow
-// partitions the encoded row, see flushPart.one) and their static rows. A partition
-// can span batches: only its first part is begun, only its last ended.
+// continued or ended in it, their rows (encoded, or decoded and copied for
+// a partition with shadowed data to purge) and their static rows. A
+// partition can span batches: only its first part is begun, only its last
+// ended.
 type flushBatch struct {
 	parts   []flushPart
 	rows    []data.Row
@@ -109,6 +111,7 @@ type flushBatch struct {
 	cells   []data.Cell
 	cdels   []data.ColumnDeletion
 	rts     []data.RangeTombstone
+	encs    [][]byte // encoded rows (memtable NextEncoded)
 	// err is the walk's error, after the batch's parts; no batch follows.
 	err error
 }
@@ -118,8 +121,7 @@ type flushPart struct {
 	// begin: the part starts the partition (token, key, del, static,
 	// rts); otherwise it continues the previous batch's last part.
 	begin bool
-	// end: the part ends the partition, of size bytes and n rows (for
-	// done).
+	// end: the part ends the partition.
 	end            bool
 	token          int64
 	key            []byte
@@ -127,21 +129,20 @@ type flushPart struct {
 	static         int // index in statics, -1 if none
 	rtsLo, rtsHi   int // in rts
 	rowsLo, rowsHi int // in rows
-	// one is the encoded only row of a narrow partition (memtable
-	// InlineRow) that needs no purge, decoded by write instead of rows;
-	// size and n do not count it.
-	one     []byte
-	size, n int64
+	encLo, encHi   int // in encs
+	// size is the estimated size of the partition's key and static row
+	// (the rows' are added by write, for done).
+	size int64
 }
 
 func (b *flushBatch) reset() {
 	b.parts, b.rows, b.statics = b.parts[:0], b.rows[:0], b.statics[:0]
-	b.cells, b.cdels, b.rts = b.cells[:0], b.cdels[:0], b.rts[:0]
+	b.cells, b.cdels, b.rts, b.encs = b.cells[:0], b.cdels[:0], b.rts[:0], b.encs[:0]
 	b.err = nil
 }
 
 func (b *flushBatch) full() bool {
-	return len(b.rows) >= flushBatchRows || len(b.parts) >= flushBatchRows || len(b.cells) >= flushBatchCells
+	return len(b.rows)+len(b.encs) >= flushBatchRows || len(b.parts) >= flushBatchRows || len(b.cells) >= flushBatchCells
 }
 
 // copyRow appends a copy of r to rows, with its cells and column deletions
@@ -161,9 +162,20 @@ func (b *flushBatch) copyRow(rows []data.Row, r *data.Row) []data.Row {
 	return append(rows, c)
 }
 
-// write writes the batch's partitions to w, calling done for each one it
-// ends, and returns the first error, the walk's last.
-func (b *flushBatch) write(w *sstable.Writer, dec *memtable.RowDecoder, done func(key []byte, size, rows int64)) error {
+// flushWriter writes flushBatches with w: the writer's stage of
+// copyMemtable. It decodes encoded rows with dec and keeps the estimated
+// size and the rows of the partition being written, for done.
+type flushWriter struct {
+	w       *sstable.Writer
+	dec     memtable.RowDecoder
+	done    func(key []byte, size, rows int64)
+	size, n int64
+}
+
+// write writes b's partitions, calling done for each one it ends, and
+// returns the first error, the walk's last.
+func (fw *flushWriter) write(b *flushBatch) error {
+	w := fw.w
 	for i := range b.parts {
 		p := &b.parts[i]
 		if p.begin {
@@ -178,25 +190,29 @@ func (b *flushBatch) write(w *sstable.Writer, dec *memtable.RowDecoder, done fun
 			if err := w.BeginPartition(p.token, p.key, p.del, static, rts); err != nil {
 				return err
 			}
+			fw.size, fw.n = p.size, 0
 		}
 		for j := p.rowsLo; j < p.rowsHi; j++ {
-			if err := w.AddRow(&b.rows[j]); err != nil {
-				return err
-			}
-		}
-		if p.one != nil {
-			r := dec.Decode(p.one)
+			r := &b.rows[j]
 			if err := w.AddRow(r); err != nil {
 				return err
 			}
-			p.size += int64(r.Size())
-			p.n++
+			fw.size += int64(r.Size())
+			fw.n++
+		}
+		for _, enc := range b.encs[p.encLo:p.encHi] {
+			r := fw.dec.Decode(enc)
+			if err := w.AddRow(r); err != nil {
+				return err
+			}
+			fw.size += int64(r.Size())
+			fw.n++
 		}
 		if p.end {
 			if err := w.EndPartition(); err != nil {
 				return err
 			}
-			done(p.key, p.size, p.n)
+			fw.done(p.key, fw.size, fw.n)
 		}
 	}
 	return b.err
@@ -207,13 +223,18 @@ func (b *flushBatch) write(w *sstable.Writer, dec *memtable.RowDecoder, done fun
 type flushReader struct {
 	it   data.PartitionIterator
 	rows data.RowIterator // the current partition's, nil between partitions
-	pdel data.DeletionTime
-	rts  []data.RangeTombstone // the current partition's, kept
-	// key, size and n are the current partition's key, estimated size
-	// and rows.
-	key     []byte
-	size, n int64
-	purged  data.Row // a purged copy of a shadowed row (the memtable's rows are shared)
+	// enc is rows' NextEncoded when the current partition's rows go over
+	// encoded (nothing to purge), nil when they are decoded and copied.
+	enc    func() ([]byte, bool)
+	pdel   data.DeletionTime
+	rts    []data.RangeTombstone // the current partition's, kept
+	key    []byte                // the current partition's
+	purged data.Row              // a purged copy of a shadowed row (the memtable's rows are shared)
+}
+
+// encodedRows is a memtable row iterator's NextEncoded.
+type encodedRows interface {
+	NextEncoded() ([]byte, bool)
 }
 
 // fill resets b and fills it with the walk's next partitions and rows,
@@ -239,7 +260,7 @@ func (r *flushReader) fill(b *flushBatch) bool {
 				rtsLo: len(b.rts)}
 			b.rts = append(b.rts, r.rts...)
 			p.rtsHi = len(b.rts)
-			r.key, r.size, r.n = p.key, int64(len(p.key)), 0
+			r.key, p.size = p.key, int64(len(p.key))
 			if static := ps.Static(); static != nil {
 				if !r.pdel.IsLive() {
 					static = purgedCopy(new(data.Row), static, r.pdel)
@@ -247,57 +268,51 @@ func (r *flushReader) fill(b *flushBatch) bool {
 				if !static.IsEmpty() || r.pdel.IsLive() {
 					p.static = len(b.statics)
 					b.statics = b.copyRow(b.statics, static)
-					r.size += int64(static.Size())
+					p.size += int64(static.Size())
 				}
 			}
 			p.rowsLo, p.rowsHi = len(b.rows), len(b.rows)
-			if one, ok := inlineRow(ps); ok && r.pdel.IsLive() && len(r.rts) == 0 {
-				// Nothing to purge: the row goes over encoded, for
-				// the writer's goroutine to decode.
-				p.one, p.end, p.size = one, true, r.size
-				b.parts = append(b.parts, p)
-				continue
-			}
+			p.encLo, p.encHi = len(b.encs), len(b.encs)
 			b.parts = append(b.parts, p)
-			r.rows = ps.Rows(nil, false)
+			r.rows, r.enc = ps.Rows(nil, false), nil
+			if e, ok := r.rows.(encodedRows); ok && r.pdel.IsLive() && len(r.rts) == 0 {
+				// Nothing to purge: the rows go over encoded, for the
+				// writer's goroutine to decode.
+				r.enc = e.NextEncoded
+			}
 		} else if len(b.parts) == 0 {
-			b.parts = append(b.parts, flushPart{key: r.key, static: -1, rowsLo: len(b.rows)})
+			b.parts = append(b.parts, flushPart{key: r.key, static: -1})
 		}
 		p := &b.parts[len(b.parts)-1]
 		for !b.full() {
-			row, ok := r.rows.Next()
-			if !ok {
-				err := errors.Join(r.rows.Err(), r.rows.Close())
-				r.rows = nil
-				if err != nil {
-					b.err = err
-					p.rowsHi = len(b.rows)
-					return false
-				}
-				p.end, p.size, p.n = true, r.size, r.n
-				break
-			}
-			if outer := coveringDeletion(r.pdel, r.rts, row.Clustering); !outer.IsLive() {
-				if row = purgedCopy(&r.purged, row, outer); row.IsEmpty() {
+			if r.enc != nil {
+				enc, ok := r.enc()
+				if ok {
+					b.encs = append(b.encs, enc)
 					continue
 				}
+			} else if row, ok := r.rows.Next(); ok {
+				if outer := coveringDeletion(r.pdel, r.rts, row.Clustering); !outer.IsLive() {
+					if row = purgedCopy(&r.purged, row, outer); row.IsEmpty() {
+						continue
+					}
+				}
+				b.rows = b.copyRow(b.rows, row)
+				continue
 			}
-			b.rows = b.copyRow(b.rows, row)
-			r.size += int64(row.Size())
-			r.n++
+			err := errors.Join(r.rows.Err(), r.rows.Close())
+			r.rows, r.enc = nil, nil
+			if err != nil {
+				b.err = err
+				p.rowsHi, p.encHi = len(b.rows), len(b.encs)
+				return false
+			}
+			p.end = true
+			break
 		}
-		p.rowsHi = len(b.rows)
+		p.rowsHi, p.encHi = len(b.rows), len(b.encs)
 	}
 	return true
-}
-
-// inlineRow returns the encoded only row of a memtable partition that
-// stores it inline (memtable's InlineRow).
-func inlineRow(ps data.PartitionSource) ([]byte, bool) {
-	if s, ok := ps.(interface{ InlineRow() ([]byte, bool) }); ok {
-		return s.InlineRow()
-	}
-	return nil, false
 }
 
 // close ends the walk: the current partition's rows and the iterator.

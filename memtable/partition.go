@@ -471,16 +471,6 @@ type snapshot struct {
 // Key returns the partition key.
 func (s *snapshot) Key() []byte { return s.key }
 
-// InlineRow returns the encoded row of a partition whose only row is
-// stored inline (most narrow partitions), for RowDecoder.Decode, and false
-// for a partition with no rows or a tree of them. The bytes are the
-// memtable's, never modified, and stay valid as long as the caller keeps
-// them: a flush can hand them to another goroutine to decode (what Rows
-// would return for the whole partition is that one row).
-func (s *snapshot) InlineRow() ([]byte, bool) {
-	return s.one, s.one != nil && s.rows == nil
-}
-
 // Token returns the partition token.
 func (s *snapshot) Token() int64 { return s.token }
 
