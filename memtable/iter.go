@@ -110,6 +110,39 @@ func (it *rowIter) Next() (*data.Row, bool) {
 	}
 }
 
+// NextEncoded is Next without the decoding: it returns the next row's
+// encoding, for a RowDecoder. The bytes are the memtable's, never
+// modified, and stay valid as long as the caller keeps them, so that a
+// flush can hand them to another goroutine to decode. Next and
+// NextEncoded may be mixed.
+func (it *rowIter) NextEncoded() ([]byte, bool) {
+	if it.tree == nil {
+		if it.oneDone || it.one == nil {
+			return nil, false
+		}
+		it.oneDone = true
+		if it.all || it.slices.Contains(rowClustering(it.one)) {
+			return it.one, true
+		}
+		return nil, false
+	}
+	for {
+		if it.pos < len(it.buf) {
+			r := it.buf[it.pos]
+			it.pos++
+			return r, true
+		}
+		if it.si < 0 || it.si >= len(it.slices) {
+			return nil, false
+		}
+		if it.done {
+			it.nextSlice()
+			continue
+		}
+		it.fill()
+	}
+}
+
 // decode decodes the encoded row b into it.row.
 func (it *rowIter) decode(b []byte) *data.Row {
 	decodeRow(b, &it.row)

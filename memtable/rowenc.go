@@ -193,6 +193,25 @@ func (d *rowDecoder) str() string {
 	return unsafe.String(&s[0], len(s))
 }
 
+// RowDecoder decodes the encoded rows that a snapshot's row iterator's
+// NextEncoded returns.
+// Its zero value is ready; it is not safe for concurrent use.
+type RowDecoder struct {
+	row      data.Row
+	cellsArr [2]data.Cell
+}
+
+// Decode decodes enc, an encoded row from NextEncoded, into the decoder's
+// row: the row Rows would return for it, valid until the next Decode. The
+// bytes the row references are the memtable's.
+func (d *RowDecoder) Decode(enc []byte) *data.Row {
+	if d.row.Cells == nil {
+		d.row.Cells = d.cellsArr[:0]
+	}
+	decodeRow(enc, &d.row)
+	return &d.row
+}
+
 // decodeRow decodes the encoded row b into r, reusing r's Cells and
 // ColumnDeletions arrays when they are large enough. The row's bytes alias
 // b. r usually lives in the heap (a snapshot's iterator): fields are

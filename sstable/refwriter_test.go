@@ -36,7 +36,7 @@ type refWriter struct {
 	chunk         []byte // uncompressed bytes of the current chunk
 	pos           uint64 // uncompressed stream offset
 	sink          *dataSink
-	indexSink     *indexSink
+	indexSink     *refIndexSink
 	indexOut      []byte
 	indexFileOff  uint64
 	summary       []summaryEntry
@@ -100,7 +100,7 @@ func newRefWriter(fs vfs.FS, dir string, gen int, opts WriterOptions) (*refWrite
 		return nil, err
 	}
 	w.sink = newDataSink(opts.Compression.Codec, opts.Compression.ChunkLength, w.data, FileName(gen, ComponentData))
-	w.indexSink = newIndexSink(w.index, FileName(gen, ComponentIndex), cap(w.indexOut))
+	w.indexSink = &refIndexSink{file: w.index, name: FileName(gen, ComponentIndex)}
 	w.indexOut = appendHeader(w.indexOut, ComponentIndex)
 	w.indexFileOff = 0 // the header is in w.indexOut
 	return w, nil
@@ -637,10 +637,37 @@ func (w *refWriter) buildFilter() *bloomFilter {
 	f := newBloomFilter(len(w.keyHashes), w.opts.BloomFilterFPChance)
 	if f.nbits > 0 {
 		for _, h := range w.keyHashes {
-			f.addHash(h[0], h[1])
+			refAddHash(f, h[0], h[1])
 		}
 	}
 	return f
+}
+
+// refIndexSink writes Index.db buffers as they come, on the caller's
+// goroutine: the frozen writer's entries carry their CRCs already.
+type refIndexSink struct {
+	file vfs.File
+	name string
+	err  error
+}
+
+func (s *refIndexSink) put(b []byte) ([]byte, error) {
+	if s.err == nil {
+		if _, err := s.file.Write(b); err != nil {
+			s.err = fmt.Errorf("sstable: write %s: %w", s.name, err)
+		}
+	}
+	return b[:0], s.err
+}
+
+func (s *refIndexSink) stop() error { return s.err }
+
+// refAddHash is the frozen bloomFilter.addHash.
+func refAddHash(f *bloomFilter, h1, h2 uint64) {
+	for i := uint64(0); i < f.hashes; i++ {
+		bit := (h1 + i*h2) % f.nbits
+		f.words[bit/64] |= 1 << (bit % 64)
+	}
 }
 
 // Abort closes and removes every file the refWriter created. It is safe to

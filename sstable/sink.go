@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/minicass/minicass/vfs"
+	"github.com/spaolacci/murmur3"
 )
 
 // dataSink turns the writer's full chunks of the uncompressed stream into
@@ -212,22 +213,45 @@ func (s *dataSink) stop() error {
 // narrow compaction's profile the writer spent about 38 ms of its 290 in
 // Index.db writes (bench/RESULTS.md, run 10). Two buffers pass back and
 // forth: the writer fills one while the goroutine writes the other.
+//
+// Before it writes a buffer the sink seals its entries: it fills in each
+// entry's CRC32C (the writer leaves four bytes for it) and computes the
+// murmur3 hash of each entry's key for the bloom filter (hashes). Both were
+// on the writer's goroutine, about an eighth of a narrow flush's time
+// there (bench/RESULTS.md, Run 44); the index sink's goroutine was mostly
+// idle.
 type indexSink struct {
 	file  vfs.File
 	name  string
 	async bool
-	work  chan []byte
+	work  chan indexBuf
 	free  chan []byte
 	done  chan struct{}
 	err   error // the goroutine's until stop returns
 	ended bool
+	// hashes holds the murmur3 hash of every key sealed so far, in
+	// order, when hashing is on (wantHashes); the goroutine's until stop
+	// returns.
+	hashes     [][2]uint64
+	wantHashes bool
 }
 
-func newIndexSink(file vfs.File, name string, bufSize int) *indexSink {
-	s := &indexSink{file: file, name: name}
+// indexBuf is a buffer of Index.db bytes whose entries start at first.
+type indexBuf struct {
+	b     []byte
+	first int
+}
+
+// newIndexSink returns a sink that writes file; hashes is the number of
+// key hashes to make room for, 0 to compute none (a filter without bits).
+func newIndexSink(file vfs.File, name string, bufSize, hashes int) *indexSink {
+	s := &indexSink{file: file, name: name, wantHashes: hashes > 0}
+	if s.wantHashes {
+		s.hashes = make([][2]uint64, 0, hashes)
+	}
 	if runtime.GOMAXPROCS(0) > 1 {
 		s.async = true
-		s.work = make(chan []byte, 1)
+		s.work = make(chan indexBuf, 1)
 		s.free = make(chan []byte, 2)
 		s.done = make(chan struct{})
 		s.free <- make([]byte, 0, bufSize)
@@ -238,11 +262,30 @@ func newIndexSink(file vfs.File, name string, bufSize int) *indexSink {
 
 func (s *indexSink) run() {
 	defer close(s.done)
-	for b := range s.work {
+	for w := range s.work {
 		if s.err == nil {
-			s.write(b)
+			s.seal(w.b, w.first)
+			s.write(w.b)
 		}
-		s.free <- b[:0]
+		s.free <- w.b[:0]
+	}
+}
+
+// seal fills in the CRC32C of each index entry in b from offset first on
+// (uvarint(len(entry)) entry crc32c(entry), the entry starting with
+// bytes(key)) and appends the hash of each entry's key to hashes.
+func (s *indexSink) seal(b []byte, first int) {
+	for i := first; i < len(b); {
+		n, k := binary.Uvarint(b[i:])
+		entry := b[i+k : i+k+int(n)]
+		if s.wantHashes {
+			kl, kk := binary.Uvarint(entry)
+			h1, h2 := murmur3.Sum128(entry[kk : kk+int(kl)])
+			s.hashes = append(s.hashes, [2]uint64{h1, h2})
+		}
+		i += k + int(n)
+		binary.LittleEndian.PutUint32(b[i:], crc32c(entry))
+		i += 4
 	}
 }
 
@@ -252,17 +295,19 @@ func (s *indexSink) write(b []byte) {
 	}
 }
 
-// put hands b over to be written and returns the buffer to fill next. A
-// synchronous sink writes b and returns it, emptied, with the write's
-// error; an asynchronous one reports its errors from stop.
-func (s *indexSink) put(b []byte) ([]byte, error) {
+// put hands b, whose entries start at first, over to be sealed and
+// written, and returns the buffer to fill next. A synchronous sink seals
+// and writes b and returns it, emptied, with the write's error; an
+// asynchronous one reports its errors from stop.
+func (s *indexSink) put(b []byte, first int) ([]byte, error) {
 	if !s.async {
 		if s.err == nil {
+			s.seal(b, first)
 			s.write(b)
 		}
 		return b[:0], s.err
 	}
-	s.work <- b
+	s.work <- indexBuf{b, first}
 	return <-s.free, nil
 }
 

@@ -12,7 +12,6 @@ import (
 
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/vfs"
-	"github.com/spaolacci/murmur3"
 )
 
 // Meta describes a finished SSTable.
@@ -73,12 +72,13 @@ type Writer struct {
 	indexOut     []byte
 	indexFileOff uint64
 	summary      []summaryEntry
-	keyHashes    [][2]uint64
-	stats        Stats
-	enc          rowEncoder
-	scratch      []byte
-	rowBuf       []byte
-	blockOffs    []uint32
+	// summaryDue counts the partitions until the next summary entry.
+	summaryDue int
+	stats      Stats
+	enc        rowEncoder
+	scratch    []byte
+	rowBuf     []byte
+	blockOffs  []uint32
 	// maxRecord is the longest row record written so far (see
 	// writeRowRecord).
 	maxRecord     int
@@ -133,7 +133,6 @@ func NewWriter(fs vfs.FS, dir string, gen int, opts WriterOptions) (*Writer, err
 	w := &Writer{fs: fs, dir: dir, gen: gen, opts: opts, stats: newStats()}
 	w.chunk = make([]byte, 0, opts.Compression.ChunkLength)
 	w.indexOut = make([]byte, 0, 2*indexFlushSize)
-	w.keyHashes = make([][2]uint64, 0, min(max(opts.ExpectedPartitions, 1024), 1<<22))
 	var err error
 	if w.data, err = w.create(ComponentData); err != nil {
 		return nil, err
@@ -143,7 +142,11 @@ func NewWriter(fs vfs.FS, dir string, gen int, opts WriterOptions) (*Writer, err
 		return nil, err
 	}
 	w.sink = newDataSink(opts.Compression.Codec, opts.Compression.ChunkLength, w.data, FileName(gen, ComponentData))
-	w.indexSink = newIndexSink(w.index, FileName(gen, ComponentIndex), cap(w.indexOut))
+	hashes := 0 // a filter with no bits needs no hashes
+	if opts.BloomFilterFPChance < 1 {
+		hashes = min(max(opts.ExpectedPartitions, 1024), 1<<22)
+	}
+	w.indexSink = newIndexSink(w.index, FileName(gen, ComponentIndex), cap(w.indexOut), hashes)
 	w.indexOut = appendHeader(w.indexOut, ComponentIndex)
 	w.indexFileOff = 0 // the header is in w.indexOut
 	return w, nil
@@ -424,8 +427,18 @@ func (w *Writer) EndPartition() error {
 	w.inPartition = false
 	partLen := w.pos - w.partStart
 
-	// Index entry.
-	entry := appendBytes(w.scratch[:0], w.key)
+	// Index entry, encoded straight into the Index.db buffer after one
+	// byte for its length (moved along when the entry is 128 bytes or
+	// more) and followed by four bytes for its CRC32C, which the index
+	// sink fills in, together with the bloom filter's hash of the key
+	// (indexSink.seal): that work is off the caller's goroutine.
+	if w.summaryDue == 0 {
+		w.summary = append(w.summary, summaryEntry{token: w.token, key: append([]byte(nil), w.key...), indexPos: w.indexFileOff + uint64(len(w.indexOut))})
+		w.summaryDue = w.opts.IndexInterval
+	}
+	w.summaryDue--
+	start := len(w.indexOut)
+	entry := appendBytes(append(w.indexOut, 0), w.key)
 	entry = binary.AppendVarint(entry, w.token)
 	entry = binary.AppendUvarint(entry, w.partStart)
 	entry = binary.AppendUvarint(entry, partLen)
@@ -458,7 +471,7 @@ func (w *Writer) EndPartition() error {
 		entry = binary.AppendUvarint(entry, uint64(len(w.blocks)))
 		w.blockOffs = w.blockOffs[:0]
 		for _, blk := range w.blocks {
-			w.blockOffs = append(w.blockOffs, uint32(len(entry)))
+			w.blockOffs = append(w.blockOffs, uint32(len(entry)-start-1))
 			entry = appendBytes(entry, blk.First)
 			entry = appendBytes(entry, blk.Last)
 			entry = binary.AppendUvarint(entry, blk.Offset)
@@ -468,21 +481,21 @@ func (w *Writer) EndPartition() error {
 			entry = binary.LittleEndian.AppendUint32(entry, off)
 		}
 	}
-	w.scratch = entry
-	if w.stats.Partitions%uint64(w.opts.IndexInterval) == 0 {
-		w.summary = append(w.summary, summaryEntry{token: w.token, key: append([]byte(nil), w.key...), indexPos: w.indexFileOff + uint64(len(w.indexOut))})
+	if n := len(entry) - start - 1; n < 0x80 {
+		entry[start] = byte(n)
+	} else {
+		ln := uvarintLen(uint64(n))
+		entry = append(entry, make([]byte, ln-1)...)
+		copy(entry[start+ln:], entry[start+1:start+1+n])
+		binary.PutUvarint(entry[start:], uint64(n))
 	}
-	w.indexOut = binary.AppendUvarint(w.indexOut, uint64(len(entry)))
-	w.indexOut = append(w.indexOut, entry...)
-	w.indexOut = binary.LittleEndian.AppendUint32(w.indexOut, crc32c(entry))
+	w.indexOut = append(entry, 0, 0, 0, 0) // the CRC32C, filled in by the index sink
 	if len(w.indexOut) >= indexFlushSize {
 		if err := w.flushIndex(); err != nil {
 			return err
 		}
 	}
 
-	h1, h2 := murmur3.Sum128(w.key)
-	w.keyHashes = append(w.keyHashes, [2]uint64{h1, h2})
 	if !w.hasPartitions {
 		w.stats.FirstToken = w.token
 		w.stats.FirstKey = append([]byte(nil), w.key...)
@@ -540,7 +553,11 @@ func (w *Writer) flushIndex() error {
 		return nil
 	}
 	n := len(w.indexOut)
-	next, err := w.indexSink.put(w.indexOut)
+	first := 0
+	if w.indexFileOff == 0 {
+		first = headerSize // the first buffer starts with the file header
+	}
+	next, err := w.indexSink.put(w.indexOut, first)
 	w.indexOut = next
 	if err != nil {
 		return w.fail(err)
@@ -791,10 +808,12 @@ func (w *Writer) encodeCompressionInfo() []byte {
 	return b
 }
 
+// buildFilter builds the bloom filter from the key hashes the index sink
+// computed; the sink must have stopped.
 func (w *Writer) buildFilter() *bloomFilter {
-	f := newBloomFilter(len(w.keyHashes), w.opts.BloomFilterFPChance)
+	f := newBloomFilter(int(w.stats.Partitions), w.opts.BloomFilterFPChance)
 	if f.nbits > 0 {
-		for _, h := range w.keyHashes {
+		for _, h := range w.indexSink.hashes {
 			f.addHash(h[0], h[1])
 		}
 	}
