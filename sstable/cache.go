@@ -326,14 +326,11 @@ func (c *clockCache) put(k cacheKey, v cacheValue, size int64) bool {
 	if _, ok := s.m[k]; ok {
 		return false
 	}
-	if s.used+size > s.budget && s.seen != nil {
-		// The shard's index bits of h are the same for all its keys: the
-		// doorkeeper's slot takes the bits above them.
-		slot := &s.seen[(h>>4)%doorkeeperSlots]
-		if *slot != h|1 {
-			*slot = h | 1
-			return false
-		}
+	ok, slot := s.doorkeeper(h, size)
+	if !ok {
+		return false
+	}
+	if slot != nil {
 		*slot = 0
 	}
 	for s.used+size > s.budget {
@@ -367,15 +364,28 @@ func (c *clockCache) admits(k cacheKey, size int64) bool {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	ok, _ := s.doorkeeper(h, size)
+	return ok
+}
+
+// doorkeeper reports whether an entry of size bytes whose key hashes to h
+// may enter the shard now: always while the shard has room or without
+// admission, else only if h missed lately; if it did not, h is recorded,
+// so that its next miss enters. The slot returned (nil while the shard has
+// room) holds h; the caller clears it once the entry is in. The caller
+// holds the write lock.
+func (s *clockShard) doorkeeper(h uint64, size int64) (bool, *uint64) {
 	if s.used+size <= s.budget || s.seen == nil {
-		return true
+		return true, nil
 	}
+	// The shard's index bits of h are the same for all its keys: the
+	// doorkeeper's slot takes the bits above them.
 	slot := &s.seen[(h>>4)%doorkeeperSlots]
 	if *slot == h|1 {
-		return true
+		return true, slot
 	}
 	*slot = h | 1
-	return false
+	return false, nil
 }
 
 // evictOne advances the hand to the first live entry not referenced since
