@@ -90,24 +90,11 @@ func (it *rowIter) init(one []byte, tree *btree.BTreeG[[]byte], slices data.Slic
 // memtable, are never modified, and stay valid as long as the caller keeps
 // them.
 func (it *rowIter) Next() (*data.Row, bool) {
-	if it.tree == nil {
-		return it.nextOne()
+	b, ok := it.NextEncoded()
+	if !ok {
+		return nil, false
 	}
-	for {
-		if it.pos < len(it.buf) {
-			r := it.buf[it.pos]
-			it.pos++
-			return it.decode(r), true
-		}
-		if it.si < 0 || it.si >= len(it.slices) {
-			return nil, false
-		}
-		if it.done {
-			it.nextSlice()
-			continue
-		}
-		it.fill()
-	}
+	return it.decode(b), true
 }
 
 // NextEncoded is Next without the decoding: it returns the next row's
@@ -156,18 +143,6 @@ func (it *rowIter) nextSlice() {
 		it.si++
 	}
 	it.done, it.started, it.last = false, false, nil
-}
-
-// nextOne serves a partition whose only row is stored inline.
-func (it *rowIter) nextOne() (*data.Row, bool) {
-	if it.oneDone || it.one == nil {
-		return nil, false
-	}
-	it.oneDone = true
-	if it.all || it.slices.Contains(rowClustering(it.one)) {
-		return it.decode(it.one), true
-	}
-	return nil, false
 }
 
 // fill collects the next batch of rows of the current slice into buf.

@@ -316,9 +316,8 @@ func (c *clockCache) put(k cacheKey, v cacheValue, size int64) bool {
 	if c == nil {
 		return false
 	}
-	h := k.hash()
-	s := &c.shards[h&c.mask]
-	if size > s.budget/2 {
+	s, h, fits := c.shardFor(k, size)
+	if !fits {
 		return false
 	}
 	s.mu.Lock()
@@ -350,6 +349,14 @@ func (c *clockCache) put(k cacheKey, v cacheValue, size int64) bool {
 	return true
 }
 
+// shardFor returns the shard of k and k's hash, and whether an entry of
+// size bytes may be cached there at all (at most half the shard).
+func (c *clockCache) shardFor(k cacheKey, size int64) (*clockShard, uint64, bool) {
+	h := k.hash()
+	s := &c.shards[h&c.mask]
+	return s, h, size <= s.budget/2
+}
+
 // admits reports whether put would cache an entry of size bytes under k
 // now, and if not, leaves k in the doorkeeper (the miss put would have
 // recorded), so that a put on k's next miss caches it.
@@ -357,9 +364,8 @@ func (c *clockCache) admits(k cacheKey, size int64) bool {
 	if c == nil {
 		return false
 	}
-	h := k.hash()
-	s := &c.shards[h&c.mask]
-	if size > s.budget/2 {
+	s, h, fits := c.shardFor(k, size)
+	if !fits {
 		return false
 	}
 	s.mu.Lock()
