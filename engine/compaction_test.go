@@ -513,8 +513,10 @@ func TestPeriodicCompactionCheck(t *testing.T) {
 	clock.Advance(61 * time.Second)
 	e, _, _ = openDurable(t, fsys, Options{Clock: clock, CompactionCheckPeriod: time.Millisecond})
 	defer func() { require.NoError(t, e.Close()) }()
-	require.Eventually(t, func() bool { return len(e.SSTables("ks", "t")) == 0 }, 10*time.Second, time.Millisecond,
-		"the expired SSTable is still listed")
+	// The compaction publishes its new SSTable set before it records its
+	// history entry: wait for both.
+	require.Eventually(t, func() bool { return len(e.SSTables("ks", "t")) == 0 && len(e.CompactionHistory()) > 0 }, 10*time.Second, time.Millisecond,
+		"the expired SSTable is still listed, or its compaction not yet in the history")
 	h := e.CompactionHistory()
 	require.NotEmpty(t, h)
 	assert.Equal(t, "expired", h[len(h)-1].Reason)
