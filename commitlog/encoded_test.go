@@ -142,3 +142,50 @@ func TestAppendEncodedDoesNotAllocate(t *testing.T) {
 	})
 	assert.Zero(t, allocs)
 }
+
+// TestAppendEncodedPanicAndRotate checks what append's deferred calls do:
+// an encoder that panics leaves the log's mutex free (the log appends
+// again), and OnRotate runs once per rotation, also for an append that
+// rotated and was then refused, after the mutex is released (it may call
+// the log).
+func TestAppendEncodedPanicAndRotate(t *testing.T) {
+	for name, mk := range encodedLogs(t) {
+		t.Run(name, func(t *testing.T) {
+			fsys, dir := mk()
+			var l *Log
+			rotations := 0
+			l, err := Open(fsys, dir, Options{SyncMode: SyncNone, SegmentSize: 4 << 10, OnRotate: func() {
+				rotations++
+				_ = l.Tail() // takes the mutex: deadlocks if it were held
+			}})
+			require.NoError(t, err)
+			var want []string
+			for i := range 400 {
+				p := fmt.Sprintf("record %03d %s", i, bytes.Repeat([]byte{'z'}, i%61))
+				switch i % 37 {
+				case 5:
+					func() {
+						defer func() { assert.NotNil(t, recover()) }()
+						_, _ = l.AppendEncoded(len(p), func([]byte) []byte { panic("encoder") })
+					}()
+				case 11:
+					_, err := l.AppendEncoded(len(p), func(dst []byte) []byte { return dst })
+					require.ErrorIs(t, err, ErrEncodedSize)
+				}
+				_, err := l.AppendEncoded(len(p), func(dst []byte) []byte { return append(dst, p...) })
+				require.NoError(t, err)
+				want = append(want, p)
+			}
+			segs := len(l.Segments())
+			require.Greater(t, segs, 3, "several segments")
+			require.NoError(t, l.Close())
+			assert.GreaterOrEqual(t, rotations, segs-1)
+			got, err := replayAllNoT(fsys, dir)
+			require.NoError(t, err)
+			require.Len(t, got, len(want))
+			for i := range want {
+				require.Equal(t, want[i], string(got[i]))
+			}
+		})
+	}
+}

@@ -351,15 +351,14 @@ func (l *Log) AppendEncoded(size int, encode func(dst []byte) []byte) (Position,
 }
 
 // append is Append (encode nil: payload is the record's payload) and
-// AppendEncoded.
-func (l *Log) append(size int, payload []byte, encode func(dst []byte) []byte) (Position, error) {
+// AppendEncoded. It has few returns so that the compiler open-codes its
+// two defers (a function with more than eight returns gets defer records
+// on the stack, run through the runtime: about 3% of a narrow put's CPU);
+// the work under the mutex is appendHeld's.
+func (l *Log) append(size int, payload []byte, encode func(dst []byte) []byte) (pos Position, err error) {
 	if size > l.opts.MaxRecordSize {
 		return Position{}, fmt.Errorf("%w: %d bytes, maximum %d", ErrRecordTooLarge, size, l.opts.MaxRecordSize)
 	}
-	if size < 0 {
-		return Position{}, fmt.Errorf("%w: negative size %d", ErrEncodedSize, size)
-	}
-	need := int64(recordHeaderSize + size)
 	rotated := false
 	defer func() {
 		// Runs after the unlock below (deferred calls run last first).
@@ -369,6 +368,17 @@ func (l *Log) append(size int, payload []byte, encode func(dst []byte) []byte) (
 	}()
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	pos, err = l.appendHeld(size, payload, encode, &rotated)
+	return pos, err
+}
+
+// appendHeld is append's work with l.mu held; *rotated is set when it
+// rotated the active segment (even if it then fails).
+func (l *Log) appendHeld(size int, payload []byte, encode func(dst []byte) []byte, rotated *bool) (Position, error) {
+	if size < 0 {
+		return Position{}, fmt.Errorf("%w: negative size %d", ErrEncodedSize, size)
+	}
+	need := int64(recordHeaderSize + size)
 	for {
 		if l.closed {
 			return Position{}, ErrClosed
@@ -387,7 +397,7 @@ func (l *Log) append(size int, payload []byte, encode func(dst []byte) []byte) (
 		if err := l.rotate(); err != nil {
 			return Position{}, l.fail(err)
 		}
-		rotated = true
+		*rotated = true
 	}
 	pos := Position{Segment: l.active.id, Offset: l.active.size}
 	if err := l.active.writeRecord(&l.buf, size, payload, encode); err != nil {
