@@ -729,11 +729,19 @@ func (c *compactor) mergePartition(parts []data.PartitionSource) error {
 	clear(pm.stats.Sources)
 	m := &pm.m
 	m.stats, m.err = &pm.stats, nil
-	for i, ps := range parts {
-		m.add(ps.Rows(nil, false), i)
+	var first *data.Row
+	var ok, fast bool
+	if del.IsLive() && static == nil && len(rts) == 0 && !c.e.compactSlow {
+		first, ok, fast = pm.narrow(parts)
+	} else {
+		for i, ps := range parts {
+			m.add(ps.Rows(nil, false), i)
+		}
 	}
 	defer func() { _ = m.close() }()
-	first, ok := pm.next()
+	if !fast {
+		first, ok = pm.next()
+	}
 	if m.err != nil {
 		return m.err
 	}
@@ -758,6 +766,9 @@ func (c *compactor) mergePartition(parts []data.PartitionSource) error {
 		}
 		size += int64(r.Size())
 		rows++
+		if fast {
+			break // the narrow path's one row
+		}
 	}
 	if m.err != nil {
 		return m.err

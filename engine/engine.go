@@ -18,8 +18,12 @@ import (
 // memtables and SSTables that hold its data, with a commit log when it has a
 // data directory. It is safe for concurrent use by any number of goroutines.
 type Engine struct {
-	opts Options
-	ts   timestamps
+	// compactSlow, when set (by tests), makes a compaction merge every
+	// partition through the general merge (no narrow path,
+	// partMerge.narrow): the identity tests compare the two.
+	compactSlow bool
+	opts        Options
+	ts          timestamps
 
 	closed atomic.Bool
 	// reclaiming is set while a flush to reclaim commit-log space is

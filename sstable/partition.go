@@ -728,6 +728,29 @@ func (it *rowIter) Next() (*data.Row, bool) {
 	}
 }
 
+// EndsAfterRow reports whether a forward read of a streamed partition
+// (Reader.ScanStream) has returned its last row: the record after it is the
+// end of the partition's records, which it then consumes as Next would
+// (Next returns false and the partition's length is known). It reports
+// false when it cannot tell, or another row follows, leaving the iterator
+// where it was: the caller goes on with Next.
+func (it *rowIter) EndsAfterRow() bool {
+	if it.done {
+		return it.err == nil
+	}
+	if !it.stream || it.reverse || it.err != nil || it.closed || len(it.slices) > 0 || it.seg == 0 || it.pos >= it.end {
+		return false
+	}
+	pos, sc := it.pos, it.sc
+	if _, ok := it.streamRecord(); ok {
+		// A row follows: it is read again by Next, into the other
+		// scratch slot again (the current row's bytes stay valid).
+		it.pos, it.sc = pos, sc
+		return false
+	}
+	return it.done && it.err == nil
+}
+
 // Err returns the first error met.
 func (it *rowIter) Err() error { return it.err }
 
