@@ -227,20 +227,6 @@ func TestCompactionNarrowMatchesGeneral(t *testing.T) {
 	}
 }
 
-// newTestEngineOpts is newTestEngine with options (the clock is set here).
-func newTestEngineOpts(t *testing.T, opts Options) (*Engine, *ManualClock, *schema.Table) {
-	clock := NewManualClock(testStart)
-	opts.Clock = clock
-	e, err := Open(opts)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = e.Close() })
-	require.NoError(t, e.CreateKeyspace(&schema.Keyspace{Name: "ks", DurableWrites: true,
-		Replication: map[string]string{"class": "org.apache.cassandra.locator.SimpleStrategy", "replication_factor": "1"}}))
-	tbl := testTable("t", data.TableID{1})
-	require.NoError(t, e.CreateTable(tbl))
-	return e, clock, tbl
-}
-
 // dumpTable returns the contents of every SSTable of tbl, as text.
 func dumpTable(t *testing.T, e *Engine, tbl *schema.Table) string {
 	s, _ := e.store(tbl.ID)

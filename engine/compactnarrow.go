@@ -21,9 +21,7 @@ type endsAfterRow interface{ EndsAfterRow() bool }
 // merger (pm.m) after writing the row, which may alias its sources' bytes.
 func (pm *partMerge) narrow(parts []data.PartitionSource) (r *data.Row, ok, fast bool) {
 	m := &pm.m
-	if m.iters == nil {
-		m.iters, m.heads, m.srcIdx, m.same, m.owned = m.itersBuf[:0], m.headsBuf[:0], m.idxBuf[:0], m.sameBuf[:0], m.ownedBuf[:0]
-	}
+	m.initArrays()
 	fast = true
 	for i, ps := range parts {
 		it := ps.Rows(nil, false)
@@ -63,17 +61,7 @@ func (pm *partMerge) narrow(parts []data.PartitionSource) (r *data.Row, ok, fast
 	}
 	r = m.heads[0]
 	if len(m.same) > 1 {
-		if w := m.dominant(); w >= 0 {
-			r = m.heads[w]
-		} else {
-			k := 0
-			m.mergeInto(k, m.heads[0], m.heads[1])
-			for _, i := range m.same[2:] {
-				k = 1 - k
-				m.mergeInto(k, &m.merged[1-k], m.heads[i])
-			}
-			r = &m.merged[k]
-		}
+		r = m.reconcile()
 	}
 	m.same = m.same[:0]
 	r.PurgeShadowed(pm.del)

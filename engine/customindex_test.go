@@ -95,14 +95,7 @@ func rowText(r *data.Row) string {
 // newIndexedEngine opens an in-memory engine whose table ks.t has the
 // custom index li of class on column v, and returns the table as altered.
 func newIndexedEngine(t *testing.T, class IndexClass) (*Engine, *schema.Table) {
-	clock := NewManualClock(testStart)
-	e, err := Open(Options{Clock: clock, IndexClasses: map[string]IndexClass{"org.example.LogIndex": class}})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = e.Close() })
-	require.NoError(t, e.CreateKeyspace(&schema.Keyspace{Name: "ks", DurableWrites: true,
-		Replication: map[string]string{"class": "org.apache.cassandra.locator.SimpleStrategy", "replication_factor": "1"}}))
-	tbl := testTable("t", data.TableID{1})
-	require.NoError(t, e.CreateTable(tbl))
+	e, _, tbl := newTestEngineOpts(t, Options{IndexClasses: map[string]IndexClass{"org.example.LogIndex": class}})
 	nt := tbl.Clone()
 	nt.Indexes = []schema.Index{{Name: "li", Column: "v", Class: "org.example.LogIndex"}}
 	require.NoError(t, e.AlterTable(nt))

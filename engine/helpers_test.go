@@ -23,8 +23,14 @@ var testStart = time.Unix(1_000_000_000, 0).UTC()
 // m map<text,text>, n counter, PRIMARY KEY (k, c)). Clustering keys in tests
 // are raw strings: their bytes order as the keys do.
 func newTestEngine(t testing.TB) (*Engine, *ManualClock, *schema.Table) {
+	return newTestEngineOpts(t, Options{})
+}
+
+// newTestEngineOpts is newTestEngine with options (the clock is set here).
+func newTestEngineOpts(t testing.TB, opts Options) (*Engine, *ManualClock, *schema.Table) {
 	clock := NewManualClock(testStart)
-	e, err := Open(Options{Clock: clock})
+	opts.Clock = clock
+	e, err := Open(opts)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = e.Close() })
 	require.NoError(t, e.CreateKeyspace(&schema.Keyspace{Name: "ks", DurableWrites: true,

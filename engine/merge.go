@@ -150,15 +150,20 @@ func (m *rowMerger) before(a, b []byte) bool {
 }
 
 func (m *rowMerger) add(it data.RowIterator, srcIdx int) {
-	if m.iters == nil {
-		m.iters, m.heads, m.srcIdx, m.same, m.owned = m.itersBuf[:0], m.headsBuf[:0], m.idxBuf[:0], m.sameBuf[:0], m.ownedBuf[:0]
-	}
+	m.initArrays()
 	o, ok := it.(ownedRows)
 	m.owned = append(m.owned, ok && o.OwnedRows())
 	m.iters = append(m.iters, it)
 	m.heads = append(m.heads, nil)
 	m.srcIdx = append(m.srcIdx, srcIdx)
 	m.advance(len(m.iters) - 1)
+}
+
+// initArrays points the merger's slices at its own arrays the first time.
+func (m *rowMerger) initArrays() {
+	if m.iters == nil {
+		m.iters, m.heads, m.srcIdx, m.same, m.owned = m.itersBuf[:0], m.headsBuf[:0], m.idxBuf[:0], m.sameBuf[:0], m.ownedBuf[:0]
+	}
 }
 
 // advance moves iterator i to its next row.
@@ -242,22 +247,28 @@ func (m *rowMerger) next() (*data.Row, bool) {
 		}
 		return &m.scratch, true
 	}
+	return m.reconcile(), true
+}
+
+// reconcile returns the reconciled row of the two or more versions in
+// m.same.
+func (m *rowMerger) reconcile() *data.Row {
 	if w := m.dominant(); w >= 0 {
 		// One owned version supersedes every other in full: the merge
 		// would return a copy of it, so it is returned as it is.
-		return m.heads[w], true
+		return m.heads[w]
 	}
 	// Merge into the two spare rows in turn, so that their arrays are
 	// reused from row to row, and return the last: its arrays are the
 	// merger's (MergeRowsInto copies every cell), which the caller may
 	// filter in place until the next call refills them.
 	k := 0
-	m.mergeInto(k, first, m.heads[m.same[1]])
+	m.mergeInto(k, m.heads[m.same[0]], m.heads[m.same[1]])
 	for _, i := range m.same[2:] {
 		k = 1 - k
 		m.mergeInto(k, &m.merged[1-k], m.heads[i])
 	}
-	return &m.merged[k], true
+	return &m.merged[k]
 }
 
 // dominant returns the head among m.same that the merge of all of them
