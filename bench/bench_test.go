@@ -402,6 +402,10 @@ func BenchmarkAPIvsEngineLatestN(b *testing.B) {
 	}
 }
 
+// noAutoCompaction turns bench.t's background compaction off (Cassandra's
+// compaction sub-option 'enabled'); an explicit compaction still runs.
+const noAutoCompaction = `ALTER TABLE bench.t WITH compaction = {'class': 'SizeTieredCompactionStrategy', 'enabled': 'false'}`
+
 // BenchmarkSSTableOverlap reads partitions whose rows are spread over 1, 4
 // and 16 SSTables with overlapping clustering ranges (row c of a partition
 // is in SSTable c mod n), so no SSTable can be skipped: a read merges n
@@ -425,6 +429,11 @@ func BenchmarkSSTableOverlap(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/limit=%d", name, limit), func(b *testing.B) {
 				if s == nil {
 					s = openFixture(b, noFlush)
+					// The SSTables must stay apart: a background compaction
+					// would merge them while the reads run.
+					if err := s.DB().Exec(ctx, noAutoCompaction); err != nil {
+						b.Fatal(err)
+					}
 					for f := range tc.sstables {
 						for k := range int64(partitions) {
 							for c := int64(f); c < rows; c += int64(tc.sstables) {
