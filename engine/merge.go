@@ -56,6 +56,10 @@ type rowMerger struct {
 	// SSTables whose rows all come later.
 	pending    []pendingSource
 	pendingBuf [inlineSources]pendingSource
+	// first is the index in pending of the source to open next, valid
+	// while firstKnown (addPending and every opening clear it).
+	first      int
+	firstKnown bool
 	opener     lazyOpener
 
 	// The slices above start in these, so that a read of up to
@@ -96,38 +100,41 @@ type lazyOpener interface {
 }
 
 // addPending registers a source that next opens when the merge reaches
-// its bound (nil: at once).
+// its bound.
 func (m *rowMerger) addPending(p pendingSource) {
 	if m.pending == nil {
 		m.pending = m.pendingBuf[:0]
 	}
 	m.pending = append(m.pending, p)
+	m.firstKnown = false
 }
 
 // openReached opens the pending sources whose bound comes at or before
-// every head (in the read's order): one of them may hold a row that sorts
-// first. It stops once the first head comes before every bound left.
+// the first head (in the read's order; m.same holds the heads of that
+// clustering, as next found them): one of them may hold a row that sorts
+// first. The pending source of the first bound (the earliest added of
+// equal bounds) opens first; it is found again only when the list
+// changes, so a row costs one comparison while nothing opens. It stops
+// once the first head comes before every bound left, and keeps m.same
+// the heads of the first clustering, the opened sources' included.
 func (m *rowMerger) openReached() {
 	for len(m.pending) > 0 && m.err == nil {
-		j := 0
-		for i := 1; i < len(m.pending); i++ {
-			if m.before(m.pending[i].bound, m.pending[j].bound) {
-				j = i
+		if !m.firstKnown {
+			j := 0
+			for i := 1; i < len(m.pending); i++ {
+				if m.before(m.pending[i].bound, m.pending[j].bound) {
+					j = i
+				}
 			}
+			m.first, m.firstKnown = j, true
 		}
-		bound := m.pending[j].bound
-		reached := true
-		for _, h := range m.heads {
-			if h != nil && m.before(h.Clustering, bound) {
-				reached = false
-				break
-			}
-		}
-		if !reached {
+		j := m.first
+		if len(m.same) > 0 && m.before(m.heads[m.same[0]].Clustering, m.pending[j].bound) {
 			return
 		}
 		p := m.pending[j]
 		m.pending = append(m.pending[:j], m.pending[j+1:]...)
+		m.firstKnown = false
 		it, err := m.opener.openPending(p)
 		if err != nil {
 			m.err = err
@@ -135,7 +142,31 @@ func (m *rowMerger) openReached() {
 		}
 		if it != nil {
 			m.add(it, p.srcIdx)
+			m.sameInsert(len(m.heads) - 1)
 		}
+	}
+}
+
+// sameInsert adds head i, the merger's last, to m.same if it is of the
+// first clustering, as next's scan of the heads would have.
+func (m *rowMerger) sameInsert(i int) {
+	h := m.heads[i]
+	if h == nil {
+		return
+	}
+	if len(m.same) == 0 {
+		m.same = append(m.same, i)
+		return
+	}
+	c := bytes.Compare(h.Clustering, m.heads[m.same[0]].Clustering)
+	if m.reverse {
+		c = -c
+	}
+	switch {
+	case c < 0:
+		m.same = append(m.same[:0], i)
+	case c == 0:
+		m.same = append(m.same, i)
 	}
 }
 
@@ -198,29 +229,16 @@ func (m *rowMerger) next() (*data.Row, bool) {
 		m.advance(i)
 	}
 	m.same = m.same[:0]
-	if len(m.pending) > 0 {
-		m.openReached()
-	}
 	if m.err != nil {
 		return nil, false
 	}
-	for i, h := range m.heads {
-		if h == nil {
-			continue
-		}
-		if len(m.same) == 0 {
-			m.same = append(m.same, i)
-			continue
-		}
-		c := bytes.Compare(h.Clustering, m.heads[m.same[0]].Clustering)
-		if m.reverse {
-			c = -c
-		}
-		switch {
-		case c < 0:
-			m.same = append(m.same[:0], i)
-		case c == 0:
-			m.same = append(m.same, i)
+	for i := range m.heads {
+		m.sameInsert(i)
+	}
+	if len(m.pending) > 0 {
+		m.openReached()
+		if m.err != nil {
+			return nil, false
 		}
 	}
 	if len(m.same) == 0 {
@@ -350,7 +368,7 @@ func (m *rowMerger) close() error {
 	clear(m.iters)
 	clear(m.heads)
 	clear(m.pending)
-	m.pending, m.opener = m.pending[:0], nil
+	m.pending, m.opener, m.firstKnown = m.pending[:0], nil, false
 	m.iters, m.heads, m.srcIdx, m.same, m.owned = m.iters[:0], m.heads[:0], m.srcIdx[:0], m.same[:0], m.owned[:0]
 	return err
 }
