@@ -409,9 +409,9 @@ func (e *Engine) openPartition(p *Partition, ctx context.Context, token int64, k
 		}
 	}
 	for _, pt := range parts {
-		src := st.source(pt.src)
-		src.Read++
-		r.merger.add(pt.ps.Rows(opts.Slices, opts.Reverse), indexOf(st, pt.src))
+		i := st.sourceIndex(pt.src)
+		st.Sources[i].Read++
+		r.merger.add(pt.ps.Rows(opts.Slices, opts.Reverse), i)
 		if r.parts == nil {
 			r.parts = r.partsBuf[:0]
 		}
@@ -469,15 +469,6 @@ type partitionRead struct {
 // partitionReadPool recycles the partitionReads that Partition.Release
 // gives back.
 var partitionReadPool = sync.Pool{New: func() any { return new(partitionRead) }}
-
-func indexOf(st *ReadStats, src Source) int {
-	for i := range st.Sources {
-		if st.Sources[i].Name == src.Name() {
-			return i
-		}
-	}
-	return -1
-}
 
 // ReadPartition returns the live view of the partition key of table t,
 // merged from all the table's sources, restricted and ordered by opts. The
@@ -537,13 +528,13 @@ func (e *Engine) ReadPartition(ctx context.Context, t *schema.Table, key []byte,
 	sel.optsCopy = opts
 	o := &sel.optsCopy
 	sel.reset(ctx, token, key, o, rs.stats, t)
-	for _, src := range srcs.list {
-		rs.stats.source(src) // list the sources in read order
+	for i, src := range srcs.list {
+		idx := srcs.listStats(rs.stats, i) // list the sources in read order
 		if sst, ok := src.(*sstableSource); ok {
-			sel.ssts = append(sel.ssts, sst)
+			sel.ssts = append(sel.ssts, rankedSST{sst, idx})
 			continue
 		}
-		if err := sel.open(src); err != nil {
+		if err := sel.open(src, idx); err != nil {
 			sel.done()
 			srcs.release()
 			return nil, fmt.Errorf("engine: reading %s from %s: %w", t.QualifiedName(), src.Name(), err)
@@ -551,7 +542,7 @@ func (e *Engine) ReadPartition(ctx context.Context, t *schema.Table, key []byte,
 	}
 	// SSTableReader.maxTimestampDescending; the list is newest first, so
 	// a stable sort keeps flush order among equal timestamps.
-	slices.SortStableFunc(sel.ssts, func(a, b *sstableSource) int { return cmp.Compare(b.stats.MaxTimestamp, a.stats.MaxTimestamp) })
+	slices.SortStableFunc(sel.ssts, func(a, b rankedSST) int { return cmp.Compare(b.stats.MaxTimestamp, a.stats.MaxTimestamp) })
 	if sel.names {
 		err = sel.selectNames(sel.ssts)
 	} else {
@@ -587,8 +578,8 @@ func (e *Engine) ReadPartition(ctx context.Context, t *schema.Table, key []byte,
 func (e *Engine) readMemtables(ctx context.Context, t *schema.Table, s *tableStore, h *partitionRead, srcs *readSources, token int64, key []byte, opts *ReadOptions, rs readState) (*Partition, error) {
 	var partsBuf [inlineSources]part
 	parts := partsBuf[:0]
-	for _, src := range srcs.list {
-		ss := rs.stats.source(src) // list the sources in read order
+	for i, src := range srcs.list {
+		ss := &rs.stats.Sources[srcs.listStats(rs.stats, i)] // list the sources in read order
 		ps, skip, err := src.Partition(ctx, token, key)
 		if err != nil {
 			srcs.release()
@@ -665,11 +656,18 @@ type readSelection struct {
 	partsBuf [inlineSources]part
 	pending  []pendingSource
 	// ssts are the table's SSTables, sorted by max timestamp.
-	ssts    []*sstableSource
-	sstsBuf [inlineSources]*sstableSource
+	ssts    []rankedSST
+	sstsBuf [inlineSources]rankedSST
 	// tracked counts the parts a names read has fed to its tracker.
 	tracked int
 	tracker *namesTracker
+}
+
+// rankedSST is an SSTable of a read's selection, with the index of its
+// entry in the read's ReadStats.Sources.
+type rankedSST struct {
+	*sstableSource
+	idx int
 }
 
 // selectionPool recycles the readSelections of partition reads.
@@ -733,14 +731,15 @@ func (sel *readSelection) plan(t *schema.Table) {
 	sel.names = !multiCell && !t.IsCounter()
 }
 
-// open opens src's partition into parts, counting an SSTable opened.
-func (sel *readSelection) open(src Source) error {
+// open opens src's partition into parts, counting an SSTable opened; idx
+// is src's entry in the read's ReadStats.Sources.
+func (sel *readSelection) open(src Source, idx int) error {
 	ps, skip, err := src.Partition(sel.ctx, sel.token, sel.key)
 	if err != nil {
 		return err
 	}
 	if ps == nil {
-		ss := sel.st.source(src)
+		ss := &sel.st.Sources[idx]
 		ss.Skipped++
 		ss.SkipReason = skip
 		return nil
@@ -753,9 +752,9 @@ func (sel *readSelection) open(src Source) error {
 	return nil
 }
 
-// skip records that the read did not open src, and why.
-func (sel *readSelection) skip(src Source, reason string) {
-	ss := sel.st.source(src)
+// skip records that the read did not open sst, and why.
+func (sel *readSelection) skip(sst rankedSST, reason string) {
+	ss := &sel.st.Sources[sst.idx]
 	ss.Skipped++
 	ss.SkipReason = reason
 }
@@ -763,9 +762,9 @@ func (sel *readSelection) skip(src Source, reason string) {
 // openDeletionOnly opens an SSTable whose bounds miss the read for its
 // partition deletion, which it keeps if not live; the SSTable counts as
 // opened either way, as it does in Cassandra.
-func (sel *readSelection) openDeletionOnly(sst *sstableSource) error {
+func (sel *readSelection) openDeletionOnly(sst rankedSST) error {
 	n := len(sel.parts)
-	if err := sel.open(sst); err != nil {
+	if err := sel.open(sst.sstableSource, sst.idx); err != nil {
 		return err
 	}
 	if len(sel.parts) == n {
@@ -773,7 +772,7 @@ func (sel *readSelection) openDeletionOnly(sst *sstableSource) error {
 	}
 	if ps := sel.parts[n].ps; ps.Deletion().IsLive() {
 		sel.parts = sel.parts[:n]
-		sel.st.source(sst).Read++ // its header was read
+		sel.st.Sources[sst.idx].Read++ // its header was read
 		if rel, ok := ps.(releaser); ok {
 			rel.Release()
 		}
@@ -783,7 +782,7 @@ func (sel *readSelection) openDeletionOnly(sst *sstableSource) error {
 
 // selectSlices selects the SSTables of a slice read, in decreasing order of
 // max timestamp (ssts).
-func (sel *readSelection) selectSlices(ssts []*sstableSource) error {
+func (sel *readSelection) selectSlices(ssts []rankedSST) error {
 	for i, sst := range ssts {
 		if sst.olderThan(sel.deleted) {
 			for _, o := range ssts[i:] {
@@ -807,10 +806,10 @@ func (sel *readSelection) selectSlices(ssts []*sstableSource) error {
 			continue
 		}
 		if bound := sst.lowerBound(sel.opts.Reverse); sel.lazy && !tombstones && bound != nil {
-			sel.pending = append(sel.pending, pendingSource{src: sst, bound: bound, srcIdx: indexOf(sel.st, sst)})
+			sel.pending = append(sel.pending, pendingSource{src: sst.sstableSource, bound: bound, srcIdx: sst.idx})
 			continue
 		}
-		if err := sel.open(sst); err != nil {
+		if err := sel.open(sst.sstableSource, sst.idx); err != nil {
 			return err
 		}
 	}
@@ -819,7 +818,7 @@ func (sel *readSelection) selectSlices(ssts []*sstableSource) error {
 
 // selectNames selects the SSTables of a names read, one after the other in
 // decreasing order of max timestamp, until the rows read are complete.
-func (sel *readSelection) selectNames(ssts []*sstableSource) error {
+func (sel *readSelection) selectNames(ssts []rankedSST) error {
 	for i, sst := range ssts {
 		if sst.olderThan(sel.deleted) {
 			for _, o := range ssts[i:] {
@@ -853,7 +852,7 @@ func (sel *readSelection) selectNames(ssts []*sstableSource) error {
 			}
 			continue
 		}
-		if err := sel.open(sst); err != nil {
+		if err := sel.open(sst.sstableSource, sst.idx); err != nil {
 			return err
 		}
 	}

@@ -114,14 +114,28 @@ func (s *ReadStats) checkTombstones() error {
 
 // source returns the entry of the source named name, adding it if needed.
 func (s *ReadStats) source(src Source) *SourceStats {
+	return &s.Sources[s.sourceIndex(src)]
+}
+
+// sourceIndex returns the index in Sources of the entry of the source
+// named src.Name(), adding it if needed.
+func (s *ReadStats) sourceIndex(src Source) int {
 	name := src.Name()
 	for i := range s.Sources {
 		if s.Sources[i].Name == name {
-			return &s.Sources[i]
+			return i
 		}
 	}
-	s.Sources = append(s.Sources, SourceStats{Name: name, Kind: src.Kind()})
-	return &s.Sources[len(s.Sources)-1]
+	return s.addSource(src)
+}
+
+// addSource adds an entry for src, whose name has none yet, and returns
+// its index in Sources. A read lists its memtables and SSTables with it:
+// their names are unique (a generation each), so the read of n sources
+// makes no n*n/2 name comparisons.
+func (s *ReadStats) addSource(src Source) int {
+	s.Sources = append(s.Sources, SourceStats{Name: src.Name(), Kind: src.Kind()})
+	return len(s.Sources) - 1
 }
 
 // Add adds the statistics of another read to s, summing the counters of

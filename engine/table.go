@@ -274,6 +274,18 @@ func (s *tableStore) sourcesInto(rs *readSources) *readSources {
 	return rs
 }
 
+// listStats adds the entry of source i of the list to st, the stats of a
+// read whose Sources lists the sources before i and no other, and returns
+// its index there. Memtable and SSTable names are unique (a generation
+// each), so they are added without a search; the sources added by
+// AddSource may share a name, which shares an entry.
+func (rs *readSources) listStats(st *ReadStats, i int) int {
+	if i < rs.sstTo {
+		return st.addSource(rs.list[i])
+	}
+	return st.sourceIndex(rs.list[i])
+}
+
 // release drops the read's SSTable references; calls after the first do
 // nothing. The read's goroutine calls it.
 func (rs *readSources) release() {
