@@ -11,6 +11,7 @@ import (
 
 	"github.com/minicass/minicass/data"
 	"github.com/minicass/minicass/schema"
+	"github.com/minicass/minicass/sstable"
 )
 
 // ReadOptions restrict and shape a read.
@@ -433,7 +434,7 @@ func (e *Engine) startReader(p *Partition, opts *ReadOptions, rs readState) {
 
 // openPending opens an SSTable the merge has reached (lazyOpener).
 func (r *partitionReader) openPending(pd pendingSource) (data.RowIterator, error) {
-	ps, skip, err := pd.src.Partition(r.ctx, r.token, r.key)
+	ps, skip, err := pd.src.partitionAdmitted(r.ctx, r.token, r.key)
 	if err != nil {
 		return nil, fmt.Errorf("engine: reading %s: %w", pd.src.Name(), err)
 	}
@@ -640,6 +641,7 @@ type readSelection struct {
 	ctx      context.Context
 	token    int64
 	key      []byte
+	hash     sstable.KeyHash // key's, for the SSTables' bloom filters
 	opts     *ReadOptions
 	st       *ReadStats
 	// deleted is the newest partition deletion found so far.
@@ -677,7 +679,7 @@ var selectionPool = sync.Pool{New: func() any { return new(readSelection) }}
 // from read to read.
 func (sel *readSelection) reset(ctx context.Context, token int64, key []byte, opts *ReadOptions, st *ReadStats, t *schema.Table) {
 	parts, pending, ssts := sel.parts, sel.pending, sel.ssts
-	*sel = readSelection{optsCopy: sel.optsCopy, ctx: ctx, token: token, key: key, opts: opts, st: st, deleted: data.LiveDeletion}
+	*sel = readSelection{optsCopy: sel.optsCopy, ctx: ctx, token: token, key: key, hash: sstable.HashKey(key), opts: opts, st: st, deleted: data.LiveDeletion}
 	sel.parts, sel.pending, sel.ssts = parts[:0], pending[:0], ssts[:0]
 	if sel.parts == nil {
 		sel.parts = sel.partsBuf[:0]
@@ -735,6 +737,18 @@ func (sel *readSelection) plan(t *schema.Table) {
 // is src's entry in the read's ReadStats.Sources.
 func (sel *readSelection) open(src Source, idx int) error {
 	ps, skip, err := src.Partition(sel.ctx, sel.token, sel.key)
+	return sel.opened(src, idx, ps, skip, err)
+}
+
+// openSST is open for an SSTable that excludes has admitted.
+func (sel *readSelection) openSST(sst rankedSST) error {
+	ps, skip, err := sst.partitionAdmitted(sel.ctx, sel.token, sel.key)
+	return sel.opened(sst.sstableSource, sst.idx, ps, skip, err)
+}
+
+// opened records the outcome of opening src (entry idx of the read's
+// statistics): ps, or the reason skip there is none, or err.
+func (sel *readSelection) opened(src Source, idx int, ps data.PartitionSource, skip string, err error) error {
 	if err != nil {
 		return err
 	}
@@ -764,7 +778,7 @@ func (sel *readSelection) skip(sst rankedSST, reason string) {
 // opened either way, as it does in Cassandra.
 func (sel *readSelection) openDeletionOnly(sst rankedSST) error {
 	n := len(sel.parts)
-	if err := sel.open(sst.sstableSource, sst.idx); err != nil {
+	if err := sel.openSST(sst); err != nil {
 		return err
 	}
 	if len(sel.parts) == n {
@@ -790,7 +804,7 @@ func (sel *readSelection) selectSlices(ssts []rankedSST) error {
 			}
 			return nil
 		}
-		if reason := sst.excludes(sel.token, sel.key); reason != "" {
+		if reason := sst.excludes(sel.token, sel.hash); reason != "" {
 			sel.skip(sst, reason)
 			continue
 		}
@@ -809,7 +823,7 @@ func (sel *readSelection) selectSlices(ssts []rankedSST) error {
 			sel.pending = append(sel.pending, pendingSource{src: sst.sstableSource, bound: bound, srcIdx: sst.idx})
 			continue
 		}
-		if err := sel.open(sst.sstableSource, sst.idx); err != nil {
+		if err := sel.openSST(sst); err != nil {
 			return err
 		}
 	}
@@ -826,7 +840,7 @@ func (sel *readSelection) selectNames(ssts []rankedSST) error {
 			}
 			return nil
 		}
-		if reason := sst.excludes(sel.token, sel.key); reason != "" {
+		if reason := sst.excludes(sel.token, sel.hash); reason != "" {
 			sel.skip(sst, reason)
 			continue
 		}
@@ -852,7 +866,7 @@ func (sel *readSelection) selectNames(ssts []rankedSST) error {
 			}
 			continue
 		}
-		if err := sel.open(sst.sstableSource, sst.idx); err != nil {
+		if err := sel.openSST(sst); err != nil {
 			return err
 		}
 	}

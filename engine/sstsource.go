@@ -140,11 +140,25 @@ func (s *sstableSource) Partition(ctx context.Context, token int64, key []byte) 
 	if err := ctx.Err(); err != nil {
 		return nil, "", err
 	}
-	if skip := s.excludes(token, key); skip != "" {
+	if skip := s.excludes(token, sstable.HashKey(key)); skip != "" {
 		return nil, skip, nil
 	}
+	return s.getAdmitted(token, key)
+}
+
+// partitionAdmitted is Partition for a read that has found excludes empty
+// (with the key's hash): the bloom filter is not probed again.
+func (s *sstableSource) partitionAdmitted(ctx context.Context, token int64, key []byte) (data.PartitionSource, string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, "", err
+	}
+	return s.getAdmitted(token, key)
+}
+
+// getAdmitted looks up, in the index, a partition that excludes admits.
+func (s *sstableSource) getAdmitted(token int64, key []byte) (data.PartitionSource, string, error) {
 	s.reads.Add(1)
-	ps, ok, err := s.r.Get(token, key)
+	ps, ok, err := s.r.GetAdmitted(token, key)
 	if err != nil {
 		return nil, "", wrapCorruption(err)
 	}
@@ -154,13 +168,14 @@ func (s *sstableSource) Partition(ctx context.Context, token int64, key []byte) 
 	return ps, "", nil
 }
 
-// excludes returns why the SSTable cannot hold the partition (token range,
-// bloom filter), or "" when it may: the checks that need no I/O.
-func (s *sstableSource) excludes(token int64, key []byte) string {
+// excludes returns why the SSTable cannot hold the partition of token and
+// key hash h (token range, bloom filter), or "" when it may: the checks
+// that need no I/O.
+func (s *sstableSource) excludes(token int64, h sstable.KeyHash) string {
 	if s.stats.Partitions == 0 || token < s.stats.FirstToken || token > s.stats.LastToken {
 		return skipTokenRange
 	}
-	if !s.r.MayContain(key) {
+	if !s.r.MayContainHash(h) {
 		return skipBloom
 	}
 	return ""

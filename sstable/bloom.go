@@ -51,12 +51,22 @@ func (f *bloomFilter) addHash(h1, h2 uint64) {
 	}
 }
 
-// mayContain reports whether key may have been added.
-func (f *bloomFilter) mayContain(key []byte) bool {
+// KeyHash is a partition key's bloom filter hash (see bloomFilter): a read
+// over several SSTables computes it once for all their filters.
+type KeyHash struct{ h1, h2 uint64 }
+
+// HashKey returns the bloom filter hash of partition key key.
+func HashKey(key []byte) KeyHash {
+	h1, h2 := murmur3.Sum128(key)
+	return KeyHash{h1, h2}
+}
+
+// mayContain reports whether the key of hash h may have been added.
+func (f *bloomFilter) mayContain(h KeyHash) bool {
 	if f.nbits == 0 {
 		return true
 	}
-	h1, h2 := murmur3.Sum128(key)
+	h1, h2 := h.h1, h.h2
 	for i := uint64(0); i < f.hashes; i++ {
 		bit := (h1 + i*h2) % f.nbits
 		if f.words[bit/64]&(1<<(bit%64)) == 0 {

@@ -374,11 +374,28 @@ type pointRead struct {
 // for the partition header and first rows. Release gives the Partition's
 // memory back once it is done with.
 func (r *Reader) GetPartition(token int64, key []byte) (*Partition, bool, error) {
-	if !r.filter.mayContain(key) {
+	if !r.filter.mayContain(HashKey(key)) {
 		r.total.filterChecks.Add(1)
 		r.total.filterNegatives.Add(1)
 		return nil, false, nil
 	}
+	return r.getAdmitted(token, key)
+}
+
+// GetAdmitted is Get for a key that MayContain or MayContainHash has just
+// admitted: the bloom filter is not probed again, and its check is counted
+// as Get counts one that admits the key. A read that checks an SSTable's
+// filter before it decides to open the SSTable probes it once.
+func (r *Reader) GetAdmitted(token int64, key []byte) (data.PartitionSource, bool, error) {
+	p, found, err := r.getAdmitted(token, key)
+	if !found || err != nil {
+		return nil, found, err
+	}
+	return p, true, nil
+}
+
+// getAdmitted is GetPartition past the bloom filter.
+func (r *Reader) getAdmitted(token int64, key []byte) (*Partition, bool, error) {
 	if r.stats.Partitions == 0 ||
 		data.ComparePartitions(token, key, r.stats.FirstToken, r.stats.FirstKey) < 0 ||
 		data.ComparePartitions(token, key, r.stats.LastToken, r.stats.LastKey) > 0 {

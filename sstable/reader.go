@@ -490,7 +490,10 @@ func (r *Reader) ReadStats() ReadStats {
 
 // MayContain reports whether the bloom filter admits key: false means the
 // SSTable certainly does not hold the partition.
-func (r *Reader) MayContain(key []byte) bool { return r.filter.mayContain(key) }
+func (r *Reader) MayContain(key []byte) bool { return r.filter.mayContain(HashKey(key)) }
+
+// MayContainHash is MayContain for the key of hash h (HashKey).
+func (r *Reader) MayContainHash(h KeyHash) bool { return r.filter.mayContain(h) }
 
 // chunkCursor reads the chunks of one reading goroutine. It holds the two
 // chunks it used last, so that a row aliasing one of them stays valid while
