@@ -329,6 +329,10 @@ type partitionIter struct {
 	c       pcursor
 	started bool // the cursor is positioned in shard
 	done    bool
+	// body is the memtable's: its arenas keep alive what the partitions
+	// the cursor reads point to (see newSlab), should the memtable be
+	// dropped before the scan ends.
+	body *body
 
 	// reuse makes Next overwrite the snapshots of ring instead of
 	// allocating one per partition (ScanReuse). ring holds the snapshots
