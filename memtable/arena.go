@@ -25,12 +25,14 @@ type arena struct {
 	mu  sync.Mutex
 	cur []byte // the current chunk; len is the part handed out
 	// keep holds every chunk the arena made, every allocation it made
-	// outside chunks, and every partitionMore of the shard's partitions
-	// (keepMore), for as long as the memtable lives. The partition slabs
-	// are memory the collector does not scan (see newSlab): the pointers
-	// a partition holds (its key, its only row, its more) keep nothing
-	// alive, and this list does it for them. It grows by one entry per
-	// chunk (at most 64 KiB) and per partition with more.
+	// outside chunks, every partitionMore of the shard's partitions
+	// (keepMore) and every partition slab of the shard, for as long as
+	// the memtable lives. The partition slabs are memory the collector
+	// does not scan (see newSlab): the pointers a partition holds (its
+	// key, its only row, its more) keep nothing alive, and the index's
+	// buckets do not keep their partitions alive (see pref); this list
+	// does it for them. It grows by one entry per chunk (at most 64 KiB),
+	// per slab (at most 8 KiB) and per partition with more.
 	keep []unsafe.Pointer
 	// A shard's arena fills one 64-byte cache line (Mutex 8, two slices
 	// 48), so that writers of two shards do not share one.
@@ -72,9 +74,12 @@ func (a *arena) alloc(n int) (b []byte, grown int) {
 
 // keepMore adds m, the partitionMore of one of the shard's partitions, to
 // a.keep: the partition's pointer to it, in a slab, keeps nothing alive.
-func (a *arena) keepMore(m *partitionMore) {
+func (a *arena) keepMore(m *partitionMore) { a.keepPtr(unsafe.Pointer(m)) }
+
+// keepPtr adds p to a.keep.
+func (a *arena) keepPtr(p unsafe.Pointer) {
 	a.mu.Lock()
-	a.keep = append(a.keep, unsafe.Pointer(m))
+	a.keep = append(a.keep, p)
 	a.mu.Unlock()
 }
 

@@ -3,6 +3,7 @@ package memtable
 import (
 	"bytes"
 	"encoding/binary"
+	"runtime"
 
 	"github.com/google/btree"
 
@@ -362,7 +363,11 @@ func (it *partitionIter) Next() (data.PartitionSource, bool) {
 		if p == nil {
 			return nil, false
 		}
-		return p.snapshot(), true
+		s := p.snapshot()
+		// it.body keeps what p points to alive until the snapshot
+		// holds it, even if the caller drops the memtable and it.
+		runtime.KeepAlive(it.body)
+		return s, true
 	}
 	if it.ring == nil {
 		it.ring = new([lookahead]snapshot)

@@ -2,6 +2,7 @@ package memtable
 
 import (
 	"math"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -104,12 +105,13 @@ const maxSlab = 8192 / int(unsafe.Sizeof(partition{}))
 //     and encoded row, and every partitionMore (partition.extra). The
 //     arenas live in the memtable's body as long as the memtable, and a
 //     scan keeps the body too (partitionIter.body), since its cursor
-//     reads partitions. emptyBytes, which setRow never gets, is a global.
-//     What a partitionMore points to (the row B-trees, range tombstones)
-//     is scanned memory reached from the keep list.
-//   - The slab itself is kept alive by the pointers to its partitions,
-//     in the index's buckets and the shard's slab field, which are
-//     scanned: an interior pointer keeps a whole object alive.
+//     reads partitions; Get and a scan's Next keep the body alive until
+//     the snapshot they take holds what it needs (runtime.KeepAlive).
+//     emptyBytes, which setRow never gets, is a global. What a
+//     partitionMore points to (the row B-trees, range tombstones) is
+//     scanned memory reached from the keep list.
+//   - The slabs themselves are in the same keep list (newPartition): the
+//     index's buckets refer to partitions by plain words (see pref).
 //   - Storing a pointer into the slab runs the write barrier as any
 //     pointer store does; it does not need the slot to be scanned. Bulk
 //     barriers (typedmemclr in unnew) skip noscan memory, which is fine
@@ -132,6 +134,10 @@ func newSlab(n int) []partition {
 func (sh *shard) newPartition(token int64, key []byte, room int, a *applier) *partition {
 	if sh.next == len(sh.slab) {
 		sh.slab, sh.next = newSlab(min(max(2*len(sh.slab), 1), maxSlab)), 0
+		// The index's buckets do not keep their partitions alive (see
+		// pref): the arena does, with everything else the collector is
+		// not shown.
+		a.arena.keepPtr(unsafe.Pointer(unsafe.SliceData(sh.slab)))
 	}
 	p := &sh.slab[sh.next]
 	sh.next++
@@ -349,7 +355,11 @@ func (m *Memtable) Get(token int64, key []byte) (data.PartitionSource, bool) {
 	if p == nil {
 		return nil, false
 	}
-	return p.pooledSnapshot(), true
+	s := p.pooledSnapshot()
+	// The body's arenas keep what p points to alive (see newSlab) until
+	// the snapshot holds it, even if the memtable is dropped meanwhile.
+	runtime.KeepAlive(b)
+	return s, true
 }
 
 // Scan returns an iterator over the partitions whose token lies in r, in

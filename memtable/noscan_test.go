@@ -98,12 +98,12 @@ func digest(v string) string {
 
 // garbage allocates and fills memory of the size classes the memtable's
 // structures had, so that whatever the collector freed of them is
-// overwritten: byte slices for arena chunks and large values, and
-// partitionMores for theirs. The caller keeps the result until it has
+// overwritten: byte slices for partition slabs, arena chunks and large
+// values, and partitionMores for theirs. The caller keeps the result until it has
 // checked the memtable.
 func garbage() (noscan [][]byte, scan []*partitionMore) {
 	junk := []byte("garbage!")
-	for _, size := range []int{48, 96, 192, 512, 1 << 10, 2 << 10, 4 << 10, 8 << 10, 16 << 10, 20 << 10, 24 << 10, 32 << 10, 40 << 10, 64 << 10} {
+	for _, size := range []int{48, 96, 192, 384, 768, 1536, 3072, 6144, 8160, 1 << 10, 2 << 10, 4 << 10, 8 << 10, 16 << 10, 20 << 10, 24 << 10, 32 << 10, 40 << 10, 64 << 10} {
 		for n := 0; n < 4<<20; n += size {
 			b := make([]byte, size)
 			for i := range b {
@@ -121,7 +121,9 @@ func garbage() (noscan [][]byte, scan []*partitionMore) {
 // TestUnscannedSlabsSurviveCollections checks that what the partitions in
 // the collector's unscanned slabs point to (keys, rows, large values
 // outside the arena's chunks, partitionMores and what they hold) survives
-// collections, through the arenas' keep lists: it writes random partitions
+// collections, through the arenas' keep lists, and that the partitions
+// themselves, which the index's buckets do not keep alive (pref), do
+// too: it writes random partitions
 // (narrow ones, second rows, overwrites, partition deletions, range
 // tombstones, static rows, values larger than a chunk's share), collects
 // repeatedly, overwrites freed memory, and checks every partition against a
