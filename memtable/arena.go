@@ -20,13 +20,23 @@ const (
 // mutations applied to it. Its chunks are []byte, which the garbage
 // collector never scans, and a range, once written and published, is never
 // written again. A memtable has one arena per shard; its mutex is held only
-// to move the bump pointer.
+// to move the bump pointer and to add to keep.
 type arena struct {
 	mu  sync.Mutex
 	cur []byte // the current chunk; len is the part handed out
-	// A shard's arena fills one 64-byte cache line (Mutex 8, slice 24),
-	// so that writers of two shards do not share one.
-	_ [32]byte
+	// keep holds every chunk the arena made, every allocation it made
+	// outside chunks, every partitionMore of the shard's partitions
+	// (keepMore) and every partition slab of the shard, for as long as
+	// the memtable lives. The partition slabs are memory the collector
+	// does not scan (see newSlab): the pointers a partition holds (its
+	// key, its only row, its more) keep nothing alive, and the index's
+	// buckets do not keep their partitions alive (see pref); this list
+	// does it for them. It grows by one entry per chunk (at most 64 KiB),
+	// per slab (at most 8 KiB) and per partition with more.
+	keep []unsafe.Pointer
+	// A shard's arena fills one 64-byte cache line (Mutex 8, two slices
+	// 48), so that writers of two shards do not share one.
+	_ [8]byte
 }
 
 // alloc returns n bytes of the arena, which the caller alone may write
@@ -38,7 +48,11 @@ func (a *arena) alloc(n int) (b []byte, grown int) {
 		return nil, 0
 	}
 	if n > maxChunk/4 {
-		return make([]byte, n), n
+		b = make([]byte, n)
+		a.mu.Lock()
+		a.keep = append(a.keep, unsafe.Pointer(unsafe.SliceData(b)))
+		a.mu.Unlock()
+		return b, n
 	}
 	a.mu.Lock()
 	if len(a.cur)+n > cap(a.cur) {
@@ -49,12 +63,24 @@ func (a *arena) alloc(n int) (b []byte, grown int) {
 			size *= 2
 		}
 		a.cur, grown = make([]byte, 0, size), size
+		a.keep = append(a.keep, unsafe.Pointer(unsafe.SliceData(a.cur)))
 	}
 	off := len(a.cur)
 	a.cur = a.cur[:off+n]
 	b = a.cur[off : off+n : off+n]
 	a.mu.Unlock()
 	return b, grown
+}
+
+// keepMore adds m, the partitionMore of one of the shard's partitions, to
+// a.keep: the partition's pointer to it, in a slab, keeps nothing alive.
+func (a *arena) keepMore(m *partitionMore) { a.keepPtr(unsafe.Pointer(m)) }
+
+// keepPtr adds p to a.keep.
+func (a *arena) keepPtr(p unsafe.Pointer) {
+	a.mu.Lock()
+	a.keep = append(a.keep, p)
+	a.mu.Unlock()
 }
 
 // copyIn returns a copy of s in the arena (nil for nil s, and an empty

@@ -3,6 +3,7 @@ package memtable
 import (
 	"bytes"
 	"encoding/binary"
+	"runtime"
 
 	"github.com/google/btree"
 
@@ -329,6 +330,10 @@ type partitionIter struct {
 	c       pcursor
 	started bool // the cursor is positioned in shard
 	done    bool
+	// body is the memtable's: its arenas keep alive what the partitions
+	// the cursor reads point to (see newSlab), should the memtable be
+	// dropped before the scan ends.
+	body *body
 
 	// reuse makes Next overwrite the snapshots of ring instead of
 	// allocating one per partition (ScanReuse). ring holds the snapshots
@@ -358,7 +363,11 @@ func (it *partitionIter) Next() (data.PartitionSource, bool) {
 		if p == nil {
 			return nil, false
 		}
-		return p.snapshot(), true
+		s := p.snapshot()
+		// it.body keeps what p points to alive until the snapshot
+		// holds it, even if the caller drops the memtable and it.
+		runtime.KeepAlive(it.body)
+		return s, true
 	}
 	if it.ring == nil {
 		it.ring = new([lookahead]snapshot)

