@@ -178,6 +178,21 @@ func (fw *flushWriter) write(b *flushBatch) error {
 	w := fw.w
 	for i := range b.parts {
 		p := &b.parts[i]
+		if p.begin && p.end && p.static < 0 && p.rtsHi == p.rtsLo && p.del == data.LiveDeletion &&
+			(p.rowsHi-p.rowsLo)+(p.encHi-p.encLo) == 1 {
+			// A narrow partition: its one row in one call.
+			var r *data.Row
+			if p.encHi > p.encLo {
+				r = fw.dec.Decode(b.encs[p.encLo])
+			} else {
+				r = &b.rows[p.rowsLo]
+			}
+			if err := w.AddNarrowPartition(p.token, p.key, r); err != nil {
+				return err
+			}
+			fw.done(p.key, p.size+int64(r.Size()), 1)
+			continue
+		}
 		if p.begin {
 			var static *data.Row
 			if p.static >= 0 {
