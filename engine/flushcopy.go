@@ -252,6 +252,12 @@ type encodedRows interface {
 	NextEncoded() ([]byte, bool)
 }
 
+// onlyRow is a memtable partition snapshot's OnlyRow: the encoded row of a
+// partition of that one row and nothing else.
+type onlyRow interface {
+	OnlyRow() ([]byte, bool)
+}
+
 // fill resets b and fills it with the walk's next partitions and rows,
 // until b is full or the memtable ends. It returns false when no batch
 // follows: the memtable ended, or the walk failed (b.err).
@@ -263,6 +269,19 @@ func (r *flushReader) fill(b *flushBatch) bool {
 			if !ok {
 				b.err = r.it.Err()
 				return false
+			}
+			if o, ok := ps.(onlyRow); ok {
+				if enc, ok := o.OnlyRow(); ok {
+					// A narrow partition, nothing to purge: its one row
+					// goes over encoded, as below, without a row iterator.
+					key := ps.Key()
+					b.parts = append(b.parts, flushPart{begin: true, end: true, token: ps.Token(), key: key,
+						del: data.LiveDeletion, static: -1, rtsLo: len(b.rts), rtsHi: len(b.rts),
+						rowsLo: len(b.rows), rowsHi: len(b.rows), encLo: len(b.encs), encHi: len(b.encs) + 1,
+						size: int64(len(key))})
+					b.encs = append(b.encs, enc)
+					continue
+				}
 			}
 			r.pdel = ps.Deletion()
 			r.rts = r.rts[:0]
