@@ -752,29 +752,36 @@ func (c *compactor) mergePartition(parts []data.PartitionSource) error {
 	if err := c.ensureWriter(); err != nil {
 		return err
 	}
-	if err := c.w.BeginPartition(token, key, outDel, static, outRTs); err != nil {
-		return err
-	}
-	size := int64(len(key))
-	if static != nil {
-		size += int64(static.Size())
-	}
-	var rows int64
-	for r := first; ok; r, ok = pm.next() {
-		if err := c.w.AddRow(r); err != nil {
+	size, rows := int64(len(key)), int64(0)
+	if fast {
+		// The narrow path's one row (it survived: with no partition
+		// deletion, static row or range tombstone nothing else would be
+		// written).
+		if err := c.w.AddNarrowPartition(token, key, first); err != nil {
 			return err
 		}
-		size += int64(r.Size())
-		rows++
-		if fast {
-			break // the narrow path's one row
+		size += int64(first.Size())
+		rows = 1
+	} else {
+		if err := c.w.BeginPartition(token, key, outDel, static, outRTs); err != nil {
+			return err
 		}
-	}
-	if m.err != nil {
-		return m.err
-	}
-	if err := c.w.EndPartition(); err != nil {
-		return err
+		if static != nil {
+			size += int64(static.Size())
+		}
+		for r := first; ok; r, ok = pm.next() {
+			if err := c.w.AddRow(r); err != nil {
+				return err
+			}
+			size += int64(r.Size())
+			rows++
+		}
+		if m.err != nil {
+			return m.err
+		}
+		if err := c.w.EndPartition(); err != nil {
+			return err
+		}
 	}
 	c.wBytes += size
 	c.e.warnLargePartition(c.s, key, size, rows, c.wFile)

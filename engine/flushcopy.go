@@ -178,6 +178,21 @@ func (fw *flushWriter) write(b *flushBatch) error {
 	w := fw.w
 	for i := range b.parts {
 		p := &b.parts[i]
+		if p.begin && p.end && p.static < 0 && p.rtsHi == p.rtsLo && p.del == data.LiveDeletion &&
+			(p.rowsHi-p.rowsLo)+(p.encHi-p.encLo) == 1 {
+			// A narrow partition: its one row in one call.
+			var r *data.Row
+			if p.encHi > p.encLo {
+				r = fw.dec.Decode(b.encs[p.encLo])
+			} else {
+				r = &b.rows[p.rowsLo]
+			}
+			if err := w.AddNarrowPartition(p.token, p.key, r); err != nil {
+				return err
+			}
+			fw.done(p.key, p.size+int64(r.Size()), 1)
+			continue
+		}
 		if p.begin {
 			var static *data.Row
 			if p.static >= 0 {
@@ -237,6 +252,12 @@ type encodedRows interface {
 	NextEncoded() ([]byte, bool)
 }
 
+// onlyRow is a memtable partition snapshot's OnlyRow: the encoded row of a
+// partition of that one row and nothing else.
+type onlyRow interface {
+	OnlyRow() ([]byte, bool)
+}
+
 // fill resets b and fills it with the walk's next partitions and rows,
 // until b is full or the memtable ends. It returns false when no batch
 // follows: the memtable ended, or the walk failed (b.err).
@@ -248,6 +269,19 @@ func (r *flushReader) fill(b *flushBatch) bool {
 			if !ok {
 				b.err = r.it.Err()
 				return false
+			}
+			if o, ok := ps.(onlyRow); ok {
+				if enc, ok := o.OnlyRow(); ok {
+					// A narrow partition, nothing to purge: its one row
+					// goes over encoded, as below, without a row iterator.
+					key := ps.Key()
+					b.parts = append(b.parts, flushPart{begin: true, end: true, token: ps.Token(), key: key,
+						del: data.LiveDeletion, static: -1, rtsLo: len(b.rts), rtsHi: len(b.rts),
+						rowsLo: len(b.rows), rowsHi: len(b.rows), encLo: len(b.encs), encHi: len(b.encs) + 1,
+						size: int64(len(key))})
+					b.encs = append(b.encs, enc)
+					continue
+				}
 			}
 			r.pdel = ps.Deletion()
 			r.rts = r.rts[:0]

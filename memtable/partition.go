@@ -521,6 +521,19 @@ func intersects(rt *data.RangeTombstone, sl data.Slice) bool {
 	return true
 }
 
+// OnlyRow returns the encoded row of a partition that holds that one row
+// and nothing else (no partition deletion, static row, range tombstone or
+// other row), and false for any other partition. The row is the one, and
+// only, that Rows(nil, false).NextEncoded returns, with the same
+// guarantees, taken without the iterator: a flush's walk takes a narrow
+// partition this way (engine's flushReader).
+func (s *snapshot) OnlyRow() ([]byte, bool) {
+	if s.one == nil || s.rows != nil || s.static != nil || len(s.rts) != 0 || s.deletion != data.LiveDeletion {
+		return nil, false
+	}
+	return s.one, true
+}
+
 // Rows returns an iterator over the rows of the snapshot in slices.
 func (s *snapshot) Rows(slices data.Slices, reverse bool) data.RowIterator {
 	var it *rowIter

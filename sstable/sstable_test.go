@@ -339,6 +339,25 @@ func TestWriterOrder(t *testing.T) {
 	require.NoError(t, err)
 	require.ErrorIs(t, w.AddRow(&r0), ErrWriterState)
 	require.NoError(t, w.Abort())
+
+	// AddNarrowPartition checks the partition order against either path,
+	// and is refused inside a partition.
+	w, err = NewWriter(fs, "", 4, WriterOptions{})
+	require.NoError(t, err)
+	require.NoError(t, w.AddNarrowPartition(5, []byte("b"), &r0))
+	require.ErrorIs(t, w.BeginPartition(5, []byte("a"), data.LiveDeletion, nil, nil), ErrOutOfOrder)
+	require.NoError(t, w.Abort())
+	w, err = NewWriter(fs, "", 5, WriterOptions{})
+	require.NoError(t, err)
+	require.NoError(t, w.BeginPartition(5, []byte("b"), data.LiveDeletion, nil, nil))
+	require.NoError(t, w.EndPartition())
+	require.ErrorIs(t, w.AddNarrowPartition(5, []byte("b"), &r0), ErrOutOfOrder)
+	require.NoError(t, w.Abort())
+	w, err = NewWriter(fs, "", 6, WriterOptions{})
+	require.NoError(t, err)
+	require.NoError(t, w.BeginPartition(5, []byte("b"), data.LiveDeletion, nil, nil))
+	require.ErrorIs(t, w.AddNarrowPartition(6, []byte("c"), &r0), ErrWriterState)
+	require.NoError(t, w.Abort())
 }
 
 func TestListAndRemove(t *testing.T) {

@@ -425,6 +425,61 @@ func (w *Writer) EndPartition() error {
 		return err
 	}
 	w.inPartition = false
+	return w.indexPartition(w.key)
+}
+
+// AddNarrowPartition writes a partition of one row, r, with no partition
+// deletion, static row or range tombstone: the bytes of
+// BeginPartition(token, key, data.LiveDeletion, nil, nil), AddRow(r) and
+// EndPartition(), in one call, for the narrow partitions of a flush or a
+// compaction. It skips what a partition of one row does not need: the
+// sort of range tombstones, the header's flags, the row index's block
+// (one block is never indexed), the chunk marks (the first row never
+// starts a mark: it starts where the header ends), the copy of the key
+// for EndPartition and the copy of the clustering for the next AddRow's
+// order check. The caller may reuse key and r after the call.
+func (w *Writer) AddNarrowPartition(token int64, key []byte, r *data.Row) error {
+	if err := w.check(); err != nil {
+		return err
+	}
+	if w.inPartition {
+		return w.fail(fmt.Errorf("%w: AddNarrowPartition inside a partition", ErrWriterState))
+	}
+	if w.hasPartitions && data.ComparePartitions(w.lastToken, w.lastKey, token, key) >= 0 {
+		return w.fail(fmt.Errorf("%w: partition (%d, %x) does not follow (%d, %x)", ErrOutOfOrder, token, key, w.lastToken, w.lastKey))
+	}
+	w.token, w.deletion = token, data.LiveDeletion
+	w.partStart = w.pos
+	w.blocks, w.marks = w.blocks[:0], w.marks[:0]
+	w.plainHeader = true
+	// The header: the key and its flags (none). In the chunk when it does
+	// not fill it (writeStream's common case), else through writeStream.
+	if start := len(w.chunk); start+binary.MaxVarintLen64+len(key)+1 < cap(w.chunk) {
+		w.chunk = append(appendBytes(w.chunk, key), 0)
+		w.pos += uint64(len(w.chunk) - start)
+	} else {
+		w.scratch = append(appendBytes(w.scratch[:0], key), 0)
+		if err := w.writeStream(w.scratch); err != nil {
+			return err
+		}
+	}
+	w.rowsOff = w.pos - w.partStart
+	if err := w.writeRowRecord(r); err != nil {
+		return err
+	}
+	w.stats.row(r, false)
+	w.partCells = int64(len(r.Cells))
+	if err := w.writeStream(endOfPartition[:]); err != nil {
+		return err
+	}
+	return w.indexPartition(key)
+}
+
+// indexPartition is the end of every partition, once its end byte is
+// written (EndPartition, AddNarrowPartition): its index entry, summary
+// entry and statistics. key is the partition's key; the rest is the
+// Writer's current partition.
+func (w *Writer) indexPartition(key []byte) error {
 	partLen := w.pos - w.partStart
 
 	// Index entry, encoded straight into the Index.db buffer after one
@@ -433,12 +488,12 @@ func (w *Writer) EndPartition() error {
 	// sink fills in, together with the bloom filter's hash of the key
 	// (indexSink.seal): that work is off the caller's goroutine.
 	if w.summaryDue == 0 {
-		w.summary = append(w.summary, summaryEntry{token: w.token, key: append([]byte(nil), w.key...), indexPos: w.indexFileOff + uint64(len(w.indexOut))})
+		w.summary = append(w.summary, summaryEntry{token: w.token, key: append([]byte(nil), key...), indexPos: w.indexFileOff + uint64(len(w.indexOut))})
 		w.summaryDue = w.opts.IndexInterval
 	}
 	w.summaryDue--
 	start := len(w.indexOut)
-	entry := appendBytes(append(w.indexOut, 0), w.key)
+	entry := appendBytes(append(w.indexOut, 0), key)
 	entry = binary.AppendVarint(entry, w.token)
 	entry = binary.AppendUvarint(entry, w.partStart)
 	entry = binary.AppendUvarint(entry, partLen)
@@ -498,11 +553,11 @@ func (w *Writer) EndPartition() error {
 
 	if !w.hasPartitions {
 		w.stats.FirstToken = w.token
-		w.stats.FirstKey = append([]byte(nil), w.key...)
+		w.stats.FirstKey = append([]byte(nil), key...)
 	}
 	w.hasPartitions = true
 	w.lastToken = w.token
-	w.lastKey = append(w.lastKey[:0], w.key...)
+	w.lastKey = append(w.lastKey[:0], key...)
 	w.stats.Partitions++
 	w.stats.PartitionSizes.addNear(int64(partLen), &w.sizeBucket)
 	w.stats.CellCounts.addNear(w.partCells, &w.cellBucket)
