@@ -39,7 +39,10 @@ type Log struct {
 	// lastSync is when the last sync finished (or the log opened); used
 	// by SyncPeriodic to detect a sync that has fallen behind.
 	lastSync time.Time
-	closed   bool
+	// systemNow is set when opts.Now is the default, time.Now (see
+	// sinceSync).
+	systemNow bool
+	closed    bool
 
 	// early asks the periodic syncer for a sync ahead of its tick, sent
 	// once per segment (earlySent) when the active segment is three
@@ -165,6 +168,7 @@ type SegmentInfo struct {
 // before appending. It returns a *CorruptionError if the last segment is
 // corrupt, and an error wrapping ErrInvalidOptions for bad options.
 func Open(fsys vfs.FS, dir string, opts Options) (*Log, error) {
+	systemNow := opts.Now == nil
 	opts.EnsureDefaults()
 	if err := opts.Validate(); err != nil {
 		return nil, err
@@ -176,7 +180,7 @@ func Open(fsys vfs.FS, dir string, opts Options) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Log{fs: fsys, dir: dir, opts: opts, quit: make(chan struct{}), lastSync: opts.Now(),
+	l := &Log{fs: fsys, dir: dir, opts: opts, quit: make(chan struct{}), lastSync: opts.Now(), systemNow: systemNow,
 		replayer: newReplayer(fsys, dir, opts.replayOptions())}
 	l.cond.L = &l.mu
 	next := uint64(1)
@@ -416,7 +420,7 @@ func (l *Log) appendHeld(size int, payload []byte, encode func(dst []byte) []byt
 			return Position{}, err
 		}
 	case SyncPeriodic:
-		if l.opts.Now().Sub(l.lastSync) > l.opts.SyncPeriod*3/2 {
+		if l.sinceSync() > l.opts.SyncPeriod*3/2 {
 			if err := l.waitSynced(l.written); err != nil {
 				return Position{}, err
 			}
@@ -430,6 +434,19 @@ func (l *Log) appendHeld(size int, payload []byte, encode func(dst []byte) []byt
 		}
 	}
 	return pos, nil
+}
+
+// sinceSync returns the time since the last sync finished (or the log
+// opened), as opts.Now tells it. With the default clock it is time.Since,
+// which reads only the monotonic clock, the one time.Now().Sub would use
+// (lastSync, a time.Now reading, carries it): every append under
+// SyncPeriodic asks, and time.Now reads the wall clock too, which costs as
+// much again. l.mu is held.
+func (l *Log) sinceSync() time.Duration {
+	if l.systemNow {
+		return time.Since(l.lastSync)
+	}
+	return l.opts.Now().Sub(l.lastSync)
 }
 
 // fail records err as the log's sticky failure and returns it. l.mu is held.

@@ -514,6 +514,28 @@ func TestPeriodicSyncBehindBlocksAppend(t *testing.T) {
 	assert.Len(t, rs, 3)
 }
 
+// TestPeriodicSyncBehindSystemClock is TestPeriodicSyncBehindBlocksAppend
+// with the default clock, which the log reads through time.Since (see
+// sinceSync): once more than 1.5 periods have passed since the log opened,
+// with no tick, an Append syncs everything by itself.
+func TestPeriodicSyncBehindSystemClock(t *testing.T) {
+	mem := vfs.NewCrashableMem()
+	const period = 10 * time.Millisecond
+	l, err := Open(mem, "cl", Options{SyncPeriod: period, NewTicker: newManualTicker().factory})
+	require.NoError(t, err)
+	defer l.Close()
+	require.True(t, l.systemNow)
+
+	_, err = l.Append([]byte("a"))
+	require.NoError(t, err)
+	time.Sleep(3 * period)
+	_, err = l.Append([]byte("b"))
+	require.NoError(t, err)
+	rs, err := replayAll(t, mem.CrashClone(), "cl")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a", "b"}, payloads(rs), "the late append synced everything")
+}
+
 // TestOnRotate checks that OnRotate is called once per new segment, after
 // the log's lock is released (the hook may call Segments).
 func TestOnRotate(t *testing.T) {

@@ -20,7 +20,14 @@ type Clock interface {
 // wall clock (NTP, a resumed VM) shows within a second; the engine's
 // timestamps stay strictly increasing across it (see timestamps).
 type realClock struct {
-	anchor atomic.Pointer[time.Time]
+	anchor atomic.Pointer[clockAnchor]
+}
+
+// clockAnchor is a wall-clock reading of realClock (with its monotonic
+// reading) and its Unix time in nanoseconds.
+type clockAnchor struct {
+	t     time.Time
+	nanos int64
 }
 
 // anchorAge is how long realClock trusts the monotonic clock alone.
@@ -29,13 +36,31 @@ const anchorAge = time.Second
 // Now returns the current time.
 func (c *realClock) Now() time.Time {
 	if a := c.anchor.Load(); a != nil {
-		if d := time.Since(*a); d >= 0 && d < anchorAge {
-			return a.Add(d)
+		if d := time.Since(a.t); d >= 0 && d < anchorAge {
+			return a.t.Add(d)
 		}
 	}
+	return c.reanchor().t
+}
+
+// nowMicro returns Now().UnixMicro() without building the time.Time: the
+// anchor's Unix nanoseconds plus the monotonic time since it, which is what
+// Now adds (NewTimestamp calls it on every write).
+func (c *realClock) nowMicro() int64 {
+	if a := c.anchor.Load(); a != nil {
+		if d := time.Since(a.t); d >= 0 && d < anchorAge {
+			return (a.nanos + int64(d)) / 1e3
+		}
+	}
+	return c.reanchor().nanos / 1e3
+}
+
+// reanchor reads the wall clock and makes it the anchor.
+func (c *realClock) reanchor() *clockAnchor {
 	now := time.Now()
-	c.anchor.Store(&now)
-	return now
+	a := &clockAnchor{t: now, nanos: now.UnixNano()}
+	c.anchor.Store(a)
+	return a
 }
 
 // systemClock is the clock RealClock returns.
@@ -103,6 +128,9 @@ func (e *Engine) Clock() Clock { return e.opts.Clock }
 // past it (Cassandra's ClientState.getTimestamp). Timestamps are strictly
 // increasing across all goroutines.
 func (e *Engine) NewTimestamp() int64 {
+	if c, ok := e.opts.Clock.(*realClock); ok {
+		return e.ts.next(c.nowMicro())
+	}
 	return e.ts.next(e.opts.Clock.Now().UnixMicro())
 }
 

@@ -314,4 +314,22 @@ func TestRealClock(t *testing.T) {
 		require.WithinRange(t, got, before.Add(-time.Millisecond), after.Add(time.Millisecond))
 		prev = got
 	}
+	// nowMicro, NewTimestamp's reading, is Now's in microseconds: it
+	// lies between two readings of Now taken around it.
+	rc := systemClock
+	for i := 0; i < 1000; i++ {
+		before := rc.Now().UnixMicro()
+		got := rc.nowMicro()
+		after := rc.Now().UnixMicro()
+		require.True(t, before <= got && got <= after, "nowMicro %d not within [%d, %d]", got, before, after)
+	}
+	// A reading with no anchor reads the wall clock and anchors.
+	for i := 0; i < 10; i++ {
+		rc.anchor.Store(nil)
+		before := time.Now().UnixMicro()
+		got := rc.nowMicro()
+		after := time.Now().UnixMicro()
+		require.True(t, before <= got && got <= after, "nowMicro %d not within [%d, %d] after anchoring", got, before, after)
+		require.NotNil(t, rc.anchor.Load())
+	}
 }

@@ -365,10 +365,16 @@ func (e *Engine) storeFor(t *schema.Table) (*tableStore, error) {
 	if t == nil {
 		return nil, fmt.Errorf("%w: nil table", ErrNoTable)
 	}
-	s, ok := e.store(t.ID)
+	st := e.state.Load()
+	slot := &st.hot[storeSlot(t.ID)]
+	if s := slot.Load(); s != nil && s.id == t.ID {
+		return s, nil
+	}
+	s, ok := st.stores[t.ID]
 	if !ok {
 		return nil, fmt.Errorf("%w: %s", ErrNoTable, t.QualifiedName())
 	}
+	slot.Store(s)
 	return s, nil
 }
 
