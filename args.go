@@ -205,7 +205,7 @@ func bindArgsIn(p *cql.Params, specs []cql.ColumnSpec, values []any, room []byte
 		var lens [inlineValues]int
 		total := 0
 		for i, v := range values {
-			n := types.EncodedLen(specs[i].Type, v)
+			n := types.EncodedLenKind(specs[i].Type.Kind, v)
 			if i < len(lens) {
 				lens[i] = n
 			}
@@ -226,7 +226,7 @@ func bindArgsIn(p *cql.Params, specs []cql.ColumnSpec, values []any, room []byte
 			if i < len(lens) {
 				n = lens[i]
 			} else {
-				n = types.EncodedLen(specs[i].Type, v)
+				n = types.EncodedLenKind(specs[i].Type.Kind, v)
 			}
 			if n >= 0 {
 				// A value of length 0 is empty, not null: keep it non-nil.
@@ -234,7 +234,7 @@ func bindArgsIn(p *cql.Params, specs []cql.ColumnSpec, values []any, room []byte
 				if n == 0 {
 					b = []byte{}
 				}
-				types.EncodeInto(b, specs[i].Type, v)
+				types.EncodeValueInto(b, v)
 				p.Values[i] = cql.Value{Bytes: b}
 				off += n
 				continue

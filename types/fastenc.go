@@ -14,14 +14,30 @@ import (
 // smallint and tinyint (in range for the type's width); []byte for blob;
 // valid UTF-8 strings for text and ASCII strings for ascii; bool for
 // boolean; float64 for double; time.Time for timestamp.
-func EncodedLen(t Type, v any) int {
-	switch t.Kind {
+func EncodedLen(t Type, v any) int { return EncodedLenKind(t.Kind, v) }
+
+// EncodedLenKind is EncodedLen for a type of kind k, which is all of the
+// type EncodedLen reads: callers that hold a Type in a slice call it
+// without copying the Type.
+func EncodedLenKind(k Kind, v any) int {
+	switch k {
 	case Int, Bigint, Counter, Smallint, Tinyint:
-		n, ok := toInt64(v)
-		if !ok {
-			return -1
+		var n int64
+		// The commonest Go integers first, without toInt64's search.
+		switch x := v.(type) {
+		case int64:
+			n = x
+		case int:
+			n = int64(x)
+		case int32:
+			n = int64(x)
+		default:
+			var ok bool
+			if n, ok = toInt64(v); !ok {
+				return -1
+			}
 		}
-		size := intSize(t.Kind)
+		size := intSize(k)
 		if size < 8 && (n < -1<<(size*8-1) || n >= 1<<(size*8-1)) {
 			return -1
 		}
@@ -59,8 +75,18 @@ func EncodedLen(t Type, v any) int {
 // type's width, blob and text bytes copied, booleans as one byte, IEEE
 // doubles and timestamps as milliseconds since the Unix epoch. dst must be
 // zeroed.
-func EncodeInto(dst []byte, t Type, v any) {
+func EncodeInto(dst []byte, t Type, v any) { EncodeValueInto(dst, v) }
+
+// EncodeValueInto is EncodeInto, which reads nothing of the type: the
+// value's Go type and dst's length say how it is written.
+func EncodeValueInto(dst []byte, v any) {
 	switch x := v.(type) {
+	case int64:
+		putBigEndian(dst, x)
+	case int32:
+		putBigEndian(dst, int64(x))
+	case int:
+		putBigEndian(dst, int64(x))
 	case []byte:
 		copy(dst, x)
 	case string:
@@ -75,6 +101,18 @@ func EncodeInto(dst []byte, t Type, v any) {
 		binary.BigEndian.PutUint64(dst, uint64(x.UnixMilli()))
 	default:
 		n, _ := toInt64(v)
+		putBigEndian(dst, n)
+	}
+}
+
+// putBigEndian writes the len(dst) low bytes of n into dst, big-endian.
+func putBigEndian(dst []byte, n int64) {
+	switch len(dst) {
+	case 8:
+		binary.BigEndian.PutUint64(dst, uint64(n))
+	case 4:
+		binary.BigEndian.PutUint32(dst, uint32(n))
+	default:
 		for i := len(dst) - 1; i >= 0; i-- {
 			dst[i] = byte(n)
 			n >>= 8

@@ -1,5 +1,7 @@
 package types
 
+import "encoding/binary"
+
 // FixedClustering decodes the full clustering keys of a table whose
 // clustering columns are all fixed-width integer types (int, bigint,
 // smallint, tinyint, counter, timestamp, time). Every such key whose values
@@ -72,6 +74,18 @@ func (f *FixedClustering) Width(i int) int { return f.cols[i].n }
 // the bytes Append would give it.
 func (f *FixedClustering) AppendValue(buf, key []byte, i int) []byte {
 	c := &f.cols[i]
+	if c.n == 8 {
+		// A bigint's body is one word: flipped (descending) and its sign
+		// bit restored in a register.
+		u := binary.BigEndian.Uint64(key[c.off+1:])
+		u ^= uint64(c.mask) * 0x0101010101010101
+		return binary.BigEndian.AppendUint64(buf, u^1<<63)
+	}
+	return f.appendValue(buf, key, c)
+}
+
+// appendValue is AppendValue of column c, of any width.
+func (f *FixedClustering) appendValue(buf, key []byte, c *fixedColumn) []byte {
 	start := len(buf)
 	buf = append(buf, key[c.off+1:c.off+1+c.n]...)
 	v := buf[start:]

@@ -278,6 +278,12 @@ type projection struct {
 	// cells when the row has a cell of every regular column (one each, in
 	// name order): the first place liveCellValue looks. -1: no guess.
 	cell int
+	// name, pos and blob are col's Name, Position and whether its type is
+	// a blob, kept here so that a row's projection reads them without
+	// going through col.
+	name string
+	pos  int
+	blob bool
 }
 
 type projFrom uint8
@@ -313,7 +319,7 @@ func projections(cols []*schema.Column) []projection {
 		case col.Kind == schema.Regular && !col.Type.IsMultiCell():
 			from = fromCell
 		}
-		proj[i] = projection{col: col, from: from, cell: -1}
+		proj[i] = projection{col: col, from: from, cell: -1, name: col.Name, pos: col.Position, blob: col.Type.Kind == types.Blob}
 	}
 	return proj
 }

@@ -4,7 +4,6 @@ import (
 	"github.com/minicass/minicass/cql/expr"
 	"github.com/minicass/minicass/cql/query"
 	"github.com/minicass/minicass/data"
-	"github.com/minicass/minicass/types"
 	"github.com/minicass/minicass/wire"
 )
 
@@ -113,18 +112,25 @@ func (r *selectRun) packDirect(pk [][]byte, row *data.Row, now int64) error {
 	start := len(buf)
 	spare := r.q.PackSpare
 	blobs := 0
+	cs := row.Cells
 	for i := range p.proj {
 		pr := &p.proj[i]
 		switch {
 		case pr.from == fromCell: // selectPlan.direct admits no other
-			v := liveCellValue(row, pr, now)
-			if spare && pr.col.Type.Kind == types.Blob {
+			// liveCellValue's guess, without the call when it is right.
+			var v []byte
+			if h := pr.cell; uint(h) < uint(len(cs)) && cs[h].Column == pr.name && cs[h].Path == nil && cs[h].IsLive(now) {
+				v = cs[h].Value
+			} else {
+				v = liveCellValue(row, pr, now)
+			}
+			if spare && pr.blob {
 				blobs += len(v)
 			}
 			buf = query.AppendPacked(buf, v)
 		case fixed && pr.from == fromClustering:
-			buf = query.AppendPackedLength(buf, p.fixedCk.Width(pr.col.Position))
-			buf = p.fixedCk.AppendValue(buf, row.Clustering, pr.col.Position)
+			buf = query.AppendPackedLength(buf, p.fixedCk.Width(pr.pos))
+			buf = p.fixedCk.AppendValue(buf, row.Clustering, pr.pos)
 		default:
 			buf = query.AppendPacked(buf, keyValue(pr, pk, ck))
 		}
@@ -234,7 +240,7 @@ func (r *selectRun) packedOut() []byte {
 func liveCellValue(row *data.Row, pr *projection, now int64) []byte {
 	cs := row.Cells
 	if h := pr.cell; uint(h) < uint(len(cs)) {
-		if c := &cs[h]; c.Column == pr.col.Name && c.Path == nil && c.IsLive(now) {
+		if c := &cs[h]; c.Column == pr.name && c.Path == nil && c.IsLive(now) {
 			return c.Value
 		}
 	}
