@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"time"
 
@@ -338,11 +339,21 @@ func (c *compactor) run(ctx context.Context) error {
 	// the throttle counts (Cassandra's compressionRatio).
 	ratio := make([]float64, len(c.merge))
 	memo := &tokenMemo{token: c.e.Token}
+	share := c.e.newCPUShare()
+	// An unpaced compaction on more than one core reads each input on a
+	// goroutine of its own (readAhead); a paced one stays on its core.
+	ahead := c.e.readAhead > 0 || c.e.readAhead == 0 && share == nil && runtime.GOMAXPROCS(0) > 1
 	for i, in := range c.merge {
 		// The inputs are read from their partition streams alone
 		// (sstable.Reader.ScanStream): a compaction reads every
 		// partition, and needs no index to find them.
-		iters[i] = corruptionIter{in.r.ScanStream(memo.of)}
+		if ahead {
+			// Each reader computes its own tokens: the memo is the
+			// compaction goroutine's.
+			iters[i] = corruptionIter{newReadAhead(in.r.ScanStream(c.e.Token), c.e.raLimits)}
+		} else {
+			iters[i] = corruptionIter{in.r.ScanStream(memo.of)}
+		}
 		ratio[i] = 1
 		if st := in.stats; st.DataSize > 0 {
 			ratio[i] = float64(st.CompressedSize) / float64(st.DataSize)
@@ -352,7 +363,6 @@ func (c *compactor) run(ctx context.Context) error {
 	for i := range iters {
 		used = append(used, i)
 	}
-	share := c.e.newCPUShare()
 	parts := make([]data.PartitionSource, 0, len(iters))
 	// merged counts partitions by the number of inputs they came from (up
 	// to len(iters)), added to the record at the end: a map update per

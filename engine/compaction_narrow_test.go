@@ -176,9 +176,12 @@ func randomCompactionLoad(t *testing.T, rng *rand.Rand, es []*Engine, clock []*M
 
 // TestCompactionNarrowMatchesGeneral compacts the same random SSTables with
 // the narrow path (partMerge.narrow, one plain row per version) and with the
-// general merge alone (compactSlow), and requires the output files to be the
-// same bytes. gc_grace_seconds is short, so that tombstones and
-// expired cells are purged in some compactions and kept in others.
+// general merge alone (compactSlow), each reading its inputs itself and
+// through the read-ahead (readAhead, with batches of a few items, so that
+// partitions span them, and with the default ones), and requires the
+// output files to be the same bytes. gc_grace_seconds is short, so that
+// tombstones and expired cells are purged in some compactions and kept in
+// others.
 func TestCompactionNarrowMatchesGeneral(t *testing.T) {
 	seed := compactionSeed(t)
 	rng := rand.New(rand.NewPCG(seed, 44))
@@ -191,7 +194,7 @@ func TestCompactionNarrowMatchesGeneral(t *testing.T) {
 		var es []*Engine
 		var clocks []*ManualClock
 		var tbl *schema.Table
-		for range 2 {
+		for range 5 {
 			e, clock, _ := newTestEngineOpts(t, Options{DisableAutoCompaction: true, CompactionThroughput: -1})
 			nt, _ := e.Table("ks", "t")
 			alt := *nt
@@ -200,30 +203,41 @@ func TestCompactionNarrowMatchesGeneral(t *testing.T) {
 			tbl, _ = e.Table("ks", "t")
 			es, clocks = append(es, e), append(clocks, clock)
 		}
-		// Both engines got the same gc grace only if the draws agree: use
-		// the second's for the first too.
+		// The engines got the same gc grace only if the draws agree: use
+		// the last's for the others too.
 		g := tbl.Options.GCGraceSeconds
-		t0, _ := es[0].Table("ks", "t")
-		alt := *t0
-		alt.Options.GCGraceSeconds = g
-		require.NoError(t, es[0].AlterTable(&alt))
+		for _, e := range es[:len(es)-1] {
+			t0, _ := e.Table("ks", "t")
+			alt := *t0
+			alt.Options.GCGraceSeconds = g
+			require.NoError(t, e.AlterTable(&alt))
+		}
 
 		randomCompactionLoad(t, rng, es, clocks, tbl, narrow)
 		require.Equal(t, tableFiles(t, es[0], tbl), tableFiles(t, es[1], tbl), "trial %d: inputs differ", trial)
 		if os.Getenv("DUMPIN") != "" {
 			t.Logf("inputs now=%d:\n%s", clocks[0].Now().Unix(), dumpTable(t, es[0], tbl))
 		}
-		es[0].compactSlow = true
+		// es[0], the reference, merges every partition in general and
+		// reads its inputs itself.
+		es[0].compactSlow, es[0].readAhead = true, -1
+		es[1].readAhead = -1
+		es[2].compactSlow, es[2].readAhead, es[2].raLimits = true, 1, raLimits{items: 1 + rng.IntN(4), bytes: 64}
+		es[3].readAhead, es[3].raLimits = 1, raLimits{items: 1 + rng.IntN(4), bytes: 64}
+		es[4].readAhead = 1
 		for _, e := range es {
 			require.NoError(t, e.Compact(context.Background(), "ks", "t"))
 		}
-		slow, fast := tableFiles(t, es[0], tbl), tableFiles(t, es[1], tbl)
-		require.NotEmpty(t, fast)
-		if !reflect.DeepEqual(slow, fast) {
-			t.Logf("slow:\n%s\nfast:\n%s", dumpTable(t, es[0], tbl), dumpTable(t, es[1], tbl))
-			require.Equal(t, dumpTable(t, es[0], tbl), dumpTable(t, es[1], tbl), "trial %d (narrow %v): outputs differ", trial, narrow)
+		slow := tableFiles(t, es[0], tbl)
+		require.NotEmpty(t, slow)
+		for i, e := range es[1:] {
+			fast := tableFiles(t, e, tbl)
+			if !reflect.DeepEqual(slow, fast) {
+				t.Logf("slow:\n%s\nengine %d:\n%s", dumpTable(t, es[0], tbl), i+1, dumpTable(t, e, tbl))
+				require.Equal(t, dumpTable(t, es[0], tbl), dumpTable(t, e, tbl), "trial %d (narrow %v), engine %d: outputs differ", trial, narrow, i+1)
+			}
+			require.Equal(t, slow, fast, "trial %d (narrow %v), engine %d: outputs differ", trial, narrow, i+1)
 		}
-		require.Equal(t, slow, fast, "trial %d (narrow %v): outputs differ", trial, narrow)
 	}
 }
 

@@ -22,8 +22,14 @@ type Engine struct {
 	// partition through the general merge (no narrow path,
 	// partMerge.narrow): the identity tests compare the two.
 	compactSlow bool
-	opts        Options
-	ts          timestamps
+	// readAhead, when set (by tests), chooses whether a compaction reads
+	// its inputs on goroutines of their own (readAhead): above 0 always,
+	// below 0 never, 0 when it is unpaced on more than one core (the
+	// identity tests compare them); raLimits bounds the batches.
+	readAhead int
+	raLimits  raLimits
+	opts      Options
+	ts        timestamps
 
 	closed atomic.Bool
 	// reclaiming is set while a flush to reclaim commit-log space is
