@@ -340,9 +340,12 @@ func (c *compactor) run(ctx context.Context) error {
 	ratio := make([]float64, len(c.merge))
 	memo := &tokenMemo{token: c.e.Token}
 	share := c.e.newCPUShare()
-	// An unpaced compaction on more than one core reads each input on a
-	// goroutine of its own (readAhead); a paced one stays on its core.
-	ahead := c.e.readAhead > 0 || c.e.readAhead == 0 && share == nil && runtime.GOMAXPROCS(0) > 1
+	// A compaction neither throttled nor paced (one asked to run as fast
+	// as it can) on more than one core reads each input on a goroutine of
+	// its own (readAhead), at some more CPU for the copies and the
+	// hand-offs; a throttled or paced one, whose rate its limit sets,
+	// stays on its core.
+	ahead := c.e.readAhead > 0 || c.e.readAhead == 0 && share == nil && c.e.throttle == nil && runtime.GOMAXPROCS(0) > 1
 	for i, in := range c.merge {
 		// The inputs are read from their partition streams alone
 		// (sstable.Reader.ScanStream): a compaction reads every
@@ -351,8 +354,10 @@ func (c *compactor) run(ctx context.Context) error {
 			// Each reader computes its own tokens: the memo is the
 			// compaction goroutine's.
 			iters[i] = corruptionIter{newReadAhead(in.r.ScanStream(c.e.Token), c.e.raLimits)}
-		} else {
+		} else if c.e.compactSlow {
 			iters[i] = corruptionIter{in.r.ScanStream(memo.of)}
+		} else {
+			iters[i] = corruptionIter{newOnlyRows(in.r.ScanStream(memo.of))}
 		}
 		ratio[i] = 1
 		if st := in.stats; st.DataSize > 0 {

@@ -20,7 +20,9 @@ import (
 type Engine struct {
 	// compactSlow, when set (by tests), makes a compaction merge every
 	// partition through the general merge (no narrow path,
-	// partMerge.narrow): the identity tests compare the two.
+	// partMerge.narrow), reading its inputs' partitions through their row
+	// iterators alone (no onlyRows) unless readAhead: the identity tests
+	// compare the two.
 	compactSlow bool
 	// readAhead, when set (by tests), chooses whether a compaction reads
 	// its inputs on goroutines of their own (readAhead): above 0 always,

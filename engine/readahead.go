@@ -161,7 +161,7 @@ func (b *raBatch) addHeader(ps data.PartitionSource) {
 // (sstable.Reader.ScanStream), which hands out a partition of one row
 // already decoded from a copy of its record.
 type onlyRowScanner interface {
-	NextOnlyRow(dst []byte, row *data.Row) (ps data.PartitionSource, out []byte, only, ok bool)
+	NextOnlyRow(dst []byte, row *data.Row, alias bool) (ps data.PartitionSource, out []byte, only, ok bool)
 }
 
 // addOnly adds the partition of one row ps, whose row NextOnlyRow decoded
@@ -264,7 +264,7 @@ func (ra *readAhead) read(src data.PartitionIterator) {
 		var ok bool
 		if ors != nil {
 			var only bool
-			ps, b.bytes, only, ok = ors.NextOnlyRow(b.bytes, b.spareRow())
+			ps, b.bytes, only, ok = ors.NextOnlyRow(b.bytes, b.spareRow(), false)
 			if ok && only {
 				b.addOnly(ps)
 				if b.full() {
@@ -448,6 +448,22 @@ func (p *raPart) Rows(slices data.Slices, reverse bool) data.RowIterator {
 	return &p.rows
 }
 
+// takeOnly returns the row of a partition of one row and nothing else
+// (raOnly) whose rows are not read yet, and leaves its row iterator at
+// the end of its rows, as Next, EndsAfterRow (true) would; nil for any
+// other partition, or once its rows are read.
+func (p *raPart) takeOnly() (*data.Row, data.RowIterator) {
+	it := &p.rows
+	r := it.only
+	if r == nil || !it.onlyEnd {
+		return nil, nil
+	}
+	it.only, it.onlyEnd, it.done = nil, false, true
+	p.size = it.onlySize
+	p.ra.inPart = false
+	return r, it
+}
+
 // raRows iterates over the rows of a readAhead's current partition.
 type raRows struct {
 	ra   *readAhead
@@ -558,3 +574,104 @@ func (it *raRows) OwnedRows() bool { return true }
 // Close does nothing: the rows not read are skipped by the next
 // partition's Next.
 func (it *raRows) Close() error { return nil }
+
+// onlyRows is a compaction input's streaming scan read on the
+// compaction's goroutine (no readAhead) through NextOnlyRow: a partition
+// of one row and nothing else comes with its row decoded, in the
+// iterator's own row (its bytes in the scan's chunk, or in the iterator's
+// buffer when the record straddles chunks), which the next partition
+// reuses, and
+// the merge takes it without a row iterator (partMerge.narrow). Any other
+// partition is the scan's, as its Next returns it.
+type onlyRows struct {
+	src  data.PartitionIterator
+	ors  onlyRowScanner
+	buf  []byte
+	part onlyPart
+}
+
+// newOnlyRows returns src read through NextOnlyRow, or src itself when it
+// has none.
+func newOnlyRows(src data.PartitionIterator) data.PartitionIterator {
+	ors, ok := src.(onlyRowScanner)
+	if !ok {
+		return src
+	}
+	it := &onlyRows{src: src, ors: ors}
+	it.part.rows.p = &it.part
+	return it
+}
+
+// Next returns the next partition; a partition of one row is valid, with
+// its row, until the next call.
+func (it *onlyRows) Next() (data.PartitionSource, bool) {
+	p := &it.part
+	row := &p.row
+	ps, buf, only, ok := it.ors.NextOnlyRow(it.buf[:0], row, true)
+	it.buf = buf
+	if !ok || !only {
+		return ps, ok
+	}
+	p.PartitionSource, p.rows.done = ps, false
+	return p, true
+}
+
+func (it *onlyRows) Err() error   { return it.src.Err() }
+func (it *onlyRows) Close() error { return it.src.Close() }
+
+// onlyPart is the partition of one row onlyRows' Next returns (one,
+// reused): the scan's partition, whose row is decoded.
+type onlyPart struct {
+	data.PartitionSource
+	row  data.Row
+	rows onlyRowIter
+}
+
+// Size returns the partition's size in the stream, known once NextOnlyRow
+// has read it.
+func (p *onlyPart) Size() uint64 {
+	if sz, ok := p.PartitionSource.(interface{ Size() uint64 }); ok {
+		return sz.Size()
+	}
+	return 0
+}
+
+// Rows returns the iterator over the one row (forward and whole only, as
+// a compaction reads it).
+func (p *onlyPart) Rows(slices data.Slices, reverse bool) data.RowIterator {
+	if len(slices) > 0 || reverse {
+		panic("engine: a one-row partition of a compaction's scan is read forward and whole")
+	}
+	return &p.rows
+}
+
+// takeOnly returns the row, if the partition's row iterator has not
+// returned it, and leaves that iterator at its end.
+func (p *onlyPart) takeOnly() (*data.Row, data.RowIterator) {
+	if p.rows.done {
+		return nil, nil
+	}
+	p.rows.done = true
+	return &p.row, &p.rows
+}
+
+// onlyRowIter iterates over an onlyPart's row.
+type onlyRowIter struct {
+	p    *onlyPart
+	done bool
+}
+
+func (it *onlyRowIter) Next() (*data.Row, bool) {
+	if it.done {
+		return nil, false
+	}
+	it.done = true
+	return &it.p.row, true
+}
+
+// EndsAfterRow reports that the row returned is the partition's last.
+func (it *onlyRowIter) EndsAfterRow() bool { return it.done }
+
+func (it *onlyRowIter) Err() error      { return nil }
+func (it *onlyRowIter) OwnedRows() bool { return true }
+func (it *onlyRowIter) Close() error    { return nil }

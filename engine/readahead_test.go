@@ -74,8 +74,9 @@ func drainTrace(t *testing.T, it data.PartitionIterator, skip bool) string {
 
 // TestReadAheadMatchesScan reads random SSTables (narrow and wide
 // partitions, deletions, static rows, range tombstones, TTLs, collections)
-// through their streaming scan and through a read-ahead of that scan with
-// batches of one item up to the defaults, and requires the same trace:
+// through their streaming scan, through onlyRows (NextOnlyRow on the same
+// goroutine) and through a read-ahead of that scan with batches of one
+// item up to the defaults, and requires the same trace:
 // partitions, rows, sizes, EndsAfterRow, and rows whose bytes stay valid
 // while the reader goes on.
 func TestReadAheadMatchesScan(t *testing.T) {
@@ -94,6 +95,12 @@ func TestReadAheadMatchesScan(t *testing.T) {
 				before := x.r.ReadStats()
 				want := drainTrace(t, x.r.ScanStream(e.Token), skip)
 				wantSt := readStatsSince(x.r.ReadStats(), before)
+				before = x.r.ReadStats()
+				got := drainTrace(t, newOnlyRows(x.r.ScanStream(e.Token)), skip)
+				require.Equal(t, want, got, "trial %d, SSTable %d, onlyRows, skip %v", trial, x.r.Gen(), skip)
+				if !skip {
+					require.Equal(t, wantSt, readStatsSince(x.r.ReadStats(), before), "trial %d, SSTable %d, onlyRows: read statistics", trial, x.r.Gen())
+				}
 				for _, lim := range []raLimits{{items: 1, bytes: 1}, {items: 2, bytes: 64}, {items: 3, bytes: 1 << 20}, {}} {
 					before := x.r.ReadStats()
 					got := drainTrace(t, newReadAhead(x.r.ScanStream(e.Token), lim), skip)

@@ -16,14 +16,17 @@ import (
 // does; the row's bytes alias the returned buffer) and consumes the
 // partition: its rows are read, counted in the ReadStats as a row
 // iterator would count them, and its Size is known. only is then true,
-// and out is dst with the record appended.
+// and out is dst with the record appended. With alias, a record that
+// lies in one chunk is decoded where it lies instead, as a reusing
+// scan's row iterator decodes it (out is then dst): the row's bytes are
+// valid until the next call.
 //
 // For any other partition, or when the scan cannot tell cheaply (a record
 // that does not decode, a length that runs past the stream), only is
 // false and out is dst: the partition is to be read through its Rows as
 // after Next, which reports whatever is wrong with it. ok is false at the
 // end of the scan or on its error (Err), as Next's.
-func (it *scanIter) NextOnlyRow(dst []byte, row *data.Row) (ps data.PartitionSource, out []byte, only, ok bool) {
+func (it *scanIter) NextOnlyRow(dst []byte, row *data.Row, alias bool) (ps data.PartitionSource, out []byte, only, ok bool) {
 	ps, ok = it.Next()
 	if !ok || !it.stream {
 		return ps, dst, false, ok
@@ -33,29 +36,33 @@ func (it *scanIter) NextOnlyRow(dst []byte, row *data.Row) (ps data.PartitionSou
 	if e.deletion != data.LiveDeletion || p.static != nil || p.rts != nil || e.length != 0 || e.numBlocks() != 0 {
 		return ps, dst, false, true
 	}
-	var st ReadStats
+	// The chunks read count in the scan's own ReadStats for the row
+	// (a field: a local would escape through the cursor).
+	st := &it.ost
+	*st = ReadStats{}
 	prev := it.cur.st
-	it.cur.st = &st
-	out, only = it.onlyRow(dst, row)
+	it.cur.st = st
+	out, only = it.onlyRow(dst, row, alias)
 	it.cur.st = prev
 	if !only {
 		// What was read counts; the row iterator reads the chunk again
 		// from the cursor, not from the file.
-		it.st.Add(st)
-		p.stats.Add(st)
+		it.st.Add(*st)
+		p.stats.Add(*st)
 		return ps, dst, false, true
 	}
 	st.Blocks++
 	st.Rows++
-	it.st.Add(st)
-	p.stats.Add(st)
+	it.st.Add(*st)
+	p.stats.Add(*st)
 	return ps, out, true, true
 }
 
 // onlyRow reads the record at the current partition's first row into dst
-// and decodes it into row when the byte after it ends the partition's
-// records, and records the partition's length.
-func (it *scanIter) onlyRow(dst []byte, row *data.Row) ([]byte, bool) {
+// (or, with alias, views it in its chunk) and decodes it into row when
+// the byte after it ends the partition's records, and records the
+// partition's length.
+func (it *scanIter) onlyRow(dst []byte, row *data.Row, alias bool) ([]byte, bool) {
 	r, cur, e := it.r, it.cur, &it.p.e
 	pos := e.pos + e.rowsOff
 	i := int(pos >> r.chunkShift)
@@ -75,10 +82,18 @@ func (it *scanIter) onlyRow(dst []byte, row *data.Row) ([]byte, bool) {
 	}
 	start := len(dst)
 	from, end := pos+uint64(n), pos+uint64(n)+l
+	var raw []byte
 	if s := off + uint64(n); s+l <= uint64(len(c)) {
-		dst = append(dst, c[s:s+l]...)
+		if alias && cur.alias(i) {
+			raw = c[s : s+l : s+l]
+		} else {
+			dst = append(dst, c[s:s+l]...)
+		}
 	} else if dst, err = cur.readRange(dst, from, end); err != nil {
 		return dst[:start], false
+	}
+	if raw == nil {
+		raw = dst[start:len(dst):len(dst)]
 	}
 	// The byte after the record ends the partition's records (a zero
 	// length) when this is its only row.
@@ -90,7 +105,7 @@ func (it *scanIter) onlyRow(dst []byte, row *data.Row) ([]byte, bool) {
 	if err != nil || end-uint64(j)*r.chunkLen >= uint64(len(c)) || c[end-uint64(j)*r.chunkLen] != 0 {
 		return dst[:start], false
 	}
-	if what := r.rows.decodeRow(dst[start:len(dst):len(dst)], row); what != "" {
+	if what := r.rows.decodeRow(raw, row); what != "" {
 		return dst[:start], false
 	}
 	e.length = end + 1 - e.pos
