@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 	"time"
 
@@ -340,32 +339,13 @@ func (c *compactor) run(ctx context.Context) error {
 	ratio := make([]float64, len(c.merge))
 	memo := &tokenMemo{token: c.e.Token}
 	share := c.e.newCPUShare()
-	// A compaction neither throttled nor paced (one asked to run as fast
-	// as it can) of narrow inputs (a row per partition at most, by their
-	// statistics) on more than one core reads each input on a goroutine
-	// of its own (readAhead), at some more CPU for the copies and the
-	// hand-offs. A throttled or paced one, whose rate its limit sets,
-	// stays on its core, as one of wide partitions does: there the merge
-	// is most of the work, and the copies of every row cost more than the
-	// parallel reads save (bench/vspebble Compaction/wide: 1.4x the CPU).
-	ahead := c.e.readAhead > 0
-	if c.e.readAhead == 0 && share == nil && c.e.throttle == nil && runtime.GOMAXPROCS(0) > 1 {
-		ahead = true
-		for _, in := range c.merge {
-			if st := in.stats; st.Rows > st.Partitions {
-				ahead = false
-			}
-		}
-	}
 	for i, in := range c.merge {
 		// The inputs are read from their partition streams alone
 		// (sstable.Reader.ScanStream): a compaction reads every
 		// partition, and needs no index to find them.
-		if ahead {
-			// Each reader computes its own tokens: the memo is the
-			// compaction goroutine's.
-			iters[i] = corruptionIter{newReadAhead(in.r.ScanStream(c.e.Token), c.e.raLimits)}
-		} else if c.e.compactSlow {
+		// A partition of one row and nothing else comes with its row
+		// (onlyRows).
+		if c.e.compactSlow {
 			iters[i] = corruptionIter{in.r.ScanStream(memo.of)}
 		} else {
 			iters[i] = corruptionIter{newOnlyRows(in.r.ScanStream(memo.of))}

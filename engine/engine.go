@@ -21,17 +21,10 @@ type Engine struct {
 	// compactSlow, when set (by tests), makes a compaction merge every
 	// partition through the general merge (no narrow path,
 	// partMerge.narrow), reading its inputs' partitions through their row
-	// iterators alone (no onlyRows) unless readAhead: the identity tests
-	// compare the two.
+	// iterators alone (no onlyRows): the identity tests compare the two.
 	compactSlow bool
-	// readAhead, when set (by tests), chooses whether a compaction reads
-	// its inputs on goroutines of their own (readAhead): above 0 always,
-	// below 0 never, 0 when it is unpaced on more than one core (the
-	// identity tests compare them); raLimits bounds the batches.
-	readAhead int
-	raLimits  raLimits
-	opts      Options
-	ts        timestamps
+	opts        Options
+	ts          timestamps
 
 	closed atomic.Bool
 	// reclaiming is set while a flush to reclaim commit-log space is

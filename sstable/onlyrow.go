@@ -7,26 +7,25 @@ import (
 )
 
 // NextOnlyRow is Next for a streaming scan (Reader.ScanStream, format
-// version 2 or later) whose caller copies each partition out before it
-// asks for the next (a compaction's read-ahead). It moves to the next
-// partition as Next does and, when that partition has no partition
-// deletion, static row or range tombstone and exactly one row, appends
-// the row's record to dst, decodes the row from that copy into row
-// (reusing row's cell and column-deletion arrays, as a row iterator
-// does; the row's bytes alias the returned buffer) and consumes the
-// partition: its rows are read, counted in the ReadStats as a row
-// iterator would count them, and its Size is known. only is then true,
-// and out is dst with the record appended. With alias, a record that
-// lies in one chunk is decoded where it lies instead, as a reusing
-// scan's row iterator decodes it (out is then dst): the row's bytes are
-// valid until the next call.
+// version 2 or later) whose caller is done with each partition before it
+// asks for the next (a compaction: package engine's onlyRows). It moves
+// to the next partition as Next does and, when that partition has no
+// partition deletion, static row or range tombstone and exactly one row,
+// decodes that row into row (reusing row's cell and column-deletion
+// arrays, as a row iterator does) and consumes the partition: its rows
+// are read, counted in the ReadStats as a row iterator would count them,
+// and its Size is known; only is then true. The row is decoded where its
+// record lies in the chunk, as the reusing scan's row iterator decodes
+// it, or, when the record straddles chunks, from a copy appended to dst
+// (out is dst with it, else dst): its bytes are valid until the next
+// call, or while out's are.
 //
 // For any other partition, or when the scan cannot tell cheaply (a record
 // that does not decode, a length that runs past the stream), only is
 // false and out is dst: the partition is to be read through its Rows as
 // after Next, which reports whatever is wrong with it. ok is false at the
 // end of the scan or on its error (Err), as Next's.
-func (it *scanIter) NextOnlyRow(dst []byte, row *data.Row, alias bool) (ps data.PartitionSource, out []byte, only, ok bool) {
+func (it *scanIter) NextOnlyRow(dst []byte, row *data.Row) (ps data.PartitionSource, out []byte, only, ok bool) {
 	ps, ok = it.Next()
 	if !ok || !it.stream {
 		return ps, dst, false, ok
@@ -42,7 +41,7 @@ func (it *scanIter) NextOnlyRow(dst []byte, row *data.Row, alias bool) (ps data.
 	*st = ReadStats{}
 	prev := it.cur.st
 	it.cur.st = st
-	out, only = it.onlyRow(dst, row, alias)
+	out, only = it.onlyRow(dst, row)
 	it.cur.st = prev
 	if !only {
 		// What was read counts; the row iterator reads the chunk again
@@ -58,11 +57,11 @@ func (it *scanIter) NextOnlyRow(dst []byte, row *data.Row, alias bool) (ps data.
 	return ps, out, true, true
 }
 
-// onlyRow reads the record at the current partition's first row into dst
-// (or, with alias, views it in its chunk) and decodes it into row when
-// the byte after it ends the partition's records, and records the
-// partition's length.
-func (it *scanIter) onlyRow(dst []byte, row *data.Row, alias bool) ([]byte, bool) {
+// onlyRow views the record at the current partition's first row in its
+// chunk (or copies it into dst when it straddles chunks) and decodes it
+// into row when the byte after it ends the partition's records, and
+// records the partition's length.
+func (it *scanIter) onlyRow(dst []byte, row *data.Row) ([]byte, bool) {
 	r, cur, e := it.r, it.cur, &it.p.e
 	pos := e.pos + e.rowsOff
 	i := int(pos >> r.chunkShift)
@@ -84,7 +83,7 @@ func (it *scanIter) onlyRow(dst []byte, row *data.Row, alias bool) ([]byte, bool
 	from, end := pos+uint64(n), pos+uint64(n)+l
 	var raw []byte
 	if s := off + uint64(n); s+l <= uint64(len(c)) {
-		if alias && cur.alias(i) {
+		if cur.alias(i) {
 			raw = c[s : s+l : s+l]
 		} else {
 			dst = append(dst, c[s:s+l]...)
