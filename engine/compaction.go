@@ -338,7 +338,6 @@ func (c *compactor) run(ctx context.Context) error {
 	// the throttle counts (Cassandra's compressionRatio).
 	ratio := make([]float64, len(c.merge))
 	memo := &tokenMemo{token: c.e.Token}
-	share := c.e.newCPUShare()
 	for i, in := range c.merge {
 		// The inputs are read from their partition streams alone
 		// (sstable.Reader.ScanStream): a compaction reads every
@@ -359,6 +358,7 @@ func (c *compactor) run(ctx context.Context) error {
 	for i := range iters {
 		used = append(used, i)
 	}
+	share := c.e.newCPUShare()
 	parts := make([]data.PartitionSource, 0, len(iters))
 	// merged counts partitions by the number of inputs they came from (up
 	// to len(iters)), added to the record at the end: a map update per

@@ -7,8 +7,9 @@ import (
 )
 
 // onlyRowPart is a compaction input's partition of one row and nothing
-// else whose row is decoded already (an onlyRows' onlyPart): takeOnly returns it, if its row iterator has not, and that
-// iterator, left at its end; a nil row otherwise.
+// else whose row is decoded already (an onlyRows' onlyPart): takeOnly
+// returns the row, if its row iterator has not, and that iterator, left
+// at its end; a nil row otherwise.
 type onlyRowPart interface {
 	takeOnly() (*data.Row, data.RowIterator)
 }
