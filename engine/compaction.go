@@ -342,7 +342,13 @@ func (c *compactor) run(ctx context.Context) error {
 		// The inputs are read from their partition streams alone
 		// (sstable.Reader.ScanStream): a compaction reads every
 		// partition, and needs no index to find them.
-		iters[i] = corruptionIter{in.r.ScanStream(memo.of)}
+		// A partition of one row and nothing else comes with its row
+		// (onlyRows).
+		if c.e.compactSlow {
+			iters[i] = corruptionIter{in.r.ScanStream(memo.of)}
+		} else {
+			iters[i] = corruptionIter{newOnlyRows(in.r.ScanStream(memo.of))}
+		}
 		ratio[i] = 1
 		if st := in.stats; st.DataSize > 0 {
 			ratio[i] = float64(st.CompressedSize) / float64(st.DataSize)

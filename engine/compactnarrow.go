@@ -6,6 +6,14 @@ import (
 	"github.com/minicass/minicass/data"
 )
 
+// onlyRowPart is a compaction input's partition of one row and nothing
+// else whose row is decoded already (an onlyRows' onlyPart): takeOnly
+// returns the row, if its row iterator has not, and that iterator, left
+// at its end; a nil row otherwise.
+type onlyRowPart interface {
+	takeOnly() (*data.Row, data.RowIterator)
+}
+
 // endsAfterRow is sstable's streamed row iterator's look past its current
 // row (rowIter.EndsAfterRow).
 type endsAfterRow interface{ EndsAfterRow() bool }
@@ -24,6 +32,25 @@ func (pm *partMerge) narrow(parts []data.PartitionSource) (r *data.Row, ok, fast
 	m.initArrays()
 	fast = true
 	for i, ps := range parts {
+		if op, isOnly := ps.(onlyRowPart); isOnly {
+			if row, end := op.takeOnly(); row != nil {
+				// A partition of one row and nothing else, decoded by
+				// the scan's NextOnlyRow: the row, owned, and its
+				// iterator at its end, as Next and EndsAfterRow would
+				// leave it.
+				m.iters = append(m.iters, end)
+				m.heads = append(m.heads, row)
+				m.srcIdx = append(m.srcIdx, i)
+				m.owned = append(m.owned, true)
+				pm.stats.RowsRead++
+				pm.stats.CellsRead += len(row.Cells)
+				pm.stats.Sources[i].Rows++
+				if fast && i > 0 && !bytes.Equal(row.Clustering, m.heads[0].Clustering) {
+					fast = false
+				}
+				continue
+			}
+		}
 		it := ps.Rows(nil, false)
 		o, isOwned := it.(ownedRows)
 		owned := isOwned && o.OwnedRows()

@@ -20,7 +20,8 @@ import (
 type Engine struct {
 	// compactSlow, when set (by tests), makes a compaction merge every
 	// partition through the general merge (no narrow path,
-	// partMerge.narrow): the identity tests compare the two.
+	// partMerge.narrow), reading its inputs' partitions through their row
+	// iterators alone (no onlyRows): the identity tests compare the two.
 	compactSlow bool
 	opts        Options
 	ts          timestamps

@@ -665,6 +665,7 @@ type scanIter struct {
 	cur  *chunkCursor
 	st   ReadStats
 	pst  ReadStats // the current partition's header read
+	ost  ReadStats // NextOnlyRow's row read
 	err  error
 	done bool
 	p    *Partition
