@@ -63,8 +63,13 @@ type Writer struct {
 	err  error // sticky
 	done bool
 
-	data, index  vfs.File
-	created      []string
+	data, index vfs.File
+	created     []string
+	// pre creates the components Finish writes (see precreate); late
+	// holds them once Finish or Abort took them (takeLate), each entry
+	// cleared when its file is handed on.
+	pre          *precreation
+	late         [numLate]vfs.File
 	chunk        []byte // uncompressed bytes of the current chunk
 	pos          uint64 // uncompressed stream offset
 	sink         *dataSink
@@ -141,6 +146,7 @@ func NewWriter(fs vfs.FS, dir string, gen int, opts WriterOptions) (*Writer, err
 		w.Abort()
 		return nil, err
 	}
+	w.pre = w.precreate()
 	w.sink = newDataSink(opts.Compression.Codec, opts.Compression.ChunkLength, w.data, FileName(gen, ComponentData))
 	hashes := 0 // a filter with no bits needs no hashes
 	if opts.BloomFilterFPChance < 1 {
@@ -150,6 +156,73 @@ func NewWriter(fs vfs.FS, dir string, gen int, opts WriterOptions) (*Writer, err
 	w.indexOut = appendHeader(w.indexOut, ComponentIndex)
 	w.indexFileOff = 0 // the header is in w.indexOut
 	return w, nil
+}
+
+// lateComponents are the components Finish writes once Data.db and
+// Index.db are whole, in the order it writes them; TOC.txt's temporary
+// file (see writeTOC) comes after them in Writer.late, at lateTOC.
+var lateComponents = [...]Component{ComponentSummary, ComponentFilter, ComponentStatistics,
+	ComponentCompressionInfo, ComponentDigest}
+
+const (
+	lateTOC = len(lateComponents)
+	numLate = lateTOC + 1
+)
+
+// precreation is the creation of the files Finish writes: the
+// lateComponents and TOC.txt's temporary file. Creating a file costs
+// about a millisecond of CPU on some filesystems (ext4 allocating an
+// inode: 0.1-1 ms measured on the benchmark machine, bench/RESULTS.md),
+// and Finish wrote six of them one after the other once the partitions
+// were written; NewWriter starts their creation on a goroutine instead,
+// which runs while the partitions are written, and Finish (or Abort)
+// takes the files from it. The files are empty until Finish writes them;
+// the temporary TOC.txt marks the generation unfinished from the start,
+// as it did from Finish on before.
+type precreation struct {
+	done  chan struct{} // closed when the goroutine ends
+	files [numLate]vfs.File
+	names []string // the files created, in order
+	err   error    // the first creation error; no file is created after it
+}
+
+// precreate starts the creation of the files Finish writes, in order, on a
+// goroutine.
+func (w *Writer) precreate() *precreation {
+	p := &precreation{done: make(chan struct{})}
+	fsys, dir, gen := w.fs, w.dir, w.gen
+	go func() {
+		defer close(p.done)
+		for i := range p.files {
+			name := FileName(gen, ComponentTOC) + tmpSuffix
+			if i < lateTOC {
+				name = FileName(gen, lateComponents[i])
+			}
+			f, err := fsys.Create(fsys.PathJoin(dir, name))
+			if err != nil {
+				p.err = fmt.Errorf("sstable: create %s: %w", name, err)
+				return
+			}
+			p.files[i] = f
+			p.names = append(p.names, name)
+		}
+	}()
+	return p
+}
+
+// takeLate waits for the precreation, moves its files into w.late and
+// their names into w.created, and returns its error. It may be called
+// more than once; only the first call waits.
+func (w *Writer) takeLate() error {
+	p := w.pre
+	if p == nil {
+		return nil
+	}
+	<-p.done
+	w.pre = nil
+	w.late = p.files
+	w.created = append(w.created, p.names...)
+	return p.err
 }
 
 func (w *Writer) create(c Component) (vfs.File, error) {
@@ -671,24 +744,26 @@ func (w *Writer) Finish() (*Meta, error) {
 	// partitions).
 	waitBig := w.startSyncs([]syncFile{{ComponentData, w.data}, {ComponentIndex, w.index}})
 	w.data, w.index = nil, nil
+	bodies := [len(lateComponents)][]byte{
+		sealSmall(ComponentSummary, w.encodeSummary()),
+		sealSmall(ComponentFilter, w.buildFilter().encode()),
+		sealSmall(ComponentStatistics, st.encode()),
+		sealSmall(ComponentCompressionInfo, w.encodeCompressionInfo()),
+		[]byte(strconv.FormatUint(uint64(w.sink.digest), 10)),
+	}
+	if err := w.takeLate(); err != nil {
+		_ = waitBig() // the creation error is the one to report; the files are removed by Abort
+		return nil, w.fail(err)
+	}
 	var files []syncFile
-	for _, f := range []struct {
-		c    Component
-		body []byte
-	}{
-		{ComponentSummary, sealSmall(ComponentSummary, w.encodeSummary())},
-		{ComponentFilter, sealSmall(ComponentFilter, w.buildFilter().encode())},
-		{ComponentStatistics, sealSmall(ComponentStatistics, st.encode())},
-		{ComponentCompressionInfo, sealSmall(ComponentCompressionInfo, w.encodeCompressionInfo())},
-		{ComponentDigest, []byte(strconv.FormatUint(uint64(w.sink.digest), 10))},
-	} {
-		file, err := w.writeFile(f.c, f.body)
+	for i, c := range lateComponents {
+		file, err := w.writeLate(i, bodies[i])
 		if err != nil {
 			_ = waitBig() // the write error is the one to report; the files are removed by Abort
 			return nil, errors.Join(err, closeAll(files))
 		}
-		files = append(files, syncFile{f.c, file})
-		sizes[f.c] = int64(len(f.body))
+		files = append(files, syncFile{c, file})
+		sizes[c] = int64(len(bodies[i]))
 	}
 	waitSmall := w.startSyncs(files)
 	errBig := waitBig()
@@ -717,16 +792,15 @@ func tocText() []byte {
 	return []byte(sb.String())
 }
 
-// writeFile creates and writes one component and returns it open, for
-// startSyncs.
-func (w *Writer) writeFile(c Component, b []byte) (vfs.File, error) {
-	f, err := w.create(c)
-	if err != nil {
-		return nil, w.fail(err)
-	}
+// writeLate writes b to w.late[i], the precreated file of
+// lateComponents[i], and returns it open, for startSyncs; w.late[i] is
+// cleared.
+func (w *Writer) writeLate(i int, b []byte) (vfs.File, error) {
+	f := w.late[i]
+	w.late[i] = nil
 	if _, err := f.Write(b); err != nil {
 		_ = f.Close() // the write error is the one to report
-		return nil, w.fail(fmt.Errorf("sstable: write %s: %w", FileName(w.gen, c), err))
+		return nil, w.fail(fmt.Errorf("sstable: write %s: %w", FileName(w.gen, lateComponents[i]), err))
 	}
 	return f, nil
 }
@@ -784,16 +858,23 @@ func closeAll(files []syncFile) error {
 // writer's directory sync in the same directory is enough), and a crash
 // would then leave a table whose TOC is torn; a rename is atomic, so
 // TOC.txt is either absent or whole. The temporary file of an interrupted
-// flush belongs to the unfinished generation and is removed with it.
+// flush belongs to the unfinished generation and is removed with it. The
+// temporary file is the precreated one (w.late[lateTOC], the last of
+// w.created) when there is one (Finish), else it is created here
+// (Recover).
 func (w *Writer) writeTOC(toc []byte) error {
 	name := FileName(w.gen, ComponentTOC)
 	tmp := name + tmpSuffix
-	f, err := w.fs.Create(w.fs.PathJoin(w.dir, tmp))
-	if err != nil {
-		return w.fail(fmt.Errorf("sstable: create %s: %w", tmp, err))
+	f := w.late[lateTOC]
+	w.late[lateTOC] = nil
+	if f == nil {
+		var err error
+		if f, err = w.fs.Create(w.fs.PathJoin(w.dir, tmp)); err != nil {
+			return w.fail(fmt.Errorf("sstable: create %s: %w", tmp, err))
+		}
+		w.created = append(w.created, tmp)
 	}
-	w.created = append(w.created, tmp)
-	_, err = f.Write(toc)
+	_, err := f.Write(toc)
 	if err == nil {
 		err = f.Sync()
 	}
@@ -889,12 +970,13 @@ func (w *Writer) Abort() error {
 	if w.indexSink != nil {
 		_ = w.indexSink.stop() // as the data sink's
 	}
-	for _, f := range []vfs.File{w.data, w.index} {
+	_ = w.takeLate() // its error, if any, was reported or changes nothing: the files go
+	for _, f := range append([]vfs.File{w.data, w.index}, w.late[:]...) {
 		if f != nil {
 			_ = f.Close() // the files are removed below; a close error changes nothing
 		}
 	}
-	w.data, w.index = nil, nil
+	w.data, w.index, w.late = nil, nil, [numLate]vfs.File{}
 	// Remove the TOC first so a crash midway never leaves a complete-looking
 	// table.
 	for i := len(w.created) - 1; i >= 0; i-- {
