@@ -33,7 +33,11 @@ import (
 // to purge (most of them) go over encoded (the row iterator's
 // NextEncoded), and the writer's goroutine decodes them
 // (memtable.RowDecoder): no copy, and the decoding moves to the stage
-// that had less to do. Three batches pass back and forth. With
+// that had less to do. The one row of a narrow partition, when it is
+// plain (memtable.PlainRow: no TTL, no deletion, every cell at the row's
+// timestamp, as most writes make them), is decoded into its fields
+// alone and written from them (sstable.Writer.AddPlainNarrowPartition),
+// without a data.Row. Three batches pass back and forth. With
 // one CPU the same batches are filled and written in turn.
 func copyMemtable(w *sstable.Writer, mt *memtableSource, done func(key []byte, size, rows int64)) error {
 	r := &flushReader{it: mt.mt.ScanReuse(data.FullRing)}
@@ -180,10 +184,19 @@ func (fw *flushWriter) write(b *flushBatch) error {
 		p := &b.parts[i]
 		if p.begin && p.end && p.static < 0 && p.rtsHi == p.rtsLo && p.del == data.LiveDeletion &&
 			(p.rowsHi-p.rowsLo)+(p.encHi-p.encLo) == 1 {
-			// A narrow partition: its one row in one call.
+			// A narrow partition: its one row in one call, a plain row
+			// (most are) from its fields, without a data.Row.
 			var r *data.Row
 			if p.encHi > p.encLo {
-				r = fw.dec.Decode(b.encs[p.encLo])
+				enc := b.encs[p.encLo]
+				if pr, ok := fw.dec.DecodePlain(enc); ok {
+					if err := w.AddPlainNarrowPartition(p.token, p.key, pr.Clustering, pr.Timestamp, pr.Columns, pr.Values); err != nil {
+						return err
+					}
+					fw.done(p.key, p.size+int64(pr.Size()), 1)
+					continue
+				}
+				r = fw.dec.Decode(enc)
 			} else {
 				r = &b.rows[p.rowsLo]
 			}

@@ -213,6 +213,36 @@ func (e *rowEncoder) appendRow(b []byte, r *data.Row) []byte {
 	return b
 }
 
+// appendPlainRow appends the version-2 encoding of the plain row p (see
+// Writer.AddPlainNarrowPartition): the bytes appendRow writes for the
+// data.Row p stands for, whose cells all take the row's timestamp
+// (cellRowTimestamp) and have no TTL or local deletion time, so that
+// their flags are cellRowTimestamp and cellHasValue when they hold a
+// value, and nothing follows their column but the value.
+func (e *rowEncoder) appendPlainRow(b []byte, p *plainRow) []byte {
+	b = appendBytes(b, p.ck)
+	if len(p.columns) == 1 {
+		b = append(b, rowHasTimestamp|rowOneCell)
+		b = e.appendTimestamp(b, p.ts)
+	} else {
+		b = append(b, rowHasTimestamp)
+		b = e.appendTimestamp(b, p.ts)
+		b = binary.AppendUvarint(b, uint64(len(p.columns)))
+	}
+	for i, col := range p.columns {
+		v := p.values[i]
+		if v == nil {
+			b = append(b, cellRowTimestamp)
+			b = e.appendColumn(b, col)
+			continue
+		}
+		b = append(b, cellRowTimestamp|cellHasValue)
+		b = e.appendColumn(b, col)
+		b = appendBytes(b, v)
+	}
+	return b
+}
+
 func (e *rowEncoder) appendCell(b []byte, c *data.Cell, l *data.LivenessInfo, rowTS, rowExp bool) []byte {
 	var flags byte
 	switch c.Kind {

@@ -413,8 +413,14 @@ func (w *Writer) AddRow(r *data.Row) error {
 // chunk, the row is encoded after room for the longest length in scratch
 // and written through writeStream, as every record was before.
 func (w *Writer) writeRowRecord(r *data.Row) error {
+	return w.writeRecord(r, nil)
+}
+
+// writeRecord is writeRowRecord for the row r, or for the plain row p when
+// r is nil (AddPlainNarrowPartition).
+func (w *Writer) writeRecord(r *data.Row, p *plainRow) error {
 	if start := len(w.chunk); cap(w.chunk)-start > max(directMargin, 2*w.maxRecord) {
-		b := w.enc.appendRow(append(w.chunk, 0), r)
+		b := w.appendRecordRow(append(w.chunk, 0), r, p)
 		n := len(b) - start - 1
 		if cap(b) == cap(w.chunk) && &b[0] == &w.chunk[:1][0] { // encoded in place
 			ln := uvarintLen(uint64(n))
@@ -437,9 +443,18 @@ func (w *Writer) writeRowRecord(r *data.Row) error {
 		return w.writeScratchRecord(n)
 	}
 	const room = binary.MaxVarintLen64
-	b := w.enc.appendRow(append(w.scratch[:0], make([]byte, room)...), r)
+	b := w.appendRecordRow(append(w.scratch[:0], make([]byte, room)...), r, p)
 	w.scratch = b
 	return w.writeScratchRecord(len(b) - room)
+}
+
+// appendRecordRow appends the encoding of r, or of the plain row p when r
+// is nil.
+func (w *Writer) appendRecordRow(b []byte, r *data.Row, p *plainRow) []byte {
+	if r != nil {
+		return w.enc.appendRow(b, r)
+	}
+	return w.enc.appendPlainRow(b, p)
 }
 
 // writeScratchRecord writes the record of the n-byte row encoded in scratch
@@ -512,6 +527,41 @@ func (w *Writer) EndPartition() error {
 // for EndPartition and the copy of the clustering for the next AddRow's
 // order check. The caller may reuse key and r after the call.
 func (w *Writer) AddNarrowPartition(token int64, key []byte, r *data.Row) error {
+	return w.addNarrow(token, key, r, nil)
+}
+
+// AddPlainNarrowPartition is AddNarrowPartition for a row of the shape
+// most writes make, given by its fields rather than as a data.Row: the
+// row of clustering ck with liveness timestamp ts (not data.NoTimestamp),
+// no TTL or expiry, no row or column deletion, and one cell for each of
+// columns, regular, at timestamp ts, without path, TTL or local deletion
+// time, cell i holding values[i] (nil for no value). Its bytes and
+// statistics are AddNarrowPartition's for that row; the caller skips the
+// data.Row (a flush: memtable's DecodePlain), and the Writer encodes the
+// row (rowEncoder.appendPlainRow) and counts it (Stats.plainRow) without
+// looking at what such a row does not have. columns and values must have
+// the same length; the caller may reuse every argument after the call.
+func (w *Writer) AddPlainNarrowPartition(token int64, key, ck []byte, ts int64, columns []string, values [][]byte) error {
+	if ts == data.NoTimestamp || len(columns) != len(values) {
+		if err := w.check(); err != nil {
+			return err
+		}
+		return w.fail(fmt.Errorf("%w: AddPlainNarrowPartition with timestamp %d, %d columns and %d values", ErrWriterState, ts, len(columns), len(values)))
+	}
+	return w.addNarrow(token, key, nil, &plainRow{ck: ck, ts: ts, columns: columns, values: values})
+}
+
+// plainRow is the row of AddPlainNarrowPartition.
+type plainRow struct {
+	ck      []byte
+	ts      int64
+	columns []string
+	values  [][]byte
+}
+
+// addNarrow is AddNarrowPartition for the row r, or for the plain row p
+// when r is nil.
+func (w *Writer) addNarrow(token int64, key []byte, r *data.Row, p *plainRow) error {
 	if err := w.check(); err != nil {
 		return err
 	}
@@ -537,11 +587,16 @@ func (w *Writer) AddNarrowPartition(token int64, key []byte, r *data.Row) error 
 		}
 	}
 	w.rowsOff = w.pos - w.partStart
-	if err := w.writeRowRecord(r); err != nil {
+	if err := w.writeRecord(r, p); err != nil {
 		return err
 	}
-	w.stats.row(r, false)
-	w.partCells = int64(len(r.Cells))
+	if r != nil {
+		w.stats.row(r, false)
+		w.partCells = int64(len(r.Cells))
+	} else {
+		w.stats.plainRow(p.ck, p.ts, len(p.columns))
+		w.partCells = int64(len(p.columns))
+	}
 	if err := w.writeStream(endOfPartition[:]); err != nil {
 		return err
 	}
