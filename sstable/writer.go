@@ -797,7 +797,7 @@ func (w *Writer) Finish() (*Meta, error) {
 	// long one) start now and overlap the building of the small
 	// components, the bloom filter above all (a few ms for 100,000
 	// partitions).
-	waitBig := w.startSyncs([]syncFile{{ComponentData, w.data}, {ComponentIndex, w.index}})
+	waitBig := w.startSyncs([]syncFile{{c: ComponentData, f: w.data}, {c: ComponentIndex, f: w.index}})
 	w.data, w.index = nil, nil
 	bodies := [len(lateComponents)][]byte{
 		sealSmall(ComponentSummary, w.encodeSummary()),
@@ -817,9 +817,22 @@ func (w *Writer) Finish() (*Meta, error) {
 			_ = waitBig() // the write error is the one to report; the files are removed by Abort
 			return nil, errors.Join(err, closeAll(files))
 		}
-		files = append(files, syncFile{c, file})
+		files = append(files, syncFile{c: c, f: file})
 		sizes[c] = int64(len(bodies[i]))
 	}
+	// TOC.txt's temporary file is written and fsynced with the small
+	// components: its rename, once they are all durable, is what makes
+	// the table complete (commitTOC).
+	toc := tocText()
+	tmp := FileName(w.gen, ComponentTOC) + tmpSuffix
+	tocFile := w.late[lateTOC]
+	w.late[lateTOC] = nil
+	if _, err := tocFile.Write(toc); err != nil {
+		_ = tocFile.Close() // the write error is the one to report
+		_ = waitBig()       // as above
+		return nil, errors.Join(w.fail(fmt.Errorf("sstable: write %s: %w", tmp, err)), closeAll(files))
+	}
+	files = append(files, syncFile{c: ComponentTOC, f: tocFile, name: tmp})
 	waitSmall := w.startSyncs(files)
 	errBig := waitBig()
 	if err := errors.Join(errBig, waitSmall()); err != nil {
@@ -828,8 +841,7 @@ func (w *Writer) Finish() (*Meta, error) {
 	if err := w.fs.SyncDir(w.dir); err != nil {
 		return nil, w.fail(fmt.Errorf("sstable: sync directory %s: %w", w.dir, err))
 	}
-	toc := tocText()
-	if err := w.writeTOC(toc); err != nil {
+	if err := w.commitTOC(); err != nil {
 		return nil, err
 	}
 	sizes[ComponentTOC] = int64(len(toc))
@@ -860,10 +872,19 @@ func (w *Writer) writeLate(i int, b []byte) (vfs.File, error) {
 	return f, nil
 }
 
-// syncFile is a component file written and not yet synced.
+// syncFile is a component file written and not yet synced; name, when
+// set, is its file name (TOC.txt's temporary one), else the component's.
 type syncFile struct {
-	c Component
-	f vfs.File
+	c    Component
+	f    vfs.File
+	name string
+}
+
+func (f syncFile) fileName(gen int) string {
+	if f.name != "" {
+		return f.name
+	}
+	return FileName(gen, f.c)
 }
 
 // startSyncs starts the fsyncs of files, all at once: the fsyncs of
@@ -879,7 +900,7 @@ func (w *Writer) startSyncs(files []syncFile) func() error {
 		go func() {
 			defer wg.Done()
 			if err := f.f.Sync(); err != nil {
-				errs[i] = fmt.Errorf("sstable: sync %s: %w", FileName(w.gen, f.c), err)
+				errs[i] = fmt.Errorf("sstable: sync %s: %w", f.fileName(w.gen), err)
 			}
 		}()
 	}
@@ -887,7 +908,7 @@ func (w *Writer) startSyncs(files []syncFile) func() error {
 		wg.Wait()
 		for i, f := range files {
 			if err := f.f.Close(); err != nil && errs[i] == nil {
-				errs[i] = fmt.Errorf("sstable: close %s: %w", FileName(w.gen, f.c), err)
+				errs[i] = fmt.Errorf("sstable: close %s: %w", f.fileName(w.gen), err)
 			}
 		}
 		for _, err := range errs {
@@ -913,23 +934,19 @@ func closeAll(files []syncFile) error {
 // writer's directory sync in the same directory is enough), and a crash
 // would then leave a table whose TOC is torn; a rename is atomic, so
 // TOC.txt is either absent or whole. The temporary file of an interrupted
-// flush belongs to the unfinished generation and is removed with it. The
-// temporary file is the precreated one (w.late[lateTOC], the last of
-// w.created) when there is one (Finish), else it is created here
-// (Recover).
+// flush belongs to the unfinished generation and is removed with it.
+// Finish does the same in two steps: it writes and fsyncs the temporary
+// file (precreated) together with the small components, then calls
+// commitTOC; Recover calls writeTOC.
 func (w *Writer) writeTOC(toc []byte) error {
 	name := FileName(w.gen, ComponentTOC)
 	tmp := name + tmpSuffix
-	f := w.late[lateTOC]
-	w.late[lateTOC] = nil
-	if f == nil {
-		var err error
-		if f, err = w.fs.Create(w.fs.PathJoin(w.dir, tmp)); err != nil {
-			return w.fail(fmt.Errorf("sstable: create %s: %w", tmp, err))
-		}
-		w.created = append(w.created, tmp)
+	f, err := w.fs.Create(w.fs.PathJoin(w.dir, tmp))
+	if err != nil {
+		return w.fail(fmt.Errorf("sstable: create %s: %w", tmp, err))
 	}
-	_, err := f.Write(toc)
+	w.created = append(w.created, tmp)
+	_, err = f.Write(toc)
 	if err == nil {
 		err = f.Sync()
 	}
@@ -939,6 +956,14 @@ func (w *Writer) writeTOC(toc []byte) error {
 	if err != nil {
 		return w.fail(fmt.Errorf("sstable: write %s: %w", tmp, err))
 	}
+	return w.commitTOC()
+}
+
+// commitTOC renames TOC.txt's temporary file, written and fsynced, the
+// last of w.created, into place and fsyncs the directory (see writeTOC).
+func (w *Writer) commitTOC() error {
+	name := FileName(w.gen, ComponentTOC)
+	tmp := name + tmpSuffix
 	if err := w.fs.Rename(w.fs.PathJoin(w.dir, tmp), w.fs.PathJoin(w.dir, name)); err != nil {
 		return w.fail(fmt.Errorf("sstable: rename %s: %w", tmp, err))
 	}
