@@ -194,8 +194,13 @@ func (d *rowDecoder) str() string {
 }
 
 // RowDecoder decodes the encoded rows that a snapshot's row iterator's
-// NextEncoded returns.
-// Its zero value is ready; it is not safe for concurrent use.
+// NextEncoded returns (or copies of them).
+// Its zero value is ready; it is not safe for concurrent use. Decode
+// keeps a column name of the row it decoded last when the next row names
+// the same column (a string over the last row's bytes): the bytes of the
+// rows it decodes must not change while it is in use, which the
+// memtable's never do; a caller that decodes copies and reuses their
+// buffer takes a new decoder after each reuse.
 type RowDecoder struct {
 	row      data.Row
 	cellsArr [2]data.Cell
@@ -242,8 +247,8 @@ func (p *PlainRow) Size() int {
 // DecodePlain decodes enc, an encoded row from NextEncoded, into the
 // decoder's PlainRow when the row is plain (see PlainRow) and reports
 // whether it was; a row that is not is left for Decode. The row is valid
-// until the next DecodePlain, and its bytes are the memtable's, as
-// Decode's. In the encoding a plain row is flags rowLiveTS alone and cells
+// until the next DecodePlain, and its bytes, column names included, are
+// enc's. In the encoding a plain row is flags rowLiveTS alone and cells
 // whose head is at most cellValue and whose timestamp delta is 0.
 func (d *RowDecoder) DecodePlain(enc []byte) (*PlainRow, bool) {
 	r := rowDecoder{b: enc}
@@ -269,10 +274,9 @@ func (d *RowDecoder) DecodePlain(enc []byte) (*PlainRow, bool) {
 			return nil, false
 		}
 		r.b = r.b[1:]
-		// As in decodeRow: a name equal to the one in place is kept.
-		if col := r.str(); cols[i] != col {
-			cols[i] = col
-		}
+		// Unlike decodeRow, the name is always set: it is a string over
+		// enc, never over an earlier row's bytes.
+		cols[i] = r.str()
 		if r.b[0] != 0 { // the timestamp delta: not the row's timestamp
 			return nil, false
 		}

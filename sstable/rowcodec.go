@@ -2,6 +2,7 @@ package sstable
 
 import (
 	"encoding/binary"
+	"strings"
 
 	"github.com/minicass/minicass/data"
 )
@@ -132,7 +133,9 @@ func (e *rowEncoder) appendDeletion(b []byte, d data.DeletionTime) []byte {
 }
 
 // appendColumn appends the column reference of name, adding it to the
-// dictionary when there is room.
+// dictionary when there is room. The dictionary keeps a copy of name: a
+// caller's column names may be strings over bytes it reuses (a flush's
+// batch copies of memtable rows).
 func (e *rowEncoder) appendColumn(b []byte, name string) []byte {
 	if e.last < len(e.names) && e.names[e.last] == name {
 		return binary.AppendUvarint(b, uint64(e.last)+1)
@@ -150,6 +153,7 @@ func (e *rowEncoder) appendColumn(b []byte, name string) []byte {
 		if e.refs == nil {
 			e.refs = make(map[string]uint64)
 		}
+		name = strings.Clone(name)
 		e.names = append(e.names, name)
 		ref = uint64(len(e.names))
 		e.refs[name] = ref
