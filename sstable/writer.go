@@ -54,7 +54,9 @@ type summaryEntry struct {
 // error surfaces from the Writer's next hand-over, Finish or Abort, and
 // Finish and Abort both end the goroutines. A narrow flush spends its time
 // in encoding (and the memtable's iteration), not in compression: the sink
-// goroutine is mostly idle (bench/RESULTS.md, Run 40).
+// goroutine is mostly idle (bench/RESULTS.md, Run 40). The files are
+// created on a goroutine of their own, started by NewWriter (see
+// precreation).
 type Writer struct {
 	fs   vfs.FS
 	dir  string
@@ -65,9 +67,9 @@ type Writer struct {
 
 	data, index vfs.File
 	created     []string
-	// pre creates the components Finish writes (see precreate); late
-	// holds them once Finish or Abort took them (takeLate), each entry
-	// cleared when its file is handed on.
+	// pre creates the SSTable's files (see precreate); data, index and
+	// late hold them once Finish or Abort took them (takeLate), each
+	// entry cleared when its file is handed on.
 	pre          *precreation
 	late         [numLate]vfs.File
 	chunk        []byte // uncompressed bytes of the current chunk
@@ -125,8 +127,10 @@ const (
 	dataFlushSize  = 256 << 10
 )
 
-// NewWriter creates the Data.db and Index.db files of generation gen in dir
-// (which must exist) and returns a Writer for them.
+// NewWriter returns a Writer of generation gen in dir (which must exist).
+// It starts the creation of the SSTable's files, Data.db and Index.db
+// first, on a goroutine (see precreation): an error creating one is
+// returned by a later call (the write that needs the file, or Finish).
 func NewWriter(fs vfs.FS, dir string, gen int, opts WriterOptions) (*Writer, error) {
 	opts.EnsureDefaults()
 	if err := opts.Validate(); err != nil {
@@ -138,21 +142,14 @@ func NewWriter(fs vfs.FS, dir string, gen int, opts WriterOptions) (*Writer, err
 	w := &Writer{fs: fs, dir: dir, gen: gen, opts: opts, stats: newStats()}
 	w.chunk = make([]byte, 0, opts.Compression.ChunkLength)
 	w.indexOut = make([]byte, 0, 2*indexFlushSize)
-	var err error
-	if w.data, err = w.create(ComponentData); err != nil {
-		return nil, err
-	}
-	if w.index, err = w.create(ComponentIndex); err != nil {
-		w.Abort()
-		return nil, err
-	}
-	w.pre = w.precreate()
-	w.sink = newDataSink(opts.Compression.Codec, opts.Compression.ChunkLength, w.data, FileName(gen, ComponentData))
+	pre := w.precreate()
+	w.pre = pre
+	w.sink = newLazyDataSink(opts.Compression.Codec, opts.Compression.ChunkLength, pre.dataFile, FileName(gen, ComponentData))
 	hashes := 0 // a filter with no bits needs no hashes
 	if opts.BloomFilterFPChance < 1 {
 		hashes = min(max(opts.ExpectedPartitions, 1024), 1<<22)
 	}
-	w.indexSink = newIndexSink(w.index, FileName(gen, ComponentIndex), cap(w.indexOut), hashes)
+	w.indexSink = newIndexSink(pre.indexFile, FileName(gen, ComponentIndex), cap(w.indexOut), hashes)
 	w.indexOut = appendHeader(w.indexOut, ComponentIndex)
 	w.indexFileOff = 0 // the header is in w.indexOut
 	return w, nil
@@ -169,30 +166,70 @@ const (
 	numLate = lateTOC + 1
 )
 
-// precreation is the creation of the files Finish writes: the
-// lateComponents and TOC.txt's temporary file. Creating a file costs
-// about a millisecond of CPU on some filesystems (ext4 allocating an
-// inode: 0.1-1 ms measured on the benchmark machine, bench/RESULTS.md),
-// and Finish wrote six of them one after the other once the partitions
-// were written; NewWriter starts their creation on a goroutine instead,
-// which runs while the partitions are written, and Finish (or Abort)
-// takes the files from it. The files are empty until Finish writes them;
-// the temporary TOC.txt marks the generation unfinished from the start,
-// as it did from Finish on before.
+// precreation is the creation of the SSTable's files: Data.db and
+// Index.db, then the lateComponents and TOC.txt's temporary file.
+// Creating a file can cost a millisecond of CPU and more (ext4 allocating
+// an inode: 0.2-2 ms measured in a directory under /tmp on the benchmark
+// machine, 20 us elsewhere on the same filesystem; flush7's note), and a
+// flush creates nine files in turn: NewWriter created Data.db and
+// Index.db before the first partition, Finish the six others once the
+// last was written. NewWriter starts their creation, in that order, on a
+// goroutine instead, which runs while the partitions are encoded; the
+// sinks wait for Data.db and Index.db when they first write (dataFile,
+// indexFile), Finish (or Abort) takes the files (takeLate). The files
+// are empty until written; the temporary TOC.txt marks the generation
+// unfinished from the start, as it did from Finish on before.
 type precreation struct {
-	done  chan struct{} // closed when the goroutine ends
-	files [numLate]vfs.File
-	names []string // the files created, in order
-	err   error    // the first creation error; no file is created after it
+	done   chan struct{} // closed when the goroutine ends
+	opened chan struct{} // closed once data and index are created, or failed
+	// data, index and openErr (the error creating one of them) are the
+	// goroutine's until opened is closed.
+	data, index vfs.File
+	openErr     error
+	files       [numLate]vfs.File
+	names       []string // the files created, in order
+	err         error    // the first creation error; no file is created after it
 }
 
-// precreate starts the creation of the files Finish writes, in order, on a
+// dataFile waits for Data.db's creation and returns it or the error.
+func (p *precreation) dataFile() (vfs.File, error) {
+	<-p.opened
+	return p.data, p.openErr
+}
+
+// indexFile waits for Index.db's creation and returns it or the error.
+func (p *precreation) indexFile() (vfs.File, error) {
+	<-p.opened
+	if p.openErr != nil {
+		return nil, p.openErr
+	}
+	return p.index, nil
+}
+
+// precreate starts the creation of the SSTable's files, in order, on a
 // goroutine.
 func (w *Writer) precreate() *precreation {
-	p := &precreation{done: make(chan struct{})}
+	p := &precreation{done: make(chan struct{}), opened: make(chan struct{})}
 	fsys, dir, gen := w.fs, w.dir, w.gen
 	go func() {
 		defer close(p.done)
+		for i, c := range []Component{ComponentData, ComponentIndex} {
+			name := FileName(gen, c)
+			f, err := fsys.Create(fsys.PathJoin(dir, name))
+			if err != nil {
+				p.openErr = fmt.Errorf("sstable: create %s: %w", name, err)
+				p.err = p.openErr
+				close(p.opened)
+				return
+			}
+			if i == 0 {
+				p.data = f
+			} else {
+				p.index = f
+			}
+			p.names = append(p.names, name)
+		}
+		close(p.opened)
 		for i := range p.files {
 			name := FileName(gen, ComponentTOC) + tmpSuffix
 			if i < lateTOC {
@@ -210,9 +247,10 @@ func (w *Writer) precreate() *precreation {
 	return p
 }
 
-// takeLate waits for the precreation, moves its files into w.late and
-// their names into w.created, and returns its error. It may be called
-// more than once; only the first call waits.
+// takeLate waits for the precreation, moves its files into w.data,
+// w.index and w.late and their names into w.created, and returns its
+// error. It may be called more than once; only the first call waits. The
+// sinks must have stopped: they hold Data.db and Index.db otherwise.
 func (w *Writer) takeLate() error {
 	p := w.pre
 	if p == nil {
@@ -220,19 +258,9 @@ func (w *Writer) takeLate() error {
 	}
 	<-p.done
 	w.pre = nil
-	w.late = p.files
+	w.data, w.index, w.late = p.data, p.index, p.files
 	w.created = append(w.created, p.names...)
 	return p.err
-}
-
-func (w *Writer) create(c Component) (vfs.File, error) {
-	name := FileName(w.gen, c)
-	f, err := w.fs.Create(w.fs.PathJoin(w.dir, name))
-	if err != nil {
-		return nil, fmt.Errorf("sstable: create %s: %w", name, err)
-	}
-	w.created = append(w.created, name)
-	return f, nil
 }
 
 func (w *Writer) check() error {
@@ -792,6 +820,9 @@ func (w *Writer) Finish() (*Meta, error) {
 	st.Encoding = w.enc.enc
 	st.ColumnNames = w.enc.names
 
+	if err := w.takeLate(); err != nil {
+		return nil, w.fail(err) // the files are removed by Abort
+	}
 	sizes := map[Component]int64{ComponentData: int64(w.sink.fileOff), ComponentIndex: int64(w.indexFileOff)}
 	// Data.db and Index.db are whole: their fsyncs (Data.db's is the
 	// long one) start now and overlap the building of the small
@@ -805,10 +836,6 @@ func (w *Writer) Finish() (*Meta, error) {
 		sealSmall(ComponentStatistics, st.encode()),
 		sealSmall(ComponentCompressionInfo, w.encodeCompressionInfo()),
 		[]byte(strconv.FormatUint(uint64(w.sink.digest), 10)),
-	}
-	if err := w.takeLate(); err != nil {
-		_ = waitBig() // the creation error is the one to report; the files are removed by Abort
-		return nil, w.fail(err)
 	}
 	var files []syncFile
 	for i, c := range lateComponents {
