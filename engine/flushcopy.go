@@ -33,7 +33,11 @@ import (
 // to purge (most of them) go over encoded (the row iterator's
 // NextEncoded), and the writer's goroutine decodes them
 // (memtable.RowDecoder): no copy, and the decoding moves to the stage
-// that had less to do. Three batches pass back and forth. With
+// that had less to do. The one row of a narrow partition, when it is
+// plain (memtable.PlainRow: no TTL, no deletion, every cell at the row's
+// timestamp, as most writes make them), is decoded into its fields
+// alone and written from them (sstable.Writer.AddPlainNarrowPartition),
+// without a data.Row. Three batches pass back and forth. With
 // one CPU the same batches are filled and written in turn.
 func copyMemtable(w *sstable.Writer, mt *memtableSource, done func(key []byte, size, rows int64)) error {
 	r := &flushReader{it: mt.mt.ScanReuse(data.FullRing)}
@@ -112,9 +116,17 @@ type flushBatch struct {
 	cdels   []data.ColumnDeletion
 	rts     []data.RangeTombstone
 	encs    [][]byte // encoded rows (memtable NextEncoded)
+	// bytes holds copies of the keys and encoded rows of narrow
+	// partitions (flushPart.copied).
+	bytes []byte
 	// err is the walk's error, after the batch's parts; no batch follows.
 	err error
 }
+
+// flushCopyMax is the largest key and encoded row, together, of a narrow
+// partition that the walk copies into its batch (flushPart.copied); a
+// larger one is passed as the memtable's bytes.
+const flushCopyMax = 512
 
 // flushPart is one partition's part of a flushBatch.
 type flushPart struct {
@@ -133,11 +145,22 @@ type flushPart struct {
 	// size is the estimated size of the partition's key and static row
 	// (the rows' are added by write, for done).
 	size int64
+	// copied: the part is a whole narrow partition whose key and encoded
+	// row are copies in the batch's bytes, from copyOff on: the key
+	// (len(key) bytes; key itself is nil) then the row (encLen bytes).
+	// The walk has just read them, and they are in its cache; the
+	// writer's goroutine, on the other core, reads the copies, packed in
+	// order, rather than the memtable's bytes, scattered over its arena,
+	// each a cache miss (the first byte of a row's decoding was most of
+	// its cost in the profile).
+	copied          bool
+	copyOff, keyLen int
+	encLen          int
 }
 
 func (b *flushBatch) reset() {
 	b.parts, b.rows, b.statics = b.parts[:0], b.rows[:0], b.statics[:0]
-	b.cells, b.cdels, b.rts, b.encs = b.cells[:0], b.cdels[:0], b.rts[:0], b.encs[:0]
+	b.cells, b.cdels, b.rts, b.encs, b.bytes = b.cells[:0], b.cdels[:0], b.rts[:0], b.encs[:0], b.bytes[:0]
 	b.err = nil
 }
 
@@ -176,17 +199,31 @@ type flushWriter struct {
 // returns the first error, the walk's last.
 func (fw *flushWriter) write(b *flushBatch) error {
 	w := fw.w
+	// A fresh decoder for each batch: a RowDecoder keeps a column name
+	// equal to the one it decoded before (a string over that row's
+	// bytes), and the rows of the last batch may have been copies in its
+	// bytes, which the walk is now overwriting.
+	fw.dec = memtable.RowDecoder{}
 	for i := range b.parts {
 		p := &b.parts[i]
+		if p.copied {
+			key := b.bytes[p.copyOff : p.copyOff+p.keyLen]
+			enc := b.bytes[p.copyOff+p.keyLen : p.copyOff+p.keyLen+p.encLen]
+			if err := fw.writeNarrow(p.token, key, enc, p.size); err != nil {
+				return err
+			}
+			continue
+		}
 		if p.begin && p.end && p.static < 0 && p.rtsHi == p.rtsLo && p.del == data.LiveDeletion &&
 			(p.rowsHi-p.rowsLo)+(p.encHi-p.encLo) == 1 {
 			// A narrow partition: its one row in one call.
-			var r *data.Row
 			if p.encHi > p.encLo {
-				r = fw.dec.Decode(b.encs[p.encLo])
-			} else {
-				r = &b.rows[p.rowsLo]
+				if err := fw.writeNarrow(p.token, p.key, b.encs[p.encLo], p.size); err != nil {
+					return err
+				}
+				continue
 			}
+			r := &b.rows[p.rowsLo]
 			if err := w.AddNarrowPartition(p.token, p.key, r); err != nil {
 				return err
 			}
@@ -233,6 +270,26 @@ func (fw *flushWriter) write(b *flushBatch) error {
 	return b.err
 }
 
+// writeNarrow writes the narrow partition of token and key whose one row
+// is encoded in enc, and calls done with size plus the row's size. A
+// plain row (memtable.PlainRow, most are) is written from its fields,
+// without a data.Row.
+func (fw *flushWriter) writeNarrow(token int64, key, enc []byte, size int64) error {
+	if pr, ok := fw.dec.DecodePlain(enc); ok {
+		if err := fw.w.AddPlainNarrowPartition(token, key, pr.Clustering, pr.Timestamp, pr.Columns, pr.Values); err != nil {
+			return err
+		}
+		fw.done(key, size+int64(pr.Size()), 1)
+		return nil
+	}
+	r := fw.dec.Decode(enc)
+	if err := fw.w.AddNarrowPartition(token, key, r); err != nil {
+		return err
+	}
+	fw.done(key, size+int64(r.Size()), 1)
+	return nil
+}
+
 // flushReader walks a memtable for copyMemtable, a batch at a time; it
 // keeps the partition it is in the middle of between batches.
 type flushReader struct {
@@ -273,8 +330,16 @@ func (r *flushReader) fill(b *flushBatch) bool {
 			if o, ok := ps.(onlyRow); ok {
 				if enc, ok := o.OnlyRow(); ok {
 					// A narrow partition, nothing to purge: its one row
-					// goes over encoded, as below, without a row iterator.
+					// goes over encoded, as below, without a row iterator,
+					// copied with its key when they are small.
 					key := ps.Key()
+					if len(key)+len(enc) <= flushCopyMax {
+						off := len(b.bytes)
+						b.bytes = append(append(b.bytes, key...), enc...)
+						b.parts = append(b.parts, flushPart{begin: true, end: true, token: ps.Token(), static: -1,
+							copied: true, copyOff: off, keyLen: len(key), encLen: len(enc), size: int64(len(key))})
+						continue
+					}
 					b.parts = append(b.parts, flushPart{begin: true, end: true, token: ps.Token(), key: key,
 						del: data.LiveDeletion, static: -1, rtsLo: len(b.rts), rtsHi: len(b.rts),
 						rowsLo: len(b.rows), rowsHi: len(b.rows), encLo: len(b.encs), encHi: len(b.encs) + 1,

@@ -191,7 +191,9 @@ type doneCall struct {
 // copyMemtable (its walk on a goroutine of its own with GOMAXPROCS 2, in
 // turn with the writer with GOMAXPROCS 1) and with the frozen one-loop copy,
 // and checks that every component is the same byte for byte and that done
-// sees the same partitions, sizes and row counts. The seed is logged;
+// sees the same partitions, sizes and row counts. Most narrow partitions'
+// rows are plain (memtable.PlainRow) and take the writer's
+// AddPlainNarrowPartition. The seed is logged;
 // MINICASS_FLUSH_SEED replays it.
 func TestCopyMemtableMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewSource(flushCopySeed(t)))

@@ -194,11 +194,17 @@ func (d *rowDecoder) str() string {
 }
 
 // RowDecoder decodes the encoded rows that a snapshot's row iterator's
-// NextEncoded returns.
-// Its zero value is ready; it is not safe for concurrent use.
+// NextEncoded returns (or copies of them).
+// Its zero value is ready; it is not safe for concurrent use. Decode
+// keeps a column name of the row it decoded last when the next row names
+// the same column (a string over the last row's bytes): the bytes of the
+// rows it decodes must not change while it is in use, which the
+// memtable's never do; a caller that decodes copies and reuses their
+// buffer takes a new decoder after each reuse.
 type RowDecoder struct {
 	row      data.Row
 	cellsArr [2]data.Cell
+	plain    PlainRow
 }
 
 // Decode decodes enc, an encoded row from NextEncoded, into the decoder's
@@ -210,6 +216,79 @@ func (d *RowDecoder) Decode(enc []byte) *data.Row {
 	}
 	decodeRow(enc, &d.row)
 	return &d.row
+}
+
+// PlainRow is a row of the shape most writes make (an INSERT or UPDATE
+// without TTL), as DecodePlain returns it: a liveness timestamp without
+// TTL or expiry, no row or column deletion, and only regular cells
+// without path, TTL or local deletion time, each written at the row's
+// timestamp. Cell i names column Columns[i] and holds value Values[i]
+// (nil for none). A flush writes such a row to an SSTable from these
+// fields (sstable's Writer.AddPlainNarrowPartition), without the data.Row
+// that Decode fills: the cells' timestamps, TTLs, local deletion times,
+// kinds and paths, which a plain row does not need, are neither decoded
+// nor encoded again.
+type PlainRow struct {
+	Clustering []byte
+	Timestamp  int64
+	Columns    []string
+	Values     [][]byte
+}
+
+// Size returns the data.Row.Size of the row p stands for.
+func (p *PlainRow) Size() int {
+	n := 96 + len(p.Clustering) + 88*len(p.Values)
+	for _, v := range p.Values {
+		n += len(v)
+	}
+	return n
+}
+
+// DecodePlain decodes enc, an encoded row from NextEncoded, into the
+// decoder's PlainRow when the row is plain (see PlainRow) and reports
+// whether it was; a row that is not is left for Decode. The row is valid
+// until the next DecodePlain, and its bytes, column names included, are
+// enc's. In the encoding a plain row is flags rowLiveTS alone and cells
+// whose head is at most cellValue and whose timestamp delta is 0.
+func (d *RowDecoder) DecodePlain(enc []byte) (*PlainRow, bool) {
+	r := rowDecoder{b: enc}
+	ck := []byte(nil)
+	if n := r.uvarint(); n > 0 {
+		ck = r.b[: n-1 : n-1]
+		r.b = r.b[n-1:]
+	}
+	if r.b[0] != rowLiveTS {
+		return nil, false
+	}
+	r.b = r.b[1:]
+	ts := r.varint()
+	n := int(r.uvarint())
+	p := &d.plain
+	if cap(p.Columns) < n {
+		p.Columns, p.Values = make([]string, n), make([][]byte, n)
+	}
+	cols, vals := p.Columns[:n], p.Values[:n]
+	for i := range cols {
+		head := r.b[0]
+		if head&^cellValue != 0 {
+			return nil, false
+		}
+		r.b = r.b[1:]
+		// Unlike decodeRow, the name is always set: it is a string over
+		// enc, never over an earlier row's bytes.
+		cols[i] = r.str()
+		if r.b[0] != 0 { // the timestamp delta: not the row's timestamp
+			return nil, false
+		}
+		r.b = r.b[1:]
+		if head&cellValue != 0 {
+			vals[i] = r.bytes()
+		} else if vals[i] != nil {
+			vals[i] = nil
+		}
+	}
+	p.Clustering, p.Timestamp, p.Columns, p.Values = ck, ts, cols, vals
+	return p, true
 }
 
 // decodeRow decodes the encoded row b into r, reusing r's Cells and

@@ -89,6 +89,98 @@ func TestRowEncodingRoundTrip(t *testing.T) {
 	})
 }
 
+// drawPlainRow draws a plain row (see PlainRow), then, half of the time,
+// breaks one of the conditions that make it plain.
+func drawPlainRow(t *rapid.T, clustering []byte) data.Row {
+	ts := rapid.SampledFrom([]int64{0, 1, -1, math.MaxInt64, 1_700_000_000_000_000}).Draw(t, "plainTS")
+	r := data.Row{Clustering: clustering, Liveness: data.LivenessInfo{Timestamp: ts, ExpiresAt: data.NoDeletionTime},
+		Deletion: data.LiveDeletion}
+	cols := rapid.SliceOfNDistinct(rapid.StringMatching(`[a-z]{0,6}`), 0, 4, func(s string) string { return s }).Draw(t, "plainCols")
+	sort.Strings(cols)
+	for _, col := range cols {
+		r.Cells = append(r.Cells, data.Cell{Column: col, Timestamp: ts, LocalDeletionTime: data.NoDeletionTime, Value: optBytes(t, "plainValue")})
+	}
+	if !rapid.Bool().Draw(t, "break") {
+		return r
+	}
+	c := &data.Cell{}
+	if len(r.Cells) > 0 {
+		c = &r.Cells[rapid.IntRange(0, len(r.Cells)-1).Draw(t, "brokenCell")]
+	}
+	switch rapid.IntRange(0, 9).Draw(t, "how") {
+	case 0:
+		r.Liveness.Timestamp = data.NoTimestamp
+	case 1:
+		r.Liveness.TTL, r.Liveness.ExpiresAt = 60, 1_700_000_000
+	case 2:
+		r.Deletion = data.DeletionTime{MarkedForDeleteAt: 1, LocalDeletionTime: 1_700_000_000}
+	case 3:
+		r.ColumnDeletions = []data.ColumnDeletion{}
+	case 4:
+		c.Timestamp = ts - 1
+	case 5:
+		c.TTL, c.LocalDeletionTime = 60, 1_700_000_060
+	case 6:
+		c.Kind, c.Value, c.LocalDeletionTime = data.CellTombstone, nil, 1_700_000_000
+	case 7:
+		c.Path = []byte{}
+	case 8:
+		c.Kind = data.CellCounter
+	case 9:
+		c.LocalDeletionTime = 1_700_000_000
+	}
+	return r
+}
+
+// isPlain reports whether r has PlainRow's shape.
+func isPlain(r *data.Row) bool {
+	l := r.Liveness
+	if l.Timestamp == data.NoTimestamp || l.TTL != 0 || l.ExpiresAt != data.NoDeletionTime ||
+		r.Deletion != data.LiveDeletion || r.ColumnDeletions != nil {
+		return false
+	}
+	for _, c := range r.Cells {
+		if c.Kind != data.CellRegular || c.Path != nil || c.TTL != 0 || c.LocalDeletionTime != data.NoDeletionTime || c.Timestamp != l.Timestamp {
+			return false
+		}
+	}
+	return true
+}
+
+// TestDecodePlain checks that DecodePlain takes exactly the plain rows,
+// each with the clustering, timestamp, columns and values (nil and empty
+// told apart) and size that Decode's data.Row has, also when it decodes
+// into a PlainRow a bigger row used before.
+func TestDecodePlain(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var d RowDecoder
+		for i := 0; i < 4; i++ {
+			var want data.Row
+			if rapid.Bool().Draw(t, "plain") {
+				want = drawPlainRow(t, optBytes(t, "clustering"))
+			} else {
+				want = drawRow(t, optBytes(t, "clustering"))
+			}
+			enc := encodeRow(nil, &want)
+			p, ok := d.DecodePlain(enc)
+			if !assert.Equal(t, isPlain(&want), ok, "%+v", want) || !ok {
+				continue
+			}
+			assert.Equal(t, want.Clustering, p.Clustering)
+			assert.Equal(t, want.Clustering == nil, p.Clustering == nil, "nil clustering")
+			assert.Equal(t, want.Liveness.Timestamp, p.Timestamp)
+			require.Len(t, p.Columns, len(want.Cells))
+			require.Len(t, p.Values, len(want.Cells))
+			for j, c := range want.Cells {
+				assert.Equal(t, c.Column, p.Columns[j])
+				assert.Equal(t, c.Value, p.Values[j], "cell %d", j)
+				assert.Equal(t, c.Value == nil, p.Values[j] == nil, "cell %d: nil value", j)
+			}
+			assert.Equal(t, want.Size(), p.Size())
+		}
+	})
+}
+
 // TestDecodeRowAllocates checks that decoding a row of a few cells into a
 // row with room for them allocates nothing.
 func TestDecodeRowAllocates(t *testing.T) {

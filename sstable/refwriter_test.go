@@ -466,7 +466,7 @@ func (w *refWriter) Finish() (*Meta, error) {
 	// long one) start now and overlap the building of the small
 	// components, the bloom filter above all (a few ms for 100,000
 	// partitions).
-	waitBig := w.startSyncs([]syncFile{{ComponentData, w.data}, {ComponentIndex, w.index}})
+	waitBig := w.startSyncs([]syncFile{{c: ComponentData, f: w.data}, {c: ComponentIndex, f: w.index}})
 	w.data, w.index = nil, nil
 	var files []syncFile
 	for _, f := range []struct {
@@ -484,7 +484,7 @@ func (w *refWriter) Finish() (*Meta, error) {
 			_ = waitBig() // the write error is the one to report; the files are removed by Abort
 			return nil, errors.Join(err, closeAll(files))
 		}
-		files = append(files, syncFile{f.c, file})
+		files = append(files, syncFile{c: f.c, f: file})
 		sizes[f.c] = int64(len(f.body))
 	}
 	waitSmall := w.startSyncs(files)

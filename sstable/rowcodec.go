@@ -2,6 +2,7 @@ package sstable
 
 import (
 	"encoding/binary"
+	"strings"
 
 	"github.com/minicass/minicass/data"
 )
@@ -132,7 +133,9 @@ func (e *rowEncoder) appendDeletion(b []byte, d data.DeletionTime) []byte {
 }
 
 // appendColumn appends the column reference of name, adding it to the
-// dictionary when there is room.
+// dictionary when there is room. The dictionary keeps a copy of name: a
+// caller's column names may be strings over bytes it reuses (a flush's
+// batch copies of memtable rows).
 func (e *rowEncoder) appendColumn(b []byte, name string) []byte {
 	if e.last < len(e.names) && e.names[e.last] == name {
 		return binary.AppendUvarint(b, uint64(e.last)+1)
@@ -150,6 +153,7 @@ func (e *rowEncoder) appendColumn(b []byte, name string) []byte {
 		if e.refs == nil {
 			e.refs = make(map[string]uint64)
 		}
+		name = strings.Clone(name)
 		e.names = append(e.names, name)
 		ref = uint64(len(e.names))
 		e.refs[name] = ref
@@ -209,6 +213,36 @@ func (e *rowEncoder) appendRow(b []byte, r *data.Row) []byte {
 	rowExp := flags&(rowHasTTL|rowHasExpiry) == rowHasTTL|rowHasExpiry
 	for i := range r.Cells {
 		b = e.appendCell(b, &r.Cells[i], &l, rowTS, rowExp)
+	}
+	return b
+}
+
+// appendPlainRow appends the version-2 encoding of the plain row p (see
+// Writer.AddPlainNarrowPartition): the bytes appendRow writes for the
+// data.Row p stands for, whose cells all take the row's timestamp
+// (cellRowTimestamp) and have no TTL or local deletion time, so that
+// their flags are cellRowTimestamp and cellHasValue when they hold a
+// value, and nothing follows their column but the value.
+func (e *rowEncoder) appendPlainRow(b []byte, p *plainRow) []byte {
+	b = appendBytes(b, p.ck)
+	if len(p.columns) == 1 {
+		b = append(b, rowHasTimestamp|rowOneCell)
+		b = e.appendTimestamp(b, p.ts)
+	} else {
+		b = append(b, rowHasTimestamp)
+		b = e.appendTimestamp(b, p.ts)
+		b = binary.AppendUvarint(b, uint64(len(p.columns)))
+	}
+	for i, col := range p.columns {
+		v := p.values[i]
+		if v == nil {
+			b = append(b, cellRowTimestamp)
+			b = e.appendColumn(b, col)
+			continue
+		}
+		b = append(b, cellRowTimestamp|cellHasValue)
+		b = e.appendColumn(b, col)
+		b = appendBytes(b, v)
 	}
 	return b
 }

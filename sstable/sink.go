@@ -28,7 +28,9 @@ import (
 type dataSink struct {
 	codec Codec
 	file  vfs.File
-	name  string
+	// open returns Data.db, for the first write when file is nil.
+	open func() (vfs.File, error)
+	name string
 
 	out     []byte // compressed chunks not yet written
 	fileOff uint64 // Data.db bytes written
@@ -68,7 +70,13 @@ type chunkBatch struct {
 }
 
 func newDataSink(codec Codec, chunkLen int, file vfs.File, name string) *dataSink {
-	s := &dataSink{codec: codec, file: file, name: name}
+	return newLazyDataSink(codec, chunkLen, func() (vfs.File, error) { return file, nil }, name)
+}
+
+// newLazyDataSink is newDataSink for a file that open returns (waiting
+// for its creation) when the sink first writes.
+func newLazyDataSink(codec Codec, chunkLen int, open func() (vfs.File, error), name string) *dataSink {
+	s := &dataSink{codec: codec, open: open, name: name}
 	// Room for a flush's worth of chunks plus one more chunk at its worst
 	// compression, so that the output buffer never grows.
 	s.out = make([]byte, 0, dataFlushSize+2*chunkLen+64)
@@ -163,6 +171,14 @@ func (s *dataSink) write() {
 	if len(s.out) == 0 || s.err != nil {
 		return
 	}
+	if s.file == nil {
+		f, err := s.open()
+		if err != nil {
+			s.setErr(err)
+			return
+		}
+		s.file = f
+	}
 	s.digest = crc32.Update(s.digest, crc32.IEEETable, s.out)
 	if _, err := s.file.Write(s.out); err != nil {
 		s.setErr(fmt.Errorf("sstable: write %s: %w", s.name, err))
@@ -221,7 +237,9 @@ func (s *dataSink) stop() error {
 // there (bench/RESULTS.md, Run 44); the index sink's goroutine was mostly
 // idle.
 type indexSink struct {
-	file  vfs.File
+	file vfs.File
+	// open returns Index.db, for the first write when file is nil.
+	open  func() (vfs.File, error)
 	name  string
 	async bool
 	work  chan indexBuf
@@ -242,10 +260,11 @@ type indexBuf struct {
 	first int
 }
 
-// newIndexSink returns a sink that writes file; hashes is the number of
-// key hashes to make room for, 0 to compute none (a filter without bits).
-func newIndexSink(file vfs.File, name string, bufSize, hashes int) *indexSink {
-	s := &indexSink{file: file, name: name, wantHashes: hashes > 0}
+// newIndexSink returns a sink that writes the file open returns (waiting
+// for its creation) when it first writes; hashes is the number of key
+// hashes to make room for, 0 to compute none (a filter without bits).
+func newIndexSink(open func() (vfs.File, error), name string, bufSize, hashes int) *indexSink {
+	s := &indexSink{open: open, name: name, wantHashes: hashes > 0}
 	if s.wantHashes {
 		s.hashes = make([][2]uint64, 0, hashes)
 	}
@@ -290,6 +309,14 @@ func (s *indexSink) seal(b []byte, first int) {
 }
 
 func (s *indexSink) write(b []byte) {
+	if s.file == nil {
+		f, err := s.open()
+		if err != nil {
+			s.err = err
+			return
+		}
+		s.file = f
+	}
 	if _, err := s.file.Write(b); err != nil {
 		s.err = fmt.Errorf("sstable: write %s: %w", s.name, err)
 	}

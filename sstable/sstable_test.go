@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -761,6 +762,67 @@ func TestTOCNeverTorn(t *testing.T) {
 		r, err := Open(f, "d", 3, ReaderOptions{})
 		require.NoError(t, err)
 		require.NoError(t, r.Close())
+	}
+}
+
+// TestWriterFailuresLeaveNothing fails each create, write, sync, directory
+// sync, rename and close a Writer makes, one at a time: the failing call
+// (NewWriter or Finish) returns the injected error, and Abort leaves the
+// directory empty, the files Finish writes, which NewWriter creates on a
+// goroutine (precreate), included. A run that injects nothing finishes a
+// table that opens.
+func TestWriterFailuresLeaveNothing(t *testing.T) {
+	parts := randomPartitions(rand.New(rand.NewSource(1)), 50, 3)
+	for _, op := range []vfs.Op{vfs.OpCreate, vfs.OpWrite, vfs.OpSync, vfs.OpSyncDir, vfs.OpRename, vfs.OpClose} {
+		for n := 1; ; n++ {
+			mem := vfs.NewMem()
+			require.NoError(t, mem.MkdirAll("d", 0o755))
+			var hit atomic.Bool
+			nth := vfs.OnNth(op, n)
+			efs := vfs.NewErrorFS(mem, vfs.InjectorFunc(func(o vfs.Op, name string) error {
+				err := nth.MaybeError(o, name)
+				if err != nil {
+					hit.Store(true)
+				}
+				return err
+			}))
+			err := func() error {
+				w, err := NewWriter(efs, "d", 1, WriterOptions{})
+				if err != nil {
+					return err
+				}
+				for i := range parts {
+					p := &parts[i]
+					if err := w.BeginPartition(p.token, p.key, p.del, p.static, p.rts); err != nil {
+						return errors.Join(err, w.Abort())
+					}
+					for j := range p.rows {
+						if err := w.AddRow(&p.rows[j]); err != nil {
+							return errors.Join(err, w.Abort())
+						}
+					}
+					if err := w.EndPartition(); err != nil {
+						return errors.Join(err, w.Abort())
+					}
+				}
+				if _, err := w.Finish(); err != nil {
+					return errors.Join(err, w.Abort())
+				}
+				return nil
+			}()
+			if !hit.Load() {
+				require.NoError(t, err, "%s #%d", op, n)
+				r, err := Open(mem, "d", 1, ReaderOptions{})
+				require.NoError(t, err)
+				require.NoError(t, r.Close())
+				require.Greater(t, n, 1, "no %s at all", op)
+				break
+			}
+			require.ErrorIs(t, err, vfs.ErrInjected, "%s #%d", op, n)
+			names, lerr := mem.List("d")
+			require.NoError(t, lerr)
+			assert.Empty(t, names, "after a failed %s #%d and Abort", op, n)
+		}
 	}
 }
 

@@ -168,6 +168,19 @@ func (s *Stats) row(r *data.Row, static bool) {
 	}
 }
 
+// plainRow records a plain row (Writer.AddPlainNarrowPartition) of
+// clustering ck, liveness timestamp ts and cells cells, as row records
+// the data.Row it stands for: its liveness and each of its cells count
+// the timestamp ts and NoDeletionTime, which is the same as counting them
+// once; a regular cell without TTL adds to no other count.
+func (s *Stats) plainRow(ck []byte, ts int64, cells int) {
+	s.Rows++
+	s.clustering(ck)
+	s.timestamp(ts)
+	s.ldt(data.NoDeletionTime)
+	s.Cells += uint64(cells)
+}
+
 func (s *Stats) rangeTombstone(rt *data.RangeTombstone) {
 	s.RangeTombstones++
 	s.deletion(rt.Deletion)

@@ -54,7 +54,9 @@ type summaryEntry struct {
 // error surfaces from the Writer's next hand-over, Finish or Abort, and
 // Finish and Abort both end the goroutines. A narrow flush spends its time
 // in encoding (and the memtable's iteration), not in compression: the sink
-// goroutine is mostly idle (bench/RESULTS.md, Run 40).
+// goroutine is mostly idle (bench/RESULTS.md, Run 40). The files are
+// created on a goroutine of their own, started by NewWriter (see
+// precreation).
 type Writer struct {
 	fs   vfs.FS
 	dir  string
@@ -63,8 +65,13 @@ type Writer struct {
 	err  error // sticky
 	done bool
 
-	data, index  vfs.File
-	created      []string
+	data, index vfs.File
+	created     []string
+	// pre creates the SSTable's files (see precreate); data, index and
+	// late hold them once Finish or Abort took them (takeLate), each
+	// entry cleared when its file is handed on.
+	pre          *precreation
+	late         [numLate]vfs.File
 	chunk        []byte // uncompressed bytes of the current chunk
 	pos          uint64 // uncompressed stream offset
 	sink         *dataSink
@@ -120,8 +127,10 @@ const (
 	dataFlushSize  = 256 << 10
 )
 
-// NewWriter creates the Data.db and Index.db files of generation gen in dir
-// (which must exist) and returns a Writer for them.
+// NewWriter returns a Writer of generation gen in dir (which must exist).
+// It starts the creation of the SSTable's files, Data.db and Index.db
+// first, on a goroutine (see precreation): an error creating one is
+// returned by a later call (the write that needs the file, or Finish).
 func NewWriter(fs vfs.FS, dir string, gen int, opts WriterOptions) (*Writer, error) {
 	opts.EnsureDefaults()
 	if err := opts.Validate(); err != nil {
@@ -133,33 +142,125 @@ func NewWriter(fs vfs.FS, dir string, gen int, opts WriterOptions) (*Writer, err
 	w := &Writer{fs: fs, dir: dir, gen: gen, opts: opts, stats: newStats()}
 	w.chunk = make([]byte, 0, opts.Compression.ChunkLength)
 	w.indexOut = make([]byte, 0, 2*indexFlushSize)
-	var err error
-	if w.data, err = w.create(ComponentData); err != nil {
-		return nil, err
-	}
-	if w.index, err = w.create(ComponentIndex); err != nil {
-		w.Abort()
-		return nil, err
-	}
-	w.sink = newDataSink(opts.Compression.Codec, opts.Compression.ChunkLength, w.data, FileName(gen, ComponentData))
+	pre := w.precreate()
+	w.pre = pre
+	w.sink = newLazyDataSink(opts.Compression.Codec, opts.Compression.ChunkLength, pre.dataFile, FileName(gen, ComponentData))
 	hashes := 0 // a filter with no bits needs no hashes
 	if opts.BloomFilterFPChance < 1 {
 		hashes = min(max(opts.ExpectedPartitions, 1024), 1<<22)
 	}
-	w.indexSink = newIndexSink(w.index, FileName(gen, ComponentIndex), cap(w.indexOut), hashes)
+	w.indexSink = newIndexSink(pre.indexFile, FileName(gen, ComponentIndex), cap(w.indexOut), hashes)
 	w.indexOut = appendHeader(w.indexOut, ComponentIndex)
 	w.indexFileOff = 0 // the header is in w.indexOut
 	return w, nil
 }
 
-func (w *Writer) create(c Component) (vfs.File, error) {
-	name := FileName(w.gen, c)
-	f, err := w.fs.Create(w.fs.PathJoin(w.dir, name))
-	if err != nil {
-		return nil, fmt.Errorf("sstable: create %s: %w", name, err)
+// lateComponents are the components Finish writes once Data.db and
+// Index.db are whole, in the order it writes them; TOC.txt's temporary
+// file (see writeTOC) comes after them in Writer.late, at lateTOC.
+var lateComponents = [...]Component{ComponentSummary, ComponentFilter, ComponentStatistics,
+	ComponentCompressionInfo, ComponentDigest}
+
+const (
+	lateTOC = len(lateComponents)
+	numLate = lateTOC + 1
+)
+
+// precreation is the creation of the SSTable's files: Data.db and
+// Index.db, then the lateComponents and TOC.txt's temporary file.
+// Creating a file can cost a millisecond of CPU and more (ext4 allocating
+// an inode: 0.2-2 ms measured in a directory under /tmp on the benchmark
+// machine, 20 us elsewhere on the same filesystem; flush7's note), and a
+// flush creates nine files in turn: NewWriter created Data.db and
+// Index.db before the first partition, Finish the six others once the
+// last was written. NewWriter starts their creation, in that order, on a
+// goroutine instead, which runs while the partitions are encoded; the
+// sinks wait for Data.db and Index.db when they first write (dataFile,
+// indexFile), Finish (or Abort) takes the files (takeLate). The files
+// are empty until written; the temporary TOC.txt marks the generation
+// unfinished from the start, as it did from Finish on before.
+type precreation struct {
+	done   chan struct{} // closed when the goroutine ends
+	opened chan struct{} // closed once data and index are created, or failed
+	// data, index and openErr (the error creating one of them) are the
+	// goroutine's until opened is closed.
+	data, index vfs.File
+	openErr     error
+	files       [numLate]vfs.File
+	names       []string // the files created, in order
+	err         error    // the first creation error; no file is created after it
+}
+
+// dataFile waits for Data.db's creation and returns it or the error.
+func (p *precreation) dataFile() (vfs.File, error) {
+	<-p.opened
+	return p.data, p.openErr
+}
+
+// indexFile waits for Index.db's creation and returns it or the error.
+func (p *precreation) indexFile() (vfs.File, error) {
+	<-p.opened
+	if p.openErr != nil {
+		return nil, p.openErr
 	}
-	w.created = append(w.created, name)
-	return f, nil
+	return p.index, nil
+}
+
+// precreate starts the creation of the SSTable's files, in order, on a
+// goroutine.
+func (w *Writer) precreate() *precreation {
+	p := &precreation{done: make(chan struct{}), opened: make(chan struct{})}
+	fsys, dir, gen := w.fs, w.dir, w.gen
+	go func() {
+		defer close(p.done)
+		for i, c := range []Component{ComponentData, ComponentIndex} {
+			name := FileName(gen, c)
+			f, err := fsys.Create(fsys.PathJoin(dir, name))
+			if err != nil {
+				p.openErr = fmt.Errorf("sstable: create %s: %w", name, err)
+				p.err = p.openErr
+				close(p.opened)
+				return
+			}
+			if i == 0 {
+				p.data = f
+			} else {
+				p.index = f
+			}
+			p.names = append(p.names, name)
+		}
+		close(p.opened)
+		for i := range p.files {
+			name := FileName(gen, ComponentTOC) + tmpSuffix
+			if i < lateTOC {
+				name = FileName(gen, lateComponents[i])
+			}
+			f, err := fsys.Create(fsys.PathJoin(dir, name))
+			if err != nil {
+				p.err = fmt.Errorf("sstable: create %s: %w", name, err)
+				return
+			}
+			p.files[i] = f
+			p.names = append(p.names, name)
+		}
+	}()
+	return p
+}
+
+// takeLate waits for the precreation, moves its files into w.data,
+// w.index and w.late and their names into w.created, and returns its
+// error. It may be called more than once; only the first call waits. The
+// sinks must have stopped: they hold Data.db and Index.db otherwise.
+func (w *Writer) takeLate() error {
+	p := w.pre
+	if p == nil {
+		return nil
+	}
+	<-p.done
+	w.pre = nil
+	w.data, w.index, w.late = p.data, p.index, p.files
+	w.created = append(w.created, p.names...)
+	return p.err
 }
 
 func (w *Writer) check() error {
@@ -340,8 +441,14 @@ func (w *Writer) AddRow(r *data.Row) error {
 // chunk, the row is encoded after room for the longest length in scratch
 // and written through writeStream, as every record was before.
 func (w *Writer) writeRowRecord(r *data.Row) error {
+	return w.writeRecord(r, nil)
+}
+
+// writeRecord is writeRowRecord for the row r, or for the plain row p when
+// r is nil (AddPlainNarrowPartition).
+func (w *Writer) writeRecord(r *data.Row, p *plainRow) error {
 	if start := len(w.chunk); cap(w.chunk)-start > max(directMargin, 2*w.maxRecord) {
-		b := w.enc.appendRow(append(w.chunk, 0), r)
+		b := w.appendRecordRow(append(w.chunk, 0), r, p)
 		n := len(b) - start - 1
 		if cap(b) == cap(w.chunk) && &b[0] == &w.chunk[:1][0] { // encoded in place
 			ln := uvarintLen(uint64(n))
@@ -364,9 +471,18 @@ func (w *Writer) writeRowRecord(r *data.Row) error {
 		return w.writeScratchRecord(n)
 	}
 	const room = binary.MaxVarintLen64
-	b := w.enc.appendRow(append(w.scratch[:0], make([]byte, room)...), r)
+	b := w.appendRecordRow(append(w.scratch[:0], make([]byte, room)...), r, p)
 	w.scratch = b
 	return w.writeScratchRecord(len(b) - room)
+}
+
+// appendRecordRow appends the encoding of r, or of the plain row p when r
+// is nil.
+func (w *Writer) appendRecordRow(b []byte, r *data.Row, p *plainRow) []byte {
+	if r != nil {
+		return w.enc.appendRow(b, r)
+	}
+	return w.enc.appendPlainRow(b, p)
 }
 
 // writeScratchRecord writes the record of the n-byte row encoded in scratch
@@ -439,6 +555,41 @@ func (w *Writer) EndPartition() error {
 // for EndPartition and the copy of the clustering for the next AddRow's
 // order check. The caller may reuse key and r after the call.
 func (w *Writer) AddNarrowPartition(token int64, key []byte, r *data.Row) error {
+	return w.addNarrow(token, key, r, nil)
+}
+
+// AddPlainNarrowPartition is AddNarrowPartition for a row of the shape
+// most writes make, given by its fields rather than as a data.Row: the
+// row of clustering ck with liveness timestamp ts (not data.NoTimestamp),
+// no TTL or expiry, no row or column deletion, and one cell for each of
+// columns, regular, at timestamp ts, without path, TTL or local deletion
+// time, cell i holding values[i] (nil for no value). Its bytes and
+// statistics are AddNarrowPartition's for that row; the caller skips the
+// data.Row (a flush: memtable's DecodePlain), and the Writer encodes the
+// row (rowEncoder.appendPlainRow) and counts it (Stats.plainRow) without
+// looking at what such a row does not have. columns and values must have
+// the same length; the caller may reuse every argument after the call.
+func (w *Writer) AddPlainNarrowPartition(token int64, key, ck []byte, ts int64, columns []string, values [][]byte) error {
+	if ts == data.NoTimestamp || len(columns) != len(values) {
+		if err := w.check(); err != nil {
+			return err
+		}
+		return w.fail(fmt.Errorf("%w: AddPlainNarrowPartition with timestamp %d, %d columns and %d values", ErrWriterState, ts, len(columns), len(values)))
+	}
+	return w.addNarrow(token, key, nil, &plainRow{ck: ck, ts: ts, columns: columns, values: values})
+}
+
+// plainRow is the row of AddPlainNarrowPartition.
+type plainRow struct {
+	ck      []byte
+	ts      int64
+	columns []string
+	values  [][]byte
+}
+
+// addNarrow is AddNarrowPartition for the row r, or for the plain row p
+// when r is nil.
+func (w *Writer) addNarrow(token int64, key []byte, r *data.Row, p *plainRow) error {
 	if err := w.check(); err != nil {
 		return err
 	}
@@ -464,11 +615,16 @@ func (w *Writer) AddNarrowPartition(token int64, key []byte, r *data.Row) error 
 		}
 	}
 	w.rowsOff = w.pos - w.partStart
-	if err := w.writeRowRecord(r); err != nil {
+	if err := w.writeRecord(r, p); err != nil {
 		return err
 	}
-	w.stats.row(r, false)
-	w.partCells = int64(len(r.Cells))
+	if r != nil {
+		w.stats.row(r, false)
+		w.partCells = int64(len(r.Cells))
+	} else {
+		w.stats.plainRow(p.ck, p.ts, len(p.columns))
+		w.partCells = int64(len(p.columns))
+	}
 	if err := w.writeStream(endOfPartition[:]); err != nil {
 		return err
 	}
@@ -664,32 +820,46 @@ func (w *Writer) Finish() (*Meta, error) {
 	st.Encoding = w.enc.enc
 	st.ColumnNames = w.enc.names
 
+	if err := w.takeLate(); err != nil {
+		return nil, w.fail(err) // the files are removed by Abort
+	}
 	sizes := map[Component]int64{ComponentData: int64(w.sink.fileOff), ComponentIndex: int64(w.indexFileOff)}
 	// Data.db and Index.db are whole: their fsyncs (Data.db's is the
 	// long one) start now and overlap the building of the small
 	// components, the bloom filter above all (a few ms for 100,000
 	// partitions).
-	waitBig := w.startSyncs([]syncFile{{ComponentData, w.data}, {ComponentIndex, w.index}})
+	waitBig := w.startSyncs([]syncFile{{c: ComponentData, f: w.data}, {c: ComponentIndex, f: w.index}})
 	w.data, w.index = nil, nil
+	bodies := [len(lateComponents)][]byte{
+		sealSmall(ComponentSummary, w.encodeSummary()),
+		sealSmall(ComponentFilter, w.buildFilter().encode()),
+		sealSmall(ComponentStatistics, st.encode()),
+		sealSmall(ComponentCompressionInfo, w.encodeCompressionInfo()),
+		[]byte(strconv.FormatUint(uint64(w.sink.digest), 10)),
+	}
 	var files []syncFile
-	for _, f := range []struct {
-		c    Component
-		body []byte
-	}{
-		{ComponentSummary, sealSmall(ComponentSummary, w.encodeSummary())},
-		{ComponentFilter, sealSmall(ComponentFilter, w.buildFilter().encode())},
-		{ComponentStatistics, sealSmall(ComponentStatistics, st.encode())},
-		{ComponentCompressionInfo, sealSmall(ComponentCompressionInfo, w.encodeCompressionInfo())},
-		{ComponentDigest, []byte(strconv.FormatUint(uint64(w.sink.digest), 10))},
-	} {
-		file, err := w.writeFile(f.c, f.body)
+	for i, c := range lateComponents {
+		file, err := w.writeLate(i, bodies[i])
 		if err != nil {
 			_ = waitBig() // the write error is the one to report; the files are removed by Abort
 			return nil, errors.Join(err, closeAll(files))
 		}
-		files = append(files, syncFile{f.c, file})
-		sizes[f.c] = int64(len(f.body))
+		files = append(files, syncFile{c: c, f: file})
+		sizes[c] = int64(len(bodies[i]))
 	}
+	// TOC.txt's temporary file is written and fsynced with the small
+	// components: its rename, once they are all durable, is what makes
+	// the table complete (commitTOC).
+	toc := tocText()
+	tmp := FileName(w.gen, ComponentTOC) + tmpSuffix
+	tocFile := w.late[lateTOC]
+	w.late[lateTOC] = nil
+	if _, err := tocFile.Write(toc); err != nil {
+		_ = tocFile.Close() // the write error is the one to report
+		_ = waitBig()       // as above
+		return nil, errors.Join(w.fail(fmt.Errorf("sstable: write %s: %w", tmp, err)), closeAll(files))
+	}
+	files = append(files, syncFile{c: ComponentTOC, f: tocFile, name: tmp})
 	waitSmall := w.startSyncs(files)
 	errBig := waitBig()
 	if err := errors.Join(errBig, waitSmall()); err != nil {
@@ -698,8 +868,7 @@ func (w *Writer) Finish() (*Meta, error) {
 	if err := w.fs.SyncDir(w.dir); err != nil {
 		return nil, w.fail(fmt.Errorf("sstable: sync directory %s: %w", w.dir, err))
 	}
-	toc := tocText()
-	if err := w.writeTOC(toc); err != nil {
+	if err := w.commitTOC(); err != nil {
 		return nil, err
 	}
 	sizes[ComponentTOC] = int64(len(toc))
@@ -717,24 +886,32 @@ func tocText() []byte {
 	return []byte(sb.String())
 }
 
-// writeFile creates and writes one component and returns it open, for
-// startSyncs.
-func (w *Writer) writeFile(c Component, b []byte) (vfs.File, error) {
-	f, err := w.create(c)
-	if err != nil {
-		return nil, w.fail(err)
-	}
+// writeLate writes b to w.late[i], the precreated file of
+// lateComponents[i], and returns it open, for startSyncs; w.late[i] is
+// cleared.
+func (w *Writer) writeLate(i int, b []byte) (vfs.File, error) {
+	f := w.late[i]
+	w.late[i] = nil
 	if _, err := f.Write(b); err != nil {
 		_ = f.Close() // the write error is the one to report
-		return nil, w.fail(fmt.Errorf("sstable: write %s: %w", FileName(w.gen, c), err))
+		return nil, w.fail(fmt.Errorf("sstable: write %s: %w", FileName(w.gen, lateComponents[i]), err))
 	}
 	return f, nil
 }
 
-// syncFile is a component file written and not yet synced.
+// syncFile is a component file written and not yet synced; name, when
+// set, is its file name (TOC.txt's temporary one), else the component's.
 type syncFile struct {
-	c Component
-	f vfs.File
+	c    Component
+	f    vfs.File
+	name string
+}
+
+func (f syncFile) fileName(gen int) string {
+	if f.name != "" {
+		return f.name
+	}
+	return FileName(gen, f.c)
 }
 
 // startSyncs starts the fsyncs of files, all at once: the fsyncs of
@@ -750,7 +927,7 @@ func (w *Writer) startSyncs(files []syncFile) func() error {
 		go func() {
 			defer wg.Done()
 			if err := f.f.Sync(); err != nil {
-				errs[i] = fmt.Errorf("sstable: sync %s: %w", FileName(w.gen, f.c), err)
+				errs[i] = fmt.Errorf("sstable: sync %s: %w", f.fileName(w.gen), err)
 			}
 		}()
 	}
@@ -758,7 +935,7 @@ func (w *Writer) startSyncs(files []syncFile) func() error {
 		wg.Wait()
 		for i, f := range files {
 			if err := f.f.Close(); err != nil && errs[i] == nil {
-				errs[i] = fmt.Errorf("sstable: close %s: %w", FileName(w.gen, f.c), err)
+				errs[i] = fmt.Errorf("sstable: close %s: %w", f.fileName(w.gen), err)
 			}
 		}
 		for _, err := range errs {
@@ -785,6 +962,9 @@ func closeAll(files []syncFile) error {
 // would then leave a table whose TOC is torn; a rename is atomic, so
 // TOC.txt is either absent or whole. The temporary file of an interrupted
 // flush belongs to the unfinished generation and is removed with it.
+// Finish does the same in two steps: it writes and fsyncs the temporary
+// file (precreated) together with the small components, then calls
+// commitTOC; Recover calls writeTOC.
 func (w *Writer) writeTOC(toc []byte) error {
 	name := FileName(w.gen, ComponentTOC)
 	tmp := name + tmpSuffix
@@ -803,6 +983,14 @@ func (w *Writer) writeTOC(toc []byte) error {
 	if err != nil {
 		return w.fail(fmt.Errorf("sstable: write %s: %w", tmp, err))
 	}
+	return w.commitTOC()
+}
+
+// commitTOC renames TOC.txt's temporary file, written and fsynced, the
+// last of w.created, into place and fsyncs the directory (see writeTOC).
+func (w *Writer) commitTOC() error {
+	name := FileName(w.gen, ComponentTOC)
+	tmp := name + tmpSuffix
 	if err := w.fs.Rename(w.fs.PathJoin(w.dir, tmp), w.fs.PathJoin(w.dir, name)); err != nil {
 		return w.fail(fmt.Errorf("sstable: rename %s: %w", tmp, err))
 	}
@@ -889,12 +1077,13 @@ func (w *Writer) Abort() error {
 	if w.indexSink != nil {
 		_ = w.indexSink.stop() // as the data sink's
 	}
-	for _, f := range []vfs.File{w.data, w.index} {
+	_ = w.takeLate() // its error, if any, was reported or changes nothing: the files go
+	for _, f := range append([]vfs.File{w.data, w.index}, w.late[:]...) {
 		if f != nil {
 			_ = f.Close() // the files are removed below; a close error changes nothing
 		}
 	}
-	w.data, w.index = nil, nil
+	w.data, w.index, w.late = nil, nil, [numLate]vfs.File{}
 	// Remove the TOC first so a crash midway never leaves a complete-looking
 	// table.
 	for i := len(w.created) - 1; i >= 0; i-- {
