@@ -2,9 +2,13 @@ package commitlog
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
+	"io"
 	"log/slog"
+	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -186,6 +190,70 @@ func TestAppendEncodedPanicAndRotate(t *testing.T) {
 			for i := range want {
 				require.Equal(t, want[i], string(got[i]))
 			}
+		})
+	}
+}
+
+// TestRecordFramingMatchesAppendRecord checks the framing of every record
+// the log writes byte for byte against appendRecord, the plain framing
+// function: a run of records of one size (where the segment reuses its
+// length CRC), sizes that change by one and across the length bytes'
+// boundaries (255, 256, 65,535, 65,536), empty records (the first one too, which a zero remembered length would match), and random sizes
+// with repeats, through Append and AppendEncoded, across rotations (a new
+// segment starts with no remembered length).
+func TestRecordFramingMatchesAppendRecord(t *testing.T) {
+	sizes := []int{0, 0, 5, 5, 5, 0, 0, 6, 5, 255, 256, 255, 256, 256, 65535, 65536, 65536, 1, 0, 1}
+	rng := rand.New(rand.NewPCG(7, 11))
+	for range 400 {
+		n := rng.IntN(300)
+		for range 1 + rng.IntN(4) {
+			sizes = append(sizes, n)
+		}
+	}
+	for name, mk := range encodedLogs(t) {
+		t.Run(name, func(t *testing.T) {
+			fsys, dir := mk()
+			l, err := Open(fsys, dir, Options{SyncMode: SyncNone, SegmentSize: 256 << 10})
+			require.NoError(t, err)
+			var want [][]byte
+			for i, n := range sizes {
+				p := make([]byte, n)
+				for j := range p {
+					p[j] = byte(rng.Uint32())
+				}
+				if i%2 == 0 {
+					_, err = l.Append(p)
+				} else {
+					_, err = l.AppendEncoded(n, func(dst []byte) []byte { return append(dst, p...) })
+				}
+				require.NoError(t, err)
+				want = append(want, p)
+			}
+			segs := l.Segments()
+			require.Greater(t, len(segs), 1, "several segments")
+			require.NoError(t, l.Close())
+			i := 0
+			for _, s := range segs {
+				f, err := fsys.Open(filepath.Join(dir, s.Name))
+				require.NoError(t, err)
+				data, err := io.ReadAll(f)
+				require.NoError(t, err)
+				require.NoError(t, f.Close())
+				for off := headerSize; off < len(data); {
+					if binary.LittleEndian.Uint32(data[off:]) == syncMarkerTag {
+						off += syncMarkerSize
+						continue
+					}
+					require.Less(t, i, len(want), "segment %d offset %d", s.ID, off)
+					frame := appendRecord(nil, want[i])
+					require.LessOrEqual(t, off+len(frame), len(data), "record %d", i)
+					require.Equal(t, frame[:recordHeaderSize], data[off:off+recordHeaderSize], "record %d (%d bytes): length and checksum", i, len(want[i]))
+					require.Equal(t, frame, data[off:off+len(frame)], "record %d", i)
+					off += len(frame)
+					i++
+				}
+			}
+			require.Equal(t, len(want), i, "every record framed")
 		})
 	}
 }

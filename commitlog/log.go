@@ -67,6 +67,26 @@ type segment struct {
 	size int64
 	// recEnd is the offset after the last record.
 	recEnd int64
+	// lenSize and lenCRC remember the length CRC of the last record
+	// written (see lengthCRC): lenSize is its size plus one, 0 when no
+	// record has been written yet.
+	lenSize uint64
+	lenCRC  uint32
+}
+
+// lengthCRC returns the CRC32C of a record's length field, the 4
+// little-endian bytes of size: the state from which the record's checksum
+// goes on over its payload. Consecutive records mostly have the same size
+// (a table's writes of one shape), so the segment keeps the last size's
+// value, and a record's checksum is then one CRC32C pass over its payload
+// instead of two.
+func (s *segment) lengthCRC(size int) uint32 {
+	if s.lenSize != uint64(size)+1 {
+		var b [4]byte
+		binary.LittleEndian.PutUint32(b[:], uint32(size))
+		s.lenSize, s.lenCRC = uint64(size)+1, crc32.Checksum(b[:], castagnoli)
+	}
+	return s.lenCRC
 }
 
 // write appends b at the segment's end (it does not move size). Appending
@@ -115,7 +135,7 @@ func (s *segment) writeRecord(buf *[]byte, size int, payload []byte, encode func
 		return fmt.Errorf("%w: the encoder gave %d bytes for a %d-byte record", ErrEncodedSize, len(body), size)
 	}
 	binary.LittleEndian.PutUint32(rec, uint32(size))
-	crc := crc32.Update(crc32.Checksum(rec[:4], castagnoli), castagnoli, rec[recordHeaderSize:])
+	crc := crc32.Update(s.lengthCRC(size), castagnoli, rec[recordHeaderSize:])
 	binary.LittleEndian.PutUint32(rec[4:], crc)
 	if s.m == nil {
 		_, err := s.f.Write(rec)
