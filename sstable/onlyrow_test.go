@@ -7,7 +7,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/minicass/minicass/data"
-	"github.com/minicass/minicass/vfs"
 )
 
 // TestNextOnlyRow reads random tables (each codec, small chunks, so that
@@ -20,27 +19,8 @@ func TestNextOnlyRow(t *testing.T) {
 	rng := rand.New(rand.NewSource(seed(t)))
 	for _, codec := range []Codec{CodecNone, CodecS2, CodecZstd} {
 		t.Run(codec.String(), func(t *testing.T) {
-			fs := vfs.NewMem()
 			parts := streamPartitions(rng, 200, 3)
-			opts := WriterOptions{Compression: Compression{Codec: codec, ChunkLength: 1 << (9 + rng.Intn(3))}, ColumnIndexSize: 256 + rng.Intn(1024), IndexInterval: 1 + rng.Intn(8)}
-			writeTable(t, fs, "", 1, opts, parts)
-			r, err := Open(fs, "", 1, ReaderOptions{})
-			require.NoError(t, err)
-			defer r.Close()
-			tokens := map[string]int64{}
-			for _, p := range parts {
-				tokens[string(p.key)] = p.token
-			}
-			var sizes []uint64
-			idx := r.Scan(data.FullRing)
-			for {
-				src, ok := idx.Next()
-				if !ok {
-					break
-				}
-				sizes = append(sizes, src.(*Partition).Size())
-			}
-			require.NoError(t, idx.Close())
+			r, tokens, sizes := openStreamTable(t, rng, codec, parts)
 
 			it := r.ScanStream(func(key []byte) int64 { return tokens[string(key)] }).(*scanIter)
 			var row data.Row

@@ -25,6 +25,37 @@ func streamPartitions(rng *rand.Rand, n, maxRows int) []testPartition {
 	return parts
 }
 
+// openStreamTable writes parts to generation 1 of a new in-memory
+// directory, with codec and random chunk, column index and index interval
+// sizes, and opens it (closed when the test ends). It returns the reader,
+// the partitions' tokens by key, and their sizes as the index-driven scan
+// reports them, in order.
+func openStreamTable(t *testing.T, rng *rand.Rand, codec Codec, parts []testPartition) (*Reader, map[string]int64, []uint64) {
+	t.Helper()
+	fs := vfs.NewMem()
+	opts := WriterOptions{Compression: Compression{Codec: codec, ChunkLength: 1 << (9 + rng.Intn(3))}, ColumnIndexSize: 256 + rng.Intn(1024), IndexInterval: 1 + rng.Intn(8)}
+	writeTable(t, fs, "", 1, opts, parts)
+	r, err := Open(fs, "", 1, ReaderOptions{})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = r.Close() })
+	tokens := map[string]int64{}
+	for _, p := range parts {
+		tokens[string(p.key)] = p.token
+	}
+	var sizes []uint64
+	idx := r.Scan(data.FullRing)
+	for {
+		src, ok := idx.Next()
+		if !ok {
+			break
+		}
+		sizes = append(sizes, src.(*Partition).Size())
+	}
+	require.NoError(t, idx.Err())
+	require.NoError(t, idx.Close())
+	return r, tokens, sizes
+}
+
 // TestScanStreamMatchesScan reads random tables (each codec, small chunks
 // and row-index blocks) with ScanStream, which reads the partition stream
 // alone, and checks every partition against what was written and against
@@ -36,28 +67,8 @@ func TestScanStreamMatchesScan(t *testing.T) {
 	rng := rand.New(rand.NewSource(seed(t)))
 	for _, codec := range []Codec{CodecNone, CodecS2, CodecZstd} {
 		t.Run(codec.String(), func(t *testing.T) {
-			fs := vfs.NewMem()
 			parts := streamPartitions(rng, 80, 200)
-			opts := WriterOptions{Compression: Compression{Codec: codec, ChunkLength: 1 << (9 + rng.Intn(3))}, ColumnIndexSize: 256 + rng.Intn(1024), IndexInterval: 1 + rng.Intn(8)}
-			writeTable(t, fs, "", 1, opts, parts)
-			r, err := Open(fs, "", 1, ReaderOptions{})
-			require.NoError(t, err)
-			defer r.Close()
-			tokens := map[string]int64{}
-			for _, p := range parts {
-				tokens[string(p.key)] = p.token
-			}
-			var sizes []uint64
-			idx := r.Scan(data.FullRing)
-			for {
-				src, ok := idx.Next()
-				if !ok {
-					break
-				}
-				sizes = append(sizes, src.(*Partition).Size())
-			}
-			require.NoError(t, idx.Err())
-			require.NoError(t, idx.Close())
+			r, tokens, sizes := openStreamTable(t, rng, codec, parts)
 
 			it := r.ScanStream(func(key []byte) int64 { return tokens[string(key)] })
 			i := 0
