@@ -76,10 +76,10 @@ type shard struct {
 	// is the first unused one. Guarded by mu.
 	slab []partition
 	next int
-	// A shard fills two 64-byte cache lines (Mutex 8, pindex 56, snap 8,
-	// slab 32, padding 24), so that writers of two shards do not share
+	// A shard fills two 64-byte cache lines (Mutex 8, pindex 24, snap 8,
+	// slab 32, padding 56), so that writers of two shards do not share
 	// one.
-	_ [24]byte
+	_ [56]byte
 }
 
 // Partitions are allocated in slabs of growing size, from one partition up

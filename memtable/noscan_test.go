@@ -103,7 +103,7 @@ func digest(v string) string {
 // checked the memtable.
 func garbage() (noscan [][]byte, scan []*partitionMore) {
 	junk := []byte("garbage!")
-	for _, size := range []int{48, 96, 192, 384, 512, 768, 1536, 3072, 6144, 8160, 1 << 10, 2 << 10, 4 << 10, 8 << 10, 16 << 10, 20 << 10, 24 << 10, 32 << 10, 40 << 10, 64 << 10} {
+	for _, size := range []int{48, 96, 192, 384, 768, 1536, 3072, 6144, 8160, 1 << 10, 2 << 10, 4 << 10, 8 << 10, 16 << 10, 20 << 10, 24 << 10, 32 << 10, 40 << 10, 64 << 10} {
 		for n := 0; n < 4<<20; n += size {
 			b := make([]byte, size)
 			for i := range b {

@@ -73,62 +73,6 @@ type pindex struct {
 	// seq counts the partitions inserted; the next one gets seq as its
 	// insertion number.
 	seq uint64
-	// chunk holds the buckets newPlainBucket has not handed out yet, of
-	// a chunk of chunkLen.
-	chunk    []bucket
-	chunkLen int
-}
-
-// maxBucketChunk is the most buckets newPlainBucket allocates at once:
-// 16 KiB.
-const maxBucketChunk = 32
-
-// newPlainBucket returns a zero bucket, not yet published, for a split:
-// a plain bucket, whose sub and next stay nil. The caller holds the mutex.
-//
-// Split buckets are allocated in chunks of growing size, from one bucket
-// up to maxBucketChunk, as partitions are in slabs, and in memory the
-// collector does not scan (newBucketChunk). A split, which replaces one
-// full bucket by two, was two allocations of a 512-byte object that the
-// allocator set up for the collector one at a time, and that the collector
-// then scanned in every cycle. A chunk is one allocation, marked as one
-// object and never scanned.
-//
-// The cost is memory: a bucket that a split takes out of the index is never
-// reused (a reader may still hold it) and lives on as long as its chunk,
-// which lives as long as any of its buckets. About as many buckets have
-// left the index as are in it, so this is some 25 bytes per partition
-// more, against the partitions' slabs and their keys and rows in the arena.
-func (t *pindex) newPlainBucket() *bucket {
-	if len(t.chunk) == 0 {
-		t.chunkLen = min(max(2*t.chunkLen, 1), maxBucketChunk)
-		t.chunk = newBucketChunk(t.chunkLen)
-	}
-	b := &t.chunk[0]
-	t.chunk = t.chunk[1:]
-	return b
-}
-
-// newBucketChunk returns n zero buckets in memory the garbage collector
-// does not scan: a []byte, cast, as newSlab makes partitions. This is sound
-// for plain buckets only:
-//
-//   - A plain bucket holds no pointer the collector must see. Its sub and
-//     next, the only pointer fields, are set when a bucket is made, and a
-//     split makes its buckets without them (links and chains, which have
-//     them, are allocated by themselves). Its partitions are prefs.
-//   - Whatever refers to a bucket (a directory entry, a chain's next, a
-//     reader, the index's chunk) points into the chunk, so the collector
-//     keeps the chunk alive as long as any of its buckets is reachable.
-//     It does not move heap objects.
-//   - Alignment: n*512 bytes is a power of two of at most 16 KiB, a size
-//     class of its own, and objects without pointers carry no malloc
-//     header, so the allocator puts the chunk at a multiple of its size
-//     and every bucket starts a cache line, as a bucket allocated by
-//     itself does (see bucket; TestNewPlainBucketChunks checks it).
-func newBucketChunk(n int) []bucket {
-	b := make([]byte, n*int(unsafe.Sizeof(bucket{})))
-	return unsafe.Slice((*bucket)(unsafe.Pointer(unsafe.SliceData(b))), n)
 }
 
 // Index shape.
@@ -172,9 +116,6 @@ type bucket struct {
 	next   *bucket
 	tokens [bucketCap]int64
 	parts  [bucketCap]pref
-	// The padding makes a bucket 512 bytes, a power of two, so that the
-	// buckets of a chunk (see newBucketChunk) start cache lines.
-	_ [512 - 24 - 16*bucketCap]byte
 }
 
 // pref is a bucket's reference to a partition: the partition's address
@@ -432,8 +373,7 @@ func (t *pindex) replace(path []pframe, d *pdir) *pdir {
 // be full if all items share the bit; the caller splits again.
 func (t *pindex) split(d *pdir, i int, b *bucket) {
 	depth := b.depth
-	lo, hi := t.newPlainBucket(), t.newPlainBucket()
-	lo.depth, hi.depth = depth+1, depth+1
+	lo, hi := &bucket{depth: depth + 1}, &bucket{depth: depth + 1}
 	// The new buckets are not published yet: fill them with plain writes
 	// and store their counts once.
 	var nlo, nhi int32
