@@ -99,7 +99,8 @@ func newRefWriter(fs vfs.FS, dir string, gen int, opts WriterOptions) (*refWrite
 		w.Abort()
 		return nil, err
 	}
-	w.sink = newDataSink(opts.Compression.Codec, opts.Compression.ChunkLength, w.data, FileName(gen, ComponentData))
+	data := w.data
+	w.sink = newDataSink(opts.Compression.Codec, opts.Compression.ChunkLength, func() (vfs.File, error) { return data, nil }, FileName(gen, ComponentData))
 	w.indexSink = &refIndexSink{file: w.index, name: FileName(gen, ComponentIndex)}
 	w.indexOut = appendHeader(w.indexOut, ComponentIndex)
 	w.indexFileOff = 0 // the header is in w.indexOut

@@ -69,13 +69,10 @@ type chunkBatch struct {
 	n      int
 }
 
-func newDataSink(codec Codec, chunkLen int, file vfs.File, name string) *dataSink {
-	return newLazyDataSink(codec, chunkLen, func() (vfs.File, error) { return file, nil }, name)
-}
-
-// newLazyDataSink is newDataSink for a file that open returns (waiting
-// for its creation) when the sink first writes.
-func newLazyDataSink(codec Codec, chunkLen int, open func() (vfs.File, error), name string) *dataSink {
+// newDataSink returns a sink that compresses chunks with codec and writes
+// them to the file open returns (waiting for its creation, see
+// precreation) when the sink first writes.
+func newDataSink(codec Codec, chunkLen int, open func() (vfs.File, error), name string) *dataSink {
 	s := &dataSink{codec: codec, open: open, name: name}
 	// Room for a flush's worth of chunks plus one more chunk at its worst
 	// compression, so that the output buffer never grows.

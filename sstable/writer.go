@@ -144,7 +144,7 @@ func NewWriter(fs vfs.FS, dir string, gen int, opts WriterOptions) (*Writer, err
 	w.indexOut = make([]byte, 0, 2*indexFlushSize)
 	pre := w.precreate()
 	w.pre = pre
-	w.sink = newLazyDataSink(opts.Compression.Codec, opts.Compression.ChunkLength, pre.dataFile, FileName(gen, ComponentData))
+	w.sink = newDataSink(opts.Compression.Codec, opts.Compression.ChunkLength, pre.dataFile, FileName(gen, ComponentData))
 	hashes := 0 // a filter with no bits needs no hashes
 	if opts.BloomFilterFPChance < 1 {
 		hashes = min(max(opts.ExpectedPartitions, 1024), 1<<22)
