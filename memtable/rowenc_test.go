@@ -417,8 +417,15 @@ func TestReadAllocations(t *testing.T) {
 			ps.(interface{ Release() }).Release()
 		}
 	}
-	assert.Less(t, testing.AllocsPerRun(100, released(1, "narrow", 1)), 1.0)
-	assert.LessOrEqual(t, testing.AllocsPerRun(100, released(2, "wide", 100)), 2.0)
+	if raceEnabled {
+		// The race detector's sync.Pool drops Puts at random: the
+		// pooled counts below hold only without it (the order checks
+		// after them still run).
+		t.Log("pooled allocation counts not checked under -race")
+	} else {
+		assert.Less(t, testing.AllocsPerRun(100, released(1, "narrow", 1)), 1.0)
+		assert.LessOrEqual(t, testing.AllocsPerRun(100, released(2, "wide", 100)), 2.0)
+	}
 	// A reused snapshot walks in the order its new read asks.
 	for _, reverse := range []bool{true, false, true} {
 		ps, _ := m.Get(2, []byte("wide"))
