@@ -1,6 +1,7 @@
 package sstable
 
 import (
+	"bytes"
 	"encoding/binary"
 	"strings"
 
@@ -564,4 +565,90 @@ func (d *rowDecoder) rangeTombstone(p *in) data.RangeTombstone {
 	start := p.optBytes("range start")
 	end := p.optBytes("range end")
 	return data.RangeTombstone{Start: start, End: end, Deletion: d.deletion(p, "range deletion")}
+}
+
+// shadowedBy reads the version-2 row record b as decodeRow would, without
+// storing it, and reports whether it decodes and a merge with a would
+// reduce it to a unchanged (package engine's rowMerger.dominant, for the
+// decoded row): it is a's clustering, has no row or column deletion, its
+// liveness timestamp is below a's (NoTimestamp when it has none; a's is not
+// empty, which the caller checks), and each of its cells is neither a
+// counter nor of a path, and a holds a cell of its column and path
+// (data.CompareID) with a strictly later timestamp. cells is the number of
+// its cells. Anything decodeRow would reject (the same checks, in the same
+// order) reads as false, so that a false answer sends the record to
+// decodeRow, which says what is wrong.
+func (d *rowDecoder) shadowedBy(b []byte, a *data.Row) (cells int, ok bool) {
+	p := in{b: b}
+	cl := p.bytes("clustering", true)
+	flags := p.byte1("row flags")
+	if p.what != "" || flags&(rowFlagsReserved|rowHasDeletion|rowHasColumnDels) != 0 || !bytes.Equal(cl, a.Clustering) {
+		return 0, false
+	}
+	lts := data.NoTimestamp
+	if flags&rowHasTimestamp != 0 {
+		lts = d.timestamp(&p, "liveness timestamp")
+	}
+	var lttl int32
+	if flags&rowHasTTL != 0 {
+		lttl = d.ttl(&p, "liveness ttl", true)
+	}
+	if flags&rowHasExpiry != 0 {
+		d.ldt(&p, "liveness expiry")
+	}
+	if p.what != "" || lts >= a.Liveness.Timestamp {
+		return 0, false
+	}
+	n := uint64(1)
+	if flags&rowOneCell == 0 {
+		if n = p.uvarint("cells"); n == 1 || n > uint64(len(p.b)-p.off)/2 {
+			return 0, false
+		}
+	}
+	j := 0
+	for range n {
+		cf := p.byte1("cell flags")
+		if cf&(cellCounter|cellHasPath) != 0 ||
+			cf&cellRowExpiry != 0 && (cf&(cellHasTTL|cellHasDeletionTime) != 0 || flags&(rowHasTTL|rowHasExpiry) != rowHasTTL|rowHasExpiry) ||
+			cf&cellRowTimestamp != 0 && flags&rowHasTimestamp == 0 {
+			return 0, false
+		}
+		col := d.column(&p)
+		ts := lts
+		if cf&cellRowTimestamp == 0 {
+			ts = d.timestamp(&p, "cell timestamp")
+		}
+		if cf&cellRowExpiry != 0 {
+			if lttl > data.MaxTTL {
+				return 0, false // the row's is ExpiredTTL, which no cell has
+			}
+		} else {
+			if cf&cellHasTTL != 0 {
+				d.ttl(&p, "cell ttl", false)
+			}
+			if cf&cellHasDeletionTime != 0 {
+				d.ldt(&p, "cell deletion time")
+			}
+		}
+		if cf&cellHasValue != 0 {
+			p.bytes("cell value", false)
+		}
+		if p.what != "" {
+			return 0, false
+		}
+		// data.CompareID against a cell of col without a path: below it
+		// exactly when the column sorts first (no path sorts below none),
+		// equal when the column is col and the path empty.
+		for j < len(a.Cells) && a.Cells[j].Column < col {
+			j++
+		}
+		if j == len(a.Cells) || a.Cells[j].Column != col || len(a.Cells[j].Path) != 0 || a.Cells[j].Timestamp <= ts {
+			return 0, false
+		}
+		j++
+	}
+	if p.off != len(b) {
+		return 0, false
+	}
+	return int(n), true
 }
