@@ -20,10 +20,11 @@ import (
 // clustering rewritten in full (liveness, v and w) at timestamps that grow
 // from flush to flush, so that the newest version often shadows the older
 // ones whole, and among them what must stop the skip: columns left out,
-// cells written at older or later timestamps than their row, ties, flushes
-// whose timestamps go back, rows without liveness, expiring and expired
+// cells written at older or later timestamps than their row, ties (a flush
+// at the last one's timestamps, in a narrow range), flushes whose
+// timestamps go back, rows without liveness, expiring and expired
 // liveness and cells, cell tombstones, row and collection deletions, map
-// elements, counter cells, partition deletions, static rows, range
+// elements, counter cells (in most versions of three partitions), partition deletions, static rows, range
 // tombstones, second rows, and the column w dropped and added again
 // between flushes (ALTER TABLE DROP and ADD), with the clock moving past
 // TTLs and gc grace.
@@ -33,9 +34,13 @@ func randomSkipLoad(t *testing.T, rng *rand.Rand, es []*Engine, clock []*ManualC
 	base := int64(1000)
 	hasW := true
 	for f := 0; f < flushes; f++ {
-		if rng.IntN(4) == 0 {
+		spread := 30
+		switch rng.IntN(5) {
+		case 0:
 			base -= int64(rng.IntN(40)) // timestamps that go back
-		} else {
+		case 1:
+			spread = 3 // the last flush's timestamps again: ties
+		default:
 			base += 30 + int64(rng.IntN(40))
 		}
 		if rng.IntN(6) == 0 {
@@ -74,9 +79,10 @@ func randomSkipLoad(t *testing.T, rng *rand.Rand, es []*Engine, clock []*ManualC
 		n := 10 + rng.IntN(40)
 		for range n {
 			now := clock[0].Now().Unix()
-			ts := func() int64 { return base + int64(rng.IntN(30)) }
+			ts := func() int64 { return base + int64(rng.IntN(spread)) }
 			ttl := func() int32 { return int32(1 + rng.IntN(80)) }
-			m := &data.Mutation{Key: []byte{'k', byte('0' + rng.IntN(30))}, PartitionDeletion: data.LiveDeletion}
+			key := rng.IntN(30)
+			m := &data.Mutation{Key: []byte{'k', byte('0' + key)}, PartitionDeletion: data.LiveDeletion}
 			if rng.IntN(30) == 0 {
 				m.PartitionDeletion = data.DeletionTime{MarkedForDeleteAt: ts(), LocalDeletionTime: now}
 			}
@@ -133,7 +139,9 @@ func randomSkipLoad(t *testing.T, rng *rand.Rand, es []*Engine, clock []*ManualC
 				if rng.IntN(10) == 0 {
 					r.Cells = append(r.Cells, cell("m", []byte{'x' + byte(rng.IntN(2))}))
 				}
-				if rng.IntN(40) == 0 {
+				if key < 3 && rng.IntN(4) > 0 || rng.IntN(40) == 0 {
+					// Counter cells, mostly in three partitions, so that
+					// versions of them meet.
 					r.Cells = append(r.Cells, data.Cell{Column: "n", Kind: data.CellCounter, Timestamp: rts,
 						LocalDeletionTime: data.NoDeletionTime, Value: data.CounterBytes(int64(1 + rng.IntN(3)))})
 				}

@@ -601,7 +601,7 @@ func (d *rowDecoder) shadowedBy(b []byte, a *data.Row) (cells int, ok bool) {
 	}
 	n := uint64(1)
 	if flags&rowOneCell == 0 {
-		if n = p.uvarint("cells"); n == 1 || n > uint64(len(p.b)-p.off)/2 {
+		if n = p.uvarint("cells"); n == 1 || n > uint64(len(p.b)-p.off)/2 || p.what != "" {
 			return 0, false
 		}
 	}
