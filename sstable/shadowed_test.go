@@ -167,3 +167,69 @@ func TestShadowedByMatchesDecode(t *testing.T) {
 	require.Greater(t, yes, len(pairs)/10)
 	require.Greater(t, no, len(pairs)/10)
 }
+
+// BenchmarkShadowedBy measures the verdict on a narrow row record that a
+// newer version shadows (the benchmarks' row: int clustering, liveness,
+// one 20-byte value), against decoding it.
+func BenchmarkShadowedBy(b *testing.B) {
+	var e rowEncoder
+	ts := int64(1_764_000_000_000_000)
+	row := func(ts int64) data.Row {
+		r := data.NewRow([]byte{0x80, 0, 0, 1})
+		r.Liveness = data.LivenessInfo{Timestamp: ts, ExpiresAt: data.NoDeletionTime}
+		r.Cells = []data.Cell{{Column: "v", Timestamp: ts, LocalDeletionTime: data.NoDeletionTime, Value: make([]byte, 20)}}
+		return r
+	}
+	_ = e.appendRow(nil, new(row(ts)))
+	old, a := row(ts+100_000), row(ts+300_000)
+	raw := e.appendRow(nil, &old)
+	d := rowDecoder{enc: e.enc, names: e.names}
+	b.Run("shadowedBy", func(b *testing.B) {
+		for b.Loop() {
+			if _, ok := d.shadowedBy(raw, &a); !ok {
+				b.Fatal("not shadowed")
+			}
+		}
+	})
+	b.Run("decodeRow", func(b *testing.B) {
+		var r data.Row
+		for b.Loop() {
+			if what := d.decodeRow(raw, &r); what != "" {
+				b.Fatal(what)
+			}
+		}
+	})
+}
+
+// FuzzShadowedBy reads arbitrary bytes as the record of an older version
+// of a fixed row, against fixed bases and a three-name dictionary:
+// shadowedBy must never panic, and must say yes exactly when decodeRow
+// decodes the bytes and refShadowedBy accepts the row.
+func FuzzShadowedBy(f *testing.F) {
+	enc := EncodingStats{Timestamp: 1_700_000_000_000_000, LocalDeletionTime: 1_700_000_000, TTL: 3600}
+	names := []string{"a", "b", "v"}
+	a := data.NewRow([]byte{0x80, 0, 0, 1})
+	a.Liveness = data.LivenessInfo{Timestamp: enc.Timestamp + 1000, ExpiresAt: data.NoDeletionTime}
+	for _, n := range names {
+		a.Cells = append(a.Cells, data.Cell{Column: n, Timestamp: enc.Timestamp + 1000, LocalDeletionTime: data.NoDeletionTime, Value: []byte{1}})
+	}
+	rng := rand.New(rand.NewSource(1))
+	e := &rowEncoder{enc: enc, tsSet: true, ldtSet: true, ttlS: true, refs: map[string]uint64{}}
+	for _, n := range names {
+		e.names = append(e.names, n)
+		e.refs[n] = uint64(len(e.names))
+	}
+	for range 30 {
+		b := olderVersion(rng, &a, len(names))
+		f.Add(e.appendRow(nil, &b))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		d := rowDecoder{enc: enc, names: names}
+		var got data.Row
+		want := d.decodeRow(raw, &got) == "" && refShadowedBy(&got, &a)
+		cells, ok := d.shadowedBy(raw, &a)
+		if ok != want || ok && cells != len(got.Cells) {
+			t.Fatalf("shadowedBy %v (%d cells), want %v: %+v", ok, cells, want, got)
+		}
+	})
+}
