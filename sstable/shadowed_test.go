@@ -64,6 +64,9 @@ func olderVersion(rng *rand.Rand, a *data.Row, columns int) data.Row {
 	default:
 		b.Liveness = data.LivenessInfo{Timestamp: back(a.Liveness.Timestamp), ExpiresAt: data.NoDeletionTime}
 	}
+	if rng.Intn(20) == 0 {
+		b.Liveness.TTL, b.Liveness.ExpiresAt = []int32{-1, data.MaxTTL + 1, data.ExpiredTTL}[rng.Intn(3)], 1_700_000_100
+	}
 	if rng.Intn(15) == 0 {
 		b.Deletion = data.DeletionTime{MarkedForDeleteAt: back(a.Liveness.Timestamp), LocalDeletionTime: 1_700_000_000}
 	}
@@ -88,6 +91,9 @@ func olderVersion(rng *rand.Rand, a *data.Row, columns int) data.Row {
 			c.Kind, c.Value = data.CellCounter, data.CounterBytes(3)
 		case 3:
 			c.Path = []byte{byte(rng.Intn(2))}
+		case 4:
+			// A TTL the decoder refuses (the encoder writes any).
+			c.TTL, c.LocalDeletionTime = []int32{-1, 0x7fffffff, data.MaxTTL + 1}[rng.Intn(3)], 1_700_000_030
 		}
 		b.Cells = append(b.Cells, c)
 	}
@@ -139,13 +145,27 @@ func TestShadowedByMatchesDecode(t *testing.T) {
 		}
 		b := olderVersion(rng, &a, columns)
 		raw := e.appendRow(nil, &b)
-		switch rng.Intn(8) {
+		switch rng.Intn(10) {
 		case 0:
 			raw[rng.Intn(len(raw))] ^= byte(1 + rng.Intn(255))
 		case 1:
 			raw = raw[:rng.Intn(len(raw))]
 		case 2:
 			raw = append(raw, byte(rng.Intn(256)))
+		case 3:
+			// An overlong varint (ten or eleven bytes, the last above 1)
+			// in place of the liveness timestamp, or anywhere.
+			i := rng.Intn(len(raw))
+			if len(b.Clustering) < 0x80 && !b.Liveness.IsEmpty() && rng.Intn(2) == 0 {
+				i = 1 + len(b.Clustering) + 1
+				for j := i; j < len(raw) && raw[j] >= 0x80; j++ {
+					raw = append(raw[:j:j], raw[j+1:]...)
+					j--
+				}
+				raw = append(raw[:i:i], raw[i+1:]...)
+			}
+			long := append(bytes.Repeat([]byte{0xff}, 9+rng.Intn(2)), byte(2+rng.Intn(100)))
+			raw = append(raw[:i:i], append(long, raw[i:]...)...)
 		}
 		pairs = append(pairs, pair{a, raw})
 	}
