@@ -358,8 +358,10 @@ func (c *compactor) run(ctx context.Context) error {
 		}
 	}
 	var used []int
+	maxTS := make([]int64, len(iters)) // each input's, for pm.maxTS
 	for i := range iters {
 		used = append(used, i)
+		maxTS[i] = c.merge[i].stats.MaxTimestamp
 	}
 	share := c.e.newCPUShare()
 	parts := make([]data.PartitionSource, 0, len(iters))
@@ -422,7 +424,7 @@ func (c *compactor) run(ctx context.Context) error {
 		c.pm.maxTS = c.pm.maxTS[:0]
 		for _, i := range used {
 			parts = append(parts, heads[i])
-			c.pm.maxTS = append(c.pm.maxTS, c.merge[i].stats.MaxTimestamp)
+			c.pm.maxTS = append(c.pm.maxTS, maxTS[i])
 		}
 		merged[len(parts)]++
 		if err := c.mergePartition(parts); err != nil {
