@@ -103,7 +103,7 @@ func (p *onlyPart) skip() {
 	p.state, p.rows.done = onlySkipped, true
 }
 
-// Size returns the partition's size in the stream, known once NextOnlyRow
+// Size returns the partition's size in the stream, known once NextOnlyRecord
 // has read it.
 func (p *onlyPart) Size() uint64 {
 	if sz, ok := p.PartitionSource.(interface{ Size() uint64 }); ok {
