@@ -140,6 +140,7 @@ func (e *Engine) compact(ctx context.Context, s *tableStore, inputs []*sstableSo
 	c := &compactor{e: e, s: s, inputs: inputs, now: e.Now()}
 	c.gcBefore = c.now - int64(t.Options.GCGraceSeconds)
 	c.dropped = t.Dropped
+	c.pm.noSkip = e.compactNoSkip
 	c.rec = CompactionRecord{ID: newUUID(), Keyspace: t.Keyspace, Table: t.Name, RowsMerged: map[int]int64{}, Reason: reason}
 
 	// Reference the inputs and the other SSTables for the duration.
@@ -206,7 +207,9 @@ func (e *Engine) compact(ctx context.Context, s *tableStore, inputs []*sstableSo
 		return nil, fmt.Errorf("%w: %s: transaction log: %w", ErrCompaction, s.name, err)
 	}
 	c.txn = txn
-	if err := c.run(ctx); err != nil {
+	err = c.run(ctx)
+	e.compactSkipped.Add(int64(c.pm.skipped))
+	if err != nil {
 		rbErr := c.rollback()
 		if s.dropped.Load() {
 			return nil, errDroppedDuringCompaction(s)
@@ -355,8 +358,10 @@ func (c *compactor) run(ctx context.Context) error {
 		}
 	}
 	var used []int
+	maxTS := make([]int64, len(iters)) // each input's, for pm.maxTS
 	for i := range iters {
 		used = append(used, i)
+		maxTS[i] = c.merge[i].stats.MaxTimestamp
 	}
 	share := c.e.newCPUShare()
 	parts := make([]data.PartitionSource, 0, len(iters))
@@ -416,8 +421,10 @@ func (c *compactor) run(ctx context.Context) error {
 			break
 		}
 		parts = parts[:0]
+		c.pm.maxTS = c.pm.maxTS[:0]
 		for _, i := range used {
 			parts = append(parts, heads[i])
+			c.pm.maxTS = append(c.pm.maxTS, maxTS[i])
 		}
 		merged[len(parts)]++
 		if err := c.mergePartition(parts); err != nil {
@@ -647,6 +654,14 @@ type partMerge struct {
 	static  data.Row
 	statics []data.Cell
 	staticD []data.ColumnDeletion
+	// maxTS holds, for each version of the partition (parts), the
+	// maximum timestamp of the input it comes from: the version of the
+	// largest is the one partMerge.shadowed decodes first.
+	maxTS []int64
+	// noSkip turns partMerge.shadowed off (the identity tests' reference);
+	// skipped counts the versions it consumed undecoded.
+	noSkip  bool
+	skipped int
 }
 
 // next returns the next merged row that survives shadowing and purge.

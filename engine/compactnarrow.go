@@ -30,6 +30,9 @@ type endsAfterRow interface{ EndsAfterRow() bool }
 func (pm *partMerge) narrow(parts []data.PartitionSource) (r *data.Row, ok, fast bool) {
 	m := &pm.m
 	m.initArrays()
+	if r, ok, done := pm.shadowed(parts); done {
+		return r, ok, true
+	}
 	fast = true
 	for i, ps := range parts {
 		if op, isOnly := ps.(onlyRowPart); isOnly {
@@ -97,4 +100,77 @@ func (pm *partMerge) narrow(parts []data.PartitionSource) (r *data.Row, ok, fast
 		return nil, false, true
 	}
 	return r, true, true
+}
+
+// shadowed is narrow for versions that are all onlyParts, none of them
+// decoded yet, when one of them shadows all the others whole: that one
+// (the version of the input with the largest maximum timestamp, pm.maxTS)
+// is decoded, and each of the others is read where its record lies only
+// as far as it takes to show (sstable's OnlyRowShadowedBy) that
+// rowMerger.dominant would choose the decoded row and return it as it is.
+// The decoded row must not have an empty liveness, a row or column
+// deletion or a counter cell; each other version must be of its
+// clustering, without a row or column deletion, with a liveness timestamp
+// below its own and only cells it holds (same column and path) at
+// strictly later timestamps. Every version then carries a liveness
+// timestamp below the decoded one's (an empty liveness's is NoTimestamp),
+// so dominant picks the decoded row, and its checks pass: the general
+// narrow path would return that row, then purged as here. The others are
+// consumed undecoded (onlyPart.skip); their rows and cells are counted as
+// if read. done is false, with nothing consumed, when the versions are of
+// another shape; the one decoded stays decoded for the general path.
+func (pm *partMerge) shadowed(parts []data.PartitionSource) (r *data.Row, ok, done bool) {
+	if len(parts) < 2 || len(pm.maxTS) != len(parts) || pm.noSkip {
+		return nil, false, false
+	}
+	w := 0
+	for i, ps := range parts {
+		op, isOnly := ps.(*onlyPart)
+		if !isOnly || op.state != onlyPending || op.rows.done {
+			return nil, false, false
+		}
+		if pm.maxTS[i] > pm.maxTS[w] {
+			w = i
+		}
+	}
+	wp := parts[w].(*onlyPart)
+	if !wp.decode() {
+		return nil, false, false
+	}
+	a := &wp.row
+	if a.Liveness.IsEmpty() || a.Deletion != data.LiveDeletion || len(a.ColumnDeletions) > 0 {
+		return nil, false, false
+	}
+	for i := range a.Cells {
+		if a.Cells[i].Kind == data.CellCounter {
+			return nil, false, false
+		}
+	}
+	cells := len(a.Cells)
+	for i, ps := range parts {
+		if i == w {
+			continue
+		}
+		n, ok := ps.(*onlyPart).shadowedBy(a)
+		if !ok {
+			return nil, false, false
+		}
+		cells += n
+	}
+	for i, ps := range parts {
+		if i != w {
+			ps.(*onlyPart).skip()
+		}
+		pm.stats.Sources[i].Rows++
+	}
+	wp.rows.done = true
+	pm.stats.RowsRead += len(parts)
+	pm.stats.CellsRead += cells
+	pm.skipped += len(parts) - 1
+	a.PurgeShadowed(pm.del)
+	pm.p.row(a)
+	if a.IsEmpty() {
+		return nil, false, true
+	}
+	return a, true, true
 }

@@ -23,8 +23,14 @@ type Engine struct {
 	// partMerge.narrow), reading its inputs' partitions through their row
 	// iterators alone (no onlyRows): the identity tests compare the two.
 	compactSlow bool
-	opts        Options
-	ts          timestamps
+	// compactNoSkip, when set (by tests), turns off the narrow path's
+	// skip of shadowed versions (partMerge.shadowed) alone; compactSkipped
+	// counts the versions skipped so far, which the tests read between
+	// compactions.
+	compactNoSkip  bool
+	compactSkipped atomic.Int64
+	opts           Options
+	ts             timestamps
 
 	closed atomic.Bool
 	// reclaiming is set while a flush to reclaim commit-log space is

@@ -2,20 +2,24 @@ package engine
 
 import "github.com/minicass/minicass/data"
 
-// onlyRowScanner is the SSTable streaming scan's NextOnlyRow
+// onlyRowScanner is the SSTable streaming scan's NextOnlyRecord
 // (sstable.Reader.ScanStream), which hands out a partition of one row
-// with its row decoded.
+// with its row record found, to be decoded (DecodeOnlyRow) or shown to be
+// shadowed by another version without being decoded (OnlyRowShadowedBy).
 type onlyRowScanner interface {
-	NextOnlyRow(dst []byte, row *data.Row) (ps data.PartitionSource, out []byte, only, ok bool)
+	NextOnlyRecord(dst []byte) (ps data.PartitionSource, out []byte, only, ok bool)
+	DecodeOnlyRow(row *data.Row) bool
+	OnlyRowShadowedBy(a *data.Row) (cells int, ok bool)
 }
 
 // onlyRows is a compaction input's streaming scan read through
-// NextOnlyRow: a partition of one row and nothing else comes with its row
-// decoded, in the iterator's own row (its bytes in the scan's chunk, or in
-// the iterator's buffer when the record straddles chunks), which the next
-// partition reuses, and the merge takes it without a row iterator
-// (partMerge.narrow, onlyRowPart). Any other partition is the scan's, as
-// its Next returns it.
+// NextOnlyRecord: a partition of one row and nothing else comes with its
+// row record found, decoded on first use into the iterator's own row (its
+// bytes in the scan's chunk, or in the iterator's buffer when the record
+// straddles chunks), which the next partition reuses, and the merge takes
+// it without a row iterator (partMerge.narrow, onlyRowPart), or skips it
+// undecoded when another version shadows it whole (partMerge.shadowed).
+// Any other partition is the scan's, as its Next returns it.
 type onlyRows struct {
 	src  data.PartitionIterator
 	ors  onlyRowScanner
@@ -32,6 +36,7 @@ func newOnlyRows(src data.PartitionIterator) data.PartitionIterator {
 	}
 	it := &onlyRows{src: src, ors: ors}
 	it.part.rows.p = &it.part
+	it.part.ors = ors
 	return it
 }
 
@@ -39,13 +44,12 @@ func newOnlyRows(src data.PartitionIterator) data.PartitionIterator {
 // its row, until the next call.
 func (it *onlyRows) Next() (data.PartitionSource, bool) {
 	p := &it.part
-	row := &p.row
-	ps, buf, only, ok := it.ors.NextOnlyRow(it.buf[:0], row)
+	ps, buf, only, ok := it.ors.NextOnlyRecord(it.buf[:0])
 	it.buf = buf
 	if !ok || !only {
 		return ps, ok
 	}
-	p.PartitionSource, p.rows.done = ps, false
+	p.PartitionSource, p.rows.done, p.state = ps, false, onlyPending
 	return p, true
 }
 
@@ -53,14 +57,53 @@ func (it *onlyRows) Err() error   { return it.src.Err() }
 func (it *onlyRows) Close() error { return it.src.Close() }
 
 // onlyPart is the partition of one row onlyRows' Next returns (one,
-// reused): the scan's partition, whose row is decoded.
+// reused): the scan's partition, whose row is decoded on first use.
 type onlyPart struct {
 	data.PartitionSource
-	row  data.Row
-	rows onlyRowIter
+	ors   onlyRowScanner
+	state onlyState
+	row   data.Row
+	rows  onlyRowIter
 }
 
-// Size returns the partition's size in the stream, known once NextOnlyRow
+// onlyState is where an onlyPart's row record is.
+type onlyState uint8
+
+const (
+	onlyPending onlyState = iota // found, not decoded
+	onlyDecoded                  // decoded into row
+	onlySkipped                  // shadowed by another version, never decoded
+	onlyFailed                   // does not decode: read through the scan's Rows
+)
+
+// decode decodes the row if it is pending and reports whether it is there.
+func (p *onlyPart) decode() bool {
+	if p.state == onlyPending {
+		p.state = onlyFailed
+		if p.ors.DecodeOnlyRow(&p.row) {
+			p.state = onlyDecoded
+		}
+	}
+	return p.state == onlyDecoded
+}
+
+// shadowedBy reports whether the row, still undecoded, is shadowed
+// by a (OnlyRowShadowedBy), and the number of its cells; it is not
+// consumed (skip does that).
+func (p *onlyPart) shadowedBy(a *data.Row) (cells int, ok bool) {
+	if p.state != onlyPending || p.rows.done {
+		return 0, false
+	}
+	return p.ors.OnlyRowShadowedBy(a)
+}
+
+// skip consumes the row undecoded, after shadowedBy said it may: the
+// partition's row iterator is left at its end.
+func (p *onlyPart) skip() {
+	p.state, p.rows.done = onlySkipped, true
+}
+
+// Size returns the partition's size in the stream, known once NextOnlyRecord
 // has read it.
 func (p *onlyPart) Size() uint64 {
 	if sz, ok := p.PartitionSource.(interface{ Size() uint64 }); ok {
@@ -71,7 +114,12 @@ func (p *onlyPart) Size() uint64 {
 
 // Rows returns the iterator over the one row (in either order), or over
 // none when slices leave it out. A compaction reads the whole partition.
+// When the row does not decode, it is the scan's own row iterator, which
+// says what is wrong.
 func (p *onlyPart) Rows(slices data.Slices, reverse bool) data.RowIterator {
+	if p.state != onlySkipped && !p.decode() {
+		return p.PartitionSource.Rows(slices, reverse)
+	}
 	if len(slices) > 0 && !slices.Contains(p.row.Clustering) {
 		p.rows.done = true
 	}
@@ -81,7 +129,7 @@ func (p *onlyPart) Rows(slices data.Slices, reverse bool) data.RowIterator {
 // takeOnly returns the row, if the partition's row iterator has not
 // returned it, and leaves that iterator at its end.
 func (p *onlyPart) takeOnly() (*data.Row, data.RowIterator) {
-	if p.rows.done {
+	if p.rows.done || !p.decode() {
 		return nil, nil
 	}
 	p.rows.done = true

@@ -666,6 +666,7 @@ type scanIter struct {
 	st   ReadStats
 	pst  ReadStats // the current partition's header read
 	ost  ReadStats // NextOnlyRow's row read
+	oraw []byte    // NextOnlyRecord's record, until decoded or the next call
 	err  error
 	done bool
 	p    *Partition

@@ -26,6 +26,25 @@ import (
 // after Next, which reports whatever is wrong with it. ok is false at the
 // end of the scan or on its error (Err), as Next's.
 func (it *scanIter) NextOnlyRow(dst []byte, row *data.Row) (ps data.PartitionSource, out []byte, only, ok bool) {
+	ps, out, only, ok = it.NextOnlyRecord(dst)
+	if only && !it.DecodeOnlyRow(row) {
+		return ps, dst, false, true
+	}
+	return ps, out, only, ok
+}
+
+// NextOnlyRecord is NextOnlyRow without the decode: when the partition has
+// no partition deletion, static row or range tombstone and exactly one row
+// (only), its record is found, checked to be the partition's last, and
+// counted as NextOnlyRow counts it, and the partition's Size is known, but
+// the row is decoded only when DecodeOnlyRow is called (or never, when
+// OnlyRowShadowedBy shows it cannot change a merge). Until the next call,
+// the partition is to be read through exactly one of DecodeOnlyRow or
+// OnlyRowShadowedBy's verdict: its Rows must not be asked for unless
+// DecodeOnlyRow failed. out is dst with the record appended when it
+// straddles chunks, else dst, as NextOnlyRow's.
+func (it *scanIter) NextOnlyRecord(dst []byte) (ps data.PartitionSource, out []byte, only, ok bool) {
+	it.oraw = nil
 	ps, ok = it.Next()
 	if !ok || !it.stream {
 		return ps, dst, false, ok
@@ -41,7 +60,7 @@ func (it *scanIter) NextOnlyRow(dst []byte, row *data.Row) (ps data.PartitionSou
 	*st = ReadStats{}
 	prev := it.cur.st
 	it.cur.st = st
-	out, only = it.onlyRow(dst, row)
+	out, only = it.onlyRecord(dst)
 	it.cur.st = prev
 	if !only {
 		// What was read counts; the row iterator reads the chunk again
@@ -57,11 +76,52 @@ func (it *scanIter) NextOnlyRow(dst []byte, row *data.Row) (ps data.PartitionSou
 	return ps, out, true, true
 }
 
-// onlyRow views the record at the current partition's first row in its
-// chunk (or copies it into dst when it straddles chunks) and decodes it
-// into row when the byte after it ends the partition's records, and
-// records the partition's length.
-func (it *scanIter) onlyRow(dst []byte, row *data.Row) ([]byte, bool) {
+// DecodeOnlyRow decodes the record NextOnlyRecord found into row (reusing
+// row's cell and column-deletion arrays, as a row iterator does) and
+// reports whether it decodes. When it does not, the partition is left as
+// NextOnlyRow leaves such a partition: its length unknown and its row and
+// block not counted, to be read through its Rows, which reports what is
+// wrong. Called once per record, after a NextOnlyRecord that returned only.
+func (it *scanIter) DecodeOnlyRow(row *data.Row) bool {
+	raw := it.oraw
+	it.oraw = nil
+	if raw == nil {
+		return false
+	}
+	if what := it.r.rows.decodeRow(raw, row); what == "" {
+		return true
+	}
+	p := it.p
+	p.e.length = 0
+	it.st.Blocks--
+	it.st.Rows--
+	p.stats.Blocks--
+	p.stats.Rows--
+	return false
+}
+
+// OnlyRowShadowedBy reports whether the record NextOnlyRecord found decodes
+// (DecodeOnlyRow would succeed) and is a version of a's row that a merge
+// with a would reduce to a unchanged, as package engine's
+// rowMerger.dominant decides it for a decoded row: the same clustering, no
+// row or column deletion, a liveness timestamp below a's (a's is not
+// empty: the caller checks it), no counter cell, and for each of its cells
+// a cell of a of the same column and path with a strictly later timestamp.
+// It reads the record without decoding it into a row, and returns the
+// number of its cells. A false answer says nothing: the record is then to
+// be decoded (DecodeOnlyRow) and merged as usual.
+func (it *scanIter) OnlyRowShadowedBy(a *data.Row) (cells int, ok bool) {
+	if it.oraw == nil {
+		return 0, false
+	}
+	return it.r.rows.shadowedBy(it.oraw, a)
+}
+
+// onlyRecord views the record at the current partition's first row in its
+// chunk (or copies it into dst when it straddles chunks) and, when the
+// byte after it ends the partition's records, keeps it for DecodeOnlyRow
+// (it.oraw) and records the partition's length.
+func (it *scanIter) onlyRecord(dst []byte) ([]byte, bool) {
 	r, cur, e := it.r, it.cur, &it.p.e
 	pos := e.pos + e.rowsOff
 	i := int(pos >> r.chunkShift)
@@ -104,9 +164,7 @@ func (it *scanIter) onlyRow(dst []byte, row *data.Row) ([]byte, bool) {
 	if err != nil || end-uint64(j)*r.chunkLen >= uint64(len(c)) || c[end-uint64(j)*r.chunkLen] != 0 {
 		return dst[:start], false
 	}
-	if what := r.rows.decodeRow(raw, row); what != "" {
-		return dst[:start], false
-	}
+	it.oraw = raw
 	e.length = end + 1 - e.pos
 	return dst, true
 }

@@ -1,6 +1,7 @@
 package sstable
 
 import (
+	"bytes"
 	"encoding/binary"
 	"strings"
 
@@ -565,3 +566,157 @@ func (d *rowDecoder) rangeTombstone(p *in) data.RangeTombstone {
 	end := p.optBytes("range end")
 	return data.RangeTombstone{Start: start, End: end, Deletion: d.deletion(p, "range deletion")}
 }
+
+// shadowedBy reads the version-2 row record b as decodeRow would, without
+// storing it, and reports whether it decodes and a merge with a would
+// reduce it to a unchanged (package engine's rowMerger.dominant, for the
+// decoded row): it is a's clustering, has no row or column deletion, its
+// liveness timestamp is below a's (NoTimestamp when it has none; a's is not
+// empty, which the caller checks), and each of its cells is neither a
+// counter nor of a path, and a holds a cell of its column and path
+// (data.CompareID) with a strictly later timestamp. cells is the number of
+// its cells. Anything decodeRow would reject reads as false (its checks,
+// on a cursor of its own: this runs for most versions a narrow compaction
+// reads), as does a column name written inline (past the dictionary's
+// bound), so that a false answer sends the record to decodeRow, which says
+// what is wrong.
+func (d *rowDecoder) shadowedBy(b []byte, a *data.Row) (cells int, ok bool) {
+	l, off := skimUvarint(b, 0)
+	if off < 0 || l > uint64(len(b)-off) {
+		return 0, false
+	}
+	cl := b[off : off+int(l)]
+	off += int(l)
+	if off >= len(b) {
+		return 0, false
+	}
+	flags := b[off]
+	off++
+	if flags&(rowFlagsReserved|rowHasDeletion|rowHasColumnDels) != 0 || !bytes.Equal(cl, a.Clustering) {
+		return 0, false
+	}
+	var u uint64
+	lts := data.NoTimestamp
+	if flags&rowHasTimestamp != 0 {
+		if u, off = skimUvarint(b, off); off < 0 {
+			return 0, false
+		}
+		lts = d.enc.Timestamp + unzigzag(u)
+	}
+	var lttl int64
+	if flags&rowHasTTL != 0 {
+		if u, off = skimUvarint(b, off); off < 0 {
+			return 0, false
+		}
+		// As rowDecoder.ttl checks a liveness TTL.
+		if lttl = int64(d.enc.TTL) + unzigzag(u); lttl <= 0 || lttl > data.MaxTTL && lttl != int64(data.ExpiredTTL) {
+			return 0, false
+		}
+	}
+	if flags&rowHasExpiry != 0 {
+		if _, off = skimUvarint(b, off); off < 0 {
+			return 0, false
+		}
+	}
+	if lts >= a.Liveness.Timestamp {
+		return 0, false
+	}
+	n := uint64(1)
+	if flags&rowOneCell == 0 {
+		// Each cell takes at least 2 bytes (flags, column ref).
+		if n, off = skimUvarint(b, off); off < 0 || n == 1 || n > uint64(len(b)-off)/2 {
+			return 0, false
+		}
+	}
+	j := 0
+	for range n {
+		if off >= len(b) {
+			return 0, false
+		}
+		cf := b[off]
+		off++
+		if cf&(cellCounter|cellHasPath) != 0 ||
+			cf&cellRowExpiry != 0 && (cf&(cellHasTTL|cellHasDeletionTime) != 0 || flags&(rowHasTTL|rowHasExpiry) != rowHasTTL|rowHasExpiry) ||
+			cf&cellRowTimestamp != 0 && flags&rowHasTimestamp == 0 {
+			return 0, false
+		}
+		var ref uint64
+		if ref, off = skimUvarint(b, off); off < 0 || ref == 0 || ref > uint64(len(d.names)) {
+			return 0, false
+		}
+		col := d.names[ref-1]
+		ts := lts
+		if cf&cellRowTimestamp == 0 {
+			if u, off = skimUvarint(b, off); off < 0 {
+				return 0, false
+			}
+			ts = d.enc.Timestamp + unzigzag(u)
+		}
+		if cf&cellRowExpiry != 0 {
+			if lttl > data.MaxTTL {
+				return 0, false // the row's is ExpiredTTL, which no cell has
+			}
+		} else {
+			if cf&cellHasTTL != 0 {
+				if u, off = skimUvarint(b, off); off < 0 {
+					return 0, false
+				}
+				if v := int64(d.enc.TTL) + unzigzag(u); v <= 0 || v > data.MaxTTL {
+					return 0, false
+				}
+			}
+			if cf&cellHasDeletionTime != 0 {
+				if _, off = skimUvarint(b, off); off < 0 {
+					return 0, false
+				}
+			}
+		}
+		if cf&cellHasValue != 0 {
+			if l, off = skimUvarint(b, off); off < 0 || l > uint64(len(b)-off) {
+				return 0, false
+			}
+			off += int(l)
+		}
+		// data.CompareID against a cell of col without a path: below it
+		// exactly when the column sorts first (no path sorts below none),
+		// equal when the column is col and the path empty. Equality is
+		// tried first: the column is mostly a's next.
+		for j < len(a.Cells) && a.Cells[j].Column != col {
+			if a.Cells[j].Column > col {
+				return 0, false
+			}
+			j++
+		}
+		if j == len(a.Cells) || len(a.Cells[j].Path) != 0 || a.Cells[j].Timestamp <= ts {
+			return 0, false
+		}
+		j++
+	}
+	if off != len(b) {
+		return 0, false
+	}
+	return int(n), true
+}
+
+// skimUvarint reads the uvarint at b[off:] as in.uvarint does
+// (binary.Uvarint: at most 10 bytes, the last at most 1), and returns it
+// and the offset after it, or a negative offset when there is none. Small
+// enough to be inlined.
+func skimUvarint(b []byte, off int) (uint64, int) {
+	var v uint64
+	for i := 0; i < binary.MaxVarintLen64 && off < len(b); i++ {
+		c := b[off]
+		off++
+		if c < 0x80 {
+			if i == binary.MaxVarintLen64-1 && c > 1 {
+				break
+			}
+			return v | uint64(c)<<(7*i), off
+		}
+		v |= uint64(c&0x7f) << (7 * i)
+	}
+	return 0, -1
+}
+
+// unzigzag is in.varint's zig-zag decoding.
+func unzigzag(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }
