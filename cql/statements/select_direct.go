@@ -66,8 +66,15 @@ func (r *selectRun) packDirectRows(pk [][]byte, part *selPart, now int64) (int, 
 	buf, npacked, packRow, blobs := r.packed, r.npacked, r.packRow, r.packBlobs
 	n := 0
 	var lastCk []byte
+	live := part.live // a streamed read's engine partition, read without selPart.next's call
 	for !r.stopped {
-		row, ok := part.next()
+		var row *data.Row
+		var ok bool
+		if live != nil {
+			row, ok = live.Next()
+		} else {
+			row, ok = part.next()
+		}
 		if !ok {
 			break
 		}
