@@ -1,6 +1,7 @@
 package minicass
 
 import (
+	"encoding/binary"
 	"fmt"
 	"reflect"
 	"strings"
@@ -205,7 +206,10 @@ func bindArgsIn(p *cql.Params, specs []cql.ColumnSpec, values []any, room []byte
 		var lens [inlineValues]int
 		total := 0
 		for i, v := range values {
-			n := types.EncodedLenKind(specs[i].Type.Kind, v)
+			n := fastLen(specs[i].Type.Kind, v)
+			if n < 0 {
+				n = types.EncodedLenKind(specs[i].Type.Kind, v)
+			}
 			if i < len(lens) {
 				lens[i] = n
 			}
@@ -234,7 +238,15 @@ func bindArgsIn(p *cql.Params, specs []cql.ColumnSpec, values []any, room []byte
 				if n == 0 {
 					b = []byte{}
 				}
-				types.EncodeValueInto(b, v)
+				// A bigint key and an int LIMIT, the commonest bound
+				// values, are written here without a call.
+				if x, ok := v.(int64); ok && n == 8 {
+					binary.BigEndian.PutUint64(b, uint64(x))
+				} else if x, ok := v.(int32); ok && n == 4 {
+					binary.BigEndian.PutUint32(b, uint32(x))
+				} else {
+					types.EncodeValueInto(b, v)
+				}
 				p.Values[i] = cql.Value{Bytes: b}
 				off += n
 				continue
@@ -268,6 +280,23 @@ func bindArgsIn(p *cql.Params, specs []cql.ColumnSpec, values []any, room []byte
 		p.Values[i], p.Names[i] = b, specs[j].Name
 	}
 	return nil
+}
+
+// fastLen is types.EncodedLenKind for the two commonest bound values, an
+// int64 for a bigint (or counter) and an int32 for an int, without a call;
+// -1 for any other value, which EncodedLenKind sizes.
+func fastLen(k types.Kind, v any) int {
+	switch v.(type) {
+	case int64:
+		if k == types.Bigint || k == types.Counter {
+			return 8
+		}
+	case int32:
+		if k == types.Int {
+			return 4
+		}
+	}
+	return -1
 }
 
 // encodeArg converts one Go value for the marker spec.
