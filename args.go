@@ -3,6 +3,7 @@ package minicass
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 	"sync"
@@ -238,13 +239,31 @@ func bindArgsIn(p *cql.Params, specs []cql.ColumnSpec, values []any, room []byte
 				if n == 0 {
 					b = []byte{}
 				}
-				// A bigint key and an int LIMIT, the commonest bound
-				// values, are written here without a call.
-				if x, ok := v.(int64); ok && n == 8 {
-					binary.BigEndian.PutUint64(b, uint64(x))
-				} else if x, ok := v.(int32); ok && n == 4 {
-					binary.BigEndian.PutUint32(b, uint32(x))
-				} else {
+				// The commonest bound values (fastLen's) are written
+				// here without a call.
+				switch x := v.(type) {
+				case int64:
+					if n == 8 {
+						binary.BigEndian.PutUint64(b, uint64(x))
+					} else {
+						types.EncodeValueInto(b, v)
+					}
+				case int:
+					switch n {
+					case 8:
+						binary.BigEndian.PutUint64(b, uint64(x))
+					case 4:
+						binary.BigEndian.PutUint32(b, uint32(x))
+					default:
+						types.EncodeValueInto(b, v)
+					}
+				case int32:
+					if n == 4 {
+						binary.BigEndian.PutUint32(b, uint32(x))
+					} else {
+						types.EncodeValueInto(b, v)
+					}
+				default:
 					types.EncodeValueInto(b, v)
 				}
 				p.Values[i] = cql.Value{Bytes: b}
@@ -282,14 +301,21 @@ func bindArgsIn(p *cql.Params, specs []cql.ColumnSpec, values []any, room []byte
 	return nil
 }
 
-// fastLen is types.EncodedLenKind for the two commonest bound values, an
-// int64 for a bigint (or counter) and an int32 for an int, without a call;
-// -1 for any other value, which EncodedLenKind sizes.
+// fastLen is types.EncodedLenKind for the commonest bound values, without
+// a call: an int64 or an int for a bigint (or counter), an int32 or an int
+// in range for an int; -1 for any other value, which EncodedLenKind sizes.
 func fastLen(k types.Kind, v any) int {
-	switch v.(type) {
+	switch x := v.(type) {
 	case int64:
 		if k == types.Bigint || k == types.Counter {
 			return 8
+		}
+	case int:
+		switch {
+		case k == types.Bigint || k == types.Counter:
+			return 8
+		case k == types.Int && x >= math.MinInt32 && x <= math.MaxInt32:
+			return 4
 		}
 	case int32:
 		if k == types.Int {
