@@ -1,7 +1,9 @@
 package minicass
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 	"sync"
@@ -205,7 +207,10 @@ func bindArgsIn(p *cql.Params, specs []cql.ColumnSpec, values []any, room []byte
 		var lens [inlineValues]int
 		total := 0
 		for i, v := range values {
-			n := types.EncodedLenKind(specs[i].Type.Kind, v)
+			n := fastLen(specs[i].Type.Kind, v)
+			if n < 0 {
+				n = types.EncodedLenKind(specs[i].Type.Kind, v)
+			}
 			if i < len(lens) {
 				lens[i] = n
 			}
@@ -234,7 +239,33 @@ func bindArgsIn(p *cql.Params, specs []cql.ColumnSpec, values []any, room []byte
 				if n == 0 {
 					b = []byte{}
 				}
-				types.EncodeValueInto(b, v)
+				// The commonest bound values (fastLen's) are written
+				// here without a call.
+				switch x := v.(type) {
+				case int64:
+					if n == 8 {
+						binary.BigEndian.PutUint64(b, uint64(x))
+					} else {
+						types.EncodeValueInto(b, v)
+					}
+				case int:
+					switch n {
+					case 8:
+						binary.BigEndian.PutUint64(b, uint64(x))
+					case 4:
+						binary.BigEndian.PutUint32(b, uint32(x))
+					default:
+						types.EncodeValueInto(b, v)
+					}
+				case int32:
+					if n == 4 {
+						binary.BigEndian.PutUint32(b, uint32(x))
+					} else {
+						types.EncodeValueInto(b, v)
+					}
+				default:
+					types.EncodeValueInto(b, v)
+				}
 				p.Values[i] = cql.Value{Bytes: b}
 				off += n
 				continue
@@ -268,6 +299,30 @@ func bindArgsIn(p *cql.Params, specs []cql.ColumnSpec, values []any, room []byte
 		p.Values[i], p.Names[i] = b, specs[j].Name
 	}
 	return nil
+}
+
+// fastLen is types.EncodedLenKind for the commonest bound values, without
+// a call: an int64 or an int for a bigint (or counter), an int32 or an int
+// in range for an int; -1 for any other value, which EncodedLenKind sizes.
+func fastLen(k types.Kind, v any) int {
+	switch x := v.(type) {
+	case int64:
+		if k == types.Bigint || k == types.Counter {
+			return 8
+		}
+	case int:
+		switch {
+		case k == types.Bigint || k == types.Counter:
+			return 8
+		case k == types.Int && x >= math.MinInt32 && x <= math.MaxInt32:
+			return 4
+		}
+	case int32:
+		if k == types.Int {
+			return 4
+		}
+	}
+	return -1
 }
 
 // encodeArg converts one Go value for the marker spec.

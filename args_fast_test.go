@@ -2,6 +2,7 @@ package minicass
 
 import (
 	"context"
+	"math"
 	"testing"
 	"time"
 
@@ -95,4 +96,37 @@ func TestBindArgsCopiesBlob(t *testing.T) {
 	var got []byte
 	require.NoError(t, db.Query(ctx, "SELECT v FROM ks.b WHERE k = 5 AND c = 6").ScanOne(&got))
 	assert.Equal(t, []byte{1, 2, 3}, got)
+}
+
+// TestBindArgsIntBounds checks bindArgs against encodeArg at the bounds of
+// every integer type, for Go int, int64 and int32 values: the values a
+// fast path sizes by kind (fastLen) and those just past its range, which
+// must fail with encodeArg's error. The random property test seldom draws
+// these.
+func TestBindArgsIntBounds(t *testing.T) {
+	var ns []int64
+	for _, b := range []int64{math.MinInt8, math.MaxInt8, math.MinInt16, math.MaxInt16, math.MinInt32, math.MaxInt32} {
+		ns = append(ns, b-1, b, b+1)
+	}
+	ns = append(ns, math.MinInt64, math.MaxInt64, 0)
+	for _, typ := range []string{"tinyint", "smallint", "int", "bigint", "counter"} {
+		spec := cql.ColumnSpec{Name: "x", Type: types.MustParseType(typ)}
+		for _, n := range ns {
+			for _, v := range []any{int(n), n, int32(n)} {
+				if x, ok := v.(int32); ok && int64(x) != n {
+					continue
+				}
+				want, wantErr := encodeArg(spec, v)
+				p := &cql.Params{}
+				err := bindArgsIn(p, []cql.ColumnSpec{spec}, []any{v}, make([]byte, 0, 16))
+				if wantErr != nil {
+					require.Error(t, err, "%T %d as %s", v, n, typ)
+					assert.Equal(t, wantErr.Error(), err.Error())
+					continue
+				}
+				require.NoError(t, err, "%T %d as %s", v, n, typ)
+				assert.Equal(t, want.Bytes, p.Values[0].Bytes, "%T %d as %s", v, n, typ)
+			}
+		}
+	}
 }

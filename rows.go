@@ -330,7 +330,9 @@ func scanRow(cols []Column, vals [][]byte, dest []any, arena *[]byte, rowsLeft i
 }
 
 // scanPacked is Scan of the current row of packed rows: scanRow, reading
-// each value from packed as it goes.
+// each value from packed as it goes. A blob scanned into *[]byte is copied
+// into the arena here when it fits the arena's room (copyBlob's first
+// case), by reslicing the arena rather than through copyBlob.
 func (r *Rows) scanPacked(packed []byte, dest []any) error {
 	cols := r.res.Columns
 	if len(dest) != len(cols) {
@@ -349,6 +351,13 @@ func (r *Rows) scanPacked(packed []byte, dest []any) error {
 		switch d := d.(type) {
 		case *[]byte:
 			if d != nil && t.Kind == types.Blob {
+				if n, room := len(v), len(r.blobs); n > 0 && n <= blobArenaBlock/4 && cap(r.blobs)-room >= n {
+					end := room + n
+					r.blobs = r.blobs[:end]
+					copy(r.blobs[room:end], v)
+					*d = r.blobs[room:end:end]
+					continue
+				}
 				*d = copyBlob(&r.blobs, v, left)
 				continue
 			}

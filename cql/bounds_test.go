@@ -222,3 +222,24 @@ func TestCancelledContextStopsWork(t *testing.T) {
 	require.Len(t, res.Rows, 1)
 	assert.Equal(t, uint32(1), binary.BigEndian.Uint32(res.Rows[0][0]))
 }
+
+// TestFilterValuesCheckedOnKeyReads checks that a read of a whole partition
+// by its key validates its filter and index values before any row is read
+// (WhereClause.ValidateFilters): a null filter value is refused on an empty
+// partition, and an index value over 64K with the key given as without it.
+func TestFilterValuesCheckedOnKeyReads(t *testing.T) {
+	s := boundsSession(t)
+	ctx := context.Background()
+	mustQuery(t, s, "CREATE TABLE ks.f (k int, c int, v text, PRIMARY KEY (k, c))")
+	mustQuery(t, s, "CREATE INDEX ON ks.f (v)")
+	_, err := s.Query(ctx, "SELECT * FROM ks.t WHERE k = 5 AND v = ? ALLOW FILTERING", &query.Params{Values: []query.Value{{}}})
+	requireCodeContains(t, err, wire.CodeInvalid, "Unsupported null value for column v")
+	big := []byte(strings.Repeat("x", 70_000))
+	for _, q := range []string{"SELECT * FROM ks.f WHERE k = 5 AND v = ?", "SELECT * FROM ks.f WHERE v = ?"} {
+		_, err = s.Query(ctx, q, &query.Params{Values: []query.Value{{Bytes: big}}})
+		requireCodeContains(t, err, wire.CodeInvalid, "Index expression values may not be larger than 64K")
+	}
+	res, err := s.Query(ctx, "SELECT * FROM ks.t WHERE k = 1", nil)
+	require.NoError(t, err)
+	require.Len(t, res.Rows, 1)
+}

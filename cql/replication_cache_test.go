@@ -79,3 +79,30 @@ func TestPreparedReadFollowsAlterKeyspace(t *testing.T) {
 	mustQuery(t, s, "ALTER KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
 	require.NoError(t, read())
 }
+
+// TestDefaultLevelReadWithoutLocalReplica checks the read at the default
+// level (ONE, no consistency given) of a keyspace of replication factor 0,
+// which places no replica on the node: Unavailable (required 1, alive 0),
+// for a query and a prepared statement (whose plan keeps the keyspace's
+// replication, plan.Replicas); a keyspace with a replica on the node reads.
+func TestDefaultLevelReadWithoutLocalReplica(t *testing.T) {
+	s := boundsSession(t)
+	ctx := context.Background()
+	mustQuery(t, s, "CREATE KEYSPACE far WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 0}")
+	mustQuery(t, s, "CREATE TABLE far.t (k int PRIMARY KEY, v int)")
+	unavailable := func(err error) {
+		t.Helper()
+		requireCode(t, err, wire.CodeUnavailable, "Cannot achieve consistency level ONE")
+		qe := err.(*query.Error)
+		require.Equal(t, int32(1), qe.Required)
+		require.Equal(t, int32(0), qe.Alive)
+	}
+	_, err := s.Query(ctx, "SELECT v FROM far.t WHERE k = 1", nil)
+	unavailable(err)
+	prep, err := s.Prepare(ctx, "SELECT v FROM far.t WHERE k = ?")
+	require.NoError(t, err)
+	_, err = s.ExecutePrepared(ctx, prep, &query.Params{Values: []query.Value{{Bytes: []byte{0, 0, 0, 1}}}})
+	unavailable(err)
+	_, err = s.Query(ctx, "SELECT v FROM ks.t WHERE k = 1", nil)
+	require.NoError(t, err)
+}

@@ -13,10 +13,13 @@ import (
 // components, clustering values or regular columns of one cell. Every row
 // the engine yields is a result row, so there is no SelRow to fill, no
 // filter to ask and no emit step: each row goes straight into the result,
-// packed (packDirect) when the run packs its rows, else as a row of values
+// packed (packDirectRows) when the run packs its rows, else as a row of values
 // (appendDirect). What it records per row (position, counts, LIMIT, page,
 // PER PARTITION LIMIT) is what emit records. It returns the rows it read.
 func (r *selectRun) directRows(pk [][]byte, part *selPart, now int64) (int, error) {
+	if r.pack {
+		return r.packDirectRows(pk, part, now)
+	}
 	n := 0
 	// The position of the last row is recorded once the rows are read, as
 	// nothing reads it before: not for every row, which would write the
@@ -30,13 +33,7 @@ func (r *selectRun) directRows(pk [][]byte, part *selPart, now int64) (int, erro
 		r.stats.rows++
 		r.stats.liveRows++
 		n++
-		var err error
-		if r.pack {
-			err = r.packDirect(pk, row, now)
-		} else {
-			err = r.appendDirect(pk, row, now)
-		}
-		if err != nil {
+		if err := r.appendDirect(pk, row, now); err != nil {
 			r.lastKey, r.lastCk = r.curPartKey, lastCk
 			return n, &query.Error{Code: wire.CodeServer, Message: err.Error(), Err: err}
 		}
@@ -48,6 +45,92 @@ func (r *selectRun) directRows(pk [][]byte, part *selPart, now int64) (int, erro
 			break
 		}
 	}
+	if n > 0 {
+		r.lastKey, r.lastCk = r.curPartKey, lastCk
+	}
+	return n, nil
+}
+
+// packDirectRows is directRows for a run that packs its rows (see
+// selectRun.pack): each row the engine yields is packed into packed as it
+// comes, in one loop. The block being filled and what sizes the next one
+// (npacked, packRow, packBlobs) are kept in locals while the rows are
+// packed and written back to the run only when packRoom needs them and
+// once the rows are read, rather than once a row. A full key of
+// fixed-width values is decoded value by value straight into packed; any
+// other through the run's scratch (ckBytes), and copied from there.
+func (r *selectRun) packDirectRows(pk [][]byte, part *selPart, now int64) (int, error) {
+	p := r.p
+	proj := p.proj
+	spare := r.q.PackSpare
+	buf, npacked, packRow, blobs := r.packed, r.npacked, r.packRow, r.packBlobs
+	n := 0
+	var lastCk []byte
+	live := part.live // a streamed read's engine partition, read without selPart.next's call
+	for !r.stopped {
+		var row *data.Row
+		var ok bool
+		if live != nil {
+			row, ok = live.Next()
+		} else {
+			row, ok = part.next()
+		}
+		if !ok {
+			break
+		}
+		r.stats.rows++
+		r.stats.liveRows++
+		n++
+		var ck [][]byte
+		fixed := p.needCk && p.fixedCk != nil && p.fixedCk.Full(row.Clustering)
+		if p.needCk && !fixed {
+			var err error
+			if ck, err = r.decodeClustering(row.Clustering); err != nil {
+				r.packed, r.npacked, r.packRow, r.packBlobs = buf, npacked, packRow, blobs
+				r.lastKey, r.lastCk = r.curPartKey, lastCk
+				return n, &query.Error{Code: wire.CodeServer, Message: err.Error(), Err: err}
+			}
+		}
+		if r.packScratch || cap(buf)-len(buf) < packRow || npacked == 0 {
+			r.packed, r.npacked, r.packRow, r.packBlobs = buf, npacked, packRow, blobs
+			buf = r.packRoom()
+		}
+		start := len(buf)
+		blobs = 0
+		cs := row.Cells
+		for i := range proj {
+			pr := &proj[i]
+			switch {
+			case pr.from == fromCell: // selectPlan.direct admits no other
+				// liveCellValue's guess, without the call when it is right.
+				var v []byte
+				if h := pr.cell; uint(h) < uint(len(cs)) && cs[h].Column == pr.name && cs[h].Path == nil && cs[h].IsLive(now) {
+					v = cs[h].Value
+				} else {
+					v = liveCellValue(row, pr, now)
+				}
+				if spare && pr.blob {
+					blobs += len(v)
+				}
+				buf = query.AppendPacked(buf, v)
+			case fixed && pr.from == fromClustering:
+				buf = query.AppendPackedLength(buf, p.fixedCk.Width(pr.pos))
+				buf = p.fixedCk.AppendValue(buf, row.Clustering, pr.pos)
+			default:
+				buf = query.AppendPacked(buf, keyValue(pr, pk, ck))
+			}
+		}
+		packRow = len(buf) - start
+		npacked++
+		lastCk = r.keepLastCk(row.Clustering)
+		r.inPart++
+		r.lastInPart = r.inPart
+		r.count()
+		if r.ppl > 0 && r.inPart >= r.ppl {
+			break
+		}
+	}
+	r.packed, r.npacked, r.packRow, r.packBlobs = buf, npacked, packRow, blobs
 	if n > 0 {
 		r.lastKey, r.lastCk = r.curPartKey, lastCk
 	}
@@ -88,55 +171,6 @@ func (r *selectRun) appendDirect(pk [][]byte, row *data.Row, now int64) error {
 		}
 	}
 	r.rows = append(r.rows, vals)
-	return nil
-}
-
-// packDirect packs row into packed (see selectRun.pack): the result takes
-// no row or value slices. A full key of fixed-width values is decoded value
-// by value straight into packed; any other through the run's scratch
-// (ckBytes), and copied from there.
-func (r *selectRun) packDirect(pk [][]byte, row *data.Row, now int64) error {
-	p := r.p
-	var ck [][]byte
-	fixed := p.needCk && p.fixedCk != nil && p.fixedCk.Full(row.Clustering)
-	if p.needCk && !fixed {
-		var err error
-		if ck, err = r.decodeClustering(row.Clustering); err != nil {
-			return err
-		}
-	}
-	buf := r.packed
-	if r.packScratch || cap(buf)-len(buf) < r.packRow || r.npacked == 0 {
-		buf = r.packRoom()
-	}
-	start := len(buf)
-	spare := r.q.PackSpare
-	blobs := 0
-	cs := row.Cells
-	for i := range p.proj {
-		pr := &p.proj[i]
-		switch {
-		case pr.from == fromCell: // selectPlan.direct admits no other
-			// liveCellValue's guess, without the call when it is right.
-			var v []byte
-			if h := pr.cell; uint(h) < uint(len(cs)) && cs[h].Column == pr.name && cs[h].Path == nil && cs[h].IsLive(now) {
-				v = cs[h].Value
-			} else {
-				v = liveCellValue(row, pr, now)
-			}
-			if spare && pr.blob {
-				blobs += len(v)
-			}
-			buf = query.AppendPacked(buf, v)
-		case fixed && pr.from == fromClustering:
-			buf = query.AppendPackedLength(buf, p.fixedCk.Width(pr.pos))
-			buf = p.fixedCk.AppendValue(buf, row.Clustering, pr.pos)
-		default:
-			buf = query.AppendPacked(buf, keyValue(pr, pk, ck))
-		}
-	}
-	r.packed, r.packRow, r.packBlobs = buf, len(buf)-start, blobs
-	r.npacked++
 	return nil
 }
 
