@@ -60,7 +60,6 @@ func tableFiles(t *testing.T, e *Engine, tbl *schema.Table) map[string]string {
 // partitions one row (one clustering), mostly single-cell overwrites of the
 // same columns: the narrow path's case (partMerge.narrow).
 func randomCompactionLoad(t *testing.T, rng *rand.Rand, es []*Engine, clock []*ManualClock, tbl *schema.Table, narrow bool) {
-	ctx := context.Background()
 	cks := []string{"a", "b", "c", "d", "e"}
 	flushes := 2 + rng.IntN(4)
 	base := int64(1000)
@@ -162,15 +161,9 @@ func randomCompactionLoad(t *testing.T, rng *rand.Rand, es []*Engine, clock []*M
 				}
 				m.Rows = append(m.Rows, r)
 			}
-			for _, e := range es {
-				require.NoError(t, e.Apply(ctx, tbl, m))
-			}
+			applyAll(t, es, tbl, m)
 		}
-		d := time.Duration(rng.IntN(40)) * time.Second
-		for i, e := range es {
-			require.NoError(t, e.Flush(ctx, "ks", "t"))
-			clock[i].Advance(d)
-		}
+		flushAll(t, es, clock, time.Duration(rng.IntN(40))*time.Second)
 	}
 }
 
@@ -221,16 +214,42 @@ func TestCompactionNarrowMatchesGeneral(t *testing.T) {
 		for _, e := range es {
 			require.NoError(t, e.Compact(context.Background(), "ks", "t"))
 		}
-		slow := tableFiles(t, es[0], tbl)
-		require.NotEmpty(t, slow)
-		for i, e := range es[1:] {
-			fast := tableFiles(t, e, tbl)
-			if !reflect.DeepEqual(slow, fast) {
-				t.Logf("slow:\n%s\nengine %d:\n%s", dumpTable(t, es[0], tbl), i+1, dumpTable(t, e, tbl))
-				require.Equal(t, dumpTable(t, es[0], tbl), dumpTable(t, e, tbl), "trial %d (narrow %v), engine %d: outputs differ", trial, narrow, i+1)
-			}
-			require.Equal(t, slow, fast, "trial %d (narrow %v), engine %d: outputs differ", trial, narrow, i+1)
+		requireSameOutputs(t, es, tbl, fmt.Sprintf("trial %d (narrow %v)", trial, narrow))
+	}
+}
+
+// applyAll applies m to every engine of es, which hold the same table.
+func applyAll(t *testing.T, es []*Engine, tbl *schema.Table, m *data.Mutation) {
+	t.Helper()
+	for _, e := range es {
+		require.NoError(t, e.Apply(context.Background(), tbl, m))
+	}
+}
+
+// flushAll flushes ks.t in every engine of es, then moves each engine's
+// clock on by d.
+func flushAll(t *testing.T, es []*Engine, clock []*ManualClock, d time.Duration) {
+	t.Helper()
+	for i, e := range es {
+		require.NoError(t, e.Flush(context.Background(), "ks", "t"))
+		clock[i].Advance(d)
+	}
+}
+
+// requireSameOutputs requires every engine of es to hold the same SSTable
+// files of tbl, byte for byte, as the first (the reference), which must
+// hold some; when they differ, the SSTables' contents are compared first,
+// as text, which says where. what names the case in the failure.
+func requireSameOutputs(t *testing.T, es []*Engine, tbl *schema.Table, what string) {
+	t.Helper()
+	want := tableFiles(t, es[0], tbl)
+	require.NotEmpty(t, want)
+	for i, e := range es[1:] {
+		got := tableFiles(t, e, tbl)
+		if !reflect.DeepEqual(want, got) {
+			require.Equal(t, dumpTable(t, es[0], tbl), dumpTable(t, e, tbl), "%s, engine %d: outputs differ", what, i+1)
 		}
+		require.Equal(t, want, got, "%s, engine %d: outputs differ", what, i+1)
 	}
 }
 

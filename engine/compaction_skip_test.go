@@ -2,9 +2,9 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"math/rand/v2"
-	"reflect"
 	"testing"
 	"time"
 
@@ -29,7 +29,6 @@ import (
 // between flushes (ALTER TABLE DROP and ADD), with the clock moving past
 // TTLs and gc grace.
 func randomSkipLoad(t *testing.T, rng *rand.Rand, es []*Engine, clock []*ManualClock) {
-	ctx := context.Background()
 	flushes := 2 + rng.IntN(4)
 	base := int64(1000)
 	hasW := true
@@ -153,15 +152,9 @@ func randomSkipLoad(t *testing.T, rng *rand.Rand, es []*Engine, clock []*ManualC
 				}
 				m.Rows = append(m.Rows, r)
 			}
-			for _, e := range es {
-				require.NoError(t, e.Apply(ctx, tbl, m))
-			}
+			applyAll(t, es, tbl, m)
 		}
-		d := time.Duration(rng.IntN(40)) * time.Second
-		for i, e := range es {
-			require.NoError(t, e.Flush(ctx, "ks", "t"))
-			clock[i].Advance(d)
-		}
+		flushAll(t, es, clock, time.Duration(rng.IntN(40))*time.Second)
 	}
 }
 
@@ -205,15 +198,7 @@ func TestCompactionSkipMatchesMerge(t *testing.T) {
 			refused++
 		}
 		require.Zero(t, es[1].compactSkipped.Load())
-		slow := tableFiles(t, es[0], tbl)
-		require.NotEmpty(t, slow)
-		for i, e := range es[1:] {
-			got := tableFiles(t, e, tbl)
-			if !reflect.DeepEqual(slow, got) {
-				require.Equal(t, dumpTable(t, es[0], tbl), dumpTable(t, e, tbl), "trial %d, engine %d: outputs differ", trial, i+1)
-			}
-			require.Equal(t, slow, got, "trial %d, engine %d: outputs differ", trial, i+1)
-		}
+		requireSameOutputs(t, es, tbl, fmt.Sprintf("trial %d", trial))
 	}
 	t.Logf("%d trials with versions skipped, %d without", skipped, refused)
 	require.Greater(t, skipped, trials/4)
