@@ -577,8 +577,7 @@ func (d *rowDecoder) rangeTombstone(p *in) data.RangeTombstone {
 // (data.CompareID) with a strictly later timestamp. cells is the number of
 // its cells. Anything decodeRow would reject reads as false (its checks,
 // on a cursor of its own: this runs for most versions a narrow compaction
-// reads), as does a column name written inline (past the dictionary's
-// bound), so that a false answer sends the record to decodeRow, which says
+// reads), so that a false answer sends the record to decodeRow, which says
 // what is wrong.
 func (d *rowDecoder) shadowedBy(b []byte, a *data.Row) (cells int, ok bool) {
 	l, off := skimUvarint(b, 0)
@@ -641,10 +640,21 @@ func (d *rowDecoder) shadowedBy(b []byte, a *data.Row) (cells int, ok bool) {
 			return 0, false
 		}
 		var ref uint64
-		if ref, off = skimUvarint(b, off); off < 0 || ref == 0 || ref > uint64(len(d.names)) {
+		if ref, off = skimUvarint(b, off); off < 0 || ref > uint64(len(d.names)) {
 			return 0, false
 		}
-		col := d.names[ref-1]
+		var col string
+		if ref == 0 {
+			// A name written inline (a column past the dictionary's
+			// bound), as rowDecoder.column reads it.
+			if l, off = skimUvarint(b, off); off < 0 || l > uint64(len(b)-off) {
+				return 0, false
+			}
+			col = string(b[off : off+int(l)])
+			off += int(l)
+		} else {
+			col = d.names[ref-1]
+		}
 		ts := lts
 		if cf&cellRowTimestamp == 0 {
 			if u, off = skimUvarint(b, off); off < 0 {
