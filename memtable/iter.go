@@ -23,7 +23,7 @@ const (
 // each row into the iterator's own row, reusing its cell array.
 type rowIter struct {
 	one     []byte
-	tree    *btree.BTreeG[[]byte]
+	tree    *btree.BTreeG[rowItem]
 	slices  data.Slices
 	reverse bool
 	all     bool // slices select every row
@@ -54,8 +54,8 @@ type treeWalk struct {
 	// as the read's order asks; each is made the first time a read of its
 	// order needs it (a method value allocates) and kept, and reads the
 	// current slice and batch size from sl and n.
-	visit                      func([]byte) bool
-	visitForward, visitReverse func([]byte) bool
+	visit                      func(rowItem) bool
+	visitForward, visitReverse func(rowItem) bool
 	sl                         data.Slice
 	n                          int
 	// pivot is the encoded seek key of fill (a clustering with no more),
@@ -70,7 +70,7 @@ type treeWalk struct {
 var everything = data.Slices{{}}
 
 // init prepares it to walk one (the inline row) or tree in slices.
-func (it *rowIter) init(one []byte, tree *btree.BTreeG[[]byte], slices data.Slices, reverse bool) {
+func (it *rowIter) init(one []byte, tree *btree.BTreeG[rowItem], slices data.Slices, reverse bool) {
 	if len(slices) == 0 {
 		slices = everything
 	}
@@ -207,15 +207,16 @@ func (it *rowIter) fill() {
 }
 
 // setPivot encodes clustering as a B-tree seek key: the clustering prefix
-// of an encoded row is all that lessEncoded reads.
-func (w *treeWalk) setPivot(clustering []byte) []byte {
+// of an encoded row is all that lessItem reads.
+func (w *treeWalk) setPivot(clustering []byte) rowItem {
 	w.pivot = binary.AppendUvarint(w.pivot[:0], uint64(len(clustering))+1)
 	w.pivot = append(w.pivot, clustering...)
-	return w.pivot
+	return makeRowItem(w.pivot, clustering)
 }
 
 // visitForward collects rows of the current slice after last.
-func (it *rowIter) visitForward(r []byte) bool {
+func (it *rowIter) visitForward(item rowItem) bool {
+	r := item.bytes()
 	ck := rowClustering(r)
 	if it.started && bytes.Compare(ck, it.last) <= 0 {
 		return true
@@ -228,7 +229,8 @@ func (it *rowIter) visitForward(r []byte) bool {
 }
 
 // visitReverse collects rows of the current slice before last.
-func (it *rowIter) visitReverse(r []byte) bool {
+func (it *rowIter) visitReverse(item rowItem) bool {
+	r := item.bytes()
 	ck := rowClustering(r)
 	if (it.started && bytes.Compare(ck, it.last) >= 0) ||
 		(it.w.sl.End != nil && bytes.Compare(ck, it.w.sl.End) >= 0) {

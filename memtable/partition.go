@@ -150,17 +150,17 @@ type partitionMore struct {
 	// place, so snapshots can share it. Its bounds live in the arena.
 	rts []data.RangeTombstone
 	// rows holds the encoded rows of a partition that had more than one,
-	// ordered by clustering (lessEncoded).
-	rows *btree.BTreeG[[]byte]
+	// ordered by clustering (lessItem).
+	rows *btree.BTreeG[rowItem]
 	// snap is a clone of rows shared by readers until the next write.
-	snap *btree.BTreeG[[]byte]
+	snap *btree.BTreeG[rowItem]
 }
 
 // partitionMoreSize estimates the bytes of a partitionMore.
 const partitionMoreSize = 96
 
 // rowItemSize estimates the bytes a row costs in a row B-tree besides its
-// arena bytes: its item (a slice header) in a node that is on average
+// arena bytes: its item (a rowItem, 24 bytes) in a node that is on average
 // three quarters full, and the node structs around it.
 const rowItemSize = 40
 
@@ -203,7 +203,7 @@ func (r *minTS) addRow(row *data.Row) {
 // needs: the shard's arena and scratch space for encoding and merging.
 type applier struct {
 	arena *arena
-	free  *btree.FreeListG[[]byte]
+	free  *btree.FreeListG[rowItem]
 	// grown counts the arena bytes added while applying.
 	grown int
 	// obs, when not nil, is told of every row merged (ApplyObserved).
@@ -337,8 +337,8 @@ func (p *partition) applyRow(in *data.Row, a *applier) int {
 		}
 		var m *partitionMore
 		m, delta = p.extra(a)
-		m.rows = btree.NewWithFreeListG(btreeDegree, lessEncoded, a.free)
-		m.rows.ReplaceOrInsert(one)
+		m.rows = btree.NewWithFreeListG(btreeDegree, lessItem, a.free)
+		m.rows.ReplaceOrInsert(encodedRowItem(one))
 		p.setRow(nil)
 		delta += rowItemSize
 	}
@@ -349,12 +349,12 @@ func (p *partition) applyRow(in *data.Row, a *applier) int {
 	// over the bytes of the inserted one when it fits: no snapshot holds
 	// them yet (clones of the tree are made under p.mu).
 	enc := a.store(in)
-	old, ok := m.rows.ReplaceOrInsert(enc)
+	old, ok := m.rows.ReplaceOrInsert(makeRowItem(enc, in.Clustering))
 	if !ok {
 		a.inserted(in)
 		return delta + rowItemSize
 	}
-	m.rows.ReplaceOrInsert(a.merge(old, in, enc))
+	m.rows.ReplaceOrInsert(makeRowItem(a.merge(old.bytes(), in, enc), in.Clustering))
 	return delta
 }
 
@@ -465,7 +465,7 @@ type snapshot struct {
 	rts      []data.RangeTombstone
 	// one is the encoded only row, rows the tree of encoded rows.
 	one  []byte
-	rows *btree.BTreeG[[]byte]
+	rows *btree.BTreeG[rowItem]
 	// staticRow holds the decoded static row that static points to,
 	// allocated for the first static row a snapshot (or a ScanReuse ring
 	// slot) decodes.
