@@ -155,7 +155,8 @@ type rowItem struct {
 	// row and n are the encoded row (never empty). Use bytes.
 	row rowRef
 	n   uint32
-	// ckLen is the clustering's length (a clustering is at most 64 KiB).
+	// ckLen is the clustering's length. Like n it fits 32 bits: the
+	// engine refuses mutations over 16 MiB (engine.MaxMutationSize).
 	ckLen uint32
 	// prefix is the clustering's first eight bytes, big-endian, padded
 	// with zeros when it is shorter.
@@ -178,10 +179,11 @@ func makeRowItem(b, ck []byte) rowItem {
 // as long as the memtable lives, and whoever holds a row B-tree holds that
 // arena too: the partition (its partitionMore's arena), a snapshot of it
 // (snapshot.keep) and a row iterator over it (rowIter.keep). The
-// collector does not move heap objects, so the address stays valid. The
-// rows a reader is handed (bytes) are real slices, which keep their chunk
-// alive by themselves. A seek key (setPivot) is kept alive by its maker
-// while the tree compares it.
+// collector does not move heap objects, so the address stays valid; an item
+// never refers to a stack, which can move: rows are arena bytes, and a
+// seek key (setPivot) lies in its walk's heap-allocated treeWalk, which
+// keeps it alive while the tree compares it. The rows a reader is handed
+// (bytes) are real slices, which keep their chunk alive by themselves.
 type rowRef uintptr
 
 // bytes returns the encoded row.

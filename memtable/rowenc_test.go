@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sort"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -491,21 +492,37 @@ func relatedClustering(t *rapid.T, ck []byte) []byte {
 // exactly bytes.Compare of the clusterings, including clusterings that
 // share their inline eight bytes, that are prefixes of one another, that
 // differ only by trailing zero bytes, and that are 127 bytes or longer
-// (whose length the row encoding writes in two bytes).
+// (whose length the row encoding writes in two bytes). The items refer to
+// copies in an arena, as the memtable's do (a rowRef keeps nothing alive,
+// and must never refer to a stack).
 func TestLessItemMatchesBytesCompare(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
+		var ar arena
+		in := func(b []byte) []byte {
+			c, _ := ar.copyIn(b)
+			return c
+		}
 		// Several pairs a check: the interesting ones are a few in a
 		// thousand draws.
 		for range 50 {
 			a := drawClustering(t, "a")
 			b := relatedClustering(t, a)
 			ra, rb := drawRow(t, a), drawRow(t, b)
-			ea, eb := encodeRow(nil, &ra), encodeRow(nil, &rb)
+			ea, eb := in(encodeRow(nil, &ra)), in(encodeRow(nil, &rb))
 			ia, ib := encodedRowItem(ea), encodedRowItem(eb)
 			require.Equal(t, makeRowItem(ea, a), ia, "the item of a row and of its clustering")
 			require.Equal(t, ea, ia.bytes())
 			var wa, wb treeWalk
-			pa, pb := wa.setPivot(a), wb.setPivot(b)
+			sa, sb := wa.setPivot(a), wb.setPivot(b)
+			pa, pb := encodedRowItem(in(wa.pivot)), encodedRowItem(in(wb.pivot))
+			for _, c := range []struct {
+				got, want rowItem
+				pivot     []byte
+			}{{sa, pa, wa.pivot}, {sb, pb, wb.pivot}} {
+				require.Equal(t, rowRef(uintptr(unsafe.Pointer(&c.pivot[0]))), c.got.row, "a seek key refers to its walk's bytes")
+				c.got.row = c.want.row
+				require.Equal(t, c.want, c.got, "the item of a seek key")
+			}
 			want := bytes.Compare(a, b)
 			for _, x := range []rowItem{ia, pa} {
 				for _, y := range []rowItem{ib, pb} {
@@ -514,5 +531,6 @@ func TestLessItemMatchesBytesCompare(t *testing.T) {
 				}
 			}
 		}
+		runtime.KeepAlive(&ar)
 	})
 }
