@@ -22,8 +22,11 @@ const (
 // batch it resumes by seeking past the last row it returned. Next decodes
 // each row into the iterator's own row, reusing its cell array.
 type rowIter struct {
-	one     []byte
-	tree    *btree.BTreeG[[]byte]
+	one  []byte
+	tree *btree.BTreeG[rowItem]
+	// keep is the arena that holds the rows of tree (see rowRef): an
+	// iterator may outlive its snapshot.
+	keep    *arena
 	slices  data.Slices
 	reverse bool
 	all     bool // slices select every row
@@ -54,8 +57,8 @@ type treeWalk struct {
 	// as the read's order asks; each is made the first time a read of its
 	// order needs it (a method value allocates) and kept, and reads the
 	// current slice and batch size from sl and n.
-	visit                      func([]byte) bool
-	visitForward, visitReverse func([]byte) bool
+	visit                      func(rowItem) bool
+	visitForward, visitReverse func(rowItem) bool
 	sl                         data.Slice
 	n                          int
 	// pivot is the encoded seek key of fill (a clustering with no more),
@@ -69,8 +72,9 @@ type treeWalk struct {
 // everything selects every row; it is never modified.
 var everything = data.Slices{{}}
 
-// init prepares it to walk one (the inline row) or tree in slices.
-func (it *rowIter) init(one []byte, tree *btree.BTreeG[[]byte], slices data.Slices, reverse bool) {
+// init prepares it to walk one (the inline row) or tree, whose rows keep
+// keeps alive, in slices.
+func (it *rowIter) init(one []byte, tree *btree.BTreeG[rowItem], keep *arena, slices data.Slices, reverse bool) {
 	if len(slices) == 0 {
 		slices = everything
 	}
@@ -78,6 +82,9 @@ func (it *rowIter) init(one []byte, tree *btree.BTreeG[[]byte], slices data.Slic
 	// the inline row without a look at its clustering.
 	it.all = len(slices) == 1 && slices[0].Start == nil && slices[0].End == nil
 	it.one, it.tree, it.slices, it.reverse, it.batch = one, tree, slices, reverse, minBatch
+	if tree != nil && it.keep != keep {
+		it.keep = keep
+	}
 	if reverse {
 		it.si = len(slices) - 1
 	}
@@ -207,15 +214,16 @@ func (it *rowIter) fill() {
 }
 
 // setPivot encodes clustering as a B-tree seek key: the clustering prefix
-// of an encoded row is all that lessEncoded reads.
-func (w *treeWalk) setPivot(clustering []byte) []byte {
+// of an encoded row is all that lessItem reads.
+func (w *treeWalk) setPivot(clustering []byte) rowItem {
 	w.pivot = binary.AppendUvarint(w.pivot[:0], uint64(len(clustering))+1)
 	w.pivot = append(w.pivot, clustering...)
-	return w.pivot
+	return makeRowItem(w.pivot, clustering)
 }
 
 // visitForward collects rows of the current slice after last.
-func (it *rowIter) visitForward(r []byte) bool {
+func (it *rowIter) visitForward(item rowItem) bool {
+	r := item.bytes()
 	ck := rowClustering(r)
 	if it.started && bytes.Compare(ck, it.last) <= 0 {
 		return true
@@ -228,7 +236,8 @@ func (it *rowIter) visitForward(r []byte) bool {
 }
 
 // visitReverse collects rows of the current slice before last.
-func (it *rowIter) visitReverse(r []byte) bool {
+func (it *rowIter) visitReverse(item rowItem) bool {
+	r := item.bytes()
 	ck := rowClustering(r)
 	if (it.started && bytes.Compare(ck, it.last) >= 0) ||
 		(it.w.sl.End != nil && bytes.Compare(ck, it.w.sl.End) >= 0) {
@@ -255,7 +264,7 @@ func (it *rowIter) Close() error {
 		it.buf = nil
 	}
 	if it.tree != nil {
-		it.tree = nil
+		it.tree, it.keep = nil, nil
 	}
 	if it.one != nil {
 		it.one = nil
@@ -292,7 +301,7 @@ func (it *rowIter) reset() {
 		it.one = nil
 	}
 	if it.tree != nil {
-		it.tree = nil
+		it.tree, it.keep = nil, nil
 	}
 	if it.slices != nil {
 		it.slices = nil

@@ -38,7 +38,7 @@ type body struct {
 	// arenas holds each shard's keys, rows and range-tombstone bounds.
 	arenas [numShards]arena
 
-	rowFree *btree.FreeListG[[]byte]
+	rowFree *btree.FreeListG[rowItem]
 }
 
 // writable returns m's body, allocating it if no Apply has yet.
@@ -46,7 +46,7 @@ func (m *Memtable) writable() *body {
 	if b := m.body.Load(); b != nil {
 		return b
 	}
-	b := &body{rowFree: btree.NewFreeListG[[]byte](64)}
+	b := &body{rowFree: btree.NewFreeListG[rowItem](64)}
 	if m.body.CompareAndSwap(nil, b) {
 		return b
 	}

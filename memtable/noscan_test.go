@@ -6,8 +6,10 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -255,6 +257,141 @@ func TestUnscannedSlabsSurviveCollections(t *testing.T) {
 	}
 	require.NoError(t, it.Close())
 	require.Equal(t, len(keys), n)
+	runtime.KeepAlive(noscan)
+	runtime.KeepAlive(scan)
+}
+
+// TestRowTreesSurviveCollections checks that the rows a wide partition's
+// B-tree refers to, which its items do not keep alive (rowRef), survive
+// collections for as long as a snapshot of the partition, or only a row
+// iterator of one, is held after the memtable's last reference is gone:
+// it writes wide partitions of random clusterings (long ones too, which
+// the tree's comparisons read from the rows) and values (some outside the
+// arena's chunks), takes a snapshot of each, or an iterator of a snapshot
+// that it then drops (from a memtable of its own: a snapshot keeps its
+// whole memtable alive), drops the memtable, collects, overwrites freed
+// memory, and reads every partition back, the snapshots also through
+// seeks, against a map.
+func TestRowTreesSurviveCollections(t *testing.T) {
+	rng := rand.New(rand.NewPCG(testSeed(t), 2))
+	const partitions, writes = 16, 400
+	type wide struct {
+		key   string
+		token int64
+		rows  map[string]string
+	}
+	fill := func() (*Memtable, []*wide) {
+		m := New()
+		parts := make([]*wide, partitions)
+		for i := range parts {
+			parts[i] = &wide{key: fmt.Sprintf("wide%d", i), token: int64(rng.Uint64()), rows: map[string]string{}}
+		}
+		var cks []string
+		for ts := int64(1); ts <= partitions*writes; ts++ {
+			p := parts[rng.IntN(partitions)]
+			var ck string
+			if len(cks) > 0 && rng.IntN(4) == 0 {
+				ck = cks[rng.IntN(len(cks))] // an overwrite, or the same clustering elsewhere
+			} else {
+				b := make([]byte, 1+rng.IntN(20))
+				for i := range b {
+					b[i] = []byte{0, 1, 'a', 0xff}[rng.IntN(4)]
+				}
+				ck = string(b)
+				cks = append(cks, ck)
+			}
+			v := fmt.Sprintf("v%d", ts)
+			if rng.IntN(200) == 0 {
+				v += string(bytes.Repeat([]byte{'x'}, maxChunk/4+1)) // outside the chunks
+			}
+			p.rows[ck] = v
+			m.Apply(p.token, mut(p.key, row(ck, cell("v", ts, v))))
+		}
+		return m, parts
+	}
+	sorted := func(p *wide) []string {
+		out := make([]string, 0, len(p.rows))
+		for ck := range p.rows {
+			out = append(out, ck)
+		}
+		sort.Strings(out)
+		return out
+	}
+	// want renders p's rows from lo (inclusive) to hi (exclusive), "" for
+	// no bound, in order or reversed.
+	want := func(p *wide, lo, hi string, reverse bool) string {
+		var out []string
+		for _, ck := range sorted(p) {
+			if (lo == "" || ck >= lo) && (hi == "" || ck < hi) {
+				out = append(out, fmt.Sprintf("%x:%s", ck, digest(p.rows[ck])))
+			}
+		}
+		if reverse {
+			slices.Reverse(out)
+		}
+		return strings.Join(out, " ")
+	}
+	read := func(it data.RowIterator) string {
+		var out []string
+		for {
+			r, ok := it.Next()
+			if !ok {
+				break
+			}
+			require.Len(t, r.Cells, 1)
+			out = append(out, fmt.Sprintf("%x:%s", r.Clustering, digest(string(r.Cells[0].Value))))
+		}
+		require.NoError(t, it.Close())
+		return strings.Join(out, " ")
+	}
+	collect := func() (noscan [][]byte, scan []*partitionMore) {
+		for range 3 {
+			runtime.GC()
+		}
+		noscan, scan = garbage()
+		runtime.GC()
+		return noscan, scan
+	}
+
+	m, parts := fill()
+	iters := make([]data.RowIterator, partitions)
+	for i, p := range parts {
+		ps, ok := m.Get(p.token, []byte(p.key))
+		require.True(t, ok)
+		ps.Rows(nil, false) // the snapshot's own iterator, which keeps it alive
+		iters[i] = ps.Rows(nil, i%2 == 1)
+	}
+	m = nil
+	noscan, scan := collect()
+	for i, p := range parts {
+		require.Equal(t, want(p, "", "", i%2 == 1), read(iters[i]), "the iterator of partition %d", i)
+	}
+	runtime.KeepAlive(noscan)
+	runtime.KeepAlive(scan)
+
+	m, parts = fill()
+	snaps := make([]data.PartitionSource, partitions)
+	for i, p := range parts {
+		var ok bool
+		snaps[i], ok = m.Get(p.token, []byte(p.key))
+		require.True(t, ok)
+	}
+	m = nil
+	noscan, scan = collect()
+	for i, p := range parts {
+		for _, reverse := range []bool{false, true} {
+			require.Equal(t, want(p, "", "", reverse), read(snaps[i].Rows(nil, reverse)), "partition %d", i)
+			ck := sorted(p)
+			for range 8 {
+				lo, hi := ck[rng.IntN(len(ck))], ck[rng.IntN(len(ck))]
+				if lo > hi {
+					lo, hi = hi, lo
+				}
+				got := read(snaps[i].Rows(data.Slices{{Start: []byte(lo), End: []byte(hi)}}, reverse))
+				require.Equal(t, want(p, lo, hi, reverse), got, "partition %d [%x, %x) reverse=%v", i, lo, hi, reverse)
+			}
+		}
+	}
 	runtime.KeepAlive(noscan)
 	runtime.KeepAlive(scan)
 }

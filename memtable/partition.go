@@ -150,17 +150,21 @@ type partitionMore struct {
 	// place, so snapshots can share it. Its bounds live in the arena.
 	rts []data.RangeTombstone
 	// rows holds the encoded rows of a partition that had more than one,
-	// ordered by clustering (lessEncoded).
-	rows *btree.BTreeG[[]byte]
+	// ordered by clustering (lessItem).
+	rows *btree.BTreeG[rowItem]
 	// snap is a clone of rows shared by readers until the next write.
-	snap *btree.BTreeG[[]byte]
+	snap *btree.BTreeG[rowItem]
+	// arena is the arena of the partition's shard, which holds the rows
+	// that the items of rows and snap refer to (rowRef) and keeps them
+	// alive: a snapshot of the partition keeps it too.
+	arena *arena
 }
 
 // partitionMoreSize estimates the bytes of a partitionMore.
 const partitionMoreSize = 96
 
 // rowItemSize estimates the bytes a row costs in a row B-tree besides its
-// arena bytes: its item (a slice header) in a node that is on average
+// arena bytes: its item (a rowItem, 24 bytes) in a node that is on average
 // three quarters full, and the node structs around it.
 const rowItemSize = 40
 
@@ -173,7 +177,7 @@ func (p *partition) extra(a *applier) (*partitionMore, int) {
 	if p.more != nil {
 		return p.more, 0
 	}
-	m := &partitionMore{deletion: data.LiveDeletion}
+	m := &partitionMore{deletion: data.LiveDeletion, arena: a.arena}
 	a.arena.keepMore(m)
 	p.more = m
 	return m, partitionMoreSize
@@ -203,7 +207,7 @@ func (r *minTS) addRow(row *data.Row) {
 // needs: the shard's arena and scratch space for encoding and merging.
 type applier struct {
 	arena *arena
-	free  *btree.FreeListG[[]byte]
+	free  *btree.FreeListG[rowItem]
 	// grown counts the arena bytes added while applying.
 	grown int
 	// obs, when not nil, is told of every row merged (ApplyObserved).
@@ -337,8 +341,8 @@ func (p *partition) applyRow(in *data.Row, a *applier) int {
 		}
 		var m *partitionMore
 		m, delta = p.extra(a)
-		m.rows = btree.NewWithFreeListG(btreeDegree, lessEncoded, a.free)
-		m.rows.ReplaceOrInsert(one)
+		m.rows = btree.NewWithFreeListG(btreeDegree, lessItem, a.free)
+		m.rows.ReplaceOrInsert(encodedRowItem(one))
 		p.setRow(nil)
 		delta += rowItemSize
 	}
@@ -349,12 +353,12 @@ func (p *partition) applyRow(in *data.Row, a *applier) int {
 	// over the bytes of the inserted one when it fits: no snapshot holds
 	// them yet (clones of the tree are made under p.mu).
 	enc := a.store(in)
-	old, ok := m.rows.ReplaceOrInsert(enc)
+	old, ok := m.rows.ReplaceOrInsert(makeRowItem(enc, in.Clustering))
 	if !ok {
 		a.inserted(in)
 		return delta + rowItemSize
 	}
-	m.rows.ReplaceOrInsert(a.merge(old, in, enc))
+	m.rows.ReplaceOrInsert(makeRowItem(a.merge(old.bytes(), in, enc), in.Clustering))
 	return delta
 }
 
@@ -406,7 +410,7 @@ func (s *snapshot) Release() {
 	if !s.pooled {
 		return
 	}
-	s.key, s.one, s.rows, s.rts, s.static = nil, nil, nil, nil, nil
+	s.key, s.one, s.rows, s.rts, s.static, s.keep = nil, nil, nil, nil, nil, nil
 	s.iter.reuse()
 	s.iterTaken.Store(false)
 	snapshots.Put(s)
@@ -439,6 +443,9 @@ func (p *partition) fillSnapshot(s *snapshot) {
 				m.snap = m.rows.Clone()
 			}
 			s.rows = m.snap
+			if s.keep != m.arena {
+				s.keep = m.arena
+			}
 		}
 	}
 	p.mu.Unlock()
@@ -465,7 +472,12 @@ type snapshot struct {
 	rts      []data.RangeTombstone
 	// one is the encoded only row, rows the tree of encoded rows.
 	one  []byte
-	rows *btree.BTreeG[[]byte]
+	rows *btree.BTreeG[rowItem]
+	// keep is the arena that holds the rows of rows (see rowRef), set
+	// with rows: the tree's items do not keep them alive. A ScanReuse
+	// ring snapshot may keep an arena of its memtable after its rows are
+	// gone.
+	keep *arena
 	// staticRow holds the decoded static row that static points to,
 	// allocated for the first static row a snapshot (or a ScanReuse ring
 	// slot) decodes.
@@ -542,6 +554,6 @@ func (s *snapshot) Rows(slices data.Slices, reverse bool) data.RowIterator {
 	} else {
 		it = new(rowIter)
 	}
-	it.init(s.one, s.rows, slices, reverse)
+	it.init(s.one, s.rows, s.keep, slices, reverse)
 	return it
 }

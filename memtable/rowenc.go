@@ -145,11 +145,93 @@ func rowClustering(b []byte) []byte {
 	return b[w : w+int(n)-1 : w+int(n)-1]
 }
 
-// compareEncoded orders encoded rows by clustering.
-func compareEncoded(a, b []byte) int { return bytes.Compare(rowClustering(a), rowClustering(b)) }
+// rowItem is an item of a partition's row B-tree: an encoded row in the
+// arena, with the first eight bytes of its clustering and the clustering's
+// length kept inline, so that most comparisons (lessItem) read neither the
+// row nor its clustering's uvarint length. It takes the 24 bytes of the
+// slice header it stands for, and holds no pointer the collector sees
+// (rowRef): the B-tree's item arrays are memory it does not scan.
+type rowItem struct {
+	// row and n are the encoded row (never empty). Use bytes.
+	row rowRef
+	n   uint32
+	// ckLen is the clustering's length. Like n it fits 32 bits: the
+	// engine refuses mutations over 16 MiB (engine.MaxMutationSize).
+	ckLen uint32
+	// prefix is the clustering's first eight bytes, big-endian, padded
+	// with zeros when it is shorter.
+	prefix uint64
+}
 
-// lessEncoded is the order of a partition's row B-tree.
-func lessEncoded(a, b []byte) bool { return compareEncoded(a, b) < 0 }
+// makeRowItem returns the item of the encoded row b, whose clustering is
+// ck (rowClustering(b), or bytes equal to it).
+func makeRowItem(b, ck []byte) rowItem {
+	return rowItem{row: rowRef(uintptr(unsafe.Pointer(&b[0]))), n: uint32(len(b)), ckLen: uint32(len(ck)), prefix: clusteringPrefix(ck)}
+}
+
+// rowRef is a row item's reference to its encoded row: the row's address
+// as a plain word, which the collector does not follow, as pref is for
+// partitions. A wide partition's row B-tree held one pointer per row, and
+// the collector looked each up in every cycle.
+//
+// This is sound because the rows live in the arena of their partition's
+// shard, which keeps every chunk and every allocation outside chunks for
+// as long as the memtable lives, and whoever holds a row B-tree holds that
+// arena too: the partition (its partitionMore's arena), a snapshot of it
+// (snapshot.keep) and a row iterator over it (rowIter.keep). The
+// collector does not move heap objects, so the address stays valid; an item
+// never refers to a stack, which can move: rows are arena bytes, and a
+// seek key (setPivot) lies in its walk's heap-allocated treeWalk, which
+// keeps it alive while the tree compares it. The rows a reader is handed
+// (bytes) are real slices, which keep their chunk alive by themselves.
+type rowRef uintptr
+
+// bytes returns the encoded row.
+func (it rowItem) bytes() []byte {
+	// The word read as a pointer: a conversion of *rowRef to **byte
+	// (both one word), which go vet and checkptr accept where a
+	// uintptr-to-Pointer conversion would not be.
+	return unsafe.Slice(*(**byte)(unsafe.Pointer(&it.row)), it.n)
+}
+
+// encodedRowItem returns the item of the encoded row b.
+func encodedRowItem(b []byte) rowItem { return makeRowItem(b, rowClustering(b)) }
+
+// clusteringPrefix returns ck's first eight bytes as a big-endian
+// integer, padded with zeros.
+func clusteringPrefix(ck []byte) uint64 {
+	if len(ck) >= 8 {
+		return binary.BigEndian.Uint64(ck)
+	}
+	var p uint64
+	for i := 0; i < 8; i++ {
+		p <<= 8
+		if i < len(ck) {
+			p |= uint64(ck[i])
+		}
+	}
+	return p
+}
+
+// lessItem is the order of a partition's row B-tree: a's clustering sorts
+// before b's by bytes.Compare. It is exactly that order, without reading
+// the rows unless the clusterings share their first eight bytes and both
+// are longer. With zero padding, a difference within the first eight
+// bytes is decided by the prefixes: at the first differing byte either
+// both clusterings have a real byte, or the shorter has ended (padded
+// with a zero, where the longer has a byte above zero) and is a prefix of
+// the longer, so it sorts first as bytes.Compare has it. Equal prefixes
+// with one clustering of at most eight bytes make the shorter a prefix of
+// the longer (the padding equals the longer's bytes): the lengths decide.
+func lessItem(a, b rowItem) bool {
+	if a.prefix != b.prefix {
+		return a.prefix < b.prefix
+	}
+	if a.ckLen <= 8 || b.ckLen <= 8 {
+		return a.ckLen < b.ckLen
+	}
+	return bytes.Compare(rowClustering(a.bytes())[8:], rowClustering(b.bytes())[8:]) < 0
+}
 
 // rowDecoder reads the fields of an encoded row in order. The encoding is
 // the memtable's own, always well formed: a bug, not bad input, would make
