@@ -248,3 +248,82 @@ func readRowsAlike(t *testing.T, rng *rand.Rand, a, b data.PartitionSource, mode
 		require.NoError(t, rb.Close())
 	}
 }
+
+// FuzzNextOnlyRecordInChunk overwrites bytes of the partition stream of an
+// uncompressed table of mostly one-row partitions (the input: a two-byte
+// stream position, then the bytes written there), recomputes the chunks'
+// CRCs so that only the decoding can tell, and reads it through two
+// streaming scans, with NextOnlyRecord's one-step path and without: they
+// must be in the same state after every step, errors included, and
+// neither may panic.
+func FuzzNextOnlyRecordInChunk(f *testing.F) {
+	parts := onlyChunkPartitions(rand.New(rand.NewSource(3)), 60)
+	fs := vfs.NewMem()
+	writeTable(f, fs, "", 1, WriterOptions{Compression: Compression{Codec: CodecNone, ChunkLength: 512}, IndexInterval: 4}, parts)
+	files := map[Component][]byte{}
+	for _, c := range Components {
+		files[c] = readFile(f, fs, FileName(1, c))
+	}
+	tokens := map[string]int64{}
+	for _, p := range parts {
+		tokens[string(p.key)] = p.token
+	}
+	r, err := Open(fs, "", 1, ReaderOptions{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	offs, chunkLen, dataLen := r.chunkOffsets, r.chunkLen, r.dataLen
+	_ = r.Close()
+	f.Add([]byte{0, 0})
+	f.Add([]byte{0, 40, 0, 0})
+	f.Add([]byte{1, 3, 0xff, 0x01})
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if len(in) < 2 {
+			return
+		}
+		stream := append([]byte(nil), files[ComponentData]...)
+		pos := uint64(in[0])<<8 | uint64(in[1])
+		for _, c := range in[2:] {
+			if pos >= dataLen {
+				break
+			}
+			i := pos / chunkLen
+			stream[offs[i]+1+pos-i*chunkLen] = c
+			pos++
+		}
+		for i, start := range offs {
+			end := uint64(len(stream))
+			if i+1 < len(offs) {
+				end = offs[i+1]
+			}
+			binary.LittleEndian.PutUint32(stream[end-4:], crc32c(stream[start:end-4]))
+		}
+		dfs := fuzzFS(files, ComponentData, stream)
+		r, err := Open(dfs, "", 1, ReaderOptions{SkipDigest: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		tokenOf := func(key []byte) int64 { return tokens[string(key)] }
+		ref := r.ScanStream(tokenOf).(*scanIter)
+		ref.noChunkStep = true
+		got := r.ScanStream(tokenOf).(*scanIter)
+		var refBuf, gotBuf []byte
+		var refRow, gotRow data.Row
+		for step := 0; step < 10_000; step++ {
+			rps, rout, ronly, rok := ref.NextOnlyRecord(refBuf[:0])
+			gps, gout, gonly, gok := got.NextOnlyRecord(gotBuf[:0])
+			refBuf, gotBuf = rout, gout
+			require.Equal(t, snapshotScan(ref, rps, rout, ronly, rok), snapshotScan(got, gps, gout, gonly, gok), "step %d", step)
+			if !rok {
+				break
+			}
+			if ronly && step%2 == 0 {
+				require.Equal(t, ref.DecodeOnlyRow(&refRow), got.DecodeOnlyRow(&gotRow))
+			} else if !ronly {
+				readRowsAlike(t, rand.New(rand.NewSource(int64(step))), rps, gps, step%3)
+			}
+			require.Equal(t, snapshotScan(ref, rps, rout, ronly, rok), snapshotScan(got, gps, gout, gonly, gok), "step %d, after reading", step)
+		}
+	})
+}
