@@ -693,7 +693,19 @@ func (c *compactor) mergePartition(parts []data.PartitionSource) error {
 	del := data.LiveDeletion
 	var static *data.Row
 	rts := pm.rts[:0]
+	// A partition of one row and nothing else (onlyPart) has no
+	// deletion, static row or range tombstone to merge.
+	only := true
 	for _, ps := range parts {
+		if _, ok := ps.(*onlyPart); !ok {
+			only = false
+			break
+		}
+	}
+	for _, ps := range parts {
+		if only {
+			break
+		}
 		del = data.MaxDeletion(del, ps.Deletion())
 		if st := ps.Static(); st != nil {
 			if static == nil {

@@ -50,6 +50,7 @@ func (it *onlyRows) Next() (data.PartitionSource, bool) {
 		return ps, ok
 	}
 	p.PartitionSource, p.rows.done, p.state = ps, false, onlyPending
+	p.token, p.key = ps.Token(), ps.Key()
 	return p, true
 }
 
@@ -57,9 +58,14 @@ func (it *onlyRows) Err() error   { return it.src.Err() }
 func (it *onlyRows) Close() error { return it.src.Close() }
 
 // onlyPart is the partition of one row onlyRows' Next returns (one,
-// reused): the scan's partition, whose row is decoded on first use.
+// reused): the scan's partition, whose row is decoded on first use. Its
+// header holds no partition deletion, static row or range tombstone
+// (NextOnlyRecord's only), which partMerge relies on; its token and key
+// are the scan partition's, kept for the merge's comparisons.
 type onlyPart struct {
 	data.PartitionSource
+	token int64
+	key   []byte
 	ors   onlyRowScanner
 	state onlyState
 	row   data.Row
@@ -75,6 +81,12 @@ const (
 	onlySkipped                  // shadowed by another version, never decoded
 	onlyFailed                   // does not decode: read through the scan's Rows
 )
+
+// Token returns the partition's token.
+func (p *onlyPart) Token() int64 { return p.token }
+
+// Key returns the partition's key, valid until the next partition.
+func (p *onlyPart) Key() []byte { return p.key }
 
 // decode decodes the row if it is pending and reports whether it is there.
 func (p *onlyPart) decode() bool {

@@ -671,6 +671,12 @@ type scanIter struct {
 	done bool
 	p    *Partition
 
+	// noChunkStep turns NextOnlyRecord's one-step path (nextOnlyInChunk)
+	// off: the tests' reference; chunkSteps counts the partitions that
+	// path loaded.
+	noChunkStep bool
+	chunkSteps  int
+
 	// With reuse (ScanReuse): the partition and its row iterator,
 	// recycled from partition to partition.
 	reuse bool

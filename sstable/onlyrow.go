@@ -45,6 +45,9 @@ func (it *scanIter) NextOnlyRow(dst []byte, row *data.Row) (ps data.PartitionSou
 // straddles chunks, else dst, as NextOnlyRow's.
 func (it *scanIter) NextOnlyRecord(dst []byte) (ps data.PartitionSource, out []byte, only, ok bool) {
 	it.oraw = nil
+	if it.nextOnlyInChunk() {
+		return it.p, dst, true, true
+	}
 	ps, ok = it.Next()
 	if !ok || !it.stream {
 		return ps, dst, false, ok
@@ -167,4 +170,88 @@ func (it *scanIter) onlyRecord(dst []byte) ([]byte, bool) {
 	it.oraw = raw
 	e.length = end + 1 - e.pos
 	return dst, true
+}
+
+// nextOnlyInChunk is NextOnlyRecord's common case in one step: when the
+// previous partition's end is known, its rows are not being read, and the
+// next partition lies whole in the chunk the cursor used last (its header,
+// its one row record and the byte that ends its records), with a
+// non-empty key and no header flags (no partition deletion, static row or
+// range tombstone), it loads that partition and finds its record straight
+// from the chunk's bytes, without Next's chunk lookups, header decoder and
+// read-statistics bookkeeping. It leaves the scan, the partition and the
+// statistics exactly as Next followed by onlyRecord would leave them (a
+// chunk in place costs no read: only the block and the row count), and
+// reports whether it did; when it did not, nothing has changed and the
+// general path takes the partition, reporting whatever is wrong with it.
+func (it *scanIter) nextOnlyInChunk() bool {
+	p := it.p
+	if !it.stream || it.noChunkStep || it.done || it.err != nil || p == nil || p.e.length == 0 || (!it.rows.closed && it.rows.p == p) {
+		return false
+	}
+	r, cur := it.r, it.cur
+	spos := p.e.pos + p.e.length
+	ci := cur.idx[cur.mru]
+	if spos >= r.dataLen || ci < 0 || int(spos>>r.chunkShift) != ci || !cur.alias(ci) {
+		return false
+	}
+	// A chunk decoded only in part would be read again in full.
+	c := cur.buf[cur.mru]
+	off := spos - uint64(ci)*r.chunkLen
+	if len(c) < r.plainLen(ci) || off >= uint64(len(c)) {
+		return false
+	}
+	b := c[off:]
+	// The header: bytes(key) flags, flags 0.
+	kl, n := binary.Uvarint(b)
+	if n <= 0 || kl == 0 || kl >= uint64(len(b)-n) {
+		return false
+	}
+	ks := n + int(kl)
+	key := b[n:ks:ks]
+	if b[ks] != 0 {
+		return false
+	}
+	rowsOff := ks + 1
+	// The record: uvarint(l) and l bytes, then the zero that ends the
+	// records, all in the chunk and before the stream's end.
+	if rowsOff >= len(b) {
+		return false
+	}
+	l, m := binary.Uvarint(b[rowsOff:])
+	pos := spos + uint64(rowsOff)
+	if m <= 0 || l == 0 || l > r.dataLen-pos-uint64(m) {
+		return false
+	}
+	s := uint64(rowsOff + m)
+	if l >= uint64(len(b))-s || b[s+l] != 0 {
+		return false
+	}
+	end := pos + uint64(m) + l
+	if end >= r.dataLen {
+		return false
+	}
+	token := it.tokenOf(key)
+	if it.count > 0 && data.ComparePartitions(it.lastTok, it.lastKey, token, key) >= 0 {
+		return false // Next reports it
+	}
+	it.spos = spos
+	it.count++
+	// The key is kept in lastKey, which the partition's key then views:
+	// both are valid until the next call, as a key copied into the header
+	// buffer would be.
+	it.lastTok, it.lastKey = token, append(it.lastKey[:0], key...)
+	q := &it.part
+	q.r, q.static, q.staticPos, q.rts, q.cur, q.spare, q.home = r, nil, 0, nil, cur, &it.rows, nil
+	q.e = indexEntry{pos: spos, indexFile: r.names[ComponentIndex], key: it.lastKey[:kl:kl], token: token,
+		rowsOff: uint64(rowsOff), length: end + 1 - spos, deletion: data.LiveDeletion}
+	q.stats = ReadStats{Blocks: 1, Rows: 1}
+	it.pst = ReadStats{}
+	it.ost = q.stats
+	it.st.Blocks++
+	it.st.Rows++
+	it.oraw = b[s : s+l : s+l]
+	it.p = q
+	it.chunkSteps++
+	return true
 }
