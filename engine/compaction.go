@@ -683,6 +683,16 @@ func (pm *partMerge) next() (*data.Row, bool) {
 	}
 }
 
+// allOnlyParts reports whether every version in parts is an onlyPart.
+func allOnlyParts(parts []data.PartitionSource) bool {
+	for _, ps := range parts {
+		if _, ok := ps.(*onlyPart); !ok {
+			return false
+		}
+	}
+	return true
+}
+
 // mergePartition merges the versions of one partition and writes what
 // survives purge.
 func (c *compactor) mergePartition(parts []data.PartitionSource) error {
@@ -694,18 +704,13 @@ func (c *compactor) mergePartition(parts []data.PartitionSource) error {
 	var static *data.Row
 	rts := pm.rts[:0]
 	// A partition of one row and nothing else (onlyPart) has no
-	// deletion, static row or range tombstone to merge.
-	only := true
-	for _, ps := range parts {
-		if _, ok := ps.(*onlyPart); !ok {
-			only = false
-			break
-		}
+	// deletion, static row or range tombstone to merge: when every
+	// version is one, no version is asked for them.
+	headed := parts
+	if allOnlyParts(parts) {
+		headed = nil
 	}
-	for _, ps := range parts {
-		if only {
-			break
-		}
+	for _, ps := range headed {
 		del = data.MaxDeletion(del, ps.Deletion())
 		if st := ps.Static(); st != nil {
 			if static == nil {
